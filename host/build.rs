@@ -1,0 +1,223 @@
+//! Build script of the host crate. Two jobs:
+//!
+//! 1. **Kernels → PTX.** Compiles `../kernels` with rustc's NVPTX backend, once per GPU
+//!    architecture in [`ARCHES`], and leaves `kernels_sm_XX.ptx` in `OUT_DIR` for
+//!    `src/ptx.rs` to embed. This is a nested `cargo rustc` for `nvptx64-nvidia-cuda` with
+//!    `-Zbuild-std=core` (no prebuilt std exists for that target), the workspace's `ptx`
+//!    profile (fat LTO, one codegen unit, `panic = "abort"`), `--crate-type cdylib` so LTO
+//!    keeps every exported kernel, and `--emit=asm`, which is the PTX. The cdylib's link
+//!    step would need `llvm-bitcode-linker`, which rustup does not ship for this nightly;
+//!    `-C linker=true` turns it into a no-op (the PTX is already written by then).
+//!    Kernel compile errors come out as ordinary rustc diagnostics with file:line.
+//! 2. **libcuda for linking.** `cust` links `-lcuda`. Where the machine has the NVIDIA
+//!    driver, that is the driver's library. Where it has none (CI, laptops), this script
+//!    builds a stub `libcuda.so.1` from `cuda-stub/functions.txt` whose every function
+//!    answers `CUDA_ERROR_NO_DEVICE`, so the host builds, links and runs its tests with no
+//!    GPU and no CUDA toolkit; binaries get a run path to it. On a GPU host the run path
+//!    does not exist and the loader takes the driver's own `libcuda.so.1`.
+
+use std::env;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// GPU architectures the kernels are compiled for. sm_70 is the baseline that every GPU
+/// from Volta to Hopper loads; newer ones carry kernels that need newer instructions.
+const ARCHES: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let workspace = manifest_dir.parent().unwrap().to_path_buf();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+
+    println!("cargo:rerun-if-changed={}", workspace.join("kernels/src").display());
+    println!("cargo:rerun-if-changed={}", workspace.join("kernels/Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", workspace.join("Cargo.toml").display());
+    println!("cargo:rerun-if-changed={}", workspace.join("rust-toolchain.toml").display());
+    println!("cargo:rerun-if-changed=cuda-stub/functions.txt");
+    println!("cargo:rerun-if-env-changed=REDUCE_CUDA_STUB");
+
+    build_ptx(&workspace, &out_dir);
+    provide_libcuda(&manifest_dir, &out_dir);
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernels → PTX
+
+fn build_ptx(workspace: &Path, out_dir: &Path) {
+    let ptx_target = target_root(out_dir).join("ptx");
+    // The baseline first, alone: a compile error is then printed once, not three times.
+    let (first, rest) = ARCHES.split_first().unwrap();
+    finish_arch(first, spawn_arch(first, workspace, &ptx_target).wait_with_output(), &ptx_target, out_dir);
+    let children: Vec<_> = rest.iter().map(|arch| (arch, spawn_arch(arch, workspace, &ptx_target))).collect();
+    for (arch, child) in children {
+        finish_arch(arch, child.wait_with_output(), &ptx_target, out_dir);
+    }
+}
+
+/// `target/` of the outer build (the first ancestor of OUT_DIR holding CACHEDIR.TAG), so
+/// that debug, release and test builds share one nested build per architecture.
+fn target_root(out_dir: &Path) -> PathBuf {
+    out_dir
+        .ancestors()
+        .find(|p| p.join("CACHEDIR.TAG").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| out_dir.to_path_buf())
+}
+
+fn spawn_arch(arch: &str, workspace: &Path, ptx_target: &Path) -> std::process::Child {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    // Drop what the outer build set for itself (flags, target, profile, package identity);
+    // keep the toolchain (RUSTUP_TOOLCHAIN, RUSTC) and the jobserver.
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        let keep = matches!(
+            key.as_str(),
+            "CARGO_HOME" | "CARGO_MAKEFLAGS" | "CARGO_NET_OFFLINE" | "CARGO_REGISTRIES_CRATES_IO_PROTOCOL"
+        );
+        let drop = (key.starts_with("CARGO_") && !keep)
+            || key.starts_with("DEP_")
+            || matches!(
+                key.as_str(),
+                "RUSTFLAGS"
+                    | "RUSTDOCFLAGS"
+                    | "RUSTC_WRAPPER"
+                    | "RUSTC_WORKSPACE_WRAPPER"
+                    | "TARGET"
+                    | "HOST"
+                    | "OUT_DIR"
+                    | "PROFILE"
+                    | "OPT_LEVEL"
+                    | "DEBUG"
+                    | "NUM_JOBS"
+                    | "RUSTC_LINKER"
+                    | "__CARGO_DEFAULT_LIB_METADATA"
+            );
+        if drop {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.current_dir(workspace)
+        .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"))
+        .env("CARGO_TERM_COLOR", "never")
+        .args(["rustc", "--quiet", "--package", "kernels", "--lib", "--profile", "ptx"])
+        .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--crate-type", "cdylib"])
+        .arg("--target-dir")
+        .arg(ptx_target.join(arch))
+        .args(["--", "--emit=asm", "-Clinker=true"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().unwrap_or_else(|e| panic!("cannot run cargo to build the kernels for {arch}: {e}"))
+}
+
+fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, out_dir: &Path) {
+    let output = output.unwrap_or_else(|e| panic!("nested kernels build for {arch}: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let log = ptx_target.join(format!("{arch}.log"));
+    let _ = fs::create_dir_all(ptx_target);
+    let _ = fs::write(&log, stderr.as_bytes());
+    if !output.status.success() {
+        // Cargo prints a failing build script's stderr: the kernel's rustc diagnostics.
+        let _ = std::io::stderr().write_all(stderr.as_bytes());
+        eprintln!(
+            "\nerror: the kernels crate does not compile for the GPU ({arch}, nvptx64-nvidia-cuda); \
+             the diagnostics above come from rustc (full log: {})",
+            log.display()
+        );
+        std::process::exit(1);
+    }
+    let warnings = stderr.lines().filter(|l| l.starts_with("warning:")).count();
+    if warnings > 0 {
+        println!(
+            "cargo:warning=kernels for {arch}: {warnings} rustc warning line(s) in the nvptx64 build; see {}",
+            log.display()
+        );
+    }
+    let asm = ptx_target.join(arch).join("nvptx64-nvidia-cuda/ptx/deps/kernels.s");
+    let ptx = fs::read_to_string(&asm)
+        .unwrap_or_else(|e| panic!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display()));
+    assert!(ptx.contains(".entry"), "the PTX for {arch} holds no kernel entry point");
+    fs::write(out_dir.join(format!("kernels_{arch}.ptx")), ptx).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// libcuda
+
+/// Where an installed NVIDIA driver puts libcuda.so.1 on common Linux layouts.
+const DRIVER_DIRS: [&str; 6] = [
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/local/nvidia/lib64",
+    "/usr/lib/wsl/lib",
+    "/usr/lib/aarch64-linux-gnu",
+];
+
+fn provide_libcuda(manifest_dir: &Path, out_dir: &Path) {
+    let forced = env::var("REDUCE_CUDA_STUB").ok();
+    let driver = DRIVER_DIRS.iter().map(Path::new).find(|d| d.join("libcuda.so.1").exists());
+    let use_stub = match forced.as_deref() {
+        Some("1") => true,
+        Some("0") => false,
+        _ => driver.is_none(),
+    };
+
+    // cust_raw's own build script insists on a CUDA folder (.cargo/config.toml points it at
+    // cuda-stub/, which has an empty lib64/); the library itself comes from here.
+    let dir = out_dir.join("libcuda");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+
+    if use_stub {
+        let stub = dir.join("libcuda.so.1");
+        build_stub(manifest_dir, out_dir, &stub);
+        symlink(Path::new("libcuda.so.1"), &dir.join("libcuda.so"));
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        // Binaries find the stub through their run path on this machine; elsewhere the path
+        // does not exist and the real driver is loaded.
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+        println!("cargo::metadata=dir={}", dir.display());
+    } else {
+        // Link against the driver itself. Only an unversioned `libcuda.so` goes in `dir`,
+        // so putting `dir` on LD_LIBRARY_PATH (cargo run/test do) never hides the driver.
+        let driver = driver.expect("REDUCE_CUDA_STUB=0 but no libcuda.so.1 was found");
+        symlink(&driver.join("libcuda.so.1"), &dir.join("libcuda.so"));
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo::metadata=dir=");
+    }
+}
+
+fn build_stub(manifest_dir: &Path, out_dir: &Path, lib: &Path) {
+    let names = fs::read_to_string(manifest_dir.join("cuda-stub/functions.txt")).unwrap();
+    let mut c = String::from(
+        "/* Generated by host/build.rs: a stand-in libcuda.so.1 for machines without the NVIDIA\n   \
+         driver. Every entry point answers CUDA_ERROR_NO_DEVICE (100). */\n\
+         #define NO_DEVICE 100\n\
+         const char reduce_cuda_stub_marker[] = \"stub libcuda built by host/build.rs\";\n\
+         int cuGetErrorString(int e, const char **s) { (void)e; *s = \"no CUDA driver on this machine (stub libcuda.so.1)\"; return 0; }\n\
+         int cuGetErrorName(int e, const char **s) { (void)e; *s = \"CUDA_ERROR_NO_DEVICE\"; return 0; }\n",
+    );
+    for name in names.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if name != "cuGetErrorString" && name != "cuGetErrorName" {
+            c.push_str(&format!("int {name}(void) {{ return NO_DEVICE; }}\n"));
+        }
+    }
+    let src = out_dir.join("cuda_stub.c");
+    fs::write(&src, c).unwrap();
+    let compiler = cc::Build::new().get_compiler();
+    let status = compiler
+        .to_command()
+        .args(["-shared", "-fPIC", "-O1", "-Wl,-soname,libcuda.so.1", "-o"])
+        .arg(lib)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler to build the stub libcuda: {e}"));
+    assert!(status.success(), "the C compiler failed to build the stub libcuda ({src:?})");
+}
+
+fn symlink(target: &Path, link: &Path) {
+    let _ = fs::remove_file(link);
+    std::os::unix::fs::symlink(target, link).unwrap();
+}

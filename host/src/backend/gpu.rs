@@ -1,0 +1,172 @@
+//! The GPU backend: one process-wide CUDA context on device 0, through `cust` 0.3.2.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Mutex, OnceLock};
+
+use cust::context::{Context, CurrentContext};
+use cust::device::{Device, DeviceAttribute};
+use cust::event::{Event, EventFlags};
+use cust::function::Function;
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+
+use super::DeviceInfo;
+use crate::error::{CudaContext, Error, Result};
+use crate::ptx;
+
+/// The GPU: context, the kernels' module, one stream, and a cache of kernel handles.
+pub struct Gpu {
+    ctx: Context,
+    module: &'static Module,
+    stream: Stream,
+    functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
+    info: DeviceInfo,
+    events: Mutex<(Event, Event)>,
+}
+
+static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+
+/// The symbol the stub libcuda built by `host/build.rs` exports, and the real driver never
+/// does: finding it means this process runs without an NVIDIA driver.
+fn running_on_stub() -> bool {
+    unsafe extern "C" {
+        fn dlsym(handle: *mut c_void, symbol: *const std::ffi::c_char) -> *mut c_void;
+    }
+    // SAFETY: dlsym with RTLD_DEFAULT (null) and a NUL-terminated name only looks a symbol up.
+    !unsafe { dlsym(std::ptr::null_mut(), c"reduce_cuda_stub_marker".as_ptr()) }.is_null()
+}
+
+impl Gpu {
+    /// The process's GPU, initialised on first use; `Error::NoGpu` says why there is none.
+    pub fn get() -> Result<&'static Gpu> {
+        match GPU.get_or_init(|| Gpu::init().map_err(|e| e.to_string())) {
+            Ok(g) => {
+                g.bind()?;
+                Ok(g)
+            }
+            Err(cause) => Err(Error::NoGpu(cause.clone())),
+        }
+    }
+
+    fn init() -> Result<Gpu> {
+        if running_on_stub() {
+            return Err(Error::NoGpu(
+                "no NVIDIA driver on this machine (this binary loaded the stub libcuda.so.1 that the build made)"
+                    .into(),
+            ));
+        }
+        cust::init(cust::CudaFlags::empty()).map_err(|e| Error::NoGpu(format!("cuInit failed: {e} ({e:?})")))?;
+        let count = Device::num_devices().map_err(|e| Error::NoGpu(format!("cannot count devices: {e}")))?;
+        if count == 0 {
+            return Err(Error::NoGpu("the driver reports no CUDA device".into()));
+        }
+        let device = Device::get_device(0).during("opening device 0")?;
+        let attr = |a: DeviceAttribute| device.get_attribute(a).during("reading a device attribute");
+        let cc = (
+            attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
+            attr(DeviceAttribute::ComputeCapabilityMinor)? as u32,
+        );
+        if cc.0 < 7 {
+            return Err(Error::NoGpu(format!(
+                "device 0 has compute capability {}.{}; the kernels need 7.0 (Volta) or newer",
+                cc.0, cc.1
+            )));
+        }
+        let ctx = Context::new(device).during("creating the CUDA context")?;
+        let (arch, ptx_text) = ptx::for_compute_capability(cc)?;
+        let module = Module::from_ptx(ptx_text, &[]).during(format!("loading the {arch} PTX module"))?;
+        let module: &'static Module = Box::leak(Box::new(module));
+        let stream = Stream::new(StreamFlags::DEFAULT, None).during("creating a stream")?;
+        let mem_clock_khz = attr(DeviceAttribute::MemoryClockRate)? as f64;
+        let bus_bits = attr(DeviceAttribute::GlobalMemoryBusWidth)? as f64;
+        let info = DeviceInfo {
+            name: device.name().during("reading the device name")?,
+            is_gpu: true,
+            compute_capability: cc,
+            ptx_arch: arch,
+            multiprocessors: attr(DeviceAttribute::MultiprocessorCount)? as u32,
+            max_threads_per_multiprocessor: attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32,
+            l2_bytes: attr(DeviceAttribute::L2CacheSize)? as u64,
+            memory_bytes: device.total_memory().during("reading the memory size")? as u64,
+            // Double data rate: two transfers per memory clock, bus width in bits.
+            peak_bandwidth: Some(2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0),
+        };
+        let events = (
+            Event::new(EventFlags::DEFAULT).during("creating an event")?,
+            Event::new(EventFlags::DEFAULT).during("creating an event")?,
+        );
+        Ok(Gpu { ctx, module, stream, functions: Mutex::new(HashMap::new()), info, events: Mutex::new(events) })
+    }
+
+    /// Makes the context current on the calling thread (every public operation does this, so
+    /// the GPU can be used from any thread).
+    pub fn bind(&self) -> Result<()> {
+        CurrentContext::set_current(&self.ctx).during("making the CUDA context current")
+    }
+
+    /// What the device is.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The stream every launch and timed region uses.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// The kernel `name` of the loaded module (looked up once, then cached).
+    pub fn function(&self, name: &'static str) -> Result<&'static Function<'static>> {
+        let mut cache = self.functions.lock().unwrap();
+        if let Some(f) = cache.get(name) {
+            return Ok(f);
+        }
+        let f = self.module.get_function(name).map_err(|e| {
+            Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
+        })?;
+        // One handle per kernel name, kept for the life of the process like the module.
+        let f: &'static Function<'static> = Box::leak(Box::new(f));
+        cache.insert(name, f);
+        Ok(f)
+    }
+
+    /// Launches `name` with the packed parameter pointers `params`.
+    ///
+    /// # Safety
+    /// `params` match the kernel's parameter list in number, order and size, and every
+    /// pointer among them is valid device memory for what the kernel does with it.
+    pub unsafe fn launch(
+        &self,
+        name: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<()> {
+        let f = self.function(name)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
+    }
+
+    /// Waits for the stream; reports an error a kernel raised.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize().during("waiting for the GPU")
+    }
+
+    /// Device time of the work `f` enqueues, by CUDA events around it, in microseconds.
+    pub fn time(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        let events = self.events.lock().unwrap();
+        events.0.record(&self.stream).during("recording the start event")?;
+        f()?;
+        events.1.record(&self.stream).during("recording the stop event")?;
+        events.1.synchronize().during("waiting for the timed work")?;
+        let ms = events.1.elapsed_time_f32(&events.0).during("reading the elapsed time")?;
+        Ok(ms as f64 * 1e3)
+    }
+
+    /// How many blocks of `block` threads with `shared` dynamic bytes fit on one SM at once.
+    pub fn occupancy(&self, name: &'static str, block: u32, shared: usize) -> Result<u32> {
+        let f = self.function(name)?;
+        f.max_active_blocks_per_multiprocessor(block.into(), shared).during(format!("querying occupancy of `{name}`"))
+    }
+}

@@ -1,0 +1,510 @@
+//! One launch API over two backends: a CUDA GPU (through `cust`) and the CPU emulator.
+//!
+//! Everything above this module (launchers, tests, benches, the CLI) is written once
+//! against [`Backend`], [`DeviceBuffer`] and [`Kernel`]; the backend choice is a value.
+
+mod gpu;
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ffi::c_void;
+use std::fmt;
+use std::time::Instant;
+
+pub use gpu::Gpu;
+
+use crate::emu::{Dim3, Emulator};
+use crate::error::{CudaContext, Error, Result};
+
+/// Which backend to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendKind {
+    /// The GPU when there is one, otherwise the emulator.
+    #[default]
+    Auto,
+    /// The GPU, or an error saying why there is none.
+    Gpu,
+    /// The CPU emulator.
+    Emulator,
+}
+
+/// What runs the kernels.
+pub enum Backend {
+    /// A CUDA GPU.
+    Gpu(&'static Gpu),
+    /// The CPU emulator, and what it reports as its device.
+    Emulator(Emulator, DeviceInfo),
+}
+
+/// The device a backend runs on.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Marketing name (`NVIDIA H100 80GB HBM3`) or `CPU emulator`.
+    pub name: String,
+    /// A real GPU?
+    pub is_gpu: bool,
+    /// Compute capability (major, minor); the emulator reports 9.0 (it runs every kernel).
+    pub compute_capability: (u32, u32),
+    /// Which PTX build was loaded (`sm_90`), or `host` for the emulator.
+    pub ptx_arch: &'static str,
+    /// Streaming multiprocessors (for the emulator: its worker threads).
+    pub multiprocessors: u32,
+    /// Resident threads per SM.
+    pub max_threads_per_multiprocessor: u32,
+    /// L2 cache bytes.
+    pub l2_bytes: u64,
+    /// Device memory bytes.
+    pub memory_bytes: u64,
+    /// Peak memory bandwidth in bytes/s (memory clock × 2 × bus width); none for the emulator.
+    pub peak_bandwidth: Option<f64>,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_gpu {
+            write!(
+                f,
+                "{} (compute capability {}.{}, {} SMs, {:.1} GiB, PTX {})",
+                self.name,
+                self.compute_capability.0,
+                self.compute_capability.1,
+                self.multiprocessors,
+                self.memory_bytes as f64 / (1u64 << 30) as f64,
+                self.ptx_arch
+            )?;
+            if let Some(bw) = self.peak_bandwidth {
+                write!(f, ", peak {:.0} GB/s", bw / 1e9)?;
+            }
+            Ok(())
+        } else {
+            write!(f, "{} ({} worker threads)", self.name, self.multiprocessors)
+        }
+    }
+}
+
+impl Backend {
+    /// The GPU, or `Error::NoGpu` with the cause.
+    pub fn gpu() -> Result<Self> {
+        Gpu::get().map(Backend::Gpu)
+    }
+
+    /// The CPU emulator with default settings.
+    pub fn emulator() -> Self {
+        Self::with_emulator(Emulator::new())
+    }
+
+    /// The CPU emulator with the given settings.
+    pub fn with_emulator(emu: Emulator) -> Self {
+        let info = DeviceInfo {
+            name: "CPU emulator".into(),
+            is_gpu: false,
+            compute_capability: (9, 0),
+            ptx_arch: "host",
+            multiprocessors: emu.workers() as u32,
+            max_threads_per_multiprocessor: 2048,
+            l2_bytes: 0,
+            memory_bytes: 0,
+            peak_bandwidth: None,
+        };
+        Backend::Emulator(emu, info)
+    }
+
+    /// The backend `kind` asks for. For `Auto`, the GPU if usable, else the emulator plus
+    /// the reason the GPU could not be used.
+    pub fn select(kind: BackendKind) -> Result<(Self, Option<String>)> {
+        match kind {
+            BackendKind::Gpu => Ok((Self::gpu()?, None)),
+            BackendKind::Emulator => Ok((Self::emulator(), None)),
+            BackendKind::Auto => match Self::gpu() {
+                Ok(b) => Ok((b, None)),
+                Err(e) => Ok((Self::emulator(), Some(e.to_string()))),
+            },
+        }
+    }
+
+    /// The device.
+    pub fn info(&self) -> &DeviceInfo {
+        match self {
+            Backend::Gpu(g) => g.info(),
+            Backend::Emulator(_, info) => info,
+        }
+    }
+
+    /// Is this a real GPU?
+    pub fn is_gpu(&self) -> bool {
+        matches!(self, Backend::Gpu(_))
+    }
+
+    fn bind(&self) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.bind(),
+            Backend::Emulator(..) => Ok(()),
+        }
+    }
+
+    /// A zero-filled buffer of `len` elements (at least one is allocated).
+    pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.bind()?;
+        let repr = match self {
+            Backend::Gpu(_) => {
+                let bytes = len.max(1) * size_of::<T>();
+                // SAFETY: the memory is zero-filled right below, before anyone reads it.
+                let mut b = unsafe { cust::memory::DeviceBuffer::<T>::uninitialized(len.max(1)) }
+                    .during(format!("allocating {bytes} bytes on the GPU"))?;
+                b.set_8(0).during("zero-filling a new GPU buffer")?;
+                Repr::Gpu(b)
+            }
+            Backend::Emulator(..) => Repr::Host(HostAlloc::zeroed(len.max(1))?),
+        };
+        Ok(DeviceBuffer { repr, len })
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc(data.len())?;
+        self.write(&mut buf, data)?;
+        Ok(buf)
+    }
+
+    /// Copies `data` into the start of `buf`.
+    pub fn write<T: Element>(&self, buf: &mut DeviceBuffer<T>, data: &[T]) -> Result<()> {
+        if data.len() > buf.len {
+            return Err(Error::Invalid(format!("{} elements do not fit a buffer of {}", data.len(), buf.len)));
+        }
+        self.bind()?;
+        match &mut buf.repr {
+            Repr::Gpu(b) if !data.is_empty() => {
+                use cust::memory::CopyDestination;
+                b.index(..data.len()).copy_from(data).during("copying to the GPU")
+            }
+            Repr::Gpu(_) => Ok(()),
+            Repr::Host(h) => {
+                h.as_mut_slice()[..data.len()].copy_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    /// The first `buf.len()` elements of `buf`, after all work queued before.
+    pub fn download<T: Element>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.download_prefix(buf, buf.len)
+    }
+
+    /// The first `len` elements of `buf`.
+    pub fn download_prefix<T: Element>(&self, buf: &DeviceBuffer<T>, len: usize) -> Result<Vec<T>> {
+        let len = len.min(buf.len);
+        self.synchronize()?;
+        match &buf.repr {
+            Repr::Gpu(b) => {
+                use cust::memory::CopyDestination;
+                let mut out = vec![T::default(); len];
+                if len > 0 {
+                    b.index(..len).copy_to(&mut out[..]).during("copying from the GPU")?;
+                }
+                Ok(out)
+            }
+            Repr::Host(h) => Ok(h.as_slice()[..len].to_vec()),
+        }
+    }
+
+    /// Device-to-device copy of all of `src` into the start of `dst`.
+    pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        if src.len > dst.len {
+            return Err(Error::Invalid(format!("cannot copy {} elements into a buffer of {}", src.len, dst.len)));
+        }
+        self.bind()?;
+        match (&src.repr, &mut dst.repr) {
+            (Repr::Gpu(s), Repr::Gpu(d)) => {
+                if src.len == 0 {
+                    return Ok(());
+                }
+                use cust::memory::AsyncCopyDestination;
+                let Backend::Gpu(g) = self else { unreachable!() };
+                // SAFETY: both slices are live for the copy; the stream orders it with launches.
+                unsafe { d.index(..src.len).async_copy_from(&s.index(..src.len), g.stream()) }
+                    .during("copying on the GPU")
+            }
+            (Repr::Host(s), Repr::Host(d)) => {
+                d.as_mut_slice()[..src.len].copy_from_slice(&s.as_slice()[..src.len]);
+                Ok(())
+            }
+            _ => Err(Error::Invalid("buffers of two different backends".into())),
+        }
+    }
+
+    /// Launches `kernel` over `cfg` with `args`.
+    ///
+    /// On the GPU the launch is queued (errors inside the kernel surface at the next
+    /// synchronisation); on the emulator it runs to completion before this returns.
+    ///
+    /// # Safety
+    /// `args` are what the kernel expects: every pointer is a buffer of this backend, long
+    /// enough for what the kernel reads and writes, and `cfg` satisfies the kernel's
+    /// documented launch preconditions.
+    pub unsafe fn launch<A: KernelArgs>(&self, kernel: &Kernel<A>, cfg: LaunchConfig, args: A) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => {
+                g.bind()?;
+                let params = args.param_ptrs();
+                // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
+                unsafe { g.launch(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, &params) }
+            }
+            Backend::Emulator(emu, _) => {
+                let run = kernel.emu;
+                let body = AssertSync(move || {
+                    // SAFETY: the caller guarantees the arguments are valid for this kernel.
+                    unsafe { run(args) }
+                });
+                let body = &body;
+                // SAFETY: as above; the kernel's pointers are live emulator buffers.
+                unsafe {
+                    emu.launch(kernel.name, Dim3::x(cfg.grid), Dim3::x(cfg.block), cfg.shared_bytes as usize, &|| {
+                        (body.0)()
+                    })
+                }
+                .map_err(Error::from)
+            }
+        }
+    }
+
+    /// Waits for all queued work; reports a kernel's failure.
+    pub fn synchronize(&self) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => {
+                g.bind()?;
+                g.synchronize()
+            }
+            Backend::Emulator(..) => Ok(()),
+        }
+    }
+
+    /// Time of the work `f` does, in microseconds: CUDA events around it on the GPU (device
+    /// time, launch included), wall-clock time in the emulator.
+    pub fn time(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        match self {
+            Backend::Gpu(g) => {
+                g.bind()?;
+                g.time(f)
+            }
+            Backend::Emulator(..) => {
+                let t = Instant::now();
+                f()?;
+                Ok(t.elapsed().as_secs_f64() * 1e6)
+            }
+        }
+    }
+
+    /// Blocks of `block` threads (with `shared` dynamic bytes) that fit on one SM at once.
+    /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.
+    pub fn occupancy<A>(&self, kernel: &Kernel<A>, block: u32, shared: usize) -> Result<u32> {
+        match self {
+            Backend::Gpu(g) => g.occupancy(kernel.name, block, shared),
+            Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
+        }
+    }
+}
+
+/// Wraps a closure that captures raw device pointers so the emulator may call it from
+/// several OS threads.
+struct AssertSync<F>(F);
+// SAFETY: the closure only copies plain values (integers, device pointers) into the kernel
+// call; concurrent use of those pointers is the kernel's business, as on the GPU.
+unsafe impl<F> Sync for AssertSync<F> {}
+
+/// Grid and block sizes (1-D) and dynamic shared memory of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_bytes: u32,
+}
+
+/// A kernel, as both backends know it: its PTX symbol and its host function.
+pub struct Kernel<A> {
+    /// The PTX symbol (= the Rust function's name).
+    pub name: &'static str,
+    /// The host function the emulator calls for every CUDA thread.
+    pub emu: unsafe fn(A),
+}
+
+impl<A> Clone for Kernel<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A> Copy for Kernel<A> {}
+
+impl<A> fmt::Debug for Kernel<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Kernel({})", self.name)
+    }
+}
+
+/// Builds a [`Kernel`] from a kernel function of the `kernels` crate:
+/// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`.
+#[macro_export]
+macro_rules! kernel_ref {
+    ($($path:ident)::+ ($($arg:ident),* $(,)?)) => {
+        $crate::backend::Kernel {
+            name: $crate::__last_ident!($($path)::+),
+            // SAFETY: the launcher that holds this Kernel checked the arguments.
+            emu: |($($arg,)*)| unsafe { $($path)::+($($arg),*) },
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __last_ident {
+    ($last:ident) => { stringify!($last) };
+    ($first:ident :: $($rest:ident)::+) => { $crate::__last_ident!($($rest)::+) };
+}
+
+/// A value that can be a kernel parameter: the bytes of the value are the parameter.
+///
+/// # Safety
+/// The type's layout is what PTX expects for the matching `.param`: a 4- or 8-byte scalar
+/// or a 64-bit pointer.
+pub unsafe trait KernelParam: Copy {}
+// SAFETY: 4-byte and 8-byte scalars, and 64-bit pointers, as PTX params expect.
+unsafe impl KernelParam for u32 {}
+// SAFETY: as above.
+unsafe impl KernelParam for i32 {}
+// SAFETY: as above.
+unsafe impl KernelParam for u64 {}
+// SAFETY: as above.
+unsafe impl KernelParam for i64 {}
+// SAFETY: as above.
+unsafe impl KernelParam for f32 {}
+// SAFETY: as above.
+unsafe impl<T> KernelParam for *const T {}
+// SAFETY: as above.
+unsafe impl<T> KernelParam for *mut T {}
+
+/// A kernel's whole argument list, as a tuple of [`KernelParam`]s.
+pub trait KernelArgs: Copy {
+    /// Pointers to each argument, in order, as `cuLaunchKernel` wants them.
+    fn param_ptrs(&self) -> Vec<*mut c_void>;
+}
+
+macro_rules! tuple_args {
+    ($($T:ident $i:tt),+) => {
+        impl<$($T: KernelParam),+> KernelArgs for ($($T,)+) {
+            fn param_ptrs(&self) -> Vec<*mut c_void> {
+                vec![$(&self.$i as *const $T as *mut c_void),+]
+            }
+        }
+    };
+}
+tuple_args!(A 0);
+tuple_args!(A 0, B 1);
+tuple_args!(A 0, B 1, C 2);
+tuple_args!(A 0, B 1, C 2, D 3);
+tuple_args!(A 0, B 1, C 2, D 3, E 4);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// An element type a device buffer can hold.
+pub trait Element:
+    cust::memory::DeviceCopy + cust::memory::bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static
+{
+}
+impl<T> Element for T where
+    T: cust::memory::DeviceCopy
+        + cust::memory::bytemuck::Pod
+        + Default
+        + fmt::Debug
+        + PartialEq
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// Memory of one backend: GPU memory, or 256-byte aligned host memory for the emulator.
+pub struct DeviceBuffer<T: Element> {
+    repr: Repr<T>,
+    len: usize,
+}
+
+enum Repr<T: Element> {
+    Gpu(cust::memory::DeviceBuffer<T>),
+    Host(HostAlloc<T>),
+}
+
+impl<T: Element> DeviceBuffer<T> {
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No elements?
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of element 0, as a kernel parameter.
+    pub fn as_ptr(&self) -> *const T {
+        match &self.repr {
+            Repr::Gpu(b) => {
+                use cust::memory::DeviceSlice;
+                let s: &DeviceSlice<T> = b;
+                s.as_device_ptr().as_raw() as *const T
+            }
+            Repr::Host(h) => h.ptr,
+        }
+    }
+
+    /// The device address of element 0, for kernels that write.
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.as_ptr() as *mut T
+    }
+}
+
+/// Zeroed, 256-byte aligned host memory (what `cudaMalloc` guarantees on a GPU).
+struct HostAlloc<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+// SAFETY: HostAlloc owns its memory like a Box<[T]>.
+unsafe impl<T: Send> Send for HostAlloc<T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for HostAlloc<T> {}
+
+impl<T> HostAlloc<T> {
+    fn layout(len: usize) -> Result<Layout> {
+        Layout::from_size_align(len.checked_mul(size_of::<T>()).unwrap_or(usize::MAX), 256)
+            .map_err(|_| Error::Invalid(format!("a buffer of {len} elements is too large")))
+    }
+
+    fn zeroed(len: usize) -> Result<Self> {
+        let layout = Self::layout(len)?;
+        // SAFETY: the layout has a non-zero size (len >= 1, T is not zero-sized here).
+        let ptr = unsafe { alloc_zeroed(layout) }.cast::<T>();
+        if ptr.is_null() {
+            return Err(Error::Invalid(format!("cannot allocate {} bytes of host memory", layout.size())));
+        }
+        Ok(Self { ptr, len })
+    }
+
+    fn as_slice(&self) -> &[T] {
+        // SAFETY: ptr holds len initialised (zeroed, then written) elements of a plain type.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as above, and we hold &mut self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for HostAlloc<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { dealloc(self.ptr.cast(), Self::layout(self.len).expect("layout was valid at allocation")) }
+    }
+}

@@ -1,0 +1,545 @@
+//! One block at a time: its threads as coroutines, and the scheduler that runs them until
+//! each finishes, meeting at barriers and warp operations.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::Instant;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use kernels::device::emu::{Dim3, Fault, Hooks, Site, WarpOp};
+
+use super::warp::{resolve, same_kind};
+use super::{EmuError, EmuErrorKind, ranges};
+
+/// Stack of one emulated thread. Kernels are shallow; the margin is for a panic's
+/// formatting machinery, which runs on this stack.
+const STACK_BYTES: usize = 256 * 1024;
+/// Stacks kept for reuse between launches.
+const POOL_MAX: usize = 8 * 1024;
+/// Byte that fresh shared memory is filled with.
+const SHARED_POISON: u8 = 0xA5;
+/// Resumes between two looks at the clock.
+const CLOCK_EVERY: u32 = 1024;
+
+/// Everything the blocks of one launch share.
+pub(super) struct LaunchCtx<'a> {
+    pub kernel: &'a str,
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub dynamic_shared: usize,
+    pub body: &'a (dyn Fn() + Sync),
+    pub start: Instant,
+    pub deadline: Instant,
+    pub cancel: AtomicBool,
+}
+
+/// What a suspended thread is waiting for.
+#[derive(Clone, Copy)]
+enum Event {
+    Barrier(Site),
+    Warp { mask: u32, op: WarpOp, site: Site },
+    Poll,
+}
+
+/// What the scheduler resumes a thread with.
+#[derive(Clone, Copy)]
+enum Resume {
+    Value(u32),
+    Abort,
+}
+
+/// How a thread ended.
+enum Outcome {
+    Done,
+    Fault(Fault),
+    Panic(String),
+    Aborted,
+}
+
+/// Unwinds a thread out of its kernel when the block is being torn down.
+struct AbortPayload;
+/// Unwinds a thread out of its kernel with a fault the device layer raised.
+struct FaultPayload(Fault);
+
+type Co = Coroutine<Resume, Event, Outcome, DefaultStack>;
+
+/// Per-block state the threads share (only ever touched by the worker running the block).
+struct BlockCtx<'a> {
+    launch: &'a LaunchCtx<'a>,
+    idx: Dim3,
+    static_shared: RefCell<Vec<(usize, Vec<u128>)>>,
+    dynamic_shared: RefCell<Vec<u128>>,
+}
+
+/// One emulated CUDA thread's identity, and the way back to its coroutine.
+struct ThreadCtx<'a> {
+    block: &'a BlockCtx<'a>,
+    idx: Dim3,
+    yielder: Cell<*const Yielder<Resume, Event>>,
+    panic_message: RefCell<Option<String>>,
+}
+
+thread_local! {
+    /// The emulated thread running on this OS thread (null between threads).
+    static CURRENT: Cell<*const ThreadCtx<'static>> = const { Cell::new(std::ptr::null()) };
+}
+
+fn current() -> &'static ThreadCtx<'static> {
+    let p = CURRENT.with(Cell::get);
+    assert!(!p.is_null(), "a device function was called outside an emulated kernel");
+    // SAFETY: CURRENT is set by a thread's coroutine to its own ThreadCtx, which outlives
+    // the coroutine, and cleared before the coroutine returns.
+    unsafe { &*p }
+}
+
+impl ThreadCtx<'_> {
+    fn enter(&self) {
+        CURRENT.with(|c| c.set(self as *const Self as *const ThreadCtx<'static>));
+    }
+
+    /// Suspends this thread until the scheduler resumes it; unwinds if the block is torn down.
+    fn suspend(&self, event: Event) -> u32 {
+        // SAFETY: set when the coroutine started; the yielder lives as long as the coroutine.
+        let yielder = unsafe { &*self.yielder.get() };
+        let resume = yielder.suspend(event);
+        self.enter();
+        match resume {
+            Resume::Value(v) => v,
+            Resume::Abort => resume_unwind(Box::new(AbortPayload)),
+        }
+    }
+
+    fn check_time(&self) {
+        let l = self.block.launch;
+        if l.cancel.load(Ordering::Relaxed) || Instant::now() > l.deadline {
+            resume_unwind(Box::new(AbortPayload));
+        }
+    }
+}
+
+/// The emulator's answer to the device layer.
+struct EmuHooks;
+
+impl Hooks for EmuHooks {
+    fn thread_idx(&self) -> Dim3 {
+        current().idx
+    }
+    fn block_idx(&self) -> Dim3 {
+        current().block.idx
+    }
+    fn block_dim(&self) -> Dim3 {
+        current().block.launch.block
+    }
+    fn grid_dim(&self) -> Dim3 {
+        current().block.launch.grid
+    }
+    fn sync_threads(&self, site: Site) {
+        current().suspend(Event::Barrier(site));
+    }
+    fn warp_op(&self, mask: u32, op: WarpOp, site: Site) -> u32 {
+        current().suspend(Event::Warp { mask, op, site })
+    }
+    fn static_shared(&self, key: &'static str, bytes: usize, align: usize) -> *mut u8 {
+        assert!(align <= 16, "shared arrays are aligned to at most 16 bytes");
+        let block = current().block;
+        let mut arrays = block.static_shared.borrow_mut();
+        let id = key.as_ptr() as usize;
+        if let Some((_, buf)) = arrays.iter_mut().find(|(k, _)| *k == id) {
+            return buf.as_mut_ptr().cast();
+        }
+        let mut buf = vec![u128::from_ne_bytes([SHARED_POISON; 16]); bytes.div_ceil(16).max(1)];
+        let ptr = buf.as_mut_ptr().cast();
+        arrays.push((id, buf));
+        ptr
+    }
+    fn dynamic_shared(&self) -> (*mut u8, usize) {
+        let block = current().block;
+        let mut buf = block.dynamic_shared.borrow_mut();
+        (buf.as_mut_ptr().cast(), block.launch.dynamic_shared)
+    }
+    fn clock64(&self) -> u64 {
+        current().block.launch.start.elapsed().as_nanos() as u64
+    }
+    fn poll(&self, _site: Site) {
+        let t = current();
+        t.check_time();
+        t.suspend(Event::Poll);
+    }
+    fn fault(&self, fault: Fault) -> ! {
+        resume_unwind(Box::new(FaultPayload(fault)))
+    }
+}
+
+/// Installs the hooks into the kernels crate, and a panic hook that keeps a kernel's panic
+/// message for the error report instead of printing it from a coroutine.
+pub(super) fn install_hooks() {
+    static ONCE: Once = Once::new();
+    static HOOKS: &dyn Hooks = &EmuHooks;
+    ONCE.call_once(|| {
+        kernels::device::emu::install(&HOOKS);
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let inside = CURRENT.with(|c| !c.get().is_null());
+            if inside {
+                let msg = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
+                    (Some(s), _) => s.to_string(),
+                    (_, Some(s)) => s.clone(),
+                    _ => "panic".to_string(),
+                };
+                let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+                *current().panic_message.borrow_mut() = Some(format!("{msg}{loc}"));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Coroutine stacks, reused across blocks and launches.
+pub(super) struct StackPool(Vec<DefaultStack>);
+
+static POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
+
+impl StackPool {
+    pub fn take() -> Self {
+        let mut global = POOL.lock().unwrap();
+        let n = global.len().min(1024);
+        let start = global.len() - n;
+        StackPool(global.drain(start..).collect())
+    }
+
+    fn get(&mut self) -> DefaultStack {
+        self.0.pop().unwrap_or_else(|| {
+            DefaultStack::new(STACK_BYTES).expect("cannot allocate a coroutine stack for an emulated thread")
+        })
+    }
+
+    pub fn give_back(self) {
+        let mut global = POOL.lock().unwrap();
+        let room = POOL_MAX.saturating_sub(global.len());
+        global.extend(self.0.into_iter().take(room));
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Ready,
+    Barrier(Site),
+    Warp,
+    Done,
+}
+
+fn site(s: Site) -> String {
+    format!("{}:{}", s.file(), s.line())
+}
+
+fn dim(d: Dim3) -> String {
+    if d.y == 0 && d.z == 0 { d.x.to_string() } else { format!("({},{},{})", d.x, d.y, d.z) }
+}
+
+/// Runs every thread of block `idx` to completion, or reports why it cannot.
+pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPool) -> Result<(), EmuError> {
+    let bd = launch.block;
+    let n = bd.volume() as usize;
+    let block = BlockCtx {
+        launch,
+        idx,
+        static_shared: RefCell::new(Vec::new()),
+        dynamic_shared: RefCell::new(vec![
+            u128::from_ne_bytes([SHARED_POISON; 16]);
+            launch.dynamic_shared.div_ceil(16).max(1)
+        ]),
+    };
+    let threads: Vec<ThreadCtx<'_>> = (0..n as u32)
+        .map(|t| ThreadCtx {
+            block: &block,
+            idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
+            yielder: Cell::new(std::ptr::null()),
+            panic_message: RefCell::new(None),
+        })
+        .collect();
+
+    let mut cos: Vec<Co> = Vec::with_capacity(n);
+    for t in &threads {
+        let stack = stacks.get();
+        let body = launch.body;
+        // SAFETY: the closure borrows `t` and `body`, which outlive every coroutine: each one
+        // is driven to completion (aborted ones unwind to their end) before this function
+        // returns, and none is leaked.
+        let co = unsafe {
+            Coroutine::with_stack_unchecked(stack, move |yielder: &Yielder<Resume, Event>, _first: Resume| {
+                t.yielder.set(yielder);
+                t.enter();
+                let result = catch_unwind(AssertUnwindSafe(body));
+                CURRENT.with(|c| c.set(std::ptr::null()));
+                match result {
+                    Ok(()) => Outcome::Done,
+                    Err(p) if p.is::<AbortPayload>() => Outcome::Aborted,
+                    Err(p) => match p.downcast::<FaultPayload>() {
+                        Ok(f) => Outcome::Fault(f.0),
+                        Err(_) => Outcome::Panic(t.panic_message.borrow_mut().take().unwrap_or_else(|| "panic".into())),
+                    },
+                }
+            })
+        };
+        cos.push(co);
+    }
+
+    let mut sched = Scheduler::new(n);
+    let result = sched.run(launch, &threads, &mut cos);
+
+    // Tear down: resume every unfinished thread with Abort so that it unwinds to its end.
+    for co in cos.iter_mut() {
+        while !co.done() {
+            let _ = co.resume(Resume::Abort);
+        }
+    }
+    for co in cos {
+        stacks.0.push(co.into_stack());
+    }
+
+    result.map_err(|(kind, detail)| EmuError { kind, kernel: launch.kernel.to_string(), block: Some(idx), detail })
+}
+
+struct Scheduler {
+    n: usize,
+    state: Vec<State>,
+    input: Vec<u32>,
+    queue: VecDeque<u32>,
+    at_barrier: usize,
+    warp_ops: Vec<Option<(u32, WarpOp, Site)>>,
+    arrived: Vec<u32>,
+}
+
+type Failure = (EmuErrorKind, String);
+
+impl Scheduler {
+    fn new(n: usize) -> Self {
+        Self {
+            n,
+            state: vec![State::Ready; n],
+            input: vec![0; n],
+            queue: (0..n as u32).collect(),
+            at_barrier: 0,
+            warp_ops: vec![None; n],
+            arrived: vec![0; n.div_ceil(32)],
+        }
+    }
+
+    fn run(&mut self, launch: &LaunchCtx<'_>, threads: &[ThreadCtx<'_>], cos: &mut [Co]) -> Result<(), Failure> {
+        let mut tick = 0u32;
+        while let Some(t) = self.queue.pop_front() {
+            tick = tick.wrapping_add(1);
+            if tick % CLOCK_EVERY == 0 && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline) {
+                return Err(self.timeout(launch));
+            }
+            let ti = t as usize;
+            match cos[ti].resume(Resume::Value(self.input[ti])) {
+                CoroutineResult::Yield(Event::Poll) => self.queue.push_back(t),
+                CoroutineResult::Yield(Event::Barrier(s)) => self.barrier(t, s)?,
+                CoroutineResult::Yield(Event::Warp { mask, op, site }) => self.warp(t, mask, op, site)?,
+                CoroutineResult::Return(Outcome::Done) => self.state[ti] = State::Done,
+                CoroutineResult::Return(Outcome::Aborted) => {
+                    self.state[ti] = State::Done;
+                    return Err(self.timeout(launch));
+                }
+                CoroutineResult::Return(Outcome::Fault(f)) => {
+                    self.state[ti] = State::Done;
+                    return Err(fault_failure(f, threads[ti].idx));
+                }
+                CoroutineResult::Return(Outcome::Panic(msg)) => {
+                    self.state[ti] = State::Done;
+                    return Err((EmuErrorKind::Panic, format!("thread {} panicked: {msg}", dim(threads[ti].idx))));
+                }
+            }
+        }
+        if self.state.iter().all(|s| *s == State::Done) { Ok(()) } else { Err(self.diagnose()) }
+    }
+
+    fn timeout(&self, launch: &LaunchCtx<'_>) -> Failure {
+        (
+            EmuErrorKind::Timeout,
+            format!(
+                "stopped after {:.1?}, past the launch's time budget (or another block failed first)",
+                launch.start.elapsed()
+            ),
+        )
+    }
+
+    fn barrier(&mut self, t: u32, s: Site) -> Result<(), Failure> {
+        self.state[t as usize] = State::Barrier(s);
+        self.at_barrier += 1;
+        if self.at_barrier < self.n {
+            return Ok(());
+        }
+        // Everyone arrived. They must have arrived at the same barrier.
+        let first = match self.state[0] {
+            State::Barrier(s) => s,
+            _ => unreachable!(),
+        };
+        if self.state.iter().any(|st| !matches!(st, State::Barrier(x) if *x == first)) {
+            let groups = self.barrier_groups();
+            return Err((
+                EmuErrorKind::BarrierDivergence,
+                format!(
+                    "threads wait at different sync_threads calls ({groups}): a barrier inside code \
+                     that not all threads of the block take; CUDA requires the whole block at the same barrier"
+                ),
+            ));
+        }
+        self.at_barrier = 0;
+        for (i, st) in self.state.iter_mut().enumerate() {
+            *st = State::Ready;
+            self.input[i] = 0;
+        }
+        self.queue.extend(0..self.n as u32);
+        Ok(())
+    }
+
+    fn barrier_groups(&self) -> String {
+        let mut sites: Vec<Site> = Vec::new();
+        for st in &self.state {
+            if let State::Barrier(s) = st
+                && !sites.contains(s)
+            {
+                sites.push(s);
+            }
+        }
+        sites
+            .iter()
+            .map(|s| {
+                let who = ranges(
+                    (0..self.n as u32).filter(|&i| matches!(self.state[i as usize], State::Barrier(x) if x == *s)),
+                );
+                format!("threads {who} at {}", site(s))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn warp(&mut self, t: u32, mask: u32, op: WarpOp, s: Site) -> Result<(), Failure> {
+        let (w, lane) = ((t / 32) as usize, t % 32);
+        let lanes_here = (self.n - w * 32).min(32) as u32;
+        let exists = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
+        if mask & (1 << lane) == 0 {
+            return Err((
+                EmuErrorKind::WarpDivergence,
+                format!(
+                    "thread {t} calls {} at {} with mask {mask:#010x}, which does not include its own lane {lane}",
+                    op.name(),
+                    site(s)
+                ),
+            ));
+        }
+        if mask & !exists != 0 {
+            return Err((
+                EmuErrorKind::WarpDivergence,
+                format!(
+                    "thread {t} calls {} at {} with mask {mask:#010x}, but warp {w} has only {lanes_here} lanes",
+                    op.name(),
+                    site(s)
+                ),
+            ));
+        }
+        self.state[t as usize] = State::Warp;
+        self.warp_ops[t as usize] = Some((mask, op, s));
+        self.arrived[w] |= 1 << lane;
+        if self.arrived[w] & mask != mask {
+            return Ok(());
+        }
+        // Every lane of the mask is here: they must be doing the same thing with the same mask.
+        let base = w * 32;
+        let mut ops = [None; 32];
+        for l in (0..32).filter(|l| mask & (1 << l) != 0) {
+            let (m, o, s2) = self.warp_ops[base + l].expect("arrived lane has an operation");
+            if m != mask || !same_kind(&o, &op) {
+                return Err((
+                    EmuErrorKind::WarpDivergence,
+                    format!(
+                        "warp {w}: lane {lane} is at {} (mask {mask:#010x}) at {}, lane {l} at {} (mask {m:#010x}) at {}; \
+                         the lanes of a mask must execute the same warp operation with the same mask",
+                        op.name(),
+                        site(s),
+                        o.name(),
+                        site(s2)
+                    ),
+                ));
+            }
+            ops[l] = Some(o);
+        }
+        let results = resolve(mask, &ops);
+        for l in (0..32).filter(|l| mask & (1 << l) != 0) {
+            let ti = base + l;
+            self.input[ti] = results[l];
+            self.state[ti] = State::Ready;
+            self.warp_ops[ti] = None;
+            self.queue.push_back(ti as u32);
+        }
+        self.arrived[w] &= !mask;
+        Ok(())
+    }
+
+    /// Nothing can run but some threads have not finished: say who waits for whom.
+    fn diagnose(&self) -> Failure {
+        let done: Vec<u32> = (0..self.n as u32).filter(|&i| self.state[i as usize] == State::Done).collect();
+        // A warp operation waiting for lanes that will never come.
+        for (ti, slot) in self.warp_ops.iter().enumerate() {
+            let Some((mask, op, s)) = slot else { continue };
+            let w = ti / 32;
+            let missing = mask & !self.arrived[w];
+            if missing == 0 {
+                continue;
+            }
+            let what = |l: u32| -> &'static str {
+                match self.state[w * 32 + l as usize] {
+                    State::Done => "exited",
+                    State::Barrier(_) => "wait at sync_threads",
+                    _ => "wait at another warp operation",
+                }
+            };
+            let missing_lanes: Vec<u32> = (0..32).filter(|l| missing & (1 << l) != 0).collect();
+            return (
+                EmuErrorKind::WarpDivergence,
+                format!(
+                    "{} at {} in warp {w} (mask {mask:#010x}) waits for lanes {} which {}; every lane of the mask \
+                     must reach the same warp operation",
+                    op.name(),
+                    site(s),
+                    ranges(missing_lanes.iter().copied()),
+                    what(missing_lanes[0]),
+                ),
+            );
+        }
+        // Otherwise threads wait at a barrier that the others never reach.
+        let waiting = self.n - done.len();
+        (
+            EmuErrorKind::BarrierDivergence,
+            format!(
+                "{}: reached by {waiting} of {} threads; threads {} exited without reaching it (an early return, \
+                 or sync_threads inside a branch that not every thread takes)",
+                self.barrier_groups(),
+                self.n,
+                ranges(done.iter().copied())
+            ),
+        )
+    }
+}
+
+fn fault_failure(f: Fault, thread: Dim3) -> Failure {
+    let t = dim(thread);
+    match f {
+        Fault::SharedOutOfBounds { index, len, site: s } => (
+            EmuErrorKind::SharedOutOfBounds,
+            format!("thread {t} accessed shared memory index {index} of an array of {len} at {}", site(s)),
+        ),
+        Fault::Misaligned { addr, align, site: s } => (
+            EmuErrorKind::Misaligned,
+            format!("thread {t} made a {align}-byte access at misaligned address {addr:#x} at {}", site(s)),
+        ),
+        Fault::Trap { reason, site: s } => (EmuErrorKind::Trap, format!("thread {t} trapped at {}: {reason}", site(s))),
+    }
+}

@@ -1,0 +1,289 @@
+//! The CPU emulator: runs the kernels of `kernels/` on the host with CUDA's semantics.
+//!
+//! # What it guarantees
+//! * **Threads.** Every CUDA thread of a block is a coroutine on its own stack; the
+//!   threads of a block interleave at every barrier, warp operation and atomic, so code
+//!   that is only right because of some particular interleaving is not protected by the
+//!   emulator's order (it runs thread 0 to its first barrier, then thread 1, …).
+//! * **`sync_threads`.** A real barrier: no thread passes until every thread of the block
+//!   has arrived. A barrier that some threads never reach (an early `return`, a barrier
+//!   inside an `if` that splits the block) is **reported**, naming the kernel, the block,
+//!   the barrier's source line and the missing threads. So is a block whose threads wait
+//!   at barriers on different source lines.
+//! * **Warps.** 32 lanes; `shfl` (idx/up/down/xor, with PTX's clamping), `__syncwarp`,
+//!   ballot/all/any and `redux.sync` wait for every lane of the mask, like `.sync`
+//!   instructions since Volta. A lane of the mask that exited or waits elsewhere is
+//!   reported. A shuffle from a lane outside the mask reads `0xDEADBEEF`.
+//! * **Shared memory.** Static arrays ([`kernels::static_shared!`]) and dynamic shared
+//!   memory, per block, filled with `0xA5` bytes at block start (the GPU leaves garbage);
+//!   an index past the end is reported with the thread and source line.
+//! * **Global memory** is host memory (buffers aligned to 256 bytes, like `cudaMalloc`);
+//!   atomics are `core::sync::atomic` with the orderings the device layer documents. Blocks
+//!   run on several OS threads at once, handed out in block order.
+//! * **Time.** A kernel past its time budget is stopped with an error at its next barrier,
+//!   warp operation or atomic; one that loops without any of those cannot be interrupted,
+//!   and the process exits with the error once the budget plus a grace period is over.
+//! * **`clock64`** counts host nanoseconds since the launch started.
+//!
+//! # What it cannot show
+//! Anything about speed: times are host times, and nothing here models coalescing, caches,
+//! bank conflicts, occupancy or the warp scheduler. It does not check global-memory bounds
+//! (use `compute-sanitizer --tool memcheck` on a GPU) and it does not detect data races
+//! (`--tool racecheck`); a kernel that races may pass here.
+//!
+//! # Debugging a kernel with it
+//! Kernels are ordinary Rust functions on the host. Temporarily add `extern crate std;` to
+//! `kernels/src/lib.rs` under `#[cfg(not(target_arch = "nvptx64"))]` and print from the
+//! kernel with `std::eprintln!` (guard it with `if thread_idx_x() == 0` to print once per
+//! block). Run one variant on one block with `cargo run --bin reduce -- --backend emulator
+//! --variant NAME --n 64 --block 32`. Breakpoints work: `rust-gdb --args target/debug/reduce
+//! ...` then `break kernels::reduce::interleaved::interleaved`; each CUDA thread is a
+//! coroutine on the worker thread, so `bt` shows one CUDA thread's stack.
+
+mod block;
+pub(crate) mod warp;
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+pub use kernels::device::emu::Dim3;
+
+/// Largest block the emulator accepts (the CUDA limit on every GPU since Fermi).
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Largest dynamic shared memory per block without an opt-in attribute (48 KiB).
+pub const MAX_DYNAMIC_SHARED: usize = 48 * 1024;
+
+/// What went wrong in an emulated launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmuErrorKind {
+    /// A barrier that not every thread of the block reached, or reached on different lines.
+    BarrierDivergence,
+    /// A warp operation whose mask names a lane that never joins it.
+    WarpDivergence,
+    /// A shared-memory access out of bounds.
+    SharedOutOfBounds,
+    /// A misaligned vector access.
+    Misaligned,
+    /// The kernel called `trap`.
+    Trap,
+    /// The kernel panicked (an overflow or index check in the Rust code).
+    Panic,
+    /// The kernel ran past its time budget.
+    Timeout,
+    /// The launch configuration is not allowed (block too large, shared memory too large).
+    BadLaunch,
+}
+
+/// An emulated launch that failed, with where and why.
+#[derive(Clone, Debug)]
+pub struct EmuError {
+    /// What kind of failure.
+    pub kind: EmuErrorKind,
+    /// The kernel's name.
+    pub kernel: String,
+    /// The block, when the failure belongs to one.
+    pub block: Option<Dim3>,
+    /// The specifics, in one line.
+    pub detail: String,
+}
+
+impl fmt::Display for EmuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "emulator: kernel `{}`", self.kernel)?;
+        if let Some(b) = self.block {
+            write!(f, ", block ({},{},{})", b.x, b.y, b.z)?;
+        }
+        write!(f, ": {}", self.detail)
+    }
+}
+
+impl std::error::Error for EmuError {}
+
+/// The CPU emulator. Cheap to create; holds only its settings.
+#[derive(Clone, Debug)]
+pub struct Emulator {
+    workers: usize,
+    budget: Duration,
+}
+
+impl Default for Emulator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Emulator {
+    /// An emulator running blocks on every available core, with a 60 s budget per launch.
+    pub fn new() -> Self {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self { workers, budget: Duration::from_secs(60) }
+    }
+
+    /// Sets how many OS threads run blocks concurrently (at least 1).
+    pub fn with_workers(mut self, workers: usize) -> Self {
+        self.workers = workers.max(1);
+        self
+    }
+
+    /// Sets the time budget of one launch.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// OS threads used for blocks.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Runs `body` as the kernel `kernel` over a `grid` of `block`-shaped blocks with
+    /// `dynamic_shared` bytes of dynamic shared memory per block. `body` is called once per
+    /// CUDA thread; it reaches its indices through the device layer.
+    ///
+    /// # Safety
+    /// `body` may run concurrently on several OS threads; whatever memory it touches must be
+    /// valid for the accesses the kernel makes (the device pointers in its arguments point
+    /// to live emulator buffers of the right lengths).
+    pub unsafe fn launch(
+        &self,
+        kernel: &str,
+        grid: Dim3,
+        block: Dim3,
+        dynamic_shared: usize,
+        body: &(dyn Fn() + Sync),
+    ) -> Result<(), EmuError> {
+        block::install_hooks();
+        let bad = |detail: String| EmuError {
+            kind: EmuErrorKind::BadLaunch,
+            kernel: kernel.to_string(),
+            block: None,
+            detail,
+        };
+        if block.volume() == 0 || block.volume() > MAX_THREADS_PER_BLOCK {
+            return Err(bad(format!("block of {} threads; a block holds 1..={MAX_THREADS_PER_BLOCK}", block.volume())));
+        }
+        if grid.volume() == 0 {
+            return Err(bad("empty grid".into()));
+        }
+        if dynamic_shared > MAX_DYNAMIC_SHARED {
+            return Err(bad(format!(
+                "{dynamic_shared} bytes of dynamic shared memory; at most {MAX_DYNAMIC_SHARED} without opt-in"
+            )));
+        }
+
+        let start = Instant::now();
+        let launch = block::LaunchCtx {
+            kernel,
+            grid,
+            block,
+            dynamic_shared,
+            body,
+            start,
+            deadline: start + self.budget,
+            cancel: AtomicBool::new(false),
+        };
+        let blocks = grid.volume();
+        let next = AtomicU64::new(0);
+        let error: Mutex<Option<EmuError>> = Mutex::new(None);
+        let running = Mutex::new(self.workers.min(blocks as usize));
+        let finished = Condvar::new();
+
+        std::thread::scope(|s| {
+            for _ in 0..*running.lock().unwrap() {
+                s.spawn(|| {
+                    let mut stacks = block::StackPool::take();
+                    while !launch.cancel.load(Ordering::Relaxed) {
+                        let b = next.fetch_add(1, Ordering::Relaxed);
+                        if b >= blocks {
+                            break;
+                        }
+                        let idx = Dim3 {
+                            x: (b % grid.x as u64) as u32,
+                            y: (b / grid.x as u64 % grid.y as u64) as u32,
+                            z: (b / (grid.x as u64 * grid.y as u64)) as u32,
+                        };
+                        if let Err(e) = block::run_block(&launch, idx, &mut stacks) {
+                            let mut slot = error.lock().unwrap();
+                            if slot.is_none() || slot.as_ref().is_some_and(|s| s.kind == EmuErrorKind::Timeout) {
+                                *slot = Some(e);
+                            }
+                            launch.cancel.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    stacks.give_back();
+                    let mut left = running.lock().unwrap();
+                    *left -= 1;
+                    finished.notify_all();
+                });
+            }
+            // This thread is the watchdog: past the budget it asks the workers to stop (they
+            // notice at their next barrier, warp operation or atomic); past budget + grace it
+            // gives up on a kernel that spins without any of those.
+            let grace = Duration::from_secs(5);
+            let mut left = running.lock().unwrap();
+            while *left > 0 {
+                let now = Instant::now();
+                let wake = if now < launch.deadline { launch.deadline } else { launch.deadline + grace };
+                let (guard, _) = finished.wait_timeout(left, wake.saturating_duration_since(now)).unwrap();
+                left = guard;
+                if *left > 0 && Instant::now() >= launch.deadline {
+                    launch.cancel.store(true, Ordering::Relaxed);
+                    if Instant::now() >= launch.deadline + grace {
+                        eprintln!(
+                            "error: emulator: kernel `{kernel}` ran past its time budget of {:?} and \
+                             never reached a barrier, warp operation or atomic where it could be stopped; exiting",
+                            self.budget
+                        );
+                        std::process::exit(124);
+                    }
+                }
+            }
+        });
+
+        match error.into_inner().unwrap() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Formats a set of thread or lane indices compactly: `0-15, 17, 20-31`.
+pub(crate) fn ranges(indices: impl IntoIterator<Item = u32>) -> String {
+    let mut out = String::new();
+    let mut run: Option<(u32, u32)> = None;
+    let flush = |out: &mut String, (a, b): (u32, u32)| {
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        if a == b { out.push_str(&a.to_string()) } else { out.push_str(&format!("{a}-{b}")) }
+    };
+    for i in indices {
+        run = match run {
+            Some((a, b)) if i == b + 1 => Some((a, i)),
+            Some(r) => {
+                flush(&mut out, r);
+                Some((i, i))
+            }
+            None => Some((i, i)),
+        };
+    }
+    if let Some(r) = run {
+        flush(&mut out, r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ranges;
+
+    #[test]
+    fn ranges_compress() {
+        assert_eq!(ranges([0, 1, 2, 5, 7, 8]), "0-2, 5, 7-8");
+        assert_eq!(ranges([]), "");
+        assert_eq!(ranges([3]), "3");
+    }
+}

@@ -1,0 +1,23 @@
+//! Host side of the reduction and scan kernels: launch them on a GPU or on the CPU
+//! emulator, check them against the CPU reference, time them.
+//!
+//! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`) and the CPU
+//!   [`emu`]lator; device buffers; kernel handles.
+//! * [`registry`] — the list of variants, which drives everything else.
+//! * [`reduce`] — preconditions, geometry, launch, finishing partial sums, measuring.
+//! * [`cpu`] — the CPU reference (the book's recursive reduction, fixed for odd lengths).
+//! * [`input`] — deterministic inputs from a seed.
+//! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
+
+pub mod backend;
+pub mod cpu;
+pub mod emu;
+pub mod error;
+pub mod input;
+pub mod ptx;
+pub mod reduce;
+pub mod registry;
+pub mod report;
+
+pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
+pub use error::{Error, Result};

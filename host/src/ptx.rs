@@ -1,0 +1,69 @@
+//! The PTX of the `kernels` crate, compiled by `build.rs` for each architecture in
+//! [`ARCHES`] and embedded in this library, and the choice among them at run time.
+
+use crate::error::{Error, Result};
+
+/// Each PTX build: (architecture, minimum compute capability, PTX text). Ordered from the
+/// baseline, which every supported GPU loads, to the newest.
+pub const ARCHES: [(&str, (u32, u32), &str); 3] = [
+    ("sm_70", (7, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_70.ptx"))),
+    ("sm_80", (8, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_80.ptx"))),
+    ("sm_90", (9, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_90.ptx"))),
+];
+
+/// Environment variable that forces one PTX build (e.g. `REDUCE_PTX_ARCH=sm_70` to run
+/// the baseline on a newer GPU).
+pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
+
+/// The PTX to load on a device of compute capability `cc`: the newest build the device can
+/// run, unless [`ARCH_OVERRIDE`] names another.
+pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+    if let Ok(want) = std::env::var(ARCH_OVERRIDE) {
+        let Some(&(arch, min, ptx)) = ARCHES.iter().find(|(a, ..)| *a == want) else {
+            let known: Vec<_> = ARCHES.iter().map(|a| a.0).collect();
+            return Err(Error::Invalid(format!("{ARCH_OVERRIDE}={want}: not one of {known:?}")));
+        };
+        if min > cc {
+            return Err(Error::Unsupported(format!(
+                "{ARCH_OVERRIDE}={want} needs compute capability {}.{}, the device has {}.{}",
+                min.0, min.1, cc.0, cc.1
+            )));
+        }
+        return Ok((arch, ptx));
+    }
+    ARCHES
+        .iter()
+        .rev()
+        .find(|(_, min, _)| *min <= cc)
+        .map(|&(arch, _, ptx)| (arch, ptx))
+        .ok_or_else(|| Error::Unsupported(format!("compute capability {}.{} is older than sm_70", cc.0, cc.1)))
+}
+
+/// The `.visible .entry` names in a PTX text.
+pub fn entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newest_arch_the_device_runs() {
+        assert_eq!(for_compute_capability((9, 0)).unwrap().0, "sm_90");
+        assert_eq!(for_compute_capability((8, 6)).unwrap().0, "sm_80");
+        assert_eq!(for_compute_capability((7, 5)).unwrap().0, "sm_70");
+        assert!(for_compute_capability((6, 1)).is_err());
+    }
+
+    #[test]
+    fn every_build_has_entries() {
+        for (arch, _, ptx) in ARCHES {
+            assert!(!entries(ptx).is_empty(), "{arch} has no entries");
+            assert!(ptx.contains(&format!(".target {arch}")), "{arch} PTX targets another arch");
+        }
+    }
+}

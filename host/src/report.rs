@@ -1,0 +1,224 @@
+//! The report the CLI prints: one row per variant, as an aligned table, CSV or JSON.
+
+use std::fmt::Write as _;
+
+use crate::backend::DeviceInfo;
+use crate::reduce::Measurement;
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned columns for a terminal.
+    Table,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// One JSON document.
+    Json,
+}
+
+/// What happened to one variant.
+#[derive(Clone, Debug)]
+pub enum Row {
+    /// It ran; the measurement says whether it passed.
+    Ran(Measurement),
+    /// It was not run, for the reason given (e.g. the block size is not allowed for it).
+    Skipped {
+        /// Variant name.
+        variant: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// It failed to run.
+    Failed {
+        /// Variant name.
+        variant: &'static str,
+        /// The error.
+        error: String,
+    },
+}
+
+impl Row {
+    /// Did this row fail (wrong sum or error)?
+    pub fn failed(&self) -> bool {
+        match self {
+            Row::Ran(m) => !m.pass(),
+            Row::Skipped { .. } => false,
+            Row::Failed { .. } => true,
+        }
+    }
+
+    fn verdict(&self) -> String {
+        match self {
+            Row::Ran(m) if m.pass() => "PASS".into(),
+            Row::Ran(m) => format!("FAIL (expected {}, got {})", m.expected.wrapped, m.sum),
+            Row::Skipped { reason, .. } => format!("SKIP ({reason})"),
+            Row::Failed { error, .. } => format!("ERROR ({error})"),
+        }
+    }
+}
+
+/// Column widths of the table.
+const WIDTHS: [usize; 7] = [24, 14, 11, 9, 8, 12, 0];
+const HEADERS: [&str; 7] = ["variant", "grid×block", "time (µs)", "GB/s", "% peak", "sum", "verdict"];
+
+/// The table's header line.
+pub fn table_header() -> String {
+    let mut s = String::new();
+    for (h, w) in HEADERS.iter().zip(WIDTHS) {
+        let _ = write!(s, "{h:<w$}  ");
+    }
+    s.trim_end().to_string()
+}
+
+fn cells(row: &Row, device: &DeviceInfo) -> [String; 7] {
+    match row {
+        Row::Ran(m) => {
+            let bw = m.bytes_per_second();
+            let peak = device.peak_bandwidth.map_or("—".to_string(), |p| format!("{:.1}", 100.0 * bw / p));
+            [
+                m.variant.to_string(),
+                format!("{}×{}", m.geometry.grid, m.geometry.block),
+                format!("{:.2}", m.median_us()),
+                format!("{:.1}", bw / 1e9),
+                peak,
+                m.sum.to_string(),
+                row.verdict(),
+            ]
+        }
+        Row::Skipped { variant, .. } | Row::Failed { variant, .. } => {
+            [variant.to_string(), "—".into(), "—".into(), "—".into(), "—".into(), "—".into(), row.verdict()]
+        }
+    }
+}
+
+/// One table line.
+pub fn table_row(row: &Row, device: &DeviceInfo) -> String {
+    let mut s = String::new();
+    for (c, w) in cells(row, device).iter().zip(WIDTHS) {
+        let _ = write!(s, "{c:<w$}  ");
+    }
+    s.trim_end().to_string()
+}
+
+/// CSV header line.
+pub fn csv_header() -> &'static str {
+    "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,sum,expected,widened_sum,verdict"
+}
+
+/// One CSV line.
+pub fn csv_row(row: &Row, device: &DeviceInfo) -> String {
+    match row {
+        Row::Ran(m) => {
+            let bw = m.bytes_per_second();
+            let min = m.times_us.iter().copied().fold(f64::INFINITY, f64::min);
+            format!(
+                "{},{},{},{},{},{:.3},{:.3},{:.2},{},{},{},{},{}",
+                m.variant,
+                m.n,
+                m.geometry.grid,
+                m.geometry.block,
+                m.geometry.shared_bytes,
+                m.median_us(),
+                min,
+                bw / 1e9,
+                device.peak_bandwidth.map_or(String::new(), |p| format!("{:.2}", 100.0 * bw / p)),
+                m.sum,
+                m.expected.wrapped,
+                m.expected.widened,
+                if m.pass() { "PASS" } else { "FAIL" }
+            )
+        }
+        Row::Skipped { variant, reason } => {
+            format!("{variant},,,,,,,,,,,,SKIP: {}", reason.replace(',', ";"))
+        }
+        Row::Failed { variant, error } => {
+            format!("{variant},,,,,,,,,,,,ERROR: {}", error.replace(',', ";"))
+        }
+    }
+}
+
+/// A JSON string literal.
+pub fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The whole report as one JSON document.
+pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Row]) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "{{\"device\":{},\"backend\":{},\"is_gpu\":{},\"compute_capability\":\"{}.{}\",\"peak_bandwidth_bytes_per_s\":{},\"n\":{n},\"block\":{block},\"rows\":[",
+        json_str(&device.name),
+        json_str(backend),
+        device.is_gpu,
+        device.compute_capability.0,
+        device.compute_capability.1,
+        device.peak_bandwidth.map_or("null".to_string(), |p| format!("{p:.0}")),
+    );
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        match row {
+            Row::Ran(m) => {
+                let _ = write!(
+                    s,
+                    "{{\"variant\":{},\"n\":{},\"grid\":{},\"block\":{},\"shared_bytes\":{},\"times_us\":[{}],\"median_us\":{:.3},\"bytes_per_s\":{:.0},\"sum\":{},\"expected\":{},\"widened_sum\":{},\"verdict\":\"{}\"}}",
+                    json_str(m.variant),
+                    m.n,
+                    m.geometry.grid,
+                    m.geometry.block,
+                    m.geometry.shared_bytes,
+                    m.times_us.iter().map(|t| format!("{t:.3}")).collect::<Vec<_>>().join(","),
+                    m.median_us(),
+                    m.bytes_per_second(),
+                    m.sum,
+                    m.expected.wrapped,
+                    m.expected.widened,
+                    if m.pass() { "PASS" } else { "FAIL" }
+                );
+            }
+            Row::Skipped { variant, reason } => {
+                let _ = write!(
+                    s,
+                    "{{\"variant\":{},\"verdict\":\"SKIP\",\"reason\":{}}}",
+                    json_str(variant),
+                    json_str(reason)
+                );
+            }
+            Row::Failed { variant, error } => {
+                let _ = write!(
+                    s,
+                    "{{\"variant\":{},\"verdict\":\"ERROR\",\"error\":{}}}",
+                    json_str(variant),
+                    json_str(error)
+                );
+            }
+        }
+    }
+    s.push_str("]}");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_escapes() {
+        assert_eq!(json_str("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+}

@@ -1,0 +1,219 @@
+//! The seam between the kernels and the CPU emulator (host builds only).
+//!
+//! On the host, every device-layer function forwards to the [`Hooks`] that the emulator in
+//! the `host` crate installs with [`install`] before it runs a kernel. The emulator knows
+//! which emulated CUDA thread is running on the calling OS thread and answers for it:
+//! its indices, its block's shared memory, a barrier that suspends it until the whole
+//! block arrives, a warp operation that suspends it until the lanes named in the mask
+//! arrive.
+//!
+//! Kernels never call this module directly; it is public so that the emulator can
+//! implement it.
+
+use core::panic::Location;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// A source location in kernel code (a barrier, a warp operation, a shared access).
+pub type Site = &'static Location<'static>;
+
+/// Three-component index or extent, like CUDA's `dim3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// The x component.
+    pub x: u32,
+    /// The y component.
+    pub y: u32,
+    /// The z component.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `(x, 1, 1)`.
+    pub const fn x(x: u32) -> Self {
+        Self { x, y: 1, z: 1 }
+    }
+
+    /// `x * y * z`, the number of threads (or blocks) this extent names.
+    pub const fn volume(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+}
+
+/// The four shuffle modes of PTX `shfl.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    /// Read from lane `b` of the segment (`__shfl_sync`).
+    Idx,
+    /// Read from `lane - b` (`__shfl_up_sync`).
+    Up,
+    /// Read from `lane + b` (`__shfl_down_sync`).
+    Down,
+    /// Read from `lane ^ b` (`__shfl_xor_sync`, the butterfly).
+    Bfly,
+}
+
+/// The warp votes of PTX `vote.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    /// A bit per lane of the mask whose predicate is true.
+    Ballot,
+    /// 1 when the predicate is true on every lane of the mask.
+    All,
+    /// 1 when the predicate is true on some lane of the mask.
+    Any,
+}
+
+/// The operations of PTX `redux.sync` (sm_80+) on 32-bit integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    /// Wrapping sum.
+    Add,
+    /// Minimum as signed integers.
+    MinS32,
+    /// Maximum as signed integers.
+    MaxS32,
+    /// Minimum as unsigned integers.
+    MinU32,
+    /// Maximum as unsigned integers.
+    MaxU32,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+}
+
+/// One warp-collective operation, as a lane hands it to the emulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `shfl.sync.mode.b32 d, value, b, c, mask`.
+    Shfl {
+        /// Which shuffle.
+        mode: ShflMode,
+        /// This lane's 32-bit value.
+        value: u32,
+        /// PTX operand `b`: source lane, delta or xor mask.
+        b: u32,
+        /// PTX operand `c`: `((32 - width) << 8) | clamp`.
+        c: u32,
+    },
+    /// `bar.warp.sync mask` (`__syncwarp`).
+    Sync,
+    /// `vote.sync.mode`.
+    Vote {
+        /// Which vote.
+        mode: VoteMode,
+        /// This lane's predicate.
+        pred: bool,
+    },
+    /// `redux.sync.op`.
+    Redux {
+        /// Which reduction.
+        op: ReduxOp,
+        /// This lane's value.
+        value: u32,
+    },
+}
+
+impl WarpOp {
+    /// The CUDA C name of the operation, for error reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WarpOp::Shfl { mode: ShflMode::Idx, .. } => "__shfl_sync",
+            WarpOp::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
+            WarpOp::Shfl { mode: ShflMode::Down, .. } => "__shfl_down_sync",
+            WarpOp::Shfl { mode: ShflMode::Bfly, .. } => "__shfl_xor_sync",
+            WarpOp::Sync => "__syncwarp",
+            WarpOp::Vote { mode: VoteMode::Ballot, .. } => "__ballot_sync",
+            WarpOp::Vote { mode: VoteMode::All, .. } => "__all_sync",
+            WarpOp::Vote { mode: VoteMode::Any, .. } => "__any_sync",
+            WarpOp::Redux { .. } => "redux.sync",
+        }
+    }
+}
+
+/// A fault a kernel raises through the device layer; the emulator reports it with the
+/// kernel's name and the block and thread that raised it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A shared-memory index at or past the array's length.
+    SharedOutOfBounds {
+        /// The index used.
+        index: usize,
+        /// The array's length in elements.
+        len: usize,
+        /// Where.
+        site: Site,
+    },
+    /// A vector access whose address is not a multiple of its width (the GPU raises
+    /// `CUDA_ERROR_MISALIGNED_ADDRESS`).
+    Misaligned {
+        /// The address used.
+        addr: usize,
+        /// The alignment the access needs, in bytes.
+        align: usize,
+        /// Where.
+        site: Site,
+    },
+    /// [`trap`](super::trap) was called.
+    Trap {
+        /// Why, in the kernel's words.
+        reason: &'static str,
+        /// Where.
+        site: Site,
+    },
+}
+
+/// What the emulator provides to the device layer.
+///
+/// Every method answers for the emulated CUDA thread running on the calling OS thread.
+/// Calling one outside an emulated kernel is a bug the implementation reports by
+/// panicking.
+pub trait Hooks: Sync {
+    /// `threadIdx`.
+    fn thread_idx(&self) -> Dim3;
+    /// `blockIdx`.
+    fn block_idx(&self) -> Dim3;
+    /// `blockDim`.
+    fn block_dim(&self) -> Dim3;
+    /// `gridDim`.
+    fn grid_dim(&self) -> Dim3;
+    /// `__syncthreads()` at `site`: returns once every thread of the block has arrived.
+    fn sync_threads(&self, site: Site);
+    /// A warp-collective operation over the lanes of `mask`: returns once they have all
+    /// arrived, with this lane's result (0 for [`WarpOp::Sync`]).
+    fn warp_op(&self, mask: u32, op: WarpOp, site: Site) -> u32;
+    /// The block's statically sized shared array named `key` (`bytes` long, aligned to
+    /// `align`); every thread of the block gets the same one.
+    fn static_shared(&self, key: &'static str, bytes: usize, align: usize) -> *mut u8;
+    /// The block's dynamic shared memory and its size in bytes (set at launch).
+    fn dynamic_shared(&self) -> (*mut u8, usize);
+    /// A per-thread cycle counter (`clock64()`); the emulator counts nanoseconds.
+    fn clock64(&self) -> u64;
+    /// Called by atomics and spin loops: lets other emulated threads run, and stops a
+    /// kernel that is past its time budget.
+    fn poll(&self, site: Site);
+    /// Reports `fault` and unwinds out of the kernel.
+    fn fault(&self, fault: Fault) -> !;
+}
+
+static HOOKS: AtomicPtr<&'static dyn Hooks> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Installs the emulator's hooks. The emulator calls this once, before the first kernel.
+pub fn install(hooks: &'static &'static dyn Hooks) {
+    HOOKS.store(hooks as *const _ as *mut _, Ordering::Release);
+}
+
+/// The installed hooks.
+///
+/// # Panics
+/// When no emulator is installed: a kernel was called directly, not through the
+/// emulator's launcher.
+#[inline]
+pub fn hooks() -> &'static dyn Hooks {
+    let p = HOOKS.load(Ordering::Acquire);
+    assert!(!p.is_null(), "a kernel ran on the host outside the emulator: launch it through host::Backend");
+    // SAFETY: `p` came from `install`, which only takes `&'static &'static dyn Hooks`.
+    unsafe { *p }
+}

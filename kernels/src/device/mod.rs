@@ -1,0 +1,54 @@
+//! The device layer: the one module through which every kernel touches the GPU.
+//!
+//! Names follow Rust-CUDA's `cuda_std` (`thread::thread_idx_x`, `thread::sync_threads`,
+//! warp shuffles, shared arrays, atomics, `clock64`), so kernels read like their CUDA C
+//! originals. No kernel calls a raw intrinsic or writes inline PTX itself.
+//!
+//! Every function has two implementations:
+//!
+//! * on `nvptx64` (the PTX build, see `host/build.rs`): the NVVM intrinsic or the PTX
+//!   instruction it stands for, always inlined;
+//! * on every other target (the host build): a call through [`emu::Hooks`] into the CPU
+//!   emulator of the `host` crate, which runs each CUDA thread as a coroutine with CUDA's
+//!   barrier, warp and shared-memory semantics. That trait is the single seam between the
+//!   kernels and the emulator.
+//!
+//! | module | CUDA C equivalent |
+//! |---|---|
+//! | [`thread`] | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `__syncthreads()` |
+//! | [`warp`] | `__shfl_*_sync`, `__syncwarp`, `__ballot_sync`, `__all_sync`, `__any_sync`, `__reduce_add_sync` |
+//! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]` |
+//! | [`atomic`] | `atomicAdd`, `atomicCAS`, `__threadfence()`, `ld.acquire` / `st.release` |
+//! | [`mem`] | 128-bit vector loads (`int4`), read-only cache loads (`__ldg`) |
+//! | [`clock`] | `clock64()` |
+
+pub mod atomic;
+pub mod clock;
+pub mod mem;
+pub mod shared;
+pub mod thread;
+pub mod warp;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod emu;
+
+/// Threads in a warp on every NVIDIA GPU so far.
+pub const WARP_SIZE: u32 = 32;
+
+/// The warp mask naming all 32 lanes.
+pub const FULL_MASK: u32 = 0xffff_ffff;
+
+/// Stops the kernel with an error (`trap` on the GPU: the launch fails with
+/// `CUDA_ERROR_ILLEGAL_INSTRUCTION`; a reported fault in the emulator).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn trap(reason: &'static str) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = reason;
+        // SAFETY: `trap` has no preconditions; it aborts the kernel.
+        unsafe { core::arch::nvptx::trap() }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    emu::hooks().fault(emu::Fault::Trap { reason, site: core::panic::Location::caller() })
+}

@@ -1,0 +1,212 @@
+//! Shared memory: per-block scratch that every thread of the block sees.
+//!
+//! * [`static_shared!`](crate::static_shared) declares an array whose size is fixed when
+//!   the kernel is compiled (CUDA C: `__shared__ int a[N];`). On the GPU it is a
+//!   kernel-scoped PTX `.shared` variable; ptxas reports its bytes.
+//! * [`dynamic_shared`] returns the block's dynamic shared memory, whose size the host sets
+//!   at launch (CUDA C: `extern __shared__ int a[];` plus the third launch parameter).
+//!
+//! Both hand out a [`Shared`] view. On the GPU its accessors compile to plain loads and
+//! stores; in the emulator they check the index and report an out-of-bounds access with
+//! the kernel, block, thread and source line.
+
+/// A view of a shared-memory array of `T`.
+///
+/// Copying the view does not copy the memory: every copy names the same array.
+#[derive(Clone, Copy)]
+pub struct Shared<T> {
+    ptr: *mut T,
+    /// Length in elements (host builds only: the emulator checks bounds).
+    #[cfg(not(target_arch = "nvptx64"))]
+    len: usize,
+}
+
+impl<T: Copy> Shared<T> {
+    /// Wraps a pointer to shared memory holding at least `len` elements.
+    ///
+    /// # Safety
+    /// `ptr` points to shared memory of this block with room for `len` elements of `T`,
+    /// aligned for `T`, for as long as the kernel runs.
+    #[inline(always)]
+    pub unsafe fn from_raw(ptr: *mut T, len: usize) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        let _ = len;
+        Self {
+            ptr,
+            #[cfg(not(target_arch = "nvptx64"))]
+            len,
+        }
+    }
+
+    /// The raw pointer to element 0.
+    #[inline(always)]
+    pub fn as_ptr(self) -> *mut T {
+        self.ptr
+    }
+
+    /// A view starting at element `offset` (CUDA C: `smem + offset`).
+    ///
+    /// # Safety
+    /// `offset` is at most the array's length.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn offset(self, offset: usize) -> Self {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if offset > self.len {
+            self.out_of_bounds(offset);
+        }
+        Self {
+            // SAFETY: the caller keeps `offset` within the array.
+            ptr: unsafe { self.ptr.add(offset) },
+            #[cfg(not(target_arch = "nvptx64"))]
+            len: self.len - offset,
+        }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[cold]
+    #[track_caller]
+    fn out_of_bounds(self, index: usize) -> ! {
+        super::emu::hooks().fault(super::emu::Fault::SharedOutOfBounds {
+            index,
+            len: self.len,
+            site: core::panic::Location::caller(),
+        })
+    }
+
+    /// Reads element `i`.
+    ///
+    /// # Safety
+    /// `i` is in bounds, and no other thread writes element `i` concurrently (a barrier
+    /// separates a write by another thread from this read).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn read(self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            self.out_of_bounds(i);
+        }
+        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Writes element `i`.
+    ///
+    /// # Safety
+    /// As for [`read`](Self::read), with no concurrent read or write of element `i`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn write(self, i: usize, value: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            self.out_of_bounds(i);
+        }
+        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
+        unsafe { self.ptr.add(i).write(value) }
+    }
+
+    /// Reads element `i` with a volatile load (`ld.volatile.shared`): the compiler may not
+    /// keep the value in a register or merge the load with another.
+    ///
+    /// # Safety
+    /// As for [`read`](Self::read). Volatile does not order memory between threads: it is
+    /// no substitute for a barrier or `__syncwarp` (see the warp-unrolled kernels).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn read_volatile(self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            self.out_of_bounds(i);
+        }
+        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
+        unsafe { self.ptr.add(i).read_volatile() }
+    }
+
+    /// Writes element `i` with a volatile store (`st.volatile.shared`).
+    ///
+    /// # Safety
+    /// As for [`read_volatile`](Self::read_volatile).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn write_volatile(self, i: usize, value: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        if i >= self.len {
+            self.out_of_bounds(i);
+        }
+        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
+        unsafe { self.ptr.add(i).write_volatile(value) }
+    }
+}
+
+/// The block's dynamic shared memory as an array of `T` (CUDA C:
+/// `extern __shared__ T smem[];`). Its size is the launch's shared-memory bytes, which the
+/// host sets per launch; on the GPU the length is not known to the kernel, so the caller
+/// states how many elements it will use.
+///
+/// # Safety
+/// The launch gave at least `len * size_of::<T>()` bytes of dynamic shared memory. In the
+/// emulator a larger `len` than the launch provides is reported at the first access past
+/// the real size.
+#[inline(always)]
+pub unsafe fn dynamic_shared<T: Copy>(len: usize) -> Shared<T> {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let ptr = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>();
+        // SAFETY: the caller promises the launch provided `len` elements.
+        unsafe { Shared::from_raw(ptr, len) }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let (ptr, bytes) = super::emu::hooks().dynamic_shared();
+        let real = bytes / core::mem::size_of::<T>().max(1);
+        // SAFETY: the emulator allocated `bytes` bytes of block-shared memory, aligned to
+        // 16; the view is clamped to what exists, so accesses past it are reported.
+        unsafe { Shared::from_raw(ptr.cast::<T>(), len.min(real)) }
+    }
+}
+
+/// Declares a statically sized shared array and evaluates to its [`Shared`] view
+/// (CUDA C: `__shared__ T NAME[LEN];`).
+///
+/// ```ignore
+/// let smem = static_shared!(SMEM: [i32; 1024]);
+/// ```
+///
+/// Use it once per array, at the top level of a kernel body (not in a loop or a helper
+/// that two kernels inline twice): on the GPU it declares a PTX `.shared` variable named
+/// `NAME` in the kernel's scope. `LEN` may use const generic parameters of the kernel.
+#[macro_export]
+macro_rules! static_shared {
+    ($name:ident : [$ty:ty; $len:expr]) => {{
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let ptr: *mut $ty;
+            // SAFETY: declares a kernel-scoped `.shared` array of the given size, aligned to
+            // 16, and converts its address to a generic pointer; no memory is touched.
+            unsafe {
+                ::core::arch::asm!(
+                    concat!(
+                        ".shared .align 16 .b8 ", stringify!($name), "[{bytes}];\n\t",
+                        "cvta.shared.u64 {ptr}, ", stringify!($name), ";"
+                    ),
+                    bytes = const ($len) * ::core::mem::size_of::<$ty>(),
+                    ptr = out(reg64) ptr,
+                    options(nomem, nostack, preserves_flags),
+                );
+            }
+            // SAFETY: `ptr` is the array just declared, `$len` elements long.
+            unsafe { $crate::device::shared::Shared::<$ty>::from_raw(ptr, $len) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let len: usize = $len;
+            let ptr = $crate::device::emu::hooks().static_shared(
+                concat!(module_path!(), "::", stringify!($name)),
+                len * ::core::mem::size_of::<$ty>(),
+                16,
+            );
+            // SAFETY: the emulator allocated `len` elements for this block, aligned to 16.
+            unsafe { $crate::device::shared::Shared::<$ty>::from_raw(ptr.cast::<$ty>(), len) }
+        }
+    }};
+}

@@ -1,0 +1,223 @@
+//! Warp-collective operations: shuffles, warp barrier, votes, and `redux.sync`.
+//!
+//! Since Volta, the threads of a warp are scheduled independently: lanes of one warp may
+//! run apart and meet again only where the code says so. Every operation here therefore
+//! takes a `mask` naming the lanes that take part; the CUDA C++ Programming Guide requires
+//! that "all non-exited threads named in mask must execute the same intrinsic with the
+//! same mask, or the result is undefined". The emulator reports a lane of the mask that
+//! never arrives (it exited, or waits at another operation).
+//!
+//! Values are 32-bit words ([`Word`]): `i32`, `u32`, `f32`.
+
+#[cfg(not(target_arch = "nvptx64"))]
+use super::emu::{ReduxOp, ShflMode, VoteMode, WarpOp, hooks};
+
+/// A 32-bit value that can cross lanes.
+pub trait Word: Copy {
+    /// The value's bits.
+    fn to_word(self) -> u32;
+    /// The value back from its bits.
+    fn from_word(w: u32) -> Self;
+}
+
+impl Word for u32 {
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w
+    }
+}
+
+impl Word for i32 {
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w as i32
+    }
+}
+
+impl Word for f32 {
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self.to_bits()
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        f32::from_bits(w)
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[allow(improper_ctypes)]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn nvvm_shfl_idx(mask: u32, value: u32, b: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn nvvm_shfl_up(mask: u32, value: u32, b: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn nvvm_shfl_down(mask: u32, value: u32, b: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn nvvm_shfl_bfly(mask: u32, value: u32, b: u32, c: u32) -> u32;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn nvvm_bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn nvvm_vote_ballot(mask: u32, pred: bool) -> u32;
+    #[link_name = "llvm.nvvm.vote.all.sync"]
+    fn nvvm_vote_all(mask: u32, pred: bool) -> bool;
+    #[link_name = "llvm.nvvm.vote.any.sync"]
+    fn nvvm_vote_any(mask: u32, pred: bool) -> bool;
+}
+
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.redux.sync.add"]
+    fn nvvm_redux_add(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.min"]
+    fn nvvm_redux_min(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.max"]
+    fn nvvm_redux_max(value: u32, mask: u32) -> u32;
+}
+
+/// PTX `c` operand for a full-warp shuffle that clamps at lane 31 (idx, down, xor).
+const CLAMP_HIGH: u32 = 0x1f;
+/// PTX `c` operand for a full-warp shuffle up (clamps at lane 0).
+const CLAMP_LOW: u32 = 0;
+
+macro_rules! shuffle {
+    ($(#[$m:meta])* $name:ident, $intrinsic:ident, $mode:ident, $c:expr, $b:ident) => {
+        $(#[$m])*
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn $name<T: Word>(mask: u32, value: T, $b: u32) -> T {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: shfl.sync reads only registers; the mask rule in the module docs is a
+            // correctness rule, not a memory-safety one.
+            let w = unsafe { $intrinsic(mask, value.to_word(), $b, $c) };
+            #[cfg(not(target_arch = "nvptx64"))]
+            let w = hooks().warp_op(
+                mask,
+                WarpOp::Shfl { mode: ShflMode::$mode, value: value.to_word(), b: $b, c: $c },
+                core::panic::Location::caller(),
+            );
+            T::from_word(w)
+        }
+    };
+}
+
+shuffle!(
+    /// `__shfl_sync(mask, value, src_lane)`: every lane reads `value` from `src_lane`.
+    shfl_sync, nvvm_shfl_idx, Idx, CLAMP_HIGH, src_lane);
+shuffle!(
+    /// `__shfl_up_sync(mask, value, delta)`: lane `i` reads lane `i - delta`; lanes below
+    /// `delta` keep their own value.
+    shfl_up_sync, nvvm_shfl_up, Up, CLAMP_LOW, delta);
+shuffle!(
+    /// `__shfl_down_sync(mask, value, delta)`: lane `i` reads lane `i + delta`; lanes at or
+    /// past `32 - delta` keep their own value.
+    shfl_down_sync, nvvm_shfl_down, Down, CLAMP_HIGH, delta);
+shuffle!(
+    /// `__shfl_xor_sync(mask, value, lane_mask)`: lane `i` reads lane `i ^ lane_mask` (the
+    /// butterfly exchange).
+    shfl_xor_sync, nvvm_shfl_bfly, Bfly, CLAMP_HIGH, lane_mask);
+
+/// `__syncwarp(mask)`: the lanes of `mask` wait for each other, and their shared and global
+/// memory accesses before it are visible to each other after it.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn sync_warp(mask: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: bar.warp.sync has no memory-safety preconditions.
+    unsafe {
+        nvvm_bar_warp_sync(mask)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        hooks().warp_op(mask, WarpOp::Sync, core::panic::Location::caller());
+    }
+}
+
+/// `__ballot_sync(mask, pred)`: bit `i` is set when lane `i` of `mask` has `pred` true.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn ballot_sync(mask: u32, pred: bool) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: vote.sync reads only registers.
+    unsafe {
+        nvvm_vote_ballot(mask, pred)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().warp_op(mask, WarpOp::Vote { mode: VoteMode::Ballot, pred }, core::panic::Location::caller())
+}
+
+/// `__all_sync(mask, pred)`: true when `pred` holds on every lane of `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn all_sync(mask: u32, pred: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: vote.sync reads only registers.
+    unsafe {
+        nvvm_vote_all(mask, pred)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        hooks().warp_op(mask, WarpOp::Vote { mode: VoteMode::All, pred }, core::panic::Location::caller()) != 0
+    }
+}
+
+/// `__any_sync(mask, pred)`: true when `pred` holds on some lane of `mask`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn any_sync(mask: u32, pred: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: vote.sync reads only registers.
+    unsafe {
+        nvvm_vote_any(mask, pred)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        hooks().warp_op(mask, WarpOp::Vote { mode: VoteMode::Any, pred }, core::panic::Location::caller()) != 0
+    }
+}
+
+macro_rules! redux {
+    ($(#[$m:meta])* $name:ident, $ty:ty, $intrinsic:ident, $op:ident) => {
+        $(#[$m])*
+        ///
+        /// Needs sm_80 or newer: in the PTX built for older GPUs this function does not exist,
+        /// so a kernel that calls it must be compiled only where
+        /// `any(not(target_arch = "nvptx64"), target_feature = "sm_80")`.
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub fn $name(mask: u32, value: $ty) -> $ty {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: redux.sync reads only registers; this is compiled for sm_80+ only.
+            let w = unsafe { $intrinsic(value as u32, mask) };
+            #[cfg(not(target_arch = "nvptx64"))]
+            let w = hooks().warp_op(
+                mask,
+                WarpOp::Redux { op: ReduxOp::$op, value: value as u32 },
+                core::panic::Location::caller(),
+            );
+            w as $ty
+        }
+    };
+}
+
+redux!(
+    /// `__reduce_add_sync(mask, value)` (PTX `redux.sync.add.s32`): the wrapping sum of
+    /// `value` over the lanes of `mask`, returned to each of them. One instruction instead of
+    /// five shuffle-and-add steps.
+    reduce_add_sync, i32, nvvm_redux_add, Add);
+redux!(
+    /// `__reduce_min_sync(mask, value)` for `i32` (PTX `redux.sync.min.s32`).
+    reduce_min_sync, i32, nvvm_redux_min, MinS32);
+redux!(
+    /// `__reduce_max_sync(mask, value)` for `i32` (PTX `redux.sync.max.s32`).
+    reduce_max_sync, i32, nvvm_redux_max, MaxS32);

@@ -1,1 +1,35 @@
-fn main() {}
+//! The integration tests: one binary, one module per topic.
+//!
+//! | module | what it checks | needs |
+//! |---|---|---|
+//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas | `ptxas` (`./x test` installs it) |
+//! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
+//! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
+//! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
+//! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
+//!
+//! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
+//! why; `--include-ignored` runs them anyway (they then fail with that reason). On a GPU
+//! host they run like any other test.
+
+mod cli;
+mod common;
+mod emulator;
+mod faults;
+mod gpu;
+mod ptx;
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let gpu = host::Backend::gpu().err().map(|e| e.to_string());
+    if let Some(why) = &gpu {
+        println!("GPU tests: ignored ({why}); run them on a GPU host: .gpu/run-tests --include-ignored");
+    }
+    let mut trials = Vec::new();
+    trials.extend(ptx::trials());
+    trials.extend(emulator::trials());
+    trials.extend(faults::trials());
+    trials.extend(cli::trials());
+    trials.extend(gpu::trials(gpu.is_none()));
+    libtest_mimic::run(&args, trials).exit();
+}

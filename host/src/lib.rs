@@ -10,6 +10,7 @@
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 
 pub mod backend;
+pub mod cli;
 pub mod cpu;
 pub mod emu;
 pub mod error;

@@ -40,6 +40,9 @@ pub mod device;
 pub mod index;
 pub mod reduce;
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod broken;
+
 /// On the GPU a Rust panic (an index or overflow check the optimiser could not remove)
 /// traps: the launch fails with `CUDA_ERROR_ILLEGAL_INSTRUCTION` and the host reports it.
 #[cfg(target_arch = "nvptx64")]
@@ -53,7 +56,7 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 /// symbol is the function's name; on the host a plain `unsafe fn` with the same
 /// parameters, which the emulator calls once per CUDA thread.
 ///
-/// ```ignore
+/// ```text
 /// kernel! {
 ///     /// Docs...
 ///     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) { ... }

@@ -40,7 +40,12 @@ fn running_on_stub() -> bool {
 impl Gpu {
     /// The process's GPU, initialised on first use; `Error::NoGpu` says why there is none.
     pub fn get() -> Result<&'static Gpu> {
-        match GPU.get_or_init(|| Gpu::init().map_err(|e| e.to_string())) {
+        match GPU.get_or_init(|| {
+            Gpu::init().map_err(|e| match e {
+                Error::NoGpu(cause) => cause,
+                other => other.to_string(),
+            })
+        }) {
             Ok(g) => {
                 g.bind()?;
                 Ok(g)

@@ -477,7 +477,7 @@ unsafe impl<T: Sync> Sync for HostAlloc<T> {}
 
 impl<T> HostAlloc<T> {
     fn layout(len: usize) -> Result<Layout> {
-        Layout::from_size_align(len.checked_mul(size_of::<T>()).unwrap_or(usize::MAX), 256)
+        Layout::from_size_align(len.saturating_mul(size_of::<T>()), 256)
             .map_err(|_| Error::Invalid(format!("a buffer of {len} elements is too large")))
     }
 

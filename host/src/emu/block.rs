@@ -98,7 +98,7 @@ fn current() -> &'static ThreadCtx<'static> {
 
 impl ThreadCtx<'_> {
     fn enter(&self) {
-        CURRENT.with(|c| c.set(self as *const Self as *const ThreadCtx<'static>));
+        CURRENT.with(|c| c.set((self as *const Self).cast()));
     }
 
     /// Suspends this thread until the scheduler resumes it; unwinds if the block is torn down.
@@ -334,7 +334,7 @@ impl Scheduler {
         let mut tick = 0u32;
         while let Some(t) = self.queue.pop_front() {
             tick = tick.wrapping_add(1);
-            if tick % CLOCK_EVERY == 0 && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline) {
+            if tick.is_multiple_of(CLOCK_EVERY) && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline) {
                 return Err(self.timeout(launch));
             }
             let ti = t as usize;

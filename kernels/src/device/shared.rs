@@ -168,7 +168,7 @@ pub unsafe fn dynamic_shared<T: Copy>(len: usize) -> Shared<T> {
 /// Declares a statically sized shared array and evaluates to its [`Shared`] view
 /// (CUDA C: `__shared__ T NAME[LEN];`).
 ///
-/// ```ignore
+/// ```text
 /// let smem = static_shared!(SMEM: [i32; 1024]);
 /// ```
 ///

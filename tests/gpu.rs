@@ -1,0 +1,27 @@
+//! Every registered variant on the GPU: every allowed block, the emulator's sizes plus 2^24.
+//! Marked ignored where no GPU can be used (the banner printed first says why).
+
+use host::backend::Backend;
+use host::registry::VARIANTS;
+use libtest_mimic::Trial;
+
+use crate::common::{SIZES, check_variant};
+
+pub fn trials(have_gpu: bool) -> Vec<Trial> {
+    let mut out = Vec::new();
+    for v in VARIANTS {
+        for block in v.blocks().sizes() {
+            out.push(
+                Trial::test(format!("gpu::{}::block_{block}", v.name), move || {
+                    let backend = Backend::gpu().map_err(|e| e.to_string())?;
+                    let mut sizes = SIZES.to_vec();
+                    sizes.push(1 << 24);
+                    check_variant(&backend, v, block, &sizes)
+                })
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+            );
+        }
+    }
+    out
+}

@@ -19,7 +19,7 @@ pub fn check_variant(backend: &Backend, v: &'static Variant, block: u32, sizes: 
     for &n in sizes {
         // Values over the whole i32 range: every sum wraps, and must wrap exactly as the CPU's.
         let input = Input::full_range(n, SEED ^ n as u64);
-        let expected = Reference::of(&input.data);
+        let expected = Reference::for_op(v.op, &input.data);
         let buf = backend.upload(&input.data).map_err(|e| format!("{}: upload n={n}: {e}", v.name))?;
         let mut r = Reduction::new(backend, v, &buf, n, block)
             .map_err(|e| format!("variant {} n={n} block={block}: {e}", v.name))?;

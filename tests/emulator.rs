@@ -2,14 +2,14 @@
 //! [`SIZES`](crate::common::SIZES) (up to 2^20 + 7).
 
 use host::backend::Backend;
-use host::registry::VARIANTS;
+use host::registry;
 use libtest_mimic::Trial;
 
 use crate::common::{SIZES, check_variant};
 
 pub fn trials() -> Vec<Trial> {
     let mut out = Vec::new();
-    for v in VARIANTS {
+    for v in registry::all() {
         for block in v.blocks().sizes() {
             out.push(
                 Trial::test(format!("emulator::{}::block_{block}", v.name), move || {

@@ -2,14 +2,14 @@
 //! Marked ignored where no GPU can be used (the banner printed first says why).
 
 use host::backend::Backend;
-use host::registry::VARIANTS;
+use host::registry;
 use libtest_mimic::Trial;
 
 use crate::common::{SIZES, check_variant};
 
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = Vec::new();
-    for v in VARIANTS {
+    for v in registry::all() {
         for block in v.blocks().sizes() {
             out.push(
                 Trial::test(format!("gpu::{}::block_{block}", v.name), move || {

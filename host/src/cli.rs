@@ -19,7 +19,7 @@ use crate::backend::{Backend, BackendKind};
 use crate::cpu::Reference;
 use crate::input::Input;
 use crate::reduce::measure;
-use crate::registry::{self, Family, VARIANTS, Variant};
+use crate::registry::{self, Family, Op, Variant};
 use crate::report::{self, Format, Row};
 use crate::{Error, Result};
 
@@ -116,7 +116,7 @@ fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
         })?),
     };
     let list: Vec<&'static Variant> =
-        if args.variant == "all" { VARIANTS.iter().collect() } else { vec![registry::find(&args.variant)?] };
+        if args.variant == "all" { registry::all().collect() } else { vec![registry::find(&args.variant)?] };
     Ok(list.into_iter().filter(|v| family.is_none_or(|f| v.family == f)).collect())
 }
 
@@ -157,7 +157,7 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
     }
     if args.variant != "all" {
         // A single named variant: a block it does not accept is bad input, not a skipped row.
-        crate::reduce::geometry(variants[0], n, args.block, backend.info().compute_capability)?;
+        crate::reduce::geometry(&backend, variants[0], n, args.block)?;
     }
     let repeat = args.repeat.unwrap_or(if backend.is_gpu() { 20 } else { 3 });
     if repeat == 0 {
@@ -190,6 +190,7 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
     }
     let input = Input::small(n, args.seed);
     let expected = Reference::of(&input.data);
+    let squares = variants.iter().any(|v| v.op == Op::SumOfSquares).then(|| Reference::of_squares(&input.data));
     let buffer = backend.upload(&input.data)?;
     drop(input);
     if human {
@@ -210,12 +211,20 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
 
     let mut rows = Vec::new();
     for v in variants {
-        let row = match crate::reduce::geometry(v, n, args.block, info.compute_capability) {
+        let row = match crate::reduce::geometry(&backend, v, n, args.block) {
             Err(e @ (Error::Invalid(_) | Error::Unsupported(_))) => {
                 Row::Skipped { variant: v.name, reason: e.to_string() }
             }
             Err(e) => Row::Failed { variant: v.name, error: e.to_string() },
-            Ok(_) => match measure(&backend, v, &buffer, n, args.block, repeat, expected) {
+            Ok(_) => match measure(
+                &backend,
+                v,
+                &buffer,
+                n,
+                args.block,
+                repeat,
+                squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected),
+            ) {
                 Ok(m) => Row::Ran(m),
                 Err(e) => Row::Failed { variant: v.name, error: e.to_string() },
             },

@@ -57,6 +57,22 @@ impl Reference {
     pub fn of(data: &[i32]) -> Self {
         Self { wrapped: recursive_reduce(data), widened: widened_sum(data) }
     }
+
+    /// Both sums of the squares of `data`: each square wraps in `i32` as on the GPU; the
+    /// widened total squares in 64 bits (exact while it fits in `i64`).
+    pub fn of_squares(data: &[i32]) -> Self {
+        let squares: Vec<i32> = data.iter().map(|&x| x.wrapping_mul(x)).collect();
+        let widened = data.iter().fold(0i64, |a, &x| a.wrapping_add((x as i64) * (x as i64)));
+        Self { wrapped: recursive_reduce_in_place(&mut { squares }), widened }
+    }
+
+    /// The reference for `op`.
+    pub fn for_op(op: crate::registry::Op, data: &[i32]) -> Self {
+        match op {
+            crate::registry::Op::Sum => Self::of(data),
+            crate::registry::Op::SumOfSquares => Self::of_squares(data),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -112,6 +128,13 @@ mod tests {
         assert_eq!(widened_sum(&data), 2 * i32::MAX as i64 + 3);
         assert_eq!(Reference::of(&[]).wrapped, 0);
         assert_eq!(Reference::of(&[-5]).wrapped, -5);
+    }
+
+    #[test]
+    fn squares_wrap_per_element() {
+        let r = Reference::of_squares(&[3, -4, 1 << 16]);
+        assert_eq!(r.wrapped, 9 + 16); // (2^16)^2 = 2^32 wraps to 0
+        assert_eq!(r.widened, 9 + 16 + (1i64 << 32));
     }
 
     #[test]

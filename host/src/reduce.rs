@@ -1,10 +1,12 @@
 //! Running a reduction variant: preconditions, launch geometry, launch, finishing the
 //! partial sums, checking against the CPU reference, timing.
 //!
-//! **Where the partial sums are finished.** Every [`Plan::Partials`] kernel leaves one
-//! partial per block in a device buffer of `gridDim.x` elements. [`Reduction::result`]
-//! copies that buffer to the host and adds it there (wrapping, in block order). That step
-//! is not timed: the reported time is the kernel's alone, as in the book.
+//! **Where the partial sums are finished.** [`Plan::Partials`], [`Plan::GridStride`] and
+//! [`Plan::SumSquares`] kernels leave partials in a device buffer (one per block, or one per
+//! thread for the early sum-of-squares steps). [`Reduction::result`] copies that buffer to
+//! the host and adds it there (wrapping, in order). That step is not timed: the reported
+//! time is the kernel's alone, as in the book. [`Plan::SinglePass`] kernels finish on the
+//! device; the host only reads the one scalar.
 //!
 //! **What is timed.** CUDA events around the kernel launch on the GPU (wall clock in the
 //! emulator). For in-place kernels the scratch copy of the input is made before the start
@@ -13,7 +15,7 @@
 use crate::backend::{Backend, DeviceBuffer, KernelArgs, LaunchConfig};
 use crate::cpu::Reference;
 use crate::error::{Error, Result};
-use crate::registry::{KernelSel, Op, PartialsKernel, Plan, SharedMem, Variant};
+use crate::registry::{KernelSel, Outputs, PartialsKernel, Plan, SumSqGrid, Variant};
 
 /// Launch geometry of one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,14 +28,16 @@ pub struct Geometry {
     pub dynamic_shared: u32,
     /// All shared memory per block (static + dynamic), for reports.
     pub shared_bytes: u32,
+    /// Partial results the kernel writes (what the host adds up; 1 for single-pass kernels).
+    pub outputs: usize,
 }
 
 /// Largest `gridDim.x` on every GPU since Kepler.
 pub const MAX_GRID: u64 = (1 << 31) - 1;
 
-/// Checks every precondition of running `v` on `n` elements with `block` threads per block
-/// on a device of compute capability `cc`, and returns the launch geometry.
-pub fn geometry(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<Geometry> {
+/// Checks the preconditions that do not depend on the device's size: `n`, the block rule,
+/// the compute capability.
+pub fn check(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<()> {
     if n == 0 {
         return Err(Error::Invalid(format!("variant `{}`: n = 0; a reduction needs n ≥ 1 elements", v.name)));
     }
@@ -44,8 +48,9 @@ pub fn geometry(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<Geo
             u32::MAX
         )));
     }
+    let one_thread = matches!(v.plan, Plan::SumSquares { grid: SumSqGrid::OneThread, .. });
     let rule = v.blocks();
-    if !rule.allows(block) {
+    if !one_thread && !rule.allows(block) {
         return Err(Error::Invalid(format!(
             "variant `{}`: block {block} is not allowed; block must be {rule}",
             v.name
@@ -57,23 +62,62 @@ pub fn geometry(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<Geo
             v.name, v.min_cc.0, v.min_cc.1, cc.0, cc.1
         )));
     }
-    match v.plan {
-        Plan::Partials { items_per_thread, shared, .. } => {
-            let per_block = block as u64 * items_per_thread as u64;
-            let grid = (n as u64).div_ceil(per_block);
-            if grid > MAX_GRID {
-                return Err(Error::Invalid(format!(
-                    "variant `{}`: n = {n} needs {grid} blocks of {block}×{items_per_thread}; a grid holds at most {MAX_GRID}",
-                    v.name
-                )));
-            }
-            let dynamic_shared = match shared {
-                SharedMem::DynamicPerThread(b) => b * block,
-                _ => 0,
-            };
-            Ok(Geometry { grid: grid as u32, block, dynamic_shared, shared_bytes: v.shared_bytes(block) })
+    Ok(())
+}
+
+/// Checks every precondition of running `v` on `n` elements with `block` threads per block
+/// on `backend`, and returns the launch geometry.
+pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32) -> Result<Geometry> {
+    let info = backend.info();
+    check(v, n, block, info.compute_capability)?;
+    let dynamic_shared = v.dynamic_shared_bytes(block);
+    let per_block = |items: u32| (n as u64).div_ceil(block as u64 * items as u64);
+    let resident = |name: &'static str, blocks_per_sm: Option<u32>| -> Result<u64> {
+        let per_sm = match blocks_per_sm {
+            Some(k) => k,
+            None => backend.occupancy(name, block, dynamic_shared as usize)?,
+        };
+        Ok(per_sm.max(1) as u64 * info.multiprocessors.max(1) as u64)
+    };
+    let (grid, block, outputs) = match v.plan {
+        Plan::Partials { items_per_thread, .. } => {
+            let g = per_block(items_per_thread);
+            (g, block, g)
         }
+        Plan::GridStride { kernel, items_per_thread, blocks_per_sm, .. } => {
+            let g = per_block(items_per_thread).min(resident(kernel.name, blocks_per_sm)?);
+            (g, block, g)
+        }
+        Plan::SinglePass { kernel, items_per_thread, blocks_per_sm, .. } => {
+            let g = per_block(items_per_thread).min(resident(kernel.name, blocks_per_sm)?);
+            (g, block, 1)
+        }
+        Plan::SumSquares { grid, outputs, .. } => {
+            let (g, b) = match grid {
+                SumSqGrid::OneThread => (1, 1),
+                SumSqGrid::OneBlock => (1, block),
+                SumSqGrid::PerMultiprocessor(k) => (k as u64 * info.multiprocessors.max(1) as u64, block),
+            };
+            let out = match outputs {
+                Outputs::PerThread => g * b as u64,
+                Outputs::PerBlock => g,
+            };
+            (g, b, out)
+        }
+    };
+    if grid > MAX_GRID {
+        return Err(Error::Invalid(format!(
+            "variant `{}`: n = {n} needs {grid} blocks of {block}; a grid holds at most {MAX_GRID}",
+            v.name
+        )));
     }
+    Ok(Geometry {
+        grid: grid as u32,
+        block,
+        dynamic_shared,
+        shared_bytes: v.shared_bytes(block),
+        outputs: outputs as usize,
+    })
 }
 
 /// A variant ready to run on one input: buffers allocated, preconditions checked.
@@ -85,6 +129,9 @@ pub struct Reduction<'a> {
     geometry: Geometry,
     scratch: Option<DeviceBuffer<i32>>,
     partials: DeviceBuffer<i32>,
+    ticket: Option<DeviceBuffer<u32>>,
+    out: Option<DeviceBuffer<i32>>,
+    clocks: Option<DeviceBuffer<u64>>,
 }
 
 impl<'a> Reduction<'a> {
@@ -96,24 +143,29 @@ impl<'a> Reduction<'a> {
         n: usize,
         block: u32,
     ) -> Result<Self> {
-        let geometry = geometry(variant, n, block, backend.info().compute_capability)?;
+        let geometry = geometry(backend, variant, n, block)?;
         if input.len() < n {
             return Err(Error::Invalid(format!("input holds {} elements, fewer than n = {n}", input.len())));
         }
-        if variant.op != Op::Sum {
-            return Err(Error::Unsupported(format!("variant `{}` is not a plain sum", variant.name)));
-        }
-        // Resolve the kernel now, so that a missing instantiation is a clear error here.
+        // Resolve a per-block kernel now, so that a missing instantiation is a clear error here.
         let missing = match variant.plan {
             Plan::Partials { kernel: PartialsKernel::Reads(k), .. } => k.for_block(block).is_none(),
             Plan::Partials { kernel: PartialsKernel::InPlace(k), .. } => k.for_block(block).is_none(),
+            _ => false,
         };
         if missing {
             return Err(Error::Invalid(format!("variant `{}` has no kernel for block {block}", variant.name)));
         }
         let scratch = if variant.in_place() { Some(backend.alloc::<i32>(n)?) } else { None };
-        let partials = backend.alloc::<i32>(geometry.grid as usize)?;
-        Ok(Self { backend, variant, input, n, geometry, scratch, partials })
+        let single = matches!(variant.plan, Plan::SinglePass { .. });
+        let partials = backend.alloc::<i32>(if single { geometry.grid as usize } else { geometry.outputs })?;
+        let ticket = if single { Some(backend.alloc::<u32>(1)?) } else { None };
+        let out = if single { Some(backend.alloc::<i32>(1)?) } else { None };
+        let clocks = match variant.plan {
+            Plan::SumSquares { .. } => Some(backend.alloc::<u64>(2 * geometry.grid as usize)?),
+            _ => None,
+        };
+        Ok(Self { backend, variant, input, n, geometry, scratch, partials, ticket, out, clocks })
     }
 
     /// The launch geometry.
@@ -130,24 +182,34 @@ impl<'a> Reduction<'a> {
         Ok(())
     }
 
-    /// Enqueues the kernel(s): the timed work.
+    /// Enqueues the kernel: the timed work.
     pub fn launch(&mut self) -> Result<()> {
         let g = self.geometry;
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
         let n = self.n as u32;
-        let out = self.partials.as_mut_ptr();
+        let partials = self.partials.as_mut_ptr();
+        let input = self.input.as_ptr();
+        // SAFETY (every launch below): `geometry` checked the variant's launch preconditions;
+        // `input` holds n elements, `partials` holds `outputs` (or `grid`) elements, the
+        // single-pass ticket and output one each, the clocks two per block, all buffers of
+        // this backend. In-place kernels get the scratch copy, never the input.
         match self.variant.plan {
-            Plan::Partials { kernel: PartialsKernel::Reads(k), .. } => {
-                let args = (self.input.as_ptr(), out, n);
-                // SAFETY: `geometry` checked the launch preconditions; input holds n elements and
-                // partials holds grid elements, both buffers of this backend.
-                unsafe { self.launch_sel(&k, cfg, args) }
-            }
+            Plan::Partials { kernel: PartialsKernel::Reads(k), .. } => unsafe {
+                self.launch_sel(&k, cfg, (input, partials, n))
+            },
             Plan::Partials { kernel: PartialsKernel::InPlace(k), .. } => {
-                let scratch = self.scratch.as_mut().expect("in-place variants have a scratch buffer");
-                let args = (scratch.as_mut_ptr(), out, n);
-                // SAFETY: as above; the kernel overwrites the scratch copy, never the input.
-                unsafe { self.launch_sel(&k, cfg, args) }
+                let scratch = self.scratch.as_mut().expect("in-place variants have a scratch buffer").as_mut_ptr();
+                unsafe { self.launch_sel(&k, cfg, (scratch, partials, n)) }
+            }
+            Plan::GridStride { kernel, .. } => unsafe { self.backend.launch(&kernel, cfg, (input, partials, n)) },
+            Plan::SinglePass { kernel, .. } => {
+                let ticket = self.ticket.as_mut().expect("single-pass variants have a ticket").as_mut_ptr();
+                let out = self.out.as_mut().expect("single-pass variants have an output").as_mut_ptr();
+                unsafe { self.backend.launch(&kernel, cfg, (input, partials, ticket, out, n)) }
+            }
+            Plan::SumSquares { kernel, .. } => {
+                let clocks = self.clocks.as_mut().expect("sum-of-squares variants have clocks").as_mut_ptr();
+                unsafe { self.backend.launch(&kernel, cfg, (input, partials, clocks, n)) }
             }
         }
     }
@@ -160,10 +222,24 @@ impl<'a> Reduction<'a> {
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }
 
-    /// Waits for the last launch and finishes its partial sums on the host.
+    /// Waits for the last launch and returns its sum: the device's scalar for single-pass
+    /// kernels, otherwise the partials added on the host.
     pub fn result(&self) -> Result<i32> {
-        let partials = self.backend.download_prefix(&self.partials, self.geometry.grid as usize)?;
+        if let Some(out) = &self.out {
+            return Ok(self.backend.download(out)?[0]);
+        }
+        let partials = self.backend.download_prefix(&self.partials, self.geometry.outputs)?;
         Ok(partials.iter().fold(0i32, |a, &p| a.wrapping_add(p)))
+    }
+
+    /// For kernels that record `clock64()` per block: latest end minus earliest start, in
+    /// the SM's cycles (in the emulator, host nanoseconds).
+    pub fn cycles(&self) -> Result<Option<u64>> {
+        let Some(clocks) = &self.clocks else { return Ok(None) };
+        let c = self.backend.download(clocks)?;
+        let start = c.iter().step_by(2).copied().min().unwrap_or(0);
+        let end = c.iter().skip(1).step_by(2).copied().max().unwrap_or(0);
+        Ok(Some(end.saturating_sub(start)))
     }
 }
 
@@ -182,6 +258,8 @@ pub struct Measurement {
     pub sum: i32,
     /// What the CPU recursion computed.
     pub expected: Reference,
+    /// In-kernel clock cycles of the last run (sum-of-squares kernels only).
+    pub cycles: Option<u64>,
 }
 
 impl Measurement {
@@ -202,7 +280,7 @@ impl Measurement {
     }
 }
 
-/// Median of a non-empty list (mean of the middle two for even lengths).
+/// Median of a list (mean of the middle two for even lengths; NaN when empty).
 pub fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(|a, b| a.total_cmp(b));
@@ -217,7 +295,7 @@ pub fn median(xs: &[f64]) -> f64 {
 }
 
 /// Runs `variant` once untimed (warm-up: module load, JIT, caches), then `repeat` timed runs,
-/// and checks the last run's sum against `expected`.
+/// and checks the last run's result against `expected` (the reference for the variant's op).
 pub fn measure(
     backend: &Backend,
     variant: &'static Variant,
@@ -237,7 +315,8 @@ pub fn measure(
         times_us.push(backend.time(&mut || r.launch())?);
     }
     let sum = r.result()?;
-    Ok(Measurement { variant: variant.name, n, geometry: r.geometry(), times_us, sum, expected })
+    let cycles = r.cycles()?;
+    Ok(Measurement { variant: variant.name, n, geometry: r.geometry(), times_us, sum, expected, cycles })
 }
 
 #[cfg(test)]
@@ -247,15 +326,18 @@ mod tests {
 
     #[test]
     fn geometry_rejects_bad_requests_with_reasons() {
+        let b = Backend::emulator();
         let v = find("interleaved").unwrap();
-        let e = geometry(v, 0, 512, (9, 0)).unwrap_err().to_string();
+        let e = geometry(&b, v, 0, 512).unwrap_err().to_string();
         assert!(e.contains("n ≥ 1"), "{e}");
-        let e = geometry(v, 100, 48, (9, 0)).unwrap_err().to_string();
+        let e = geometry(&b, v, 100, 48).unwrap_err().to_string();
         assert!(e.contains("block 48") && e.contains("power of two in 32..=1024"), "{e}");
-        let e = geometry(v, 100, 2048, (9, 0)).unwrap_err().to_string();
+        let e = geometry(&b, v, 100, 2048).unwrap_err().to_string();
         assert!(e.contains("block 2048"), "{e}");
-        let g = geometry(v, 1025, 512, (9, 0)).unwrap();
-        assert_eq!((g.grid, g.block), (3, 512));
+        let g = geometry(&b, v, 1025, 512).unwrap();
+        assert_eq!((g.grid, g.block, g.outputs), (3, 512, 3));
+        let e = check(v, 10, 64, (6, 1)).unwrap_err().to_string();
+        assert!(e.contains("compute capability 7.0"), "{e}");
     }
 
     #[test]

@@ -58,8 +58,8 @@ impl Row {
 }
 
 /// Column widths of the table.
-const WIDTHS: [usize; 7] = [24, 14, 11, 9, 8, 12, 0];
-const HEADERS: [&str; 7] = ["variant", "grid×block", "time (µs)", "GB/s", "% peak", "sum", "verdict"];
+const WIDTHS: [usize; 8] = [24, 14, 11, 9, 8, 12, 12, 0];
+const HEADERS: [&str; 8] = ["variant", "grid×block", "time (µs)", "GB/s", "% peak", "clock64 Δ", "sum", "verdict"];
 
 /// The table's header line.
 pub fn table_header() -> String {
@@ -70,7 +70,7 @@ pub fn table_header() -> String {
     s.trim_end().to_string()
 }
 
-fn cells(row: &Row, device: &DeviceInfo) -> [String; 7] {
+fn cells(row: &Row, device: &DeviceInfo) -> [String; 8] {
     match row {
         Row::Ran(m) => {
             let bw = m.bytes_per_second();
@@ -81,12 +81,13 @@ fn cells(row: &Row, device: &DeviceInfo) -> [String; 7] {
                 format!("{:.2}", m.median_us()),
                 format!("{:.1}", bw / 1e9),
                 peak,
+                m.cycles.map_or("—".to_string(), |c| c.to_string()),
                 m.sum.to_string(),
                 row.verdict(),
             ]
         }
         Row::Skipped { variant, .. } | Row::Failed { variant, .. } => {
-            [variant.to_string(), "—".into(), "—".into(), "—".into(), "—".into(), "—".into(), row.verdict()]
+            [variant.to_string(), "—".into(), "—".into(), "—".into(), "—".into(), "—".into(), "—".into(), row.verdict()]
         }
     }
 }
@@ -102,7 +103,7 @@ pub fn table_row(row: &Row, device: &DeviceInfo) -> String {
 
 /// CSV header line.
 pub fn csv_header() -> &'static str {
-    "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,sum,expected,widened_sum,verdict"
+    "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,clock64_cycles,sum,expected,widened_sum,verdict"
 }
 
 /// One CSV line.
@@ -112,7 +113,7 @@ pub fn csv_row(row: &Row, device: &DeviceInfo) -> String {
             let bw = m.bytes_per_second();
             let min = m.times_us.iter().copied().fold(f64::INFINITY, f64::min);
             format!(
-                "{},{},{},{},{},{:.3},{:.3},{:.2},{},{},{},{},{}",
+                "{},{},{},{},{},{:.3},{:.3},{:.2},{},{},{},{},{},{}",
                 m.variant,
                 m.n,
                 m.geometry.grid,
@@ -122,6 +123,7 @@ pub fn csv_row(row: &Row, device: &DeviceInfo) -> String {
                 min,
                 bw / 1e9,
                 device.peak_bandwidth.map_or(String::new(), |p| format!("{:.2}", 100.0 * bw / p)),
+                m.cycles.map_or(String::new(), |c| c.to_string()),
                 m.sum,
                 m.expected.wrapped,
                 m.expected.widened,
@@ -176,7 +178,7 @@ pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Ro
             Row::Ran(m) => {
                 let _ = write!(
                     s,
-                    "{{\"variant\":{},\"n\":{},\"grid\":{},\"block\":{},\"shared_bytes\":{},\"times_us\":[{}],\"median_us\":{:.3},\"bytes_per_s\":{:.0},\"sum\":{},\"expected\":{},\"widened_sum\":{},\"verdict\":\"{}\"}}",
+                    "{{\"variant\":{},\"n\":{},\"grid\":{},\"block\":{},\"shared_bytes\":{},\"times_us\":[{}],\"median_us\":{:.3},\"bytes_per_s\":{:.0},\"clock64_cycles\":{},\"sum\":{},\"expected\":{},\"widened_sum\":{},\"verdict\":\"{}\"}}",
                     json_str(m.variant),
                     m.n,
                     m.geometry.grid,
@@ -185,6 +187,7 @@ pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Ro
                     m.times_us.iter().map(|t| format!("{t:.3}")).collect::<Vec<_>>().join(","),
                     m.median_us(),
                     m.bytes_per_second(),
+                    m.cycles.map_or("null".to_string(), |c| c.to_string()),
                     m.sum,
                     m.expected.wrapped,
                     m.expected.widened,

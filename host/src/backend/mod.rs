@@ -293,11 +293,12 @@ impl Backend {
         }
     }
 
-    /// Blocks of `block` threads (with `shared` dynamic bytes) that fit on one SM at once.
+    /// Blocks of kernel `kernel` with `block` threads (and `shared` dynamic bytes) that fit on
+    /// one SM at once.
     /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.
-    pub fn occupancy<A>(&self, kernel: &Kernel<A>, block: u32, shared: usize) -> Result<u32> {
+    pub fn occupancy(&self, kernel: &'static str, block: u32, shared: usize) -> Result<u32> {
         match self {
-            Backend::Gpu(g) => g.occupancy(kernel.name, block, shared),
+            Backend::Gpu(g) => g.occupancy(kernel, block, shared),
             Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
         }
     }

@@ -334,7 +334,9 @@ impl Scheduler {
         let mut tick = 0u32;
         while let Some(t) = self.queue.pop_front() {
             tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(CLOCK_EVERY) && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline) {
+            if tick.is_multiple_of(CLOCK_EVERY)
+                && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline)
+            {
                 return Err(self.timeout(launch));
             }
             let ti = t as usize;

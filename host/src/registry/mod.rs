@@ -1,5 +1,6 @@
 //! The one list of variants. The CLI, the tests, the benches and the docs all iterate over
-//! [`VARIANTS`]; nothing else names a kernel.
+//! [`all()`]; nothing else names a kernel. The entries live in one file per family
+//! (`global.rs`, `shared.rs`, `modern.rs`, `sumsq.rs`).
 //!
 //! A [`Variant`] says what a kernel teaches and how to run it: its [`Plan`] (which kernel,
 //! how the grid follows from `n` and the block size, how much shared memory, whether it
@@ -11,7 +12,6 @@
 
 use crate::backend::Kernel;
 use crate::error::{Error, Result};
-use crate::kernel_ref;
 
 /// Arguments of a kernel that reads its input: `(g_idata, g_odata, n)`; block `b` writes its
 /// partial result to `g_odata[b]`.
@@ -145,6 +145,35 @@ impl<A> KernelSel<A> {
     }
 }
 
+/// Arguments of a single-pass kernel: `(g_idata, g_partials, g_ticket, g_out, n)`. Blocks
+/// write partials to `g_partials[blockIdx.x]`; the last block to finish (it draws the last
+/// ticket from `*g_ticket`, which it then resets to 0) adds them and writes `*g_out`.
+pub type SinglePassArgs = (*const i32, *mut i32, *mut u32, *mut i32, u32);
+/// Arguments of a sum-of-squares kernel: `(g_idata, g_result, g_clocks, n)`. It writes one
+/// result per thread or per block (see [`Outputs`]) and, per block, `clock64()` at its start
+/// and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
+pub type SumSqArgs = (*const i32, *mut i32, *mut u64, u32);
+
+/// Grid of a sum-of-squares step (the tutorial fixes its grid rather than deriving it from n).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SumSqGrid {
+    /// One block of one thread: the block size asked for is ignored.
+    OneThread,
+    /// One block of the requested size.
+    OneBlock,
+    /// `k` blocks per multiprocessor of the requested size.
+    PerMultiprocessor(u32),
+}
+
+/// What a sum-of-squares kernel writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outputs {
+    /// One partial per thread of the grid (the host adds them).
+    PerThread,
+    /// One partial per block (the host adds them).
+    PerBlock,
+}
+
 /// How a variant runs.
 #[derive(Clone, Copy, Debug)]
 pub enum Plan {
@@ -159,6 +188,48 @@ pub enum Plan {
         /// Shared memory.
         shared: SharedMem,
         /// Allowed blocks.
+        blocks: BlockRule,
+    },
+    /// A grid-stride loop over a grid no larger than the GPU holds at once:
+    /// `grid = min(ceil(n / (block × items_per_thread)), SMs × resident blocks per SM)`, the
+    /// residency from the occupancy calculator unless `blocks_per_sm` fixes it. Each block
+    /// writes one partial; the host adds the partials.
+    GridStride {
+        /// The kernel.
+        kernel: Kernel<ReadArgs>,
+        /// Elements a thread consumes per loop trip (e.g. 4 for one 128-bit load).
+        items_per_thread: u32,
+        /// Resident blocks per SM to size the grid with (`None`: ask the occupancy calculator).
+        blocks_per_sm: Option<u32>,
+        /// Shared memory.
+        shared: SharedMem,
+        /// Allowed blocks.
+        blocks: BlockRule,
+    },
+    /// Like [`Plan::GridStride`], but one launch leaves the final sum on the device.
+    SinglePass {
+        /// The kernel.
+        kernel: Kernel<SinglePassArgs>,
+        /// Elements a thread consumes per loop trip.
+        items_per_thread: u32,
+        /// Resident blocks per SM (`None`: the occupancy calculator).
+        blocks_per_sm: Option<u32>,
+        /// Shared memory.
+        shared: SharedMem,
+        /// Allowed blocks.
+        blocks: BlockRule,
+    },
+    /// A step of the sum-of-squares tutorial: fixed grid, clocks per block.
+    SumSquares {
+        /// The kernel.
+        kernel: Kernel<SumSqArgs>,
+        /// Its grid.
+        grid: SumSqGrid,
+        /// What it writes.
+        outputs: Outputs,
+        /// Shared memory.
+        shared: SharedMem,
+        /// Allowed blocks (ignored for [`SumSqGrid::OneThread`]).
         blocks: BlockRule,
     },
 }
@@ -195,7 +266,20 @@ impl Variant {
     /// The block sizes it accepts.
     pub fn blocks(&self) -> BlockRule {
         match self.plan {
-            Plan::Partials { blocks, .. } => blocks,
+            Plan::Partials { blocks, .. }
+            | Plan::GridStride { blocks, .. }
+            | Plan::SinglePass { blocks, .. }
+            | Plan::SumSquares { blocks, .. } => blocks,
+        }
+    }
+
+    /// Its shared memory rule.
+    pub fn shared(&self) -> SharedMem {
+        match self.plan {
+            Plan::Partials { shared, .. }
+            | Plan::GridStride { shared, .. }
+            | Plan::SinglePass { shared, .. }
+            | Plan::SumSquares { shared, .. } => shared,
         }
     }
 
@@ -209,41 +293,44 @@ impl Variant {
         match self.plan {
             Plan::Partials { kernel: PartialsKernel::Reads(k), .. } => k.symbols(),
             Plan::Partials { kernel: PartialsKernel::InPlace(k), .. } => k.symbols(),
+            Plan::GridStride { kernel, .. } => vec![kernel.name],
+            Plan::SinglePass { kernel, .. } => vec![kernel.name],
+            Plan::SumSquares { kernel, .. } => vec![kernel.name],
+        }
+    }
+
+    /// Dynamic shared memory bytes per block at `block` threads (set at launch).
+    pub fn dynamic_shared_bytes(&self, block: u32) -> u32 {
+        match self.shared() {
+            SharedMem::DynamicPerThread(b) => b * block,
+            _ => 0,
         }
     }
 
     /// Shared memory bytes per block at `block` threads (static + dynamic).
     pub fn shared_bytes(&self, block: u32) -> u32 {
-        match self.plan {
-            Plan::Partials { shared, .. } => match shared {
-                SharedMem::None => 0,
-                SharedMem::Static { bytes } => bytes,
-                SharedMem::DynamicPerThread(b) => b * block,
-            },
+        match self.shared() {
+            SharedMem::None => 0,
+            SharedMem::Static { bytes } => bytes,
+            SharedMem::DynamicPerThread(b) => b * block,
         }
     }
 }
 
-/// Every variant, in teaching order.
-pub static VARIANTS: &[Variant] = &[Variant {
-    name: "interleaved",
-    family: Family::GlobalMemory,
-    concept: "re-index so the working threads are packed into the first warps: no divergence, coalesced pairs",
-    op: Op::Sum,
-    elem: Elem::I32,
-    min_cc: (7, 0),
-    plan: Plan::Partials {
-        kernel: PartialsKernel::InPlace(KernelSel::One(kernel_ref!(kernels::reduce::interleaved(a, b, n)))),
-        items_per_thread: 1,
-        shared: SharedMem::None,
-        blocks: BlockRule::ANY,
-    },
-}];
+mod global;
+mod modern;
+mod shared;
+mod sumsq;
+
+/// Every variant, in teaching order (family by family).
+pub fn all() -> impl Iterator<Item = &'static Variant> + Clone {
+    global::VARIANTS.iter().chain(shared::VARIANTS).chain(modern::VARIANTS).chain(sumsq::VARIANTS)
+}
 
 /// The variant called `name`, or an error listing the names there are.
 pub fn find(name: &str) -> Result<&'static Variant> {
-    VARIANTS.iter().find(|v| v.name == name).ok_or_else(|| {
-        let names: Vec<_> = VARIANTS.iter().map(|v| v.name).collect();
+    all().find(|v| v.name == name).ok_or_else(|| {
+        let names: Vec<_> = all().map(|v| v.name).collect();
         Error::Invalid(format!("no variant `{name}`; the variants are: {}", names.join(", ")))
     })
 }
@@ -254,11 +341,11 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_symbols_follow_names() {
-        let mut names: Vec<_> = VARIANTS.iter().map(|v| v.name).collect();
+        let mut names: Vec<_> = all().map(|v| v.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), VARIANTS.len(), "duplicate variant names");
-        for v in VARIANTS {
+        assert_eq!(names.len(), all().count(), "duplicate variant names");
+        for v in all() {
             for s in v.symbols() {
                 assert!(s.starts_with(v.name), "variant {} launches `{s}`, not named after it", v.name);
             }

@@ -294,8 +294,14 @@ pub fn median(xs: &[f64]) -> f64 {
     }
 }
 
-/// Runs `variant` once untimed (warm-up: module load, JIT, caches), then `repeat` timed runs,
-/// and checks the last run's result against `expected` (the reference for the variant's op).
+/// Timed runs every variant gets, however slow.
+pub const MIN_RUNS: u32 = 3;
+/// Past this much timed work (µs) a variant stops repeating once it has [`MIN_RUNS`] runs.
+pub const RUN_BUDGET_US: f64 = 3e6;
+
+/// Runs `variant` once untimed (warm-up: module load, JIT, caches), then `repeat` timed runs
+/// (fewer, but at least [`MIN_RUNS`], once the runs have taken [`RUN_BUDGET_US`]), and checks the
+/// last run's result against `expected` (the reference for the variant's op).
 pub fn measure(
     backend: &Backend,
     variant: &'static Variant,
@@ -310,9 +316,17 @@ pub fn measure(
     r.launch()?;
     backend.synchronize()?;
     let mut times_us = Vec::with_capacity(repeat as usize);
-    for _ in 0..repeat.max(1) {
+    let mut spent = 0.0;
+    for i in 0..repeat.max(1) {
+        // A variant slow enough to spend the budget (the one-thread sum of squares at 2^28) stops
+        // after MIN_RUNS runs instead of `repeat`: the table shows how many it got.
+        if i >= MIN_RUNS && spent > RUN_BUDGET_US {
+            break;
+        }
         r.reset()?;
-        times_us.push(backend.time(&mut || r.launch())?);
+        let t = backend.time(&mut || r.launch())?;
+        spent += t;
+        times_us.push(t);
     }
     let sum = r.result()?;
     let cycles = r.cycles()?;

@@ -233,6 +233,12 @@ enum State {
     Done,
 }
 
+/// Two barrier sites are the same call when they are the same `Location` (the compiler emits one
+/// per call site); comparing addresses avoids comparing file names on every barrier.
+fn same_site(a: Site, b: Site) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
 fn site(s: Site) -> String {
     format!("{}:{}", s.file(), s.line())
 }
@@ -383,7 +389,7 @@ impl Scheduler {
             State::Barrier(s) => s,
             _ => unreachable!(),
         };
-        if self.state.iter().any(|st| !matches!(st, State::Barrier(x) if *x == first)) {
+        if self.state.iter().any(|st| !matches!(st, State::Barrier(x) if same_site(x, first))) {
             let groups = self.barrier_groups();
             return Err((
                 EmuErrorKind::BarrierDivergence,
@@ -406,7 +412,7 @@ impl Scheduler {
         let mut sites: Vec<Site> = Vec::new();
         for st in &self.state {
             if let State::Barrier(s) = st
-                && !sites.contains(s)
+                && !sites.iter().any(|x| same_site(x, s))
             {
                 sites.push(s);
             }
@@ -415,7 +421,7 @@ impl Scheduler {
             .iter()
             .map(|s| {
                 let who = ranges(
-                    (0..self.n as u32).filter(|&i| matches!(self.state[i as usize], State::Barrier(x) if x == *s)),
+                    (0..self.n as u32).filter(|&i| matches!(self.state[i as usize], State::Barrier(x) if same_site(x, s))),
                 );
                 format!("threads {who} at {}", site(s))
             })

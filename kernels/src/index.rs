@@ -26,6 +26,63 @@ pub const fn div_ceil(a: usize, b: usize) -> usize {
     a.div_ceil(b)
 }
 
+/// The slot thread `tid` adds into at `stride` in `neighbored_less`: `2 * stride * tid`.
+///
+/// The working threads are then `tid = 0, 1, 2, …` (packed into the first warps), while the
+/// slots they touch are the same as in `neighbored`, where thread `tid` works when
+/// `tid % (2 * stride) == 0`:
+///
+/// ```text
+///  stride 1:  tid   0  1  2  3  4  5  6  7   ->  slot  0  2  4  6  8 10 12 14
+///  stride 2:  tid   0  1  2  3               ->  slot  0  4  8 12
+///  stride 4:  tid   0  1                     ->  slot  0  8
+/// ```
+///
+/// ```
+/// use kernels::index::neighbored_less_index;
+/// assert_eq!(neighbored_less_index(3, 2), 12);
+/// ```
+#[inline(always)]
+pub const fn neighbored_less_index(tid: u32, stride: u32) -> usize {
+    2 * stride as usize * tid as usize
+}
+
+/// Index, within its block's segment, of the `k`-th element thread `tid` folds in the
+/// unrolled kernels' first phase: `tid + k * block`. Block `b` of an unroll-by-`N` kernel
+/// owns the `N * block` elements from `b * N * block`; thread `tid` adds the elements
+/// `tid`, `tid + block`, …, `tid + (N-1) * block` of that segment (one per data block, so
+/// that a warp's loads of each `k` are consecutive).
+///
+/// ```
+/// use kernels::index::fold_index;
+/// assert_eq!(fold_index(3, 128, 2), 259);
+/// ```
+#[inline(always)]
+pub const fn fold_index(tid: u32, block: u32, k: usize) -> usize {
+    tid as usize + k * block as usize
+}
+
+/// How many of the `factor` elements of [`fold_index`] exist for thread `tid` in a segment
+/// of `len` elements: the `k < factor` with `tid + k * block < len`. `factor` for a full
+/// segment, fewer in the short last block, 0 for a thread past its end. No division, so no
+/// divide-by-zero path in the PTX.
+///
+/// ```
+/// use kernels::index::fold_count;
+/// assert_eq!(fold_count(1024, 128, 5, 8), 8); // full segment of unroll8 at block 128
+/// assert_eq!(fold_count(300, 128, 5, 8), 3); // 5, 133, 261 exist
+/// assert_eq!(fold_count(300, 128, 44, 8), 2); // 44, 172 (300 does not)
+/// assert_eq!(fold_count(3, 128, 5, 8), 0);
+/// ```
+#[inline(always)]
+pub const fn fold_count(len: usize, block: u32, tid: u32, factor: usize) -> usize {
+    let mut count = 0;
+    while count < factor && fold_index(tid, block, count) < len {
+        count += 1;
+    }
+    count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +106,55 @@ mod tests {
         assert_eq!(segment_len(5, 5, 4), 0);
         assert_eq!(segment_len(5, 4, 4), 1);
         assert_eq!(segment_len(usize::MAX, usize::MAX - 1, 8), 1);
+    }
+
+    #[test]
+    fn neighbored_less_touches_the_slots_neighbored_does() {
+        for block in [32u32, 64, 256, 1024] {
+            let mut stride = 1;
+            while stride < block {
+                // neighbored: thread t works when t % (2*stride) == 0, on slot t.
+                let neighbored: std::vec::Vec<usize> =
+                    (0..block).filter(|t| t % (2 * stride) == 0).map(|t| t as usize).collect();
+                // neighbored_less: thread t works when its slot is inside the block.
+                let less: std::vec::Vec<usize> =
+                    (0..block).map(|t| neighbored_less_index(t, stride)).filter(|&i| i < block as usize).collect();
+                assert_eq!(neighbored, less, "block {block} stride {stride}");
+                // ... and the working threads are the first ones: 0, 1, 2, ...
+                let workers = (0..block).filter(|&t| neighbored_less_index(t, stride) < block as usize).count();
+                assert!(
+                    (0..block).all(|t| (neighbored_less_index(t, stride) < block as usize) == ((t as usize) < workers))
+                );
+                stride *= 2;
+            }
+        }
+    }
+
+    #[test]
+    fn fold_reads_every_element_once() {
+        for factor in [1usize, 2, 4, 8] {
+            for block in [32u32, 64, 128, 1024] {
+                let seg = factor * block as usize;
+                for n in [1usize, 2, 31, 32, 33, 511, 512, 513, 1000, 1025, 4097, 8193, 9000] {
+                    let mut seen = std::vec![0u8; n];
+                    for b in 0..div_ceil(n, seg) {
+                        let start = b * seg;
+                        let len = segment_len(n, start, seg);
+                        for tid in 0..block {
+                            let count = fold_count(len, block, tid, factor);
+                            assert_eq!(count == 0, tid as usize >= len, "n={n} block={block} tid={tid}");
+                            for k in 0..factor {
+                                let i = fold_index(tid, block, k);
+                                assert_eq!(k < count, i < len, "n={n} block={block} tid={tid} k={k}");
+                                if k < count {
+                                    seen[start + i] += 1;
+                                }
+                            }
+                        }
+                    }
+                    assert!(seen.iter().all(|&c| c == 1), "factor={factor} block={block} n={n}");
+                }
+            }
+        }
     }
 }

@@ -1,19 +1,97 @@
-//! *Professional CUDA C Programming*, chapter 3: reduction in global memory.
+//! *Professional CUDA C Programming*, chapter 3: reduction in global memory, from the
+//! divergent neighbored-pair tree to the completely unrolled, block-size-specialised kernel.
+//! Every kernel works in place on a scratch copy of the input, like the book's.
 
-use super::{BlockRule, Elem, Family, KernelSel, Op, PartialsKernel, Plan, SharedMem, Variant};
+use super::{BlockRule, Elem, Family, InPlaceArgs, KernelSel, Op, PartialsKernel, Plan, SharedMem, Variant};
+use crate::backend::Kernel;
 use crate::kernel_ref;
 
-pub(super) static VARIANTS: &[Variant] = &[Variant {
-    name: "interleaved",
-    family: Family::GlobalMemory,
-    concept: "re-index so the working threads are packed into the first warps: no divergence, coalesced pairs",
-    op: Op::Sum,
-    elem: Elem::I32,
-    min_cc: (7, 0),
-    plan: Plan::Partials {
-        kernel: PartialsKernel::InPlace(KernelSel::One(kernel_ref!(kernels::reduce::interleaved(a, b, n)))),
-        items_per_thread: 1,
-        shared: SharedMem::None,
-        blocks: BlockRule::ANY,
-    },
-}];
+/// A chapter-3 variant: in place, no shared memory, every power-of-two block 32..=1024.
+const fn global(
+    name: &'static str,
+    concept: &'static str,
+    kernel: KernelSel<InPlaceArgs>,
+    items_per_thread: u32,
+) -> Variant {
+    Variant {
+        name,
+        family: Family::GlobalMemory,
+        concept,
+        op: Op::Sum,
+        elem: Elem::I32,
+        min_cc: (7, 0),
+        plan: Plan::Partials {
+            kernel: PartialsKernel::InPlace(kernel),
+            items_per_thread,
+            shared: SharedMem::None,
+            blocks: BlockRule::ANY,
+        },
+    }
+}
+
+/// `complete_unroll::<BLOCK>`, one instantiation per allowed block.
+static COMPLETE_UNROLL: &[(u32, Kernel<InPlaceArgs>)] = &[
+    (32, kernel_ref!(kernels::reduce::complete_unroll_32(a, b, n))),
+    (64, kernel_ref!(kernels::reduce::complete_unroll_64(a, b, n))),
+    (128, kernel_ref!(kernels::reduce::complete_unroll_128(a, b, n))),
+    (256, kernel_ref!(kernels::reduce::complete_unroll_256(a, b, n))),
+    (512, kernel_ref!(kernels::reduce::complete_unroll_512(a, b, n))),
+    (1024, kernel_ref!(kernels::reduce::complete_unroll_1024(a, b, n))),
+];
+
+pub(super) static VARIANTS: &[Variant] = &[
+    global(
+        "neighbored",
+        "a tree of pairwise adds with a block barrier between rounds; tid % (2*stride) == 0 makes every warp diverge",
+        KernelSel::One(kernel_ref!(kernels::reduce::neighbored(a, b, n))),
+        1,
+    ),
+    global(
+        "neighbored_less",
+        "the same tree with the work mapped to the first threads (index = 2*stride*tid): whole warps idle, less divergence",
+        KernelSel::One(kernel_ref!(kernels::reduce::neighbored_less(a, b, n))),
+        1,
+    ),
+    global(
+        "interleaved",
+        "pairs stride apart, stride halving: working threads packed first and each warp's loads consecutive (coalesced)",
+        KernelSel::One(kernel_ref!(kernels::reduce::interleaved(a, b, n))),
+        1,
+    ),
+    global(
+        "unroll2",
+        "each block first folds 2 data blocks: no idle threads in the first step, twice the loads in flight",
+        KernelSel::One(kernel_ref!(kernels::reduce::unroll2(a, b, n))),
+        2,
+    ),
+    global(
+        "unroll4",
+        "fold 4 data blocks per block: 4 independent loads in flight per thread, half the blocks of unroll2",
+        KernelSel::One(kernel_ref!(kernels::reduce::unroll4(a, b, n))),
+        4,
+    ),
+    global(
+        "unroll8",
+        "fold 8 data blocks per block: 8 independent loads in flight per thread, an eighth of the trees",
+        KernelSel::One(kernel_ref!(kernels::reduce::unroll8(a, b, n))),
+        8,
+    ),
+    global(
+        "unroll_warps8",
+        "unroll8 with the last warp's six rounds unrolled, separated by __syncwarp instead of block barriers",
+        KernelSel::One(kernel_ref!(kernels::reduce::unroll_warps8(a, b, n))),
+        8,
+    ),
+    global(
+        "complete_unroll_warps8",
+        "every block-wide round written out (blockDim <= 1024): no loop, constant offsets, then the warp rounds",
+        KernelSel::One(kernel_ref!(kernels::reduce::complete_unroll_warps8(a, b, n))),
+        8,
+    ),
+    global(
+        "complete_unroll",
+        "the block size as a const generic: each instantiation keeps only its rounds and barriers; the host picks one",
+        KernelSel::PerBlock(COMPLETE_UNROLL),
+        8,
+    ),
+];

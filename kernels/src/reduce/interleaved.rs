@@ -7,18 +7,21 @@ kernel! {
     /// active threads adds the element `stride` places away (the book's `reduceInterleaved`).
     ///
     /// # Concept
-    /// **Warp divergence and its cure by re-indexing.** A warp executes one instruction for
-    /// all 32 lanes; when an `if` splits the lanes, the warp runs both paths. Choosing
-    /// *which* threads work, so that whole warps either all work or all idle, removes the
-    /// divergence without changing the arithmetic.
+    /// **Coalesced memory access.** A warp's 32 loads are served together, in 32-byte
+    /// sectors: when the lanes read consecutive words, one warp-wide load moves 128 bytes in
+    /// four sectors and uses all of them; when they read words far apart, it moves a sector
+    /// per lane and uses 4 bytes of each. The order in which a tree pairs its elements
+    /// decides which of the two the warps see.
     ///
     /// # Previous problem → fix
-    /// `neighbored` keeps thread `tid` busy when `tid % (2*stride) == 0`: the busy threads
-    /// are spread over every warp, so every warp diverges at every step, and the pairs
-    /// `idata[tid]`, `idata[tid+stride]` are ever further apart. Here thread `tid` works
-    /// when `tid < stride`: the busy threads are packed into the first warps (no divergence
-    /// until fewer than 32 remain), and a warp's loads of `idata[tid + stride]` are
-    /// consecutive, hence coalesced.
+    /// `neighbored_less` packed the working threads into the first warps (the divergence
+    /// fix), but thread `tid` still adds the pair at `2*stride*tid` and `2*stride*tid +
+    /// stride`: a warp's loads are `2*stride` words apart, so from stride 4 on every lane
+    /// touches its own sector. Here the pairs are interleaved instead: thread `tid < stride`
+    /// adds `idata[tid + stride]` into `idata[tid]`, with `stride` halving from
+    /// `blockDim/2`. The working threads are still the first ones (no divergence until
+    /// fewer than 32 remain), and a warp's loads of `idata[tid]` and of
+    /// `idata[tid + stride]` are each 32 consecutive words: coalesced.
     ///
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
@@ -34,6 +37,10 @@ kernel! {
     ///  stride 2 (t0-1)          ^--+--'  '                  a0+=a2  a1+=a3
     ///  stride 1 (t0)            ^--'                        a0+=a1
     /// ```
+    ///
+    /// What it leaves wrong: already in the first round only half the threads add — the
+    /// other half of the launched threads never load anything — and a working thread has
+    /// only its pair's two loads in flight (`unroll2` fixes that).
     ///
     /// # Launch
     /// Grid `ceil(n / blockDim)`, block a power of two in 32..=1024, no shared memory.

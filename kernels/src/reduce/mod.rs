@@ -5,6 +5,26 @@
 //! a last block does it on the device). Each file teaches one idea and says which problem
 //! of the previous kernel it fixes.
 
+// Chapter 3: global memory.
+mod complete_unroll;
+mod complete_unroll_warps8;
 mod interleaved;
+mod neighbored;
+mod neighbored_less;
+mod unroll2;
+mod unroll4;
+mod unroll8;
+mod unroll_warps8;
 
+pub use complete_unroll::{
+    complete_unroll, complete_unroll_32, complete_unroll_64, complete_unroll_128, complete_unroll_256,
+    complete_unroll_512, complete_unroll_1024,
+};
+pub use complete_unroll_warps8::complete_unroll_warps8;
 pub use interleaved::interleaved;
+pub use neighbored::neighbored;
+pub use neighbored_less::neighbored_less;
+pub use unroll_warps8::unroll_warps8;
+pub use unroll2::unroll2;
+pub use unroll4::unroll4;
+pub use unroll8::unroll8;

@@ -1,0 +1,134 @@
+use super::unroll_warps8::{add_pair, last_warp};
+use super::unroll2::fold_blocks;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::{WARP_SIZE, trap};
+use crate::index::segment_len;
+use crate::kernel;
+
+/// `complete_unroll_warps8` with the block size a compile-time constant: the body of the
+/// `complete_unroll_BLOCK` kernels (the book's template `reduceCompleteUnroll<iBlockSize>`).
+///
+/// # Concept
+/// **Compile-time specialisation (templates → const generics).** A kernel parameterised
+/// by a constant is compiled once per value; in each copy every test on that constant is
+/// decided by the compiler, and the code it guards is kept or deleted outright. The host
+/// chooses the copy at run time from the block size it launches (the book's `switch`,
+/// here the registry's `KernelSel::PerBlock`).
+///
+/// # Previous problem → fix
+/// `complete_unroll_warps8` tests `blockDim.x >= 1024`, … at run time, and executes the
+/// block barrier after every one of the four rounds even where the block is too small for
+/// the round to do anything (a 64-thread block passes four barriers with no work between
+/// them). Here `BLOCK >= 1024`, … are constants: each instantiation contains only the
+/// rounds its block size needs, each with its barrier, and nothing else.
+///
+/// # Execution
+/// 1. Block `b` owns the segment `g_idata[8b*BLOCK .. 8(b+1)*BLOCK)` (`len` of those
+///    exist; the last block may be short).
+/// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements
+///    `tid + k*BLOCK`, `k = 0..8`, that exist into `idata[tid]`; block barrier.
+/// 3. The block-wide rounds this `BLOCK` needs, each followed by its barrier (a barrier
+///    inside `if BLOCK >= …` keeps the CUDA rule: the condition is a constant, so it
+///    evaluates identically across the block):
+///
+///    ```text
+///     BLOCK = 256 keeps:   tid < 128 adds idata[tid + 128]    sync_threads
+///                          tid <  64 adds idata[tid +  64]    sync_threads
+///     BLOCK = 1024 adds the 512 and 256 rounds before them; BLOCK = 64 and 32 keep none
+///    ```
+///
+///    each add only when `tid + stride < min(len, BLOCK)`.
+/// 4. Warp 0 finishes with `last_warp` (in `unroll_warps8.rs`): strides 32 … 1 with
+///    `sync_warp` between rounds — never the book's unsynchronised `volatile` code, which
+///    races on Volta and later (`unroll_warps8`'s docs say why).
+/// 5. Thread 0 writes `idata[0]` to `g_odata[b]`.
+///
+/// # Launch
+/// Grid `ceil(n / (8*BLOCK))`, block **exactly** `BLOCK` (a power of two in 32..=1024;
+/// another block size traps), no shared memory. Works **in place**: the host passes a
+/// scratch copy of the input, never the input.
+///
+/// # Preconditions
+/// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`; `blockDim.x == BLOCK`.
+///
+/// # Safety
+/// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
+/// Every thread reaches every block barrier (threads past `n` fold nothing and idle
+/// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
+#[inline(always)]
+pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    const { assert!(BLOCK.is_power_of_two() && BLOCK >= 32 && BLOCK <= 1024, "BLOCK: a power of two in 32..=1024") };
+    if block_dim_x() != BLOCK {
+        // Uniform over the block, before any barrier: every thread traps.
+        trap("complete_unroll::<BLOCK> launched with blockDim.x != BLOCK");
+    }
+    let tid = thread_idx_x();
+    let seg = 8 * BLOCK as usize;
+    let start = block_idx_x() as usize * seg;
+    let len = segment_len(n as usize, start, seg);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start) };
+
+    // SAFETY: `idata` holds the `len` elements of this block's segment.
+    unsafe { fold_blocks::<8>(idata, tid, BLOCK, len) };
+    sync_threads();
+
+    let len = len.min(BLOCK as usize);
+    if BLOCK >= 1024 {
+        // SAFETY: `idata` holds `len` elements, and a block barrier separates each round
+        // from the next (the same holds for the three rounds below).
+        unsafe { add_pair(idata, tid, 512, len) };
+        sync_threads();
+    }
+    if BLOCK >= 512 {
+        // SAFETY: as above.
+        unsafe { add_pair(idata, tid, 256, len) };
+        sync_threads();
+    }
+    if BLOCK >= 256 {
+        // SAFETY: as above.
+        unsafe { add_pair(idata, tid, 128, len) };
+        sync_threads();
+    }
+    if BLOCK >= 128 {
+        // SAFETY: as above.
+        unsafe { add_pair(idata, tid, 64, len) };
+        sync_threads();
+    }
+
+    if tid < WARP_SIZE {
+        // SAFETY: exactly warp 0 enters (BLOCK >= 32), len <= BLOCK, and the last block
+        // barrier (after the fold or the last round) follows every other warp's writes.
+        unsafe { last_warp(idata, tid, len) };
+    }
+
+    if tid == 0 {
+        // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+    }
+}
+
+/// One kernel entry per block size: `complete_unroll_BLOCK` runs `complete_unroll::<BLOCK>`.
+macro_rules! instantiate {
+    ($($name:ident = $block:literal),* $(,)?) => {$(
+        kernel! {
+            #[doc = concat!("[`complete_unroll`] compiled for `blockDim.x = ", stringify!($block), "`.")]
+            ///
+            /// # Safety
+            #[doc = concat!("As for [`complete_unroll`]; launched with `blockDim.x = ", stringify!($block), "`.")]
+            pub unsafe fn $name(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+                // SAFETY: forwarded from this kernel's caller.
+                unsafe { complete_unroll::<$block>(g_idata, g_odata, n) }
+            }
+        }
+    )*};
+}
+
+instantiate! {
+    complete_unroll_32 = 32,
+    complete_unroll_64 = 64,
+    complete_unroll_128 = 128,
+    complete_unroll_256 = 256,
+    complete_unroll_512 = 512,
+    complete_unroll_1024 = 1024,
+}

@@ -1,0 +1,111 @@
+use super::unroll_warps8::{add_pair, last_warp};
+use super::unroll2::fold_blocks;
+use crate::device::WARP_SIZE;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::segment_len;
+use crate::kernel;
+
+kernel! {
+    /// `unroll_warps8` with every round of the tree unrolled: since a block has at most
+    /// 1024 threads, the tree has at most four block-wide rounds (strides 512, 256, 128,
+    /// 64) before the last warp, and each is written out, guarded by the block size (the
+    /// book's `reduceCompleteUnrollWarps8`).
+    ///
+    /// # Concept
+    /// **Complete unrolling of a loop whose trip count is bounded.** When the hardware caps
+    /// the iterations (here `blockDim.x ≤ 1024`), the loop can be written as straight-line
+    /// code: no counter, no test and branch per round, and every offset (`tid + 512`, …) is
+    /// a constant the compiler folds into the load's address. The guards
+    /// `blockDim.x >= 1024`, … have the same value in every thread of the block, so they
+    /// cause no divergence.
+    ///
+    /// # Previous problem → fix
+    /// `unroll_warps8` still runs its block-wide rounds as a loop: a runtime stride, a
+    /// shift, a compare and a branch per round, and address arithmetic from a stride the
+    /// compiler cannot see. Here the four possible block-wide rounds are written out, each
+    /// with constant offsets.
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment `g_idata[8b*blockDim .. 8(b+1)*blockDim)` (`len` of
+    ///    those exist; the last block may be short).
+    /// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements
+    ///    `tid + k*blockDim`, `k = 0..8`, that exist into `idata[tid]`; block barrier.
+    /// 3. Block-wide rounds over `idata[0 .. min(len, blockDim))`, each followed by a block
+    ///    barrier (outside the `if`, as in the book, so every thread reaches it):
+    ///
+    ///    ```text
+    ///     if blockDim >= 1024:  tid < 512 adds idata[tid + 512]    sync_threads
+    ///     if blockDim >=  512:  tid < 256 adds idata[tid + 256]    sync_threads
+    ///     if blockDim >=  256:  tid < 128 adds idata[tid + 128]    sync_threads
+    ///     if blockDim >=  128:  tid <  64 adds idata[tid +  64]    sync_threads
+    ///    ```
+    ///
+    ///    each add only when `tid + stride < min(len, blockDim)`.
+    /// 4. Warp 0 finishes with `last_warp` (in `unroll_warps8.rs`): strides 32 … 1 with
+    ///    `sync_warp` between rounds, never the book's unsynchronised `volatile` code, which
+    ///    races on Volta and later (`unroll_warps8`'s docs say why).
+    /// 5. Thread 0 writes `idata[0]` to `g_odata[b]`.
+    ///
+    /// What it leaves wrong: `blockDim.x` is still a runtime value, so the four guards are
+    /// evaluated at run time and the barriers of the rounds a small block skips are still
+    /// executed (`complete_unroll` makes the block size a compile-time constant).
+    ///
+    /// # Launch
+    /// Grid `ceil(n / (8*blockDim))`, block a power of two in 32..=1024, no shared memory.
+    /// Works **in place**: the host passes a scratch copy of the input, never the input.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
+    /// Every thread reaches every block barrier (threads past `n` fold nothing and idle
+    /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
+    pub unsafe fn complete_unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let seg = 8 * block as usize;
+        let start = block_idx_x() as usize * seg;
+        let len = segment_len(n as usize, start, seg);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
+
+        // SAFETY: `idata` holds the `len` elements of this block's segment.
+        unsafe { fold_blocks::<8>(idata, tid, block, len) };
+        sync_threads();
+
+        let len = len.min(block as usize);
+        if block >= 1024 {
+            // SAFETY: `idata` holds `len` elements, and a block barrier separates each round
+            // from the next (the same holds for the three rounds below).
+            unsafe { add_pair(idata, tid, 512, len) };
+        }
+        sync_threads();
+        if block >= 512 {
+            // SAFETY: as above.
+            unsafe { add_pair(idata, tid, 256, len) };
+        }
+        sync_threads();
+        if block >= 256 {
+            // SAFETY: as above.
+            unsafe { add_pair(idata, tid, 128, len) };
+        }
+        sync_threads();
+        if block >= 128 {
+            // SAFETY: as above.
+            unsafe { add_pair(idata, tid, 64, len) };
+        }
+        sync_threads();
+
+        if tid < WARP_SIZE {
+            // SAFETY: exactly warp 0 enters (blockDim >= 32), len <= blockDim, and the block
+            // barrier just above follows every other warp's writes.
+            unsafe { last_warp(idata, tid, len) };
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        }
+    }
+}

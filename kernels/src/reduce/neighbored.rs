@@ -1,0 +1,87 @@
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::segment_len;
+use crate::kernel;
+
+kernel! {
+    /// Neighbored-pair tree reduction in global memory: at stride `s = 1, 2, 4, …` thread
+    /// `tid` adds its neighbour `s` places away when `tid % (2s) == 0` (the book's
+    /// `reduceNeighbored`).
+    ///
+    /// # Concept
+    /// **Parallel reduction as a tree.** Addition is associative, so `n` numbers can be
+    /// added pairwise in `log2(n)` rounds instead of `n - 1` dependent steps. Each block
+    /// reduces its own segment with a tree, separating the rounds with the block barrier
+    /// (`__syncthreads`), and writes one partial sum; the partials are added afterwards.
+    ///
+    /// # Previous problem → fix
+    /// The sequential sum on the CPU (or one GPU thread) is a chain of `n - 1` dependent
+    /// adds: no parallelism at all. Here every block works at once, and inside a block the
+    /// adds of a round are independent, so a block of `B` threads needs only `log2(B)`
+    /// rounds. What it leaves wrong: the working thread of each pair is `tid` with
+    /// `tid % (2*stride) == 0` — at stride 1 every other thread, at stride 2 every fourth,
+    /// and so on. The busy threads are spread over **every** warp, so every warp of the block
+    /// diverges (runs the `if` with most lanes masked off) at every round: at stride 16 a
+    /// warp issues the add for one lane out of 32, and no warp ever retires early.
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
+    ///    those exist; the last block may be short).
+    /// 2. For `stride = 1, 2, 4, …, blockDim/2`: thread `tid` with `tid % (2*stride) == 0`
+    ///    adds `idata[tid + stride]` into `idata[tid]`, when that element exists; then the
+    ///    block barrier.
+    /// 3. Thread 0 writes `idata[0]`, the segment's sum, to `g_odata[b]`.
+    ///
+    /// ```text
+    ///  blockDim = 8      idata: a0 a1 a2 a3 a4 a5 a6 a7
+    ///  stride 1 (t0,2,4,6)      ^--'  ^--'  ^--'  ^--'    a0+=a1  a2+=a3  a4+=a5  a6+=a7
+    ///  stride 2 (t0,4)          ^-----'     ^-----'       a0+=a2  a4+=a6
+    ///  stride 4 (t0)            ^-----------'             a0+=a4
+    ///  blockDim = 1024, working lanes per warp at stride 1, 2, 4, 8, 16: 16, 8, 4, 2, 1
+    ///  — all 32 warps issue the add in each of those rounds; then lane 0 of every 2nd,
+    ///  4th, … warp
+    /// ```
+    ///
+    /// In a short segment the tree still holds: after the round of stride `s`, slot `i`
+    /// (a multiple of `2s`) holds the sum of the elements `i .. min(i + 2s, len)`; a slot
+    /// whose partner `i + s` lies past `len` has nothing to add and keeps its value.
+    ///
+    /// # Launch
+    /// Grid `ceil(n / blockDim)`, block a power of two in 32..=1024, no shared memory.
+    /// Works **in place**: the host passes a scratch copy of the input, never the input.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
+    /// Every thread reaches every barrier: threads past `n` idle through the loop instead
+    /// of returning early (the book returns early, which the CUDA rules for
+    /// `__syncthreads` do not allow).
+    pub unsafe fn neighbored(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let start = block_idx_x() as usize * block as usize;
+        let len = segment_len(n as usize, start, block as usize);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
+
+        let mut stride = 1;
+        while stride < block {
+            // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path.
+            if tid.is_multiple_of(2 * stride) && ((tid + stride) as usize) < len {
+                let (i, j) = (tid as usize, (tid + stride) as usize);
+                // SAFETY: i < j < len. In this round the writers are the multiples of
+                // 2*stride and the partners j = i + stride are not, so no slot is both read
+                // and written, and each slot has one writer.
+                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            }
+            sync_threads();
+            stride *= 2;
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        }
+    }
+}

@@ -1,0 +1,85 @@
+use super::unroll2::fold_blocks;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::segment_len;
+use crate::kernel;
+
+kernel! {
+    /// Unrolling by four: each block first folds **four** data blocks into one (thread `tid`
+    /// adds `idata[tid + k*blockDim]`, `k = 0..4`, into `idata[tid]`), then runs the
+    /// interleaved tree (the book's `reduceUnrolling4`).
+    ///
+    /// # Concept
+    /// **Memory-level parallelism.** A load takes hundreds of cycles; what hides that
+    /// latency is how many independent loads are outstanding at once. With four
+    /// independent loads per thread issued back to back, each thread keeps four requests in
+    /// flight where `unroll2` kept two, at the same occupancy.
+    ///
+    /// # Previous problem → fix
+    /// `unroll2` keeps only two loads per thread in flight in its fold and still launches
+    /// `n / (2*blockDim)` blocks, each paying its own tree of `log2(blockDim)` barrier
+    /// rounds for only `2*blockDim` elements. Here each thread folds four elements, so the
+    /// fold has twice the bytes in flight and the grid (the number of trees, barriers and
+    /// partial sums) halves again.
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment `g_idata[4b*blockDim .. 4(b+1)*blockDim)` (`len` of
+    ///    those exist; the last block may be short).
+    /// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements `tid + k*blockDim`,
+    ///    `k = 0..4`, that exist, and stores the sum in `idata[tid]`; block barrier.
+    ///
+    ///    ```text
+    ///    idata: | x0 .. xB-1 | xB .. x2B-1 | x2B .. x3B-1 | x3B .. x4B-1 |   B = blockDim
+    ///             t            t+B           t+2B           t+3B     -> idata[t]
+    ///    ```
+    /// 3. The interleaved tree over `idata[0 .. min(len, blockDim))`: for
+    ///    `stride = blockDim/2, …, 1`, thread `tid < stride` adds `idata[tid + stride]`
+    ///    into `idata[tid]` when that slot holds a sum; block barrier after each round.
+    /// 4. Thread 0 writes `idata[0]` to `g_odata[b]`.
+    ///
+    /// The book folds only when all four elements exist (`if (idx + 3*blockDim.x < n)`),
+    /// which silently drops up to three of them per thread in a short last block; this fold
+    /// adds exactly the elements that exist.
+    ///
+    /// # Launch
+    /// Grid `ceil(n / (4*blockDim))`, block a power of two in 32..=1024, no shared memory.
+    /// Works **in place**: the host passes a scratch copy of the input, never the input.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
+    /// Every thread reaches every barrier: threads past `n` fold nothing and idle through
+    /// the tree instead of returning early.
+    pub unsafe fn unroll4(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let seg = 4 * block as usize;
+        let start = block_idx_x() as usize * seg;
+        let len = segment_len(n as usize, start, seg);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
+
+        // SAFETY: `idata` holds the `len` elements of this block's segment.
+        unsafe { fold_blocks::<4>(idata, tid, block, len) };
+        sync_threads();
+
+        let len = len.min(block as usize);
+        let mut stride = block / 2;
+        while stride > 0 {
+            if tid < stride && ((tid + stride) as usize) < len {
+                let (i, j) = (tid as usize, (tid + stride) as usize);
+                // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
+                // idata[j] (j >= stride) is written by no thread in this round.
+                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            }
+            sync_threads();
+            stride >>= 1;
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        }
+    }
+}

@@ -83,6 +83,26 @@ pub const fn fold_count(len: usize, block: u32, tid: u32, factor: usize) -> usiz
     count
 }
 
+/// The contiguous chunk `[start, end)` of `0..n` that part `part` of `parts` owns when `n` is
+/// cut into `parts` chunks of `ceil(n / parts)` elements (the sum-of-squares tutorial's
+/// step 2, one chunk per thread). Every element belongs to exactly one part; when `parts`
+/// does not divide `n`, the last owning part is short and the parts after it are empty
+/// (`start == end == n`). `parts == 0` is treated as one part.
+///
+/// ```
+/// use kernels::index::chunk_bounds;
+/// assert_eq!(chunk_bounds(10, 4, 0), (0, 3));
+/// assert_eq!(chunk_bounds(10, 4, 3), (9, 10)); // chunks 3, 3, 3, 1
+/// assert_eq!(chunk_bounds(2, 4, 3), (2, 2)); // nothing left for part 3
+/// ```
+#[inline(always)]
+pub const fn chunk_bounds(n: usize, parts: usize, part: usize) -> (usize, usize) {
+    let chunk = if parts == 0 { n } else { n.div_ceil(parts) };
+    let start = if part.saturating_mul(chunk) < n { part * chunk } else { n };
+    let end = if n - start < chunk { n } else { start + chunk };
+    (start, end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +176,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn chunks_cover_every_element_once_in_order() {
+        for n in [1usize, 2, 31, 32, 33, 511, 512, 513, 1000, 1023, 1024, 1025, 4097, 9000] {
+            for parts in [1usize, 32, 64, 256, 1024] {
+                let mut next = 0;
+                for part in 0..parts {
+                    let (start, end) = chunk_bounds(n, parts, part);
+                    assert!(start <= end && end <= n, "n={n} parts={parts} part={part}");
+                    assert_eq!(start, next, "chunks are contiguous: n={n} parts={parts} part={part}");
+                    assert!(end - start <= div_ceil(n, parts));
+                    next = end;
+                }
+                assert_eq!(next, n, "n={n} parts={parts}");
+            }
+        }
+        assert_eq!(chunk_bounds(7, 0, 0), (0, 7));
+        assert_eq!(chunk_bounds(usize::MAX, 2, 5), (usize::MAX, usize::MAX));
     }
 }

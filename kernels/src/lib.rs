@@ -18,6 +18,9 @@
 //!
 //! * [`reduce`] — sums of `i32`, from the divergent neighbored-pair tree of *Professional
 //!   CUDA C Programming* chapter 3 to single-pass kernels that read at memory speed.
+//! * [`sumsq`] — Σ x² in the steps of the classic "CUDA sum of squares" tutorial (one
+//!   thread → one block → coalesced → many blocks → a shared-memory tree per block), each
+//!   timed with the kernel's own `clock64()`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -39,6 +42,7 @@ extern crate std;
 pub mod device;
 pub mod index;
 pub mod reduce;
+pub mod sumsq;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod broken;

@@ -16,6 +16,12 @@ mod unroll4;
 mod unroll8;
 mod unroll_warps8;
 
+// Chapter 5: shared memory.
+mod gmem;
+mod smem;
+mod smem_unroll4;
+mod smem_unroll4_dyn;
+
 pub use complete_unroll::{
     complete_unroll, complete_unroll_32, complete_unroll_64, complete_unroll_128, complete_unroll_256,
     complete_unroll_512, complete_unroll_1024,
@@ -28,3 +34,8 @@ pub use unroll_warps8::unroll_warps8;
 pub use unroll2::unroll2;
 pub use unroll4::unroll4;
 pub use unroll8::unroll8;
+
+pub use gmem::gmem;
+pub use smem::smem;
+pub use smem_unroll4::smem_unroll4;
+pub use smem_unroll4_dyn::smem_unroll4_dyn;

@@ -1,0 +1,125 @@
+use super::smem::shared_tree;
+use crate::device::shared::Shared;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::{fold_index, segment_len};
+use crate::kernel;
+use crate::static_shared;
+
+/// Elements each thread adds from global memory before the tree.
+const UNROLL: usize = 4;
+
+kernel! {
+    /// Shared-memory tree reduction with 4-way unrolled loads (the book's
+    /// `reduceSmemUnroll`): each thread first adds 4 elements from global memory, a
+    /// quarter of the blocks' worth apart, into its shared slot; then the same tree as
+    /// `smem`.
+    ///
+    /// # Concept
+    /// **Memory-level parallelism: more independent loads in flight per thread.** A load
+    /// from DRAM takes hundreds of cycles; a warp that issues one load and then needs the
+    /// value waits all that time. Four loads whose addresses do not depend on each other
+    /// are issued back to back and wait together, so each thread keeps four requests in
+    /// flight where `smem` had one, and every thread is busy in the first phase where
+    /// `smem`'s tree leaves half of them idle at its first level.
+    ///
+    /// # Previous problem → fix
+    /// In `smem` each thread loads **one** element and then half of the threads idle at
+    /// the first level, three quarters at the second, …: a block of `B` threads reduces
+    /// only `B` elements, the grid is `n / B` blocks, and each of them pays for a whole tree
+    /// (barriers, shared-memory traffic) for a single load per thread. Here a block reduces
+    /// `4B` elements: the grid is four times smaller, every thread issues four independent
+    /// coalesced loads before the first barrier, and the tree runs once per `4B` elements.
+    /// The last warp of the tree is unrolled with `__syncwarp` between levels (the book's
+    /// lock-step `volatile` version races on Volta and later; see `gmem`).
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment of `4·blockDim` elements from `b·4·blockDim` (`len` of
+    ///    them exist; the last block may be short). Thread `tid` adds the segment's
+    ///    elements `tid`, `tid + blockDim`, `tid + 2·blockDim`, `tid + 3·blockDim`: all
+    ///    four with unguarded, independent loads when the last one exists, else only those
+    ///    below `len` (the book loads nothing at all in that case and drops the tail).
+    ///    The thread's sum, 0 if it had no element, goes to `smem[tid]`; block barrier.
+    /// 2. The tree of `smem` on `smem[0..blockDim)` (levels 512…64 with block barriers,
+    ///    then warp 0 alone with `__syncwarp`).
+    /// 3. Thread 0 writes `smem[0]` to `g_odata[b]`.
+    ///
+    /// ```text
+    ///  block b's segment, blockDim = B:
+    ///   [ data block 0 ][ data block 1 ][ data block 2 ][ data block 3 ]
+    ///     t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1
+    ///  smem[t] = a[t] + a[t+B] + a[t+2B] + a[t+3B]      (4 loads in flight per thread)
+    ///  then the tree of `smem` over smem[0..B)
+    /// ```
+    ///
+    /// # Launch
+    /// Grid `ceil(n / (4·blockDim))`, block a power of two in 32..=1024, 4096 bytes of
+    /// static shared memory (no dynamic shared memory).
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`; `blockDim.x` is a power
+    /// of two in 32..=1024.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; `g_idata` is only read.
+    /// Every thread reaches every block barrier (threads with no element store 0 and take
+    /// part in the tree), and all 32 lanes of warp 0 reach every `__syncwarp`.
+    pub unsafe fn smem_unroll4(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+        let smem = static_shared!(SMEM: [i32; 1024]);
+        // SAFETY: forwarded from this kernel's contract; `smem` holds 1024 >= blockDim slots.
+        unsafe { unroll4_body(smem, g_idata, g_odata, n) };
+    }
+}
+
+/// The body of [`smem_unroll4`] and `smem_unroll4_dyn`, which differ only in where their
+/// shared array comes from.
+///
+/// # Safety
+/// The kernel's contract (see [`smem_unroll4`]), and `smem` holds at least `blockDim.x`
+/// elements of this block's shared memory. Called by every thread of the block.
+#[inline(always)]
+pub(super) unsafe fn unroll4_body(smem: Shared<i32>, g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    let tid = thread_idx_x();
+    let block = block_dim_x();
+    let start = block_idx_x() as usize * UNROLL * block as usize;
+    let len = segment_len(n as usize, start, UNROLL * block as usize);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start) };
+
+    let sum = if fold_index(tid, block, UNROLL - 1) < len {
+        // The whole stripe exists: four loads that do not depend on each other, issued
+        // before any of their values is used.
+        // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
+        let (a0, a1, a2, a3) = unsafe {
+            (
+                *idata.add(fold_index(tid, block, 0)),
+                *idata.add(fold_index(tid, block, 1)),
+                *idata.add(fold_index(tid, block, 2)),
+                *idata.add(fold_index(tid, block, 3)),
+            )
+        };
+        a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
+    } else {
+        // The short last block: only the elements that exist (maybe none).
+        let mut sum = 0i32;
+        for k in 0..UNROLL {
+            let i = fold_index(tid, block, k);
+            if i < len {
+                // SAFETY: i < len.
+                sum = sum.wrapping_add(unsafe { *idata.add(i) });
+            }
+        }
+        sum
+    };
+    // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
+    unsafe { smem.write(tid as usize, sum) };
+    sync_threads();
+
+    // SAFETY: smem holds blockDim slots, all written before the barrier above.
+    unsafe { shared_tree(smem, tid, block) };
+
+    if tid == 0 {
+        // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
+        // elements.
+        unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
+    }
+}

@@ -1,2 +1,221 @@
-//! Criterion benches of the reduction variants (filled in by the benches work).
-fn main() {}
+//! Criterion benches of every registered reduction variant on the GPU, timed with CUDA
+//! events, and of CUB's `DeviceReduce::Sum` in the same run where nvcc can build it.
+//!
+//! Ids are `reduce/{variant}/{n}` (and `reduce/cub/{n}`), n ∈ {2^20, 2^24, 2^26, 2^28};
+//! criterion reports the time per launch and, from `Throughput::Bytes(4n)`, the bytes of
+//! input read per second. Filter as usual: `.gpu/benches/reduce-* --bench 'reduce/single_pass/'`.
+//!
+//! **What is timed.** `iter_custom`: a CUDA event, `iters` launches back to back on the
+//! GPU's stream with no synchronisation between them, a second event, one wait; the time
+//! between the events (device time, launch gaps included). Input generation, upload,
+//! allocation of partials and scratch, and the check of each variant's result all happen
+//! once, before timing. Partial sums are not added on the host inside the timed loop
+//! (as in the CLI: the reported time is the kernels'); single-pass variants finish on the
+//! device in every launch. In-place variants are reset (their scratch copy of the input
+//! restored) only before the check: inside the timed loop they re-run on their own, already
+//! reduced scratch. The work is the same — these kernels' loads, adds, stores and branches
+//! do not depend on the values — only the sums are meaningless.
+//!
+//! **Bounded time.** Flat sampling, 20 samples, 0.3 s warm-up and 1 s of measurement per
+//! benchmark; a variant whose single launch takes over 20 ms gets 10 samples, and one
+//! predicted (from the previous size) to take over 250 ms per launch is skipped with a line
+//! saying so. Every variant × 4 sizes takes a few minutes on an H100/H200.
+//!
+//! Block size: 512 (the CLI's default and the book's), or `REDUCE_BENCH_BLOCK`.
+//! Without a GPU the benches print why and register nothing.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use host::backend::Backend;
+use host::cub::{self, CubOp};
+use host::input::Input;
+use host::reduce::Reduction;
+use host::registry::{self, Family, Op, Variant};
+
+const SIZES: [usize; 4] = [1 << 20, 1 << 24, 1 << 26, 1 << 28];
+/// A launch slower than this gets fewer samples.
+const SLOW_LAUNCH_US: f64 = 20e3;
+/// A launch predicted slower than this is not benchmarked at that size.
+const SKIP_LAUNCH_US: f64 = 250e3;
+
+fn main() {
+    let backend = match Backend::gpu() {
+        Ok(b) => b,
+        Err(e) => {
+            println!(
+                "reduce benches: skipped, nothing registered ({e}); run them on a GPU host: .gpu/benches/reduce-* --bench"
+            );
+            return;
+        }
+    };
+    let block: u32 = match std::env::var("REDUCE_BENCH_BLOCK") {
+        Ok(s) => match s.parse() {
+            Ok(b) => b,
+            Err(_) => {
+                eprintln!("REDUCE_BENCH_BLOCK={s}: not a number");
+                std::process::exit(2);
+            }
+        },
+        Err(_) => 512,
+    };
+    println!("reduce benches on {}, block {block}", backend.info());
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(20)
+        .nresamples(10_000)
+        .configure_from_args();
+
+    let mut cub_session = match cub::available() {
+        Ok(()) => match cub::Session::start() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                println!("reduce/cub: skipped ({e})");
+                None
+            }
+        },
+        Err(why) => {
+            println!("reduce/cub: skipped ({why})");
+            None
+        }
+    };
+
+    // Launch time of each variant at the previous size, to predict the next one.
+    let mut last_us: HashMap<&'static str, (usize, f64)> = HashMap::new();
+    let mut failures = 0;
+    for n in SIZES {
+        if (n as u64) * 4 * 3 > backend.info().memory_bytes {
+            println!("reduce/*/{n}: skipped (input, scratch copy and CUB's copy need more than the device's memory)");
+            continue;
+        }
+        let data = Input::small(n, 1).data;
+        let sum = data.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        let squares = data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
+        let input = match backend.upload(&data) {
+            Ok(b) => b,
+            Err(e) => {
+                println!("reduce/*/{n}: skipped (upload failed: {e})");
+                failures += 1;
+                continue;
+            }
+        };
+        drop(data);
+
+        for family in Family::ALL {
+            // Prepare and check every variant of the family at this size, outside timing.
+            let mut ready: Vec<(&'static Variant, Reduction<'_>, f64)> = Vec::new();
+            for v in registry::all().filter(|v| v.family == family) {
+                let id = format!("reduce/{}/{n}", v.name);
+                if let Some(&(m, us)) = last_us.get(v.name) {
+                    let predicted = us * (n as f64 / m as f64);
+                    if predicted > SKIP_LAUNCH_US {
+                        println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
+                        last_us.insert(v.name, (n, predicted));
+                        continue;
+                    }
+                }
+                let expected = if v.op == Op::SumOfSquares { squares } else { sum };
+                match prepare(&backend, v, &input, n, block, expected) {
+                    Ok((r, us)) => {
+                        last_us.insert(v.name, (n, us));
+                        ready.push((v, r, us));
+                    }
+                    Err(Skip::Unsupported(why)) => println!("{id}: skipped ({why})"),
+                    Err(Skip::Failed(why)) => {
+                        println!("{id}: FAILED, not benchmarked ({why})");
+                        failures += 1;
+                    }
+                }
+            }
+            if ready.is_empty() {
+                continue;
+            }
+            let slow = ready.iter().any(|(_, _, us)| *us > SLOW_LAUNCH_US);
+            let mut group = c.benchmark_group("reduce");
+            group.throughput(Throughput::Bytes(n as u64 * 4)).sampling_mode(SamplingMode::Flat).sample_size(if slow {
+                10
+            } else {
+                20
+            });
+            for (v, r, _) in &mut ready {
+                group.bench_function(BenchmarkId::new(v.name, n), |b| {
+                    b.iter_custom(|iters| {
+                        let us = backend
+                            .time(&mut || {
+                                for _ in 0..iters {
+                                    r.launch()?;
+                                }
+                                Ok(())
+                            })
+                            .unwrap_or_else(|e| panic!("reduce/{}/{n}: {e}", v.name));
+                        Duration::from_secs_f64(us * 1e-6)
+                    })
+                });
+            }
+            group.finish();
+        }
+
+        if let Some(session) = cub_session.as_mut() {
+            let mut group = c.benchmark_group("reduce");
+            group.throughput(Throughput::Bytes(n as u64 * 4)).sampling_mode(SamplingMode::Flat).sample_size(20);
+            let mut error = None;
+            group.bench_function(BenchmarkId::new("cub", n), |b| {
+                b.iter_custom(|iters| match session.batch(CubOp::ReduceSum, n, iters) {
+                    Ok(us) => Duration::from_secs_f64(us * 1e-6),
+                    Err(e) => {
+                        error.get_or_insert(e.to_string());
+                        Duration::from_secs(1)
+                    }
+                })
+            });
+            group.finish();
+            if let Some(e) = error {
+                println!("reduce/cub/{n}: FAILED ({e}); the figure above is meaningless; no more CUB entries");
+                failures += 1;
+                cub_session = None;
+            }
+        }
+    }
+    c.final_summary();
+    if failures > 0 {
+        println!("{failures} benchmark(s) failed their check or could not run");
+        std::process::exit(1);
+    }
+}
+
+enum Skip {
+    /// The variant cannot run here (block not allowed, compute capability too old…).
+    Unsupported(String),
+    /// It ran and failed, or returned a wrong sum.
+    Failed(String),
+}
+
+/// Allocates the variant's buffers, runs it once untimed (module load, caches), then once
+/// timed, and checks the sum. Returns the ready reduction and that launch's time (µs).
+fn prepare<'a>(
+    backend: &'a Backend,
+    v: &'static Variant,
+    input: &'a host::backend::DeviceBuffer<i32>,
+    n: usize,
+    block: u32,
+    expected: i32,
+) -> Result<(Reduction<'a>, f64), Skip> {
+    let mut r = match Reduction::new(backend, v, input, n, block) {
+        Ok(r) => r,
+        Err(e @ (host::Error::Invalid(_) | host::Error::Unsupported(_))) => {
+            return Err(Skip::Unsupported(e.to_string()));
+        }
+        Err(e) => return Err(Skip::Failed(e.to_string())),
+    };
+    let failed = |e: host::Error| Skip::Failed(e.to_string());
+    r.reset().and_then(|_| r.launch()).and_then(|_| backend.synchronize()).map_err(failed)?;
+    r.reset().map_err(failed)?;
+    let us = backend.time(&mut || r.launch()).map_err(failed)?;
+    let got = r.result().map_err(failed)?;
+    if got != expected {
+        return Err(Skip::Failed(format!("expected {expected}, got {got}")));
+    }
+    Ok((r, us))
+}

@@ -7,11 +7,13 @@
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
+//! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
 //! why; `--include-ignored` runs them anyway (they then fail with that reason). On a GPU
 //! host they run like any other test.
 
+mod alignment;
 mod cli;
 mod common;
 mod emulator;
@@ -31,5 +33,6 @@ fn main() {
     trials.extend(faults::trials());
     trials.extend(cli::trials());
     trials.extend(gpu::trials(gpu.is_none()));
+    trials.extend(alignment::trials(gpu.is_none()));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -75,6 +75,10 @@ struct Args {
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
+    /// Also time CUB's DeviceReduce::Sum at the same n (needs nvcc on the GPU host) and add a
+    /// `× CUB` column: our throughput over CUB's (> 1: faster than CUB).
+    #[arg(long)]
+    compare_cub: bool,
 }
 
 /// Runs the command line of this process; returns the exit status.
@@ -118,6 +122,18 @@ fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
     let list: Vec<&'static Variant> =
         if args.variant == "all" { registry::all().collect() } else { vec![registry::find(&args.variant)?] };
     Ok(list.into_iter().filter(|v| family.is_none_or(|f| v.family == f)).collect())
+}
+
+/// `--compare-cub`: CUB's median time for DeviceReduce::Sum on `n` elements, or why there is
+/// none (no GPU, no nvcc, a build or run failure), in one line.
+fn cub_median_us(backend: &Backend, n: usize, repeat: u32) -> std::result::Result<f64, String> {
+    if !backend.is_gpu() {
+        return Err("CUB runs on a GPU only; these are emulator results".into());
+    }
+    crate::cub::available()?;
+    crate::cub::time(crate::cub::CubOp::ReduceSum, n, repeat.max(crate::reduce::MIN_RUNS))
+        .map(|t| t.median_us)
+        .map_err(|e| e.to_string())
 }
 
 fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
@@ -176,6 +192,14 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
 
     let info = backend.info().clone();
     let human = format == Format::Table;
+    let (cub, cub_missing) = match args.compare_cub.then(|| cub_median_us(&backend, n, repeat)) {
+        Some(Ok(c)) => (Some(c), None),
+        Some(Err(why)) => (None, Some(format!("--compare-cub: no CUB comparison ({why}); no × CUB column"))),
+        None => (None, None),
+    };
+    if let (Some(line), false) = (&cub_missing, human) {
+        eprintln!("{line}");
+    }
     if human {
         outln!(out, "device: {info}");
         if !backend.is_gpu() {
@@ -185,6 +209,9 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
                 }
                 None => outln!(out, "EMULATOR RESULTS — times are CPU times, not GPU times"),
             }
+        }
+        if let Some(line) = &cub_missing {
+            outln!(out, "{line}");
         }
         eprint!("generating {n} inputs (seed {}) and the CPU reference… ", args.seed);
     }
@@ -204,9 +231,21 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
             if backend.is_gpu() { "" } else { ": here, wall clock" },
         );
         outln!(out, "expected sum (CPU recursion): {} (exact: {})", expected.wrapped, expected.widened);
-        outln!(out, "{}", report::table_header());
+        if let Some(c) = cub {
+            outln!(
+                out,
+                "CUB DeviceReduce::Sum at the same n: {c:.2} µs ({:.1} GB/s), median of {repeat}; × CUB = our throughput / CUB's (> 1: faster)",
+                n as f64 * 4.0 / (c * 1e-6) / 1e9
+            );
+            outln!(out, "{}", report::table_header_with_cub());
+        } else {
+            outln!(out, "{}", report::table_header());
+        }
     } else if format == Format::Csv {
-        outln!(out, "{}", report::csv_header());
+        match cub {
+            Some(_) => outln!(out, "{}", report::csv_header_with_cub()),
+            None => outln!(out, "{}", report::csv_header()),
+        }
     }
 
     let mut rows = Vec::new();
@@ -229,17 +268,19 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
                 Err(e) => Row::Failed { variant: v.name, error: e.to_string() },
             },
         };
-        match format {
-            Format::Table => outln!(out, "{}", report::table_row(&row, &info)),
-            Format::Csv => outln!(out, "{}", report::csv_row(&row, &info)),
-            Format::Json => {}
+        match (format, cub) {
+            (Format::Table, None) => outln!(out, "{}", report::table_row(&row, &info)),
+            (Format::Table, Some(c)) => outln!(out, "{}", report::table_row_with_cub(&row, &info, c)),
+            (Format::Csv, None) => outln!(out, "{}", report::csv_row(&row, &info)),
+            (Format::Csv, Some(c)) => outln!(out, "{}", report::csv_row_with_cub(&row, &info, c)),
+            (Format::Json, _) => {}
         }
         let _ = out.flush();
         rows.push(row);
     }
     if format == Format::Json {
         let backend_name = if backend.is_gpu() { "gpu" } else { "emulator" };
-        outln!(out, "{}", report::json(&info, backend_name, n, args.block, &rows));
+        outln!(out, "{}", report::json_with_cub(&info, backend_name, n, args.block, &rows, cub));
     }
     let failed = rows.iter().filter(|r| r.failed()).count();
     if human && failed > 0 {

@@ -8,10 +8,13 @@
 //! * [`cpu`] — the CPU reference (the book's recursive reduction, fixed for odd lengths).
 //! * [`input`] — deterministic inputs from a seed.
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
+//! * [`sum`] — the sum of a device buffer in one call, with the fastest variant.
+//! * [`cub`] — NVIDIA's CUB timed in the same run, for comparisons (needs nvcc on the GPU host).
 
 pub mod backend;
 pub mod cli;
 pub mod cpu;
+pub mod cub;
 pub mod emu;
 pub mod error;
 pub mod input;
@@ -19,6 +22,7 @@ pub mod ptx;
 pub mod reduce;
 pub mod registry;
 pub mod report;
+pub mod sum;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};

@@ -125,6 +125,7 @@ pub struct Reduction<'a> {
     backend: &'a Backend,
     variant: &'static Variant,
     input: &'a DeviceBuffer<i32>,
+    offset: usize,
     n: usize,
     geometry: Geometry,
     scratch: Option<DeviceBuffer<i32>>,
@@ -143,9 +144,27 @@ impl<'a> Reduction<'a> {
         n: usize,
         block: u32,
     ) -> Result<Self> {
+        Self::new_at(backend, variant, input, 0, n, block)
+    }
+
+    /// Prepares `variant` on the `n` elements of `input` starting at element `offset`: the
+    /// kernel gets the address of element `offset`, which is only 4-byte aligned in general
+    /// (the unaligned-head cases of the vector-load kernels). In-place variants get a scratch
+    /// copy of the whole buffer and work on the same range of it.
+    pub fn new_at(
+        backend: &'a Backend,
+        variant: &'static Variant,
+        input: &'a DeviceBuffer<i32>,
+        offset: usize,
+        n: usize,
+        block: u32,
+    ) -> Result<Self> {
         let geometry = geometry(backend, variant, n, block)?;
-        if input.len() < n {
-            return Err(Error::Invalid(format!("input holds {} elements, fewer than n = {n}", input.len())));
+        if offset.checked_add(n).is_none_or(|end| end > input.len()) {
+            return Err(Error::Invalid(format!(
+                "input holds {} elements, fewer than offset {offset} + n = {n}",
+                input.len()
+            )));
         }
         // Resolve a per-block kernel now, so that a missing instantiation is a clear error here.
         let missing = match variant.plan {
@@ -156,7 +175,7 @@ impl<'a> Reduction<'a> {
         if missing {
             return Err(Error::Invalid(format!("variant `{}` has no kernel for block {block}", variant.name)));
         }
-        let scratch = if variant.in_place() { Some(backend.alloc::<i32>(n)?) } else { None };
+        let scratch = if variant.in_place() { Some(backend.alloc::<i32>(input.len())?) } else { None };
         let single = matches!(variant.plan, Plan::SinglePass { .. });
         let partials = backend.alloc::<i32>(if single { geometry.grid as usize } else { geometry.outputs })?;
         let ticket = if single { Some(backend.alloc::<u32>(1)?) } else { None };
@@ -165,7 +184,7 @@ impl<'a> Reduction<'a> {
             Plan::SumSquares { .. } => Some(backend.alloc::<u64>(2 * geometry.grid as usize)?),
             _ => None,
         };
-        Ok(Self { backend, variant, input, n, geometry, scratch, partials, ticket, out, clocks })
+        Ok(Self { backend, variant, input, offset, n, geometry, scratch, partials, ticket, out, clocks })
     }
 
     /// The launch geometry.
@@ -188,27 +207,34 @@ impl<'a> Reduction<'a> {
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
         let n = self.n as u32;
         let partials = self.partials.as_mut_ptr();
-        let input = self.input.as_ptr();
+        // `wrapping_add`: a device address is not a host allocation; the range was checked in new_at().
+        let input = self.input.as_ptr().wrapping_add(self.offset);
         // SAFETY (every launch below): `geometry` checked the variant's launch preconditions;
         // `input` holds n elements, `partials` holds `outputs` (or `grid`) elements, the
         // single-pass ticket and output one each, the clocks two per block, all buffers of
         // this backend. In-place kernels get the scratch copy, never the input.
         match self.variant.plan {
+            // SAFETY: as above.
             Plan::Partials { kernel: PartialsKernel::Reads(k), .. } => unsafe {
                 self.launch_sel(&k, cfg, (input, partials, n))
             },
             Plan::Partials { kernel: PartialsKernel::InPlace(k), .. } => {
                 let scratch = self.scratch.as_mut().expect("in-place variants have a scratch buffer").as_mut_ptr();
+                let scratch = scratch.wrapping_add(self.offset);
+                // SAFETY: as above.
                 unsafe { self.launch_sel(&k, cfg, (scratch, partials, n)) }
             }
+            // SAFETY: as above.
             Plan::GridStride { kernel, .. } => unsafe { self.backend.launch(&kernel, cfg, (input, partials, n)) },
             Plan::SinglePass { kernel, .. } => {
                 let ticket = self.ticket.as_mut().expect("single-pass variants have a ticket").as_mut_ptr();
                 let out = self.out.as_mut().expect("single-pass variants have an output").as_mut_ptr();
+                // SAFETY: as above.
                 unsafe { self.backend.launch(&kernel, cfg, (input, partials, ticket, out, n)) }
             }
             Plan::SumSquares { kernel, .. } => {
                 let clocks = self.clocks.as_mut().expect("sum-of-squares variants have clocks").as_mut_ptr();
+                // SAFETY: as above.
                 unsafe { self.backend.launch(&kernel, cfg, (input, partials, clocks, n)) }
             }
         }

@@ -101,9 +101,58 @@ pub fn table_row(row: &Row, device: &DeviceInfo) -> String {
     s.trim_end().to_string()
 }
 
+/// Width of the `× CUB` column.
+const CUB_WIDTH: usize = 7;
+
+/// Our throughput over CUB's at the same `n`: CUB's median time over ours (> 1: faster than
+/// CUB). `None` for rows that did not run.
+pub fn cub_ratio(row: &Row, cub_median_us: f64) -> Option<f64> {
+    match row {
+        Row::Ran(m) => Some(cub_median_us / m.median_us()),
+        _ => None,
+    }
+}
+
+/// [`table_header`] with a `× CUB` column before the verdict.
+pub fn table_header_with_cub() -> String {
+    let mut s = String::new();
+    for (i, (h, w)) in HEADERS.iter().zip(WIDTHS).enumerate() {
+        if i == HEADERS.len() - 1 {
+            let _ = write!(s, "{:<CUB_WIDTH$}  ", "× CUB");
+        }
+        let _ = write!(s, "{h:<w$}  ");
+    }
+    s.trim_end().to_string()
+}
+
+/// [`table_row`] with the `× CUB` cell ([`cub_ratio`]) before the verdict.
+pub fn table_row_with_cub(row: &Row, device: &DeviceInfo, cub_median_us: f64) -> String {
+    let ratio = cub_ratio(row, cub_median_us).map_or("—".to_string(), |r| format!("{r:.2}"));
+    let cells = cells(row, device);
+    let mut s = String::new();
+    for (i, (c, w)) in cells.iter().zip(WIDTHS).enumerate() {
+        if i == cells.len() - 1 {
+            let _ = write!(s, "{ratio:<CUB_WIDTH$}  ");
+        }
+        let _ = write!(s, "{c:<w$}  ");
+    }
+    s.trim_end().to_string()
+}
+
 /// CSV header line.
 pub fn csv_header() -> &'static str {
     "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,clock64_cycles,sum,expected,widened_sum,verdict"
+}
+
+/// [`csv_header`] plus CUB's median time at the same `n` and [`cub_ratio`].
+pub fn csv_header_with_cub() -> String {
+    format!("{},cub_median_us,x_cub", csv_header())
+}
+
+/// [`csv_row`] plus CUB's median time and [`cub_ratio`] (empty for rows that did not run).
+pub fn csv_row_with_cub(row: &Row, device: &DeviceInfo, cub_median_us: f64) -> String {
+    let ratio = cub_ratio(row, cub_median_us).map_or(String::new(), |r| format!("{r:.4}"));
+    format!("{},{cub_median_us:.3},{ratio}", csv_row(row, device))
 }
 
 /// One CSV line.
@@ -159,6 +208,19 @@ pub fn json_str(s: &str) -> String {
 
 /// The whole report as one JSON document.
 pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Row]) -> String {
+    json_with_cub(device, backend, n, block, rows, None)
+}
+
+/// [`json`], plus `"cub_median_us"` at the top and `"x_cub"` ([`cub_ratio`]) in every row that
+/// ran, when CUB was timed at the same `n`.
+pub fn json_with_cub(
+    device: &DeviceInfo,
+    backend: &str,
+    n: usize,
+    block: u32,
+    rows: &[Row],
+    cub_median_us: Option<f64>,
+) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -170,6 +232,10 @@ pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Ro
         device.compute_capability.1,
         device.peak_bandwidth.map_or("null".to_string(), |p| format!("{p:.0}")),
     );
+    if let Some(c) = cub_median_us {
+        // Spliced in before "rows": the key order of the plain report is unchanged.
+        s.insert_str(s.len() - "\"rows\":[".len(), &format!("\"cub_median_us\":{c:.3},"));
+    }
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
             s.push(',');
@@ -193,6 +259,9 @@ pub fn json(device: &DeviceInfo, backend: &str, n: usize, block: u32, rows: &[Ro
                     m.expected.widened,
                     if m.pass() { "PASS" } else { "FAIL" }
                 );
+                if let Some(r) = cub_median_us.and_then(|c| cub_ratio(row, c)) {
+                    s.insert_str(s.len() - 1, &format!(",\"x_cub\":{r:.4}"));
+                }
             }
             Row::Skipped { variant, reason } => {
                 let _ = write!(
@@ -223,5 +292,32 @@ mod tests {
     #[test]
     fn json_escapes() {
         assert_eq!(json_str("a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+    }
+
+    #[test]
+    fn cub_column_is_cub_time_over_ours() {
+        use crate::cpu::Reference;
+        use crate::reduce::{Geometry, Measurement};
+        let m = Measurement {
+            variant: "single_pass",
+            n: 1 << 20,
+            geometry: Geometry { grid: 4, block: 256, dynamic_shared: 0, shared_bytes: 144, outputs: 1 },
+            times_us: vec![4.0, 5.0, 6.0],
+            sum: 7,
+            expected: Reference { wrapped: 7, widened: 7 },
+            cycles: None,
+        };
+        let device = crate::Backend::emulator().info().clone();
+        let row = Row::Ran(m);
+        assert_eq!(cub_ratio(&row, 10.0), Some(2.0));
+        let line = table_row_with_cub(&row, &device, 10.0);
+        assert!(line.contains("2.00") && line.ends_with("PASS"), "{line}");
+        let header = table_header_with_cub();
+        assert!(header.contains("sum") && header.ends_with("× CUB    verdict"), "{header}");
+        assert!(csv_row_with_cub(&row, &device, 10.0).ends_with(",PASS,10.000,2.0000"));
+        let skipped = Row::Skipped { variant: "redux", reason: "old GPU".into() };
+        assert_eq!(cub_ratio(&skipped, 10.0), None);
+        let j = json_with_cub(&device, "gpu", 1 << 20, 256, &[row], Some(10.0));
+        assert!(j.contains("\"cub_median_us\":10.000,\"rows\":[") && j.contains(",\"x_cub\":2.0000}"), "{j}");
     }
 }

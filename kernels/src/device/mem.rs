@@ -28,3 +28,48 @@ pub unsafe fn load_v4<T: Word>(ptr: *const T) -> [T; 4] {
     // SAFETY: the caller guarantees 16 readable, 16-byte aligned bytes.
     unsafe { ptr.cast::<Vec4<T>>().read().0 }
 }
+
+/// [`load_v4`] through the read-only (non-coherent) data path: PTX `ld.global.nc.v4.b32`,
+/// CUDA C `__ldg(const int4*)`, what CUB's `LOAD_LDG` loads use. The load may be served
+/// from the SM's read-only cache, which the hardware does not keep coherent with writes made
+/// while the kernel runs; in exchange it needs no coherence bookkeeping. For a stream of
+/// reads that no thread of the kernel writes (a reduction's input), it is the natural load.
+///
+/// # Safety
+/// As for [`load_v4`] (valid for reading four `T`, 16-byte aligned, in **global** memory),
+/// and no thread writes those 16 bytes while the kernel runs (the value read is otherwise
+/// undefined: it may be stale).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn load_v4_nc<T: Word>(ptr: *const T) -> [T; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: the caller guarantees 16 readable, 16-byte aligned bytes of global memory
+        // that nobody writes during the kernel. `cvta.to.global` turns the generic address
+        // into the global window's address (the same number on every GPU so far; the
+        // conversion is what PTX requires before a `.global` access and costs nothing).
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %g;",
+                "cvta.to.global.u64 %g, {p};",
+                "ld.global.nc.v4.b32 {{{a}, {b}, {c}, {d}}}, [%g];",
+                "}}",
+                p = in(reg64) ptr,
+                a = out(reg32) a,
+                b = out(reg32) b,
+                c = out(reg32) c,
+                d = out(reg32) d,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        [T::from_word(a), T::from_word(b), T::from_word(c), T::from_word(d)]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: forwarded from the caller; the emulator's global memory is coherent host memory,
+    // so the plain load (with its alignment check) is what the read-only path returns there.
+    unsafe {
+        load_v4(ptr)
+    }
+}

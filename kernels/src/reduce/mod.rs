@@ -16,6 +16,14 @@ mod unroll4;
 mod unroll8;
 mod unroll_warps8;
 
+// Modern: warp shuffles, redux.sync, grid-stride loops, vector loads, single pass.
+mod grid_stride;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+mod redux;
+mod single_pass;
+mod vector_loads;
+mod warp_shuffle;
+
 // Chapter 5: shared memory.
 mod gmem;
 mod smem;
@@ -39,3 +47,10 @@ pub use gmem::gmem;
 pub use smem::smem;
 pub use smem_unroll4::smem_unroll4;
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
+
+pub use grid_stride::grid_stride;
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+pub use redux::redux;
+pub use single_pass::single_pass;
+pub use vector_loads::{ITEMS_PER_TRIP, V4Split, split_for_v4, vector_loads};
+pub use warp_shuffle::{ITEMS_PER_THREAD, warp_shuffle};

@@ -1,0 +1,217 @@
+// CUB in the same run as our kernels: times cub::DeviceReduce::Sum and
+// cub::DeviceScan::InclusiveSum on int32 with CUDA events, and checks each result.
+//
+// host/src/cub.rs builds this file with nvcc at run time (-O3 -arch=sm_XX of the device),
+// runs it and parses its output; nothing else in the project needs nvcc.
+//
+// One measurement:
+//   bench OP N REPEAT
+//     OP = reduce_sum | inclusive_sum. Allocates the input (N int32, a fixed full-range
+//     pattern, so sums wrap), the output and CUB's temporary storage outside any timing;
+//     3 untimed warm-up calls; then REPEAT calls, each between two CUDA events on the
+//     default stream (start; one CUB call; stop; wait); verifies the last result against the
+//     CPU. Prints one line:
+//     RESULT op=OP n=N repeat=R median_us=M min_us=m times_us=t1,t2,...
+// Batches (the criterion benches, which time `iters` launches between two events):
+//   bench --serve
+//     Reads lines "OP N ITERS" from stdin; for each, prepares and verifies (OP, N) once,
+//     then times ITERS back-to-back calls between two events (no synchronisation between
+//     them) and prints
+//     BATCH op=OP n=N iters=I total_us=T
+//     Exits at end of input.
+// Any failure prints "ERROR <what>" and exits with status 1.
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                                          \
+  do {                                                                                       \
+    cudaError_t err_ = (call);                                                               \
+    if (err_ != cudaSuccess) {                                                               \
+      std::printf("ERROR %s failed: %s (bench.cu line %d)\n", #call, cudaGetErrorString(err_), \
+                  __LINE__);                                                                 \
+      std::fflush(stdout);                                                                   \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+
+[[noreturn]] static void fail(const std::string& what) {
+  std::printf("ERROR %s\n", what.c_str());
+  std::fflush(stdout);
+  std::exit(1);
+}
+
+enum class Op { ReduceSum, InclusiveSum };
+
+static Op parse_op(const char* s) {
+  if (std::strcmp(s, "reduce_sum") == 0) return Op::ReduceSum;
+  if (std::strcmp(s, "inclusive_sum") == 0) return Op::InclusiveSum;
+  fail(std::string("unknown op `") + s + "`; the ops are reduce_sum, inclusive_sum");
+}
+
+static const char* op_name(Op op) { return op == Op::ReduceSum ? "reduce_sum" : "inclusive_sum"; }
+
+// A full-range pseudo-random pattern (a multiplicative hash of the index).
+static int32_t pattern(uint64_t i) {
+  uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
+  z ^= z >> 29;
+  return static_cast<int32_t>(static_cast<uint32_t>(z >> 16));
+}
+
+// Device buffers and temporary storage for one (op, n), reused across calls.
+struct Workspace {
+  Op op = Op::ReduceSum;
+  int n = 0;
+  int* in = nullptr;
+  int* out = nullptr;
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+  std::vector<int32_t> host;
+
+  void release() {
+    if (in) CHECK(cudaFree(in));
+    if (out) CHECK(cudaFree(out));
+    if (temp) CHECK(cudaFree(temp));
+    in = out = nullptr;
+    temp = nullptr;
+    temp_bytes = 0;
+    n = 0;
+  }
+
+  void prepare(Op new_op, long long new_n) {
+    if (new_n < 1 || new_n > INT_MAX) fail("n must be in 1..=" + std::to_string(INT_MAX));
+    if (in && n == new_n && op == new_op) return;
+    release();
+    op = new_op;
+    n = static_cast<int>(new_n);
+    host.resize(n);
+    for (int i = 0; i < n; ++i) host[i] = pattern(i);
+    CHECK(cudaMalloc(&in, sizeof(int) * size_t(n)));
+    CHECK(cudaMemcpy(in, host.data(), sizeof(int) * size_t(n), cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&out, sizeof(int) * (op == Op::ReduceSum ? size_t(1) : size_t(n))));
+    if (op == Op::ReduceSum) {
+      CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n));
+    } else {
+      CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, n));
+    }
+    CHECK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+    call();
+    CHECK(cudaDeviceSynchronize());
+    verify();
+  }
+
+  // One CUB call on the default stream: the timed work.
+  void call() {
+    if (op == Op::ReduceSum) {
+      CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n));
+    } else {
+      CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n));
+    }
+  }
+
+  // The last call's result against the CPU (wrapping 32-bit arithmetic).
+  void verify() {
+    if (op == Op::ReduceSum) {
+      uint32_t want = 0;
+      for (int32_t x : host) want += static_cast<uint32_t>(x);
+      int32_t got = 0;
+      CHECK(cudaMemcpy(&got, out, sizeof(int), cudaMemcpyDeviceToHost));
+      if (static_cast<uint32_t>(got) != want) {
+        fail("DeviceReduce::Sum n=" + std::to_string(n) + ": expected " +
+             std::to_string(static_cast<int32_t>(want)) + ", got " + std::to_string(got));
+      }
+    } else {
+      std::vector<int32_t> got(n);
+      CHECK(cudaMemcpy(got.data(), out, sizeof(int) * size_t(n), cudaMemcpyDeviceToHost));
+      uint32_t run = 0;
+      for (int i = 0; i < n; ++i) {
+        run += static_cast<uint32_t>(host[i]);
+        if (static_cast<uint32_t>(got[i]) != run) {
+          fail("DeviceScan::InclusiveSum n=" + std::to_string(n) + ": element " + std::to_string(i) +
+               " expected " + std::to_string(static_cast<int32_t>(run)) + ", got " + std::to_string(got[i]));
+        }
+      }
+    }
+  }
+};
+
+struct Events {
+  cudaEvent_t start, stop;
+  Events() {
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+  }
+  // Microseconds of the work `f` enqueues between the two events.
+  template <class F>
+  double time(F f) {
+    CHECK(cudaEventRecord(start, 0));
+    f();
+    CHECK(cudaEventRecord(stop, 0));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return double(ms) * 1e3;
+  }
+};
+
+static long long parse_count(const char* s, const char* what) {
+  char* end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (!end || *end != '\0' || v < 1) fail(std::string(what) + " must be a positive integer, got `" + s + "`");
+  return v;
+}
+
+static int one(Op op, long long n, long long repeat) {
+  Workspace w;
+  w.prepare(op, n);
+  Events ev;
+  for (int i = 0; i < 3; ++i) w.call();
+  std::vector<double> times;
+  for (long long r = 0; r < repeat; ++r) times.push_back(ev.time([&] { w.call(); }));
+  w.verify();
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  size_t m = sorted.size() / 2;
+  double median = sorted.size() % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+  std::printf("RESULT op=%s n=%lld repeat=%lld median_us=%.3f min_us=%.3f times_us=", op_name(op), n, repeat,
+              median, sorted.front());
+  for (size_t i = 0; i < times.size(); ++i) std::printf(i ? ",%.3f" : "%.3f", times[i]);
+  std::printf("\n");
+  w.release();
+  return 0;
+}
+
+static int serve() {
+  Workspace w;
+  Events ev;
+  char line[256];
+  while (std::fgets(line, sizeof line, stdin)) {
+    char op_s[64];
+    long long n = 0, iters = 0;
+    if (std::sscanf(line, "%63s %lld %lld", op_s, &n, &iters) != 3 || iters < 1) {
+      fail(std::string("bad request `") + line + "`; expected `OP N ITERS`");
+    }
+    Op op = parse_op(op_s);
+    w.prepare(op, n);
+    double total = ev.time([&] {
+      for (long long i = 0; i < iters; ++i) w.call();
+    });
+    std::printf("BATCH op=%s n=%lld iters=%lld total_us=%.3f\n", op_name(op), n, iters, total);
+    std::fflush(stdout);
+  }
+  w.release();
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--serve") == 0) return serve();
+  if (argc != 4) fail("usage: bench OP N REPEAT | bench --serve   (OP = reduce_sum | inclusive_sum)");
+  return one(parse_op(argv[1]), parse_count(argv[2], "N"), parse_count(argv[3], "REPEAT"));
+}

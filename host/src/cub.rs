@@ -1,0 +1,299 @@
+//! NVIDIA's CUB in the same run as our kernels, for comparisons: `cub::DeviceReduce::Sum`
+//! and `cub::DeviceScan::InclusiveSum` on `i32`, timed with CUDA events.
+//!
+//! CUB is a C++ template library, so it is timed by a small CUDA C++ harness,
+//! `cub/bench.cu` (embedded in this library), which this module compiles **at run time**
+//! with the machine's `nvcc` (`-O3 -arch=sm_XX` for the GPU's compute capability), caches,
+//! runs and parses. Nothing else in the project needs nvcc: where there is none, or no GPU,
+//! [`available`] says so and the callers leave CUB out.
+//!
+//! * `nvcc` is `$NVCC`, else the first on the `PATH`, else `/usr/local/cuda/bin/nvcc`, else
+//!   the newest `/usr/local/cuda-*/bin/nvcc`.
+//! * The binary is cached in `$REDUCE_CUB_CACHE`, else `$TMPDIR/reduce-cub`, under a name
+//!   that hashes the harness source, the architecture and the nvcc path, so an edit of
+//!   `bench.cu` rebuilds it. The first build takes a while (CUB's templates); later
+//!   processes reuse it.
+//! * [`time`] runs `bench OP N REPEAT`: the harness allocates and fills the input and CUB's
+//!   temporary storage outside any timing, makes 3 warm-up calls, then `REPEAT` calls each
+//!   between two CUDA events (the same method as [`crate::reduce::measure`] for our
+//!   kernels), and checks the result against the CPU.
+//! * [`Session`] keeps one harness process serving batches: `iters` back-to-back calls
+//!   between two events, the timing the criterion benches use for our kernels.
+//!
+//! The harness runs as a second process with its own CUDA context on the same GPU (device 0,
+//! or what `CUDA_VISIBLE_DEVICES` selects, as for this process); the two never run work at
+//! the same time.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::reduce::median;
+
+/// The harness source, compiled at run time.
+const SOURCE: &str = include_str!("../../cub/bench.cu");
+
+/// What to time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CubOp {
+    /// `cub::DeviceReduce::Sum` (two launches: the main pass and a one-block finish).
+    ReduceSum,
+    /// `cub::DeviceScan::InclusiveSum` (single-pass decoupled look-back).
+    InclusiveSum,
+}
+
+impl CubOp {
+    /// The harness's name for the operation.
+    fn arg(self) -> &'static str {
+        match self {
+            CubOp::ReduceSum => "reduce_sum",
+            CubOp::InclusiveSum => "inclusive_sum",
+        }
+    }
+
+    /// The CUB function, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CubOp::ReduceSum => "cub::DeviceReduce::Sum",
+            CubOp::InclusiveSum => "cub::DeviceScan::InclusiveSum",
+        }
+    }
+}
+
+/// Times of one operation at one size.
+#[derive(Clone, Debug)]
+pub struct CubTiming {
+    /// Elements.
+    pub n: usize,
+    /// Each timed call, µs (CUDA events around one call).
+    pub times_us: Vec<f64>,
+    /// Median of `times_us`.
+    pub median_us: f64,
+}
+
+/// `Ok` when CUB can be timed here: there is a GPU and an nvcc, and the harness builds (the
+/// first call in a machine's life compiles it, which takes a while). `Err` says why not in
+/// one line (no GPU, no nvcc, the compiler's first error line…).
+pub fn available() -> std::result::Result<(), String> {
+    harness().map(|_| ())
+}
+
+/// Times `op` on `n` elements: `repeat` calls (at least 1), each between two CUDA events,
+/// after 3 warm-up calls, the result checked against the CPU by the harness.
+pub fn time(op: CubOp, n: usize, repeat: u32) -> Result<CubTiming> {
+    let bin = harness().map_err(Error::Unsupported)?;
+    if n == 0 || n > i32::MAX as usize {
+        return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
+    }
+    let out = Command::new(bin)
+        .args([op.arg(), &n.to_string(), &repeat.max(1).to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let reply = stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR "));
+    match reply {
+        Some(line) if line.starts_with("RESULT ") => {
+            let times_us: Vec<f64> = field(line, "times_us")
+                .map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect())
+                .unwrap_or_default();
+            if times_us.is_empty() {
+                return Err(Error::Unsupported(format!("the CUB harness printed no times: {line}")));
+            }
+            Ok(CubTiming { n, median_us: median(&times_us), times_us })
+        }
+        Some(line) => Err(harness_error(line)),
+        None => Err(Error::Unsupported(format!(
+            "the CUB harness exited with {} and no result; stderr: {}",
+            out.status,
+            last_line(&String::from_utf8_lossy(&out.stderr))
+        ))),
+    }
+}
+
+/// A harness process serving batches of back-to-back calls (its `--serve` mode), for timing
+/// loops that, like criterion's, ask for `iters` calls at a time.
+pub struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Session {
+    /// Starts the harness (building it first if needed).
+    pub fn start() -> Result<Self> {
+        let bin = harness().map_err(Error::Unsupported)?;
+        let mut child = Command::new(bin)
+            .arg("--serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        Ok(Self { child, stdin, stdout })
+    }
+
+    /// Device time, in µs, of `iters` back-to-back calls of `op` on `n` elements between two
+    /// CUDA events (no synchronisation between the calls). The first request for an
+    /// `(op, n)` also allocates, warms up and verifies, outside the timed region.
+    pub fn batch(&mut self, op: CubOp, n: usize, iters: u64) -> Result<f64> {
+        if n == 0 || n > i32::MAX as usize || iters == 0 {
+            return Err(Error::Invalid(format!("CUB batch: n = {n}, iters = {iters}; both must be ≥ 1, n ≤ 2^31-1")));
+        }
+        let stdin = self.stdin.as_mut().expect("stdin is open until drop");
+        writeln!(stdin, "{} {n} {iters}", op.arg())
+            .and_then(|_| stdin.flush())
+            .map_err(|e| Error::Unsupported(format!("the CUB harness stopped listening: {e}")))?;
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .map_err(|e| Error::Unsupported(format!("reading from the CUB harness: {e}")))?;
+        let line = line.trim_end();
+        if line.starts_with("ERROR ") {
+            return Err(harness_error(line));
+        }
+        field(line, "total_us").and_then(|t| t.parse().ok()).ok_or_else(|| {
+            Error::Unsupported(format!("unexpected reply from the CUB harness: `{line}` (it may have crashed)"))
+        })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // End of input ends the harness.
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// The value of `key=value` in a harness line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace().find_map(|kv| kv.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
+
+fn harness_error(line: &str) -> Error {
+    let msg = line.trim_start_matches("ERROR ").to_string();
+    if msg.contains(", got ") {
+        Error::Mismatch(format!("CUB harness: {msg}"))
+    } else {
+        Error::Unsupported(format!("CUB harness: {msg}"))
+    }
+}
+
+fn last_line(s: &str) -> &str {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(empty)").trim()
+}
+
+/// The built harness, once per process.
+fn harness() -> std::result::Result<&'static Path, String> {
+    static BUILT: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
+    BUILT.get_or_init(build).as_ref().map(PathBuf::as_path).map_err(Clone::clone)
+}
+
+fn build() -> std::result::Result<PathBuf, String> {
+    let backend = Backend::gpu().map_err(|e| format!("CUB needs a GPU: {e}"))?;
+    let (major, minor) = backend.info().compute_capability;
+    let arch = format!("sm_{major}{minor}");
+    let nvcc = find_nvcc().ok_or_else(|| {
+        "no nvcc (set NVCC, put nvcc on the PATH, or install the CUDA toolkit in /usr/local/cuda)".to_string()
+    })?;
+    let dir = std::env::var_os("REDUCE_CUB_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("reduce-cub"));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create the CUB cache {}: {e}", dir.display()))?;
+    let key = fnv1a(&[SOURCE.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
+    let bin = dir.join(format!("cub_bench_{arch}_{key:016x}"));
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    let src = dir.join(format!("cub_bench_{key:016x}.cu"));
+    std::fs::write(&src, SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    // Build under a private name, then rename: concurrent processes never run a half-written file.
+    let tmp = dir.join(format!("cub_bench_{arch}_{key:016x}.{}.tmp", std::process::id()));
+    eprintln!("building the CUB harness with {} -O3 -arch={arch} (once; cached in {})…", nvcc.display(), dir.display());
+    let out = Command::new(&nvcc)
+        .args(["-O3", "-std=c++17", &format!("-arch={arch}"), "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    if !out.status.success() {
+        let log = String::from_utf8_lossy(&out.stderr);
+        let first = log.lines().find(|l| l.contains("error")).unwrap_or_else(|| last_line(&log));
+        return Err(format!("{} could not build cub/bench.cu for {arch}: {}", nvcc.display(), first.trim()));
+    }
+    std::fs::rename(&tmp, &bin).map_err(|e| format!("cannot move the CUB harness into {}: {e}", bin.display()))?;
+    Ok(bin)
+}
+
+fn find_nvcc() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVCC") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(path) = std::env::var_os("PATH")
+        && let Some(p) = std::env::split_paths(&path).map(|d| d.join("nvcc")).find(|p| p.is_file())
+    {
+        return Some(p);
+    }
+    let default = PathBuf::from("/usr/local/cuda/bin/nvcc");
+    if default.is_file() {
+        return Some(default);
+    }
+    let mut versioned: Vec<PathBuf> = std::fs::read_dir("/usr/local")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("cuda-"))
+        .map(|e| e.path().join("bin/nvcc"))
+        .filter(|p| p.is_file())
+        .collect();
+    versioned.sort();
+    versioned.pop()
+}
+
+/// FNV-1a over the parts: a cache key that is the same in every build of this program.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_harness_lines() {
+        let l = "RESULT op=reduce_sum n=1024 repeat=3 median_us=8.800 min_us=8.1 times_us=8.8,8.1,9.0";
+        assert_eq!(field(l, "median_us"), Some("8.800"));
+        assert_eq!(field(l, "times_us"), Some("8.8,8.1,9.0"));
+        assert_eq!(field(l, "n"), Some("1024"));
+        assert_eq!(field(l, "nope"), None);
+        assert!(matches!(harness_error("ERROR DeviceReduce::Sum n=5: expected 1, got 2"), Error::Mismatch(_)));
+        assert!(matches!(harness_error("ERROR cudaMalloc failed: out of memory"), Error::Unsupported(_)));
+    }
+
+    #[test]
+    fn without_a_gpu_cub_is_unavailable_with_a_reason() {
+        if Backend::gpu().is_err() {
+            let why = available().unwrap_err();
+            assert!(why.contains("GPU"), "{why}");
+            assert!(matches!(time(CubOp::ReduceSum, 1024, 3), Err(Error::Unsupported(_))));
+        }
+    }
+
+    #[test]
+    fn cache_key_depends_on_every_part() {
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+        assert_eq!(fnv1a(&[b"x"]), fnv1a(&[b"x"]));
+    }
+}

@@ -1,0 +1,141 @@
+use super::vector_loads::thread_sum_v4;
+use super::warp_shuffle::{MAX_WARPS, block_sum, warp_sum_shfl};
+use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, store_relaxed_u32, thread_fence};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::kernel;
+use crate::static_shared;
+
+kernel! {
+    /// Single-pass reduction: `vector_loads` per block, then the **last block to finish**
+    /// adds the blocks' partial sums on the device. One launch leaves the final sum in
+    /// `*g_out`.
+    ///
+    /// # Concept
+    /// **Blocks cannot wait for each other, but the last one can know it is last.** There
+    /// is no grid-wide barrier in an ordinary launch, yet an atomic counter gives every
+    /// block a ticket in the order they finish; the block that draws ticket `gridDim - 1`
+    /// knows every other block has published its partial, and finishes the job. Memory
+    /// fences make "published" precise (CUDA C: `__threadfence()` + `atomicInc`, the
+    /// *threadFenceReduction* sample).
+    ///
+    /// # Previous problem → fix
+    /// `vector_loads` leaves one partial per block: someone must add them, either the host
+    /// (a copy back and a CPU loop) or a second launch (what CUB does: a one-block kernel
+    /// after the main one). Each costs a round trip of launch latency, which dominates when
+    /// `n` is small (a 4 MiB input is read in about a microsecond; a launch costs several).
+    /// Here the last block does the second pass in the same launch, and it resets the
+    /// ticket to 0 on its way out, so back-to-back launches need no host-side reset.
+    ///
+    /// # Execution
+    /// 1. Every block: `thread_sum_v4` (head, windows of 128-bit loads, tail) and the
+    ///    warp-shuffle block reduction; thread 0 holds the block's sum.
+    /// 2. Thread 0 **publishes**: a plain store of the sum to `g_partials[b]`; then
+    ///    `thread_fence()` (`fence.acq_rel.gpu`); then `atomic_add(g_ticket, 1)`
+    ///    (`atom.relaxed.gpu.add`), which returns its ticket. The fence followed by the
+    ///    atomic is PTX's *release pattern*: any thread that observes this atomic's write
+    ///    (or a later one in the ticket's chain of atomic adds) with an acquire also sees
+    ///    the partial. Thread 0 writes "last = (ticket == gridDim - 1)" to shared memory.
+    /// 3. Block barrier: every thread reads the flag (the same value in the whole block, so
+    ///    the barrier inside the `if` below is reached by all threads of the block or none).
+    /// 4. The last block only: its thread 0 had followed its atomic with another
+    ///    `thread_fence()` — the *acquire pattern* (strong read, then fence). Its atomic read
+    ///    the value left by every other block's atomic, so every partial happens-before that
+    ///    fence; the block barrier of step 3 carries the ordering to the block's other
+    ///    threads. Each thread then reads partials `tid, tid + blockDim, …` (four at a time)
+    ///    with `ld.relaxed.gpu` (strong loads: never a stale line of the SM's L1), adds them, and
+    ///    the block reduction gives thread 0 the total, which it writes to `*g_out`; it then
+    ///    stores 0 to `*g_ticket` (every block has already taken its ticket, and the next
+    ///    launch starts after this one ends).
+    ///
+    /// ```text
+    ///  block 0      Σ → g_partials[0] ; fence ; atom.add ticket → 2
+    ///  block 1      Σ → g_partials[1] ; fence ; atom.add ticket → 0
+    ///  block 2      Σ → g_partials[2] ; fence ; atom.add ticket → 1
+    ///  block 3      Σ → g_partials[3] ; fence ; atom.add ticket → 3 = gridDim-1: last
+    ///                 fence ; bar.sync ; Σ g_partials[0..4] → *g_out ; *g_ticket = 0
+    /// ```
+    ///
+    /// # Launch
+    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of
+    /// two in 32..=1024, 144 bytes of static shared memory (32 warp slots and the flag). Reads
+    /// its input.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements (any `i32` alignment), `g_partials` `gridDim.x`
+    /// elements, `*g_ticket` is 0 at launch (a zeroed allocation; every completed launch
+    /// leaves it 0 again), `g_out` one element. Launches using the same ticket run one after
+    /// the other (the same stream). A launch that is aborted midway leaves the ticket
+    /// nonzero: zero it before the next launch.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
+    /// while the kernel runs. Every thread reaches every barrier: the only barriers after
+    /// the first sit in code whose condition is uniform over the block.
+    pub unsafe fn single_pass(
+        g_idata: *const i32,
+        g_partials: *mut i32,
+        g_ticket: *mut u32,
+        g_out: *mut i32,
+        n: u32,
+    ) {
+        let slots = static_shared!(SINGLE_PASS_SLOTS: [i32; MAX_WARPS]);
+        let last_flag = static_shared!(SINGLE_PASS_LAST: [u32; 1]);
+        let tid = thread_idx_x();
+
+        // SAFETY: g_idata holds n elements that nobody writes during the kernel.
+        let sum = unsafe { thread_sum_v4(g_idata, n as usize) };
+        // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+        let block_total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
+
+        if tid == 0 {
+            // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
+            let ticket = unsafe {
+                *g_partials.add(block_idx_x() as usize) = block_total;
+                thread_fence(); // release: the partial before the ticket
+                atomic_add_u32(g_ticket, 1)
+            };
+            let last = ticket == grid_dim_x() - 1;
+            if last {
+                thread_fence(); // acquire: every other block's partial before our reads
+            }
+            // SAFETY: index 0 of a 1-element array; read by others only after the barrier.
+            unsafe { last_flag.write(0, last as u32) };
+        }
+        sync_threads();
+
+        // SAFETY: written by thread 0 before the barrier; not written again.
+        if unsafe { last_flag.read(0) } != 0 {
+            let grid = grid_dim_x() as usize;
+            let block = block_dim_x() as usize;
+            // Four independent strong loads per step (not one dependent chain): the partials
+            // sit in L2, and this runs once, on the critical path of the launch.
+            let read = |i: usize| -> i32 {
+                // SAFETY: i < gridDim.x; every block's store to g_partials[i] happens-before
+                // this load (step 4 of the docs).
+                unsafe { load_relaxed_u32(g_partials.add(i) as *const u32) as i32 }
+            };
+            let mut partial = 0i32;
+            let mut i = tid as usize;
+            while i + 3 * block < grid {
+                let (a, b, c, d) = (read(i), read(i + block), read(i + 2 * block), read(i + 3 * block));
+                partial = partial.wrapping_add(a).wrapping_add(b).wrapping_add(c).wrapping_add(d);
+                i += 4 * block;
+            }
+            while i < grid {
+                partial = partial.wrapping_add(read(i));
+                i += block;
+            }
+            // SAFETY: the whole block is here (the condition is uniform); warp 0's reads of
+            // `slots` in the first block_sum came before the barrier above.
+            let total = unsafe { block_sum(partial, slots, warp_sum_shfl) };
+            if tid == 0 {
+                // SAFETY: g_out holds one element; every block has drawn its ticket, and no
+                // other thread of this launch touches g_ticket again.
+                unsafe {
+                    *g_out = total;
+                    store_relaxed_u32(g_ticket, 0);
+                }
+            }
+        }
+    }
+}

@@ -16,6 +16,12 @@ mod unroll4;
 mod unroll8;
 mod unroll_warps8;
 
+// Chapter 5: shared memory.
+mod gmem;
+mod smem;
+mod smem_unroll4;
+mod smem_unroll4_dyn;
+
 // Modern: warp shuffles, redux.sync, grid-stride loops, vector loads, single pass.
 mod grid_stride;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
@@ -23,12 +29,6 @@ mod redux;
 mod single_pass;
 mod vector_loads;
 mod warp_shuffle;
-
-// Chapter 5: shared memory.
-mod gmem;
-mod smem;
-mod smem_unroll4;
-mod smem_unroll4_dyn;
 
 pub use complete_unroll::{
     complete_unroll, complete_unroll_32, complete_unroll_64, complete_unroll_128, complete_unroll_256,

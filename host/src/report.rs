@@ -180,10 +180,10 @@ pub fn csv_row(row: &Row, device: &DeviceInfo) -> String {
             )
         }
         Row::Skipped { variant, reason } => {
-            format!("{variant},,,,,,,,,,,,SKIP: {}", reason.replace(',', ";"))
+            format!("{variant},,,,,,,,,,,,,SKIP: {}", reason.replace(',', ";"))
         }
         Row::Failed { variant, error } => {
-            format!("{variant},,,,,,,,,,,,ERROR: {}", error.replace(',', ";"))
+            format!("{variant},,,,,,,,,,,,,ERROR: {}", error.replace(',', ";"))
         }
     }
 }
@@ -317,6 +317,17 @@ mod tests {
         assert!(csv_row_with_cub(&row, &device, 10.0).ends_with(",PASS,10.000,2.0000"));
         let skipped = Row::Skipped { variant: "redux", reason: "old GPU".into() };
         assert_eq!(cub_ratio(&skipped, 10.0), None);
+        // Every CSV line has the header's columns, the verdict in the verdict column.
+        let columns = csv_header().split(',').count();
+        let line = csv_row(&skipped, &device);
+        assert_eq!(line.split(',').count(), columns, "{line}");
+        assert_eq!(line.split(',').nth(columns - 1), Some("SKIP: old GPU"));
+        let failed = Row::Failed { variant: "redux", error: "boom".into() };
+        assert_eq!(csv_row(&failed, &device).split(',').count(), columns);
+        assert_eq!(
+            csv_row_with_cub(&skipped, &device, 10.0).split(',').count(),
+            csv_header_with_cub().split(',').count()
+        );
         let j = json_with_cub(&device, "gpu", 1 << 20, 256, &[row], Some(10.0));
         assert!(j.contains("\"cub_median_us\":10.000,\"rows\":[") && j.contains(",\"x_cub\":2.0000}"), "{j}");
     }

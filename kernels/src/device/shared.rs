@@ -6,8 +6,12 @@
 //! * [`dynamic_shared`] returns the block's dynamic shared memory, whose size the host sets
 //!   at launch (CUDA C: `extern __shared__ int a[];` plus the third launch parameter).
 //!
-//! Both hand out a [`Shared`] view. On the GPU its accessors compile to plain loads and
-//! stores; in the emulator they check the index and report an out-of-bounds access with
+//! Both hand out a [`Shared`] view. On the GPU its accessors of 4- and 8-byte elements are
+//! `ld.shared` / `st.shared` instructions (SASS `LDS` / `STS`) on the array's shared-window
+//! address: a static array is declared in inline PTX, so LLVM cannot know that a pointer to
+//! it is shared memory and would otherwise emit generic loads (`LD.E`), which must first test
+//! the address's state space. Static and dynamic arrays thus compile to the same accesses.
+//! In the emulator the accessors check the index and report an out-of-bounds access with
 //! the kernel, block, thread and source line.
 
 /// A view of a shared-memory array of `T`.
@@ -16,9 +20,85 @@
 #[derive(Clone, Copy)]
 pub struct Shared<T> {
     ptr: *mut T,
+    /// The same element's address in the shared window (GPU builds only).
+    #[cfg(target_arch = "nvptx64")]
+    window: u64,
     /// Length in elements (host builds only: the emulator checks bounds).
     #[cfg(not(target_arch = "nvptx64"))]
     len: usize,
+}
+
+/// The shared-window address of a generic pointer into shared memory (`cvta.to.shared`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn to_window<T>(ptr: *mut T) -> u64 {
+    let w: u64;
+    // SAFETY: an address conversion; no memory is touched.
+    unsafe {
+        core::arch::asm!("cvta.to.shared.u64 {w}, {p};", w = out(reg64) w, p = in(reg64) ptr,
+            options(pure, nomem, nostack, preserves_flags));
+    }
+    w
+}
+
+/// Loads and stores on the shared window, for 4- and 8-byte elements; other sizes use the
+/// generic pointer.
+#[cfg(target_arch = "nvptx64")]
+mod window {
+    use core::arch::asm;
+    use core::mem::{size_of, transmute_copy};
+
+    macro_rules! access {
+        ($load:ident, $store:ident, $ld:literal, $st:literal, $($opt:ident),*) => {
+            /// Loads the element at shared-window address `w`.
+            ///
+            /// # Safety
+            /// `w` is a valid, aligned shared address of a `T`, and `p` the same element's
+            /// generic address.
+            #[inline(always)]
+            pub unsafe fn $load<T: Copy>(w: u64, p: *mut T) -> T {
+                // SAFETY (all arms): the caller guarantees a valid aligned element at `w`/`p`.
+                unsafe {
+                    match size_of::<T>() {
+                        4 => {
+                            let v: u32;
+                            asm!(concat!($ld, ".b32 {v}, [{w}];"), v = out(reg32) v, w = in(reg64) w,
+                                options($($opt,)* nostack, preserves_flags));
+                            transmute_copy::<u32, T>(&v)
+                        }
+                        8 => {
+                            let v: u64;
+                            asm!(concat!($ld, ".b64 {v}, [{w}];"), v = out(reg64) v, w = in(reg64) w,
+                                options($($opt,)* nostack, preserves_flags));
+                            transmute_copy::<u64, T>(&v)
+                        }
+                        _ => p.read(),
+                    }
+                }
+            }
+
+            /// Stores `v` at shared-window address `w`.
+            ///
+            /// # Safety
+            /// As for the load.
+            #[inline(always)]
+            pub unsafe fn $store<T: Copy>(w: u64, p: *mut T, v: T) {
+                // SAFETY (all arms): the caller guarantees a valid aligned element at `w`/`p`.
+                unsafe {
+                    match size_of::<T>() {
+                        4 => asm!(concat!($st, ".b32 [{w}], {v};"), w = in(reg64) w,
+                            v = in(reg32) transmute_copy::<T, u32>(&v), options(nostack, preserves_flags)),
+                        8 => asm!(concat!($st, ".b64 [{w}], {v};"), w = in(reg64) w,
+                            v = in(reg64) transmute_copy::<T, u64>(&v), options(nostack, preserves_flags)),
+                        _ => p.write(v),
+                    }
+                }
+            }
+        };
+    }
+
+    access!(load, store, "ld.shared", "st.shared", pure, readonly);
+    access!(load_volatile, store_volatile, "ld.volatile.shared", "st.volatile.shared", readonly);
 }
 
 impl<T: Copy> Shared<T> {
@@ -33,6 +113,8 @@ impl<T: Copy> Shared<T> {
         let _ = len;
         Self {
             ptr,
+            #[cfg(target_arch = "nvptx64")]
+            window: to_window(ptr),
             #[cfg(not(target_arch = "nvptx64"))]
             len,
         }
@@ -58,6 +140,8 @@ impl<T: Copy> Shared<T> {
         Self {
             // SAFETY: the caller keeps `offset` within the array.
             ptr: unsafe { self.ptr.add(offset) },
+            #[cfg(target_arch = "nvptx64")]
+            window: self.window + (offset * core::mem::size_of::<T>()) as u64,
             #[cfg(not(target_arch = "nvptx64"))]
             len: self.len - offset,
         }
@@ -86,8 +170,16 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
-        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
-        unsafe { self.ptr.add(i).read() }
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
+        unsafe {
+            window::load(self.window + (i * core::mem::size_of::<T>()) as u64, self.ptr.add(i))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: in bounds (checked just above).
+        unsafe {
+            self.ptr.add(i).read()
+        }
     }
 
     /// Writes element `i`.
@@ -101,8 +193,16 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
-        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
-        unsafe { self.ptr.add(i).write(value) }
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
+        unsafe {
+            window::store(self.window + (i * core::mem::size_of::<T>()) as u64, self.ptr.add(i), value)
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: in bounds (checked just above).
+        unsafe {
+            self.ptr.add(i).write(value)
+        }
     }
 
     /// Reads element `i` with a volatile load (`ld.volatile.shared`): the compiler may not
@@ -118,8 +218,16 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
-        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
-        unsafe { self.ptr.add(i).read_volatile() }
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
+        unsafe {
+            window::load_volatile(self.window + (i * core::mem::size_of::<T>()) as u64, self.ptr.add(i))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: in bounds (checked just above).
+        unsafe {
+            self.ptr.add(i).read_volatile()
+        }
     }
 
     /// Writes element `i` with a volatile store (`st.volatile.shared`).
@@ -133,8 +241,16 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
-        // SAFETY: in bounds (checked in the emulator, the caller's promise on the GPU).
-        unsafe { self.ptr.add(i).write_volatile(value) }
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
+        unsafe {
+            window::store_volatile(self.window + (i * core::mem::size_of::<T>()) as u64, self.ptr.add(i), value)
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: in bounds (checked just above).
+        unsafe {
+            self.ptr.add(i).write_volatile(value)
+        }
     }
 }
 

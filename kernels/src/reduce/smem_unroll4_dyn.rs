@@ -15,12 +15,11 @@ kernel! {
     /// CUDA C both compile to the same shared-memory loads and stores (SASS `LDS`/`STS`),
     /// so they run at the same speed. What differs is who decides the size, and when.
     ///
-    /// In this crate's PTX the two are not yet reached the same way: `dynamic_shared`
-    /// gives LLVM a pointer it knows is shared (`ld.shared`, SASS `LDS`), while a
-    /// `static_shared!` array is reached through a generic address (`ld`, SASS `LD.E`),
-    /// because the array is declared in inline PTX that LLVM cannot see into. A timing
-    /// difference between `smem_unroll4` and this kernel measures that code generation,
-    /// not the kind of shared memory.
+    /// In this crate both compile to `ld.shared`/`st.shared` too: the device layer's
+    /// [`Shared`](crate::device::shared::Shared) accessors address the shared window directly,
+    /// whether the array was declared statically (in inline PTX, which LLVM cannot see into)
+    /// or comes from the launch. A timing difference between `smem_unroll4` and this kernel
+    /// is then the difference between the two kinds of shared memory, which should be none.
     ///
     /// # Previous problem → fix
     /// `smem_unroll4` declares 1024 `i32` (4 KiB) per block whatever the block size, because

@@ -8,6 +8,7 @@
 //! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
+//! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
 //! why; `--include-ignored` runs them anyway (they then fail with that reason). On a GPU
@@ -20,6 +21,7 @@ mod emulator;
 mod faults;
 mod gpu;
 mod ptx;
+mod scan;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -34,5 +36,6 @@ fn main() {
     trials.extend(cli::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));
+    trials.extend(scan::trials(gpu.is_none()));
     libtest_mimic::run(&args, trials).exit();
 }

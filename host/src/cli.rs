@@ -30,6 +30,14 @@ enum FormatArg {
     Json,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OpArg {
+    /// The reductions (sums).
+    Reduce,
+    /// The prefix sums (host::scan): bit, blelloch, lookback × inclusive/exclusive.
+    Scan,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum BackendArg {
     /// The GPU if one can be used, else the emulator.
@@ -75,6 +83,10 @@ struct Args {
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
+    /// What to run: the reductions, or the prefix sums (`--variant` then names a scan
+    /// variant, `all` or `tuning`; `--block` and `--family` do not apply).
+    #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
+    op: OpArg,
     /// Also time CUB's DeviceReduce::Sum at the same n (needs nvcc on the GPU host) and add a
     /// `× CUB` column: our throughput over CUB's (> 1: faster than CUB).
     #[arg(long)]
@@ -124,6 +136,29 @@ fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
     Ok(list.into_iter().filter(|v| family.is_none_or(|f| v.family == f)).collect())
 }
 
+/// The options of `--op scan`, for [`crate::scan::cli::run`].
+fn scan_options(args: &Args) -> crate::scan::cli::Options {
+    crate::scan::cli::Options {
+        n: args.n,
+        log2: args.log2,
+        variant: args.variant.clone(),
+        seed: args.seed,
+        repeat: args.repeat,
+        format: match args.format {
+            FormatArg::Table => Format::Table,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Json => Format::Json,
+        },
+        backend: match args.backend {
+            BackendArg::Auto => BackendKind::Auto,
+            BackendArg::Gpu => BackendKind::Gpu,
+            BackendArg::Emulator => BackendKind::Emulator,
+        },
+        list: args.list,
+        compare_cub: args.compare_cub,
+    }
+}
+
 /// `--compare-cub`: CUB's median time for DeviceReduce::Sum on `n` elements, or why there is
 /// none (no GPU, no nvcc, a build or run failure), in one line.
 fn cub_median_us(backend: &Backend, n: usize, repeat: u32) -> std::result::Result<f64, String> {
@@ -137,6 +172,9 @@ fn cub_median_us(backend: &Backend, n: usize, repeat: u32) -> std::result::Resul
 }
 
 fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
+    if args.op == OpArg::Scan {
+        return crate::scan::cli::run(&scan_options(args), out);
+    }
     let variants = selected(args)?;
     if args.list {
         for v in &variants {

@@ -4,6 +4,7 @@
 //! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`) and the CPU
 //!   [`emu`]lator; device buffers; kernel handles.
 //! * [`registry`] — the list of variants, which drives everything else.
+//! * [`scan`] — the prefix sums: their own registry, launch plans, [`scan::inclusive_scan`].
 //! * [`reduce`] — preconditions, geometry, launch, finishing partial sums, measuring.
 //! * [`cpu`] — the CPU reference (the book's recursive reduction, fixed for odd lengths).
 //! * [`input`] — deterministic inputs from a seed.
@@ -22,6 +23,7 @@ pub mod ptx;
 pub mod reduce;
 pub mod registry;
 pub mod report;
+pub mod scan;
 pub mod sum;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};

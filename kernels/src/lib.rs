@@ -21,6 +21,9 @@
 //! * [`sumsq`] — Σ x² in the steps of the classic "CUDA sum of squares" tutorial (one
 //!   thread → one block → coalesced → many blocks → a shared-memory tree per block), each
 //!   timed with the kernel's own `clock64()`.
+//! * [`scan`] — prefix sums of `i32`: a Fenwick tree (O(n log n) work), Blelloch's
+//!   work-efficient scan in bank-conflict-free shared memory, and a single-pass scan with
+//!   decoupled look-back that moves each element once in and once out.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -42,6 +45,7 @@ extern crate std;
 pub mod device;
 pub mod index;
 pub mod reduce;
+pub mod scan;
 pub mod sumsq;
 
 #[cfg(not(target_arch = "nvptx64"))]

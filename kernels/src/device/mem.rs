@@ -73,3 +73,27 @@ pub unsafe fn load_v4_nc<T: Word>(ptr: *const T) -> [T; 4] {
         load_v4(ptr)
     }
 }
+
+/// Stores four consecutive words with one 128-bit store (PTX `st.global.v4.b32`; CUDA C:
+/// writing through an `int4*`): the store-side twin of [`load_v4`], so that a kernel that
+/// writes as much as it reads (a scan) moves its output in as few instructions as its input.
+///
+/// # Safety
+/// `ptr` is valid for writing four `T`, and is 16-byte aligned (the GPU faults with
+/// `CUDA_ERROR_MISALIGNED_ADDRESS` otherwise; the emulator reports the address); no other
+/// thread accesses those 16 bytes concurrently.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn store_v4<T: Word>(ptr: *mut T, value: [T; 4]) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !(ptr as usize).is_multiple_of(16) {
+        super::emu::hooks().fault(super::emu::Fault::Misaligned {
+            addr: ptr as usize,
+            align: 16,
+            site: core::panic::Location::caller(),
+        });
+    }
+    // SAFETY: the caller guarantees 16 writable, 16-byte aligned bytes that no other thread
+    // touches meanwhile.
+    unsafe { ptr.cast::<Vec4<T>>().write(Vec4(value)) }
+}

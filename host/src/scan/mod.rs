@@ -1,0 +1,755 @@
+//! Prefix sums (scans) of `i32` on the GPU or the emulator: the scan registry, preconditions,
+//! launch plans, timing, and [`inclusive_scan`] / [`exclusive_scan`] for callers who just
+//! want the answer.
+//!
+//! The scan family lives apart from the reductions' [`crate::registry`]: a scan writes an
+//! array, not a scalar, and its variants are multi-kernel plans with their own scratch
+//! buffers. [`all()`] is its one list (the CLI's `--op scan`, `tests/scan.rs`,
+//! `benches/scan.rs` and `scripts/gpu/scan_table.sh` iterate over it).
+//!
+//! | variant | launches | scratch |
+//! |---|---|---|
+//! | `bit` | `bit_build` × (1 + ⌊log₅₁₂(n/2)⌋) (strides 1, 512, 512², …), `bit_query` | the tree (n words) |
+//! | `blelloch` | `blelloch_block` per level (n, n/1024, … → 1 tile), `blelloch_add` per level but the last | the tile sums of each level |
+//! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile, a tile counter |
+//!
+//! **What is timed** ([`Scan::launch`]): the launches only, all of them. Nothing needs to be
+//! restored between runs: `bit` rebuilds its tree from the input, `blelloch` rewrites its
+//! sums, and `lookback` tags its status words with a new epoch per launch and resets its tile
+//! counter itself (the last tile to start does it), so launches can be queued back to back
+//! (what the benches do). [`Scan::reset`] re-zeroes the counter anyway, outside the timed
+//! region, so that a run that failed half-way cannot poison the next.
+//!
+//! **Never the input.** Every kernel reads `input` and writes `output` or scratch the
+//! [`Scan`] owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
+
+pub mod cli;
+pub mod cpu;
+
+use std::fmt;
+
+use kernels::scan::index::{MAX_EPOCH, bit_next_stride, bit_positions};
+use kernels::scan::{BIT_BLOCK, BLELLOCH_BLOCK, BLELLOCH_TILE};
+
+use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
+use crate::error::{Error, Result};
+use crate::kernel_ref;
+use crate::reduce::{MAX_GRID, MIN_RUNS, RUN_BUDGET_US, median};
+
+/// Inclusive or exclusive scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `out[i] = in[0] + … + in[i]`.
+    Inclusive,
+    /// `out[i] = in[0] + … + in[i-1]`, `out[0] = 0`.
+    Exclusive,
+}
+
+impl Kind {
+    /// Both kinds.
+    pub const ALL: [Kind; 2] = [Kind::Inclusive, Kind::Exclusive];
+
+    /// `inclusive` or `exclusive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Inclusive => "inclusive",
+            Kind::Exclusive => "exclusive",
+        }
+    }
+
+    /// The kernels' `exclusive` argument.
+    fn flag(self) -> u32 {
+        (self == Kind::Exclusive) as u32
+    }
+
+    /// The CPU reference of this kind.
+    pub fn reference(self, data: &[i32]) -> Vec<i32> {
+        match self {
+            Kind::Inclusive => cpu::inclusive_scan(data),
+            Kind::Exclusive => cpu::exclusive_scan(data),
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `bit_build(src, tree, n, stride)`.
+pub type BitBuildArgs = (*const i32, *mut i32, u32, u32);
+/// `bit_query(tree, output, n, exclusive)`.
+pub type BitQueryArgs = (*const i32, *mut i32, u32, u32);
+/// `blelloch_block(input, output, sums, n, exclusive)`.
+pub type BlellochBlockArgs = (*const i32, *mut i32, *mut i32, u32, u32);
+/// `blelloch_add(data, offsets, n)`.
+pub type BlellochAddArgs = (*mut i32, *const i32, u32);
+/// `lookback(input, output, status, counter, n, epoch, exclusive)`.
+pub type LookbackArgs = (*const i32, *mut i32, *mut u64, *mut u32, u32, u32, u32);
+
+/// How a scan variant runs.
+#[derive(Clone, Copy, Debug)]
+pub enum ScanPlan {
+    /// Build a Fenwick tree (`build` at strides 1, 512, 512², … while needed), then one
+    /// `query` per element.
+    Fenwick {
+        /// `bit_build`.
+        build: Kernel<BitBuildArgs>,
+        /// `bit_query`.
+        query: Kernel<BitQueryArgs>,
+        /// Threads per block of both (512).
+        block: u32,
+    },
+    /// Reduce-then-scan: `block_scan` every tile (writing tile sums), recursively on the
+    /// sums until one tile holds them, then `add` the scanned sums back, level by level.
+    ReduceThenScan {
+        /// `blelloch_block`.
+        block_scan: Kernel<BlellochBlockArgs>,
+        /// `blelloch_add`.
+        add: Kernel<BlellochAddArgs>,
+        /// Threads per block (512).
+        block: u32,
+        /// Elements per tile (1024).
+        tile: u32,
+    },
+    /// One launch, one block per tile, decoupled look-back between tiles.
+    DecoupledLookback {
+        /// `lookback` or one of its tuning shapes.
+        kernel: Kernel<LookbackArgs>,
+        /// Threads per block (the kernel is compiled for exactly this).
+        threads: u32,
+        /// Elements per thread.
+        items: u32,
+    },
+}
+
+/// A scan variant.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanVariant {
+    /// The name: file, kernel prefix, PTX symbols, CLI argument and bench id.
+    pub name: &'static str,
+    /// The idea it teaches, in one line.
+    pub concept: &'static str,
+    /// The kinds it computes.
+    pub kinds: &'static [Kind],
+    /// Oldest GPU it runs on.
+    pub min_cc: (u32, u32),
+    /// A tuning shape of another variant (run only when named, or with `--variant tuning`),
+    /// not a step of the curriculum.
+    pub tuning: bool,
+    /// How it runs.
+    pub plan: ScanPlan,
+}
+
+impl ScanVariant {
+    /// Every PTX symbol it launches.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        match self.plan {
+            ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
+            ScanPlan::ReduceThenScan { block_scan, add, .. } => vec![block_scan.name, add.name],
+            ScanPlan::DecoupledLookback { kernel, .. } => vec![kernel.name],
+        }
+    }
+
+    /// Threads per block of its (main) kernel.
+    pub fn block(&self) -> u32 {
+        match self.plan {
+            ScanPlan::Fenwick { block, .. } | ScanPlan::ReduceThenScan { block, .. } => block,
+            ScanPlan::DecoupledLookback { threads, .. } => threads,
+        }
+    }
+
+    /// Elements per block of its (main) kernel.
+    pub fn tile(&self) -> u32 {
+        match self.plan {
+            ScanPlan::Fenwick { block, .. } => block,
+            ScanPlan::ReduceThenScan { tile, .. } => tile,
+            ScanPlan::DecoupledLookback { threads, items, .. } => threads * items,
+        }
+    }
+
+    /// Bytes of device scratch it needs for `n` elements (beyond input and output).
+    pub fn scratch_bytes(&self, n: usize) -> u64 {
+        match self.plan {
+            ScanPlan::Fenwick { .. } => n as u64 * 4,
+            ScanPlan::ReduceThenScan { .. } => blelloch_levels(n).iter().map(|l| l.grid as u64 * 4).sum(),
+            ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8 + 4,
+        }
+    }
+}
+
+const BOTH: &[Kind] = &Kind::ALL;
+
+/// A tuning shape of `lookback`.
+macro_rules! lookback_shape {
+    ($name:ident, $threads:literal, $items:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: "lookback with another tile shape (threads x items per thread), for tuning",
+            kinds: BOTH,
+            min_cc: (7, 0),
+            tuning: true,
+            plan: ScanPlan::DecoupledLookback {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f, g)),
+                threads: $threads,
+                items: $items,
+            },
+        }
+    };
+}
+
+/// The scan variants: the curriculum first (`bit` → `blelloch` → `lookback`), then the
+/// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
+static VARIANTS: &[ScanVariant] = &[
+    ScanVariant {
+        name: "bit",
+        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by O(log n) queries (O(n log n) work)",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        plan: ScanPlan::Fenwick {
+            build: kernel_ref!(kernels::scan::bit_build(a, b, c, d)),
+            query: kernel_ref!(kernels::scan::bit_query(a, b, c, d)),
+            block: BIT_BLOCK,
+        },
+    },
+    ScanVariant {
+        name: "blelloch",
+        concept: "work-efficient up-sweep/down-sweep in bank-conflict-free padded shared memory; reduce-then-scan across blocks",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        plan: ScanPlan::ReduceThenScan {
+            block_scan: kernel_ref!(kernels::scan::blelloch_block(a, b, c, d, e)),
+            add: kernel_ref!(kernels::scan::blelloch_add(a, b, c)),
+            block: BLELLOCH_BLOCK,
+            tile: BLELLOCH_TILE,
+        },
+    },
+    ScanVariant {
+        name: "lookback",
+        concept: "single pass: each tile publishes its sum, then looks back over 32 predecessors at a time (decoupled look-back)",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        plan: ScanPlan::DecoupledLookback {
+            kernel: kernel_ref!(kernels::scan::lookback(a, b, c, d, e, f, g)),
+            threads: kernels::scan::LOOKBACK_THREADS,
+            items: kernels::scan::LOOKBACK_ITEMS,
+        },
+    },
+    lookback_shape!(lookback_128x16, 128, 16),
+    lookback_shape!(lookback_128x24, 128, 24),
+    lookback_shape!(lookback_256x12, 256, 12),
+    lookback_shape!(lookback_256x24, 256, 24),
+    lookback_shape!(lookback_512x8, 512, 8),
+    lookback_shape!(lookback_512x12, 512, 12),
+];
+
+/// Every scan variant, tuning shapes included.
+pub fn all() -> impl Iterator<Item = &'static ScanVariant> + Clone {
+    VARIANTS.iter()
+}
+
+/// The variants of the curriculum (no tuning shapes): what `--variant all` runs.
+pub fn curriculum() -> impl Iterator<Item = &'static ScanVariant> + Clone {
+    all().filter(|v| !v.tuning)
+}
+
+/// The scan variant called `name`, or an error listing the names there are.
+pub fn find(name: &str) -> Result<&'static ScanVariant> {
+    all().find(|v| v.name == name).ok_or_else(|| {
+        let names: Vec<_> = all().map(|v| v.name).collect();
+        Error::Invalid(format!("no scan variant `{name}`; the scan variants are: {}", names.join(", ")))
+    })
+}
+
+/// The variant [`inclusive_scan`] and [`exclusive_scan`] use: the single-pass look-back scan.
+pub fn fastest() -> &'static ScanVariant {
+    find("lookback").expect("lookback is registered")
+}
+
+/// One level of the reduce-then-scan recursion: `len` elements in `grid` tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// Elements scanned at this level (n, then the tile sums of the level below, …).
+    pub len: usize,
+    /// Tiles (blocks) at this level; the last level has one.
+    pub grid: usize,
+}
+
+/// The levels of a reduce-then-scan over `n ≥ 1` elements with 1024-element tiles.
+///
+/// ```
+/// use host::scan::{blelloch_levels, Level};
+/// assert_eq!(blelloch_levels(1000), vec![Level { len: 1000, grid: 1 }]);
+/// assert_eq!(blelloch_levels(1025), vec![Level { len: 1025, grid: 2 }, Level { len: 2, grid: 1 }]);
+/// assert_eq!(blelloch_levels((1 << 20) + 7).len(), 3);
+/// ```
+pub fn blelloch_levels(n: usize) -> Vec<Level> {
+    let tile = BLELLOCH_TILE as usize;
+    let mut levels = vec![Level { len: n, grid: n.div_ceil(tile) }];
+    while let Some(&Level { grid, .. }) = levels.last()
+        && grid > 1
+    {
+        levels.push(Level { len: grid, grid: grid.div_ceil(tile) });
+    }
+    levels
+}
+
+/// The strides of the `bit_build` launches for `n ≥ 1` elements: 1, 512, 512², … while a
+/// tree node needs them.
+///
+/// ```
+/// use host::scan::bit_strides;
+/// assert_eq!(bit_strides(1000), vec![1]);
+/// assert_eq!(bit_strides(1024), vec![1, 512]);
+/// assert_eq!(bit_strides(1 << 19), vec![1, 512, 1 << 18]);
+/// ```
+pub fn bit_strides(n: usize) -> Vec<usize> {
+    let mut strides = vec![1];
+    while let Some(next) = bit_next_stride(n, *strides.last().unwrap(), BIT_BLOCK as usize) {
+        strides.push(next);
+    }
+    strides
+}
+
+/// Launch geometry of a scan, for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanGeometry {
+    /// Kernel launches per run.
+    pub launches: usize,
+    /// Blocks of the first (largest) launch.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Elements per block of the main kernel.
+    pub tile: u32,
+}
+
+/// Checks every precondition of scanning `n` elements with `variant`, `kind` on a device of
+/// compute capability `cc`, with buffers of `input_len` and `output_len` elements.
+pub fn check(
+    variant: &ScanVariant,
+    kind: Kind,
+    n: usize,
+    input_len: usize,
+    output_len: usize,
+    cc: (u32, u32),
+) -> Result<()> {
+    let name = variant.name;
+    if n == 0 {
+        return Err(Error::Invalid(format!("scan `{name}`: n = 0; a scan needs n ≥ 1 elements")));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::Invalid(format!(
+            "scan `{name}`: n = {n} is more than the kernels' 32-bit length parameter allows (n ≤ {})",
+            u32::MAX
+        )));
+    }
+    if input_len < n {
+        return Err(Error::Invalid(format!("scan `{name}`: the input holds {input_len} elements, fewer than n = {n}")));
+    }
+    if output_len < n {
+        return Err(Error::Invalid(format!(
+            "scan `{name}`: the output holds {output_len} elements, fewer than n = {n}; it must hold at least n"
+        )));
+    }
+    if !variant.kinds.contains(&kind) {
+        let kinds: Vec<_> = variant.kinds.iter().map(|k| k.name()).collect();
+        return Err(Error::Unsupported(format!("scan `{name}` has no {kind} scan; it computes: {}", kinds.join(", "))));
+    }
+    if cc < variant.min_cc {
+        return Err(Error::Unsupported(format!(
+            "scan `{name}` needs compute capability {}.{} or newer; this device has {}.{}",
+            variant.min_cc.0, variant.min_cc.1, cc.0, cc.1
+        )));
+    }
+    let grid = (n as u64).div_ceil(variant.tile() as u64);
+    if grid > MAX_GRID {
+        return Err(Error::Invalid(format!(
+            "scan `{name}`: n = {n} needs {grid} blocks; a grid holds at most {MAX_GRID}"
+        )));
+    }
+    Ok(())
+}
+
+/// One kernel launch of a plan, with its arguments (device pointers into buffers the
+/// [`Scan`] holds).
+#[derive(Clone, Copy)]
+enum Launch {
+    BitBuild(Kernel<BitBuildArgs>, LaunchConfig, BitBuildArgs),
+    BitQuery(Kernel<BitQueryArgs>, LaunchConfig, BitQueryArgs),
+    BlellochBlock(Kernel<BlellochBlockArgs>, LaunchConfig, BlellochBlockArgs),
+    BlellochAdd(Kernel<BlellochAddArgs>, LaunchConfig, BlellochAddArgs),
+    /// The look-back scan: its epoch argument is filled in at each launch.
+    Lookback(Kernel<LookbackArgs>, LaunchConfig, LookbackArgs),
+}
+
+impl Launch {
+    /// Enqueues this launch; a look-back launch gets `epoch` as its epoch argument.
+    ///
+    /// # Safety
+    /// As for [`Backend::launch`]: the arguments are valid for the kernel.
+    unsafe fn enqueue(self, backend: &Backend, epoch: u32) -> Result<()> {
+        match self {
+            // SAFETY: forwarded from the caller.
+            Launch::BitBuild(k, c, a) => unsafe { backend.launch(&k, c, a) },
+            // SAFETY: forwarded from the caller.
+            Launch::BitQuery(k, c, a) => unsafe { backend.launch(&k, c, a) },
+            // SAFETY: forwarded from the caller.
+            Launch::BlellochBlock(k, c, a) => unsafe { backend.launch(&k, c, a) },
+            // SAFETY: forwarded from the caller.
+            Launch::BlellochAdd(k, c, a) => unsafe { backend.launch(&k, c, a) },
+            Launch::Lookback(k, c, mut a) => {
+                a.5 = epoch;
+                // SAFETY: forwarded from the caller.
+                unsafe { backend.launch(&k, c, a) }
+            }
+        }
+    }
+
+    fn config(&self) -> LaunchConfig {
+        match self {
+            Launch::BitBuild(_, c, _)
+            | Launch::BitQuery(_, c, _)
+            | Launch::BlellochBlock(_, c, _)
+            | Launch::BlellochAdd(_, c, _)
+            | Launch::Lookback(_, c, _) => *c,
+        }
+    }
+}
+
+fn config(grid: usize, block: u32) -> LaunchConfig {
+    LaunchConfig { grid: grid as u32, block, shared_bytes: 0 }
+}
+
+/// A scan ready to run: preconditions checked, scratch allocated, launches planned.
+pub struct Scan<'a> {
+    backend: &'a Backend,
+    variant: &'static ScanVariant,
+    kind: Kind,
+    n: usize,
+    output: &'a mut DeviceBuffer<i32>,
+    /// Keeps the scratch buffers the planned launches point into alive.
+    _scratch: Vec<DeviceBuffer<i32>>,
+    status: Option<DeviceBuffer<u64>>,
+    counter: Option<DeviceBuffer<u32>>,
+    epoch: u32,
+    launches: Vec<Launch>,
+}
+
+impl<'a> Scan<'a> {
+    /// Prepares `variant` to scan the first `n` elements of `input` into `output`.
+    pub fn new(
+        backend: &'a Backend,
+        variant: &'static ScanVariant,
+        kind: Kind,
+        input: &'a DeviceBuffer<i32>,
+        output: &'a mut DeviceBuffer<i32>,
+        n: usize,
+    ) -> Result<Self> {
+        check(variant, kind, n, input.len(), output.len(), backend.info().compute_capability)?;
+        let n32 = n as u32;
+        let excl = kind.flag();
+        let inp = input.as_ptr();
+        let out = output.as_mut_ptr();
+        let mut scratch = Vec::new();
+        let mut launches = Vec::new();
+        let (mut status, mut counter) = (None, None);
+        match variant.plan {
+            ScanPlan::Fenwick { build, query, block } => {
+                let mut tree = backend.alloc::<i32>(n)?;
+                let t = tree.as_mut_ptr();
+                for s in bit_strides(n) {
+                    let src = if s == 1 { inp } else { t as *const i32 };
+                    let grid = bit_positions(n, s).div_ceil(block as usize);
+                    launches.push(Launch::BitBuild(build, config(grid, block), (src, t, n32, s as u32)));
+                }
+                launches.push(Launch::BitQuery(query, config(n.div_ceil(block as usize), block), (t, out, n32, excl)));
+                scratch.push(tree);
+            }
+            ScanPlan::ReduceThenScan { block_scan, add, block, .. } => {
+                let levels = blelloch_levels(n);
+                let mut sums: Vec<DeviceBuffer<i32>> =
+                    levels.iter().map(|l| backend.alloc::<i32>(l.grid)).collect::<Result<_>>()?;
+                let sum_ptrs: Vec<*mut i32> = sums.iter_mut().map(|s| s.as_mut_ptr()).collect();
+                // Level k scans level k-1's tile sums in place (exclusively: they become offsets).
+                for (k, l) in levels.iter().enumerate() {
+                    let (src, dst, x) =
+                        if k == 0 { (inp, out, excl) } else { (sum_ptrs[k - 1] as *const i32, sum_ptrs[k - 1], 1) };
+                    launches.push(Launch::BlellochBlock(
+                        block_scan,
+                        config(l.grid, block),
+                        (src, dst, sum_ptrs[k], l.len as u32, x),
+                    ));
+                }
+                // Then each level below the top gets its tiles' offsets, top-down.
+                for k in (0..levels.len() - 1).rev() {
+                    let dst = if k == 0 { out } else { sum_ptrs[k - 1] };
+                    launches.push(Launch::BlellochAdd(
+                        add,
+                        config(levels[k].grid, block),
+                        (dst, sum_ptrs[k] as *const i32, levels[k].len as u32),
+                    ));
+                }
+                scratch.append(&mut sums);
+            }
+            ScanPlan::DecoupledLookback { kernel, threads, .. } => {
+                let tiles = n.div_ceil(variant.tile() as usize);
+                let mut st = backend.alloc::<u64>(tiles)?;
+                let mut ct = backend.alloc::<u32>(1)?;
+                launches.push(Launch::Lookback(
+                    kernel,
+                    config(tiles, threads),
+                    (inp, out, st.as_mut_ptr(), ct.as_mut_ptr(), n32, 0, excl),
+                ));
+                status = Some(st);
+                counter = Some(ct);
+            }
+        }
+        Ok(Self { backend, variant, kind, n, output, _scratch: scratch, status, counter, epoch: 0, launches })
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &'static ScanVariant {
+        self.variant
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The launch geometry.
+    pub fn geometry(&self) -> ScanGeometry {
+        let first = self.launches.first().map(Launch::config).unwrap_or(config(0, 0));
+        ScanGeometry { launches: self.launches.len(), grid: first.grid, block: first.block, tile: self.variant.tile() }
+    }
+
+    /// Outside the timed region: zeroes the look-back tile counter (the kernel resets it
+    /// itself; this guards against a launch that failed half-way). Nothing else needs it.
+    pub fn reset(&mut self) -> Result<()> {
+        if let Some(counter) = &mut self.counter {
+            self.backend.write(counter, &[0])?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues every launch of the plan: the timed work. Launches may be queued back to back
+    /// without [`reset`](Self::reset) in between.
+    pub fn launch(&mut self) -> Result<()> {
+        if self.status.is_some() {
+            if self.epoch >= MAX_EPOCH {
+                // 2^30 - 1 launches on this status array: zero it (a fresh zeroed buffer) and
+                // start the epochs again, so that no old word can carry the new epoch.
+                let tiles = self.status.as_ref().map_or(0, DeviceBuffer::len);
+                let mut fresh = self.backend.alloc::<u64>(tiles)?;
+                let p = fresh.as_mut_ptr();
+                self.status = Some(fresh);
+                self.epoch = 0;
+                for l in &mut self.launches {
+                    if let Launch::Lookback(_, _, args) = l {
+                        args.2 = p;
+                    }
+                }
+            }
+            self.epoch += 1;
+        }
+        let epoch = self.epoch;
+        for &l in &self.launches {
+            // SAFETY: `new` checked the preconditions of the plan and sized every buffer as the
+            // kernels' docs require: input and output hold n ≥ 1 elements, the tree n, each
+            // level's sums its grid, the status one word per tile (zeroed at allocation,
+            // epochs strictly increasing since), the counter one zeroed word; all belong to
+            // this backend and outlive the launch (held by `self` or borrowed for 'a); the
+            // grids are the ones the kernels' Launch sections prescribe and the blocks are the
+            // kernels' compiled block sizes.
+            unsafe { l.enqueue(self.backend, epoch) }?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the last launch and returns the `n` scanned elements.
+    pub fn result(&self) -> Result<Vec<i32>> {
+        self.backend.download_prefix(self.output, self.n)
+    }
+}
+
+/// Scans all of `input` into `output` (`output[i] = input[0] + … + input[i]`, wrapping) with
+/// the fastest variant, and waits for it. `output` must hold at least `input.len()`
+/// elements; `input` is not modified. An empty `input` is a no-op (nothing to write).
+pub fn inclusive_scan(backend: &Backend, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
+    scan_with(backend, fastest(), Kind::Inclusive, input, output)
+}
+
+/// Like [`inclusive_scan`], but exclusive: `output[i] = input[0] + … + input[i-1]`,
+/// `output[0] = 0`. An empty `input` is a no-op.
+pub fn exclusive_scan(backend: &Backend, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
+    scan_with(backend, fastest(), Kind::Exclusive, input, output)
+}
+
+/// Scans all of `input` into `output` with `variant`, and waits for it (an empty `input` is a
+/// no-op).
+pub fn scan_with(
+    backend: &Backend,
+    variant: &'static ScanVariant,
+    kind: Kind,
+    input: &DeviceBuffer<i32>,
+    output: &mut DeviceBuffer<i32>,
+) -> Result<()> {
+    if input.is_empty() {
+        return Ok(());
+    }
+    let mut scan = Scan::new(backend, variant, kind, input, output, input.len())?;
+    scan.launch()?;
+    backend.synchronize()
+}
+
+/// One scan variant measured and checked.
+#[derive(Clone, Debug)]
+pub struct ScanMeasurement {
+    /// Variant name.
+    pub variant: &'static str,
+    /// Inclusive or exclusive.
+    pub kind: Kind,
+    /// Elements.
+    pub n: usize,
+    /// Launch geometry.
+    pub geometry: ScanGeometry,
+    /// Time of each timed run (all launches), µs.
+    pub times_us: Vec<f64>,
+    /// The first element that differs from the CPU scan: `(index, expected, got)`.
+    pub mismatch: Option<(usize, Option<i32>, Option<i32>)>,
+    /// The last element of the scan (the device's), for reports.
+    pub last: Option<i32>,
+}
+
+impl ScanMeasurement {
+    /// Does every element agree with the CPU reference?
+    pub fn pass(&self) -> bool {
+        self.mismatch.is_none()
+    }
+
+    /// Median time, µs.
+    pub fn median_us(&self) -> f64 {
+        median(&self.times_us)
+    }
+
+    /// Bytes moved per second at the median time, counting each element read once and
+    /// written once (`n × 8 / t`), as for a device-to-device copy.
+    pub fn bytes_per_second(&self) -> f64 {
+        self.n as f64 * 8.0 / (self.median_us() * 1e-6)
+    }
+}
+
+/// Runs `variant` once untimed (warm-up), then `repeat` timed runs (fewer, but at least
+/// [`MIN_RUNS`], past [`RUN_BUDGET_US`] of timed work), and compares the last run's output with
+/// `expected` (the CPU scan of the input's first `n` elements, of this kind).
+pub fn measure(
+    backend: &Backend,
+    variant: &'static ScanVariant,
+    kind: Kind,
+    input: &DeviceBuffer<i32>,
+    n: usize,
+    repeat: u32,
+    expected: &[i32],
+) -> Result<ScanMeasurement> {
+    let mut output = backend.alloc::<i32>(n)?;
+    let mut scan = Scan::new(backend, variant, kind, input, &mut output, n)?;
+    scan.reset()?;
+    scan.launch()?;
+    backend.synchronize()?;
+    let mut times_us = Vec::with_capacity(repeat as usize);
+    let mut spent = 0.0;
+    for i in 0..repeat.max(1) {
+        if i >= MIN_RUNS && spent > RUN_BUDGET_US {
+            break;
+        }
+        scan.reset()?;
+        let t = backend.time(&mut || scan.launch())?;
+        spent += t;
+        times_us.push(t);
+    }
+    let got = scan.result()?;
+    let mismatch = cpu::first_mismatch(expected, &got);
+    Ok(ScanMeasurement {
+        variant: variant.name,
+        kind,
+        n,
+        geometry: scan.geometry(),
+        times_us,
+        mismatch,
+        last: got.last().copied(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_symbols_follow_names() {
+        let mut names: Vec<_> = all().map(|v| v.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all().count());
+        for v in all() {
+            for s in v.symbols() {
+                assert!(s.starts_with(v.name), "scan {} launches `{s}`, not named after it", v.name);
+            }
+        }
+        // The reductions' registry and this one never share a name (one CLI, one bench tree).
+        for v in all() {
+            assert!(crate::registry::find(v.name).is_err(), "`{}` is both a reduction and a scan", v.name);
+        }
+    }
+
+    #[test]
+    fn tuning_shapes_match_the_kernels_list() {
+        let shapes: Vec<(u32, u32)> = all()
+            .filter(|v| v.tuning)
+            .map(|v| match v.plan {
+                ScanPlan::DecoupledLookback { threads, items, .. } => (threads, items),
+                _ => panic!("{} is a tuning variant without a look-back plan", v.name),
+            })
+            .collect();
+        assert_eq!(shapes, kernels::scan::LOOKBACK_TUNING.to_vec());
+        for v in all().filter(|v| v.tuning) {
+            assert_eq!(v.name, format!("lookback_{}x{}", v.block(), v.tile() / v.block()));
+        }
+    }
+
+    #[test]
+    fn levels_and_strides() {
+        assert_eq!(blelloch_levels(1), vec![Level { len: 1, grid: 1 }]);
+        assert_eq!(
+            blelloch_levels(1 << 30),
+            vec![
+                Level { len: 1 << 30, grid: 1 << 20 },
+                Level { len: 1 << 20, grid: 1024 },
+                Level { len: 1024, grid: 1 }
+            ]
+        );
+        assert_eq!(bit_strides(1), vec![1]);
+        assert_eq!(bit_strides(1 << 30), vec![1, 512, 1 << 18, 1 << 27]);
+        assert_eq!(bit_strides((1 << 28) - 1), vec![1, 512, 1 << 18]);
+    }
+
+    #[test]
+    fn preconditions_say_what_is_wrong() {
+        let v = fastest();
+        let e = check(v, Kind::Inclusive, 0, 10, 10, (9, 0)).unwrap_err().to_string();
+        assert!(e.contains("n = 0") && e.contains("n ≥ 1"), "{e}");
+        let e = check(v, Kind::Inclusive, 10, 10, 9, (9, 0)).unwrap_err().to_string();
+        assert!(e.contains("output holds 9") && e.contains("at least n"), "{e}");
+        let e = check(v, Kind::Exclusive, 10, 9, 10, (9, 0)).unwrap_err().to_string();
+        assert!(e.contains("input holds 9"), "{e}");
+        let e = check(v, Kind::Inclusive, 10, 10, 10, (6, 1)).unwrap_err().to_string();
+        assert!(e.contains("compute capability 7.0"), "{e}");
+        let e = check(v, Kind::Inclusive, 1 << 33, 1 << 33, 1 << 33, (9, 0)).unwrap_err().to_string();
+        assert!(e.contains("32-bit"), "{e}");
+        assert!(find("nope").unwrap_err().to_string().contains("lookback"));
+    }
+}

@@ -1,0 +1,334 @@
+//! Index arithmetic and status-word encoding of the scan kernels, as plain functions
+//! unit-tested on the host (the host launchers use the same functions to size their grids).
+
+// ---------------------------------------------------------------------------------------
+// Fenwick tree (binary indexed tree)
+
+/// The lowest set bit of `i` (`i & -i`): in a 1-indexed Fenwick tree, node `i` holds the sum
+/// of the `lowbit(i)` elements ending at `i`, that is of `a[i - lowbit(i) + 1 ..= i]`.
+///
+/// ```
+/// use kernels::scan::index::lowbit;
+/// assert_eq!((lowbit(1), lowbit(6), lowbit(8), lowbit(12)), (1, 2, 8, 4));
+/// ```
+#[inline(always)]
+pub const fn lowbit(i: usize) -> usize {
+    i & i.wrapping_neg()
+}
+
+/// How many tree positions a `bit_build` launch at `stride` visits in an array of `n`: the
+/// positions `(j + 1) * stride - 1 < n` (0-indexed), one per thread `j`.
+///
+/// ```
+/// use kernels::scan::index::bit_positions;
+/// assert_eq!(bit_positions(1000, 1), 1000);
+/// assert_eq!(bit_positions(1000, 512), 1);
+/// assert_eq!(bit_positions(1023, 1024), 0);
+/// ```
+#[inline(always)]
+pub const fn bit_positions(n: usize, stride: usize) -> usize {
+    n / stride
+}
+
+/// The stride of the `bit_build` launch after the one at `stride`, or `None` when the tree of
+/// `n` elements is complete. A launch at `stride` over blocks of `block` positions completes
+/// every node whose `lowbit` is at most `block * stride`; a node with a larger `lowbit` is a
+/// multiple of `2 * block * stride`, so one exists only when `2 * block * stride <= n`.
+///
+/// ```
+/// use kernels::scan::index::bit_next_stride;
+/// assert_eq!(bit_next_stride(1023, 1, 512), None);
+/// assert_eq!(bit_next_stride(1024, 1, 512), Some(512));
+/// assert_eq!(bit_next_stride(1 << 20, 512, 512), Some(1 << 18));
+/// ```
+#[inline(always)]
+pub const fn bit_next_stride(n: usize, stride: usize, block: usize) -> Option<usize> {
+    let next = stride * block;
+    if 2 * next <= n { Some(next) } else { None }
+}
+
+// ---------------------------------------------------------------------------------------
+// Blelloch scan in shared memory
+
+/// log2 of the number of shared-memory banks (32 four-byte banks since Fermi).
+pub const LOG_NUM_BANKS: u32 = 5;
+
+/// `CONFLICT_FREE_OFFSET(i)` of GPU Gems 3, ch. 39: the padding word inserted before element
+/// `i` of the shared array, one per 32 elements, so that element `i` lives at word
+/// `i + (i >> 5)`. Two indices that are a multiple of 32 apart (the same bank without
+/// padding) then land one bank apart per 32 words.
+///
+/// ```
+/// use kernels::scan::index::{conflict_free_offset, padded};
+/// assert_eq!(conflict_free_offset(31), 0);
+/// assert_eq!(conflict_free_offset(32), 1);
+/// assert_eq!(padded(1023), 1023 + 31);
+/// ```
+#[inline(always)]
+pub const fn conflict_free_offset(i: usize) -> usize {
+    i >> LOG_NUM_BANKS
+}
+
+/// Where element `i` of a Blelloch tile lives in the padded shared array.
+#[inline(always)]
+pub const fn padded(i: usize) -> usize {
+    i + conflict_free_offset(i)
+}
+
+/// Words of the padded shared array for a tile of `tile` elements.
+#[inline(always)]
+pub const fn padded_len(tile: usize) -> usize {
+    padded(tile - 1) + 1
+}
+
+/// The two tree nodes thread `tid` combines at the level where the nodes are `offset`
+/// elements apart (up-sweep: `x[b] += x[a]`; down-sweep: swap-and-add): `a = offset*(2tid+1)-1`,
+/// `b = offset*(2tid+2)-1` — the last elements of two neighbouring subtrees of `offset`
+/// leaves. Before padding.
+///
+/// ```
+/// use kernels::scan::index::blelloch_pair;
+/// assert_eq!(blelloch_pair(0, 1), (0, 1));
+/// assert_eq!(blelloch_pair(3, 4), (27, 31));
+/// ```
+#[inline(always)]
+pub const fn blelloch_pair(tid: usize, offset: usize) -> (usize, usize) {
+    (offset * (2 * tid + 1) - 1, offset * (2 * tid + 2) - 1)
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoupled look-back: the per-tile status word
+
+/// Status flag: nothing published yet for this tile in this launch (`X` in the paper).
+pub const FLAG_INVALID: u32 = 0;
+/// Status flag: the tile's own sum (its *aggregate*) is published (`A`).
+pub const FLAG_AGGREGATE: u32 = 1;
+/// Status flag: the sum of every element up to and including the tile (its *inclusive
+/// prefix*) is published (`P`).
+pub const FLAG_PREFIX: u32 = 2;
+
+/// Bits of the launch epoch in a status word.
+pub const EPOCH_BITS: u32 = 30;
+/// The largest epoch; the host starts again from 1 (after zeroing the status array) past it.
+pub const MAX_EPOCH: u32 = (1 << EPOCH_BITS) - 1;
+
+/// Packs a tile's status into one 64-bit word, written and read with single 64-bit atomic
+/// accesses so that a reader never sees a flag without its value:
+///
+/// ```text
+///  63            34 33  32 31                              0
+/// +----------------+------+---------------------------------+
+/// |  epoch (30 b)  | flag |  value (i32 bits)               |
+/// +----------------+------+---------------------------------+
+/// ```
+///
+/// The epoch is the launch's number (1, 2, 3, … from the host): a word left over from an
+/// earlier launch carries another epoch and reads as [`FLAG_INVALID`], so the array needs
+/// no zeroing between launches.
+///
+/// ```
+/// use kernels::scan::index::*;
+/// let w = pack_status(7, FLAG_PREFIX, -5);
+/// assert_eq!((status_flag(w, 7), status_value(w)), (FLAG_PREFIX, -5));
+/// assert_eq!(status_flag(w, 8), FLAG_INVALID);
+/// ```
+#[inline(always)]
+pub const fn pack_status(epoch: u32, flag: u32, value: i32) -> u64 {
+    ((epoch as u64) << 34) | ((flag as u64 & 3) << 32) | value as u32 as u64
+}
+
+/// The flag of status word `word` as seen by the launch numbered `epoch`:
+/// [`FLAG_INVALID`] for a word another launch wrote.
+#[inline(always)]
+pub const fn status_flag(word: u64, epoch: u32) -> u32 {
+    if (word >> 34) as u32 == epoch { ((word >> 32) & 3) as u32 } else { FLAG_INVALID }
+}
+
+/// The value of status word `word`.
+#[inline(always)]
+pub const fn status_value(word: u64) -> i32 {
+    word as u32 as i32
+}
+
+/// Index, within its tile, of the first of the four consecutive elements that lane `lane`
+/// of warp `warp` holds in row `row`, for tiles of `items` elements per thread. The tile is
+/// cut into one segment of `32 * items` elements per warp; a warp's segment into rows of
+/// 128 elements (one 128-bit load per lane: a warp-wide load covers 512 contiguous bytes,
+/// fully coalesced); lane `l` holds elements `4l .. 4l + 4` of each row.
+///
+/// ```text
+///  warp segment (items = 8):  row 0: lane0 lane1 … lane31 | row 1: lane0 lane1 … lane31
+///                             elems   0-3   4-7 … 124-127 |        128-131 …   252-255
+/// ```
+///
+/// ```
+/// use kernels::scan::index::striped_index;
+/// assert_eq!(striped_index(0, 0, 1, 24), 128);
+/// assert_eq!(striped_index(1, 2, 0, 24), 768 + 8);
+/// ```
+#[inline(always)]
+pub const fn striped_index(warp: usize, lane: usize, row: usize, items: usize) -> usize {
+    warp * 32 * items + row * 128 + lane * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    fn prefix(a: &[i32]) -> Vec<i32> {
+        let mut s = 0i32;
+        a.iter()
+            .map(|&x| {
+                s = s.wrapping_add(x);
+                s
+            })
+            .collect()
+    }
+
+    /// The Fenwick build exactly as `bit_build` does it (blocks of `block` positions, a
+    /// growing stride), then the queries of `bit_query`: must equal a sequential scan.
+    #[test]
+    fn fenwick_build_and_query_match_sequential_scan() {
+        for n in [1usize, 2, 3, 7, 8, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 1000, 1023, 1024, 1025, 5000] {
+            for block in [4usize, 8, 512] {
+                let a: Vec<i32> = (0..n).map(|i| (i as i32).wrapping_mul(2_654_435_761u32 as i32) ^ 0x55).collect();
+                let mut tree = a.clone();
+                let mut stride = Some(1);
+                while let Some(s) = stride {
+                    let count = bit_positions(n, s);
+                    for b in 0..count.div_ceil(block) {
+                        // One block: positions j = b*block + t, t < block, in its own scratch.
+                        let mut smem = vec![0i32; block];
+                        for t in 0..block {
+                            let j = b * block + t;
+                            if j < count {
+                                smem[t] = tree[(j + 1) * s - 1];
+                            }
+                        }
+                        let mut d = 1;
+                        while d < block {
+                            for t in 0..block {
+                                if (t + 1) % (2 * d) == 0 {
+                                    smem[t] = smem[t].wrapping_add(smem[t - d]);
+                                }
+                            }
+                            d *= 2;
+                        }
+                        for t in 0..block {
+                            let j = b * block + t;
+                            if j < count {
+                                tree[(j + 1) * s - 1] = smem[t];
+                            }
+                        }
+                    }
+                    stride = bit_next_stride(n, s, block);
+                }
+                // Every node i (1-indexed) holds the sum of a[i - lowbit(i) .. i).
+                for i in 1..=n {
+                    let want = a[i - lowbit(i)..i].iter().fold(0i32, |x, &y| x.wrapping_add(y));
+                    assert_eq!(tree[i - 1], want, "node {i}, n={n}, block={block}");
+                }
+                let expect = prefix(&a);
+                for i in 0..n {
+                    let mut k = i + 1;
+                    let mut s = 0i32;
+                    while k > 0 {
+                        s = s.wrapping_add(tree[k - 1]);
+                        k -= lowbit(k);
+                    }
+                    assert_eq!(s, expect[i], "query {i}, n={n}");
+                }
+            }
+        }
+    }
+
+    /// Bank of each access, for counting conflicts: the worst number of distinct words of one
+    /// bank that the 32 lanes of a warp touch in one access.
+    fn worst_conflict(words: impl Iterator<Item = usize>) -> usize {
+        let mut per_bank: [Vec<usize>; 32] = Default::default();
+        for w in words {
+            if !per_bank[w % 32].contains(&w) {
+                per_bank[w % 32].push(w);
+            }
+        }
+        per_bank.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// Every level of the up- and down-sweep of a 1024-element tile, every warp, both nodes
+    /// of the pair: how many ways a warp's access conflicts without padding and with
+    /// `CONFLICT_FREE_OFFSET`. The nodes are `2 * offset` words apart, so without padding a
+    /// warp-wide access is `min(2 * offset, 32, active lanes)`-way; with it, never.
+    #[test]
+    fn padding_removes_the_bank_conflicts_of_the_tree() {
+        let tile = 1024usize;
+        let (mut offset, mut d) = (1usize, tile / 2);
+        let mut worst_plain = 0;
+        while d > 0 {
+            for warp in 0..d.div_ceil(32) {
+                let lanes = (warp * 32..(warp * 32 + 32).min(d)).collect::<Vec<_>>();
+                for side in 0..2 {
+                    let node =
+                        |t: usize| if side == 0 { blelloch_pair(t, offset).0 } else { blelloch_pair(t, offset).1 };
+                    let plain = worst_conflict(lanes.iter().map(|&t| node(t)));
+                    let pad = worst_conflict(lanes.iter().map(|&t| padded(node(t))));
+                    assert_eq!(plain, (2 * offset).min(32).min(lanes.len()), "offset {offset}");
+                    assert_eq!(pad, 1, "offset {offset} warp {warp}: {pad}-way with padding");
+                    worst_plain = worst_plain.max(plain);
+                }
+            }
+            offset *= 2;
+            d /= 2;
+        }
+        assert_eq!(worst_plain, 32, "without padding, offset 16 puts a whole warp in one bank");
+    }
+
+    #[test]
+    fn padded_indices_are_distinct_and_fit() {
+        let tile = 1024;
+        let mut seen = vec![false; padded_len(tile)];
+        for i in 0..tile {
+            assert!(!seen[padded(i)]);
+            seen[padded(i)] = true;
+        }
+        assert_eq!(padded_len(tile), 1024 + 31);
+    }
+
+    #[test]
+    fn status_words_round_trip_and_reject_other_epochs() {
+        for epoch in [1u32, 2, 12345, MAX_EPOCH] {
+            for flag in [FLAG_INVALID, FLAG_AGGREGATE, FLAG_PREFIX] {
+                for value in [0i32, 1, -1, i32::MIN, i32::MAX] {
+                    let w = pack_status(epoch, flag, value);
+                    assert_eq!(status_flag(w, epoch), flag);
+                    assert_eq!(status_value(w), value);
+                    assert_eq!(status_flag(w, epoch ^ 1), FLAG_INVALID);
+                }
+            }
+        }
+        // A zeroed array is invalid for every epoch the host uses (1..=MAX_EPOCH).
+        assert_eq!(status_flag(0, 1), FLAG_INVALID);
+        assert_eq!(status_flag(0, MAX_EPOCH), FLAG_INVALID);
+    }
+
+    #[test]
+    fn striped_layout_covers_a_tile_once() {
+        for (threads, items) in [(128usize, 24usize), (256, 16), (64, 4)] {
+            let tile = threads * items;
+            let mut seen = vec![0u8; tile];
+            for warp in 0..threads / 32 {
+                for lane in 0..32 {
+                    for row in 0..items / 4 {
+                        let i = striped_index(warp, lane, row, items);
+                        assert_eq!(i % 4, 0, "16-byte aligned chunks");
+                        for k in 0..4 {
+                            seen[i + k] += 1;
+                        }
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "threads {threads} items {items}");
+        }
+    }
+}

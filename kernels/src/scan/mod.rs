@@ -1,0 +1,28 @@
+//! Prefix sums (scans) of `i32`, wrapping: `output[i] = input[0] + … + input[i]` (inclusive)
+//! or `input[0] + … + input[i-1]` (exclusive, `output[0] = 0`).
+//!
+//! Three ways to parallelise a sequential recurrence, each fixing the previous one's cost:
+//!
+//! | variant | kernels | work | passes over the data | idea |
+//! |---|---|---|---|---|
+//! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log n) | ~2 + log n scattered reads | Fenwick tree: build it, query every prefix |
+//! | `blelloch` | [`blelloch_block`] ×levels, [`blelloch_add`] ×levels | O(n) | 2 reads + 2 writes | up-sweep/down-sweep in padded shared memory, reduce-then-scan across blocks |
+//! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
+//!
+//! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
+//! host owns); none writes the caller's input. Index math and the look-back status word are
+//! plain functions in [`index`], unit-tested on the host.
+
+mod bit;
+mod blelloch;
+pub mod index;
+mod lookback;
+
+pub use bit::{BIT_BLOCK, bit_build, bit_query};
+pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_TILE, blelloch_add, blelloch_block};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use lookback::lookback_probe;
+pub use lookback::{
+    LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x16, lookback_128x24,
+    lookback_256x12, lookback_256x24, lookback_512x8, lookback_512x12,
+};

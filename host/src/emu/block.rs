@@ -421,7 +421,8 @@ impl Scheduler {
             .iter()
             .map(|s| {
                 let who = ranges(
-                    (0..self.n as u32).filter(|&i| matches!(self.state[i as usize], State::Barrier(x) if same_site(x, s))),
+                    (0..self.n as u32)
+                        .filter(|&i| matches!(self.state[i as usize], State::Barrier(x) if same_site(x, s))),
                 );
                 format!("threads {who} at {}", site(s))
             })

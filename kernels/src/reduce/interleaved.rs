@@ -62,21 +62,35 @@ kernel! {
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
         let idata = unsafe { g_idata.add(start) };
 
-        let mut stride = block / 2;
-        while stride > 0 {
-            if tid < stride && ((tid + stride) as usize) < len {
-                let (i, j) = (tid as usize, (tid + stride) as usize);
-                // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this step, and
-                // idata[j] (j >= stride) is written by no thread in this step.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-            }
-            sync_threads();
-            stride >>= 1;
-        }
+        // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
+        unsafe { interleaved_tree(idata, tid, block, len) };
 
         if tid == 0 {
             // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
             unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
         }
+    }
+}
+
+/// Step 2 of `interleaved` (and phase 3 of `unroll2`/`unroll4`/`unroll8`): the interleaved
+/// tree over the `len ≤ blockDim` slots `idata[0..len)`. For `stride = block/2, …, 1`, thread
+/// `tid < stride` adds `idata[tid + stride]` into `idata[tid]` when that slot exists; a block
+/// barrier ends every round. Afterwards `idata[0]` holds the sum of the `len` slots.
+///
+/// # Safety
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
+/// with the same `idata`, `block` and `len` (it contains barriers).
+#[inline(always)]
+pub(super) unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: usize) {
+    let mut stride = block / 2;
+    while stride > 0 {
+        if tid < stride && ((tid + stride) as usize) < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
+            // idata[j] (j >= stride) is written by no thread in this round.
+            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        }
+        sync_threads();
+        stride >>= 1;
     }
 }

@@ -1,3 +1,4 @@
+use super::interleaved::interleaved_tree;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::index::{fold_count, fold_index, segment_len};
 use crate::kernel;
@@ -88,34 +89,39 @@ kernel! {
     /// Every thread reaches every barrier: threads past `n` fold nothing and idle through
     /// the tree instead of returning early.
     pub unsafe fn unroll2(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let seg = 2 * block as usize;
-        let start = block_idx_x() as usize * seg;
-        let len = segment_len(n as usize, start, seg);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        // SAFETY: forwarded; the launch follows this kernel's preconditions.
+        unsafe { unrolled::<2>(g_idata, g_odata, n) }
+    }
+}
 
-        // SAFETY: `idata` holds the `len` elements of this block's segment.
-        unsafe { fold_blocks::<2>(idata, tid, block, len) };
-        sync_threads();
+/// The body of `unroll2`, `unroll4` and `unroll8`: block `b` owns the `N * blockDim` elements
+/// from `N * b * blockDim`; phase 1 folds them into `idata[0..blockDim)` ([`fold_blocks`]),
+/// phase 2 runs the interleaved tree over the slots that hold a sum
+/// ([`interleaved_tree`](super::interleaved::interleaved_tree)), and thread 0 writes the
+/// block's sum to `g_odata[b]`.
+///
+/// # Safety
+/// As for the kernels: `g_idata` holds `n ≥ 1` elements and may be overwritten, `g_odata`
+/// holds `gridDim.x ≥ ceil(n / (N * blockDim))` elements; every thread of the block calls it.
+#[inline(always)]
+pub(super) unsafe fn unrolled<const N: usize>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    let tid = thread_idx_x();
+    let block = block_dim_x();
+    let seg = N * block as usize;
+    let start = block_idx_x() as usize * seg;
+    let len = segment_len(n as usize, start, seg);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start) };
 
-        let len = len.min(block as usize);
-        let mut stride = block / 2;
-        while stride > 0 {
-            if tid < stride && ((tid + stride) as usize) < len {
-                let (i, j) = (tid as usize, (tid + stride) as usize);
-                // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
-                // idata[j] (j >= stride) is written by no thread in this round.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-            }
-            sync_threads();
-            stride >>= 1;
-        }
+    // SAFETY: `idata` holds the `len` elements of this block's segment.
+    unsafe { fold_blocks::<N>(idata, tid, block, len) };
+    sync_threads();
 
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+    // SAFETY: after the fold, slots 0..min(len, block) hold sums; every thread calls it.
+    unsafe { interleaved_tree(idata, tid, block, len.min(block as usize)) };
+
+    if tid == 0 {
+        // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
     }
 }

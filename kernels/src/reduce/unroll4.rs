@@ -1,6 +1,4 @@
-use super::unroll2::fold_blocks;
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::segment_len;
+use super::unroll2::unrolled;
 use crate::kernel;
 
 kernel! {
@@ -52,34 +50,7 @@ kernel! {
     /// Every thread reaches every barrier: threads past `n` fold nothing and idle through
     /// the tree instead of returning early.
     pub unsafe fn unroll4(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let seg = 4 * block as usize;
-        let start = block_idx_x() as usize * seg;
-        let len = segment_len(n as usize, start, seg);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
-
-        // SAFETY: `idata` holds the `len` elements of this block's segment.
-        unsafe { fold_blocks::<4>(idata, tid, block, len) };
-        sync_threads();
-
-        let len = len.min(block as usize);
-        let mut stride = block / 2;
-        while stride > 0 {
-            if tid < stride && ((tid + stride) as usize) < len {
-                let (i, j) = (tid as usize, (tid + stride) as usize);
-                // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
-                // idata[j] (j >= stride) is written by no thread in this round.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-            }
-            sync_threads();
-            stride >>= 1;
-        }
-
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+        // SAFETY: forwarded; the launch follows this kernel's preconditions.
+        unsafe { unrolled::<4>(g_idata, g_odata, n) }
     }
 }

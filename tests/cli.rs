@@ -3,10 +3,16 @@
 use libtest_mimic::{Failed, Trial};
 
 fn run(args: &[&str]) -> (u8, String) {
-    let mut out = Vec::new();
+    let (code, out, _) = run_err(args);
+    (code, out)
+}
+
+/// Exit status, report and error output.
+fn run_err(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = host::cli::run_with(argv, &mut out);
-    (code, String::from_utf8(out).expect("the report is UTF-8"))
+    let code = host::cli::run_with(argv, &mut out, &mut err);
+    (code, String::from_utf8(out).expect("the report is UTF-8"), String::from_utf8(err).expect("UTF-8 errors"))
 }
 
 fn check(ok: bool, what: &str, out: &str) -> Result<(), Failed> {
@@ -39,18 +45,23 @@ pub fn trials() -> Vec<Trial> {
             )?;
             check(out.contains("\"verdict\":\"PASS\""), "json verdict", &out)
         }),
-        Trial::test("cli::bad_input_exits_2", || {
-            for args in [
-                &["--block", "48", "--n", "10", "--backend", "emulator"][..],
-                &["--block", "2048", "--n", "10", "--backend", "emulator"],
-                &["--n", "0", "--backend", "emulator"],
-                &["--variant", "no_such_variant", "--backend", "emulator"],
-                &["--family", "nope", "--backend", "emulator"],
-                &["--repeat", "0", "--n", "10", "--backend", "emulator"],
-                &["--n", "99999999999", "--backend", "emulator"],
+        Trial::test("cli::bad_input_exits_2_and_says_why", || {
+            for (args, says) in [
+                (&["--block", "48", "--n", "10", "--backend", "emulator"][..], "power of two in 32..=1024"),
+                (&["--block", "2048", "--n", "10", "--backend", "emulator"], "power of two in 32..=1024"),
+                (&["--n", "0", "--backend", "emulator"], "n must be in 1..="),
+                (&["--variant", "no_such_variant", "--backend", "emulator"], "the variants are: neighbored"),
+                (&["--family", "nope", "--backend", "emulator"], "the families are: global"),
+                (&["--repeat", "0", "--n", "10", "--backend", "emulator"], "at least one timed run"),
+                (&["--n", "99999999999", "--backend", "emulator"], "n must be in 1..="),
+                (&["--variant", "complete_unroll", "--block", "48", "--n", "10", "--backend", "emulator"], "block"),
+                (&["--format", "xml"], "invalid value 'xml'"),
+                (&["--bogus"], "unexpected argument"),
             ] {
-                let (code, out) = run(args);
+                let (code, out, err) = run_err(args);
                 check(code == 2, &format!("{args:?}: exit status {code}, expected 2"), &out)?;
+                check(err.contains(says), &format!("{args:?}: the error does not say `{says}`: {err}"), &out)?;
+                check(!out.contains("PASS"), &format!("{args:?}: rows printed despite the error"), &out)?;
             }
             Ok(())
         }),

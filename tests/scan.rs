@@ -224,7 +224,7 @@ fn error_trials() -> Vec<Trial> {
 fn run_cli(args: &[&str]) -> (u8, String) {
     let mut out = Vec::new();
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = host::cli::run_with(argv, &mut out);
+    let code = host::cli::run_with(argv, &mut out, &mut Vec::new());
     (code, String::from_utf8(out).expect("the report is UTF-8"))
 }
 

@@ -95,12 +95,12 @@ struct Args {
 
 /// Runs the command line of this process; returns the exit status.
 pub fn main() -> u8 {
-    run_with(std::env::args_os(), &mut std::io::stdout().lock())
+    run_with(std::env::args_os(), &mut std::io::stdout().lock(), &mut std::io::stderr())
 }
 
 /// Runs the command line `argv` (program name first), printing the report to `out` and
-/// errors to stderr; returns the exit status (0 pass, 1 a variant failed, 2 bad input).
-pub fn run_with<I, T>(argv: I, out: &mut dyn Write) -> u8
+/// errors to `err`; returns the exit status (0 pass, 1 a variant failed, 2 bad input).
+pub fn run_with<I, T>(argv: I, out: &mut dyn Write, err: &mut dyn Write) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -109,7 +109,8 @@ where
         Ok(a) => a,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let text = e.render().to_string();
+            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
             return code;
         }
     };
@@ -117,7 +118,7 @@ where
         Ok(true) => 0,
         Ok(false) => 1,
         Err(e) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(err, "error: {e}");
             2
         }
     }
@@ -268,7 +269,12 @@ fn run(args: &Args, out: &mut dyn Write) -> Result<bool> {
             args.block,
             if backend.is_gpu() { "" } else { ": here, wall clock" },
         );
-        outln!(out, "expected sum (CPU recursion): {} (exact: {})", expected.wrapped, expected.widened);
+        if variants.iter().any(|v| v.op == Op::Sum) {
+            outln!(out, "expected sum (CPU recursion): {} (exact: {})", expected.wrapped, expected.widened);
+        }
+        if let Some(sq) = squares {
+            outln!(out, "expected sum of squares (CPU recursion): {} (exact: {})", sq.wrapped, sq.widened);
+        }
         if let Some(c) = cub {
             outln!(
                 out,

@@ -6,12 +6,12 @@
 //! per scan and, from `Throughput::Bytes(8n)`, bytes moved per second counting each element
 //! read once and written once (what a device-to-device copy of the input moves). Filter as
 //! usual: `.gpu/benches/scan-* --bench 'scan/lookback/'`. `SCAN_BENCH_TUNING=1` adds the
-//! tuning shapes of `lookback` (`lookback_128x24`, …).
+//! tuning shapes of `lookback` (`lookback_128x44`, …).
 //!
 //! **What is timed.** `iter_custom`: a CUDA event, `iters` scans back to back on the GPU's
 //! stream (every launch of the variant's plan, no synchronisation anywhere in between), a
 //! second event, one wait. The scans need nothing restored between runs (see `host::scan`:
-//! the look-back's epochs and self-resetting tile counter), so back-to-back runs are real
+//! the look-back's per-launch epochs), so back-to-back runs are real
 //! runs. Input generation, upload, allocation and the check of each variant's output against
 //! the CPU scan happen once per (variant, n), before timing.
 //!

@@ -57,7 +57,7 @@ fn check_one(backend: &Backend, v: &'static ScanVariant, kind: Kind, data: &[i32
     let got = {
         let mut s = Scan::new(backend, v, kind, &buf, &mut out, n).map_err(|e| format!("{}: {e}", what()))?;
         // Two runs back to back, no reset between: the second must be as right as the first
-        // (the look-back's epochs and self-resetting counter; the others rebuild everything).
+        // (the look-back's per-launch epochs; the others rebuild everything).
         s.launch().and_then(|_| s.launch()).map_err(|e| format!("{}: {e}", what()))?;
         s.result().map_err(|e| format!("{}: {e}", what()))?
     };

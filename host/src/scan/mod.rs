@@ -11,14 +11,13 @@
 //! |---|---|---|
 //! | `bit` | `bit_build` × (1 + ⌊log₅₁₂(n/2)⌋) (strides 1, 512, 512², …), `bit_query` | the tree (n words) |
 //! | `blelloch` | `blelloch_block` per level (n, n/1024, … → 1 tile), `blelloch_add` per level but the last | the tile sums of each level |
-//! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile, a tile counter |
+//! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile |
 //!
 //! **What is timed** ([`Scan::launch`]): the launches only, all of them. Nothing needs to be
 //! restored between runs: `bit` rebuilds its tree from the input, `blelloch` rewrites its
-//! sums, and `lookback` tags its status words with a new epoch per launch and resets its tile
-//! counter itself (the last tile to start does it), so launches can be queued back to back
-//! (what the benches do). [`Scan::reset`] re-zeroes the counter anyway, outside the timed
-//! region, so that a run that failed half-way cannot poison the next.
+//! sums, and `lookback` tags its status words with a new epoch per launch, so launches can be
+//! queued back to back (what the benches do). [`Scan::reset`] is there for callers that
+//! treat every plan alike; no scan needs it.
 //!
 //! **Never the input.** Every kernel reads `input` and writes `output` or scratch the
 //! [`Scan`] owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
@@ -85,8 +84,8 @@ pub type BitQueryArgs = (*const i32, *mut i32, u32, u32);
 pub type BlellochBlockArgs = (*const i32, *mut i32, *mut i32, u32, u32);
 /// `blelloch_add(data, offsets, n)`.
 pub type BlellochAddArgs = (*mut i32, *const i32, u32);
-/// `lookback(input, output, status, counter, n, epoch, exclusive)`.
-pub type LookbackArgs = (*const i32, *mut i32, *mut u64, *mut u32, u32, u32, u32);
+/// `lookback(input, output, status, n, epoch, exclusive)`.
+pub type LookbackArgs = (*const i32, *mut i32, *mut u64, u32, u32, u32);
 
 /// How a scan variant runs.
 #[derive(Clone, Copy, Debug)]
@@ -174,7 +173,7 @@ impl ScanVariant {
         match self.plan {
             ScanPlan::Fenwick { .. } => n as u64 * 4,
             ScanPlan::ReduceThenScan { .. } => blelloch_levels(n).iter().map(|l| l.grid as u64 * 4).sum(),
-            ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8 + 4,
+            ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8,
         }
     }
 }
@@ -191,7 +190,7 @@ macro_rules! lookback_shape {
             min_cc: (7, 0),
             tuning: true,
             plan: ScanPlan::DecoupledLookback {
-                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f, g)),
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
                 threads: $threads,
                 items: $items,
             },
@@ -234,17 +233,15 @@ static VARIANTS: &[ScanVariant] = &[
         min_cc: (7, 0),
         tuning: false,
         plan: ScanPlan::DecoupledLookback {
-            kernel: kernel_ref!(kernels::scan::lookback(a, b, c, d, e, f, g)),
+            kernel: kernel_ref!(kernels::scan::lookback(a, b, c, d, e, f)),
             threads: kernels::scan::LOOKBACK_THREADS,
             items: kernels::scan::LOOKBACK_ITEMS,
         },
     },
-    lookback_shape!(lookback_128x16, 128, 16),
-    lookback_shape!(lookback_128x24, 128, 24),
-    lookback_shape!(lookback_256x12, 256, 12),
-    lookback_shape!(lookback_256x24, 256, 24),
-    lookback_shape!(lookback_512x8, 512, 8),
-    lookback_shape!(lookback_512x12, 512, 12),
+    lookback_shape!(lookback_128x44, 128, 44),
+    lookback_shape!(lookback_128x60, 128, 60),
+    lookback_shape!(lookback_192x44, 192, 44),
+    lookback_shape!(lookback_256x28, 256, 28),
 ];
 
 /// Every scan variant, tuning shapes included.
@@ -403,7 +400,7 @@ impl Launch {
             // SAFETY: forwarded from the caller.
             Launch::BlellochAdd(k, c, a) => unsafe { backend.launch(&k, c, a) },
             Launch::Lookback(k, c, mut a) => {
-                a.5 = epoch;
+                a.4 = epoch;
                 // SAFETY: forwarded from the caller.
                 unsafe { backend.launch(&k, c, a) }
             }
@@ -435,7 +432,6 @@ pub struct Scan<'a> {
     /// Keeps the scratch buffers the planned launches point into alive.
     _scratch: Vec<DeviceBuffer<i32>>,
     status: Option<DeviceBuffer<u64>>,
-    counter: Option<DeviceBuffer<u32>>,
     epoch: u32,
     launches: Vec<Launch>,
 }
@@ -457,7 +453,7 @@ impl<'a> Scan<'a> {
         let out = output.as_mut_ptr();
         let mut scratch = Vec::new();
         let mut launches = Vec::new();
-        let (mut status, mut counter) = (None, None);
+        let mut status = None;
         match variant.plan {
             ScanPlan::Fenwick { build, query, block } => {
                 let mut tree = backend.alloc::<i32>(n)?;
@@ -499,17 +495,15 @@ impl<'a> Scan<'a> {
             ScanPlan::DecoupledLookback { kernel, threads, .. } => {
                 let tiles = n.div_ceil(variant.tile() as usize);
                 let mut st = backend.alloc::<u64>(tiles)?;
-                let mut ct = backend.alloc::<u32>(1)?;
                 launches.push(Launch::Lookback(
                     kernel,
                     config(tiles, threads),
-                    (inp, out, st.as_mut_ptr(), ct.as_mut_ptr(), n32, 0, excl),
+                    (inp, out, st.as_mut_ptr(), n32, 0, excl),
                 ));
                 status = Some(st);
-                counter = Some(ct);
             }
         }
-        Ok(Self { backend, variant, kind, n, output, _scratch: scratch, status, counter, epoch: 0, launches })
+        Ok(Self { backend, variant, kind, n, output, _scratch: scratch, status, epoch: 0, launches })
     }
 
     /// The variant.
@@ -528,12 +522,10 @@ impl<'a> Scan<'a> {
         ScanGeometry { launches: self.launches.len(), grid: first.grid, block: first.block, tile: self.variant.tile() }
     }
 
-    /// Outside the timed region: zeroes the look-back tile counter (the kernel resets it
-    /// itself; this guards against a launch that failed half-way). Nothing else needs it.
+    /// Outside the timed region: prepares the next run. Every scan plan restores what it
+    /// needs by itself (see the module docs), so this does nothing; it exists so that callers
+    /// can treat scans like the reductions, whose plans do need a reset.
     pub fn reset(&mut self) -> Result<()> {
-        if let Some(counter) = &mut self.counter {
-            self.backend.write(counter, &[0])?;
-        }
         Ok(())
     }
 
@@ -562,7 +554,7 @@ impl<'a> Scan<'a> {
             // SAFETY: `new` checked the preconditions of the plan and sized every buffer as the
             // kernels' docs require: input and output hold n ≥ 1 elements, the tree n, each
             // level's sums its grid, the status one word per tile (zeroed at allocation,
-            // epochs strictly increasing since), the counter one zeroed word; all belong to
+            // epochs strictly increasing since); all belong to
             // this backend and outlive the launch (held by `self` or borrowed for 'a); the
             // grids are the ones the kernels' Launch sections prescribe and the blocks are the
             // kernels' compiled block sizes.

@@ -17,7 +17,7 @@
 //! |---|---|
 //! | [`thread`] | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `__syncthreads()` |
 //! | [`warp`] | `__shfl_*_sync`, `__syncwarp`, `__ballot_sync`, `__all_sync`, `__any_sync`, `__reduce_add_sync` |
-//! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]` |
+//! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]`, 128-bit shared accesses, `cp.async` copies (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`) |
 //! | [`atomic`] | `atomicAdd`, `atomicCAS`, `__threadfence()`, `ld.acquire` / `st.release` |
 //! | [`mem`] | 128-bit vector loads (`int4`), read-only cache loads (`__ldg`) |
 //! | [`clock`] | `clock64()` |

@@ -13,6 +13,13 @@
 //! the address's state space. Static and dynamic arrays thus compile to the same accesses.
 //! In the emulator the accessors check the index and report an out-of-bounds access with
 //! the kernel, block, thread and source line.
+//!
+//! Arrays of 32-bit words also have 128-bit accessors ([`Shared::read_v4`],
+//! [`Shared::write_v4`]) and asynchronous global-to-shared copies ([`Shared::copy_async_v4`]
+//! with [`copy_async_commit`] and [`copy_async_wait`]: sm_80's `cp.async`), which fill shared
+//! memory without staging the data in registers.
+
+use super::warp::Word;
 
 /// A view of a shared-memory array of `T`.
 ///
@@ -250,6 +257,182 @@ impl<T: Copy> Shared<T> {
         // SAFETY: in bounds (checked just above).
         unsafe {
             self.ptr.add(i).write_volatile(value)
+        }
+    }
+}
+
+/// 128-bit accesses and asynchronous copies (`cp.async`) for arrays of 32-bit words.
+impl<T: Word> Shared<T> {
+    /// Reports a vector access at element `i` that is out of bounds or not 16-byte aligned.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    fn check_v4(self, i: usize) {
+        if i + 4 > self.len {
+            self.out_of_bounds(i + 3);
+        }
+        // SAFETY: only the address is computed (in bounds, checked above).
+        let addr = unsafe { self.ptr.add(i) } as usize;
+        if !addr.is_multiple_of(16) {
+            super::emu::hooks().fault(super::emu::Fault::Misaligned {
+                addr,
+                align: 16,
+                site: core::panic::Location::caller(),
+            });
+        }
+    }
+
+    /// Reads elements `i .. i + 4` with one 128-bit shared load (`ld.shared.v4.b32`,
+    /// SASS `LDS.128`). A quarter warp (8 lanes) is served per cycle; its accesses are
+    /// conflict-free when their 16-byte chunks fall in distinct groups of 4 banks (for
+    /// example consecutive chunks, or chunks an odd number of chunks apart).
+    ///
+    /// # Safety
+    /// `i + 4` is at most the length; the element `i` is 16-byte aligned; no other thread
+    /// writes these elements concurrently (a barrier separates such a write from this read).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn read_v4(self, i: usize) -> [T; 4] {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let (a, b, c, d): (u32, u32, u32, u32);
+            // SAFETY: in bounds and aligned by the caller's promise; a shared-window address.
+            unsafe {
+                core::arch::asm!(
+                    "ld.shared.v4.b32 {{{a}, {b}, {c}, {d}}}, [{w}];",
+                    w = in(reg64) self.window + (i * 4) as u64,
+                    a = out(reg32) a,
+                    b = out(reg32) b,
+                    c = out(reg32) c,
+                    d = out(reg32) d,
+                    options(pure, readonly, nostack, preserves_flags),
+                );
+            }
+            [T::from_word(a), T::from_word(b), T::from_word(c), T::from_word(d)]
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.check_v4(i);
+            // SAFETY: in bounds and aligned (checked just above).
+            unsafe { self.ptr.add(i).cast::<super::mem::Vec4<T>>().read().0 }
+        }
+    }
+
+    /// Writes elements `i .. i + 4` with one 128-bit shared store (`st.shared.v4.b32`).
+    ///
+    /// # Safety
+    /// As for [`read_v4`](Self::read_v4), with no concurrent read or write of these elements.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn write_v4(self, i: usize, value: [T; 4]) {
+        #[cfg(target_arch = "nvptx64")]
+        // SAFETY: in bounds and aligned by the caller's promise; a shared-window address.
+        unsafe {
+            core::arch::asm!(
+                "st.shared.v4.b32 [{w}], {{{a}, {b}, {c}, {d}}};",
+                w = in(reg64) self.window + (i * 4) as u64,
+                a = in(reg32) value[0].to_word(),
+                b = in(reg32) value[1].to_word(),
+                c = in(reg32) value[2].to_word(),
+                d = in(reg32) value[3].to_word(),
+                options(nostack, preserves_flags),
+            );
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.check_v4(i);
+            // SAFETY: in bounds and aligned (checked just above).
+            unsafe { self.ptr.add(i).cast::<super::mem::Vec4<T>>().write(super::mem::Vec4(value)) }
+        }
+    }
+
+    /// Starts copying the 16 bytes at global address `src` into elements `i .. i + 4`
+    /// without going through registers: PTX `cp.async.cg.shared.global [dst], [src], 16`
+    /// (sm_80+; CUDA C `__pipeline_memcpy_async` / `cuda::memcpy_async`). The thread does not
+    /// wait for the data: it goes on issuing instructions while the copy is in flight, and
+    /// the `.cg` variant caches it in L2 only. The copy belongs to the thread's current
+    /// *group*, which [`copy_async_commit`] closes; [`copy_async_wait`] waits for groups.
+    /// The data is visible to this thread once its group is complete, and to the other
+    /// threads of the block after a barrier that follows that wait.
+    ///
+    /// Built for sm_70 (no `cp.async`) it is a plain 128-bit global load followed by a
+    /// 128-bit shared store: the same result, synchronously. In the emulator it is a plain
+    /// 16-byte copy (misalignment is reported), and commit and wait do nothing.
+    ///
+    /// # Safety
+    /// As for [`write_v4`](Self::write_v4) at `i`, until the copy's group is waited for
+    /// (no thread touches these elements in between); `src` is 16 readable, 16-byte aligned
+    /// bytes of **global** memory that nobody writes while the copy runs.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn copy_async_v4(self, i: usize, src: *const T) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        // SAFETY: the caller guarantees the destination (in bounds, aligned, untouched until
+        // the wait) and 16 aligned readable global bytes at `src`; `cvta.to.global` gives the
+        // global-window address `cp.async` requires.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %g;",
+                "cvta.to.global.u64 %g, {p};",
+                "cp.async.cg.shared.global [{w}], [%g], 16;",
+                "}}",
+                w = in(reg64) self.window + (i * 4) as u64,
+                p = in(reg64) src,
+                options(nostack, preserves_flags),
+            );
+        }
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+        // SAFETY: as above; a synchronous load and store of the same 16 bytes.
+        unsafe {
+            self.write_v4(i, super::mem::load_v4(src))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            if !(src as usize).is_multiple_of(16) {
+                super::emu::hooks().fault(super::emu::Fault::Misaligned {
+                    addr: src as usize,
+                    align: 16,
+                    site: core::panic::Location::caller(),
+                });
+            }
+            // SAFETY: the caller guarantees 16 aligned readable bytes at `src` and the
+            // destination elements (write_v4 checks bounds and alignment).
+            unsafe { self.write_v4(i, src.cast::<super::mem::Vec4<T>>().read().0) }
+        }
+    }
+}
+
+/// Closes this thread's current group of [`Shared::copy_async_v4`] copies (PTX
+/// `cp.async.commit_group`; CUDA C `__pipeline_commit()`). A group may be empty; groups
+/// complete in the order they were committed. A no-op for sm_70 and in the emulator, where
+/// the copies are synchronous.
+#[inline(always)]
+pub fn copy_async_commit() {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    // SAFETY: closing a copy group has no preconditions.
+    unsafe {
+        core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags))
+    }
+}
+
+/// Waits until at most `PENDING` of this thread's committed copy groups are still in flight
+/// (PTX `cp.async.wait_group PENDING`; CUDA C `__pipeline_wait_prior(PENDING)`): with `k`
+/// groups committed, groups `0 .. k - PENDING` are complete and their data is visible to
+/// this thread. Other threads see it after a barrier that follows their own waits.
+/// `PENDING` is 0, 1, 2 or 3 (a compile error otherwise). A no-op for sm_70 and in the
+/// emulator.
+#[inline(always)]
+pub fn copy_async_wait<const PENDING: u32>() {
+    const { assert!(PENDING <= 3, "copy_async_wait: PENDING is 0, 1, 2 or 3") };
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    // SAFETY: waiting has no preconditions; the asm is a memory clobber (no `nomem`), so the
+    // compiler does not move shared loads above it.
+    unsafe {
+        match PENDING {
+            0 => core::arch::asm!("cp.async.wait_group 0;", options(nostack, preserves_flags)),
+            1 => core::arch::asm!("cp.async.wait_group 1;", options(nostack, preserves_flags)),
+            2 => core::arch::asm!("cp.async.wait_group 2;", options(nostack, preserves_flags)),
+            _ => core::arch::asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
         }
     }
 }

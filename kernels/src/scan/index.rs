@@ -150,25 +150,54 @@ pub const fn status_value(word: u64) -> i32 {
     word as u32 as i32
 }
 
-/// Index, within its tile, of the first of the four consecutive elements that lane `lane`
-/// of warp `warp` holds in row `row`, for tiles of `items` elements per thread. The tile is
-/// cut into one segment of `32 * items` elements per warp; a warp's segment into rows of
-/// 128 elements (one 128-bit load per lane: a warp-wide load covers 512 contiguous bytes,
-/// fully coalesced); lane `l` holds elements `4l .. 4l + 4` of each row.
+/// Word offset, within a look-back tile held in shared memory, of the 16-byte chunk `row`
+/// of thread `tid` in the **striped** layout: chunk `row * threads + tid`. Consecutive
+/// threads take consecutive chunks, so a warp's 128-bit global load or store of one row
+/// covers 512 contiguous bytes (fully coalesced), and its 128-bit shared access touches
+/// consecutive chunks (no bank conflict). The tile's loads and stores use this layout.
 ///
 /// ```text
-///  warp segment (items = 8):  row 0: lane0 lane1 … lane31 | row 1: lane0 lane1 … lane31
-///                             elems   0-3   4-7 … 124-127 |        128-131 …   252-255
+///  tile (threads = 4, 2 rows):  row 0: t0 t1 t2 t3 | row 1: t0 t1 t2 t3     (each 4 words)
 /// ```
 ///
 /// ```
-/// use kernels::scan::index::striped_index;
-/// assert_eq!(striped_index(0, 0, 1, 24), 128);
-/// assert_eq!(striped_index(1, 2, 0, 24), 768 + 8);
+/// use kernels::scan::index::striped_chunk;
+/// assert_eq!(striped_chunk(0, 1, 256), 1024);
+/// assert_eq!(striped_chunk(3, 2, 256), (2 * 256 + 3) * 4);
 /// ```
 #[inline(always)]
-pub const fn striped_index(warp: usize, lane: usize, row: usize, items: usize) -> usize {
-    warp * 32 * items + row * 128 + lane * 4
+pub const fn striped_chunk(tid: usize, row: usize, threads: usize) -> usize {
+    (row * threads + tid) * 4
+}
+
+/// Word offset, within a look-back tile held in shared memory, of the 16-byte chunk `row`
+/// of thread `tid` in the **blocked** layout: thread `tid` owns the `items` consecutive
+/// elements `tid * items ..`, so it scans them sequentially, with no shuffle. A quarter warp
+/// (8 lanes) is one shared-memory wavefront of 128-bit accesses; its 8 chunks are `items / 4`
+/// chunks apart, which puts them in 8 distinct groups of 4 banks exactly when `items / 4` is
+/// odd (`blocked_is_conflict_free`; `lookback` requires it).
+///
+/// ```
+/// use kernels::scan::index::blocked_chunk;
+/// assert_eq!(blocked_chunk(0, 2, 36), 8);
+/// assert_eq!(blocked_chunk(5, 1, 36), 5 * 36 + 4);
+/// ```
+#[inline(always)]
+pub const fn blocked_chunk(tid: usize, row: usize, items: usize) -> usize {
+    tid * items + row * 4
+}
+
+/// Are the blocked layout's 128-bit shared accesses free of bank conflicts for `items`
+/// elements per thread (a multiple of 4)? True when `items / 4` is odd.
+///
+/// ```
+/// use kernels::scan::index::blocked_is_conflict_free;
+/// assert!(blocked_is_conflict_free(36) && blocked_is_conflict_free(44));
+/// assert!(!blocked_is_conflict_free(32) && !blocked_is_conflict_free(24));
+/// ```
+#[inline(always)]
+pub const fn blocked_is_conflict_free(items: usize) -> bool {
+    items.is_multiple_of(4) && !(items / 4).is_multiple_of(2)
 }
 
 #[cfg(test)]
@@ -313,14 +342,17 @@ mod tests {
     }
 
     #[test]
-    fn striped_layout_covers_a_tile_once() {
-        for (threads, items) in [(128usize, 24usize), (256, 16), (64, 4)] {
+    fn both_tile_layouts_cover_a_tile_once() {
+        for (threads, items) in [(128usize, 44usize), (256, 36), (256, 28), (64, 4)] {
             let tile = threads * items;
-            let mut seen = vec![0u8; tile];
-            for warp in 0..threads / 32 {
-                for lane in 0..32 {
-                    for row in 0..items / 4 {
-                        let i = striped_index(warp, lane, row, items);
+            let mut striped = vec![0u8; tile];
+            let mut blocked = vec![0u8; tile];
+            for tid in 0..threads {
+                for row in 0..items / 4 {
+                    for (seen, i) in [
+                        (&mut striped, striped_chunk(tid, row, threads)),
+                        (&mut blocked, blocked_chunk(tid, row, items)),
+                    ] {
                         assert_eq!(i % 4, 0, "16-byte aligned chunks");
                         for k in 0..4 {
                             seen[i + k] += 1;
@@ -328,7 +360,36 @@ mod tests {
                     }
                 }
             }
-            assert!(seen.iter().all(|&c| c == 1), "threads {threads} items {items}");
+            assert!(striped.iter().all(|&c| c == 1), "striped: threads {threads} items {items}");
+            assert!(blocked.iter().all(|&c| c == 1), "blocked: threads {threads} items {items}");
+        }
+    }
+
+    /// The worst number of distinct 16-byte chunks that share a group of 4 banks within one
+    /// quarter warp (the unit in which shared memory serves 128-bit accesses).
+    fn worst_v4_conflict(chunk_words: impl Fn(usize) -> usize) -> usize {
+        (0..4)
+            .map(|q| {
+                let mut per_group = [0usize; 8];
+                for lane in q * 8..q * 8 + 8 {
+                    per_group[(chunk_words(lane) / 4) % 8] += 1;
+                }
+                per_group.into_iter().max().unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn blocked_reads_are_conflict_free_exactly_for_odd_chunk_counts() {
+        for items in (4..=64).step_by(4) {
+            for row in 0..items / 4 {
+                let worst = worst_v4_conflict(|lane| blocked_chunk(lane, row, items));
+                assert_eq!(worst == 1, blocked_is_conflict_free(items), "items {items}: {worst}-way");
+            }
+        }
+        for row in 0..9 {
+            assert_eq!(worst_v4_conflict(|lane| striped_chunk(lane, row, 256)), 1);
         }
     }
 }

@@ -1,9 +1,12 @@
-use super::index::{FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, pack_status, status_flag, status_value};
-use crate::device::atomic::{atomic_add_u32, load_relaxed_u64, store_relaxed_u32, store_relaxed_u64};
-use crate::device::mem::{load_v4, store_v4};
-use crate::device::shared::Shared;
-use crate::device::thread::{block_dim_x, grid_dim_x, sync_threads, thread_idx_x};
-use crate::device::warp::{all_sync, ballot_sync, shfl_sync, shfl_up_sync, shfl_xor_sync};
+use super::index::{
+    FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, pack_status, status_flag,
+    status_value, striped_chunk,
+};
+use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
+use crate::device::mem::store_v4;
+use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::{kernel, static_shared};
 
@@ -12,8 +15,10 @@ use crate::{kernel, static_shared};
 
 /// Threads per block of `lookback` (a multiple of 32, at most 1024).
 pub const LOOKBACK_THREADS: u32 = 256;
-/// Elements per thread of `lookback` (a multiple of 4: one 128-bit load per 4).
-pub const LOOKBACK_ITEMS: u32 = 16;
+/// Elements per thread of `lookback`: an odd multiple of 4 (one 16-byte chunk per 4; an odd
+/// number of chunks keeps the blocked shared-memory reads free of bank conflicts,
+/// `index::blocked_is_conflict_free`).
+pub const LOOKBACK_ITEMS: u32 = 36;
 /// Elements per tile of `lookback`.
 pub const LOOKBACK_TILE: u32 = LOOKBACK_THREADS * LOOKBACK_ITEMS;
 
@@ -23,16 +28,23 @@ pub const LOOKBACK_TILE: u32 = LOOKBACK_THREADS * LOOKBACK_ITEMS;
 /// `scripts/gpu/scan_table.sh` times them all at 1e8 and 2^28, and the winner becomes
 /// [`LOOKBACK_THREADS`] × [`LOOKBACK_ITEMS`].
 ///
-/// Items per thread stay at most 24 (6 rows of 4): with the pinned nightly, 8 rows make LLVM
-/// keep the register arrays in local memory (a stack frame, slow), which
-/// `tests/scan.rs` (`scan::ptx::no_stack_frame`) rejects.
-pub const LOOKBACK_TUNING: [(u32, u32); 6] = [(128, 16), (128, 24), (256, 12), (256, 24), (512, 8), (512, 12)];
+/// What bounds a shape: the tile lives in static shared memory, at most 48 KiB per block
+/// (`threads × items × 4` bytes plus 36 control words); the SM holds as many blocks as
+/// its shared memory (228 KiB on sm_90, less 1 KiB reserved per block), its registers and
+/// its 2048 threads allow, and those resident tiles are what keeps DRAM busy while tiles
+/// wait in their look-back. Items per thread stay odd multiples of 4 (see
+/// [`LOOKBACK_ITEMS`]).
+pub const LOOKBACK_TUNING: [(u32, u32); 4] = [(128, 44), (128, 60), (192, 44), (256, 28)];
 
-/// Shared words: one total per warp (at most 32 warps), the tile's exclusive prefix, the
-/// tile id.
-const SMEM_WORDS: usize = 34;
+/// Shared words after the tile: one total per warp (at most 32 warps), the tile's exclusive
+/// prefix, padding to a 16-byte multiple.
+const CTRL_WORDS: usize = 36;
 const PREFIX_SLOT: usize = 32;
-const TILE_SLOT: usize = 33;
+
+/// Shared words of a `lookback` kernel with tiles of `tile` elements.
+const fn shared_words(tile: usize) -> usize {
+    tile + CTRL_WORDS
+}
 
 /// Inclusive scan of `x` over the 32 lanes of a full warp (Hillis–Steele with
 /// `__shfl_up_sync`: 5 steps, every lane ends with the sum of lanes `0..=lane`).
@@ -64,9 +76,10 @@ fn warp_sum(mut x: i32) -> i32 {
 /// before the tile. Lane `l` examines tile `end - 32 + l` of a window of 32 predecessors
 /// (lane 31 the nearest), starting with `end = tile`:
 ///
-/// 1. Every lane loads its predecessor's status word (relaxed 64-bit atomic load), until no
-///    lane of the window sees [`FLAG_INVALID`] (`__all_sync`); predecessors before tile 0
-///    count as an inclusive prefix of 0.
+/// 1. Every lane loads its predecessor's status word (relaxed 64-bit atomic load);
+///    predecessors before tile 0 count as an inclusive prefix of 0. Until no lane of the
+///    window sees [`FLAG_INVALID`] (`__all_sync`), the lanes that saw it load again (the
+///    others keep their word: a valid word stays valid).
 /// 2. `__ballot_sync(flag == PREFIX)`: if some lane holds an inclusive prefix, the highest
 ///    such lane is the nearest; the answer is its value plus the aggregates of the lanes
 ///    above it (a warp sum of the values from that lane on). Done.
@@ -84,16 +97,18 @@ unsafe fn look_back(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i
     let mut end = tile;
     loop {
         let pred = end as isize - WARP_SIZE as isize + lane as isize;
-        let mut word;
-        loop {
-            word = if pred >= 0 {
+        let load = || {
+            if pred >= 0 {
                 // SAFETY: 0 <= pred < tile <= the status array's length.
                 unsafe { load_relaxed_u64(status.add(pred as usize)) }
             } else {
                 pack_status(epoch, FLAG_PREFIX, 0)
-            };
-            if all_sync(FULL_MASK, status_flag(word, epoch) != FLAG_INVALID) {
-                break;
+            }
+        };
+        let mut word = load();
+        while !all_sync(FULL_MASK, status_flag(word, epoch) != FLAG_INVALID) {
+            if status_flag(word, epoch) == FLAG_INVALID {
+                word = load();
             }
         }
         let flag = status_flag(word, epoch);
@@ -108,14 +123,13 @@ unsafe fn look_back(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i
     }
 }
 
-/// The four elements `p .. p + 4` where they exist (`< n`), zeros past the end: the loads
-/// of the last, partial tile. Written out element by element, so that the row stays in
-/// registers.
+/// The four elements `p .. p + 4` where they exist (`< n`), zeros past the end: a chunk of
+/// the last, partial tile.
 ///
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-unsafe fn load_row_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
+unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
     let at = |i: usize| {
         if i < n {
             // SAFETY: i < n.
@@ -127,157 +141,167 @@ unsafe fn load_row_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
     [at(p), at(p + 1), at(p + 2), at(p + 3)]
 }
 
-/// Stores the elements of `row` that exist (`p + k < n`): the stores of the partial tile.
+/// Stores the elements of `chunk` that exist (`p + k < n`): the stores of the partial tile.
 ///
 /// # Safety
 /// `output` holds `n` elements, and nobody else writes `p .. p + 4` concurrently.
 #[inline(always)]
-unsafe fn store_row_guarded(output: *mut i32, p: usize, n: usize, row: [i32; 4]) {
-    let put = |i: usize, x: i32| {
-        if i < n {
-            // SAFETY: i < n.
-            unsafe { *output.add(i) = x };
+unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, chunk: [i32; 4]) {
+    for (k, &x) in chunk.iter().enumerate() {
+        if p + k < n {
+            // SAFETY: p + k < n; this thread's element.
+            unsafe { *output.add(p + k) = x };
         }
-    };
-    put(p, row[0]);
-    put(p + 1, row[1]);
-    put(p + 2, row[2]);
-    put(p + 3, row[3]);
+    }
 }
 
-/// The body of `lookback` and of its tuning instantiations: one tile of `THREADS * 4 * ROWS`
-/// elements per block. See [`lookback`] for the algorithm.
+/// The body of `lookback` and of its tuning instantiations: tile `blockIdx.x` of
+/// `THREADS * 4 * ROWS` elements. See [`lookback`] for the algorithm.
 ///
 /// # Safety
-/// As for [`lookback`]; `smem` is the block's shared array of [`SMEM_WORDS`] words.
+/// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn scan_tile<const THREADS: usize, const ROWS: usize>(
     input: *const i32,
     output: *mut i32,
     status: *mut u64,
-    counter: *mut u32,
     n: u32,
     epoch: u32,
     exclusive: u32,
     smem: Shared<i32>,
 ) {
+    const {
+        assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
+        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
+    };
     if block_dim_x() as usize != THREADS {
         trap("lookback launched with a block size other than the one it was compiled for");
     }
-    let tile_len = THREADS * 4 * ROWS;
+    let items = 4 * ROWS;
+    let tile_len = THREADS * items;
     let warps = THREADS / WARP_SIZE as usize;
-    let tid = thread_idx_x();
-    let lane = tid % WARP_SIZE;
-    let warp = (tid / WARP_SIZE) as usize;
+    let tid = thread_idx_x() as usize;
+    let lane = thread_idx_x() % WARP_SIZE;
+    let warp = tid / WARP_SIZE as usize;
+    let ctrl = tile_len;
     let n = n as usize;
 
-    // 1. Dynamic tile id: tiles are handed out in the order blocks start, so every tile
-    //    before this one belongs to a block that is already running or done.
-    if tid == 0 {
-        // SAFETY: counter is one valid u32; only atomics touch it during the launch.
-        let ticket = unsafe { atomic_add_u32(counter, 1) };
-        if ticket == grid_dim_x() - 1 {
-            // The last ticket: every block has drawn, so the counter can go back to 0 for
-            // the next launch (a relaxed store after the last add in the counter's order).
-            // SAFETY: as above.
-            unsafe { store_relaxed_u32(counter, 0) };
-        }
-        // SAFETY: TILE_SLOT < SMEM_WORDS; read only after the barrier.
-        unsafe { smem.write(TILE_SLOT, ticket as i32) };
-    }
-    sync_threads();
-    // SAFETY: written before the barrier, never written again.
-    let tile = unsafe { smem.read(TILE_SLOT) } as u32 as usize;
+    // 1. The tile: blockIdx.x (see "Tile order" in `lookback`'s docs).
+    let tile = block_idx_x() as usize;
     let base = tile * tile_len;
     let full = base + tile_len <= n;
 
-    // 2. Load: row r of this warp's segment, lane's 4 elements (one 128-bit load each).
-    let first = base + warp * WARP_SIZE as usize * 4 * ROWS + lane as usize * 4;
-    let mut v: [[i32; 4]; ROWS] = if full {
-        core::array::from_fn(|r| {
-            // SAFETY: first + r*128 + 3 < base + tile_len <= n; 16-byte aligned because the
-            // buffer is and the index is a multiple of 4.
-            unsafe { load_v4(input.add(first + r * 128)) }
-        })
-    } else {
-        // SAFETY: input holds n elements.
-        core::array::from_fn(|r| unsafe { load_row_guarded(input, first + r * 128, n) })
-    };
-
-    // 3. Scan each 4-chunk in registers, then each row across the warp's lanes.
-    for row in v.iter_mut() {
-        row[1] = row[1].wrapping_add(row[0]);
-        row[2] = row[2].wrapping_add(row[1]);
-        row[3] = row[3].wrapping_add(row[2]);
-    }
-    let mut off = [0i32; ROWS];
-    let mut running = 0i32;
+    // 2. Load: striped 16-byte chunks, global → shared without registers (cp.async);
+    //    the partial last tile through registers, with zeros past n.
     for r in 0..ROWS {
-        let s = v[r][3];
-        let x = warp_inclusive_scan(s, lane);
-        off[r] = running.wrapping_add(x).wrapping_sub(s);
-        running = running.wrapping_add(shfl_sync(FULL_MASK, x, 31));
+        let c = striped_chunk(tid, r, THREADS);
+        if full {
+            // SAFETY: base + c + 3 < n; both addresses 16-byte aligned (16-byte aligned
+            // buffers, c a multiple of 4); this thread's chunk, untouched until the wait.
+            unsafe { smem.copy_async_v4(c, input.add(base + c)) };
+        } else {
+            // SAFETY: input holds n elements; this thread's chunk.
+            unsafe { smem.write_v4(c, load_chunk_guarded(input, base + c, n)) };
+        }
     }
-    if lane == 0 {
-        // SAFETY: warp < 32; each warp's lane 0 writes its own slot before the barrier.
-        unsafe { smem.write(warp, running) };
+    copy_async_commit();
+    copy_async_wait::<0>();
+    sync_threads();
+
+    // 3. Reduce: this thread's `items` consecutive elements (blocked), then an inclusive
+    //    warp scan of the thread sums; lane 31 holds the warp's total.
+    let mut sum = 0i32;
+    for r in 0..ROWS {
+        // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
+        let x = unsafe { smem.read_v4(blocked_chunk(tid, r, items)) };
+        sum = sum.wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]).wrapping_add(x[3]);
+    }
+    let incl = warp_inclusive_scan(sum, lane);
+    if lane == WARP_SIZE - 1 {
+        // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
+        unsafe { smem.write(ctrl + warp, incl) };
     }
     sync_threads();
 
-    // 4. The block's total (the tile aggregate) and this warp's offset in the tile.
+    // 4. The tile aggregate and this warp's offset; publish the aggregate at once (tile 0:
+    //    its inclusive prefix, which is its aggregate).
     let mut warp_offset = 0i32;
     let mut aggregate = 0i32;
     for w in 0..warps {
         // SAFETY: written before the barrier, not written again.
-        let t = unsafe { smem.read(w) };
+        let t = unsafe { smem.read(ctrl + w) };
         if w < warp {
             warp_offset = warp_offset.wrapping_add(t);
         }
         aggregate = aggregate.wrapping_add(t);
     }
+    if tid == 0 {
+        let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+        // SAFETY: tile < gridDim.x = the status array's length.
+        unsafe { store_relaxed_u64(status.add(tile), pack_status(epoch, flag, aggregate)) };
+    }
 
-    // 5. Warp 0 publishes the aggregate, looks back, publishes the inclusive prefix.
+    // 5. Scan in place: each thread rewrites its elements with their tile-local inclusive
+    //    (or exclusive) sums, starting from its warp's offset plus the lanes before it.
+    let mut run = warp_offset.wrapping_add(incl.wrapping_sub(sum));
+    for r in 0..ROWS {
+        let at = blocked_chunk(tid, r, items);
+        // SAFETY: this thread's own chunk.
+        let x = unsafe { smem.read_v4(at) };
+        let mut out = [0i32; 4];
+        for k in 0..4 {
+            if exclusive != 0 {
+                out[k] = run;
+                run = run.wrapping_add(x[k]);
+            } else {
+                run = run.wrapping_add(x[k]);
+                out[k] = run;
+            }
+        }
+        // SAFETY: this thread's own chunk; other threads read it only after the barrier.
+        unsafe { smem.write_v4(at, out) };
+    }
+
+    // 6. Warp 0 looks back and publishes the inclusive prefix.
     if warp == 0 {
         let prefix = if tile == 0 {
             0
         } else {
-            if lane == 0 {
-                // SAFETY: tile < gridDim.x = the status array's length.
-                unsafe { store_relaxed_u64(status.add(tile), pack_status(epoch, FLAG_AGGREGATE, aggregate)) };
-            }
             // SAFETY: the whole warp calls it, with the same tile and epoch.
-            unsafe { look_back(status, tile, epoch, lane) }
+            let prefix = unsafe { look_back(status, tile, epoch, lane) };
+            if lane == 0 {
+                let inclusive = prefix.wrapping_add(aggregate);
+                // SAFETY: as above.
+                unsafe { store_relaxed_u64(status.add(tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
+            }
+            prefix
         };
         if lane == 0 {
-            let inclusive = prefix.wrapping_add(aggregate);
-            // SAFETY: as above; PREFIX_SLOT is read only after the barrier below.
-            unsafe {
-                store_relaxed_u64(status.add(tile), pack_status(epoch, FLAG_PREFIX, inclusive));
-                smem.write(PREFIX_SLOT, prefix);
-            }
+            // SAFETY: read only after the barrier below.
+            unsafe { smem.write(ctrl + PREFIX_SLOT, prefix) };
         }
     }
     sync_threads();
     // SAFETY: written before the barrier, never written again.
-    let start = unsafe { smem.read(PREFIX_SLOT) }.wrapping_add(warp_offset);
+    let prefix = unsafe { smem.read(ctrl + PREFIX_SLOT) };
 
-    // 6. Store: the same layout as the loads.
+    // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {
-        let o = start.wrapping_add(off[r]);
-        let c = v[r];
-        let out = if exclusive != 0 {
-            [o, o.wrapping_add(c[0]), o.wrapping_add(c[1]), o.wrapping_add(c[2])]
-        } else {
-            [o.wrapping_add(c[0]), o.wrapping_add(c[1]), o.wrapping_add(c[2]), o.wrapping_add(c[3])]
-        };
-        let p = first + r * 128;
+        let c = striped_chunk(tid, r, THREADS);
+        // SAFETY: written before the barrier.
+        let v = unsafe { smem.read_v4(c) };
+        let out = [
+            v[0].wrapping_add(prefix),
+            v[1].wrapping_add(prefix),
+            v[2].wrapping_add(prefix),
+            v[3].wrapping_add(prefix),
+        ];
         if full {
-            // SAFETY: as for the loads; these 16 bytes of the output are this thread's alone.
-            unsafe { store_v4(output.add(p), out) };
+            // SAFETY: base + c + 3 < n; 16-byte aligned; these 16 bytes are this thread's.
+            unsafe { store_v4(output.add(base + c), out) };
         } else {
-            // SAFETY: output holds n elements; these are this thread's alone.
-            unsafe { store_row_guarded(output, p, n, out) };
+            // SAFETY: output holds n elements; these elements are this thread's.
+            unsafe { store_chunk_guarded(output, base + c, n, out) };
         }
     }
 }
@@ -299,37 +323,49 @@ kernel! {
     /// it adds their aggregates until it meets one that already has its **inclusive prefix**.
     /// No tile waits for another tile's look-back, only for predecessors' aggregates, which
     /// come right after their loads; a warp reads 32 predecessors' status words at once, so
-    /// one L2 round trip covers 32 links of the chain. The latency of the chain is hidden
-    /// behind the tiles' own memory traffic.
+    /// one L2 round trip covers 32 links of the chain.
+    ///
+    /// What is left is a wait: a tile cannot finish before its nearest predecessors have
+    /// loaded and reduced their tiles, and the block is idle meanwhile. The scan runs at
+    /// copy speed only if enough *other* tiles are loading at the same time, i.e. if each SM
+    /// holds many tiles at once. That is why the tile lives in **shared memory**, not in
+    /// registers. This kernel's first version kept its tile in registers (24 elements per
+    /// thread, one 128-bit load per 4, each row scanned with shuffles): 63 registers per
+    /// thread, so an sm_90 SM held 4 tiles of 6144 elements, and a block waiting in its
+    /// look-back kept a quarter of them idle. A tile copied to shared memory with `cp.async`
+    /// needs no registers for the data: the kernel fits in 32–40 registers, and on sm_90 the
+    /// SM's 228 KiB of shared memory hold 6 tiles of 9216 elements, more than twice the
+    /// bytes in flight.
     ///
     /// # Previous problem → fix
     /// `blelloch` (reduce-then-scan) moves every element through DRAM twice each way (scan
     /// tiles; add offsets) in 2 + 2·levels launches, and its block-sums levels are tiny
-    /// launches that leave the GPU idle. Here each element is loaded once (128-bit loads,
-    /// whole-warp contiguous), scanned in registers and warp shuffles, and stored once: the
-    /// scan costs what a copy costs, 8 bytes per element.
+    /// launches that leave the GPU idle. Here each element is loaded once (16-byte copies,
+    /// whole-warp contiguous), scanned in shared memory, and stored once: 8 bytes of DRAM
+    /// traffic per element, as for a copy.
     ///
     /// # Execution
-    /// Block of `LOOKBACK_THREADS` threads, tile of `LOOKBACK_TILE` elements; warp `w` owns
-    /// a segment of `32 × LOOKBACK_ITEMS` elements, cut into rows of 128 (lane `l` holds
-    /// elements `4l..4l+4` of each row: `index::striped_index`).
-    /// 1. **Tile id.** Thread 0 draws `tile = atomicAdd(counter, 1)` (the last ticket resets
-    ///    the counter to 0 for the next launch). Dynamic ids, not `blockIdx.x`: tiles are
-    ///    numbered in the order blocks *start*, so every earlier tile belongs to a block that
-    ///    is running or finished — a look-back never waits for a block that has not been
-    ///    scheduled (which could deadlock a GPU full of waiting blocks, or the emulator, which
-    ///    runs a few blocks at a time).
-    /// 2. **Load** the thread's rows (one `ld.global.v4` per 4 elements; scalar loads with
-    ///    bounds checks in the last, partial tile).
-    /// 3. **Scan in registers**: each 4-chunk sequentially; each row across the warp
-    ///    (`__shfl_up_sync`, 5 steps); row totals (`__shfl_sync` from lane 31) chain the rows.
-    ///    Lane 0 writes the warp's total to shared memory; barrier.
-    /// 4. Every thread adds the warp totals: the tile aggregate, and its warp's offset.
-    /// 5. **Look-back** (warp 0): publish `(A, aggregate)`; examine 32 predecessors at a time
+    /// Block of `LOOKBACK_THREADS` threads, tile of `LOOKBACK_TILE` elements in shared
+    /// memory, `LOOKBACK_ITEMS` per thread. Two layouts of the same tile (`index`):
+    /// *striped* (16-byte chunk `r * threads + tid`: coalesced global access) for loads and
+    /// stores, *blocked* (elements `tid * items ..`: a sequential scan per thread) for the
+    /// arithmetic; an odd number of chunks per thread keeps the blocked 128-bit shared
+    /// accesses free of bank conflicts.
+    /// 1. **Tile** `blockIdx.x`.
+    /// 2. **Load**: each thread issues `cp.async.cg` 16-byte copies of its striped chunks
+    ///    (global → shared, no registers, cached in L2 only), commits, waits; barrier. The
+    ///    last, partial tile is loaded through registers with bounds checks, zeros past `n`.
+    /// 3. **Reduce**: each thread sums its `items` blocked elements; an inclusive warp scan
+    ///    (`__shfl_up_sync`, 5 steps) of the thread sums; lane 31 writes the warp's total to
+    ///    shared memory; barrier.
+    /// 4. Every thread adds the warp totals (the tile aggregate; its warp's offset). Thread 0
+    ///    publishes `(A, aggregate)` (tile 0: `(P, aggregate)`), as early as possible.
+    /// 5. **Scan in place**: each thread rewrites its blocked elements with their tile-local
+    ///    inclusive (or exclusive) sums, from its warp offset plus the lanes before it.
+    /// 6. **Look-back** (warp 0, after its own step 5): examine 32 predecessors at a time
     ///    (`look_back`); publish `(P, prefix + aggregate)`; put `prefix` in shared memory.
-    ///    Tile 0 publishes `(P, aggregate)` at once. Barrier.
-    /// 6. **Store** `prefix + warp offset + row offset + chunk scan` (exclusive: shifted by
-    ///    one element), one `st.global.v4` per 4 elements.
+    ///    Barrier.
+    /// 7. **Store** the striped chunks plus `prefix`, one `st.global.v4` per 4 elements.
     ///
     /// ```text
     ///  tiles:    0          1          2          3          4
@@ -338,6 +374,18 @@ kernel! {
     ///                     window 0..4: nearest P is tile 2 → prefix = 24 + 5 + 3 = 32
     ///  tile 5 publishes (A, agg5) first, (P, 32 + agg5) after the look-back
     /// ```
+    ///
+    /// # Tile order
+    /// A tile only ever waits for tiles with smaller numbers, so the scheme is free of
+    /// deadlock as long as every block that holds a smaller tile has started (or will start
+    /// while the waiters spin). With tile = `blockIdx.x` that rests on the order in which the
+    /// GPU starts blocks: NVIDIA GPUs dispatch the blocks of a 1-D grid in increasing index
+    /// order, so every predecessor of a running block is running or done. CUDA does not
+    /// promise this order in writing; CUB's single-pass scan relies on it the same way, and
+    /// so does this kernel. The emulator hands blocks out in index order too. (The
+    /// alternative, a tile number drawn from a global counter with `atomicAdd` at block
+    /// start, guarantees the property by construction but puts one more L2 round trip at
+    /// the head of every block, before its loads can start.)
     ///
     /// # Status words and memory ordering
     /// Each tile's status is one 64-bit word `epoch:30 | flag:2 | value:32`
@@ -350,8 +398,9 @@ kernel! {
     /// fence, value load). GPU scope (not CTA) because the reader runs on another SM; the
     /// atomic load is never cached in a register or in the incoherent L1, so a spin sees the
     /// producer's store. The two stores of a tile (A, then P) go to one location from one
-    /// thread, so coherence orders them: no reader sees P and later A. The counter uses a
-    /// relaxed `atom.add`: only its atomicity matters.
+    /// thread, so coherence orders them: no reader sees P and later A. Shared memory filled
+    /// by `cp.async` is read only after the copying thread's `cp.async.wait_group` and a
+    /// barrier, which is what makes another thread's copies visible.
     ///
     /// # Status reset
     /// Words from an earlier launch must not be mistaken for this launch's: the host passes a
@@ -362,36 +411,35 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / LOOKBACK_TILE)` (one block per tile), block `LOOKBACK_THREADS`
-    /// (traps otherwise), 34 words of static shared memory (the warp totals, the prefix, the
-    /// tile id).
+    /// (traps otherwise), `(LOOKBACK_TILE + 36) × 4` bytes of static shared memory (the
+    /// tile, the warp totals, the prefix).
     ///
     /// # Preconditions
     /// `input` and `output` hold `n ≥ 1` elements each, are 16-byte aligned and do not
     /// overlap; `status` holds `gridDim.x` words, zeroed or written by earlier launches with
-    /// other epochs; `*counter` is 0; `epoch` is in `1..=index::MAX_EPOCH` and differs from
-    /// the epoch of every earlier launch on this status array since it was zeroed;
-    /// `exclusive` is 0 (inclusive scan) or 1 (exclusive scan).
+    /// other epochs; `epoch` is in `1..=index::MAX_EPOCH` and differs from the epoch of every
+    /// earlier launch on this status array since it was zeroed; `exclusive` is 0 (inclusive
+    /// scan) or 1 (exclusive scan).
     ///
     /// # Safety
     /// The pointers are valid device memory of those lengths. Every thread reaches every
     /// barrier (threads of the partial tile carry zeros past `n` and store nothing there).
-    /// The look-back spins only on tiles with smaller ids, which are running or done, and
-    /// every spin goes through the device layer's atomic loads (which, in the emulator, let
-    /// other threads run and respect the time budget).
+    /// The look-back spins only on tiles with smaller ids (see *Tile order*), and every spin
+    /// goes through the device layer's atomic loads (which, in the emulator, let other
+    /// threads run and respect the time budget).
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,
         status: *mut u64,
-        counter: *mut u32,
         n: u32,
         epoch: u32,
         exclusive: u32,
     ) {
-        let smem = static_shared!(LOOKBACK_SHARED: [i32; SMEM_WORDS]);
-        // SAFETY: forwarded from the caller; smem has SMEM_WORDS words.
+        let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
+        // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
         unsafe {
             scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }>(
-                input, output, status, counter, n, epoch, exclusive, smem,
+                input, output, status, n, epoch, exclusive, smem,
             )
         }
     }
@@ -411,27 +459,22 @@ macro_rules! lookback_shape {
                 input: *const i32,
                 output: *mut i32,
                 status: *mut u64,
-                counter: *mut u32,
                 n: u32,
                 epoch: u32,
                 exclusive: u32,
             ) {
-                let smem = static_shared!(LOOKBACK_SHARED: [i32; SMEM_WORDS]);
-                // SAFETY: forwarded from the caller; smem has SMEM_WORDS words.
-                unsafe {
-                    scan_tile::<$threads, { $items / 4 }>(input, output, status, counter, n, epoch, exclusive, smem)
-                }
+                let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words($threads * $items)]);
+                // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
+                unsafe { scan_tile::<$threads, { $items / 4 }>(input, output, status, n, epoch, exclusive, smem) }
             }
         }
     };
 }
 
-lookback_shape!(lookback_128x16, 128, 16);
-lookback_shape!(lookback_128x24, 128, 24);
-lookback_shape!(lookback_256x12, 256, 12);
-lookback_shape!(lookback_256x24, 256, 24);
-lookback_shape!(lookback_512x8, 512, 8);
-lookback_shape!(lookback_512x12, 512, 12);
+lookback_shape!(lookback_128x44, 128, 44);
+lookback_shape!(lookback_128x60, 128, 60);
+lookback_shape!(lookback_192x44, 192, 44);
+lookback_shape!(lookback_256x28, 256, 28);
 
 #[cfg(not(target_arch = "nvptx64"))]
 kernel! {

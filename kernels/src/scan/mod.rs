@@ -23,6 +23,6 @@ pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_TILE, blelloch_add, blelloch_block};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;
 pub use lookback::{
-    LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x16, lookback_128x24,
-    lookback_256x12, lookback_256x24, lookback_512x8, lookback_512x12,
+    LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x44, lookback_128x60,
+    lookback_192x44, lookback_256x28,
 };

@@ -25,31 +25,19 @@
 //! Without a GPU the benches print why and register nothing.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use host::backend::Backend;
-use host::cub::{self, CubOp};
+use host::cub::CubOp;
 use host::input::Input;
 use host::reduce::Reduction;
 use host::registry::{self, Family, Op, Variant};
 
+mod common;
+
 const SIZES: [usize; 4] = [1 << 20, 1 << 24, 1 << 26, 1 << 28];
-/// A launch slower than this gets fewer samples.
-const SLOW_LAUNCH_US: f64 = 20e3;
-/// A launch predicted slower than this is not benchmarked at that size.
-const SKIP_LAUNCH_US: f64 = 250e3;
 
 fn main() {
-    let backend = match Backend::gpu() {
-        Ok(b) => b,
-        Err(e) => {
-            println!(
-                "reduce benches: skipped, nothing registered ({e}); run them on a GPU host: .gpu/benches/reduce-* --bench"
-            );
-            return;
-        }
-    };
+    let Some(backend) = common::gpu_or_skip("reduce") else { return };
     let block: u32 = match std::env::var("REDUCE_BENCH_BLOCK") {
         Ok(s) => match s.parse() {
             Ok(b) => b,
@@ -61,26 +49,9 @@ fn main() {
         Err(_) => 512,
     };
     println!("reduce benches on {}, block {block}", backend.info());
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(20)
-        .nresamples(10_000)
-        .configure_from_args();
+    let mut c = common::criterion();
 
-    let mut cub_session = match cub::available() {
-        Ok(()) => match cub::Session::start() {
-            Ok(s) => Some(s),
-            Err(e) => {
-                println!("reduce/cub: skipped ({e})");
-                None
-            }
-        },
-        Err(why) => {
-            println!("reduce/cub: skipped ({why})");
-            None
-        }
-    };
+    let mut cub_session = common::cub_session("reduce");
 
     // Launch time of each variant at the previous size, to predict the next one.
     let mut last_us: HashMap<&'static str, (usize, f64)> = HashMap::new();
@@ -110,7 +81,7 @@ fn main() {
                 let id = format!("reduce/{}/{n}", v.name);
                 if let Some(&(m, us)) = last_us.get(v.name) {
                     let predicted = us * (n as f64 / m as f64);
-                    if predicted > SKIP_LAUNCH_US {
+                    if predicted > common::SKIP_US {
                         println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
                         last_us.insert(v.name, (n, predicted));
                         continue;
@@ -132,50 +103,16 @@ fn main() {
             if ready.is_empty() {
                 continue;
             }
-            let slow = ready.iter().any(|(_, _, us)| *us > SLOW_LAUNCH_US);
-            let mut group = c.benchmark_group("reduce");
-            group.throughput(Throughput::Bytes(n as u64 * 4)).sampling_mode(SamplingMode::Flat).sample_size(if slow {
-                10
-            } else {
-                20
-            });
+            let slow = ready.iter().any(|(_, _, us)| *us > common::SLOW_US);
+            let mut group = common::group(&mut c, "reduce", n as u64 * 4, slow);
             for (v, r, _) in &mut ready {
-                group.bench_function(BenchmarkId::new(v.name, n), |b| {
-                    b.iter_custom(|iters| {
-                        let us = backend
-                            .time(&mut || {
-                                for _ in 0..iters {
-                                    r.launch()?;
-                                }
-                                Ok(())
-                            })
-                            .unwrap_or_else(|e| panic!("reduce/{}/{n}: {e}", v.name));
-                        Duration::from_secs_f64(us * 1e-6)
-                    })
-                });
+                common::bench_launches(&mut group, &backend, v.name, n, || r.launch());
             }
             group.finish();
         }
 
-        if let Some(session) = cub_session.as_mut() {
-            let mut group = c.benchmark_group("reduce");
-            group.throughput(Throughput::Bytes(n as u64 * 4)).sampling_mode(SamplingMode::Flat).sample_size(20);
-            let mut error = None;
-            group.bench_function(BenchmarkId::new("cub", n), |b| {
-                b.iter_custom(|iters| match session.batch(CubOp::ReduceSum, n, iters) {
-                    Ok(us) => Duration::from_secs_f64(us * 1e-6),
-                    Err(e) => {
-                        error.get_or_insert(e.to_string());
-                        Duration::from_secs(1)
-                    }
-                })
-            });
-            group.finish();
-            if let Some(e) = error {
-                println!("reduce/cub/{n}: FAILED ({e}); the figure above is meaningless; no more CUB entries");
-                failures += 1;
-                cub_session = None;
-            }
+        if !common::bench_cub(&mut c, "reduce", &mut cub_session, CubOp::ReduceSum, n, n as u64 * 4) {
+            failures += 1;
         }
     }
     c.final_summary();

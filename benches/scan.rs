@@ -21,53 +21,24 @@
 //! register nothing.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use host::backend::{Backend, DeviceBuffer};
-use host::cub::{self, CubOp};
+use host::cub::CubOp;
 use host::input::Input;
 use host::scan::{self, Kind, Scan, ScanVariant, cpu};
 
+mod common;
+
 const SIZES: [usize; 8] = [100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000];
-/// A scan slower than this gets fewer samples.
-const SLOW_US: f64 = 20e3;
-/// A scan predicted slower than this is not benchmarked at that size.
-const SKIP_US: f64 = 250e3;
 
 fn main() {
-    let backend = match Backend::gpu() {
-        Ok(b) => b,
-        Err(e) => {
-            println!(
-                "scan benches: skipped, nothing registered ({e}); run them on a GPU host: .gpu/benches/scan-* --bench"
-            );
-            return;
-        }
-    };
+    let Some(backend) = common::gpu_or_skip("scan") else { return };
     println!("scan benches on {}", backend.info());
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(20)
-        .nresamples(10_000)
-        .configure_from_args();
+    let mut c = common::criterion();
     let tuning = std::env::var("SCAN_BENCH_TUNING").is_ok_and(|v| v == "1");
     let variants: Vec<&'static ScanVariant> = scan::all().filter(|v| tuning || !v.tuning).collect();
 
-    let mut cub_session = match cub::available() {
-        Ok(()) => match cub::Session::start() {
-            Ok(s) => Some(s),
-            Err(e) => {
-                println!("scan/cub: skipped ({e})");
-                None
-            }
-        },
-        Err(why) => {
-            println!("scan/cub: skipped ({why})");
-            None
-        }
-    };
+    let mut cub_session = common::cub_session("scan");
 
     let mut last_us: HashMap<&'static str, (usize, f64)> = HashMap::new();
     let mut failures = 0;
@@ -88,7 +59,7 @@ fn main() {
             let id = format!("scan/{}/{n}", v.name);
             if let Some(&(m, us)) = last_us.get(v.name) {
                 let predicted = us * (n as f64 / m as f64);
-                if predicted > SKIP_US {
+                if predicted > common::SKIP_US {
                     println!("{id}: skipped (one scan would take about {:.0} ms)", predicted / 1e3);
                     last_us.insert(v.name, (n, predicted));
                     continue;
@@ -115,46 +86,13 @@ fn main() {
                 }
             };
             last_us.insert(v.name, (n, us));
-            let mut group = c.benchmark_group("scan");
-            group
-                .throughput(Throughput::Bytes(n as u64 * 8))
-                .sampling_mode(SamplingMode::Flat)
-                .sample_size(if us > SLOW_US { 10 } else { 20 });
-            group.bench_function(BenchmarkId::new(v.name, n), |b| {
-                b.iter_custom(|iters| {
-                    let us = backend
-                        .time(&mut || {
-                            for _ in 0..iters {
-                                s.launch()?;
-                            }
-                            Ok(())
-                        })
-                        .unwrap_or_else(|e| panic!("scan/{}/{n}: {e}", v.name));
-                    Duration::from_secs_f64(us * 1e-6)
-                })
-            });
+            let mut group = common::group(&mut c, "scan", n as u64 * 8, us > common::SLOW_US);
+            common::bench_launches(&mut group, &backend, v.name, n, || s.launch());
             group.finish();
         }
 
-        if let Some(session) = cub_session.as_mut() {
-            let mut group = c.benchmark_group("scan");
-            group.throughput(Throughput::Bytes(n as u64 * 8)).sampling_mode(SamplingMode::Flat).sample_size(20);
-            let mut error = None;
-            group.bench_function(BenchmarkId::new("cub", n), |b| {
-                b.iter_custom(|iters| match session.batch(CubOp::InclusiveSum, n, iters) {
-                    Ok(us) => Duration::from_secs_f64(us * 1e-6),
-                    Err(e) => {
-                        error.get_or_insert(e.to_string());
-                        Duration::from_secs(1)
-                    }
-                })
-            });
-            group.finish();
-            if let Some(e) = error {
-                println!("scan/cub/{n}: FAILED ({e}); the figure above is meaningless; no more CUB entries");
-                failures += 1;
-                cub_session = None;
-            }
+        if !common::bench_cub(&mut c, "scan", &mut cub_session, CubOp::InclusiveSum, n, n as u64 * 8) {
+            failures += 1;
         }
     }
     c.final_summary();

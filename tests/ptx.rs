@@ -1,5 +1,8 @@
-//! The PTX that `host/build.rs` embeds: every registered kernel is an entry point, and
-//! every build assembles with NVIDIA's `ptxas` for its own and every newer architecture.
+//! The PTX that `host/build.rs` embeds: every kernel of both registries (reductions and
+//! scans) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
+//! every newer architecture with no local memory at all: no register spills and a 0-byte
+//! stack frame in every kernel (a per-thread array indexed at run time, or too many live
+//! values, would put data in slow local memory).
 //!
 //! `ptxas` comes from `$PTXAS`, else `.tools/ptxas/ptxas` (where `./x test` installs the
 //! pinned CUDA 12.9 copy from the `nvidia-cuda-nvcc-cu12` wheel), else the `PATH`. Without
@@ -11,7 +14,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use host::ptx::{ARCHES, entries};
-use host::registry;
+use host::{registry, scan};
 use libtest_mimic::{Completion, Failed, Trial};
 
 fn ptxas() -> Result<PathBuf, Failed> {
@@ -33,12 +36,12 @@ pub fn trials() -> Vec<Trial> {
     for (arch, min_cc, ptx) in ARCHES {
         out.push(Trial::test(format!("ptx::entries::{arch}"), move || {
             let have = entries(ptx);
-            for v in registry::all().filter(|v| v.min_cc <= min_cc) {
-                for s in v.symbols() {
+            let reductions = registry::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
+            let scans = scan::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
+            for (name, symbols) in reductions.chain(scans) {
+                for s in symbols {
                     if !have.contains(&s) {
-                        return Err(
-                            format!("variant {}: kernel `{s}` is not an .entry of the {arch} PTX", v.name).into()
-                        );
+                        return Err(format!("variant {name}: kernel `{s}` is not an .entry of the {arch} PTX").into());
                     }
                 }
             }
@@ -66,15 +69,22 @@ pub fn trials() -> Vec<Trial> {
                 if !o.status.success() {
                     return Err(format!("ptxas -arch={target} rejects the {arch} PTX:\n{log}").into());
                 }
-                // No kernel may spill registers to local memory.
+                // No kernel may use local memory: no spills, no stack frame.
                 let mut kernel = "";
+                let mut checked = 0;
                 for line in log.lines() {
-                    if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-                        kernel = rest.split('\'').next().unwrap_or("");
+                    if let Some(rest) = line.split("Function properties for ").nth(1) {
+                        kernel = rest.trim();
                     }
-                    if line.contains("spill stores") && !line.contains(" 0 bytes spill stores") {
-                        return Err(format!("{kernel} spills for {target}: {line}").into());
+                    if line.contains("stack frame") {
+                        checked += 1;
+                        if !line.contains(" 0 bytes stack frame") || !line.contains(" 0 bytes spill stores") {
+                            return Err(format!("{kernel} uses local memory for {target}: {}", line.trim()).into());
+                        }
                     }
+                }
+                if checked < entries(ptx).len() {
+                    return Err(format!("ptxas reported on {checked} of {} kernels", entries(ptx).len()).into());
                 }
                 Ok(Completion::Completed)
             }));

@@ -3,18 +3,15 @@
 //! where there is none) on the GPU up to 2^30; the look-back's multi-window path and its
 //! bounded spin; errors; the `--op scan` CLI; the PTX of every scan kernel.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 use host::backend::{Backend, LaunchConfig};
 use host::emu::{EmuErrorKind, Emulator};
 use host::input::Input;
-use host::ptx::{ARCHES, entries};
 use host::scan::{self, Kind, Scan, ScanPlan, ScanVariant, cpu};
 use host::{Error, kernel_ref};
 use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, pack_status};
-use libtest_mimic::{Completion, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 
 use crate::common::SEED;
 
@@ -311,82 +308,8 @@ fn gpu_trials(have_gpu: bool) -> Vec<Trial> {
     out
 }
 
-fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".tools/ptxas/ptxas");
-    if local.is_file() {
-        return Some(local);
-    }
-    Command::new("ptxas").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| "ptxas".into())
-}
-
-fn ptx_trials() -> Vec<Trial> {
-    let mut out = vec![Trial::test("scan::ptx::entries", || {
-        for (arch, min_cc, ptx) in ARCHES {
-            let have = entries(ptx);
-            for v in scan::all().filter(|v| v.min_cc <= min_cc) {
-                for s in v.symbols() {
-                    if !have.contains(&s) {
-                        return Err(format!("scan {}: kernel `{s}` is not an .entry of the {arch} PTX", v.name).into());
-                    }
-                }
-            }
-        }
-        Ok(())
-    })];
-    for (arch, _, ptx) in ARCHES {
-        out.push(Trial::ignorable_test(format!("scan::ptx::no_stack_frame::{arch}"), move || {
-            // The scan kernels keep their per-thread arrays in registers: ptxas must report
-            // "0 bytes stack frame" (no local memory at all, spilled or not) for each.
-            let Some(ptxas) = ptxas() else {
-                return Err("ptxas not found: set PTXAS or run `./x test`, which installs it in .tools/".into());
-            };
-            let dir = std::env::temp_dir().join(format!("reduce-scan-ptx-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            let file = dir.join(format!("{arch}.ptx"));
-            std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
-            let o = Command::new(&ptxas)
-                .args([&format!("-arch={arch}"), "-v", "-o", "/dev/null"])
-                .arg(&file)
-                .output()
-                .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-            let _ = std::fs::remove_file(&file);
-            let log = String::from_utf8_lossy(&o.stderr);
-            if !o.status.success() && log.contains("is not defined for option 'gpu-name'") {
-                return Ok(Completion::ignored_with(format!("{} has no {arch} target", ptxas.display())));
-            }
-            if !o.status.success() {
-                return Err(format!("ptxas -arch={arch} failed:\n{log}").into());
-            }
-            let symbols: Vec<&str> = scan::all().flat_map(|v| v.symbols()).collect();
-            let mut kernel = String::new();
-            let mut seen = 0;
-            for line in log.lines() {
-                if let Some(rest) = line.split("Function properties for ").nth(1) {
-                    kernel = rest.trim().to_string();
-                }
-                if symbols.contains(&kernel.as_str()) && line.contains("stack frame") {
-                    seen += 1;
-                    if !line.trim_start().starts_with("0 bytes stack frame") {
-                        return Err(format!("{kernel} uses local memory for {arch}: {}", line.trim()).into());
-                    }
-                }
-            }
-            if seen != symbols.len() {
-                return Err(format!("ptxas reported on {seen} of the {} scan kernels", symbols.len()).into());
-            }
-            Ok(Completion::Completed)
-        }));
-    }
-    out
-}
-
-/// Every scan trial.
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
-    let mut out = ptx_trials();
-    out.extend(emulator_trials());
+    let mut out = emulator_trials();
     out.extend(probe_trials());
     out.extend(error_trials());
     out.extend(cli_trials());

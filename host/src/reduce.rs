@@ -325,6 +325,45 @@ pub const MIN_RUNS: u32 = 3;
 /// Past this much timed work (µs) a variant stops repeating once it has [`MIN_RUNS`] runs.
 pub const RUN_BUDGET_US: f64 = 3e6;
 
+/// Something that runs on the device again and again: a prepared reduction or scan.
+pub trait Rerun {
+    /// Restores what a run consumes (untimed).
+    fn reset(&mut self) -> Result<()>;
+    /// Enqueues one run (the timed work).
+    fn launch(&mut self) -> Result<()>;
+}
+
+impl Rerun for Reduction<'_> {
+    fn reset(&mut self) -> Result<()> {
+        Reduction::reset(self)
+    }
+    fn launch(&mut self) -> Result<()> {
+        Reduction::launch(self)
+    }
+}
+
+/// One untimed run (warm-up: module load, JIT, caches), then `repeat` timed runs, each after
+/// an untimed reset; returns their times (µs). A slow enough job (the one-thread sum of squares
+/// at 2^28) stops after [`MIN_RUNS`] runs once the runs have taken [`RUN_BUDGET_US`]: the
+/// reports show how many runs each row got.
+pub fn timed_runs(backend: &Backend, r: &mut impl Rerun, repeat: u32) -> Result<Vec<f64>> {
+    r.reset()?;
+    r.launch()?;
+    backend.synchronize()?;
+    let mut times_us = Vec::with_capacity(repeat as usize);
+    let mut spent = 0.0;
+    for i in 0..repeat.max(1) {
+        if i >= MIN_RUNS && spent > RUN_BUDGET_US {
+            break;
+        }
+        r.reset()?;
+        let t = backend.time(&mut || r.launch())?;
+        spent += t;
+        times_us.push(t);
+    }
+    Ok(times_us)
+}
+
 /// Runs `variant` once untimed (warm-up: module load, JIT, caches), then `repeat` timed runs
 /// (fewer, but at least [`MIN_RUNS`], once the runs have taken [`RUN_BUDGET_US`]), and checks the
 /// last run's result against `expected` (the reference for the variant's op).
@@ -338,22 +377,7 @@ pub fn measure(
     expected: Reference,
 ) -> Result<Measurement> {
     let mut r = Reduction::new(backend, variant, input, n, block)?;
-    r.reset()?;
-    r.launch()?;
-    backend.synchronize()?;
-    let mut times_us = Vec::with_capacity(repeat as usize);
-    let mut spent = 0.0;
-    for i in 0..repeat.max(1) {
-        // A variant slow enough to spend the budget (the one-thread sum of squares at 2^28) stops
-        // after MIN_RUNS runs instead of `repeat`: the table shows how many it got.
-        if i >= MIN_RUNS && spent > RUN_BUDGET_US {
-            break;
-        }
-        r.reset()?;
-        let t = backend.time(&mut || r.launch())?;
-        spent += t;
-        times_us.push(t);
-    }
+    let times_us = timed_runs(backend, &mut r, repeat)?;
     let sum = r.result()?;
     let cycles = r.cycles()?;
     Ok(Measurement { variant: variant.name, n, geometry: r.geometry(), times_us, sum, expected, cycles })

@@ -33,7 +33,7 @@ use kernels::scan::{BIT_BLOCK, BLELLOCH_BLOCK, BLELLOCH_TILE};
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
 use crate::kernel_ref;
-use crate::reduce::{MAX_GRID, MIN_RUNS, RUN_BUDGET_US, median};
+use crate::reduce::{MAX_GRID, Rerun, median, timed_runs};
 
 /// Inclusive or exclusive scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -436,6 +436,15 @@ pub struct Scan<'a> {
     launches: Vec<Launch>,
 }
 
+impl Rerun for Scan<'_> {
+    fn reset(&mut self) -> Result<()> {
+        Scan::reset(self)
+    }
+    fn launch(&mut self) -> Result<()> {
+        Scan::launch(self)
+    }
+}
+
 impl<'a> Scan<'a> {
     /// Prepares `variant` to scan the first `n` elements of `input` into `output`.
     pub fn new(
@@ -637,7 +646,7 @@ impl ScanMeasurement {
 }
 
 /// Runs `variant` once untimed (warm-up), then `repeat` timed runs (fewer, but at least
-/// [`MIN_RUNS`], past [`RUN_BUDGET_US`] of timed work), and compares the last run's output with
+/// [`MIN_RUNS`](crate::reduce::MIN_RUNS), past [`RUN_BUDGET_US`](crate::reduce::RUN_BUDGET_US) of timed work), and compares the last run's output with
 /// `expected` (the CPU scan of the input's first `n` elements, of this kind).
 pub fn measure(
     backend: &Backend,
@@ -650,20 +659,7 @@ pub fn measure(
 ) -> Result<ScanMeasurement> {
     let mut output = backend.alloc::<i32>(n)?;
     let mut scan = Scan::new(backend, variant, kind, input, &mut output, n)?;
-    scan.reset()?;
-    scan.launch()?;
-    backend.synchronize()?;
-    let mut times_us = Vec::with_capacity(repeat as usize);
-    let mut spent = 0.0;
-    for i in 0..repeat.max(1) {
-        if i >= MIN_RUNS && spent > RUN_BUDGET_US {
-            break;
-        }
-        scan.reset()?;
-        let t = backend.time(&mut || scan.launch())?;
-        spent += t;
-        times_us.push(t);
-    }
+    let times_us = timed_runs(backend, &mut scan, repeat)?;
     let got = scan.result()?;
     let mismatch = cpu::first_mismatch(expected, &got);
     Ok(ScanMeasurement {

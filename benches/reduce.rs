@@ -1,7 +1,9 @@
 //! Criterion benches of every registered reduction variant on the GPU, timed with CUDA
 //! events, and of CUB's `DeviceReduce::Sum` in the same run where nvcc can build it.
 //!
-//! Ids are `reduce/{variant}/{n}` (and `reduce/cub/{n}`), n ∈ {2^20, 2^24, 2^26, 2^28};
+//! Ids are `reduce/{variant}/{n}`, `reduce/sum/{n}` (the full reduction `host::sum` picks for
+//! that size: variant and block from `sum::choose`) and `reduce/cub/{n}` (CUB's
+//! `DeviceReduce::Sum`), n ∈ {2^20, 2^24, 2^26, 2^28};
 //! criterion reports the time per launch and, from `Throughput::Bytes(4n)`, the bytes of
 //! input read per second. Filter as usual: `.gpu/benches/reduce-* --bench 'reduce/single_pass/'`.
 //!
@@ -109,6 +111,23 @@ fn main() {
                 common::bench_launches(&mut group, &backend, v.name, n, || r.launch());
             }
             group.finish();
+        }
+
+        // `reduce/sum/{n}`: the full reduction `host::sum` runs at this size (the variant and
+        // block `sum::choose` picks), the one to hold against CUB.
+        match host::sum::choose(n, backend.info().compute_capability)
+            .map_err(|e| Skip::Failed(e.to_string()))
+            .and_then(|ch| prepare(&backend, ch.variant, &input, n, ch.block, sum))
+        {
+            Ok((mut r, _)) => {
+                let mut group = common::group(&mut c, "reduce", n as u64 * 4, false);
+                common::bench_launches(&mut group, &backend, "sum", n, || r.launch());
+                group.finish();
+            }
+            Err(Skip::Unsupported(why) | Skip::Failed(why)) => {
+                println!("reduce/sum/{n}: FAILED, not benchmarked ({why})");
+                failures += 1;
+            }
         }
 
         if !common::bench_cub(&mut c, "reduce", &mut cub_session, CubOp::ReduceSum, n, n as u64 * 4) {

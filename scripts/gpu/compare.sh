@@ -45,6 +45,7 @@ status, problems = 0, []
 for k, target in targets.items():
     best = None  # (our median, variant, block, cub median)
     cubs = []
+    per_block = []  # every full reduction at every block, with the CUB median of its run
     for b in blocks:
         path = os.path.join(logs, f"k{k}_b{b}.csv")
         try:
@@ -67,6 +68,7 @@ for k, target in targets.items():
             cubs.append(cub)
             if r["variant"] in full:
                 t = float(r["time_us_median"])
+                per_block.append((t, r["variant"], b, cub))
                 if best is None or t < best[0]:
                     best = (t, r["variant"], b, cub)
     if best is None:
@@ -79,6 +81,7 @@ for k, target in targets.items():
     status = max(status, 0 if ok else 1)
     spread = f"  (CUB over the runs: {min(cubs):.1f}–{max(cubs):.1f} µs)" if len(cubs) > 1 else ""
     print(f"2^{k:<4} {v + '/' + b:<22} {t:>9.2f} {cub:>9.2f} {ratio:>7.2f} {target:>7.2f}  {'MET' if ok else 'MISSED'}{spread}")
+    print("       " + "  ".join(f"{fv}/{fb}: {ft:.2f} µs (×{fc / ft:.2f})" for ft, fv, fb, fc in sorted(per_block)))
 for p in problems:
     print("note:", p)
 print(f"details: {logs}/ (one CSV per size and block, with every modern variant)")

@@ -5,8 +5,8 @@
 //! [`Plan::SumSquares`] kernels leave partials in a device buffer (one per block, or one per
 //! thread for the early sum-of-squares steps). [`Reduction::result`] copies that buffer to
 //! the host and adds it there (wrapping, in order). That step is not timed: the reported
-//! time is the kernel's alone, as in the book. [`Plan::SinglePass`] kernels finish on the
-//! device; the host only reads the one scalar.
+//! time is the kernel's alone, as in the book. [`Plan::SinglePass`] and [`Plan::Accumulate`]
+//! kernels finish on the device; the host only reads the one scalar.
 //!
 //! **What is timed.** CUDA events around the kernel launch on the GPU (wall clock in the
 //! emulator). For in-place kernels the scratch copy of the input is made before the start
@@ -89,8 +89,10 @@ pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32) -> Result<
             (g, block, g)
         }
         Plan::SinglePass { kernel, items_per_thread, blocks_per_sm, .. } => {
-            let g = per_block(items_per_thread).min(resident(kernel.name, blocks_per_sm)?);
-            (g, block, 1)
+            (per_block(items_per_thread).min(resident(kernel.name, blocks_per_sm)?), block, 1)
+        }
+        Plan::Accumulate { kernel, items_per_thread, blocks_per_sm, .. } => {
+            (per_block(items_per_thread).min(resident(kernel.name, blocks_per_sm)?), block, 1)
         }
         Plan::SumSquares { grid, outputs, .. } => {
             let (g, b) = match grid {
@@ -133,6 +135,8 @@ pub struct Reduction<'a> {
     ticket: Option<DeviceBuffer<u32>>,
     out: Option<DeviceBuffer<i32>>,
     clocks: Option<DeviceBuffer<u64>>,
+    /// Launches so far: the epoch the next accumulating launch gets.
+    epoch: u32,
 }
 
 impl<'a> Reduction<'a> {
@@ -177,14 +181,21 @@ impl<'a> Reduction<'a> {
         }
         let scratch = if variant.in_place() { Some(backend.alloc::<i32>(input.len())?) } else { None };
         let single = matches!(variant.plan, Plan::SinglePass { .. });
+        let accumulate = matches!(variant.plan, Plan::Accumulate { .. });
         let partials = backend.alloc::<i32>(if single { geometry.grid as usize } else { geometry.outputs })?;
         let ticket = if single { Some(backend.alloc::<u32>(1)?) } else { None };
-        let out = if single { Some(backend.alloc::<i32>(1)?) } else { None };
+        // Single pass: the one result word. Accumulate: the two words the epochs alternate over
+        // (zeroed here, which is the kernel's precondition for epochs 0 and 1).
+        let out = match (single, accumulate) {
+            (true, _) => Some(backend.alloc::<i32>(1)?),
+            (_, true) => Some(backend.alloc::<i32>(2)?),
+            _ => None,
+        };
         let clocks = match variant.plan {
             Plan::SumSquares { .. } => Some(backend.alloc::<u64>(2 * geometry.grid as usize)?),
             _ => None,
         };
-        Ok(Self { backend, variant, input, offset, n, geometry, scratch, partials, ticket, out, clocks })
+        Ok(Self { backend, variant, input, offset, n, geometry, scratch, partials, ticket, out, clocks, epoch: 0 })
     }
 
     /// The launch geometry.
@@ -232,6 +243,14 @@ impl<'a> Reduction<'a> {
                 // SAFETY: as above.
                 unsafe { self.backend.launch(&kernel, cfg, (input, partials, ticket, out, n)) }
             }
+            Plan::Accumulate { kernel, .. } => {
+                let acc = self.out.as_mut().expect("accumulating variants have two result words").as_mut_ptr();
+                let epoch = self.epoch;
+                self.epoch = epoch.wrapping_add(1);
+                // SAFETY: as above; launches of this Reduction are in one stream with consecutive
+                // epochs, so acc[epoch % 2] is 0 when this one starts (the kernel's precondition).
+                unsafe { self.backend.launch(&kernel, cfg, (input, acc, n, epoch)) }
+            }
             Plan::SumSquares { kernel, .. } => {
                 let clocks = self.clocks.as_mut().expect("sum-of-squares variants have clocks").as_mut_ptr();
                 // SAFETY: as above.
@@ -248,11 +267,18 @@ impl<'a> Reduction<'a> {
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }
 
-    /// Waits for the last launch and returns its sum: the device's scalar for single-pass
-    /// kernels, otherwise the partials added on the host.
+    /// Waits for the last launch and returns its sum: the device's scalar for single-pass and
+    /// accumulating kernels (the word of the last launch's epoch), otherwise the partials added
+    /// on the host.
     pub fn result(&self) -> Result<i32> {
         if let Some(out) = &self.out {
-            return Ok(self.backend.download(out)?[0]);
+            let words = self.backend.download(out)?;
+            let last = if matches!(self.variant.plan, Plan::Accumulate { .. }) {
+                self.epoch.checked_sub(1).ok_or_else(|| Error::Invalid("result() before any launch".into()))? % 2
+            } else {
+                0
+            };
+            return Ok(words[last as usize]);
         }
         let partials = self.backend.download_prefix(&self.partials, self.geometry.outputs)?;
         Ok(partials.iter().fold(0i32, |a, &p| a.wrapping_add(p)))

@@ -9,13 +9,14 @@
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
-//! **Which kernel.** [`choose`] is the one place the choice is made: `single_pass` with
-//! 256-thread blocks at every size. It is the only variant whose one launch leaves the final
-//! sum on the device (no second launch, no host-side finish), it reads the input with
-//! 128-bit loads over a grid of resident blocks, and it accepts any `i32` alignment, so
-//! sub-ranges work too. The GPU measurements (`scripts/gpu/compare.sh`, the `reduce`
-//! benches) decide whether another block size or variant wins at some size; change
-//! [`choose`] and nothing else.
+//! **Which kernel.** [`choose`] is the one place the choice is made: `atomic_accumulate` with
+//! 256-thread blocks at every size. Its one launch leaves the final sum on the device (no
+//! second launch, no host-side finish, no last-block pass: each block adds its partial into
+//! the result with a fire-and-forget `red.add`), it reads the input with 128-bit loads over a
+//! grid of resident blocks, and it accepts any `i32` alignment, so sub-ranges work too. On an
+//! H100 it beat CUB's `DeviceReduce::Sum` at 2^20–2^28 where `single_pass` (the last-block
+//! ticket) tied it at 2^24 in back-to-back timing (docs/notes.md). Change [`choose`] and
+//! nothing else to pick another variant or block per size.
 //!
 //! **What the caller gets.** The sum of an empty range is 0 (the identity of addition, as for
 //! `Iterator::sum`), returned without touching the device. Everything else goes through the
@@ -42,10 +43,10 @@ pub struct Choice {
 }
 
 /// The variant and block [`sum`] uses for `n` elements on a device of compute capability
-/// `cc`: `single_pass` with blocks of 256 at every size (see the module docs).
+/// `cc`: `atomic_accumulate` with blocks of 256 at every size (see the module docs).
 pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
     let _ = (n, cc);
-    Ok(Choice { variant: registry::find("single_pass")?, block: 256 })
+    Ok(Choice { variant: registry::find("atomic_accumulate")?, block: 256 })
 }
 
 /// The wrapping sum of every element of `buf`.

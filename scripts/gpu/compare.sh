@@ -15,7 +15,7 @@
 # could be compared.
 #
 # Environment: REPEAT (default 30), BLOCKS (default "128 256 512 1024"),
-# FULL (default "single_pass": the variants that count as full reductions).
+# FULL (default "single_pass atomic_accumulate": the variants that count as full reductions).
 set -uo pipefail
 bin=${1:-}
 if [ -z "$bin" ]; then
@@ -25,7 +25,7 @@ fi
 logs=${OUT:+$OUT/compare}; logs=${logs:-compare-logs}; mkdir -p "$logs"
 repeat=${REPEAT:-30}
 blocks=${BLOCKS:-128 256 512 1024}
-full=${FULL:-single_pass}
+full=${FULL:-single_pass atomic_accumulate}
 
 for k in 20 24 26 28; do
   for b in $blocks; do

@@ -149,6 +149,10 @@ impl<A> KernelSel<A> {
 /// write partials to `g_partials[blockIdx.x]`; the last block to finish (it draws the last
 /// ticket from `*g_ticket`, which it then resets to 0) adds them and writes `*g_out`.
 pub type SinglePassArgs = (*const i32, *mut i32, *mut u32, *mut i32, u32);
+/// Arguments of an accumulating kernel: `(g_idata, g_acc, n, epoch)`. Every block adds its
+/// partial into `g_acc[epoch % 2]` (which must be 0 at the start) and block 0 clears the other
+/// word for the next launch; the host passes consecutive epochs.
+pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
 /// Arguments of a sum-of-squares kernel: `(g_idata, g_result, g_clocks, n)`. It writes one
 /// result per thread or per block (see [`Outputs`]) and, per block, `clock64()` at its start
 /// and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
@@ -219,6 +223,20 @@ pub enum Plan {
         /// Allowed blocks.
         blocks: BlockRule,
     },
+    /// Like [`Plan::GridStride`], but every block adds its partial into the result with an
+    /// atomic: one launch leaves the final sum on the device, with no last-block pass.
+    Accumulate {
+        /// The kernel.
+        kernel: Kernel<AccumulateArgs>,
+        /// Elements a thread consumes per loop trip.
+        items_per_thread: u32,
+        /// Resident blocks per SM (`None`: the occupancy calculator).
+        blocks_per_sm: Option<u32>,
+        /// Shared memory.
+        shared: SharedMem,
+        /// Allowed blocks.
+        blocks: BlockRule,
+    },
     /// A step of the sum-of-squares tutorial: fixed grid, clocks per block.
     SumSquares {
         /// The kernel.
@@ -269,6 +287,7 @@ impl Variant {
             Plan::Partials { blocks, .. }
             | Plan::GridStride { blocks, .. }
             | Plan::SinglePass { blocks, .. }
+            | Plan::Accumulate { blocks, .. }
             | Plan::SumSquares { blocks, .. } => blocks,
         }
     }
@@ -279,6 +298,7 @@ impl Variant {
             Plan::Partials { shared, .. }
             | Plan::GridStride { shared, .. }
             | Plan::SinglePass { shared, .. }
+            | Plan::Accumulate { shared, .. }
             | Plan::SumSquares { shared, .. } => shared,
         }
     }
@@ -295,6 +315,7 @@ impl Variant {
             Plan::Partials { kernel: PartialsKernel::InPlace(k), .. } => k.symbols(),
             Plan::GridStride { kernel, .. } => vec![kernel.name],
             Plan::SinglePass { kernel, .. } => vec![kernel.name],
+            Plan::Accumulate { kernel, .. } => vec![kernel.name],
             Plan::SumSquares { kernel, .. } => vec![kernel.name],
         }
     }

@@ -1,4 +1,5 @@
-//! Modern reductions: warp shuffles, `redux.sync`, grid-stride loops, vector loads, single pass.
+//! Modern reductions: warp shuffles, `redux.sync`, grid-stride loops, vector loads, single pass
+//! (last-block finish, or atomic accumulation).
 //!
 //! The grid-stride plans size their grid from the occupancy calculator (`blocks_per_sm:
 //! None`): as many blocks as the GPU holds at once, never more than the data needs.
@@ -82,6 +83,21 @@ pub(super) static VARIANTS: &[Variant] = &[
             blocks_per_sm: None,
             // The warp slots plus the 16-byte-aligned "last block" flag.
             shared: SharedMem::Static { bytes: WARP_SLOTS + 16 },
+            blocks: BlockRule::ANY,
+        },
+    },
+    Variant {
+        name: "atomic_accumulate",
+        family: Family::Modern,
+        concept: "vector_loads plus one fire-and-forget red.add per block into the result: one launch, no last-block pass",
+        op: Op::Sum,
+        elem: Elem::I32,
+        min_cc: (7, 0),
+        plan: Plan::Accumulate {
+            kernel: kernel_ref!(kernels::reduce::atomic_accumulate(a, acc, n, e)),
+            items_per_thread: kernels::reduce::ITEMS_PER_TRIP as u32,
+            blocks_per_sm: None,
+            shared: SharedMem::Static { bytes: WARP_SLOTS },
             blocks: BlockRule::ANY,
         },
     },

@@ -9,6 +9,7 @@
 //! | function | PTX | CUDA C |
 //! |---|---|---|
 //! | [`atomic_add_i32`] / [`atomic_add_u32`] | `atom.relaxed.gpu.add` | `atomicAdd` |
+//! | [`red_add_i32`] | `red.relaxed.gpu.add` | `atomicAdd` whose result is unused |
 //! | [`load_acquire_u32`] / [`load_acquire_u64`] | `ld.acquire.gpu` | `cuda::atomic_ref::load(memory_order_acquire)` |
 //! | [`store_release_u32`] / [`store_release_u64`] | `st.release.gpu` | `cuda::atomic_ref::store(memory_order_release)` |
 //! | [`load_relaxed_u64`] / [`store_relaxed_u64`] | `ld/st.relaxed.gpu` | `memory_order_relaxed` |
@@ -75,6 +76,32 @@ pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) -> u32 {
         hooks().poll(core::panic::Location::caller());
         // SAFETY: as above.
         unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
+    }
+}
+
+/// Atomically adds `value` to `*ptr` (wrapping) **without returning the old value**: PTX
+/// `red` ("reduction to memory") instead of `atom`. The thread does not wait for the memory
+/// system to answer — the add is performed in L2 while the thread goes on (or exits) — so
+/// thousands of blocks can fold their results into one word at no cost to their own
+/// latency. The adds themselves are serialised at that word, and since integer addition is
+/// associative and commutative the final value does not depend on their order.
+///
+/// # Safety
+/// `ptr` is valid, 4-byte aligned, global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn red_add_i32(ptr: *mut i32, value: i32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller guarantees a valid aligned global address.
+    unsafe {
+        core::arch::asm!("red.relaxed.gpu.add.s32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) value, options(nostack));
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        hooks().poll(core::panic::Location::caller());
+        // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses to it
+        // are atomic.
+        unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed);
     }
 }
 

@@ -23,6 +23,7 @@ mod smem_unroll4;
 mod smem_unroll4_dyn;
 
 // Modern: warp shuffles, redux.sync, grid-stride loops, vector loads, single pass.
+mod atomic_accumulate;
 mod grid_stride;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
@@ -48,6 +49,7 @@ pub use smem::smem;
 pub use smem_unroll4::smem_unroll4;
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
 
+pub use atomic_accumulate::atomic_accumulate;
 pub use grid_stride::grid_stride;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::redux;

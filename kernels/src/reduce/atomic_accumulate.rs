@@ -1,0 +1,78 @@
+use super::vector_loads::thread_sum_v4;
+use super::warp_shuffle::{MAX_WARPS, block_sum, warp_sum_shfl};
+use crate::device::atomic::{red_add_i32, store_relaxed_u32};
+use crate::device::thread::{block_idx_x, thread_idx_x};
+use crate::{kernel, static_shared};
+
+kernel! {
+    /// Full reduction in one launch, finished by the memory system: every block adds its
+    /// partial sum straight into the result with a fire-and-forget atomic (`red.add`).
+    ///
+    /// # Concept
+    /// **Atomics as the combining step.** A reduction's last step — combine one value per
+    /// block — need not be a pass at all: L2 can do it. Each block issues one `red.global.add`
+    /// (an atomic add whose old value nobody waits for) and exits; the adds to the one word
+    /// are serialised in L2 while the blocks are already gone. For integers the order of the
+    /// adds cannot change the result (wrapping addition is associative and commutative), so
+    /// the sum is exact and the same on every run. (For floating point it would not be: the
+    /// result would depend on the order the blocks finish in.)
+    ///
+    /// # Previous problem → fix
+    /// `single_pass` finishes on the device too, but through a chain that nothing can
+    /// overlap: each block writes its partial, fences, draws a ticket; the block that draws
+    /// the last ticket fences again, re-reads every partial from L2, reduces them and writes
+    /// the result. The GPU is idle except for that one block for a few microseconds at the
+    /// end of every launch (the difference between `single_pass` and `vector_loads`). Here no
+    /// block waits for any other: the kernel ends when the last block's add has been sent.
+    /// The cost moves to the start of the kernel: the result word must be 0 before the first
+    /// add, without a host-side memset (that would be a second operation per sum). The
+    /// result lives in one of two words chosen by the launch's `epoch` (the host passes 0, 1,
+    /// 2, … in stream order); block 0 clears the *other* word for the next launch, which no
+    /// block of this launch touches.
+    ///
+    /// # Execution
+    /// 1. Thread 0 of block 0 stores 0 to `g_acc[(epoch + 1) % 2]`.
+    /// 2. As `vector_loads`: each thread sums its share of the input with four 128-bit loads
+    ///    per trip of a grid-stride loop (unaligned head and tail element by element); the
+    ///    block reduces with shuffles.
+    /// 3. Thread 0 of each block: `red.add(g_acc[epoch % 2], block_sum)`.
+    ///
+    /// ```text
+    ///  block 0 ─ v4 loads … shuffles ─► red.add ┐
+    ///  block 1 ─ v4 loads … shuffles ─► red.add ├─► L2 adds them to g_acc[epoch % 2]
+    ///  …                                        │   (no block waits; order does not matter)
+    ///  block G ─ v4 loads … shuffles ─► red.add ┘
+    /// ```
+    ///
+    /// # Launch
+    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of two
+    /// in 32..=1024, 128 bytes of static shared memory.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` `i32`-aligned elements; `g_acc` holds two elements, and
+    /// `g_acc[epoch % 2]` is 0 when the launch starts: true for a zeroed buffer at epochs 0
+    /// and 1, and afterwards when the launches of one buffer get consecutive epochs in one
+    /// stream (each launch clears the word the next one uses). The sum is in
+    /// `g_acc[epoch % 2]` once the launch completes, until the next launch of the buffer.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
+    /// while the kernel runs (it is read through the non-coherent path); no other launch uses
+    /// `g_acc` concurrently. Every thread reaches the block barrier and every shuffle.
+    pub unsafe fn atomic_accumulate(g_idata: *const i32, g_acc: *mut i32, n: u32, epoch: u32) {
+        let slots = static_shared!(ATOMIC_ACCUMULATE_SLOTS: [i32; MAX_WARPS]);
+        if block_idx_x() == 0 && thread_idx_x() == 0 {
+            let next = ((epoch + 1) % 2) as usize;
+            // SAFETY: g_acc holds two elements; no block of this launch touches this one.
+            unsafe { store_relaxed_u32(g_acc.add(next).cast::<u32>(), 0) };
+        }
+        // SAFETY: g_idata holds n elements that nobody writes during the kernel.
+        let sum = unsafe { thread_sum_v4(g_idata, n as usize) };
+        // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+        let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
+        if thread_idx_x() == 0 {
+            // SAFETY: g_acc holds two elements, and the precondition made this one 0.
+            unsafe { red_add_i32(g_acc.add((epoch % 2) as usize), total) };
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! Steps 4 and 5 run [`BLOCKS_PER_SM`] blocks per multiprocessor.
 
-use super::{BlockRule, Elem, Family, Op, Outputs, Plan, SharedMem, SumSqGrid, Variant};
+use super::{BlockRule, Elem, Family, Op, Outputs, Plan, SharedMem, SumSqArgs, SumSqGrid, Variant};
+use crate::backend::Kernel;
 use crate::kernel_ref;
 
 /// Blocks per multiprocessor of the many-block steps. At the CLI's default block of 512
@@ -11,80 +12,66 @@ use crate::kernel_ref;
 /// empty, larger ones make a second wave; the grid-stride loop is correct for any grid).
 pub(super) const BLOCKS_PER_SM: u32 = 4;
 
+/// A step of the tutorial: every step sums squares of `i32` on any GPU from Volta on, for any
+/// allowed block; what differs is the kernel, its grid, what it writes and its shared memory.
+const fn step(
+    name: &'static str,
+    concept: &'static str,
+    kernel: Kernel<SumSqArgs>,
+    grid: SumSqGrid,
+    outputs: Outputs,
+    shared: SharedMem,
+) -> Variant {
+    Variant {
+        name,
+        family: Family::SumOfSquares,
+        concept,
+        op: Op::SumOfSquares,
+        elem: Elem::I32,
+        min_cc: (7, 0),
+        plan: Plan::SumSquares { kernel, grid, outputs, shared, blocks: BlockRule::ANY },
+    }
+}
+
 pub(super) static VARIANTS: &[Variant] = &[
-    Variant {
-        name: "squares_one_thread",
-        family: Family::SumOfSquares,
-        concept: "the CPU loop on one GPU thread: correct, and as slow as a GPU gets",
-        op: Op::SumOfSquares,
-        elem: Elem::I32,
-        min_cc: (7, 0),
-        plan: Plan::SumSquares {
-            kernel: kernel_ref!(kernels::sumsq::squares_one_thread(a, r, c, n)),
-            grid: SumSqGrid::OneThread,
-            outputs: Outputs::PerThread,
-            shared: SharedMem::None,
-            blocks: BlockRule::ANY,
-        },
-    },
-    Variant {
-        name: "squares_chunked",
-        family: Family::SumOfSquares,
-        concept: "one block, each thread a contiguous chunk: parallel, but a warp's loads are a chunk apart",
-        op: Op::SumOfSquares,
-        elem: Elem::I32,
-        min_cc: (7, 0),
-        plan: Plan::SumSquares {
-            kernel: kernel_ref!(kernels::sumsq::squares_chunked(a, r, c, n)),
-            grid: SumSqGrid::OneBlock,
-            outputs: Outputs::PerThread,
-            shared: SharedMem::None,
-            blocks: BlockRule::ANY,
-        },
-    },
-    Variant {
-        name: "squares_coalesced",
-        family: Family::SumOfSquares,
-        concept: "one block, thread t reads t, t+T, …: each warp load is one coalesced line",
-        op: Op::SumOfSquares,
-        elem: Elem::I32,
-        min_cc: (7, 0),
-        plan: Plan::SumSquares {
-            kernel: kernel_ref!(kernels::sumsq::squares_coalesced(a, r, c, n)),
-            grid: SumSqGrid::OneBlock,
-            outputs: Outputs::PerThread,
-            shared: SharedMem::None,
-            blocks: BlockRule::ANY,
-        },
-    },
-    Variant {
-        name: "squares_grid_stride",
-        family: Family::SumOfSquares,
-        concept: "many blocks with a grid-stride loop: every multiprocessor busy",
-        op: Op::SumOfSquares,
-        elem: Elem::I32,
-        min_cc: (7, 0),
-        plan: Plan::SumSquares {
-            kernel: kernel_ref!(kernels::sumsq::squares_grid_stride(a, r, c, n)),
-            grid: SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
-            outputs: Outputs::PerThread,
-            shared: SharedMem::None,
-            blocks: BlockRule::ANY,
-        },
-    },
-    Variant {
-        name: "squares_block_tree",
-        family: Family::SumOfSquares,
-        concept: "a shared-memory tree per block: the host adds one number per block, not per thread",
-        op: Op::SumOfSquares,
-        elem: Elem::I32,
-        min_cc: (7, 0),
-        plan: Plan::SumSquares {
-            kernel: kernel_ref!(kernels::sumsq::squares_block_tree(a, r, c, n)),
-            grid: SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
-            outputs: Outputs::PerBlock,
-            shared: SharedMem::Static { bytes: 4096 },
-            blocks: BlockRule::ANY,
-        },
-    },
+    step(
+        "squares_one_thread",
+        "the CPU loop on one GPU thread: correct, and as slow as a GPU gets",
+        kernel_ref!(kernels::sumsq::squares_one_thread(a, r, c, n)),
+        SumSqGrid::OneThread,
+        Outputs::PerThread,
+        SharedMem::None,
+    ),
+    step(
+        "squares_chunked",
+        "one block, each thread a contiguous chunk: parallel, but a warp's loads are a chunk apart",
+        kernel_ref!(kernels::sumsq::squares_chunked(a, r, c, n)),
+        SumSqGrid::OneBlock,
+        Outputs::PerThread,
+        SharedMem::None,
+    ),
+    step(
+        "squares_coalesced",
+        "one block, thread t reads t, t+T, …: each warp load is one coalesced line",
+        kernel_ref!(kernels::sumsq::squares_coalesced(a, r, c, n)),
+        SumSqGrid::OneBlock,
+        Outputs::PerThread,
+        SharedMem::None,
+    ),
+    step(
+        "squares_grid_stride",
+        "many blocks with a grid-stride loop: every multiprocessor busy",
+        kernel_ref!(kernels::sumsq::squares_grid_stride(a, r, c, n)),
+        SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
+        Outputs::PerThread,
+        SharedMem::None,
+    ),
+    step(
+        "squares_block_tree",
+        "a shared-memory tree per block: the host adds one number per block, not per thread",
+        kernel_ref!(kernels::sumsq::squares_block_tree(a, r, c, n)),
+        SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
+        Outputs::PerBlock,
+        SharedMem::Static { bytes: 4096 },
+    ),
 ];

@@ -244,9 +244,10 @@ impl Backend {
         match self {
             Backend::Gpu(g) => {
                 g.bind()?;
-                let params = args.param_ptrs();
-                // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
-                unsafe { g.launch(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, &params) }
+                args.with_param_ptrs(|params| {
+                    // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
+                    unsafe { g.launch(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                })
             }
             Backend::Emulator(emu, _) => {
                 let run = kernel.emu;
@@ -386,15 +387,16 @@ unsafe impl<T> KernelParam for *mut T {}
 
 /// A kernel's whole argument list, as a tuple of [`KernelParam`]s.
 pub trait KernelArgs: Copy {
-    /// Pointers to each argument, in order, as `cuLaunchKernel` wants them.
-    fn param_ptrs(&self) -> Vec<*mut c_void>;
+    /// Calls `f` with pointers to each argument, in order, as `cuLaunchKernel` wants them (on
+    /// the stack: no allocation per launch).
+    fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R;
 }
 
 macro_rules! tuple_args {
     ($($T:ident $i:tt),+) => {
         impl<$($T: KernelParam),+> KernelArgs for ($($T,)+) {
-            fn param_ptrs(&self) -> Vec<*mut c_void> {
-                vec![$(&self.$i as *const $T as *mut c_void),+]
+            fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R {
+                f(&[$(&self.$i as *const $T as *mut c_void),+])
             }
         }
     };

@@ -88,7 +88,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let modern = registry::all().filter(|v| v.family == Family::Modern);
     for v in modern {
         // The smallest and largest blocks, and the one `sum` uses.
-        let blocks: Vec<u32> = [32, 256, 1024].into_iter().filter(|&b| v.blocks().allows(b)).collect();
+        let blocks: Vec<u32> = [32, 256, 1024].into_iter().filter(|&b| v.blocks.allows(b)).collect();
         let b = blocks.clone();
         out.push(
             Trial::test(format!("alignment::{}::emulator", v.name), move || check_variant(&Backend::emulator(), v, &b))

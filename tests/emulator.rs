@@ -10,7 +10,7 @@ use crate::common::{SIZES, check_variant};
 pub fn trials() -> Vec<Trial> {
     let mut out = Vec::new();
     for v in registry::all() {
-        for block in v.blocks().sizes() {
+        for block in v.blocks.sizes() {
             out.push(
                 Trial::test(format!("emulator::{}::block_{block}", v.name), move || {
                     check_variant(&Backend::emulator(), v, block, SIZES)

@@ -10,7 +10,7 @@ use crate::common::{SIZES, check_variant};
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = Vec::new();
     for v in registry::all() {
-        for block in v.blocks().sizes() {
+        for block in v.blocks.sizes() {
             out.push(
                 Trial::test(format!("gpu::{}::block_{block}", v.name), move || {
                     let backend = Backend::gpu().map_err(|e| e.to_string())?;

@@ -43,7 +43,7 @@ pub fn cub_session(group: &str) -> Option<Session> {
             Ok(s) => return Some(s),
             Err(e) => e.to_string(),
         },
-        Err(why) => why,
+        Err(why) => why.to_string(),
     };
     println!("{group}/cub: skipped ({why})");
     None

@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::reduce::median;
+use crate::timing::median;
 
 /// The harness source, compiled at run time.
 const SOURCE: &str = include_str!("../../cub/bench.cu");
@@ -77,8 +77,8 @@ pub struct CubTiming {
 /// `Ok` when CUB can be timed here: there is a GPU and an nvcc, and the harness builds (the
 /// first call in a machine's life compiles it, which takes a while). `Err` says why not in
 /// one line (no GPU, no nvcc, the compiler's first error line…).
-pub fn available() -> std::result::Result<(), String> {
-    harness().map(|_| ())
+pub fn available() -> Result<()> {
+    harness().map(|_| ()).map_err(Error::Unsupported)
 }
 
 /// Times `op` on `n` elements: `repeat` calls (at least 1), each between two CUDA events,
@@ -286,7 +286,7 @@ mod tests {
     fn without_a_gpu_cub_is_unavailable_with_a_reason() {
         if Backend::gpu().is_err() {
             let why = available().unwrap_err();
-            assert!(why.contains("GPU"), "{why}");
+            assert!(why.to_string().contains("GPU"), "{why}");
             assert!(matches!(time(CubOp::ReduceSum, 1024, 3), Err(Error::Unsupported(_))));
         }
     }

@@ -1,4 +1,5 @@
-//! The GPU backend: one process-wide CUDA context on device 0, through `cust` 0.3.2.
+//! The GPU backend, through `cust` 0.3.2: one CUDA context per device this process opens (each
+//! with the kernels' module and a default stream), kept for the life of the process.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -25,7 +26,10 @@ pub struct Gpu {
     events: Mutex<(Event, Event)>,
 }
 
-static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+/// The GPUs this process opened, by ordinal (each opened once, kept for the process's life).
+static GPUS: Mutex<Vec<(u32, &'static Gpu)>> = Mutex::new(Vec::new());
+/// Why the driver could not be used at all (no driver, cuInit failed), found once.
+static DRIVER: OnceLock<std::result::Result<u32, String>> = OnceLock::new();
 
 /// The symbol the stub libcuda built by `host/build.rs` exports, and the real driver never
 /// does: finding it means this process runs without an NVIDIA driver.
@@ -38,35 +42,43 @@ fn running_on_stub() -> bool {
 }
 
 impl Gpu {
-    /// The process's GPU, initialised on first use; `Error::NoGpu` says why there is none.
-    pub fn get() -> Result<&'static Gpu> {
-        match GPU.get_or_init(|| {
-            Gpu::init().map_err(|e| match e {
-                Error::NoGpu(cause) => cause,
-                other => other.to_string(),
-            })
-        }) {
-            Ok(g) => {
-                g.bind()?;
-                Ok(g)
-            }
-            Err(cause) => Err(Error::NoGpu(cause.clone())),
+    /// The GPU with this ordinal, opened on first use; `Error::NoGpu` says why there is none.
+    pub fn get(ordinal: u32) -> Result<&'static Gpu> {
+        let count = DRIVER.get_or_init(Gpu::driver).clone().map_err(Error::NoGpu)?;
+        if ordinal >= count {
+            return Err(Error::NoGpu(format!("there is no device {ordinal}; the driver reports {count} device(s)")));
         }
+        let mut open = GPUS.lock().unwrap();
+        if let Some((_, g)) = open.iter().find(|(o, _)| *o == ordinal) {
+            g.bind()?;
+            return Ok(g);
+        }
+        let g: &'static Gpu = Box::leak(Box::new(Gpu::init(ordinal).map_err(|e| match e {
+            Error::NoGpu(cause) => Error::NoGpu(cause),
+            other => Error::NoGpu(other.to_string()),
+        })?));
+        open.push((ordinal, g));
+        Ok(g)
     }
 
-    fn init() -> Result<Gpu> {
+    /// The driver's device count, or why the driver cannot be used.
+    fn driver() -> std::result::Result<u32, String> {
         if running_on_stub() {
-            return Err(Error::NoGpu(
+            return Err(
                 "no NVIDIA driver on this machine (this binary loaded the stub libcuda.so.1 that the build made)"
                     .into(),
-            ));
+            );
         }
-        cust::init(cust::CudaFlags::empty()).map_err(|e| Error::NoGpu(format!("cuInit failed: {e} ({e:?})")))?;
-        let count = Device::num_devices().map_err(|e| Error::NoGpu(format!("cannot count devices: {e}")))?;
+        cust::init(cust::CudaFlags::empty()).map_err(|e| format!("cuInit failed: {e} ({e:?})"))?;
+        let count = Device::num_devices().map_err(|e| format!("cannot count devices: {e}"))?;
         if count == 0 {
-            return Err(Error::NoGpu("the driver reports no CUDA device".into()));
+            return Err("the driver reports no CUDA device".into());
         }
-        let device = Device::get_device(0).during("opening device 0")?;
+        Ok(count)
+    }
+
+    fn init(ordinal: u32) -> Result<Gpu> {
+        let device = Device::get_device(ordinal).during(format!("opening device {ordinal}"))?;
         let attr = |a: DeviceAttribute| device.get_attribute(a).during("reading a device attribute");
         let cc = (
             attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
@@ -74,7 +86,7 @@ impl Gpu {
         );
         if cc.0 < 7 {
             return Err(Error::NoGpu(format!(
-                "device 0 has compute capability {}.{}; the kernels need 7.0 (Volta) or newer",
+                "device {ordinal} has compute capability {}.{}; the kernels need 7.0 (Volta) or newer",
                 cc.0, cc.1
             )));
         }
@@ -115,9 +127,15 @@ impl Gpu {
         &self.info
     }
 
-    /// The stream every launch and timed region uses.
+    /// The device's default stream: what a backend without a stream of its own uses.
     pub fn stream(&self) -> &Stream {
         &self.stream
+    }
+
+    /// A new stream on this device (non-blocking with respect to the default stream).
+    pub fn new_stream(&self) -> Result<Stream> {
+        self.bind()?;
+        Stream::new(StreamFlags::NON_BLOCKING, None).during("creating a stream")
     }
 
     /// The kernel `name` of the loaded module (looked up once, then cached).
@@ -142,6 +160,7 @@ impl Gpu {
     /// pointer among them is valid device memory for what the kernel does with it.
     pub unsafe fn launch(
         &self,
+        stream: &Stream,
         name: &'static str,
         grid: u32,
         block: u32,
@@ -150,20 +169,20 @@ impl Gpu {
     ) -> Result<()> {
         let f = self.function(name)?;
         // SAFETY: forwarded from the caller.
-        unsafe { self.stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
+        unsafe { stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
     }
 
-    /// Waits for the stream; reports an error a kernel raised.
-    pub fn synchronize(&self) -> Result<()> {
-        self.stream.synchronize().during("waiting for the GPU")
+    /// Waits for `stream`; reports an error a kernel raised.
+    pub fn synchronize(&self, stream: &Stream) -> Result<()> {
+        stream.synchronize().during("waiting for the GPU")
     }
 
     /// Device time of the work `f` enqueues, by CUDA events around it, in microseconds.
-    pub fn time(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    pub fn time(&self, stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         let events = self.events.lock().unwrap();
-        events.0.record(&self.stream).during("recording the start event")?;
+        events.0.record(stream).during("recording the start event")?;
         f()?;
-        events.1.record(&self.stream).during("recording the stop event")?;
+        events.1.record(stream).during("recording the stop event")?;
         events.1.synchronize().during("waiting for the timed work")?;
         let ms = events.1.elapsed_time_f32(&events.0).during("reading the elapsed time")?;
         Ok(ms as f64 * 1e3)

@@ -8,6 +8,7 @@ mod gpu;
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ffi::c_void;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
 pub use gpu::Gpu;
@@ -29,10 +30,23 @@ pub enum BackendKind {
 
 /// What runs the kernels.
 pub enum Backend {
-    /// A CUDA GPU.
-    Gpu(&'static Gpu),
+    /// A CUDA GPU, and the stream this backend's work goes to.
+    Gpu(GpuStream),
     /// The CPU emulator, and what it reports as its device.
     Emulator(Emulator, DeviceInfo),
+}
+
+/// A GPU and one of its streams: the device's default stream, or one of the backend's own
+/// ([`Backend::with_new_stream`]).
+pub struct GpuStream {
+    gpu: &'static Gpu,
+    own: Option<Arc<cust::stream::Stream>>,
+}
+
+impl GpuStream {
+    fn stream(&self) -> &cust::stream::Stream {
+        self.own.as_deref().unwrap_or_else(|| self.gpu.stream())
+    }
 }
 
 /// The device a backend runs on.
@@ -82,9 +96,25 @@ impl fmt::Display for DeviceInfo {
 }
 
 impl Backend {
-    /// The GPU, or `Error::NoGpu` with the cause.
+    /// GPU 0 on its default stream, or `Error::NoGpu` with the cause.
     pub fn gpu() -> Result<Self> {
-        Gpu::get().map(Backend::Gpu)
+        Self::gpu_device(0)
+    }
+
+    /// The GPU with this ordinal (as CUDA numbers them, after `CUDA_VISIBLE_DEVICES`) on its
+    /// default stream, or `Error::NoGpu` with the cause.
+    pub fn gpu_device(ordinal: u32) -> Result<Self> {
+        Gpu::get(ordinal).map(|gpu| Backend::Gpu(GpuStream { gpu, own: None }))
+    }
+
+    /// The same device on a stream of its own: work queued through the new backend is ordered
+    /// with itself only, so two backends can keep two independent queues busy. The emulator
+    /// runs every launch to completion, so there it is simply another emulator.
+    pub fn with_new_stream(&self) -> Result<Self> {
+        match self {
+            Backend::Gpu(g) => Ok(Backend::Gpu(GpuStream { gpu: g.gpu, own: Some(Arc::new(g.gpu.new_stream()?)) })),
+            Backend::Emulator(emu, _) => Ok(Self::with_emulator(emu.clone())),
+        }
     }
 
     /// The CPU emulator with default settings.
@@ -124,7 +154,7 @@ impl Backend {
     /// The device.
     pub fn info(&self) -> &DeviceInfo {
         match self {
-            Backend::Gpu(g) => g.info(),
+            Backend::Gpu(g) => g.gpu.info(),
             Backend::Emulator(_, info) => info,
         }
     }
@@ -136,7 +166,7 @@ impl Backend {
 
     fn bind(&self) -> Result<()> {
         match self {
-            Backend::Gpu(g) => g.bind(),
+            Backend::Gpu(g) => g.gpu.bind(),
             Backend::Emulator(..) => Ok(()),
         }
     }
@@ -218,7 +248,9 @@ impl Backend {
                     return Ok(());
                 }
                 use cust::memory::AsyncCopyDestination;
-                let Backend::Gpu(g) = self else { unreachable!() };
+                let Backend::Gpu(g) = self else {
+                    return Err(Error::Invalid("GPU buffers given to an emulator backend".into()));
+                };
                 // SAFETY: both slices are live for the copy; the stream orders it with launches.
                 unsafe { d.index(..src.len).async_copy_from(&s.index(..src.len), g.stream()) }
                     .during("copying on the GPU")
@@ -243,10 +275,10 @@ impl Backend {
     pub unsafe fn launch<A: KernelArgs>(&self, kernel: &Kernel<A>, cfg: LaunchConfig, args: A) -> Result<()> {
         match self {
             Backend::Gpu(g) => {
-                g.bind()?;
+                g.gpu.bind()?;
                 args.with_param_ptrs(|params| {
                     // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
-                    unsafe { g.launch(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                    unsafe { g.gpu.launch(g.stream(), kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
                 })
             }
             Backend::Emulator(emu, _) => {
@@ -271,8 +303,8 @@ impl Backend {
     pub fn synchronize(&self) -> Result<()> {
         match self {
             Backend::Gpu(g) => {
-                g.bind()?;
-                g.synchronize()
+                g.gpu.bind()?;
+                g.gpu.synchronize(g.stream())
             }
             Backend::Emulator(..) => Ok(()),
         }
@@ -283,8 +315,8 @@ impl Backend {
     pub fn time(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         match self {
             Backend::Gpu(g) => {
-                g.bind()?;
-                g.time(f)
+                g.gpu.bind()?;
+                g.gpu.time(g.stream(), f)
             }
             Backend::Emulator(..) => {
                 let t = Instant::now();
@@ -299,7 +331,7 @@ impl Backend {
     /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.
     pub fn occupancy(&self, kernel: &'static str, block: u32, shared: usize) -> Result<u32> {
         match self {
-            Backend::Gpu(g) => g.occupancy(kernel, block, shared),
+            Backend::Gpu(g) => g.gpu.occupancy(kernel, block, shared),
             Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
         }
     }

@@ -22,7 +22,6 @@
 //! **Never the input.** Every kernel reads `input` and writes `output` or scratch the
 //! [`Scan`] owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
 
-pub mod cli;
 pub mod cpu;
 
 use std::fmt;
@@ -33,7 +32,8 @@ use kernels::scan::{BIT_BLOCK, BLELLOCH_BLOCK, BLELLOCH_TILE};
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
 use crate::kernel_ref;
-use crate::reduce::{MAX_GRID, Rerun, median, timed_runs};
+use crate::reduce::MAX_GRID;
+use crate::timing::{Rerun, Runs, timed_runs};
 
 /// Inclusive or exclusive scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -424,6 +424,8 @@ fn config(grid: usize, block: u32) -> LaunchConfig {
 
 /// A scan ready to run: preconditions checked, scratch allocated, launches planned.
 pub struct Scan<'a> {
+    /// The CPU scan every run must match, when the caller gave one ([`Rerun::check`]).
+    expected: Option<&'a [i32]>,
     backend: &'a Backend,
     variant: &'static ScanVariant,
     kind: Kind,
@@ -443,6 +445,17 @@ impl Rerun for Scan<'_> {
     fn launch(&mut self) -> Result<()> {
         Scan::launch(self)
     }
+    fn check(&mut self) -> Result<Option<String>> {
+        let Some(expected) = self.expected else { return Ok(None) };
+        let got = self.result()?;
+        Ok(cpu::first_mismatch(expected, &got).map(|m| mismatch_text(m)))
+    }
+}
+
+/// One line for the first element a scan got wrong.
+pub fn mismatch_text((i, e, g): (usize, Option<i32>, Option<i32>)) -> String {
+    let show = |v: Option<i32>| v.map_or("nothing".into(), |v| v.to_string());
+    format!("index {i}: expected {}, got {}", show(e), show(g))
 }
 
 impl<'a> Scan<'a> {
@@ -512,7 +525,13 @@ impl<'a> Scan<'a> {
                 status = Some(st);
             }
         }
-        Ok(Self { backend, variant, kind, n, output, _scratch: scratch, status, epoch: 0, launches })
+        Ok(Self { expected: None, backend, variant, kind, n, output, _scratch: scratch, status, epoch: 0, launches })
+    }
+
+    /// Checks every run's output against `expected` ([`Rerun::check`]).
+    pub fn expecting(mut self, expected: &'a [i32]) -> Self {
+        self.expected = Some(expected);
+        self
     }
 
     /// The variant.
@@ -608,34 +627,101 @@ pub fn scan_with(
     backend.synchronize()
 }
 
+/// A reusable scan for library callers: the single-pass look-back scan, whose only temporary
+/// storage (one status word per tile) it owns and reuses, so repeated scans allocate nothing
+/// once the largest input has been seen. It runs on its backend's device and stream.
+///
+/// ```
+/// use host::{Backend, scan::Scanner};
+/// let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+/// let input = backend.upload(&[1, 2, 3, 4])?;
+/// let mut output = backend.alloc::<i32>(4)?;
+/// let mut scanner = Scanner::new(&backend);
+/// scanner.exclusive(&input, &mut output)?;
+/// assert_eq!(backend.download(&output)?, [0, 1, 3, 6]);
+/// # Ok::<(), host::Error>(())
+/// ```
+pub struct Scanner<'b> {
+    backend: &'b Backend,
+    status: Option<DeviceBuffer<u64>>,
+    epoch: u32,
+}
+
+impl<'b> Scanner<'b> {
+    /// A scanner on `backend`. Allocates nothing until the first scan.
+    pub fn new(backend: &'b Backend) -> Self {
+        Self { backend, status: None, epoch: 0 }
+    }
+
+    /// `output[i] = input[0] + … + input[i]` (wrapping) for every element of `input`; waits.
+    pub fn inclusive(&mut self, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
+        self.enqueue(Kind::Inclusive, input, output)?;
+        self.backend.synchronize()
+    }
+
+    /// `output[i] = input[0] + … + input[i-1]`, `output[0] = 0`; waits.
+    pub fn exclusive(&mut self, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
+        self.enqueue(Kind::Exclusive, input, output)?;
+        self.backend.synchronize()
+    }
+
+    /// Queues a scan of all of `input` into `output` on the backend's stream and returns at
+    /// once. An empty input queues nothing.
+    pub fn enqueue(&mut self, kind: Kind, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
+        let n = input.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let v = fastest();
+        check(v, kind, n, n, output.len(), self.backend.info().compute_capability)?;
+        let ScanPlan::DecoupledLookback { kernel, threads, .. } = v.plan else {
+            return Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", v.name)));
+        };
+        let tiles = n.div_ceil(v.tile() as usize);
+        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < tiles) {
+            // Fresh zeroed words: no old word can carry a new epoch.
+            self.status = Some(self.backend.alloc::<u64>(tiles)?);
+            self.epoch = 0;
+        }
+        let status = self.status.as_mut().expect("allocated above").as_mut_ptr();
+        let args = (input.as_ptr(), output.as_mut_ptr(), status, n as u32, self.epoch + 1, kind.flag());
+        // SAFETY: check() verified n ≥ 1, the output holds n and the grid fits; the status
+        // array holds one word per tile, and every word is older than epoch + 1 (zeroed at
+        // allocation, epochs strictly increasing since); the block is the kernel's own.
+        unsafe { self.backend.launch(&kernel, config(tiles, threads), args) }?;
+        self.epoch += 1;
+        Ok(())
+    }
+}
+
 /// One scan variant measured and checked.
 #[derive(Clone, Debug)]
 pub struct ScanMeasurement {
-    /// Variant name.
-    pub variant: &'static str,
+    /// The variant.
+    pub variant: &'static ScanVariant,
     /// Inclusive or exclusive.
     pub kind: Kind,
     /// Elements.
     pub n: usize,
     /// Launch geometry.
     pub geometry: ScanGeometry,
-    /// Time of each timed run (all launches), µs.
-    pub times_us: Vec<f64>,
-    /// The first element that differs from the CPU scan: `(index, expected, got)`.
+    /// The timed runs (all launches of each), every run's output checked.
+    pub runs: Runs,
+    /// The first element of the last run that differs from the CPU scan: `(index, expected, got)`.
     pub mismatch: Option<(usize, Option<i32>, Option<i32>)>,
     /// The last element of the scan (the device's), for reports.
     pub last: Option<i32>,
 }
 
 impl ScanMeasurement {
-    /// Does every element agree with the CPU reference?
+    /// Does every element of every run agree with the CPU reference?
     pub fn pass(&self) -> bool {
-        self.mismatch.is_none()
+        self.mismatch.is_none() && self.runs.first_wrong.is_none()
     }
 
     /// Median time, µs.
     pub fn median_us(&self) -> f64 {
-        median(&self.times_us)
+        self.runs.median_us()
     }
 
     /// Bytes moved per second at the median time, counting each element read once and
@@ -645,9 +731,9 @@ impl ScanMeasurement {
     }
 }
 
-/// Runs `variant` once untimed (warm-up), then `repeat` timed runs (fewer, but at least
-/// [`MIN_RUNS`](crate::reduce::MIN_RUNS), past [`RUN_BUDGET_US`](crate::reduce::RUN_BUDGET_US) of timed work), and compares the last run's output with
-/// `expected` (the CPU scan of the input's first `n` elements, of this kind).
+/// Runs `variant` once untimed (warm-up), then `repeat` timed runs (see [`timed_runs`]),
+/// comparing every run's output with `expected` (the CPU scan of the input's first `n`
+/// elements, of this kind).
 pub fn measure(
     backend: &Backend,
     variant: &'static ScanVariant,
@@ -658,19 +744,11 @@ pub fn measure(
     expected: &[i32],
 ) -> Result<ScanMeasurement> {
     let mut output = backend.alloc::<i32>(n)?;
-    let mut scan = Scan::new(backend, variant, kind, input, &mut output, n)?;
-    let times_us = timed_runs(backend, &mut scan, repeat)?;
+    let mut scan = Scan::new(backend, variant, kind, input, &mut output, n)?.expecting(expected);
+    let runs = timed_runs(backend, &mut scan, repeat)?;
     let got = scan.result()?;
     let mismatch = cpu::first_mismatch(expected, &got);
-    Ok(ScanMeasurement {
-        variant: variant.name,
-        kind,
-        n,
-        geometry: scan.geometry(),
-        times_us,
-        mismatch,
-        last: got.last().copied(),
-    })
+    Ok(ScanMeasurement { variant, kind, n, geometry: scan.geometry(), runs, mismatch, last: got.last().copied() })
 }
 
 #[cfg(test)]

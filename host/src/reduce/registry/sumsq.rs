@@ -2,7 +2,7 @@
 //!
 //! Steps 4 and 5 run [`BLOCKS_PER_SM`] blocks per multiprocessor.
 
-use super::{BlockRule, Elem, Family, Op, Outputs, Plan, SharedMem, SumSqArgs, SumSqGrid, Variant};
+use super::{BlockRule, ClockedArgs, Elem, Family, Finish, Grid, Op, Per, SharedMem, Variant};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -17,9 +17,9 @@ pub(super) const BLOCKS_PER_SM: u32 = 4;
 const fn step(
     name: &'static str,
     concept: &'static str,
-    kernel: Kernel<SumSqArgs>,
-    grid: SumSqGrid,
-    outputs: Outputs,
+    kernel: Kernel<ClockedArgs>,
+    grid: Grid,
+    per: Per,
     shared: SharedMem,
 ) -> Variant {
     Variant {
@@ -29,7 +29,13 @@ const fn step(
         op: Op::SumOfSquares,
         elem: Elem::I32,
         min_cc: (7, 0),
-        plan: Plan::SumSquares { kernel, grid, outputs, shared, blocks: BlockRule::ANY },
+        finish: Finish::HostAddsClocked(kernel, per),
+        grid,
+        items_per_thread: 1,
+        // Only the grids that scale with the GPU read it.
+        blocks_per_sm: Some(BLOCKS_PER_SM),
+        shared,
+        blocks: BlockRule::ANY,
     }
 }
 
@@ -38,40 +44,40 @@ pub(super) static VARIANTS: &[Variant] = &[
         "squares_one_thread",
         "the CPU loop on one GPU thread: correct, and as slow as a GPU gets",
         kernel_ref!(kernels::sumsq::squares_one_thread(a, r, c, n)),
-        SumSqGrid::OneThread,
-        Outputs::PerThread,
+        Grid::OneThread,
+        Per::Thread,
         SharedMem::None,
     ),
     step(
         "squares_chunked",
         "one block, each thread a contiguous chunk: parallel, but a warp's loads are a chunk apart",
         kernel_ref!(kernels::sumsq::squares_chunked(a, r, c, n)),
-        SumSqGrid::OneBlock,
-        Outputs::PerThread,
+        Grid::OneBlock,
+        Per::Thread,
         SharedMem::None,
     ),
     step(
         "squares_coalesced",
         "one block, thread t reads t, t+T, …: each warp load is one coalesced line",
         kernel_ref!(kernels::sumsq::squares_coalesced(a, r, c, n)),
-        SumSqGrid::OneBlock,
-        Outputs::PerThread,
+        Grid::OneBlock,
+        Per::Thread,
         SharedMem::None,
     ),
     step(
         "squares_grid_stride",
         "many blocks with a grid-stride loop: every multiprocessor busy",
         kernel_ref!(kernels::sumsq::squares_grid_stride(a, r, c, n)),
-        SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
-        Outputs::PerThread,
+        Grid::PerMultiprocessor,
+        Per::Thread,
         SharedMem::None,
     ),
     step(
         "squares_block_tree",
         "a shared-memory tree per block: the host adds one number per block, not per thread",
         kernel_ref!(kernels::sumsq::squares_block_tree(a, r, c, n)),
-        SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
-        Outputs::PerBlock,
+        Grid::PerMultiprocessor,
+        Per::Block,
         SharedMem::Static { bytes: 4096 },
     ),
 ];

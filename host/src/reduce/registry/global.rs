@@ -2,7 +2,7 @@
 //! divergent neighbored-pair tree to the completely unrolled, block-size-specialised kernel.
 //! Every kernel works in place on a scratch copy of the input, like the book's.
 
-use super::{BlockRule, Elem, Family, InPlaceArgs, KernelSel, Op, PartialsKernel, Plan, SharedMem, Variant};
+use super::{BlockRule, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Op, SharedMem, Variant};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -20,12 +20,12 @@ const fn global(
         op: Op::Sum,
         elem: Elem::I32,
         min_cc: (7, 0),
-        plan: Plan::Partials {
-            kernel: PartialsKernel::InPlace(kernel),
-            items_per_thread,
-            shared: SharedMem::None,
-            blocks: BlockRule::ANY,
-        },
+        finish: Finish::HostAddsInPlace(kernel),
+        grid: Grid::PerItems,
+        items_per_thread,
+        blocks_per_sm: None,
+        shared: SharedMem::None,
+        blocks: BlockRule::ANY,
     }
 }
 

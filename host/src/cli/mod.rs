@@ -1,0 +1,225 @@
+//! The `reduce` command line: runs the reduction (or scan) variants on the GPU or the CPU
+//! emulator, checks every result against the CPU reference, and prints one row per variant.
+//!
+//! The layers, ripgrep-style: flags ([`Args`], clap) → a [`Session`] (n, repeat, backend,
+//! banner, seed: everything both operations share, checked once) → rows ([`reduce`] or
+//! [`scan`]) → one [`Report`](crate::output::Report) in the chosen format.
+//!
+//! Exit status: 0 when every row passes, 1 when any row fails, 2 for bad input or when
+//! nothing could run. The binary (`src/bin/reduce.rs`) only calls [`main`]; tests call
+//! [`run_with`] to see the output and the status. Errors and progress go to the writer the
+//! caller gives ([`run_with`]'s `err`).
+
+mod reduce;
+mod scan;
+
+use std::io::Write;
+
+use clap::{Parser, ValueEnum};
+
+use crate::backend::{Backend, BackendKind, DeviceInfo};
+use crate::output::Format;
+use crate::{Error, Result};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormatArg {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OpArg {
+    /// The reductions (sums).
+    Reduce,
+    /// The prefix sums (host::scan): bit, blelloch, lookback × inclusive/exclusive.
+    Scan,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    /// The GPU if one can be used, else the emulator.
+    Auto,
+    /// The GPU; an error if there is none.
+    Gpu,
+    /// The CPU emulator.
+    Emulator,
+}
+
+/// Runs the reduction variants, checks every result against the CPU recursion, and prints
+/// time, bandwidth and verdict per variant.
+#[derive(Parser, Debug)]
+#[command(name = "reduce", version, about, long_about = None)]
+struct Args {
+    /// Number of elements [default: 2^24 on a GPU, 2^20 on the emulator].
+    #[arg(long, conflicts_with = "log2")]
+    n: Option<u64>,
+    /// Number of elements as a power of two: n = 2^LOG2 (0..=32).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    log2: Option<u32>,
+    /// Threads per block (reductions only; each scan has its own) [default: 512].
+    #[arg(long)]
+    block: Option<u32>,
+    /// A variant name, or `all` (with `--op scan`: a scan variant, `all` or `tuning`).
+    #[arg(long, default_value = "all")]
+    variant: String,
+    /// Only the variants of this family (global, shared, modern, sumsq; reductions only).
+    #[arg(long)]
+    family: Option<String>,
+    /// Seed of the input generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Timed runs per variant (the median is reported) [default: 20 on a GPU, 3 on the emulator].
+    #[arg(long)]
+    repeat: Option<u32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+    /// List the variants and what each teaches, then exit.
+    #[arg(long)]
+    list: bool,
+    /// What to run: the reductions, or the prefix sums.
+    #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
+    op: OpArg,
+    /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`) at the
+    /// same n (needs nvcc on the GPU host) and add a `× CUB` column: CUB's time over ours
+    /// (> 1: faster than CUB).
+    #[arg(long)]
+    compare_cub: bool,
+}
+
+/// Runs the command line of this process; returns the exit status.
+pub fn main() -> u8 {
+    run_with(std::env::args_os(), &mut std::io::stdout().lock(), &mut std::io::stderr())
+}
+
+/// Runs the command line `argv` (program name first), printing the report to `out` and
+/// errors and progress to `err`; returns the exit status (0 pass, 1 a row failed, 2 bad input).
+pub fn run_with<I, T>(argv: I, out: &mut dyn Write, err: &mut dyn Write) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args = match Args::try_parse_from(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let text = e.render().to_string();
+            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
+            return code;
+        }
+    };
+    let result = match args.op {
+        OpArg::Reduce => reduce::run(&args, out, err),
+        OpArg::Scan => scan::run(&args, out, err),
+    };
+    match result {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            2
+        }
+    }
+}
+
+/// What every run shares, checked once: where it runs, on how many elements, how often.
+struct Session {
+    backend: Backend,
+    /// Why the GPU could not be used, when `--backend auto` fell back to the emulator.
+    no_gpu: Option<String>,
+    n: usize,
+    repeat: u32,
+    format: Format,
+    seed: u64,
+}
+
+impl Session {
+    /// Opens the backend and checks `--n`/`--log2` and `--repeat`.
+    fn open(args: &Args) -> Result<Self> {
+        let kind = match args.backend {
+            BackendArg::Auto => BackendKind::Auto,
+            BackendArg::Gpu => BackendKind::Gpu,
+            BackendArg::Emulator => BackendKind::Emulator,
+        };
+        let (backend, no_gpu) = Backend::select(kind)?;
+        let n: u64 = match (args.n, args.log2) {
+            (Some(n), _) => n,
+            (None, Some(k)) => 1u64 << k,
+            (None, None) if backend.is_gpu() => 1 << 24,
+            (None, None) => 1 << 20,
+        };
+        if n == 0 || n > u32::MAX as u64 {
+            return Err(Error::Invalid(format!("n = {n}; n must be in 1..={}", u32::MAX)));
+        }
+        let repeat = args.repeat.unwrap_or(if backend.is_gpu() { 20 } else { 3 });
+        if repeat == 0 {
+            return Err(Error::Invalid("--repeat 0: at least one timed run is needed".into()));
+        }
+        let format = match args.format {
+            FormatArg::Table => Format::Table,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Json => Format::Json,
+        };
+        Ok(Self { backend, no_gpu, n: n as usize, repeat, format, seed: args.seed })
+    }
+
+    fn info(&self) -> &DeviceInfo {
+        self.backend.info()
+    }
+
+    /// The lines above a table: the device, and the emulator banner where it applies.
+    fn banner(&self) -> Vec<String> {
+        let mut lines = vec![format!("device: {}", self.info())];
+        if !self.backend.is_gpu() {
+            lines.push(match &self.no_gpu {
+                Some(cause) => format!("EMULATOR RESULTS ({cause}); times are CPU times, not GPU times"),
+                None => "EMULATOR RESULTS — times are CPU times, not GPU times".into(),
+            });
+        }
+        lines
+    }
+
+    /// The JSON document's metadata, in the order the reports have always had.
+    fn meta(&self) -> serde_json::Map<String, serde_json::Value> {
+        let info = self.info();
+        let mut m = serde_json::Map::new();
+        m.insert("device".into(), info.name.clone().into());
+        m.insert("backend".into(), if self.backend.is_gpu() { "gpu" } else { "emulator" }.into());
+        m.insert("is_gpu".into(), info.is_gpu.into());
+        let cc = info.compute_capability;
+        m.insert("compute_capability".into(), format!("{}.{}", cc.0, cc.1).into());
+        m.insert("peak_bandwidth_bytes_per_s".into(), info.peak_bandwidth.map(|p| p.round()).into());
+        m.insert("n".into(), self.n.into());
+        m
+    }
+
+    /// "(CUDA events)" or the emulator's wall clock, for the description line.
+    fn clock(&self) -> &'static str {
+        if self.backend.is_gpu() { "" } else { ": here, wall clock" }
+    }
+
+    /// `% of peak` for a throughput, when the device has a peak.
+    fn pct_peak(&self, bytes_per_s: f64) -> crate::output::Cell {
+        use crate::output::Cell;
+        self.info().peak_bandwidth.map_or(Cell::Empty, |p| Cell::Num(100.0 * bytes_per_s / p))
+    }
+}
+
+/// Says on `err` that a long step started (table output only: CSV and JSON stay quiet).
+fn progress(session: &Session, err: &mut dyn Write, what: &str) {
+    if session.format == Format::Table {
+        let _ = write!(err, "{what}… ");
+        let _ = err.flush();
+    }
+}
+
+/// Ends a [`progress`] line.
+fn progress_done(session: &Session, err: &mut dyn Write) {
+    if session.format == Format::Table {
+        let _ = writeln!(err, "done");
+    }
+}

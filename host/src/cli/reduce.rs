@@ -1,0 +1,273 @@
+//! The reduction rows of the command line: select the variants, measure each, and turn each
+//! result into cells of the report's columns.
+
+use std::io::Write;
+
+use super::{Args, Session, progress, progress_done};
+use crate::cpu::Reference;
+use crate::input::Input;
+use crate::output::{Cell, Column, Report, Shown};
+use crate::reduce::{Measurement, geometry, measure};
+use crate::registry::{self, Family, Op, Variant};
+use crate::{Error, Result};
+
+/// The default block of the reductions.
+const DEFAULT_BLOCK: u32 = 512;
+
+/// The columns of a reduction report; `cub` adds the × CUB group.
+fn columns(cub: bool) -> Vec<Column> {
+    let mut c = vec![
+        Column::new("variant", "variant", 24, 0),
+        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
+        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
+        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
+        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
+        Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
+        Column::new("time_us_median", "time (µs)", 11, 2),
+        Column::new("time_us_min", "min (µs)", 0, 2).only(Shown::DataOnly),
+        Column::new("times_us", "times", 0, 2).only(Shown::JsonOnly),
+        Column::new("median_us", "median", 0, 2).only(Shown::JsonOnly),
+        Column::new("bytes_per_s", "bytes/s", 0, 0).only(Shown::JsonOnly),
+        Column::new("gb_per_s", "GB/s", 9, 1),
+        Column::new("pct_peak", "% peak", 8, 1),
+        Column::new("clock64_cycles", "clock64 Δ", 12, 0),
+        Column::new("sum", "sum", 12, 0),
+        Column::new("expected", "expected", 0, 0).only(Shown::DataOnly),
+        Column::new("widened_sum", "widened", 0, 0).only(Shown::DataOnly),
+    ];
+    if cub {
+        c.push(Column::new("x_cub", "× CUB", 7, 2));
+        c.push(Column::new("cub_median_us", "CUB µs", 0, 2).only(Shown::DataOnly));
+    }
+    c.push(Column::new("verdict", "verdict", 0, 0));
+    c
+}
+
+/// What happened to one variant.
+enum Outcome {
+    Ran(Box<Measurement>),
+    Skipped(String),
+    Failed(String),
+}
+
+impl Outcome {
+    fn failed(&self) -> bool {
+        match self {
+            Outcome::Ran(m) => !m.pass(),
+            Outcome::Skipped(_) => false,
+            Outcome::Failed(_) => true,
+        }
+    }
+}
+
+/// Does `v` do what CUB's `DeviceReduce::Sum` does (a sum to one scalar on the device, all
+/// of it timed)? Only those rows get a × CUB ratio.
+fn comparable_with_cub(v: &Variant) -> bool {
+    v.op == Op::Sum && v.finish.on_device()
+}
+
+fn verdict(m: &Measurement) -> Cell {
+    match &m.runs.first_wrong {
+        _ if m.sum != m.expected.wrapped => {
+            Cell::Verdict("FAIL", Some(format!("expected {}, got {}", m.expected.wrapped, m.sum)))
+        }
+        Some((run, why)) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
+        None => Cell::Verdict("PASS", None),
+    }
+}
+
+/// The cells of one row, one per column of [`columns`]`(cub.is_some())`.
+fn cells(session: &Session, v: &Variant, outcome: &Outcome, cub: Option<f64>) -> Vec<Cell> {
+    let width = columns(cub.is_some()).len();
+    let m = match outcome {
+        Outcome::Ran(m) => m,
+        Outcome::Skipped(why) | Outcome::Failed(why) => {
+            let word = if matches!(outcome, Outcome::Skipped(_)) { "SKIP" } else { "ERROR" };
+            let mut row = vec![Cell::Text(v.name.into())];
+            row.resize(width - 1, Cell::Empty);
+            row.push(Cell::Verdict(word, Some(why.clone())));
+            return row;
+        }
+    };
+    let g = m.geometry;
+    let bw = m.bytes_per_second();
+    let mut row = vec![
+        Cell::Text(v.name.into()),
+        Cell::Text(format!("{}×{}", g.grid, g.block)),
+        Cell::Int(m.n as i64),
+        Cell::Int(g.grid.into()),
+        Cell::Int(g.block.into()),
+        Cell::Int(g.shared_bytes.into()),
+        Cell::Num(m.median_us()),
+        Cell::Num(m.runs.min_us()),
+        Cell::List(m.runs.times_us.clone()),
+        Cell::Num(m.median_us()),
+        Cell::Int(bw.round() as i64),
+        Cell::Num(bw / 1e9),
+        session.pct_peak(bw),
+        m.cycles.map_or(Cell::Empty, |c| Cell::Int(c as i64)),
+        Cell::Int(m.sum.into()),
+        Cell::Int(m.expected.wrapped.into()),
+        Cell::Int(m.expected.widened),
+    ];
+    if let Some(c) = cub {
+        let ratio = comparable_with_cub(v).then(|| c / m.median_us());
+        row.push(ratio.map_or(Cell::Empty, Cell::Num));
+        row.push(Cell::Num(c));
+    }
+    row.push(verdict(m));
+    row
+}
+
+/// The variants `--variant` and `--family` select.
+fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
+    let family = match &args.family {
+        None => None,
+        Some(f) => Some(Family::ALL.into_iter().find(|x| x.name() == f).ok_or_else(|| {
+            let names: Vec<_> = Family::ALL.iter().map(|f| f.name()).collect();
+            Error::Invalid(format!("no family `{f}`; the families are: {}", names.join(", ")))
+        })?),
+    };
+    let list: Vec<&'static Variant> =
+        if args.variant == "all" { registry::all().collect() } else { vec![registry::find(&args.variant)?] };
+    Ok(list.into_iter().filter(|v| family.is_none_or(|f| v.family == f)).collect())
+}
+
+/// `--compare-cub`: CUB's median for DeviceReduce::Sum on `n` elements, or why there is none.
+fn cub_median_us(session: &Session) -> std::result::Result<f64, String> {
+    if !session.backend.is_gpu() {
+        return Err("CUB runs on a GPU only; these are emulator results".into());
+    }
+    crate::cub::available().map_err(|e| e.to_string())?;
+    let repeat = session.repeat.max(crate::timing::MIN_RUNS);
+    crate::cub::time(crate::cub::CubOp::ReduceSum, session.n, repeat).map(|t| t.median_us).map_err(|e| e.to_string())
+}
+
+/// Checks the flags against what was selected, before anything runs.
+fn check_request(args: &Args, session: &Session, variants: &[&'static Variant], block: u32) -> Result<()> {
+    if variants.is_empty() {
+        return Err(Error::Invalid("no variant matches the selection".into()));
+    }
+    if !block.is_power_of_two() || !(32..=1024).contains(&block) {
+        return Err(Error::Invalid(format!("--block {block}: the block must be a power of two in 32..=1024")));
+    }
+    if args.variant != "all" {
+        // A single named variant: a block it does not accept is bad input, not a skipped row.
+        geometry(&session.backend, variants[0], session.n, block, None)?;
+    }
+    let info = session.info();
+    let need = session.n as u64 * 4 * 2;
+    if session.backend.is_gpu() && need > info.memory_bytes {
+        return Err(Error::Invalid(format!(
+            "n = {} needs {need} bytes of device memory (input + scratch copy); the device has {} bytes",
+            session.n, info.memory_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `reduce` (the reductions): prints the rows, returns whether every row passed.
+pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let variants = selected(args)?;
+    if args.list {
+        for v in &variants {
+            let _ = writeln!(out, "{:<24} {:<7} {}", v.name, v.family.name(), v.concept);
+        }
+        return Ok(true);
+    }
+    let session = Session::open(args)?;
+    let block = args.block.unwrap_or(DEFAULT_BLOCK);
+    check_request(args, &session, &variants, block)?;
+    let (cub, cub_missing) = match args.compare_cub.then(|| cub_median_us(&session)) {
+        Some(Ok(c)) => (Some(c), None),
+        Some(Err(why)) => (None, Some(format!("--compare-cub: no CUB comparison ({why}); no × CUB column"))),
+        None => (None, None),
+    };
+    let mut report = Report::new(session.format, out, columns(cub.is_some()));
+    for line in session.banner() {
+        report.note(&line);
+    }
+    if let Some(line) = &cub_missing {
+        report.note(line);
+        if !report.is_table() {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+    progress(&session, err, &format!("generating {} inputs (seed {}) and the CPU reference", session.n, session.seed));
+    let input = Input::small(session.n, session.seed);
+    let expected = Reference::of(&input.data);
+    let squares = variants.iter().any(|v| v.op == Op::SumOfSquares).then(|| Reference::of_squares(&input.data));
+    let buffer = session.backend.upload(&input.data)?;
+    drop(input);
+    progress_done(&session, err);
+    describe(&mut report, &session, block, &variants, expected, squares, cub);
+    report.header();
+    let mut failed = 0;
+    for v in variants {
+        let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
+        let outcome = run_one(&session, v, &buffer, block, reference);
+        failed += outcome.failed() as usize;
+        report.row(&cells(&session, v, &outcome, cub));
+    }
+    let mut meta = session.meta();
+    meta.insert("block".into(), block.into());
+    if let Some(c) = cub {
+        meta.insert("cub_median_us".into(), c.into());
+    }
+    let footer = if failed > 0 { vec![format!("{failed} variant(s) failed")] } else { vec![] };
+    report.finish(meta, &footer);
+    Ok(failed == 0)
+}
+
+/// Measures one variant; a block or device it cannot take is a skipped row, not an error.
+fn run_one(
+    session: &Session,
+    v: &'static Variant,
+    buffer: &crate::DeviceBuffer<i32>,
+    block: u32,
+    reference: Reference,
+) -> Outcome {
+    let b = &session.backend;
+    match geometry(b, v, session.n, block, None) {
+        Err(e @ (Error::Invalid(_) | Error::Unsupported(_))) => Outcome::Skipped(e.to_string()),
+        Err(e) => Outcome::Failed(e.to_string()),
+        Ok(_) => match measure(b, v, buffer, session.n, block, session.repeat, reference) {
+            Ok(m) => Outcome::Ran(Box::new(m)),
+            Err(e) => Outcome::Failed(e.to_string()),
+        },
+    }
+}
+
+/// The table's description lines: what was measured, the references, CUB.
+fn describe(
+    report: &mut Report<'_>,
+    session: &Session,
+    block: u32,
+    variants: &[&'static Variant],
+    expected: Reference,
+    squares: Option<Reference>,
+    cub: Option<f64>,
+) {
+    let (n, repeat) = (session.n, session.repeat);
+    report.note(&format!(
+        "n = {n} ({:.1} MiB), block {block}, median of {repeat} timed runs (every run's result checked); time = kernel \
+         only (CUDA events{}), partial sums added on the host afterwards; in-place variants run on a scratch copy \
+         made before timing",
+        n as f64 * 4.0 / (1 << 20) as f64,
+        session.clock(),
+    ));
+    if variants.iter().any(|v| v.op == Op::Sum) {
+        report.note(&format!("expected sum (CPU recursion): {} (exact: {})", expected.wrapped, expected.widened));
+    }
+    if let Some(sq) = squares {
+        report.note(&format!("expected sum of squares (CPU recursion): {} (exact: {})", sq.wrapped, sq.widened));
+    }
+    if let Some(c) = cub {
+        report.note(&format!(
+            "CUB DeviceReduce::Sum at the same n: {c:.2} µs ({:.1} GB/s), median of {repeat}; × CUB = CUB's time / ours \
+             (> 1: faster), only for variants that finish on the device (the others leave partials whose host-side \
+             finish is not timed, or compute another sum)",
+            n as f64 * 4.0 / (c * 1e-6) / 1e9
+        ));
+    }
+}

@@ -1,0 +1,245 @@
+//! The scan rows of the command line (`reduce --op scan`): every selected scan variant ×
+//! inclusive/exclusive, checked element by element against the CPU scan, timed, and turned
+//! into cells of the same report the reductions use.
+
+use std::io::Write;
+
+use super::{Args, Session, progress, progress_done};
+use crate::input::Input;
+use crate::output::{Cell, Column, Report, Shown};
+use crate::scan::{Kind, ScanMeasurement, ScanVariant, all, curriculum, find, measure, mismatch_text};
+use crate::{Error, Result};
+
+/// The columns of a scan report (the × CUB column is always there; empty without CUB).
+fn columns() -> Vec<Column> {
+    vec![
+        Column::new("variant", "variant", 16, 0),
+        Column::new("kind", "kind", 9, 0),
+        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
+        Column::new("launches", "launches", 8, 0),
+        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
+        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
+        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
+        Column::new("tile", "tile", 0, 0).only(Shown::DataOnly),
+        Column::new("time_us_median", "time (µs)", 11, 2),
+        Column::new("time_us_min", "min (µs)", 0, 2).only(Shown::DataOnly),
+        Column::new("times_us", "times", 0, 2).only(Shown::JsonOnly),
+        Column::new("median_us", "median", 0, 2).only(Shown::JsonOnly),
+        Column::new("bytes_per_s_rw", "bytes/s", 0, 0).only(Shown::JsonOnly),
+        Column::new("gb_per_s_rw", "GB/s r+w", 9, 1),
+        Column::new("pct_peak", "% peak", 7, 1),
+        Column::new("cub_time_us", "CUB µs", 0, 2).only(Shown::DataOnly),
+        Column::new("speedup_vs_cub", "vs CUB", 8, 2),
+        Column::new("last", "last", 0, 0).only(Shown::JsonOnly),
+        Column::new("verdict", "verdict", 0, 0),
+    ]
+}
+
+/// What happened to one (variant, kind).
+enum Outcome {
+    Ran(ScanMeasurement),
+    Skipped(String),
+    Failed(String),
+}
+
+/// CUB's `DeviceScan::InclusiveSum` at the same `n`, when asked.
+enum Cub {
+    NotAsked,
+    Timed(f64),
+    Unavailable(String),
+}
+
+fn cub_time(cub: &Cub) -> Option<f64> {
+    match cub {
+        Cub::Timed(t) => Some(*t),
+        Cub::NotAsked | Cub::Unavailable(_) => None,
+    }
+}
+
+/// A row of `width` cells: the name, the kind, then empty cells and the verdict.
+fn bare_row(name: &str, kind: Kind, verdict: Cell) -> Vec<Cell> {
+    let mut row = vec![Cell::Text(name.into()), Cell::Text(kind.name().into())];
+    row.resize(columns().len() - 1, Cell::Empty);
+    row.push(verdict);
+    row
+}
+
+fn verdict(m: &ScanMeasurement) -> Cell {
+    match (m.mismatch, &m.runs.first_wrong) {
+        (Some(first), _) => Cell::Verdict("FAIL", Some(mismatch_text(first))),
+        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
+        (None, None) => Cell::Verdict("PASS", None),
+    }
+}
+
+fn cells(session: &Session, v: &ScanVariant, kind: Kind, outcome: &Outcome, cub: &Cub) -> Vec<Cell> {
+    let m = match outcome {
+        Outcome::Ran(m) => m,
+        Outcome::Skipped(why) => return bare_row(v.name, kind, Cell::Verdict("SKIP", Some(why.clone()))),
+        Outcome::Failed(why) => return bare_row(v.name, kind, Cell::Verdict("ERROR", Some(why.clone()))),
+    };
+    let g = m.geometry;
+    let bw = m.bytes_per_second();
+    // CUB's InclusiveSum is the reference for inclusive rows only.
+    let ratio = cub_time(cub).filter(|_| kind == Kind::Inclusive).map(|c| c / m.median_us());
+    vec![
+        Cell::Text(v.name.into()),
+        Cell::Text(kind.name().into()),
+        Cell::Int(m.n as i64),
+        Cell::Int(g.launches as i64),
+        Cell::Text(format!("{}×{}", g.grid, g.block)),
+        Cell::Int(g.grid.into()),
+        Cell::Int(g.block.into()),
+        Cell::Int(g.tile.into()),
+        Cell::Num(m.median_us()),
+        Cell::Num(m.runs.min_us()),
+        Cell::List(m.runs.times_us.clone()),
+        Cell::Num(m.median_us()),
+        Cell::Int(bw.round() as i64),
+        Cell::Num(bw / 1e9),
+        session.pct_peak(bw),
+        cub_time(cub).map_or(Cell::Empty, Cell::Num),
+        ratio.map_or(Cell::Empty, Cell::Num),
+        m.last.map_or(Cell::Empty, |l| Cell::Int(l.into())),
+        verdict(m),
+    ]
+}
+
+/// CUB's own row, when it was asked for.
+fn cub_row(session: &Session, cub: &Cub) -> Option<Vec<Cell>> {
+    match cub {
+        Cub::NotAsked => None,
+        Cub::Unavailable(why) => Some(bare_row("cub", Kind::Inclusive, Cell::Verdict("SKIP", Some(why.clone())))),
+        Cub::Timed(t) => {
+            let bw = session.n as f64 * 8.0 / (t * 1e-6);
+            let mut row = bare_row(
+                "cub",
+                Kind::Inclusive,
+                Cell::Verdict("REFERENCE", Some("cub::DeviceScan::InclusiveSum, nvcc".into())),
+            );
+            let at = |key: &str| columns().iter().position(|c| c.key == key).expect("a scan column");
+            row[at("n")] = Cell::Int(session.n as i64);
+            row[at("time_us_median")] = Cell::Num(*t);
+            row[at("median_us")] = Cell::Num(*t);
+            row[at("bytes_per_s_rw")] = Cell::Int(bw.round() as i64);
+            row[at("gb_per_s_rw")] = Cell::Num(bw / 1e9);
+            row[at("pct_peak")] = session.pct_peak(bw);
+            row[at("cub_time_us")] = Cell::Num(*t);
+            row[at("speedup_vs_cub")] = Cell::Num(1.0);
+            Some(row)
+        }
+    }
+}
+
+fn selected(name: &str) -> Result<Vec<&'static ScanVariant>> {
+    Ok(match name {
+        "all" => curriculum().collect(),
+        "tuning" => all().filter(|v| v.name.starts_with("lookback")).collect(),
+        name => vec![find(name)?],
+    })
+}
+
+/// The reduction-only flags are refused on the scan path, never silently ignored.
+fn refuse_reduction_flags(args: &Args) -> Result<()> {
+    if let Some(block) = args.block {
+        let blocks: Vec<String> = curriculum().map(|v| format!("{} {}", v.name, v.block())).collect();
+        return Err(Error::Invalid(format!(
+            "--block {block} does not apply to --op scan: each scan variant has its own block ({})",
+            blocks.join(", ")
+        )));
+    }
+    if let Some(f) = &args.family {
+        return Err(Error::Invalid(format!(
+            "--family {f} does not apply to --op scan; choose scans with --variant (a name, all or tuning)"
+        )));
+    }
+    Ok(())
+}
+
+fn time_cub(session: &Session, asked: bool) -> Cub {
+    if !asked {
+        return Cub::NotAsked;
+    }
+    if !session.backend.is_gpu() {
+        return Cub::Unavailable("CUB runs on a GPU only".into());
+    }
+    match crate::cub::time(crate::cub::CubOp::InclusiveSum, session.n, session.repeat) {
+        Ok(t) => Cub::Timed(t.median_us),
+        Err(e) => Cub::Unavailable(e.to_string()),
+    }
+}
+
+/// Runs `reduce --op scan`: prints the rows, returns whether every row passed.
+pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    refuse_reduction_flags(args)?;
+    let variants = selected(&args.variant)?;
+    if args.list {
+        for v in all() {
+            let _ = writeln!(out, "{:<18} {:<7} {}", v.name, if v.tuning { "tuning" } else { "scan" }, v.concept);
+        }
+        return Ok(true);
+    }
+    let session = Session::open(args)?;
+    let mut report = Report::new(session.format, out, columns());
+    for line in session.banner() {
+        report.note(&line);
+    }
+    let n = session.n;
+    progress(&session, err, &format!("generating {n} inputs (seed {}) and the CPU scans", session.seed));
+    let input = Input::full_range(n, session.seed);
+    let expected: Vec<(Kind, Vec<i32>)> = Kind::ALL.iter().map(|&k| (k, k.reference(&input.data))).collect();
+    let buffer = session.backend.upload(&input.data)?;
+    drop(input);
+    let cub = time_cub(&session, args.compare_cub);
+    progress_done(&session, err);
+    report.note(&format!(
+        "scan of n = {n} i32 ({:.1} MiB), median of {} timed runs; time = all launches of a run (CUDA events{}); \
+         GB/s counts each element read once and written once (8 bytes); every output element of every run is \
+         compared with the CPU scan; each variant has its own block size",
+        n as f64 * 4.0 / (1 << 20) as f64,
+        session.repeat,
+        session.clock(),
+    ));
+    report.header();
+    let mut failed = 0;
+    for v in variants {
+        for (kind, reference) in &expected {
+            let outcome = run_one(&session, v, *kind, &buffer, reference);
+            failed += matches!(outcome, Outcome::Failed(_)) as usize
+                + matches!(&outcome, Outcome::Ran(m) if !m.pass()) as usize;
+            report.row(&cells(&session, v, *kind, &outcome, &cub));
+        }
+    }
+    if let Some(row) = cub_row(&session, &cub) {
+        report.row(&row);
+    }
+    let mut meta = serde_json::Map::new();
+    meta.insert("op".into(), "scan".into());
+    meta.extend(session.meta());
+    meta.insert("cub".into(), cub_time(&cub).map(|t| serde_json::json!({"op": "InclusiveSum", "median_us": t})).into());
+    let footer = if failed > 0 { vec![format!("{failed} scan row(s) failed")] } else { vec![] };
+    report.finish(meta, &footer);
+    Ok(failed == 0)
+}
+
+fn run_one(
+    session: &Session,
+    v: &'static ScanVariant,
+    kind: Kind,
+    buffer: &crate::DeviceBuffer<i32>,
+    reference: &[i32],
+) -> Outcome {
+    let (n, info) = (session.n, session.info());
+    let need = 8 * n as u64 + v.scratch_bytes(n);
+    if session.backend.is_gpu() && need > info.memory_bytes {
+        return Outcome::Skipped(format!(
+            "needs {need} bytes of device memory; the device has {} bytes",
+            info.memory_bytes
+        ));
+    }
+    match measure(&session.backend, v, kind, buffer, n, session.repeat, reference) {
+        Ok(m) => Outcome::Ran(m),
+        Err(e @ Error::Unsupported(_)) => Outcome::Skipped(e.to_string()),
+        Err(e) => Outcome::Failed(e.to_string()),
+    }
+}

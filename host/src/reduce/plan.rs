@@ -1,0 +1,454 @@
+//! The one definition of a launch plan. A reduction variant is a kernel plus two independent
+//! axes, each matched here and nowhere else, exhaustively:
+//!
+//! * [`Grid`] — how many blocks a launch gets: one per `block × items` elements, as many as
+//!   the GPU holds at once, a fixed count per multiprocessor, one block, or one thread;
+//! * [`Finish`] — what the kernel leaves behind and who turns it into the one answer: the
+//!   host adds per-block (or per-thread) partials, the last block adds them on the device, or
+//!   every block adds its partial into the result with an atomic.
+//!
+//! The fields every plan shares (items per thread, blocks per SM, shared memory, allowed
+//! blocks) live in [`Variant`](super::registry::Variant). [`geometry`] turns a variant, `n`
+//! and a block size into a [`Geometry`], once; [`super::Reduction`] allocates what the
+//! finish needs and launches.
+
+use crate::backend::{Backend, Kernel, LaunchConfig};
+use crate::error::{Error, Result};
+
+use super::registry::Variant;
+
+/// Arguments of a kernel that reads its input: `(g_idata, g_odata, n)`; block `b` writes its
+/// partial result to `g_odata[b]`.
+pub type ReadArgs = (*const i32, *mut i32, u32);
+/// Arguments of a kernel that works in place on a scratch copy: `(g_idata, g_odata, n)`.
+pub type InPlaceArgs = (*mut i32, *mut i32, u32);
+/// Arguments of a last-block kernel: `(g_idata, g_partials, g_ticket, g_out, n)`. Blocks
+/// write partials to `g_partials[blockIdx.x]`; the last block to finish (it draws the last
+/// ticket from `*g_ticket`, which it then resets to 0) adds them and writes `*g_out`.
+pub type SinglePassArgs = (*const i32, *mut i32, *mut u32, *mut i32, u32);
+/// Arguments of an accumulating kernel: `(g_idata, g_acc, n, epoch)`. Every block adds its
+/// partial into `g_acc[epoch % 2]` (which must be 0 at the start) and block 0 clears the other
+/// word for the next launch; the host passes consecutive epochs.
+pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
+/// Arguments of a clocked kernel (the sum-of-squares steps): `(g_idata, g_result, g_clocks,
+/// n)`. It writes one result per thread or per block (see [`Per`]) and, per block,
+/// `clock64()` at its start and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
+pub type ClockedArgs = (*const i32, *mut i32, *mut u64, u32);
+
+/// Largest `gridDim.x` on every GPU since Kepler.
+pub const MAX_GRID: u64 = (1 << 31) - 1;
+
+/// Allowed block sizes: powers of two in `min..=max`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRule {
+    /// Smallest block.
+    pub min: u32,
+    /// Largest block.
+    pub max: u32,
+}
+
+impl BlockRule {
+    /// Every power of two from 32 to 1024.
+    pub const ANY: BlockRule = BlockRule { min: 32, max: 1024 };
+
+    /// Does `block` satisfy the rule?
+    pub fn allows(self, block: u32) -> bool {
+        block.is_power_of_two() && (self.min..=self.max).contains(&block)
+    }
+
+    /// The allowed blocks, smallest first.
+    pub fn sizes(self) -> impl Iterator<Item = u32> {
+        (5..=10).map(|s| 1u32 << s).filter(move |&b| self.allows(b))
+    }
+}
+
+impl std::fmt::Display for BlockRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a power of two in {}..={}", self.min, self.max)
+    }
+}
+
+/// Shared memory a kernel uses per block. The byte counts come from the kernels crate's
+/// constants; `tests/ptx.rs` compares them with what ptxas reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedMem {
+    /// None.
+    None,
+    /// A static array of this many bytes (compiled in: the kernel declares the largest
+    /// block's array).
+    Static {
+        /// Bytes the kernel declares.
+        bytes: u32,
+    },
+    /// Dynamic shared memory sized at launch: this many bytes per thread of the block.
+    DynamicPerThread(u32),
+}
+
+impl SharedMem {
+    /// Dynamic bytes to pass at launch for `block` threads.
+    pub fn dynamic_bytes(self, block: u32) -> u32 {
+        match self {
+            SharedMem::None | SharedMem::Static { .. } => 0,
+            SharedMem::DynamicPerThread(b) => b * block,
+        }
+    }
+
+    /// All shared bytes per block (static + dynamic) at `block` threads.
+    pub fn bytes(self, block: u32) -> u32 {
+        match self {
+            SharedMem::None => 0,
+            SharedMem::Static { bytes } => bytes,
+            SharedMem::DynamicPerThread(b) => b * block,
+        }
+    }
+}
+
+/// One kernel, or one instantiation per block size (const-generic kernels).
+#[derive(Clone, Copy, Debug)]
+pub enum KernelSel<A: 'static> {
+    /// The same kernel for every block size.
+    One(Kernel<A>),
+    /// `(block, kernel)` pairs: the kernel compiled for that block size.
+    PerBlock(&'static [(u32, Kernel<A>)]),
+}
+
+impl<A> KernelSel<A> {
+    /// The kernel for `block`, if there is one.
+    pub fn for_block(&self, block: u32) -> Option<Kernel<A>> {
+        match self {
+            KernelSel::One(k) => Some(*k),
+            KernelSel::PerBlock(list) => list.iter().find(|(b, _)| *b == block).map(|(_, k)| *k),
+        }
+    }
+
+    /// Every PTX symbol involved.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        match self {
+            KernelSel::One(k) => vec![k.name],
+            KernelSel::PerBlock(list) => list.iter().map(|(_, k)| k.name).collect(),
+        }
+    }
+}
+
+/// The grid axis: how many blocks a launch of `n` elements gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// `ceil(n / (block × items_per_thread))`: one block per segment of the input.
+    PerItems,
+    /// A grid-stride loop over a grid no larger than the GPU holds at once:
+    /// `min(ceil(n / (block × items_per_thread)), SMs × resident blocks per SM)`, the
+    /// residency from the occupancy calculator unless the variant's `blocks_per_sm` fixes it.
+    Resident,
+    /// `SMs × blocks_per_sm` blocks, whatever `n` (a grid-stride loop inside).
+    PerMultiprocessor,
+    /// One block of the requested size.
+    OneBlock,
+    /// One block of one thread: the block size asked for is ignored.
+    OneThread,
+}
+
+/// What a host-finished kernel writes: one partial per block, or per thread of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Per {
+    /// One partial per block.
+    Block,
+    /// One partial per thread.
+    Thread,
+}
+
+/// The finish axis: the kernel (its arguments say what it writes) and who makes the answer.
+#[derive(Clone, Copy, Debug)]
+pub enum Finish {
+    /// Reads its input, writes one partial per block; the host adds the partials (untimed).
+    HostAdds(KernelSel<ReadArgs>),
+    /// Overwrites its input (the host hands it a scratch copy, made before timing), writes one
+    /// partial per block; the host adds the partials.
+    HostAddsInPlace(KernelSel<InPlaceArgs>),
+    /// Writes one partial per block or thread and two `clock64()` stamps per block; the host
+    /// adds the partials.
+    HostAddsClocked(Kernel<ClockedArgs>, Per),
+    /// One launch: the last block to finish adds the per-block partials on the device.
+    LastBlock(Kernel<SinglePassArgs>),
+    /// One launch: each block adds its partial into the result word with an atomic.
+    AtomicAccumulate(Kernel<AccumulateArgs>),
+}
+
+/// Buffers a finish needs beside the input, for `grid` blocks of `block` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Partial results the kernel writes (per block or per thread; the last-block finish
+    /// writes one per block, read by the device).
+    pub partials: u64,
+    /// Partials the host reads and adds (0: the answer is one device word).
+    pub host_adds: u64,
+    /// A scratch copy of the input.
+    pub scratch: bool,
+    /// The last-block ticket.
+    pub ticket: bool,
+    /// Result words on the device (1 for the last block, 2 alternating for the atomic finish).
+    pub result_words: usize,
+    /// `clock64()` stamps: two per block.
+    pub clocks: bool,
+}
+
+impl Finish {
+    /// Every PTX symbol it launches.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        match self {
+            Finish::HostAdds(k) => k.symbols(),
+            Finish::HostAddsInPlace(k) => k.symbols(),
+            Finish::HostAddsClocked(k, _) => vec![k.name],
+            Finish::LastBlock(k) => vec![k.name],
+            Finish::AtomicAccumulate(k) => vec![k.name],
+        }
+    }
+
+    /// The kernel symbol that runs at `block` threads, if the variant has one for it.
+    pub fn symbol_for(&self, block: u32) -> Option<&'static str> {
+        match self {
+            Finish::HostAdds(k) => k.for_block(block).map(|k| k.name),
+            Finish::HostAddsInPlace(k) => k.for_block(block).map(|k| k.name),
+            Finish::HostAddsClocked(k, _) => Some(k.name),
+            Finish::LastBlock(k) => Some(k.name),
+            Finish::AtomicAccumulate(k) => Some(k.name),
+        }
+    }
+
+    /// What it needs for `grid` blocks of `block` threads.
+    pub fn needs(&self, grid: u64, block: u32) -> Needs {
+        let host = |partials: u64| Needs {
+            partials,
+            host_adds: partials,
+            scratch: false,
+            ticket: false,
+            result_words: 0,
+            clocks: false,
+        };
+        match self {
+            Finish::HostAdds(_) => host(grid),
+            Finish::HostAddsInPlace(_) => Needs { scratch: true, ..host(grid) },
+            Finish::HostAddsClocked(_, Per::Block) => Needs { clocks: true, ..host(grid) },
+            Finish::HostAddsClocked(_, Per::Thread) => Needs { clocks: true, ..host(grid * block as u64) },
+            Finish::LastBlock(_) => Needs { ticket: true, result_words: 1, host_adds: 0, ..host(grid) },
+            Finish::AtomicAccumulate(_) => Needs { result_words: 2, ..host(0) },
+        }
+    }
+
+    /// Enqueues one launch of the kernel at `cfg` with the buffers `p` (those [`Finish::needs`]
+    /// asked for; the others are null) over `n` elements; `epoch` numbers the launches of one
+    /// accumulating workspace.
+    ///
+    /// # Safety
+    /// `cfg` is the geometry [`geometry`] returned for this variant at `n` and `cfg.block`;
+    /// `p.input` (or `p.scratch`, for in-place kernels) holds `n` elements and every other
+    /// pointer the sizes [`Finish::needs`] gave, all buffers of `backend`; for the atomic
+    /// finish, `p.result[epoch % 2]` is 0 (the previous launch of this workspace had epoch
+    /// `epoch - 1`, or the words are fresh and `epoch` < 2).
+    pub unsafe fn launch(&self, backend: &Backend, cfg: LaunchConfig, p: Pointers, n: u32, epoch: u32) -> Result<()> {
+        let missing = || Error::Invalid(format!("no kernel for block {}", cfg.block));
+        // SAFETY (every arm): forwarded from the caller, who sized each buffer as `needs` says.
+        match self {
+            Finish::HostAdds(k) => unsafe {
+                backend.launch(&k.for_block(cfg.block).ok_or_else(missing)?, cfg, (p.input, p.partials, n))
+            },
+            Finish::HostAddsInPlace(k) => unsafe {
+                backend.launch(&k.for_block(cfg.block).ok_or_else(missing)?, cfg, (p.scratch, p.partials, n))
+            },
+            Finish::HostAddsClocked(k, _) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.clocks, n)) },
+            Finish::LastBlock(k) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.ticket, p.result, n)) },
+            Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
+        }
+    }
+
+    /// Does it leave the whole answer on the device (no host-side finish)?
+    pub fn on_device(&self) -> bool {
+        self.needs(1, 32).host_adds == 0
+    }
+}
+
+/// Device addresses of the buffers of one launch (null where the finish needs none).
+#[derive(Clone, Copy, Debug)]
+pub struct Pointers {
+    /// The first input element.
+    pub input: *const i32,
+    /// The first element of the scratch copy, for in-place kernels.
+    pub scratch: *mut i32,
+    /// Per-block (or per-thread) partials.
+    pub partials: *mut i32,
+    /// The last-block ticket.
+    pub ticket: *mut u32,
+    /// The result word(s).
+    pub result: *mut i32,
+    /// Two `clock64()` stamps per block.
+    pub clocks: *mut u64,
+}
+
+/// Launch geometry of one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Blocks.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block (bytes), passed at launch.
+    pub dynamic_shared: u32,
+    /// All shared memory per block (static + dynamic), for reports.
+    pub shared_bytes: u32,
+    /// What the finish needs at this grid.
+    pub needs: Needs,
+}
+
+impl Geometry {
+    /// Partial results the host adds (1 for the device finishes, for reports).
+    pub fn outputs(&self) -> usize {
+        self.needs.host_adds.max(1) as usize
+    }
+}
+
+/// Checks the preconditions that do not depend on the device's size: `n`, the block rule,
+/// the compute capability, and that the variant has a kernel for the block.
+pub fn check(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<()> {
+    if n == 0 {
+        return Err(Error::Invalid(format!("variant `{}`: n = 0; a reduction needs n ≥ 1 elements", v.name)));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::Invalid(format!(
+            "variant `{}`: n = {n} is more than the kernels' 32-bit length parameter allows (n ≤ {})",
+            v.name,
+            u32::MAX
+        )));
+    }
+    let rule = v.blocks;
+    if v.grid.uses_block() && !rule.allows(block) {
+        return Err(Error::Invalid(format!(
+            "variant `{}`: block {block} is not allowed; block must be {rule}",
+            v.name
+        )));
+    }
+    if cc < v.min_cc {
+        return Err(Error::Unsupported(format!(
+            "variant `{}` needs compute capability {}.{} or newer; this device has {}.{}",
+            v.name, v.min_cc.0, v.min_cc.1, cc.0, cc.1
+        )));
+    }
+    if v.finish.symbol_for(block).is_none() {
+        return Err(Error::Invalid(format!("variant `{}` has no kernel for block {block}", v.name)));
+    }
+    Ok(())
+}
+
+/// Resident blocks per SM of `v` at `block` threads: its fixed `blocks_per_sm`, else the
+/// occupancy calculator's answer (asked once per [`super::Reduction`]).
+pub fn resident_per_sm(backend: &Backend, v: &Variant, block: u32) -> Result<u32> {
+    match v.blocks_per_sm {
+        Some(k) => Ok(k),
+        None => {
+            let symbol = v.finish.symbol_for(block).unwrap_or(v.name);
+            Ok(backend.occupancy(symbol, block, v.shared.dynamic_bytes(block) as usize)?.max(1))
+        }
+    }
+}
+
+impl Grid {
+    /// `(grid, block)` for `n` elements. `resident` answers how many blocks of this kernel one
+    /// SM holds (asked only by the grids that depend on it); `sms` is the multiprocessors.
+    pub fn size(
+        self,
+        n: usize,
+        block: u32,
+        items: u32,
+        sms: u32,
+        resident: impl FnOnce() -> Result<u32>,
+    ) -> Result<(u64, u32)> {
+        let per_items = (n as u64).div_ceil(block as u64 * items.max(1) as u64);
+        let whole_gpu = |r: u32| r.max(1) as u64 * sms.max(1) as u64;
+        Ok(match self {
+            Grid::PerItems => (per_items, block),
+            Grid::Resident => (per_items.min(whole_gpu(resident()?)), block),
+            Grid::PerMultiprocessor => (whole_gpu(resident()?), block),
+            Grid::OneBlock => (1, block),
+            Grid::OneThread => (1, 1),
+        })
+    }
+
+    /// Does the block size asked for matter (and so must follow the variant's rule)?
+    pub fn uses_block(self) -> bool {
+        match self {
+            Grid::PerItems | Grid::Resident | Grid::PerMultiprocessor | Grid::OneBlock => true,
+            Grid::OneThread => false,
+        }
+    }
+}
+
+/// Checks every precondition of running `v` on `n` elements with `block` threads per block
+/// on `backend`, and returns the launch geometry. `resident` is [`resident_per_sm`]'s answer
+/// when the caller has it cached (`None`: asked here, if the grid needs it).
+pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: Option<u32>) -> Result<Geometry> {
+    let info = backend.info();
+    check(v, n, block, info.compute_capability)?;
+    let ask = || resident.map_or_else(|| resident_per_sm(backend, v, block), Ok);
+    let (grid, block) = v.grid.size(n, block, v.items_per_thread, info.multiprocessors, ask)?;
+    if grid > MAX_GRID {
+        return Err(Error::Invalid(format!(
+            "variant `{}`: n = {n} needs {grid} blocks of {block}; a grid holds at most {MAX_GRID}",
+            v.name
+        )));
+    }
+    Ok(Geometry {
+        grid: grid as u32,
+        block,
+        dynamic_shared: v.shared.dynamic_bytes(block),
+        shared_bytes: v.shared.bytes(block),
+        needs: v.finish.needs(grid, block),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::find;
+
+    #[test]
+    fn geometry_rejects_bad_requests_with_reasons() {
+        let b = Backend::emulator();
+        let v = find("interleaved").unwrap();
+        let e = geometry(&b, v, 0, 512, None).unwrap_err().to_string();
+        assert!(e.contains("n ≥ 1"), "{e}");
+        let e = geometry(&b, v, 100, 48, None).unwrap_err().to_string();
+        assert!(e.contains("block 48") && e.contains("power of two in 32..=1024"), "{e}");
+        let e = geometry(&b, v, 100, 2048, None).unwrap_err().to_string();
+        assert!(e.contains("block 2048"), "{e}");
+        let g = geometry(&b, v, 1025, 512, None).unwrap();
+        assert_eq!((g.grid, g.block, g.outputs()), (3, 512, 3));
+        assert!(g.needs.scratch);
+        let e = check(v, 10, 64, (6, 1)).unwrap_err().to_string();
+        assert!(e.contains("compute capability 7.0"), "{e}");
+    }
+
+    #[test]
+    fn grid_axis() {
+        let size = |g: Grid, n, block, items, sms| g.size(n, block, items, sms, || Ok(4)).unwrap();
+        assert_eq!(size(Grid::PerItems, 1025, 512, 1, 2), (3, 512));
+        assert_eq!(size(Grid::PerItems, 1 << 20, 256, 8, 2), (512, 256));
+        assert_eq!(size(Grid::Resident, 1 << 20, 256, 8, 2), (8, 256));
+        assert_eq!(size(Grid::Resident, 100, 256, 8, 2), (1, 256));
+        assert_eq!(size(Grid::PerMultiprocessor, 100, 256, 1, 132), (528, 256));
+        assert_eq!(size(Grid::OneBlock, 1 << 20, 256, 1, 132), (1, 256));
+        assert_eq!(size(Grid::OneThread, 1 << 20, 256, 1, 132), (1, 1));
+        // PerItems never asks the occupancy calculator.
+        assert!(Grid::PerItems.size(10, 32, 1, 1, || Err(Error::Invalid("asked".into()))).is_ok());
+    }
+
+    #[test]
+    fn finish_axis() {
+        let atomic = find("atomic_accumulate").unwrap().finish;
+        assert!(atomic.on_device());
+        assert_eq!(atomic.needs(100, 256).result_words, 2);
+        let last = find("single_pass").unwrap().finish;
+        assert!(last.on_device() && last.needs(100, 256).ticket);
+        assert_eq!(last.needs(100, 256).partials, 100);
+        let per_thread = find("squares_chunked").unwrap().finish;
+        assert_eq!(per_thread.needs(1, 256).host_adds, 256);
+        assert!(!find("warp_shuffle").unwrap().finish.on_device());
+    }
+}

@@ -1,0 +1,99 @@
+//! Modern reductions: warp shuffles, `redux.sync`, grid-stride loops, vector loads, single pass
+//! (last-block finish, or atomic accumulation).
+//!
+//! The grid-stride plans size their grid from the occupancy calculator (`blocks_per_sm:
+//! None`): as many blocks as the GPU holds at once, never more than the data needs.
+
+use super::{BlockRule, Elem, Family, Finish, Grid, KernelSel, Op, SharedMem, Variant};
+use crate::kernel_ref;
+
+/// Static shared memory of the warp-shuffle block reduction: one `i32` slot per warp of the
+/// largest block.
+const WARP_SLOTS: u32 = 32 * 4;
+
+/// A modern variant: every power-of-two block from Volta on unless `min_cc` says otherwise.
+const fn modern(
+    name: &'static str,
+    concept: &'static str,
+    min_cc: (u32, u32),
+    finish: Finish,
+    grid: Grid,
+    items_per_thread: u32,
+    shared_bytes: u32,
+) -> Variant {
+    Variant {
+        name,
+        family: Family::Modern,
+        concept,
+        op: Op::Sum,
+        elem: Elem::I32,
+        min_cc,
+        finish,
+        grid,
+        items_per_thread,
+        blocks_per_sm: None,
+        shared: SharedMem::Static { bytes: shared_bytes },
+        blocks: BlockRule::ANY,
+    }
+}
+
+const EIGHT: u32 = kernels::reduce::ITEMS_PER_THREAD as u32;
+const TRIP: u32 = kernels::reduce::ITEMS_PER_TRIP as u32;
+
+pub(super) static VARIANTS: &[Variant] = &[
+    modern(
+        "warp_shuffle",
+        "warps reduce in registers with shfl.down; one shared slot per warp, one block barrier",
+        (7, 0),
+        Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::warp_shuffle(a, b, n)))),
+        Grid::PerItems,
+        EIGHT,
+        WARP_SLOTS,
+    ),
+    modern(
+        "redux",
+        "the warp step is one redux.sync.add instruction (sm_80+) instead of five shuffles and adds",
+        (8, 0),
+        Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::redux(a, b, n)))),
+        Grid::PerItems,
+        EIGHT,
+        WARP_SLOTS,
+    ),
+    modern(
+        "grid_stride",
+        "a grid of resident blocks loops over any n: sized to the GPU, not to the data",
+        (7, 0),
+        Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::grid_stride(a, b, n)))),
+        Grid::Resident,
+        1,
+        WARP_SLOTS,
+    ),
+    modern(
+        "vector_loads",
+        "four independent 128-bit read-only loads per thread per trip; unaligned head and tail",
+        (7, 0),
+        Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::vector_loads(a, b, n)))),
+        Grid::Resident,
+        TRIP,
+        WARP_SLOTS,
+    ),
+    modern(
+        "single_pass",
+        "vector_loads plus a last-block finish (fence + atomic ticket): one launch, one scalar",
+        (7, 0),
+        Finish::LastBlock(kernel_ref!(kernels::reduce::single_pass(a, p, t, o, n))),
+        Grid::Resident,
+        TRIP,
+        // The warp slots plus the 16-byte-aligned "last block" flag.
+        WARP_SLOTS + 16,
+    ),
+    modern(
+        "atomic_accumulate",
+        "vector_loads plus one fire-and-forget red.add per block into the result: one launch, no last-block pass",
+        (7, 0),
+        Finish::AtomicAccumulate(kernel_ref!(kernels::reduce::atomic_accumulate(a, acc, n, e))),
+        Grid::Resident,
+        TRIP,
+        WARP_SLOTS,
+    ),
+];

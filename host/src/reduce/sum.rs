@@ -1,0 +1,199 @@
+//! The sum of an `i32` device buffer, for library callers: [`Reducer`], a reusable object that
+//! owns its temporary storage (as a CUB user keeps `d_temp_storage`), and the one-shot
+//! [`sum`] / [`sum_range`].
+//!
+//! ```
+//! use host::{Backend, sum::Reducer};
+//! // The emulator here, so that this example runs anywhere; `Backend::gpu()?` on a GPU host.
+//! let backend = Backend::emulator();
+//! let data = backend.upload(&[1, 2, 3, -4])?;
+//! let mut reducer = Reducer::new(&backend);
+//! assert_eq!(reducer.sum(&data)?, 2);
+//! assert_eq!(reducer.sum_range(&data, 1..3)?, 5); // no allocation: the storage is reused
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! **Which kernel.** [`choose`] is the one place the choice is made, from the table
+//! [`SUM_PLAN`]: `atomic_accumulate` with 256-thread blocks at every size. Its one launch
+//! leaves the final sum on the device (each block adds its partial into the result with a
+//! fire-and-forget `red.add`), it reads the input with 128-bit loads over a grid of resident
+//! blocks, and it accepts any `i32` alignment, so sub-ranges work too.
+//!
+//! **Device and stream.** A [`Reducer`] runs on the [`Backend`] it was made with: a GPU chosen
+//! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
+//! one of its own). [`Reducer::enqueue`] queues the launch without waiting; [`Reducer::result`]
+//! waits for the stream and reads the answer.
+//!
+//! **What the caller gets.** The sum of an empty range is 0 (the identity of addition, as for
+//! `Iterator::sum`), returned without touching the device. A range outside the buffer or
+//! longer than the kernels' 32-bit length (`n ≤ u32::MAX`) is `Error::Invalid` with the
+//! numbers; a device error is `Error::Cuda` / `Error::Emulator`.
+
+use std::ops::Range;
+
+use super::Workspace;
+use super::plan::{self, Geometry};
+use super::registry::{self, Variant};
+use crate::backend::{Backend, DeviceBuffer};
+use crate::error::{Error, Result};
+
+/// A variant and a block size.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    /// The variant.
+    pub variant: &'static Variant,
+    /// Threads per block.
+    pub block: u32,
+}
+
+/// One row of [`SUM_PLAN`]: the variant and block for every `n` up to `max_n`.
+#[derive(Clone, Copy, Debug)]
+pub struct SizeRule {
+    /// Largest `n` the row covers.
+    pub max_n: usize,
+    /// Variant name.
+    pub variant: &'static str,
+    /// Threads per block.
+    pub block: u32,
+}
+
+/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. Measured on an H100
+/// (docs/notes.md, "modern reductions against CUB"): `atomic_accumulate` at block 256 was the
+/// fastest full reduction in back-to-back timing at 2^20, 2^24, 2^26 and 2^28.
+pub const SUM_PLAN: &[SizeRule] = &[SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 256 }];
+
+/// The variant and block [`sum`] uses for `n` elements on a device of compute capability `cc`:
+/// the first row of [`SUM_PLAN`] that covers `n` and whose variant the device runs.
+pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
+    for rule in SUM_PLAN.iter().filter(|r| n <= r.max_n) {
+        let variant = registry::find(rule.variant)?;
+        if cc >= variant.min_cc {
+            return Ok(Choice { variant, block: rule.block });
+        }
+    }
+    Err(Error::Invalid(format!("n = {n}: no row of the sum plan covers it (n must be in 1..={})", u32::MAX)))
+}
+
+/// A reusable full reduction: it owns its temporary storage (a few device words), asks the
+/// occupancy calculator once, and so allocates nothing on repeated calls.
+pub struct Reducer<'b> {
+    backend: &'b Backend,
+    /// The choice, its resident blocks per SM, and the storage, once a first call made them.
+    state: Option<(Choice, u32, Workspace)>,
+}
+
+impl<'b> Reducer<'b> {
+    /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
+    pub fn new(backend: &'b Backend) -> Self {
+        Self { backend, state: None }
+    }
+
+    /// The wrapping sum of every element of `input`; waits for it.
+    pub fn sum(&mut self, input: &DeviceBuffer<i32>) -> Result<i32> {
+        self.sum_range(input, 0..input.len())
+    }
+
+    /// The wrapping sum of `input[range]` (any start element); waits for it.
+    pub fn sum_range(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
+        if range.start == range.end && range.start <= input.len() {
+            return Ok(0);
+        }
+        self.enqueue(input, range)?;
+        self.result()
+    }
+
+    /// Queues the sum of `input[range]` on the backend's stream and returns at once; read it
+    /// with [`result`](Self::result). An empty range is an error here (there is nothing to
+    /// launch); [`sum_range`](Self::sum_range) answers 0 for it.
+    pub fn enqueue(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<()> {
+        if range.start > range.end || range.end > input.len() {
+            return Err(Error::Invalid(format!(
+                "sum of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                range.start,
+                range.end,
+                input.len()
+            )));
+        }
+        let n = range.len();
+        let geometry = self.prepare(n)?;
+        let (choice, _, work) = self.state.as_mut().expect("prepare() made the state");
+        work.retarget(geometry);
+        // SAFETY: the range lies within `input` (checked above) and `geometry` is the chosen
+        // variant's for n, which the workspace fits (prepare).
+        unsafe { work.launch(self.backend, &choice.variant.finish, input, range.start, n) }
+    }
+
+    /// Waits for the last [`enqueue`](Self::enqueue)d sum and returns it.
+    pub fn result(&self) -> Result<i32> {
+        let (_, _, work) =
+            self.state.as_ref().ok_or_else(|| Error::Invalid("result() before any sum was enqueued".into()))?;
+        work.result(self.backend)
+    }
+
+    /// The geometry for `n`, (re)making the choice and storage only when they change.
+    fn prepare(&mut self, n: usize) -> Result<Geometry> {
+        let choice = choose(n, self.backend.info().compute_capability)?;
+        let same = |c: &Choice| std::ptr::eq(c.variant, choice.variant) && c.block == choice.block;
+        if let Some((c, resident, work)) = &self.state
+            && same(c)
+        {
+            let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(*resident))?;
+            if work.fits(&g) {
+                return Ok(g);
+            }
+        }
+        let resident = plan::resident_per_sm(self.backend, choice.variant, choice.block)?;
+        let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(resident))?;
+        self.state = Some((choice, resident, Workspace::new(self.backend, g, 0)?));
+        Ok(g)
+    }
+}
+
+/// The wrapping sum of every element of `buf` (one call: allocates a [`Reducer`]'s few words).
+pub fn sum(backend: &Backend, buf: &DeviceBuffer<i32>) -> Result<i32> {
+    Reducer::new(backend).sum(buf)
+}
+
+/// The wrapping sum of `buf[range]`. The range may start at any element (the kernel handles
+/// the unaligned head and tail); an empty range sums to 0.
+pub fn sum_range(backend: &Backend, buf: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
+    Reducer::new(backend).sum_range(buf, range)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_ranges_sum_to_zero_and_bad_ranges_are_errors() {
+        let b = Backend::emulator();
+        let buf = b.upload(&[5, 6, 7]).unwrap();
+        assert_eq!(sum_range(&b, &buf, 1..1).unwrap(), 0);
+        let e = sum_range(&b, &buf, 2..4).unwrap_err().to_string();
+        assert!(e.contains("2..4") && e.contains("buffer of 3"), "{e}");
+        #[allow(clippy::reversed_empty_ranges)]
+        let e = sum_range(&b, &buf, 2..1).unwrap_err().to_string();
+        assert!(e.contains("within the buffer"), "{e}");
+        assert_eq!(sum(&b, &buf).unwrap(), 18);
+        assert_eq!(sum_range(&b, &buf, 1..3).unwrap(), 13);
+        let empty = b.alloc::<i32>(0).unwrap();
+        assert_eq!(sum(&b, &empty).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_reducer_reuses_its_storage_across_sizes() {
+        let b = Backend::emulator();
+        let data: Vec<i32> = (0..5000).map(|i| i * 7 - 300).collect();
+        let buf = b.upload(&data).unwrap();
+        let mut r = Reducer::new(&b);
+        for (i, n) in [5000usize, 17, 4096, 1, 5000].into_iter().enumerate() {
+            let want = data[..n].iter().fold(0i32, |a, &x| a.wrapping_add(x));
+            assert_eq!(r.sum_range(&buf, 0..n).unwrap(), want, "call {i}, n = {n}");
+        }
+        let words = |r: &Reducer<'_>| r.state.as_ref().and_then(|(_, _, w)| w.result.as_ref().map(|b| b.as_ptr()));
+        let first = words(&r);
+        r.sum(&buf).unwrap();
+        assert!(first.is_some() && first == words(&r), "the storage was remade");
+        assert!(choose(0, (9, 0)).is_ok() && choose(1 << 20, (7, 0)).is_ok());
+    }
+}

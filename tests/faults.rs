@@ -109,7 +109,11 @@ fn matches(pattern: &str, actual: &str) -> bool {
     let Some(mut rest) = actual.strip_prefix(parts.next().unwrap_or_default()) else { return false };
     for part in parts {
         let word = rest.find(' ').unwrap_or(rest.len());
-        let end = if part.is_empty() { Some(rest.len()) } else { (1..=word).find(|&i| rest.get(i..).is_some_and(|r| r.starts_with(part))) };
+        let end = if part.is_empty() {
+            Some(rest.len())
+        } else {
+            (1..=word).find(|&i| rest.get(i..).is_some_and(|r| r.starts_with(part)))
+        };
         match end {
             Some(i) if i > 0 && i <= word => rest = &rest[i + part.len()..],
             _ => return false,
@@ -123,8 +127,10 @@ fn check(kernel: &str, e: &EmuError, x: &Expect) -> Result<(), Failed> {
     let text = e.to_string();
     let kind = x.kind;
     let fail = |what: &str, expected: &dyn std::fmt::Debug, actual: &dyn std::fmt::Debug| -> Result<(), Failed> {
-        Err(format!("{kind:?} fault of `{kernel}`: wrong {what}: expected {expected:?}, got {actual:?}\n  report: {text}")
-            .into())
+        Err(format!(
+            "{kind:?} fault of `{kernel}`: wrong {what}: expected {expected:?}, got {actual:?}\n  report: {text}"
+        )
+        .into())
     };
     if e.kind != kind {
         return fail("fault kind", &kind, &e.kind);
@@ -169,7 +175,9 @@ where
     check(kernel.name, &e, &x)?;
     if took > limit {
         let name = kernel.name;
-        return Err(format!("{:?} fault of `{name}`: reported after {took:?}, expected under {limit:?}: {e}", x.kind).into());
+        return Err(
+            format!("{:?} fault of `{name}`: reported after {took:?}, expected under {limit:?}: {e}", x.kind).into()
+        );
     }
     Ok(())
 }
@@ -201,12 +209,24 @@ fn barrier_trials() -> Vec<Trial> {
     vec![
         Trial::test("faults::divergent_barrier", || {
             let who = strs(&["threads 0-15", "threads 16-63"]);
-            let x = Expect { kind: EmuErrorKind::BarrierDivergence, block: 0, who, sites: &["divergent_barrier"], detail: half_block_at };
+            let x = Expect {
+                kind: EmuErrorKind::BarrierDivergence,
+                block: 0,
+                who,
+                sites: &["divergent_barrier"],
+                detail: half_block_at,
+            };
             expect(kernel_ref!(kernels::broken::divergent_barrier(o)), 64, x)
         }),
         Trial::test("faults::early_return_barrier", || {
             let who = strs(&["threads 0-15", "threads 16-63"]);
-            let x = Expect { kind: EmuErrorKind::BarrierDivergence, block: 0, who, sites: &["early_return_barrier"], detail: half_block_at };
+            let x = Expect {
+                kind: EmuErrorKind::BarrierDivergence,
+                block: 0,
+                who,
+                sites: &["early_return_barrier"],
+                detail: half_block_at,
+            };
             expect(kernel_ref!(kernels::broken::early_return_barrier(o)), 64, x)
         }),
         Trial::test("faults::split_barrier", || {
@@ -306,7 +326,9 @@ fn thread_trials() -> Vec<Trial> {
                 block: 1,
                 who: strs(&["thread 7"]),
                 sites: &["panics"],
-                detail: |s| format!("thread 7 panicked: index out of bounds: the len is 4 but the index is 4 at {}", s[0]),
+                detail: |s| {
+                    format!("thread 7 panicked: index out of bounds: the len is 4 but the index is 4 at {}", s[0])
+                },
             };
             expect(kernel_ref!(kernels::broken::panics(o)), 64, x)
         }),
@@ -345,7 +367,8 @@ pub fn trials() -> Vec<Trial> {
                 if e.block.is_none() && e.to_string() == expected {
                     Ok(())
                 } else {
-                    Err(format!("BadLaunch of `traps`: expected {expected:?} (no block), got {:?}: {e}", e.block).into())
+                    Err(format!("BadLaunch of `traps`: expected {expected:?} (no block), got {:?}: {e}", e.block)
+                        .into())
                 }
             }
             other => Err(format!("BadLaunch of `traps`: expected a BadLaunch error, got {other:?}").into()),
@@ -353,8 +376,17 @@ pub fn trials() -> Vec<Trial> {
     }));
     trials.push(Trial::test("faults::markers_are_unique", || {
         for name in [
-            "divergent_barrier", "early_return_barrier", "split_barrier/even", "split_barrier/odd", "shared_out_of_bounds",
-            "divergent_shuffle", "absent_lane_shuffle", "spin_forever", "traps", "misaligned_load", "panics",
+            "divergent_barrier",
+            "early_return_barrier",
+            "split_barrier/even",
+            "split_barrier/odd",
+            "shared_out_of_bounds",
+            "divergent_shuffle",
+            "absent_lane_shuffle",
+            "spin_forever",
+            "traps",
+            "misaligned_load",
+            "panics",
         ] {
             fault_line(name)?;
         }

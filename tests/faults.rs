@@ -316,7 +316,7 @@ fn thread_trials() -> Vec<Trial> {
                 block: 0,
                 who: strs(&["thread 3"]),
                 sites: &["traps"],
-                detail: |s| format!("thread 3 trapped at {}: thread 3 found an impossible value", s[0]),
+                detail: |s| format!("thread 3 trapped at {}: found an impossible value", s[0]),
             };
             expect(kernel_ref!(kernels::broken::traps(o)), 64, x)
         }),

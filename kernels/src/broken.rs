@@ -105,7 +105,7 @@ kernel! {
     /// Calls `trap` from thread 3.
     pub unsafe fn traps(out: *mut i32) {
         if thread_idx_x() == 3 {
-            trap("thread 3 found an impossible value"); // [fault-site: traps]
+            trap("found an impossible value"); // [fault-site: traps]
         }
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(thread_idx_x() as usize) = 1 };

@@ -74,8 +74,14 @@ struct Expect {
 
 /// Launches a one-pointer kernel on 2 blocks of `block` threads, one block at a time (so that
 /// of a kernel that faults in every block, block 0 is the one reported), with a 128-element
-/// buffer; returns its fault and how long the launch took to report it.
-fn launch<T: Element>(kernel: &Kernel<(*mut T,)>, block: u32, budget: Duration) -> Result<(EmuError, Duration), Failed>
+/// buffer; returns its fault (`kind` is the one expected, for the messages) and how long the
+/// launch took to report it.
+fn launch<T: Element>(
+    kernel: &Kernel<(*mut T,)>,
+    kind: EmuErrorKind,
+    block: u32,
+    budget: Duration,
+) -> Result<(EmuError, Duration), Failed>
 where
     (*mut T,): KernelArgs,
 {
@@ -88,9 +94,13 @@ where
     let r = unsafe { backend.launch(kernel, cfg, (out.as_mut_ptr(),)) };
     let took = start.elapsed();
     match r {
-        Ok(()) => Err(format!("kernel `{}` ran without a reported fault", kernel.name).into()),
+        Ok(()) => {
+            Err(format!("{kind:?} fault of `{}`: expected the fault, got a launch that succeeded", kernel.name).into())
+        }
         Err(Error::Emulator(e)) => Ok((e, took)),
-        Err(other) => Err(format!("kernel `{}`: expected an emulator fault, got: {other}", kernel.name).into()),
+        Err(other) => {
+            Err(format!("{kind:?} fault of `{}`: expected an emulator fault, got: {other}", kernel.name).into())
+        }
     }
 }
 
@@ -171,7 +181,7 @@ fn expect_in<T: Element>(
 where
     (*mut T,): KernelArgs,
 {
-    let (e, took) = launch(&kernel, block, budget)?;
+    let (e, took) = launch(&kernel, x.kind, block, budget)?;
     check(kernel.name, &e, &x)?;
     if took > limit {
         let name = kernel.name;

@@ -295,6 +295,39 @@ fn warp_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::absent_lane_shuffle(o)), 48, x)
         }),
+        Trial::test("faults::shuffle_without_own_lane", || {
+            let x = Expect {
+                kind: EmuErrorKind::WarpDivergence,
+                block: 0,
+                who: strs(&["thread 16", "lane 16"]),
+                sites: &["shuffle_without_own_lane"],
+                detail: |s| {
+                    format!(
+                        "thread 16 calls __shfl_down_sync at {} with mask 0x0000ffff, which does not include its own \
+                         lane 16",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::shuffle_without_own_lane(o)), 64, x)
+        }),
+        Trial::test("faults::mismatched_shuffles", || {
+            let x = Expect {
+                kind: EmuErrorKind::WarpDivergence,
+                block: 0,
+                who: strs(&["warp 0", "lane 31", "lane 0"]),
+                sites: &["mismatched_shuffles/xor", "mismatched_shuffles/down"],
+                detail: |s| {
+                    format!(
+                        "warp 0: lane 31 is at __shfl_xor_sync (mask 0xffffffff) at {}, lane 0 at __shfl_down_sync \
+                         (mask 0xffffffff) at {}; the lanes of a mask must execute the same warp operation with the \
+                         same mask",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::mismatched_shuffles(o)), 64, x)
+        }),
     ]
 }
 
@@ -385,20 +418,15 @@ pub fn trials() -> Vec<Trial> {
         }
     }));
     trials.push(Trial::test("faults::markers_are_unique", || {
-        for name in [
-            "divergent_barrier",
-            "early_return_barrier",
-            "split_barrier/even",
-            "split_barrier/odd",
-            "shared_out_of_bounds",
-            "divergent_shuffle",
-            "absent_lane_shuffle",
-            "spin_forever",
-            "traps",
-            "misaligned_load",
-            "panics",
-        ] {
+        // Every `[fault-site: NAME]` of broken.rs (bar the one in its docs) marks one line only.
+        let names = BROKEN_RS.split("[fault-site: ").skip(1).filter_map(|r| r.split_once(']')).map(|(n, _)| n);
+        let mut checked = 0;
+        for name in names.filter(|n| *n != "NAME") {
             fault_line(name)?;
+            checked += 1;
+        }
+        if checked < 14 {
+            return Err(format!("expected at least 14 fault-site markers in {BROKEN_PATH}, found {checked}").into());
         }
         Ok(())
     }));

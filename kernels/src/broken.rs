@@ -12,7 +12,7 @@
 use crate::device::atomic::load_acquire_u32;
 use crate::device::mem::load_v4;
 use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
-use crate::device::warp::shfl_down_sync;
+use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
 use crate::{kernel, static_shared};
 
@@ -86,6 +86,32 @@ kernel! {
     pub unsafe fn absent_lane_shuffle(out: *mut i32) {
         let tid = thread_idx_x();
         let v = shfl_down_sync(FULL_MASK, tid as i32, 1); // [fault-site: absent_lane_shuffle]
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
+    }
+}
+
+kernel! {
+    /// Every lane shuffles with the mask of lanes 0-15, which lanes 16-31 are not in: a lane
+    /// must be in the mask it passes.
+    pub unsafe fn shuffle_without_own_lane(out: *mut i32) {
+        let tid = thread_idx_x();
+        let v = shfl_down_sync(0x0000_ffff, tid as i32, 1); // [fault-site: shuffle_without_own_lane]
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
+    }
+}
+
+kernel! {
+    /// Even lanes call a full-mask `shfl_down`, odd lanes a full-mask `shfl_xor`: the lanes of
+    /// a mask must meet at the same warp operation.
+    pub unsafe fn mismatched_shuffles(out: *mut i32) {
+        let tid = thread_idx_x();
+        let v = if tid.is_multiple_of(2) {
+            shfl_down_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/down]
+        } else {
+            shfl_xor_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/xor]
+        };
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(tid as usize) = v };
     }

@@ -1,13 +1,18 @@
 //! Deliberately broken kernels, kept as tests of the CPU emulator's fault reports. They are
 //! compiled for the host only: none of them is in the PTX, so none can hang a GPU.
 //!
+//! The line of each kernel where its fault happens carries a `[fault-site: NAME]` comment;
+//! the fault tests (`tests/faults.rs`) find those lines in this file and check that the
+//! emulator reports exactly them, so keep each marker on its line when editing.
+//!
 //! # Safety (all of them)
 //! `out` (or `flag`) is valid for one element per thread of the launch.
 #![allow(clippy::missing_safety_doc)]
 
 use crate::device::atomic::load_acquire_u32;
-use crate::device::thread::{sync_threads, thread_idx_x};
-use crate::device::warp::shfl_down_sync;
+use crate::device::mem::load_v4;
+use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
+use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
 use crate::{kernel, static_shared};
 
@@ -16,7 +21,7 @@ kernel! {
     /// `__syncthreads` forbid it (on a GPU it hangs or silently misbehaves).
     pub unsafe fn divergent_barrier(out: *mut i32) {
         if thread_idx_x() < 16 {
-            sync_threads();
+            sync_threads(); // [fault-site: divergent_barrier]
         }
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(thread_idx_x() as usize) = 1 };
@@ -29,7 +34,7 @@ kernel! {
         if thread_idx_x() >= 16 {
             return;
         }
-        sync_threads();
+        sync_threads(); // [fault-site: early_return_barrier]
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(thread_idx_x() as usize) = 1 };
     }
@@ -39,10 +44,10 @@ kernel! {
     /// The two halves of the block wait at two different barriers.
     pub unsafe fn split_barrier(out: *mut i32) {
         if thread_idx_x().is_multiple_of(2) {
-            sync_threads(); // even threads wait here…
+            sync_threads(); // even threads wait here… [fault-site: split_barrier/even]
         } else {
             #[allow(clippy::branches_sharing_code)]
-            sync_threads(); // …odd threads here
+            sync_threads(); // …odd threads here [fault-site: split_barrier/odd]
         }
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(thread_idx_x() as usize) = 1 };
@@ -55,7 +60,7 @@ kernel! {
         let smem = static_shared!(SMEM: [i32; 32]);
         let tid = thread_idx_x() as usize;
         // SAFETY: deliberately wrong for the last thread: index 32 of 32.
-        unsafe { smem.write(tid + 1, 1) };
+        unsafe { smem.write(tid + 1, 1) }; // [fault-site: shared_out_of_bounds]
         sync_threads();
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(tid) = smem.read(0) };
@@ -68,7 +73,7 @@ kernel! {
         let tid = thread_idx_x();
         let mut v = tid as i32;
         if tid % 32 < 16 {
-            v = shfl_down_sync(FULL_MASK, v, 1);
+            v = shfl_down_sync(FULL_MASK, v, 1); // [fault-site: divergent_shuffle]
         }
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(tid as usize) = v };
@@ -76,10 +81,49 @@ kernel! {
 }
 
 kernel! {
-    /// Spins on a flag that nobody sets.
+    /// A full-mask shuffle in a block of 48 threads: the mask of warp 1 names lanes 16-31,
+    /// which that warp does not have. Launch it with 48 threads per block.
+    pub unsafe fn absent_lane_shuffle(out: *mut i32) {
+        let tid = thread_idx_x();
+        let v = shfl_down_sync(FULL_MASK, tid as i32, 1); // [fault-site: absent_lane_shuffle]
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
+    }
+}
+
+kernel! {
+    /// Every lane shuffles with the mask of lanes 0-15, which lanes 16-31 are not in: a lane
+    /// must be in the mask it passes.
+    pub unsafe fn shuffle_without_own_lane(out: *mut i32) {
+        let tid = thread_idx_x();
+        let v = shfl_down_sync(0x0000_ffff, tid as i32, 1); // [fault-site: shuffle_without_own_lane]
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
+    }
+}
+
+kernel! {
+    /// Even lanes call a full-mask `shfl_down`, odd lanes a full-mask `shfl_xor`: the lanes of
+    /// a mask must meet at the same warp operation.
+    pub unsafe fn mismatched_shuffles(out: *mut i32) {
+        let tid = thread_idx_x();
+        let v = if tid.is_multiple_of(2) {
+            shfl_down_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/down]
+        } else {
+            shfl_xor_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/xor]
+        };
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
+    }
+}
+
+kernel! {
+    /// Thread 5 of block 1 spins on a flag that nobody sets; every other thread returns.
     pub unsafe fn spin_forever(flag: *mut u32) {
-        // SAFETY: flag is a valid u32.
-        while unsafe { load_acquire_u32(flag) } == 0 {}
+        if block_idx_x() == 1 && thread_idx_x() == 5 {
+            // SAFETY: flag is a valid u32.
+            while unsafe { load_acquire_u32(flag) } == 0 {} // [fault-site: spin_forever]
+        }
     }
 }
 
@@ -87,9 +131,33 @@ kernel! {
     /// Calls `trap` from thread 3.
     pub unsafe fn traps(out: *mut i32) {
         if thread_idx_x() == 3 {
-            trap("thread 3 found an impossible value");
+            trap("found an impossible value"); // [fault-site: traps]
         }
         // SAFETY: out holds one element per thread.
         unsafe { *out.add(thread_idx_x() as usize) = 1 };
+    }
+}
+
+kernel! {
+    /// A 128-bit load (`load_v4`) that thread 5 of block 1 makes 4 bytes past a 16-byte
+    /// boundary; every other thread loads from the (aligned) start of `out`.
+    pub unsafe fn misaligned_load(out: *mut i32) {
+        let skew = usize::from(block_idx_x() == 1 && thread_idx_x() == 5);
+        // SAFETY: deliberately wrong for one thread: `out + 1` is 4-byte, not 16-byte, aligned.
+        let v = unsafe { load_v4(out.add(skew).cast_const()) }; // [fault-site: misaligned_load]
+        core::hint::black_box(v);
+    }
+}
+
+kernel! {
+    /// Thread 7 of block 1 indexes past the end of a four-element table: Rust's bounds
+    /// check panics (on a GPU the panic traps).
+    pub unsafe fn panics(out: *mut i32) {
+        let tid = thread_idx_x();
+        let table = [10, 20, 30, 40];
+        let i = if block_idx_x() == 1 && tid == 7 { 4 } else { tid as usize % 4 };
+        let v = table[i]; // [fault-site: panics]
+        // SAFETY: out holds one element per thread.
+        unsafe { *out.add(tid as usize) = v };
     }
 }

@@ -42,7 +42,7 @@ pub(super) struct LaunchCtx<'a> {
 enum Event {
     Barrier(Site),
     Warp { mask: u32, op: WarpOp, site: Site },
-    Poll,
+    Poll(Site),
 }
 
 /// What the scheduler resumes a thread with.
@@ -81,6 +81,8 @@ struct ThreadCtx<'a> {
     idx: Dim3,
     yielder: Cell<*const Yielder<Resume, Event>>,
     panic_message: RefCell<Option<String>>,
+    /// Where the thread was when it noticed that the launch is past its budget.
+    stopped_at: Cell<Option<Site>>,
 }
 
 thread_local! {
@@ -113,9 +115,10 @@ impl ThreadCtx<'_> {
         }
     }
 
-    fn check_time(&self) {
+    fn check_time(&self, site: Site) {
         let l = self.block.launch;
         if l.cancel.load(Ordering::Relaxed) || Instant::now() > l.deadline {
+            self.stopped_at.set(Some(site));
             resume_unwind(Box::new(AbortPayload));
         }
     }
@@ -164,10 +167,10 @@ impl Hooks for EmuHooks {
     fn clock64(&self) -> u64 {
         current().block.launch.start.elapsed().as_nanos() as u64
     }
-    fn poll(&self, _site: Site) {
+    fn poll(&self, site: Site) {
         let t = current();
-        t.check_time();
-        t.suspend(Event::Poll);
+        t.check_time(site);
+        t.suspend(Event::Poll(site));
     }
     fn fault(&self, fault: Fault) -> ! {
         resume_unwind(Box::new(FaultPayload(fault)))
@@ -266,6 +269,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
             idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
             yielder: Cell::new(std::ptr::null()),
             panic_message: RefCell::new(None),
+            stopped_at: Cell::new(None),
         })
         .collect();
 
@@ -319,6 +323,8 @@ struct Scheduler {
     at_barrier: usize,
     warp_ops: Vec<Option<(u32, WarpOp, Site)>>,
     arrived: Vec<u32>,
+    /// Where each thread last suspended (a barrier, warp operation or poll).
+    last_site: Vec<Option<Site>>,
 }
 
 type Failure = (EmuErrorKind, String);
@@ -333,27 +339,38 @@ impl Scheduler {
             at_barrier: 0,
             warp_ops: vec![None; n],
             arrived: vec![0; n.div_ceil(32)],
+            last_site: vec![None; n],
         }
     }
 
     fn run(&mut self, launch: &LaunchCtx<'_>, threads: &[ThreadCtx<'_>], cos: &mut [Co]) -> Result<(), Failure> {
         let mut tick = 0u32;
         while let Some(t) = self.queue.pop_front() {
+            let ti = t as usize;
             tick = tick.wrapping_add(1);
             if tick.is_multiple_of(CLOCK_EVERY)
                 && (launch.cancel.load(Ordering::Relaxed) || Instant::now() > launch.deadline)
             {
-                return Err(self.timeout(launch));
+                return Err(timeout(launch, threads[ti].idx, self.last_site[ti]));
             }
-            let ti = t as usize;
             match cos[ti].resume(Resume::Value(self.input[ti])) {
-                CoroutineResult::Yield(Event::Poll) => self.queue.push_back(t),
-                CoroutineResult::Yield(Event::Barrier(s)) => self.barrier(t, s)?,
-                CoroutineResult::Yield(Event::Warp { mask, op, site }) => self.warp(t, mask, op, site)?,
+                CoroutineResult::Yield(Event::Poll(s)) => {
+                    self.last_site[ti] = Some(s);
+                    self.queue.push_back(t);
+                }
+                CoroutineResult::Yield(Event::Barrier(s)) => {
+                    self.last_site[ti] = Some(s);
+                    self.barrier(t, s)?;
+                }
+                CoroutineResult::Yield(Event::Warp { mask, op, site }) => {
+                    self.last_site[ti] = Some(site);
+                    self.warp(t, mask, op, site)?;
+                }
                 CoroutineResult::Return(Outcome::Done) => self.state[ti] = State::Done,
                 CoroutineResult::Return(Outcome::Aborted) => {
                     self.state[ti] = State::Done;
-                    return Err(self.timeout(launch));
+                    let at = threads[ti].stopped_at.get().or(self.last_site[ti]);
+                    return Err(timeout(launch, threads[ti].idx, at));
                 }
                 CoroutineResult::Return(Outcome::Fault(f)) => {
                     self.state[ti] = State::Done;
@@ -366,16 +383,6 @@ impl Scheduler {
             }
         }
         if self.state.iter().all(|s| *s == State::Done) { Ok(()) } else { Err(self.diagnose()) }
-    }
-
-    fn timeout(&self, launch: &LaunchCtx<'_>) -> Failure {
-        (
-            EmuErrorKind::Timeout,
-            format!(
-                "stopped after {:.1?}, past the launch's time budget (or another block failed first)",
-                launch.start.elapsed()
-            ),
-        )
     }
 
     fn barrier(&mut self, t: u32, s: Site) -> Result<(), Failure> {
@@ -536,6 +543,21 @@ impl Scheduler {
             ),
         )
     }
+}
+
+/// A thread stopped because the launch is past its budget (or another block failed first):
+/// which thread, and where it was (`None` if it never reached a barrier, warp operation or
+/// atomic before).
+fn timeout(launch: &LaunchCtx<'_>, thread: Dim3, at: Option<Site>) -> Failure {
+    let at = at.map(|s| format!(" at {}", site(s))).unwrap_or_default();
+    (
+        EmuErrorKind::Timeout,
+        format!(
+            "thread {} stopped{at} after {:.1?}, past the launch's time budget (or another block failed first)",
+            dim(thread),
+            launch.start.elapsed()
+        ),
+    )
 }
 
 fn fault_failure(f: Fault, thread: Dim3) -> Failure {

@@ -21,7 +21,8 @@
 //!   atomics are `core::sync::atomic` with the orderings the device layer documents. Blocks
 //!   run on several OS threads at once, handed out in block order.
 //! * **Time.** A kernel past its time budget is stopped with an error at its next barrier,
-//!   warp operation or atomic; one that loops without any of those cannot be interrupted,
+//!   warp operation or atomic (the report names the thread and the source line where it was
+//!   last seen at one of those); one that loops without any of those cannot be interrupted,
 //!   and the process exits with the error once the budget plus a grace period is over.
 //! * **`clock64`** counts host nanoseconds since the launch started.
 //!

@@ -107,6 +107,16 @@ impl std::error::Error for EmuError {}
 pub struct Emulator {
     workers: usize,
     budget: Duration,
+    /// Fault injection for tests: refuse the launch with this index (0-based, counted over
+    /// every launch of this emulator and its clones).
+    refuse: Option<std::sync::Arc<Refusal>>,
+}
+
+/// Which launch to refuse, and how many were seen.
+#[derive(Debug)]
+struct Refusal {
+    nth: u32,
+    seen: std::sync::atomic::AtomicU32,
 }
 
 impl Default for Emulator {
@@ -119,7 +129,14 @@ impl Emulator {
     /// An emulator running blocks on every available core, with a 60 s budget per launch.
     pub fn new() -> Self {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { workers, budget: Duration::from_secs(60) }
+        Self { workers, budget: Duration::from_secs(60), refuse: None }
+    }
+
+    /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
+    /// [`EmuErrorKind::BadLaunch`] before any thread runs, as a launch the driver refuses does.
+    pub fn refusing_launch(mut self, nth: u32) -> Self {
+        self.refuse = Some(std::sync::Arc::new(Refusal { nth, seen: 0.into() }));
+        self
     }
 
     /// Sets how many OS threads run blocks concurrently (at least 1).
@@ -162,6 +179,11 @@ impl Emulator {
             block: None,
             detail,
         };
+        if let Some(r) = &self.refuse
+            && r.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == r.nth
+        {
+            return Err(bad(format!("launch {} refused by fault injection", r.nth)));
+        }
         if block.volume() == 0 || block.volume() > MAX_THREADS_PER_BLOCK {
             return Err(bad(format!("block of {} threads; a block holds 1..={MAX_THREADS_PER_BLOCK}", block.volume())));
         }

@@ -2,7 +2,8 @@
 //!
 //! | module | what it checks | needs |
 //! |---|---|---|
-//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas | `ptxas` (`./x test` installs it) |
+//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas; static shared memory as the registry says | `ptxas` (`./x test` installs it) |
+//! | [`docs`] | every registered kernel's doc has the sections of `docs/kernel-doc-template.md` | nothing |
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
@@ -17,6 +18,7 @@
 mod alignment;
 mod cli;
 mod common;
+mod docs;
 mod emulator;
 mod faults;
 mod gpu;
@@ -31,6 +33,7 @@ fn main() {
     }
     let mut trials = Vec::new();
     trials.extend(ptx::trials());
+    trials.extend(docs::trials());
     trials.extend(emulator::trials());
     trials.extend(faults::trials());
     trials.extend(cli::trials());

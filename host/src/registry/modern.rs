@@ -7,10 +7,6 @@
 use super::{BlockRule, Elem, Family, KernelSel, Op, PartialsKernel, Plan, SharedMem, Variant};
 use crate::kernel_ref;
 
-/// Static shared memory of the warp-shuffle block reduction: one `i32` slot per warp of the
-/// largest block.
-const WARP_SLOTS: u32 = 32 * 4;
-
 pub(super) static VARIANTS: &[Variant] = &[
     Variant {
         name: "warp_shuffle",
@@ -22,7 +18,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         plan: Plan::Partials {
             kernel: PartialsKernel::Reads(KernelSel::One(kernel_ref!(kernels::reduce::warp_shuffle(a, b, n)))),
             items_per_thread: kernels::reduce::ITEMS_PER_THREAD as u32,
-            shared: SharedMem::Static { bytes: WARP_SLOTS },
+            shared: SharedMem::Static { bytes: kernels::reduce::WARP_SHUFFLE_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -36,7 +32,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         plan: Plan::Partials {
             kernel: PartialsKernel::Reads(KernelSel::One(kernel_ref!(kernels::reduce::redux(a, b, n)))),
             items_per_thread: kernels::reduce::ITEMS_PER_THREAD as u32,
-            shared: SharedMem::Static { bytes: WARP_SLOTS },
+            shared: SharedMem::Static { bytes: kernels::reduce::REDUX_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -51,7 +47,7 @@ pub(super) static VARIANTS: &[Variant] = &[
             kernel: kernel_ref!(kernels::reduce::grid_stride(a, b, n)),
             items_per_thread: 1,
             blocks_per_sm: None,
-            shared: SharedMem::Static { bytes: WARP_SLOTS },
+            shared: SharedMem::Static { bytes: kernels::reduce::GRID_STRIDE_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -66,7 +62,7 @@ pub(super) static VARIANTS: &[Variant] = &[
             kernel: kernel_ref!(kernels::reduce::vector_loads(a, b, n)),
             items_per_thread: kernels::reduce::ITEMS_PER_TRIP as u32,
             blocks_per_sm: None,
-            shared: SharedMem::Static { bytes: WARP_SLOTS },
+            shared: SharedMem::Static { bytes: kernels::reduce::VECTOR_LOADS_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -82,7 +78,7 @@ pub(super) static VARIANTS: &[Variant] = &[
             items_per_thread: kernels::reduce::ITEMS_PER_TRIP as u32,
             blocks_per_sm: None,
             // The warp slots plus the 16-byte-aligned "last block" flag.
-            shared: SharedMem::Static { bytes: WARP_SLOTS + 16 },
+            shared: SharedMem::Static { bytes: kernels::reduce::SINGLE_PASS_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -97,7 +93,7 @@ pub(super) static VARIANTS: &[Variant] = &[
             kernel: kernel_ref!(kernels::reduce::atomic_accumulate(a, acc, n, e)),
             items_per_thread: kernels::reduce::ITEMS_PER_TRIP as u32,
             blocks_per_sm: None,
-            shared: SharedMem::Static { bytes: WARP_SLOTS },
+            shared: SharedMem::Static { bytes: kernels::reduce::ATOMIC_ACCUMULATE_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },

@@ -28,7 +28,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         plan: Plan::Partials {
             kernel: PartialsKernel::Reads(KernelSel::One(kernel_ref!(kernels::reduce::smem(a, b, n)))),
             items_per_thread: 1,
-            shared: SharedMem::Static { bytes: 4096 },
+            shared: SharedMem::Static { bytes: kernels::reduce::SMEM_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },
@@ -42,7 +42,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         plan: Plan::Partials {
             kernel: PartialsKernel::Reads(KernelSel::One(kernel_ref!(kernels::reduce::smem_unroll4(a, b, n)))),
             items_per_thread: 4,
-            shared: SharedMem::Static { bytes: 4096 },
+            shared: SharedMem::Static { bytes: kernels::reduce::SMEM_UNROLL4_SHARED_BYTES },
             blocks: BlockRule::ANY,
         },
     },

@@ -72,6 +72,6 @@ pub(super) static VARIANTS: &[Variant] = &[
         kernel_ref!(kernels::sumsq::squares_block_tree(a, r, c, n)),
         SumSqGrid::PerMultiprocessor(BLOCKS_PER_SM),
         Outputs::PerBlock,
-        SharedMem::Static { bytes: 4096 },
+        SharedMem::Static { bytes: kernels::sumsq::SQUARES_BLOCK_TREE_SHARED_BYTES },
     ),
 ];

@@ -6,7 +6,8 @@ use crate::static_shared;
 /// Slots of [`squares_block_tree`]'s shared array: one `i32` per thread of the largest block.
 const SLOTS: usize = 1024;
 
-/// Static shared memory of [`squares_block_tree`] per block: [`SLOTS`] `i32`, 4096 bytes.
+/// Static shared memory of [`squares_block_tree`] per block: one `i32` per thread of the
+/// largest block (1024), 4096 bytes.
 pub const SQUARES_BLOCK_TREE_SHARED_BYTES: u32 = (SLOTS * core::mem::size_of::<i32>()) as u32;
 
 kernel! {

@@ -50,7 +50,8 @@ fn refused_launch_keeps_the_epoch() -> Result<(), Failed> {
 /// Several reducers and scanners interleaved, launches queued with no sync in between.
 fn interleaved_objects(backend: &Backend) -> Result<(), Failed> {
     let inputs: Vec<Vec<i32>> = (0..3).map(|k| Input::full_range(5000 + 777 * k, 0x1A7E + k as u64).data).collect();
-    let bufs = inputs.iter().map(|d| backend.upload(d)).collect::<Result<Vec<_>, _>>().map_err(|e| fail("upload", e))?;
+    let bufs =
+        inputs.iter().map(|d| backend.upload(d)).collect::<Result<Vec<_>, _>>().map_err(|e| fail("upload", e))?;
     let mut reducers: Vec<Reducer<'_>> = (0..3).map(|_| Reducer::new(backend)).collect();
     for round in 0..4 {
         for (k, r) in reducers.iter_mut().enumerate() {
@@ -63,7 +64,11 @@ fn interleaved_objects(backend: &Backend) -> Result<(), Failed> {
             }
         }
     }
-    let mut outs = inputs.iter().map(|d| backend.alloc::<i32>(d.len())).collect::<Result<Vec<_>, _>>().map_err(|e| fail("alloc", e))?;
+    let mut outs = inputs
+        .iter()
+        .map(|d| backend.alloc::<i32>(d.len()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| fail("alloc", e))?;
     let mut scanners: Vec<Scanner<'_>> = (0..3).map(|_| Scanner::new(backend)).collect();
     for (k, (s, out)) in scanners.iter_mut().zip(outs.iter_mut()).enumerate() {
         s.enqueue(Kind::Inclusive, &bufs[k], out).map_err(|e| fail(&format!("scanner {k}"), e))?;

@@ -2,12 +2,15 @@
 //!
 //! | module | what it checks | needs |
 //! |---|---|---|
-//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas | `ptxas` (`./x test` installs it) |
+//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas; static shared memory as the registry says | `ptxas` (`./x test` installs it) |
+//! | [`docs`] | every registered kernel's doc has the sections of `docs/kernel-doc-template.md` | nothing |
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
+//! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |
+//! | [`docs`] | every registered kernel's doc has the template's sections | nothing |
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -17,9 +20,11 @@
 mod alignment;
 mod cli;
 mod common;
+mod docs;
 mod emulator;
 mod faults;
 mod gpu;
+mod library;
 mod ptx;
 mod scan;
 
@@ -31,11 +36,13 @@ fn main() {
     }
     let mut trials = Vec::new();
     trials.extend(ptx::trials());
+    trials.extend(docs::trials());
     trials.extend(emulator::trials());
     trials.extend(faults::trials());
     trials.extend(cli::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));
+    trials.extend(library::trials(gpu.is_none()));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -10,10 +10,13 @@
 //! target for an architecture (CUDA 13 dropped sm_70) marks that check ignored, with the
 //! reason, rather than passing it.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use host::ptx::{ARCHES, entries};
+use host::registry::SharedMem;
 use host::{registry, scan};
 use libtest_mimic::{Completion, Failed, Trial};
 
@@ -29,6 +32,106 @@ fn ptxas() -> Result<PathBuf, Failed> {
         return Ok(PathBuf::from("ptxas"));
     }
     Err("ptxas not found: set PTXAS, put ptxas on the PATH, or run `./x test`, which installs it in .tools/".into())
+}
+
+/// `ptxas -v` of the `arch` PTX for `target`: its log (stderr), or `None` where this ptxas
+/// has no `target`; an error where ptxas rejects the PTX.
+fn ptxas_log(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Failed> {
+    let ptxas = ptxas()?;
+    let dir = std::env::temp_dir().join(format!("reduce-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    // One file per call: several trials assemble the same PTX for the same target at once.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let file = dir.join(format!("{arch}_{target}_{}.ptx", CALLS.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
+    let o = Command::new(&ptxas)
+        .args([&format!("-arch={target}"), "-v", "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let _ = std::fs::remove_file(&file);
+    let log = String::from_utf8_lossy(&o.stderr).into_owned();
+    if !o.status.success() && log.contains("is not defined for option 'gpu-name'") {
+        return Ok(None);
+    }
+    if !o.status.success() {
+        return Err(format!("ptxas -arch={target} rejects the {arch} PTX:\n{log}").into());
+    }
+    Ok(Some(log))
+}
+
+/// Static shared memory per kernel as `ptxas -v` reports it ("Used 16 registers, 128 bytes
+/// smem, …"; no "smem" means 0 bytes).
+fn static_smem(log: &str) -> HashMap<String, u32> {
+    let mut out = HashMap::new();
+    let mut kernel = None;
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            let name = rest.split('\'').next().unwrap_or(rest).to_string();
+            out.insert(name.clone(), 0);
+            kernel = Some(name);
+        }
+        if let (Some(k), Some(used)) = (&kernel, line.split("Used ").nth(1)) {
+            for part in used.split(',') {
+                if let Some(bytes) = part.trim().strip_suffix(" bytes smem") {
+                    out.insert(k.clone(), bytes.trim().parse().unwrap_or(u32::MAX));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The static shared bytes the scan registry's kernels declare, from the kernels crate's
+/// constants (a scan plan names its kernels; their shared arrays are fixed at compile time).
+fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
+    match (v.plan, symbol) {
+        (scan::ScanPlan::Fenwick { .. }, "bit_build") => Some(kernels::scan::BIT_BUILD_SHARED_BYTES),
+        (scan::ScanPlan::Fenwick { .. }, "bit_query") => Some(0),
+        (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_block") => Some(kernels::scan::BLELLOCH_BLOCK_SHARED_BYTES),
+        (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_add") => Some(0),
+        (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
+            Some(kernels::scan::lookback_shared_bytes(threads, items))
+        }
+        _ => None,
+    }
+}
+
+/// Every registered kernel's static shared memory, as ptxas reports it for its own
+/// architecture, equals what the registry declares: `SharedMem::Static { bytes }` for a
+/// reduction (0 for none and for dynamic shared memory, which ptxas does not count), and
+/// the kernels crate's constants for a scan.
+fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion, Failed> {
+    let Some(log) = ptxas_log(arch, arch, ptx)? else {
+        return Ok(Completion::ignored_with(format!("ptxas has no {arch} target")));
+    };
+    let smem = static_smem(&log);
+    let mut expected = Vec::new();
+    for v in registry::all().filter(|v| v.min_cc <= min_cc) {
+        let bytes = match v.shared {
+            SharedMem::Static { bytes } => bytes,
+            SharedMem::None | SharedMem::DynamicPerThread(_) => 0,
+        };
+        expected.extend(v.symbols().into_iter().map(|s| (v.name, s, Some(bytes))));
+    }
+    for v in scan::all().filter(|v| v.min_cc <= min_cc) {
+        expected.extend(v.symbols().into_iter().map(|s| (v.name, s, scan_static_shared(v, s))));
+    }
+    let mut wrong = Vec::new();
+    for (variant, symbol, want) in expected {
+        let got = smem.get(symbol).copied();
+        match (want, got) {
+            (_, None) => wrong.push(format!("variant {variant}, symbol {symbol}: ptxas reported no such kernel")),
+            (None, Some(got)) => wrong.push(format!(
+                "variant {variant}, symbol {symbol}: no expected shared size (tests/ptx.rs, scan_static_shared); ptxas: {got} bytes"
+            )),
+            (Some(want), Some(got)) if want != got => wrong.push(format!(
+                "variant {variant}, symbol {symbol}: the registry says {want} bytes of static shared memory, ptxas reports {got}"
+            )),
+            _ => {}
+        }
+    }
+    if wrong.is_empty() { Ok(Completion::Completed) } else { Err(wrong.join("\n").into()) }
 }
 
 pub fn trials() -> Vec<Trial> {
@@ -47,28 +150,14 @@ pub fn trials() -> Vec<Trial> {
             }
             Ok(())
         }));
+        out.push(Trial::ignorable_test(format!("ptx::shared::{arch}"), move || check_shared(arch, min_cc, ptx)));
         for (target, target_cc, _) in ARCHES.iter().filter(|(_, cc, _)| *cc >= min_cc) {
             let target = *target;
             let _ = target_cc;
             out.push(Trial::ignorable_test(format!("ptx::ptxas::{arch}_for_{target}"), move || {
-                let ptxas = ptxas()?;
-                let dir = std::env::temp_dir().join(format!("reduce-ptx-{}", std::process::id()));
-                std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-                let file = dir.join(format!("{arch}_{target}.ptx"));
-                std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
-                let o = Command::new(&ptxas)
-                    .args([&format!("-arch={target}"), "-v", "-o", "/dev/null"])
-                    .arg(&file)
-                    .output()
-                    .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-                let _ = std::fs::remove_file(&file);
-                let log = String::from_utf8_lossy(&o.stderr);
-                if !o.status.success() && log.contains("is not defined for option 'gpu-name'") {
-                    return Ok(Completion::ignored_with(format!("{} has no {target} target", ptxas.display())));
-                }
-                if !o.status.success() {
-                    return Err(format!("ptxas -arch={target} rejects the {arch} PTX:\n{log}").into());
-                }
+                let Some(log) = ptxas_log(arch, target, ptx)? else {
+                    return Ok(Completion::ignored_with(format!("ptxas has no {target} target")));
+                };
                 // No kernel may use local memory: no spills, no stack frame.
                 let mut kernel = "";
                 let mut checked = 0;

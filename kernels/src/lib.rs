@@ -12,7 +12,8 @@
 //! Kernels reach the hardware only through [`device`], the one module with two
 //! implementations (NVVM intrinsics and inline PTX on the GPU, the emulator's hooks on the
 //! host). Index arithmetic that can be a plain function lives in [`index`] and is unit
-//! tested on the host.
+//! tested on the host. What several kernels share (per-thread loads, warp sums, block
+//! reductions and trees) lives in [`collective`], never in one kernel's file.
 //!
 //! Families, one file per kernel (file name = function name = PTX symbol = CLI name):
 //!
@@ -42,6 +43,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod collective;
 pub mod device;
 pub mod index;
 pub mod reduce;

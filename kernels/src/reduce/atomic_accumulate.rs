@@ -1,8 +1,13 @@
-use super::vector_loads::thread_sum_v4;
-use super::warp_shuffle::{MAX_WARPS, block_sum, warp_sum_shfl};
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
+use crate::collective::thread::thread_sum_v4;
+use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{red_add_i32, store_relaxed_u32};
 use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::{kernel, static_shared};
+
+/// Static shared memory of [`atomic_accumulate`] per block: the block reduction's slots, one
+/// `i32` per warp of the largest block (128 bytes).
+pub const ATOMIC_ACCUMULATE_SHARED_BYTES: u32 = BLOCK_SUM_SMEM_BYTES;
 
 kernel! {
     /// Full reduction in one launch, finished by the memory system: every block adds its
@@ -46,7 +51,7 @@ kernel! {
     ///
     /// # Launch
     /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of two
-    /// in 32..=1024, 128 bytes of static shared memory.
+    /// in 32..=1024, 128 bytes of static shared memory ([`ATOMIC_ACCUMULATE_SHARED_BYTES`]).
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` `i32`-aligned elements; `g_acc` holds two elements, and
@@ -59,8 +64,12 @@ kernel! {
     /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
     /// while the kernel runs (it is read through the non-coherent path); no other launch uses
     /// `g_acc` concurrently. Every thread reaches the block barrier and every shuffle.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `atomic_accumulate` (H100,
+    /// n = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn atomic_accumulate(g_idata: *const i32, g_acc: *mut i32, n: u32, epoch: u32) {
-        let slots = static_shared!(ATOMIC_ACCUMULATE_SLOTS: [i32; MAX_WARPS]);
+        let slots = static_shared!(ATOMIC_ACCUMULATE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         if block_idx_x() == 0 && thread_idx_x() == 0 {
             let next = ((epoch + 1) % 2) as usize;
             // SAFETY: g_acc holds two elements; no block of this launch touches this one.

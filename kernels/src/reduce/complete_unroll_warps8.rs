@@ -1,5 +1,6 @@
-use super::unroll_warps8::{add_pair, last_warp};
-use super::unroll2::fold_blocks;
+use crate::collective::block::add_pair;
+use crate::collective::thread::fold_blocks;
+use crate::collective::warp::last_warp;
 use crate::device::WARP_SIZE;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::index::segment_len;
@@ -28,7 +29,7 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[8b*blockDim .. 8(b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements
+    /// 2. Fold (`collective::thread::fold_blocks`): thread `tid` adds the elements
     ///    `tid + k*blockDim`, `k = 0..8`, that exist into `idata[tid]`; block barrier.
     /// 3. Block-wide rounds over `idata[0 .. min(len, blockDim))`, each followed by a block
     ///    barrier (outside the `if`, as in the book, so every thread reaches it):
@@ -41,9 +42,9 @@ kernel! {
     ///    ```
     ///
     ///    each add only when `tid + stride < min(len, blockDim)`.
-    /// 4. Warp 0 finishes with `last_warp` (in `unroll_warps8.rs`): strides 32 … 1 with
-    ///    `sync_warp` between rounds, never the book's unsynchronised `volatile` code, which
-    ///    races on Volta and later (`unroll_warps8`'s docs say why).
+    /// 4. Warp 0 finishes with `collective::warp::last_warp` (taught by `unroll_warps8`):
+    ///    strides 32 … 1 with `sync_warp` between rounds, never the book's unsynchronised
+    ///    `volatile` code, which races on Volta and later (`unroll_warps8`'s docs say why).
     /// 5. Thread 0 writes `idata[0]` to `g_odata[b]`.
     ///
     /// What it leaves wrong: `blockDim.x` is still a runtime value, so the four guards are
@@ -61,6 +62,11 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
     /// Every thread reaches every block barrier (threads past `n` fold nothing and idle
     /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `complete_unroll_warps8`
+    /// (H100, n = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous
+    /// kernel.
     pub unsafe fn complete_unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

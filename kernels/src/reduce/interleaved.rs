@@ -1,4 +1,5 @@
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::collective::block::interleaved_tree;
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::index::segment_len;
 use crate::kernel;
 
@@ -26,7 +27,8 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. For `stride = blockDim/2, blockDim/4, …, 1`: thread `tid < stride` adds
+    /// 2. The interleaved tree (`collective::block::interleaved_tree`): for
+    ///    `stride = blockDim/2, blockDim/4, …, 1`, thread `tid < stride` adds
     ///    `idata[tid + stride]` into `idata[tid]`, when that element exists; then the
     ///    block barrier.
     /// 3. Thread 0 writes `idata[0]`, the segment's sum, to `g_odata[b]`.
@@ -54,6 +56,10 @@ kernel! {
     /// Every thread reaches every barrier: threads past `n` idle through the loop instead
     /// of returning early (the book returns early, which the CUDA rules for
     /// `__syncthreads` do not allow).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `interleaved` (H100, n =
+    /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
@@ -69,28 +75,5 @@ kernel! {
             // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
             unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
         }
-    }
-}
-
-/// Step 2 of `interleaved` (and phase 3 of `unroll2`/`unroll4`/`unroll8`): the interleaved
-/// tree over the `len ≤ blockDim` slots `idata[0..len)`. For `stride = block/2, …, 1`, thread
-/// `tid < stride` adds `idata[tid + stride]` into `idata[tid]` when that slot exists; a block
-/// barrier ends every round. Afterwards `idata[0]` holds the sum of the `len` slots.
-///
-/// # Safety
-/// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
-/// with the same `idata`, `block` and `len` (it contains barriers).
-#[inline(always)]
-pub(super) unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: usize) {
-    let mut stride = block / 2;
-    while stride > 0 {
-        if tid < stride && ((tid + stride) as usize) < len {
-            let (i, j) = (tid as usize, (tid + stride) as usize);
-            // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
-            // idata[j] (j >= stride) is written by no thread in this round.
-            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-        }
-        sync_threads();
-        stride >>= 1;
     }
 }

@@ -3,7 +3,17 @@
 //! Every kernel of this family turns `n` inputs into one partial sum per block, written
 //! to `g_odata[blockIdx.x]`; the host adds the partials (or, for the single-pass kernels,
 //! a last block does it on the device). Each file teaches one idea and says which problem
-//! of the previous kernel it fixes.
+//! of the previous kernel it fixes. What several kernels share (the per-thread loads, the
+//! warp sums, the block reduction and the trees) lives in [`crate::collective`]; no kernel
+//! file imports from another.
+//!
+//! Each kernel with static shared memory exports its size next to it
+//! (`<KERNEL>_SHARED_BYTES`, e.g. [`WARP_SHUFFLE_SHARED_BYTES`]): the host's registry states
+//! the kernel's shared memory with it, and `tests/ptx.rs` checks it against `ptxas -v`.
+
+/// Elements each thread adds in registers before the block reduction (`warp_shuffle`,
+/// `redux`): eight, the unrolling factor of the global-memory family's best kernels.
+pub const ITEMS_PER_THREAD: usize = 8;
 
 // Chapter 3: global memory.
 mod complete_unroll;
@@ -45,14 +55,18 @@ pub use unroll4::unroll4;
 pub use unroll8::unroll8;
 
 pub use gmem::gmem;
-pub use smem::smem;
-pub use smem_unroll4::smem_unroll4;
+pub use smem::{SMEM_SHARED_BYTES, smem};
+pub use smem_unroll4::{SMEM_UNROLL4_SHARED_BYTES, smem_unroll4};
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
 
-pub use atomic_accumulate::atomic_accumulate;
-pub use grid_stride::grid_stride;
+pub use atomic_accumulate::{ATOMIC_ACCUMULATE_SHARED_BYTES, atomic_accumulate};
+pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
-pub use redux::redux;
-pub use single_pass::single_pass;
-pub use vector_loads::{ITEMS_PER_TRIP, V4Split, split_for_v4, vector_loads};
-pub use warp_shuffle::{ITEMS_PER_THREAD, warp_shuffle};
+pub use redux::{REDUX_SHARED_BYTES, redux};
+pub use single_pass::{SINGLE_PASS_SHARED_BYTES, single_pass};
+pub use vector_loads::{VECTOR_LOADS_SHARED_BYTES, vector_loads};
+pub use warp_shuffle::{WARP_SHUFFLE_SHARED_BYTES, warp_shuffle};
+
+/// The per-thread loads of `vector_loads`, `single_pass` and `atomic_accumulate` (in
+/// [`crate::collective::thread`]), re-exported where the host has always found them.
+pub use crate::collective::thread::{ITEMS_PER_TRIP, V4Split, split_for_v4};

@@ -1,10 +1,16 @@
-use super::warp_shuffle::{ITEMS_PER_THREAD, MAX_WARPS, block_sum, thread_sum_items};
+use super::ITEMS_PER_THREAD;
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
+use crate::collective::thread::thread_sum_items;
 use crate::device::FULL_MASK;
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::device::warp::reduce_add_sync;
 use crate::index::segment_len;
 use crate::kernel;
 use crate::static_shared;
+
+/// Static shared memory of [`redux`] per block: the block reduction's slots, one `i32`
+/// per warp of the largest block (128 bytes).
+pub const REDUX_SHARED_BYTES: u32 = BLOCK_SUM_SMEM_BYTES;
 
 /// The warp step of [`redux`]: one `redux.sync.add.s32`, the warp's wrapping sum in every
 /// lane. Every lane of the warp must call it.
@@ -54,8 +60,8 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / (8*blockDim))`, block a power of two in 32..=1024, 128 bytes of static
-    /// shared memory; compute capability 8.0 or newer. Reads its input; the host adds the
-    /// partials.
+    /// shared memory ([`REDUX_SHARED_BYTES`]); compute capability 8.0 or newer. Reads its
+    /// input; the host adds the partials.
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
@@ -64,14 +70,18 @@ kernel! {
     /// The pointers are valid device memory of those lengths. Every thread reaches the one
     /// block barrier, and every lane of every warp takes part in every `redux.sync` (the
     /// block is a multiple of 32, and none sits in divergent code).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `redux` (H100, n = 2^24
+    /// and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn redux(g_idata: *const i32, g_odata: *mut i32, n: u32) {
-        let slots = static_shared!(REDUX_SLOTS: [i32; MAX_WARPS]);
+        let slots = static_shared!(REDUX_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;
         let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;
         let len = segment_len(n as usize, start, ITEMS_PER_THREAD * block);
         // SAFETY: start < n for every block of the grid, and the segment holds len elements.
-        let sum = unsafe { thread_sum_items(g_idata.add(start), len, tid, block) };
+        let sum = unsafe { thread_sum_items::<ITEMS_PER_THREAD>(g_idata.add(start), len, tid, block) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_redux) };
         if tid == 0 {

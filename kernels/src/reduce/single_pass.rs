@@ -1,9 +1,15 @@
-use super::vector_loads::thread_sum_v4;
-use super::warp_shuffle::{MAX_WARPS, block_sum, warp_sum_shfl};
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
+use crate::collective::thread::thread_sum_v4;
+use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, store_relaxed_u32, thread_fence};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
 use crate::kernel;
 use crate::static_shared;
+
+/// Static shared memory of [`single_pass`] per block: the block reduction's slots (one
+/// `i32` per warp of the largest block, 128 bytes), then the "last block" flag, a 4-byte
+/// array that `static_shared!` aligns to 16 bytes.
+pub const SINGLE_PASS_SHARED_BYTES: u32 = BLOCK_SUM_SMEM_BYTES + 16;
 
 kernel! {
     /// Single-pass reduction: `vector_loads` per block, then the **last block to finish**
@@ -27,8 +33,9 @@ kernel! {
     /// ticket to 0 on its way out, so back-to-back launches need no host-side reset.
     ///
     /// # Execution
-    /// 1. Every block: `thread_sum_v4` (head, windows of 128-bit loads, tail) and the
-    ///    warp-shuffle block reduction; thread 0 holds the block's sum.
+    /// 1. Every block: `collective::thread::thread_sum_v4` (head, windows of 128-bit loads,
+    ///    tail) and the warp-shuffle block reduction (`collective::block::block_sum`); thread
+    ///    0 holds the block's sum.
     /// 2. Thread 0 **publishes**: a plain store of the sum to `g_partials[b]`; then
     ///    `thread_fence()` (`fence.acq_rel.gpu`); then `atomic_add(g_ticket, 1)`
     ///    (`atom.relaxed.gpu.add`), which returns its ticket. The fence followed by the
@@ -42,10 +49,10 @@ kernel! {
     ///    the value left by every other block's atomic, so every partial happens-before that
     ///    fence; the block barrier of step 3 carries the ordering to the block's other
     ///    threads. Each thread then reads partials `tid, tid + blockDim, …` (four at a time)
-    ///    with `ld.relaxed.gpu` (strong loads: never a stale line of the SM's L1), adds them, and
-    ///    the block reduction gives thread 0 the total, which it writes to `*g_out`; it then
-    ///    stores 0 to `*g_ticket` (every block has already taken its ticket, and the next
-    ///    launch starts after this one ends).
+    ///    with `ld.relaxed.gpu` (strong loads: never a stale line of the SM's L1), adds them,
+    ///    and the block reduction gives thread 0 the total, which it writes to `*g_out`; it
+    ///    then stores 0 to `*g_ticket` (every block has already taken its ticket, and the
+    ///    next launch starts after this one ends).
     ///
     /// ```text
     ///  block 0      Σ → g_partials[0] ; fence ; atom.add ticket → 2
@@ -57,7 +64,8 @@ kernel! {
     ///
     /// # Launch
     /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of
-    /// two in 32..=1024, 144 bytes of static shared memory (32 warp slots and the flag). Reads
+    /// two in 32..=1024, 144 bytes of static shared memory (32 warp slots and the flag,
+    /// [`SINGLE_PASS_SHARED_BYTES`]). Reads
     /// its input.
     ///
     /// # Preconditions
@@ -71,6 +79,10 @@ kernel! {
     /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
     /// while the kernel runs. Every thread reaches every barrier: the only barriers after
     /// the first sit in code whose condition is uniform over the block.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `single_pass` (H100, n =
+    /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn single_pass(
         g_idata: *const i32,
         g_partials: *mut i32,
@@ -78,7 +90,7 @@ kernel! {
         g_out: *mut i32,
         n: u32,
     ) {
-        let slots = static_shared!(SINGLE_PASS_SLOTS: [i32; MAX_WARPS]);
+        let slots = static_shared!(SINGLE_PASS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let last_flag = static_shared!(SINGLE_PASS_LAST: [u32; 1]);
         let tid = thread_idx_x();
 

@@ -1,9 +1,11 @@
-use crate::device::FULL_MASK;
-use crate::device::shared::Shared;
+use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::device::warp::sync_warp;
 use crate::kernel;
 use crate::static_shared;
+
+/// Static shared memory of [`smem`] per block: one `i32` slot per thread of the largest
+/// block, 4096 bytes.
+pub const SMEM_SHARED_BYTES: u32 = SHARED_TREE_SMEM_BYTES;
 
 kernel! {
     /// Tree reduction in **shared** memory with the last warp unrolled (the book's
@@ -36,7 +38,8 @@ kernel! {
     /// # Execution
     /// 1. Thread `tid` of block `b` copies `g_idata[b*blockDim + tid]` into `smem[tid]`, or
     ///    the identity 0 when that index is `≥ n`; block barrier.
-    /// 2. Levels `s = 512, 256, 128, 64` (those with `2s ≤ blockDim`): `tid < s` adds
+    /// 2. The shared-memory tree (`collective::block::shared_tree`), levels `s = 512, 256,
+    ///    128, 64` (those with `2s ≤ blockDim`): `tid < s` adds
     ///    `smem[tid + s]` into `smem[tid]`; block barrier after every level.
     /// 3. Warp 0 alone, levels `s = 32, …, 1` (those with `2s ≤ blockDim`, so a block of
     ///    32 never reads `smem[tid + 32]`, past its data): `tid < s` adds `smem[tid + s]`;
@@ -57,7 +60,7 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / blockDim)`, block a power of two in 32..=1024, 4096 bytes of static
-    /// shared memory (no dynamic shared memory).
+    /// shared memory ([`SMEM_SHARED_BYTES`]; no dynamic shared memory).
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`; `blockDim.x` is a power
@@ -67,8 +70,12 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     /// Every thread reaches every block barrier (threads past `n` load 0 and take part in
     /// the tree), and all 32 lanes of warp 0 reach every `__syncwarp`.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `smem` (H100, n = 2^24 and
+    /// 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn smem(g_idata: *const i32, g_odata: *mut i32, n: u32) {
-        let smem = static_shared!(SMEM: [i32; 1024]);
+        let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         let tid = thread_idx_x();
         let block = block_dim_x();
         let idx = block_idx_x() as usize * block as usize + tid as usize;
@@ -86,40 +93,6 @@ kernel! {
             // SAFETY: thread 0 wrote smem[0] last (at level 1) and reads it back; g_odata
             // holds gridDim.x elements.
             unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
-        }
-    }
-}
-
-/// The in-block tree of the shared-memory kernels: sums `smem[0..blockDim)` into `smem[0]`
-/// (interleaved pairs; block barriers above the last warp, `__syncwarp` within it).
-///
-/// Called by every thread of the block; afterwards thread 0 may read `smem[0]`, which it
-/// wrote itself. No other thread may read `smem[0]` without a further block barrier.
-///
-/// # Safety
-/// `smem` holds at least `block` elements, all written and made visible by a block barrier
-/// before the call; `block` is `blockDim.x`, a power of two in 32..=1024; every thread of
-/// the block calls this (it contains block barriers).
-#[inline(always)]
-pub(super) unsafe fn shared_tree(smem: Shared<i32>, tid: u32, block: u32) {
-    for s in [512u32, 256, 128, 64] {
-        if 2 * s <= block && tid < s {
-            let (i, j) = (tid as usize, (tid + s) as usize);
-            // SAFETY: i < j < 2s <= block. Thread `tid` alone writes smem[tid]; smem[j]
-            // (j >= s) is written by no thread at this level.
-            unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
-        }
-        sync_threads();
-    }
-    if tid < 32 {
-        for s in [32u32, 16, 8, 4, 2, 1] {
-            if 2 * s <= block && tid < s {
-                let (i, j) = (tid as usize, (tid + s) as usize);
-                // SAFETY: i < j < 2s <= block. Lanes write [0, s) and read [s, 2s) besides
-                // their own slot; the warp barrier below orders the levels.
-                unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
-            }
-            sync_warp(FULL_MASK);
         }
     }
 }

@@ -1,12 +1,13 @@
-use super::smem::shared_tree;
-use crate::device::shared::Shared;
+use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
+use crate::collective::thread::{STRIPE4, thread_sum_stripe4};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::{fold_index, segment_len};
+use crate::index::segment_len;
 use crate::kernel;
 use crate::static_shared;
 
-/// Elements each thread adds from global memory before the tree.
-const UNROLL: usize = 4;
+/// Static shared memory of [`smem_unroll4`] per block: one `i32` slot per thread of the
+/// largest block, 4096 bytes.
+pub const SMEM_UNROLL4_SHARED_BYTES: u32 = SHARED_TREE_SMEM_BYTES;
 
 kernel! {
     /// Shared-memory tree reduction with 4-way unrolled loads (the book's
@@ -34,13 +35,14 @@ kernel! {
     ///
     /// # Execution
     /// 1. Block `b` owns the segment of `4·blockDim` elements from `b·4·blockDim` (`len` of
-    ///    them exist; the last block may be short). Thread `tid` adds the segment's
+    ///    them exist; the last block may be short). Thread `tid`
+    ///    (`collective::thread::thread_sum_stripe4`) adds the segment's
     ///    elements `tid`, `tid + blockDim`, `tid + 2·blockDim`, `tid + 3·blockDim`: all
     ///    four with unguarded, independent loads when the last one exists, else only those
     ///    below `len` (the book loads nothing at all in that case and drops the tail).
     ///    The thread's sum, 0 if it had no element, goes to `smem[tid]`; block barrier.
-    /// 2. The tree of `smem` on `smem[0..blockDim)` (levels 512…64 with block barriers,
-    ///    then warp 0 alone with `__syncwarp`).
+    /// 2. The tree of `smem` (`collective::block::shared_tree`) on `smem[0..blockDim)`
+    ///    (levels 512…64 with block barriers, then warp 0 alone with `__syncwarp`).
     /// 3. Thread 0 writes `smem[0]` to `g_odata[b]`.
     ///
     /// ```text
@@ -53,7 +55,7 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / (4·blockDim))`, block a power of two in 32..=1024, 4096 bytes of
-    /// static shared memory (no dynamic shared memory).
+    /// static shared memory ([`SMEM_UNROLL4_SHARED_BYTES`]; no dynamic shared memory).
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`; `blockDim.x` is a power
@@ -63,63 +65,32 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     /// Every thread reaches every block barrier (threads with no element store 0 and take
     /// part in the tree), and all 32 lanes of warp 0 reach every `__syncwarp`.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `smem_unroll4` (H100, n =
+    /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn smem_unroll4(g_idata: *const i32, g_odata: *mut i32, n: u32) {
-        let smem = static_shared!(SMEM: [i32; 1024]);
-        // SAFETY: forwarded from this kernel's contract; `smem` holds 1024 >= blockDim slots.
-        unsafe { unroll4_body(smem, g_idata, g_odata, n) };
-    }
-}
+        let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let start = block_idx_x() as usize * STRIPE4 * block as usize;
+        let len = segment_len(n as usize, start, STRIPE4 * block as usize);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
 
-/// The body of [`smem_unroll4`] and `smem_unroll4_dyn`, which differ only in where their
-/// shared array comes from.
-///
-/// # Safety
-/// The kernel's contract (see [`smem_unroll4`]), and `smem` holds at least `blockDim.x`
-/// elements of this block's shared memory. Called by every thread of the block.
-#[inline(always)]
-pub(super) unsafe fn unroll4_body(smem: Shared<i32>, g_idata: *const i32, g_odata: *mut i32, n: u32) {
-    let tid = thread_idx_x();
-    let block = block_dim_x();
-    let start = block_idx_x() as usize * UNROLL * block as usize;
-    let len = segment_len(n as usize, start, UNROLL * block as usize);
-    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start) };
+        // SAFETY: the segment at `idata` holds `len` elements.
+        let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
+        // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
+        unsafe { smem.write(tid as usize, sum) };
+        sync_threads();
 
-    let sum = if fold_index(tid, block, UNROLL - 1) < len {
-        // The whole stripe exists: four loads that do not depend on each other, issued
-        // before any of their values is used.
-        // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
-        let (a0, a1, a2, a3) = unsafe {
-            (
-                *idata.add(fold_index(tid, block, 0)),
-                *idata.add(fold_index(tid, block, 1)),
-                *idata.add(fold_index(tid, block, 2)),
-                *idata.add(fold_index(tid, block, 3)),
-            )
-        };
-        a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
-    } else {
-        // The short last block: only the elements that exist (maybe none).
-        let mut sum = 0i32;
-        for k in 0..UNROLL {
-            let i = fold_index(tid, block, k);
-            if i < len {
-                // SAFETY: i < len.
-                sum = sum.wrapping_add(unsafe { *idata.add(i) });
-            }
+        // SAFETY: smem holds blockDim slots, all written before the barrier above.
+        unsafe { shared_tree(smem, tid, block) };
+
+        if tid == 0 {
+            // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
+            // elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
         }
-        sum
-    };
-    // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
-    unsafe { smem.write(tid as usize, sum) };
-    sync_threads();
-
-    // SAFETY: smem holds blockDim slots, all written before the barrier above.
-    unsafe { shared_tree(smem, tid, block) };
-
-    if tid == 0 {
-        // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
-        // elements.
-        unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
     }
 }

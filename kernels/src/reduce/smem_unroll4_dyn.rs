@@ -1,6 +1,8 @@
-use super::smem_unroll4::unroll4_body;
+use crate::collective::block::shared_tree;
+use crate::collective::thread::{STRIPE4, thread_sum_stripe4};
 use crate::device::shared::dynamic_shared;
-use crate::device::thread::block_dim_x;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::segment_len;
 use crate::kernel;
 
 kernel! {
@@ -32,9 +34,10 @@ kernel! {
     /// sized to fit.
     ///
     /// # Execution
-    /// Identical to `smem_unroll4` (the two kernels share one body): four guarded loads per
-    /// thread into `smem[tid]`, the shared-memory tree with `__syncwarp` in the last warp,
-    /// thread 0 writes the block's sum.
+    /// Identical to `smem_unroll4` (the same code on another array): four guarded loads per
+    /// thread into `smem[tid]` (`collective::thread::thread_sum_stripe4`), the shared-memory
+    /// tree with `__syncwarp` in the last warp (`collective::block::shared_tree`), thread 0
+    /// writes the block's sum.
     ///
     /// ```text
     ///  static  (smem_unroll4):      [ smem: 1024 × i32 = 4096 B, fixed at compile time ]
@@ -54,10 +57,33 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     /// Every thread reaches every block barrier, and all 32 lanes of warp 0 reach every
     /// `__syncwarp` (see `smem_unroll4`).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `smem_unroll4_dyn` (H100,
+    /// n = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn smem_unroll4_dyn(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };
-        // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.
-        unsafe { unroll4_body(smem, g_idata, g_odata, n) };
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let start = block_idx_x() as usize * STRIPE4 * block as usize;
+        let len = segment_len(n as usize, start, STRIPE4 * block as usize);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
+
+        // SAFETY: the segment at `idata` holds `len` elements.
+        let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
+        // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
+        unsafe { smem.write(tid as usize, sum) };
+        sync_threads();
+
+        // SAFETY: smem holds blockDim slots, all written before the barrier above.
+        unsafe { shared_tree(smem, tid, block) };
+
+        if tid == 0 {
+            // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
+            // elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
+        }
     }
 }

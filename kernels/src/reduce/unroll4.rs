@@ -1,4 +1,7 @@
-use super::unroll2::unrolled;
+use crate::collective::block::interleaved_tree;
+use crate::collective::thread::fold_blocks;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::segment_len;
 use crate::kernel;
 
 kernel! {
@@ -22,8 +25,9 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[4b*blockDim .. 4(b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements `tid + k*blockDim`,
-    ///    `k = 0..4`, that exist, and stores the sum in `idata[tid]`; block barrier.
+    /// 2. Fold (`collective::thread::fold_blocks`): thread `tid` adds the elements `tid +
+    ///    k*blockDim`, `k = 0..4`, that exist, and stores the sum in `idata[tid]`; block
+    ///    barrier.
     ///
     ///    ```text
     ///    idata: | x0 .. xB-1 | xB .. x2B-1 | x2B .. x3B-1 | x3B .. x4B-1 |   B = blockDim
@@ -49,8 +53,29 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
     /// Every thread reaches every barrier: threads past `n` fold nothing and idle through
     /// the tree instead of returning early.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `unroll4` (H100, n = 2^24
+    /// and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn unroll4(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        // SAFETY: forwarded; the launch follows this kernel's preconditions.
-        unsafe { unrolled::<4>(g_idata, g_odata, n) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let seg = 4 * block as usize;
+        let start = block_idx_x() as usize * seg;
+        let len = segment_len(n as usize, start, seg);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start) };
+
+        // SAFETY: `idata` holds the `len` elements of this block's segment.
+        unsafe { fold_blocks::<4>(idata, tid, block, len) };
+        sync_threads();
+
+        // SAFETY: after the fold, slots 0..min(len, block) hold sums; every thread calls it.
+        unsafe { interleaved_tree(idata, tid, block, len.min(block as usize)) };
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        }
     }
 }

@@ -1,69 +1,10 @@
-use super::unroll2::fold_blocks;
+use crate::collective::block::add_pair;
+use crate::collective::thread::fold_blocks;
+use crate::collective::warp::last_warp;
+use crate::device::WARP_SIZE;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::device::warp::sync_warp;
-use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::index::segment_len;
 use crate::kernel;
-
-/// One round of the interleaved tree for one thread: thread `tid < stride` adds
-/// `idata[tid + stride]` into `idata[tid]` when `tid + stride < len` (the slot holds a sum).
-/// In a round the written slots are `[0, stride)` and the read ones `[stride, 2*stride)`:
-/// disjoint, so the threads of one round never race with each other.
-///
-/// # Safety
-/// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
-/// every thread of the later round's readers and the earlier round's writers.
-#[inline(always)]
-pub(super) unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: usize) {
-    if tid < stride && ((tid + stride) as usize) < len {
-        let (i, j) = (tid as usize, (tid + stride) as usize);
-        // SAFETY: i < j < len; slot i is written by thread `tid` only, slot j (>= stride) is
-        // written by no thread of this round.
-        unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-    }
-}
-
-/// The last six rounds of the tree (strides 32, 16, 8, 4, 2, 1), done by warp 0 alone with
-/// warp barriers (`__syncwarp`) instead of block barriers. Afterwards `idata[0]` holds the
-/// sum of `idata[0 .. len)`.
-///
-/// Why a `sync_warp` between rounds, and why one is enough: round `s` writes the slots
-/// `[0, s)` and reads `[s, 2s)` (see [`add_pair`]), so inside a round nothing is both read
-/// and written. Round `s/2` reads `[s/2, s)`, which lanes `s/2 .. s` wrote in round `s`:
-/// other lanes, so lane `t` must not read before they have written, and their writes must
-/// be visible to it. `__syncwarp` gives both: every lane of the mask waits there, and their
-/// memory accesses before it are visible to each other after it. (The book's version has
-/// all 32 lanes add in every round, so lane `t + 16` rewrites the slot lane `t` reads in
-/// the same round; that form needs a sync between each round's reads and its writes too.)
-///
-/// The CPU emulator runs each lane up to its next warp or block operation, so without these
-/// syncs lane 0 would do all six rounds before lane 1 starts and the sums come out wrong
-/// there too; but a passing emulator run is no proof of race freedom — the argument above
-/// is.
-///
-/// # Safety
-/// Called by all 32 threads of warp 0 (`tid < 32`) and by no other thread; `idata` holds
-/// `len ≤ blockDim` elements (so `idata[tid + 32]` is read only where it is a slot of this
-/// block's tree); a block barrier separates the last writes of the other warps to
-/// `idata[0 .. 64)` from this call.
-#[inline(always)]
-pub(super) unsafe fn last_warp(idata: *mut i32, tid: u32, len: usize) {
-    // SAFETY: the caller's contract, and the `sync_warp` between two rounds is the barrier
-    // `add_pair` asks for (only warp 0 reads or writes in these rounds).
-    unsafe {
-        add_pair(idata, tid, 32, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 16, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 8, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 4, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 2, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 1, len);
-    }
-}
 
 kernel! {
     /// `unroll8` with the last warp unrolled: the tree runs with block barriers down to
@@ -86,16 +27,16 @@ kernel! {
     /// ```
     ///
     /// with no synchronisation, assuming the 32 lanes run each statement in lockstep (all
-    /// reads of a statement before any write, one statement after the other). Since Volta
-    /// the lanes of a warp are scheduled independently: nothing in the programming model
-    /// keeps them converged between two `.sync` operations, and the CUDA Programming Guide
-    /// says code that assumes it must use `__syncwarp`. So lane 0 may read `vmem[16]`
-    /// *before* lane 16 has added `vmem[48]` into it (the sum misses `vmem[48]`), or *after*
-    /// lane 16 has already done its next statement, `vmem[16] += vmem[32]` (the sum
-    /// counts `vmem[32]` twice). `volatile` does not help: it makes the compiler emit every
-    /// load and store and keep them in program order *within one thread*, but it orders
-    /// nothing between lanes. Here each round is separated from the next by
-    /// `sync_warp(FULL_MASK)` (see `last_warp`), and only lanes `tid < stride` write.
+    /// reads of a statement before any write, one statement after the other). Since Volta the
+    /// lanes of a warp are scheduled independently: nothing in the programming model keeps
+    /// them converged between two `.sync` operations, and the CUDA Programming Guide says
+    /// code that assumes it must use `__syncwarp`. So lane 0 may read `vmem[16]` *before*
+    /// lane 16 has added `vmem[48]` into it (the sum misses `vmem[48]`), or *after* lane 16
+    /// has already done its next statement, `vmem[16] += vmem[32]` (the sum counts `vmem[32]`
+    /// twice). `volatile` does not help: it makes the compiler emit every load and store and
+    /// keep them in program order *within one thread*, but it orders nothing between lanes.
+    /// Here each round is separated from the next by `sync_warp(FULL_MASK)` (see
+    /// `collective::warp::last_warp`), and only lanes `tid < stride` write.
     ///
     /// # Previous problem → fix
     /// `unroll8`'s tree runs its last rounds (stride 32 down to 1) with at most 32 working
@@ -107,11 +48,11 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[8b*blockDim .. 8(b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. Fold (`fold_blocks` in `unroll2.rs`): thread `tid` adds the elements
+    /// 2. Fold (`collective::thread::fold_blocks`): thread `tid` adds the elements
     ///    `tid + k*blockDim`, `k = 0..8`, that exist into `idata[tid]`; block barrier.
     /// 3. For `stride = blockDim/2, …, 64`: thread `tid < stride` adds `idata[tid + stride]`
     ///    when that slot holds a sum; block barrier after each round.
-    /// 4. Warp 0 (`tid < 32`), `last_warp`:
+    /// 4. Warp 0 (`tid < 32`), `collective::warp::last_warp`:
     ///
     ///    ```text
     ///     stride 32: lanes 0-31  idata[t] += idata[t+32]    sync_warp
@@ -139,6 +80,10 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
     /// Every thread reaches every block barrier (threads past `n` fold nothing and idle
     /// through the loop), and all 32 lanes of warp 0 reach every warp barrier.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `unroll_warps8` (H100, n =
+    /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -5,6 +5,8 @@ use crate::{kernel, static_shared};
 /// Threads per block of `bit_build` (the seed's 512): one launch completes the tree nodes of
 /// `log2(512) = 9` levels.
 pub const BIT_BLOCK: u32 = 512;
+/// Static shared memory of [`bit_build`] per block: one `i32` node per thread, 2048 bytes.
+pub const BIT_BUILD_SHARED_BYTES: u32 = BIT_BLOCK * core::mem::size_of::<i32>() as u32;
 
 kernel! {
     /// Builds one band of levels of a Fenwick tree (binary indexed tree, BIT) of prefix sums:
@@ -47,7 +49,8 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// Grid `ceil((n / stride) / 512)`, block 512 (`BIT_BLOCK`), 2 KiB static shared memory.
+    /// Grid `ceil((n / stride) / 512)`, block 512 (`BIT_BLOCK`), 2 KiB static shared memory
+    /// ([`BIT_BUILD_SHARED_BYTES`]).
     /// The first launch has `stride = 1` and `src` = the input: it copies every element into
     /// `tree` as it builds; later launches have `src == tree` (in place). The next stride is
     /// `stride * 512` while `2 * stride * 512 <= n` (`index::bit_next_stride`).
@@ -60,6 +63,11 @@ kernel! {
     /// The pointers are valid device memory of `n` elements; `src` is either `tree` itself or
     /// a buffer nobody writes during the launch. Every thread reaches every barrier (threads
     /// past the last node carry a 0 through the tree and write nothing).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `bit` (the variant that
+    /// launches this kernel; H100, n = 2^24 and 2^28, block 512): time, GB/s and the ratio
+    /// to the previous kernel.
     pub unsafe fn bit_build(src: *const i32, tree: *mut i32, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;
@@ -131,6 +139,11 @@ kernel! {
     /// # Safety
     /// The pointers are valid device memory of `n` elements, `output` does not overlap
     /// `tree`. No barrier: threads past `n` may return at once.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `bit` (the variant that
+    /// launches this kernel; H100, n = 2^24 and 2^28, block 512): time, GB/s and the ratio
+    /// to the previous kernel.
     pub unsafe fn bit_query(tree: *const i32, output: *mut i32, n: u32, exclusive: u32) {
         let i = global_idx_x();
         if i >= n as usize {

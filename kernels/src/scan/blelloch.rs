@@ -6,6 +6,11 @@ use crate::{kernel, static_shared};
 pub const BLELLOCH_BLOCK: u32 = 512;
 /// Elements per tile (one block's share): `2 * BLELLOCH_BLOCK`.
 pub const BLELLOCH_TILE: u32 = 2 * BLELLOCH_BLOCK;
+/// Static shared memory of [`blelloch_block`] per block: the tile padded against bank
+/// conflicts (`index::padded_len`: 1055 `i32`, 4220 bytes), in an array that
+/// `static_shared!` aligns to 16 bytes, so the block takes 4224.
+pub const BLELLOCH_BLOCK_SHARED_BYTES: u32 =
+    (padded_len(BLELLOCH_TILE as usize) * core::mem::size_of::<i32>()).next_multiple_of(16) as u32;
 
 kernel! {
     /// Work-efficient scan of one 1024-element tile in shared memory (Blelloch 1990, as in
@@ -55,6 +60,7 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / 1024)`, block 512 (`BLELLOCH_BLOCK`), 4.1 KiB static shared memory
+    /// ([`BLELLOCH_BLOCK_SHARED_BYTES`])
     /// (1024 + 31 words). May run **in place** (`input == output`, for the block-sums levels):
     /// each element is read and written by the same thread, its read before its write.
     ///
@@ -65,6 +71,11 @@ kernel! {
     /// # Safety
     /// The pointers are valid device memory of those lengths; `sums` overlaps neither tile
     /// array. Every thread reaches every barrier (threads past `n` carry zeros).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `blelloch` (the variant
+    /// that launches this kernel; H100, n = 2^24 and 2^28, block 512): time, GB/s and the
+    /// ratio to the previous kernel.
     pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, sums: *mut i32, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_TILE as usize)]);
         let tid = thread_idx_x() as usize;
@@ -176,6 +187,11 @@ kernel! {
     ///
     /// # Safety
     /// The pointers are valid device memory of those lengths and do not overlap. No barrier.
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `blelloch` (the variant
+    /// that launches this kernel; H100, n = 2^24 and 2^28, block 512): time, GB/s and the
+    /// ratio to the previous kernel.
     pub unsafe fn blelloch_add(data: *mut i32, offsets: *const i32, n: u32) {
         let b = block_idx_x() as usize;
         let tid = thread_idx_x() as usize;

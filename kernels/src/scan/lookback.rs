@@ -46,6 +46,15 @@ const fn shared_words(tile: usize) -> usize {
     tile + CTRL_WORDS
 }
 
+/// Static shared memory per block of the `lookback` kernel compiled for `threads` threads
+/// of `items` elements each (the tuning shapes): the tile plus 36 control words, in `i32`s.
+pub const fn lookback_shared_bytes(threads: u32, items: u32) -> u32 {
+    (shared_words(threads as usize * items as usize) * core::mem::size_of::<i32>()) as u32
+}
+
+/// Static shared memory of [`lookback`] per block: `(LOOKBACK_TILE + 36) × 4` bytes.
+pub const LOOKBACK_SHARED_BYTES: u32 = lookback_shared_bytes(LOOKBACK_THREADS, LOOKBACK_ITEMS);
+
 /// Inclusive scan of `x` over the 32 lanes of a full warp (Hillis–Steele with
 /// `__shfl_up_sync`: 5 steps, every lane ends with the sum of lanes `0..=lane`).
 #[inline(always)]
@@ -412,7 +421,7 @@ kernel! {
     /// # Launch
     /// Grid `ceil(n / LOOKBACK_TILE)` (one block per tile), block `LOOKBACK_THREADS`
     /// (traps otherwise), `(LOOKBACK_TILE + 36) × 4` bytes of static shared memory (the
-    /// tile, the warp totals, the prefix).
+    /// tile, the warp totals, the prefix; [`LOOKBACK_SHARED_BYTES`]).
     ///
     /// # Preconditions
     /// `input` and `output` hold `n ≥ 1` elements each, are 16-byte aligned and do not
@@ -427,6 +436,11 @@ kernel! {
     /// The look-back spins only on tiles with smaller ids (see *Tile order*), and every spin
     /// goes through the device layer's atomic loads (which, in the emulator, let other
     /// threads run and respect the time budget).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `lookback` (H100, n = 2^24
+    /// and 2^28, block 256, `LOOKBACK_THREADS`): time, GB/s and the ratio to the previous
+    /// kernel.
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,
@@ -453,8 +467,38 @@ macro_rules! lookback_shape {
             /// name), for tuning: same algorithm, same arguments, same preconditions, with
             /// tiles of `threads × items` elements and blocks of `threads` threads.
             ///
+            /// # Concept
+            /// **Tuning by instantiation.** The tile shape decides how many tiles an SM holds
+            /// at once (shared memory, registers, threads per SM) and so how many bytes are
+            /// in flight while tiles wait in their look-back. Which shape keeps the GPU
+            /// busiest is measured, not derived: each candidate is the same code compiled
+            /// with other constants ([`LOOKBACK_TUNING`]).
+            ///
+            /// # Previous problem → fix
+            /// `lookback` is compiled for one shape (`LOOKBACK_THREADS` ×
+            /// `LOOKBACK_ITEMS`), a choice that holds only as long as no other shape is
+            /// faster. These shapes are the alternatives that `scripts/gpu/scan_table.sh`
+            /// times next to it; the winner becomes `lookback`'s shape.
+            ///
+            /// # Execution
+            /// As `lookback` (phases 1–7 of its docs), with `threads` threads per block and
+            /// `items / 4` 16-byte chunks per thread.
+            ///
+            /// # Launch
+            /// Grid `ceil(n / (threads × items))`, block exactly `threads` (traps
+            /// otherwise), `(threads × items + 36) × 4` bytes of static shared memory
+            /// ([`lookback_shared_bytes`]`(threads, items)`).
+            ///
+            /// # Preconditions
+            /// As for `lookback`.
+            ///
             /// # Safety
             /// As for `lookback`, with this kernel's tile and block.
+            ///
+            /// # Measured
+            /// See `docs/measurements/2026-11-22-h100/variants.csv`, the row named by the
+            /// kernel (`lookback_128x44`, …; H100, n = 2^24 and 2^28, the shape's own
+            /// block): time, GB/s and the ratio to `lookback`.
             pub unsafe fn $name(
                 input: *const i32,
                 output: *mut i32,

@@ -18,11 +18,11 @@ mod blelloch;
 pub mod index;
 mod lookback;
 
-pub use bit::{BIT_BLOCK, bit_build, bit_query};
-pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_TILE, blelloch_add, blelloch_block};
+pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, bit_build, bit_query};
+pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_TILE, blelloch_add, blelloch_block};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;
 pub use lookback::{
-    LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x44, lookback_128x60,
-    lookback_192x44, lookback_256x28,
+    LOOKBACK_ITEMS, LOOKBACK_SHARED_BYTES, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x44,
+    lookback_128x60, lookback_192x44, lookback_256x28, lookback_shared_bytes,
 };

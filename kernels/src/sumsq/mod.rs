@@ -36,7 +36,7 @@ mod squares_coalesced;
 mod squares_grid_stride;
 mod squares_one_thread;
 
-pub use squares_block_tree::squares_block_tree;
+pub use squares_block_tree::{SQUARES_BLOCK_TREE_SHARED_BYTES, squares_block_tree};
 pub use squares_chunked::squares_chunked;
 pub use squares_coalesced::squares_coalesced;
 pub use squares_grid_stride::squares_grid_stride;

@@ -3,6 +3,13 @@ use crate::device::thread::{block_dim_x, block_idx_x, global_idx_x, grid_dim_x, 
 use crate::kernel;
 use crate::static_shared;
 
+/// Slots of [`squares_block_tree`]'s shared array: one `i32` per thread of the largest block.
+const SLOTS: usize = 1024;
+
+/// Static shared memory of [`squares_block_tree`] per block: one `i32` per thread of the
+/// largest block (1024), 4096 bytes.
+pub const SQUARES_BLOCK_TREE_SHARED_BYTES: u32 = (SLOTS * core::mem::size_of::<i32>()) as u32;
+
 kernel! {
     /// Step 5 of the sum-of-squares tutorial: `squares_grid_stride`, then each block adds its
     /// threads' sums with a **tree in shared memory** and writes **one** partial sum.
@@ -36,7 +43,8 @@ kernel! {
     ///
     /// # Launch
     /// Grid `k × SMs` (`k = 4`, as in `squares_grid_stride`; any grid works), block a power
-    /// of two in 32..=1024, 4096 bytes of static shared memory.
+    /// of two in 32..=1024, 4096 bytes of static shared memory
+    /// ([`SQUARES_BLOCK_TREE_SHARED_BYTES`]).
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` elements, `g_result` `gridDim.x`, `g_clocks` `2 · gridDim.x`;
@@ -46,8 +54,13 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     /// Every thread reaches every barrier (a thread with no element stores 0 and takes part
     /// in the tree).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `squares_block_tree`
+    /// (H100, n = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous
+    /// kernel.
     pub unsafe fn squares_block_tree(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
-        let smem = static_shared!(SQUARES: [i32; 1024]);
+        let smem = static_shared!(SQUARES: [i32; SLOTS]);
         let tid = thread_idx_x();
         let block = block_dim_x();
         let g = global_idx_x();

@@ -43,6 +43,11 @@ kernel! {
     /// # Safety
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     /// Every thread reaches both barriers (a thread with no element writes 0).
+    ///
+    /// # Measured
+    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `squares_grid_stride`
+    /// (H100, n = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous
+    /// kernel.
     pub unsafe fn squares_grid_stride(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
         let g = global_idx_x();
         let threads = grid_dim_x() as usize * block_dim_x() as usize;

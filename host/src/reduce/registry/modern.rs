@@ -7,10 +7,6 @@
 use super::{BlockRule, Elem, Family, Finish, Grid, KernelSel, Op, SharedMem, Variant};
 use crate::kernel_ref;
 
-/// Static shared memory of the warp-shuffle block reduction: one `i32` slot per warp of the
-/// largest block.
-const WARP_SLOTS: u32 = 32 * 4;
-
 /// A modern variant: every power-of-two block from Volta on unless `min_cc` says otherwise.
 const fn modern(
     name: &'static str,
@@ -48,7 +44,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::warp_shuffle(a, b, n)))),
         Grid::PerItems,
         EIGHT,
-        WARP_SLOTS,
+        kernels::reduce::WARP_SHUFFLE_SHARED_BYTES,
     ),
     modern(
         "redux",
@@ -57,7 +53,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::redux(a, b, n)))),
         Grid::PerItems,
         EIGHT,
-        WARP_SLOTS,
+        kernels::reduce::REDUX_SHARED_BYTES,
     ),
     modern(
         "grid_stride",
@@ -66,7 +62,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::grid_stride(a, b, n)))),
         Grid::Resident,
         1,
-        WARP_SLOTS,
+        kernels::reduce::GRID_STRIDE_SHARED_BYTES,
     ),
     modern(
         "vector_loads",
@@ -75,7 +71,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::vector_loads(a, b, n)))),
         Grid::Resident,
         TRIP,
-        WARP_SLOTS,
+        kernels::reduce::VECTOR_LOADS_SHARED_BYTES,
     ),
     modern(
         "single_pass",
@@ -85,7 +81,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         Grid::Resident,
         TRIP,
         // The warp slots plus the 16-byte-aligned "last block" flag.
-        WARP_SLOTS + 16,
+        kernels::reduce::SINGLE_PASS_SHARED_BYTES,
     ),
     modern(
         "atomic_accumulate",
@@ -94,6 +90,6 @@ pub(super) static VARIANTS: &[Variant] = &[
         Finish::AtomicAccumulate(kernel_ref!(kernels::reduce::atomic_accumulate(a, acc, n, e))),
         Grid::Resident,
         TRIP,
-        WARP_SLOTS,
+        kernels::reduce::ATOMIC_ACCUMULATE_SHARED_BYTES,
     ),
 ];

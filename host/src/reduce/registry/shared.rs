@@ -27,10 +27,6 @@ const fn chapter5(
     }
 }
 
-/// The static shared array of `smem` and `smem_unroll4`: one `i32` per thread of the largest
-/// block.
-const SMEM_TREE: SharedMem = SharedMem::Static { bytes: 4096 };
-
 pub(super) static VARIANTS: &[Variant] = &[
     chapter5(
         "gmem",
@@ -44,14 +40,14 @@ pub(super) static VARIANTS: &[Variant] = &[
         "the same tree in a static shared array: global memory read once, every level on chip",
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::smem(a, b, n)))),
         1,
-        SMEM_TREE,
+        SharedMem::Static { bytes: kernels::reduce::SMEM_SHARED_BYTES },
     ),
     chapter5(
         "smem_unroll4",
         "each thread adds 4 elements before the shared tree: 4 loads in flight, a quarter of the blocks",
         Finish::HostAdds(KernelSel::One(kernel_ref!(kernels::reduce::smem_unroll4(a, b, n)))),
         4,
-        SMEM_TREE,
+        SharedMem::Static { bytes: kernels::reduce::SMEM_UNROLL4_SHARED_BYTES },
     ),
     chapter5(
         "smem_unroll4_dyn",

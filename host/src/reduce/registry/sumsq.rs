@@ -78,6 +78,6 @@ pub(super) static VARIANTS: &[Variant] = &[
         kernel_ref!(kernels::sumsq::squares_block_tree(a, r, c, n)),
         Grid::PerMultiprocessor,
         Per::Block,
-        SharedMem::Static { bytes: 4096 },
+        SharedMem::Static { bytes: kernels::sumsq::SQUARES_BLOCK_TREE_SHARED_BYTES },
     ),
 ];

@@ -1,0 +1,150 @@
+//! Block-level sums: every thread of the block takes part, and each function holds block
+//! barriers, so every thread of the block must call it (never from divergent code).
+//!
+//! * [`block_sum`] — registers in, one total out, through one shared slot per warp: the
+//!   block reduction of `warp_shuffle` and every kernel after it (CUB's
+//!   `BlockReduce<…, BLOCK_REDUCE_WARP_REDUCTIONS>`).
+//! * [`add_pair`], [`interleaved_tree`], [`shared_tree`] — trees over an array of one slot
+//!   per thread, in global or shared memory: the chapter-3 and chapter-5 kernels.
+
+use crate::device::shared::Shared;
+use crate::device::thread::{block_dim_x, lane_id, sync_threads, warp_id};
+use crate::device::warp::sync_warp;
+use crate::device::{FULL_MASK, WARP_SIZE};
+
+/// Warps in the largest block (1024 / 32): the shared slots [`block_sum`] needs, one `i32`
+/// per warp. A kernel declares its slots as `static_shared!(NAME: [i32; BLOCK_SUM_SLOTS])`.
+pub const BLOCK_SUM_SLOTS: usize = 32;
+
+/// Bytes of static shared memory of [`BLOCK_SUM_SLOTS`] `i32` slots (128): what a kernel whose
+/// only shared array is those slots reports (`ptxas -v`: "128 bytes smem").
+pub const BLOCK_SUM_SMEM_BYTES: u32 = (BLOCK_SUM_SLOTS * core::mem::size_of::<i32>()) as u32;
+
+/// The wrapping sum of `value` over the whole block, complete in **thread 0**: `warp_sum`
+/// reduces each warp in registers, lane 0 of each warp parks its warp's sum in
+/// `slots[warp]`, one block barrier, then warp 0 reduces the slots with `warp_sum` again.
+///
+/// ```text
+///  registers   t0 t1 … t31 | t32 … t63 | …         one value per thread
+///  warp_sum    warp 0 → lane 0 | warp 1 → lane 0 | …
+///  shared      slots[0]  slots[1]  …  slots[W-1]    bar.sync
+///  warp 0      lane w = slots[w] (0 past W) → warp_sum → thread 0
+/// ```
+///
+/// `warp_sum` must leave the warp's sum at least in lane 0
+/// ([`warp_sum_shfl`](super::warp::warp_sum_shfl), or `redux.sync`, which leaves it in
+/// every lane).
+///
+/// # Safety
+/// Every thread of the block calls it (it holds a block barrier), with the block a multiple
+/// of 32 threads and at most `32 × slots.len()` of them; no thread calls it while another
+/// thread of the block may still read `slots` from an earlier use (a barrier in between).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn block_sum(value: i32, slots: Shared<i32>, warp_sum: impl Fn(i32) -> i32) -> i32 {
+    let warp_total = warp_sum(value);
+    if lane_id() == 0 {
+        // SAFETY: warp_id < blockDim/32 <= slots.len(); each warp writes its own slot.
+        unsafe { slots.write(warp_id() as usize, warp_total) };
+    }
+    sync_threads();
+    let mut total = 0;
+    if warp_id() == 0 {
+        let warps = block_dim_x() / WARP_SIZE;
+        let lane = lane_id();
+        // SAFETY: lane < warps <= slots.len(); the barrier above ordered the writes.
+        let parked = if lane < warps { unsafe { slots.read(lane as usize) } } else { 0 };
+        total = warp_sum(parked);
+    }
+    total
+}
+
+/// One round of the interleaved tree for one thread: thread `tid < stride` adds
+/// `idata[tid + stride]` into `idata[tid]` when `tid + stride < len` (the slot holds a sum).
+/// In a round the written slots are `[0, stride)` and the read ones `[stride, 2*stride)`:
+/// disjoint, so the threads of one round never race with each other.
+///
+/// # Safety
+/// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
+/// every thread of the later round's readers and the earlier round's writers.
+#[inline(always)]
+pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: usize) {
+    if tid < stride && ((tid + stride) as usize) < len {
+        let (i, j) = (tid as usize, (tid + stride) as usize);
+        // SAFETY: i < j < len; slot i is written by thread `tid` only, slot j (>= stride) is
+        // written by no thread of this round.
+        unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+    }
+}
+
+/// The interleaved tree (taught by `interleaved`; phase 3 of `unroll2`/`unroll4`/`unroll8`)
+/// over the `len ≤ blockDim` slots `idata[0..len)`. For `stride = block/2, …, 1`, thread
+/// `tid < stride` adds `idata[tid + stride]` into `idata[tid]` when that slot exists; a block
+/// barrier ends every round. Afterwards `idata[0]` holds the sum of the `len` slots.
+///
+/// ```text
+///  block = 8       idata: a0 a1 a2 a3 a4 a5 a6 a7
+///  stride 4 (t0-3)        ^--+--+--+--'  '  '  '      a0+=a4  a1+=a5  a2+=a6  a3+=a7
+///  stride 2 (t0-1)        ^--+--'  '                  a0+=a2  a1+=a3
+///  stride 1 (t0)          ^--'                        a0+=a1
+/// ```
+///
+/// # Safety
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
+/// with the same `idata`, `block` and `len` (it contains barriers).
+#[inline(always)]
+pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: usize) {
+    let mut stride = block / 2;
+    while stride > 0 {
+        if tid < stride && ((tid + stride) as usize) < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
+            // idata[j] (j >= stride) is written by no thread in this round.
+            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        }
+        sync_threads();
+        stride >>= 1;
+    }
+}
+
+/// Slots a kernel's shared array needs for [`shared_tree`] at any block size: one `i32` per
+/// thread of the largest block (1024).
+pub const SHARED_TREE_SLOTS: usize = 1024;
+
+/// Bytes of a static shared array of [`SHARED_TREE_SLOTS`] `i32` (4096, 4 KiB).
+pub const SHARED_TREE_SMEM_BYTES: u32 = (SHARED_TREE_SLOTS * core::mem::size_of::<i32>()) as u32;
+
+/// The in-block tree of the shared-memory kernels (taught by `smem`): sums
+/// `smem[0..blockDim)` into `smem[0]` (interleaved pairs; block barriers above the last warp,
+/// `__syncwarp` within it).
+///
+/// Called by every thread of the block; afterwards thread 0 may read `smem[0]`, which it
+/// wrote itself. No other thread may read `smem[0]` without a further block barrier.
+///
+/// # Safety
+/// `smem` holds at least `block` elements, all written and made visible by a block barrier
+/// before the call; `block` is `blockDim.x`, a power of two in 32..=1024; every thread of
+/// the block calls this (it contains block barriers).
+#[inline(always)]
+pub unsafe fn shared_tree(smem: Shared<i32>, tid: u32, block: u32) {
+    for s in [512u32, 256, 128, 64] {
+        if 2 * s <= block && tid < s {
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            // SAFETY: i < j < 2s <= block. Thread `tid` alone writes smem[tid]; smem[j]
+            // (j >= s) is written by no thread at this level.
+            unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+        }
+        sync_threads();
+    }
+    if tid < 32 {
+        for s in [32u32, 16, 8, 4, 2, 1] {
+            if 2 * s <= block && tid < s {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < 2s <= block. Lanes write [0, s) and read [s, 2s) besides
+                // their own slot; the warp barrier below orders the levels.
+                unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+            }
+            sync_warp(FULL_MASK);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Thread-level sums: what one thread adds of its share of the input before any other thread
+//! is involved (CUB's `ThreadReduce` and its tile loads). No barriers, no shuffles: any
+//! thread may call these on its own.
+//!
+//! * [`fold_blocks`] — `N` data blocks folded in place into the first (chapter 3: `unroll2`
+//!   … `complete_unroll`).
+//! * [`thread_sum_stripe4`] — four strided elements into a register (`smem_unroll4`,
+//!   `smem_unroll4_dyn`).
+//! * [`thread_sum_items`] — `ITEMS` strided elements into a register (`warp_shuffle`,
+//!   `redux`).
+//! * [`thread_sum_v4`] — a grid-stride loop of 128-bit loads over any alignment
+//!   (`vector_loads`, `single_pass`, `atomic_accumulate`).
+
+use crate::device::mem::load_v4_nc;
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+use crate::index::{fold_count, fold_index};
+
+/// Phase 1 of the unrolled kernels (`unroll2` … `complete_unroll`): thread `tid` adds the
+/// elements `tid + k*block`, `k < N`, of its block's segment — those that exist, see
+/// [`fold_count`] — and stores their sum in `idata[tid]`. A thread past the segment's end
+/// does nothing. The `N` loads are independent, so a thread issues them all before it
+/// waits for the first one.
+///
+/// ```text
+///  N = 4, blockDim = 4: block b owns 16 elements
+///  idata: | x0  x1  x2  x3 | x4  x5  x6  x7 | x8  x9  x10 x11 | x12 x13 x14 x15 |
+///           t0  t1  t2  t3   t0  t1  t2  t3   t0  t1  t2  t3    t0  t1  t2  t3
+///  afterwards idata[t] = x[t] + x[t+4] + x[t+8] + x[t+12] for t = 0..4
+/// ```
+///
+/// Afterwards slot `tid` of `idata[0..blockDim)` holds a sum exactly when `tid < len`, so
+/// the tree that follows runs over `min(len, blockDim)` elements.
+///
+/// # Safety
+/// `idata` points at a segment of which `len` elements exist. Each thread of the block
+/// calls this once; the caller puts a block barrier between it and the tree (the tree reads
+/// slots other threads wrote here).
+#[inline(always)]
+pub unsafe fn fold_blocks<const N: usize>(idata: *mut i32, tid: u32, block: u32, len: usize) {
+    let count = fold_count(len, block, tid, N);
+    if count > 0 {
+        let mut sum = 0i32;
+        for k in 0..N {
+            if k < count {
+                // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
+                sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k)) });
+            }
+        }
+        // SAFETY: count > 0 means tid < len. Slot tid is read and written by thread tid only
+        // in this phase (the other indices it reads are >= blockDim, which no thread writes).
+        unsafe { *idata.add(tid as usize) = sum };
+    }
+}
+
+/// Elements [`thread_sum_stripe4`] adds per thread.
+pub const STRIPE4: usize = 4;
+
+/// Phase 1 of `smem_unroll4` and `smem_unroll4_dyn`: the sum of the elements `tid`,
+/// `tid + block`, `tid + 2·block`, `tid + 3·block` of a segment of which `len` elements
+/// exist (0 if none does). When the last of the four exists, all four are loaded unguarded
+/// and independently, issued before any of their values is used; otherwise (the short last
+/// block) only those below `len`.
+///
+/// ```text
+///   [ data block 0 ][ data block 1 ][ data block 2 ][ data block 3 ]    block = B
+///     t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1
+///  sum(t) = a[t] + a[t+B] + a[t+2B] + a[t+3B]      (4 loads in flight per thread)
+/// ```
+///
+/// # Safety
+/// `idata` is valid for reading `len` elements.
+#[inline(always)]
+pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: usize) -> i32 {
+    if fold_index(tid, block, STRIPE4 - 1) < len {
+        // The whole stripe exists: four loads that do not depend on each other, issued
+        // before any of their values is used.
+        // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
+        let (a0, a1, a2, a3) = unsafe {
+            (
+                *idata.add(fold_index(tid, block, 0)),
+                *idata.add(fold_index(tid, block, 1)),
+                *idata.add(fold_index(tid, block, 2)),
+                *idata.add(fold_index(tid, block, 3)),
+            )
+        };
+        a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
+    } else {
+        // The short last block: only the elements that exist (maybe none).
+        let mut sum = 0i32;
+        for k in 0..STRIPE4 {
+            let i = fold_index(tid, block, k);
+            if i < len {
+                // SAFETY: i < len.
+                sum = sum.wrapping_add(unsafe { *idata.add(i) });
+            }
+        }
+        sum
+    }
+}
+
+/// Sum of the `len` elements at `segment` that thread `tid` of a `block`-thread block owns:
+/// `segment[tid + j*block]` for `j < ITEMS`. A full segment takes the unrolled path (`ITEMS`
+/// independent loads issued back to back, then the adds); the last, short segment checks
+/// every index.
+///
+/// # Safety
+/// `segment` is valid for reading `len` elements, `len <= ITEMS * block`, `tid < block`.
+#[inline(always)]
+pub unsafe fn thread_sum_items<const ITEMS: usize>(segment: *const i32, len: usize, tid: usize, block: usize) -> i32 {
+    let mut sum = 0i32;
+    if len == ITEMS * block {
+        let mut x = [0i32; ITEMS];
+        for (j, slot) in x.iter_mut().enumerate() {
+            // SAFETY: tid + j*block < ITEMS*block = len.
+            *slot = unsafe { *segment.add(tid + j * block) };
+        }
+        for v in x {
+            sum = sum.wrapping_add(v);
+        }
+    } else {
+        let mut i = tid;
+        while i < len {
+            // SAFETY: i < len.
+            sum = sum.wrapping_add(unsafe { *segment.add(i) });
+            i += block;
+        }
+    }
+    sum
+}
+
+/// 32-bit words per 128-bit load.
+pub const VEC: usize = 4;
+/// Independent 128-bit loads a thread issues per trip of [`thread_sum_v4`]'s loop.
+pub const LOADS_PER_TRIP: usize = 4;
+/// Elements a thread consumes per trip: the registry's `items_per_thread` for the kernels
+/// built on [`thread_sum_v4`] (`vector_loads`, `single_pass`, `atomic_accumulate`).
+pub const ITEMS_PER_TRIP: usize = VEC * LOADS_PER_TRIP;
+
+/// How `n` consecutive `i32` starting at byte address `addr` split for 128-bit loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct V4Split {
+    /// Leading elements before the first 16-byte boundary (0..=3, at most `n`), read one by
+    /// one.
+    pub head: usize,
+    /// Whole 16-byte vectors after the head, read with 128-bit loads.
+    pub vectors: usize,
+    /// Elements after the last whole vector (0..=3), read one by one.
+    pub tail: usize,
+}
+
+/// The head / vectors / tail split of `n` `i32` at byte address `addr` (a multiple of 4, as
+/// every `i32` address is): `head + VEC * vectors + tail == n`, and element `head` sits on a
+/// 16-byte boundary whenever `vectors > 0`.
+///
+/// ```text
+///  addr % 16 = 4:   [h h h][v v v v][v v v v] … [v v v v][t t]
+///                    head   vectors (16-byte aligned)     tail
+/// ```
+#[inline(always)]
+pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
+    // Elements from addr up to the next multiple of 16 bytes (0 when already aligned).
+    let to_boundary = (VEC - (addr / 4) % VEC) % VEC;
+    let head = if to_boundary < n { to_boundary } else { n };
+    let rest = n - head;
+    V4Split { head, vectors: rest / VEC, tail: rest % VEC }
+}
+
+/// The sum of this thread's share of `g_idata[..n]`, read with 128-bit loads by a
+/// grid-stride loop; every element of the array is added by exactly one thread of the grid.
+/// Taught by `vector_loads`; also the loads of `single_pass` and `atomic_accumulate`.
+///
+/// With `T = gridDim × blockDim` threads and grid index `g`, one **trip** of the grid covers
+/// a window of `4T` vectors (16 bytes each): thread `g` loads vectors `g`, `g + T`, `g + 2T`,
+/// `g + 3T` of the window — four independent 128-bit loads, all issued before the first
+/// add, each a warp-wide 512-byte contiguous access.
+///
+/// 1. **Whole windows**, no bounds checks: every thread makes the same number of trips.
+/// 2. **The last, partial window**: the same four loads, each checked against the end, so
+///    every thread gets at most one vector more than any other — the work stays balanced
+///    across the grid whatever `n` is.
+/// 3. **Head and tail**: grid threads `0..head` and `0..tail` add the up to three unaligned
+///    elements before the first vector and after the last one ([`split_for_v4`]).
+///
+/// # Safety
+/// `g_idata` is valid global memory for reading `n` elements (any `i32` alignment) that no
+/// thread writes during the kernel.
+#[inline(always)]
+pub unsafe fn thread_sum_v4(g_idata: *const i32, n: usize) -> i32 {
+    let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n);
+    let threads = grid_dim_x() as usize * block_dim_x() as usize;
+    let gid = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+    // SAFETY: head <= n; `body` is 16-byte aligned and holds `VEC * vectors + tail` elements.
+    let body = unsafe { g_idata.add(head) };
+    let mut sum = 0i32;
+
+    let window = LOADS_PER_TRIP * threads;
+    let whole = vectors / window;
+    // Index (in vectors) of this thread's first load in the current window.
+    let mut at = gid;
+    for _ in 0..whole {
+        let mut v = [[0i32; VEC]; LOADS_PER_TRIP];
+        for j in 0..LOADS_PER_TRIP {
+            // SAFETY: at + j*threads < (trip + 1) * window <= vectors; body is 16-byte
+            // aligned, so every vector is.
+            v[j] = unsafe { load_v4_nc(body.add(VEC * (at + j * threads))) };
+        }
+        for j in 0..LOADS_PER_TRIP {
+            sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
+        }
+        at += window;
+    }
+
+    let mut v = [[0i32; VEC]; LOADS_PER_TRIP];
+    for j in 0..LOADS_PER_TRIP {
+        let i = at + j * threads;
+        if i < vectors {
+            // SAFETY: i < vectors.
+            v[j] = unsafe { load_v4_nc(body.add(VEC * i)) };
+        }
+    }
+    for j in 0..LOADS_PER_TRIP {
+        sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
+    }
+
+    if gid < head {
+        // SAFETY: gid < head <= n.
+        sum = sum.wrapping_add(unsafe { *g_idata.add(gid) });
+    }
+    if gid < tail {
+        // SAFETY: head + VEC*vectors + gid < n.
+        sum = sum.wrapping_add(unsafe { *body.add(VEC * vectors + gid) });
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_covers_every_element_and_aligns_the_body() {
+        for base in (0..64usize).step_by(4) {
+            for n in 0..70usize {
+                let s = split_for_v4(base, n);
+                assert_eq!(s.head + VEC * s.vectors + s.tail, n, "base={base} n={n}");
+                assert!(s.head < VEC && s.tail < VEC, "base={base} n={n}: {s:?}");
+                if s.vectors > 0 {
+                    assert_eq!((base + 4 * s.head) % 16, 0, "base={base} n={n}: body misaligned");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_examples() {
+        assert_eq!(split_for_v4(0x100, 10), V4Split { head: 0, vectors: 2, tail: 2 });
+        assert_eq!(split_for_v4(0x104, 10), V4Split { head: 3, vectors: 1, tail: 3 });
+        assert_eq!(split_for_v4(0x10c, 10), V4Split { head: 1, vectors: 2, tail: 1 });
+        assert_eq!(split_for_v4(0x104, 2), V4Split { head: 2, vectors: 0, tail: 0 });
+        assert_eq!(split_for_v4(0x108, 1), V4Split { head: 1, vectors: 0, tail: 0 });
+    }
+}

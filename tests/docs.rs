@@ -1,0 +1,129 @@
+//! Every registered kernel's doc comment follows `docs/kernel-doc-template.md`: a one-line
+//! summary, then the sections `# Concept`, `# Previous problem → fix`, `# Execution`,
+//! `# Launch`, `# Preconditions`, `# Safety`, `# Measured`, in that order (a kernel may add
+//! sections of its own between them).
+//!
+//! The doc is read from the kernel's source file: `kernels/src/reduce/<name>.rs` (or
+//! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
+//! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
+//! for the tuning shapes of `lookback`. Only the headings are checked, not what the sections
+//! say.
+
+use std::path::PathBuf;
+
+use host::registry::{self, Family};
+use host::scan;
+use libtest_mimic::{Failed, Trial};
+
+/// The sections of the template, in order.
+pub const SECTIONS: [&str; 7] =
+    ["# Concept", "# Previous problem → fix", "# Execution", "# Launch", "# Preconditions", "# Safety", "# Measured"];
+
+/// A kernel whose doc is checked: the name the failure reports, its file under
+/// `kernels/src/`, and the function whose doc it is.
+struct KernelDoc {
+    variant: &'static str,
+    file: String,
+    function: &'static str,
+}
+
+fn registered() -> Vec<KernelDoc> {
+    let mut out = Vec::new();
+    for v in registry::all() {
+        let dir = if v.family == Family::SumOfSquares { "sumsq" } else { "reduce" };
+        out.push(KernelDoc { variant: v.name, file: format!("{dir}/{}.rs", v.name), function: v.name });
+    }
+    for v in scan::all() {
+        if v.tuning {
+            // The shapes are `lookback_shape!` instances: one template doc for all of them.
+            out.push(KernelDoc { variant: v.name, file: "scan/lookback.rs".into(), function: "$name" });
+        } else {
+            for s in v.symbols() {
+                out.push(KernelDoc { variant: v.name, file: format!("scan/{}.rs", v.name), function: s });
+            }
+        }
+    }
+    out
+}
+
+/// The `///` lines right above `pub unsafe fn <function>` (attributes between them are
+/// skipped), without the `///`, top to bottom; `None` if the file has no such function.
+fn doc_of(src: &str, function: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = src.lines().collect();
+    let at = lines.iter().position(|l| {
+        let l = l.trim_start();
+        l.strip_prefix("pub unsafe fn ")
+            .and_then(|rest| rest.strip_prefix(function))
+            .is_some_and(|rest| rest.starts_with('(') || rest.starts_with('<'))
+    })?;
+    let mut doc = Vec::new();
+    for l in lines[..at].iter().rev() {
+        let l = l.trim_start();
+        if let Some(text) = l.strip_prefix("///") {
+            doc.push(text.strip_prefix(' ').unwrap_or(text).to_string());
+        } else if !l.starts_with("#[") {
+            break;
+        }
+    }
+    doc.reverse();
+    Some(doc)
+}
+
+/// What is wrong with a doc, or `None`.
+fn check_doc(doc: &[String]) -> Option<String> {
+    let mut problems = Vec::new();
+    match doc.first() {
+        Some(first) if !first.trim().is_empty() && !first.starts_with('#') => {}
+        _ => problems.push("no one-line summary as its first line".to_string()),
+    }
+    let headings: Vec<&str> = doc.iter().map(|l| l.trim_end()).filter(|l| l.starts_with("# ")).collect();
+    let missing: Vec<&str> = SECTIONS.iter().copied().filter(|s| !headings.contains(s)).collect();
+    if !missing.is_empty() {
+        problems.push(format!("missing section(s): {}", missing.join(", ")));
+    }
+    let order: Vec<&str> = headings.iter().copied().filter(|h| SECTIONS.contains(h)).collect();
+    let expected: Vec<&str> = SECTIONS.iter().copied().filter(|s| order.contains(s)).collect();
+    if order != expected {
+        problems.push(format!("sections out of order: {} (expected {})", order.join(", "), expected.join(", ")));
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+fn check_all() -> Result<(), Failed> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src");
+    let mut failures = Vec::new();
+    for k in registered() {
+        let path = root.join(&k.file);
+        let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = if k.function == "$name" { k.variant } else { k.function };
+        match doc_of(&src, k.function) {
+            None => failures
+                .push(format!("variant {}: no `pub unsafe fn {}` in kernels/src/{}", k.variant, k.function, k.file)),
+            Some(doc) => {
+                if let Some(problem) = check_doc(&doc) {
+                    failures.push(format!("variant {} (kernel {name}, kernels/src/{}): {problem}", k.variant, k.file));
+                }
+            }
+        }
+    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("docs::kernel_doc_template", check_all),
+        Trial::test("docs::checker_reports_missing_sections", || {
+            let doc: Vec<String> = ["Sums.", "", "# Concept", "# Execution", "# Launch", "# Safety"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let problem = check_doc(&doc).ok_or("a doc without four sections passed")?;
+            for s in ["# Previous problem → fix", "# Preconditions", "# Measured"] {
+                if !problem.contains(s) {
+                    return Err(format!("the report does not name {s}: {problem}").into());
+                }
+            }
+            Ok(())
+        }),
+    ]
+}

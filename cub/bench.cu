@@ -58,17 +58,36 @@ static Op parse_op(const char* s) {
 
 static const char* op_name(Op op) { return op == Op::ReduceSum ? "reduce_sum" : "inclusive_sum"; }
 
-// A full-range pseudo-random pattern (a multiplicative hash of the index).
-static int32_t pattern(uint64_t i) {
-  uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
-  z ^= z >> 29;
-  return static_cast<int32_t>(static_cast<uint32_t>(z >> 16));
+// The project's input generator (host/src/input.rs), ported so that CUB sums the very values
+// our kernels sum: SplitMix64 from `seed`, each 64-bit draw giving two 32-bit words (low half
+// first). A reduction gets `Input::small` (the low byte as a signed value, -128..=127); a scan
+// gets `Input::full_range` (the whole word).
+static uint64_t splitmix64(uint64_t& state) {
+  state += 0x9E3779B97F4A7C15ull;
+  uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void generate(std::vector<int32_t>& out, int n, Op op, uint64_t seed) {
+  out.resize(n);
+  uint64_t state = seed;
+  auto value = [&](uint32_t w) {
+    return op == Op::ReduceSum ? int32_t(int8_t(uint8_t(w))) : int32_t(w);
+  };
+  for (int i = 0; i < n; i += 2) {
+    uint64_t w = splitmix64(state);
+    out[i] = value(uint32_t(w));
+    if (i + 1 < n) out[i + 1] = value(uint32_t(w >> 32));
+  }
 }
 
 // Device buffers and temporary storage for one (op, n), reused across calls.
 struct Workspace {
   Op op = Op::ReduceSum;
   int n = 0;
+  uint64_t seed = 1;
   int* in = nullptr;
   int* out = nullptr;
   void* temp = nullptr;
@@ -85,14 +104,14 @@ struct Workspace {
     n = 0;
   }
 
-  void prepare(Op new_op, long long new_n) {
+  void prepare(Op new_op, long long new_n, uint64_t new_seed) {
     if (new_n < 1 || new_n > INT_MAX) fail("n must be in 1..=" + std::to_string(INT_MAX));
-    if (in && n == new_n && op == new_op) return;
+    if (in && n == new_n && op == new_op && seed == new_seed) return;
     release();
     op = new_op;
     n = static_cast<int>(new_n);
-    host.resize(n);
-    for (int i = 0; i < n; ++i) host[i] = pattern(i);
+    seed = new_seed;
+    generate(host, n, op, seed);
     CHECK(cudaMalloc(&in, sizeof(int) * size_t(n)));
     CHECK(cudaMemcpy(in, host.data(), sizeof(int) * size_t(n), cudaMemcpyHostToDevice));
     CHECK(cudaMalloc(&out, sizeof(int) * (op == Op::ReduceSum ? size_t(1) : size_t(n))));
@@ -168,14 +187,16 @@ static long long parse_count(const char* s, const char* what) {
   return v;
 }
 
-static int one(Op op, long long n, long long repeat) {
+static int one(Op op, long long n, long long repeat, uint64_t seed) {
   Workspace w;
-  w.prepare(op, n);
+  w.prepare(op, n, seed);
   Events ev;
   for (int i = 0; i < 3; ++i) w.call();
   std::vector<double> times;
-  for (long long r = 0; r < repeat; ++r) times.push_back(ev.time([&] { w.call(); }));
-  w.verify();
+  for (long long r = 0; r < repeat; ++r) {
+    times.push_back(ev.time([&] { w.call(); }));
+    w.verify();  // every timed call's result, outside the timing
+  }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   size_t m = sorted.size() / 2;
@@ -199,7 +220,7 @@ static int serve() {
       fail(std::string("bad request `") + line + "`; expected `OP N ITERS`");
     }
     Op op = parse_op(op_s);
-    w.prepare(op, n);
+    w.prepare(op, n, 1);
     double total = ev.time([&] {
       for (long long i = 0; i < iters; ++i) w.call();
     });
@@ -212,6 +233,9 @@ static int serve() {
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--serve") == 0) return serve();
-  if (argc != 4) fail("usage: bench OP N REPEAT | bench --serve   (OP = reduce_sum | inclusive_sum)");
-  return one(parse_op(argv[1]), parse_count(argv[2], "N"), parse_count(argv[3], "REPEAT"));
+  if (argc != 4 && argc != 5) {
+    fail("usage: bench OP N REPEAT [SEED] | bench --serve   (OP = reduce_sum | inclusive_sum; SEED defaults to 1)");
+  }
+  uint64_t seed = argc == 5 ? std::strtoull(argv[4], nullptr, 10) : 1;
+  return one(parse_op(argv[1]), parse_count(argv[2], "N"), parse_count(argv[3], "REPEAT"), seed);
 }

@@ -20,9 +20,9 @@
 //! * [`Session`] keeps one harness process serving batches: `iters` back-to-back calls
 //!   between two events, the timing the criterion benches use for our kernels.
 //!
-//! The harness runs as a second process with its own CUDA context on the same GPU (device 0,
-//! or what `CUDA_VISIBLE_DEVICES` selects, as for this process); the two never run work at
-//! the same time.
+//! The harness runs as a **second process** with its own CUDA context on the same GPU (device
+//! 0, or what `CUDA_VISIBLE_DEVICES` selects, as for this process); the two never run work at
+//! the same time. It is the same machine and the same input values, not the same process.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -82,14 +82,16 @@ pub fn available() -> Result<()> {
 }
 
 /// Times `op` on `n` elements: `repeat` calls (at least 1), each between two CUDA events,
-/// after 3 warm-up calls, the result checked against the CPU by the harness.
-pub fn time(op: CubOp, n: usize, repeat: u32) -> Result<CubTiming> {
+/// after 3 warm-up calls, every call's result checked against the CPU by the harness. The
+/// harness generates the same values as [`crate::input::Input`] from `seed`: `small` for
+/// the reduction, `full_range` for the scan (what the CLI feeds our kernels).
+pub fn time(op: CubOp, n: usize, repeat: u32, seed: u64) -> Result<CubTiming> {
     let bin = harness().map_err(Error::Unsupported)?;
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
     }
     let out = Command::new(bin)
-        .args([op.arg(), &n.to_string(), &repeat.max(1).to_string()])
+        .args([op.arg(), &n.to_string(), &repeat.max(1).to_string(), &seed.to_string()])
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
@@ -287,7 +289,7 @@ mod tests {
         if Backend::gpu().is_err() {
             let why = available().unwrap_err();
             assert!(why.to_string().contains("GPU"), "{why}");
-            assert!(matches!(time(CubOp::ReduceSum, 1024, 3), Err(Error::Unsupported(_))));
+            assert!(matches!(time(CubOp::ReduceSum, 1024, 3, 1), Err(Error::Unsupported(_))));
         }
     }
 

@@ -140,7 +140,9 @@ fn cub_median_us(session: &Session) -> std::result::Result<f64, String> {
     }
     crate::cub::available().map_err(|e| e.to_string())?;
     let repeat = session.repeat.max(crate::timing::MIN_RUNS);
-    crate::cub::time(crate::cub::CubOp::ReduceSum, session.n, repeat).map(|t| t.median_us).map_err(|e| e.to_string())
+    crate::cub::time(crate::cub::CubOp::ReduceSum, session.n, repeat, session.seed)
+        .map(|t| t.median_us)
+        .map_err(|e| e.to_string())
 }
 
 /// Checks the flags against what was selected, before anything runs.

@@ -163,7 +163,7 @@ fn time_cub(session: &Session, asked: bool) -> Cub {
     if !session.backend.is_gpu() {
         return Cub::Unavailable("CUB runs on a GPU only".into());
     }
-    match crate::cub::time(crate::cub::CubOp::InclusiveSum, session.n, session.repeat) {
+    match crate::cub::time(crate::cub::CubOp::InclusiveSum, session.n, session.repeat, session.seed) {
         Ok(t) => Cub::Timed(t.median_us),
         Err(e) => Cub::Unavailable(e.to_string()),
     }

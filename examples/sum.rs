@@ -1,0 +1,28 @@
+//! The library call: the sum of a device buffer, with a `Reducer` that owns its temporary
+//! storage and is reused (as a CUB user keeps `d_temp_storage`).
+//!
+//! `cargo run --example sum` — on the GPU if there is one, else on the CPU emulator.
+
+use host::{Backend, BackendKind, sum::Reducer};
+
+fn main() -> Result<(), host::Error> {
+    let (backend, no_gpu) = Backend::select(BackendKind::Auto)?;
+    if let Some(why) = no_gpu {
+        println!("no GPU ({why}): running on the CPU emulator");
+    }
+    println!("device: {}", backend.info());
+
+    let data: Vec<i32> = (0..1_000_000).map(|i| (i % 1000) - 500).collect();
+    let input = backend.upload(&data)?;
+    let mut reducer = Reducer::new(&backend);
+
+    let total = reducer.sum(&input)?;
+    let head = reducer.sum_range(&input, 0..1000)?; // no allocation: the storage is reused
+    println!("sum of {} elements: {total}; of the first 1000: {head}", data.len());
+
+    let want: i32 = data.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+    assert_eq!(total, want, "the device disagrees with the CPU");
+    assert_eq!(head, data[..1000].iter().sum::<i32>());
+    println!("both agree with the CPU");
+    Ok(())
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Writes the raw CSVs behind every figure in README.md and docs/, on a GPU host, into
+# $OUT/measurements/ (default ./measurements/); commit them as docs/measurements/<date>-<gpu>/.
+#
+#   scripts/gpu/measure.sh [STEP...]    steps: device variants sum_vs_cub scans twins (default: all)
+#
+# Run from the repository root with the bundle in .gpu/ (../shared/gpu/bundle writes it; the
+# commit it was built from is in .gpu/COMMIT). Every CSV comes straight from the `reduce` CLI
+# (--format csv), which checks every timed run's result; this script only adds a `round`
+# column where it repeats a measurement.
+#
+# * device.txt     — commit, date, nvidia-smi's name/driver/clocks/memory, the CLI's device line.
+# * variants_2eK.csv — every reduction variant at n = 2^K (K = 24, 28), block 512, median of 20.
+# * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, block 256) against CUB's
+#   DeviceReduce::Sum on the same values, per call, ROUNDS rounds alternating CUB then ours
+#   (each round: CUB's median of 30 calls, then ours), at 2^20, 2^24, 2^26, 2^28.
+# * scans.csv      — every scan variant (inclusive and exclusive) and CUB's InclusiveSum at the
+#   seed's lengths 1e2..1e9 (1e9 needs 8 GB for input + output).
+# * twins_2eK.csv  — with --compare-c where nvcc is there: each classic kernel beside its CUDA C
+#   twin, same data, same geometry.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=.gpu/bin/reduce
+out=${OUT:-.}/measurements; mkdir -p "$out"
+rounds=${ROUNDS:-7}
+steps=("$@"); [ ${#steps[@]} -eq 0 ] && steps=(device variants sum_vs_cub scans twins)
+rc=0
+
+# Appends one CLI run's CSV to $1 with a leading `round` column ($2); the header once.
+rounds_csv() { # $1 = file, $2 = round, rest = CLI args
+  local file=$1 round=$2 tmp; shift 2
+  tmp=$(mktemp)
+  "$bin" "$@" --format csv >"$tmp" 2>>"$out/stderr.log" || rc=1
+  [ -s "$file" ] || head -1 "$tmp" | sed 's/^/round,/' >"$file"
+  tail -n +2 "$tmp" | sed "s/^/$round,/" >>"$file"
+  rm -f "$tmp"
+}
+
+for s in "${steps[@]}"; do
+  case "$s" in
+    device)
+      { echo "commit: $(cat .gpu/COMMIT 2>/dev/null || echo unknown)"
+        echo "measured: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv
+        "$bin" --backend gpu --variant interleaved --n 1024 --repeat 1 | head -1
+      } >"$out/device.txt" 2>&1
+      cat "$out/device.txt"
+      ;;
+    variants)
+      for k in 24 28; do
+        echo "variants at 2^$k"
+        "$bin" --backend gpu --variant all --log2 "$k" --block 512 --repeat 20 --format csv \
+          >"$out/variants_2e$k.csv" 2>>"$out/stderr.log" || rc=1
+      done
+      ;;
+    sum_vs_cub)
+      rm -f "$out/sum_vs_cub.csv"
+      for r in $(seq 1 "$rounds"); do
+        for k in 20 24 26 28; do
+          echo "sum vs CUB: round $r/$rounds, 2^$k"
+          rounds_csv "$out/sum_vs_cub.csv" "$r" --backend gpu --variant atomic_accumulate --block 256 \
+            --log2 "$k" --repeat 30 --compare-cub
+        done
+      done
+      ;;
+    scans)
+      rm -f "$out/scans.csv"
+      r=0
+      for n in 100 1000 10000 100000 1000000 10000000 100000000 1000000000 268435456; do
+        r=$((r + 1))
+        echo "scans at n = $n"
+        rounds_csv "$out/scans.csv" "$r" --backend gpu --op scan --variant all --n "$n" --repeat 10 --compare-cub
+      done
+      ;;
+    twins)
+      if "$bin" --help | grep -q -- '--compare-c'; then
+        for k in 24 28; do
+          echo "CUDA C twins at 2^$k"
+          "$bin" --backend gpu --variant all --log2 "$k" --block 512 --repeat 20 --compare-c --format csv \
+            >"$out/twins_2e$k.csv" 2>>"$out/stderr.log" || rc=1
+        done
+      fi
+      ;;
+    *) echo "unknown step $s"; rc=2 ;;
+  esac
+done
+exit $rc

@@ -24,7 +24,7 @@ unsafe fn barrier_in_a_branch(out: *mut i32) {
 fn main() -> Result<(), host::Error> {
     let backend = Backend::emulator();
     let mut out = backend.alloc::<i32>(64)?;
-    let kernel = Kernel { name: "barrier_in_a_branch", emu: |(o,)| unsafe { barrier_in_a_branch(o) } };
+    let kernel: Kernel<(*mut i32,)> = host::kernel_ref!(barrier_in_a_branch(o));
     let cfg = LaunchConfig { grid: 1, block: 64, shared_bytes: 0 };
     // SAFETY: `out` holds one element per thread of the launch.
     match unsafe { backend.launch(&kernel, cfg, (out.as_mut_ptr(),)) } {

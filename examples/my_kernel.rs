@@ -50,7 +50,7 @@ fn main() -> Result<(), host::Error> {
 
     let grid = n.div_ceil(2 * block as usize);
     let mut partials = backend.alloc::<i32>(grid)?;
-    let kernel = Kernel { name: "two_loads", emu: |(i, o, n)| unsafe { two_loads(i, o, n) } };
+    let kernel: Kernel<(*const i32, *mut i32, u32)> = host::kernel_ref!(two_loads(i, o, n));
     let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes: 0 };
     let t = std::time::Instant::now();
     // SAFETY: `input` holds n elements and `partials` one per block of the grid.

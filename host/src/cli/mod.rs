@@ -1,9 +1,9 @@
 //! The `reduce` command line: runs the reduction (or scan) variants on the GPU or the CPU
 //! emulator, checks every result against the CPU reference, and prints one row per variant.
 //!
-//! The layers, ripgrep-style: flags ([`Args`], clap) → a [`Session`] (n, repeat, backend,
-//! banner, seed: everything both operations share, checked once) → rows ([`reduce`] or
-//! [`scan`]) → one [`Report`](crate::output::Report) in the chosen format.
+//! The layers, ripgrep-style: flags (`Args`, clap) → a `Session` (n, repeat, backend,
+//! banner, seed: everything both operations share, checked once) → rows (`cli/reduce.rs` or
+//! `cli/scan.rs`) → one [`Report`](crate::output::Report) in the chosen format.
 //!
 //! Exit status: 0 when every row passes, 1 when any row fails, 2 for bad input or when
 //! nothing could run. The binary (`src/bin/reduce.rs`) only calls [`main`]; tests call

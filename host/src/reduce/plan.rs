@@ -8,7 +8,7 @@
 //!   every block adds its partial into the result with an atomic.
 //!
 //! The fields every plan shares (items per thread, blocks per SM, shared memory, allowed
-//! blocks) live in [`Variant`](super::registry::Variant). [`geometry`] turns a variant, `n`
+//! blocks) live in [`Variant`]. [`geometry`] turns a variant, `n`
 //! and a block size into a [`Geometry`], once; [`super::Reduction`] allocates what the
 //! finish needs and launches.
 
@@ -246,16 +246,22 @@ impl Finish {
     /// `epoch - 1`, or the words are fresh and `epoch` < 2).
     pub unsafe fn launch(&self, backend: &Backend, cfg: LaunchConfig, p: Pointers, n: u32, epoch: u32) -> Result<()> {
         let missing = || Error::Invalid(format!("no kernel for block {}", cfg.block));
-        // SAFETY (every arm): forwarded from the caller, who sized each buffer as `needs` says.
         match self {
-            Finish::HostAdds(k) => unsafe {
-                backend.launch(&k.for_block(cfg.block).ok_or_else(missing)?, cfg, (p.input, p.partials, n))
-            },
-            Finish::HostAddsInPlace(k) => unsafe {
-                backend.launch(&k.for_block(cfg.block).ok_or_else(missing)?, cfg, (p.scratch, p.partials, n))
-            },
+            Finish::HostAdds(k) => {
+                let k = k.for_block(cfg.block).ok_or_else(missing)?;
+                // SAFETY: forwarded from the caller: input n elements, partials one per block.
+                unsafe { backend.launch(&k, cfg, (p.input, p.partials, n)) }
+            }
+            Finish::HostAddsInPlace(k) => {
+                let k = k.for_block(cfg.block).ok_or_else(missing)?;
+                // SAFETY: forwarded from the caller: the scratch copy holds n elements.
+                unsafe { backend.launch(&k, cfg, (p.scratch, p.partials, n)) }
+            }
+            // SAFETY: forwarded from the caller: partials and two clocks per block (or thread).
             Finish::HostAddsClocked(k, _) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.clocks, n)) },
+            // SAFETY: forwarded from the caller: partials per block, the ticket and one result word.
             Finish::LastBlock(k) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.ticket, p.result, n)) },
+            // SAFETY: forwarded from the caller: two result words, word epoch % 2 cleared.
             Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
         }
     }

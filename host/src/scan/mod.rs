@@ -448,7 +448,7 @@ impl Rerun for Scan<'_> {
     fn check(&mut self) -> Result<Option<String>> {
         let Some(expected) = self.expected else { return Ok(None) };
         let got = self.result()?;
-        Ok(cpu::first_mismatch(expected, &got).map(|m| mismatch_text(m)))
+        Ok(cpu::first_mismatch(expected, &got).map(mismatch_text))
     }
 }
 

@@ -11,6 +11,8 @@
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`sum`] — the sum of a device buffer in one call, with the fastest variant.
 //! * [`cub`] — NVIDIA's CUB timed in the same run, for comparisons (needs nvcc on the GPU host).
+//! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
+//!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
 pub mod backend;
 pub mod cli;
@@ -25,6 +27,7 @@ pub mod registry;
 pub mod report;
 pub mod scan;
 pub mod sum;
+pub mod twins;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};

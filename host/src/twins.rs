@@ -113,6 +113,13 @@ pub struct TwinTiming {
     pub cycles: Option<u64>,
 }
 
+impl TwinTiming {
+    /// Timed runs (a slow kernel gets fewer than asked, at least 3, as in [`crate::reduce::timed_runs`]).
+    pub fn runs(&self) -> usize {
+        self.times_us.len()
+    }
+}
+
 /// `Ok` when the twins can be timed here: a GPU, an nvcc, and the harness builds (the first
 /// call on a machine compiles it). Otherwise [`Error::NoGpu`] or [`Error::Unsupported`] with
 /// the one reason.

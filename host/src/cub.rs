@@ -20,6 +20,9 @@
 //! * [`Session`] keeps one harness process serving batches: `iters` back-to-back calls
 //!   between two events, the timing the criterion benches use for our kernels.
 //!
+//! The build step (`Harness`, `build_harness`: nvcc discovery, cache, compile) is shared
+//! with [`crate::twins`], whose CUDA C harness `cub/classic.cu` is built the same way.
+//!
 //! The harness runs as a second process with its own CUDA context on the same GPU (device 0,
 //! or what `CUDA_VISIBLE_DEVICES` selects, as for this process); the two never run work at
 //! the same time.

@@ -38,7 +38,9 @@ use crate::scan;
 /// The harness source, compiled at run time.
 const SOURCE: &str = include_str!("../../cub/classic.cu");
 
-/// Every twin: the Rust variant's name and the book's (or tutorial's) CUDA C function it mirrors.
+/// Every twin: the Rust variant's name and its CUDA C function in `classic.cu` (the book's name for
+/// the chapter 3 and 5 kernels; the tutorial's kernels are all called `sumOfSquares`, so those
+/// are named after their step).
 pub const TWINS: &[(&str, &str)] = &[
     ("neighbored", "reduceNeighbored"),
     ("neighbored_less", "reduceNeighboredLess"),
@@ -72,7 +74,7 @@ pub fn has_twin(variant_name: &str) -> bool {
     names().any(|n| n == variant_name)
 }
 
-/// The book's (or tutorial's) function the twin of `variant_name` mirrors, if it has one.
+/// The CUDA C function of the twin of `variant_name` (see [`TWINS`]), if it has one.
 pub fn book_name(variant_name: &str) -> Option<&'static str> {
     TWINS.iter().find(|(n, _)| *n == variant_name).map(|(_, book)| *book)
 }

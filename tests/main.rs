@@ -10,8 +10,8 @@
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
 //! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |
-//! | [`docs`] | every registered kernel's doc has the template's sections | nothing |
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
+//! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
 //! why; `--include-ignored` runs them anyway (they then fail with that reason). On a GPU
@@ -27,6 +27,7 @@ mod gpu;
 mod library;
 mod ptx;
 mod scan;
+mod twins;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -44,5 +45,6 @@ fn main() {
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));
     trials.extend(library::trials(gpu.is_none()));
+    trials.extend(twins::trials(gpu.is_none()));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -20,6 +20,9 @@
 //! * [`Session`] keeps one harness process serving batches: `iters` back-to-back calls
 //!   between two events, the timing the criterion benches use for our kernels.
 //!
+//! The build step (`Harness`, `build_harness`: nvcc discovery, cache, compile) is shared
+//! with [`crate::twins`], whose CUDA C harness `cub/classic.cu` is built the same way.
+//!
 //! The harness runs as a **second process** with its own CUDA context on the same GPU (device
 //! 0, or what `CUDA_VISIBLE_DEVICES` selects, as for this process); the two never run work at
 //! the same time. It is the same machine and the same input values, not the same process.
@@ -174,7 +177,7 @@ impl Drop for Session {
 }
 
 /// The value of `key=value` in a harness line.
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     line.split_whitespace().find_map(|kv| kv.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
 }
 
@@ -187,7 +190,7 @@ fn harness_error(line: &str) -> Error {
     }
 }
 
-fn last_line(s: &str) -> &str {
+pub(crate) fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(empty)").trim()
 }
 
@@ -198,38 +201,79 @@ fn harness() -> std::result::Result<&'static Path, String> {
 }
 
 fn build() -> std::result::Result<PathBuf, String> {
-    let backend = Backend::gpu().map_err(|e| format!("CUB needs a GPU: {e}"))?;
+    build_harness(&Harness { what: "CUB", file: "cub/bench.cu", stem: "cub_bench", source: SOURCE }).map_err(
+        |e| match e {
+            Error::NoGpu(cause) => format!("CUB needs a GPU: {cause}"),
+            Error::Unsupported(m) => m,
+            e => e.to_string(),
+        },
+    )
+}
+
+/// A CUDA C++ harness embedded in this library, compiled at run time by [`build_harness`].
+pub(crate) struct Harness {
+    /// What it times, for messages ("CUB").
+    pub what: &'static str,
+    /// Its path in the repository, for messages.
+    pub file: &'static str,
+    /// Prefix of the cached source and binary names.
+    pub stem: &'static str,
+    /// The source.
+    pub source: &'static str,
+}
+
+/// Builds `h` with the machine's nvcc for the GPU's architecture (`-O3 -std=c++17
+/// -arch=sm_XX`), or finds it already built in the cache (`$REDUCE_CUB_CACHE`, else
+/// `$TMPDIR/reduce-cub`, under a name that hashes the source, the architecture and the nvcc
+/// path). [`Error::NoGpu`] where there is no GPU, [`Error::Unsupported`] (one line) where there
+/// is no nvcc or it fails.
+pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
+    let backend = Backend::gpu().map_err(|e| match e {
+        Error::NoGpu(cause) => Error::NoGpu(cause),
+        e => Error::NoGpu(e.to_string()),
+    })?;
     let (major, minor) = backend.info().compute_capability;
     let arch = format!("sm_{major}{minor}");
     let nvcc = find_nvcc().ok_or_else(|| {
-        "no nvcc (set NVCC, put nvcc on the PATH, or install the CUDA toolkit in /usr/local/cuda)".to_string()
+        Error::Unsupported(
+            "no nvcc (set NVCC, put nvcc on the PATH, or install the CUDA toolkit in /usr/local/cuda)".to_string(),
+        )
     })?;
     let dir = std::env::var_os("REDUCE_CUB_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("reduce-cub"));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create the CUB cache {}: {e}", dir.display()))?;
-    let key = fnv1a(&[SOURCE.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
-    let bin = dir.join(format!("cub_bench_{arch}_{key:016x}"));
+    let unsupported = Error::Unsupported;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| unsupported(format!("cannot create the harness cache {}: {e}", dir.display())))?;
+    let key = fnv1a(&[h.source.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
+    let stem = h.stem;
+    let bin = dir.join(format!("{stem}_{arch}_{key:016x}"));
     if bin.is_file() {
         return Ok(bin);
     }
-    let src = dir.join(format!("cub_bench_{key:016x}.cu"));
-    std::fs::write(&src, SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    let src = dir.join(format!("{stem}_{key:016x}.cu"));
+    std::fs::write(&src, h.source).map_err(|e| unsupported(format!("cannot write {}: {e}", src.display())))?;
     // Build under a private name, then rename: concurrent processes never run a half-written file.
-    let tmp = dir.join(format!("cub_bench_{arch}_{key:016x}.{}.tmp", std::process::id()));
-    eprintln!("building the CUB harness with {} -O3 -arch={arch} (once; cached in {})…", nvcc.display(), dir.display());
+    let tmp = dir.join(format!("{stem}_{arch}_{key:016x}.{}.tmp", std::process::id()));
+    eprintln!(
+        "building the {} harness with {} -O3 -arch={arch} (once; cached in {})…",
+        h.what,
+        nvcc.display(),
+        dir.display()
+    );
     let out = Command::new(&nvcc)
         .args(["-O3", "-std=c++17", &format!("-arch={arch}"), "-o"])
         .arg(&tmp)
         .arg(&src)
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+        .map_err(|e| unsupported(format!("cannot run {}: {e}", nvcc.display())))?;
     if !out.status.success() {
         let log = String::from_utf8_lossy(&out.stderr);
         let first = log.lines().find(|l| l.contains("error")).unwrap_or_else(|| last_line(&log));
-        return Err(format!("{} could not build cub/bench.cu for {arch}: {}", nvcc.display(), first.trim()));
+        return Err(unsupported(format!("{} could not build {} for {arch}: {}", nvcc.display(), h.file, first.trim())));
     }
-    std::fs::rename(&tmp, &bin).map_err(|e| format!("cannot move the CUB harness into {}: {e}", bin.display()))?;
+    std::fs::rename(&tmp, &bin)
+        .map_err(|e| unsupported(format!("cannot move the {} harness into {}: {e}", h.what, bin.display())))?;
     Ok(bin)
 }
 

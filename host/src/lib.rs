@@ -38,6 +38,8 @@
 //! * [`input`] — deterministic inputs from a seed.
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
+//! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
+//!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
 pub mod backend;
 pub mod cli;
@@ -50,6 +52,7 @@ pub mod ptx;
 pub mod reduce;
 pub mod scan;
 pub mod timing;
+pub mod twins;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};

@@ -89,6 +89,11 @@ struct Args {
     /// (> 1: faster than CUB).
     #[arg(long)]
     compare_cub: bool,
+    /// Also time each classic kernel's CUDA C twin (cub/classic.cu, built with the host's nvcc)
+    /// on the same data and geometry, and add its median and a `× C` column: C's time over
+    /// ours (> 1: the Rust kernel is faster).
+    #[arg(long)]
+    compare_c: bool,
 }
 
 /// Runs the command line of this process; returns the exit status.

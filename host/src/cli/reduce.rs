@@ -14,8 +14,17 @@ use crate::{Error, Result};
 /// The default block of the reductions.
 const DEFAULT_BLOCK: u32 = 512;
 
-/// The columns of a reduction report; `cub` adds the × CUB group.
-fn columns(cub: bool) -> Vec<Column> {
+/// Which optional column groups a report has.
+#[derive(Clone, Copy)]
+struct Groups {
+    /// CUB's median at the same n, when `--compare-cub` got one.
+    cub: Option<f64>,
+    /// `--compare-c` with a usable nvcc and GPU.
+    twins: bool,
+}
+
+/// The columns of a reduction report, with its optional groups.
+fn columns(groups: Groups) -> Vec<Column> {
     let mut c = vec![
         Column::new("variant", "variant", 24, 0),
         Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
@@ -35,12 +44,28 @@ fn columns(cub: bool) -> Vec<Column> {
         Column::new("expected", "expected", 0, 0).only(Shown::DataOnly),
         Column::new("widened_sum", "widened", 0, 0).only(Shown::DataOnly),
     ];
-    if cub {
+    if groups.cub.is_some() {
         c.push(Column::new("x_cub", "× CUB", 7, 2));
         c.push(Column::new("cub_median_us", "CUB µs", 0, 2).only(Shown::DataOnly));
     }
+    if groups.twins {
+        c.push(Column::new("c_median_us", "C µs", 11, 2));
+        c.push(Column::new("x_c", "× C", 6, 3));
+        c.push(Column::new("c_min_us", "C min", 0, 2).only(Shown::DataOnly));
+        c.push(Column::new("c_max_us", "C max", 0, 2).only(Shown::DataOnly));
+    }
     c.push(Column::new("verdict", "verdict", 0, 0));
     c
+}
+
+/// The CUDA C twin's timing for a row, when the report has the group.
+enum Twin {
+    /// No group, or no twin for this variant, or the Rust row did not run.
+    None,
+    /// Timed and every run right.
+    Timed(crate::twins::TwinTiming),
+    /// The twin failed or gave a wrong result: the row fails.
+    Failed(String),
 }
 
 /// What happened to one variant.
@@ -76,9 +101,9 @@ fn verdict(m: &Measurement) -> Cell {
     }
 }
 
-/// The cells of one row, one per column of [`columns`]`(cub.is_some())`.
-fn cells(session: &Session, v: &Variant, outcome: &Outcome, cub: Option<f64>) -> Vec<Cell> {
-    let width = columns(cub.is_some()).len();
+/// The cells of one row, one per column of [`columns`]`(groups)`.
+fn cells(session: &Session, v: &Variant, outcome: &Outcome, groups: Groups, twin: &Twin) -> Vec<Cell> {
+    let width = columns(groups).len();
     let m = match outcome {
         Outcome::Ran(m) => m,
         Outcome::Skipped(why) | Outcome::Failed(why) => {
@@ -110,13 +135,53 @@ fn cells(session: &Session, v: &Variant, outcome: &Outcome, cub: Option<f64>) ->
         Cell::Int(m.expected.wrapped.into()),
         Cell::Int(m.expected.widened),
     ];
-    if let Some(c) = cub {
+    if let Some(c) = groups.cub {
         let ratio = comparable_with_cub(v).then(|| c / m.median_us());
         row.push(ratio.map_or(Cell::Empty, Cell::Num));
         row.push(Cell::Num(c));
     }
-    row.push(verdict(m));
+    if groups.twins {
+        match twin {
+            Twin::Timed(t) => row.extend([
+                Cell::Num(t.median_us),
+                Cell::Num(t.median_us / m.median_us()),
+                Cell::Num(t.min_us),
+                Cell::Num(t.max_us),
+            ]),
+            Twin::None | Twin::Failed(_) => row.extend([Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty]),
+        }
+    }
+    row.push(match (verdict(m), twin) {
+        (Cell::Verdict("PASS", None), Twin::Failed(why)) => Cell::Verdict("FAIL", Some(format!("CUDA C twin: {why}"))),
+        (v, _) => v,
+    });
     row
+}
+
+/// Times `v`'s CUDA C twin on the same data and geometry, when the report has the group.
+fn time_twin(session: &Session, v: &Variant, data: &[i32], block: u32, outcome: &Outcome) -> Twin {
+    if data.is_empty() || !crate::twins::has_twin(v.name) || !matches!(outcome, Outcome::Ran(_)) {
+        return Twin::None;
+    }
+    match crate::twins::time(v.name, data, session.n, block, session.repeat) {
+        Ok(t) if t.all_correct => Twin::Timed(t),
+        Ok(t) => Twin::Failed(format!(
+            "{} of {} runs right, last result {} (expected {})",
+            t.ok_runs,
+            t.runs(),
+            t.result,
+            t.expected
+        )),
+        Err(e) => Twin::Failed(e.to_string()),
+    }
+}
+
+/// `--compare-c`: can the twins run here? `Err` says why not, in one line.
+fn twins_usable(session: &Session) -> std::result::Result<(), String> {
+    if !session.backend.is_gpu() {
+        return Err("the CUDA C twins run on a GPU only; these are emulator results".into());
+    }
+    crate::twins::available().map_err(|e| e.to_string())
 }
 
 /// The variants `--variant` and `--family` select.
@@ -185,11 +250,17 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         Some(Err(why)) => (None, Some(format!("--compare-cub: no CUB comparison ({why}); no × CUB column"))),
         None => (None, None),
     };
-    let mut report = Report::new(session.format, out, columns(cub.is_some()));
+    let (twins, twins_missing) = match args.compare_c.then(|| twins_usable(&session)) {
+        Some(Ok(())) => (true, None),
+        Some(Err(why)) => (false, Some(format!("--compare-c: no CUDA C comparison ({why}); no × C column"))),
+        None => (false, None),
+    };
+    let groups = Groups { cub, twins };
+    let mut report = Report::new(session.format, out, columns(groups));
     for line in session.banner() {
         report.note(&line);
     }
-    if let Some(line) = &cub_missing {
+    for line in cub_missing.iter().chain(&twins_missing) {
         report.note(line);
         if !report.is_table() {
             let _ = writeln!(err, "{line}");
@@ -200,16 +271,24 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let expected = Reference::of(&input.data);
     let squares = variants.iter().any(|v| v.op == Op::SumOfSquares).then(|| Reference::of_squares(&input.data));
     let buffer = session.backend.upload(&input.data)?;
-    drop(input);
+    // The twins read the same values from a file: keep them only when they will run.
+    let data = if twins { input.data } else { Vec::new() };
     progress_done(&session, err);
     describe(&mut report, &session, block, &variants, expected, squares, cub);
+    if twins {
+        report.note(
+            "× C = the CUDA C twin's median / ours (> 1: the Rust kernel is faster); the twin (cub/classic.cu, nvcc -O3) \
+             runs on the same values with the same grid and block, every run checked",
+        );
+    }
     report.header();
     let mut failed = 0;
     for v in variants {
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
         let outcome = run_one(&session, v, &buffer, block, reference);
-        failed += outcome.failed() as usize;
-        report.row(&cells(&session, v, &outcome, cub));
+        let twin = time_twin(&session, v, &data, block, &outcome);
+        failed += (outcome.failed() || matches!(twin, Twin::Failed(_))) as usize;
+        report.row(&cells(&session, v, &outcome, groups, &twin));
     }
     let mut meta = session.meta();
     meta.insert("block".into(), block.into());

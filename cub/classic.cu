@@ -663,6 +663,7 @@ struct Twin {
 
 static const Twin TWINS[] = {
     {"neighbored", Kind::InPlace, 1, SqGrid::None, false, 0, reduceNeighbored, nullptr},
+    {"neighbored_modulo", Kind::InPlace, 1, SqGrid::None, false, 0, reduceNeighbored, nullptr},
     {"neighbored_less", Kind::InPlace, 1, SqGrid::None, false, 0, reduceNeighboredLess, nullptr},
     {"interleaved", Kind::InPlace, 1, SqGrid::None, false, 0, reduceInterleaved, nullptr},
     {"unroll2", Kind::InPlace, 2, SqGrid::None, false, 0, reduceUnrolling2, nullptr},

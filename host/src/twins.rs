@@ -43,6 +43,8 @@ const SOURCE: &str = include_str!("../../cub/classic.cu");
 /// are named after their step).
 pub const TWINS: &[(&str, &str)] = &[
     ("neighbored", "reduceNeighbored"),
+    // The faithful form of `neighbored`: the same book kernel, whose `%` nvcc keeps.
+    ("neighbored_modulo", "reduceNeighbored"),
     ("neighbored_less", "reduceNeighboredLess"),
     ("interleaved", "reduceInterleaved"),
     ("unroll2", "reduceUnrolling2"),

@@ -20,6 +20,34 @@ pub const fn segment_len(n: usize, start: usize, seg: usize) -> usize {
     }
 }
 
+/// The segment block `block_idx` owns when every block owns `seg` elements of `0..n`: its
+/// first element and how many of its elements exist, in the 32-bit unsigned arithmetic of the
+/// book's kernels (`unsigned int idx = blockIdx.x * blockDim.x * 8 + …`). 32 bits keep every
+/// comparison one instruction: the 64-bit `usize` form made the chapter-3 kernels execute up
+/// to twice the instructions of their CUDA C twins (ncu on an H100, docs/parity.md).
+/// `block_idx * seg` cannot overflow for a block of the launch (`grid = ceil(n / seg)`, so
+/// `start < n ≤ u32::MAX`); for larger `block_idx` the product wraps and the length is
+/// meaningless.
+///
+/// ```
+/// use kernels::index::block_segment;
+/// assert_eq!(block_segment(1000, 1, 512), (512, 488));
+/// assert_eq!(block_segment(1000, 0, 512), (0, 512));
+/// assert_eq!(block_segment(u32::MAX, (u32::MAX / 4096), 4096).1, 4095);
+/// ```
+#[inline(always)]
+pub const fn block_segment(n: u32, block_idx: u32, seg: u32) -> (u32, u32) {
+    let start = block_idx.wrapping_mul(seg);
+    let len = if start >= n {
+        0
+    } else if n - start < seg {
+        n - start
+    } else {
+        seg
+    };
+    (start, len)
+}
+
 /// `ceil(a / b)` for `b > 0`.
 #[inline(always)]
 pub const fn div_ceil(a: usize, b: usize) -> usize {
@@ -43,8 +71,8 @@ pub const fn div_ceil(a: usize, b: usize) -> usize {
 /// assert_eq!(neighbored_less_index(3, 2), 12);
 /// ```
 #[inline(always)]
-pub const fn neighbored_less_index(tid: u32, stride: u32) -> usize {
-    2 * stride as usize * tid as usize
+pub const fn neighbored_less_index(tid: u32, stride: u32) -> u32 {
+    2 * stride * tid
 }
 
 /// Index, within its block's segment, of the `k`-th element thread `tid` folds in the
@@ -58,8 +86,8 @@ pub const fn neighbored_less_index(tid: u32, stride: u32) -> usize {
 /// assert_eq!(fold_index(3, 128, 2), 259);
 /// ```
 #[inline(always)]
-pub const fn fold_index(tid: u32, block: u32, k: usize) -> usize {
-    tid as usize + k * block as usize
+pub const fn fold_index(tid: u32, block: u32, k: u32) -> u32 {
+    tid + k * block
 }
 
 /// How many of the `factor` elements of [`fold_index`] exist for thread `tid` in a segment
@@ -75,7 +103,7 @@ pub const fn fold_index(tid: u32, block: u32, k: usize) -> usize {
 /// assert_eq!(fold_count(3, 128, 5, 8), 0);
 /// ```
 #[inline(always)]
-pub const fn fold_count(len: usize, block: u32, tid: u32, factor: usize) -> usize {
+pub const fn fold_count(len: u32, block: u32, tid: u32, factor: u32) -> u32 {
     let mut count = 0;
     while count < factor && fold_index(tid, block, count) < len {
         count += 1;
@@ -137,14 +165,15 @@ mod tests {
                 let neighbored: std::vec::Vec<usize> =
                     (0..block).filter(|t| t % (2 * stride) == 0).map(|t| t as usize).collect();
                 // neighbored_less: thread t works when its slot is inside the block.
-                let less: std::vec::Vec<usize> =
-                    (0..block).map(|t| neighbored_less_index(t, stride)).filter(|&i| i < block as usize).collect();
+                let less: std::vec::Vec<usize> = (0..block)
+                    .map(|t| neighbored_less_index(t, stride))
+                    .filter(|&i| i < block)
+                    .map(|i| i as usize)
+                    .collect();
                 assert_eq!(neighbored, less, "block {block} stride {stride}");
                 // ... and the working threads are the first ones: 0, 1, 2, ...
-                let workers = (0..block).filter(|&t| neighbored_less_index(t, stride) < block as usize).count();
-                assert!(
-                    (0..block).all(|t| (neighbored_less_index(t, stride) < block as usize) == ((t as usize) < workers))
-                );
+                let workers = (0..block).filter(|&t| neighbored_less_index(t, stride) < block).count();
+                assert!((0..block).all(|t| (neighbored_less_index(t, stride) < block) == ((t as usize) < workers)));
                 stride *= 2;
             }
         }
@@ -152,22 +181,22 @@ mod tests {
 
     #[test]
     fn fold_reads_every_element_once() {
-        for factor in [1usize, 2, 4, 8] {
+        for factor in [1u32, 2, 4, 8] {
             for block in [32u32, 64, 128, 1024] {
-                let seg = factor * block as usize;
-                for n in [1usize, 2, 31, 32, 33, 511, 512, 513, 1000, 1025, 4097, 8193, 9000] {
-                    let mut seen = std::vec![0u8; n];
-                    for b in 0..div_ceil(n, seg) {
-                        let start = b * seg;
-                        let len = segment_len(n, start, seg);
+                let seg = factor * block;
+                for n in [1u32, 2, 31, 32, 33, 511, 512, 513, 1000, 1025, 4097, 8193, 9000] {
+                    let mut seen = std::vec![0u8; n as usize];
+                    for b in 0..div_ceil(n as usize, seg as usize) as u32 {
+                        let (start, len) = block_segment(n, b, seg);
+                        assert_eq!(len as usize, segment_len(n as usize, start as usize, seg as usize));
                         for tid in 0..block {
                             let count = fold_count(len, block, tid, factor);
-                            assert_eq!(count == 0, tid as usize >= len, "n={n} block={block} tid={tid}");
+                            assert_eq!(count == 0, tid >= len, "n={n} block={block} tid={tid}");
                             for k in 0..factor {
                                 let i = fold_index(tid, block, k);
                                 assert_eq!(k < count, i < len, "n={n} block={block} tid={tid} k={k}");
                                 if k < count {
-                                    seen[start + i] += 1;
+                                    seen[(start + i) as usize] += 1;
                                 }
                             }
                         }

@@ -68,8 +68,8 @@ pub unsafe fn block_sum(value: i32, slots: Shared<i32>, warp_sum: impl Fn(i32) -
 /// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
 /// every thread of the later round's readers and the earlier round's writers.
 #[inline(always)]
-pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: usize) {
-    if tid < stride && ((tid + stride) as usize) < len {
+pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: u32) {
+    if tid < stride && tid + stride < len {
         let (i, j) = (tid as usize, (tid + stride) as usize);
         // SAFETY: i < j < len; slot i is written by thread `tid` only, slot j (>= stride) is
         // written by no thread of this round.
@@ -93,10 +93,10 @@ pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: usize) {
 /// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
 /// with the same `idata`, `block` and `len` (it contains barriers).
 #[inline(always)]
-pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: usize) {
+pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) {
     let mut stride = block / 2;
     while stride > 0 {
-        if tid < stride && ((tid + stride) as usize) < len {
+        if tid < stride && tid + stride < len {
             let (i, j) = (tid as usize, (tid + stride) as usize);
             // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
             // idata[j] (j >= stride) is written by no thread in this round.
@@ -104,6 +104,32 @@ pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: usize
         }
         sync_threads();
         stride >>= 1;
+    }
+}
+
+/// The neighbored-pair tree over the `len ≤ block` slots `idata[0..len)` (taught by
+/// `neighbored`): for `stride = 1, 2, 4, …, block/2`, thread `tid` adds `idata[tid + stride]`
+/// into `idata[tid]` when `works(tid, stride)` (the book's `tid % (2 * stride) == 0`) and the
+/// partner exists; a block barrier ends every round. Afterwards `idata[0]` holds the sum.
+/// `neighbored` and `neighbored_modulo` differ only in how `works` computes the remainder.
+///
+/// # Safety
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`); `works(tid, stride)` is true only for
+/// multiples of `2 * stride`; every thread of the block calls this with the same `idata`,
+/// `block` and `len` (it contains barriers).
+#[inline(always)]
+pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, works: impl Fn(u32, u32) -> bool) {
+    let mut stride = 1;
+    while stride < block {
+        if works(tid, stride) && tid + stride < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len. In this round the writers are multiples of 2*stride and
+            // the partners j = i + stride are not, so no slot is both read and written, and
+            // each slot has one writer.
+            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        }
+        sync_threads();
+        stride *= 2;
     }
 }
 

@@ -36,20 +36,29 @@ use crate::index::{fold_count, fold_index};
 /// calls this once; the caller puts a block barrier between it and the tree (the tree reads
 /// slots other threads wrote here).
 #[inline(always)]
-pub unsafe fn fold_blocks<const N: usize>(idata: *mut i32, tid: u32, block: u32, len: usize) {
-    let count = fold_count(len, block, tid, N);
-    if count > 0 {
-        let mut sum = 0i32;
-        for k in 0..N {
-            if k < count {
-                // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
-                sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k)) });
-            }
+pub unsafe fn fold_blocks<const N: usize>(idata: *mut i32, tid: u32, block: u32, len: u32) {
+    let mut sum = 0i32;
+    if fold_index(tid, block, N as u32 - 1) < len {
+        // The whole stripe exists (every block but the short last one): N loads that do not
+        // depend on each other, unguarded, as the book's `if (idx + 7 * blockDim.x < n)`.
+        for k in 0..N as u32 {
+            // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, N - 1) < len.
+            sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k) as usize) });
         }
-        // SAFETY: count > 0 means tid < len. Slot tid is read and written by thread tid only
-        // in this phase (the other indices it reads are >= blockDim, which no thread writes).
-        unsafe { *idata.add(tid as usize) = sum };
+    } else {
+        let count = fold_count(len, block, tid, N as u32);
+        if count == 0 {
+            return;
+        }
+        for k in 0..count {
+            // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
+            sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k) as usize) });
+        }
     }
+    // SAFETY: tid < len here (fold_index(tid, block, 0) = tid). Slot tid is read and written
+    // by thread tid only in this phase (the other indices it reads are >= blockDim, which no
+    // thread writes).
+    unsafe { *idata.add(tid as usize) = sum };
 }
 
 /// Elements [`thread_sum_stripe4`] adds per thread.
@@ -70,28 +79,28 @@ pub const STRIPE4: usize = 4;
 /// # Safety
 /// `idata` is valid for reading `len` elements.
 #[inline(always)]
-pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: usize) -> i32 {
-    if fold_index(tid, block, STRIPE4 - 1) < len {
+pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: u32) -> i32 {
+    if fold_index(tid, block, STRIPE4 as u32 - 1) < len {
         // The whole stripe exists: four loads that do not depend on each other, issued
         // before any of their values is used.
         // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
         let (a0, a1, a2, a3) = unsafe {
             (
-                *idata.add(fold_index(tid, block, 0)),
-                *idata.add(fold_index(tid, block, 1)),
-                *idata.add(fold_index(tid, block, 2)),
-                *idata.add(fold_index(tid, block, 3)),
+                *idata.add(fold_index(tid, block, 0) as usize),
+                *idata.add(fold_index(tid, block, 1) as usize),
+                *idata.add(fold_index(tid, block, 2) as usize),
+                *idata.add(fold_index(tid, block, 3) as usize),
             )
         };
         a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
     } else {
         // The short last block: only the elements that exist (maybe none).
         let mut sum = 0i32;
-        for k in 0..STRIPE4 {
+        for k in 0..STRIPE4 as u32 {
             let i = fold_index(tid, block, k);
             if i < len {
                 // SAFETY: i < len.
-                sum = sum.wrapping_add(unsafe { *idata.add(i) });
+                sum = sum.wrapping_add(unsafe { *idata.add(i as usize) });
             }
         }
         sum

@@ -61,7 +61,7 @@ pub fn warp_sum_shfl(value: i32) -> i32 {
 /// block's tree); a block barrier separates the last writes of the other warps to
 /// `idata[0 .. 64)` from this call.
 #[inline(always)]
-pub unsafe fn last_warp(idata: *mut i32, tid: u32, len: usize) {
+pub unsafe fn last_warp(idata: *mut i32, tid: u32, len: u32) {
     // SAFETY: the caller's contract, and the `sync_warp` between two rounds is the barrier
     // `add_pair` asks for (only warp 0 reads or writes in these rounds).
     unsafe {

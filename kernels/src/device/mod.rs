@@ -21,9 +21,11 @@
 //! | [`atomic`] | `atomicAdd`, `atomicCAS`, `__threadfence()`, `ld.acquire` / `st.release` |
 //! | [`mem`] | 128-bit vector loads (`int4`), read-only cache loads (`__ldg`) |
 //! | [`clock`] | `clock64()` |
+//! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
 
 pub mod atomic;
 pub mod clock;
+pub mod math;
 pub mod mem;
 pub mod shared;
 pub mod thread;

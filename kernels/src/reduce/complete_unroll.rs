@@ -3,7 +3,7 @@ use crate::collective::thread::fold_blocks;
 use crate::collective::warp::last_warp;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::{WARP_SIZE, trap};
-use crate::index::segment_len;
+use crate::index::block_segment;
 use crate::kernel;
 
 /// `complete_unroll_warps8` with the block size a compile-time constant: the body of the
@@ -69,17 +69,15 @@ pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut
         trap("complete_unroll::<BLOCK> launched with blockDim.x != BLOCK");
     }
     let tid = thread_idx_x();
-    let seg = 8 * BLOCK as usize;
-    let start = block_idx_x() as usize * seg;
-    let len = segment_len(n as usize, start, seg);
+    let (start, len) = block_segment(n, block_idx_x(), 8 * BLOCK);
     // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start) };
+    let idata = unsafe { g_idata.add(start as usize) };
 
     // SAFETY: `idata` holds the `len` elements of this block's segment.
     unsafe { fold_blocks::<8>(idata, tid, BLOCK, len) };
     sync_threads();
 
-    let len = len.min(BLOCK as usize);
+    let len = len.min(BLOCK);
     if BLOCK >= 1024 {
         // SAFETY: `idata` holds `len` elements, and a block barrier separates each round
         // from the next (the same holds for the three rounds below).

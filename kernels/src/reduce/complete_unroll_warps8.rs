@@ -3,7 +3,7 @@ use crate::collective::thread::fold_blocks;
 use crate::collective::warp::last_warp;
 use crate::device::WARP_SIZE;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::segment_len;
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -70,17 +70,15 @@ kernel! {
     pub unsafe fn complete_unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let seg = 8 * block as usize;
-        let start = block_idx_x() as usize * seg;
-        let len = segment_len(n as usize, start, seg);
+        let (start, len) = block_segment(n, block_idx_x(), 8 * block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
         // SAFETY: `idata` holds the `len` elements of this block's segment.
         unsafe { fold_blocks::<8>(idata, tid, block, len) };
         sync_threads();
 
-        let len = len.min(block as usize);
+        let len = len.min(block);
         if block >= 1024 {
             // SAFETY: `idata` holds `len` elements, and a block barrier separates each round
             // from the next (the same holds for the three rounds below).

@@ -1,7 +1,7 @@
 use crate::device::FULL_MASK;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::sync_warp;
-use crate::index::segment_len;
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -80,15 +80,14 @@ kernel! {
     pub unsafe fn gmem(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let start = block_idx_x() as usize * block as usize;
-        let len = segment_len(n as usize, start, block as usize);
+        let (start, len) = block_segment(n, block_idx_x(), block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
         // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
         // barrier is outside the `if`, so every thread of the block reaches it.
         for s in [512u32, 256, 128, 64] {
-            if 2 * s <= block && tid < s && ((tid + s) as usize) < len {
+            if 2 * s <= block && tid < s && tid + s < len {
                 let (i, j) = (tid as usize, (tid + s) as usize);
                 // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
                 // (j >= s) is written by no thread at this level.
@@ -101,7 +100,7 @@ kernel! {
         // the book's lock-step `volatile` version races on Volta and later).
         if tid < 32 {
             for s in [32u32, 16, 8, 4, 2, 1] {
-                if tid < s && ((tid + s) as usize) < len {
+                if tid < s && tid + s < len {
                     let (i, j) = (tid as usize, (tid + s) as usize);
                     // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
                     // their own slot: no slot has a writer and a different reader at this

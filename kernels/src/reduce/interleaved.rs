@@ -1,6 +1,6 @@
 use crate::collective::block::interleaved_tree;
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
-use crate::index::segment_len;
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -63,10 +63,9 @@ kernel! {
     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let start = block_idx_x() as usize * block as usize;
-        let len = segment_len(n as usize, start, block as usize);
+        let (start, len) = block_segment(n, block_idx_x(), block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
         // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
         unsafe { interleaved_tree(idata, tid, block, len) };

@@ -1,5 +1,6 @@
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::segment_len;
+use crate::collective::block::neighbored_tree;
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -64,24 +65,14 @@ kernel! {
     pub unsafe fn neighbored(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let start = block_idx_x() as usize * block as usize;
-        let len = segment_len(n as usize, start, block as usize);
+        let (start, len) = block_segment(n, block_idx_x(), block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
-        let mut stride = 1;
-        while stride < block {
-            // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path.
-            if tid.is_multiple_of(2 * stride) && ((tid + stride) as usize) < len {
-                let (i, j) = (tid as usize, (tid + stride) as usize);
-                // SAFETY: i < j < len. In this round the writers are the multiples of
-                // 2*stride and the partners j = i + stride are not, so no slot is both read
-                // and written, and each slot has one writer.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-            }
-            sync_threads();
-            stride *= 2;
-        }
+        // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path; LLVM
+        // turns it into `tid & (2*stride - 1) == 0` (see `neighbored_modulo` for the book's cost).
+        // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
+        unsafe { neighbored_tree(idata, tid, block, len, |tid, stride| tid.is_multiple_of(2 * stride)) };
 
         if tid == 0 {
             // SAFETY: len >= 1, and g_odata holds gridDim.x elements.

@@ -1,5 +1,5 @@
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::{neighbored_less_index, segment_len};
+use crate::index::{block_segment, neighbored_less_index};
 use crate::kernel;
 
 kernel! {
@@ -65,22 +65,21 @@ kernel! {
     pub unsafe fn neighbored_less(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let start = block_idx_x() as usize * block as usize;
-        let len = segment_len(n as usize, start, block as usize);
+        let (start, len) = block_segment(n, block_idx_x(), block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
         let mut stride = 1;
         while stride < block {
             let index = neighbored_less_index(tid, stride);
             // `index + stride < len` implies `index < len <= blockDim`: the book's
             // `index < blockDim.x`, plus "the partner exists" for a short segment.
-            if index + (stride as usize) < len {
-                let j = index + stride as usize;
+            if index + stride < len {
+                let (i, j) = (index as usize, (index + stride) as usize);
                 // SAFETY: index < j < len. In this round the written slots are the multiples
                 // of 2*stride, one per thread, and the read partners are not, so no slot is
                 // both read and written.
-                unsafe { *idata.add(index) = (*idata.add(index)).wrapping_add(*idata.add(j)) };
+                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
             }
             sync_threads();
             stride *= 2;

@@ -1,7 +1,7 @@
 use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
 use crate::collective::thread::{STRIPE4, thread_sum_stripe4};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::segment_len;
+use crate::index::block_segment;
 use crate::kernel;
 use crate::static_shared;
 
@@ -73,10 +73,9 @@ kernel! {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         let tid = thread_idx_x();
         let block = block_dim_x();
-        let start = block_idx_x() as usize * STRIPE4 * block as usize;
-        let len = segment_len(n as usize, start, STRIPE4 * block as usize);
+        let (start, len) = block_segment(n, block_idx_x(), STRIPE4 as u32 * block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start) };
+        let idata = unsafe { g_idata.add(start as usize) };
 
         // SAFETY: the segment at `idata` holds `len` elements.
         let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };

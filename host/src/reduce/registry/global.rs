@@ -47,6 +47,12 @@ pub(super) static VARIANTS: &[Variant] = &[
         1,
     ),
     global(
+        "neighbored_modulo",
+        "neighbored with the book's remainder kept as rem.u32 (LLVM makes tid % (2*stride) a mask): the cost the book measures",
+        KernelSel::One(kernel_ref!(kernels::reduce::neighbored_modulo(a, b, n))),
+        1,
+    ),
+    global(
         "neighbored_less",
         "the same tree with the work mapped to the first threads (index = 2*stride*tid): whole warps idle, less divergence",
         KernelSel::One(kernel_ref!(kernels::reduce::neighbored_less(a, b, n))),

@@ -1,0 +1,73 @@
+use crate::collective::block::neighbored_tree;
+use crate::device::math::rem_u32;
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::index::block_segment;
+use crate::kernel;
+
+kernel! {
+    /// `neighbored` as the book's compiler runs it: the test `tid % (2*stride) == 0` is a
+    /// real remainder (`rem.u32`), not the bit mask LLVM makes of it.
+    ///
+    /// # Concept
+    /// **What an instruction costs in a divergent tree.** In `neighbored` every warp of the
+    /// block evaluates the test at every round, even when one lane of it works. An integer
+    /// remainder by a value the compiler cannot see as a power of two is not one instruction
+    /// on the GPU: ptxas expands `rem.u32` into a multiply-based sequence of about twenty.
+    /// The book's `reduceNeighbored` pays that, for every thread, in every round.
+    ///
+    /// # Previous problem → fix
+    /// `neighbored` hides the book's first lesson in Rust: LLVM proves `2*stride` is a power
+    /// of two and replaces the remainder by `tid & (2*stride - 1)`, so `neighbored` and
+    /// `neighbored_less` run within a few percent of each other, where the book measures
+    /// 8.46 ms against 7.86 ms. This kernel is not a fix but the faithful form: it keeps the
+    /// remainder as the hardware instruction (`device::math::rem_u32`), so the cost the book
+    /// measures — divergent warps that also spend their issue slots on a division — shows in
+    /// the time and in the profiler (instructions executed), next to its CUDA C twin.
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
+    ///    those exist; the last block may be short).
+    /// 2. For `stride = 1, 2, 4, …, blockDim/2`: thread `tid` with
+    ///    `rem(tid, 2*stride) == 0` adds `idata[tid + stride]` into `idata[tid]`, when that
+    ///    element exists; then the block barrier.
+    /// 3. Thread 0 writes `idata[0]`, the segment's sum, to `g_odata[b]`.
+    ///
+    /// ```text
+    ///  per round, every thread:   r = rem.u32(tid, 2*stride)     (~20 SASS instructions)
+    ///                             if r == 0 && tid + stride < len: idata[tid] += idata[tid + stride]
+    ///                             bar.sync
+    /// ```
+    ///
+    /// # Launch
+    /// Grid `ceil(n / blockDim)`, block a power of two in 32..=1024, no shared memory.
+    /// Works **in place**: the host passes a scratch copy of the input, never the input.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths; `g_idata` may be overwritten.
+    /// Every thread reaches every barrier: threads past `n` idle through the loop instead
+    /// of returning early (the book returns early, which the CUDA rules for
+    /// `__syncthreads` do not allow).
+    ///
+    /// # Measured
+    /// See `docs/parity.md` and `docs/measurements/2026-11-22-h100/`, row `neighbored_modulo`
+    /// (H100, n = 2^24 and 2^28, block 512): time, GB/s, the ratio to `neighbored` and to the
+    /// CUDA C twin `reduceNeighbored`.
+    pub unsafe fn neighbored_modulo(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let (start, len) = block_segment(n, block_idx_x(), block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.add(start as usize) };
+
+        // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
+        unsafe { neighbored_tree(idata, tid, block, len, |tid, stride| rem_u32(tid, 2 * stride) == 0) };
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        }
+    }
+}

@@ -95,11 +95,27 @@ pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: u32) {
 #[inline(always)]
 pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) {
     let mut stride = block / 2;
+    if len == block {
+        // A full segment (every block but the short last one; `len` is the same for every
+        // thread, so the whole block takes this path): `tid < stride` already puts the
+        // partner `tid + stride < 2 * stride <= block` inside it, so the loop tests one
+        // condition per round, as the book's does.
+        while stride > 0 {
+            if tid < stride {
+                let (i, j) = (tid as usize, (tid + stride) as usize);
+                // SAFETY: i < j < block = len; only thread `tid` writes idata[tid] in this
+                // round, and idata[j] (j >= stride) is written by no thread in this round.
+                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            }
+            sync_threads();
+            stride >>= 1;
+        }
+        return;
+    }
     while stride > 0 {
         if tid < stride && tid + stride < len {
             let (i, j) = (tid as usize, (tid + stride) as usize);
-            // SAFETY: i < j < len; only thread `tid` writes idata[tid] in this round, and
-            // idata[j] (j >= stride) is written by no thread in this round.
+            // SAFETY: i < j < len; as above.
             unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
         }
         sync_threads();

@@ -214,6 +214,98 @@ impl Session {
     }
 }
 
+/// The timing group every report has: median, fastest, every run (JSON), the median again and
+/// the throughput under the names the JSON reports have always used, GB/s and % of peak.
+/// `bytes` names the throughput: `("bytes_per_s", "gb_per_s", "GB/s")` for a reduction (each
+/// element read once), `("bytes_per_s_rw", "gb_per_s_rw", "GB/s r+w")` for a scan.
+fn timing_columns(bytes: (&'static str, &'static str, &'static str), pct_width: usize) -> Vec<crate::output::Column> {
+    use crate::output::{Column, Shown};
+    let (bytes_key, gb_key, gb_title) = bytes;
+    vec![
+        Column::new("time_us_median", "time (µs)", 11, 2),
+        Column::new("time_us_min", "min (µs)", 0, 2).only(Shown::DataOnly),
+        Column::new("times_us", "times", 0, 2).only(Shown::JsonOnly),
+        Column::new("median_us", "median", 0, 2).only(Shown::JsonOnly),
+        Column::new(bytes_key, "bytes/s", 0, 0).only(Shown::JsonOnly),
+        Column::new(gb_key, gb_title, 9, 1),
+        Column::new("pct_peak", "% peak", pct_width, 1),
+    ]
+}
+
+/// The cells of [`timing_columns`] for `runs` moving `bytes` bytes per run.
+fn timing_cells(session: &Session, runs: &crate::timing::Runs, bytes: f64) -> Vec<crate::output::Cell> {
+    use crate::output::Cell;
+    let median = runs.median_us();
+    let bw = bytes / (median * 1e-6);
+    vec![
+        Cell::Num(median),
+        Cell::Num(runs.min_us()),
+        Cell::List(runs.times_us.clone()),
+        Cell::Num(median),
+        Cell::Int(bw.round() as i64),
+        Cell::Num(bw / 1e9),
+        session.pct_peak(bw),
+    ]
+}
+
+/// What happened to one row (a reduction variant, or a scan variant and kind).
+enum Outcome<M> {
+    /// It ran; the measurement says whether it passed.
+    Ran(M),
+    /// Not run: the request does not fit this variant or device (a block it does not take, an
+    /// older GPU, not enough memory).
+    Skipped(String),
+    /// It failed to run.
+    Failed(String),
+}
+
+impl<M> Outcome<M> {
+    /// A measurement, or what stopped it: a request that does not fit ([`Error::Invalid`],
+    /// [`Error::Unsupported`]) is a skipped row, any other error a failed one.
+    fn of(r: Result<M>) -> Self {
+        match r {
+            Ok(m) => Outcome::Ran(m),
+            Err(e @ (Error::Invalid(_) | Error::Unsupported(_))) => Outcome::Skipped(e.to_string()),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
+    }
+
+    /// Did the row fail (an error, or a measurement `pass` rejects)?
+    fn failed(&self, pass: impl Fn(&M) -> bool) -> bool {
+        match self {
+            Outcome::Ran(m) => !pass(m),
+            Outcome::Skipped(_) => false,
+            Outcome::Failed(_) => true,
+        }
+    }
+
+    /// The cells of a row that did not run: `names`, empty cells up to `width - 1`, the
+    /// verdict. `None` for a row that ran.
+    fn bare_row(&self, names: &[&str], width: usize) -> Option<Vec<crate::output::Cell>> {
+        use crate::output::Cell;
+        let verdict = match self {
+            Outcome::Ran(_) => return None,
+            Outcome::Skipped(why) => Cell::Verdict("SKIP", Some(why.clone())),
+            Outcome::Failed(why) => Cell::Verdict("ERROR", Some(why.clone())),
+        };
+        let mut row: Vec<Cell> = names.iter().map(|n| Cell::Text(n.to_string())).collect();
+        row.resize(width - 1, Cell::Empty);
+        row.push(verdict);
+        Some(row)
+    }
+}
+
+/// Ends a report: the JSON document gets `meta`; the table a line when rows failed.
+fn finish(
+    report: crate::output::Report<'_>,
+    meta: serde_json::Map<String, serde_json::Value>,
+    failed: usize,
+    rows: &str,
+) {
+    let footer = if failed > 0 { vec![format!("{failed} {rows} failed")] } else { vec![] };
+    report.finish(meta, &footer);
+}
+
 /// Says on `err` that a long step started (table output only: CSV and JSON stay quiet).
 fn progress(session: &Session, err: &mut dyn Write, what: &str) {
     if session.format == Format::Table {

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::{Args, Session, progress, progress_done};
+use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::cpu::Reference;
 use crate::input::Input;
 use crate::output::{Cell, Column, Report, Shown};
@@ -32,18 +32,14 @@ fn columns(groups: Groups) -> Vec<Column> {
         Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
         Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
-        Column::new("time_us_median", "time (µs)", 11, 2),
-        Column::new("time_us_min", "min (µs)", 0, 2).only(Shown::DataOnly),
-        Column::new("times_us", "times", 0, 2).only(Shown::JsonOnly),
-        Column::new("median_us", "median", 0, 2).only(Shown::JsonOnly),
-        Column::new("bytes_per_s", "bytes/s", 0, 0).only(Shown::JsonOnly),
-        Column::new("gb_per_s", "GB/s", 9, 1),
-        Column::new("pct_peak", "% peak", 8, 1),
+    ];
+    c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 8));
+    c.extend([
         Column::new("clock64_cycles", "clock64 Δ", 12, 0),
         Column::new("sum", "sum", 12, 0),
         Column::new("expected", "expected", 0, 0).only(Shown::DataOnly),
         Column::new("widened_sum", "widened", 0, 0).only(Shown::DataOnly),
-    ];
+    ]);
     if groups.cub.is_some() {
         c.push(Column::new("x_cub", "× CUB", 7, 2));
         c.push(Column::new("cub_median_us", "CUB µs", 0, 2).only(Shown::DataOnly));
@@ -69,21 +65,7 @@ enum Twin {
 }
 
 /// What happened to one variant.
-enum Outcome {
-    Ran(Box<Measurement>),
-    Skipped(String),
-    Failed(String),
-}
-
-impl Outcome {
-    fn failed(&self) -> bool {
-        match self {
-            Outcome::Ran(m) => !m.pass(),
-            Outcome::Skipped(_) => false,
-            Outcome::Failed(_) => true,
-        }
-    }
-}
+type Outcome = super::Outcome<Box<Measurement>>;
 
 /// Does `v` do what CUB's `DeviceReduce::Sum` does (a sum to one scalar on the device, all
 /// of it timed)? Only those rows get a × CUB ratio.
@@ -103,19 +85,11 @@ fn verdict(m: &Measurement) -> Cell {
 
 /// The cells of one row, one per column of [`columns`]`(groups)`.
 fn cells(session: &Session, v: &Variant, outcome: &Outcome, groups: Groups, twin: &Twin) -> Vec<Cell> {
-    let width = columns(groups).len();
-    let m = match outcome {
-        Outcome::Ran(m) => m,
-        Outcome::Skipped(why) | Outcome::Failed(why) => {
-            let word = if matches!(outcome, Outcome::Skipped(_)) { "SKIP" } else { "ERROR" };
-            let mut row = vec![Cell::Text(v.name.into())];
-            row.resize(width - 1, Cell::Empty);
-            row.push(Cell::Verdict(word, Some(why.clone())));
-            return row;
-        }
-    };
+    if let Some(row) = outcome.bare_row(&[v.name], columns(groups).len()) {
+        return row;
+    }
+    let Outcome::Ran(m) = outcome else { unreachable!("bare_row covers the rows that did not run") };
     let g = m.geometry;
-    let bw = m.bytes_per_second();
     let mut row = vec![
         Cell::Text(v.name.into()),
         Cell::Text(format!("{}×{}", g.grid, g.block)),
@@ -123,18 +97,14 @@ fn cells(session: &Session, v: &Variant, outcome: &Outcome, groups: Groups, twin
         Cell::Int(g.grid.into()),
         Cell::Int(g.block.into()),
         Cell::Int(g.shared_bytes.into()),
-        Cell::Num(m.median_us()),
-        Cell::Num(m.runs.min_us()),
-        Cell::List(m.runs.times_us.clone()),
-        Cell::Num(m.median_us()),
-        Cell::Int(bw.round() as i64),
-        Cell::Num(bw / 1e9),
-        session.pct_peak(bw),
+    ];
+    row.extend(timing_cells(session, &m.runs, m.n as f64 * v.elem.size() as f64));
+    row.extend([
         m.cycles.map_or(Cell::Empty, |c| Cell::Int(c as i64)),
         Cell::Int(m.sum.into()),
         Cell::Int(m.expected.wrapped.into()),
         Cell::Int(m.expected.widened),
-    ];
+    ]);
     if let Some(c) = groups.cub {
         let ratio = comparable_with_cub(v).then(|| c / m.median_us());
         row.push(ratio.map_or(Cell::Empty, Cell::Num));
@@ -287,7 +257,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
         let outcome = run_one(&session, v, &buffer, block, reference);
         let twin = time_twin(&session, v, &data, block, &outcome);
-        failed += (outcome.failed() || matches!(twin, Twin::Failed(_))) as usize;
+        failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
         report.row(&cells(&session, v, &outcome, groups, &twin));
     }
     let mut meta = session.meta();
@@ -295,8 +265,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     if let Some(c) = cub {
         meta.insert("cub_median_us".into(), c.into());
     }
-    let footer = if failed > 0 { vec![format!("{failed} variant(s) failed")] } else { vec![] };
-    report.finish(meta, &footer);
+    super::finish(report, meta, failed, "variant(s)");
     Ok(failed == 0)
 }
 
@@ -309,14 +278,11 @@ fn run_one(
     reference: Reference,
 ) -> Outcome {
     let b = &session.backend;
-    match geometry(b, v, session.n, block, None) {
-        Err(e @ (Error::Invalid(_) | Error::Unsupported(_))) => Outcome::Skipped(e.to_string()),
-        Err(e) => Outcome::Failed(e.to_string()),
-        Ok(_) => match measure(b, v, buffer, session.n, block, session.repeat, reference) {
-            Ok(m) => Outcome::Ran(Box::new(m)),
-            Err(e) => Outcome::Failed(e.to_string()),
-        },
-    }
+    Outcome::of(
+        geometry(b, v, session.n, block, None)
+            .and_then(|_| measure(b, v, buffer, session.n, block, session.repeat, reference))
+            .map(Box::new),
+    )
 }
 
 /// The table's description lines: what was measured, the references, CUB.

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use super::{Args, Session, progress, progress_done};
+use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::input::Input;
 use crate::output::{Cell, Column, Report, Shown};
 use crate::scan::{Kind, ScanMeasurement, ScanVariant, all, curriculum, find, measure, mismatch_text};
@@ -12,7 +12,7 @@ use crate::{Error, Result};
 
 /// The columns of a scan report (the × CUB column is always there; empty without CUB).
 fn columns() -> Vec<Column> {
-    vec![
+    let mut c = vec![
         Column::new("variant", "variant", 16, 0),
         Column::new("kind", "kind", 9, 0),
         Column::new("n", "n", 0, 0).only(Shown::DataOnly),
@@ -21,26 +21,19 @@ fn columns() -> Vec<Column> {
         Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
         Column::new("tile", "tile", 0, 0).only(Shown::DataOnly),
-        Column::new("time_us_median", "time (µs)", 11, 2),
-        Column::new("time_us_min", "min (µs)", 0, 2).only(Shown::DataOnly),
-        Column::new("times_us", "times", 0, 2).only(Shown::JsonOnly),
-        Column::new("median_us", "median", 0, 2).only(Shown::JsonOnly),
-        Column::new("bytes_per_s_rw", "bytes/s", 0, 0).only(Shown::JsonOnly),
-        Column::new("gb_per_s_rw", "GB/s r+w", 9, 1),
-        Column::new("pct_peak", "% peak", 7, 1),
+    ];
+    c.extend(timing_columns(("bytes_per_s_rw", "gb_per_s_rw", "GB/s r+w"), 7));
+    c.extend([
         Column::new("cub_time_us", "CUB µs", 0, 2).only(Shown::DataOnly),
         Column::new("speedup_vs_cub", "vs CUB", 8, 2),
         Column::new("last", "last", 0, 0).only(Shown::JsonOnly),
         Column::new("verdict", "verdict", 0, 0),
-    ]
+    ]);
+    c
 }
 
 /// What happened to one (variant, kind).
-enum Outcome {
-    Ran(ScanMeasurement),
-    Skipped(String),
-    Failed(String),
-}
+type Outcome = super::Outcome<ScanMeasurement>;
 
 /// CUB's `DeviceScan::InclusiveSum` at the same `n`, when asked.
 enum Cub {
@@ -73,16 +66,14 @@ fn verdict(m: &ScanMeasurement) -> Cell {
 }
 
 fn cells(session: &Session, v: &ScanVariant, kind: Kind, outcome: &Outcome, cub: &Cub) -> Vec<Cell> {
-    let m = match outcome {
-        Outcome::Ran(m) => m,
-        Outcome::Skipped(why) => return bare_row(v.name, kind, Cell::Verdict("SKIP", Some(why.clone()))),
-        Outcome::Failed(why) => return bare_row(v.name, kind, Cell::Verdict("ERROR", Some(why.clone()))),
-    };
+    if let Some(row) = outcome.bare_row(&[v.name, kind.name()], columns().len()) {
+        return row;
+    }
+    let Outcome::Ran(m) = outcome else { unreachable!("bare_row covers the rows that did not run") };
     let g = m.geometry;
-    let bw = m.bytes_per_second();
     // CUB's InclusiveSum is the reference for inclusive rows only.
     let ratio = cub_time(cub).filter(|_| kind == Kind::Inclusive).map(|c| c / m.median_us());
-    vec![
+    let mut row = vec![
         Cell::Text(v.name.into()),
         Cell::Text(kind.name().into()),
         Cell::Int(m.n as i64),
@@ -91,18 +82,16 @@ fn cells(session: &Session, v: &ScanVariant, kind: Kind, outcome: &Outcome, cub:
         Cell::Int(g.grid.into()),
         Cell::Int(g.block.into()),
         Cell::Int(g.tile.into()),
-        Cell::Num(m.median_us()),
-        Cell::Num(m.runs.min_us()),
-        Cell::List(m.runs.times_us.clone()),
-        Cell::Num(m.median_us()),
-        Cell::Int(bw.round() as i64),
-        Cell::Num(bw / 1e9),
-        session.pct_peak(bw),
+    ];
+    // Each element read once and written once.
+    row.extend(timing_cells(session, &m.runs, m.n as f64 * 8.0));
+    row.extend([
         cub_time(cub).map_or(Cell::Empty, Cell::Num),
         ratio.map_or(Cell::Empty, Cell::Num),
         m.last.map_or(Cell::Empty, |l| Cell::Int(l.into())),
         verdict(m),
-    ]
+    ]);
+    row
 }
 
 /// CUB's own row, when it was asked for.
@@ -205,8 +194,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     for v in variants {
         for (kind, reference) in &expected {
             let outcome = run_one(&session, v, *kind, &buffer, reference);
-            failed += matches!(outcome, Outcome::Failed(_)) as usize
-                + matches!(&outcome, Outcome::Ran(m) if !m.pass()) as usize;
+            failed += outcome.failed(ScanMeasurement::pass) as usize;
             report.row(&cells(&session, v, *kind, &outcome, &cub));
         }
     }
@@ -217,8 +205,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     meta.insert("op".into(), "scan".into());
     meta.extend(session.meta());
     meta.insert("cub".into(), cub_time(&cub).map(|t| serde_json::json!({"op": "InclusiveSum", "median_us": t})).into());
-    let footer = if failed > 0 { vec![format!("{failed} scan row(s) failed")] } else { vec![] };
-    report.finish(meta, &footer);
+    super::finish(report, meta, failed, "scan row(s)");
     Ok(failed == 0)
 }
 
@@ -237,9 +224,5 @@ fn run_one(
             info.memory_bytes
         ));
     }
-    match measure(&session.backend, v, kind, buffer, n, session.repeat, reference) {
-        Ok(m) => Outcome::Ran(m),
-        Err(e @ Error::Unsupported(_)) => Outcome::Skipped(e.to_string()),
-        Err(e) => Outcome::Failed(e.to_string()),
-    }
+    Outcome::of(measure(&session.backend, v, kind, buffer, n, session.repeat, reference))
 }

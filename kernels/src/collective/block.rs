@@ -149,6 +149,34 @@ pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, w
     }
 }
 
+/// The body of the unrolled chapter-3 kernels (`unroll2`, `unroll4`, `unroll8`, taught by
+/// `unroll2`): block `b` owns the `N × blockDim` elements from `b × N × blockDim`; each
+/// thread first folds its `N` elements (one per data block) into its slot
+/// ([`fold_blocks`](super::thread::fold_blocks)), a block barrier, then the interleaved tree
+/// over the first `blockDim` slots, and thread 0 writes the block's sum to `g_odata[b]`.
+///
+/// # Safety
+/// As for the kernels: `g_idata` holds `n ≥ 1` elements (overwritten), `g_odata` one per
+/// block of a grid of `ceil(n / (N × blockDim))`; every thread of the block calls it.
+#[inline(always)]
+pub unsafe fn fold_then_tree<const N: usize>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    let tid = crate::device::thread::thread_idx_x();
+    let block = block_dim_x();
+    let b = crate::device::thread::block_idx_x();
+    let (start, len) = crate::index::block_segment(n, b, N as u32 * block);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start as usize) };
+    // SAFETY: `idata` holds the `len` elements of this block's segment.
+    unsafe { super::thread::fold_blocks::<N>(idata, tid, block, len) };
+    sync_threads();
+    // SAFETY: after the fold, slots 0..min(len, block) hold sums; every thread calls it.
+    unsafe { interleaved_tree(idata, tid, block, len.min(block)) };
+    if tid == 0 {
+        // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(b as usize) = *idata };
+    }
+}
+
 /// Slots a kernel's shared array needs for [`shared_tree`] at any block size: one `i32` per
 /// thread of the largest block (1024).
 pub const SHARED_TREE_SLOTS: usize = 1024;

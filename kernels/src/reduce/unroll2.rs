@@ -1,7 +1,4 @@
-use crate::collective::block::interleaved_tree;
-use crate::collective::thread::fold_blocks;
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::block_segment;
+use crate::collective::block::fold_then_tree;
 use crate::kernel;
 
 kernel! {
@@ -58,22 +55,7 @@ kernel! {
     /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `unroll2` (H100, n = 2^24
     /// and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn unroll2(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), 2 * block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        // SAFETY: `idata` holds the `len` elements of this block's segment.
-        unsafe { fold_blocks::<2>(idata, tid, block, len) };
-        sync_threads();
-
-        // SAFETY: after the fold, slots 0..min(len, block) hold sums; every thread calls it.
-        unsafe { interleaved_tree(idata, tid, block, len.min(block)) };
-
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+        // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
+        unsafe { fold_then_tree::<2>(g_idata, g_odata, n) }
     }
 }

@@ -149,6 +149,31 @@ pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, w
     }
 }
 
+/// The frame of the one-element-per-thread tree kernels of chapters 3 and 5 (`neighbored`,
+/// `neighbored_modulo`, `neighbored_less`, `interleaved`, `gmem`): block `b` owns the
+/// `blockDim` elements from `b × blockDim` (`len` of them exist; the last block may be short),
+/// `tree(idata, tid, blockDim, len)` — the lesson of each kernel — adds them into `idata[0]`,
+/// and thread 0 writes that to `g_odata[b]`.
+///
+/// # Safety
+/// As for those kernels: `g_idata` holds `n ≥ 1` elements (overwritten), `g_odata` one per
+/// block of a grid of `ceil(n / blockDim)`; every thread of the block calls it; `tree` leaves
+/// the sum of `idata[0..len)` in `idata[0]`, touching only those slots.
+#[inline(always)]
+pub unsafe fn segment_tree(g_idata: *mut i32, g_odata: *mut i32, n: u32, tree: impl FnOnce(*mut i32, u32, u32, u32)) {
+    let tid = crate::device::thread::thread_idx_x();
+    let block = block_dim_x();
+    let b = crate::device::thread::block_idx_x();
+    let (start, len) = crate::index::block_segment(n, b, block);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start as usize) };
+    tree(idata, tid, block, len);
+    if tid == 0 {
+        // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(b as usize) = *idata };
+    }
+}
+
 /// The body of the unrolled chapter-3 kernels (`unroll2`, `unroll4`, `unroll8`, taught by
 /// `unroll2`): block `b` owns the `N × blockDim` elements from `b × N × blockDim`; each
 /// thread first folds its `N` elements (one per data block) into its slot

@@ -1,7 +1,7 @@
+use crate::collective::block::segment_tree;
 use crate::device::FULL_MASK;
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::thread::sync_threads;
 use crate::device::warp::sync_warp;
-use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -78,42 +78,34 @@ kernel! {
     /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `gmem` (H100, n = 2^24 and
     /// 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn gmem(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
-        // barrier is outside the `if`, so every thread of the block reaches it.
-        for s in [512u32, 256, 128, 64] {
-            if 2 * s <= block && tid < s && tid + s < len {
-                let (i, j) = (tid as usize, (tid + s) as usize);
-                // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
-                // (j >= s) is written by no thread at this level.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-            }
-            sync_threads();
-        }
-
-        // The last warp: no block barrier, a warp barrier per level (see the docs for why
-        // the book's lock-step `volatile` version races on Volta and later).
-        if tid < 32 {
-            for s in [32u32, 16, 8, 4, 2, 1] {
-                if tid < s && tid + s < len {
+        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+            // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
+            // barrier is outside the `if`, so every thread of the block reaches it.
+            for s in [512u32, 256, 128, 64] {
+                if 2 * s <= block && tid < s && tid + s < len {
                     let (i, j) = (tid as usize, (tid + s) as usize);
-                    // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
-                    // their own slot: no slot has a writer and a different reader at this
-                    // level; the warp barrier below orders the levels.
+                    // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
+                    // (j >= s) is written by no thread at this level.
                     unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
                 }
-                sync_warp(FULL_MASK);
+                sync_threads();
             }
-        }
-
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+            // The last warp: no block barrier, a warp barrier per level (see the docs for
+            // why the book's lock-step `volatile` version races on Volta and later).
+            if tid < 32 {
+                for s in [32u32, 16, 8, 4, 2, 1] {
+                    if tid < s && tid + s < len {
+                        let (i, j) = (tid as usize, (tid + s) as usize);
+                        // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
+                        // their own slot: no slot has a writer and a different reader at
+                        // this level; the warp barrier below orders the levels.
+                        unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+                    }
+                    sync_warp(FULL_MASK);
+                }
+            }
+        };
+        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
+        unsafe { segment_tree(g_idata, g_odata, n, tree) }
     }
 }

@@ -1,6 +1,4 @@
-use crate::collective::block::interleaved_tree;
-use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
-use crate::index::block_segment;
+use crate::collective::block::{interleaved_tree, segment_tree};
 use crate::kernel;
 
 kernel! {
@@ -61,18 +59,11 @@ kernel! {
     /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `interleaved` (H100, n =
     /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
-        unsafe { interleaved_tree(idata, tid, block, len) };
-
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+            // SAFETY: idata holds this block's `len` elements; every thread calls it.
+            unsafe { interleaved_tree(idata, tid, block, len) }
+        };
+        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
+        unsafe { segment_tree(g_idata, g_odata, n, tree) }
     }
 }

@@ -1,5 +1,6 @@
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::{block_segment, neighbored_less_index};
+use crate::collective::block::segment_tree;
+use crate::device::thread::sync_threads;
+use crate::index::neighbored_less_index;
 use crate::kernel;
 
 kernel! {
@@ -63,31 +64,24 @@ kernel! {
     /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `neighbored_less` (H100, n
     /// = 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
     pub unsafe fn neighbored_less(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        let mut stride = 1;
-        while stride < block {
-            let index = neighbored_less_index(tid, stride);
-            // `index + stride < len` implies `index < len <= blockDim`: the book's
-            // `index < blockDim.x`, plus "the partner exists" for a short segment.
-            if index + stride < len {
-                let (i, j) = (index as usize, (index + stride) as usize);
-                // SAFETY: index < j < len. In this round the written slots are the multiples
-                // of 2*stride, one per thread, and the read partners are not, so no slot is
-                // both read and written.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+            let mut stride = 1;
+            while stride < block {
+                let index = neighbored_less_index(tid, stride);
+                // `index + stride < len` implies `index < len <= blockDim`: the book's
+                // `index < blockDim.x`, plus "the partner exists" for a short segment.
+                if index + stride < len {
+                    let (i, j) = (index as usize, (index + stride) as usize);
+                    // SAFETY: index < j < len. In this round the written slots are the
+                    // multiples of 2*stride, one per thread, and the read partners are not,
+                    // so no slot is both read and written.
+                    unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+                }
+                sync_threads();
+                stride *= 2;
             }
-            sync_threads();
-            stride *= 2;
-        }
-
-        if tid == 0 {
-            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
-        }
+        };
+        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
+        unsafe { segment_tree(g_idata, g_odata, n, tree) }
     }
 }

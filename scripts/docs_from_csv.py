@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Writes the measured figures in the docs from the committed raw CSVs, so that no figure is
+typed by hand:
+
+* the `# Measured` section of every kernel doc (kernels/src/**/<variant>.rs), from
+  `twins_2e24.csv` and `twins_2e28.csv` (every reduction variant, block 512, with its CUDA C twin
+  where it has one) and `scans.csv` (the scans, with CUB);
+* docs/parity.md, the Rust ↔ CUDA C table, with the causes listed in CAUSES below;
+* docs/results.md, the tables the README quotes (host::sum vs CUB, scans vs CUB).
+
+    scripts/docs_from_csv.py docs/measurements/2026-11-22-h100
+
+The directory's device.txt names the GPU and the commit the CSVs were measured at.
+"""
+import csv
+import pathlib
+import re
+import statistics
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Why a Rust kernel and its CUDA C twin differ, where they do (read from ncu's counters and
+# the SASS of both, docs/measurements/*/ncu_*.csv; see docs/parity.md).
+CAUSES = {
+    "neighbored": "by design: LLVM proves 2·stride is a power of two and makes `tid % (2*stride)` an AND; "
+    "nvcc keeps the remainder (~20 SASS instructions per thread per round). `neighbored_modulo` is the faithful form",
+    "neighbored_modulo": "the same remainder as the book (`rem.u32`); what is left is the per-round bounds check "
+    "of a possibly short segment, which the twin does not need (its input is padded)",
+    "interleaved": "the twin's input is padded to whole blocks, so its loop tests `tid < stride` only; ours also "
+    "guards a short last segment (one extra test per round outside the full-segment path)",
+    "unroll2": "as interleaved, plus the fold's guard for a short last segment",
+    "unroll_warps8": "the twin's last warp is `volatile` with a `__syncwarp()` per step (the fix the CUDA rules "
+    "need); ours keeps the values in shared slots with `sync_warp` and no volatile reloads",
+    "complete_unroll_warps8": "as unroll_warps8",
+    "complete_unroll": "as unroll_warps8",
+    "gmem": "as unroll_warps8: the twin's volatile last warp reloads every slot from memory",
+    "squares_one_thread": "the twin's loop carries a 64-bit `long long` sum as the tutorial writes it; ours adds "
+    "wrapping `i32` squares, one instruction shorter per element",
+}
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def device(d):
+    text = (d / "device.txt").read_text()
+    commit = re.search(r"commit: (\w+)", text)
+    name = re.search(r"\n(NVIDIA [^,]+),", text)
+    return (name.group(1) if name else "GPU"), (commit.group(1)[:7] if commit else "unknown")
+
+
+def fmt_us(x):
+    return f"{x:.1f} µs" if x >= 100 else f"{x:.2f} µs"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "—"
+
+
+def reductions(d):
+    by_n = {}
+    for k in (24, 28):
+        f = d / f"twins_2e{k}.csv"
+        if f.exists():
+            by_n[k] = [r for r in rows(f) if r["time_us_median"]]
+    return by_n
+
+
+def measured_reduction(by_n, gpu, commit, d):
+    """The `# Measured` lines of every reduction variant, keyed by name."""
+    out = {}
+    order = [r["variant"] for r in by_n.get(24, [])]
+    family_prev = {}
+    prev = None
+    for name in order:
+        family_prev[name] = prev
+        prev = name
+    for name in order:
+        lines = [
+            f"{gpu}, block 512, median of 20 timed runs, every run checked "
+            f"(`{d.relative_to(ROOT)}/twins_2e24.csv`, `twins_2e28.csv`, commit {commit}):",
+            "",
+            "| n | time | GB/s | × previous | × CUDA C twin |",
+            "|---|---|---|---|---|",
+        ]
+        for k, rs in sorted(by_n.items()):
+            r = next((x for x in rs if x["variant"] == name), None)
+            if r is None:
+                continue
+            p = next((x for x in rs if x["variant"] == family_prev[name]), None)
+            t = float(r["time_us_median"])
+            prev_txt = f"{ratio(float(p['time_us_median']), t)} (`{p['variant']}`)" if p else "—"
+            xc = f"{float(r['x_c']):.3f}" if r.get("x_c") else "—"
+            lines.append(f"| 2^{k} | {fmt_us(t)} | {float(r['gb_per_s']):.1f} | {prev_txt} | {xc} |")
+        out[name] = lines
+    return out
+
+
+def measured_scans(d, gpu, commit):
+    f = d / "scans.csv"
+    if not f.exists():
+        return {}
+    rs = [r for r in rows(f) if r["kind"] == "inclusive" and r["time_us_median"]]
+    out = {}
+    for name in ("bit", "blelloch", "lookback"):
+        lines = [
+            f"{gpu}, inclusive scan, median of 10 timed runs, every output element of every run checked "
+            f"(`{d.relative_to(ROOT)}/scans.csv`, commit {commit}); × CUB = CUB's time / ours:",
+            "",
+            "| n | time | GB/s (read + write) | × CUB |",
+            "|---|---|---|---|",
+        ]
+        for r in rs:
+            if r["variant"] == name and r["n"] in ("100000000", "268435456", "1000000"):
+                xc = f"{float(r['speedup_vs_cub']):.2f}" if r["speedup_vs_cub"] else "—"
+                lines.append(f"| {int(r['n']):,} | {fmt_us(float(r['time_us_median']))} | {float(r['gb_per_s_rw']):.1f} | {xc} |")
+        out[name] = lines
+    return out
+
+
+def rewrite_measured(path, lines):
+    """Replaces the body of every `# Measured` doc section in `path` with `lines`."""
+    text = path.read_text().split("\n")
+    out, i, changed = [], 0, False
+    while i < len(text):
+        line = text[i]
+        out.append(line)
+        m = re.match(r"^(\s*)/// # Measured\s*$", line)
+        if m:
+            indent = m.group(1)
+            i += 1
+            while i < len(text) and text[i].strip().startswith("///") and not re.match(r"^\s*/// # ", text[i]):
+                i += 1
+            out.extend(f"{indent}/// {l}".rstrip() for l in lines)
+            changed = True
+            continue
+        i += 1
+    if changed:
+        path.write_text("\n".join(out))
+    return changed
+
+
+def kernel_file(name):
+    hits = [p for p in (ROOT / "kernels" / "src").rglob(f"{name}.rs")]
+    return hits[0] if hits else None
+
+
+def parity_md(by_n, gpu, commit, d):
+    lines = [
+        "# Rust kernels beside their CUDA C twins",
+        "",
+        f"Generated by `scripts/docs_from_csv.py` from `{d.relative_to(ROOT)}/twins_2e24.csv` and "
+        f"`twins_2e28.csv` ({gpu}, commit {commit}). Both sides ran in one `reduce --variant all "
+        "--compare-c` run on the same values with the same grid and block (512), CUDA events around one "
+        "launch, median of 20, every run of both checked against the CPU. × C = C's time / ours (> 1: the "
+        "Rust kernel is faster); the target is 0.97–1.03.",
+        "",
+        "| kernel | twin | Rust 2^24 | C 2^24 | × C | Rust 2^28 | C 2^28 | × C | where they differ |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    src = (ROOT / "host/src/twins.rs").read_text()
+    block = src[src.index("pub const TWINS"):]
+    twins = dict(re.findall(r'\("(\w+)", "([^"]+)"\)', block[: block.index("];")]))
+    for r24 in by_n.get(24, []):
+        name = r24["variant"]
+        if not r24.get("x_c"):
+            continue
+        r28 = next((x for x in by_n.get(28, []) if x["variant"] == name), {})
+        cells = [name, f"`{twins.get(name, '?')}`"]
+        for r in (r24, r28):
+            if r.get("x_c"):
+                cells += [fmt_us(float(r["time_us_median"])), fmt_us(float(r["c_median_us"])), f"{float(r['x_c']):.3f}"]
+            else:
+                cells += ["—", "—", "—"]
+        inside = [bool(r.get("x_c")) and 0.97 <= float(r["x_c"]) <= 1.03 for r in (r24, r28)]
+        if all(inside):
+            cells.append("within ±3 %")
+        elif name in CAUSES:
+            cells.append(CAUSES[name])
+        elif inside[1]:
+            cells.append(
+                "outside ±3 % at 2^24 only; at 2^28, where both are bound by DRAM, they agree. Not "
+                "investigated further (at 2^24 the 64 MiB input partly fits the 50 MiB L2)"
+            )
+        else:
+            cells.append("not explained yet")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def results_md(d, gpu, commit):
+    out = [
+        "# Results the README quotes",
+        "",
+        f"Generated by `scripts/docs_from_csv.py` from the raw CSVs in `{d.relative_to(ROOT)}/` ({gpu}).",
+        "",
+    ]
+    f = d / "sum_vs_cub.csv"
+    if f.exists():
+        rs = rows(f)
+        out += [
+            "## The full reduction (`host::sum`: atomic_accumulate, block 256) against CUB `DeviceReduce::Sum`",
+            "",
+            f"`sum_vs_cub.csv`: {max(int(r['round']) for r in rs)} rounds, each CUB's median of 30 calls then ours "
+            "(per call, CUDA events around each call, every call's result checked, same input values); "
+            "min / median / max over the rounds. \"faster\" only where our slowest round beats CUB's fastest.",
+            "",
+            "| n | ours µs (min / median / max) | CUB µs (min / median / max) | × CUB (median) | verdict |",
+            "|---|---|---|---|---|",
+        ]
+        for n in sorted({int(r["n"]) for r in rs}):
+            o = [float(r["time_us_median"]) for r in rs if int(r["n"]) == n]
+            c = [float(r["cub_median_us"]) for r in rs if int(r["n"]) == n and r.get("cub_median_us")]
+            if not c:
+                continue
+            verdict = "faster" if max(o) < min(c) else ("slower" if min(o) > max(c) else "overlapping")
+            out.append(
+                f"| 2^{n.bit_length() - 1} | {min(o):.2f} / {statistics.median(o):.2f} / {max(o):.2f} | "
+                f"{min(c):.2f} / {statistics.median(c):.2f} / {max(c):.2f} | "
+                f"{statistics.median(c) / statistics.median(o):.2f} | {verdict} |"
+            )
+        out.append("")
+    f = d / "scans.csv"
+    if f.exists():
+        rs = [r for r in rows(f) if r["kind"] == "inclusive"]
+        out += [
+            "## Scans (inclusive), ms, against CUB `DeviceScan::InclusiveSum` (the seed's table)",
+            "",
+            "`scans.csv`: median of 10 per variant, every output element of every run checked.",
+            "",
+            "| length | bit | blelloch | lookback | CUB | lookback × CUB |",
+            "|---|---|---|---|---|---|",
+        ]
+        for n in dict.fromkeys(r["n"] for r in rs):
+            t = {r["variant"]: float(r["time_us_median"]) for r in rs if r["n"] == n and r["time_us_median"]}
+            if "cub" not in t:
+                continue
+            out.append(
+                f"| {int(n):,} | {t.get('bit', 0) / 1e3:.4f} | {t.get('blelloch', 0) / 1e3:.4f} | "
+                f"{t.get('lookback', 0) / 1e3:.4f} | {t['cub'] / 1e3:.4f} | {t['cub'] / t['lookback']:.2f} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+def main():
+    d = (ROOT / sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "docs/measurements/2026-11-22-h100"
+    gpu, commit = device(d)
+    by_n = reductions(d)
+    for name, lines in {**measured_reduction(by_n, gpu, commit, d), **measured_scans(d, gpu, commit)}.items():
+        f = kernel_file(name)
+        if f and rewrite_measured(f, lines):
+            print(f"measured: {f.relative_to(ROOT)}")
+    (ROOT / "docs/parity.md").write_text(parity_md(by_n, gpu, commit, d))
+    (ROOT / "docs/results.md").write_text(results_md(d, gpu, commit))
+    print("wrote docs/parity.md, docs/results.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -43,9 +43,11 @@ for s in "${steps[@]}"; do
       step "criterion benches"
       for b in .gpu/benches/*; do
         name=$(basename "$b")
-        "$b" --bench --noplot >"$logs/bench_$name.log" 2>&1 || rc=1
+        "$b" --bench >"$logs/bench_$name.log" 2>&1 || rc=1
         grep -E '^(reduce|scan)/|thrpt:' "$logs/bench_$name.log" | paste - - | awk '{printf "%-40s %s %s %s %s\n", $1, $(NF-3), $(NF-2), $(NF-1), $NF}' | head -80
       done
+      # criterion's HTML reports (plotters backend) come back as one tarball with the logs.
+      [ -d target/criterion ] && tar czf "$logs/criterion.tgz" -C target criterion
       ;;
     compare)
       if [ -x scripts/gpu/compare.sh ]; then step "ours vs CUB DeviceReduce::Sum"; scripts/gpu/compare.sh || rc=1; fi

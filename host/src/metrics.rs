@@ -111,18 +111,34 @@ const fn count(key: &'static str, title: &'static str, width: usize, nvprof: &'s
     Metric { column: Column::new(key, title, width, 0), nvprof, rule: Rule::Sum(m, 1.0), count: true }
 }
 
-const fn mean(key: &'static str, title: &'static str, nvprof: &'static str, m: &'static str, w: &'static str) -> Metric {
+const fn mean(
+    key: &'static str,
+    title: &'static str,
+    nvprof: &'static str,
+    m: &'static str,
+    w: &'static str,
+) -> Metric {
     let rule = Rule::Mean { metric: m, weight: w, scale: 1.0 };
     Metric { column: Column::new(key, title, title.len() + 1, 1), nvprof, rule, count: false }
 }
 
 /// The columns of the group, in order.
 pub const METRICS: [Metric; 14] = [
-    mean("gld_efficiency_pct", "gld eff%", "gld_efficiency", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", LD_SECTORS),
+    mean(
+        "gld_efficiency_pct",
+        "gld eff%",
+        "gld_efficiency",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+        LD_SECTORS,
+    ),
     Metric {
         column: Column::new("warp_execution_efficiency_pct", "warp eff%", 9, 1),
         nvprof: "warp_execution_efficiency",
-        rule: Rule::Mean { metric: "smsp__thread_inst_executed_per_inst_executed.ratio", weight: INST, scale: 100.0 / 32.0 },
+        rule: Rule::Mean {
+            metric: "smsp__thread_inst_executed_per_inst_executed.ratio",
+            weight: INST,
+            scale: 100.0 / 32.0,
+        },
         count: false,
     },
     count("inst_executed", "instructions", 12, "inst_executed", INST),
@@ -132,10 +148,34 @@ pub const METRICS: [Metric; 14] = [
         rule: Rule::Quotient(INST, "smsp__warps_launched.sum"),
         count: false,
     },
-    mean("achieved_occupancy_pct", "occup%", "achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", DURATION),
-    mean("dram_throughput_pct", "DRAM%", "dram_utilization", "dram__throughput.avg.pct_of_peak_sustained_elapsed", DURATION),
-    count("shared_ld_bank_conflicts", "bank ld", 8, "shared_ld_bank_conflict", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
-    count("shared_st_bank_conflicts", "bank st", 8, "shared_st_bank_conflict", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+    mean(
+        "achieved_occupancy_pct",
+        "occup%",
+        "achieved_occupancy",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        DURATION,
+    ),
+    mean(
+        "dram_throughput_pct",
+        "DRAM%",
+        "dram_utilization",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        DURATION,
+    ),
+    count(
+        "shared_ld_bank_conflicts",
+        "bank ld",
+        8,
+        "shared_ld_bank_conflict",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    ),
+    count(
+        "shared_st_bank_conflicts",
+        "bank st",
+        8,
+        "shared_st_bank_conflict",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    ),
     mean("stall_barrier_pct", "bar stall%", "stall_sync", "smsp__warp_issue_stalled_barrier_per_warp_active.pct", INST),
     data(count("gld_requests", "gld req", 0, "gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
     data(count("gld_sectors", "gld sectors", 0, "gld_transactions", LD_SECTORS)),
@@ -330,9 +370,7 @@ impl Profiler {
     /// ([`Error::Unsupported`]): the emulator has no counters; there is no ncu.
     pub fn new(on_gpu: bool) -> Result<Self> {
         if !on_gpu {
-            return Err(Error::Unsupported(
-                "--metrics needs a GPU: the emulator has no hardware counters".into(),
-            ));
+            return Err(Error::Unsupported("--metrics needs a GPU: the emulator has no hardware counters".into()));
         }
         let ncu = find_ncu().ok_or_else(|| {
             Error::Unsupported(
@@ -363,8 +401,11 @@ impl Profiler {
 /// no permission for the counters (`ERR_NVGPUCTRPERM`), an `==ERROR==` line, or the failure.
 pub fn run_ncu(ncu: &Path, exe: &Path, symbols: &[&str], args: &[String]) -> Result<String> {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let log = std::env::temp_dir()
-        .join(format!("reduce-ncu-{}-{}.csv", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let log = std::env::temp_dir().join(format!(
+        "reduce-ncu-{}-{}.csv",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     let out = Command::new(ncu)
         .args(["--csv", "--metrics", &ncu_metrics().join(","), "--target-processes", "application-only"])
         .args(["-k", &format!("regex:^({})$", symbols.join("|")), "--log-file"])

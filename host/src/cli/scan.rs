@@ -180,7 +180,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         return Ok(true);
     }
     let session = Session::open(args)?;
-    let kinds: Vec<Kind> = Kind::ALL.into_iter().filter(|k| args.kind.as_deref().is_none_or(|x| x == k.name())).collect();
+    let kinds: Vec<Kind> =
+        Kind::ALL.into_iter().filter(|k| args.kind.as_deref().is_none_or(|x| x == k.name())).collect();
     let pairs: Vec<_> = variants.iter().flat_map(|&v| kinds.iter().map(move |&k| (v, k))).collect();
     let metrics = if args.metrics { Some(super::metrics::scans(&session, &pairs, err)?) } else { None };
     let metric_columns = if metrics.is_some() { crate::metrics::columns() } else { Vec::new() };

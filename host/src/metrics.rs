@@ -248,7 +248,7 @@ fn number(text: &str) -> Option<f64> {
 pub fn parse_csv(text: &str) -> Result<Vec<Launch>> {
     let body: String = text.lines().filter(|l| !l.starts_with("==")).flat_map(|l| [l, "\n"]).collect();
     let Some(start) = body.find("\"ID\",") else { return Ok(Vec::new()) };
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body[start..].as_bytes());
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(&body.as_bytes()[start..]);
     let bad = |m: String| Error::Unsupported(format!("ncu's CSV: {m}"));
     let headers = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
     let at = |name: &str| headers.iter().position(|h| h == name).ok_or_else(|| bad(format!("no `{name}` column")));
@@ -285,7 +285,7 @@ impl Summary {
     pub fn timed_run<'a>(launches: &'a [Launch], symbols: &[&str], runs: usize) -> Vec<&'a Launch> {
         let mine: Vec<&Launch> = launches.iter().filter(|l| symbols.contains(&l.symbol())).collect();
         let runs = runs.max(1);
-        if mine.len() % runs == 0 {
+        if mine.len().is_multiple_of(runs) {
             return mine[mine.len() - mine.len() / runs..].to_vec();
         }
         let mut last: Vec<&Launch> = Vec::new();
@@ -532,6 +532,62 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), METRICS.len());
+    }
+
+    /// A stand-in for ncu: a shell script that records its arguments and runs `body`
+    /// with `$log` set to the `--log-file` path.
+    #[cfg(unix)]
+    fn fake_ncu(name: &str, body: &str) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("reduce-fake-ncu-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (script, args) = (dir.join("ncu"), dir.join("args"));
+        let text = format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n{body}\n",
+            args.display()
+        );
+        std::fs::write(&script, text).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (script, args)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn runs_ncu_on_a_child_run_and_reads_its_log() {
+        let sample = std::env::temp_dir().join(format!("reduce-ncu-sample-{}.csv", std::process::id()));
+        std::fs::write(&sample, GLOBAL).unwrap();
+        let (ncu, args) = fake_ncu("ok", &format!("cp '{}' \"$log\"", sample.display()));
+        let child = ["--variant".to_string(), "bit".into()];
+        let text = run_ncu(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
+        assert_eq!(parse_csv(&text).unwrap().len(), 36);
+        let called = std::fs::read_to_string(&args).unwrap();
+        assert!(called.starts_with("--csv --metrics gpu__time_duration.sum,"), "{called}");
+        assert!(called.contains("--target-processes application-only -k regex:^(bit_build|bit_query)$"), "{called}");
+        assert!(called.trim_end().ends_with("/bin/reduce --variant bit"), "{called}");
+        let _ = std::fs::remove_file(sample);
+        let _ = std::fs::remove_dir_all(ncu.parent().unwrap());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn says_why_ncu_gave_nothing() {
+        let (ncu, _) = fake_ncu(
+            "perm",
+            "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance \
+             Counters on the target device 0.'; exit 1",
+        );
+        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        assert!(e.contains("ERR_NVGPUCTRPERM") && !e.contains('\n'), "{e}");
+        let (ncu, _) = fake_ncu("none", "echo '==WARNING== No kernels were profiled.' > \"$log\"");
+        assert!(parse_csv(&run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap()).unwrap().is_empty());
+        let (ncu, _) = fake_ncu("err", "echo '==ERROR== Failed to prepare kernel for profiling' > \"$log\"; exit 1");
+        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        assert!(e.contains("Failed to prepare kernel"), "{e}");
+        for name in ["perm", "none", "err"] {
+            let _ = std::fs::remove_dir_all(
+                std::env::temp_dir().join(format!("reduce-fake-ncu-{}-{name}", std::process::id())),
+            );
+        }
     }
 
     #[test]

@@ -27,7 +27,8 @@ fn common(session: &Session) -> Vec<String> {
     ["--backend", "gpu", "--n", &n, "--seed", &seed, "--repeat", "1", "--format", "csv"].map(String::from).to_vec()
 }
 
-/// The summaries of `variants` (reductions at `block`), one per variant, in order.
+/// The summaries of `variants` (reductions at `block`), one per variant, in order; a variant
+/// that cannot run here at this block (the row says SKIP) is not profiled.
 pub(super) fn reductions(
     session: &Session,
     variants: &[&'static Variant],
@@ -37,12 +38,14 @@ pub(super) fn reductions(
     let jobs = variants.iter().map(|v| {
         let mut args = common(session);
         args.extend(["--variant".into(), v.name.into(), "--block".into(), block.to_string()]);
-        Job { label: v.name.into(), symbols: v.symbols(), args }
+        let runs = crate::reduce::geometry(&session.backend, v, session.n, block, None).is_ok();
+        runs.then(|| Job { label: v.name.into(), symbols: v.symbols(), args })
     });
     profile_all(session, jobs.collect(), err)
 }
 
-/// The summaries of every (scan variant, kind) pair, in order.
+/// The summaries of every (scan variant, kind) pair, in order; a pair that cannot run here
+/// (a kind the variant lacks, an older GPU) is not profiled.
 pub(super) fn scans(
     session: &Session,
     pairs: &[(&'static ScanVariant, Kind)],
@@ -51,28 +54,35 @@ pub(super) fn scans(
     let jobs = pairs.iter().map(|(v, kind)| {
         let mut args = common(session);
         args.extend(["--op", "scan", "--variant", v.name, "--kind", kind.name()].map(String::from));
-        Job { label: format!("{} {}", v.name, kind.name()), symbols: v.symbols(), args }
+        let runs = v.kinds.contains(kind) && session.info().compute_capability >= v.min_cc;
+        runs.then(|| Job { label: format!("{} {}", v.name, kind.name()), symbols: v.symbols(), args })
     });
     profile_all(session, jobs.collect(), err)
 }
 
-/// Profiles every job. No GPU, no ncu, no permission for the counters, or a first job that
-/// ncu cannot profile: an error (nothing is printed, exit status 2). A later job that fails:
-/// a line on `err` and empty cells.
-fn profile_all(session: &Session, jobs: Vec<Job>, err: &mut dyn Write) -> Result<Vec<Option<Summary>>> {
+/// Profiles every job (`None`: nothing to profile, empty cells). No GPU, no ncu, no permission
+/// for the counters, or a first job that ncu cannot profile: an error (nothing is printed,
+/// exit status 2). A later job that fails: a line on `err` and empty cells.
+fn profile_all(session: &Session, jobs: Vec<Option<Job>>, err: &mut dyn Write) -> Result<Vec<Option<Summary>>> {
     let profiler = Profiler::new(session.backend.is_gpu())?;
     let mut summaries = Vec::with_capacity(jobs.len());
-    for (i, job) in jobs.iter().enumerate() {
+    let mut first = true;
+    for job in &jobs {
+        let Some(job) = job else {
+            summaries.push(None);
+            continue;
+        };
         progress(session, err, &format!("profiling {} under {}", job.label, profiler.ncu().display()));
         let launches = match profiler.profile(&job.symbols, &job.args) {
             Ok(l) => l,
-            Err(e) if i == 0 => return Err(e),
+            Err(e) if first => return Err(e),
             Err(e) => {
                 let _ = writeln!(err, "{}: no metrics ({e})", job.label);
                 summaries.push(None);
                 continue;
             }
         };
+        first = false;
         progress_done(session, err);
         summaries.push(Summary::of_timed_run(&launches, &job.symbols, CHILD_RUNS));
     }

@@ -214,12 +214,15 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         Some(m) => super::metrics::before_last(row, crate::metrics::cells(m.get(i).and_then(Option::as_ref))),
         None => row,
     };
-    let mut failed = 0;
-    for (i, (v, (kind, reference))) in variants.iter().flat_map(|&v| expected.iter().map(move |e| (v, e))).enumerate() {
-        let outcome = run_one(&session, v, *kind, &buffer, reference);
-        failed +=
-            matches!(outcome, Outcome::Failed(_)) as usize + matches!(&outcome, Outcome::Ran(m) if !m.pass()) as usize;
-        report.row(&with_metrics(cells(&session, v, *kind, &outcome, &cub), i));
+    let (mut failed, mut i) = (0, 0);
+    for v in variants {
+        for (kind, reference) in &expected {
+            let outcome = run_one(&session, v, *kind, &buffer, reference);
+            failed += matches!(outcome, Outcome::Failed(_)) as usize
+                + matches!(&outcome, Outcome::Ran(m) if !m.pass()) as usize;
+            report.row(&with_metrics(cells(&session, v, *kind, &outcome, &cub), i));
+            i += 1;
+        }
     }
     if let Some(row) = cub_row(&session, &cub) {
         report.row(&with_metrics(row, usize::MAX));

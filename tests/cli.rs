@@ -65,6 +65,23 @@ pub fn trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("cli::metrics_on_the_emulator_exits_2_with_one_line", || {
+            for args in [
+                &["--metrics", "--backend", "emulator", "--n", "1000"][..],
+                &["--metrics", "--op", "scan", "--backend", "emulator"],
+            ] {
+                let (code, out, err) = run_err(args);
+                check(code == 2, &format!("{args:?}: exit status {code}, expected 2"), &out)?;
+                check(out.is_empty(), &format!("{args:?}: rows printed"), &out)?;
+                check(
+                    err.lines().count() == 1
+                        && err.contains("--metrics needs a GPU: the emulator has no hardware counters"),
+                    &format!("{args:?}: not the one line: {err}"),
+                    &out,
+                )?;
+            }
+            Ok(())
+        }),
         Trial::test("cli::list", || {
             let (code, out) = run(&["--list"]);
             check(code == 0 && out.contains("interleaved"), "list", &out)

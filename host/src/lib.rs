@@ -38,6 +38,7 @@
 //! * [`input`] — deterministic inputs from a seed.
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
+//! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
@@ -47,6 +48,7 @@ pub mod cub;
 pub mod emu;
 pub mod error;
 pub mod input;
+pub mod metrics;
 pub mod output;
 pub mod ptx;
 pub mod reduce;

@@ -10,6 +10,7 @@
 //! [`run_with`] to see the output and the status. Errors and progress go to the writer the
 //! caller gives ([`run_with`]'s `err`).
 
+mod metrics;
 mod reduce;
 mod scan;
 
@@ -94,6 +95,15 @@ struct Args {
     /// ours (> 1: the Rust kernel is faster).
     #[arg(long)]
     compare_c: bool,
+    /// Also profile each variant under Nsight Compute (ncu; GPU only) and add its hardware
+    /// counters as columns: gld and warp execution efficiency, instructions, occupancy, DRAM
+    /// throughput, bank conflicts, barrier stalls, global requests and sectors
+    /// (docs/metrics.md). Exit status 2 where they cannot be had.
+    #[arg(long)]
+    metrics: bool,
+    /// Only this kind of scan (the child runs of `--metrics`).
+    #[arg(long, hide = true, value_parser = ["inclusive", "exclusive"])]
+    kind: Option<String>,
 }
 
 /// Runs the command line of this process; returns the exit status.

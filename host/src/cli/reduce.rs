@@ -226,7 +226,9 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         None => (false, None),
     };
     let groups = Groups { cub, twins };
-    let mut report = Report::new(session.format, out, columns(groups));
+    let metrics = if args.metrics { Some(super::metrics::reductions(&session, &variants, block, err)?) } else { None };
+    let metric_columns = if metrics.is_some() { crate::metrics::columns() } else { Vec::new() };
+    let mut report = Report::new(session.format, out, super::metrics::before_last(columns(groups), metric_columns));
     for line in session.banner() {
         report.note(&line);
     }
@@ -251,14 +253,21 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
              runs on the same values with the same grid and block, every run checked",
         );
     }
+    if metrics.is_some() {
+        report.note(super::metrics::NOTE);
+    }
     report.header();
     let mut failed = 0;
-    for v in variants {
+    for (i, v) in variants.into_iter().enumerate() {
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
         let outcome = run_one(&session, v, &buffer, block, reference);
         let twin = time_twin(&session, v, &data, block, &outcome);
         failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
-        report.row(&cells(&session, v, &outcome, groups, &twin));
+        let row = cells(&session, v, &outcome, groups, &twin);
+        match &metrics {
+            Some(m) => report.row(&super::metrics::before_last(row, crate::metrics::cells(m[i].as_ref()))),
+            None => report.row(&row),
+        }
     }
     let mut meta = session.meta();
     meta.insert("block".into(), block.into());

@@ -169,14 +169,19 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         return Ok(true);
     }
     let session = Session::open(args)?;
-    let mut report = Report::new(session.format, out, columns());
+    let kinds: Vec<Kind> =
+        Kind::ALL.into_iter().filter(|k| args.kind.as_deref().is_none_or(|x| x == k.name())).collect();
+    let pairs: Vec<_> = variants.iter().flat_map(|&v| kinds.iter().map(move |&k| (v, k))).collect();
+    let metrics = if args.metrics { Some(super::metrics::scans(&session, &pairs, err)?) } else { None };
+    let metric_columns = if metrics.is_some() { crate::metrics::columns() } else { Vec::new() };
+    let mut report = Report::new(session.format, out, super::metrics::before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);
     }
     let n = session.n;
     progress(&session, err, &format!("generating {n} inputs (seed {}) and the CPU scans", session.seed));
     let input = Input::full_range(n, session.seed);
-    let expected: Vec<(Kind, Vec<i32>)> = Kind::ALL.iter().map(|&k| (k, k.reference(&input.data))).collect();
+    let expected: Vec<(Kind, Vec<i32>)> = kinds.iter().map(|&k| (k, k.reference(&input.data))).collect();
     let buffer = session.backend.upload(&input.data)?;
     drop(input);
     let cub = time_cub(&session, args.compare_cub);
@@ -189,17 +194,26 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         session.repeat,
         session.clock(),
     ));
+    if metrics.is_some() {
+        report.note(super::metrics::NOTE);
+    }
     report.header();
-    let mut failed = 0;
+    // With --metrics, a row gets its pair's counters; CUB's row gets empty cells.
+    let with_metrics = |row: Vec<Cell>, i: usize| match &metrics {
+        Some(m) => super::metrics::before_last(row, crate::metrics::cells(m.get(i).and_then(Option::as_ref))),
+        None => row,
+    };
+    let (mut failed, mut i) = (0, 0);
     for v in variants {
         for (kind, reference) in &expected {
             let outcome = run_one(&session, v, *kind, &buffer, reference);
             failed += outcome.failed(ScanMeasurement::pass) as usize;
-            report.row(&cells(&session, v, *kind, &outcome, &cub));
+            report.row(&with_metrics(cells(&session, v, *kind, &outcome, &cub), i));
+            i += 1;
         }
     }
     if let Some(row) = cub_row(&session, &cub) {
-        report.row(&row);
+        report.row(&with_metrics(row, usize::MAX));
     }
     let mut meta = serde_json::Map::new();
     meta.insert("op".into(), "scan".into());

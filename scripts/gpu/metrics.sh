@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Nsight Compute counters for every variant (docs/metrics.md), on a GPU host with ncu.
+#
+#   scripts/gpu/metrics.sh [REDUCE_BINARY]     default: .gpu/bin/reduce, else target/release/reduce
+#
+# For every reduction family (global, shared, modern, sumsq) at n = 2^24, block $BLOCK, and for
+# the scans (--op scan --variant all) at n = 2^24, it runs
+#   reduce --backend gpu --metrics --log2 24 --format csv ...
+# which profiles each variant's timed run under ncu (a child run of reduce per row) and adds the
+# counters as columns. Output: $OUT/metrics/{global,shared,modern,sumsq,scan}_2e24.csv and a
+# .log (stderr) next to each, under ./metrics-logs/ when OUT is not set. Exit status 0 when
+# every run exits 0, else the last non-zero status (2: no ncu, no counter permission).
+#
+# Environment: BLOCK (default 512), LOG2 (default 24), NCU (the ncu to use; else PATH,
+# /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-}
+if [ -z "$bin" ]; then
+  if [ -x .gpu/bin/reduce ]; then bin=.gpu/bin/reduce; else bin=target/release/reduce; fi
+fi
+[ -x "$bin" ] || { echo "no reduce binary at $bin (build the bundle: ../shared/gpu/bundle)"; exit 2; }
+out=${OUT:+$OUT/metrics}; out=${out:-metrics-logs}; mkdir -p "$out"
+block=${BLOCK:-512}
+log2=${LOG2:-24}
+rc=0
+
+run() {
+  local name=$1; shift
+  echo "== $name: $bin --backend gpu --metrics --log2 $log2 --format csv $*"
+  "$bin" --backend gpu --metrics --log2 "$log2" --format csv "$@" >"$out/${name}_2e${log2}.csv" 2>"$out/${name}_2e${log2}.log"
+  local status=$?
+  if [ $status -ne 0 ]; then rc=$status; echo "   exit $status: $(tail -1 "$out/${name}_2e${log2}.log")"; fi
+  echo "   $(($(wc -l <"$out/${name}_2e${log2}.csv") - 1)) rows"
+}
+
+for fam in global shared modern sumsq; do
+  run "$fam" --family "$fam" --block "$block"
+done
+run scan --op scan --variant all
+exit $rc

@@ -143,10 +143,11 @@ pub fn time(name: &str, input: &[i32], n: usize, block: u32, repeat: u32) -> Res
             u32::MAX
         )));
     }
-    if let Some(v) = reduction {
-        if v.grid.uses_block() && !v.blocks.allows(block) {
-            return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
-        }
+    if let Some(v) = reduction
+        && v.grid.uses_block()
+        && !v.blocks.allows(block)
+    {
+        return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
     }
     let bin = harness()?;
     let data = &input[..n];

@@ -149,7 +149,7 @@ mod bad_input {
                     ),
                 ] {
                     let e = reducer.sum_range(&input, range.clone()).map(|s| format!("Ok({s})"));
-                    let e = e.map_or_else(|e| e.to_string(), |ok| ok);
+                    let e = e.unwrap_or_else(|e| e.to_string());
                     if e != says {
                         return Err(format!("sum_range({range:?}): got `{e}`, expected `{says}`").into());
                     }

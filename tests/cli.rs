@@ -20,7 +20,7 @@ fn check(ok: bool, what: &str, out: &str) -> Result<(), Failed> {
 }
 
 pub fn trials() -> Vec<Trial> {
-    vec![
+    let mut trials = vec![
         Trial::test("cli::table_on_the_emulator", || {
             let (code, out) = run(&["--backend", "emulator", "--n", "4097", "--block", "128", "--repeat", "1"]);
             check(code == 0, &format!("exit status {code}"), &out)?;
@@ -45,26 +45,6 @@ pub fn trials() -> Vec<Trial> {
             )?;
             check(out.contains("\"verdict\":\"PASS\""), "json verdict", &out)
         }),
-        Trial::test("cli::bad_input_exits_2_and_says_why", || {
-            for (args, says) in [
-                (&["--block", "48", "--n", "10", "--backend", "emulator"][..], "power of two in 32..=1024"),
-                (&["--block", "2048", "--n", "10", "--backend", "emulator"], "power of two in 32..=1024"),
-                (&["--n", "0", "--backend", "emulator"], "n must be in 1..="),
-                (&["--variant", "no_such_variant", "--backend", "emulator"], "the variants are: neighbored"),
-                (&["--family", "nope", "--backend", "emulator"], "the families are: global"),
-                (&["--repeat", "0", "--n", "10", "--backend", "emulator"], "at least one timed run"),
-                (&["--n", "99999999999", "--backend", "emulator"], "n must be in 1..="),
-                (&["--variant", "complete_unroll", "--block", "48", "--n", "10", "--backend", "emulator"], "block"),
-                (&["--format", "xml"], "invalid value 'xml'"),
-                (&["--bogus"], "unexpected argument"),
-            ] {
-                let (code, out, err) = run_err(args);
-                check(code == 2, &format!("{args:?}: exit status {code}, expected 2"), &out)?;
-                check(err.contains(says), &format!("{args:?}: the error does not say `{says}`: {err}"), &out)?;
-                check(!out.contains("PASS"), &format!("{args:?}: rows printed despite the error"), &out)?;
-            }
-            Ok(())
-        }),
         Trial::test("cli::metrics_on_the_emulator_exits_2_with_one_line", || {
             for args in [
                 &["--metrics", "--backend", "emulator", "--n", "1000"][..],
@@ -86,5 +66,151 @@ pub fn trials() -> Vec<Trial> {
             let (code, out) = run(&["--list"]);
             check(code == 0 && out.contains("interleaved"), "list", &out)
         }),
-    ]
+    ];
+    trials.extend(bad_input::trials());
+    trials
+}
+
+/// docs/bad-input.md, every row a test: the command-line table is run row by row, and the
+/// library's errors are checked against the text the doc shows.
+mod bad_input {
+    use libtest_mimic::{Failed, Trial};
+
+    const DOC: &str = include_str!("../docs/bad-input.md");
+
+    /// One row of the doc's command-line table.
+    struct Row {
+        args: Vec<String>,
+        /// The first line on stderr; `None` where nothing is written there.
+        first: Option<String>,
+        exit: u8,
+        /// Rows printed on stdout (the non-errors), or nothing at all.
+        rows: bool,
+    }
+
+    /// The text of a cell written as `` `…` `` or ``` `` … `` ```.
+    fn code(cell: &str) -> Option<&str> {
+        let c = cell.trim();
+        c.strip_prefix("`` ").and_then(|c| c.strip_suffix(" ``")).or_else(|| c.strip_prefix('`')?.strip_suffix('`'))
+    }
+
+    /// The rows of the table under `## The command line`, or what is wrong with the table.
+    fn rows() -> Result<Vec<Row>, String> {
+        let section =
+            DOC.split("\n## ").find(|s| s.starts_with("The command line")).ok_or("no `## The command line`")?;
+        let mut rows = Vec::new();
+        // | what | `input` | `` first line `` or — | exit | nothing or rows… |
+        for line in section.lines().filter(|l| l.starts_with('|') && !l.starts_with("|---")) {
+            let cells: Vec<&str> = line.trim().trim_matches('|').split(" | ").collect();
+            if cells.len() != 5 {
+                return Err(format!("not a row of 5 cells: {line}"));
+            }
+            let Some(args) = code(cells[1]) else { continue }; // the header
+            rows.push(Row {
+                args: args.split_whitespace().map(str::to_owned).collect(),
+                first: code(cells[2]).map(str::to_owned),
+                exit: cells[3].trim().parse().map_err(|_| format!("no exit status: {line}"))?,
+                rows: cells[4].trim().starts_with("rows"),
+            });
+        }
+        if rows.is_empty() { Err("no rows".into()) } else { Ok(rows) }
+    }
+
+    fn check_row(row: &Row) -> Result<(), Failed> {
+        let args: Vec<&str> = row.args.iter().map(String::as_str).collect();
+        let (code, out, err) = super::run_err(&args);
+        let first = err.lines().next();
+        let mut wrong = Vec::new();
+        if code != row.exit {
+            wrong.push(format!("exit status {code}, the doc says {}", row.exit));
+        }
+        if first != row.first.as_deref() {
+            wrong.push(format!("first line on stderr:\n  got: {first:?}\n  doc: {:?}", row.first));
+        }
+        if row.exit == 2 && err.lines().count() != 1 {
+            wrong.push(format!("{} lines on stderr, expected one", err.lines().count()));
+        }
+        if row.rows != (out.contains("PASS") && !out.contains("FAIL")) || (!row.rows && !out.is_empty()) {
+            wrong.push(format!("stdout: expected {}", if row.rows { "passing rows" } else { "nothing" }));
+        }
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{}\nstdout:\n{out}stderr:\n{err}", wrong.join("\n")).into())
+        }
+    }
+
+    /// `text` must be a cell of the doc, in the library table.
+    fn documented(text: &str) -> Result<(), Failed> {
+        if DOC.contains(&format!("`` {text} ``")) {
+            Ok(())
+        } else {
+            Err(format!("docs/bad-input.md does not show `{text}`").into())
+        }
+    }
+
+    fn library_trials() -> Vec<Trial> {
+        vec![
+            Trial::test("cli::bad_input::library::sum_range_past_the_buffer", || {
+                let b = host::Backend::emulator();
+                let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
+                let mut reducer = host::sum::Reducer::new(&b);
+                for (range, says) in [
+                    (
+                        2..10,
+                        "invalid request: sum of elements 2..10 of a buffer of 8: the range must lie within the buffer",
+                    ),
+                    (
+                        9..9,
+                        "invalid request: sum of elements 9..9 of a buffer of 8: the range must lie within the buffer",
+                    ),
+                ] {
+                    let e = reducer.sum_range(&input, range.clone()).map(|s| format!("Ok({s})"));
+                    let e = e.unwrap_or_else(|e| e.to_string());
+                    if e != says {
+                        return Err(format!("sum_range({range:?}): got `{e}`, expected `{says}`").into());
+                    }
+                    documented(says)?;
+                }
+                #[allow(clippy::reversed_empty_ranges)]
+                let e = reducer.sum_range(&input, 5..3).map_err(|e| e.to_string()).err();
+                let says =
+                    "invalid request: sum of elements 5..3 of a buffer of 8: the range must lie within the buffer";
+                if e.as_deref() != Some(says) {
+                    return Err(format!("sum_range(5..3): got {e:?}").into());
+                }
+                documented(says)
+            }),
+            Trial::test("cli::bad_input::library::scanner_output_shorter_than_the_input", || {
+                let b = host::Backend::emulator();
+                let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
+                let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
+                let mut scanner = host::scan::Scanner::new(&b);
+                let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
+                let says = "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
+                if e.as_deref() != Some(says) {
+                    return Err(format!("Scanner::inclusive, short output: got {e:?}, expected `{says}`").into());
+                }
+                documented(says)
+            }),
+        ]
+    }
+
+    pub(super) fn trials() -> Vec<Trial> {
+        let mut trials: Vec<Trial> = match rows() {
+            Ok(rows) => rows
+                .into_iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let name = format!("cli::bad_input::row_{:02}: reduce {}", i + 1, row.args.join(" "));
+                    Trial::test(name, move || check_row(&row))
+                })
+                .collect(),
+            Err(why) => {
+                vec![Trial::test("cli::bad_input::table", move || Err(format!("docs/bad-input.md: {why}").into()))]
+            }
+        };
+        trials.extend(library_trials());
+        trials
+    }
 }

@@ -6,7 +6,7 @@
 //! | [`docs`] | every registered kernel's doc has the sections of `docs/kernel-doc-template.md` | nothing |
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
-//! | [`cli`] | the `reduce` command line: output, formats, errors, exit status | nothing |
+//! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
 //! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |

@@ -176,10 +176,10 @@ impl Backend {
         self.bind()?;
         let repr = match self {
             Backend::Gpu(_) => {
-                let bytes = len.max(1) * size_of::<T>();
+                let bytes = len.max(1).saturating_mul(size_of::<T>());
                 // SAFETY: the memory is zero-filled right below, before anyone reads it.
                 let mut b = unsafe { cust::memory::DeviceBuffer::<T>::uninitialized(len.max(1)) }
-                    .during(format!("allocating {bytes} bytes on the GPU"))?;
+                    .map_err(|error| alloc_failed(bytes, cust::memory::mem_get_info().ok(), error))?;
                 b.set_8(0).during("zero-filling a new GPU buffer")?;
                 Repr::Gpu(b)
             }
@@ -335,6 +335,16 @@ impl Backend {
             Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
         }
     }
+}
+
+/// The error of a failed device allocation: the bytes asked for and, where the driver can say
+/// (`cuMemGetInfo`), the bytes free and in all.
+fn alloc_failed(bytes: usize, free_total: Option<(usize, usize)>, error: cust::error::CudaError) -> Error {
+    let room = match free_total {
+        Some((free, total)) => format!("{free} of its {total} bytes are free"),
+        None => "the driver cannot say how many are free".into(),
+    };
+    Error::Cuda { during: format!("allocating {bytes} bytes on the GPU ({room})"), error }
 }
 
 /// Wraps a closure that captures raw device pointers so the emulator may call it from
@@ -541,5 +551,22 @@ impl<T> Drop for HostAlloc<T> {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout.
         unsafe { dealloc(self.ptr.cast(), Self::layout(self.len).expect("layout was valid at allocation")) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cust::error::CudaError;
+
+    use super::alloc_failed;
+
+    #[test]
+    fn a_failed_allocation_names_the_bytes_asked_for_and_free() {
+        let e = alloc_failed(8 << 30, Some((1 << 30, 80 << 30)), CudaError::OutOfMemory).to_string();
+        let head =
+            "CUDA error while allocating 8589934592 bytes on the GPU (1073741824 of its 85899345920 bytes are free): ";
+        assert!(e.starts_with(head) && e.ends_with("(OutOfMemory)") && !e.contains('\n'), "{e}");
+        let e = alloc_failed(64, None, CudaError::OutOfMemory).to_string();
+        assert!(e.contains("allocating 64 bytes on the GPU (the driver cannot say how many are free)"), "{e}");
     }
 }

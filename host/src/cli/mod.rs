@@ -11,6 +11,7 @@
 //! caller gives ([`run_with`]'s `err`).
 
 mod metrics;
+mod parse;
 mod reduce;
 mod scan;
 
@@ -52,14 +53,14 @@ enum BackendArg {
 #[derive(Parser, Debug)]
 #[command(name = "reduce", version, about, long_about = None)]
 struct Args {
-    /// Number of elements [default: 2^24 on a GPU, 2^20 on the emulator].
-    #[arg(long, conflicts_with = "log2")]
+    /// Number of elements, 1..=4294967295 [default: 2^24 on a GPU, 2^20 on the emulator].
+    #[arg(long, conflicts_with = "log2", value_parser = parse::n, allow_negative_numbers = true)]
     n: Option<u64>,
-    /// Number of elements as a power of two: n = 2^LOG2 (0..=32).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    /// Number of elements as a power of two: n = 2^LOG2 (0..=31).
+    #[arg(long, value_parser = parse::log2, allow_negative_numbers = true)]
     log2: Option<u32>,
     /// Threads per block (reductions only; each scan has its own) [default: 512].
-    #[arg(long)]
+    #[arg(long, value_parser = parse::block, allow_negative_numbers = true)]
     block: Option<u32>,
     /// A variant name, or `all` (with `--op scan`: a scan variant, `all` or `tuning`).
     #[arg(long, default_value = "all")]
@@ -68,10 +69,10 @@ struct Args {
     #[arg(long)]
     family: Option<String>,
     /// Seed of the input generator.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse::seed, allow_negative_numbers = true)]
     seed: u64,
     /// Timed runs per variant (the median is reported) [default: 20 on a GPU, 3 on the emulator].
-    #[arg(long)]
+    #[arg(long, value_parser = parse::repeat, allow_negative_numbers = true)]
     repeat: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
@@ -122,8 +123,8 @@ where
         Ok(a) => a,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let text = e.render().to_string();
-            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
+            // Help and version as clap renders them; an error in one line (cli/parse.rs).
+            let _ = if code == 0 { write!(out, "{}", e.render()) } else { writeln!(err, "{}", parse::one_line(&e)) };
             return code;
         }
     };

@@ -165,6 +165,17 @@ fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
     };
     let list: Vec<&'static Variant> =
         if args.variant == "all" { registry::all().collect() } else { vec![registry::find(&args.variant)?] };
+    if let (Some(f), [v]) = (family, &list[..])
+        && v.family != f
+    {
+        return Err(Error::Invalid(format!(
+            "--variant {} is of the family {}, not --family {}; give one of the two, or --family {}",
+            v.name,
+            v.family.name(),
+            f.name(),
+            v.family.name()
+        )));
+    }
     Ok(list.into_iter().filter(|v| family.is_none_or(|f| v.family == f)).collect())
 }
 
@@ -192,15 +203,23 @@ fn check_request(args: &Args, session: &Session, variants: &[&'static Variant], 
         // A single named variant: a block it does not accept is bad input, not a skipped row.
         geometry(&session.backend, variants[0], session.n, block, None)?;
     }
-    let info = session.info();
-    let need = session.n as u64 * 4 * 2;
-    if session.backend.is_gpu() && need > info.memory_bytes {
-        return Err(Error::Invalid(format!(
-            "n = {} needs {need} bytes of device memory (input + scratch copy); the device has {} bytes",
-            session.n, info.memory_bytes
-        )));
+    if session.backend.is_gpu() {
+        fits_device(session.n, session.info().memory_bytes)?;
     }
     Ok(())
+}
+
+/// Does the input and its scratch copy (`n × 8` bytes) fit a device of `memory_bytes`?
+fn fits_device(n: usize, memory_bytes: u64) -> Result<()> {
+    let need = n as u64 * 4 * 2;
+    if need <= memory_bytes {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "n = {n} needs {need} bytes of device memory (input + scratch copy, 8 bytes per element); the device has \
+         {memory_bytes} bytes, so n must be at most {}",
+        memory_bytes / 8
+    )))
 }
 
 /// Runs `reduce` (the reductions): prints the rows, returns whether every row passed.
@@ -325,5 +344,21 @@ fn describe(
              finish is not timed, or compute another sum)",
             n as f64 * 4.0 / (c * 1e-6) / 1e9
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fits_device;
+
+    #[test]
+    fn n_past_the_device_memory_names_the_bytes_and_the_largest_n() {
+        assert!(fits_device(1 << 20, 8 << 20).is_ok());
+        let e = fits_device((1 << 20) + 1, 8 << 20).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid request: n = 1048577 needs 8388616 bytes of device memory (input + scratch copy, 8 bytes per \
+             element); the device has 8388608 bytes, so n must be at most 1048576"
+        );
     }
 }

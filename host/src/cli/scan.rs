@@ -142,6 +142,13 @@ fn refuse_reduction_flags(args: &Args) -> Result<()> {
             "--family {f} does not apply to --op scan; choose scans with --variant (a name, all or tuning)"
         )));
     }
+    if args.compare_c {
+        return Err(Error::Invalid(
+            "--compare-c does not apply to --op scan: the CUDA C twins are of the classic reductions only; \
+             --compare-cub compares the scans with CUB"
+                .into(),
+        ));
+    }
     Ok(())
 }
 

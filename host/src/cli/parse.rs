@@ -1,0 +1,120 @@
+//! Bad input on the command line, answered in one line (docs/bad-input.md lists every case).
+//!
+//! The numeric flags go through [`number`], whose message names what is wrong with the
+//! value and the range allowed; clap puts the value and the flag in front of it. Clap's own
+//! errors (an unknown flag, a value outside a list, …) are rendered over several lines with a
+//! usage block; [`one_line`] keeps clap's first line and adds what is allowed.
+
+use std::num::IntErrorKind;
+use std::ops::RangeInclusive;
+
+use clap::CommandFactory;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+use super::Args;
+
+/// `s` as a whole number in `range`, or what is wrong with it and what `allowed` is.
+fn number(s: &str, range: RangeInclusive<u64>, allowed: &str) -> Result<u64, String> {
+    let wrong = match s.parse::<u64>() {
+        Ok(v) if range.contains(&v) => return Ok(v),
+        Ok(_) => "out of range",
+        Err(_) if s.starts_with('-') && s[1..].parse::<u64>().is_ok() => "negative",
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => "out of range",
+        Err(_) => "not a whole number",
+    };
+    Err(format!("{wrong}; allowed: {allowed}"))
+}
+
+/// `--n`: 1..=2^32−1 (the kernels take a 32-bit length).
+pub(super) fn n(s: &str) -> Result<u64, String> {
+    number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX))
+}
+
+/// `--log2`: 0..=31 (2^32 is one more than the largest n).
+pub(super) fn log2(s: &str) -> Result<u32, String> {
+    number(s, 0..=31, "a whole number in 0..=31 (n = 2^LOG2 must be at most 2^32 − 1)").map(|v| v as u32)
+}
+
+/// `--block`: any u32 here; the reductions check for a power of two in 32..=1024.
+pub(super) fn block(s: &str) -> Result<u32, String> {
+    number(s, 0..=u32::MAX as u64, "a power of two in 32..=1024").map(|v| v as u32)
+}
+
+/// `--seed`: any u64.
+pub(super) fn seed(s: &str) -> Result<u64, String> {
+    number(s, 0..=u64::MAX, &format!("a whole number in 0..={}", u64::MAX))
+}
+
+/// `--repeat`: at least one timed run.
+pub(super) fn repeat(s: &str) -> Result<u32, String> {
+    number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX)).map(|v| v as u32)
+}
+
+/// A clap error in one line: clap's first line, plus what is allowed where clap put that on
+/// a later line (the possible values) or nowhere (the flags there are).
+pub(super) fn one_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut line = rendered.lines().next().unwrap_or("error: bad command line").trim_end().to_string();
+    match e.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(values)) if !values.is_empty() => {
+            line += &format!("; allowed: {}", values.join(", "));
+        }
+        // A flag given without its value (`--n` last): say what the flag takes.
+        _ if e.kind() == ErrorKind::InvalidValue => {
+            if let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
+                && let Some(help) = help_of(arg)
+            {
+                line += &format!("; {}: {help}", arg.split(' ').next().unwrap_or(arg));
+            }
+        }
+        _ => {}
+    }
+    if e.kind() == ErrorKind::UnknownArgument {
+        if let Some(ContextValue::String(similar)) = e.get(ContextKind::SuggestedArg) {
+            line += &format!(" (did you mean {similar}?)");
+        }
+        line += &format!("; the flags are: {}", flags().join(", "));
+    }
+    line
+}
+
+/// The built command, with `--help` and `--version`.
+fn command() -> clap::Command {
+    let mut cmd = Args::command();
+    cmd.build();
+    cmd
+}
+
+/// The long flags of `reduce`, in the order of `--help`.
+fn flags() -> Vec<String> {
+    command().get_arguments().filter(|a| !a.is_hide_set()).filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect()
+}
+
+/// The help line of the flag clap shows as `arg` (`--n <N>`).
+fn help_of(arg: &str) -> Option<String> {
+    let long = arg.strip_prefix("--")?.split(' ').next()?;
+    let cmd = command();
+    let help = cmd.get_arguments().find(|a| a.get_long() == Some(long))?.get_help()?.to_string();
+    Some(help.trim_end_matches('.').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_say_what_is_wrong_and_what_is_allowed() {
+        assert_eq!(n("7"), Ok(7));
+        assert_eq!(n("0"), Err("out of range; allowed: a whole number in 1..=4294967295".into()));
+        assert_eq!(n("4294967296"), Err("out of range; allowed: a whole number in 1..=4294967295".into()));
+        assert_eq!(n("abc"), Err("not a whole number; allowed: a whole number in 1..=4294967295".into()));
+        assert_eq!(n("-5"), Err("negative; allowed: a whole number in 1..=4294967295".into()));
+        assert_eq!(
+            seed("99999999999999999999").unwrap_err(),
+            format!("out of range; allowed: a whole number in 0..={}", u64::MAX)
+        );
+        assert_eq!(block("48"), Ok(48));
+        assert_eq!(log2("31"), Ok(31));
+        assert!(log2("32").is_err() && repeat("0").is_err());
+    }
+}

@@ -551,6 +551,21 @@ mod tests {
         (script, args)
     }
 
+    /// `run_ncu` on a fake ncu just written: another test thread may fork while the script's
+    /// file is still open for writing, and exec then fails with ETXTBSY until that child has
+    /// exec'd in turn. Retry that case only.
+    fn run_fake(ncu: &Path, exe: &Path, symbols: &[&str], child: &[String]) -> Result<String> {
+        for _ in 0..50 {
+            match run_ncu(ncu, exe, symbols, child) {
+                Err(e) if e.to_string().contains("Text file busy") => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                other => return other,
+            }
+        }
+        run_ncu(ncu, exe, symbols, child)
+    }
+
     #[cfg(unix)]
     #[test]
     fn runs_ncu_on_a_child_run_and_reads_its_log() {
@@ -558,7 +573,7 @@ mod tests {
         std::fs::write(&sample, GLOBAL).unwrap();
         let (ncu, args) = fake_ncu("ok", &format!("cp '{}' \"$log\"", sample.display()));
         let child = ["--variant".to_string(), "bit".into()];
-        let text = run_ncu(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
+        let text = run_fake(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
         assert_eq!(parse_csv(&text).unwrap().len(), 36);
         let called = std::fs::read_to_string(&args).unwrap();
         assert!(called.starts_with(&format!("--csv --metrics {} ", ncu_metrics().join(","))), "{called}");
@@ -576,12 +591,12 @@ mod tests {
             "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance \
              Counters on the target device 0.'; exit 1",
         );
-        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        let e = run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
         assert!(e.contains("ERR_NVGPUCTRPERM") && !e.contains('\n'), "{e}");
         let (ncu, _) = fake_ncu("none", "echo '==WARNING== No kernels were profiled.' > \"$log\"");
-        assert!(parse_csv(&run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap()).unwrap().is_empty());
+        assert!(parse_csv(&run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap()).unwrap().is_empty());
         let (ncu, _) = fake_ncu("err", "echo '==ERROR== Failed to prepare kernel for profiling' > \"$log\"; exit 1");
-        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        let e = run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
         assert!(e.contains("Failed to prepare kernel"), "{e}");
         for name in ["perm", "none", "err"] {
             let _ = std::fs::remove_dir_all(

@@ -87,7 +87,12 @@ fn command() -> clap::Command {
 
 /// The long flags of `reduce`, in the order of `--help`.
 fn flags() -> Vec<String> {
-    command().get_arguments().filter(|a| !a.is_hide_set()).filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect()
+    command()
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| a.get_long())
+        .map(|l| format!("--{l}"))
+        .collect()
 }
 
 /// The help line of the flag clap shows as `arg` (`--n <N>`).

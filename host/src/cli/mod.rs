@@ -11,6 +11,7 @@
 //! caller gives ([`run_with`]'s `err`).
 
 mod reduce;
+mod report;
 mod scan;
 
 use std::io::Write;
@@ -49,7 +50,7 @@ enum BackendArg {
 /// Runs the reduction variants, checks every result against the CPU recursion, and prints
 /// time, bandwidth and verdict per variant.
 #[derive(Parser, Debug)]
-#[command(name = "reduce", version, about, long_about = None)]
+#[command(name = "reduce", version, about, long_about = None, after_help = "Report: reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
 struct Args {
     /// Number of elements [default: 2^24 on a GPU, 2^20 on the emulator].
     #[arg(long, conflicts_with = "log2")]
@@ -108,6 +109,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+    if argv.get(1).is_some_and(|a| a == "report") {
+        return report::run(&argv, out, err);
+    }
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {

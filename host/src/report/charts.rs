@@ -8,6 +8,7 @@
 //! Every function returns (file name, SVG text).
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
 use super::data::Run;
@@ -118,12 +119,13 @@ fn categories(
         let (lo, hi) = vals.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
         let k = names.len() as f64;
         let mut chart = ChartBuilder::on(&root);
-        chart.caption(title, (FONT, 22)).margin(15).x_label_area_size(190).y_label_area_size(80);
+        chart.caption(title, (FONT, 22)).margin(15).x_label_area_size(170).y_label_area_size(80);
         let xs;
         if log {
-            let mut c = chart.build_cartesian_2d(0f64..k, (lo / 2.0..hi * 2.0).log_scale()).map_err(drawing(""))?;
-            draw_cat(&mut c, y_desc, series, lines, lo / 2.0)?;
-            xs = centres(&c, names.len(), lo / 2.0);
+            let (lo, hi) = decades(lo, hi);
+            let mut c = chart.build_cartesian_2d(0f64..k, (lo..hi).log_scale()).map_err(drawing(""))?;
+            draw_cat(&mut c, y_desc, series, lines, lo)?;
+            xs = centres(&c, names.len(), lo);
         } else {
             let mut c = chart.build_cartesian_2d(0f64..k, 0f64..hi * 1.15).map_err(drawing(""))?;
             draw_cat(&mut c, y_desc, series, lines, 0.0)?;
@@ -135,6 +137,11 @@ fn categories(
     Ok(svg)
 }
 
+/// The powers of ten just below `lo` and just above `hi`, so a log axis has labels at both ends.
+fn decades(lo: f64, hi: f64) -> (f64, f64) {
+    (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil()))
+}
+
 /// Pixel positions of the category centres at the bottom of the plot.
 fn centres<X, Y>(c: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>, k: usize, bottom: f64) -> Vec<(i32, i32)>
 where
@@ -144,16 +151,16 @@ where
     (0..k).map(|i| c.backend_coord(&(i as f64 + 0.5, bottom))).collect()
 }
 
-fn draw_cat<X, Y>(
-    c: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+fn draw_cat<'a, 'b: 'a, X, Y>(
+    c: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
     y_desc: &str,
     series: &[Series],
     lines: bool,
     bottom: f64,
 ) -> Result<()>
 where
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     c.configure_mesh()
         .disable_x_mesh()
@@ -291,13 +298,13 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
 }
 
 /// Lines with points and a legend at the lower right.
-fn draw_lines<X, Y>(
-    c: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+fn draw_lines<'a, 'b: 'a, X, Y>(
+    c: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
     lines: Vec<(String, Vec<(f64, f64)>, ShapeStyle)>,
 ) -> Result<()>
 where
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     for (name, pts, style) in lines {
         c.draw_series(PointSeries::of_element(pts.clone(), 4, style.color.filled(), &|p, s, st| Circle::new(p, s, st)))
@@ -342,7 +349,10 @@ fn scans(run: &Run) -> Result<String> {
             .margin(15)
             .x_label_area_size(50)
             .y_label_area_size(80)
-            .build_cartesian_2d((x0 / 2.0..x1 * 2.0).log_scale(), (y0 / 2.0..y1 * 2.0).log_scale())
+            .build_cartesian_2d((x0 / 2.0..x1 * 2.0).log_scale(), {
+                let (y0, y1) = decades(y0, y1);
+                (y0..y1).log_scale()
+            })
             .map_err(drawing(""))?;
         c.configure_mesh()
             .x_desc("n (elements, log scale)")

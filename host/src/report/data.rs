@@ -106,9 +106,16 @@ impl Run {
         self.scans.iter().find(|r| r.variant == variant && r.kind == "inclusive" && r.n == n)
     }
 
-    /// The metrics of our kernel `symbol` (process `reduce`), in file order.
+    /// The metrics of our kernel `symbol` (process `reduce`), in file order; where ncu
+    /// profiled the kernel more than once, the first launch's value of each metric.
     pub fn ncu_of(&self, symbol: &str) -> Vec<&NcuRow> {
-        self.ncu.iter().filter(|r| r.process == "reduce" && r.kernel == symbol).collect()
+        let mut out: Vec<&NcuRow> = Vec::new();
+        for r in self.ncu.iter().filter(|r| r.process == "reduce" && r.kernel == symbol) {
+            if !out.iter().any(|o| o.metric == r.metric) {
+                out.push(r);
+            }
+        }
+        out
     }
 }
 

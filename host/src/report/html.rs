@@ -14,6 +14,7 @@ pub fn inline(s: &str) -> String {
     let mut rest = s;
     let mut code = false;
     let mut strong = false;
+    let mut em = false;
     while let Some(c) = rest.chars().next() {
         let len = c.len_utf8();
         if c == '`' {
@@ -26,6 +27,9 @@ pub fn inline(s: &str) -> String {
             strong = !strong;
             rest = &rest[2..];
             continue;
+        } else if c == '*' && (em || emphasis_opens(&out, &rest[1..])) {
+            out.push_str(if em { "</em>" } else { "<em>" });
+            em = !em;
         } else if c == '[' || c == ']' {
             // [`x`](path): drop the brackets and the link target.
             if c == ']' && rest[1..].starts_with('(') {
@@ -45,7 +49,16 @@ pub fn inline(s: &str) -> String {
     if strong {
         out.push_str("</strong>");
     }
+    if em {
+        out.push_str("</em>");
+    }
     out
+}
+
+/// Does a `*` open emphasis: after a space (or at the start) and before a letter?
+fn emphasis_opens(before: &str, after: &str) -> bool {
+    let prev_ok = before.chars().next_back().is_none_or(|c| c.is_whitespace() || c == '(' || c == '>');
+    prev_ok && after.chars().next().is_some_and(char::is_alphabetic)
 }
 
 /// The text of section `# heading` of the first kernel doc comment in `src` that has it,
@@ -114,5 +127,7 @@ tr.hi td { background: #ffe9a8; font-weight: bold; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 table.phrasebook td { text-align: left; vertical-align: top; }
+table.ncu { font-size: 0.75em; width: 100%; }
+.card { min-width: 0; overflow-x: auto; }
 .note { color: #555; font-size: 0.9em; }
 ";

@@ -188,7 +188,7 @@ fn ncu_table(run: &Run, v: &Variant, prev: Option<&Variant>) -> String {
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, m)| m.clone());
     let mut t = format!(
-        "<h4>Nsight Compute, <code>{}</code> at 2^24{}</h4><table><tr><th class=\"l\">metric</th><th>unit</th><th>this</th><th>prev</th></tr>",
+        "<h4>Nsight Compute, <code>{}</code> at 2^24{}</h4><table class=\"ncu\"><tr><th class=\"l\">metric</th><th>unit</th><th>this</th><th>prev</th><th>this/prev</th></tr>",
         escape(symbol),
         if top.is_some() { " (highlighted: the metric that changed most from the previous kernel)" } else { "" }
     );
@@ -196,11 +196,12 @@ fn ncu_table(run: &Run, v: &Variant, prev: Option<&Variant>) -> String {
         let hi = if top.as_deref() == Some(r.metric.as_str()) { " class=\"hi\"" } else { "" };
         let _ = write!(
             t,
-            "<tr{hi}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&r.metric),
+            "<tr{hi}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&r.metric).replace('_', "_<wbr>").replace('.', ".<wbr>"),
             escape(&r.unit),
             num(r.value),
-            before(&r.metric).map_or("—".into(), num)
+            before(&r.metric).map_or("—".into(), num),
+            fmt(before(&r.metric).filter(|b| *b != 0.0).map(|b| r.value / b), 2)
         );
     }
     t.push_str("</table>");

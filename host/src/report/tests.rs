@@ -16,7 +16,7 @@ fn svg_texts(path: &Path) -> Vec<String> {
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     doc.descendants()
         .filter(|n| n.tag_name().name() == "text")
-        .map(|n| n.descendants().filter_map(|d| d.text()).collect::<String>())
+        .map(|n| n.descendants().filter(|d| d.is_text()).filter_map(|d| d.text()).collect::<String>().trim().to_string())
         .collect()
 }
 
@@ -114,4 +114,14 @@ fn every_variant_has_a_card_with_its_doc_sections_and_numbers() {
 fn the_source_link_is_relative_inside_the_repository() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     assert_eq!(source_base(&repo.join("docs")), "../kernels/src/");
+}
+
+#[test]
+fn doc_markdown_becomes_html() {
+    assert_eq!(
+        html::inline("**Bold** and *first* [`x`](crate::x) `a<b` 2*n*k"),
+        "<strong>Bold</strong> and <em>first</em> <code>x</code> <code>a&lt;b</code> 2*n*k"
+    );
+    let src = "    /// One line.\n    ///\n    /// # Concept\n    /// The idea,\n    /// in two lines.\n    ///\n    /// # Execution\n    /// 1. x\n";
+    assert_eq!(html::doc_section(src, "Concept").unwrap(), "<p>The idea, in two lines.</p>");
 }

@@ -26,36 +26,166 @@ const fn row(cuda: &'static str, device: &'static str, cuda_std: &'static str, f
 
 /// The phrasebook, in the order a reader meets the constructs.
 pub static ROWS: &[Row] = &[
-    row("`threadIdx.x` (`.y`, `.z`)", "`thread::thread_idx_x()` (`thread_idx_y`, `thread_idx_z`)", "`thread::thread_idx_x()`", "reduce/neighbored.rs"),
-    row("`blockIdx.x` (`.y`, `.z`)", "`thread::block_idx_x()` (`block_idx_y`, `block_idx_z`)", "`thread::block_idx_x()`", "reduce/neighbored.rs"),
-    row("`blockDim.x` (`.y`, `.z`)", "`thread::block_dim_x()` (`block_dim_y`, `block_dim_z`)", "`thread::block_dim_x()`", "reduce/neighbored.rs"),
-    row("`gridDim.x` (`.y`, `.z`)", "`thread::grid_dim_x()` (`grid_dim_y`, `grid_dim_z`)", "`thread::grid_dim_x()`", "reduce/grid_stride.rs"),
-    row("`blockIdx.x * blockDim.x + threadIdx.x`", "`thread::global_idx_x()`", "`thread::index_1d()`", "reduce/grid_stride.rs"),
-    row("`threadIdx.x % 32`, `threadIdx.x / 32`", "`thread::lane_id()`, `thread::warp_id()`", "`thread::thread_idx_x() % 32` (no helper)", "collective/block.rs (via reduce/warp_shuffle.rs)"),
-    row("`warpSize`, `0xffffffff`", "`device::WARP_SIZE`, `device::FULL_MASK`", "`32`, `u32::MAX`", "reduce/complete_unroll_warps8.rs"),
+    row(
+        "`threadIdx.x` (`.y`, `.z`)",
+        "`thread::thread_idx_x()` (`thread_idx_y`, `thread_idx_z`)",
+        "`thread::thread_idx_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`blockIdx.x` (`.y`, `.z`)",
+        "`thread::block_idx_x()` (`block_idx_y`, `block_idx_z`)",
+        "`thread::block_idx_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`blockDim.x` (`.y`, `.z`)",
+        "`thread::block_dim_x()` (`block_dim_y`, `block_dim_z`)",
+        "`thread::block_dim_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`gridDim.x` (`.y`, `.z`)",
+        "`thread::grid_dim_x()` (`grid_dim_y`, `grid_dim_z`)",
+        "`thread::grid_dim_x()`",
+        "reduce/grid_stride.rs",
+    ),
+    row(
+        "`blockIdx.x * blockDim.x + threadIdx.x`",
+        "`thread::global_idx_x()`",
+        "`thread::index_1d()`",
+        "reduce/grid_stride.rs",
+    ),
+    row(
+        "`threadIdx.x % 32`, `threadIdx.x / 32`",
+        "`thread::lane_id()`, `thread::warp_id()`",
+        "`thread::thread_idx_x() % 32` (no helper)",
+        "collective/block.rs (via reduce/warp_shuffle.rs)",
+    ),
+    row(
+        "`warpSize`, `0xffffffff`",
+        "`device::WARP_SIZE`, `device::FULL_MASK`",
+        "`32`, `u32::MAX`",
+        "reduce/complete_unroll_warps8.rs",
+    ),
     row("`__syncthreads()`", "`thread::sync_threads()`", "`thread::sync_threads()`", "reduce/neighbored.rs"),
     row("`__syncwarp(mask)`", "`warp::sync_warp(mask)`", "`warp::sync_warp(mask)`", "reduce/unroll_warps8.rs"),
-    row("`__shared__ int smem[N];`", "`static_shared!(smem: [i32; N])` → `shared::Shared<T>`", "`#[address_space(shared)] static mut` / `shared_array![i32; N]`", "reduce/smem.rs"),
-    row("`extern __shared__ int smem[];`", "`shared::dynamic_shared::<i32>(len)`", "`shared::dynamic_shared_mem::<i32>()`", "reduce/smem_unroll4_dyn.rs"),
-    row("`smem[i]`, `smem[i] = v`", "`Shared::read(i)`, `Shared::write(i, v)` (`Shared::from_raw`, `offset`, `as_ptr`)", "raw pointer reads and writes", "reduce/smem.rs"),
-    row("`volatile int *vsmem = smem;`", "`Shared::read_volatile(i)`, `Shared::write_volatile(i, v)` (the classic kernels use `sync_warp` instead)", "`core::ptr::read_volatile` / `write_volatile`", "scan/lookback.rs"),
-    row("`__shfl_down_sync(mask, v, d)`", "`warp::shfl_down_sync(mask, v, d)`", "`warp::warp_shuffle_down(mask, v, d, 32)`", "collective/warp.rs (via reduce/warp_shuffle.rs)"),
-    row("`__shfl_up_sync`, `__shfl_xor_sync`, `__shfl_sync`", "`warp::shfl_up_sync`, `warp::shfl_xor_sync`, `warp::shfl_sync`", "`warp::warp_shuffle_up` / `_xor` / `_idx`", "scan/lookback.rs"),
-    row("`__ballot_sync`, `__all_sync`, `__any_sync`", "`warp::ballot_sync`, `warp::all_sync`, `warp::any_sync`", "`warp::warp_vote_ballot` / `_all` / `_any`", "scan/lookback.rs"),
-    row("`__reduce_add_sync(mask, v)` (`min`, `max`)", "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`)", "none: inline `asm!` `redux.sync.add.s32`", "reduce/redux.rs"),
-    row("`atomicAdd(&x, v)`", "`atomic::atomic_add_i32(p, v)`, `atomic::atomic_add_u32(p, v)`", "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_device` or `core::sync::atomic`", "reduce/single_pass.rs"),
-    row("`atomicAdd(&x, v)` with the result unused (PTX `red`)", "`atomic::red_add_i32(p, v)`", "same as `atomicAdd`", "reduce/atomic_accumulate.rs"),
-    row("`__threadfence()`", "`atomic::thread_fence()`", "`atomic::intrinsics::fence_sc_device()`", "reduce/single_pass.rs"),
-    row("`cuda::atomic_ref<…, thread_scope_device>` `load(acquire)` / `store(release)` (and relaxed)", "`atomic::load_acquire_u32`, `load_acquire_u64`, `atomic::store_release_u32`, `store_release_u64`, `atomic::load_relaxed_u32`, `load_relaxed_u64`, `atomic::store_relaxed_u32`, `store_relaxed_u64`", "`core::sync::atomic` on global memory", "scan/lookback.rs"),
-    row("`__ldg(p)` / `const __restrict__`", "`mem::load_v4_nc(p)` (`ld.global.nc.v4`)", "`arch::ldg` (none for vectors)", "collective/thread.rs (via reduce/vector_loads.rs)"),
-    row("vector types: `int4 v = *(int4 *)p;`", "`mem::load_v4(p)`, `mem::store_v4(p, v)`, `mem::Vec4`; in shared memory `Shared::read_v4`, `Shared::write_v4`", "`vek::Vec4` loads", "collective/thread.rs (via reduce/vector_loads.rs)"),
-    row("`cp.async` / `cuda::memcpy_async` to shared memory", "`Shared::copy_async_v4(i, src)`, `shared::copy_async_commit()`, `shared::copy_async_wait::<N>()`", "none: inline `asm!`", "scan/lookback.rs"),
+    row(
+        "`__shared__ int smem[N];`",
+        "`static_shared!(smem: [i32; N])` → `shared::Shared<T>`",
+        "`#[address_space(shared)] static mut` / `shared_array![i32; N]`",
+        "reduce/smem.rs",
+    ),
+    row(
+        "`extern __shared__ int smem[];`",
+        "`shared::dynamic_shared::<i32>(len)`",
+        "`shared::dynamic_shared_mem::<i32>()`",
+        "reduce/smem_unroll4_dyn.rs",
+    ),
+    row(
+        "`smem[i]`, `smem[i] = v`",
+        "`Shared::read(i)`, `Shared::write(i, v)` (`Shared::from_raw`, `offset`, `as_ptr`)",
+        "raw pointer reads and writes",
+        "reduce/smem.rs",
+    ),
+    row(
+        "`volatile int *vsmem = smem;`",
+        "`Shared::read_volatile(i)`, `Shared::write_volatile(i, v)` (the classic kernels use `sync_warp` instead)",
+        "`core::ptr::read_volatile` / `write_volatile`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__shfl_down_sync(mask, v, d)`",
+        "`warp::shfl_down_sync(mask, v, d)`",
+        "`warp::warp_shuffle_down(mask, v, d, 32)`",
+        "collective/warp.rs (via reduce/warp_shuffle.rs)",
+    ),
+    row(
+        "`__shfl_up_sync`, `__shfl_xor_sync`, `__shfl_sync`",
+        "`warp::shfl_up_sync`, `warp::shfl_xor_sync`, `warp::shfl_sync`",
+        "`warp::warp_shuffle_up` / `_xor` / `_idx`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__ballot_sync`, `__all_sync`, `__any_sync`",
+        "`warp::ballot_sync`, `warp::all_sync`, `warp::any_sync`",
+        "`warp::warp_vote_ballot` / `_all` / `_any`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__reduce_add_sync(mask, v)` (`min`, `max`)",
+        "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`)",
+        "none: inline `asm!` `redux.sync.add.s32`",
+        "reduce/redux.rs",
+    ),
+    row(
+        "`atomicAdd(&x, v)`",
+        "`atomic::atomic_add_i32(p, v)`, `atomic::atomic_add_u32(p, v)`",
+        "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_device` or `core::sync::atomic`",
+        "reduce/single_pass.rs",
+    ),
+    row(
+        "`atomicAdd(&x, v)` with the result unused (PTX `red`)",
+        "`atomic::red_add_i32(p, v)`",
+        "same as `atomicAdd`",
+        "reduce/atomic_accumulate.rs",
+    ),
+    row(
+        "`__threadfence()`",
+        "`atomic::thread_fence()`",
+        "`atomic::intrinsics::fence_sc_device()`",
+        "reduce/single_pass.rs",
+    ),
+    row(
+        "`cuda::atomic_ref<…, thread_scope_device>` `load(acquire)` / `store(release)` (and relaxed)",
+        "`atomic::load_acquire_u32`, `load_acquire_u64`, `atomic::store_release_u32`, `store_release_u64`, `atomic::load_relaxed_u32`, `load_relaxed_u64`, `atomic::store_relaxed_u32`, `store_relaxed_u64`",
+        "`core::sync::atomic` on global memory",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__ldg(p)` / `const __restrict__`",
+        "`mem::load_v4_nc(p)` (`ld.global.nc.v4`)",
+        "`arch::ldg` (none for vectors)",
+        "collective/thread.rs (via reduce/vector_loads.rs)",
+    ),
+    row(
+        "vector types: `int4 v = *(int4 *)p;`",
+        "`mem::load_v4(p)`, `mem::store_v4(p, v)`, `mem::Vec4`; in shared memory `Shared::read_v4`, `Shared::write_v4`",
+        "`vek::Vec4` loads",
+        "collective/thread.rs (via reduce/vector_loads.rs)",
+    ),
+    row(
+        "`cp.async` / `cuda::memcpy_async` to shared memory",
+        "`Shared::copy_async_v4(i, src)`, `shared::copy_async_commit()`, `shared::copy_async_wait::<N>()`",
+        "none: inline `asm!`",
+        "scan/lookback.rs",
+    ),
     row("`clock64()`", "`clock::clock64()`", "`clock::clock64()` (`thread::clock64`)", "sumsq/squares_one_thread.rs"),
     row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
-    row("`__global__ void k(…)`", "`kernel! { pub unsafe fn k(…) }` (`#[unsafe(no_mangle)] extern \"ptx-kernel\"`)", "`#[kernel] pub unsafe fn k(…)`", "reduce/neighbored.rs"),
-    row("`k<<<grid, block, smem>>>(args)`", "host: `backend::Kernel` launched by `reduce::Reduction` (cust `launch!`)", "cust: `launch!(module.k<<<grid, block, smem, stream>>>(args))`", "host/src/reduce/mod.rs"),
-    row("`cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)`", "host: `DeviceBuffer::from_slice`, `copy_to`", "cust: `DeviceBuffer::from_slice`, `CopyDestination::copy_to`", "host/src/backend"),
-    row("`cudaEventCreate`, `cudaEventRecord`, `cudaEventElapsedTime`", "host: `timing` (cust `Event::new`, `record`, `elapsed_time_f32`)", "cust: `event::Event`", "host/src/timing.rs"),
+    row(
+        "`__global__ void k(…)`",
+        "`kernel! { pub unsafe fn k(…) }` (`#[unsafe(no_mangle)] extern \"ptx-kernel\"`)",
+        "`#[kernel] pub unsafe fn k(…)`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`k<<<grid, block, smem>>>(args)`",
+        "host: `backend::Kernel` launched by `reduce::Reduction` (cust `launch!`)",
+        "cust: `launch!(module.k<<<grid, block, smem, stream>>>(args))`",
+        "host/src/reduce/mod.rs",
+    ),
+    row(
+        "`cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)`",
+        "host: `DeviceBuffer::from_slice`, `copy_to`",
+        "cust: `DeviceBuffer::from_slice`, `CopyDestination::copy_to`",
+        "host/src/backend",
+    ),
+    row(
+        "`cudaEventCreate`, `cudaEventRecord`, `cudaEventElapsedTime`",
+        "host: `timing` (cust `Event::new`, `record`, `elapsed_time_f32`)",
+        "cust: `event::Event`",
+        "host/src/timing.rs",
+    ),
 ];
 
 /// Escapes `|` for a Markdown table cell.
@@ -74,14 +204,22 @@ pub fn markdown() -> String {
          | CUDA C | ours (`kernels::device`) | Rust-CUDA `cuda_std` | first in |\n|---|---|---|---|\n",
     );
     for r in ROWS {
-        s.push_str(&format!("| {} | {} | {} | {} |\n", md_cell(r.cuda), md_cell(r.device), md_cell(r.cuda_std), md_cell(r.first_in)));
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            md_cell(r.cuda),
+            md_cell(r.device),
+            md_cell(r.cuda_std),
+            md_cell(r.first_in)
+        ));
     }
     s
 }
 
 /// The phrasebook as an HTML table (backticks become `<code>`), for the report.
 pub fn html() -> String {
-    let mut s = String::from("<table class=\"phrasebook\"><thead><tr><th>CUDA C</th><th>ours (<code>kernels::device</code>)</th><th>Rust-CUDA <code>cuda_std</code></th><th>first in</th></tr></thead><tbody>\n");
+    let mut s = String::from(
+        "<table class=\"phrasebook\"><thead><tr><th>CUDA C</th><th>ours (<code>kernels::device</code>)</th><th>Rust-CUDA <code>cuda_std</code></th><th>first in</th></tr></thead><tbody>\n",
+    );
     for r in ROWS {
         s.push_str("<tr>");
         for cell in [r.cuda, r.device, r.cuda_std, r.first_in] {
@@ -109,7 +247,10 @@ mod tests {
             std::fs::write(&path, markdown()).unwrap();
         }
         let on_disk = std::fs::read_to_string(&path).expect("docs/phrasebook.md");
-        assert!(on_disk == markdown(), "docs/phrasebook.md is stale: UPDATE_PHRASEBOOK=1 cargo test -p host phrasebook");
+        assert!(
+            on_disk == markdown(),
+            "docs/phrasebook.md is stale: UPDATE_PHRASEBOOK=1 cargo test -p host phrasebook"
+        );
     }
 
     #[test]
@@ -135,7 +276,8 @@ mod tests {
     fn mentions(text: &str, name: &str) -> bool {
         let ident = |c: char| c.is_alphanumeric() || c == '_';
         text.match_indices(name).any(|(i, _)| {
-            !text[..i].chars().next_back().is_some_and(ident) && !text[i + name.len()..].chars().next().is_some_and(ident)
+            !text[..i].chars().next_back().is_some_and(ident)
+                && !text[i + name.len()..].chars().next().is_some_and(ident)
         })
     }
 

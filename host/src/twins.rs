@@ -14,7 +14,7 @@
 //! around all its launches), restoring the scratch copy of in-place kernels outside the
 //! timing, and verifies **every** timed run (partials added on the host with wrapping `i32`
 //! arithmetic; scans element by element against the CPU inclusive scan). Like
-//! [`crate::reduce::timed_runs`], a slow kernel stops after 3 runs once its runs took 3 s.
+//! [`crate::timing::timed_runs`], a slow kernel stops after 3 runs once its runs took 3 s.
 //!
 //! Differences from the book, each explained in `classic.cu`: the device input is zero-padded
 //! to whole segments (`grid × block × items` elements) and the book's reductions get that
@@ -116,7 +116,7 @@ pub struct TwinTiming {
 }
 
 impl TwinTiming {
-    /// Timed runs (a slow kernel gets fewer than asked, at least 3, as in [`crate::reduce::timed_runs`]).
+    /// Timed runs (a slow kernel gets fewer than asked, at least 3, as in [`crate::timing::timed_runs`]).
     pub fn runs(&self) -> usize {
         self.times_us.len()
     }
@@ -143,10 +143,11 @@ pub fn time(name: &str, input: &[i32], n: usize, block: u32, repeat: u32) -> Res
             u32::MAX
         )));
     }
-    if let Some(v) = reduction {
-        if v.grid.uses_block() && !v.blocks.allows(block) {
-            return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
-        }
+    if let Some(v) = reduction
+        && v.grid.uses_block()
+        && !v.blocks.allows(block)
+    {
+        return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
     }
     let bin = harness()?;
     let data = &input[..n];

@@ -57,6 +57,9 @@ fn drawing<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> Error {
     move |e| Error::Invalid(format!("drawing {what}: {e}"))
 }
 
+/// A named line: its points and its style.
+type Line = (String, Vec<(f64, f64)>, ShapeStyle);
+
 /// Every picture the runs have data for.
 pub fn all(runs: &[Run]) -> Result<Vec<(String, String)>> {
     let run = &runs[0];
@@ -68,7 +71,9 @@ pub fn all(runs: &[Run]) -> Result<Vec<(String, String)>> {
     if BOOK_CH5_K80_US.iter().any(|(v, _)| run.variant(v, n24).is_some()) {
         out.push(("bars_ch5.svg".into(), chapter5(run)?));
     }
-    for family in [crate::registry::Family::GlobalMemory, crate::registry::Family::SharedMemory, crate::registry::Family::Modern] {
+    for family in
+        [crate::registry::Family::GlobalMemory, crate::registry::Family::SharedMemory, crate::registry::Family::Modern]
+    {
         if !run.variants.is_empty() {
             out.push((format!("gbps_{}.svg", family.name()), gbps(runs, family)?));
         }
@@ -103,14 +108,7 @@ fn category_labels<DB: DrawingBackend>(
 }
 
 /// Grouped bars (or points joined by lines, `lines`) over named categories, log or linear y.
-fn categories(
-    title: &str,
-    y_desc: &str,
-    names: &[&str],
-    series: &[Series],
-    log: bool,
-    lines: bool,
-) -> Result<String> {
+fn categories(title: &str, y_desc: &str, names: &[&str], series: &[Series], log: bool, lines: bool) -> Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1000, 620)).into_drawing_area();
@@ -120,21 +118,31 @@ fn categories(
         let k = names.len() as f64;
         let mut chart = ChartBuilder::on(&root);
         chart.caption(title, (FONT, 22)).margin(15).x_label_area_size(170).y_label_area_size(80);
-        let xs;
-        if log {
+        let xs = if log {
             let (lo, hi) = decades(lo, hi);
             let mut c = chart.build_cartesian_2d(0f64..k, (lo..hi).log_scale()).map_err(drawing(""))?;
             draw_cat(&mut c, y_desc, series, lines, lo)?;
-            xs = centres(&c, names.len(), lo);
+            centres(&c, names.len(), lo)
         } else {
             let mut c = chart.build_cartesian_2d(0f64..k, 0f64..hi * 1.15).map_err(drawing(""))?;
             draw_cat(&mut c, y_desc, series, lines, 0.0)?;
-            xs = centres(&c, names.len(), 0.0);
-        }
+            centres(&c, names.len(), 0.0)
+        };
         category_labels(&root, &xs.iter().map(|p| p.0).collect::<Vec<_>>(), names, xs.first().map_or(0, |p| p.1) + 12)?;
         root.present().map_err(drawing(""))?;
     }
     Ok(svg)
+}
+
+/// An axis label: `1e9` for big numbers, no `.0` on whole ones.
+fn short(v: f64) -> String {
+    if v.abs() >= 1e5 {
+        format!("{v:.0e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// The powers of ten just below `lo` and just above `hi`, so a log axis has labels at both ends.
@@ -165,6 +173,7 @@ where
     c.configure_mesh()
         .disable_x_mesh()
         .x_label_formatter(&|_| String::new())
+        .y_label_formatter(&|y| short(*y))
         .y_desc(y_desc)
         .axis_desc_style((FONT, 16))
         .label_style((FONT, 13))
@@ -189,8 +198,8 @@ where
     c.configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)
         .label_font((FONT, 14))
-        .background_style(&WHITE.mix(0.9))
-        .border_style(&BLACK)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
         .draw()
         .map_err(drawing("legend"))?;
     Ok(())
@@ -202,14 +211,27 @@ fn staircase(run: &Run) -> Result<String> {
     let n = 1u64 << 24;
     let names: Vec<&str> = BOOK_CH3_K80_MS.iter().map(|(v, _)| *v).collect();
     let series = vec![
-        Series { name: "Tesla K80 (book, ch. 3)".into(), values: BOOK_CH3_K80_MS.iter().map(|(_, t)| Some(*t)).collect() },
-        Series { name: "H100, ours (Rust)".into(), values: names.iter().map(|v| run.variant(v, n).map(|r| r.time_us / 1000.0)).collect() },
+        Series {
+            name: "Tesla K80 (book, ch. 3)".into(),
+            values: BOOK_CH3_K80_MS.iter().map(|(_, t)| Some(*t)).collect(),
+        },
+        Series {
+            name: "H100, ours (Rust)".into(),
+            values: names.iter().map(|v| run.variant(v, n).map(|r| r.time_us / 1000.0)).collect(),
+        },
         Series {
             name: "H100, CUDA C twin (nvcc)".into(),
             values: names.iter().map(|v| run.twins.get(&(v.to_string(), n)).map(|(c, _)| c / 1000.0)).collect(),
         },
     ];
-    categories("Chapter 3 staircase: time per kernel, n = 2^24, block 512", "time per kernel (ms, log scale)", &names, &series, true, true)
+    categories(
+        "Chapter 3 staircase: time per kernel, n = 2^24, block 512",
+        "time per kernel (ms, log scale)",
+        &names,
+        &series,
+        true,
+        true,
+    )
 }
 
 /// (b) Chapter 5: shared-memory kernels, bars, ours next to the book's.
@@ -217,8 +239,14 @@ fn chapter5(run: &Run) -> Result<String> {
     let n = 1u64 << 24;
     let names: Vec<&str> = BOOK_CH5_K80_US.iter().map(|(v, _)| *v).collect();
     let series = vec![
-        Series { name: "Tesla K80 (book, ch. 5)".into(), values: BOOK_CH5_K80_US.iter().map(|(_, t)| Some(*t)).collect() },
-        Series { name: "H100, ours (Rust)".into(), values: names.iter().map(|v| run.variant(v, n).map(|r| r.time_us)).collect() },
+        Series {
+            name: "Tesla K80 (book, ch. 5)".into(),
+            values: BOOK_CH5_K80_US.iter().map(|(_, t)| Some(*t)).collect(),
+        },
+        Series {
+            name: "H100, ours (Rust)".into(),
+            values: names.iter().map(|v| run.variant(v, n).map(|r| r.time_us)).collect(),
+        },
         Series {
             name: "H100, CUDA C twin (nvcc)".into(),
             values: names.iter().map(|v| run.twins.get(&(v.to_string(), n)).map(|(c, _)| *c)).collect(),
@@ -229,10 +257,8 @@ fn chapter5(run: &Run) -> Result<String> {
 
 /// (e) The sum-of-squares steps: clock64 cycles per step, one bar per n, log scale.
 fn sumsq(run: &Run) -> Result<String> {
-    let steps: Vec<&str> = crate::registry::all()
-        .filter(|v| v.family == crate::registry::Family::SumOfSquares)
-        .map(|v| v.name)
-        .collect();
+    let steps: Vec<&str> =
+        crate::registry::all().filter(|v| v.family == crate::registry::Family::SumOfSquares).map(|v| v.name).collect();
     let series: Vec<Series> = run
         .variant_ns()
         .into_iter()
@@ -242,7 +268,14 @@ fn sumsq(run: &Run) -> Result<String> {
             values: steps.iter().map(|s| run.variant(s, n).and_then(|r| r.clock64)).collect(),
         })
         .collect();
-    categories("Sum of squares: in-kernel clock64 cycles per step", "clock64 cycles (log scale)", &steps, &series, true, false)
+    categories(
+        "Sum of squares: in-kernel clock64 cycles per step",
+        "clock64 cycles (log scale)",
+        &steps,
+        &series,
+        true,
+        false,
+    )
 }
 
 /// (c) GB/s against n for one family: a line per variant over the runs' n, the device's
@@ -259,11 +292,13 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         lines.push((v.to_string(), pts));
     }
-    let cub: Vec<(f64, f64)> = runs[0].cub_reduce.iter().map(|(n, t)| ((*n as f64).log2(), *n as f64 * 4.0 / (t * 1e3))).collect();
+    let cub: Vec<(f64, f64)> =
+        runs[0].cub_reduce.iter().map(|(n, t)| ((*n as f64).log2(), *n as f64 * 4.0 / (t * 1e3))).collect();
     let peak = runs[0].peak_gb_per_s;
     let xs = lines.iter().flat_map(|l| l.1.iter()).chain(&cub).map(|p| p.0);
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let ymax = peak.unwrap_or(0.0).max(lines.iter().flat_map(|l| l.1.iter()).chain(&cub).map(|p| p.1).fold(0.0, f64::max));
+    let ymax =
+        peak.unwrap_or(0.0).max(lines.iter().flat_map(|l| l.1.iter()).chain(&cub).map(|p| p.1).fold(0.0, f64::max));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1000, 560)).into_drawing_area();
@@ -278,12 +313,14 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
             .map_err(drawing(""))?;
         c.configure_mesh()
             .x_desc("log2(n)")
+            .x_label_formatter(&|x| short(*x))
             .y_desc("GB/s")
+            .y_label_formatter(&|y| short(*y))
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 13))
             .draw()
             .map_err(drawing("mesh"))?;
-        let mut all: Vec<(String, Vec<(f64, f64)>, ShapeStyle)> =
+        let mut all: Vec<Line> =
             lines.into_iter().enumerate().map(|(i, (n, p))| (n, p, color(i).stroke_width(2))).collect();
         if let Some(p) = peak {
             all.push((format!("device peak ({p:.0} GB/s)"), vec![(x0 - 0.5, p), (x1 + 0.5, p)], BLACK.stroke_width(1)));
@@ -291,16 +328,17 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
         if !cub.is_empty() {
             all.push(("CUB DeviceReduce::Sum".into(), cub, BLACK.stroke_width(3)));
         }
-        draw_lines(&mut c, all)?;
+        draw_lines(&mut c, all, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(drawing(""))?;
     }
     Ok(svg)
 }
 
-/// Lines with points and a legend at the lower right.
+/// Lines with points, and a legend where `legend` says.
 fn draw_lines<'a, 'b: 'a, X, Y>(
     c: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
-    lines: Vec<(String, Vec<(f64, f64)>, ShapeStyle)>,
+    lines: Vec<Line>,
+    legend: SeriesLabelPosition,
 ) -> Result<()>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
@@ -315,10 +353,10 @@ where
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
     c.configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(legend)
         .label_font((FONT, 13))
-        .background_style(&WHITE.mix(0.9))
-        .border_style(&BLACK)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
         .draw()
         .map_err(drawing("legend"))?;
     Ok(())
@@ -329,8 +367,12 @@ fn scans(run: &Run) -> Result<String> {
     let names = ["bit", "blelloch", "lookback", "cub"];
     let mut lines = Vec::new();
     for (i, v) in names.iter().enumerate() {
-        let mut pts: Vec<(f64, f64)> =
-            run.scans.iter().filter(|r| r.variant == *v && r.kind == "inclusive").map(|r| (r.n as f64, r.time_us)).collect();
+        let mut pts: Vec<(f64, f64)> = run
+            .scans
+            .iter()
+            .filter(|r| r.variant == *v && r.kind == "inclusive")
+            .map(|r| (r.n as f64, r.time_us))
+            .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let label = if *v == "cub" { "CUB DeviceScan::InclusiveSum".to_string() } else { format!("{v} (inclusive)") };
         let style = if *v == "cub" { BLACK.stroke_width(3) } else { color(i).stroke_width(2) };
@@ -358,11 +400,12 @@ fn scans(run: &Run) -> Result<String> {
             .x_desc("n (elements, log scale)")
             .y_desc("time (µs, log scale)")
             .x_label_formatter(&|x| format!("{x:.0e}"))
+            .y_label_formatter(&|y| short(*y))
             .axis_desc_style((FONT, 16))
             .label_style((FONT, 13))
             .draw()
             .map_err(drawing("mesh"))?;
-        draw_lines(&mut c, lines)?;
+        draw_lines(&mut c, lines, SeriesLabelPosition::LowerRight)?;
         root.present().map_err(drawing(""))?;
     }
     Ok(svg)

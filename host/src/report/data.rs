@@ -121,8 +121,8 @@ impl Run {
 
 /// One CSV file as rows of header → value (lines starting `==` skipped: ncu's chatter).
 fn records(path: &Path) -> Result<Vec<HashMap<String, String>>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::Invalid(format!("cannot read {}: {e}", path.display())))?;
     let body: String = text.lines().filter(|l| !l.starts_with("==")).map(|l| format!("{l}\n")).collect();
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body.as_bytes());
     let bad = |e: csv::Error| Error::Invalid(format!("{}: not a CSV file: {e}", path.display()));

@@ -8,7 +8,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// One line of rustdoc Markdown as HTML: `code`, **bold**, *emphasis*, and intra-doc links
-/// ([`x`] and [`x`](path)) reduced to their text.
+/// (`` [`x`] `` and `` [`x`](path) ``) reduced to their text.
 pub fn inline(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
@@ -32,11 +32,12 @@ pub fn inline(s: &str) -> String {
             em = !em;
         } else if c == '[' || c == ']' {
             // [`x`](path): drop the brackets and the link target.
-            if c == ']' && rest[1..].starts_with('(') {
-                if let Some(end) = rest.find(')') {
-                    rest = &rest[end + 1..];
-                    continue;
-                }
+            if c == ']'
+                && rest[1..].starts_with('(')
+                && let Some(end) = rest.find(')')
+            {
+                rest = &rest[end + 1..];
+                continue;
             }
         } else {
             out.push_str(&escape(&rest[..len]));

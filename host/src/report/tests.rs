@@ -16,7 +16,9 @@ fn svg_texts(path: &Path) -> Vec<String> {
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     doc.descendants()
         .filter(|n| n.tag_name().name() == "text")
-        .map(|n| n.descendants().filter(|d| d.is_text()).filter_map(|d| d.text()).collect::<String>().trim().to_string())
+        .map(|n| {
+            n.descendants().filter(|d| d.is_text()).filter_map(|d| d.text()).collect::<String>().trim().to_string()
+        })
         .collect()
 }
 
@@ -55,7 +57,15 @@ mod tempdir {
 fn report_writes_index_and_every_svg() {
     let (out, built) = built();
     let names: Vec<String> = built.svgs.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    for want in ["staircase_ch3.svg", "bars_ch5.svg", "gbps_global.svg", "gbps_shared.svg", "gbps_modern.svg", "scan_times.svg", "sumsq_cycles.svg"] {
+    for want in [
+        "staircase_ch3.svg",
+        "bars_ch5.svg",
+        "gbps_global.svg",
+        "gbps_shared.svg",
+        "gbps_modern.svg",
+        "scan_times.svg",
+        "sumsq_cycles.svg",
+    ] {
         assert!(names.iter().any(|n| n == want), "no {want} in {names:?}");
     }
     let index = std::fs::read_to_string(&built.index).unwrap();
@@ -71,13 +81,42 @@ fn report_writes_index_and_every_svg() {
 fn every_svg_holds_its_series_and_axis_titles() {
     let (out, _) = built();
     let want: &[(&str, &[&str])] = &[
-        ("staircase_ch3.svg", &["time per kernel (ms, log scale)", "Tesla K80 (book, ch. 3)", "H100, ours (Rust)", "H100, CUDA C twin (nvcc)", "neighbored", "complete_unroll"]),
-        ("bars_ch5.svg", &["time per kernel (µs)", "Tesla K80 (book, ch. 5)", "H100, ours (Rust)", "gmem", "smem_unroll4_dyn"]),
-        ("gbps_global.svg", &["log2(n)", "GB/s", "neighbored", "unroll8", "device peak (3352 GB/s)", "CUB DeviceReduce::Sum"]),
+        (
+            "staircase_ch3.svg",
+            &[
+                "time per kernel (ms, log scale)",
+                "Tesla K80 (book, ch. 3)",
+                "H100, ours (Rust)",
+                "H100, CUDA C twin (nvcc)",
+                "neighbored",
+                "complete_unroll",
+            ],
+        ),
+        (
+            "bars_ch5.svg",
+            &["time per kernel (µs)", "Tesla K80 (book, ch. 5)", "H100, ours (Rust)", "gmem", "smem_unroll4_dyn"],
+        ),
+        (
+            "gbps_global.svg",
+            &["log2(n)", "GB/s", "neighbored", "unroll8", "device peak (3352 GB/s)", "CUB DeviceReduce::Sum"],
+        ),
         ("gbps_shared.svg", &["log2(n)", "GB/s", "smem", "device peak (3352 GB/s)", "CUB DeviceReduce::Sum"]),
         ("gbps_modern.svg", &["log2(n)", "GB/s", "warp_shuffle", "atomic_accumulate", "CUB DeviceReduce::Sum"]),
-        ("scan_times.svg", &["n (elements, log scale)", "time (µs, log scale)", "bit (inclusive)", "blelloch (inclusive)", "lookback (inclusive)", "CUB DeviceScan::InclusiveSum"]),
-        ("sumsq_cycles.svg", &["clock64 cycles (log scale)", "n = 2^24 (clock64 cycles)", "squares_one_thread", "squares_block_tree"]),
+        (
+            "scan_times.svg",
+            &[
+                "n (elements, log scale)",
+                "time (µs, log scale)",
+                "bit (inclusive)",
+                "blelloch (inclusive)",
+                "lookback (inclusive)",
+                "CUB DeviceScan::InclusiveSum",
+            ],
+        ),
+        (
+            "sumsq_cycles.svg",
+            &["clock64 cycles (log scale)", "n = 2^24 (clock64 cycles)", "squares_one_thread", "squares_block_tree"],
+        ),
     ];
     for (file, texts) in want {
         let got = svg_texts(&out.path().join(file));
@@ -94,7 +133,10 @@ fn every_variant_has_a_card_with_its_doc_sections_and_numbers() {
     for v in crate::registry::all() {
         let src = source_text(&reduce_source(v)).unwrap_or_else(|| panic!("no source for {}", v.name));
         assert!(html::doc_section(&src, "Concept").is_some(), "{}: no # Concept", v.name);
-        let card = index.split(&format!("<div class=\"card\" id=\"{}\">", v.name)).nth(1).unwrap_or_else(|| panic!("no card for {}", v.name));
+        let card = index
+            .split(&format!("<div class=\"card\" id=\"{}\">", v.name))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no card for {}", v.name));
         let card = card.split("<div class=\"card\"").next().unwrap();
         assert!(card.contains("Previous problem → fix") && !card.contains("no such section"), "{}", v.name);
         assert!(card.contains(&format!("kernels/src/{}", reduce_source(v))), "{}: no source link", v.name);

@@ -35,6 +35,8 @@ pub const BOOK_CH5_K80_US: &[(&str, f64)] =
     &[("gmem", 239.0), ("smem", 154.0), ("smem_unroll4", 81.0), ("smem_unroll4_dyn", 81.0)];
 
 const FONT: &str = "sans-serif";
+/// The device-peak line's colour (dark red).
+const PEAK: RGBColor = RGBColor(170, 0, 0);
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -57,8 +59,8 @@ fn drawing<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> Error {
     move |e| Error::Invalid(format!("drawing {what}: {e}"))
 }
 
-/// A named line: its points and its style.
-type Line = (String, Vec<(f64, f64)>, ShapeStyle);
+/// A named line: its points, its style, and whether its points get dots.
+type Line = (String, Vec<(f64, f64)>, ShapeStyle, bool);
 
 /// Every picture the runs have data for.
 pub fn all(runs: &[Run]) -> Result<Vec<(String, String)>> {
@@ -321,12 +323,17 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
             .draw()
             .map_err(drawing("mesh"))?;
         let mut all: Vec<Line> =
-            lines.into_iter().enumerate().map(|(i, (n, p))| (n, p, color(i).stroke_width(2))).collect();
+            lines.into_iter().enumerate().map(|(i, (n, p))| (n, p, color(i).stroke_width(2), true)).collect();
         if let Some(p) = peak {
-            all.push((format!("device peak ({p:.0} GB/s)"), vec![(x0 - 0.5, p), (x1 + 0.5, p)], BLACK.stroke_width(1)));
+            all.push((
+                format!("device peak ({p:.0} GB/s)"),
+                vec![(x0 - 0.5, p), (x1 + 0.5, p)],
+                PEAK.stroke_width(2),
+                false,
+            ));
         }
         if !cub.is_empty() {
-            all.push(("CUB DeviceReduce::Sum".into(), cub, BLACK.stroke_width(3)));
+            all.push(("CUB DeviceReduce::Sum".into(), cub, BLACK.stroke_width(3), true));
         }
         draw_lines(&mut c, all, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(drawing(""))?;
@@ -344,9 +351,13 @@ where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    for (name, pts, style) in lines {
-        c.draw_series(PointSeries::of_element(pts.clone(), 4, style.color.filled(), &|p, s, st| Circle::new(p, s, st)))
+    for (name, pts, style, dots) in lines {
+        if dots {
+            c.draw_series(PointSeries::of_element(pts.clone(), 4, style.color.filled(), &|p, s, st| {
+                Circle::new(p, s, st)
+            }))
             .map_err(drawing("points"))?;
+        }
         c.draw_series(LineSeries::new(pts, style))
             .map_err(drawing("lines"))?
             .label(name)
@@ -376,7 +387,7 @@ fn scans(run: &Run) -> Result<String> {
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let label = if *v == "cub" { "CUB DeviceScan::InclusiveSum".to_string() } else { format!("{v} (inclusive)") };
         let style = if *v == "cub" { BLACK.stroke_width(3) } else { color(i).stroke_width(2) };
-        lines.push((label, pts, style));
+        lines.push((label, pts, style, true));
     }
     let xs = lines.iter().flat_map(|l| l.1.iter().map(|p| p.0));
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));

@@ -127,7 +127,7 @@ tr.hi td { background: #ffe9a8; font-weight: bold; }
 .fail { color: #b00; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
-table.phrasebook td { text-align: left; vertical-align: top; }
+table.phrasebook td, table.phrasebook th { text-align: left; vertical-align: top; }
 table.ncu { font-size: 0.75em; width: 100%; }
 .card { min-width: 0; overflow-x: auto; }
 .note { color: #555; font-size: 0.9em; }

@@ -147,7 +147,14 @@ fn fmt(v: Option<f64>, digits: usize) -> String {
 }
 
 fn n_label(n: u64) -> String {
-    if n.is_power_of_two() { format!("2^{}", n.trailing_zeros()) } else { format!("{n}") }
+    let decade = (n as f64).log10();
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else if n >= 1000 && decade.fract() == 0.0 {
+        format!("1e{decade}")
+    } else {
+        format!("{n}")
+    }
 }
 
 /// The card of a reduction variant.

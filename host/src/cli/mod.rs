@@ -13,6 +13,7 @@
 mod metrics;
 mod parse;
 mod reduce;
+mod report;
 mod scan;
 
 use std::io::Write;
@@ -51,7 +52,7 @@ enum BackendArg {
 /// Runs the reduction variants, checks every result against the CPU recursion, and prints
 /// time, bandwidth and verdict per variant.
 #[derive(Parser, Debug)]
-#[command(name = "reduce", version, about, long_about = None)]
+#[command(name = "reduce", version, about, long_about = None, after_help = "Report: reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
 struct Args {
     /// Number of elements, 1..=4294967295 [default: 2^24 on a GPU, 2^20 on the emulator].
     #[arg(long, conflicts_with = "log2", value_parser = parse::n, allow_negative_numbers = true)]
@@ -119,6 +120,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+    if argv.get(1).is_some_and(|a| a == "report") {
+        return report::run(&argv, out, err);
+    }
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {

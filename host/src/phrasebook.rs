@@ -1,0 +1,348 @@
+//! The CUDA C ↔ Rust phrasebook: one table, [`ROWS`], from which `docs/phrasebook.md` and
+//! the report's phrasebook section are generated ([`markdown`], [`html`]).
+//!
+//! Each row pairs a CUDA C construct with this project's device layer
+//! (`kernels::device::…`), the Rust-CUDA project's `cuda_std` spelling, and the kernel file
+//! of ours where it first appears in teaching order. The tests check that the generated
+//! file is up to date and that every public function and macro of `kernels/src/device/`
+//! appears in some row's device-layer column.
+
+/// One row of the phrasebook.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// The CUDA C construct.
+    pub cuda: &'static str,
+    /// Our device-layer equivalent (`kernels::device::…`).
+    pub device: &'static str,
+    /// The Rust-CUDA `cuda_std` equivalent (names as in cuda_std 0.2; check your version).
+    pub cuda_std: &'static str,
+    /// The kernel file (under `kernels/src/`) where it first appears, or how it is used.
+    pub first_in: &'static str,
+}
+
+const fn row(cuda: &'static str, device: &'static str, cuda_std: &'static str, first_in: &'static str) -> Row {
+    Row { cuda, device, cuda_std, first_in }
+}
+
+/// The phrasebook, in the order a reader meets the constructs.
+pub static ROWS: &[Row] = &[
+    row(
+        "`threadIdx.x` (`.y`, `.z`)",
+        "`thread::thread_idx_x()` (`thread_idx_y`, `thread_idx_z`)",
+        "`thread::thread_idx_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`blockIdx.x` (`.y`, `.z`)",
+        "`thread::block_idx_x()` (`block_idx_y`, `block_idx_z`)",
+        "`thread::block_idx_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`blockDim.x` (`.y`, `.z`)",
+        "`thread::block_dim_x()` (`block_dim_y`, `block_dim_z`)",
+        "`thread::block_dim_x()`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`gridDim.x` (`.y`, `.z`)",
+        "`thread::grid_dim_x()` (`grid_dim_y`, `grid_dim_z`)",
+        "`thread::grid_dim_x()`",
+        "reduce/grid_stride.rs",
+    ),
+    row(
+        "`blockIdx.x * blockDim.x + threadIdx.x`",
+        "`thread::global_idx_x()`",
+        "`thread::index_1d()`",
+        "reduce/grid_stride.rs",
+    ),
+    row(
+        "`threadIdx.x % 32`, `threadIdx.x / 32`",
+        "`thread::lane_id()`, `thread::warp_id()`",
+        "`thread::thread_idx_x() % 32` (no helper)",
+        "collective/block.rs (via reduce/warp_shuffle.rs)",
+    ),
+    row(
+        "`warpSize`, `0xffffffff`",
+        "`device::WARP_SIZE`, `device::FULL_MASK`",
+        "`32`, `u32::MAX`",
+        "reduce/complete_unroll_warps8.rs",
+    ),
+    row("`__syncthreads()`", "`thread::sync_threads()`", "`thread::sync_threads()`", "reduce/neighbored.rs"),
+    row("`__syncwarp(mask)`", "`warp::sync_warp(mask)`", "`warp::sync_warp(mask)`", "reduce/unroll_warps8.rs"),
+    row(
+        "`__shared__ int smem[N];`",
+        "`static_shared!(smem: [i32; N])` → `shared::Shared<T>`",
+        "`#[address_space(shared)] static mut` / `shared_array![i32; N]`",
+        "reduce/smem.rs",
+    ),
+    row(
+        "`extern __shared__ int smem[];`",
+        "`shared::dynamic_shared::<i32>(len)`",
+        "`shared::dynamic_shared_mem::<i32>()`",
+        "reduce/smem_unroll4_dyn.rs",
+    ),
+    row(
+        "`smem[i]`, `smem[i] = v`",
+        "`Shared::read(i)`, `Shared::write(i, v)` (`Shared::from_raw`, `offset`, `as_ptr`)",
+        "raw pointer reads and writes",
+        "reduce/smem.rs",
+    ),
+    row(
+        "`volatile int *vsmem = smem;`",
+        "`Shared::read_volatile(i)`, `Shared::write_volatile(i, v)` (the classic kernels use `sync_warp` instead)",
+        "`core::ptr::read_volatile` / `write_volatile`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__shfl_down_sync(mask, v, d)`",
+        "`warp::shfl_down_sync(mask, v, d)`",
+        "`warp::warp_shuffle_down(mask, v, d, 32)`",
+        "collective/warp.rs (via reduce/warp_shuffle.rs)",
+    ),
+    row(
+        "`__shfl_up_sync`, `__shfl_xor_sync`, `__shfl_sync`",
+        "`warp::shfl_up_sync`, `warp::shfl_xor_sync`, `warp::shfl_sync`",
+        "`warp::warp_shuffle_up` / `_xor` / `_idx`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__ballot_sync`, `__all_sync`, `__any_sync`",
+        "`warp::ballot_sync`, `warp::all_sync`, `warp::any_sync`",
+        "`warp::warp_vote_ballot` / `_all` / `_any`",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__reduce_add_sync(mask, v)` (`min`, `max`)",
+        "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`)",
+        "none: inline `asm!` `redux.sync.add.s32`",
+        "reduce/redux.rs",
+    ),
+    row(
+        "`atomicAdd(&x, v)`",
+        "`atomic::atomic_add_i32(p, v)`, `atomic::atomic_add_u32(p, v)`",
+        "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_device` or `core::sync::atomic`",
+        "reduce/single_pass.rs",
+    ),
+    row(
+        "`atomicAdd(&x, v)` with the result unused (PTX `red`)",
+        "`atomic::red_add_i32(p, v)`",
+        "same as `atomicAdd`",
+        "reduce/atomic_accumulate.rs",
+    ),
+    row(
+        "`__threadfence()`",
+        "`atomic::thread_fence()`",
+        "`atomic::intrinsics::fence_sc_device()`",
+        "reduce/single_pass.rs",
+    ),
+    row(
+        "`cuda::atomic_ref<…, thread_scope_device>` `load(acquire)` / `store(release)` (and relaxed)",
+        "`atomic::load_acquire_u32`, `load_acquire_u64`, `atomic::store_release_u32`, `store_release_u64`, `atomic::load_relaxed_u32`, `load_relaxed_u64`, `atomic::store_relaxed_u32`, `store_relaxed_u64`",
+        "`core::sync::atomic` on global memory",
+        "scan/lookback.rs",
+    ),
+    row(
+        "`__ldg(p)` / `const __restrict__`",
+        "`mem::load_v4_nc(p)` (`ld.global.nc.v4`)",
+        "`arch::ldg` (none for vectors)",
+        "collective/thread.rs (via reduce/vector_loads.rs)",
+    ),
+    row(
+        "vector types: `int4 v = *(int4 *)p;`",
+        "`mem::load_v4(p)`, `mem::store_v4(p, v)`, `mem::Vec4`; in shared memory `Shared::read_v4`, `Shared::write_v4`",
+        "`vek::Vec4` loads",
+        "collective/thread.rs (via reduce/vector_loads.rs)",
+    ),
+    row(
+        "`cp.async` / `cuda::memcpy_async` to shared memory",
+        "`Shared::copy_async_v4(i, src)`, `shared::copy_async_commit()`, `shared::copy_async_wait::<N>()`",
+        "none: inline `asm!`",
+        "scan/lookback.rs",
+    ),
+    row("`clock64()`", "`clock::clock64()`", "`clock::clock64()` (`thread::clock64`)", "sumsq/squares_one_thread.rs"),
+    row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
+    row(
+        "`__global__ void k(…)`",
+        "`kernel! { pub unsafe fn k(…) }` (`#[unsafe(no_mangle)] extern \"ptx-kernel\"`)",
+        "`#[kernel] pub unsafe fn k(…)`",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`k<<<grid, block, smem>>>(args)`",
+        "host: `backend::Kernel` launched by `reduce::Reduction` (cust `launch!`)",
+        "cust: `launch!(module.k<<<grid, block, smem, stream>>>(args))`",
+        "host/src/reduce/mod.rs",
+    ),
+    row(
+        "`cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)`",
+        "host: `DeviceBuffer::from_slice`, `copy_to`",
+        "cust: `DeviceBuffer::from_slice`, `CopyDestination::copy_to`",
+        "host/src/backend",
+    ),
+    row(
+        "`cudaEventCreate`, `cudaEventRecord`, `cudaEventElapsedTime`",
+        "host: `timing` (cust `Event::new`, `record`, `elapsed_time_f32`)",
+        "cust: `event::Event`",
+        "host/src/timing.rs",
+    ),
+];
+
+/// Escapes `|` for a Markdown table cell.
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The phrasebook as Markdown: what `docs/phrasebook.md` holds.
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# CUDA C ↔ Rust phrasebook\n\n\
+         <!-- Generated from host/src/phrasebook.rs; regenerate with `UPDATE_PHRASEBOOK=1 cargo test -p host phrasebook`. Do not edit. -->\n\n\
+         Device-layer paths are relative to `kernels::device` (`kernels/src/device/`). The `cuda_std` column gives \
+         the Rust-CUDA project's spelling (cuda_std 0.2; check the version you use). \"First in\" is the file under \
+         `kernels/src/` (or `host/src/`) where the construct first appears in teaching order.\n\n\
+         | CUDA C | ours (`kernels::device`) | Rust-CUDA `cuda_std` | first in |\n|---|---|---|---|\n",
+    );
+    for r in ROWS {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            md_cell(r.cuda),
+            md_cell(r.device),
+            md_cell(r.cuda_std),
+            md_cell(r.first_in)
+        ));
+    }
+    s
+}
+
+/// The phrasebook as an HTML table (backticks become `<code>`), for the report.
+pub fn html() -> String {
+    let mut s = String::from(
+        "<table class=\"phrasebook\"><thead><tr><th>CUDA C</th><th>ours (<code>kernels::device</code>)</th><th>Rust-CUDA <code>cuda_std</code></th><th>first in</th></tr></thead><tbody>\n",
+    );
+    for r in ROWS {
+        s.push_str("<tr>");
+        for cell in [r.cuda, r.device, r.cuda_std, r.first_in] {
+            s.push_str(&format!("<td>{}</td>", crate::report::html::inline(cell)));
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</tbody></table>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn repo() -> &'static Path {
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+    }
+
+    #[test]
+    fn phrasebook_md_matches_the_generator() {
+        let path = repo().join("docs/phrasebook.md");
+        if std::env::var_os("UPDATE_PHRASEBOOK").is_some() {
+            std::fs::write(&path, markdown()).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(&path).expect("docs/phrasebook.md");
+        assert!(
+            on_disk == markdown(),
+            "docs/phrasebook.md is stale: UPDATE_PHRASEBOOK=1 cargo test -p host phrasebook"
+        );
+    }
+
+    #[test]
+    fn every_public_device_function_has_a_row() {
+        let dir = repo().join("kernels/src/device");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            // emu.rs is the emulator's hook plumbing (no CUDA construct); mod.rs re-exports.
+            if path.file_name().unwrap() == "emu.rs" {
+                continue;
+            }
+            names.extend(public_names(&std::fs::read_to_string(&path).unwrap()));
+        }
+        for must in ["thread_idx_x", "sync_threads", "shfl_down_sync", "reduce_add_sync", "static_shared", "trap"] {
+            assert!(names.iter().any(|n| n == must), "the scan missed `{must}`: {names:?}");
+        }
+        let missing: Vec<_> = names.iter().filter(|n| !ROWS.iter().any(|r| mentions(r.device, n))).collect();
+        assert!(missing.is_empty(), "public device-layer items with no phrasebook row: {missing:?}");
+    }
+
+    /// Does `text` hold `name` as a whole identifier?
+    fn mentions(text: &str, name: &str) -> bool {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        text.match_indices(name).any(|(i, _)| {
+            !text[..i].chars().next_back().is_some_and(ident)
+                && !text[i + name.len()..].chars().next().is_some_and(ident)
+        })
+    }
+
+    /// The public functions and exported macros of one device-layer file: `pub fn NAME`,
+    /// `pub unsafe fn NAME`, `#[macro_export] macro_rules! NAME`, and the names that local
+    /// macros generating `pub fn $name` are invoked with (skipping a private `mod window`).
+    fn public_names(src: &str) -> Vec<String> {
+        let src = without_private_window(src);
+        let mut names = Vec::new();
+        let mut generators = Vec::new();
+        let lines: Vec<&str> = src.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            for prefix in ["pub fn ", "pub unsafe fn ", "pub const fn "] {
+                if let Some(rest) = line.strip_prefix(prefix) {
+                    let name = ident(rest);
+                    if !name.is_empty() {
+                        names.push(name);
+                    }
+                }
+            }
+            if let Some(rest) = line.strip_prefix("macro_rules! ") {
+                let name = ident(rest);
+                if i > 0 && lines[i - 1] == "#[macro_export]" {
+                    names.push(name.clone());
+                }
+                generators.push(name);
+            }
+        }
+        for mac in generators {
+            let call = format!("{mac}!(");
+            for (i, line) in lines.iter().enumerate() {
+                if line.starts_with(&call) {
+                    let first = lines[i + 1..].iter().find(|l| !l.starts_with("///") && !l.starts_with("#["));
+                    if let Some(l) = first {
+                        names.push(ident(l));
+                    }
+                }
+            }
+        }
+        names.retain(|n| !n.is_empty());
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn ident(s: &str) -> String {
+        s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+    }
+
+    /// The source without the private `mod window { … }` (its functions are not public API).
+    fn without_private_window(src: &str) -> String {
+        let Some(start) = src.find("\nmod window {") else { return src.to_string() };
+        let mut depth = 0;
+        for (i, c) in src[start..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return format!("{}{}", &src[..start], &src[start + i + 1..]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        src.to_string()
+    }
+}

@@ -1,0 +1,169 @@
+//! The report built from the committed H100 CSVs, without a GPU: every file is there and
+//! every SVG holds its series names and axis titles as `<text>` (parsed with `roxmltree`).
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn measurements() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/measurements/2026-11-22-h100")
+}
+
+/// The texts of every `<text>` element of an SVG.
+fn svg_texts(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .map(|n| {
+            n.descendants().filter(|d| d.is_text()).filter_map(|d| d.text()).collect::<String>().trim().to_string()
+        })
+        .collect()
+}
+
+fn built() -> (tempdir::Dir, Built) {
+    let out = tempdir::Dir::new("report");
+    let built = build(&[measurements()], out.path()).expect("report");
+    (out, built)
+}
+
+/// A scratch directory removed on drop (no tempfile dependency).
+mod tempdir {
+    use std::path::{Path, PathBuf};
+
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new(tag: &str) -> Self {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+            let p = std::env::temp_dir().join(format!("host-{tag}-{}-{nanos}", std::process::id()));
+            std::fs::create_dir_all(&p).unwrap();
+            Self(p)
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+#[test]
+fn report_writes_index_and_every_svg() {
+    let (out, built) = built();
+    let names: Vec<String> = built.svgs.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for want in [
+        "staircase_ch3.svg",
+        "bars_ch5.svg",
+        "gbps_global.svg",
+        "gbps_shared.svg",
+        "gbps_modern.svg",
+        "scan_times.svg",
+        "sumsq_cycles.svg",
+    ] {
+        assert!(names.iter().any(|n| n == want), "no {want} in {names:?}");
+    }
+    let index = std::fs::read_to_string(&built.index).unwrap();
+    for name in &names {
+        assert!(index.contains(&format!("src=\"{name}\"")), "index.html does not show {name}");
+    }
+    assert!(out.path().join("phrasebook.md").exists());
+    // Self-contained: no script, nothing fetched from the network.
+    assert!(!index.contains("<script") && !index.contains("http://") && !index.contains("https://"));
+}
+
+#[test]
+fn every_svg_holds_its_series_and_axis_titles() {
+    let (out, _) = built();
+    let want: &[(&str, &[&str])] = &[
+        (
+            "staircase_ch3.svg",
+            &[
+                "time per kernel (ms, log scale)",
+                "Tesla K80 (book, ch. 3)",
+                "H100, ours (Rust)",
+                "H100, CUDA C twin (nvcc)",
+                "neighbored",
+                "complete_unroll",
+            ],
+        ),
+        (
+            "bars_ch5.svg",
+            &["time per kernel (µs)", "Tesla K80 (book, ch. 5)", "H100, ours (Rust)", "gmem", "smem_unroll4_dyn"],
+        ),
+        (
+            "gbps_global.svg",
+            &["log2(n)", "GB/s", "neighbored", "unroll8", "device peak (3352 GB/s)", "CUB DeviceReduce::Sum"],
+        ),
+        ("gbps_shared.svg", &["log2(n)", "GB/s", "smem", "device peak (3352 GB/s)", "CUB DeviceReduce::Sum"]),
+        ("gbps_modern.svg", &["log2(n)", "GB/s", "warp_shuffle", "atomic_accumulate", "CUB DeviceReduce::Sum"]),
+        (
+            "scan_times.svg",
+            &[
+                "n (elements, log scale)",
+                "time (µs, log scale)",
+                "bit (inclusive)",
+                "blelloch (inclusive)",
+                "lookback (inclusive)",
+                "CUB DeviceScan::InclusiveSum",
+            ],
+        ),
+        (
+            "sumsq_cycles.svg",
+            &["clock64 cycles (log scale)", "n = 2^24 (clock64 cycles)", "squares_one_thread", "squares_block_tree"],
+        ),
+    ];
+    for (file, texts) in want {
+        let got = svg_texts(&out.path().join(file));
+        for t in *texts {
+            assert!(got.iter().any(|g| g == t), "{file}: no <text> `{t}` among {got:?}");
+        }
+    }
+}
+
+#[test]
+fn every_variant_has_a_card_with_its_doc_sections_and_numbers() {
+    let (_out, built) = built();
+    let index = std::fs::read_to_string(&built.index).unwrap();
+    for v in crate::registry::all() {
+        let src = source_text(&reduce_source(v)).unwrap_or_else(|| panic!("no source for {}", v.name));
+        assert!(html::doc_section(&src, "Concept").is_some(), "{}: no # Concept", v.name);
+        let card = index
+            .split(&format!("<div class=\"card\" id=\"{}\">", v.name))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no card for {}", v.name));
+        let card = card.split("<div class=\"card\"").next().unwrap();
+        assert!(card.contains("Previous problem → fix") && !card.contains("no such section"), "{}", v.name);
+        assert!(card.contains(&format!("kernels/src/{}", reduce_source(v))), "{}: no source link", v.name);
+    }
+    // neighbored_less: × prev 142.032 / 137.664 = 1.03 at 2^24; × C 0.898 (twins_2e24.csv).
+    let card = index.split("id=\"neighbored_less\"").nth(1).unwrap();
+    assert!(card.contains("<td>1.03</td>") && card.contains("<td>0.90</td>"), "{}", &card[..2000.min(card.len())]);
+    // An ncu table with a highlighted metric.
+    assert!(card.split("<div class=\"card\"").next().unwrap().contains("class=\"hi\""));
+    for scan in ["bit", "blelloch", "lookback"] {
+        assert!(index.contains(&format!("id=\"{scan}\"")), "no card for scan {scan}");
+    }
+    assert!(index.contains("__shfl_down_sync"), "no phrasebook");
+}
+
+#[test]
+fn the_source_link_is_relative_inside_the_repository() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    assert_eq!(source_base(&repo.join("docs")), "../kernels/src/");
+}
+
+#[test]
+fn doc_markdown_becomes_html() {
+    assert_eq!(
+        html::inline("**Bold** and *first* [`x`](crate::x) `a<b` 2*n*k"),
+        "<strong>Bold</strong> and <em>first</em> <code>x</code> <code>a&lt;b</code> 2*n*k"
+    );
+    let src = "    /// One line.\n    ///\n    /// # Concept\n    /// The idea,\n    /// in two lines.\n    ///\n    /// # Execution\n    /// 1. x\n";
+    assert_eq!(html::doc_section(src, "Concept").unwrap(), "<p>The idea, in two lines.</p>");
+}

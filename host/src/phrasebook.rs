@@ -160,6 +160,12 @@ pub static ROWS: &[Row] = &[
         "none: inline `asm!`",
         "scan/lookback.rs",
     ),
+    row(
+        "`a % b` (a remainder nvcc keeps; LLVM turns one by a power of two into an AND)",
+        "`math::rem_u32(a, b)` (`rem.u32`, kept)",
+        "`a % b`",
+        "reduce/neighbored_modulo.rs",
+    ),
     row("`clock64()`", "`clock::clock64()`", "`clock::clock64()` (`thread::clock64`)", "sumsq/squares_one_thread.rs"),
     row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
     row(

@@ -173,7 +173,10 @@ pub fn load(dir: &Path) -> Result<Run> {
     let label = dir.file_name().map_or_else(|| dir.display().to_string(), |s| s.to_string_lossy().into_owned());
     let mut run = Run { dir: dir.to_path_buf(), label, ..Run::default() };
     read_device(&mut run);
-    for path in files(dir, "variants_")? {
+    // The twins files are the variants files plus the CUDA C columns: read one kind, not both.
+    let twins = files(dir, "twins_")?;
+    let variant_files = if twins.is_empty() { files(dir, "variants_")? } else { twins };
+    for path in variant_files {
         for r in records(&path)? {
             let (Some(n), Some(time_us)) = (num(&r, "n"), num(&r, "time_us_median")) else { continue };
             run.variants.push(VariantRow {
@@ -195,7 +198,10 @@ pub fn load(dir: &Path) -> Result<Run> {
     }
     read_cub(&mut run)?;
     read_scans(&mut run)?;
-    for path in files(dir, "ncu_")? {
+    read_metrics(&mut run)?;
+    // Raw ncu output only where `reduce --metrics` CSVs are not there.
+    let raw = if run.ncu.is_empty() { files(dir, "ncu_")? } else { Vec::new() };
+    for path in raw {
         for r in records(&path)? {
             let Some(value) = num(&r, "Metric Value") else { continue };
             run.ncu.push(NcuRow {
@@ -214,6 +220,39 @@ pub fn load(dir: &Path) -> Result<Run> {
         )));
     }
     Ok(run)
+}
+
+/// `metrics_*.csv` (`reduce --metrics`): one row per variant, one column per metric, as rows
+/// of [`NcuRow`] under each PTX symbol of the variant (the cards look metrics up by symbol).
+fn read_metrics(run: &mut Run) -> Result<()> {
+    const META: &[&str] = &["variant", "kind", "n", "grid", "block", "shared_bytes", "launches", "tile", "verdict"];
+    for path in files(&run.dir, "metrics_")? {
+        for r in records(&path)? {
+            if r.get("kind").is_some_and(|k| k != "inclusive") {
+                continue;
+            }
+            let name = text(&r, "variant");
+            let symbols: Vec<&'static str> = match (crate::registry::find(&name), crate::scan::find(&name)) {
+                (Ok(v), _) => v.symbols(),
+                (_, Ok(s)) => s.symbols(),
+                _ => continue,
+            };
+            for key in crate::metrics::METRICS.iter().map(|m| m.column.key).filter(|k| !META.contains(k)) {
+                let Some(value) = num(&r, key) else { continue };
+                let unit = if key.ends_with("_pct") { "%" } else if key.ends_with("_us") { "µs" } else { "" };
+                for s in &symbols {
+                    run.ncu.push(NcuRow {
+                        process: "reduce".into(),
+                        kernel: (*s).into(),
+                        metric: key.into(),
+                        unit: unit.into(),
+                        value,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `device.txt`: the `device:` line and its `peak N GB/s`.

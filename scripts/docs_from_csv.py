@@ -25,18 +25,17 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CAUSES = {
     "neighbored": "by design: LLVM proves 2·stride is a power of two and makes `tid % (2*stride)` an AND; "
     "nvcc keeps the remainder (~20 SASS instructions per thread per round). `neighbored_modulo` is the faithful form",
-    "neighbored_modulo": "the same remainder as the book (`rem.u32`); what is left is the per-round bounds check "
-    "of a possibly short segment, which the twin does not need (its input is padded)",
-    "interleaved": "the twin's input is padded to whole blocks, so its loop tests `tid < stride` only; ours also "
-    "guards a short last segment (one extra test per round outside the full-segment path)",
-    "unroll2": "as interleaved, plus the fold's guard for a short last segment",
-    "unroll_warps8": "the twin's last warp is `volatile` with a `__syncwarp()` per step (the fix the CUDA rules "
-    "need); ours keeps the values in shared slots with `sync_warp` and no volatile reloads",
+    "neighbored_modulo": "the same remainder as the book (`rem.u32`); the likely rest is our per-round test that "
+    "the partner exists in a short last segment, which the twin does not need (its input is zero-padded to whole "
+    "blocks); not profiled further",
+    "unroll_warps8": "the twin's last warp is the book's `volatile` code with a `__syncwarp()` added per step (the "
+    "fix the CUDA rules need), which reloads every slot; ours keeps the tree in `sync_warp`-separated rounds "
+    "without volatile reloads",
     "complete_unroll_warps8": "as unroll_warps8",
     "complete_unroll": "as unroll_warps8",
-    "gmem": "as unroll_warps8: the twin's volatile last warp reloads every slot from memory",
-    "squares_one_thread": "the twin's loop carries a 64-bit `long long` sum as the tutorial writes it; ours adds "
-    "wrapping `i32` squares, one instruction shorter per element",
+    "gmem": "as unroll_warps8: the twin's last warp is `volatile`, ours is not",
+    "squares_one_thread": "one thread's dependent loop over every element: the two compilers schedule it "
+    "differently; not investigated further",
 }
 
 
@@ -50,6 +49,15 @@ def device(d):
     commit = re.search(r"commit: (\w+)", text)
     name = re.search(r"\n(NVIDIA [^,]+),", text)
     return (name.group(1) if name else "GPU"), (commit.group(1)[:7] if commit else "unknown")
+
+
+def file_commit(d, filename, default):
+    """The commit device.txt lists for `filename` (its "commit  files…" manifest), else `default`."""
+    for line in (d / "device.txt").read_text().splitlines():
+        m = re.match(r"\s+([0-9a-f]{7})\s+(.*)", line)
+        if m and re.search(rf"\b{re.escape(filename)}\b", m.group(2)):
+            return m.group(1)
+    return default
 
 
 def fmt_us(x):
@@ -66,6 +74,7 @@ def reductions(d):
         f = d / f"twins_2e{k}.csv"
         if f.exists():
             by_n[k] = [r for r in rows(f) if r["time_us_median"]]
+    # (the before_twins_* files are history, read only by parity_md)
     return by_n
 
 
@@ -104,6 +113,7 @@ def measured_scans(d, gpu, commit):
     if not f.exists():
         return {}
     rs = [r for r in rows(f) if r["kind"] == "inclusive" and r["time_us_median"]]
+    commit = file_commit(d, "scans.csv", commit)
     out = {}
     for name in ("bit", "blelloch", "lookback"):
         lines = [
@@ -158,9 +168,21 @@ def parity_md(by_n, gpu, commit, d):
         "launch, median of 20, every run of both checked against the CPU. × C = C's time / ours (> 1: the "
         "Rust kernel is faster); the target is 0.97–1.03.",
         "",
-        "| kernel | twin | Rust 2^24 | C 2^24 | × C | Rust 2^28 | C 2^28 | × C | where they differ |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "`× C before` is the same comparison at commit c757b44 (`before_twins_2e*.csv`), before the chapter-3 "
+        "index arithmetic went to 32 bits: ncu (`ncu_global_2e24.csv`, same commit) counted up to twice the "
+        "twins' instructions (interleaved 79.2 M vs 55.1 M, unroll8 17.0 M vs 8.6 M), from 64-bit `usize` "
+        "lengths and compares, a count loop before the fold and a partner test in every round.",
+        "",
+        "| kernel | twin | Rust 2^24 | C 2^24 | × C | Rust 2^28 | C 2^28 | × C | × C before (2^24 / 2^28) | where they differ |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    before = {}
+    for k in (24, 28):
+        f = d / f"before_twins_2e{k}.csv"
+        if f.exists():
+            for r in rows(f):
+                if r.get("x_c"):
+                    before.setdefault(r["variant"], {})[k] = float(r["x_c"])
     src = (ROOT / "host/src/twins.rs").read_text()
     block = src[src.index("pub const TWINS"):]
     twins = dict(re.findall(r'\("(\w+)", "([^"]+)"\)', block[: block.index("];")]))
@@ -175,6 +197,8 @@ def parity_md(by_n, gpu, commit, d):
                 cells += [fmt_us(float(r["time_us_median"])), fmt_us(float(r["c_median_us"])), f"{float(r['x_c']):.3f}"]
             else:
                 cells += ["—", "—", "—"]
+        b = before.get(name, {})
+        cells.append(" / ".join(f"{b[k]:.3f}" if k in b else "—" for k in (24, 28)))
         inside = [bool(r.get("x_c")) and 0.97 <= float(r["x_c"]) <= 1.03 for r in (r24, r28)]
         if all(inside):
             cells.append("within ±3 %")
@@ -195,7 +219,8 @@ def results_md(d, gpu, commit):
     out = [
         "# Results the README quotes",
         "",
-        f"Generated by `scripts/docs_from_csv.py` from the raw CSVs in `{d.relative_to(ROOT)}/` ({gpu}).",
+        f"Generated by `scripts/docs_from_csv.py` from the raw CSVs in `{d.relative_to(ROOT)}/` ({gpu}; "
+        f"`sum_vs_cub.csv` and `scans.csv` at commit {file_commit(d, 'scans.csv', commit)}).",
         "",
     ]
     f = d / "sum_vs_cub.csv"

@@ -239,7 +239,13 @@ fn read_metrics(run: &mut Run) -> Result<()> {
             };
             for key in crate::metrics::METRICS.iter().map(|m| m.column.key).filter(|k| !META.contains(k)) {
                 let Some(value) = num(&r, key) else { continue };
-                let unit = if key.ends_with("_pct") { "%" } else if key.ends_with("_us") { "µs" } else { "" };
+                let unit = if key.ends_with("_pct") {
+                    "%"
+                } else if key.ends_with("_us") {
+                    "µs"
+                } else {
+                    ""
+                };
                 for s in &symbols {
                     run.ncu.push(NcuRow {
                         process: "reduce".into(),

@@ -56,8 +56,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// See `docs/measurements/2026-11-22-h100/variants.csv`, row `interleaved` (H100, n =
-    /// 2^24 and 2^28, block 512): time, GB/s and the ratio to the previous kernel.
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 753c0d4):
+    ///
+    /// | n | time | GB/s | × previous | × CUDA C twin |
+    /// |---|---|---|---|---|
+    /// | 2^24 | 101.9 µs | 658.5 | 1.22 (`neighbored_less`) | 1.037 |
+    /// | 2^28 | 1551.3 µs | 692.1 | 1.23 (`neighbored_less`) | 1.006 |
     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             // SAFETY: idata holds this block's `len` elements; every thread calls it.

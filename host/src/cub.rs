@@ -278,27 +278,37 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
 }
 
 fn find_nvcc() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NVCC") {
+    find_cuda_tool("NVCC", "nvcc")
+}
+
+/// A CUDA toolkit program: `$ENV`, else the first `name` on the `PATH`, else
+/// `/usr/local/cuda/bin/name`, else the newest `/usr/local/cuda-X.Y/bin/name` (by version
+/// number, so 12.10 is newer than 12.9). Used for nvcc here and ncu in [`crate::metrics`].
+pub(crate) fn find_cuda_tool(env: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Some(PathBuf::from(p));
     }
     if let Some(path) = std::env::var_os("PATH")
-        && let Some(p) = std::env::split_paths(&path).map(|d| d.join("nvcc")).find(|p| p.is_file())
+        && let Some(p) = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
     {
         return Some(p);
     }
-    let default = PathBuf::from("/usr/local/cuda/bin/nvcc");
+    let default = PathBuf::from("/usr/local/cuda/bin").join(name);
     if default.is_file() {
         return Some(default);
     }
-    let mut versioned: Vec<PathBuf> = std::fs::read_dir("/usr/local")
+    let mut versioned: Vec<(Vec<u32>, PathBuf)> = std::fs::read_dir("/usr/local")
         .ok()?
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("cuda-"))
-        .map(|e| e.path().join("bin/nvcc"))
-        .filter(|p| p.is_file())
+        .filter_map(|e| {
+            let dir = e.file_name().to_string_lossy().into_owned();
+            let version = dir.strip_prefix("cuda-")?.split('.').map(|x| x.parse().unwrap_or(0)).collect();
+            Some((version, e.path().join("bin").join(name)))
+        })
+        .filter(|(_, p)| p.is_file())
         .collect();
     versioned.sort();
-    versioned.pop()
+    versioned.pop().map(|(_, p)| p)
 }
 
 /// FNV-1a over the parts: a cache key that is the same in every build of this program.

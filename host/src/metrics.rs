@@ -332,30 +332,7 @@ pub fn cells(summary: Option<&Summary>) -> Vec<Cell> {
 /// `ncu`: `$NCU`, else the first on the `PATH`, else `/usr/local/cuda/bin/ncu`, else the
 /// newest `/usr/local/cuda-*/bin/ncu` (the same search as for nvcc, [`crate::cub`]).
 pub fn find_ncu() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NCU") {
-        return Some(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH")
-        && let Some(p) = std::env::split_paths(&path).map(|d| d.join("ncu")).find(|p| p.is_file())
-    {
-        return Some(p);
-    }
-    let default = PathBuf::from("/usr/local/cuda/bin/ncu");
-    if default.is_file() {
-        return Some(default);
-    }
-    let mut versioned: Vec<(Vec<u32>, PathBuf)> = std::fs::read_dir("/usr/local")
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let version = name.strip_prefix("cuda-")?.split('.').map(|x| x.parse().unwrap_or(0)).collect();
-            Some((version, e.path().join("bin/ncu")))
-        })
-        .filter(|(_, p)| p.is_file())
-        .collect();
-    versioned.sort();
-    versioned.pop().map(|(_, p)| p)
+    crate::cub::find_cuda_tool("NCU", "ncu")
 }
 
 /// Runs child runs of this executable under ncu.

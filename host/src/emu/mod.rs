@@ -173,29 +173,7 @@ impl Emulator {
         body: &(dyn Fn() + Sync),
     ) -> Result<(), EmuError> {
         block::install_hooks();
-        let bad = |detail: String| EmuError {
-            kind: EmuErrorKind::BadLaunch,
-            kernel: kernel.to_string(),
-            block: None,
-            detail,
-        };
-        if let Some(r) = &self.refuse
-            && r.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == r.nth
-        {
-            return Err(bad(format!("launch {} refused by fault injection", r.nth)));
-        }
-        if block.volume() == 0 || block.volume() > MAX_THREADS_PER_BLOCK {
-            return Err(bad(format!("block of {} threads; a block holds 1..={MAX_THREADS_PER_BLOCK}", block.volume())));
-        }
-        if grid.volume() == 0 {
-            return Err(bad("empty grid".into()));
-        }
-        if dynamic_shared > MAX_DYNAMIC_SHARED {
-            return Err(bad(format!(
-                "{dynamic_shared} bytes of dynamic shared memory; at most {MAX_DYNAMIC_SHARED} without opt-in"
-            )));
-        }
-
+        self.check_launch(kernel, grid, block, dynamic_shared)?;
         let start = Instant::now();
         let launch = block::LaunchCtx {
             kernel,
@@ -216,27 +194,7 @@ impl Emulator {
         std::thread::scope(|s| {
             for _ in 0..*running.lock().unwrap() {
                 s.spawn(|| {
-                    let mut stacks = block::StackPool::take();
-                    while !launch.cancel.load(Ordering::Relaxed) {
-                        let b = next.fetch_add(1, Ordering::Relaxed);
-                        if b >= blocks {
-                            break;
-                        }
-                        let idx = Dim3 {
-                            x: (b % grid.x as u64) as u32,
-                            y: (b / grid.x as u64 % grid.y as u64) as u32,
-                            z: (b / (grid.x as u64 * grid.y as u64)) as u32,
-                        };
-                        if let Err(e) = block::run_block(&launch, idx, &mut stacks) {
-                            let mut slot = error.lock().unwrap();
-                            if slot.is_none() || slot.as_ref().is_some_and(|s| s.kind == EmuErrorKind::Timeout) {
-                                *slot = Some(e);
-                            }
-                            launch.cancel.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                    stacks.give_back();
+                    run_blocks(&launch, &next, &error);
                     let mut left = running.lock().unwrap();
                     *left -= 1;
                     finished.notify_all();
@@ -271,6 +229,64 @@ impl Emulator {
             None => Ok(()),
         }
     }
+}
+
+impl Emulator {
+    /// The launch preconditions (and the fault injection of [`Emulator::refusing_launch`]):
+    /// a bad launch fails before any thread runs, as the driver refuses it.
+    fn check_launch(&self, kernel: &str, grid: Dim3, block: Dim3, dynamic_shared: usize) -> Result<(), EmuError> {
+        let bad = |detail: String| EmuError {
+            kind: EmuErrorKind::BadLaunch,
+            kernel: kernel.to_string(),
+            block: None,
+            detail,
+        };
+        if let Some(r) = &self.refuse
+            && r.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == r.nth
+        {
+            return Err(bad(format!("launch {} refused by fault injection", r.nth)));
+        }
+        if block.volume() == 0 || block.volume() > MAX_THREADS_PER_BLOCK {
+            return Err(bad(format!("block of {} threads; a block holds 1..={MAX_THREADS_PER_BLOCK}", block.volume())));
+        }
+        if grid.volume() == 0 {
+            return Err(bad("empty grid".into()));
+        }
+        if dynamic_shared > MAX_DYNAMIC_SHARED {
+            return Err(bad(format!(
+                "{dynamic_shared} bytes of dynamic shared memory; at most {MAX_DYNAMIC_SHARED} without opt-in"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One worker thread of a launch: takes the next block in block order and runs it, until the
+/// grid is done or a block fails (the first failure is kept; it cancels the launch).
+fn run_blocks(launch: &block::LaunchCtx<'_>, next: &AtomicU64, error: &Mutex<Option<EmuError>>) {
+    let grid = launch.grid;
+    let blocks = grid.volume();
+    let mut stacks = block::StackPool::take();
+    while !launch.cancel.load(Ordering::Relaxed) {
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        if b >= blocks {
+            break;
+        }
+        let idx = Dim3 {
+            x: (b % grid.x as u64) as u32,
+            y: (b / grid.x as u64 % grid.y as u64) as u32,
+            z: (b / (grid.x as u64 * grid.y as u64)) as u32,
+        };
+        if let Err(e) = block::run_block(launch, idx, &mut stacks) {
+            let mut slot = error.lock().unwrap();
+            if slot.is_none() || slot.as_ref().is_some_and(|s| s.kind == EmuErrorKind::Timeout) {
+                *slot = Some(e);
+            }
+            launch.cancel.store(true, Ordering::Relaxed);
+            break;
+        }
+    }
+    stacks.give_back();
 }
 
 /// Formats a set of thread or lane indices compactly: `0-15, 17, 20-31`.

@@ -174,6 +174,37 @@ pub unsafe fn segment_tree(g_idata: *mut i32, g_odata: *mut i32, n: u32, tree: i
     }
 }
 
+/// The body of `smem_unroll4` and `smem_unroll4_dyn` (taught by `smem_unroll4`), whatever
+/// shared array `smem` they use: each thread adds its stripe of four elements
+/// ([`thread_sum_stripe4`](super::thread::thread_sum_stripe4)) into its slot, a block
+/// barrier, the shared tree ([`shared_tree`]), and thread 0 writes the block's sum.
+///
+/// # Safety
+/// As for those kernels: `g_idata` holds `n ≥ 1` elements, `g_odata` one per block of a grid
+/// of `ceil(n / (4 × blockDim))`; `smem` holds at least `blockDim` slots; every thread calls it.
+#[inline(always)]
+pub unsafe fn stripe4_shared_tree(g_idata: *const i32, g_odata: *mut i32, n: u32, smem: Shared<i32>) {
+    use super::thread::{STRIPE4, thread_sum_stripe4};
+    let tid = crate::device::thread::thread_idx_x();
+    let block = block_dim_x();
+    let b = crate::device::thread::block_idx_x();
+    let (start, len) = crate::index::block_segment(n, b, STRIPE4 as u32 * block);
+    // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+    let idata = unsafe { g_idata.add(start as usize) };
+    // SAFETY: the segment at `idata` holds `len` elements.
+    let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
+    // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
+    unsafe { smem.write(tid as usize, sum) };
+    sync_threads();
+    // SAFETY: smem holds blockDim slots, all written before the barrier above.
+    unsafe { shared_tree(smem, tid, block) };
+    if tid == 0 {
+        // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
+        // elements.
+        unsafe { *g_odata.add(b as usize) = smem.read(0) };
+    }
+}
+
 /// The body of the unrolled chapter-3 kernels (`unroll2`, `unroll4`, `unroll8`, taught by
 /// `unroll2`): block `b` owns the `N × blockDim` elements from `b × N × blockDim`; each
 /// thread first folds its `N` elements (one per data block) into its slot

@@ -1,7 +1,4 @@
-use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
-use crate::collective::thread::{STRIPE4, thread_sum_stripe4};
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::block_segment;
+use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, stripe4_shared_tree};
 use crate::kernel;
 use crate::static_shared;
 
@@ -75,25 +72,7 @@ kernel! {
     /// | 2^28 | 387.1 µs | 2773.7 | 2.92 (`smem`) | 0.982 |
     pub unsafe fn smem_unroll4(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), STRIPE4 as u32 * block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        // SAFETY: the segment at `idata` holds `len` elements.
-        let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
-        // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
-        unsafe { smem.write(tid as usize, sum) };
-        sync_threads();
-
-        // SAFETY: smem holds blockDim slots, all written before the barrier above.
-        unsafe { shared_tree(smem, tid, block) };
-
-        if tid == 0 {
-            // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
-            // elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
-        }
+        // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.
+        unsafe { stripe4_shared_tree(g_idata, g_odata, n, smem) }
     }
 }

@@ -1,8 +1,6 @@
-use crate::collective::block::shared_tree;
-use crate::collective::thread::{STRIPE4, thread_sum_stripe4};
+use crate::collective::block::stripe4_shared_tree;
 use crate::device::shared::dynamic_shared;
-use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::block_segment;
+use crate::device::thread::block_dim_x;
 use crate::kernel;
 
 kernel! {
@@ -68,25 +66,7 @@ kernel! {
     pub unsafe fn smem_unroll4_dyn(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };
-        let tid = thread_idx_x();
-        let block = block_dim_x();
-        let (start, len) = block_segment(n, block_idx_x(), STRIPE4 as u32 * block);
-        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
-
-        // SAFETY: the segment at `idata` holds `len` elements.
-        let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
-        // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
-        unsafe { smem.write(tid as usize, sum) };
-        sync_threads();
-
-        // SAFETY: smem holds blockDim slots, all written before the barrier above.
-        unsafe { shared_tree(smem, tid, block) };
-
-        if tid == 0 {
-            // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
-            // elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
-        }
+        // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.
+        unsafe { stripe4_shared_tree(g_idata, g_odata, n, smem) }
     }
 }

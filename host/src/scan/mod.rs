@@ -756,23 +756,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_symbols_follow_names() {
-        let mut names: Vec<_> = all().map(|v| v.name).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), all().count());
-        for v in all() {
-            for s in v.symbols() {
-                assert!(s.starts_with(v.name), "scan {} launches `{s}`, not named after it", v.name);
-            }
-        }
-        // The reductions' registry and this one never share a name (one CLI, one bench tree).
-        for v in all() {
-            assert!(crate::registry::find(v.name).is_err(), "`{}` is both a reduction and a scan", v.name);
-        }
-    }
-
-    #[test]
     fn tuning_shapes_match_the_kernels_list() {
         let shapes: Vec<(u32, u32)> = all()
             .filter(|v| v.tuning)

@@ -141,15 +141,20 @@ pub fn find(name: &str) -> Result<&'static Variant> {
 mod tests {
     use super::*;
 
+    /// Both registries, reductions and scans: every name once (one CLI, one bench tree), and
+    /// every PTX symbol named after its variant.
     #[test]
     fn names_are_unique_and_symbols_follow_names() {
-        let mut names: Vec<_> = all().map(|v| v.name).collect();
+        let reductions = all().map(|v| (v.name, v.symbols()));
+        let scans = crate::scan::all().map(|v| (v.name, v.symbols()));
+        let every: Vec<(&str, Vec<&str>)> = reductions.chain(scans).collect();
+        let mut names: Vec<&str> = every.iter().map(|(n, _)| *n).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), all().count(), "duplicate variant names");
-        for v in all() {
-            for s in v.symbols() {
-                assert!(s.starts_with(v.name), "variant {} launches `{s}`, not named after it", v.name);
+        assert_eq!(names.len(), every.len(), "a name is used twice across the two registries");
+        for (name, symbols) in &every {
+            for s in symbols {
+                assert!(s.starts_with(name), "variant {name} launches `{s}`, not named after it");
             }
         }
     }

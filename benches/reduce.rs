@@ -108,7 +108,19 @@ fn main() {
             let slow = ready.iter().any(|(_, _, us)| *us > common::SLOW_US);
             let mut group = common::group(&mut c, "reduce", n as u64 * 4, slow);
             for (v, r, _) in &mut ready {
-                common::bench_launches(&mut group, &backend, v.name, n, || r.launch());
+                // An in-place kernel's back-to-back launches reduce what the previous one left:
+                // its result is checked before timing only (prepare); the others after every sample.
+                let expected = if v.op == Op::SumOfSquares { squares } else { sum };
+                let checked = !v.in_place();
+                let r = std::cell::RefCell::new(r);
+                common::bench_launches(
+                    &mut group,
+                    &backend,
+                    v.name,
+                    n,
+                    || r.borrow_mut().launch(),
+                    || if checked { result_is(&r.borrow(), expected) } else { Ok(()) },
+                );
             }
             group.finish();
         }
@@ -119,9 +131,17 @@ fn main() {
             .map_err(|e| Skip::Failed(e.to_string()))
             .and_then(|ch| prepare(&backend, ch.variant, &input, n, ch.block, sum))
         {
-            Ok((mut r, _)) => {
+            Ok((r, _)) => {
                 let mut group = common::group(&mut c, "reduce", n as u64 * 4, false);
-                common::bench_launches(&mut group, &backend, "sum", n, || r.launch());
+                let r = std::cell::RefCell::new(r);
+                common::bench_launches(
+                    &mut group,
+                    &backend,
+                    "sum",
+                    n,
+                    || r.borrow_mut().launch(),
+                    || result_is(&r.borrow(), sum),
+                );
                 group.finish();
             }
             Err(Skip::Unsupported(why) | Skip::Failed(why)) => {
@@ -138,6 +158,15 @@ fn main() {
     if failures > 0 {
         println!("{failures} benchmark(s) failed their check or could not run");
         std::process::exit(1);
+    }
+}
+
+/// `Ok` when the reduction's last result is `expected`.
+fn result_is(r: &Reduction<'_>, expected: i32) -> Result<(), String> {
+    match r.result() {
+        Ok(got) if got == expected => Ok(()),
+        Ok(got) => Err(format!("expected {expected}, got {got}")),
+        Err(e) => Err(e.to_string()),
     }
 }
 

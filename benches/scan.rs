@@ -87,7 +87,8 @@ fn main() {
             };
             last_us.insert(v.name, (n, us));
             let mut group = common::group(&mut c, "scan", n as u64 * 8, us > common::SLOW_US);
-            common::bench_launches(&mut group, &backend, v.name, n, || s.launch());
+            // Checked before timing (a full download per sample would dominate the bench at 1e9).
+            common::bench_launches(&mut group, &backend, v.name, n, || s.launch(), || Ok(()));
             group.finish();
         }
 

@@ -58,19 +58,27 @@ pub fn group<'a>(c: &'a mut Criterion, group: &str, bytes: u64, slow: bool) -> B
 
 /// Benchmarks `launch` as `{group}/{name}/{n}`: per sample, a CUDA event, `iters` calls of
 /// `launch` back to back on the GPU's stream (no synchronisation between them), a second
-/// event, one wait; the time between the events.
+/// event, one wait; the time between the events. After every sample, outside the events,
+/// `check` reads the last launch's result (`Err` says what is wrong): a wrong result stops
+/// the bench with the sample's number instead of hiding behind a good median.
 pub fn bench_launches(
     g: &mut BenchmarkGroup<'_, WallTime>,
     backend: &Backend,
     name: &str,
     n: usize,
     mut launch: impl FnMut() -> host::Result<()>,
+    mut check: impl FnMut() -> Result<(), String>,
 ) {
+    let mut sample = 0u64;
     g.bench_function(BenchmarkId::new(name, n), |b| {
         b.iter_custom(|iters| {
             let us = backend
                 .time(&mut || (0..iters).try_for_each(|_| launch()))
                 .unwrap_or_else(|e| panic!("{name}/{n}: {e}"));
+            sample += 1;
+            if let Err(why) = check() {
+                panic!("{name}/{n}: the last launch of sample {sample} gave a wrong result: {why}");
+            }
             Duration::from_secs_f64(us * 1e-6)
         })
     });

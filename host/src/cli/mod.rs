@@ -15,6 +15,7 @@ mod parse;
 mod reduce;
 mod report;
 mod scan;
+mod sweep;
 
 use std::io::Write;
 
@@ -51,7 +52,7 @@ enum BackendArg {
 
 /// Runs the reduction variants, checks every result against the CPU recursion, and prints
 /// time, bandwidth and verdict per variant.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(name = "reduce", version, about, long_about = None, after_help = "Report: reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
 struct Args {
     /// Number of elements, 1..=4294967295 [default: 2^24 on a GPU, 2^20 on the emulator].
@@ -106,6 +107,14 @@ struct Args {
     /// Only this kind of scan (the child runs of `--metrics`).
     #[arg(long, hide = true, value_parser = ["inclusive", "exclusive"])]
     kind: Option<String>,
+    /// Run the selection at every size of a range into one CSV (progress and ETA on stderr):
+    /// `LO..HI` for n = 2^LO, 2^(LO+1), …, 2^HI (e.g. `10..28`), or `seed` for the seed's scan
+    /// lengths 10^2, 10^3, …, 10^9 (sizes the device cannot hold are skipped rows).
+    #[arg(long, conflicts_with_all = ["n", "log2"])]
+    sweep: Option<String>,
+    /// Set by `--sweep` for the run of one size: (size index, sizes) for the progress lines.
+    #[arg(skip)]
+    sweep_step: Option<(usize, usize)>,
 }
 
 /// Runs the command line of this process; returns the exit status.
@@ -133,9 +142,10 @@ where
             return code;
         }
     };
-    let result = match args.op {
-        OpArg::Reduce => reduce::run(&args, out, err),
-        OpArg::Scan => scan::run(&args, out, err),
+    let result = match (&args.sweep, args.op) {
+        (Some(spec), _) => sweep::run(&args, spec, out, err),
+        (None, OpArg::Reduce) => reduce::run(&args, out, err),
+        (None, OpArg::Scan) => scan::run(&args, out, err),
     };
     match result {
         Ok(true) => 0,
@@ -320,6 +330,13 @@ fn finish(
 ) {
     let footer = if failed > 0 { vec![format!("{failed} {rows} failed")] } else { vec![] };
     report.finish(meta, &footer);
+}
+
+/// In a sweep, one progress line per variant: which size, which variant.
+fn sweep_progress(args: &Args, err: &mut dyn Write, n: usize, variant: &str) {
+    if let Some((i, total)) = args.sweep_step {
+        let _ = writeln!(err, "sweep: size {}/{total} (n = {n}), variant {variant}", i + 1);
+    }
 }
 
 /// Says on `err` that a long step started (table output only: CSV and JSON stay quiet).

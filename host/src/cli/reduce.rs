@@ -278,6 +278,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     report.header();
     let mut failed = 0;
     for (i, v) in variants.into_iter().enumerate() {
+        super::sweep_progress(args, err, session.n, v.name);
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
         let outcome = run_one(&session, v, &buffer, block, reference);
         let twin = time_twin(&session, v, &data, block, &outcome);

@@ -212,6 +212,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     };
     let (mut failed, mut i) = (0, 0);
     for v in variants {
+        super::sweep_progress(args, err, session.n, v.name);
         for (kind, reference) in &expected {
             let outcome = run_one(&session, v, *kind, &buffer, reference);
             failed += outcome.failed(ScanMeasurement::pass) as usize;

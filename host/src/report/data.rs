@@ -175,10 +175,16 @@ pub fn load(dir: &Path) -> Result<Run> {
     read_device(&mut run);
     // The twins files are the variants files plus the CUDA C columns: read one kind, not both.
     let twins = files(dir, "twins_")?;
-    let variant_files = if twins.is_empty() { files(dir, "variants_")? } else { twins };
+    let mut variant_files = if twins.is_empty() { files(dir, "variants_")? } else { twins };
+    // `reduce --sweep` CSVs add the sizes the single-size runs do not have (GB/s against n).
+    variant_files.extend(files(dir, "sweep_")?);
     for path in variant_files {
         for r in records(&path)? {
             let (Some(n), Some(time_us)) = (num(&r, "n"), num(&r, "time_us_median")) else { continue };
+            let name = text(&r, "variant");
+            if run.variants.iter().any(|v| v.variant == name && v.n == n as u64) {
+                continue;
+            }
             run.variants.push(VariantRow {
                 variant: text(&r, "variant"),
                 n: n as u64,

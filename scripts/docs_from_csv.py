@@ -248,6 +248,31 @@ def results_md(d, gpu, commit):
                 f"{statistics.median(c) / statistics.median(o):.2f} | {verdict} |"
             )
         out.append("")
+    crit = d / "criterion"
+    if crit.exists():
+        import json
+
+        out += [
+            "## The same, back to back (criterion)",
+            "",
+            f"`criterion/{{sum,cub}}/<n>/estimates.json` (commit {file_commit(d, 'criterion/{sum,cub}/<n>/*.json', commit)}): "
+            "`reduce/sum` and `reduce/cub`, launches queued back to back between two CUDA events, criterion's "
+            "mean per launch with its 95 % confidence interval. \"faster\" only where the intervals do not overlap.",
+            "",
+            "| n | ours µs [95 % CI] | CUB µs [95 % CI] | × CUB | verdict |",
+            "|---|---|---|---|---|",
+        ]
+        for n in sorted(int(p.name) for p in (crit / "sum").iterdir()):
+            e = {w: json.load(open(crit / w / str(n) / "estimates.json"))["mean"] for w in ("sum", "cub")}
+            lo = {w: e[w]["confidence_interval"]["lower_bound"] / 1e3 for w in e}
+            hi = {w: e[w]["confidence_interval"]["upper_bound"] / 1e3 for w in e}
+            pt = {w: e[w]["point_estimate"] / 1e3 for w in e}
+            verdict = "faster" if hi["sum"] < lo["cub"] else ("slower" if lo["sum"] > hi["cub"] else "overlapping")
+            out.append(
+                f"| 2^{n.bit_length() - 1} | {pt['sum']:.2f} [{lo['sum']:.2f}, {hi['sum']:.2f}] | "
+                f"{pt['cub']:.2f} [{lo['cub']:.2f}, {hi['cub']:.2f}] | {pt['cub'] / pt['sum']:.3f} | {verdict} |"
+            )
+        out.append("")
     f = d / "scans.csv"
     if f.exists():
         rs = [r for r in rows(f) if r["kind"] == "inclusive"]

@@ -94,30 +94,54 @@ fn cells(session: &Session, v: &ScanVariant, kind: Kind, outcome: &Outcome, cub:
     row
 }
 
+/// A reference row (CUB's scan, a device-to-device copy): its median `t` µs moving `n` elements
+/// in and out, and the verdict's detail.
+fn reference_row(session: &Session, name: &str, kind: &str, t: f64, detail: &str, vs_cub: Option<f64>) -> Vec<Cell> {
+    let bw = session.n as f64 * 8.0 / (t * 1e-6);
+    let mut row = vec![Cell::Text(name.into()), Cell::Text(kind.into())];
+    row.resize(columns().len() - 1, Cell::Empty);
+    row.push(Cell::Verdict("REFERENCE", Some(detail.into())));
+    let at = |key: &str| columns().iter().position(|c| c.key == key).expect("a scan column");
+    row[at("n")] = Cell::Int(session.n as i64);
+    row[at("time_us_median")] = Cell::Num(t);
+    row[at("median_us")] = Cell::Num(t);
+    row[at("bytes_per_s_rw")] = Cell::Int(bw.round() as i64);
+    row[at("gb_per_s_rw")] = Cell::Num(bw / 1e9);
+    row[at("pct_peak")] = session.pct_peak(bw);
+    row[at("speedup_vs_cub")] = vs_cub.map_or(Cell::Empty, Cell::Num);
+    row
+}
+
 /// CUB's own row, when it was asked for.
 fn cub_row(session: &Session, cub: &Cub) -> Option<Vec<Cell>> {
     match cub {
         Cub::NotAsked => None,
         Cub::Unavailable(why) => Some(bare_row("cub", Kind::Inclusive, Cell::Verdict("SKIP", Some(why.clone())))),
         Cub::Timed(t) => {
-            let bw = session.n as f64 * 8.0 / (t * 1e-6);
-            let mut row = bare_row(
-                "cub",
-                Kind::Inclusive,
-                Cell::Verdict("REFERENCE", Some("cub::DeviceScan::InclusiveSum, nvcc".into())),
-            );
+            let mut row =
+                reference_row(session, "cub", "inclusive", *t, "cub::DeviceScan::InclusiveSum, nvcc", Some(1.0));
             let at = |key: &str| columns().iter().position(|c| c.key == key).expect("a scan column");
-            row[at("n")] = Cell::Int(session.n as i64);
-            row[at("time_us_median")] = Cell::Num(*t);
-            row[at("median_us")] = Cell::Num(*t);
-            row[at("bytes_per_s_rw")] = Cell::Int(bw.round() as i64);
-            row[at("gb_per_s_rw")] = Cell::Num(bw / 1e9);
-            row[at("pct_peak")] = session.pct_peak(bw);
             row[at("cub_time_us")] = Cell::Num(*t);
-            row[at("speedup_vs_cub")] = Cell::Num(1.0);
             Some(row)
         }
     }
+}
+
+/// With `--compare-cub` on a GPU: the median time of a device-to-device copy of the `n` input
+/// elements (`cuMemcpyAsync` on the backend's stream, events around each): the floor of any
+/// scan, which reads and writes every element once.
+fn time_copy(session: &Session, input: &crate::DeviceBuffer<i32>, asked: bool) -> Option<f64> {
+    if !asked || !session.backend.is_gpu() {
+        return None;
+    }
+    let b = &session.backend;
+    let mut out = b.alloc::<i32>(session.n).ok()?;
+    b.copy(input, &mut out).ok()?;
+    let mut times = Vec::new();
+    for _ in 0..session.repeat {
+        times.push(b.time(&mut || b.copy(input, &mut out)).ok()?);
+    }
+    Some(crate::timing::median(&times))
 }
 
 fn selected(name: &str) -> Result<Vec<&'static ScanVariant>> {
@@ -221,6 +245,11 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         }
     }
     if let Some(row) = cub_row(&session, &cub) {
+        report.row(&with_metrics(row, usize::MAX));
+    }
+    if let Some(t) = time_copy(&session, &buffer, args.compare_cub) {
+        let vs_cub = cub_time(&cub).map(|c| c / t);
+        let row = reference_row(&session, "d2d_copy", "copy", t, "device-to-device copy of the input", vs_cub);
         report.row(&with_metrics(row, usize::MAX));
     }
     let mut meta = serde_json::Map::new();

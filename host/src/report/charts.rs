@@ -296,8 +296,16 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
     }
     let cub: Vec<(f64, f64)> =
         runs[0].cub_reduce.iter().map(|(n, t)| ((*n as f64).log2(), *n as f64 * 4.0 / (t * 1e3))).collect();
+    // The measured copy ceiling: a device-to-device copy's read+write rate (copy*.csv).
+    let mut copy: Vec<(f64, f64)> = runs[0]
+        .scans
+        .iter()
+        .filter(|r| r.variant == "d2d_copy")
+        .filter_map(|r| r.gb_per_s.map(|g| ((r.n as f64).log2(), g)))
+        .collect();
+    copy.sort_by(|a, b| a.0.total_cmp(&b.0));
     let peak = runs[0].peak_gb_per_s;
-    let xs = lines.iter().flat_map(|l| l.1.iter()).chain(&cub).map(|p| p.0);
+    let xs = lines.iter().flat_map(|l| l.1.iter()).chain(&cub).chain(&copy).map(|p| p.0);
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
     let ymax =
         peak.unwrap_or(0.0).max(lines.iter().flat_map(|l| l.1.iter()).chain(&cub).map(|p| p.1).fold(0.0, f64::max));
@@ -334,6 +342,14 @@ fn gbps(runs: &[Run], family: crate::registry::Family) -> Result<String> {
         }
         if !cub.is_empty() {
             all.push(("CUB DeviceReduce::Sum".into(), cub, BLACK.stroke_width(3), true));
+        }
+        if !copy.is_empty() {
+            all.push((
+                "device-to-device copy, read+write (measured)".into(),
+                copy,
+                PEAK.mix(0.5).stroke_width(2),
+                true,
+            ));
         }
         draw_lines(&mut c, all, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(drawing(""))?;

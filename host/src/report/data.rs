@@ -300,11 +300,17 @@ fn read_cub(run: &mut Run) -> Result<()> {
 
 /// `scans.csv`.
 fn read_scans(run: &mut Run) -> Result<()> {
-    let path = run.dir.join("scans.csv");
-    if !path.exists() {
-        return Ok(());
+    // scans.csv, and copy*.csv: scan runs whose `d2d_copy` rows give the measured copy ceiling.
+    let mut paths = files(&run.dir, "copy")?;
+    paths.insert(0, run.dir.join("scans.csv"));
+    for path in paths.into_iter().filter(|p| p.exists()) {
+        read_scan_file(run, &path)?;
     }
-    for r in records(&path)? {
+    Ok(())
+}
+
+fn read_scan_file(run: &mut Run, path: &Path) -> Result<()> {
+    for r in records(path)? {
         let (Some(n), Some(time_us)) = (num(&r, "n"), num(&r, "time_us_median")) else { continue };
         run.scans.push(ScanRow {
             variant: text(&r, "variant"),

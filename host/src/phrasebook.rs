@@ -59,7 +59,7 @@ pub static ROWS: &[Row] = &[
     row(
         "`threadIdx.x % 32`, `threadIdx.x / 32`",
         "`thread::lane_id()`, `thread::warp_id()`",
-        "`thread::thread_idx_x() % 32` (no helper)",
+        "`warp::lane_id()`; the warp: `thread::thread_idx_x() / 32`",
         "collective/block.rs (via reduce/warp_shuffle.rs)",
     ),
     row(
@@ -115,7 +115,7 @@ pub static ROWS: &[Row] = &[
     row(
         "`__reduce_add_sync(mask, v)` (`min`, `max`)",
         "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`)",
-        "none: inline `asm!` `redux.sync.add.s32`",
+        "`warp::warp_reduce(mask, v, WarpReductionOp::Add)` (`Min`, `Max`)",
         "reduce/redux.rs",
     ),
     row(

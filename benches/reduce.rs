@@ -9,9 +9,11 @@
 //!
 //! **What is timed.** `iter_custom`: a CUDA event, `iters` launches back to back on the
 //! GPU's stream with no synchronisation between them, a second event, one wait; the time
-//! between the events (device time, launch gaps included). Input generation, upload,
-//! allocation of partials and scratch, and the check of each variant's result all happen
-//! once, before timing. Partial sums are not added on the host inside the timed loop
+//! between the events (device time, launch gaps included). Input generation, upload and
+//! allocation of partials and scratch happen once, before timing. Results: every variant is
+//! checked before timing; `reduce/sum` and `reduce/cub` check **every launch** of every
+//! sample (each launch writes its own result words, read back after the events); the other
+//! variants check the last launch of every sample (in-place ones only before timing). Partial sums are not added on the host inside the timed loop
 //! (as in the CLI: the reported time is the kernels'); single-pass variants finish on the
 //! device in every launch. In-place variants are reset (their scratch copy of the input
 //! restored) only before the check: inside the timed loop they re-run on their own, already
@@ -126,22 +128,17 @@ fn main() {
         }
 
         // `reduce/sum/{n}`: the full reduction `host::sum` runs at this size (the variant and
-        // block `sum::choose` picks), the one to hold against CUB.
+        // block `sum::choose` picks), the one to hold against CUB. Every launch's sum is checked.
         match host::sum::choose(n, backend.info().compute_capability)
             .map_err(|e| Skip::Failed(e.to_string()))
-            .and_then(|ch| prepare(&backend, ch.variant, &input, n, ch.block, sum))
+            .and_then(|ch| prepare(&backend, ch.variant, &input, n, ch.block, sum).map(|_| ch))
         {
-            Ok((r, _)) => {
+            Ok(ch) => {
                 let mut group = common::group(&mut c, "reduce", n as u64 * 4, false);
-                let r = std::cell::RefCell::new(r);
-                common::bench_launches(
-                    &mut group,
-                    &backend,
-                    "sum",
-                    n,
-                    || r.borrow_mut().launch(),
-                    || result_is(&r.borrow(), sum),
-                );
+                if let Err(why) = bench_sum_every_launch_checked(&mut group, &backend, ch, &input, n, sum) {
+                    println!("reduce/sum/{n}: FAILED ({why})");
+                    failures += 1;
+                }
                 group.finish();
             }
             Err(Skip::Unsupported(why) | Skip::Failed(why)) => {
@@ -159,6 +156,61 @@ fn main() {
         println!("{failures} benchmark(s) failed their check or could not run");
         std::process::exit(1);
     }
+}
+
+/// `reduce/sum/{n}` with every launch checked: each launch of the batch gets its own pair of
+/// zeroed result words (allocated before the timing), so that all `iters` sums survive the
+/// batch and are read back after it. Only for a finish that leaves the answer in result words
+/// on the device (the atomic finish `host::sum` uses); any other is reported, not timed.
+fn bench_sum_every_launch_checked(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    backend: &Backend,
+    ch: host::sum::Choice,
+    input: &host::DeviceBuffer<i32>,
+    n: usize,
+    expected: i32,
+) -> Result<(), String> {
+    let needs = ch.variant.finish.needs(1, ch.block);
+    if needs.result_words != 2 || needs.partials != 0 {
+        return Err(format!("{} does not finish in two result words; no per-launch check", ch.variant.name));
+    }
+    let g = host::reduce::plan::geometry(backend, ch.variant, n, ch.block, None).map_err(|e| e.to_string())?;
+    let cfg = host::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
+    let mut wrong: Option<String> = None;
+    group.bench_function(criterion::BenchmarkId::new("sum", n), |b| {
+        b.iter_custom(|iters| {
+            let mut words = backend.alloc::<i32>(2 * iters as usize).expect("result words for the batch");
+            let base = words.as_mut_ptr();
+            let us = backend
+                .time(&mut || {
+                    (0..iters as usize).try_for_each(|i| {
+                        let p = host::reduce::plan::Pointers {
+                            input: input.as_ptr(),
+                            scratch: std::ptr::null_mut(),
+                            partials: std::ptr::null_mut(),
+                            ticket: std::ptr::null_mut(),
+                            // `wrapping_add`: a device address; the buffer holds 2 × iters words.
+                            result: base.wrapping_add(2 * i),
+                            clocks: std::ptr::null_mut(),
+                        };
+                        // SAFETY: `cfg` is the chosen variant's geometry for n; `input` holds n
+                        // elements; each launch gets its own zeroed pair of result words, so epoch 0
+                        // (the word the launch adds into) starts at 0, as the kernel requires.
+                        unsafe { ch.variant.finish.launch(backend, cfg, p, n as u32, 0) }
+                    })
+                })
+                .unwrap_or_else(|e| panic!("reduce/sum/{n}: {e}"));
+            let sums = backend.download(&words).expect("reading the batch's sums");
+            if let Some(i) = sums.iter().step_by(2).position(|&s| s != expected) {
+                wrong.get_or_insert(format!(
+                    "launch {i} of a batch of {iters}: expected {expected}, got {}",
+                    sums[2 * i]
+                ));
+            }
+            std::time::Duration::from_secs_f64(us * 1e-6)
+        })
+    });
+    wrong.map_or(Ok(()), Err)
 }
 
 /// `Ok` when the reduction's last result is `expected`.

@@ -209,9 +209,15 @@ static int one(Op op, long long n, long long repeat, uint64_t seed) {
   return 0;
 }
 
+// Serves batches: `OP N ITERS` → ITERS calls back to back between two events. A reduction
+// writes each call's sum to its own output word (allocated, outside the timing, for the batch),
+// and every one of them is checked after the timing; a scan's calls share one output, of which
+// the last is checked.
 static int serve() {
   Workspace w;
   Events ev;
+  int* outs = nullptr;
+  long long outs_len = 0;
   char line[256];
   while (std::fgets(line, sizeof line, stdin)) {
     char op_s[64];
@@ -221,12 +227,36 @@ static int serve() {
     }
     Op op = parse_op(op_s);
     w.prepare(op, n, 1);
-    double total = ev.time([&] {
-      for (long long i = 0; i < iters; ++i) w.call();
-    });
+    double total = 0;
+    if (op == Op::ReduceSum) {
+      if (outs_len < iters) {
+        if (outs) CHECK(cudaFree(outs));
+        CHECK(cudaMalloc(&outs, sizeof(int) * size_t(iters)));
+        outs_len = iters;
+      }
+      total = ev.time([&] {
+        for (long long i = 0; i < iters; ++i) CHECK(cub::DeviceReduce::Sum(w.temp, w.temp_bytes, w.in, outs + i, w.n));
+      });
+      std::vector<int32_t> got(size_t(iters));
+      CHECK(cudaMemcpy(got.data(), outs, sizeof(int) * size_t(iters), cudaMemcpyDeviceToHost));
+      uint32_t want = 0;
+      for (int32_t x : w.host) want += static_cast<uint32_t>(x);
+      for (long long i = 0; i < iters; ++i) {
+        if (static_cast<uint32_t>(got[size_t(i)]) != want) {
+          fail("DeviceReduce::Sum n=" + std::to_string(n) + ", call " + std::to_string(i) + " of a batch: expected " +
+               std::to_string(static_cast<int32_t>(want)) + ", got " + std::to_string(got[size_t(i)]));
+        }
+      }
+    } else {
+      total = ev.time([&] {
+        for (long long i = 0; i < iters; ++i) w.call();
+      });
+      w.verify();
+    }
     std::printf("BATCH op=%s n=%lld iters=%lld total_us=%.3f\n", op_name(op), n, iters, total);
     std::fflush(stdout);
   }
+  if (outs) CHECK(cudaFree(outs));
   w.release();
   return 0;
 }

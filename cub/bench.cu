@@ -237,7 +237,7 @@ static int serve() {
       total = ev.time([&] {
         for (long long i = 0; i < iters; ++i) CHECK(cub::DeviceReduce::Sum(w.temp, w.temp_bytes, w.in, outs + i, w.n));
       });
-      std::vector<int32_t> got(size_t(iters));
+      std::vector<int32_t> got(static_cast<size_t>(iters));
       CHECK(cudaMemcpy(got.data(), outs, sizeof(int) * size_t(iters), cudaMemcpyDeviceToHost));
       uint32_t want = 0;
       for (int32_t x : w.host) want += static_cast<uint32_t>(x);

@@ -131,20 +131,69 @@ pub fn available() -> Result<()> {
     harness().map(|_| ())
 }
 
+/// The input of a comparison run, prepared once for every twin: the values written to the
+/// harness's input file, and their CPU references, each computed on first use.
+pub struct TwinInput {
+    n: usize,
+    data: Vec<i32>,
+    file: TempInput,
+    sum: OnceLock<i32>,
+    squares: OnceLock<i32>,
+}
+
+impl TwinInput {
+    /// Writes `data` (all of it is the input: n = `data.len()`) to a temporary file, removed
+    /// when this is dropped.
+    pub fn new(data: Vec<i32>) -> Result<Self> {
+        if data.is_empty() || data.len() > u32::MAX as usize {
+            return Err(Error::Invalid(format!(
+                "twin input of {} elements; n must be in 1..={}",
+                data.len(),
+                u32::MAX
+            )));
+        }
+        let file = TempInput::write(&data)?;
+        Ok(Self { n: data.len(), data, file, sum: OnceLock::new(), squares: OnceLock::new() })
+    }
+
+    /// Elements.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Never empty (see [`TwinInput::new`]); here for the usual pair with `len`.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The answer a twin of `op` must give (a scan's twin: its last element, the sum).
+    fn expected(&self, op: Option<registry::Op>) -> i32 {
+        match op {
+            Some(registry::Op::SumOfSquares) => *self.squares.get_or_init(|| Reference::of_squares(&self.data).wrapped),
+            Some(registry::Op::Sum) | None => *self.sum.get_or_init(|| Reference::of(&self.data).wrapped),
+        }
+    }
+}
+
 /// Times the CUDA C twin of `name` on the first `n` elements of `input` with `block` threads
-/// per block (ignored by the scans, which use 512, and by `squares_one_thread`): one
-/// untimed warm-up, then `repeat` (at least 1) timed runs, each verified by the harness.
-/// A reduction's result is checked against the Rust CPU reference; the launch grid against
-/// the Rust twin's.
+/// per block; see [`time_on`]. Writes the input file for this one call: to time several
+/// twins on one input, make a [`TwinInput`] once and call [`time_on`].
 pub fn time(name: &str, input: &[i32], n: usize, block: u32, repeat: u32) -> Result<TwinTiming> {
-    let (reduction, scan_variant) = resolve(name)?;
-    if n == 0 || n > u32::MAX as usize || input.len() < n {
+    if input.len() < n {
         return Err(Error::Invalid(format!(
-            "twin `{name}`: n = {n} with an input of {} elements; n must be in 1..={} and at most the input's length",
-            input.len(),
-            u32::MAX
+            "twin `{name}`: n = {n} with an input of {} elements; n must be at most the input's length",
+            input.len()
         )));
     }
+    time_on(name, &TwinInput::new(input[..n].to_vec())?, block, repeat)
+}
+
+/// Times the CUDA C twin of `name` on `input` with `block` threads per block (ignored by the
+/// scans, which use 512, and by `squares_one_thread`): one untimed warm-up, then `repeat` (at
+/// least 1) timed runs, each verified by the harness. A reduction's result is checked against
+/// the Rust CPU reference; the launch grid against the Rust twin's.
+pub fn time_on(name: &str, input: &TwinInput, block: u32, repeat: u32) -> Result<TwinTiming> {
+    let (reduction, scan_variant) = resolve(name)?;
     if let Some(v) = reduction
         && v.grid.uses_block()
         && !v.blocks.allows(block)
@@ -152,13 +201,9 @@ pub fn time(name: &str, input: &[i32], n: usize, block: u32, repeat: u32) -> Res
         return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
     }
     let bin = harness()?;
-    let data = &input[..n];
-    let expected = match reduction {
-        Some(v) => Reference::for_op(v.op, data).wrapped,
-        None => data.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
-    };
-    let file = TempInput::write(data)?;
-    let mut args = vec![name.to_string(), file.0.display().to_string(), n.to_string()];
+    let n = input.n;
+    let expected = input.expected(reduction.map(|v| v.op));
+    let mut args = vec![name.to_string(), input.file.0.display().to_string(), n.to_string()];
     args.extend([block.to_string(), repeat.max(1).to_string()]);
     if scan_variant.is_none() {
         args.push(expected.to_string());

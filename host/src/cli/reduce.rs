@@ -9,6 +9,7 @@ use crate::input::Input;
 use crate::output::{Cell, Column, Report, Shown};
 use crate::reduce::{Measurement, geometry, measure};
 use crate::registry::{self, Family, Op, Variant};
+use crate::twins::TwinInput;
 use crate::{Error, Result};
 
 /// The default block of the reductions.
@@ -129,11 +130,11 @@ fn cells(session: &Session, v: &Variant, outcome: &Outcome, groups: Groups, twin
 }
 
 /// Times `v`'s CUDA C twin on the same data and geometry, when the report has the group.
-fn time_twin(session: &Session, v: &Variant, data: &[i32], block: u32, outcome: &Outcome) -> Twin {
-    if data.is_empty() || !crate::twins::has_twin(v.name) || !matches!(outcome, Outcome::Ran(_)) {
+fn time_twin(session: &Session, v: &Variant, input: Option<&TwinInput>, block: u32, outcome: &Outcome) -> Twin {
+    let Some(input) = input.filter(|_| crate::twins::has_twin(v.name) && matches!(outcome, Outcome::Ran(_))) else {
         return Twin::None;
-    }
-    match crate::twins::time(v.name, data, session.n, block, session.repeat) {
+    };
+    match crate::twins::time_on(v.name, input, block, session.repeat) {
         Ok(t) if t.all_correct => Twin::Timed(t),
         Ok(t) => Twin::Failed(format!(
             "{} of {} runs right, last result {} (expected {})",
@@ -262,8 +263,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let expected = Reference::of(&input.data);
     let squares = variants.iter().any(|v| v.op == Op::SumOfSquares).then(|| Reference::of_squares(&input.data));
     let buffer = session.backend.upload(&input.data)?;
-    // The twins read the same values from a file: keep them only when they will run.
-    let data = if twins { input.data } else { Vec::new() };
+    // The twins read the same values from a file, written once for all of them.
+    let twin_input = if twins { Some(TwinInput::new(input.data)?) } else { None };
     progress_done(&session, err);
     describe(&mut report, &session, block, &variants, expected, squares, cub);
     if twins {
@@ -281,7 +282,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         super::sweep_progress(args, err, session.n, v.name);
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
         let outcome = run_one(&session, v, &buffer, block, reference);
-        let twin = time_twin(&session, v, &data, block, &outcome);
+        let twin = time_twin(&session, v, twin_input.as_ref(), block, &outcome);
         failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
         let row = cells(&session, v, &outcome, groups, &twin);
         match &metrics {

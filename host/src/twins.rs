@@ -156,16 +156,6 @@ impl TwinInput {
         Ok(Self { n: data.len(), data, file, sum: OnceLock::new(), squares: OnceLock::new() })
     }
 
-    /// Elements.
-    pub fn len(&self) -> usize {
-        self.n
-    }
-
-    /// Never empty (see [`TwinInput::new`]); here for the usual pair with `len`.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
     /// The answer a twin of `op` must give (a scan's twin: its last element, the sum).
     fn expected(&self, op: Option<registry::Op>) -> i32 {
         match op {

@@ -304,13 +304,6 @@ pub struct Geometry {
     pub needs: Needs,
 }
 
-impl Geometry {
-    /// Partial results the host adds (1 for the device finishes, for reports).
-    pub fn outputs(&self) -> usize {
-        self.needs.host_adds.max(1) as usize
-    }
-}
-
 /// Checks the preconditions that do not depend on the device's size: `n`, the block rule,
 /// the compute capability, and that the variant has a kernel for the block.
 pub fn check(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<()> {
@@ -425,7 +418,7 @@ mod tests {
         let e = geometry(&b, v, 100, 2048, None).unwrap_err().to_string();
         assert!(e.contains("block 2048"), "{e}");
         let g = geometry(&b, v, 1025, 512, None).unwrap();
-        assert_eq!((g.grid, g.block, g.outputs()), (3, 512, 3));
+        assert_eq!((g.grid, g.block, g.needs.host_adds), (3, 512, 3));
         assert!(g.needs.scratch);
         let e = check(v, 10, 64, (6, 1)).unwrap_err().to_string();
         assert!(e.contains("compute capability 7.0"), "{e}");

@@ -22,31 +22,6 @@
 // Any failure prints "ERROR <what>" and exits with status 1.
 #include <cub/cub.cuh>
 
-#include <algorithm>
-#include <climits>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
-#define CHECK(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t err_ = (call);                                                               \
-    if (err_ != cudaSuccess) {                                                               \
-      std::printf("ERROR %s failed: %s (bench.cu line %d)\n", #call, cudaGetErrorString(err_), \
-                  __LINE__);                                                                 \
-      std::fflush(stdout);                                                                   \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
-
-[[noreturn]] static void fail(const std::string& what) {
-  std::printf("ERROR %s\n", what.c_str());
-  std::fflush(stdout);
-  std::exit(1);
-}
 
 enum class Op { ReduceSum, InclusiveSum };
 

@@ -75,32 +75,7 @@
 //                           then the per-tile offsets added level by level
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <climits>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      std::printf("ERROR %s failed: %s (classic.cu line %d)\n", #call, cudaGetErrorString(err_), \
-                  __LINE__);                                                                   \
-      std::fflush(stdout);                                                                     \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
-
-[[noreturn]] static void fail(const std::string& what) {
-  std::printf("ERROR %s\n", what.c_str());
-  std::fflush(stdout);
-  std::exit(1);
-}
 
 // Arithmetic note: the kernels add and multiply `int` as the book does. Signed overflow is
 // undefined in C++, but nvcc emits 32-bit two's-complement add.s32 / mul.lo.s32 for these

@@ -38,6 +38,8 @@ use crate::timing::median;
 
 /// The harness source, compiled at run time.
 const SOURCE: &str = include_str!("../../cub/bench.cu");
+/// What both harnesses share (includes, `CHECK`, `fail`), put in front of each source.
+const COMMON: &str = include_str!("../../cub/harness_common.cuh");
 
 /// What to time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,14 +247,15 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
     let unsupported = Error::Unsupported;
     std::fs::create_dir_all(&dir)
         .map_err(|e| unsupported(format!("cannot create the harness cache {}: {e}", dir.display())))?;
-    let key = fnv1a(&[h.source.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
+    let text = format!("{COMMON}\n{}", h.source);
+    let key = fnv1a(&[text.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
     let stem = h.stem;
     let bin = dir.join(format!("{stem}_{arch}_{key:016x}"));
     if bin.is_file() {
         return Ok(bin);
     }
     let src = dir.join(format!("{stem}_{key:016x}.cu"));
-    std::fs::write(&src, h.source).map_err(|e| unsupported(format!("cannot write {}: {e}", src.display())))?;
+    std::fs::write(&src, &text).map_err(|e| unsupported(format!("cannot write {}: {e}", src.display())))?;
     // Build under a private name, then rename: concurrent processes never run a half-written file.
     let tmp = dir.join(format!("{stem}_{arch}_{key:016x}.{}.tmp", std::process::id()));
     eprintln!(

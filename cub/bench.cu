@@ -14,10 +14,11 @@
 //     RESULT op=OP n=N repeat=R median_us=M min_us=m times_us=t1,t2,...
 // Batches (the criterion benches, which time `iters` launches between two events):
 //   bench --serve
-//     Reads lines "OP N ITERS" from stdin; for each, prepares and verifies (OP, N) once,
+//     Reads lines "OP N ITERS [shared]" from stdin (`shared`, for diagnostics: every call of a
+//     reduction writes the same output word, and only it is checked); for each, prepares and verifies (OP, N) once,
 //     then times ITERS back-to-back calls between two events (no synchronisation between
 //     them) and prints
-//     BATCH op=OP n=N iters=I total_us=T
+//     BATCH op=OP n=N iters=I total_us=T enqueue_us=E  (E: the CPU's time to issue the calls)
 //     Exits at end of input.
 // Any failure prints "ERROR <what>" and exits with status 1.
 #include <cub/cub.cuh>
@@ -136,24 +137,6 @@ struct Workspace {
   }
 };
 
-struct Events {
-  cudaEvent_t start, stop;
-  Events() {
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-  }
-  // Microseconds of the work `f` enqueues between the two events.
-  template <class F>
-  double time(F f) {
-    CHECK(cudaEventRecord(start, 0));
-    f();
-    CHECK(cudaEventRecord(stop, 0));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    return double(ms) * 1e3;
-  }
-};
 
 static long long parse_count(const char* s, const char* what) {
   char* end = nullptr;
@@ -197,12 +180,15 @@ static int serve() {
   while (std::fgets(line, sizeof line, stdin)) {
     char op_s[64];
     long long n = 0, iters = 0;
-    if (std::sscanf(line, "%63s %lld %lld", op_s, &n, &iters) != 3 || iters < 1) {
+    char mode[16] = "";
+    int got_fields = std::sscanf(line, "%63s %lld %lld %15s", op_s, &n, &iters, mode);
+    bool shared = std::strcmp(mode, "shared") == 0;  // diagnostics: every call to one output word
+    if (got_fields < 3 || iters < 1 || (got_fields == 4 && !shared)) {
       fail(std::string("bad request `") + line + "`; expected `OP N ITERS`");
     }
     Op op = parse_op(op_s);
     w.prepare(op, n, 1);
-    double total = 0;
+    double total = 0, enqueue_us = 0;
     if (op == Op::ReduceSum) {
       if (outs_len < iters) {
         if (outs) CHECK(cudaFree(outs));
@@ -210,13 +196,15 @@ static int serve() {
         outs_len = iters;
       }
       total = ev.time([&] {
-        for (long long i = 0; i < iters; ++i) CHECK(cub::DeviceReduce::Sum(w.temp, w.temp_bytes, w.in, outs + i, w.n));
+        auto t0 = std::chrono::steady_clock::now();
+        for (long long i = 0; i < iters; ++i) CHECK(cub::DeviceReduce::Sum(w.temp, w.temp_bytes, w.in, outs + (shared ? 0 : i), w.n));
+        enqueue_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
       });
       std::vector<int32_t> got(static_cast<size_t>(iters));
       CHECK(cudaMemcpy(got.data(), outs, sizeof(int) * size_t(iters), cudaMemcpyDeviceToHost));
       uint32_t want = 0;
       for (int32_t x : w.host) want += static_cast<uint32_t>(x);
-      for (long long i = 0; i < iters; ++i) {
+      for (long long i = 0; i < (shared ? 1 : iters); ++i) {
         if (static_cast<uint32_t>(got[size_t(i)]) != want) {
           fail("DeviceReduce::Sum n=" + std::to_string(n) + ", call " + std::to_string(i) + " of a batch: expected " +
                std::to_string(static_cast<int32_t>(want)) + ", got " + std::to_string(got[size_t(i)]));
@@ -228,7 +216,9 @@ static int serve() {
       });
       w.verify();
     }
-    std::printf("BATCH op=%s n=%lld iters=%lld total_us=%.3f\n", op_name(op), n, iters, total);
+    // enqueue_us: the CPU's time to issue the calls. Near total_us, the batch measured the CPU.
+    std::printf("BATCH op=%s n=%lld iters=%lld total_us=%.3f enqueue_us=%.3f\n", op_name(op), n, iters, total,
+                enqueue_us);
     std::fflush(stdout);
   }
   if (outs) CHECK(cudaFree(outs));

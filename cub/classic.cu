@@ -777,23 +777,6 @@ static double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-struct Events {
-  cudaEvent_t start, stop;
-  Events() {
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-  }
-  template <class F>
-  double time(F f) {
-    CHECK(cudaEventRecord(start, 0));
-    f();
-    CHECK(cudaEventRecord(stop, 0));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    return double(ms) * 1e3;
-  }
-};
 
 // Timed runs every kernel gets, and the budget past which a slow one stops (host::reduce).
 static const long long MIN_RUNS = 3;

@@ -49,6 +49,7 @@ pub mod index;
 pub mod reduce;
 pub mod scan;
 pub mod sumsq;
+pub mod timing;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod broken;

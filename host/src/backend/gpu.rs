@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
-use cust::event::{Event, EventFlags};
+use cust::event::{Event, EventFlags, EventStatus};
 use cust::function::Function;
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
@@ -24,7 +25,17 @@ pub struct Gpu {
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
+    /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
+    /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
+    hold_ns: AtomicU32,
 }
+
+/// The first hold before a timed run: far longer than the CPU takes to issue a run's launches
+/// (a few µs each), short next to the runs themselves.
+pub const HOLD_START_NS: u32 = 50_000;
+/// The longest hold: a run whose issue takes longer (one that waits for the GPU itself) is
+/// timed with the CPU's share in the window, as without a hold.
+pub const HOLD_MAX_NS: u32 = 2_000_000;
 
 /// The GPUs this process opened, by ordinal (each opened once, kept for the process's life).
 static GPUS: Mutex<Vec<(u32, &'static Gpu)>> = Mutex::new(Vec::new());
@@ -113,7 +124,15 @@ impl Gpu {
             Event::new(EventFlags::DEFAULT).during("creating an event")?,
             Event::new(EventFlags::DEFAULT).during("creating an event")?,
         );
-        Ok(Gpu { ctx, module, stream, functions: Mutex::new(HashMap::new()), info, events: Mutex::new(events) })
+        Ok(Gpu {
+            ctx,
+            module,
+            stream,
+            functions: Mutex::new(HashMap::new()),
+            info,
+            events: Mutex::new(events),
+            hold_ns: AtomicU32::new(HOLD_START_NS),
+        })
     }
 
     /// Makes the context current on the calling thread (every public operation does this, so
@@ -178,11 +197,25 @@ impl Gpu {
     }
 
     /// Device time of the work `f` enqueues, by CUDA events around it, in microseconds.
+    ///
+    /// The GPU's time only: a one-thread `stream_hold` kernel keeps the stream busy while the
+    /// start event, `f`'s launches and the stop event are queued behind it, so the window does
+    /// not hold the CPU's time to issue them (the CUDA C harnesses time the same way). If the
+    /// start event has already happened once everything is queued, the GPU may have waited for
+    /// the CPU inside the window: the hold doubles for the next run.
     pub fn time(&self, stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         let events = self.events.lock().unwrap();
+        let hold = self.hold_ns.load(Ordering::Relaxed);
+        let mut ns = hold;
+        let params = [(&raw mut ns).cast::<c_void>()];
+        // SAFETY: `stream_hold(ns: u32)` takes one u32 and touches no memory.
+        unsafe { self.launch(stream, "stream_hold", 1, 1, 0, &params) }?;
         events.0.record(stream).during("recording the start event")?;
         f()?;
         events.1.record(stream).during("recording the stop event")?;
+        if events.0.query().during("querying the start event")? == EventStatus::Ready {
+            self.hold_ns.store(hold.saturating_mul(2).min(HOLD_MAX_NS), Ordering::Relaxed);
+        }
         events.1.synchronize().during("waiting for the timed work")?;
         let ms = events.1.elapsed_time_f32(&events.0).during("reading the elapsed time")?;
         Ok(ms as f64 * 1e3)

@@ -310,8 +310,9 @@ impl Backend {
         }
     }
 
-    /// Time of the work `f` does, in microseconds: CUDA events around it on the GPU (device
-    /// time, launch included), wall-clock time in the emulator.
+    /// Time of the work `f` does, in microseconds: CUDA events around it on the GPU (the
+    /// GPU's time, with the launches queued before the window opens: see [`Gpu::time`]),
+    /// wall-clock time in the emulator.
     pub fn time(&self, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         match self {
             Backend::Gpu(g) => {

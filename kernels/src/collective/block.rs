@@ -130,18 +130,38 @@ pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) 
 /// `neighbored` and `neighbored_modulo` differ only in how `works` computes the remainder.
 ///
 /// # Safety
-/// `idata` holds `len` elements (`1 ≤ len ≤ block`); `works(tid, stride)` is true only for
-/// multiples of `2 * stride`; every thread of the block calls this with the same `idata`,
-/// `block` and `len` (it contains barriers).
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`); `block` is a power of two;
+/// `works(tid, stride)` is true only for multiples of `2 * stride`; every thread of the block
+/// calls this with the same `idata`, `block` and `len` (it contains barriers).
 #[inline(always)]
 pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, works: impl Fn(u32, u32) -> bool) {
+    if len == block {
+        // A full segment (the whole block takes this path, `len` being the same for every
+        // thread): a multiple of 2·stride below the power of two `block` is at most
+        // block − 2·stride, so its partner is inside, and each round tests `works` only, as
+        // the book's loop does.
+        // SAFETY: forwarded; the partner test is implied, as just said.
+        unsafe { neighbored_rounds(idata, tid, block, works) };
+    } else {
+        // SAFETY: forwarded; the partner test keeps j < len.
+        unsafe { neighbored_rounds(idata, tid, block, |tid, stride| works(tid, stride) && tid + stride < len) };
+    }
+}
+
+/// The rounds of [`neighbored_tree`]: thread `tid` adds its partner when `adds(tid, stride)`.
+///
+/// # Safety
+/// `adds(tid, stride)` is true only for multiples `tid` of `2 * stride` whose partner
+/// `tid + stride` is one of `idata`'s elements; every thread calls this (it has barriers).
+#[inline(always)]
+unsafe fn neighbored_rounds(idata: *mut i32, tid: u32, block: u32, adds: impl Fn(u32, u32) -> bool) {
     let mut stride = 1;
     while stride < block {
-        if works(tid, stride) && tid + stride < len {
+        if adds(tid, stride) {
             let (i, j) = (tid as usize, (tid + stride) as usize);
-            // SAFETY: i < j < len. In this round the writers are multiples of 2*stride and
-            // the partners j = i + stride are not, so no slot is both read and written, and
-            // each slot has one writer.
+            // SAFETY: i < j, both in `idata` (the caller's promise). In this round the writers
+            // are multiples of 2*stride and the partners j = i + stride are not, so no slot is
+            // both read and written, and each slot has one writer.
             unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
         }
         sync_threads();

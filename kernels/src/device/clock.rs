@@ -22,3 +22,23 @@ pub fn clock64() -> u64 {
     #[cfg(not(target_arch = "nvptx64"))]
     super::emu::hooks().clock64()
 }
+
+#[cfg(target_arch = "nvptx64")]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.read.ptx.sreg.globaltimer"]
+    fn nvvm_globaltimer() -> u64;
+}
+
+/// `%globaltimer`: the GPU's nanosecond clock, the same on every multiprocessor (it ticks in
+/// steps of up to a microsecond on some GPUs). In the emulator: host nanoseconds since the
+/// launch began, as [`clock64`].
+#[inline(always)]
+pub fn globaltimer() -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: reading a special register has no preconditions.
+    unsafe {
+        nvvm_globaltimer()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::emu::hooks().clock64()
+}

@@ -29,8 +29,9 @@ kernel! {
     /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
     /// 2. For `stride = 1, 2, 4, …, blockDim/2`: thread `tid` computes
-    ///    `index = 2*stride*tid` and, when `index + stride < len`, adds
-    ///    `idata[index + stride]` into `idata[index]`; then the block barrier.
+    ///    `index = 2*stride*tid` and, when `index < blockDim` (the book's test; in a short
+    ///    last segment, when `index + stride < len`), adds `idata[index + stride]` into
+    ///    `idata[index]`; then the block barrier.
     /// 3. Thread 0 writes `idata[0]`, the segment's sum, to `g_odata[b]`.
     ///
     /// ```text
@@ -69,23 +70,43 @@ kernel! {
     /// | 2^28 | 1909.3 µs | 562.4 | 1.87 (`neighbored_modulo`) | 0.972 |
     pub unsafe fn neighbored_less(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
-            let mut stride = 1;
-            while stride < block {
-                let index = neighbored_less_index(tid, stride);
-                // `index + stride < len` implies `index < len <= blockDim`: the book's
-                // `index < blockDim.x`, plus "the partner exists" for a short segment.
-                if index + stride < len {
-                    let (i, j) = (index as usize, (index + stride) as usize);
-                    // SAFETY: index < j < len. In this round the written slots are the
-                    // multiples of 2*stride, one per thread, and the read partners are not,
-                    // so no slot is both read and written.
-                    unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
-                }
-                sync_threads();
-                stride *= 2;
+            if len == block {
+                // A full segment (the whole block takes this path): the book's test. With
+                // `block` a power of two, `index < block` puts the partner, `index + stride`,
+                // inside it too (index is a multiple of 2*stride).
+                // SAFETY: as just said, both slots are among the `len` of `idata`.
+                unsafe { packed_rounds(idata, tid, block, |index, _| index < block) }
+            } else {
+                // A short last segment: the partner itself must exist (`index + stride < len`
+                // implies `index < len <= blockDim`, the book's test).
+                // SAFETY: both slots are below `len`.
+                unsafe { packed_rounds(idata, tid, block, |index, stride| index + stride < len) }
             }
         };
         // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
         unsafe { segment_tree(g_idata, g_odata, n, tree) }
+    }
+}
+
+/// The rounds of `neighbored_less`: at `stride = 1, 2, 4, …` thread `tid` adds the pair at
+/// `index = 2*stride*tid` when `works(index, stride)`; a block barrier ends each round.
+///
+/// # Safety
+/// `works(index, stride)` is true only when `index + stride` is one of `idata`'s slots; every
+/// thread of the block calls this (it has barriers).
+#[inline(always)]
+unsafe fn packed_rounds(idata: *mut i32, tid: u32, block: u32, works: impl Fn(u32, u32) -> bool) {
+    let mut stride = 1;
+    while stride < block {
+        let index = neighbored_less_index(tid, stride);
+        if works(index, stride) {
+            let (i, j) = (index as usize, (index + stride) as usize);
+            // SAFETY: index < j, both slots of `idata` (the caller's promise). In this round the
+            // written slots are the multiples of 2*stride, one per thread, and the read
+            // partners are not, so no slot is both read and written.
+            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        }
+        sync_threads();
+        stride *= 2;
     }
 }

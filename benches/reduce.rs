@@ -174,7 +174,8 @@ fn bench_sum_every_launch_checked(
     if needs.result_words != 2 || needs.partials != 0 {
         return Err(format!("{} does not finish in two result words; no per-launch check", ch.variant.name));
     }
-    let g = host::reduce::plan::geometry(backend, ch.variant, n, ch.block, None).map_err(|e| e.to_string())?;
+    let g =
+        host::reduce::plan::geometry(backend, ch.variant, n, ch.block, ch.blocks_per_sm).map_err(|e| e.to_string())?;
     let cfg = host::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
     let mut wrong: Option<String> = None;
     group.bench_function(criterion::BenchmarkId::new("sum", n), |b| {

@@ -2,7 +2,8 @@
 # Writes the raw CSVs behind every figure in README.md and docs/, on a GPU host, into
 # $OUT/measurements/ (default ./measurements/); commit them as docs/measurements/<date>-<gpu>/.
 #
-#   scripts/gpu/measure.sh [STEP...]    steps: device variants sum_vs_cub scans twins (default: all)
+#   scripts/gpu/measure.sh [STEP...]    steps: device variants sum_shapes sum_vs_cub scans twins
+#                                       (default: all but sum_shapes)
 #
 # Run from the repository root with the bundle in .gpu/ (../shared/gpu/bundle writes it; the
 # commit it was built from is in .gpu/COMMIT). Every CSV comes straight from the `reduce` CLI
@@ -11,6 +12,9 @@
 #
 # * device.txt     — commit, date, nvidia-smi's name/driver/clocks/memory, the CLI's device line.
 # * variants_2eK.csv — every reduction variant at n = 2^K (K = 24, 28), block 512, median of 20.
+# * sum_shapes.csv — the table behind host::sum's plan (SUM_PLAN): atomic_accumulate at blocks
+#   128/256/512 × grid (blocks per SM: the occupancy calculator's, or 1024 = one block per tile)
+#   at 2^20..2^28, ROUNDS rounds with the shapes interleaved in each, median of 30 per row.
 # * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, block 256) against CUB's
 #   DeviceReduce::Sum on the same values, per call, ROUNDS rounds alternating CUB then ours
 #   (each round: CUB's median of 30 calls, then ours), at 2^20, 2^24, 2^26, 2^28.
@@ -36,6 +40,16 @@ rounds_csv() { # $1 = file, $2 = round, rest = CLI args
   rm -f "$tmp"
 }
 
+# As rounds_csv, with the columns `round,blocks_per_sm` ($2 = "R,K").
+tagged_csv() { # $1 = file, $2 = "round,blocks_per_sm", rest = CLI args
+  local file=$1 tag=$2 tmp; shift 2
+  tmp=$(mktemp)
+  "$bin" "$@" --format csv >"$tmp" 2>>"$out/stderr.log" || rc=1
+  [ -s "$file" ] || head -1 "$tmp" | sed 's/^/round,blocks_per_sm,/' >"$file"
+  tail -n +2 "$tmp" | sed "s/^/$tag,/" >>"$file"
+  rm -f "$tmp"
+}
+
 for s in "${steps[@]}"; do
   case "$s" in
     device)
@@ -51,6 +65,20 @@ for s in "${steps[@]}"; do
         echo "variants at 2^$k"
         "$bin" --backend gpu --variant all --log2 "$k" --block 512 --repeat 20 --format csv \
           >"$out/variants_2e$k.csv" 2>>"$out/stderr.log" || rc=1
+      done
+      ;;
+    sum_shapes)
+      rm -f "$out/sum_shapes.csv"
+      for r in $(seq 1 "${SHAPE_ROUNDS:-3}"); do
+        for k in 20 24 26 28; do
+          echo "sum shapes: round $r, 2^$k"
+          for b in 128 256 512; do
+            tagged_csv "$out/sum_shapes.csv" "$r,occupancy" --backend gpu --variant atomic_accumulate --block "$b" \
+              --log2 "$k" --repeat 30
+            tagged_csv "$out/sum_shapes.csv" "$r,1024" --backend gpu --variant atomic_accumulate --block "$b" \
+              --blocks-per-sm 1024 --log2 "$k" --repeat 30
+          done
+        done
       done
       ;;
     sum_vs_cub)

@@ -64,6 +64,11 @@ struct Args {
     /// Threads per block (reductions only; each scan has its own) [default: 512].
     #[arg(long, value_parser = parse::block, allow_negative_numbers = true)]
     block: Option<u32>,
+    /// Grid-stride variants only (grid_stride, vector_loads, single_pass, atomic_accumulate):
+    /// at most K blocks per SM instead of what the occupancy calculator says fits; a large K
+    /// (e.g. 1024) gives one block per tile of the data. Reductions only.
+    #[arg(long, value_parser = parse::blocks_per_sm, allow_negative_numbers = true)]
+    blocks_per_sm: Option<u32>,
     /// A variant name, or `all` (with `--op scan`: a scan variant, `all` or `tuning`).
     #[arg(long, default_value = "all")]
     variant: String,

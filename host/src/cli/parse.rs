@@ -35,6 +35,14 @@ pub(super) fn log2(s: &str) -> Result<u32, String> {
     number(s, 0..=31, "a whole number in 0..=31 (n = 2^LOG2 must be at most 2^32 − 1)").map(|v| v as u32)
 }
 
+/// `--blocks-per-sm`: 1..=4096.
+pub(super) fn blocks_per_sm(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(k) if (1..=4096).contains(&k) => Ok(k),
+        _ => Err(format!("`{s}` is not a block count; --blocks-per-sm takes 1..=4096")),
+    }
+}
+
 /// `--block`: any u32 here; the reductions check for a power of two in 32..=1024.
 pub(super) fn block(s: &str) -> Result<u32, String> {
     number(s, 0..=u32::MAX as u64, "a power of two in 32..=1024").map(|v| v as u32)

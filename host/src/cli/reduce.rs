@@ -7,8 +7,8 @@ use super::{Args, Session, progress, progress_done, timing_cells, timing_columns
 use crate::cpu::Reference;
 use crate::input::Input;
 use crate::output::{Cell, Column, Report, Shown};
-use crate::reduce::{Measurement, geometry, measure};
-use crate::registry::{self, Family, Op, Variant};
+use crate::reduce::{Measurement, geometry, measure_shaped};
+use crate::registry::{self, Family, Grid, Op, Variant};
 use crate::twins::TwinInput;
 use crate::{Error, Result};
 
@@ -200,9 +200,22 @@ fn check_request(args: &Args, session: &Session, variants: &[&'static Variant], 
     if !block.is_power_of_two() || !(32..=1024).contains(&block) {
         return Err(Error::Invalid(format!("--block {block}: the block must be a power of two in 32..=1024")));
     }
+    if let Some(k) = args.blocks_per_sm
+        && let Some(v) = variants.iter().find(|v| !matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor))
+    {
+        let stride: Vec<&str> = registry::all()
+            .filter(|v| matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor))
+            .map(|v| v.name)
+            .collect();
+        return Err(Error::Invalid(format!(
+            "--blocks-per-sm {k}: `{}` sizes its grid by the data; the flag applies to the grid-stride variants ({})",
+            v.name,
+            stride.join(", ")
+        )));
+    }
     if args.variant != "all" {
         // A single named variant: a block it does not accept is bad input, not a skipped row.
-        geometry(&session.backend, variants[0], session.n, block, None)?;
+        geometry(&session.backend, variants[0], session.n, block, args.blocks_per_sm)?;
     }
     if session.backend.is_gpu() {
         fits_device(session.n, session.info().memory_bytes)?;
@@ -281,7 +294,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     for (i, v) in variants.into_iter().enumerate() {
         super::sweep_progress(args, err, session.n, v.name);
         let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
-        let outcome = run_one(&session, v, &buffer, block, reference);
+        let outcome = run_one(&session, v, &buffer, (block, args.blocks_per_sm), reference);
         let twin = time_twin(&session, v, twin_input.as_ref(), block, &outcome);
         failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
         let row = cells(&session, v, &outcome, groups, &twin);
@@ -299,18 +312,20 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     Ok(failed == 0)
 }
 
-/// Measures one variant; a block or device it cannot take is a skipped row, not an error.
+/// Measures one variant at `shape` (block, blocks per SM); a block or device it cannot take
+/// is a skipped row, not an error.
 fn run_one(
     session: &Session,
     v: &'static Variant,
     buffer: &crate::DeviceBuffer<i32>,
-    block: u32,
+    shape: (u32, Option<u32>),
     reference: Reference,
 ) -> Outcome {
     let b = &session.backend;
+    let (block, per_sm) = shape;
     Outcome::of(
-        geometry(b, v, session.n, block, None)
-            .and_then(|_| measure(b, v, buffer, session.n, block, session.repeat, reference))
+        geometry(b, v, session.n, block, per_sm)
+            .and_then(|_| measure_shaped(b, v, buffer, (session.n, block, per_sm), session.repeat, reference))
             .map(Box::new),
     )
 }

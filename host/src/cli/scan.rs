@@ -161,6 +161,11 @@ fn refuse_reduction_flags(args: &Args) -> Result<()> {
             blocks.join(", ")
         )));
     }
+    if let Some(k) = args.blocks_per_sm {
+        return Err(Error::Invalid(format!(
+            "--blocks-per-sm {k} does not apply to --op scan: it shapes the grid of the grid-stride reductions"
+        )));
+    }
     if let Some(f) = &args.family {
         return Err(Error::Invalid(format!(
             "--family {f} does not apply to --op scan; choose scans with --variant (a name, all or tuning)"

@@ -179,7 +179,23 @@ impl<'a> Reduction<'a> {
         n: usize,
         block: u32,
     ) -> Result<Self> {
-        let geometry = geometry(backend, variant, n, block, None)?;
+        Self::shaped(backend, variant, input, offset, n, block, None)
+    }
+
+    /// As [`new_at`](Self::new_at), with the grid-stride variants' residency fixed at
+    /// `blocks_per_sm` instead of the occupancy calculator's answer (`None`): the grid is at
+    /// most SMs × `blocks_per_sm` blocks ([`Grid::Resident`](plan::Grid::Resident); other grids
+    /// ignore it). What `host::sum`'s plan and the CLI's `--blocks-per-sm` choose.
+    pub fn shaped(
+        backend: &'a Backend,
+        variant: &'static Variant,
+        input: &'a DeviceBuffer<i32>,
+        offset: usize,
+        n: usize,
+        block: u32,
+        blocks_per_sm: Option<u32>,
+    ) -> Result<Self> {
+        let geometry = geometry(backend, variant, n, block, blocks_per_sm)?;
         if offset.checked_add(n).is_none_or(|end| end > input.len()) {
             return Err(Error::Invalid(format!(
                 "input holds {} elements, fewer than offset {offset} + n = {n}",
@@ -287,7 +303,20 @@ pub fn measure(
     repeat: u32,
     expected: Reference,
 ) -> Result<Measurement> {
-    let mut r = Reduction::new(backend, variant, input, n, block)?.expecting(expected.wrapped);
+    measure_shaped(backend, variant, input, (n, block, None), repeat, expected)
+}
+
+/// [`measure`] with a [`Reduction::shaped`] grid: `shape` is `(n, block, blocks_per_sm)`.
+pub fn measure_shaped(
+    backend: &Backend,
+    variant: &'static Variant,
+    input: &DeviceBuffer<i32>,
+    shape: (usize, u32, Option<u32>),
+    repeat: u32,
+    expected: Reference,
+) -> Result<Measurement> {
+    let (n, block, blocks_per_sm) = shape;
+    let mut r = Reduction::shaped(backend, variant, input, 0, n, block, blocks_per_sm)?.expecting(expected.wrapped);
     let runs = timed_runs(backend, &mut r, repeat)?;
     let sum = r.result()?;
     let cycles = r.cycles()?;

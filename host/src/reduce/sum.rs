@@ -44,6 +44,9 @@ pub struct Choice {
     pub variant: &'static Variant,
     /// Threads per block.
     pub block: u32,
+    /// Blocks per SM of a grid-stride variant's grid (`None`: as many as fit, from the
+    /// occupancy calculator; see [`Reduction::shaped`](super::Reduction::shaped)).
+    pub blocks_per_sm: Option<u32>,
 }
 
 /// One row of [`SUM_PLAN`]: the variant and block for every `n` up to `max_n`.
@@ -55,12 +58,15 @@ pub struct SizeRule {
     pub variant: &'static str,
     /// Threads per block.
     pub block: u32,
+    /// Blocks per SM (`None`: as many as fit).
+    pub blocks_per_sm: Option<u32>,
 }
 
 /// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. Measured on an H100
 /// (docs/notes.md, "modern reductions against CUB"): `atomic_accumulate` at block 256 was the
 /// fastest full reduction in back-to-back timing at 2^20, 2^24, 2^26 and 2^28.
-pub const SUM_PLAN: &[SizeRule] = &[SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 256 }];
+pub const SUM_PLAN: &[SizeRule] =
+    &[SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 256, blocks_per_sm: None }];
 
 /// The variant and block [`sum`] uses for `n` elements on a device of compute capability `cc`:
 /// the first row of [`SUM_PLAN`] that covers `n` and whose variant the device runs.
@@ -68,7 +74,7 @@ pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
     for rule in SUM_PLAN.iter().filter(|r| n <= r.max_n) {
         let variant = registry::find(rule.variant)?;
         if cc >= variant.min_cc {
-            return Ok(Choice { variant, block: rule.block });
+            return Ok(Choice { variant, block: rule.block, blocks_per_sm: rule.blocks_per_sm });
         }
     }
     Err(Error::Invalid(format!("n = {n}: no row of the sum plan covers it (n must be in 1..={})", u32::MAX)))
@@ -133,7 +139,11 @@ impl<'b> Reducer<'b> {
     /// The geometry for `n`, (re)making the choice and storage only when they change.
     fn prepare(&mut self, n: usize) -> Result<Geometry> {
         let choice = choose(n, self.backend.info().compute_capability)?;
-        let same = |c: &Choice| std::ptr::eq(c.variant, choice.variant) && c.block == choice.block;
+        let same = |c: &Choice| {
+            std::ptr::eq(c.variant, choice.variant)
+                && c.block == choice.block
+                && c.blocks_per_sm == choice.blocks_per_sm
+        };
         if let Some((c, resident, work)) = &self.state
             && same(c)
         {
@@ -142,7 +152,10 @@ impl<'b> Reducer<'b> {
                 return Ok(g);
             }
         }
-        let resident = plan::resident_per_sm(self.backend, choice.variant, choice.block)?;
+        let resident = match choice.blocks_per_sm {
+            Some(k) => k,
+            None => plan::resident_per_sm(self.backend, choice.variant, choice.block)?,
+        };
         let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(resident))?;
         self.state = Some((choice, resident, Workspace::new(self.backend, g, 0)?));
         Ok(g)

@@ -15,7 +15,8 @@
 # * sum_shapes.csv — the table behind host::sum's plan (SUM_PLAN): atomic_accumulate at blocks
 #   128/256/512 × grid (blocks per SM: the occupancy calculator's, or 1024 = one block per tile)
 #   at 2^20..2^28, ROUNDS rounds with the shapes interleaved in each, median of 30 per row.
-# * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, block 256) against CUB's
+# * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, at the block and grid of SUM_PLAN in
+#   host/src/reduce/sum.rs, which plan_args repeats) against CUB's
 #   DeviceReduce::Sum on the same values, per call, ROUNDS rounds alternating CUB then ours
 #   (each round: CUB's median of 30 calls, then ours), at 2^20, 2^24, 2^26, 2^28.
 # * scans.csv      — every scan variant (inclusive and exclusive) and CUB's InclusiveSum at the
@@ -49,6 +50,9 @@ tagged_csv() { # $1 = file, $2 = "round,blocks_per_sm", rest = CLI args
   tail -n +2 "$tmp" | sed "s/^/$tag,/" >>"$file"
   rm -f "$tmp"
 }
+
+# The shape host::sum's SUM_PLAN (host/src/reduce/sum.rs) gives n = 2^$1: keep the two in step.
+plan_args() { if [ "$1" -le 22 ]; then echo "--block 256"; else echo "--block 512 --blocks-per-sm 1024"; fi; }
 
 for s in "${steps[@]}"; do
   case "$s" in
@@ -86,15 +90,16 @@ for s in "${steps[@]}"; do
       for r in $(seq 1 "$rounds"); do
         for k in 20 24 26 28; do
           echo "sum vs CUB: round $r/$rounds, 2^$k"
-          rounds_csv "$out/sum_vs_cub.csv" "$r" --backend gpu --variant atomic_accumulate --block 256 \
+          # shellcheck disable=SC2046
+          rounds_csv "$out/sum_vs_cub.csv" "$r" --backend gpu --variant atomic_accumulate $(plan_args "$k") \
             --log2 "$k" --repeat 30 --compare-cub
         done
       done
       ;;
     scans)
       rm -f "$out/scans.csv"
-      r=0
-      for n in 100 1000 10000 100000 1000000 10000000 100000000 1000000000 268435456; do
+      r=${SCAN_ROUND0:-0}
+      for n in ${SCAN_SIZES:-100 1000 10000 100000 1000000 10000000 100000000 1000000000 268435456}; do
         r=$((r + 1))
         echo "scans at n = $n"
         rounds_csv "$out/scans.csv" "$r" --backend gpu --op scan --variant all --n "$n" --repeat 10 --compare-cub

@@ -13,11 +13,12 @@
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
-//! **Which kernel.** [`choose`] is the one place the choice is made, from the table
-//! [`SUM_PLAN`]: `atomic_accumulate` with 256-thread blocks at every size. Its one launch
+//! **Which kernel.** [`choose`] is the one place the choice is made, from the measured table
+//! [`SUM_PLAN`]: `atomic_accumulate` at every size, its block and grid by size. Its one launch
 //! leaves the final sum on the device (each block adds its partial into the result with a
-//! fire-and-forget `red.add`), it reads the input with 128-bit loads over a grid of resident
-//! blocks, and it accepts any `i32` alignment, so sub-ranges work too.
+//! fire-and-forget `red.add`), it reads the input with 128-bit loads in a grid-stride loop
+//! (so any grid works: resident blocks for small n, one block per tile for large n), and it
+//! accepts any `i32` alignment, so sub-ranges work too.
 //!
 //! **Device and stream.** A [`Reducer`] runs on the [`Backend`] it was made with: a GPU chosen
 //! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
@@ -62,11 +63,19 @@ pub struct SizeRule {
     pub blocks_per_sm: Option<u32>,
 }
 
-/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. Measured on an H100
-/// (docs/notes.md, "modern reductions against CUB"): `atomic_accumulate` at block 256 was the
-/// fastest full reduction in back-to-back timing at 2^20, 2^24, 2^26 and 2^28.
-pub const SUM_PLAN: &[SizeRule] =
-    &[SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 256, blocks_per_sm: None }];
+/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. From
+/// `docs/measurements/2026-11-22-h100/sum_shapes.csv` (NVIDIA H100 80GB HBM3, commit 07edd4e:
+/// `atomic_accumulate` at blocks 128/256/512, each with the occupancy calculator's grid and with
+/// one block per tile, 3 interleaved rounds of 30 runs; docs/results.md has the table):
+///
+/// * up to 2^22: block 256, as many blocks as fit (2^20: 4.70 µs, the fastest row);
+/// * above: block 512, one block per tile of 16 × 512 elements, so every thread makes one trip
+///   and no block loops (2^28: 337.7 µs against 348.0 with resident blocks; 2^26: 88.1 against
+///   89.7; at 2^24 every shape is within 1 % of 25.4 µs).
+pub const SUM_PLAN: &[SizeRule] = &[
+    SizeRule { max_n: 1 << 22, variant: "atomic_accumulate", block: 256, blocks_per_sm: None },
+    SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 512, blocks_per_sm: Some(1024) },
+];
 
 /// The variant and block [`sum`] uses for `n` elements on a device of compute capability `cc`:
 /// the first row of [`SUM_PLAN`] that covers `n` and whose variant the device runs.

@@ -58,12 +58,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 753c0d4):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 133.3 µs | 503.3 | — | 1.650 |
-    /// | 2^28 | 2062.4 µs | 520.6 | — | 1.648 |
+    /// | 2^24 | 127.2 µs | 527.5 | — | 1.707 |
+    /// | 2^28 | 1962.6 µs | 547.1 | — | 1.730 |
     pub unsafe fn neighbored(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path;

@@ -70,12 +70,12 @@ kernel! {
     /// the block barrier and every shuffle.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 753c0d4):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 28.21 µs | 2379.1 | 1.28 (`grid_stride`) | — |
-    /// | 2^28 | 351.0 µs | 3058.9 | 1.33 (`grid_stride`) | — |
+    /// | 2^24 | 25.36 µs | 2646.2 | 1.32 (`grid_stride`) | — |
+    /// | 2^28 | 347.6 µs | 3089.0 | 1.34 (`grid_stride`) | — |
     pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.

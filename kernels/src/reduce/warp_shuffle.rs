@@ -67,12 +67,12 @@ kernel! {
     /// every shuffle (the block is a multiple of 32, and no shuffle sits in divergent code).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 753c0d4):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 27.49 µs | 2441.4 | 1.21 (`smem_unroll4_dyn`) | — |
-    /// | 2^28 | 341.4 µs | 3145.5 | 1.12 (`smem_unroll4_dyn`) | — |
+    /// | 2^24 | 24.78 µs | 2707.7 | 1.21 (`smem_unroll4_dyn`) | — |
+    /// | 2^28 | 337.9 µs | 3177.4 | 1.12 (`smem_unroll4_dyn`) | — |
     pub unsafe fn warp_shuffle(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(WARP_SHUFFLE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;

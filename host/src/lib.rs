@@ -42,6 +42,9 @@
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
+// `${concat(..)}` names the typed kernels as the kernels crate does (registry/typed.rs).
+#![feature(macro_metavar_expr_concat)]
+
 pub mod backend;
 pub mod cli;
 pub mod cub;

@@ -63,4 +63,4 @@ pub mod twins;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};
-pub use reduce::{cpu, registry, sum};
+pub use reduce::{cpu, reduce, registry, sum};

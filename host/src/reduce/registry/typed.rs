@@ -136,24 +136,12 @@ const fn trip<T: kernels::types::Element>() -> usize {
 
 use kernels::reduce::{atomic_accumulate_shared_bytes, vector_loads_shared_bytes, warp_shuffle_shared_bytes};
 
-static WARP_SHUFFLE: [TypedVariant; 18] = typed_variants!(
-    warp_shuffle,
-    HostCombines(a, b, n),
-    eight,
-    warp_shuffle_shared_bytes
-);
-static VECTOR_LOADS: [TypedVariant; 18] = typed_variants!(
-    vector_loads,
-    HostCombines(a, b, n),
-    trip,
-    vector_loads_shared_bytes
-);
-static ATOMIC_ACCUMULATE: [TypedVariant; 18] = typed_variants!(
-    atomic_accumulate,
-    AtomicCombines(a, b, n, e),
-    trip,
-    atomic_accumulate_shared_bytes
-);
+static WARP_SHUFFLE: [TypedVariant; 18] =
+    typed_variants!(warp_shuffle, HostCombines(a, b, n), eight, warp_shuffle_shared_bytes);
+static VECTOR_LOADS: [TypedVariant; 18] =
+    typed_variants!(vector_loads, HostCombines(a, b, n), trip, vector_loads_shared_bytes);
+static ATOMIC_ACCUMULATE: [TypedVariant; 18] =
+    typed_variants!(atomic_accumulate, AtomicCombines(a, b, n, e), trip, atomic_accumulate_shared_bytes);
 
 /// Every typed instantiation: generic variant (teaching order) × type × operator.
 pub fn all() -> impl Iterator<Item = &'static TypedVariant> + Clone {

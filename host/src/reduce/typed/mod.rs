@@ -23,11 +23,11 @@ pub mod cpu;
 use std::any::Any;
 use std::fmt;
 
+use super::plan::{self, MAX_GRID};
 use crate::backend::{Backend, DeviceBuffer, LaunchConfig};
 use crate::error::{Error, Result};
 use crate::registry::typed::{TypedFinish, TypedVariant, find_typed};
 use crate::registry::{Elem, Op};
-use super::plan::{self, MAX_GRID};
 
 /// An element type the host can reduce: a device buffer element, a kernels-crate
 /// [`Element`](kernels::types::Element), and what the references, inputs and reports need.
@@ -252,7 +252,15 @@ impl TypedFinish {
     /// # Safety
     /// `input` holds `n` elements of the variant's type, `out` is the partials (one per block)
     /// or the two result words, of the same type; `cfg` is the variant's geometry for `n`.
-    unsafe fn launch(&self, backend: &Backend, cfg: LaunchConfig, input: *const u8, out: *mut u8, n: u32, epoch: u32) -> Result<()> {
+    unsafe fn launch(
+        &self,
+        backend: &Backend,
+        cfg: LaunchConfig,
+        input: *const u8,
+        out: *mut u8,
+        n: u32,
+        epoch: u32,
+    ) -> Result<()> {
         match self {
             // SAFETY: forwarded from the caller.
             TypedFinish::HostCombines(k) => unsafe { backend.launch(k, cfg, (input, out, n)) },
@@ -275,7 +283,13 @@ pub fn sum_depth(tv: &TypedVariant, n: usize, g: &TypedGeometry) -> u64 {
 
 /// Checks the preconditions of running `tv` on `n` elements with `block` threads and returns
 /// the geometry (the [`plan::check`] rules, with the typed kernel's symbol and sizes).
-pub fn geometry(backend: &Backend, tv: &TypedVariant, n: usize, block: u32, resident: Option<u32>) -> Result<TypedGeometry> {
+pub fn geometry(
+    backend: &Backend,
+    tv: &TypedVariant,
+    n: usize,
+    block: u32,
+    resident: Option<u32>,
+) -> Result<TypedGeometry> {
     let base = tv.base()?;
     plan::check(base, n, block, backend.info().compute_capability)?;
     let ask = || match resident {
@@ -306,7 +320,12 @@ impl<T: Value> TypedWork<T> {
     /// Allocates for `geometry`; the atomic finish's two words start at the identity.
     fn new(backend: &Backend, tv: &'static TypedVariant, geometry: TypedGeometry) -> Result<Self> {
         if T::ELEM != tv.elem {
-            return Err(Error::Invalid(format!("variant {} reduces {}, not {}", tv.id(), tv.elem.name(), T::ELEM.name())));
+            return Err(Error::Invalid(format!(
+                "variant {} reduces {}, not {}",
+                tv.id(),
+                tv.elem.name(),
+                T::ELEM.name()
+            )));
         }
         let len = geometry.partials.max(geometry.result_words as u64) as usize;
         let mut out = backend.alloc::<T>(len)?;
@@ -360,7 +379,13 @@ pub struct TypedReduction<'a, T: Value> {
 
 impl<'a, T: Value> TypedReduction<'a, T> {
     /// Prepares `tv` on the first `n` elements of `input` with `block` threads per block.
-    pub fn new(backend: &'a Backend, tv: &'static TypedVariant, input: &'a DeviceBuffer<T>, n: usize, block: u32) -> Result<Self> {
+    pub fn new(
+        backend: &'a Backend,
+        tv: &'static TypedVariant,
+        input: &'a DeviceBuffer<T>,
+        n: usize,
+        block: u32,
+    ) -> Result<Self> {
         let geometry = geometry(backend, tv, n, block, None)?;
         if n > input.len() {
             return Err(Error::Invalid(format!("input holds {} elements, fewer than n = {n}", input.len())));
@@ -444,7 +469,10 @@ pub(crate) fn reduce_with<T: Value, O: OpKind>(
         None => backend.occupancy(tv.symbol(), block, 0)?.max(1),
     };
     let g = geometry(backend, tv, n, block, Some(resident))?;
-    let fits = state.as_mut().and_then(|s| s.work.downcast_mut::<TypedWork<T>>()).is_some_and(|w| std::ptr::eq(w.tv, tv) && w.fits(&g));
+    let fits = state
+        .as_mut()
+        .and_then(|s| s.work.downcast_mut::<TypedWork<T>>())
+        .is_some_and(|w| std::ptr::eq(w.tv, tv) && w.fits(&g));
     if !fits {
         *state = Some(TypedState { tv, resident, work: Box::new(TypedWork::<T>::new(backend, tv, g)?) });
     }

@@ -106,7 +106,10 @@ impl<'b> Reducer<'b> {
         match (input as &dyn Any).downcast_ref::<DeviceBuffer<i32>>() {
             Some(ints) => {
                 let s = self.sum_range_i32(ints, range)?;
-                (&s as &dyn Any).downcast_ref::<T>().copied().ok_or_else(|| Error::Invalid("i32 sum as another type".into()))
+                (&s as &dyn Any)
+                    .downcast_ref::<T>()
+                    .copied()
+                    .ok_or_else(|| Error::Invalid("i32 sum as another type".into()))
             }
             None => self.reduce_range::<T, Sum>(input, range),
         }

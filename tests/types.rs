@@ -160,6 +160,24 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             );
         }
     }
+    out.push(Trial::test("types::cli_type_and_combine", || {
+        let argv =
+            ["reduce", "--backend", "emulator", "--n", "5003", "--repeat", "1", "--type", "f64", "--combine", "min"];
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = host::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
+        let out = String::from_utf8_lossy(&out);
+        let rows: Vec<&str> = out.lines().filter(|l| l.contains(",f64,min,")).collect();
+        if code != 0 || rows.len() != 3 || !rows.iter().all(|r| r.ends_with(",PASS")) {
+            return Err(format!("exit {code}, want 0 and three PASS rows of f64 min:\n{out}").into());
+        }
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = host::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
+        let out = String::from_utf8_lossy(&out);
+        if code != 0 || !out.contains("\"type\":\"f64\"") || !out.contains("\"combine\":\"min\"") {
+            return Err(format!("exit {code}; json without type/combine:\n{out}").into());
+        }
+        Ok(())
+    }));
     out.push(Trial::test("types::bound_at_2e24_on_the_cpu", || {
         // The stated bound at 2^24 for the deepest typed plan (atomic finish), against a
         // sequential f32 sum the bound does not cover (depth n) and a pairwise one it does.

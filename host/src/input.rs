@@ -94,7 +94,7 @@ pub fn typed<T: Value>(n: usize, seed: u64, pattern: Pattern) -> Vec<T> {
             let mut out = Vec::with_capacity(n);
             while out.len() < n {
                 let w = rng.next();
-                if w % 3 == 0 {
+                if w.is_multiple_of(3) {
                     out.push(T::random(rng.next()));
                 } else {
                     // A large value, then its negation, a few places later.

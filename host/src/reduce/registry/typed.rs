@@ -125,6 +125,7 @@ macro_rules! typed_variants {
 }
 
 /// `warp_shuffle`'s items per thread, whatever the type (eight elements in registers).
+#[allow(clippy::extra_unused_type_parameters)] // same shape as `trip::<T>` for the macro
 const fn eight<T>() -> usize {
     kernels::reduce::ITEMS_PER_THREAD
 }

@@ -98,11 +98,9 @@ macro_rules! shuffle_64 {
         }
     )*};
 }
-shuffle_64!(
-    u64 => |v: u64| v, |b: u64| b;
-    i64 => |v: i64| v as u64, |b: u64| b as i64;
-    f64 => f64::to_bits, f64::from_bits
-);
+// The three 64-bit types: their bits, and back.
+#[rustfmt::skip]
+shuffle_64!(u64 => |v: u64| v, |b: u64| b; i64 => |v: i64| v as u64, |b: u64| b as i64; f64 => f64::to_bits, f64::from_bits);
 
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]

@@ -28,7 +28,7 @@
 //!
 //! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`: any device, any
 //!   stream) and the CPU [`emu`]lator; device buffers; kernel handles.
-//! * [`reduce`] — the reductions: [`registry`] (the list of variants, which drives
+//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants, which drives
 //!   everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the reference),
 //!   [`reduce::Reduction`] and [`sum`] (the library object [`sum::Reducer`]).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`scan::Scanner`].

@@ -1,6 +1,6 @@
 //! The generic variants × element type × operator: one [`TypedVariant`] per PTX entry
 //! `{variant}__{type}_{op}` that `kernels::typed_kernel!` makes, plus the classic kernel for
-//! `i32` × sum. Made by [`typed_variants!`], with the same macro-built names as the kernels
+//! `i32` × sum. Made by the `typed_variants!` macro, with the same macro-built names as the kernels
 //! crate, so no entry name is written by hand.
 //!
 //! A typed variant shares its curriculum entry's plan ([`TypedVariant::base`]: family, concept,

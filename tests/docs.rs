@@ -33,6 +33,12 @@ fn registered() -> Vec<KernelDoc> {
         let dir = if v.family == Family::SumOfSquares { "sumsq" } else { "reduce" };
         out.push(KernelDoc { variant: v.name, file: format!("{dir}/{}.rs", v.name), function: v.name });
     }
+    // The typed instantiations `{name}__{type}_{op}` are `typed_kernel!` instances: one doc, on
+    // the generic body `{name}_generic` in the variant's file.
+    for name in registry::typed::generic_names() {
+        let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
+        out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
+    }
     for v in scan::all() {
         if v.tuning {
             // The shapes are `lookback_shape!` instances: one template doc for all of them.

@@ -11,6 +11,7 @@
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
 //! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
+//! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -28,6 +29,7 @@ mod library;
 mod ptx;
 mod scan;
 mod twins;
+mod types;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -46,5 +48,6 @@ fn main() {
     trials.extend(scan::trials(gpu.is_none()));
     trials.extend(library::trials(gpu.is_none()));
     trials.extend(twins::trials(gpu.is_none()));
+    trials.extend(types::trials(gpu.is_none()));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -1,5 +1,5 @@
-//! The PTX that `host/build.rs` embeds: every kernel of both registries (reductions and
-//! scans) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
+//! The PTX that `host/build.rs` embeds: every kernel of both registries (reductions, their
+//! typed instantiations `{variant}__{type}_{op}`, and scans) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
 //! every newer architecture with no local memory at all: no register spills and a 0-byte
 //! stack frame in every kernel (a per-thread array indexed at run time, or too many live
 //! values, would put data in slow local memory).
@@ -117,6 +117,10 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
     for v in scan::all().filter(|v| v.min_cc <= min_cc) {
         expected.extend(v.symbols().into_iter().map(|s| (v.name, s, scan_static_shared(v, s))));
     }
+    // The typed instantiations: one `T` per warp slot (128 or 256 bytes).
+    for t in registry::typed::all().filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc)) {
+        expected.push((t.name, t.symbol(), Some(t.shared_bytes)));
+    }
     let mut wrong = Vec::new();
     for (variant, symbol, want) in expected {
         let got = smem.get(symbol).copied();
@@ -141,7 +145,10 @@ pub fn trials() -> Vec<Trial> {
             let have = entries(ptx);
             let reductions = registry::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
             let scans = scan::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
-            for (name, symbols) in reductions.chain(scans) {
+            let typed = registry::typed::all()
+                .filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc))
+                .map(|t| (t.name, vec![t.symbol()]));
+            for (name, symbols) in reductions.chain(scans).chain(typed) {
                 for s in symbols {
                     if !have.contains(&s) {
                         return Err(format!("variant {name}: kernel `{s}` is not an .entry of the {arch} PTX").into());

@@ -1,4 +1,8 @@
-//! Deterministic test inputs: the same seed gives the same `i32`s on every machine.
+//! Deterministic test inputs: the same seed gives the same values on every machine — `i32`s
+//! ([`Input`]) and, for the typed reductions, any [`Value`] type in the patterns of
+//! [`Pattern`] ([`typed`]).
+
+use crate::reduce::typed::Value;
 
 /// An input array and how it was made.
 #[derive(Clone, Debug)]
@@ -57,6 +61,55 @@ impl Input {
     }
 }
 
+/// What a typed input looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Random values ([`Value::random`]: integers over their whole range, floats ±[2⁻⁸, 2⁸)).
+    Random,
+    /// Cancellation: pairs `+x`, `−x` of large values (±2¹⁰…2²⁰) with small values (±2⁻⁸…2⁸)
+    /// between them, so that the sum is small next to Σ|x| — the case where a float sum's
+    /// rounding shows. For integers, the same shape (the pairs cancel exactly).
+    Cancelling,
+    /// One value, repeated.
+    AllEqual,
+    /// The type's extremes ([`Value::extremes`]) in a random order (`for_sum`: values whose
+    /// float sums cannot overflow).
+    Extremes {
+        /// Leave out ±MAX and ±inf (float sums).
+        for_sum: bool,
+    },
+}
+
+/// `n` values of `T` in `pattern` from `seed`.
+pub fn typed<T: Value>(n: usize, seed: u64, pattern: Pattern) -> Vec<T> {
+    let mut rng = SplitMix64::new(seed);
+    match pattern {
+        Pattern::Random => (0..n).map(|_| T::random(rng.next())).collect(),
+        Pattern::AllEqual => vec![T::random(rng.next()); n],
+        Pattern::Extremes { for_sum } => {
+            let pool = T::extremes(for_sum);
+            (0..n).map(|_| pool[(rng.next() % pool.len() as u64) as usize]).collect()
+        }
+        Pattern::Cancelling => {
+            let mut out = Vec::with_capacity(n);
+            while out.len() < n {
+                let w = rng.next();
+                if w.is_multiple_of(3) {
+                    out.push(T::random(rng.next()));
+                } else {
+                    // A large value, then its negation, a few places later.
+                    let big = T::from_f64(((w >> 8) % (1 << 20) + (1 << 10)) as f64);
+                    out.push(big);
+                    out.push(T::random(rng.next()));
+                    out.push(T::from_f64(-(((w >> 8) % (1 << 20) + (1 << 10)) as f64)));
+                }
+            }
+            out.truncate(n);
+            out
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +123,16 @@ mod tests {
         assert!(a.data.iter().any(|&x| x < 0) && a.data.iter().any(|&x| x > 0));
         assert!(a.data.iter().all(|&x| (-128..=127).contains(&x)));
         assert_ne!(Input::small(64, 1).data, Input::small(64, 2).data);
+    }
+
+    #[test]
+    fn typed_patterns() {
+        let c = typed::<f64>(3001, 7, Pattern::Cancelling);
+        assert_eq!(c.len(), 3001);
+        let (sum, abs): (f64, f64) = (c.iter().sum(), c.iter().map(|x| x.abs()).sum());
+        assert!(sum.abs() < abs / 100.0, "cancelling input should cancel: {sum} vs {abs}");
+        assert!(typed::<u32>(10, 1, Pattern::AllEqual).windows(2).all(|w| w[0] == w[1]));
+        assert_eq!(typed::<i64>(50, 3, Pattern::Random), typed::<i64>(50, 3, Pattern::Random));
+        assert!(typed::<f32>(500, 3, Pattern::Extremes { for_sum: false }).iter().any(|x| x.is_infinite()));
     }
 }

@@ -28,7 +28,7 @@
 //!
 //! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`: any device, any
 //!   stream) and the CPU [`emu`]lator; device buffers; kernel handles.
-//! * [`reduce`] — the reductions: [`registry`] (the list of variants, which drives
+//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants, which drives
 //!   everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the reference),
 //!   [`reduce::Reduction`] and [`sum`] (the library object [`sum::Reducer`]).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`scan::Scanner`].
@@ -41,6 +41,9 @@
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
+
+// `${concat(..)}` names the typed kernels as the kernels crate does (registry/typed.rs).
+#![feature(macro_metavar_expr_concat)]
 
 pub mod backend;
 pub mod cli;
@@ -60,4 +63,4 @@ pub mod twins;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};
-pub use reduce::{cpu, registry, sum};
+pub use reduce::{cpu, reduce, registry, sum};

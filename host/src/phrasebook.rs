@@ -131,6 +131,12 @@ pub static ROWS: &[Row] = &[
         "reduce/atomic_accumulate.rs",
     ),
     row(
+        "`atomicAdd` / `atomicMin` / `atomicMax` on `unsigned`, `long long`, `float`, `double`, result unused",
+        "`atomic::red_add_u32`, `red_add_u64`, `red_add_f32`, `red_add_f64`, `atomic::red_min_s32`, `red_max_s32`, `red_min_u32`, `red_max_u32`, `red_min_s64`, `red_max_s64`, `red_min_u64`, `red_max_u64`; float min/max (no CUDA builtin): `atomic::red_min_f32`, `red_max_f32`, `red_min_f64`, `red_max_f64`",
+        "`atomic::atomic_add`, `atomic_min`, `atomic_max` (no float min/max)",
+        "reduce/atomic_accumulate.rs (`atomic_accumulate__*`)",
+    ),
+    row(
         "`__threadfence()`",
         "`atomic::thread_fence()`",
         "`atomic::intrinsics::fence_sc_device()`",

@@ -161,6 +161,8 @@ impl TwinInput {
         match op {
             Some(registry::Op::SumOfSquares) => *self.squares.get_or_init(|| Reference::of_squares(&self.data).wrapped),
             Some(registry::Op::Sum) | None => *self.sum.get_or_init(|| Reference::of(&self.data).wrapped),
+            // No twin computes these (the twins are the classic i32 sums); answered for completeness.
+            Some(op @ (registry::Op::Min | registry::Op::Max)) => Reference::for_op(op, &self.data).wrapped,
         }
     }
 }

@@ -22,10 +22,16 @@
 //! * [`sumsq`] — Σ x² in the steps of the classic "CUDA sum of squares" tutorial (one
 //!   thread → one block → coalesced → many blocks → a shared-memory tree per block), each
 //!   timed with the kernel's own `clock64()`.
+//! * [`types`] — the element types (`i32`, `u32`, `i64`, `u64`, `f32`, `f64`) and operators
+//!   (`Sum`, `Min`, `Max`) of the generic kernels: `warp_shuffle`, `vector_loads` and
+//!   `atomic_accumulate` also exist for every type × operator, as PTX entries
+//!   `{kernel}__{type}_{op}` made by [`typed_kernel!`].
 //! * [`scan`] — prefix sums of `i32`: a Fenwick tree (O(n log n) work), Blelloch's
 //!   work-efficient scan in bank-conflict-free shared memory, and a single-pass scan with
 //!   decoupled look-back that moves each element once in and once out.
 #![no_std]
+// `${concat(..)}` builds the PTX entry names of the typed kernels (`typed_kernel!`).
+#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
@@ -50,6 +56,7 @@ pub mod reduce;
 pub mod scan;
 pub mod sumsq;
 pub mod timing;
+pub mod types;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod broken;
@@ -87,5 +94,50 @@ macro_rules! kernel {
         $(#[$meta])*
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn $name($($arg: $ty),*) $body
+    };
+}
+
+/// Instantiates a generic kernel body for every element type × operator of
+/// [`types`](crate::types) except `i32` × `Sum` (the classic kernel of the same name is that
+/// one): one [`kernel!`] per pair, named `{kernel}__{type}_{op}` — the PTX entry name, e.g.
+/// `warp_shuffle__f32_max`. The argument list may name the element type as `T`.
+///
+/// ```text
+/// typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *mut T, n: u32));
+/// // → pub unsafe fn warp_shuffle__u32_sum(g_idata: *const u32, g_odata: *mut u32, n: u32), …,
+/// //   pub unsafe fn warp_shuffle__f64_max(…), each calling warp_shuffle_generic::<T, Op>(…)
+/// ```
+///
+/// The host's registry (`host::reduce::typed`) lists the same 17 instantiations with the
+/// same macro-made names, so no entry name is ever written by hand.
+#[macro_export]
+macro_rules! typed_kernel {
+    ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $crate::typed_kernel!(@each $kernel $generic ($($arg: $ty),*)
+            [u32 sum Sum] [i64 sum Sum] [u64 sum Sum] [f32 sum Sum] [f64 sum Sum]
+            [i32 min Min] [u32 min Min] [i64 min Min] [u64 min Min] [f32 min Min] [f64 min Min]
+            [i32 max Max] [u32 max Max] [i64 max Max] [u64 max Max] [f32 max Max] [f64 max Max]);
+    };
+    (@each $kernel:ident $generic:ident $args:tt $([$t:ident $op:ident $Op:ident])*) => {
+        $($crate::typed_kernel!(@one $kernel $generic $args $t $op $Op);)*
+    };
+    (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $op:ident $Op:ident) => {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        pub mod ${concat($kernel, __, $t, _, $op)} {
+            #[allow(unused_imports)]
+            use super::*;
+            /// The element type of this instantiation (the argument list's `T`).
+            pub type T = $t;
+            $crate::kernel! {
+                #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Op), ">` as a kernel.")]
+                #[allow(non_snake_case)]
+                pub unsafe fn ${concat($kernel, __, $t, _, $op)}($($arg: $ty),*) {
+                    // SAFETY: this kernel's contract is the generic body's.
+                    unsafe { $generic::<$t, $crate::types::$Op>($($arg),*) }
+                }
+            }
+        }
+        pub use self::${concat($kernel, __, $t, _, $op)}::${concat($kernel, __, $t, _, $op)};
     };
 }

@@ -16,6 +16,7 @@ mod reduce;
 mod report;
 mod scan;
 mod sweep;
+mod typed;
 
 use std::io::Write;
 
@@ -93,6 +94,14 @@ struct Args {
     /// What to run: the reductions, or the prefix sums.
     #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
     op: OpArg,
+    /// Element type of the reductions. Other than i32, only the generic variants run
+    /// (warp_shuffle, vector_loads, atomic_accumulate); the classic ones are i32 sums.
+    #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64"])]
+    elem: String,
+    /// What the reductions combine with: sum (wrapping for integers), min or max (floats: NaN
+    /// propagates, -0.0 < +0.0). Other than sum, only the generic variants run.
+    #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max"])]
+    combine: String,
     /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`) at the
     /// same n (needs nvcc on the GPU host) and add a `× CUB` column: CUB's time over ours
     /// (> 1: faster than CUB).

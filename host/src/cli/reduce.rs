@@ -13,7 +13,7 @@ use crate::twins::TwinInput;
 use crate::{Error, Result};
 
 /// The default block of the reductions.
-const DEFAULT_BLOCK: u32 = 512;
+pub(super) const DEFAULT_BLOCK: u32 = 512;
 
 /// Which optional column groups a report has.
 #[derive(Clone, Copy)]
@@ -156,7 +156,7 @@ fn twins_usable(session: &Session) -> std::result::Result<(), String> {
 }
 
 /// The variants `--variant` and `--family` select.
-fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
+pub(super) fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
     let family = match &args.family {
         None => None,
         Some(f) => Some(Family::ALL.into_iter().find(|x| x.name() == f).ok_or_else(|| {
@@ -237,8 +237,13 @@ fn fits_device(n: usize, memory_bytes: u64) -> Result<()> {
 }
 
 /// Runs `reduce` (the reductions): prints the rows, returns whether every row passed.
+/// `--type`/`--combine` other than i32 sum go to the generic variants (`cli/typed.rs`).
 pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let (elem, op) = (registry::Elem::parse(&args.elem)?, Op::parse(&args.combine)?);
     let variants = selected(args)?;
+    if (elem, op) != (registry::Elem::I32, Op::Sum) {
+        return super::typed::run(args, &variants, elem, op, out, err);
+    }
     if args.list {
         for v in &variants {
             let _ = writeln!(out, "{:<24} {:<7} {}", v.name, v.family.name(), v.concept);

@@ -68,9 +68,15 @@ impl Reference {
 
     /// The reference for `op`.
     pub fn for_op(op: crate::registry::Op, data: &[i32]) -> Self {
+        let exact = |v: Option<&i32>, identity: i32| {
+            let v = v.copied().unwrap_or(identity);
+            Self { wrapped: v, widened: v.into() }
+        };
         match op {
             crate::registry::Op::Sum => Self::of(data),
             crate::registry::Op::SumOfSquares => Self::of_squares(data),
+            crate::registry::Op::Min => exact(data.iter().min(), i32::MAX),
+            crate::registry::Op::Max => exact(data.iter().max(), i32::MIN),
         }
     }
 }

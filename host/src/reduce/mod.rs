@@ -9,6 +9,9 @@
 //!   checked; what the tests, the benches and the CLI run.
 //! * [`sum`] — [`sum::Reducer`], the reusable object a library caller keeps, and the one-shot
 //!   [`sum::sum`].
+//! * [`typed`] — every element type × sum/min/max on the generic variants: the runner, the
+//!   references and the float error bound, and the one-shot [`reduce()`]
+//!   (`host::reduce::<f32, Max>(&backend, &buf)`).
 //!
 //! **Where the partial sums are finished.** [`Finish::HostAdds`] and its in-place and clocked
 //! forms leave partials in a device buffer (one per block, or per thread for the early
@@ -21,6 +24,9 @@ pub mod cpu;
 pub mod plan;
 pub mod registry;
 pub mod sum;
+pub mod typed;
+
+pub use typed::reduce;
 
 use crate::backend::{Backend, DeviceBuffer, LaunchConfig};
 use crate::error::{Error, Result};

@@ -30,11 +30,15 @@
 //! longer than the kernels' 32-bit length (`n ≤ u32::MAX`) is `Error::Invalid` with the
 //! numbers; a device error is `Error::Cuda` / `Error::Emulator`.
 
+use std::any::Any;
 use std::ops::Range;
+
+use kernels::types::Sum;
 
 use super::Workspace;
 use super::plan::{self, Geometry};
 use super::registry::{self, Variant};
+use super::typed::{OpKind, TypedState, Value, reduce_with};
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
 
@@ -95,21 +99,52 @@ pub struct Reducer<'b> {
     backend: &'b Backend,
     /// The choice, its resident blocks per SM, and the storage, once a first call made them.
     state: Option<(Choice, u32, Workspace)>,
+    /// The same for the typed calls ([`reduce`](Self::reduce)), for the last type and operator.
+    typed: Option<TypedState>,
 }
 
 impl<'b> Reducer<'b> {
     /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, state: None }
+        Self { backend, state: None, typed: None }
     }
 
-    /// The wrapping sum of every element of `input`; waits for it.
-    pub fn sum(&mut self, input: &DeviceBuffer<i32>) -> Result<i32> {
+    /// The sum of every element of `input` (wrapping for integers); waits for it. Any
+    /// [`Value`] type: `i32` takes the classic path ([`SUM_PLAN`]), the others
+    /// [`reduce`](Self::reduce)`::<T, Sum>`.
+    pub fn sum<T: Value>(&mut self, input: &DeviceBuffer<T>) -> Result<T> {
         self.sum_range(input, 0..input.len())
     }
 
-    /// The wrapping sum of `input[range]` (any start element); waits for it.
-    pub fn sum_range(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
+    /// The sum of `input[range]` (any start element); waits for it.
+    pub fn sum_range<T: Value>(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
+        match (input as &dyn Any).downcast_ref::<DeviceBuffer<i32>>() {
+            Some(ints) => {
+                let s = self.sum_range_i32(ints, range)?;
+                (&s as &dyn Any)
+                    .downcast_ref::<T>()
+                    .copied()
+                    .ok_or_else(|| Error::Invalid("i32 sum as another type".into()))
+            }
+            None => self.reduce_range::<T, Sum>(input, range),
+        }
+    }
+
+    /// `O` (`kernels::types::{Sum, Min, Max}`) over every element of `input`, for any [`Value`]
+    /// type: one launch of `atomic_accumulate__{type}_{op}`; waits for it. Integer sums wrap;
+    /// float min/max propagate NaN and order −0.0 < +0.0 (`kernels::types`); an empty buffer
+    /// gives the identity. The storage is kept for the next call of the same type and operator.
+    pub fn reduce<T: Value, O: OpKind>(&mut self, input: &DeviceBuffer<T>) -> Result<T> {
+        self.reduce_range::<T, O>(input, 0..input.len())
+    }
+
+    /// [`reduce`](Self::reduce) over `input[range]`.
+    pub fn reduce_range<T: Value, O: OpKind>(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
+        reduce_with::<T, O>(self.backend, &mut self.typed, input, range)
+    }
+
+    /// The wrapping sum of `input[range]` of `i32`: the classic path.
+    fn sum_range_i32(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
         if range.start == range.end && range.start <= input.len() {
             return Ok(0);
         }
@@ -171,14 +206,15 @@ impl<'b> Reducer<'b> {
     }
 }
 
-/// The wrapping sum of every element of `buf` (one call: allocates a [`Reducer`]'s few words).
-pub fn sum(backend: &Backend, buf: &DeviceBuffer<i32>) -> Result<i32> {
+/// The sum of every element of `buf`, any [`Value`] type (one call: allocates a [`Reducer`]'s
+/// few words).
+pub fn sum<T: Value>(backend: &Backend, buf: &DeviceBuffer<T>) -> Result<T> {
     Reducer::new(backend).sum(buf)
 }
 
-/// The wrapping sum of `buf[range]`. The range may start at any element (the kernel handles
+/// The sum of `buf[range]`. The range may start at any element (the kernel handles
 /// the unaligned head and tail); an empty range sums to 0.
-pub fn sum_range(backend: &Backend, buf: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
+pub fn sum_range<T: Value>(backend: &Backend, buf: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
     Reducer::new(backend).sum_range(buf, range)
 }
 
@@ -200,6 +236,25 @@ mod tests {
         assert_eq!(sum_range(&b, &buf, 1..3).unwrap(), 13);
         let empty = b.alloc::<i32>(0).unwrap();
         assert_eq!(sum(&b, &empty).unwrap(), 0);
+    }
+
+    #[test]
+    fn typed_calls_on_one_reducer() {
+        use kernels::types::{Max, Min};
+        let b = Backend::emulator();
+        let f: Vec<f64> = (0..5000).map(|i| (i as f64 - 2500.5) * 0.25).collect();
+        let fb = b.upload(&f).unwrap();
+        let u = b.upload(&[7u32, u32::MAX, 3]).unwrap();
+        let mut r = Reducer::new(&b);
+        assert_eq!(r.reduce::<f64, Max>(&fb).unwrap(), 624.625);
+        assert_eq!(r.reduce::<f64, Min>(&fb).unwrap(), -625.125);
+        assert_eq!(r.sum(&fb).unwrap(), f.iter().sum::<f64>()); // quarters: every sum is exact
+        assert_eq!(r.sum(&u).unwrap(), 9); // wraps
+        assert_eq!(r.reduce_range::<u32, Min>(&u, 0..1).unwrap(), 7);
+        assert_eq!(r.reduce_range::<u32, Min>(&u, 1..1).unwrap(), u32::MAX);
+        let e = r.reduce_range::<u32, Max>(&u, 2..5).unwrap_err().to_string();
+        assert!(e.contains("2..5") && e.contains("buffer of 3"), "{e}");
+        assert_eq!(r.sum(&b.upload(&[1i32, 2]).unwrap()).unwrap(), 3);
     }
 
     #[test]

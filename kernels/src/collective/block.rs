@@ -11,6 +11,7 @@ use crate::device::shared::Shared;
 use crate::device::thread::{block_dim_x, lane_id, sync_threads, warp_id};
 use crate::device::warp::sync_warp;
 use crate::device::{FULL_MASK, WARP_SIZE};
+use crate::types::{Element, Operator};
 
 /// Warps in the largest block (1024 / 32): the shared slots [`block_sum`] needs, one `i32`
 /// per warp. A kernel declares its slots as `static_shared!(NAME: [i32; BLOCK_SUM_SLOTS])`.
@@ -55,6 +56,42 @@ pub unsafe fn block_sum(value: i32, slots: Shared<i32>, warp_sum: impl Fn(i32) -
         // SAFETY: lane < warps <= slots.len(); the barrier above ordered the writes.
         let parked = if lane < warps { unsafe { slots.read(lane as usize) } } else { 0 };
         total = warp_sum(parked);
+    }
+    total
+}
+
+/// Bytes of static shared memory of [`BLOCK_SUM_SLOTS`] slots of `T`: 128 for 32-bit types,
+/// 256 for 64-bit ones (what `ptxas -v` reports for a generic kernel whose only shared array
+/// is the slots of [`block_reduce`]).
+pub const fn block_reduce_smem_bytes<T>() -> u32 {
+    (BLOCK_SUM_SLOTS * core::mem::size_of::<T>()) as u32
+}
+
+/// [`block_sum`] for any element type and operator: `O::combine` over the whole block,
+/// complete in **thread 0**. Each warp reduces with `O::warp_reduce` (shuffles), lane 0 of each
+/// warp parks its warp's result in `slots[warp]`, one block barrier, then warp 0 reduces the
+/// slots (lanes past the last warp hold `O::IDENTITY`).
+///
+/// # Safety
+/// As for [`block_sum`]: every thread of the block calls it, the block is a multiple of 32
+/// threads and at most `32 × slots.len()`, and no thread may still read `slots` from an
+/// earlier use.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn block_reduce<T: Element, O: Operator<T>>(value: T, slots: Shared<T>) -> T {
+    let warp_total = O::warp_reduce(value);
+    if lane_id() == 0 {
+        // SAFETY: warp_id < blockDim/32 <= slots.len(); each warp writes its own slot.
+        unsafe { slots.write(warp_id() as usize, warp_total) };
+    }
+    sync_threads();
+    let mut total = O::IDENTITY;
+    if warp_id() == 0 {
+        let warps = block_dim_x() / WARP_SIZE;
+        let lane = lane_id();
+        // SAFETY: lane < warps <= slots.len(); the barrier above ordered the writes.
+        let parked = if lane < warps { unsafe { slots.read(lane as usize) } } else { O::IDENTITY };
+        total = O::warp_reduce(parked);
     }
     total
 }

@@ -10,10 +10,14 @@
 //!   `redux`).
 //! * [`thread_sum_v4`] — a grid-stride loop of 128-bit loads over any alignment
 //!   (`vector_loads`, `single_pass`, `atomic_accumulate`).
+//! * [`thread_reduce_items`], [`thread_reduce_v128`] — the same two loads for any element
+//!   type and operator (the typed `warp_shuffle__*`, `vector_loads__*`,
+//!   `atomic_accumulate__*` kernels), with [`split_for_128`] for any element size.
 
 use crate::device::mem::load_v4_nc;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 use crate::index::{fold_count, fold_index};
+use crate::types::{Element, Operator};
 
 /// Phase 1 of the unrolled kernels (`unroll2` … `complete_unroll`): thread `tid` adds the
 /// elements `tid + k*block`, `k < N`, of its block's segment — those that exist, see
@@ -242,6 +246,123 @@ pub unsafe fn thread_sum_v4(g_idata: *const i32, n: usize) -> i32 {
     sum
 }
 
+/// [`thread_sum_items`] for any element type and operator: `O::combine` of the elements
+/// `segment[tid + j*block]`, `j < ITEMS`, that exist (`O::IDENTITY` if none does). A full
+/// segment issues its `ITEMS` loads back to back before the first combine.
+///
+/// # Safety
+/// `segment` is valid for reading `len` elements, `len <= ITEMS * block`, `tid < block`.
+#[inline(always)]
+pub unsafe fn thread_reduce_items<T: Element, O: Operator<T>, const ITEMS: usize>(
+    segment: *const T,
+    len: usize,
+    tid: usize,
+    block: usize,
+) -> T {
+    let mut acc = O::IDENTITY;
+    if len == ITEMS * block {
+        let mut x = [O::IDENTITY; ITEMS];
+        for (j, slot) in x.iter_mut().enumerate() {
+            // SAFETY: tid + j*block < ITEMS*block = len.
+            *slot = unsafe { *segment.add(tid + j * block) };
+        }
+        for v in x {
+            acc = O::combine(acc, v);
+        }
+    } else {
+        let mut i = tid;
+        while i < len {
+            // SAFETY: i < len.
+            acc = O::combine(acc, unsafe { *segment.add(i) });
+            i += block;
+        }
+    }
+    acc
+}
+
+/// [`split_for_v4`] for elements of `size` bytes (4 or 8; a power of two that divides 16):
+/// how `n` elements at byte address `addr` (a multiple of `size`) split into a head read one
+/// by one, 16-byte vectors of `16 / size` elements, and a tail.
+/// `head + (16 / size) * vectors + tail == n`, and element `head` is 16-byte aligned whenever
+/// `vectors > 0`.
+#[inline(always)]
+pub const fn split_for_128(addr: usize, n: usize, size: usize) -> V4Split {
+    let per = 16 / size;
+    // Elements from addr up to the next multiple of 16 bytes (0 when already aligned).
+    let to_boundary = (per - (addr / size) % per) % per;
+    let head = if to_boundary < n { to_boundary } else { n };
+    let rest = n - head;
+    V4Split { head, vectors: rest / per, tail: rest % per }
+}
+
+/// Elements one thread consumes per trip of [`thread_reduce_v128`]: four 128-bit loads of
+/// `T::PER_128` elements (16 for 32-bit types, 8 for 64-bit ones).
+pub const fn items_per_trip<T: Element>() -> usize {
+    LOADS_PER_TRIP * T::PER_128
+}
+
+/// [`thread_sum_v4`] for any element type and operator: this thread's `O::combine` over its
+/// share of `g_idata[..n]`, read by a grid-stride loop of four independent 128-bit loads per
+/// trip (`ld.global.nc.v4.b32`: four 32-bit elements or two 64-bit ones per load, so 64-bit
+/// types keep the 128-bit vectorisation), then the unaligned head and tail element by
+/// element ([`split_for_128`]). Every element is combined by exactly one thread of the grid.
+///
+/// # Safety
+/// `g_idata` is valid, `T`-aligned global memory for reading `n` elements that no thread
+/// writes during the kernel.
+#[inline(always)]
+pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, n: usize) -> T {
+    let V4Split { head, vectors, tail } = split_for_128(g_idata as usize, n, core::mem::size_of::<T>());
+    let threads = grid_dim_x() as usize * block_dim_x() as usize;
+    let gid = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+    // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
+    let body = unsafe { g_idata.add(head) };
+    let words = body.cast::<u32>();
+    let per = T::PER_128;
+    let mut acc = O::IDENTITY;
+    let fold = |acc: T, w: [u32; VEC]| {
+        let mut a = acc;
+        for e in 0..per {
+            a = O::combine(a, T::from_128(w, e));
+        }
+        a
+    };
+
+    let window = LOADS_PER_TRIP * threads;
+    let whole = vectors / window;
+    let mut at = gid;
+    for _ in 0..whole {
+        let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        for j in 0..LOADS_PER_TRIP {
+            // SAFETY: at + j*threads < (trip + 1) * window <= vectors; every vector of the
+            // 16-byte aligned body is 16-byte aligned.
+            v[j] = unsafe { load_v4_nc(words.add(VEC * (at + j * threads))) };
+        }
+        for j in 0..LOADS_PER_TRIP {
+            acc = fold(acc, v[j]);
+        }
+        at += window;
+    }
+
+    for j in 0..LOADS_PER_TRIP {
+        let i = at + j * threads;
+        if i < vectors {
+            // SAFETY: i < vectors.
+            acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * i)) });
+        }
+    }
+
+    if gid < head {
+        // SAFETY: gid < head <= n.
+        acc = O::combine(acc, unsafe { *g_idata.add(gid) });
+    }
+    if gid < tail {
+        // SAFETY: head + PER_128*vectors + gid < n.
+        acc = O::combine(acc, unsafe { *body.add(per * vectors + gid) });
+    }
+    acc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +379,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn split_for_128_covers_every_element_for_both_sizes() {
+        for size in [4usize, 8] {
+            let per = 16 / size;
+            for base in (0..64usize).step_by(size) {
+                for n in 0..70usize {
+                    let s = split_for_128(base, n, size);
+                    assert_eq!(s.head + per * s.vectors + s.tail, n, "size={size} base={base} n={n}");
+                    assert!(s.head < per && s.tail < per, "size={size} base={base} n={n}: {s:?}");
+                    if s.vectors > 0 {
+                        assert_eq!((base + size * s.head) % 16, 0, "size={size} base={base} n={n}");
+                    }
+                    if size == 4 {
+                        assert_eq!(s, split_for_v4(base, n));
+                    }
+                }
+            }
+        }
+        assert_eq!(split_for_128(0x108, 5, 8), V4Split { head: 1, vectors: 2, tail: 0 });
+        assert_eq!(split_for_128(0x100, 5, 8), V4Split { head: 0, vectors: 2, tail: 1 });
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use super::block::add_pair;
 use crate::device::warp::{shfl_down_sync, sync_warp};
 use crate::device::{FULL_MASK, WARP_SIZE};
+use crate::types::{Element, Operator};
 
 /// The warp step of `warp_shuffle` and of every kernel after it: the wrapping sum of `value`
 /// over the 32 lanes of the warp, complete in **lane 0** (the other lanes end with partial
@@ -31,6 +32,26 @@ pub fn warp_sum_shfl(value: i32) -> i32 {
         // Lanes at or past 32 - offset read their own value back (clamped); lane 0's sum
         // never includes those reads, because lane i only ever collects lanes i..i+2*offset.
         v = v.wrapping_add(shfl_down_sync(FULL_MASK, v, offset));
+        offset /= 2;
+    }
+    v
+}
+
+/// [`warp_sum_shfl`] for any element type and operator: `O::combine` over the 32 lanes of
+/// the warp, complete in **lane 0**, in five `shfl.down` steps (offsets 16, 8, 4, 2, 1). A
+/// 64-bit value crosses lanes as two 32-bit halves, so each step is two shuffles for `i64`,
+/// `u64` and `f64`. The order of the combines is a fixed tree (lane 0 combines with lane 16's
+/// partial, …), the same on every run: a float sum of one warp is deterministic.
+///
+/// Every lane of the warp must call it (the mask is the full warp).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
+    let mut v = value;
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        // As in warp_sum_shfl: the clamped reads of the high lanes never reach lane 0.
+        v = O::combine(v, shfl_down_sync(FULL_MASK, v, offset));
         offset /= 2;
     }
     v

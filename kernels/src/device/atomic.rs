@@ -10,6 +10,9 @@
 //! |---|---|---|
 //! | [`atomic_add_i32`] / [`atomic_add_u32`] | `atom.relaxed.gpu.add` | `atomicAdd` |
 //! | [`red_add_i32`] | `red.relaxed.gpu.add` | `atomicAdd` whose result is unused |
+//! | [`red_add_u32`], [`red_add_u64`], [`red_add_f32`], [`red_add_f64`] | `red.relaxed.gpu.add.{u32,u64,f32,f64}` | `atomicAdd` (`f64`: sm_60+) |
+//! | [`red_min_s32`] … [`red_max_u64`] | `red.relaxed.gpu.{min,max}.{s32,u32,s64,u64}` | `atomicMin` / `atomicMax` (64-bit: sm_32+) |
+//! | [`red_min_f32`] … [`red_max_f64`] | two integer `red.min`/`red.max`, by sign | none: PTX has no float atomic min/max |
 //! | [`load_acquire_u32`] / [`load_acquire_u64`] | `ld.acquire.gpu` | `cuda::atomic_ref::load(memory_order_acquire)` |
 //! | [`store_release_u32`] / [`store_release_u64`] | `st.release.gpu` | `cuda::atomic_ref::store(memory_order_release)` |
 //! | [`load_relaxed_u64`] / [`store_relaxed_u64`] | `ld/st.relaxed.gpu` | `memory_order_relaxed` |
@@ -18,12 +21,37 @@
 //! A release store makes every write the thread did before it visible to a thread whose
 //! acquire load reads the stored value; relaxed operations are atomic but order nothing.
 //!
+//! # Float min and max
+//!
+//! Float atomic min/max from integer ones (**the sign-magnitude trick**). PTX has no
+//! `atom.min.f32`/`.f64`; but an IEEE float is sign and magnitude, so
+//!
+//! * among floats with the sign bit clear (+0.0 … +inf, and positive NaNs above +inf), the
+//!   bits ordered as **signed** integers are ordered as the floats;
+//! * among floats with the sign bit set (−0.0 … −inf, negative NaNs below −inf), the bits
+//!   ordered as **unsigned** integers are ordered *opposite* to the floats;
+//! * every bit pattern with the sign bit set is a negative signed integer and a larger
+//!   unsigned one than any with the sign bit clear.
+//!
+//! So `max(*p, v)` is `red.max.s32` when `v`'s sign bit is clear (a negative `*p` is a
+//! negative integer and loses; a positive one compares as floats do) and `red.min.u32`
+//! when it is set (a positive `*p` is the smaller unsigned integer and stays; a negative one
+//! keeps the smaller magnitude). Min is the mirror. One instruction, no compare-and-swap
+//! loop to retry under contention; the word always holds a plain float.
+//!
+//! **NaN and ±0.0.** `value` is first made canonical: any NaN becomes the NaN that sorts
+//! *above* every number in the order of max (`+NaN`, bits `0x7fc0_0000`) or *below* every
+//! number in the order of min (`−NaN`, `0xffc0_0000`), so a NaN anywhere in the input wins:
+//! NaN propagates, as `kernels::types` defines min and max. −0.0 has the sign bit and +0.0
+//! does not, so the trick orders −0.0 < +0.0: max(−0.0, +0.0) = +0.0, min = −0.0 — again
+//! as `kernels::types` defines them, whatever order the blocks arrive in.
+//!
 //! In the emulator these map to `core::sync::atomic` with the same orderings, and every
 //! load also lets the emulator's scheduler run other threads, so spin loops make progress
 //! and a kernel stuck spinning past its time budget is stopped with an error.
 
 #[cfg(not(target_arch = "nvptx64"))]
-use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering, fence};
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering, fence};
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::emu::hooks;
@@ -104,6 +132,141 @@ pub unsafe fn red_add_i32(ptr: *mut i32, value: i32) {
         unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed);
     }
 }
+
+/// A fire-and-forget atomic to global memory (`red`, see [`red_add_i32`]): on the GPU the PTX
+/// instruction, in the emulator the `core::sync::atomic` operation `$emu` on the same word.
+macro_rules! red_op {
+    ($(#[$m:meta])* $name:ident, $ty:ty, $ptx:literal, $reg:ident, |$a:ident, $v:ident| $emu:expr) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// `ptr` is valid, naturally aligned, global memory; every concurrent access to it is
+        /// atomic.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn $name(ptr: *mut $ty, value: $ty) {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: the caller guarantees a valid aligned global address.
+            unsafe {
+                core::arch::asm!(concat!($ptx, " [{p}], {v};"), p = in(reg64) ptr,
+                    v = in($reg) value, options(nostack));
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                hooks().poll(core::panic::Location::caller());
+                let $v = value;
+                // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses
+                // to it are atomic.
+                let $a = unsafe { &*ptr.cast::<<$ty as EmuAtomic>::Atomic>() };
+                $emu;
+            }
+        }
+    };
+}
+
+/// The `core::sync::atomic` type the emulator uses for each element type (floats: their bits).
+#[cfg(not(target_arch = "nvptx64"))]
+trait EmuAtomic {
+    type Atomic;
+}
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! emu_atomic {
+    ($($t:ty => $a:ty),*) => {$(impl EmuAtomic for $t { type Atomic = $a; })*};
+}
+#[cfg(not(target_arch = "nvptx64"))]
+emu_atomic!(i32 => AtomicI32, u32 => AtomicU32, i64 => AtomicI64, u64 => AtomicU64, f32 => AtomicU32, f64 => AtomicU64);
+
+/// The emulator's float add: a compare-and-swap loop on the bits (the GPU adds in L2).
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! emu_float_add {
+    ($a:ident, $v:ident, $f:ty) => {{
+        let mut old = $a.load(Ordering::Relaxed);
+        while let Err(now) =
+            $a.compare_exchange_weak(old, (<$f>::from_bits(old) + $v).to_bits(), Ordering::Relaxed, Ordering::Relaxed)
+        {
+            old = now;
+        }
+    }};
+}
+
+red_op!(
+    /// `*ptr += value` (wrapping), result unused: `red.relaxed.gpu.add.u32`.
+    red_add_u32, u32, "red.relaxed.gpu.add.u32", reg32, |a, v| a.fetch_add(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr += value` (wrapping), result unused: `red.relaxed.gpu.add.u64`. Two's complement
+    /// makes it the `i64` add too: pass the `i64`'s bits.
+    red_add_u64, u64, "red.relaxed.gpu.add.u64", reg64, |a, v| a.fetch_add(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr += value` rounded to nearest, result unused: `red.relaxed.gpu.add.f32`. The order
+    /// of the adds is the order they reach L2, so the rounding of a sum of many differs run to
+    /// run.
+    red_add_f32, f32, "red.relaxed.gpu.add.f32", reg32, |a, v| emu_float_add!(a, v, f32));
+red_op!(
+    /// `*ptr += value` rounded to nearest, result unused: `red.relaxed.gpu.add.f64` (sm_60+).
+    red_add_f64, f64, "red.relaxed.gpu.add.f64", reg64, |a, v| emu_float_add!(a, v, f64));
+red_op!(
+    /// `*ptr = min(*ptr, value)` as signed integers: `red.relaxed.gpu.min.s32`.
+    red_min_s32, i32, "red.relaxed.gpu.min.s32", reg32, |a, v| a.fetch_min(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = max(*ptr, value)` as signed integers: `red.relaxed.gpu.max.s32`.
+    red_max_s32, i32, "red.relaxed.gpu.max.s32", reg32, |a, v| a.fetch_max(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = min(*ptr, value)` as unsigned integers: `red.relaxed.gpu.min.u32`.
+    red_min_u32, u32, "red.relaxed.gpu.min.u32", reg32, |a, v| a.fetch_min(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = max(*ptr, value)` as unsigned integers: `red.relaxed.gpu.max.u32`.
+    red_max_u32, u32, "red.relaxed.gpu.max.u32", reg32, |a, v| a.fetch_max(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = min(*ptr, value)` as signed 64-bit integers: `red.relaxed.gpu.min.s64`. The PTX
+    /// ISA requires sm_32 for 64-bit `atom`/`red` `min`/`max` (every build here is sm_70+).
+    red_min_s64, i64, "red.relaxed.gpu.min.s64", reg64, |a, v| a.fetch_min(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = max(*ptr, value)` as signed 64-bit integers: `red.relaxed.gpu.max.s64` (sm_32+).
+    red_max_s64, i64, "red.relaxed.gpu.max.s64", reg64, |a, v| a.fetch_max(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = min(*ptr, value)` as unsigned 64-bit integers: `red.relaxed.gpu.min.u64` (sm_32+).
+    red_min_u64, u64, "red.relaxed.gpu.min.u64", reg64, |a, v| a.fetch_min(v, Ordering::Relaxed));
+red_op!(
+    /// `*ptr = max(*ptr, value)` as unsigned 64-bit integers: `red.relaxed.gpu.max.u64` (sm_32+).
+    red_max_u64, u64, "red.relaxed.gpu.max.u64", reg64, |a, v| a.fetch_max(v, Ordering::Relaxed));
+
+// Float min/max from two integer atomics: the module docs, "Float min and max".
+macro_rules! red_float_minmax {
+    ($(#[$m:meta])* $name:ident, $f:ty, $nan:expr, $sign:expr, $clear:ident, $set:ident, $si:ty, $ui:ty) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// `ptr` is valid, naturally aligned, global memory holding a float; every concurrent
+        /// access to it is atomic.
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        pub unsafe fn $name(ptr: *mut $f, value: $f) {
+            let bits = if value.is_nan() { $nan } else { value.to_bits() };
+            // SAFETY: the caller's contract; the word holds a float's bits, read as an integer.
+            unsafe {
+                if bits & $sign == 0 {
+                    $clear(ptr.cast::<$si>(), bits as $si)
+                } else {
+                    $set(ptr.cast::<$ui>(), bits as $ui)
+                }
+            }
+        }
+    };
+}
+
+red_float_minmax!(
+    /// `*ptr = min(*ptr, value)` for `f32`, NaN propagating, −0.0 < +0.0 (see the module
+    /// docs, "Float min and max").
+    red_min_f32, f32, 0xffc0_0000u32, 0x8000_0000u32, red_min_s32, red_max_u32, i32, u32);
+red_float_minmax!(
+    /// `*ptr = max(*ptr, value)` for `f32`, NaN propagating, −0.0 < +0.0.
+    red_max_f32, f32, 0x7fc0_0000u32, 0x8000_0000u32, red_max_s32, red_min_u32, i32, u32);
+red_float_minmax!(
+    /// `*ptr = min(*ptr, value)` for `f64`, NaN propagating, −0.0 < +0.0.
+    red_min_f64, f64, 0xfff8_0000_0000_0000u64, 1u64 << 63, red_min_s64, red_max_u64, i64, u64);
+red_float_minmax!(
+    /// `*ptr = max(*ptr, value)` for `f64`, NaN propagating, −0.0 < +0.0.
+    red_max_f64, f64, 0x7ff8_0000_0000_0000u64, 1u64 << 63, red_max_s64, red_min_u64, i64, u64);
 
 macro_rules! load_op {
     ($(#[$m:meta])* $name:ident, $ty:ty, $atomic:ident, $ptx:literal, $reg:ident, $ord:ident) => {

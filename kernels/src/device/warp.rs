@@ -7,7 +7,9 @@
 //! same mask, or the result is undefined". The emulator reports a lane of the mask that
 //! never arrives (it exited, or waits at another operation).
 //!
-//! Values are 32-bit words ([`Word`]): `i32`, `u32`, `f32`.
+//! Shuffled values are 32-bit words ([`Word`]: `i32`, `u32`, `f32`) or 64-bit values (`i64`,
+//! `u64`, `f64`), which cross lanes as two 32-bit halves, two `shfl.sync` instructions, as
+//! CUDA C's `__shfl_down_sync(unsigned, long long, …)` does ([`Shuffle`]).
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::emu::{ReduxOp, ShflMode, VoteMode, WarpOp, hooks};
@@ -53,6 +55,53 @@ impl Word for f32 {
     }
 }
 
+/// A value that can cross lanes in a shuffle: one 32-bit word, or two (the low half first).
+pub trait Shuffle: Copy {
+    /// 1 for 32-bit values, 2 for 64-bit values: the `shfl.sync` instructions one shuffle takes.
+    const WORDS: u32;
+    /// The value's bits as `[low, high]` 32-bit halves (`high` is 0 for a 32-bit value).
+    fn to_halves(self) -> [u32; 2];
+    /// The value back from its halves.
+    fn from_halves(h: [u32; 2]) -> Self;
+}
+
+macro_rules! shuffle_32 {
+    ($($t:ty),*) => {$(
+        impl Shuffle for $t {
+            const WORDS: u32 = 1;
+            #[inline(always)]
+            fn to_halves(self) -> [u32; 2] {
+                [self.to_word(), 0]
+            }
+            #[inline(always)]
+            fn from_halves(h: [u32; 2]) -> Self {
+                Self::from_word(h[0])
+            }
+        }
+    )*};
+}
+shuffle_32!(u32, i32, f32);
+
+macro_rules! shuffle_64 {
+    ($($t:ty => $bits:expr, $back:expr);*) => {$(
+        impl Shuffle for $t {
+            const WORDS: u32 = 2;
+            #[inline(always)]
+            fn to_halves(self) -> [u32; 2] {
+                let b: u64 = $bits(self);
+                [b as u32, (b >> 32) as u32]
+            }
+            #[inline(always)]
+            fn from_halves(h: [u32; 2]) -> Self {
+                $back(h[0] as u64 | (h[1] as u64) << 32)
+            }
+        }
+    )*};
+}
+// The three 64-bit types: their bits, and back.
+#[rustfmt::skip]
+shuffle_64!(u64 => |v: u64| v, |b: u64| b; i64 => |v: i64| v as u64, |b: u64| b as i64; f64 => f64::to_bits, f64::from_bits);
+
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]
 unsafe extern "C" {
@@ -92,20 +141,25 @@ const CLAMP_LOW: u32 = 0;
 macro_rules! shuffle {
     ($(#[$m:meta])* $name:ident, $intrinsic:ident, $mode:ident, $c:expr, $b:ident) => {
         $(#[$m])*
+        ///
+        /// A 64-bit value takes two shuffles, one per 32-bit half, with the same lanes.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub fn $name<T: Word>(mask: u32, value: T, $b: u32) -> T {
+        pub fn $name<T: Shuffle>(mask: u32, value: T, $b: u32) -> T {
+            let [low, high] = value.to_halves();
             #[cfg(target_arch = "nvptx64")]
             // SAFETY: shfl.sync reads only registers; the mask rule in the module docs is a
             // correctness rule, not a memory-safety one.
-            let w = unsafe { $intrinsic(mask, value.to_word(), $b, $c) };
+            let one = |half: u32| unsafe { $intrinsic(mask, half, $b, $c) };
             #[cfg(not(target_arch = "nvptx64"))]
-            let w = hooks().warp_op(
-                mask,
-                WarpOp::Shfl { mode: ShflMode::$mode, value: value.to_word(), b: $b, c: $c },
-                core::panic::Location::caller(),
-            );
-            T::from_word(w)
+            let site = core::panic::Location::caller();
+            #[cfg(not(target_arch = "nvptx64"))]
+            let one = |half: u32| {
+                hooks().warp_op(mask, WarpOp::Shfl { mode: ShflMode::$mode, value: half, b: $b, c: $c }, site)
+            };
+            let low = one(low);
+            let high = if T::WORDS == 2 { one(high) } else { 0 };
+            T::from_halves([low, high])
         }
     };
 }

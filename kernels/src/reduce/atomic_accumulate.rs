@@ -1,9 +1,10 @@
-use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
-use crate::collective::thread::thread_sum_v4;
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
+use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{red_add_i32, store_relaxed_u32};
 use crate::device::thread::{block_idx_x, thread_idx_x};
-use crate::{kernel, static_shared};
+use crate::types::{Element, Operator};
+use crate::{kernel, static_shared, typed_kernel};
 
 /// Static shared memory of [`atomic_accumulate`] per block: the block reduction's slots, one
 /// `i32` per warp of the largest block (128 bytes).
@@ -87,5 +88,77 @@ kernel! {
             // SAFETY: g_acc holds two elements, and the precondition made this one 0.
             unsafe { red_add_i32(g_acc.add((epoch % 2) as usize), total) };
         }
+    }
+}
+
+/// Static shared memory of `atomic_accumulate__{type}_{op}` per block: one `T` per warp of the
+/// largest block (128 bytes for 32-bit types, 256 for 64-bit ones).
+pub const fn atomic_accumulate_shared_bytes<T>() -> u32 {
+    crate::collective::block::block_reduce_smem_bytes::<T>()
+}
+
+typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: *const T, g_acc: *mut T, n: u32, epoch: u32));
+
+/// [`atomic_accumulate`] for any element type and operator: one launch, each block folds its
+/// result into the answer with one fire-and-forget atomic. Instantiated by `typed_kernel!` as
+/// `atomic_accumulate__{type}_{op}` for every type × operator but `i32` × sum (which is
+/// [`atomic_accumulate`] itself).
+///
+/// # Concept
+/// **An atomic per operator and type.** PTX's `red` reduces into memory with `add` for
+/// `u32`/`s32`/`u64`/`f32`/`f64` (`i64` adds as `u64`: two's complement), and `min`/`max` for
+/// signed and unsigned 32- and 64-bit integers (64-bit: sm_32+). It has no float `min`/`max`:
+/// those are two integer atomics chosen by the sign bit (`device::atomic`, "Float min and
+/// max"), one instruction and no compare-and-swap loop.
+///
+/// # Previous problem → fix
+/// [`atomic_accumulate`] sums `i32`, whose identity 0 is what a zeroed word holds. Min and
+/// max start from another identity, so block 0 stores `O::IDENTITY` (not 0) into the word the
+/// next launch uses, and the host fills both words with it when it allocates them. A float sum
+/// accumulated this way is rounded in the order the blocks reach L2: it may differ in the
+/// last bits from run to run (integers, min and max never do).
+///
+/// # Execution
+/// 1. Thread 0 of block 0 stores `O::IDENTITY` to `g_acc[(epoch + 1) % 2]`.
+/// 2. As [`vector_loads_generic`](super::vector_loads_generic): each thread combines its
+///    share with 128-bit loads, the block with shuffles.
+/// 3. Thread 0 of each block: `O::red(g_acc[epoch % 2], block_result)`.
+///
+/// # Launch
+/// As [`atomic_accumulate`], with 8 elements per trip for 64-bit types and
+/// [`atomic_accumulate_shared_bytes`]`::<T>()` bytes of static shared memory.
+///
+/// # Preconditions
+/// `g_idata` holds `n ≥ 1` `T`-aligned elements; `g_acc` holds two elements, and
+/// `g_acc[epoch % 2]` holds `O::IDENTITY` when the launch starts (the host fills both words
+/// at allocation; afterwards each launch clears the word the next one uses, when the launches
+/// of one buffer get consecutive epochs in one stream).
+///
+/// # Safety
+/// As [`atomic_accumulate`]: valid pointers, no writes to `g_idata`, no concurrent launch on
+/// `g_acc`; every thread reaches the block barrier and every shuffle.
+///
+/// # Measured
+/// Not measured yet (no GPU run of the typed kernels).
+#[inline(always)]
+pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
+    g_idata: *const T,
+    g_acc: *mut T,
+    n: u32,
+    epoch: u32,
+) {
+    let slots = static_shared!(ATOMIC_ACCUMULATE_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
+    if block_idx_x() == 0 && thread_idx_x() == 0 {
+        let next = ((epoch + 1) % 2) as usize;
+        // SAFETY: g_acc holds two elements; no block of this launch touches this one.
+        unsafe { T::store_relaxed(g_acc.add(next), O::IDENTITY) };
+    }
+    // SAFETY: g_idata holds n elements that nobody writes during the kernel.
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+    let total = unsafe { block_reduce::<T, O>(mine, slots) };
+    if thread_idx_x() == 0 {
+        // SAFETY: g_acc holds two elements, and the precondition made this one the identity.
+        unsafe { O::red(g_acc.add((epoch % 2) as usize), total) };
     }
 }

@@ -1,4 +1,7 @@
-//! Sum reductions of `i32` (wrapping, as the GPU's integer add is).
+//! Sum reductions of `i32` (wrapping, as the GPU's integer add is), and — for
+//! `warp_shuffle`, `vector_loads` and `atomic_accumulate` — sums, minima and maxima of every
+//! element type of [`crate::types`]: generic bodies (`warp_shuffle_generic`, …) instantiated
+//! as the entries `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`, …).
 //!
 //! Every kernel of this family turns `n` inputs into one partial sum per block, written
 //! to `g_odata[blockIdx.x]`; the host adds the partials (or, for the single-pass kernels,
@@ -61,13 +64,13 @@ pub use smem::{SMEM_SHARED_BYTES, smem};
 pub use smem_unroll4::{SMEM_UNROLL4_SHARED_BYTES, smem_unroll4};
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
 
-pub use atomic_accumulate::{ATOMIC_ACCUMULATE_SHARED_BYTES, atomic_accumulate};
+pub use atomic_accumulate::*;
 pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};
 pub use single_pass::{SINGLE_PASS_SHARED_BYTES, single_pass};
-pub use vector_loads::{VECTOR_LOADS_SHARED_BYTES, vector_loads};
-pub use warp_shuffle::{WARP_SHUFFLE_SHARED_BYTES, warp_shuffle};
+pub use vector_loads::*;
+pub use warp_shuffle::*;
 
 /// The per-thread loads of `vector_loads`, `single_pass` and `atomic_accumulate` (in
 /// [`crate::collective::thread`]), re-exported where the host has always found them.

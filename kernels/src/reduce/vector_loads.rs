@@ -1,9 +1,10 @@
-use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
-use crate::collective::thread::thread_sum_v4;
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
+use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::thread::{block_idx_x, thread_idx_x};
-use crate::kernel;
 use crate::static_shared;
+use crate::types::{Element, Operator};
+use crate::{kernel, typed_kernel};
 
 /// Static shared memory of [`vector_loads`] per block: the block reduction's slots, one `i32`
 /// per warp of the largest block (128 bytes).
@@ -86,5 +87,65 @@ kernel! {
             // SAFETY: g_odata holds gridDim.x elements.
             unsafe { *g_odata.add(block_idx_x() as usize) = total };
         }
+    }
+}
+
+/// Static shared memory of `vector_loads__{type}_{op}` per block: one `T` per warp of the
+/// largest block (128 bytes for 32-bit types, 256 for 64-bit ones).
+pub const fn vector_loads_shared_bytes<T>() -> u32 {
+    crate::collective::block::block_reduce_smem_bytes::<T>()
+}
+
+typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *mut T, n: u32));
+
+/// [`vector_loads`] for any element type and operator: a grid-stride loop of four
+/// independent 128-bit loads per thread per trip, then the block combine. Instantiated by
+/// `typed_kernel!` as `vector_loads__{type}_{op}` for every type × operator but `i32` × sum
+/// (which is [`vector_loads`] itself).
+///
+/// # Concept
+/// **A 128-bit load is 16 bytes, whatever the type.** Bandwidth comes from bytes in flight,
+/// so a 64-bit element type keeps the `ld.global.nc.v4.b32` of the 32-bit kernel and reads two
+/// elements per load instead of four: the same bytes per instruction, half the elements.
+///
+/// # Previous problem → fix
+/// [`vector_loads`] sums `i32` only, and its head/tail split counts 4-byte elements. Here the
+/// split is in bytes (`collective::thread::split_for_128`: a 64-bit array has at most one
+/// unaligned element before the first 16-byte boundary and one after the last), and the loaded
+/// words are reassembled into `T::PER_128` elements before the combine.
+///
+/// # Execution
+/// 1. Each thread combines its share of the input: whole windows of four 128-bit loads, the
+///    last partial window checked, the unaligned head and tail element by element
+///    (`collective::thread::thread_reduce_v128`).
+/// 2. The block combines with shuffles and one slot per warp
+///    (`collective::block::block_reduce`); thread 0 writes `g_odata[b]`.
+///
+/// # Launch
+/// Grid `min(ceil(n / (blockDim × items_per_trip::<T>())), SMs × resident blocks per SM)`
+/// (`collective::thread::items_per_trip`: 16 for 32-bit, 8 for 64-bit types), block a power
+/// of two in 32..=1024, [`vector_loads_shared_bytes`]`::<T>()` bytes of static shared memory.
+/// The host combines the partials.
+///
+/// # Preconditions
+/// `g_idata` holds `n ≥ 1` `T`-aligned elements, `g_odata` `gridDim.x`.
+///
+/// # Safety
+/// The pointers are valid device memory of those lengths; no thread writes `g_idata` while
+/// the kernel runs (it is read through the non-coherent path). Every thread reaches the block
+/// barrier and every shuffle.
+///
+/// # Measured
+/// Not measured yet (no GPU run of the typed kernels).
+#[inline(always)]
+pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
+    let slots = static_shared!(VECTOR_LOADS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
+    // SAFETY: g_idata holds n elements that nobody writes during the kernel.
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+    let total = unsafe { block_reduce::<T, O>(mine, slots) };
+    if thread_idx_x() == 0 {
+        // SAFETY: g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(block_idx_x() as usize) = total };
     }
 }

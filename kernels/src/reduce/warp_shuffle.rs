@@ -1,11 +1,12 @@
 use super::ITEMS_PER_THREAD;
-use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
-use crate::collective::thread::thread_sum_items;
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
+use crate::collective::thread::{thread_reduce_items, thread_sum_items};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::index::segment_len;
-use crate::kernel;
 use crate::static_shared;
+use crate::types::{Element, Operator};
+use crate::{kernel, typed_kernel};
 
 /// Static shared memory of [`warp_shuffle`] per block: the block reduction's slots, one
 /// `i32` per warp of the largest block (128 bytes).
@@ -87,5 +88,70 @@ kernel! {
             // SAFETY: g_odata holds gridDim.x elements.
             unsafe { *g_odata.add(block_idx_x() as usize) = total };
         }
+    }
+}
+
+/// Static shared memory of `warp_shuffle__{type}_{op}` per block: one `T` per warp of the
+/// largest block (128 bytes for 32-bit types, 256 for 64-bit ones).
+pub const fn warp_shuffle_shared_bytes<T>() -> u32 {
+    crate::collective::block::block_reduce_smem_bytes::<T>()
+}
+
+typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *mut T, n: u32));
+
+/// [`warp_shuffle`] for any element type and operator: each thread combines eight elements
+/// in registers, each warp combines its 32 values with `shfl.down`, one shared slot per warp
+/// carries the warp results to warp 0. Instantiated by `typed_kernel!` as
+/// `warp_shuffle__{type}_{op}` for every type × operator but `i32` × sum (which is
+/// [`warp_shuffle`] itself).
+///
+/// # Concept
+/// **One kernel, many types and operators.** A reduction needs of its operator only an
+/// identity and an associative combine; of its element type, a way across lanes. A 32-bit
+/// value crosses in one `shfl.sync`, a 64-bit value in two (its halves), as CUDA C's
+/// `__shfl_down_sync` on a `double` does.
+///
+/// # Previous problem → fix
+/// [`warp_shuffle`] sums `i32` only. Here the same code is generic over
+/// [`Element`] and [`Operator`]: min and max need their identity (not 0) in the lanes and
+/// warps that have nothing to contribute, and 64-bit types double the shuffles and the shared
+/// slots.
+///
+/// # Execution
+/// 1. Block `b` owns `g_idata[b*8*blockDim ..)`; thread `tid` combines
+///    `segment[tid + j*blockDim]`, `j < 8` (`collective::thread::thread_reduce_items`).
+/// 2. Each warp: five `shfl.down` steps (`collective::warp::warp_reduce_shfl`); lane 0 writes
+///    `slots[warp]`. Block barrier.
+/// 3. Warp 0 combines the slots (the identity past the last warp;
+///    `collective::block::block_reduce`); thread 0 writes `g_odata[b]`.
+///
+/// # Launch
+/// Grid `ceil(n / (8*blockDim))`, block a power of two in 32..=1024,
+/// [`warp_shuffle_shared_bytes`]`::<T>()` bytes of static shared memory. The host combines the
+/// partials.
+///
+/// # Preconditions
+/// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`.
+///
+/// # Safety
+/// As for [`warp_shuffle`]: valid pointers of those lengths; every thread reaches the block
+/// barrier and every shuffle.
+///
+/// # Measured
+/// Not measured yet (no GPU run of the typed kernels).
+#[inline(always)]
+pub unsafe fn warp_shuffle_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
+    let slots = static_shared!(WARP_SHUFFLE_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
+    let tid = thread_idx_x() as usize;
+    let block = block_dim_x() as usize;
+    let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;
+    let len = segment_len(n as usize, start, ITEMS_PER_THREAD * block);
+    // SAFETY: start < n for every block of the grid, and the segment holds len elements.
+    let mine = unsafe { thread_reduce_items::<T, O, ITEMS_PER_THREAD>(g_idata.add(start), len, tid, block) };
+    // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+    let total = unsafe { block_reduce::<T, O>(mine, slots) };
+    if tid == 0 {
+        // SAFETY: g_odata holds gridDim.x elements.
+        unsafe { *g_odata.add(block_idx_x() as usize) = total };
     }
 }

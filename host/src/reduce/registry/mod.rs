@@ -7,6 +7,11 @@
 //! blocks per SM, shared memory, allowed blocks). [`super::plan`] is the one place those axes
 //! are interpreted; [`super::Reduction`] turns them into launches.
 //!
+//! **Types and operators.** [`all()`] is the curriculum: every kernel, each an `i32` sum (or
+//! sum of squares). The generic variants — `warp_shuffle`, `vector_loads`,
+//! `atomic_accumulate` — also exist for every [`Elem`] × [`Op::COMBINES`]: [`typed::all`]
+//! lists those instantiations (their `i32` × sum row is the classic kernel itself).
+//!
 //! **Adding a variant of an existing shape** (docs/adding-a-variant.md): one kernel file in
 //! `kernels/src/<family>/`, one `mod`/`pub use` line in that family's `mod.rs`, one entry in
 //! this registry's family file. The tests, the benches, the CLI and the report pick it up.
@@ -47,29 +52,100 @@ impl Family {
     }
 }
 
-/// Element type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Element type. The classic kernels reduce `I32`; the generic variants
+/// ([`typed`]: `warp_shuffle`, `vector_loads`, `atomic_accumulate`) every type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Elem {
     /// 32-bit signed integer, wrapping arithmetic.
     I32,
+    /// 32-bit unsigned integer, wrapping arithmetic.
+    U32,
+    /// 64-bit signed integer, wrapping arithmetic.
+    I64,
+    /// 64-bit unsigned integer, wrapping arithmetic.
+    U64,
+    /// IEEE 754 binary32.
+    F32,
+    /// IEEE 754 binary64.
+    F64,
 }
 
 impl Elem {
-    /// Bytes per element: what the throughput columns count.
+    /// Every element type, in the order of `--type`'s list.
+    pub const ALL: [Elem; 6] = [Elem::I32, Elem::U32, Elem::I64, Elem::U64, Elem::F32, Elem::F64];
+
+    /// Bytes per element: what the throughput columns count (64-bit types move twice the
+    /// bytes per element).
     pub fn size(self) -> usize {
         match self {
-            Elem::I32 => 4,
+            Elem::I32 | Elem::U32 | Elem::F32 => 4,
+            Elem::I64 | Elem::U64 | Elem::F64 => 8,
         }
+    }
+
+    /// The Rust name: `--type`'s value, the type part of a PTX entry name, a bench id part.
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::I32 => "i32",
+            Elem::U32 => "u32",
+            Elem::I64 => "i64",
+            Elem::U64 => "u64",
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+        }
+    }
+
+    /// A floating-point type (sums rounded, checked against an error bound)?
+    pub fn is_float(self) -> bool {
+        match self {
+            Elem::F32 | Elem::F64 => true,
+            Elem::I32 | Elem::U32 | Elem::I64 | Elem::U64 => false,
+        }
+    }
+
+    /// The type called `name`, or an error listing the types there are.
+    pub fn parse(name: &str) -> Result<Elem> {
+        Elem::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| {
+            let names: Vec<_> = Elem::ALL.iter().map(|e| e.name()).collect();
+            Error::Invalid(format!("no element type `{name}`; the types are: {}", names.join(", ")))
+        })
     }
 }
 
 /// What the reduction computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
-    /// Σ x (wrapping).
+    /// Σ x (wrapping for integers).
     Sum,
-    /// Σ x² (wrapping).
+    /// Σ x² (wrapping): the sum-of-squares tutorial, `i32` only.
     SumOfSquares,
+    /// The minimum (floats: NaN propagates, −0.0 < +0.0; `kernels::types`).
+    Min,
+    /// The maximum (floats: NaN propagates, −0.0 < +0.0).
+    Max,
+}
+
+impl Op {
+    /// The operators of `--combine`, in its order (sum of squares is a family, not a combine).
+    pub const COMBINES: [Op; 3] = [Op::Sum, Op::Min, Op::Max];
+
+    /// The name: `--combine`'s value, the operator part of a PTX entry name, a bench id part.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::SumOfSquares => "sum_of_squares",
+            Op::Min => "min",
+            Op::Max => "max",
+        }
+    }
+
+    /// The `--combine` operator called `name`, or an error listing them.
+    pub fn parse(name: &str) -> Result<Op> {
+        Op::COMBINES.into_iter().find(|o| o.name() == name).ok_or_else(|| {
+            let names: Vec<_> = Op::COMBINES.iter().map(|o| o.name()).collect();
+            Error::Invalid(format!("no combine operator `{name}`; the operators are: {}", names.join(", ")))
+        })
+    }
 }
 
 /// A reduction variant.
@@ -123,6 +199,9 @@ mod global;
 mod modern;
 mod shared;
 mod sumsq;
+pub mod typed;
+
+pub use typed::{TypedFinish, TypedVariant, find_typed};
 
 /// Every variant, in teaching order (family by family).
 pub fn all() -> impl Iterator<Item = &'static Variant> + Clone {

@@ -1,0 +1,523 @@
+//! Reductions of every element type with every operator: the generic variants of
+//! [`registry::typed`](crate::registry::typed) prepared, launched and finished, and the
+//! library calls [`reduce()`] / [`Reducer::reduce`](super::sum::Reducer::reduce).
+//!
+//! ```
+//! use host::Backend;
+//! use kernels::types::{Max, Min, Sum};
+//! let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+//! let data = backend.upload(&[2.5f64, -1.0, f64::INFINITY, -0.0])?;
+//! assert_eq!(host::reduce::<f64, Max>(&backend, &data)?, f64::INFINITY);
+//! assert_eq!(host::reduce::<f64, Min>(&backend, &data)?, -1.0);
+//! let ints = backend.upload(&[u64::MAX, 2])?;
+//! assert_eq!(host::reduce::<u64, Sum>(&backend, &ints)?, 1); // integer sums wrap
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! [`TypedReduction`] is the counterpart of [`super::Reduction`] for one
+//! [`TypedVariant`]: the same [`Grid`](super::plan::Grid) axis and block rule, its own
+//! finish ([`TypedFinish`], matched here only), buffers of `T`.
+
+pub mod cpu;
+
+use std::any::Any;
+use std::fmt;
+
+use super::plan::{self, MAX_GRID};
+use crate::backend::{Backend, DeviceBuffer, LaunchConfig};
+use crate::error::{Error, Result};
+use crate::registry::typed::{TypedFinish, TypedVariant, find_typed};
+use crate::registry::{Elem, Op};
+
+/// An element type the host can reduce: a device buffer element, a kernels-crate
+/// [`Element`](kernels::types::Element), and what the references, inputs and reports need.
+pub trait Value: crate::backend::Element + kernels::types::Element + fmt::Display {
+    /// The registry's name for it.
+    const ELEM: Elem;
+    /// Unit roundoff (2⁻²⁴ for `f32`, 2⁻⁵³ for `f64`; 0 for integers, which are exact).
+    const UNIT_ROUNDOFF: f64;
+    /// A value from 64 random bits: integers over their whole range (sums wrap), floats in
+    /// ±[2⁻⁸, 2⁸) with a random exponent and sign.
+    fn random(bits: u64) -> Self;
+    /// `x` rounded to this type (floats; integers truncate).
+    fn from_f64(x: f64) -> Self;
+    /// The value as `f64` (exact for 32-bit types and `f64`; integers may round).
+    fn to_f64(self) -> f64;
+    /// The wrapping (integers) or rounded (floats) sum of two values.
+    fn wrapping_add_host(a: Self, b: Self) -> Self;
+    /// Is it a NaN?
+    fn is_nan_host(self) -> bool;
+    /// The NaN min (`smallest`) or max returns: `−NaN` or `+NaN`, quiet, payload 0.
+    fn canonical_nan(smallest: bool) -> Self;
+    /// A key ordered as the values, with −0.0 below +0.0 (NaNs excluded).
+    fn order_key(self) -> i128;
+    /// The bits, zero-extended to 64.
+    fn bits(self) -> u64;
+    /// The same bits?
+    fn same_bits(self, other: Self) -> bool {
+        self.bits() == other.bits()
+    }
+    /// The type's extreme values: for a sum, ones whose sums cannot overflow a float
+    /// (subnormals, ±0, `MIN_POSITIVE`, large but summable values); otherwise also ±MAX and
+    /// ±inf (integers: MIN, MAX, 0, ±1 either way).
+    fn extremes(for_sum: bool) -> Vec<Self>;
+}
+
+macro_rules! integer_value {
+    ($t:ident, $E:ident) => {
+        impl Value for $t {
+            const ELEM: Elem = Elem::$E;
+            const UNIT_ROUNDOFF: f64 = 0.0;
+            fn random(bits: u64) -> Self {
+                bits as $t
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn wrapping_add_host(a: Self, b: Self) -> Self {
+                a.wrapping_add(b)
+            }
+            fn is_nan_host(self) -> bool {
+                false
+            }
+            fn canonical_nan(smallest: bool) -> Self {
+                if smallest { $t::MIN } else { $t::MAX }
+            }
+            fn order_key(self) -> i128 {
+                self as i128
+            }
+            fn bits(self) -> u64 {
+                self as u64 & (u64::MAX >> (64 - 8 * std::mem::size_of::<$t>()))
+            }
+            #[allow(unused_comparisons)]
+            fn extremes(_for_sum: bool) -> Vec<Self> {
+                let mut v = vec![$t::MIN, $t::MAX, 0, 1];
+                if $t::MIN < 0 {
+                    v.push((0 as $t).wrapping_sub(1));
+                }
+                v
+            }
+        }
+    };
+}
+integer_value!(i32, I32);
+integer_value!(u32, U32);
+integer_value!(i64, I64);
+integer_value!(u64, U64);
+
+macro_rules! float_value {
+    ($t:ident, $E:ident, $bits:ty, $mant:expr) => {
+        impl Value for $t {
+            const ELEM: Elem = Elem::$E;
+            const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << $mant) as f64;
+            fn random(bits: u64) -> Self {
+                // 53 bits of mantissa in [1, 2), an exponent in -8..8, a sign.
+                let m = 1.0 + (bits >> 11) as f64 / (1u64 << 53) as f64;
+                let e = ((bits >> 3) & 15) as i32 - 8;
+                let s = if bits & 1 == 0 { 1.0 } else { -1.0 };
+                (s * m * 2f64.powi(e)) as $t
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn wrapping_add_host(a: Self, b: Self) -> Self {
+                a + b
+            }
+            fn is_nan_host(self) -> bool {
+                self.is_nan()
+            }
+            fn canonical_nan(smallest: bool) -> Self {
+                let nan = $t::NAN.to_bits() & !(1 << (8 * std::mem::size_of::<$t>() - 1));
+                $t::from_bits(if smallest { nan | 1 << (8 * std::mem::size_of::<$t>() - 1) } else { nan })
+            }
+            fn order_key(self) -> i128 {
+                // Sign-magnitude to a monotonic integer: negative values reversed below 0.
+                let b = self.to_bits();
+                let magnitude = (b & !(1 << (8 * std::mem::size_of::<$t>() - 1))) as i128;
+                if b >> (8 * std::mem::size_of::<$t>() - 1) == 1 { -magnitude - 1 } else { magnitude }
+            }
+            fn bits(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn extremes(for_sum: bool) -> Vec<Self> {
+                let tiny = $t::from_bits(1); // the smallest subnormal
+                let mut v = vec![0.0, -0.0, tiny, -tiny, $t::MIN_POSITIVE, -$t::MIN_POSITIVE, 1.0, -1.0];
+                if for_sum {
+                    // Large, but 2^32 of them still sum to a finite value.
+                    v.extend([$t::MAX / 2f64.powi(40) as $t, -$t::MAX / 2f64.powi(40) as $t]);
+                } else {
+                    v.extend([$t::MAX, -$t::MAX, $t::INFINITY, $t::NEG_INFINITY]);
+                }
+                v
+            }
+        }
+    };
+}
+float_value!(f32, F32, u32, 24);
+float_value!(f64, F64, u64, 53);
+
+/// The host-side name of an operator type of the kernels crate (`kernels::types::Sum` → [`Op::Sum`]).
+pub trait OpKind {
+    /// The registry's operator.
+    const OP: Op;
+}
+impl OpKind for kernels::types::Sum {
+    const OP: Op = Op::Sum;
+}
+impl OpKind for kernels::types::Min {
+    const OP: Op = Op::Min;
+}
+impl OpKind for kernels::types::Max {
+    const OP: Op = Op::Max;
+}
+
+/// `a ⊕ b` for `op`, as the kernels combine (the kernels crate's own functions).
+pub fn combine<T: Value>(op: Op, a: T, b: T) -> Result<T> {
+    match op {
+        Op::Sum => Ok(T::plus(a, b)),
+        Op::Min => Ok(T::minimum(a, b)),
+        Op::Max => Ok(T::maximum(a, b)),
+        Op::SumOfSquares => Err(Error::Invalid("the typed reductions have no sum of squares".into())),
+    }
+}
+
+/// The identity of `op` on `T` (the result of an empty reduction).
+pub fn identity<T: Value>(op: Op) -> Result<T> {
+    match op {
+        Op::Sum => Ok(T::ZERO),
+        Op::Min => Ok(T::HIGHEST),
+        Op::Max => Ok(T::LOWEST),
+        Op::SumOfSquares => Err(Error::Invalid("the typed reductions have no sum of squares".into())),
+    }
+}
+
+/// Combines `values` pairwise (the halving tree of [`crate::cpu::recursive_reduce`]):
+/// depth ⌈log₂ len⌉, which keeps a float sum of many partials accurate.
+pub fn combine_pairwise<T: Value>(op: Op, mut values: Vec<T>) -> Result<T> {
+    let mut size = values.len();
+    if size == 0 {
+        return identity(op);
+    }
+    while size > 1 {
+        let half = size.div_ceil(2);
+        for i in 0..size - half {
+            values[i] = combine(op, values[i], values[half + i])?;
+        }
+        size = half;
+    }
+    Ok(values[0])
+}
+
+/// Launch geometry of one typed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypedGeometry {
+    /// Blocks.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Static shared memory per block, bytes.
+    pub shared_bytes: u32,
+    /// Partials the kernel writes (0 for the atomic finish).
+    pub partials: u64,
+    /// Result words on the device (2 for the atomic finish, else 0).
+    pub result_words: usize,
+}
+
+impl TypedFinish {
+    /// `(partials, result words)` for `grid` blocks.
+    fn needs(&self, grid: u64) -> (u64, usize) {
+        match self {
+            TypedFinish::HostCombines(_) => (grid, 0),
+            TypedFinish::AtomicCombines(_) => (0, 2),
+        }
+    }
+
+    /// Additions a value passes through in the finish of `grid` partials: the host's
+    /// pairwise tree, or a chain of `grid` atomic adds in arrival order.
+    fn depth(&self, grid: u64) -> u64 {
+        match self {
+            TypedFinish::HostCombines(_) => 64 - grid.saturating_sub(1).leading_zeros() as u64,
+            TypedFinish::AtomicCombines(_) => grid,
+        }
+    }
+
+    /// Enqueues one launch.
+    ///
+    /// # Safety
+    /// `input` holds `n` elements of the variant's type, `out` is the partials (one per block)
+    /// or the two result words, of the same type; `cfg` is the variant's geometry for `n`.
+    unsafe fn launch(
+        &self,
+        backend: &Backend,
+        cfg: LaunchConfig,
+        input: *const u8,
+        out: *mut u8,
+        n: u32,
+        epoch: u32,
+    ) -> Result<()> {
+        match self {
+            // SAFETY: forwarded from the caller.
+            TypedFinish::HostCombines(k) => unsafe { backend.launch(k, cfg, (input, out, n)) },
+            // SAFETY: forwarded from the caller; the word epoch % 2 holds the identity.
+            TypedFinish::AtomicCombines(k) => unsafe { backend.launch(k, cfg, (input, out, n, epoch)) },
+        }
+    }
+}
+
+/// The depth of the addition tree of `tv` on `n` elements at `g` (the `depth` of
+/// [`cpu::float_sum_bound`]): the elements one thread folds (at most
+/// `⌈n / (threads · items)⌉ · items` plus an unaligned head and tail element), five warp
+/// levels, five block levels, and the finish.
+pub fn sum_depth(tv: &TypedVariant, n: usize, g: &TypedGeometry) -> u64 {
+    let items = tv.items_per_thread.max(1) as u64;
+    let threads = g.grid as u64 * g.block as u64;
+    let per_thread = (n as u64).div_ceil(threads.max(1) * items) * items + 2;
+    per_thread + 5 + 5 + tv.finish.depth(g.grid as u64)
+}
+
+/// Checks the preconditions of running `tv` on `n` elements with `block` threads and returns
+/// the geometry (the [`plan::check`] rules, with the typed kernel's symbol and sizes).
+pub fn geometry(
+    backend: &Backend,
+    tv: &TypedVariant,
+    n: usize,
+    block: u32,
+    resident: Option<u32>,
+) -> Result<TypedGeometry> {
+    let base = tv.base()?;
+    plan::check(base, n, block, backend.info().compute_capability)?;
+    let ask = || match resident {
+        Some(r) => Ok(r),
+        None => Ok(backend.occupancy(tv.symbol(), block, 0)?.max(1)),
+    };
+    let (grid, block) = base.grid.size(n, block, tv.items_per_thread, backend.info().multiprocessors, ask)?;
+    if grid > MAX_GRID {
+        return Err(Error::Invalid(format!(
+            "variant `{}`: n = {n} needs {grid} blocks of {block}; a grid holds at most {MAX_GRID}",
+            tv.id()
+        )));
+    }
+    let (partials, result_words) = tv.finish.needs(grid);
+    Ok(TypedGeometry { grid: grid as u32, block, shared_bytes: tv.shared_bytes, partials, result_words })
+}
+
+/// The buffers of typed launches, reused across launches of one geometry's size.
+struct TypedWork<T: Value> {
+    tv: &'static TypedVariant,
+    geometry: TypedGeometry,
+    /// Partials (host finish) or the two result words (atomic finish).
+    out: DeviceBuffer<T>,
+    epoch: u32,
+}
+
+impl<T: Value> TypedWork<T> {
+    /// Allocates for `geometry`; the atomic finish's two words start at the identity.
+    fn new(backend: &Backend, tv: &'static TypedVariant, geometry: TypedGeometry) -> Result<Self> {
+        if T::ELEM != tv.elem {
+            return Err(Error::Invalid(format!(
+                "variant {} reduces {}, not {}",
+                tv.id(),
+                tv.elem.name(),
+                T::ELEM.name()
+            )));
+        }
+        let len = geometry.partials.max(geometry.result_words as u64) as usize;
+        let mut out = backend.alloc::<T>(len)?;
+        if geometry.result_words > 0 {
+            backend.write(&mut out, &vec![identity::<T>(tv.op)?; geometry.result_words])?;
+        }
+        Ok(Self { tv, geometry, out, epoch: 0 })
+    }
+
+    /// Can it serve `g` (same finish, room for the partials)?
+    fn fits(&self, g: &TypedGeometry) -> bool {
+        g.result_words == self.geometry.result_words && self.out.len() as u64 >= g.partials.max(g.result_words as u64)
+    }
+
+    /// Enqueues the kernel on `input[offset .. offset + n]`.
+    ///
+    /// # Safety
+    /// That range exists and `self.geometry` is the variant's for `n`.
+    unsafe fn launch(&mut self, backend: &Backend, input: &DeviceBuffer<T>, offset: usize, n: usize) -> Result<()> {
+        let g = self.geometry;
+        let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: 0 };
+        let at = input.as_ptr().wrapping_add(offset).cast::<u8>();
+        let out = self.out.as_mut_ptr().cast::<u8>();
+        // SAFETY: the buffers hold T = the variant's type (checked in new), sized by the geometry;
+        // the input range is the caller's promise; the epoch counts accepted launches, so the
+        // atomic word epoch % 2 holds the identity (filled at allocation, then by the last launch).
+        unsafe { self.tv.finish.launch(backend, cfg, at, out, n as u32, self.epoch) }?;
+        self.epoch = self.epoch.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Waits for the last launch and returns its answer.
+    fn result(&self, backend: &Backend) -> Result<T> {
+        let g = self.geometry;
+        if g.result_words > 0 {
+            let words = backend.download_prefix(&self.out, g.result_words)?;
+            let last = self.epoch.checked_sub(1).ok_or_else(|| Error::Invalid("result() before any launch".into()))?;
+            return Ok(words[last as usize % g.result_words]);
+        }
+        combine_pairwise(self.tv.op, backend.download_prefix(&self.out, g.partials as usize)?)
+    }
+}
+
+/// A typed variant ready to run on one input: buffers allocated, preconditions checked.
+pub struct TypedReduction<'a, T: Value> {
+    backend: &'a Backend,
+    input: &'a DeviceBuffer<T>,
+    n: usize,
+    work: TypedWork<T>,
+}
+
+impl<'a, T: Value> TypedReduction<'a, T> {
+    /// Prepares `tv` on the first `n` elements of `input` with `block` threads per block.
+    pub fn new(
+        backend: &'a Backend,
+        tv: &'static TypedVariant,
+        input: &'a DeviceBuffer<T>,
+        n: usize,
+        block: u32,
+    ) -> Result<Self> {
+        let geometry = geometry(backend, tv, n, block, None)?;
+        if n > input.len() {
+            return Err(Error::Invalid(format!("input holds {} elements, fewer than n = {n}", input.len())));
+        }
+        Ok(Self { backend, input, n, work: TypedWork::new(backend, tv, geometry)? })
+    }
+
+    /// The launch geometry.
+    pub fn geometry(&self) -> TypedGeometry {
+        self.work.geometry
+    }
+
+    /// The depth of its addition tree ([`sum_depth`]), for [`cpu::check`].
+    pub fn depth(&self) -> u64 {
+        sum_depth(self.work.tv, self.n, &self.work.geometry)
+    }
+
+    /// Enqueues the kernel: the timed work.
+    pub fn launch(&mut self) -> Result<()> {
+        // SAFETY: new() checked that input[..n] exists and made the geometry for n.
+        unsafe { self.work.launch(self.backend, self.input, 0, self.n) }
+    }
+
+    /// Waits for the last launch and returns its result.
+    pub fn result(&self) -> Result<T> {
+        self.work.result(self.backend)
+    }
+}
+
+impl<T: Value> crate::timing::Rerun for TypedReduction<'_, T> {
+    fn reset(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn launch(&mut self) -> Result<()> {
+        TypedReduction::launch(self)
+    }
+    fn check(&mut self) -> Result<Option<String>> {
+        Ok(None)
+    }
+}
+
+/// The variant and block the library's typed reductions use: `atomic_accumulate`, 256
+/// threads, as [`super::sum::SUM_PLAN`] for `i32` sums.
+pub fn library_choice(elem: Elem, op: Op) -> Result<(&'static TypedVariant, u32)> {
+    let rule = super::sum::SUM_PLAN.first().ok_or_else(|| Error::Invalid("empty sum plan".into()))?;
+    Ok((find_typed(rule.variant, elem, op)?, rule.block))
+}
+
+/// What a [`Reducer`](super::sum::Reducer) keeps for typed calls: the variant, its resident
+/// blocks per SM, and a `TypedWork<T>` for the type of the last call.
+pub(crate) struct TypedState {
+    tv: &'static TypedVariant,
+    resident: u32,
+    work: Box<dyn Any>,
+}
+
+/// `O` over `input[range]` with the storage in `state` (remade when the type, operator or size
+/// needs it); waits for the answer. An empty range gives the identity without a launch.
+pub(crate) fn reduce_with<T: Value, O: OpKind>(
+    backend: &Backend,
+    state: &mut Option<TypedState>,
+    input: &DeviceBuffer<T>,
+    range: std::ops::Range<usize>,
+) -> Result<T> {
+    if range.start > range.end || range.end > input.len() {
+        return Err(Error::Invalid(format!(
+            "reduction of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+            range.start,
+            range.end,
+            input.len()
+        )));
+    }
+    if range.is_empty() {
+        return identity(O::OP);
+    }
+    let (tv, block) = library_choice(T::ELEM, O::OP)?;
+    let n = range.len();
+    let reuse = state.as_ref().filter(|s| std::ptr::eq(s.tv, tv)).map(|s| s.resident);
+    let resident = match reuse {
+        Some(r) => r,
+        None => backend.occupancy(tv.symbol(), block, 0)?.max(1),
+    };
+    let g = geometry(backend, tv, n, block, Some(resident))?;
+    let fits = state
+        .as_mut()
+        .and_then(|s| s.work.downcast_mut::<TypedWork<T>>())
+        .is_some_and(|w| std::ptr::eq(w.tv, tv) && w.fits(&g));
+    if !fits {
+        *state = Some(TypedState { tv, resident, work: Box::new(TypedWork::<T>::new(backend, tv, g)?) });
+    }
+    let work = state
+        .as_mut()
+        .and_then(|s| s.work.downcast_mut::<TypedWork<T>>())
+        .ok_or_else(|| Error::Invalid("typed reducer state lost".into()))?;
+    work.geometry = g;
+    // SAFETY: the range lies within `input` (checked above); `g` is the variant's for n and
+    // the work fits it.
+    unsafe { work.launch(backend, input, range.start, n) }?;
+    work.result(backend)
+}
+
+/// `O` over every element of `input` (`host::reduce::<f32, Max>(&backend, &buf)`): the
+/// wrapping sum, the minimum or the maximum, by `atomic_accumulate` in one launch. An empty
+/// buffer gives the identity (0, the type's largest value, its smallest).
+pub fn reduce<T: Value, O: OpKind>(backend: &Backend, input: &DeviceBuffer<T>) -> Result<T> {
+    reduce_with::<T, O>(backend, &mut None, input, 0..input.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::types::{Max, Min, Sum};
+
+    #[test]
+    fn library_calls_agree_with_the_reference() {
+        let b = Backend::emulator();
+        let data: Vec<f32> = (0..3000).map(|i| f32::random((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
+        let buf = b.upload(&data).unwrap();
+        assert_eq!(reduce::<f32, Max>(&b, &buf).unwrap().to_bits(), cpu::reference(Op::Max, &data).to_bits());
+        assert_eq!(reduce::<f32, Min>(&b, &buf).unwrap().to_bits(), cpu::reference(Op::Min, &data).to_bits());
+        let got = reduce::<f32, Sum>(&b, &buf).unwrap();
+        cpu::check(Op::Sum, &data, got, 3000).unwrap();
+        let empty = b.alloc::<u64>(0).unwrap();
+        assert_eq!(reduce::<u64, Min>(&b, &empty).unwrap(), u64::MAX);
+    }
+
+    #[test]
+    fn pairwise_combine_and_depth() {
+        assert_eq!(combine_pairwise(Op::Sum, vec![1u32, 2, 3, 4, 5]).unwrap(), 15);
+        assert_eq!(combine_pairwise::<i64>(Op::Max, vec![]).unwrap(), i64::MIN);
+        let tv = find_typed("warp_shuffle", Elem::F32, Op::Sum).unwrap();
+        let g = TypedGeometry { grid: 5, block: 256, shared_bytes: 128, partials: 5, result_words: 0 };
+        assert_eq!(sum_depth(tv, 10_000, &g), 8 + 2 + 10 + 3);
+    }
+}

@@ -1,0 +1,338 @@
+//! Element types and operators: what a generic reduction reduces, and with what.
+//!
+//! * [`Element`] — the six element types `i32`, `u32`, `i64`, `u64`, `f32`, `f64`: their
+//!   arithmetic as the GPU does it, how they cross lanes ([`Shuffle`]: 64-bit values as two
+//!   32-bit halves), how many fit in one 128-bit load, and their fire-and-forget atomics.
+//! * [`Operator`] — [`Sum`], [`Min`], [`Max`]: the identity, the combine, the atomic that
+//!   folds a block's result into the answer, and the warp-level step.
+//!
+//! Kernels are written once, generic over `T: Element` and `O: Operator<T>`, and instantiated
+//! by [`typed_kernel!`](crate::typed_kernel) as one PTX entry per type and operator, named
+//! `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`).
+//!
+//! # What each operator computes
+//!
+//! * **Sum of integers** wraps (two's complement, modulo 2^32 or 2^64), as the GPU's `add`
+//!   does: the result is exact modulo 2^bits, whatever the order of the adds.
+//! * **Sum of floats** rounds each add to nearest (IEEE 754, no flush to zero). Float addition
+//!   is not associative, so the result depends on the order of the adds (the tree of the
+//!   kernel, and for the atomic finish the order the blocks reach L2); it is within the
+//!   bound `host::reduce::typed::float_sum_bound` states of the exact sum.
+//! * **Min and max of integers** are exact.
+//! * **Min and max of floats** are exact and independent of the order, because they are
+//!   defined as a min/max in a total order:
+//!   * **NaN propagates**: if any element is NaN the result is NaN — for max the positive
+//!     quiet NaN (`f32` bits `0x7fc0_0000`, `f64` `0x7ff8_0000_0000_0000`), for min the
+//!     negative one (`0xffc0_0000`, `0xfff8_…`), whatever the payloads of the NaNs in the
+//!     input. (Those are the two NaNs the atomic finish's integer trick can make win:
+//!     [`crate::device::atomic`], "Float min and max".)
+//!   * **−0.0 < +0.0**: max(−0.0, +0.0) = +0.0 and min(−0.0, +0.0) = −0.0.
+//!
+//!   This differs from CUDA C's `fminf`/`fmaxf` (and PTX `min.f32` without `.NaN`), which
+//!   return the non-NaN operand, and from IEEE 754-2019 `minimumNumber`; it is IEEE 754-2019
+//!   `minimum`/`maximum` with one canonical NaN.
+//! * The **identity** of sum is 0, of min the largest value (`MAX`, or +inf), of max the
+//!   smallest (`MIN`, or −inf): the result of an empty reduction, and what padding lanes hold.
+
+use crate::collective::warp::warp_reduce_shfl;
+use crate::device::atomic;
+pub use crate::device::warp::Shuffle;
+
+/// An element type of the generic reductions.
+pub trait Element: Shuffle + PartialEq + 'static {
+    /// The Rust name, as in PTX entry names and on the command line (`f32`).
+    const NAME: &'static str;
+    /// 0: the identity of [`Sum`].
+    const ZERO: Self;
+    /// The smallest value (`MIN`, or −inf): the identity of [`Max`].
+    const LOWEST: Self;
+    /// The largest value (`MAX`, or +inf): the identity of [`Min`].
+    const HIGHEST: Self;
+    /// Elements in one 128-bit (16-byte) load: 4 of 32 bits, 2 of 64 bits.
+    const PER_128: usize;
+
+    /// `a + b` as the GPU adds: wrapping for integers, rounded to nearest for floats.
+    fn plus(a: Self, b: Self) -> Self;
+    /// The smaller of `a` and `b` (floats: NaN propagates, −0.0 < +0.0; module docs).
+    fn minimum(a: Self, b: Self) -> Self;
+    /// The larger of `a` and `b` (floats: NaN propagates, −0.0 < +0.0; module docs).
+    fn maximum(a: Self, b: Self) -> Self;
+    /// Element `i < PER_128` of 16 bytes loaded as four 32-bit words (little-endian: a
+    /// 64-bit element is words `2i` and `2i + 1`).
+    fn from_128(words: [u32; 4], i: usize) -> Self;
+
+    /// `*ptr += value`, fire and forget (`red.add`).
+    ///
+    /// # Safety
+    /// `ptr` is valid, aligned, global memory; every concurrent access to it is atomic.
+    unsafe fn red_plus(ptr: *mut Self, value: Self);
+    /// `*ptr = minimum(*ptr, value)`, fire and forget.
+    ///
+    /// # Safety
+    /// As for [`red_plus`](Self::red_plus).
+    unsafe fn red_minimum(ptr: *mut Self, value: Self);
+    /// `*ptr = maximum(*ptr, value)`, fire and forget.
+    ///
+    /// # Safety
+    /// As for [`red_plus`](Self::red_plus).
+    unsafe fn red_maximum(ptr: *mut Self, value: Self);
+    /// Stores `value` with a relaxed atomic store at GPU scope.
+    ///
+    /// # Safety
+    /// As for [`red_plus`](Self::red_plus).
+    unsafe fn store_relaxed(ptr: *mut Self, value: Self);
+}
+
+/// The integers: wrapping sums, `Ord` min and max, integer atomics.
+macro_rules! integer {
+    ($t:ident, $per:expr, $add:path, $min:path, $max:path, $store:path, $bits:ty) => {
+        impl Element for $t {
+            const NAME: &'static str = stringify!($t);
+            const ZERO: Self = 0;
+            const LOWEST: Self = $t::MIN;
+            const HIGHEST: Self = $t::MAX;
+            const PER_128: usize = $per;
+            #[inline(always)]
+            fn plus(a: Self, b: Self) -> Self {
+                a.wrapping_add(b)
+            }
+            #[inline(always)]
+            fn minimum(a: Self, b: Self) -> Self {
+                if b < a { b } else { a }
+            }
+            #[inline(always)]
+            fn maximum(a: Self, b: Self) -> Self {
+                if b > a { b } else { a }
+            }
+            #[inline(always)]
+            fn from_128(words: [u32; 4], i: usize) -> Self {
+                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_plus(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded; a two's-complement add is the same on the signed bits.
+                unsafe { $add(ptr.cast(), value as _) }
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_minimum(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded.
+                unsafe { $min(ptr, value) }
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_maximum(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded.
+                unsafe { $max(ptr, value) }
+            }
+            #[inline(always)]
+            unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded; the same bits as the unsigned type of this width.
+                unsafe { $store(ptr.cast::<$bits>(), value as $bits) }
+            }
+        }
+    };
+}
+
+integer!(i32, 4, atomic::red_add_i32, atomic::red_min_s32, atomic::red_max_s32, atomic::store_relaxed_u32, u32);
+integer!(u32, 4, atomic::red_add_u32, atomic::red_min_u32, atomic::red_max_u32, atomic::store_relaxed_u32, u32);
+integer!(i64, 2, atomic::red_add_u64, atomic::red_min_s64, atomic::red_max_s64, atomic::store_relaxed_u64, u64);
+integer!(u64, 2, atomic::red_add_u64, atomic::red_min_u64, atomic::red_max_u64, atomic::store_relaxed_u64, u64);
+
+/// The floats: IEEE adds; min and max in the total order of the module docs.
+macro_rules! float {
+    ($t:ident, $per:expr, $bits:ty, $sign:expr, $add:path, $min:path, $max:path, $store:path) => {
+        impl Element for $t {
+            const NAME: &'static str = stringify!($t);
+            const ZERO: Self = 0.0;
+            const LOWEST: Self = $t::NEG_INFINITY;
+            const HIGHEST: Self = $t::INFINITY;
+            const PER_128: usize = $per;
+            #[inline(always)]
+            fn plus(a: Self, b: Self) -> Self {
+                a + b
+            }
+            #[inline(always)]
+            fn minimum(a: Self, b: Self) -> Self {
+                if a.is_nan() || b.is_nan() {
+                    $t::from_bits($t::NAN.to_bits() | $sign)
+                } else if a == b {
+                    // Equal and not NaN: the same bits, or ±0.0, where −0.0 (sign set) is less.
+                    $t::from_bits(a.to_bits() | b.to_bits())
+                } else if b < a {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn maximum(a: Self, b: Self) -> Self {
+                if a.is_nan() || b.is_nan() {
+                    $t::from_bits($t::NAN.to_bits() & !$sign)
+                } else if a == b {
+                    // ±0.0: +0.0 (sign clear) is greater.
+                    $t::from_bits(a.to_bits() & b.to_bits())
+                } else if b > a {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn from_128(words: [u32; 4], i: usize) -> Self {
+                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_plus(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded.
+                unsafe { $add(ptr, value) }
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_minimum(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded.
+                unsafe { $min(ptr, value) }
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red_maximum(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded.
+                unsafe { $max(ptr, value) }
+            }
+            #[inline(always)]
+            unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
+                // SAFETY: forwarded; the float's bits.
+                unsafe { $store(ptr.cast::<$bits>(), value.to_bits()) }
+            }
+        }
+    };
+}
+
+float!(
+    f32,
+    4,
+    u32,
+    0x8000_0000,
+    atomic::red_add_f32,
+    atomic::red_min_f32,
+    atomic::red_max_f32,
+    atomic::store_relaxed_u32
+);
+float!(f64, 2, u64, 1 << 63, atomic::red_add_f64, atomic::red_min_f64, atomic::red_max_f64, atomic::store_relaxed_u64);
+
+/// A reduction operator on `T`: associative and commutative (float sums up to rounding).
+pub trait Operator<T: Element>: 'static {
+    /// The name, as in PTX entry names and on the command line (`sum`, `min`, `max`).
+    const NAME: &'static str;
+    /// `identity ⊕ x = x` for every `x`: the value of an empty reduction, and what lanes or
+    /// warps with nothing to contribute hold.
+    const IDENTITY: T;
+    /// `a ⊕ b`.
+    fn combine(a: T, b: T) -> T;
+    /// `*ptr = *ptr ⊕ value` with one fire-and-forget atomic (`red`): the finish of
+    /// `atomic_accumulate`.
+    ///
+    /// # Safety
+    /// `ptr` is valid, aligned, global memory; every concurrent access to it is atomic.
+    unsafe fn red(ptr: *mut T, value: T);
+    /// The warp-level step: `⊕` over the 32 lanes of the warp, complete in lane 0. The
+    /// default is five `shfl.down` steps ([`warp_reduce_shfl`]).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn warp_reduce(value: T) -> T {
+        warp_reduce_shfl::<T, Self>(value)
+    }
+}
+
+/// `+`: the sum (wrapping for integers).
+pub struct Sum;
+/// The minimum.
+pub struct Min;
+/// The maximum.
+pub struct Max;
+
+impl<T: Element> Operator<T> for Sum {
+    const NAME: &'static str = "sum";
+    const IDENTITY: T = T::ZERO;
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        T::plus(a, b)
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn red(ptr: *mut T, value: T) {
+        // SAFETY: forwarded.
+        unsafe { T::red_plus(ptr, value) }
+    }
+}
+
+impl<T: Element> Operator<T> for Min {
+    const NAME: &'static str = "min";
+    const IDENTITY: T = T::HIGHEST;
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        T::minimum(a, b)
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn red(ptr: *mut T, value: T) {
+        // SAFETY: forwarded.
+        unsafe { T::red_minimum(ptr, value) }
+    }
+}
+
+impl<T: Element> Operator<T> for Max {
+    const NAME: &'static str = "max";
+    const IDENTITY: T = T::LOWEST;
+    #[inline(always)]
+    fn combine(a: T, b: T) -> T {
+        T::maximum(a, b)
+    }
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn red(ptr: *mut T, value: T) {
+        // SAFETY: forwarded.
+        unsafe { T::red_maximum(ptr, value) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_min_max_propagate_nan_and_order_zeros() {
+        let nan = f32::from_bits(0x7fc0_1234);
+        assert_eq!(<Max as Operator<f32>>::combine(1.0, nan).to_bits(), 0x7fc0_0000);
+        assert_eq!(<Max as Operator<f32>>::combine(-nan, 1.0).to_bits(), 0x7fc0_0000);
+        assert_eq!(<Min as Operator<f32>>::combine(nan, 1.0).to_bits(), 0xffc0_0000);
+        assert_eq!(<Min as Operator<f64>>::combine(2.0, f64::NAN).to_bits(), 0xfff8_0000_0000_0000);
+        assert_eq!(<Max as Operator<f32>>::combine(-0.0, 0.0).to_bits(), 0);
+        assert_eq!(<Max as Operator<f32>>::combine(0.0, -0.0).to_bits(), 0);
+        assert_eq!(<Min as Operator<f64>>::combine(0.0, -0.0).to_bits(), 1 << 63);
+        assert_eq!(<Min as Operator<f64>>::combine(-0.0, 0.0).to_bits(), 1 << 63);
+        assert_eq!(<Min as Operator<f32>>::combine(f32::INFINITY, -3.5), -3.5);
+        assert_eq!(<Max as Operator<f32>>::combine(f32::NEG_INFINITY, -3.5), -3.5);
+    }
+
+    #[test]
+    fn identities_are_identities() {
+        for x in [i64::MIN, -1, 0, 7, i64::MAX] {
+            assert_eq!(<Min as Operator<i64>>::combine(<Min as Operator<i64>>::IDENTITY, x), x);
+            assert_eq!(<Max as Operator<i64>>::combine(<Max as Operator<i64>>::IDENTITY, x), x);
+            assert_eq!(<Sum as Operator<i64>>::combine(<Sum as Operator<i64>>::IDENTITY, x), x);
+        }
+        assert_eq!(<Sum as Operator<u32>>::combine(u32::MAX, 2), 1);
+    }
+
+    #[test]
+    fn wide_elements_come_from_word_pairs() {
+        let words = [0x89ab_cdef, 0x0123_4567, 0xffff_ffff, 0xffff_ffff];
+        assert_eq!(u64::from_128(words, 0), 0x0123_4567_89ab_cdef);
+        assert_eq!(i64::from_128(words, 1), -1);
+        assert_eq!(u32::from_128(words, 2), 0xffff_ffff);
+        assert_eq!(f64::from_128([0, 0x3ff0_0000, 0, 0], 0), 1.0);
+    }
+}

@@ -226,10 +226,88 @@ static int serve() {
   return 0;
 }
 
+// Typed reductions (issue 14): `bench typed TYPE OP N REPEAT FILE` reads N elements of TYPE
+// (i32 u32 i64 u64 f32 f64, little-endian, as the Rust side wrote them) from FILE, then times
+// REPEAT calls of cub::DeviceReduce::Sum / Min / Max (OP = sum | min | max), each to its own
+// output, as `one` does, and prints
+//   RESULT typed=TYPE op=OP n=N repeat=R median_us=M min_us=m times_us=t,... results=HEX,...
+// with the distinct result bit patterns of all calls (hex, zero-extended to 64 bits): the Rust
+// side checks each against its CPU reference (bit for bit, or within the float-sum bound).
+template <class T>
+static int typed_run(const std::string& op, long long n, long long repeat, const char* file) {
+  std::vector<T> host(static_cast<size_t>(n));
+  FILE* f = std::fopen(file, "rb");
+  if (!f) fail(std::string("cannot open ") + file);
+  size_t got = std::fread(host.data(), sizeof(T), host.size(), f);
+  std::fclose(f);
+  if (got != host.size()) fail(std::string(file) + " holds fewer than N elements");
+  T *in = nullptr, *outs = nullptr;
+  CHECK(cudaMalloc(&in, sizeof(T) * host.size()));
+  CHECK(cudaMemcpy(in, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(&outs, sizeof(T) * size_t(repeat + 1)));
+  int num = static_cast<int>(n);
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+  auto call = [&](T* out) {
+    if (op == "sum") {
+      CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, num));
+    } else if (op == "min") {
+      CHECK(cub::DeviceReduce::Min(temp, temp_bytes, in, out, num));
+    } else {
+      CHECK(cub::DeviceReduce::Max(temp, temp_bytes, in, out, num));
+    }
+  };
+  call(outs);  // temp == nullptr: asks for the temporary storage's size
+  CHECK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+  for (int i = 0; i < 3; ++i) call(outs + repeat);
+  CHECK(cudaDeviceSynchronize());
+  Events ev;
+  std::vector<double> times;
+  for (long long r = 0; r < repeat; ++r) times.push_back(ev.time([&] { call(outs + r); }));
+  std::vector<T> results(static_cast<size_t>(repeat));
+  CHECK(cudaMemcpy(results.data(), outs, sizeof(T) * results.size(), cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> bits;
+  for (T x : results) {
+    unsigned long long b = 0;
+    std::memcpy(&b, &x, sizeof(T));
+    if (std::find(bits.begin(), bits.end(), b) == bits.end()) bits.push_back(b);
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  size_t m = sorted.size() / 2;
+  double median = sorted.size() % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+  std::printf("RESULT typed=1 op=%s n=%lld repeat=%lld median_us=%.3f min_us=%.3f times_us=", op.c_str(), n,
+              repeat, median, sorted.front());
+  for (size_t i = 0; i < times.size(); ++i) std::printf(i ? ",%.3f" : "%.3f", times[i]);
+  std::printf(" results=");
+  for (size_t i = 0; i < bits.size(); ++i) std::printf(i ? ",%llx" : "%llx", bits[i]);
+  std::printf("\n");
+  CHECK(cudaFree(temp));
+  CHECK(cudaFree(outs));
+  CHECK(cudaFree(in));
+  return 0;
+}
+
+static int typed(int argc, char** argv) {
+  if (argc != 7) fail("usage: bench typed TYPE OP N REPEAT FILE");
+  std::string type = argv[2], op = argv[3];
+  if (op != "sum" && op != "min" && op != "max") fail("OP must be sum, min or max, got `" + op + "`");
+  long long n = parse_count(argv[4], "N"), repeat = parse_count(argv[5], "REPEAT");
+  if (n > INT_MAX) fail("N must be at most " + std::to_string(INT_MAX));
+  if (type == "i32") return typed_run<int32_t>(op, n, repeat, argv[6]);
+  if (type == "u32") return typed_run<uint32_t>(op, n, repeat, argv[6]);
+  if (type == "i64") return typed_run<int64_t>(op, n, repeat, argv[6]);
+  if (type == "u64") return typed_run<uint64_t>(op, n, repeat, argv[6]);
+  if (type == "f32") return typed_run<float>(op, n, repeat, argv[6]);
+  if (type == "f64") return typed_run<double>(op, n, repeat, argv[6]);
+  fail("TYPE must be i32, u32, i64, u64, f32 or f64, got `" + type + "`");
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "typed") == 0) return typed(argc, argv);
   if (argc == 2 && std::strcmp(argv[1], "--serve") == 0) return serve();
   if (argc != 4 && argc != 5) {
-    fail("usage: bench OP N REPEAT [SEED] | bench --serve   (OP = reduce_sum | inclusive_sum; SEED defaults to 1)");
+    fail("usage: bench OP N REPEAT [SEED] | bench --serve | bench typed TYPE OP N REPEAT FILE   (OP = reduce_sum | inclusive_sum; SEED defaults to 1)");
   }
   uint64_t seed = argc == 5 ? std::strtoull(argv[4], nullptr, 10) : 1;
   return one(parse_op(argv[1]), parse_count(argv[2], "N"), parse_count(argv[3], "REPEAT"), seed);

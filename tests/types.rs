@@ -160,6 +160,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             );
         }
     }
+    out.extend(cub_trials(have_gpu));
     out.push(Trial::test("types::cli_type_and_combine", || {
         let argv =
             ["reduce", "--backend", "emulator", "--n", "5003", "--repeat", "1", "--type", "f64", "--combine", "min"];
@@ -192,4 +193,45 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         cpu::check(Op::Sum, &data, pairwise, 25).map_err(|e| e.into())
     }));
     out
+}
+
+/// CUB's `DeviceReduce::Sum`/`Min`/`Max` for every type × operator at 2^20 + 7 through
+/// `host::cub::time_typed` (what `--compare-cub` times): every call's result must pass the CPU
+/// check. Ignored without a GPU or nvcc (the line printed says which).
+fn cub_trials(have_gpu: bool) -> Vec<Trial> {
+    let unavailable = if have_gpu { host::cub::available().err().map(|e| e.to_string()) } else { None };
+    if let Some(why) = &unavailable {
+        println!("typed CUB tests: ignored ({why})");
+    }
+    let ignored = !have_gpu || unavailable.is_some();
+    let mut out = Vec::new();
+    for elem in [Elem::I32, Elem::U32, Elem::I64, Elem::U64, Elem::F32, Elem::F64] {
+        for op in [Op::Sum, Op::Min, Op::Max] {
+            let name = format!("types::cub::{}_{}", elem.name(), op.name());
+            let run = move || match elem {
+                Elem::I32 => cub_check::<i32>(op),
+                Elem::U32 => cub_check::<u32>(op),
+                Elem::I64 => cub_check::<i64>(op),
+                Elem::U64 => cub_check::<u64>(op),
+                Elem::F32 => cub_check::<f32>(op),
+                Elem::F64 => cub_check::<f64>(op),
+            };
+            out.push(Trial::test(name, run).with_kind("gpu").with_ignored_flag(ignored));
+        }
+    }
+    out
+}
+
+fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
+    let n = (1 << 20) + 7;
+    let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
+    let at = format!("CUB type {} op {} n={n}", T::ELEM.name(), op.name());
+    let (timing, results) = host::cub::time_typed(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    if timing.times_us.len() != 3 || results.is_empty() {
+        return Err(format!("{at}: {} times, {} results", timing.times_us.len(), results.len()).into());
+    }
+    for got in results {
+        cpu::check(op, &data, got, n as u64).map_err(|e| format!("{at}: {e}"))?;
+    }
+    Ok(())
 }

@@ -34,6 +34,8 @@ use std::sync::OnceLock;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::reduce::typed::Value;
+use crate::registry::Op;
 use crate::timing::median;
 
 /// The harness source, compiled at run time.
@@ -119,6 +121,55 @@ pub fn time(op: CubOp, n: usize, repeat: u32, seed: u64) -> Result<CubTiming> {
             last_line(&String::from_utf8_lossy(&out.stderr))
         ))),
     }
+}
+
+/// CUB's `DeviceReduce::Sum` / `Min` / `Max` on `data` (any [`Value`] type), timed as
+/// [`time`] does: `repeat` calls, each between two CUDA events and to its own output. The
+/// values reach the harness through a temporary file (the same bits as ours). Returns the
+/// timing and the distinct results of all calls, for the caller to check against its CPU
+/// reference.
+pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTiming, Vec<T>)> {
+    let bin = harness().map_err(Error::Unsupported)?;
+    let n = data.len();
+    if n == 0 || n > i32::MAX as usize {
+        return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
+    }
+    let op_arg = match op {
+        Op::Sum => "sum",
+        Op::Min => "min",
+        Op::Max => "max",
+        Op::SumOfSquares => return Err(Error::Invalid("CUB has no sum of squares to compare with".into())),
+    };
+    let size = T::ELEM.size();
+    let path = std::env::temp_dir().join(format!("reduce-cub-typed-{}.{}", std::process::id(), T::ELEM.name()));
+    let bytes: Vec<u8> = data.iter().flat_map(|x| x.bits().to_le_bytes().into_iter().take(size)).collect();
+    std::fs::write(&path, &bytes)
+        .map_err(|e| Error::Unsupported(format!("cannot write CUB's input file {}: {e}", path.display())))?;
+    drop(bytes);
+    let args = ["typed", T::ELEM.name(), op_arg, &n.to_string(), &repeat.max(1).to_string()];
+    let out = Command::new(bin).args(args).arg(&path).stdin(Stdio::null()).output();
+    let _ = std::fs::remove_file(&path);
+    let out = out.map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let Some(line) = stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR ")) else {
+        return Err(Error::Unsupported(format!(
+            "the CUB harness exited with {} and no result; stderr: {}",
+            out.status,
+            last_line(&String::from_utf8_lossy(&out.stderr))
+        )));
+    };
+    if line.starts_with("ERROR ") {
+        return Err(harness_error(line));
+    }
+    let times_us: Vec<f64> =
+        field(line, "times_us").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default();
+    let results: Vec<T> = field(line, "results")
+        .map(|r| r.split(',').filter_map(|x| u64::from_str_radix(x, 16).ok()).map(T::from_bits_u64).collect())
+        .unwrap_or_default();
+    if times_us.is_empty() || results.is_empty() {
+        return Err(Error::Unsupported(format!("unexpected reply from the CUB harness: `{line}`")));
+    }
+    Ok((CubTiming { n, median_us: median(&times_us), times_us }, results))
 }
 
 /// A harness process serving batches of back-to-back calls (its `--serve` mode), for timing

@@ -3,7 +3,7 @@
 # $OUT/measurements/ (default ./measurements/); commit them as docs/measurements/<date>-<gpu>/.
 #
 #   scripts/gpu/measure.sh [STEP...]    steps: device variants sum_shapes sum_vs_cub scans twins
-#                                       (default: all but sum_shapes)
+#                                       types_vs_cub (default: all but sum_shapes and types_vs_cub)
 #
 # Run from the repository root with the bundle in .gpu/ (../shared/gpu/bundle writes it; the
 # commit it was built from is in .gpu/COMMIT). Every CSV comes straight from the `reduce` CLI
@@ -21,6 +21,9 @@
 #   (each round: CUB's median of 30 calls, then ours), at 2^20, 2^24, 2^26, 2^28.
 # * scans.csv      — every scan variant (inclusive and exclusive) and CUB's InclusiveSum at the
 #   seed's lengths 1e2..1e9 (1e9 needs 8 GB for input + output).
+# * types_vs_cub.csv — every element type × operator: the generic variants (atomic_accumulate
+#   at the shape plan_args gives) with --compare-cub (CUB DeviceReduce::Sum/Min/Max on the same
+#   values), at 2^20, 2^24, 2^26, 2^28, TYPE_ROUNDS rounds (default 1), median of 30 per row.
 # * twins_2eK.csv  — with --compare-c where nvcc is there: each classic kernel beside its CUDA C
 #   twin, same data, same geometry.
 set -uo pipefail
@@ -81,6 +84,22 @@ for s in "${steps[@]}"; do
               --log2 "$k" --repeat 30
             tagged_csv "$out/sum_shapes.csv" "$r,1024" --backend gpu --variant atomic_accumulate --block "$b" \
               --blocks-per-sm 1024 --log2 "$k" --repeat 30
+          done
+        done
+      done
+      ;;
+    types_vs_cub)
+      rm -f "$out/types_vs_cub.csv"
+      for r in $(seq 1 "${TYPE_ROUNDS:-1}"); do
+        for k in 20 24 26 28; do
+          echo "types vs CUB: round $r, 2^$k"
+          for t in i32 u32 i64 u64 f32 f64; do
+            for o in sum min max; do
+              [ "$t$o" = i32sum ] && continue  # the i32 sum is sum_vs_cub's
+              # shellcheck disable=SC2046
+              rounds_csv "$out/types_vs_cub.csv" "$r" --backend gpu --type "$t" --combine "$o" \
+                --variant atomic_accumulate $(plan_args "$k") --log2 "$k" --repeat 30 --compare-cub
+            done
           done
         done
       done

@@ -200,25 +200,29 @@ fn check_request(args: &Args, session: &Session, variants: &[&'static Variant], 
     if !block.is_power_of_two() || !(32..=1024).contains(&block) {
         return Err(Error::Invalid(format!("--block {block}: the block must be a power of two in 32..=1024")));
     }
-    if let Some(k) = args.blocks_per_sm
-        && let Some(v) = variants.iter().find(|v| !matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor))
-    {
-        let stride: Vec<&str> = registry::all()
-            .filter(|v| matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor))
-            .map(|v| v.name)
-            .collect();
-        return Err(Error::Invalid(format!(
-            "--blocks-per-sm {k}: `{}` sizes its grid by the data; the flag applies to the grid-stride variants ({})",
-            v.name,
-            stride.join(", ")
-        )));
-    }
+    check_blocks_per_sm(args, variants)?;
     if args.variant != "all" {
         // A single named variant: a block it does not accept is bad input, not a skipped row.
         geometry(&session.backend, variants[0], session.n, block, args.blocks_per_sm)?;
     }
     if session.backend.is_gpu() {
         fits_device(session.n, session.info().memory_bytes)?;
+    }
+    Ok(())
+}
+
+/// `--blocks-per-sm` shapes grid-stride grids only: any other selected variant is bad input.
+pub(super) fn check_blocks_per_sm(args: &Args, variants: &[&'static Variant]) -> Result<()> {
+    let strided = |v: &Variant| matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor);
+    if let Some(k) = args.blocks_per_sm
+        && let Some(v) = variants.iter().find(|v| !strided(v))
+    {
+        let names: Vec<&str> = registry::all().filter(|v| strided(v)).map(|v| v.name).collect();
+        return Err(Error::Invalid(format!(
+            "--blocks-per-sm {k}: `{}` sizes its grid by the data; the flag applies to the grid-stride variants ({})",
+            v.name,
+            names.join(", ")
+        )));
     }
     Ok(())
 }

@@ -13,8 +13,8 @@ use crate::registry::typed::{find_typed, generic_names, is_generic};
 use crate::registry::{Elem, Op, Variant};
 use crate::{Error, Result};
 
-/// The columns of a typed report.
-fn columns() -> Vec<Column> {
+/// The columns of a typed report (the × CUB pair with `--compare-cub`).
+fn columns(with_cub: bool) -> Vec<Column> {
     let mut c = vec![
         Column::new("variant", "variant", 20, 0),
         Column::new("type", "type", 5, 0),
@@ -26,11 +26,12 @@ fn columns() -> Vec<Column> {
         Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
     ];
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 8));
-    c.extend([
-        Column::new("result", "result", 24, 0),
-        Column::new("expected", "expected", 0, 0).only(Shown::DataOnly),
-        Column::new("verdict", "verdict", 0, 0),
-    ]);
+    c.extend([Column::new("result", "result", 24, 0), Column::new("expected", "expected", 0, 0).only(Shown::DataOnly)]);
+    if with_cub {
+        c.push(Column::new("x_cub", "× CUB", 7, 2));
+        c.push(Column::new("cub_median_us", "CUB µs", 0, 2).only(Shown::DataOnly));
+    }
+    c.push(Column::new("verdict", "verdict", 0, 0));
     c
 }
 
@@ -58,6 +59,7 @@ pub(super) fn run(
             generic_names().join(", ")
         )));
     }
+    super::reduce::check_blocks_per_sm(args, &generic)?;
     if args.list {
         for v in &generic {
             let _ = writeln!(out, "{:<24} {:<7} {}", v.name, v.family.name(), v.concept);
@@ -88,7 +90,7 @@ fn rows<T: Value>(
     if !block.is_power_of_two() || !(32..=1024).contains(&block) {
         return Err(Error::Invalid(format!("--block {block}: the block must be a power of two in 32..=1024")));
     }
-    let mut report = Report::new(session.format, out, columns());
+    let mut report = Report::new(session.format, out, columns(args.compare_cub));
     for line in session.banner() {
         report.note(&line);
     }
@@ -117,11 +119,22 @@ fn rows<T: Value>(
             "the result must equal the CPU reference bit for bit"
         }
     ));
+    let cub = args.compare_cub.then(|| cub::<T>(&session, op, &data));
+    match &cub {
+        Some(Ok(c)) => report.note(&format!(
+            "CUB DeviceReduce::{} at the same n on the same values: {c:.2} µs, median of {}, every call's result              checked; × CUB = CUB's time / ours (> 1: faster), only for atomic_accumulate (the others leave              partials the host combines untimed)",
+            cub_name(op),
+            session.repeat.max(crate::timing::MIN_RUNS)
+        )),
+        Some(Err(why)) => report.note(&format!("--compare-cub: no CUB comparison ({why}); no × CUB figures")),
+        None => {}
+    }
+    let cub = cub.and_then(|c| c.ok());
     report.header();
     let mut failed = 0;
     for v in generic {
         super::sweep_progress(args, err, n, v.name);
-        let row = row::<T>(&session, v, op, &buffer, &data, block);
+        let row = row::<T>(&session, v, op, &buffer, &data, (block, args.blocks_per_sm), (args.compare_cub, cub));
         failed += matches!(row.last(), Some(Cell::Verdict("FAIL" | "ERROR", _))) as usize;
         report.row(&row);
     }
@@ -140,19 +153,21 @@ fn row<T: Value>(
     op: Op,
     buffer: &crate::DeviceBuffer<T>,
     data: &[T],
-    block: u32,
+    shape: (u32, Option<u32>),
+    (compare_cub, cub): (bool, Option<f64>),
 ) -> Vec<Cell> {
     let elem = T::ELEM;
     let names = [v.name, elem.name(), op.name()];
+    let (block, per_sm) = shape;
     let measured = find_typed(v.name, elem, op).and_then(|tv| {
-        let mut r = TypedReduction::new(&session.backend, tv, buffer, data.len(), block)?;
+        let mut r = TypedReduction::shaped(&session.backend, tv, buffer, data.len(), block, per_sm)?;
         let runs = crate::timing::timed_runs(&session.backend, &mut r, session.repeat)?;
         let got = r.result()?;
         Ok((r.geometry(), runs, got, cpu::check(op, data, got, r.depth())))
     });
     let (g, runs, got, verdict) = match super::Outcome::of(measured) {
         super::Outcome::Ran(m) => m,
-        other => return other.bare_row(&names, columns().len()).unwrap_or_default(),
+        other => return other.bare_row(&names, columns(compare_cub).len()).unwrap_or_default(),
     };
     let mut row: Vec<Cell> = names.iter().map(|s| Cell::Text(s.to_string())).collect();
     row.extend([
@@ -169,9 +184,38 @@ fn row<T: Value>(
         cpu::reference(op, data).to_string()
     };
     row.extend([Cell::Text(got.to_string()), Cell::Text(expected)]);
+    if compare_cub {
+        let ratio = cub.filter(|_| v.finish.on_device()).map(|c| c / runs.median_us());
+        row.extend([ratio.map_or(Cell::Empty, Cell::Num), cub.map_or(Cell::Empty, Cell::Num)]);
+    }
     row.push(match verdict {
         Ok(()) => Cell::Verdict("PASS", None),
         Err(why) => Cell::Verdict("FAIL", Some(why)),
     });
     row
+}
+
+/// CUB's function for `op`.
+fn cub_name(op: Op) -> &'static str {
+    match op {
+        Op::Min => "Min",
+        Op::Max => "Max",
+        Op::Sum | Op::SumOfSquares => "Sum",
+    }
+}
+
+/// `--compare-cub`: CUB's median for `op` on `data`, every call's result checked against the
+/// CPU reference (float sums within the bound for a sequential sum, γ(n)·Σ|x|: CUB's order of
+/// additions is not ours), or why there is none.
+fn cub<T: Value>(session: &Session, op: Op, data: &[T]) -> std::result::Result<f64, String> {
+    if !session.backend.is_gpu() {
+        return Err("CUB runs on a GPU only; these are emulator results".into());
+    }
+    crate::cub::available().map_err(|e| e.to_string())?;
+    let repeat = session.repeat.max(crate::timing::MIN_RUNS);
+    let (timing, results) = crate::cub::time_typed(op, data, repeat).map_err(|e| e.to_string())?;
+    for got in results {
+        cpu::check(op, data, got, data.len() as u64).map_err(|why| format!("CUB's result is wrong: {why}"))?;
+    }
+    Ok(timing.median_us)
 }

@@ -53,6 +53,8 @@ pub trait Value: crate::backend::Element + kernels::types::Element + fmt::Displa
     fn order_key(self) -> i128;
     /// The bits, zero-extended to 64.
     fn bits(self) -> u64;
+    /// The value whose bits are the low bytes of `bits` (the inverse of [`bits`](Self::bits)).
+    fn from_bits_u64(bits: u64) -> Self;
     /// The same bits?
     fn same_bits(self, other: Self) -> bool {
         self.bits() == other.bits()
@@ -91,6 +93,9 @@ macro_rules! integer_value {
             }
             fn bits(self) -> u64 {
                 self as u64 & (u64::MAX >> (64 - 8 * std::mem::size_of::<$t>()))
+            }
+            fn from_bits_u64(bits: u64) -> Self {
+                bits as $t
             }
             #[allow(unused_comparisons)]
             fn extremes(_for_sum: bool) -> Vec<Self> {
@@ -144,6 +149,9 @@ macro_rules! float_value {
             }
             fn bits(self) -> u64 {
                 self.to_bits() as u64
+            }
+            fn from_bits_u64(bits: u64) -> Self {
+                $t::from_bits(bits as _)
             }
             fn extremes(for_sum: bool) -> Vec<Self> {
                 let tiny = $t::from_bits(1); // the smallest subnormal
@@ -386,7 +394,20 @@ impl<'a, T: Value> TypedReduction<'a, T> {
         n: usize,
         block: u32,
     ) -> Result<Self> {
-        let geometry = geometry(backend, tv, n, block, None)?;
+        Self::shaped(backend, tv, input, n, block, None)
+    }
+
+    /// As [`new`](Self::new), at most `blocks_per_sm` blocks per SM for a grid-stride variant
+    /// (`None`: the occupancy calculator's answer), as [`crate::reduce::Reduction::shaped`].
+    pub fn shaped(
+        backend: &'a Backend,
+        tv: &'static TypedVariant,
+        input: &'a DeviceBuffer<T>,
+        n: usize,
+        block: u32,
+        blocks_per_sm: Option<u32>,
+    ) -> Result<Self> {
+        let geometry = geometry(backend, tv, n, block, blocks_per_sm)?;
         if n > input.len() {
             return Err(Error::Invalid(format!("input holds {} elements, fewer than n = {n}", input.len())));
         }

@@ -20,6 +20,12 @@ runs=(
   "--variant all --n 100003 --block 512 --repeat 1"
   "--variant all --n 1025 --block 32 --repeat 1"
 )
+if "$bin" --help 2>/dev/null | grep -q -- '--type'; then
+  # The generic kernels: a 64-bit and a 32-bit type, each operator once.
+  runs+=("--type f64 --combine max --n 100003 --block 512 --repeat 1"
+         "--type f32 --combine min --n 1025 --block 32 --repeat 1"
+         "--type u64 --combine sum --n 100003 --block 256 --repeat 1")
+fi
 if "$bin" --help 2>/dev/null | grep -q -- '--op'; then
   runs+=("--op scan --n 100003 --repeat 1" "--op scan --n 1025 --repeat 1")
 fi

@@ -139,7 +139,12 @@ typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: *const T, g
 /// `g_acc`; every thread reaches the block barrier and every shuffle.
 ///
 /// # Measured
-/// Not measured yet (no GPU run of the typed kernels).
+/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+///
+/// | n | time | GB/s | × previous | × CUDA C twin |
+/// |---|---|---|---|---|
+/// | 2^24 | 25.76 µs | 2605.2 | 1.06 (`single_pass`) | — |
+/// | 2^28 | 347.8 µs | 3087.0 | 1.01 (`single_pass`) | — |
 #[inline(always)]
 pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
     g_idata: *const T,

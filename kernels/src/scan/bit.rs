@@ -65,13 +65,13 @@ kernel! {
     /// past the last node carry a 0 through the tree and write nothing).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 41.62 µs | 192.2 | 0.61 |
-    /// | 100,000,000 | 1657.6 µs | 482.6 | 0.23 |
-    /// | 268,435,456 | 4540.1 µs | 473.0 | 0.20 |
+    /// | 1,000,000 | 24.51 µs | 326.4 | 0.40 |
+    /// | 100,000,000 | 1636.0 µs | 489.0 | 0.20 |
+    /// | 268,435,456 | 4532.2 µs | 473.8 | 0.19 |
     pub unsafe fn bit_build(src: *const i32, tree: *mut i32, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;
@@ -145,13 +145,13 @@ kernel! {
     /// `tree`. No barrier: threads past `n` may return at once.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 41.62 µs | 192.2 | 0.61 |
-    /// | 100,000,000 | 1657.6 µs | 482.6 | 0.23 |
-    /// | 268,435,456 | 4540.1 µs | 473.0 | 0.20 |
+    /// | 1,000,000 | 24.51 µs | 326.4 | 0.40 |
+    /// | 100,000,000 | 1636.0 µs | 489.0 | 0.20 |
+    /// | 268,435,456 | 4532.2 µs | 473.8 | 0.19 |
     pub unsafe fn bit_query(tree: *const i32, output: *mut i32, n: u32, exclusive: u32) {
         let i = global_idx_x();
         if i >= n as usize {

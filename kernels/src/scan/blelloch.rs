@@ -73,13 +73,13 @@ kernel! {
     /// array. Every thread reaches every barrier (threads past `n` carry zeros).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 31.79 µs | 251.6 | 0.79 |
-    /// | 100,000,000 | 1149.4 µs | 696.0 | 0.34 |
-    /// | 268,435,456 | 2987.9 µs | 718.7 | 0.31 |
+    /// | 1,000,000 | 19.81 µs | 403.9 | 0.49 |
+    /// | 100,000,000 | 1118.2 µs | 715.4 | 0.30 |
+    /// | 268,435,456 | 2971.9 µs | 722.6 | 0.29 |
     pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, sums: *mut i32, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_TILE as usize)]);
         let tid = thread_idx_x() as usize;
@@ -193,13 +193,13 @@ kernel! {
     /// The pointers are valid device memory of those lengths and do not overlap. No barrier.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 31.79 µs | 251.6 | 0.79 |
-    /// | 100,000,000 | 1149.4 µs | 696.0 | 0.34 |
-    /// | 268,435,456 | 2987.9 µs | 718.7 | 0.31 |
+    /// | 1,000,000 | 19.81 µs | 403.9 | 0.49 |
+    /// | 100,000,000 | 1118.2 µs | 715.4 | 0.30 |
+    /// | 268,435,456 | 2971.9 µs | 722.6 | 0.29 |
     pub unsafe fn blelloch_add(data: *mut i32, offsets: *const i32, n: u32) {
         let b = block_idx_x() as usize;
         let tid = thread_idx_x() as usize;

@@ -438,13 +438,13 @@ kernel! {
     /// threads run and respect the time budget).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 20.34 µs | 393.4 | 1.24 |
-    /// | 100,000,000 | 326.7 µs | 2448.7 | 1.18 |
-    /// | 268,435,456 | 821.6 µs | 2613.9 | 1.12 |
+    /// | 1,000,000 | 6.78 µs | 1179.2 | 1.43 |
+    /// | 100,000,000 | 296.3 µs | 2699.8 | 1.12 |
+    /// | 268,435,456 | 786.0 µs | 2732.3 | 1.11 |
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,
@@ -500,13 +500,13 @@ macro_rules! lookback_shape {
             /// As for `lookback`, with this kernel's tile and block.
             ///
             /// # Measured
-            /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d8782f5); × CUB = CUB's time / ours:
+            /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
             ///
             /// | n | time | GB/s (read + write) | × CUB |
             /// |---|---|---|---|
-            /// | 1,000,000 | 20.34 µs | 393.4 | 1.24 |
-            /// | 100,000,000 | 326.7 µs | 2448.7 | 1.18 |
-            /// | 268,435,456 | 821.6 µs | 2613.9 | 1.12 |
+            /// | 1,000,000 | 6.78 µs | 1179.2 | 1.43 |
+            /// | 100,000,000 | 296.3 µs | 2699.8 | 1.12 |
+            /// | 268,435,456 | 786.0 µs | 2732.3 | 1.11 |
             pub unsafe fn $name(
                 input: *const i32,
                 output: *mut i32,

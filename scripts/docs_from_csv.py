@@ -174,7 +174,7 @@ def parity_md(by_n, gpu, commit, d):
         "Two earlier runs give the `before` columns. At c757b44 (`before_twins_2e*.csv`) the chapter-3 index "
         "arithmetic was 64-bit: ncu (`ncu_global_2e24.csv`, same commit) counted up to twice the twins' "
         "instructions (interleaved 79.2 M vs 55.1 M, unroll8 17.0 M vs 8.6 M), from `usize` lengths and compares, "
-        "a count loop before the fold and a partner test in every round. At 753c0d4 (`twins_no_hold_2e*.csv`) "
+        "a count loop before the fold and a partner test in every round. At 753c0d4 (`no_hold_twins_2e*.csv`) "
         "the events opened on an idle GPU, so each window also held the CPU's launch: about 3 µs more for the "
         "twins (the runtime API's `<<<>>>`) than for ours, which made several Rust kernels look 3–9 % faster at "
         "2^24 than the GPU ran them (ncu's durations agreed with each other).",
@@ -192,7 +192,7 @@ def parity_md(by_n, gpu, commit, d):
                         got.setdefault(r["variant"], {})[k] = float(r["x_c"])
         return got
 
-    before, no_hold = ratios("before_twins"), ratios("twins_no_hold")
+    before, no_hold = ratios("before_twins"), ratios("no_hold_twins")
     src = (ROOT / "host/src/twins.rs").read_text()
     block = src[src.index("pub const TWINS"):]
     twins = dict(re.findall(r'\("(\w+)", "([^"]+)"\)', block[: block.index("];")]))

@@ -86,6 +86,9 @@ pub fn all(runs: &[Run]) -> Result<Vec<(String, String)>> {
     if run.variants.iter().any(|r| r.clock64.is_some()) {
         out.push(("sumsq_cycles.svg".into(), sumsq(run)?));
     }
+    if run.types.iter().any(|r| r.x_cub.is_some()) {
+        out.push(("types_x_cub.svg".into(), types(run)?));
+    }
     Ok(out)
 }
 
@@ -143,7 +146,9 @@ fn short(v: f64) -> String {
     } else if v.fract() == 0.0 {
         format!("{v:.0}")
     } else {
-        format!("{v}")
+        // At most 4 significant decimals: no 0.6000000000000001 from the axis arithmetic.
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -436,4 +441,38 @@ fn scans(run: &Run) -> Result<String> {
         root.present().map_err(drawing(""))?;
     }
     Ok(svg)
+}
+
+/// × CUB of every element type × operator (`atomic_accumulate` against CUB's
+/// `DeviceReduce::Sum`/`Min`/`Max`), one bar series per n.
+fn types(run: &Run) -> Result<String> {
+    let keys: Vec<(String, String)> = run.types.iter().fold(Vec::new(), |mut k, r| {
+        if !k.contains(&(r.ty.clone(), r.op.clone())) {
+            k.push((r.ty.clone(), r.op.clone()));
+        }
+        k
+    });
+    let mut ns: Vec<u64> = run.types.iter().map(|r| r.n).collect();
+    ns.sort_unstable();
+    ns.dedup();
+    let series: Vec<Series> = ns
+        .iter()
+        .map(|&n| Series {
+            name: format!("n = 2^{}", n.ilog2()),
+            values: keys
+                .iter()
+                .map(|(t, o)| run.types.iter().find(|r| r.n == n && &r.ty == t && &r.op == o).and_then(|r| r.x_cub))
+                .collect(),
+        })
+        .collect();
+    let names: Vec<String> = keys.iter().map(|(t, o)| format!("{t} {o}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    categories(
+        "Every type × operator: CUB's time / ours (> 1: faster than CUB)",
+        "× CUB",
+        &names,
+        &series,
+        false,
+        false,
+    )
 }

@@ -59,6 +59,27 @@ pub struct NcuRow {
     pub value: f64,
 }
 
+/// One element type × operator at one n (`types_vs_cub.csv`): `atomic_accumulate` and CUB.
+#[derive(Clone, Debug)]
+pub struct TypeRow {
+    /// Element type (`f32`, …).
+    pub ty: String,
+    /// Operator (`sum`, `min`, `max`).
+    pub op: String,
+    /// Elements.
+    pub n: u64,
+    /// Our median, µs.
+    pub time_us: f64,
+    /// Bytes read per second at the median.
+    pub gb_per_s: Option<f64>,
+    /// CUB's median, µs.
+    pub cub_us: Option<f64>,
+    /// CUB's time over ours.
+    pub x_cub: Option<f64>,
+    /// PASS, or what went wrong.
+    pub verdict: String,
+}
+
 /// Everything one run directory holds.
 #[derive(Clone, Debug, Default)]
 pub struct Run {
@@ -80,6 +101,8 @@ pub struct Run {
     pub scans: Vec<ScanRow>,
     /// Every ncu metric.
     pub ncu: Vec<NcuRow>,
+    /// Every element type × operator row (`types_vs_cub.csv`).
+    pub types: Vec<TypeRow>,
 }
 
 impl Run {
@@ -203,6 +226,7 @@ pub fn load(dir: &Path) -> Result<Run> {
         }
     }
     read_cub(&mut run)?;
+    read_types(&mut run)?;
     read_scans(&mut run)?;
     read_metrics(&mut run)?;
     // Raw ncu output only where `reduce --metrics` CSVs are not there.
@@ -219,7 +243,7 @@ pub fn load(dir: &Path) -> Result<Run> {
             });
         }
     }
-    if run.variants.is_empty() && run.scans.is_empty() && run.cub_reduce.is_empty() {
+    if run.variants.is_empty() && run.scans.is_empty() && run.cub_reduce.is_empty() && run.types.is_empty() {
         return Err(Error::Invalid(format!(
             "{}: no measurements (variants_*.csv, scans.csv or sum_vs_cub.csv)",
             dir.display()
@@ -295,6 +319,28 @@ fn read_cub(run: &mut Run) -> Result<()> {
     }
     run.cub_reduce = by_n.into_iter().filter_map(|(n, v)| median(v).map(|t| (n, t))).collect();
     run.cub_reduce.sort_by_key(|(n, _)| *n);
+    Ok(())
+}
+
+/// `types_vs_cub.csv` (`measure.sh types_vs_cub`), where the run has one.
+fn read_types(run: &mut Run) -> Result<()> {
+    let path = run.dir.join("types_vs_cub.csv");
+    if !path.exists() {
+        return Ok(());
+    }
+    for r in records(&path)? {
+        let (Some(n), Some(time_us)) = (num(&r, "n"), num(&r, "time_us_median")) else { continue };
+        run.types.push(TypeRow {
+            ty: text(&r, "type"),
+            op: text(&r, "combine"),
+            n: n as u64,
+            time_us,
+            gb_per_s: num(&r, "gb_per_s"),
+            cub_us: num(&r, "cub_median_us"),
+            x_cub: num(&r, "x_cub"),
+            verdict: text(&r, "verdict"),
+        });
+    }
     Ok(())
 }
 

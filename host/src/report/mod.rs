@@ -121,9 +121,59 @@ fn render(runs: &[Run], svgs: &[String], src: &str) -> String {
     for (i, v) in scans.iter().enumerate() {
         b.push_str(&scan_card(run, v.name, i.checked_sub(1).map(|j| scans[j].name), src));
     }
-    b.push_str("</div>\n<h2>CUDA C ↔ Rust phrasebook</h2>\n");
+    b.push_str("</div>\n");
+    b.push_str(&types_section(run));
+    b.push_str("<h2>CUDA C ↔ Rust phrasebook</h2>\n");
     b.push_str(&crate::phrasebook::html());
     html::page("Parallel reduction and scan: measurements", &b)
+}
+
+/// Element types × operators (`types_vs_cub.csv`): one row per type × operator, one column
+/// per n with our time, GB/s and × CUB; empty when the run has no such file.
+fn types_section(run: &Run) -> String {
+    if run.types.is_empty() {
+        return String::new();
+    }
+    let mut ns: Vec<u64> = run.types.iter().map(|r| r.n).collect();
+    ns.sort_unstable();
+    ns.dedup();
+    let mut b = String::from(
+        "<h2>Element types × operators</h2>\n<p class=\"note\">The generic <code>atomic_accumulate</code> \
+         (<code>reduce --type T --combine OP</code>) against CUB's <code>DeviceReduce::Sum</code>/<code>Min</code>/\
+         <code>Max</code> on the same values (types_vs_cub.csv); each cell: our median µs, GB/s (bytes of the \
+         element type) and × CUB. Integer sums wrap; min and max are exact; float sums pass within \
+         γ(depth)·Σ|x| of the exact sum.</p>\n<table><tr><th>type</th><th>op</th>",
+    );
+    for n in &ns {
+        let _ = write!(b, "<th>2^{}</th>", n.ilog2());
+    }
+    b.push_str("</tr>\n");
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for r in &run.types {
+        let key = (r.ty.as_str(), r.op.as_str());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let _ = write!(b, "<tr><td>{}</td><td>{}</td>", escape(key.0), escape(key.1));
+        for n in &ns {
+            let cell = run.types.iter().find(|x| x.n == *n && (x.ty.as_str(), x.op.as_str()) == key);
+            let _ = match cell {
+                Some(x) if x.verdict == "PASS" => write!(
+                    b,
+                    "<td>{:.2} µs · {} GB/s · {}</td>",
+                    x.time_us,
+                    x.gb_per_s.map_or("—".into(), |g| format!("{g:.0}")),
+                    x.x_cub.map_or("—".into(), |c| format!("{c:.3}× CUB"))
+                ),
+                Some(x) => write!(b, "<td>{}</td>", escape(&x.verdict)),
+                None => write!(b, "<td>—</td>"),
+            };
+        }
+        b.push_str("</tr>\n");
+    }
+    b.push_str("</table>\n");
+    b
 }
 
 /// The card's head: name, family, concept and previous problem → fix, source link.

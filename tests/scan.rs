@@ -27,7 +27,7 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
     match v.plan {
         // Level boundaries of the tree: a second build launch from 2·512, a third from 2·512².
         ScanPlan::Fenwick { .. } => sizes.extend([1023, 1024, (1 << 19) - 1, 1 << 19]),
-        // Two levels from 1025 elements, three past 1024².
+        // Two levels from t + 1 elements (4097), three past t² (2^24 + 1: the GPU tests).
         ScanPlan::ReduceThenScan { .. } => sizes.extend([2 * t + 1, 1 << 20, (1 << 20) + 1]),
         // A full window of 32 predecessors, and one more.
         ScanPlan::DecoupledLookback { .. } => sizes.extend([32 * t, 33 * t + 5]),

@@ -96,6 +96,29 @@ pub const fn blelloch_pair(tid: usize, offset: usize) -> (usize, usize) {
     (offset * (2 * tid + 1) - 1, offset * (2 * tid + 2) - 1)
 }
 
+/// The scan of one 4-element leaf of a Blelloch tile (or of one thread's 4 Fenwick queries),
+/// given the sum of everything before it: each thread's serial part, in registers. Exclusive
+/// gives `[p, p+x0, p+x0+x1, p+x0+x1+x2]`, inclusive `[p+x0, …, p+x0+x1+x2+x3]`.
+///
+/// ```
+/// use kernels::scan::index::leaf_scan;
+/// assert_eq!(leaf_scan(10, [1, 2, 3, 4], true), [10, 11, 13, 16]);
+/// assert_eq!(leaf_scan(10, [1, 2, 3, 4], false), [11, 13, 16, 20]);
+/// ```
+#[inline(always)]
+pub const fn leaf_scan(prefix: i32, x: [i32; 4], exclusive: bool) -> [i32; 4] {
+    let s1 = prefix.wrapping_add(x[0]);
+    let s2 = s1.wrapping_add(x[1]);
+    let s3 = s2.wrapping_add(x[2]);
+    if exclusive { [prefix, s1, s2, s3] } else { [s1, s2, s3, s3.wrapping_add(x[3])] }
+}
+
+/// The sum of a leaf's 4 elements (wrapping): the value a leaf brings to the tree.
+#[inline(always)]
+pub const fn leaf_sum(x: [i32; 4]) -> i32 {
+    x[0].wrapping_add(x[1]).wrapping_add(x[2].wrapping_add(x[3]))
+}
+
 // ---------------------------------------------------------------------------------------
 // Decoupled look-back: the per-tile status word
 

@@ -6,7 +6,7 @@
 //! | variant | kernels | work | passes over the data | idea |
 //! |---|---|---|---|---|
 //! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log n) | ~2 + log n scattered reads | Fenwick tree: build it, query every prefix |
-//! | `blelloch` | [`blelloch_block`] ×levels, [`blelloch_add`] ×levels | O(n) | 2 reads + 2 writes | up-sweep/down-sweep in padded shared memory, reduce-then-scan across blocks |
+//! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //!
 //! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
@@ -19,7 +19,10 @@ pub mod index;
 mod lookback;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, bit_build, bit_query};
-pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_TILE, blelloch_add, blelloch_block};
+pub use blelloch::{
+    BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_LEAF, BLELLOCH_LEAVES, BLELLOCH_REDUCE_SHARED_BYTES, BLELLOCH_TILE,
+    blelloch_block, blelloch_reduce,
+};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;
 pub use lookback::{

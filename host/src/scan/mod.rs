@@ -9,7 +9,7 @@
 //!
 //! | variant | launches | scratch |
 //! |---|---|---|
-//! | `bit` | `bit_build` × (1 + ⌊log₅₁₂(n/2)⌋) (strides 1, 512, 512², …), `bit_query` | the tree (n words) |
+//! | `bit` | `bit_build` × (1 + ⌊log₂₀₄₈(n/2)⌋) (strides 1, 2048, 2048², …), `bit_query` | the tree (n words) |
 //! | `blelloch` | `blelloch_reduce` per level but the last (n, n/4096, … → 1 tile), then `blelloch_block` per level, top-down | the tile sums of each level but the last |
 //! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile |
 //!
@@ -27,7 +27,7 @@ pub mod cpu;
 use std::fmt;
 
 use kernels::scan::index::{MAX_EPOCH, bit_next_stride, bit_positions};
-use kernels::scan::{BIT_BLOCK, BLELLOCH_BLOCK, BLELLOCH_TILE};
+use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE};
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -90,8 +90,8 @@ pub type LookbackArgs = (*const i32, *mut i32, *mut u64, u32, u32, u32);
 /// How a scan variant runs.
 #[derive(Clone, Copy, Debug)]
 pub enum ScanPlan {
-    /// Build a Fenwick tree (`build` at strides 1, 512, 512², … while needed), then one
-    /// `query` per element.
+    /// Build a Fenwick tree (`build` at strides 1, 2048, 2048², … while needed), then
+    /// `query` every prefix, a tile of `span` per block.
     Fenwick {
         /// `bit_build`.
         build: Kernel<BitBuildArgs>,
@@ -99,6 +99,8 @@ pub enum ScanPlan {
         query: Kernel<BitQueryArgs>,
         /// Threads per block of both (512).
         block: u32,
+        /// Tree positions (nodes built, prefixes answered) per block of both (2048).
+        span: u32,
     },
     /// Reduce-then-scan: `reduce` every tile to its sum, recursively on the sums until one
     /// tile holds them, then `block_scan` every level top-down, each tile seeded with its
@@ -163,7 +165,7 @@ impl ScanVariant {
     /// Elements per block of its (main) kernel.
     pub fn tile(&self) -> u32 {
         match self.plan {
-            ScanPlan::Fenwick { block, .. } => block,
+            ScanPlan::Fenwick { span, .. } => span,
             ScanPlan::ReduceThenScan { tile, .. } => tile,
             ScanPlan::DecoupledLookback { threads, items, .. } => threads * items,
         }
@@ -207,7 +209,7 @@ macro_rules! lookback_shape {
 static VARIANTS: &[ScanVariant] = &[
     ScanVariant {
         name: "bit",
-        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by O(log n) queries (O(n log n) work)",
+        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by a query walk (the part above a tile once per tile; O(n log T) work)",
         kinds: BOTH,
         min_cc: (7, 0),
         tuning: false,
@@ -215,6 +217,7 @@ static VARIANTS: &[ScanVariant] = &[
             build: kernel_ref!(kernels::scan::bit_build(a, b, c, d)),
             query: kernel_ref!(kernels::scan::bit_query(a, b, c, d)),
             block: BIT_BLOCK,
+            span: BIT_SPAN,
         },
     },
     ScanVariant {
@@ -299,18 +302,18 @@ pub fn blelloch_levels(n: usize) -> Vec<Level> {
     levels
 }
 
-/// The strides of the `bit_build` launches for `n ≥ 1` elements: 1, 512, 512², … while a
+/// The strides of the `bit_build` launches for `n ≥ 1` elements: 1, 2048, 2048², … while a
 /// tree node needs them.
 ///
 /// ```
 /// use host::scan::bit_strides;
-/// assert_eq!(bit_strides(1000), vec![1]);
-/// assert_eq!(bit_strides(1024), vec![1, 512]);
-/// assert_eq!(bit_strides(1 << 19), vec![1, 512, 1 << 18]);
+/// assert_eq!(bit_strides(4000), vec![1]);
+/// assert_eq!(bit_strides(4096), vec![1, 2048]);
+/// assert_eq!(bit_strides(1 << 23), vec![1, 2048, 1 << 22]);
 /// ```
 pub fn bit_strides(n: usize) -> Vec<usize> {
     let mut strides = vec![1];
-    while let Some(next) = bit_next_stride(n, *strides.last().unwrap(), BIT_BLOCK as usize) {
+    while let Some(next) = bit_next_stride(n, *strides.last().unwrap(), BIT_SPAN as usize) {
         strides.push(next);
     }
     strides
@@ -481,15 +484,15 @@ impl<'a> Scan<'a> {
         let mut launches = Vec::new();
         let mut status = None;
         match variant.plan {
-            ScanPlan::Fenwick { build, query, block } => {
+            ScanPlan::Fenwick { build, query, block, span } => {
                 let mut tree = backend.alloc::<i32>(n)?;
                 let t = tree.as_mut_ptr();
                 for s in bit_strides(n) {
                     let src = if s == 1 { inp } else { t as *const i32 };
-                    let grid = bit_positions(n, s).div_ceil(block as usize);
+                    let grid = bit_positions(n, s).div_ceil(span as usize);
                     launches.push(Launch::BitBuild(build, config(grid, block), (src, t, n32, s as u32)));
                 }
-                launches.push(Launch::BitQuery(query, config(n.div_ceil(block as usize), block), (t, out, n32, excl)));
+                launches.push(Launch::BitQuery(query, config(n.div_ceil(span as usize), block), (t, out, n32, excl)));
                 scratch.push(tree);
             }
             ScanPlan::ReduceThenScan { reduce, block_scan, block, .. } => {
@@ -786,8 +789,10 @@ mod tests {
             ]
         );
         assert_eq!(bit_strides(1), vec![1]);
-        assert_eq!(bit_strides(1 << 30), vec![1, 512, 1 << 18, 1 << 27]);
-        assert_eq!(bit_strides((1 << 28) - 1), vec![1, 512, 1 << 18]);
+        assert_eq!(bit_strides(1 << 30), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides((1 << 28) - 1), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides(1 << 23), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides((1 << 23) - 1), vec![1, 2048]);
     }
 
     #[test]

@@ -47,6 +47,71 @@ pub const fn bit_next_stride(n: usize, stride: usize, block: usize) -> Option<us
     if 2 * next <= n { Some(next) } else { None }
 }
 
+/// The Fenwick nodes of 4 consecutive elements `x` whose first is at a 1-indexed position
+/// `≡ 1 (mod 4)`, built in registers: node `4u+1` = `x0`, `4u+2` = `x0+x1`, `4u+3` = `x2`,
+/// `4u+4` = `x0+x1+x2+x3` (its sum of 4; the tree above it adds more where `lowbit > 4`).
+///
+/// ```
+/// use kernels::scan::index::fenwick4;
+/// assert_eq!(fenwick4([1, 2, 3, 4]), [1, 3, 3, 10]);
+/// ```
+#[inline(always)]
+pub const fn fenwick4(x: [i32; 4]) -> [i32; 4] {
+    let s01 = x[0].wrapping_add(x[1]);
+    [x[0], s01, x[2], s01.wrapping_add(x[2].wrapping_add(x[3]))]
+}
+
+/// The `j`-th node a Fenwick query of prefix `k` visits: `k` with its `j` lowest set bits
+/// cleared (0 once all are: the query has ended). The nodes of one query are independent
+/// of each other's values, so 32 lanes of a warp can read the ≤ 32 nodes of one query at
+/// once, lane `j` the `j`-th.
+///
+/// ```
+/// use kernels::scan::index::fenwick_walk;
+/// assert_eq!((fenwick_walk(7, 0), fenwick_walk(7, 1), fenwick_walk(7, 2), fenwick_walk(7, 3)), (7, 6, 4, 0));
+/// assert_eq!(fenwick_walk(8, 1), 0);
+/// ```
+#[inline(always)]
+pub const fn fenwick_walk(mut k: usize, j: u32) -> usize {
+    let mut s = 0;
+    while s < j && k > 0 {
+        k -= lowbit(k);
+        s += 1;
+    }
+    k
+}
+
+/// The in-tile part of two Fenwick queries, walked once: for thread `t` of a `bit_query`
+/// block (queries at tile offsets `4t .. 4t + 4`), the sum of the tile's nodes on the path
+/// of `4t` (`node(m)` is the node at tile offset `m`, `1 ≤ m < 4t + 1`), and the sum of the
+/// part of that path that the query of `4t + 4` shares: the path of `4t + 4` is node
+/// `4t + 4`, then the path of `4t` past its first `trailing_ones(t)` nodes.
+///
+/// ```
+/// use kernels::scan::index::fenwick_tile_walk;
+/// // node(m) = m: path of 12 is 12, 8 (20); t = 3 has two trailing ones: 16's path past
+/// // node 16 is empty (0).
+/// assert_eq!(fenwick_tile_walk(3, |m| m as i32), (20, 0));
+/// // t = 5 (101b): path of 20 is 20, 16 (36); path of 24 is 24, then 16 (16).
+/// assert_eq!(fenwick_tile_walk(5, |m| m as i32), (36, 16));
+/// ```
+#[inline(always)]
+pub fn fenwick_tile_walk(t: usize, node: impl Fn(usize) -> i32) -> (i32, i32) {
+    let skip = (t as u32).trailing_ones();
+    let (mut k, mut step) = (4 * t, 0u32);
+    let (mut all, mut shared) = (0i32, 0i32);
+    while k > 0 {
+        let v = node(k);
+        all = all.wrapping_add(v);
+        if step >= skip {
+            shared = shared.wrapping_add(v);
+        }
+        k -= lowbit(k);
+        step += 1;
+    }
+    (all, shared)
+}
+
 // ---------------------------------------------------------------------------------------
 // Blelloch scan in shared memory
 

@@ -505,8 +505,9 @@ impl<'a> Scan<'a> {
                 let sum_ptrs: Vec<*mut i32> = sums.iter_mut().map(|s| s.as_mut_ptr()).collect();
                 // Level k reads the input (k = 0) or level k-1's sums, and scans them in place
                 // (exclusively: they become the offsets of level k-1's tiles).
-                let level_io =
-                    |k: usize| if k == 0 { (inp, out, excl) } else { (sum_ptrs[k - 1] as *const i32, sum_ptrs[k - 1], 1) };
+                let level_io = |k: usize| {
+                    if k == 0 { (inp, out, excl) } else { (sum_ptrs[k - 1] as *const i32, sum_ptrs[k - 1], 1) }
+                };
                 // Reduce every level but the top, bottom-up.
                 for (k, l) in levels[..top].iter().enumerate() {
                     let args = (level_io(k).0, sum_ptrs[k], l.len as u32);
@@ -782,11 +783,7 @@ mod tests {
         assert_eq!(blelloch_levels(1), vec![Level { len: 1, grid: 1 }]);
         assert_eq!(
             blelloch_levels(1 << 30),
-            vec![
-                Level { len: 1 << 30, grid: 1 << 18 },
-                Level { len: 1 << 18, grid: 64 },
-                Level { len: 64, grid: 1 }
-            ]
+            vec![Level { len: 1 << 30, grid: 1 << 18 }, Level { len: 1 << 18, grid: 64 }, Level { len: 64, grid: 1 }]
         );
         assert_eq!(bit_strides(1), vec![1]);
         assert_eq!(bit_strides(1 << 30), vec![1, 2048, 1 << 22]);

@@ -354,10 +354,12 @@ mod tests {
                     let want = a[i - lowbit(i)..i].iter().fold(0i32, |x, &y| x.wrapping_add(y));
                     assert_eq!(tree[i - 1], want, "node {i}, n={n}, block={block}");
                 }
-                let query = |k: usize| (0..32).fold(0i32, |s, j| match fenwick_walk(k, j) {
-                    0 => s,
-                    v => s.wrapping_add(tree[v - 1]),
-                });
+                let query = |k: usize| {
+                    (0..32).fold(0i32, |s, j| match fenwick_walk(k, j) {
+                        0 => s,
+                        v => s.wrapping_add(tree[v - 1]),
+                    })
+                };
                 let node = |k: usize| if k <= n { tree[k - 1] } else { 0 };
                 let (inclusive, exclusive) = (prefix(&a), {
                     let mut e = vec![0];

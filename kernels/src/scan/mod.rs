@@ -20,8 +20,8 @@ mod lookback;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
 pub use blelloch::{
-    BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_LEAF, BLELLOCH_LEAVES, BLELLOCH_REDUCE_SHARED_BYTES, BLELLOCH_TILE,
-    blelloch_block, blelloch_reduce,
+    BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_LEAF, BLELLOCH_LEAVES, BLELLOCH_REDUCE_SHARED_BYTES,
+    BLELLOCH_TILE, blelloch_block, blelloch_reduce,
 };
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;

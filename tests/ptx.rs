@@ -87,9 +87,9 @@ fn static_smem(log: &str) -> HashMap<String, u32> {
 fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
     match (v.plan, symbol) {
         (scan::ScanPlan::Fenwick { .. }, "bit_build") => Some(kernels::scan::BIT_BUILD_SHARED_BYTES),
-        (scan::ScanPlan::Fenwick { .. }, "bit_query") => Some(0),
+        (scan::ScanPlan::Fenwick { .. }, "bit_query") => Some(kernels::scan::BIT_QUERY_SHARED_BYTES),
         (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_block") => Some(kernels::scan::BLELLOCH_BLOCK_SHARED_BYTES),
-        (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_add") => Some(0),
+        (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_reduce") => Some(kernels::scan::BLELLOCH_REDUCE_SHARED_BYTES),
         (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
             Some(kernels::scan::lookback_shared_bytes(threads, items))
         }

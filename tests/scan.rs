@@ -25,9 +25,10 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
     let t = v.tile() as usize;
     let mut sizes = vec![t - 1, t, t + 1];
     match v.plan {
-        // Level boundaries of the tree: a second build launch from 2·512, a third from 2·512².
-        ScanPlan::Fenwick { .. } => sizes.extend([1023, 1024, (1 << 19) - 1, 1 << 19]),
-        // Two levels from 1025 elements, three past 1024².
+        // Level boundaries of the tree: a second build launch from 2·2048 (a third from
+        // 2·2048² = 2^23: `deepest_levels`), a partial last query tile.
+        ScanPlan::Fenwick { .. } => sizes.extend([2 * t - 1, 2 * t, 2 * t + 5, 1 << 19]),
+        // Two levels from t + 1 elements (4097), three past t² (2^24 + 1: the GPU tests).
         ScanPlan::ReduceThenScan { .. } => sizes.extend([2 * t + 1, 1 << 20, (1 << 20) + 1]),
         // A full window of 32 predecessors, and one more.
         ScanPlan::DecoupledLookback { .. } => sizes.extend([32 * t, 33 * t + 5]),
@@ -93,6 +94,19 @@ fn emulator_trials() -> Vec<Trial> {
                 check(&backend, v, kind, &[40 * t + 3])?;
             }
             Ok(())
+        })
+        .with_kind("emulator"),
+    );
+    // The third level of the multi-launch plans, where it first appears: a third bit_build
+    // launch from 2·2048² elements, a third Blelloch level past 4096². One kind each (the
+    // kinds differ only in the last launch, which the other sizes cover); seconds each.
+    out.push(
+        Trial::test("scan::emulator::deepest_levels", || {
+            let backend = Backend::emulator();
+            let bit = scan::find("bit").map_err(|e| e.to_string())?;
+            let blelloch = scan::find("blelloch").map_err(|e| e.to_string())?;
+            check(&backend, bit, Kind::Inclusive, &[(1 << 23) + 3])?;
+            check(&backend, blelloch, Kind::Exclusive, &[(1 << 24) + 1])
         })
         .with_kind("emulator"),
     );

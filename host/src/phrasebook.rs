@@ -173,7 +173,12 @@ pub static ROWS: &[Row] = &[
         "reduce/neighbored_modulo.rs",
     ),
     row("`clock64()`", "`clock::clock64()`", "`clock::clock64()` (`thread::clock64`)", "sumsq/squares_one_thread.rs"),
-    row("`asm(\"mov.u64 %0, %%globaltimer;\")`", "`clock::globaltimer()`", "—", "timing.rs"),
+    row(
+        "`%globaltimer` (inline `asm(\"mov.u64 %0, %%globaltimer;\")`)",
+        "`clock::globaltimer()`",
+        "none: inline `asm!`",
+        "timing.rs",
+    ),
     row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
     row(
         "`__global__ void k(…)`",

@@ -9,8 +9,8 @@
 //!
 //! | variant | launches | scratch |
 //! |---|---|---|
-//! | `bit` | `bit_build` × (1 + ⌊log₅₁₂(n/2)⌋) (strides 1, 512, 512², …), `bit_query` | the tree (n words) |
-//! | `blelloch` | `blelloch_block` per level (n, n/1024, … → 1 tile), `blelloch_add` per level but the last | the tile sums of each level |
+//! | `bit` | `bit_build` × (1 + ⌊log₂₀₄₈(n/2)⌋) (strides 1, 2048, 2048², …), `bit_query` | the tree (n words) |
+//! | `blelloch` | `blelloch_reduce` per level but the last (n, n/4096, … → 1 tile), then `blelloch_block` per level, top-down | the tile sums of each level but the last |
 //! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile |
 //!
 //! **What is timed** ([`Scan::launch`]): the launches only, all of them. Nothing needs to be
@@ -27,7 +27,7 @@ pub mod cpu;
 use std::fmt;
 
 use kernels::scan::index::{MAX_EPOCH, bit_next_stride, bit_positions};
-use kernels::scan::{BIT_BLOCK, BLELLOCH_BLOCK, BLELLOCH_TILE};
+use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE};
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -80,18 +80,18 @@ impl fmt::Display for Kind {
 pub type BitBuildArgs = (*const i32, *mut i32, u32, u32);
 /// `bit_query(tree, output, n, exclusive)`.
 pub type BitQueryArgs = (*const i32, *mut i32, u32, u32);
-/// `blelloch_block(input, output, sums, n, exclusive)`.
-pub type BlellochBlockArgs = (*const i32, *mut i32, *mut i32, u32, u32);
-/// `blelloch_add(data, offsets, n)`.
-pub type BlellochAddArgs = (*mut i32, *const i32, u32);
+/// `blelloch_block(input, output, offsets, n, exclusive)`.
+pub type BlellochBlockArgs = (*const i32, *mut i32, *const i32, u32, u32);
+/// `blelloch_reduce(input, sums, n)`.
+pub type BlellochReduceArgs = (*const i32, *mut i32, u32);
 /// `lookback(input, output, status, n, epoch, exclusive)`.
 pub type LookbackArgs = (*const i32, *mut i32, *mut u64, u32, u32, u32);
 
 /// How a scan variant runs.
 #[derive(Clone, Copy, Debug)]
 pub enum ScanPlan {
-    /// Build a Fenwick tree (`build` at strides 1, 512, 512², … while needed), then one
-    /// `query` per element.
+    /// Build a Fenwick tree (`build` at strides 1, 2048, 2048², … while needed), then
+    /// `query` every prefix, a tile of `span` per block.
     Fenwick {
         /// `bit_build`.
         build: Kernel<BitBuildArgs>,
@@ -99,17 +99,20 @@ pub enum ScanPlan {
         query: Kernel<BitQueryArgs>,
         /// Threads per block of both (512).
         block: u32,
+        /// Tree positions (nodes built, prefixes answered) per block of both (2048).
+        span: u32,
     },
-    /// Reduce-then-scan: `block_scan` every tile (writing tile sums), recursively on the
-    /// sums until one tile holds them, then `add` the scanned sums back, level by level.
+    /// Reduce-then-scan: `reduce` every tile to its sum, recursively on the sums until one
+    /// tile holds them, then `block_scan` every level top-down, each tile seeded with its
+    /// offset (the scanned sums of the level above).
     ReduceThenScan {
+        /// `blelloch_reduce`.
+        reduce: Kernel<BlellochReduceArgs>,
         /// `blelloch_block`.
         block_scan: Kernel<BlellochBlockArgs>,
-        /// `blelloch_add`.
-        add: Kernel<BlellochAddArgs>,
         /// Threads per block (512).
         block: u32,
-        /// Elements per tile (1024).
+        /// Elements per tile (4096).
         tile: u32,
     },
     /// One launch, one block per tile, decoupled look-back between tiles.
@@ -146,7 +149,7 @@ impl ScanVariant {
     pub fn symbols(&self) -> Vec<&'static str> {
         match self.plan {
             ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
-            ScanPlan::ReduceThenScan { block_scan, add, .. } => vec![block_scan.name, add.name],
+            ScanPlan::ReduceThenScan { reduce, block_scan, .. } => vec![reduce.name, block_scan.name],
             ScanPlan::DecoupledLookback { kernel, .. } => vec![kernel.name],
         }
     }
@@ -162,7 +165,7 @@ impl ScanVariant {
     /// Elements per block of its (main) kernel.
     pub fn tile(&self) -> u32 {
         match self.plan {
-            ScanPlan::Fenwick { block, .. } => block,
+            ScanPlan::Fenwick { span, .. } => span,
             ScanPlan::ReduceThenScan { tile, .. } => tile,
             ScanPlan::DecoupledLookback { threads, items, .. } => threads * items,
         }
@@ -172,7 +175,10 @@ impl ScanVariant {
     pub fn scratch_bytes(&self, n: usize) -> u64 {
         match self.plan {
             ScanPlan::Fenwick { .. } => n as u64 * 4,
-            ScanPlan::ReduceThenScan { .. } => blelloch_levels(n).iter().map(|l| l.grid as u64 * 4).sum(),
+            ScanPlan::ReduceThenScan { .. } => {
+                let levels = blelloch_levels(n);
+                levels[..levels.len() - 1].iter().map(|l| l.grid as u64 * 4).sum()
+            }
             ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8,
         }
     }
@@ -203,7 +209,7 @@ macro_rules! lookback_shape {
 static VARIANTS: &[ScanVariant] = &[
     ScanVariant {
         name: "bit",
-        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by O(log n) queries (O(n log n) work)",
+        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by a query walk (the part above a tile once per tile; O(n log T) work)",
         kinds: BOTH,
         min_cc: (7, 0),
         tuning: false,
@@ -211,17 +217,18 @@ static VARIANTS: &[ScanVariant] = &[
             build: kernel_ref!(kernels::scan::bit_build(a, b, c, d)),
             query: kernel_ref!(kernels::scan::bit_query(a, b, c, d)),
             block: BIT_BLOCK,
+            span: BIT_SPAN,
         },
     },
     ScanVariant {
         name: "blelloch",
-        concept: "work-efficient up-sweep/down-sweep in bank-conflict-free padded shared memory; reduce-then-scan across blocks",
+        concept: "work-efficient up-sweep/down-sweep in bank-conflict-free padded shared memory over 4-element leaves; reduce-then-scan across blocks",
         kinds: BOTH,
         min_cc: (7, 0),
         tuning: false,
         plan: ScanPlan::ReduceThenScan {
+            reduce: kernel_ref!(kernels::scan::blelloch_reduce(a, b, c)),
             block_scan: kernel_ref!(kernels::scan::blelloch_block(a, b, c, d, e)),
-            add: kernel_ref!(kernels::scan::blelloch_add(a, b, c)),
             block: BLELLOCH_BLOCK,
             tile: BLELLOCH_TILE,
         },
@@ -276,13 +283,13 @@ pub struct Level {
     pub grid: usize,
 }
 
-/// The levels of a reduce-then-scan over `n ≥ 1` elements with 1024-element tiles.
+/// The levels of a reduce-then-scan over `n ≥ 1` elements with 4096-element tiles.
 ///
 /// ```
 /// use host::scan::{blelloch_levels, Level};
-/// assert_eq!(blelloch_levels(1000), vec![Level { len: 1000, grid: 1 }]);
-/// assert_eq!(blelloch_levels(1025), vec![Level { len: 1025, grid: 2 }, Level { len: 2, grid: 1 }]);
-/// assert_eq!(blelloch_levels((1 << 20) + 7).len(), 3);
+/// assert_eq!(blelloch_levels(4000), vec![Level { len: 4000, grid: 1 }]);
+/// assert_eq!(blelloch_levels(4097), vec![Level { len: 4097, grid: 2 }, Level { len: 2, grid: 1 }]);
+/// assert_eq!(blelloch_levels((1 << 24) + 7).len(), 3);
 /// ```
 pub fn blelloch_levels(n: usize) -> Vec<Level> {
     let tile = BLELLOCH_TILE as usize;
@@ -295,18 +302,18 @@ pub fn blelloch_levels(n: usize) -> Vec<Level> {
     levels
 }
 
-/// The strides of the `bit_build` launches for `n ≥ 1` elements: 1, 512, 512², … while a
+/// The strides of the `bit_build` launches for `n ≥ 1` elements: 1, 2048, 2048², … while a
 /// tree node needs them.
 ///
 /// ```
 /// use host::scan::bit_strides;
-/// assert_eq!(bit_strides(1000), vec![1]);
-/// assert_eq!(bit_strides(1024), vec![1, 512]);
-/// assert_eq!(bit_strides(1 << 19), vec![1, 512, 1 << 18]);
+/// assert_eq!(bit_strides(4000), vec![1]);
+/// assert_eq!(bit_strides(4096), vec![1, 2048]);
+/// assert_eq!(bit_strides(1 << 23), vec![1, 2048, 1 << 22]);
 /// ```
 pub fn bit_strides(n: usize) -> Vec<usize> {
     let mut strides = vec![1];
-    while let Some(next) = bit_next_stride(n, *strides.last().unwrap(), BIT_BLOCK as usize) {
+    while let Some(next) = bit_next_stride(n, *strides.last().unwrap(), BIT_SPAN as usize) {
         strides.push(next);
     }
     strides
@@ -379,7 +386,7 @@ enum Launch {
     BitBuild(Kernel<BitBuildArgs>, LaunchConfig, BitBuildArgs),
     BitQuery(Kernel<BitQueryArgs>, LaunchConfig, BitQueryArgs),
     BlellochBlock(Kernel<BlellochBlockArgs>, LaunchConfig, BlellochBlockArgs),
-    BlellochAdd(Kernel<BlellochAddArgs>, LaunchConfig, BlellochAddArgs),
+    BlellochReduce(Kernel<BlellochReduceArgs>, LaunchConfig, BlellochReduceArgs),
     /// The look-back scan: its epoch argument is filled in at each launch.
     Lookback(Kernel<LookbackArgs>, LaunchConfig, LookbackArgs),
 }
@@ -398,7 +405,7 @@ impl Launch {
             // SAFETY: forwarded from the caller.
             Launch::BlellochBlock(k, c, a) => unsafe { backend.launch(&k, c, a) },
             // SAFETY: forwarded from the caller.
-            Launch::BlellochAdd(k, c, a) => unsafe { backend.launch(&k, c, a) },
+            Launch::BlellochReduce(k, c, a) => unsafe { backend.launch(&k, c, a) },
             Launch::Lookback(k, c, mut a) => {
                 a.4 = epoch;
                 // SAFETY: forwarded from the caller.
@@ -412,7 +419,7 @@ impl Launch {
             Launch::BitBuild(_, c, _)
             | Launch::BitQuery(_, c, _)
             | Launch::BlellochBlock(_, c, _)
-            | Launch::BlellochAdd(_, c, _)
+            | Launch::BlellochReduce(_, c, _)
             | Launch::Lookback(_, c, _) => *c,
         }
     }
@@ -477,40 +484,41 @@ impl<'a> Scan<'a> {
         let mut launches = Vec::new();
         let mut status = None;
         match variant.plan {
-            ScanPlan::Fenwick { build, query, block } => {
+            ScanPlan::Fenwick { build, query, block, span } => {
                 let mut tree = backend.alloc::<i32>(n)?;
                 let t = tree.as_mut_ptr();
                 for s in bit_strides(n) {
                     let src = if s == 1 { inp } else { t as *const i32 };
-                    let grid = bit_positions(n, s).div_ceil(block as usize);
+                    let grid = bit_positions(n, s).div_ceil(span as usize);
                     launches.push(Launch::BitBuild(build, config(grid, block), (src, t, n32, s as u32)));
                 }
-                launches.push(Launch::BitQuery(query, config(n.div_ceil(block as usize), block), (t, out, n32, excl)));
+                launches.push(Launch::BitQuery(query, config(n.div_ceil(span as usize), block), (t, out, n32, excl)));
                 scratch.push(tree);
             }
-            ScanPlan::ReduceThenScan { block_scan, add, block, .. } => {
+            ScanPlan::ReduceThenScan { reduce, block_scan, block, .. } => {
                 let levels = blelloch_levels(n);
+                let top = levels.len() - 1;
+                // sums[k]: the tile totals of level k, the elements of level k + 1 (none for
+                // the top level, a single tile).
                 let mut sums: Vec<DeviceBuffer<i32>> =
-                    levels.iter().map(|l| backend.alloc::<i32>(l.grid)).collect::<Result<_>>()?;
+                    levels[..top].iter().map(|l| backend.alloc::<i32>(l.grid)).collect::<Result<_>>()?;
                 let sum_ptrs: Vec<*mut i32> = sums.iter_mut().map(|s| s.as_mut_ptr()).collect();
-                // Level k scans level k-1's tile sums in place (exclusively: they become offsets).
-                for (k, l) in levels.iter().enumerate() {
-                    let (src, dst, x) =
-                        if k == 0 { (inp, out, excl) } else { (sum_ptrs[k - 1] as *const i32, sum_ptrs[k - 1], 1) };
-                    launches.push(Launch::BlellochBlock(
-                        block_scan,
-                        config(l.grid, block),
-                        (src, dst, sum_ptrs[k], l.len as u32, x),
-                    ));
+                // Level k reads the input (k = 0) or level k-1's sums, and scans them in place
+                // (exclusively: they become the offsets of level k-1's tiles).
+                let level_io = |k: usize| {
+                    if k == 0 { (inp, out, excl) } else { (sum_ptrs[k - 1] as *const i32, sum_ptrs[k - 1], 1) }
+                };
+                // Reduce every level but the top, bottom-up.
+                for (k, l) in levels[..top].iter().enumerate() {
+                    let args = (level_io(k).0, sum_ptrs[k], l.len as u32);
+                    launches.push(Launch::BlellochReduce(reduce, config(l.grid, block), args));
                 }
-                // Then each level below the top gets its tiles' offsets, top-down.
-                for k in (0..levels.len() - 1).rev() {
-                    let dst = if k == 0 { out } else { sum_ptrs[k - 1] };
-                    launches.push(Launch::BlellochAdd(
-                        add,
-                        config(levels[k].grid, block),
-                        (dst, sum_ptrs[k] as *const i32, levels[k].len as u32),
-                    ));
+                // Then scan every level top-down, each tile seeded with its offset.
+                for k in (0..=top).rev() {
+                    let (src, dst, x) = level_io(k);
+                    let offsets = if k == top { std::ptr::null() } else { sum_ptrs[k] as *const i32 };
+                    let args = (src, dst, offsets, levels[k].len as u32, x);
+                    launches.push(Launch::BlellochBlock(block_scan, config(levels[k].grid, block), args));
                 }
                 scratch.append(&mut sums);
             }
@@ -775,15 +783,13 @@ mod tests {
         assert_eq!(blelloch_levels(1), vec![Level { len: 1, grid: 1 }]);
         assert_eq!(
             blelloch_levels(1 << 30),
-            vec![
-                Level { len: 1 << 30, grid: 1 << 20 },
-                Level { len: 1 << 20, grid: 1024 },
-                Level { len: 1024, grid: 1 }
-            ]
+            vec![Level { len: 1 << 30, grid: 1 << 18 }, Level { len: 1 << 18, grid: 64 }, Level { len: 64, grid: 1 }]
         );
         assert_eq!(bit_strides(1), vec![1]);
-        assert_eq!(bit_strides(1 << 30), vec![1, 512, 1 << 18, 1 << 27]);
-        assert_eq!(bit_strides((1 << 28) - 1), vec![1, 512, 1 << 18]);
+        assert_eq!(bit_strides(1 << 30), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides((1 << 28) - 1), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides(1 << 23), vec![1, 2048, 1 << 22]);
+        assert_eq!(bit_strides((1 << 23) - 1), vec![1, 2048]);
     }
 
     #[test]

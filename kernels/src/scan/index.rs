@@ -47,6 +47,71 @@ pub const fn bit_next_stride(n: usize, stride: usize, block: usize) -> Option<us
     if 2 * next <= n { Some(next) } else { None }
 }
 
+/// The Fenwick nodes of 4 consecutive elements `x` whose first is at a 1-indexed position
+/// `≡ 1 (mod 4)`, built in registers: node `4u+1` = `x0`, `4u+2` = `x0+x1`, `4u+3` = `x2`,
+/// `4u+4` = `x0+x1+x2+x3` (its sum of 4; the tree above it adds more where `lowbit > 4`).
+///
+/// ```
+/// use kernels::scan::index::fenwick4;
+/// assert_eq!(fenwick4([1, 2, 3, 4]), [1, 3, 3, 10]);
+/// ```
+#[inline(always)]
+pub const fn fenwick4(x: [i32; 4]) -> [i32; 4] {
+    let s01 = x[0].wrapping_add(x[1]);
+    [x[0], s01, x[2], s01.wrapping_add(x[2].wrapping_add(x[3]))]
+}
+
+/// The `j`-th node a Fenwick query of prefix `k` visits: `k` with its `j` lowest set bits
+/// cleared (0 once all are: the query has ended). The nodes of one query are independent
+/// of each other's values, so 32 lanes of a warp can read the ≤ 32 nodes of one query at
+/// once, lane `j` the `j`-th.
+///
+/// ```
+/// use kernels::scan::index::fenwick_walk;
+/// assert_eq!((fenwick_walk(7, 0), fenwick_walk(7, 1), fenwick_walk(7, 2), fenwick_walk(7, 3)), (7, 6, 4, 0));
+/// assert_eq!(fenwick_walk(8, 1), 0);
+/// ```
+#[inline(always)]
+pub const fn fenwick_walk(mut k: usize, j: u32) -> usize {
+    let mut s = 0;
+    while s < j && k > 0 {
+        k -= lowbit(k);
+        s += 1;
+    }
+    k
+}
+
+/// The in-tile part of two Fenwick queries, walked once: for thread `t` of a `bit_query`
+/// block (queries at tile offsets `4t .. 4t + 4`), the sum of the tile's nodes on the path
+/// of `4t` (`node(m)` is the node at tile offset `m`, `1 ≤ m < 4t + 1`), and the sum of the
+/// part of that path that the query of `4t + 4` shares: the path of `4t + 4` is node
+/// `4t + 4`, then the path of `4t` past its first `trailing_ones(t)` nodes.
+///
+/// ```
+/// use kernels::scan::index::fenwick_tile_walk;
+/// // node(m) = m: path of 12 is 12, 8 (20); t = 3 has two trailing ones: 16's path past
+/// // node 16 is empty (0).
+/// assert_eq!(fenwick_tile_walk(3, |m| m as i32), (20, 0));
+/// // t = 5 (101b): path of 20 is 20, 16 (36); path of 24 is 24, then 16 (16).
+/// assert_eq!(fenwick_tile_walk(5, |m| m as i32), (36, 16));
+/// ```
+#[inline(always)]
+pub fn fenwick_tile_walk(t: usize, node: impl Fn(usize) -> i32) -> (i32, i32) {
+    let skip = (t as u32).trailing_ones();
+    let (mut k, mut step) = (4 * t, 0u32);
+    let (mut all, mut shared) = (0i32, 0i32);
+    while k > 0 {
+        let v = node(k);
+        all = all.wrapping_add(v);
+        if step >= skip {
+            shared = shared.wrapping_add(v);
+        }
+        k -= lowbit(k);
+        step += 1;
+    }
+    (all, shared)
+}
+
 // ---------------------------------------------------------------------------------------
 // Blelloch scan in shared memory
 
@@ -94,6 +159,29 @@ pub const fn padded_len(tile: usize) -> usize {
 #[inline(always)]
 pub const fn blelloch_pair(tid: usize, offset: usize) -> (usize, usize) {
     (offset * (2 * tid + 1) - 1, offset * (2 * tid + 2) - 1)
+}
+
+/// The scan of one 4-element leaf of a Blelloch tile (or of one thread's 4 Fenwick queries),
+/// given the sum of everything before it: each thread's serial part, in registers. Exclusive
+/// gives `[p, p+x0, p+x0+x1, p+x0+x1+x2]`, inclusive `[p+x0, …, p+x0+x1+x2+x3]`.
+///
+/// ```
+/// use kernels::scan::index::leaf_scan;
+/// assert_eq!(leaf_scan(10, [1, 2, 3, 4], true), [10, 11, 13, 16]);
+/// assert_eq!(leaf_scan(10, [1, 2, 3, 4], false), [11, 13, 16, 20]);
+/// ```
+#[inline(always)]
+pub const fn leaf_scan(prefix: i32, x: [i32; 4], exclusive: bool) -> [i32; 4] {
+    let s1 = prefix.wrapping_add(x[0]);
+    let s2 = s1.wrapping_add(x[1]);
+    let s3 = s2.wrapping_add(x[2]);
+    if exclusive { [prefix, s1, s2, s3] } else { [s1, s2, s3, s3.wrapping_add(x[3])] }
+}
+
+/// The sum of a leaf's 4 elements (wrapping): the value a leaf brings to the tree.
+#[inline(always)]
+pub const fn leaf_sum(x: [i32; 4]) -> i32 {
+    x[0].wrapping_add(x[1]).wrapping_add(x[2].wrapping_add(x[3]))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -216,25 +304,30 @@ mod tests {
             .collect()
     }
 
-    /// The Fenwick build exactly as `bit_build` does it (blocks of `block` positions, a
-    /// growing stride), then the queries of `bit_query`: must equal a sequential scan.
+    /// The Fenwick build exactly as `bit_build` does it (blocks of `block` threads of 4 nodes
+    /// each, `fenwick4` in registers, then the shared tree over the sums of 4, a growing
+    /// stride), then the queries as `bit_query` answers them (tiles of `4 * block`, the
+    /// prefix of the tile's start once, in-tile walks with `fenwick_tile_walk`, 4 queries per
+    /// thread): must equal a sequential scan, inclusive and exclusive.
     #[test]
     fn fenwick_build_and_query_match_sequential_scan() {
         for n in [1usize, 2, 3, 7, 8, 31, 32, 33, 63, 64, 65, 100, 255, 256, 257, 1000, 1023, 1024, 1025, 5000] {
-            for block in [4usize, 8, 512] {
+            for block in [2usize, 4, 8, 512] {
+                let span = 4 * block;
                 let a: Vec<i32> = (0..n).map(|i| (i as i32).wrapping_mul(2_654_435_761u32 as i32) ^ 0x55).collect();
                 let mut tree = a.clone();
                 let mut stride = Some(1);
                 while let Some(s) = stride {
                     let count = bit_positions(n, s);
-                    for b in 0..count.div_ceil(block) {
-                        // One block: positions j = b*block + t, t < block, in its own scratch.
+                    let pos = |j: usize| (j < count).then(|| (j + 1) * s - 1);
+                    for b in 0..count.div_ceil(span) {
                         let mut smem = vec![0i32; block];
+                        let mut nodes = vec![[0i32; 4]; block];
                         for t in 0..block {
-                            let j = b * block + t;
-                            if j < count {
-                                smem[t] = tree[(j + 1) * s - 1];
-                            }
+                            let j0 = (b * block + t) * 4;
+                            let x = [0, 1, 2, 3].map(|r| pos(j0 + r).map_or(0, |p| tree[p]));
+                            nodes[t] = fenwick4(x);
+                            smem[t] = nodes[t][3];
                         }
                         let mut d = 1;
                         while d < block {
@@ -246,31 +339,70 @@ mod tests {
                             d *= 2;
                         }
                         for t in 0..block {
-                            let j = b * block + t;
-                            if j < count {
-                                tree[(j + 1) * s - 1] = smem[t];
+                            nodes[t][3] = smem[t];
+                            for r in 0..4 {
+                                if let Some(p) = pos((b * block + t) * 4 + r) {
+                                    tree[p] = nodes[t][r];
+                                }
                             }
                         }
                     }
-                    stride = bit_next_stride(n, s, block);
+                    stride = bit_next_stride(n, s, span);
                 }
                 // Every node i (1-indexed) holds the sum of a[i - lowbit(i) .. i).
                 for i in 1..=n {
                     let want = a[i - lowbit(i)..i].iter().fold(0i32, |x, &y| x.wrapping_add(y));
                     assert_eq!(tree[i - 1], want, "node {i}, n={n}, block={block}");
                 }
-                let expect = prefix(&a);
-                for i in 0..n {
-                    let mut k = i + 1;
-                    let mut s = 0i32;
-                    while k > 0 {
-                        s = s.wrapping_add(tree[k - 1]);
-                        k -= lowbit(k);
+                let query = |k: usize| {
+                    (0..32).fold(0i32, |s, j| match fenwick_walk(k, j) {
+                        0 => s,
+                        v => s.wrapping_add(tree[v - 1]),
+                    })
+                };
+                let node = |k: usize| if k <= n { tree[k - 1] } else { 0 };
+                let (inclusive, exclusive) = (prefix(&a), {
+                    let mut e = vec![0];
+                    e.extend_from_slice(&prefix(&a)[..n - 1]);
+                    e
+                });
+                for base in (0..n).step_by(span) {
+                    let p = query(base);
+                    let p2 = if base + span <= n { query(base + span) } else { 0 };
+                    for t in 0..block {
+                        let own = [1, 2, 3, 4].map(|r| node(base + 4 * t + r));
+                        let (local, tail) = fenwick_tile_walk(t, |m| node(base + m));
+                        let e0 = p.wrapping_add(local);
+                        let e2 = e0.wrapping_add(own[1]);
+                        let e3 = e2.wrapping_add(own[2]);
+                        let e4 = if 4 * t + 4 < span { p.wrapping_add(own[3]).wrapping_add(tail) } else { p2 };
+                        let e = [e0, e0.wrapping_add(own[0]), e2, e3, e4];
+                        for r in 0..4 {
+                            let i = base + 4 * t + r;
+                            if i < n {
+                                assert_eq!(e[r], exclusive[i], "exclusive {i}, n={n}, block={block}");
+                                assert_eq!(e[r + 1], inclusive[i], "inclusive {i}, n={n}, block={block}");
+                            }
+                        }
                     }
-                    assert_eq!(s, expect[i], "query {i}, n={n}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn leaf_helpers_agree_with_sequential_sums() {
+        let x = [5, -3, i32::MAX, 7];
+        let incl = leaf_scan(11, x, false);
+        let excl = leaf_scan(11, x, true);
+        let mut s = 11i32;
+        for r in 0..4 {
+            assert_eq!(excl[r], s);
+            s = s.wrapping_add(x[r]);
+            assert_eq!(incl[r], s);
+        }
+        assert_eq!(leaf_sum(x), s.wrapping_sub(11));
+        assert_eq!(fenwick4(x), [5, 2, i32::MAX, leaf_sum(x)]);
     }
 
     /// Bank of each access, for counting conflicts: the worst number of distinct words of one

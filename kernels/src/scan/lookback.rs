@@ -138,7 +138,7 @@ unsafe fn look_back(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
+pub(super) unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
     let at = |i: usize| {
         if i < n {
             // SAFETY: i < n.
@@ -155,7 +155,7 @@ unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] 
 /// # Safety
 /// `output` holds `n` elements, and nobody else writes `p .. p + 4` concurrently.
 #[inline(always)]
-unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, chunk: [i32; 4]) {
+pub(super) unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, chunk: [i32; 4]) {
     for (k, &x) in chunk.iter().enumerate() {
         if p + k < n {
             // SAFETY: p + k < n; this thread's element.

@@ -5,8 +5,8 @@
 //!
 //! | variant | kernels | work | passes over the data | idea |
 //! |---|---|---|---|---|
-//! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log n) | ~2 + log n scattered reads | Fenwick tree: build it, query every prefix |
-//! | `blelloch` | [`blelloch_block`] ×levels, [`blelloch_add`] ×levels | O(n) | 2 reads + 2 writes | up-sweep/down-sweep in padded shared memory, reduce-then-scan across blocks |
+//! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log T + (n/T) log n), tiles of T = 2048 | 2 reads + 2 writes | Fenwick tree: build it, query every prefix (the part above a tile once per tile) |
+//! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //!
 //! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
@@ -18,8 +18,11 @@ mod blelloch;
 pub mod index;
 mod lookback;
 
-pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, bit_build, bit_query};
-pub use blelloch::{BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_TILE, blelloch_add, blelloch_block};
+pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
+pub use blelloch::{
+    BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_LEAF, BLELLOCH_LEAVES, BLELLOCH_REDUCE_SHARED_BYTES,
+    BLELLOCH_TILE, blelloch_block, blelloch_reduce,
+};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;
 pub use lookback::{

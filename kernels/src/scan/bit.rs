@@ -134,13 +134,13 @@ kernel! {
     /// a buffer nobody writes during the launch. Every thread reaches every barrier (threads
     /// past the last node carry zeros through the tree and write nothing).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 24.51 µs | 326.4 | 0.40 |
-    /// | 100,000,000 | 1636.0 µs | 489.0 | 0.20 |
-    /// | 268,435,456 | 4532.2 µs | 473.8 | 0.19 |
+    /// | 1,000,000 | 13.01 µs | 615.0 | 0.74 |
+    /// | 100,000,000 | 573.4 µs | 1395.2 | 0.58 |
+    /// | 268,435,456 | 1510.3 µs | 1421.9 | 0.58 |
     pub unsafe fn bit_build(src: *const i32, tree: *mut i32, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;
@@ -251,13 +251,13 @@ kernel! {
     /// `tree`, and nobody writes `tree` during the launch (read-only loads). Every thread
     /// reaches the barrier; warps 0 and 1 run their warp queries whole.
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 24.51 µs | 326.4 | 0.40 |
-    /// | 100,000,000 | 1636.0 µs | 489.0 | 0.20 |
-    /// | 268,435,456 | 4532.2 µs | 473.8 | 0.19 |
+    /// | 1,000,000 | 13.01 µs | 615.0 | 0.74 |
+    /// | 100,000,000 | 573.4 µs | 1395.2 | 0.58 |
+    /// | 268,435,456 | 1510.3 µs | 1421.9 | 0.58 |
     pub unsafe fn bit_query(tree: *const i32, output: *mut i32, n: u32, exclusive: u32) {
         let smem = static_shared!(BIT_TILE: [i32; BIT_SPAN as usize + QUERY_CTRL]);
         let span = BIT_SPAN as usize;

@@ -194,13 +194,13 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `offsets` overlaps neither
     /// tile array. Every thread reaches every barrier (threads past `n` carry zeros).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 19.81 µs | 403.9 | 0.49 |
-    /// | 100,000,000 | 1118.2 µs | 715.4 | 0.30 |
-    /// | 268,435,456 | 2971.9 µs | 722.6 | 0.29 |
+    /// | 1,000,000 | 14.99 µs | 533.6 | 0.64 |
+    /// | 100,000,000 | 488.4 µs | 1638.1 | 0.68 |
+    /// | 268,435,456 | 1265.8 µs | 1696.6 | 0.69 |
     pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, offsets: *const i32, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;
@@ -286,13 +286,13 @@ kernel! {
     /// writes `input` during the launch (it is read through the non-coherent path). Every
     /// thread reaches every barrier.
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 19.81 µs | 403.9 | 0.49 |
-    /// | 100,000,000 | 1118.2 µs | 715.4 | 0.30 |
-    /// | 268,435,456 | 2971.9 µs | 722.6 | 0.29 |
+    /// | 1,000,000 | 14.99 µs | 533.6 | 0.64 |
+    /// | 100,000,000 | 488.4 µs | 1638.1 | 0.68 |
+    /// | 268,435,456 | 1265.8 µs | 1696.6 | 0.69 |
     pub unsafe fn blelloch_reduce(input: *const i32, sums: *mut i32, n: u32) {
         let temp = static_shared!(BLELLOCH_UP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;

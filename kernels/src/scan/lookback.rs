@@ -438,13 +438,13 @@ kernel! {
     /// threads run and respect the time budget).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 6.78 µs | 1179.2 | 1.43 |
-    /// | 100,000,000 | 296.3 µs | 2699.8 | 1.12 |
-    /// | 268,435,456 | 786.0 µs | 2732.3 | 1.11 |
+    /// | 1,000,000 | 6.78 µs | 1179.2 | 1.42 |
+    /// | 100,000,000 | 295.7 µs | 2705.6 | 1.12 |
+    /// | 268,435,456 | 785.2 µs | 2735.1 | 1.12 |
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,
@@ -500,13 +500,13 @@ macro_rules! lookback_shape {
             /// As for `lookback`, with this kernel's tile and block.
             ///
             /// # Measured
-            /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit c4185d4); × CUB = CUB's time / ours:
+            /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
             ///
             /// | n | time | GB/s (read + write) | × CUB |
             /// |---|---|---|---|
-            /// | 1,000,000 | 6.78 µs | 1179.2 | 1.43 |
-            /// | 100,000,000 | 296.3 µs | 2699.8 | 1.12 |
-            /// | 268,435,456 | 786.0 µs | 2732.3 | 1.11 |
+            /// | 1,000,000 | 6.78 µs | 1179.2 | 1.42 |
+            /// | 100,000,000 | 295.7 µs | 2705.6 | 1.12 |
+            /// | 268,435,456 | 785.2 µs | 2735.1 | 1.12 |
             pub unsafe fn $name(
                 input: *const i32,
                 output: *mut i32,

@@ -81,12 +81,12 @@ kernel! {
     /// the first sit in code whose condition is uniform over the block.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 27.38 µs | 2451.4 | 0.93 (`vector_loads`) | — |
-    /// | 2^28 | 349.7 µs | 3070.5 | 0.99 (`vector_loads`) | — |
+    /// | 2^24 | 27.25 µs | 2462.9 | 0.93 (`vector_loads`) | — |
+    /// | 2^28 | 349.4 µs | 3073.2 | 0.99 (`vector_loads`) | — |
     pub unsafe fn single_pass(
         g_idata: *const i32,
         g_partials: *mut i32,

@@ -71,12 +71,12 @@ kernel! {
     /// the block barrier and every shuffle.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 25.36 µs | 2646.2 | 1.32 (`grid_stride`) | — |
-    /// | 2^28 | 347.6 µs | 3089.0 | 1.34 (`grid_stride`) | — |
+    /// | 2^24 | 25.26 µs | 2656.3 | 1.32 (`grid_stride`) | — |
+    /// | 2^28 | 347.4 µs | 3090.7 | 1.34 (`grid_stride`) | — |
     pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
@@ -136,12 +136,12 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 /// barrier and every shuffle.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
 ///
 /// | n | time | GB/s | × previous | × CUDA C twin |
 /// |---|---|---|---|---|
-/// | 2^24 | 25.36 µs | 2646.2 | 1.32 (`grid_stride`) | — |
-/// | 2^28 | 347.6 µs | 3089.0 | 1.34 (`grid_stride`) | — |
+/// | 2^24 | 25.26 µs | 2656.3 | 1.32 (`grid_stride`) | — |
+/// | 2^28 | 347.4 µs | 3090.7 | 1.34 (`grid_stride`) | — |
 #[inline(always)]
 pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
     let slots = static_shared!(VECTOR_LOADS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);

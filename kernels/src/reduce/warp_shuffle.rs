@@ -68,12 +68,12 @@ kernel! {
     /// every shuffle (the block is a multiple of 32, and no shuffle sits in divergent code).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 24.78 µs | 2707.7 | 1.21 (`smem_unroll4_dyn`) | — |
-    /// | 2^28 | 337.9 µs | 3177.4 | 1.12 (`smem_unroll4_dyn`) | — |
+    /// | 2^24 | 24.74 µs | 2713.0 | 1.20 (`smem_unroll4_dyn`) | — |
+    /// | 2^28 | 338.2 µs | 3174.9 | 1.12 (`smem_unroll4_dyn`) | — |
     pub unsafe fn warp_shuffle(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(WARP_SHUFFLE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;
@@ -138,12 +138,12 @@ typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *m
 /// barrier and every shuffle.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit 07edd4e):
+/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
 ///
 /// | n | time | GB/s | × previous | × CUDA C twin |
 /// |---|---|---|---|---|
-/// | 2^24 | 24.78 µs | 2707.7 | 1.21 (`smem_unroll4_dyn`) | — |
-/// | 2^28 | 337.9 µs | 3177.4 | 1.12 (`smem_unroll4_dyn`) | — |
+/// | 2^24 | 24.74 µs | 2713.0 | 1.20 (`smem_unroll4_dyn`) | — |
+/// | 2^28 | 338.2 µs | 3174.9 | 1.12 (`smem_unroll4_dyn`) | — |
 #[inline(always)]
 pub unsafe fn warp_shuffle_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
     let slots = static_shared!(WARP_SHUFFLE_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);

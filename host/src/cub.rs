@@ -141,7 +141,10 @@ pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTimin
         Op::SumOfSquares => return Err(Error::Invalid("CUB has no sum of squares to compare with".into())),
     };
     let size = T::ELEM.size();
-    let path = std::env::temp_dir().join(format!("reduce-cub-typed-{}.{}", std::process::id(), T::ELEM.name()));
+    // One file per call: tests time several types and operators at once in one process.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let k = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("reduce-cub-typed-{}-{k}.{}", std::process::id(), T::ELEM.name()));
     let bytes: Vec<u8> = data.iter().flat_map(|x| x.bits().to_le_bytes().into_iter().take(size)).collect();
     std::fs::write(&path, &bytes)
         .map_err(|e| Error::Unsupported(format!("cannot write CUB's input file {}: {e}", path.display())))?;

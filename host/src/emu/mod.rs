@@ -226,6 +226,14 @@ impl Emulator {
 
         match error.into_inner().unwrap() {
             Some(e) => Err(e),
+            // Cancelled past the budget before every block was taken (a loaded machine can start
+            // the workers late): blocks never ran, so the launch did not complete.
+            None if next.load(Ordering::Relaxed) < blocks => Err(EmuError {
+                kind: EmuErrorKind::Timeout,
+                kernel: kernel.to_string(),
+                block: None,
+                detail: format!("the launch's time budget of {:?} ran out before every block had started", self.budget),
+            }),
             None => Ok(()),
         }
     }

@@ -253,50 +253,30 @@ pub struct Min;
 /// The maximum.
 pub struct Max;
 
-impl<T: Element> Operator<T> for Sum {
-    const NAME: &'static str = "sum";
-    const IDENTITY: T = T::ZERO;
-    #[inline(always)]
-    fn combine(a: T, b: T) -> T {
-        T::plus(a, b)
-    }
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    unsafe fn red(ptr: *mut T, value: T) {
-        // SAFETY: forwarded.
-        unsafe { T::red_plus(ptr, value) }
-    }
+/// `impl Operator<T>` for an operator: its name, identity, combining step and atomic, all
+/// from the element's own functions.
+macro_rules! operator {
+    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident) => {
+        impl<T: Element> Operator<T> for $op {
+            const NAME: &'static str = $name;
+            const IDENTITY: T = T::$identity;
+            #[inline(always)]
+            fn combine(a: T, b: T) -> T {
+                T::$combine(a, b)
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn red(ptr: *mut T, value: T) {
+                // SAFETY: forwarded.
+                unsafe { T::$red(ptr, value) }
+            }
+        }
+    };
 }
 
-impl<T: Element> Operator<T> for Min {
-    const NAME: &'static str = "min";
-    const IDENTITY: T = T::HIGHEST;
-    #[inline(always)]
-    fn combine(a: T, b: T) -> T {
-        T::minimum(a, b)
-    }
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    unsafe fn red(ptr: *mut T, value: T) {
-        // SAFETY: forwarded.
-        unsafe { T::red_minimum(ptr, value) }
-    }
-}
-
-impl<T: Element> Operator<T> for Max {
-    const NAME: &'static str = "max";
-    const IDENTITY: T = T::LOWEST;
-    #[inline(always)]
-    fn combine(a: T, b: T) -> T {
-        T::maximum(a, b)
-    }
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    unsafe fn red(ptr: *mut T, value: T) {
-        // SAFETY: forwarded.
-        unsafe { T::red_maximum(ptr, value) }
-    }
-}
+operator!(Sum, "sum", ZERO, plus, red_plus);
+operator!(Min, "min", HIGHEST, minimum, red_minimum);
+operator!(Max, "max", LOWEST, maximum, red_maximum);
 
 #[cfg(test)]
 mod tests {

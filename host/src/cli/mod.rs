@@ -254,6 +254,19 @@ impl Session {
     }
 }
 
+/// The launch-shape columns every reduction report has after its name columns: `grid×block`
+/// in the table, `n`, `grid`, `block` and `shared_bytes` in CSV and JSON.
+fn shape_columns() -> [crate::output::Column; 5] {
+    use crate::output::{Column, Shown};
+    [
+        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
+        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
+        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
+        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
+        Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
+    ]
+}
+
 /// The timing group every report has: median, fastest, every run (JSON), the median again and
 /// the throughput under the names the JSON reports have always used, GB/s and % of peak.
 /// `bytes` names the throughput: `("bytes_per_s", "gb_per_s", "GB/s")` for a reduction (each

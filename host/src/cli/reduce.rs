@@ -26,14 +26,8 @@ struct Groups {
 
 /// The columns of a reduction report, with its optional groups.
 fn columns(groups: Groups) -> Vec<Column> {
-    let mut c = vec![
-        Column::new("variant", "variant", 24, 0),
-        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
-        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
-        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
-        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
-        Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
-    ];
+    let mut c = vec![Column::new("variant", "variant", 24, 0)];
+    c.extend(super::shape_columns());
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 8));
     c.extend([
         Column::new("clock64_cycles", "clock64 Δ", 12, 0),

@@ -19,12 +19,8 @@ fn columns(with_cub: bool) -> Vec<Column> {
         Column::new("variant", "variant", 20, 0),
         Column::new("type", "type", 5, 0),
         Column::new("combine", "combine", 8, 0),
-        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
-        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
-        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
-        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
-        Column::new("shared_bytes", "shared", 0, 0).only(Shown::DataOnly),
     ];
+    c.extend(super::shape_columns());
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 8));
     c.extend([Column::new("result", "result", 24, 0), Column::new("expected", "expected", 0, 0).only(Shown::DataOnly)]);
     if with_cub {

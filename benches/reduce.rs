@@ -79,73 +79,9 @@ fn main() {
         drop(data);
 
         for family in Family::ALL {
-            // Prepare and check every variant of the family at this size, outside timing.
-            let mut ready: Vec<(&'static Variant, Reduction<'_>, f64)> = Vec::new();
-            for v in registry::all().filter(|v| v.family == family) {
-                let id = format!("reduce/{}/{n}", v.name);
-                if let Some(&(m, us)) = last_us.get(v.name) {
-                    let predicted = us * (n as f64 / m as f64);
-                    if predicted > common::SKIP_US {
-                        println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
-                        last_us.insert(v.name, (n, predicted));
-                        continue;
-                    }
-                }
-                let expected = if v.op == Op::SumOfSquares { squares } else { sum };
-                match prepare(&backend, v, &input, n, block, expected) {
-                    Ok((r, us)) => {
-                        last_us.insert(v.name, (n, us));
-                        ready.push((v, r, us));
-                    }
-                    Err(Skip::Unsupported(why)) => println!("{id}: skipped ({why})"),
-                    Err(Skip::Failed(why)) => {
-                        println!("{id}: FAILED, not benchmarked ({why})");
-                        failures += 1;
-                    }
-                }
-            }
-            if ready.is_empty() {
-                continue;
-            }
-            let slow = ready.iter().any(|(_, _, us)| *us > common::SLOW_US);
-            let mut group = common::group(&mut c, "reduce", n as u64 * 4, slow);
-            for (v, r, _) in &mut ready {
-                // An in-place kernel's back-to-back launches reduce what the previous one left:
-                // its result is checked before timing only (prepare); the others after every sample.
-                let expected = if v.op == Op::SumOfSquares { squares } else { sum };
-                let checked = !v.in_place();
-                let r = std::cell::RefCell::new(r);
-                common::bench_launches(
-                    &mut group,
-                    &backend,
-                    v.name,
-                    n,
-                    || r.borrow_mut().launch(),
-                    || if checked { result_is(&r.borrow(), expected) } else { Ok(()) },
-                );
-            }
-            group.finish();
+            failures += bench_family(&mut c, &backend, family, (&input, n, block), (sum, squares), &mut last_us);
         }
-
-        // `reduce/sum/{n}`: the full reduction `host::sum` runs at this size (the variant and
-        // block `sum::choose` picks), the one to hold against CUB. Every launch's sum is checked.
-        match host::sum::choose(n, backend.info().compute_capability)
-            .map_err(|e| Skip::Failed(e.to_string()))
-            .and_then(|ch| prepare(&backend, ch.variant, &input, n, ch.block, sum).map(|_| ch))
-        {
-            Ok(ch) => {
-                let mut group = common::group(&mut c, "reduce", n as u64 * 4, false);
-                if let Err(why) = bench_sum_every_launch_checked(&mut group, &backend, ch, &input, n, sum) {
-                    println!("reduce/sum/{n}: FAILED ({why})");
-                    failures += 1;
-                }
-                group.finish();
-            }
-            Err(Skip::Unsupported(why) | Skip::Failed(why)) => {
-                println!("reduce/sum/{n}: FAILED, not benchmarked ({why})");
-                failures += 1;
-            }
-        }
+        failures += bench_sum(&mut c, &backend, &input, n, sum);
 
         if !common::bench_cub(&mut c, "reduce", &mut cub_session, CubOp::ReduceSum, n, n as u64 * 4) {
             failures += 1;
@@ -156,6 +92,100 @@ fn main() {
         println!("{failures} benchmark(s) failed their check or could not run");
         std::process::exit(1);
     }
+}
+
+/// Prepares, checks and times every variant of `family` on the first `n` elements of `input`
+/// with `block` threads (against the sum, or the sum of squares), skipping those that
+/// `last_us` (each variant's launch time at the previous size) predicts to be too slow.
+/// Returns how many failed.
+fn bench_family<'a>(
+    c: &mut criterion::Criterion,
+    backend: &'a Backend,
+    family: Family,
+    (input, n, block): (&'a host::DeviceBuffer<i32>, usize, u32),
+    (sum, squares): (i32, i32),
+    last_us: &mut HashMap<&'static str, (usize, f64)>,
+) -> usize {
+    let mut failures = 0;
+    // Prepare and check every variant of the family at this size, outside timing.
+    let mut ready: Vec<(&'static Variant, Reduction<'_>, f64)> = Vec::new();
+    for v in registry::all().filter(|v| v.family == family) {
+        let id = format!("reduce/{}/{n}", v.name);
+        if let Some(&(m, us)) = last_us.get(v.name) {
+            let predicted = us * (n as f64 / m as f64);
+            if predicted > common::SKIP_US {
+                println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
+                last_us.insert(v.name, (n, predicted));
+                continue;
+            }
+        }
+        let expected = if v.op == Op::SumOfSquares { squares } else { sum };
+        match prepare(backend, v, input, n, block, expected) {
+            Ok((r, us)) => {
+                last_us.insert(v.name, (n, us));
+                ready.push((v, r, us));
+            }
+            Err(Skip::Unsupported(why)) => println!("{id}: skipped ({why})"),
+            Err(Skip::Failed(why)) => {
+                println!("{id}: FAILED, not benchmarked ({why})");
+                failures += 1;
+            }
+        }
+    }
+    if ready.is_empty() {
+        return failures;
+    }
+    let slow = ready.iter().any(|(_, _, us)| *us > common::SLOW_US);
+    let mut group = common::group(c, "reduce", n as u64 * 4, slow);
+    for (v, r, _) in &mut ready {
+        // An in-place kernel's back-to-back launches reduce what the previous one left:
+        // its result is checked before timing only (prepare); the others after every sample.
+        let expected = if v.op == Op::SumOfSquares { squares } else { sum };
+        let checked = !v.in_place();
+        let r = std::cell::RefCell::new(r);
+        common::bench_launches(
+            &mut group,
+            backend,
+            v.name,
+            n,
+            || r.borrow_mut().launch(),
+            || if checked { result_is(&r.borrow(), expected) } else { Ok(()) },
+        );
+    }
+    group.finish();
+    failures
+}
+
+/// `reduce/sum/{n}`; returns how many failed (0 or 1).
+fn bench_sum(
+    c: &mut criterion::Criterion,
+    backend: &Backend,
+    input: &host::DeviceBuffer<i32>,
+    n: usize,
+    sum: i32,
+) -> usize {
+    let mut failures = 0;
+    // `reduce/sum/{n}`: the full reduction `host::sum` runs at this size (the variant and
+    // block `sum::choose` picks), the one to hold against CUB. Every launch's sum is checked.
+    match host::sum::choose(n, backend.info().compute_capability)
+        .map_err(|e| Skip::Failed(e.to_string()))
+        .and_then(|ch| prepare(backend, ch.variant, input, n, ch.block, sum).map(|_| ch))
+    {
+        Ok(ch) => {
+            let mut group = common::group(c, "reduce", n as u64 * 4, false);
+            if let Err(why) = bench_sum_every_launch_checked(&mut group, backend, ch, input, n, sum) {
+                println!("reduce/sum/{n}: FAILED ({why})");
+                failures += 1;
+            }
+            group.finish();
+        }
+        Err(Skip::Unsupported(why) | Skip::Failed(why)) => {
+            println!("reduce/sum/{n}: FAILED, not benchmarked ({why})");
+            failures += 1;
+        }
+    }
+
+    failures
 }
 
 /// `reduce/sum/{n}` with every launch checked: each launch of the batch gets its own pair of

@@ -97,29 +97,72 @@ pub fn time(op: CubOp, n: usize, repeat: u32, seed: u64) -> Result<CubTiming> {
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
     }
+    let args = [op.arg().to_string(), n.to_string(), repeat.max(1).to_string(), seed.to_string()];
+    let line = result_line(bin, "CUB harness", &args)?;
+    if line.starts_with("ERROR ") {
+        return Err(harness_error(&line));
+    }
+    let times_us = times_of(&line);
+    if times_us.is_empty() {
+        return Err(Error::Unsupported(format!("the CUB harness printed no times: {line}")));
+    }
+    Ok(CubTiming { n, median_us: median(&times_us), times_us })
+}
+
+/// Runs a harness once with `args` (stdin closed) and returns its first `RESULT …` or
+/// `ERROR …` line, for the caller to parse; `what` names the harness in the errors of a
+/// harness that cannot start or prints neither.
+pub(crate) fn result_line(bin: &Path, what: &str, args: &[String]) -> Result<String> {
     let out = Command::new(bin)
-        .args([op.arg(), &n.to_string(), &repeat.max(1).to_string(), &seed.to_string()])
+        .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
+        .map_err(|e| Error::Unsupported(format!("cannot run the {what} {}: {e}", bin.display())))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let reply = stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR "));
-    match reply {
-        Some(line) if line.starts_with("RESULT ") => {
-            let times_us: Vec<f64> = field(line, "times_us")
-                .map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect())
-                .unwrap_or_default();
-            if times_us.is_empty() {
-                return Err(Error::Unsupported(format!("the CUB harness printed no times: {line}")));
-            }
-            Ok(CubTiming { n, median_us: median(&times_us), times_us })
-        }
-        Some(line) => Err(harness_error(line)),
+    match stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR ")) {
+        Some(line) => Ok(line.to_string()),
         None => Err(Error::Unsupported(format!(
-            "the CUB harness exited with {} and no result; stderr: {}",
+            "the {what} exited with {} and no result; stderr: {}",
             out.status,
             last_line(&String::from_utf8_lossy(&out.stderr))
         ))),
+    }
+}
+
+/// The `times_us=t,t,…` of a harness's `RESULT` line (empty when it has none).
+fn times_of(line: &str) -> Vec<f64> {
+    field(line, "times_us").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default()
+}
+
+/// A harness's input file in the temporary directory, one per call in this process, removed
+/// when dropped.
+pub(crate) struct TempFile(pub(crate) PathBuf);
+
+impl TempFile {
+    /// A new file `reduce-<stem>-<pid>-<k>.<ext>` holding what `fill` writes (buffered);
+    /// `what` names it in the error.
+    pub(crate) fn write(
+        stem: &str,
+        ext: &str,
+        what: &str,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<Self> {
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let k = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let file = TempFile(std::env::temp_dir().join(format!("reduce-{stem}-{}-{k}.{ext}", std::process::id())));
+        let write = || -> std::io::Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&file.0)?);
+            fill(&mut w)?;
+            w.flush()
+        };
+        write().map_err(|e| Error::Unsupported(format!("cannot write {what} {}: {e}", file.0.display())))?;
+        Ok(file)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -141,32 +184,23 @@ pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTimin
         Op::SumOfSquares => return Err(Error::Invalid("CUB has no sum of squares to compare with".into())),
     };
     let size = T::ELEM.size();
-    // One file per call: tests time several types and operators at once in one process.
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let k = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("reduce-cub-typed-{}-{k}.{}", std::process::id(), T::ELEM.name()));
-    let bytes: Vec<u8> = data.iter().flat_map(|x| x.bits().to_le_bytes().into_iter().take(size)).collect();
-    std::fs::write(&path, &bytes)
-        .map_err(|e| Error::Unsupported(format!("cannot write CUB's input file {}: {e}", path.display())))?;
-    drop(bytes);
-    let args = ["typed", T::ELEM.name(), op_arg, &n.to_string(), &repeat.max(1).to_string()];
-    let out = Command::new(bin).args(args).arg(&path).stdin(Stdio::null()).output();
-    let _ = std::fs::remove_file(&path);
-    let out = out.map_err(|e| Error::Unsupported(format!("cannot run the CUB harness {}: {e}", bin.display())))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let Some(line) = stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR ")) else {
-        return Err(Error::Unsupported(format!(
-            "the CUB harness exited with {} and no result; stderr: {}",
-            out.status,
-            last_line(&String::from_utf8_lossy(&out.stderr))
-        )));
-    };
+    let file = TempFile::write("cub-typed", T::ELEM.name(), "CUB's input file", |w| {
+        data.iter().try_for_each(|x| w.write_all(&x.bits().to_le_bytes()[..size]))
+    })?;
+    let args = [
+        "typed".to_string(),
+        T::ELEM.name().to_string(),
+        op_arg.to_string(),
+        n.to_string(),
+        repeat.max(1).to_string(),
+        file.0.display().to_string(),
+    ];
+    let line = result_line(bin, "CUB harness", &args)?;
     if line.starts_with("ERROR ") {
-        return Err(harness_error(line));
+        return Err(harness_error(&line));
     }
-    let times_us: Vec<f64> =
-        field(line, "times_us").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default();
-    let results: Vec<T> = field(line, "results")
+    let times_us = times_of(&line);
+    let results: Vec<T> = field(&line, "results")
         .map(|r| r.split(',').filter_map(|x| u64::from_str_radix(x, 16).ok()).map(T::from_bits_u64).collect())
         .unwrap_or_default();
     if times_us.is_empty() || results.is_empty() {

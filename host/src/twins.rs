@@ -25,12 +25,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::cpu::Reference;
-use crate::cub::{Harness, build_harness, field, last_line};
+use crate::cub::{Harness, TempFile, build_harness, field, result_line};
 use crate::error::{Error, Result};
 use crate::registry;
 use crate::scan;
@@ -136,7 +134,7 @@ pub fn available() -> Result<()> {
 pub struct TwinInput {
     n: usize,
     data: Vec<i32>,
-    file: TempInput,
+    file: TempFile,
     sum: OnceLock<i32>,
     squares: OnceLock<i32>,
 }
@@ -152,7 +150,7 @@ impl TwinInput {
                 u32::MAX
             )));
         }
-        let file = TempInput::write(&data)?;
+        let file = write_twin_input(&data)?;
         Ok(Self { n: data.len(), data, file, sum: OnceLock::new(), squares: OnceLock::new() })
     }
 
@@ -200,20 +198,8 @@ pub fn time_on(name: &str, input: &TwinInput, block: u32, repeat: u32) -> Result
     if scan_variant.is_none() {
         args.push(expected.to_string());
     }
-    let out = Command::new(bin)
-        .args(&args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Unsupported(format!("cannot run the twins harness {}: {e}", bin.display())))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let Some(line) = stdout.lines().find(|l| l.starts_with("RESULT ") || l.starts_with("ERROR ")) else {
-        return Err(Error::Unsupported(format!(
-            "the twins harness exited with {} and no result; stderr: {}",
-            out.status,
-            last_line(&String::from_utf8_lossy(&out.stderr))
-        )));
-    };
-    let t = parse(line, expected)?;
+    let line = result_line(bin, "twins harness", &args)?;
+    let t = parse(&line, expected)?;
     check_geometry(&t)?;
     Ok(t)
 }
@@ -332,25 +318,11 @@ pub fn write_input(path: &Path, data: &[i32]) -> std::io::Result<()> {
     f.flush()
 }
 
-/// A temporary input file, removed when dropped.
-struct TempInput(PathBuf);
-
-impl TempInput {
-    fn write(data: &[i32]) -> Result<Self> {
-        static COUNT: AtomicU64 = AtomicU64::new(0);
-        let k = COUNT.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("reduce-twin-input-{}-{k}.i32", std::process::id()));
-        let file = TempInput(path);
-        write_input(&file.0, data)
-            .map_err(|e| Error::Unsupported(format!("cannot write the twins' input file {}: {e}", file.0.display())))?;
-        Ok(file)
-    }
-}
-
-impl Drop for TempInput {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+/// The twins' input file: `data` as [`write_input`] lays it out, removed when dropped.
+fn write_twin_input(data: &[i32]) -> Result<TempFile> {
+    TempFile::write("twin-input", "i32", "the twins' input file", |w| {
+        data.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()))
+    })
 }
 
 /// The built harness, once per process (the error kept as its kind and message, since
@@ -413,7 +385,7 @@ mod tests {
     #[test]
     fn input_file_is_raw_little_endian_i32() {
         let data = [0, 1, -1, i32::MIN, i32::MAX, 0x0102_0304];
-        let file = TempInput::write(&data).unwrap();
+        let file = write_twin_input(&data).unwrap();
         let bytes = std::fs::read(&file.0).unwrap();
         assert_eq!(bytes.len(), data.len() * 4);
         assert_eq!(&bytes[4..12], &[1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);

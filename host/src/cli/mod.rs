@@ -183,6 +183,16 @@ struct Session {
 }
 
 impl Session {
+    /// How many calls `--compare-cub` times CUB for (at least [`crate::timing::MIN_RUNS`]),
+    /// or why CUB cannot be timed here (the emulator, no nvcc, the harness does not build).
+    fn cub_calls(&self) -> std::result::Result<u32, String> {
+        if !self.backend.is_gpu() {
+            return Err("CUB runs on a GPU only; these are emulator results".into());
+        }
+        crate::cub::available().map_err(|e| e.to_string())?;
+        Ok(self.repeat.max(crate::timing::MIN_RUNS))
+    }
+
     /// Opens the backend and checks `--n`/`--log2` and `--repeat`.
     fn open(args: &Args) -> Result<Self> {
         let kind = match args.backend {

@@ -176,11 +176,7 @@ pub(super) fn selected(args: &Args) -> Result<Vec<&'static Variant>> {
 
 /// `--compare-cub`: CUB's median for DeviceReduce::Sum on `n` elements, or why there is none.
 fn cub_median_us(session: &Session) -> std::result::Result<f64, String> {
-    if !session.backend.is_gpu() {
-        return Err("CUB runs on a GPU only; these are emulator results".into());
-    }
-    crate::cub::available().map_err(|e| e.to_string())?;
-    let repeat = session.repeat.max(crate::timing::MIN_RUNS);
+    let repeat = session.cub_calls()?;
     crate::cub::time(crate::cub::CubOp::ReduceSum, session.n, repeat, session.seed)
         .map(|t| t.median_us)
         .map_err(|e| e.to_string())

@@ -204,11 +204,7 @@ fn cub_name(op: Op) -> &'static str {
 /// CPU reference (float sums within the bound for a sequential sum, γ(n)·Σ|x|: CUB's order of
 /// additions is not ours), or why there is none.
 fn cub<T: Value>(session: &Session, op: Op, data: &[T]) -> std::result::Result<f64, String> {
-    if !session.backend.is_gpu() {
-        return Err("CUB runs on a GPU only; these are emulator results".into());
-    }
-    crate::cub::available().map_err(|e| e.to_string())?;
-    let repeat = session.repeat.max(crate::timing::MIN_RUNS);
+    let repeat = session.cub_calls()?;
     let (timing, results) = crate::cub::time_typed(op, data, repeat).map_err(|e| e.to_string())?;
     for got in results {
         cpu::check(op, data, got, data.len() as u64).map_err(|why| format!("CUB's result is wrong: {why}"))?;

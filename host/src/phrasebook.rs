@@ -167,6 +167,12 @@ pub static ROWS: &[Row] = &[
         "scan/lookback.rs",
     ),
     row(
+        "`__stcs(int4*)`; `createpolicy` + `cp.async … L2::cache_hint`; `cp.async … L2::256B`",
+        "`mem::store_v4_streaming(p, v)`; `mem::l2_evict_first_policy()` + `Shared::copy_async_v4_evict_first(i, src, policy)`; `Shared::copy_async_v4_prefetch256(i, src)`",
+        "none: inline `asm!`",
+        "scan/lookback.rs (the cache-hint ablations)",
+    ),
+    row(
         "`a % b` (a remainder nvcc keeps; LLVM turns one by a power of two into an AND)",
         "`math::rem_u32(a, b)` (`rem.u32`, kept)",
         "`a % b`",

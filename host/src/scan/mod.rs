@@ -204,6 +204,24 @@ macro_rules! lookback_shape {
     };
 }
 
+/// A cache-hint ablation of `lookback` (its shape, one hinted instruction).
+macro_rules! lookback_hinted {
+    ($name:ident, $concept:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: $concept,
+            kinds: BOTH,
+            min_cc: (7, 0),
+            tuning: true,
+            plan: ScanPlan::DecoupledLookback {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                threads: kernels::scan::LOOKBACK_THREADS,
+                items: kernels::scan::LOOKBACK_ITEMS,
+            },
+        }
+    };
+}
+
 /// The scan variants: the curriculum first (`bit` → `blelloch` → `lookback`), then the
 /// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
 static VARIANTS: &[ScanVariant] = &[
@@ -249,6 +267,10 @@ static VARIANTS: &[ScanVariant] = &[
     lookback_shape!(lookback_128x60, 128, 60),
     lookback_shape!(lookback_192x44, 192, 44),
     lookback_shape!(lookback_256x28, 256, 28),
+    lookback_hinted!(lookback_stream_store, "lookback with streaming output stores (st.global.cs), an ablation"),
+    lookback_hinted!(lookback_evict_first, "lookback with its input copies under an L2 evict-first policy, an ablation"),
+    lookback_hinted!(lookback_prefetch256, "lookback with a 256-byte L2 prefetch on its input copies, an ablation"),
+    lookback_hinted!(lookback_stream_evict, "lookback with streaming stores and evict-first copies, an ablation"),
 ];
 
 /// Every scan variant, tuning shapes included.
@@ -766,14 +788,14 @@ mod tests {
     #[test]
     fn tuning_shapes_match_the_kernels_list() {
         let shapes: Vec<(u32, u32)> = all()
-            .filter(|v| v.tuning)
+            .filter(|v| v.tuning && !v.concept.contains("ablation"))
             .map(|v| match v.plan {
                 ScanPlan::DecoupledLookback { threads, items, .. } => (threads, items),
                 _ => panic!("{} is a tuning variant without a look-back plan", v.name),
             })
             .collect();
         assert_eq!(shapes, kernels::scan::LOOKBACK_TUNING.to_vec());
-        for v in all().filter(|v| v.tuning) {
+        for v in all().filter(|v| v.tuning && !v.concept.contains("ablation")) {
             assert_eq!(v.name, format!("lookback_{}x{}", v.block(), v.tile() / v.block()));
         }
     }

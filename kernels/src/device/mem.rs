@@ -97,3 +97,66 @@ pub unsafe fn store_v4<T: Word>(ptr: *mut T, value: [T; 4]) {
     // touches meanwhile.
     unsafe { ptr.cast::<Vec4<T>>().write(Vec4(value)) }
 }
+
+/// [`store_v4`] with the *streaming* cache operator: PTX `st.global.cs.v4.b32` (CUDA C
+/// `__stcs(int4*)`). `.cs` marks the line as likely written once and not read again, so L2
+/// evicts it first and it does not push out lines other blocks are still loading. For a
+/// scan's output, which nobody reads during the kernel, it is the natural store; whether it is
+/// faster is measured (`lookback_stream_store`).
+///
+/// # Safety
+/// As for [`store_v4`], and `ptr` is in **global** memory. (The hint is emitted for sm_90;
+/// the sm_70/sm_80 builds, and the emulator, use [`store_v4`].)
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn store_v4_streaming<T: Word>(ptr: *mut T, value: [T; 4]) {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    // SAFETY: the caller guarantees 16 writable, 16-byte aligned bytes of global memory that
+    // no other thread touches; `cvta.to.global` gives the global-window address.
+    unsafe {
+        core::arch::asm!(
+            "{{",
+            ".reg .b64 %g;",
+            "cvta.to.global.u64 %g, {p};",
+            "st.global.cs.v4.b32 [%g], {{{a}, {b}, {c}, {d}}};",
+            "}}",
+            p = in(reg64) ptr,
+            a = in(reg32) value[0].to_word(),
+            b = in(reg32) value[1].to_word(),
+            c = in(reg32) value[2].to_word(),
+            d = in(reg32) value[3].to_word(),
+            options(nostack, preserves_flags),
+        );
+    }
+    #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+    // SAFETY: forwarded from the caller; the emulator has no caches, so the hint changes nothing.
+    unsafe {
+        store_v4(ptr, value)
+    }
+}
+
+/// An L2 cache policy that marks every line it is applied to as *evict first* (PTX
+/// `createpolicy.fractional.L2::evict_first.b64 policy, 1.0`): the operand of
+/// [`Shared::copy_async_v4_evict_first`](super::shared::Shared::copy_async_v4_evict_first).
+/// An opaque 64-bit value; 0 in the emulator, which has no caches, and in the sm_70/sm_80
+/// builds (PTX ISA 7.0 has no `createpolicy`).
+#[inline(always)]
+pub fn l2_evict_first_policy() -> u64 {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    {
+        let policy: u64;
+        // SAFETY: creating a policy value reads and writes no memory.
+        unsafe {
+            core::arch::asm!(
+                "createpolicy.fractional.L2::evict_first.b64 {p}, 1.0;",
+                p = out(reg64) policy,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        policy
+    }
+    #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+    {
+        0
+    }
+}

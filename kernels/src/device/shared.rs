@@ -400,6 +400,72 @@ impl<T: Word> Shared<T> {
             unsafe { self.write_v4(i, src.cast::<super::mem::Vec4<T>>().read().0) }
         }
     }
+
+    /// [`copy_async_v4`](Self::copy_async_v4) with an L2 cache policy (`cp.async.cg …
+    /// .L2::cache_hint [dst], [src], 16, policy`), typically
+    /// [`l2_evict_first_policy`](super::mem::l2_evict_first_policy): the input of a
+    /// single-pass kernel is read once, so its lines may go first. Built for sm_90 only (the hint
+    /// needs PTX ISA 7.4; the sm_70/sm_80 PTX is ISA 7.0); there and in the emulator it is
+    /// `copy_async_v4` (the hint only changes what L2 keeps).
+    ///
+    /// # Safety
+    /// As for [`copy_async_v4`](Self::copy_async_v4); `policy` comes from `createpolicy`.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn copy_async_v4_evict_first(self, i: usize, src: *const T, policy: u64) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: as for copy_async_v4; the policy operand only steers L2 replacement.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %g;",
+                "cvta.to.global.u64 %g, {p};",
+                "cp.async.cg.shared.global.L2::cache_hint [{w}], [%g], 16, {c};",
+                "}}",
+                w = in(reg64) self.window + (i * 4) as u64,
+                p = in(reg64) src,
+                c = in(reg64) policy,
+                options(nostack, preserves_flags),
+            );
+        }
+        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let _ = policy;
+            self.copy_async_v4(i, src)
+        }
+    }
+
+    /// [`copy_async_v4`](Self::copy_async_v4) that asks L2 to fetch the whole 256-byte
+    /// block around `src` from DRAM (`cp.async.cg … .L2::256B`), not only the 32-byte sectors
+    /// requested: fewer, larger DRAM requests for a stream read in order. Built for sm_90 only
+    /// (PTX ISA 7.4); for sm_70/sm_80 and in the emulator it is `copy_async_v4`.
+    ///
+    /// # Safety
+    /// As for [`copy_async_v4`](Self::copy_async_v4).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn copy_async_v4_prefetch256(self, i: usize, src: *const T) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: as for copy_async_v4; the prefetch size only widens what L2 fetches.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %g;",
+                "cvta.to.global.u64 %g, {p};",
+                "cp.async.cg.shared.global.L2::256B [{w}], [%g], 16;",
+                "}}",
+                w = in(reg64) self.window + (i * 4) as u64,
+                p = in(reg64) src,
+                options(nostack, preserves_flags),
+            );
+        }
+        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_90")))]
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.copy_async_v4(i, src)
+        }
+    }
 }
 
 /// Closes this thread's current group of [`Shared::copy_async_v4`] copies (PTX

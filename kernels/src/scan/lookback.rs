@@ -3,7 +3,7 @@ use super::index::{
     status_value, striped_chunk,
 };
 use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
-use crate::device::mem::store_v4;
+use crate::device::mem::{l2_evict_first_policy, store_v4, store_v4_streaming};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
@@ -35,6 +35,19 @@ pub const LOOKBACK_TILE: u32 = LOOKBACK_THREADS * LOOKBACK_ITEMS;
 /// wait in their look-back. Items per thread stay odd multiples of 4 (see
 /// [`LOOKBACK_ITEMS`]).
 pub const LOOKBACK_TUNING: [(u32, u32); 4] = [(128, 44), (128, 60), (192, 44), (256, 28)];
+
+/// Cache hints of the `lookback` ablations (`lookback_stream_store` …), a bit set; `lookback`
+/// itself uses none ([`HINTS_NONE`]). Each is a variant of one instruction: the output stores
+/// ([`HINT_STREAM_STORE`]: `st.global.cs`) or the input copies ([`HINT_EVICT_FIRST`]: an L2
+/// evict-first policy; [`HINT_PREFETCH_256`]: `.L2::256B`). Measured in docs/notes.md
+/// (session 5).
+pub const HINTS_NONE: u32 = 0;
+/// Output stores with `st.global.cs` (evict first, written once).
+pub const HINT_STREAM_STORE: u32 = 1;
+/// Input copies under an L2 evict-first policy.
+pub const HINT_EVICT_FIRST: u32 = 2;
+/// Input copies that fetch whole 256-byte blocks into L2.
+pub const HINT_PREFETCH_256: u32 = 4;
 
 /// Shared words after the tile: one total per warp (at most 32 warps), the tile's exclusive
 /// prefix, padding to a 16-byte multiple.
@@ -170,7 +183,7 @@ pub(super) unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, c
 /// # Safety
 /// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
 #[inline(always)]
-unsafe fn scan_tile<const THREADS: usize, const ROWS: usize>(
+unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32>(
     input: *const i32,
     output: *mut i32,
     status: *mut u64,
@@ -202,12 +215,22 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize>(
 
     // 2. Load: striped 16-byte chunks, global → shared without registers (cp.async);
     //    the partial last tile through registers, with zeros past n.
+    let policy = if HINTS & HINT_EVICT_FIRST != 0 { l2_evict_first_policy() } else { 0 };
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if full {
+            let src = input.wrapping_add(base + c);
             // SAFETY: base + c + 3 < n; both addresses 16-byte aligned (16-byte aligned
             // buffers, c a multiple of 4); this thread's chunk, untouched until the wait.
-            unsafe { smem.copy_async_v4(c, input.add(base + c)) };
+            unsafe {
+                if HINTS & HINT_EVICT_FIRST != 0 {
+                    smem.copy_async_v4_evict_first(c, src, policy)
+                } else if HINTS & HINT_PREFETCH_256 != 0 {
+                    smem.copy_async_v4_prefetch256(c, src)
+                } else {
+                    smem.copy_async_v4(c, src)
+                }
+            };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
             unsafe { smem.write_v4(c, load_chunk_guarded(input, base + c, n)) };
@@ -305,7 +328,10 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize>(
             v[2].wrapping_add(prefix),
             v[3].wrapping_add(prefix),
         ];
-        if full {
+        if full && HINTS & HINT_STREAM_STORE != 0 {
+            // SAFETY: base + c + 3 < n; 16-byte aligned global memory; this thread's 16 bytes.
+            unsafe { store_v4_streaming(output.add(base + c), out) };
+        } else if full {
             // SAFETY: base + c + 3 < n; 16-byte aligned; these 16 bytes are this thread's.
             unsafe { store_v4(output.add(base + c), out) };
         } else {
@@ -456,7 +482,7 @@ kernel! {
         let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
         // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
         unsafe {
-            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }>(
+            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, HINTS_NONE>(
                 input, output, status, n, epoch, exclusive, smem,
             )
         }
@@ -517,7 +543,9 @@ macro_rules! lookback_shape {
             ) {
                 let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words($threads * $items)]);
                 // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
-                unsafe { scan_tile::<$threads, { $items / 4 }>(input, output, status, n, epoch, exclusive, smem) }
+                unsafe {
+                    scan_tile::<$threads, { $items / 4 }, HINTS_NONE>(input, output, status, n, epoch, exclusive, smem)
+                }
             }
         }
     };
@@ -527,6 +555,69 @@ lookback_shape!(lookback_128x44, 128, 44);
 lookback_shape!(lookback_128x60, 128, 60);
 lookback_shape!(lookback_192x44, 192, 44);
 lookback_shape!(lookback_256x28, 256, 28);
+
+/// Declares one cache-hint ablation of `lookback`: its shape, with [`HINTS`](HINTS_NONE) bits.
+macro_rules! lookback_hinted {
+    ($name:ident, $hints:expr, $what:literal) => {
+        kernel! {
+            #[doc = concat!("`lookback` with ", $what, ": an ablation of one instruction, for tuning.")]
+            ///
+            /// # Concept
+            /// **Cache hints on a stream.** A scan reads each input line once and writes each
+            /// output line once; by default L2 keeps both as if they might be reused. PTX lets
+            /// a kernel say otherwise per instruction: a streaming store (`st.global.cs`), an
+            /// evict-first L2 policy on the loads, or a 256-byte L2 prefetch. Whether any of
+            /// it moves a DRAM-bound kernel is measured, not assumed.
+            ///
+            /// # Previous problem → fix
+            /// `lookback` runs at about 90% of a device-to-device copy's speed (H100, 2^28).
+            /// If L2 thrashing between the input stream and the output stream costs part of
+            /// the rest, this hint recovers it; docs/notes.md (session 5) has the outcome.
+            ///
+            /// # Execution
+            /// As `lookback` (phases 1–7 of its docs), with the hinted instruction in phase 2
+            /// (loads) or 7 (stores).
+            ///
+            /// # Launch
+            /// As `lookback`: grid `ceil(n / LOOKBACK_TILE)`, block `LOOKBACK_THREADS`,
+            /// [`LOOKBACK_SHARED_BYTES`] of static shared memory.
+            ///
+            /// # Preconditions
+            /// As for `lookback`.
+            ///
+            /// # Safety
+            /// As for `lookback`.
+            ///
+            /// # Measured
+            /// An ablation: its time beside `lookback`'s is in docs/notes.md (session 5).
+            pub unsafe fn $name(
+                input: *const i32,
+                output: *mut i32,
+                status: *mut u64,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
+                // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
+                unsafe {
+                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, { $hints }>(
+                        input, output, status, n, epoch, exclusive, smem,
+                    )
+                }
+            }
+        }
+    };
+}
+
+lookback_hinted!(lookback_stream_store, HINT_STREAM_STORE, "streaming output stores (`st.global.cs`)");
+lookback_hinted!(lookback_evict_first, HINT_EVICT_FIRST, "input copies under an L2 evict-first policy");
+lookback_hinted!(lookback_prefetch256, HINT_PREFETCH_256, "input copies with a 256-byte L2 prefetch");
+lookback_hinted!(
+    lookback_stream_evict,
+    HINT_STREAM_STORE | HINT_EVICT_FIRST,
+    "streaming stores and evict-first input copies"
+);
 
 #[cfg(not(target_arch = "nvptx64"))]
 kernel! {

@@ -27,5 +27,6 @@ pub use blelloch::{
 pub use lookback::lookback_probe;
 pub use lookback::{
     LOOKBACK_ITEMS, LOOKBACK_SHARED_BYTES, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback, lookback_128x44,
-    lookback_128x60, lookback_192x44, lookback_256x28, lookback_shared_bytes,
+    lookback_128x60, lookback_192x44, lookback_256x28, lookback_evict_first, lookback_prefetch256, lookback_shared_bytes,
+    lookback_stream_evict, lookback_stream_store,
 };

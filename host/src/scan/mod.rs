@@ -267,10 +267,13 @@ static VARIANTS: &[ScanVariant] = &[
     lookback_shape!(lookback_128x60, 128, 60),
     lookback_shape!(lookback_192x44, 192, 44),
     lookback_shape!(lookback_256x28, 256, 28),
-    lookback_hinted!(lookback_stream_store, "lookback with streaming output stores (st.global.cs), an ablation"),
-    lookback_hinted!(lookback_evict_first, "lookback with its input copies under an L2 evict-first policy, an ablation"),
-    lookback_hinted!(lookback_prefetch256, "lookback with a 256-byte L2 prefetch on its input copies, an ablation"),
-    lookback_hinted!(lookback_stream_evict, "lookback with streaming stores and evict-first copies, an ablation"),
+    lookback_hinted!(lookback_no_hints, "lookback without its cache hints (plain stores and copies), an ablation"),
+    lookback_hinted!(lookback_stream_store, "lookback with streaming stores only (no evict-first copies), an ablation"),
+    lookback_hinted!(lookback_evict_first, "lookback with evict-first copies only (plain stores), an ablation"),
+    lookback_hinted!(
+        lookback_prefetch256,
+        "lookback with a 256-byte L2 prefetch on its copies instead of its hints, an ablation"
+    ),
 ];
 
 /// Every scan variant, tuning shapes included.

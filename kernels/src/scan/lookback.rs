@@ -36,11 +36,18 @@ pub const LOOKBACK_TILE: u32 = LOOKBACK_THREADS * LOOKBACK_ITEMS;
 /// [`LOOKBACK_ITEMS`]).
 pub const LOOKBACK_TUNING: [(u32, u32); 4] = [(128, 44), (128, 60), (192, 44), (256, 28)];
 
-/// Cache hints of the `lookback` ablations (`lookback_stream_store` …), a bit set; `lookback`
-/// itself uses none ([`HINTS_NONE`]). Each is a variant of one instruction: the output stores
-/// ([`HINT_STREAM_STORE`]: `st.global.cs`) or the input copies ([`HINT_EVICT_FIRST`]: an L2
-/// evict-first policy; [`HINT_PREFETCH_256`]: `.L2::256B`). Measured in docs/notes.md
-/// (session 5).
+/// Cache hints of `lookback` and of its ablations, a bit set. Each changes one instruction: the
+/// output stores ([`HINT_STREAM_STORE`]: `st.global.cs`) or the input copies
+/// ([`HINT_EVICT_FIRST`]: an L2 evict-first policy; [`HINT_PREFETCH_256`]: `.L2::256B`).
+///
+/// Measured (H100, n = 2^28, inclusive, medians of 10 runs in 3 interleaved rounds,
+/// `docs/measurements/2026-11-22-h100/lookback_hints.csv`): no hints 781.4–783.4 µs; streaming
+/// stores alone 782.8–783.8; evict-first copies alone 788.4–790.5; 256-byte prefetch alone
+/// 786.5–788.6; **streaming stores with evict-first copies 773.6–775.6** (1.0% faster, the
+/// rounds do not overlap). Neither half helps alone: the output lines leave L2 first only when
+/// the input lines are marked too, so the pair is what `lookback` uses.
+pub const LOOKBACK_HINTS: u32 = HINT_STREAM_STORE | HINT_EVICT_FIRST;
+/// No cache hints (the ablation `lookback_no_hints`).
 pub const HINTS_NONE: u32 = 0;
 /// Output stores with `st.global.cs` (evict first, written once).
 pub const HINT_STREAM_STORE: u32 = 1;
@@ -388,7 +395,8 @@ kernel! {
     /// accesses free of bank conflicts.
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load**: each thread issues `cp.async.cg` 16-byte copies of its striped chunks
-    ///    (global → shared, no registers, cached in L2 only), commits, waits; barrier. The
+    ///    (global → shared, no registers, cached in L2 only, under an L2 *evict-first*
+    ///    policy: read once), commits, waits; barrier. The
     ///    last, partial tile is loaded through registers with bounds checks, zeros past `n`.
     /// 3. **Reduce**: each thread sums its `items` blocked elements; an inclusive warp scan
     ///    (`__shfl_up_sync`, 5 steps) of the thread sums; lane 31 writes the warp's total to
@@ -400,7 +408,9 @@ kernel! {
     /// 6. **Look-back** (warp 0, after its own step 5): examine 32 predecessors at a time
     ///    (`look_back`); publish `(P, prefix + aggregate)`; put `prefix` in shared memory.
     ///    Barrier.
-    /// 7. **Store** the striped chunks plus `prefix`, one `st.global.v4` per 4 elements.
+    /// 7. **Store** the striped chunks plus `prefix`, one `st.global.cs.v4` per 4 elements
+    ///    (*streaming*: written once, evicted first). The two hints together are 1% faster
+    ///    than neither, on an H100 at 2^28; each alone is not ([`LOOKBACK_HINTS`]).
     ///
     /// ```text
     ///  tiles:    0          1          2          3          4
@@ -482,7 +492,7 @@ kernel! {
         let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
         // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
         unsafe {
-            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, HINTS_NONE>(
+            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS>(
                 input, output, status, n, epoch, exclusive, smem,
             )
         }
@@ -544,7 +554,7 @@ macro_rules! lookback_shape {
                 let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words($threads * $items)]);
                 // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
                 unsafe {
-                    scan_tile::<$threads, { $items / 4 }, HINTS_NONE>(input, output, status, n, epoch, exclusive, smem)
+                    scan_tile::<$threads, { $items / 4 }, LOOKBACK_HINTS>(input, output, status, n, epoch, exclusive, smem)
                 }
             }
         }
@@ -556,11 +566,12 @@ lookback_shape!(lookback_128x60, 128, 60);
 lookback_shape!(lookback_192x44, 192, 44);
 lookback_shape!(lookback_256x28, 256, 28);
 
-/// Declares one cache-hint ablation of `lookback`: its shape, with [`HINTS`](HINTS_NONE) bits.
+/// Declares one cache-hint ablation of `lookback`: its shape, with other hint bits
+/// ([`LOOKBACK_HINTS`]).
 macro_rules! lookback_hinted {
     ($name:ident, $hints:expr, $what:literal) => {
         kernel! {
-            #[doc = concat!("`lookback` with ", $what, ": an ablation of one instruction, for tuning.")]
+            #[doc = concat!("`lookback` with ", $what, " instead of its own hints: an ablation, for tuning.")]
             ///
             /// # Concept
             /// **Cache hints on a stream.** A scan reads each input line once and writes each
@@ -570,9 +581,10 @@ macro_rules! lookback_hinted {
             /// it moves a DRAM-bound kernel is measured, not assumed.
             ///
             /// # Previous problem → fix
-            /// `lookback` runs at about 90% of a device-to-device copy's speed (H100, 2^28).
+            /// `lookback` runs at about 91% of a device-to-device copy's speed (H100, 2^28).
             /// If L2 thrashing between the input stream and the output stream costs part of
-            /// the rest, this hint recovers it; docs/notes.md (session 5) has the outcome.
+            /// the rest, hints recover it: each ablation isolates one, and [`LOOKBACK_HINTS`]
+            /// records which won.
             ///
             /// # Execution
             /// As `lookback` (phases 1–7 of its docs), with the hinted instruction in phase 2
@@ -589,7 +601,7 @@ macro_rules! lookback_hinted {
             /// As for `lookback`.
             ///
             /// # Measured
-            /// An ablation: its time beside `lookback`'s is in docs/notes.md (session 5).
+            /// An ablation: its time beside `lookback`'s is at [`LOOKBACK_HINTS`].
             pub unsafe fn $name(
                 input: *const i32,
                 output: *mut i32,
@@ -613,11 +625,7 @@ macro_rules! lookback_hinted {
 lookback_hinted!(lookback_stream_store, HINT_STREAM_STORE, "streaming output stores (`st.global.cs`)");
 lookback_hinted!(lookback_evict_first, HINT_EVICT_FIRST, "input copies under an L2 evict-first policy");
 lookback_hinted!(lookback_prefetch256, HINT_PREFETCH_256, "input copies with a 256-byte L2 prefetch");
-lookback_hinted!(
-    lookback_stream_evict,
-    HINT_STREAM_STORE | HINT_EVICT_FIRST,
-    "streaming stores and evict-first input copies"
-);
+lookback_hinted!(lookback_no_hints, HINTS_NONE, "no cache hints (plain `st.global`, plain `cp.async.cg`)");
 
 #[cfg(not(target_arch = "nvptx64"))]
 kernel! {

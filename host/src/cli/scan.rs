@@ -1,6 +1,7 @@
 //! The scan rows of the command line (`reduce --op scan`): every selected scan variant ×
 //! inclusive/exclusive, checked element by element against the CPU scan, timed, and turned
-//! into cells of the same report the reductions use.
+//! into cells of the same report the reductions use. Other element types and operators
+//! (`--type`, `--combine`) go to the typed look-back scan (`cli/typed_scan.rs`).
 
 use std::io::Write;
 
@@ -197,6 +198,10 @@ fn time_cub(session: &Session, asked: bool) -> Cub {
 /// Runs `reduce --op scan`: prints the rows, returns whether every row passed.
 pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     refuse_reduction_flags(args)?;
+    let (elem, op) = (crate::registry::Elem::parse(&args.elem)?, crate::registry::Op::parse(&args.combine)?);
+    if (elem, op) != (crate::registry::Elem::I32, crate::registry::Op::Sum) {
+        return super::typed_scan::run(args, elem, op, out, err);
+    }
     let variants = selected(&args.variant)?;
     if args.list {
         for v in all() {

@@ -49,7 +49,12 @@ fn run_one<T: Value>(
 }
 
 /// Random input at every size, extremes and all-equal at the small ones.
-fn matrix<T: Value>(backend: &Backend, tv: &'static TypedScanVariant, kind: Kind, sizes: &[usize]) -> Result<(), Failed> {
+fn matrix<T: Value>(
+    backend: &Backend,
+    tv: &'static TypedScanVariant,
+    kind: Kind,
+    sizes: &[usize],
+) -> Result<(), Failed> {
     let for_sum = tv.op == Op::Sum;
     for &n in sizes {
         run_one(backend, tv, kind, &typed::<T>(n, SEED ^ n as u64, Pattern::Random), "random")?;
@@ -166,7 +171,10 @@ fn cli() -> Result<(), Failed> {
     ] {
         let (code, out, err) = run_cli(&with(extra));
         if code != 2 || err.lines().count() != 1 || !err.contains(want) {
-            return Err(format!("{extra:?}: exit {code} (want 2), stderr `{err}` (want one line naming {want}):\n{out}").into());
+            return Err(format!(
+                "{extra:?}: exit {code} (want 2), stderr `{err}` (want one line naming {want}):\n{out}"
+            )
+            .into());
         }
     }
     Ok(())
@@ -178,7 +186,9 @@ fn ptx_entries() -> Result<(), Failed> {
         let have = host::ptx::entries(ptx);
         for tv in all() {
             if !have.contains(&tv.symbol()) {
-                return Err(format!("scan {}: kernel `{}` is not an .entry of the {arch} PTX", tv.id(), tv.symbol()).into());
+                return Err(
+                    format!("scan {}: kernel `{}` is not an .entry of the {arch} PTX", tv.id(), tv.symbol()).into()
+                );
             }
         }
     }

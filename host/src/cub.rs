@@ -195,7 +195,11 @@ pub fn time_typed_scan<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(Cub
         .map_err(|e| Error::Unsupported(format!("cannot read CUB's scan output {}: {e}", out.0.display())))?;
     let size = T::ELEM.size();
     if bytes.len() != data.len() * size {
-        return Err(Error::Unsupported(format!("CUB's scan output holds {} bytes, not {}", bytes.len(), data.len() * size)));
+        return Err(Error::Unsupported(format!(
+            "CUB's scan output holds {} bytes, not {}",
+            bytes.len(),
+            data.len() * size
+        )));
     }
     let got = bytes
         .chunks_exact(size)

@@ -49,7 +49,7 @@ pub(super) fn run(args: &Args, elem: Elem, op: Op, out: &mut dyn Write, err: &mu
     }
     let tv = find("lookback", elem, op)?;
     if args.list {
-        let _ = writeln!(out, "{:<18} {:<7} {}", tv.symbol(), "scan", "decoupled look-back scan, any type and operator");
+        let _ = writeln!(out, "{:<18} scan    decoupled look-back scan, any type and operator", tv.symbol());
         return Ok(true);
     }
     match elem {
@@ -63,7 +63,12 @@ pub(super) fn run(args: &Args, elem: Elem, op: Op, out: &mut dyn Write, err: &mu
 }
 
 /// The report: one row per kind (and CUB's inclusive scan with `--compare-cub`).
-fn rows<T: Value>(args: &Args, tv: &'static TypedScanVariant, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+fn rows<T: Value>(
+    args: &Args,
+    tv: &'static TypedScanVariant,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<bool> {
     let session = Session::open(args)?;
     let (elem, op, n) = (T::ELEM, tv.op, session.n);
     let mut report = Report::new(session.format, out, columns());

@@ -489,7 +489,7 @@ mod tests {
 
     #[test]
     fn value_slots_are_distinct_per_tile_and_flag() {
-        let mut seen = vec![false; 200];
+        let mut seen = [false; 200];
         for tile in 0..100 {
             for flag in [FLAG_AGGREGATE, FLAG_PREFIX] {
                 let s = value_slot(tile, flag);

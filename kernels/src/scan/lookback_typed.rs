@@ -548,7 +548,7 @@ pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
         lane: thread_idx_x() % WARP_SIZE,
         warp: tid / WARP_SIZE as usize,
     };
-    // SAFETY (all phases): forwarded from the caller; every thread runs every phase.
+    // SAFETY: forwarded from the caller (all phases); every thread runs every phase.
     unsafe {
         load_tile::<T, O>(input, at, smem);
         let (before, aggregate) = tile_offsets::<T, O>(at, smem);

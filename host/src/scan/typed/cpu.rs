@@ -12,7 +12,7 @@
 //!   |gotᵢ − sᵢ| ≤ γ(d)·Σⱼ≤ᵢ|xⱼ| + 2⁻⁵¹·Σⱼ≤ᵢ|xⱼ|,   γ(d) = d·u / (1 − d·u)
 //!   ```
 //!
-//!   ([`float_sum_bound`](crate::reduce::typed::cpu::float_sum_bound)), where `d` is the
+//!   ([`float_sum_bound`]), where `d` is the
 //!   depth of the kernel's summation tree: the most roundings any element passes through on
 //!   its way into any output ([`super::scan_depth`] for `lookback__{type}_sum`; `n` for a
 //!   scan whose order is unknown, such as CUB's, since a tree over `i + 1` leaves has depth at

@@ -18,6 +18,15 @@ fn columns() -> Vec<Column> {
         Column::new("kind", "kind", 9, 0),
         Column::new("n", "n", 0, 0).only(Shown::DataOnly),
         Column::new("launches", "launches", 8, 0),
+    ];
+    c.extend(measured_columns(Column::new("last", "last", 0, 0).only(Shown::JsonOnly)));
+    c
+}
+
+/// The columns every scan report (i32 and typed) has after its names: the launch shape, the
+/// timing group, CUB's time and the ratio, `last`, the verdict.
+pub(super) fn measured_columns(last: Column) -> Vec<Column> {
+    let mut c = vec![
         Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
         Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
@@ -27,7 +36,7 @@ fn columns() -> Vec<Column> {
     c.extend([
         Column::new("cub_time_us", "CUB µs", 0, 2).only(Shown::DataOnly),
         Column::new("speedup_vs_cub", "vs CUB", 8, 2),
-        Column::new("last", "last", 0, 0).only(Shown::JsonOnly),
+        last,
         Column::new("verdict", "verdict", 0, 0),
     ]);
     c

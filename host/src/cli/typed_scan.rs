@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use super::{Args, Session, progress, progress_done, timing_cells};
 use crate::input::{Pattern, typed};
 use crate::output::{Cell, Column, Report, Shown};
 use crate::reduce::typed::Value;
@@ -22,18 +22,8 @@ fn columns() -> Vec<Column> {
         Column::new("combine", "combine", 8, 0),
         Column::new("kind", "kind", 9, 0),
         Column::new("n", "n", 0, 0).only(Shown::DataOnly),
-        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
-        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
-        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
-        Column::new("tile", "tile", 0, 0).only(Shown::DataOnly),
     ];
-    c.extend(timing_columns(("bytes_per_s_rw", "gb_per_s_rw", "GB/s r+w"), 7));
-    c.extend([
-        Column::new("cub_time_us", "CUB µs", 0, 2).only(Shown::DataOnly),
-        Column::new("speedup_vs_cub", "vs CUB", 8, 2),
-        Column::new("last", "last", 24, 0),
-        Column::new("verdict", "verdict", 0, 0),
-    ]);
+    c.extend(super::scan::measured_columns(Column::new("last", "last", 24, 0)));
     c
 }
 

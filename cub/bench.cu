@@ -20,8 +20,11 @@
 //     them) and prints
 //     BATCH op=OP n=N iters=I total_us=T enqueue_us=E  (E: the CPU's time to issue the calls)
 //     Exits at end of input.
+// Typed kernels (issue 14): `bench typed TYPE OP N REPEAT FILE` (DeviceReduce) and
+//   `bench typed-scan TYPE OP N REPEAT FILE` (DeviceScan), described at typed_run / typed_scan_run.
 // Any failure prints "ERROR <what>" and exits with status 1.
 #include <cub/cub.cuh>
+#include <type_traits>
 
 
 enum class Op { ReduceSum, InclusiveSum };
@@ -233,14 +236,43 @@ static int serve() {
 //   RESULT typed=TYPE op=OP n=N repeat=R median_us=M min_us=m times_us=t,... results=HEX,...
 // with the distinct result bit patterns of all calls (hex, zero-extended to 64 bits): the Rust
 // side checks each against its CPU reference (bit for bit, or within the float-sum bound).
+// The N elements of TYPE in FILE, as the Rust side wrote them.
 template <class T>
-static int typed_run(const std::string& op, long long n, long long repeat, const char* file) {
+static std::vector<T> read_input(long long n, const char* file) {
   std::vector<T> host(static_cast<size_t>(n));
   FILE* f = std::fopen(file, "rb");
   if (!f) fail(std::string("cannot open ") + file);
   size_t got = std::fread(host.data(), sizeof(T), host.size(), f);
   std::fclose(f);
   if (got != host.size()) fail(std::string(file) + " holds fewer than N elements");
+  return host;
+}
+
+// The RESULT line of the typed modes: the times and the distinct result bit patterns.
+template <class T>
+static void print_typed_result(const std::string& op, long long n, const std::vector<double>& times,
+                               const std::vector<T>& results) {
+  std::vector<unsigned long long> bits;
+  for (T x : results) {
+    unsigned long long b = 0;
+    std::memcpy(&b, &x, sizeof(T));
+    if (std::find(bits.begin(), bits.end(), b) == bits.end()) bits.push_back(b);
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  size_t m = sorted.size() / 2;
+  double median = sorted.size() % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+  std::printf("RESULT typed=1 op=%s n=%lld repeat=%zu median_us=%.3f min_us=%.3f times_us=", op.c_str(), n,
+              times.size(), median, sorted.front());
+  for (size_t i = 0; i < times.size(); ++i) std::printf(i ? ",%.3f" : "%.3f", times[i]);
+  std::printf(" results=");
+  for (size_t i = 0; i < bits.size(); ++i) std::printf(i ? ",%llx" : "%llx", bits[i]);
+  std::printf("\n");
+}
+
+template <class T>
+static int typed_run(const std::string& op, long long n, long long repeat, const char* file) {
+  std::vector<T> host = read_input<T>(n, file);
   T *in = nullptr, *outs = nullptr;
   CHECK(cudaMalloc(&in, sizeof(T) * host.size()));
   CHECK(cudaMemcpy(in, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
@@ -266,48 +298,110 @@ static int typed_run(const std::string& op, long long n, long long repeat, const
   for (long long r = 0; r < repeat; ++r) times.push_back(ev.time([&] { call(outs + r); }));
   std::vector<T> results(static_cast<size_t>(repeat));
   CHECK(cudaMemcpy(results.data(), outs, sizeof(T) * results.size(), cudaMemcpyDeviceToHost));
-  std::vector<unsigned long long> bits;
-  for (T x : results) {
-    unsigned long long b = 0;
-    std::memcpy(&b, &x, sizeof(T));
-    if (std::find(bits.begin(), bits.end(), b) == bits.end()) bits.push_back(b);
-  }
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  size_t m = sorted.size() / 2;
-  double median = sorted.size() % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
-  std::printf("RESULT typed=1 op=%s n=%lld repeat=%lld median_us=%.3f min_us=%.3f times_us=", op.c_str(), n,
-              repeat, median, sorted.front());
-  for (size_t i = 0; i < times.size(); ++i) std::printf(i ? ",%.3f" : "%.3f", times[i]);
-  std::printf(" results=");
-  for (size_t i = 0; i < bits.size(); ++i) std::printf(i ? ",%llx" : "%llx", bits[i]);
-  std::printf("\n");
+  print_typed_result(op, n, times, results);
   CHECK(cudaFree(temp));
   CHECK(cudaFree(outs));
   CHECK(cudaFree(in));
   return 0;
 }
 
+// Min and max as kernels::types defines them (NaN propagates as the canonical NaN, -0.0 < +0.0),
+// not as cub::Min/cub::Max (`b < a ? b : a`, which let a NaN win or lose by position). For
+// integers they are plain min and max.
+template <class T, bool SMALLEST>
+struct TotalOrder {
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_same<T, float>::value) {
+      if (isnan(a) || isnan(b)) return __uint_as_float(SMALLEST ? 0xffc00000u : 0x7fc00000u);
+      if (a == b) {
+        unsigned x = __float_as_uint(a), y = __float_as_uint(b);
+        return __uint_as_float(SMALLEST ? (x | y) : (x & y));
+      }
+    } else if constexpr (std::is_same<T, double>::value) {
+      if (isnan(a) || isnan(b)) {
+        return __longlong_as_double(SMALLEST ? (long long)0xfff8000000000000ull : 0x7ff8000000000000ll);
+      }
+      if (a == b) {
+        long long x = __double_as_longlong(a), y = __double_as_longlong(b);
+        return __longlong_as_double(SMALLEST ? (x | y) : (x & y));
+      }
+    }
+    return SMALLEST ? (b < a ? b : a) : (b > a ? b : a);
+  }
+};
+
+// Typed scans: `bench typed-scan TYPE OP N REPEAT FILE` times REPEAT calls of
+// cub::DeviceScan::InclusiveSum (sum) or InclusiveScan with TotalOrder (min, max), all to one
+// output, and prints the typed RESULT line with the distinct bit patterns of the last element
+// of every call; the last call's whole output goes to FILE.out (little-endian), for the Rust
+// side to check element by element.
+template <class T>
+static int typed_scan_run(const std::string& op, long long n, long long repeat, const char* file) {
+  std::vector<T> host = read_input<T>(n, file);
+  T *in = nullptr, *out = nullptr;
+  CHECK(cudaMalloc(&in, sizeof(T) * host.size()));
+  CHECK(cudaMemcpy(in, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(&out, sizeof(T) * host.size()));
+  int num = static_cast<int>(n);
+  void* temp = nullptr;
+  size_t temp_bytes = 0;
+  auto call = [&] {
+    if (op == "sum") {
+      CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, num));
+    } else if (op == "min") {
+      CHECK(cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, TotalOrder<T, true>(), num));
+    } else {
+      CHECK(cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, TotalOrder<T, false>(), num));
+    }
+  };
+  call();  // temp == nullptr: asks for the temporary storage's size
+  CHECK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+  for (int i = 0; i < 3; ++i) call();
+  CHECK(cudaDeviceSynchronize());
+  Events ev;
+  std::vector<double> times;
+  std::vector<T> lasts(static_cast<size_t>(repeat));
+  for (long long r = 0; r < repeat; ++r) {
+    times.push_back(ev.time([&] { call(); }));
+    CHECK(cudaMemcpy(&lasts[size_t(r)], out + (n - 1), sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  CHECK(cudaMemcpy(host.data(), out, sizeof(T) * host.size(), cudaMemcpyDeviceToHost));
+  std::string out_file = std::string(file) + ".out";
+  FILE* f = std::fopen(out_file.c_str(), "wb");
+  if (!f || std::fwrite(host.data(), sizeof(T), host.size(), f) != host.size()) fail("cannot write " + out_file);
+  std::fclose(f);
+  print_typed_result(op, n, times, lasts);
+  CHECK(cudaFree(temp));
+  CHECK(cudaFree(out));
+  CHECK(cudaFree(in));
+  return 0;
+}
+
+// `bench typed …` (reduce) and `bench typed-scan …` (scan): TYPE OP N REPEAT FILE.
 static int typed(int argc, char** argv) {
-  if (argc != 7) fail("usage: bench typed TYPE OP N REPEAT FILE");
+  bool scan = std::strcmp(argv[1], "typed-scan") == 0;
+  if (argc != 7) fail(std::string("usage: bench ") + argv[1] + " TYPE OP N REPEAT FILE");
   std::string type = argv[2], op = argv[3];
   if (op != "sum" && op != "min" && op != "max") fail("OP must be sum, min or max, got `" + op + "`");
   long long n = parse_count(argv[4], "N"), repeat = parse_count(argv[5], "REPEAT");
   if (n > INT_MAX) fail("N must be at most " + std::to_string(INT_MAX));
-  if (type == "i32") return typed_run<int32_t>(op, n, repeat, argv[6]);
-  if (type == "u32") return typed_run<uint32_t>(op, n, repeat, argv[6]);
-  if (type == "i64") return typed_run<int64_t>(op, n, repeat, argv[6]);
-  if (type == "u64") return typed_run<uint64_t>(op, n, repeat, argv[6]);
-  if (type == "f32") return typed_run<float>(op, n, repeat, argv[6]);
-  if (type == "f64") return typed_run<double>(op, n, repeat, argv[6]);
+  const char* file = argv[6];
+  if (type == "i32") return scan ? typed_scan_run<int32_t>(op, n, repeat, file) : typed_run<int32_t>(op, n, repeat, file);
+  if (type == "u32") return scan ? typed_scan_run<uint32_t>(op, n, repeat, file) : typed_run<uint32_t>(op, n, repeat, file);
+  if (type == "i64") return scan ? typed_scan_run<int64_t>(op, n, repeat, file) : typed_run<int64_t>(op, n, repeat, file);
+  if (type == "u64") return scan ? typed_scan_run<uint64_t>(op, n, repeat, file) : typed_run<uint64_t>(op, n, repeat, file);
+  if (type == "f32") return scan ? typed_scan_run<float>(op, n, repeat, file) : typed_run<float>(op, n, repeat, file);
+  if (type == "f64") return scan ? typed_scan_run<double>(op, n, repeat, file) : typed_run<double>(op, n, repeat, file);
   fail("TYPE must be i32, u32, i64, u64, f32 or f64, got `" + type + "`");
 }
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "typed") == 0) return typed(argc, argv);
+  if (argc >= 2 && (std::strcmp(argv[1], "typed") == 0 || std::strcmp(argv[1], "typed-scan") == 0)) {
+    return typed(argc, argv);
+  }
   if (argc == 2 && std::strcmp(argv[1], "--serve") == 0) return serve();
   if (argc != 4 && argc != 5) {
-    fail("usage: bench OP N REPEAT [SEED] | bench --serve | bench typed TYPE OP N REPEAT FILE   (OP = reduce_sum | inclusive_sum; SEED defaults to 1)");
+    fail("usage: bench OP N REPEAT [SEED] | bench --serve | bench typed|typed-scan TYPE OP N REPEAT FILE   (OP = reduce_sum | inclusive_sum; SEED defaults to 1)");
   }
   uint64_t seed = argc == 5 ? std::strtoull(argv[4], nullptr, 10) : 1;
   return one(parse_op(argv[1]), parse_count(argv[2], "N"), parse_count(argv[3], "REPEAT"), seed);

@@ -6,7 +6,8 @@
 //! The doc is read from the kernel's source file: `kernels/src/reduce/<name>.rs` (or
 //! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
 //! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
-//! for the tuning shapes of `lookback`. Only the headings are checked, not what the sections
+//! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback_typed.rs`
+//! for the typed scans. Only the headings are checked, not what the sections
 //! say.
 
 use std::path::PathBuf;
@@ -38,6 +39,10 @@ fn registered() -> Vec<KernelDoc> {
     for name in registry::typed::generic_names() {
         let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
         out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
+    }
+    // The typed scans `lookback__{type}_{op}`: one doc, on the generic body.
+    for name in scan::typed::GENERIC {
+        out.push(KernelDoc { variant: name, file: format!("scan/{name}_typed.rs"), function: "lookback_generic" });
     }
     for v in scan::all() {
         if v.tuning {

@@ -1,5 +1,7 @@
 //! NVIDIA's CUB in the same run as our kernels, for comparisons: `cub::DeviceReduce::Sum`
-//! and `cub::DeviceScan::InclusiveSum` on `i32`, timed with CUDA events.
+//! and `cub::DeviceScan::InclusiveSum` on `i32`, timed with CUDA events; for the typed
+//! kernels `DeviceReduce::Sum/Min/Max` ([`time_typed`]) and `DeviceScan::InclusiveSum` /
+//! `InclusiveScan` ([`time_typed_scan`]) on any element type.
 //!
 //! CUB is a C++ template library, so it is timed by a small CUDA C++ harness,
 //! `cub/bench.cu` (embedded in this library), which this module compiles **at run time**
@@ -172,6 +174,47 @@ impl Drop for TempFile {
 /// timing and the distinct results of all calls, for the caller to check against its CPU
 /// reference.
 pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTiming, Vec<T>)> {
+    let (line, _file) = run_typed("typed", op, data, repeat)?;
+    let results: Vec<T> = field(&line, "results")
+        .map(|r| r.split(',').filter_map(|x| u64::from_str_radix(x, 16).ok()).map(T::from_bits_u64).collect())
+        .unwrap_or_default();
+    if results.is_empty() {
+        return Err(Error::Unsupported(format!("unexpected reply from the CUB harness: `{line}`")));
+    }
+    Ok((timing_of(&line, data.len())?, results))
+}
+
+/// CUB's `DeviceScan::InclusiveSum` (sum) or `InclusiveScan` with min/max functors that
+/// follow `kernels::types` (NaN propagates, −0.0 < +0.0) on `data`, timed as [`time_typed`]:
+/// `repeat` calls between CUDA events. Returns the timing and the last call's output (the
+/// harness writes it to a second temporary file), for the caller to check element by element.
+pub fn time_typed_scan<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTiming, Vec<T>)> {
+    let (line, file) = run_typed("typed-scan", op, data, repeat)?;
+    let out = TempFile(file.0.with_extension(format!("{}.out", T::ELEM.name())));
+    let bytes = std::fs::read(&out.0)
+        .map_err(|e| Error::Unsupported(format!("cannot read CUB's scan output {}: {e}", out.0.display())))?;
+    let size = T::ELEM.size();
+    if bytes.len() != data.len() * size {
+        return Err(Error::Unsupported(format!(
+            "CUB's scan output holds {} bytes, not {}",
+            bytes.len(),
+            data.len() * size
+        )));
+    }
+    let got = bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            T::from_bits_u64(u64::from_le_bytes(b))
+        })
+        .collect();
+    Ok((timing_of(&line, data.len())?, got))
+}
+
+/// Runs the harness's typed mode `mode` (`typed`, `typed-scan`) for `op` on `data` written to
+/// a temporary file (kept alive for the caller); returns its `RESULT` line.
+fn run_typed<T: Value>(mode: &str, op: Op, data: &[T], repeat: u32) -> Result<(String, TempFile)> {
     let bin = harness().map_err(Error::Unsupported)?;
     let n = data.len();
     if n == 0 || n > i32::MAX as usize {
@@ -188,7 +231,7 @@ pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTimin
         data.iter().try_for_each(|x| w.write_all(&x.bits().to_le_bytes()[..size]))
     })?;
     let args = [
-        "typed".to_string(),
+        mode.to_string(),
         T::ELEM.name().to_string(),
         op_arg.to_string(),
         n.to_string(),
@@ -199,14 +242,16 @@ pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTimin
     if line.starts_with("ERROR ") {
         return Err(harness_error(&line));
     }
-    let times_us = times_of(&line);
-    let results: Vec<T> = field(&line, "results")
-        .map(|r| r.split(',').filter_map(|x| u64::from_str_radix(x, 16).ok()).map(T::from_bits_u64).collect())
-        .unwrap_or_default();
-    if times_us.is_empty() || results.is_empty() {
+    Ok((line, file))
+}
+
+/// The timing of a typed `RESULT` line, or an error when it has no times.
+fn timing_of(line: &str, n: usize) -> Result<CubTiming> {
+    let times_us = times_of(line);
+    if times_us.is_empty() {
         return Err(Error::Unsupported(format!("unexpected reply from the CUB harness: `{line}`")));
     }
-    Ok((CubTiming { n, median_us: median(&times_us), times_us }, results))
+    Ok(CubTiming { n, median_us: median(&times_us), times_us })
 }
 
 /// A harness process serving batches of back-to-back calls (its `--serve` mode), for timing

@@ -222,6 +222,19 @@ float!(
 );
 float!(f64, 2, u64, 1 << 63, atomic::red_add_f64, atomic::red_min_f64, atomic::red_max_f64, atomic::store_relaxed_u64);
 
+/// The 16 bytes (four 32-bit words, little-endian) that hold the first
+/// [`PER_128`](Element::PER_128) elements of `values`: the inverse of
+/// [`Element::from_128`]. Elements past `PER_128` (the last two of a 64-bit type) are ignored.
+#[inline(always)]
+pub fn to_128<T: Element>(values: [T; 4]) -> [u32; 4] {
+    if T::PER_128 == 4 {
+        [values[0].to_halves()[0], values[1].to_halves()[0], values[2].to_halves()[0], values[3].to_halves()[0]]
+    } else {
+        let (a, b) = (values[0].to_halves(), values[1].to_halves());
+        [a[0], a[1], b[0], b[1]]
+    }
+}
+
 /// A reduction operator on `T`: associative and commutative (float sums up to rounding).
 pub trait Operator<T: Element>: 'static {
     /// The name, as in PTX entry names and on the command line (`sum`, `min`, `max`).
@@ -314,5 +327,15 @@ mod tests {
         assert_eq!(i64::from_128(words, 1), -1);
         assert_eq!(u32::from_128(words, 2), 0xffff_ffff);
         assert_eq!(f64::from_128([0, 0x3ff0_0000, 0, 0], 0), 1.0);
+    }
+
+    #[test]
+    fn to_128_inverts_from_128() {
+        let words = [0x89ab_cdef, 0x0123_4567, 0xffff_ffff, 0x7ff8_0000];
+        let wide = [u64::from_128(words, 0), u64::from_128(words, 1), 0, 0];
+        assert_eq!(to_128(wide), words);
+        let narrow = [0, 1, 2, 3].map(|i| f32::from_128(words, i));
+        assert_eq!(to_128(narrow), words);
+        assert_eq!(to_128([-1i32, 2, -3, 4]).map(|w| w as i32), [-1, 2, -3, 4]);
     }
 }

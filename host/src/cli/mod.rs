@@ -17,6 +17,7 @@ mod report;
 mod scan;
 mod sweep;
 mod typed;
+mod typed_scan;
 
 use std::io::Write;
 

@@ -1,6 +1,7 @@
 //! The scan rows of the command line (`reduce --op scan`): every selected scan variant ×
 //! inclusive/exclusive, checked element by element against the CPU scan, timed, and turned
-//! into cells of the same report the reductions use.
+//! into cells of the same report the reductions use. Other element types and operators
+//! (`--type`, `--combine`) go to the typed look-back scan (`cli/typed_scan.rs`).
 
 use std::io::Write;
 
@@ -17,6 +18,15 @@ fn columns() -> Vec<Column> {
         Column::new("kind", "kind", 9, 0),
         Column::new("n", "n", 0, 0).only(Shown::DataOnly),
         Column::new("launches", "launches", 8, 0),
+    ];
+    c.extend(measured_columns(Column::new("last", "last", 0, 0).only(Shown::JsonOnly)));
+    c
+}
+
+/// The columns every scan report (i32 and typed) has after its names: the launch shape, the
+/// timing group, CUB's time and the ratio, `last`, the verdict.
+pub(super) fn measured_columns(last: Column) -> Vec<Column> {
+    let mut c = vec![
         Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
         Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
@@ -26,7 +36,7 @@ fn columns() -> Vec<Column> {
     c.extend([
         Column::new("cub_time_us", "CUB µs", 0, 2).only(Shown::DataOnly),
         Column::new("speedup_vs_cub", "vs CUB", 8, 2),
-        Column::new("last", "last", 0, 0).only(Shown::JsonOnly),
+        last,
         Column::new("verdict", "verdict", 0, 0),
     ]);
     c
@@ -197,6 +207,10 @@ fn time_cub(session: &Session, asked: bool) -> Cub {
 /// Runs `reduce --op scan`: prints the rows, returns whether every row passed.
 pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     refuse_reduction_flags(args)?;
+    let (elem, op) = (crate::registry::Elem::parse(&args.elem)?, crate::registry::Op::parse(&args.combine)?);
+    if (elem, op) != (crate::registry::Elem::I32, crate::registry::Op::Sum) {
+        return super::typed_scan::run(args, elem, op, out, err);
+    }
     let variants = selected(&args.variant)?;
     if args.list {
         for v in all() {

@@ -23,6 +23,7 @@
 //! [`Scan`] owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
 
 pub mod cpu;
+pub mod typed;
 
 use std::fmt;
 
@@ -57,7 +58,7 @@ impl Kind {
     }
 
     /// The kernels' `exclusive` argument.
-    fn flag(self) -> u32 {
+    pub(crate) fn flag(self) -> u32 {
         (self == Kind::Exclusive) as u32
     }
 
@@ -367,6 +368,27 @@ pub fn check(
     output_len: usize,
     cc: (u32, u32),
 ) -> Result<()> {
+    let shape = Shape { name: variant.name, kinds: variant.kinds, min_cc: variant.min_cc, tile: variant.tile() };
+    check_shape(&shape, kind, n, (input_len, output_len), cc)
+}
+
+/// What [`check_shape`] needs to know of a scan kernel: its name, kinds, oldest GPU and tile.
+pub(crate) struct Shape {
+    pub(crate) name: &'static str,
+    pub(crate) kinds: &'static [Kind],
+    pub(crate) min_cc: (u32, u32),
+    pub(crate) tile: u32,
+}
+
+/// [`check`] for any scan kernel (the i32 variants and the typed ones): `(input_len,
+/// output_len)` are the buffers' lengths in elements.
+pub(crate) fn check_shape(
+    variant: &Shape,
+    kind: Kind,
+    n: usize,
+    (input_len, output_len): (usize, usize),
+    cc: (u32, u32),
+) -> Result<()> {
     let name = variant.name;
     if n == 0 {
         return Err(Error::Invalid(format!("scan `{name}`: n = 0; a scan needs n ≥ 1 elements")));
@@ -395,7 +417,7 @@ pub fn check(
             variant.min_cc.0, variant.min_cc.1, cc.0, cc.1
         )));
     }
-    let grid = (n as u64).div_ceil(variant.tile() as u64);
+    let grid = (n as u64).div_ceil(variant.tile as u64);
     if grid > MAX_GRID {
         return Err(Error::Invalid(format!(
             "scan `{name}`: n = {n} needs {grid} blocks; a grid holds at most {MAX_GRID}"
@@ -450,7 +472,7 @@ impl Launch {
     }
 }
 
-fn config(grid: usize, block: u32) -> LaunchConfig {
+pub(crate) fn config(grid: usize, block: u32) -> LaunchConfig {
     LaunchConfig { grid: grid as u32, block, shared_bytes: 0 }
 }
 

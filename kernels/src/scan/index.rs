@@ -238,6 +238,20 @@ pub const fn status_value(word: u64) -> i32 {
     word as u32 as i32
 }
 
+/// Index, in the value array of the generic look-back scan's **split** status layout (64-bit
+/// elements), of the value that tile `tile` publishes with `flag`: `2·tile` for its aggregate
+/// ([`FLAG_AGGREGATE`]), `2·tile + 1` for its inclusive prefix ([`FLAG_PREFIX`]). Two slots
+/// per tile, so that a value a reader has seen flagged is never overwritten during the launch.
+///
+/// ```
+/// use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, value_slot};
+/// assert_eq!((value_slot(5, FLAG_AGGREGATE), value_slot(5, FLAG_PREFIX)), (10, 11));
+/// ```
+#[inline(always)]
+pub const fn value_slot(tile: usize, flag: u32) -> usize {
+    2 * tile + (flag == FLAG_PREFIX) as usize
+}
+
 /// Word offset, within a look-back tile held in shared memory, of the 16-byte chunk `row`
 /// of thread `tid` in the **striped** layout: chunk `row * threads + tid`. Consecutive
 /// threads take consecutive chunks, so a warp's 128-bit global load or store of one row
@@ -471,6 +485,19 @@ mod tests {
         // A zeroed array is invalid for every epoch the host uses (1..=MAX_EPOCH).
         assert_eq!(status_flag(0, 1), FLAG_INVALID);
         assert_eq!(status_flag(0, MAX_EPOCH), FLAG_INVALID);
+    }
+
+    #[test]
+    fn value_slots_are_distinct_per_tile_and_flag() {
+        let mut seen = [false; 200];
+        for tile in 0..100 {
+            for flag in [FLAG_AGGREGATE, FLAG_PREFIX] {
+                let s = value_slot(tile, flag);
+                assert!(!seen[s], "tile {tile} flag {flag}: slot {s} used twice");
+                seen[s] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 
     #[test]

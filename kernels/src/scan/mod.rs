@@ -9,6 +9,9 @@
 //! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //!
+//! [`lookback_generic`] is the same single-pass scan for every element type and operator of
+//! [`crate::types`], as 18 PTX entries `lookback__{type}_{op}` (`lookback__f64_max`).
+//!
 //! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
 //! host owns); none writes the caller's input. Index math and the look-back status word are
 //! plain functions in [`index`], unit-tested on the host.
@@ -17,6 +20,7 @@ mod bit;
 mod blelloch;
 pub mod index;
 mod lookback;
+mod lookback_typed;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
 pub use blelloch::{
@@ -30,3 +34,5 @@ pub use lookback::{
     lookback_128x44, lookback_128x60, lookback_192x44, lookback_256x28, lookback_evict_first, lookback_no_hints,
     lookback_prefetch256, lookback_shared_bytes, lookback_stream_store,
 };
+// The typed look-back scan: `lookback_generic`, its 18 entries `lookback__{type}_{op}`, its shape.
+pub use lookback_typed::*;

@@ -29,15 +29,18 @@ pub fn reference<T: Value>(op: Op, data: &[T]) -> T {
 /// Min (`smallest`) or max of `data` from the definition: a canonical NaN if there is a NaN,
 /// else the extreme value with −0.0 below +0.0; the identity for an empty slice.
 fn ordered<T: Value>(data: &[T], smallest: bool) -> T {
-    if data.iter().any(|x| x.is_nan_host()) {
+    let identity = if smallest { T::HIGHEST } else { T::LOWEST };
+    data.iter().fold(identity, |a, &b| ordered_step(a, b, smallest))
+}
+
+/// One step of [`ordered`] (and of the typed scans' reference): the canonical NaN if `a` or
+/// `b` is a NaN, else the smaller (`smallest`) or larger of the two, −0.0 below +0.0.
+pub(crate) fn ordered_step<T: Value>(a: T, b: T, smallest: bool) -> T {
+    if a.is_nan_host() || b.is_nan_host() {
         return T::canonical_nan(smallest);
     }
-    let first_wins = |a: T, b: T| {
-        let (ka, kb) = (a.order_key(), b.order_key());
-        if smallest { ka <= kb } else { ka >= kb }
-    };
-    let identity = if smallest { T::HIGHEST } else { T::LOWEST };
-    data.iter().fold(identity, |a, &b| if first_wins(a, b) { a } else { b })
+    let (ka, kb) = (a.order_key(), b.order_key());
+    if (smallest && ka <= kb) || (!smallest && ka >= kb) { a } else { b }
 }
 
 /// The sum of `data` in double-double arithmetic (compensated: each add's rounding error is

@@ -1,0 +1,152 @@
+//! The CPU reference of the typed scans, and the error bound of float prefix sums.
+//!
+//! * **Integer sums** wrap, **min and max** are exact (floats: NaN propagates, −0.0 < +0.0,
+//!   `kernels::types`): every element must equal the sequential scan bit for bit, written from
+//!   the definition (`reduce::typed::cpu`), not with the kernels crate's functions.
+//! * **Float sums**: element `i` of an inclusive scan is a sum of the `i + 1` elements
+//!   `x₀ … xᵢ` (of `i` for an exclusive one), computed by some tree of rounded additions. It
+//!   is checked against the exact prefix sum `sᵢ` (double-double, compensated, as
+//!   [`exact_sum`](crate::reduce::typed::cpu::exact_sum)) with
+//!
+//!   ```text
+//!   |gotᵢ − sᵢ| ≤ γ(d)·Σⱼ≤ᵢ|xⱼ| + 2⁻⁵¹·Σⱼ≤ᵢ|xⱼ|,   γ(d) = d·u / (1 − d·u)
+//!   ```
+//!
+//!   ([`float_sum_bound`]), where `d` is the
+//!   depth of the kernel's summation tree: the most roundings any element passes through on
+//!   its way into any output ([`super::scan_depth`] for `lookback__{type}_sum`; `n` for a
+//!   scan whose order is unknown, such as CUB's, since a tree over `i + 1` leaves has depth at
+//!   most `i`).
+
+use super::super::Kind;
+use crate::reduce::typed::Value;
+use crate::reduce::typed::cpu::{float_sum_bound, ordered_step};
+use crate::registry::Op;
+
+/// A running prefix of one operator: the sequential scan, one element at a time.
+struct Prefix<T: Value> {
+    op: Op,
+    /// The exact (integers, min, max) or rounded (float sums, unused) running value.
+    acc: T,
+    /// Double-double running sum `(s, c)` and Σ|x| (float sums).
+    exact: (f64, f64),
+    abs: f64,
+}
+
+impl<T: Value> Prefix<T> {
+    fn new(op: Op) -> Self {
+        let acc = match op {
+            Op::Min => T::HIGHEST,
+            Op::Max => T::LOWEST,
+            Op::Sum | Op::SumOfSquares => T::ZERO,
+        };
+        Self { op, acc, exact: (0.0, 0.0), abs: 0.0 }
+    }
+
+    fn push(&mut self, x: T) {
+        self.acc = match self.op {
+            Op::Min => ordered_step(self.acc, x, true),
+            Op::Max => ordered_step(self.acc, x, false),
+            Op::Sum | Op::SumOfSquares => T::wrapping_add_host(self.acc, x),
+        };
+        // TwoSum: t + e == s + x exactly.
+        let (s, x) = (self.exact.0, x.to_f64());
+        let t = s + x;
+        let z = t - s;
+        self.exact = (t, self.exact.1 + ((s - (t - z)) + (x - z)));
+        self.abs += x.abs();
+    }
+
+    fn float_sum(&self) -> bool {
+        self.op == Op::Sum && T::ELEM.is_float()
+    }
+
+    /// What the reference holds now: the exact value, or the exact sum rounded to `T`.
+    fn value(&self) -> T {
+        if self.float_sum() { T::from_f64(self.exact.0 + self.exact.1) } else { self.acc }
+    }
+
+    /// Does `got` pass for the prefix so far, with a summation tree of `depth`?
+    fn check(&self, got: T, depth: u64) -> Result<(), String> {
+        if self.float_sum() {
+            let exact = self.exact.0 + self.exact.1;
+            let bound = float_sum_bound(T::UNIT_ROUNDOFF, depth, self.abs);
+            let err = (got.to_f64() - exact).abs();
+            return if err <= bound {
+                Ok(())
+            } else {
+                Err(format!(
+                    "expected {exact:e} (exact) ± {bound:e} (γ({depth})·Σ|x|, Σ|x| = {:e}), got {got} (error {err:e})",
+                    self.abs
+                ))
+            };
+        }
+        if self.acc.same_bits(got) {
+            Ok(())
+        } else {
+            Err(format!("expected {} (bits {:#x}), got {got} (bits {:#x})", self.acc, self.acc.bits(), got.bits()))
+        }
+    }
+}
+
+/// The sequential `kind` scan of `data` with `op`: what integer, min and max scans must give
+/// bit for bit; for float sums the exact prefix sums rounded to `T`.
+pub fn reference<T: Value>(op: Op, kind: Kind, data: &[T]) -> Vec<T> {
+    let mut p = Prefix::new(op);
+    data.iter()
+        .map(|&x| {
+            let before = p.value();
+            p.push(x);
+            if kind == Kind::Exclusive { before } else { p.value() }
+        })
+        .collect()
+}
+
+/// Does every element of `got` pass for the `kind` scan of `data` with `op` (float sums:
+/// within the bound of a tree of `depth`)? `Err` names the first wrong element, expected
+/// and actual.
+pub fn check<T: Value>(op: Op, kind: Kind, data: &[T], got: &[T], depth: u64) -> Result<(), String> {
+    if got.len() != data.len() {
+        return Err(format!("expected {} elements, got {}", data.len(), got.len()));
+    }
+    let mut p = Prefix::new(op);
+    for (i, (&x, &g)) in data.iter().zip(got).enumerate() {
+        if kind == Kind::Inclusive {
+            p.push(x);
+        }
+        p.check(g, depth).map_err(|why| format!("element {i}: {why}"))?;
+        if kind == Kind::Exclusive {
+            p.push(x);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_follow_the_definitions() {
+        assert_eq!(reference(Op::Sum, Kind::Inclusive, &[u32::MAX, 2, 3]), vec![u32::MAX, 1, 4]);
+        assert_eq!(reference(Op::Min, Kind::Exclusive, &[3i64, -1, 7]), vec![i64::MAX, 3, -1]);
+        let max = reference(Op::Max, Kind::Inclusive, &[-0.0f32, 0.0, f32::NAN, 1.0]);
+        assert_eq!(max.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), [0x8000_0000, 0, 0x7fc0_0000, 0x7fc0_0000]);
+        let min = reference(Op::Min, Kind::Inclusive, &[0.0f64, -0.0]);
+        assert_eq!(min[1].to_bits(), 1 << 63);
+        let sum = reference(Op::Sum, Kind::Inclusive, &[1e16f64, 1.0, -1e16, 1.0]);
+        assert_eq!(sum[3], 2.0);
+    }
+
+    #[test]
+    fn check_names_the_first_wrong_element() {
+        let data = [1.0f32; 10];
+        let mut got: Vec<f32> = (1..=10).map(|i| i as f32).collect();
+        assert!(check(Op::Sum, Kind::Inclusive, &data, &got, 10).is_ok());
+        got[6] = 7.5;
+        let e = check(Op::Sum, Kind::Inclusive, &data, &got, 10).unwrap_err();
+        assert!(e.starts_with("element 6:") && e.contains("got 7.5"), "{e}");
+        let e = check(Op::Max, Kind::Exclusive, &[1u64, 2], &[0, 2], 1).unwrap_err();
+        assert!(e.contains("element 1") && e.contains("expected 1"), "{e}");
+    }
+}

@@ -1,0 +1,253 @@
+//! The typed look-back scan (`host::scan::typed`): every type × operator × inclusive/exclusive
+//! on the emulator at sizes that hurt (around a warp, around 1024, past one tile, a few tiles
+//! and a partial one), integers and min/max exact, float sums within the stated bound; NaN and
+//! ±0.0 for min/max; the 64-bit (split) look-back across several windows; the CLI; the PTX
+//! entries. The same on the GPU with 2^20 + 7, 2^24 and a cancellation-heavy f32 input
+//! (ignored where there is none). Failures name variant, type, op, kind, n, expected, actual.
+
+use host::backend::{Backend, LaunchConfig};
+use host::input::{Pattern, typed};
+use host::kernel_ref;
+use host::reduce::typed::Value;
+use host::registry::{Elem, Op};
+use host::scan::Kind;
+use host::scan::typed::{TypedScan, TypedScanVariant, all, cpu};
+use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, pack_status, value_slot};
+use libtest_mimic::{Failed, Trial};
+
+const SEED: u64 = 0x5CA7;
+
+/// The emulator sizes for `tv`: 1, 31, 33, 1023, 1025, a tile ± 1, three tiles and a part.
+fn sizes(tv: &TypedScanVariant) -> Vec<usize> {
+    let t = tv.tile() as usize;
+    vec![1, 31, 33, 1023, 1025, t - 1, t + 1, 3 * t + 77]
+}
+
+/// Runs `tv` with `kind` on `data` twice back to back; checks the second run, and the input.
+fn run_one<T: Value>(
+    backend: &Backend,
+    tv: &'static TypedScanVariant,
+    kind: Kind,
+    data: &[T],
+    what: &str,
+) -> Result<(), Failed> {
+    let n = data.len();
+    let at = || format!("scan {} type {} op {} {kind} n={n} ({what})", tv.name, tv.elem.name(), tv.op.name());
+    let buf = backend.upload(data).map_err(|e| format!("{}: upload: {e}", at()))?;
+    let mut out = backend.alloc::<T>(n).map_err(|e| format!("{}: alloc: {e}", at()))?;
+    let (got, depth) = {
+        let mut s = TypedScan::new(backend, tv, kind, &buf, &mut out, n).map_err(|e| format!("{}: {e}", at()))?;
+        s.launch().and_then(|_| s.launch()).map_err(|e| format!("{}: {e}", at()))?;
+        (s.result().map_err(|e| format!("{}: {e}", at()))?, s.depth())
+    };
+    cpu::check(tv.op, kind, data, &got, depth).map_err(|e| format!("{}: {e}", at()))?;
+    let after = backend.download(&buf).map_err(|e| e.to_string())?;
+    if !after.iter().zip(data).all(|(a, b)| a.same_bits(*b)) {
+        return Err(format!("{}: the input buffer was modified", at()).into());
+    }
+    Ok(())
+}
+
+/// Random input at every size, extremes and all-equal at the small ones.
+fn matrix<T: Value>(
+    backend: &Backend,
+    tv: &'static TypedScanVariant,
+    kind: Kind,
+    sizes: &[usize],
+) -> Result<(), Failed> {
+    let for_sum = tv.op == Op::Sum;
+    for &n in sizes {
+        run_one(backend, tv, kind, &typed::<T>(n, SEED ^ n as u64, Pattern::Random), "random")?;
+        if n <= 1025 {
+            let extremes = typed::<T>(n, SEED ^ n as u64, Pattern::Extremes { for_sum });
+            run_one(backend, tv, kind, &extremes, "extremes")?;
+        }
+    }
+    if for_sum && T::ELEM.is_float() {
+        let n = sizes.iter().copied().max().unwrap_or(1);
+        run_one(backend, tv, kind, &typed::<T>(n, SEED, Pattern::Cancelling), "cancelling")?;
+    }
+    Ok(())
+}
+
+/// NaN in the middle, then ±0.0 only: min/max scans give the canonical NaN from there on and
+/// −0.0/+0.0 bit for bit.
+fn nan_and_zeros<T: Value>(backend: &Backend, tv: &'static TypedScanVariant, kind: Kind) -> Result<(), Failed> {
+    let n = 2 * tv.tile() as usize + 5;
+    let mut data = typed::<T>(n, SEED, Pattern::Random);
+    data[n / 3] = T::from_f64(f64::NAN);
+    run_one(backend, tv, kind, &data, "NaN at n/3")?;
+    let zeros: Vec<T> = (0..n).map(|i| T::from_f64(if i % 3 == 1 { -0.0 } else { 0.0 })).collect();
+    run_one(backend, tv, kind, &zeros, "±0.0")
+}
+
+/// Dispatches `f::<T>` on `tv`'s element type.
+macro_rules! for_elem {
+    ($elem:expr, $f:ident ( $($arg:expr),* )) => {
+        match $elem {
+            Elem::I32 => $f::<i32>($($arg),*),
+            Elem::U32 => $f::<u32>($($arg),*),
+            Elem::I64 => $f::<i64>($($arg),*),
+            Elem::U64 => $f::<u64>($($arg),*),
+            Elem::F32 => $f::<f32>($($arg),*),
+            Elem::F64 => $f::<f64>($($arg),*),
+        }
+    };
+}
+
+fn gpu() -> Result<Backend, Failed> {
+    Backend::gpu().map_err(|e| e.to_string().into())
+}
+
+/// The look-back alone for `u64` sums (split layout), over status words and value slots the
+/// test writes: 100 predecessors, aggregates only but tile 0, then a prefix at tile 70
+/// (garbage before it, never read), then tile 5 (the pseudo-prefix before tile 0).
+fn multi_window() -> Result<(), Failed> {
+    let probe = |status: &[u64], values: &[u64], tile: u32| -> Result<u64, Failed> {
+        let b = Backend::emulator();
+        let st = b.upload(status).map_err(|e| e.to_string())?;
+        let vals = b.upload(values).map_err(|e| e.to_string())?;
+        let mut out = b.alloc::<u64>(1).map_err(|e| e.to_string())?;
+        let k = kernel_ref!(kernels::scan::lookback_typed_probe(a, b, c, d, e));
+        let cfg = LaunchConfig { grid: 1, block: 32, shared_bytes: 0 };
+        let args = (st.as_ptr() as *mut u64, vals.as_ptr() as *mut u64, out.as_mut_ptr(), tile, 9);
+        // SAFETY: `tile` status words and 2·tile value slots, one output; one warp.
+        unsafe { b.launch(&k, cfg, args) }.map_err(|e| e.to_string())?;
+        Ok(b.download(&out).map_err(|e| e.to_string())?[0])
+    };
+    let agg = typed::<u64>(100, SEED, Pattern::Random);
+    let sum = |r: std::ops::Range<usize>| agg[r].iter().fold(0u64, |a, &x| a.wrapping_add(x));
+    let mut status: Vec<u64> = (0..100).map(|_| pack_status(9, FLAG_AGGREGATE, 0)).collect();
+    let mut values = vec![0xdead_beefu64; 200];
+    for (t, &a) in agg.iter().enumerate() {
+        values[value_slot(t, FLAG_AGGREGATE)] = a;
+    }
+    status[0] = pack_status(9, FLAG_PREFIX, 0);
+    values[value_slot(0, FLAG_PREFIX)] = agg[0];
+    let got = probe(&status, &values, 100)?;
+    if got != sum(0..100) {
+        return Err(format!("u64 sum look-back, aggregates only: expected {}, got {got}", sum(0..100)).into());
+    }
+    status[70] = pack_status(9, FLAG_PREFIX, 0);
+    values[value_slot(70, FLAG_PREFIX)] = sum(0..71);
+    for t in 1..68 {
+        values[value_slot(t, FLAG_AGGREGATE)] = 0x7777;
+    }
+    let got = probe(&status, &values, 100)?;
+    if got != sum(0..100) {
+        return Err(format!("u64 sum look-back, prefix at tile 70: expected {}, got {got}", sum(0..100)).into());
+    }
+    Ok(())
+}
+
+fn run_cli(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("reduce").chain(args.iter().copied());
+    let code = host::cli::run_with(argv, &mut out, &mut err);
+    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}
+
+fn cli() -> Result<(), Failed> {
+    let base = ["--op", "scan", "--backend", "emulator", "--n", "20011", "--repeat", "1"];
+    let with = |extra: &[&'static str]| base.iter().copied().chain(extra.iter().copied()).collect::<Vec<_>>();
+    let (code, out, _) = run_cli(&with(&["--type", "f32", "--combine", "max"]));
+    let pass = out.lines().filter(|l| l.contains("lookback") && l.ends_with("PASS")).count();
+    if code != 0 || pass != 2 {
+        return Err(format!("table: exit {code}, {pass} PASS rows (want 2):\n{out}").into());
+    }
+    let (code, out, _) = run_cli(&with(&["--type", "u64", "--combine", "sum", "--format", "csv"]));
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("lookback,u64,sum,")).collect();
+    if code != 0 || rows.len() != 2 || !rows.iter().all(|r| r.ends_with(",PASS")) {
+        return Err(format!("csv: exit {code}:\n{out}").into());
+    }
+    let (code, out, _) = run_cli(&with(&["--type", "f64", "--combine", "sum", "--format", "json"]));
+    if code != 0 || !out.contains("\"type\":\"f64\"") || !out.contains("\"combine\":\"sum\"") || out.contains("FAIL") {
+        return Err(format!("json: exit {code}:\n{out}").into());
+    }
+    for (extra, want) in [
+        (&["--type", "f32", "--combine", "min", "--variant", "bit"][..], "`bit`"),
+        (&["--type", "i64", "--combine", "max", "--variant", "tuning"], "tuning"),
+        (&["--type", "f32", "--variant", "nope"], "nope"),
+    ] {
+        let (code, out, err) = run_cli(&with(extra));
+        if code != 2 || err.lines().count() != 1 || !err.contains(want) {
+            return Err(format!(
+                "{extra:?}: exit {code} (want 2), stderr `{err}` (want one line naming {want}):\n{out}"
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Every `lookback__{type}_{op}` of the registry is an `.entry` of every PTX build.
+fn ptx_entries() -> Result<(), Failed> {
+    for (arch, _, ptx) in host::ptx::ARCHES {
+        let have = host::ptx::entries(ptx);
+        for tv in all() {
+            if !have.contains(&tv.symbol()) {
+                return Err(
+                    format!("scan {}: kernel `{}` is not an .entry of the {arch} PTX", tv.id(), tv.symbol()).into()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn trials(have_gpu: bool) -> Vec<Trial> {
+    let mut out = Vec::new();
+    for tv in all() {
+        for kind in Kind::ALL {
+            let id = format!("{}::{}_{}::{kind}", tv.name, tv.elem.name(), tv.op.name());
+            out.push(
+                Trial::test(format!("typed_scan::emulator::{id}"), move || {
+                    for_elem!(tv.elem, matrix(&Backend::emulator(), tv, kind, &sizes(tv)))
+                })
+                .with_kind("emulator"),
+            );
+            out.push(
+                Trial::test(format!("typed_scan::gpu::{id}"), move || {
+                    let mut s = sizes(tv);
+                    s.extend([(1 << 20) + 7, 1 << 24]);
+                    for_elem!(tv.elem, matrix(&gpu()?, tv, kind, &s))
+                })
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+            );
+            if tv.elem.is_float() && tv.op != Op::Sum {
+                let run = move |b: &Backend| match tv.elem {
+                    Elem::F32 => nan_and_zeros::<f32>(b, tv, kind),
+                    _ => nan_and_zeros::<f64>(b, tv, kind),
+                };
+                out.push(Trial::test(format!("typed_scan::emulator::{id}::nan_and_zeros"), move || {
+                    run(&Backend::emulator())
+                }));
+                out.push(
+                    Trial::test(format!("typed_scan::gpu::{id}::nan_and_zeros"), move || run(&gpu()?))
+                        .with_kind("gpu")
+                        .with_ignored_flag(!have_gpu),
+                );
+            }
+        }
+    }
+    out.push(Trial::test("typed_scan::lookback::u64_multi_window_look_back", multi_window).with_kind("emulator"));
+    // More emulator workers than cores, 40 tiles: look-backs meet predecessors with only an
+    // aggregate, or nothing yet, across windows — for both status layouts.
+    out.push(
+        Trial::test("typed_scan::emulator::lookback::contended", || {
+            let backend = Backend::with_emulator(host::emu::Emulator::new().with_workers(8));
+            for tv in all().filter(|t| t.op == Op::Sum && matches!(t.elem, Elem::U64 | Elem::F32)) {
+                for kind in Kind::ALL {
+                    let n = 40 * tv.tile() as usize + 3;
+                    for_elem!(tv.elem, matrix(&backend, tv, kind, &[n]))?;
+                }
+            }
+            Ok(())
+        })
+        .with_kind("emulator"),
+    );
+    out.push(Trial::test("typed_scan::cli::type_and_combine", cli));
+    out.push(Trial::test("typed_scan::ptx::entries", ptx_entries));
+    out
+}

@@ -2,7 +2,8 @@
 //! with CUDA events as `benches/reduce.rs` times the classic ones.
 //!
 //! Ids are `reduce/{variant}/{type}/{op}/{n}` (`reduce/vector_loads/f64/max/16777216`) for
-//! every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max, n ∈ {2^24, 2^26};
+//! every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max, and
+//! `scan/lookback/{type}/{op}/{n}` for the typed inclusive look-back scan, n ∈ {2^24, 2^26};
 //! `Throughput::Bytes(n × element size)`, so 64-bit types count twice the bytes per element.
 //! Every variant is checked once before timing (float sums within the stated bound) and the
 //! last launch of every sample after it. Block: 512, or `REDUCE_BENCH_BLOCK`. Without a GPU
@@ -13,6 +14,8 @@ use host::input::{Pattern, typed};
 use host::reduce::typed::{TypedReduction, Value, cpu};
 use host::registry::Elem;
 use host::registry::typed::{TypedVariant, all};
+use host::scan::Kind;
+use host::scan::typed::{TypedScan, all as all_scans, cpu as scan_cpu};
 
 // The helpers for the classic benches (CUB, slow-variant limits) go unused here.
 #[allow(dead_code)]
@@ -64,7 +67,42 @@ fn bench_type<T: Value>(
         results.push(bench_one::<T>(&mut group, backend, tv, &input, &data, block));
     }
     group.finish();
+    // A scan reads and writes every element: twice the bytes of a reduction.
+    let mut group = common::group(c, "scan", (2 * n * T::ELEM.size()) as u64, false);
+    for tv in all_scans().filter(|t| t.elem == T::ELEM) {
+        results.push(bench_scan::<T>(&mut group, backend, tv, &input, &data));
+    }
+    group.finish();
     results
+}
+
+/// The typed inclusive scan `tv`, checked element by element once before timing and after the
+/// last launch of every sample (float sums within `scan::typed::cpu::check`'s bound).
+fn bench_scan<T: Value>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    backend: &Backend,
+    tv: &'static host::scan::typed::TypedScanVariant,
+    input: &host::DeviceBuffer<T>,
+    data: &[T],
+) -> Result<(), String> {
+    let n = data.len();
+    let id = format!("lookback/{}/{}", T::ELEM.name(), tv.op.name());
+    let fail = |why: String| {
+        println!("scan/{id}/{n}: FAILED, not benchmarked ({why})");
+        why
+    };
+    let mut output = backend.alloc::<T>(n).map_err(|e| fail(e.to_string()))?;
+    let s = TypedScan::new(backend, tv, Kind::Inclusive, input, &mut output, n).map_err(|e| fail(e.to_string()))?;
+    let depth = s.depth();
+    let s = std::cell::RefCell::new(s);
+    let check = || {
+        let got = s.borrow().result().map_err(|e| e.to_string())?;
+        scan_cpu::check(tv.op, Kind::Inclusive, data, &got, depth)
+    };
+    s.borrow_mut().launch().map_err(|e| fail(e.to_string()))?;
+    check().map_err(fail)?;
+    common::bench_launches(group, backend, &id, n, || s.borrow_mut().launch(), check);
+    Ok(())
 }
 
 fn bench_one<T: Value>(

@@ -28,6 +28,11 @@ if "$bin" --help 2>/dev/null | grep -q -- '--type'; then
 fi
 if "$bin" --help 2>/dev/null | grep -q -- '--op'; then
   runs+=("--op scan --n 100003 --repeat 1" "--op scan --n 1025 --repeat 1")
+  if "$bin" --help 2>/dev/null | grep -q -- '--type'; then
+    # The typed look-back scan: the split (64-bit) and the packed (32-bit) status layouts.
+    runs+=("--op scan --type f64 --combine min --n 100003 --repeat 1"
+           "--op scan --type u32 --combine max --n 1025 --repeat 1")
+  fi
 fi
 printf '%-10s %-48s %s\n' tool run result
 for tool in memcheck racecheck synccheck initcheck; do

@@ -249,5 +249,39 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     );
     out.push(Trial::test("typed_scan::cli::type_and_combine", cli));
     out.push(Trial::test("typed_scan::ptx::entries", ptx_entries));
+    out.extend(cub_trials(have_gpu));
     out
+}
+
+/// CUB's `DeviceScan` for every type × operator at 2^20 + 7 through
+/// `host::cub::time_typed_scan` (what `--compare-cub` times for typed scans): every call's last
+/// element and the last call's whole output must pass the CPU check. Ignored without a GPU or
+/// nvcc (the line printed says which).
+fn cub_trials(have_gpu: bool) -> Vec<Trial> {
+    let unavailable = if have_gpu { host::cub::available().err().map(|e| e.to_string()) } else { None };
+    if let Some(why) = &unavailable {
+        println!("typed scan CUB tests: ignored ({why})");
+    }
+    let ignored = !have_gpu || unavailable.is_some();
+    let mut out = Vec::new();
+    for elem in Elem::ALL {
+        for op in Op::COMBINES {
+            let name = format!("typed_scan::cub::{}_{}", elem.name(), op.name());
+            let run = move || for_elem!(elem, cub_check(op));
+            out.push(Trial::test(name, run).with_kind("gpu").with_ignored_flag(ignored));
+        }
+    }
+    out
+}
+
+fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
+    let n = (1 << 20) + 7;
+    let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
+    let at = format!("CUB scan type {} op {} n={n}", T::ELEM.name(), op.name());
+    let (timing, got) = host::cub::time_typed_scan(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    if timing.times_us.len() != 3 || got.len() != n {
+        return Err(format!("{at}: {} times, {} elements", timing.times_us.len(), got.len()).into());
+    }
+    // CUB's order of the adds is unknown: the bound of a sequential sum (depth n).
+    cpu::check(op, Kind::Inclusive, &data, &got, n as u64).map_err(|e| format!("{at}: {e}").into())
 }

@@ -3,7 +3,8 @@
 # $OUT/measurements/ (default ./measurements/); commit them as docs/measurements/<date>-<gpu>/.
 #
 #   scripts/gpu/measure.sh [STEP...]    steps: device variants sum_shapes sum_vs_cub scans twins
-#                                       types_vs_cub (default: all but sum_shapes and types_vs_cub)
+#                                       types_vs_cub typed_scans (default: all but sum_shapes,
+#                                       types_vs_cub and typed_scans)
 #
 # Run from the repository root with the bundle in .gpu/ (../shared/gpu/bundle writes it; the
 # commit it was built from is in .gpu/COMMIT). Every CSV comes straight from the `reduce` CLI
@@ -24,6 +25,9 @@
 # * types_vs_cub.csv — every element type × operator: the generic variants (atomic_accumulate
 #   at the shape plan_args gives) with --compare-cub (CUB DeviceReduce::Sum/Min/Max on the same
 #   values), at 2^20, 2^24, 2^26, 2^28, TYPE_ROUNDS rounds (default 1), median of 30 per row.
+# * typed_scans.csv — every element type × operator through the typed look-back scan
+#   (inclusive and exclusive) with --compare-cub (CUB DeviceScan::InclusiveSum/InclusiveScan on
+#   the same values), at TYPED_SCAN_SIZES (default 2^24 2^28), median of 10 per row.
 # * twins_2eK.csv  — with --compare-c where nvcc is there: each classic kernel beside its CUDA C
 #   twin, same data, same geometry.
 set -uo pipefail
@@ -100,6 +104,19 @@ for s in "${steps[@]}"; do
               rounds_csv "$out/types_vs_cub.csv" "$r" --backend gpu --type "$t" --combine "$o" \
                 --variant atomic_accumulate $(plan_args "$k") --log2 "$k" --repeat 30 --compare-cub
             done
+          done
+        done
+      done
+      ;;
+    typed_scans)
+      rm -f "$out/typed_scans.csv"
+      for k in ${TYPED_SCAN_SIZES:-24 28}; do
+        echo "typed scans vs CUB at 2^$k"
+        for t in i32 u32 i64 u64 f32 f64; do
+          for o in sum min max; do
+            [ "$t$o" = i32sum ] && continue  # the i32 sum is scans.csv's
+            rounds_csv "$out/typed_scans.csv" 1 --backend gpu --op scan --type "$t" --combine "$o" \
+              --log2 "$k" --repeat 10 --compare-cub
           done
         done
       done

@@ -8,7 +8,7 @@ use super::index::{
     status_value, striped_chunk, value_slot,
 };
 use crate::device::atomic::{load_acquire_u64, load_relaxed_u64, store_relaxed_u64, store_release_u64};
-use crate::device::mem::store_v4;
+use crate::device::mem::{l2_evict_first_policy, store_v4_streaming};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
@@ -267,20 +267,22 @@ const fn words_per<T: Element>() -> usize {
     4 / T::PER_128
 }
 
-/// Phases 1–2: the tile, global → shared (striped 16-byte chunks; `cp.async` for a full
-/// tile, guarded loads with the identity past `n` for the last one); then a barrier.
+/// Phases 1–2: the tile, global → shared (striped 16-byte chunks; `cp.async` under an L2
+/// evict-first policy for a full tile, as `lookback` does (`LOOKBACK_HINTS`); guarded loads
+/// with the identity past `n` for the last one); then a barrier.
 ///
 /// # Safety
 /// `input` holds `n` elements, 16-byte aligned; every thread of the block calls it.
 #[inline(always)]
 unsafe fn load_tile<T: Element, O: Operator<T>>(input: *const T, at: Place, smem: Shared<u32>) {
+    let policy = l2_evict_first_policy();
     for r in 0..LOOKBACK_TYPED_CHUNKS as usize {
         let c = striped_chunk(at.tid, r, LOOKBACK_TYPED_THREADS as usize);
         let first = at.base + c / words_per::<T>();
         if at.full {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (aligned buffer, c a
             // multiple of 4 words); this thread's chunk, untouched until the wait.
-            unsafe { smem.copy_async_v4(c, input.add(first).cast::<u32>()) };
+            unsafe { smem.copy_async_v4_evict_first(c, input.add(first).cast::<u32>(), policy) };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
             unsafe { smem.write_v4(c, load_chunk_guarded::<T, O>(input, first, at.n)) };
@@ -342,8 +344,9 @@ unsafe fn store_tile<T: Element, O: Operator<T>>(output: *mut T, at: Place, pref
         // SAFETY: written before the barrier.
         let v = map_chunk::<T>(unsafe { smem.read_v4(c) }, |x| O::combine(prefix, x));
         if at.full {
-            // SAFETY: the chunk's elements are < n; 16-byte aligned; this thread's.
-            unsafe { store_v4(output.add(first).cast::<u32>(), v) };
+            // SAFETY: the chunk's elements are < n; 16-byte aligned global memory; this
+            // thread's. Streaming store, as `lookback`'s (`LOOKBACK_HINTS`).
+            unsafe { store_v4_streaming(output.add(first).cast::<u32>(), v) };
         } else {
             // SAFETY: output holds n elements; these elements are this thread's.
             unsafe { store_chunk_guarded(output, first, at.n, v) };
@@ -461,8 +464,10 @@ typed_kernel!(all lookback = lookback_generic(
 /// 6. **Look-back** (`tile_prefix`, warp 0): 32 predecessors per window, to the nearest
 ///    inclusive prefix; publish `(P, prefix ⊕ aggregate)`; the prefix to shared memory;
 ///    barrier.
-/// 7. **Store** (`store_tile`): `prefix ⊕ x` for every striped element, one `st.global.v4`
-///    per 16 bytes (guarded per element in the last tile).
+/// 7. **Store** (`store_tile`): `prefix ⊕ x` for every striped element, one streaming
+///    `st.global.cs.v4` per 16 bytes (guarded per element in the last tile). The copies of
+///    phase 2 carry an L2 evict-first policy: the pair of hints `lookback` measured
+///    (`LOOKBACK_HINTS`).
 ///
 /// # Status words and memory ordering
 /// The layout is chosen in one place, `packed::<T>()` (the size of `T`), and read and

@@ -133,14 +133,15 @@ def measured_scans(d, gpu, commit):
 
 
 def rewrite_measured(path, lines):
-    """Replaces the body of every `# Measured` doc section in `path` with `lines`."""
+    """Replaces the body of the first `# Measured` doc section in `path` (the file's own kernel;
+    tuning shapes and ablations declared later in the file keep theirs) with `lines`."""
     text = path.read_text().split("\n")
     out, i, changed = [], 0, False
     while i < len(text):
         line = text[i]
         out.append(line)
         m = re.match(r"^(\s*)/// # Measured\s*$", line)
-        if m:
+        if m and not changed:
             indent = m.group(1)
             i += 1
             while i < len(text) and text[i].strip().startswith("///") and not re.match(r"^\s*/// # ", text[i]):
@@ -314,6 +315,9 @@ def results_md(d, gpu, commit):
             )
         out.append("")
     out += types_md(d, commit)
+    ts = typed_scans(d, gpu, commit)
+    if ts:
+        out += ["## The typed look-back scan against CUB `DeviceScan`", ""] + ts + [""]
     out += shapes_md(d, commit)
     return "\n".join(out) + "\n"
 
@@ -363,6 +367,33 @@ def types_md(d, commit):
     return out
 
 
+def typed_scans(d, gpu, commit):
+    """The typed look-back scan against CUB's DeviceScan (typed_scans.csv): the lines of the
+    `# Measured` section of `lookback_generic` and of the results.md table."""
+    f = d / "typed_scans.csv"
+    if not f.exists():
+        return []
+    rs = [r for r in rows(f) if r["kind"] == "inclusive" and r["speedup_vs_cub"]]
+    sizes = sorted({int(r["n"]) for r in rs})
+    out = [
+        f"{gpu}, inclusive scans, median of 10 timed runs, every output element of every run checked "
+        f"(`{d.relative_to(ROOT)}/typed_scans.csv`, commit {file_commit(d, 'typed_scans.csv', commit)}, one "
+        "run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):",
+        "",
+        "| type | op | " + " | ".join(f"2^{n.bit_length() - 1}: µs, × CUB" for n in sizes) + " |",
+        "|---|---|" + "---|" * len(sizes),
+    ]
+    for key in dict.fromkeys((r["type"], r["combine"]) for r in rs):
+        cells = []
+        for n in sizes:
+            sel = [r for r in rs if (r["type"], r["combine"]) == key and int(r["n"]) == n]
+            cells.append(
+                f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0]['speedup_vs_cub']):.2f}" if sel else "—"
+            )
+        out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    return out
+
+
 def shapes_md(d, commit):
     """The table behind host::sum's plan (sum_shapes.csv)."""
     f = d / "sum_shapes.csv"
@@ -395,7 +426,10 @@ def main():
     d = (ROOT / sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "docs/measurements/2026-11-22-h100"
     gpu, commit = device(d)
     by_n = reductions(d)
-    for name, lines in {**measured_reduction(by_n, gpu, commit, d), **measured_scans(d, gpu, commit)}.items():
+    measured = {**measured_reduction(by_n, gpu, commit, d), **measured_scans(d, gpu, commit)}
+    if typed_scans(d, gpu, commit):
+        measured["lookback_typed"] = typed_scans(d, gpu, commit)
+    for name, lines in measured.items():
         f = kernel_file(name)
         if f and rewrite_measured(f, lines):
             print(f"measured: {f.relative_to(ROOT)}")

@@ -194,13 +194,13 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `offsets` overlaps neither
     /// tile array. Every thread reaches every barrier (threads past `n` carry zeros).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit b030857); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 14.99 µs | 533.6 | 0.64 |
-    /// | 100,000,000 | 488.4 µs | 1638.1 | 0.68 |
-    /// | 268,435,456 | 1265.8 µs | 1696.6 | 0.69 |
+    /// | 1,000,000 | 15.49 µs | 516.5 | 0.65 |
+    /// | 100,000,000 | 486.2 µs | 1645.3 | 0.68 |
+    /// | 268,435,456 | 1278.0 µs | 1680.4 | 0.68 |
     pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, offsets: *const i32, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;

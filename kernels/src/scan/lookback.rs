@@ -474,13 +474,13 @@ kernel! {
     /// threads run and respect the time budget).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit b030857); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 6.78 µs | 1179.2 | 1.42 |
-    /// | 100,000,000 | 295.7 µs | 2705.6 | 1.12 |
-    /// | 268,435,456 | 785.2 µs | 2735.1 | 1.12 |
+    /// | 1,000,000 | 6.67 µs | 1199.0 | 1.52 |
+    /// | 100,000,000 | 287.4 µs | 2783.3 | 1.16 |
+    /// | 268,435,456 | 774.0 µs | 2774.5 | 1.13 |
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,
@@ -536,13 +536,8 @@ macro_rules! lookback_shape {
             /// As for `lookback`, with this kernel's tile and block.
             ///
             /// # Measured
-            /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit dd72e83); × CUB = CUB's time / ours:
-            ///
-            /// | n | time | GB/s (read + write) | × CUB |
-            /// |---|---|---|---|
-            /// | 1,000,000 | 6.78 µs | 1179.2 | 1.42 |
-            /// | 100,000,000 | 295.7 µs | 2705.6 | 1.12 |
-            /// | 268,435,456 | 785.2 µs | 2735.1 | 1.12 |
+            /// A tuning shape: `scripts/gpu/scan_table.sh` (`--variant tuning`) times it
+            /// beside `lookback`, whose figures are those of the winning shape.
             pub unsafe fn $name(
                 input: *const i32,
                 output: *mut i32,

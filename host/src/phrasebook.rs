@@ -114,7 +114,7 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "`__reduce_add_sync(mask, v)` (`min`, `max`)",
-        "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`)",
+        "`warp::reduce_add_sync(mask, v)` (`reduce_min_sync`, `reduce_max_sync`; for `u32`: `reduce_add_sync_u32`, `reduce_min_sync_u32`, `reduce_max_sync_u32`)",
         "`warp::warp_reduce(mask, v, WarpReductionOp::Add)` (`Min`, `Max`)",
         "reduce/redux.rs",
     ),

@@ -81,12 +81,59 @@ pub trait Element: Shuffle + PartialEq + 'static {
     /// # Safety
     /// As for [`red_plus`](Self::red_plus).
     unsafe fn store_relaxed(ptr: *mut Self, value: Self);
+
+    /// The sum over the 32 lanes of a full warp, complete in lane 0 (at least): five
+    /// `shfl.down` steps ([`warp_reduce_shfl`]), or, for 32-bit integers on sm_80 and newer,
+    /// one `redux.sync.add` that gives every lane the result.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn warp_plus(value: Self) -> Self {
+        warp_reduce_shfl::<Self, Sum>(value)
+    }
+    /// The minimum over a full warp, as [`warp_plus`](Self::warp_plus) (`redux.sync.min`).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn warp_minimum(value: Self) -> Self {
+        warp_reduce_shfl::<Self, Min>(value)
+    }
+    /// The maximum over a full warp, as [`warp_plus`](Self::warp_plus) (`redux.sync.max`).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn warp_maximum(value: Self) -> Self {
+        warp_reduce_shfl::<Self, Max>(value)
+    }
+}
+
+/// The warp steps of a 32-bit integer: one `redux.sync` each where the GPU has it (sm_80+, and
+/// the emulator), the shuffle tree in the sm_70 PTX.
+macro_rules! redux_warp_steps {
+    ($plus:ident, $min:ident, $max:ident) => {
+        redux_warp_steps!(@one warp_plus, $plus, Sum);
+        redux_warp_steps!(@one warp_minimum, $min, Min);
+        redux_warp_steps!(@one warp_maximum, $max, Max);
+    };
+    (@one $name:ident, $redux:ident, $op:ident) => {
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        fn $name(value: Self) -> Self {
+            #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+            {
+                crate::device::warp::$redux(crate::device::FULL_MASK, value)
+            }
+            #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+            {
+                warp_reduce_shfl::<Self, $op>(value)
+            }
+        }
+    };
 }
 
 /// The integers: wrapping sums, `Ord` min and max, integer atomics.
 macro_rules! integer {
-    ($t:ident, $per:expr, $add:path, $min:path, $max:path, $store:path, $bits:ty) => {
+    ($t:ident, $per:expr, $add:path, $min:path, $max:path, $store:path, $bits:ty
+     $(; redux $rplus:ident, $rmin:ident, $rmax:ident)?) => {
         impl Element for $t {
+            $(redux_warp_steps!($rplus, $rmin, $rmax);)?
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0;
             const LOWEST: Self = $t::MIN;
@@ -135,8 +182,10 @@ macro_rules! integer {
     };
 }
 
-integer!(i32, 4, atomic::red_add_i32, atomic::red_min_s32, atomic::red_max_s32, atomic::store_relaxed_u32, u32);
-integer!(u32, 4, atomic::red_add_u32, atomic::red_min_u32, atomic::red_max_u32, atomic::store_relaxed_u32, u32);
+integer!(i32, 4, atomic::red_add_i32, atomic::red_min_s32, atomic::red_max_s32, atomic::store_relaxed_u32, u32;
+    redux reduce_add_sync, reduce_min_sync, reduce_max_sync);
+integer!(u32, 4, atomic::red_add_u32, atomic::red_min_u32, atomic::red_max_u32, atomic::store_relaxed_u32, u32;
+    redux reduce_add_sync_u32, reduce_min_sync_u32, reduce_max_sync_u32);
 integer!(i64, 2, atomic::red_add_u64, atomic::red_min_s64, atomic::red_max_s64, atomic::store_relaxed_u64, u64);
 integer!(u64, 2, atomic::red_add_u64, atomic::red_min_u64, atomic::red_max_u64, atomic::store_relaxed_u64, u64);
 
@@ -250,13 +299,11 @@ pub trait Operator<T: Element>: 'static {
     /// # Safety
     /// `ptr` is valid, aligned, global memory; every concurrent access to it is atomic.
     unsafe fn red(ptr: *mut T, value: T);
-    /// The warp-level step: `⊕` over the 32 lanes of the warp, complete in lane 0. The
-    /// default is five `shfl.down` steps ([`warp_reduce_shfl`]).
-    #[inline(always)]
-    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    fn warp_reduce(value: T) -> T {
-        warp_reduce_shfl::<T, Self>(value)
-    }
+    /// The warp-level step: `⊕` over the 32 lanes of a full warp, complete in lane 0: the
+    /// element's own warp step for this operator ([`Element::warp_plus`], `warp_minimum`,
+    /// `warp_maximum`): one `redux.sync` for 32-bit integers on sm_80+, five `shfl.down` steps
+    /// otherwise.
+    fn warp_reduce(value: T) -> T;
 }
 
 /// `+`: the sum (wrapping for integers).
@@ -269,7 +316,7 @@ pub struct Max;
 /// `impl Operator<T>` for an operator: its name, identity, combining step and atomic, all
 /// from the element's own functions.
 macro_rules! operator {
-    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident) => {
+    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident, $warp:ident) => {
         impl<T: Element> Operator<T> for $op {
             const NAME: &'static str = $name;
             const IDENTITY: T = T::$identity;
@@ -283,13 +330,18 @@ macro_rules! operator {
                 // SAFETY: forwarded.
                 unsafe { T::$red(ptr, value) }
             }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            fn warp_reduce(value: T) -> T {
+                T::$warp(value)
+            }
         }
     };
 }
 
-operator!(Sum, "sum", ZERO, plus, red_plus);
-operator!(Min, "min", HIGHEST, minimum, red_minimum);
-operator!(Max, "max", LOWEST, maximum, red_maximum);
+operator!(Sum, "sum", ZERO, plus, red_plus, warp_plus);
+operator!(Min, "min", HIGHEST, minimum, red_minimum, warp_minimum);
+operator!(Max, "max", LOWEST, maximum, red_maximum, warp_maximum);
 
 #[cfg(test)]
 mod tests {

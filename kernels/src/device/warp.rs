@@ -131,6 +131,10 @@ unsafe extern "C" {
     fn nvvm_redux_min(value: u32, mask: u32) -> u32;
     #[link_name = "llvm.nvvm.redux.sync.max"]
     fn nvvm_redux_max(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.umin"]
+    fn nvvm_redux_umin(value: u32, mask: u32) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.umax"]
+    fn nvvm_redux_umax(value: u32, mask: u32) -> u32;
 }
 
 /// PTX `c` operand for a full-warp shuffle that clamps at lane 31 (idx, down, xor).
@@ -275,3 +279,13 @@ redux!(
 redux!(
     /// `__reduce_max_sync(mask, value)` for `i32` (PTX `redux.sync.max.s32`).
     reduce_max_sync, i32, nvvm_redux_max, MaxS32);
+redux!(
+    /// `__reduce_add_sync(mask, value)` for `unsigned` (PTX `redux.sync.add.u32`: the same
+    /// wrapping sum as for `i32`, on the same bits).
+    reduce_add_sync_u32, u32, nvvm_redux_add, Add);
+redux!(
+    /// `__reduce_min_sync(mask, value)` for `unsigned` (PTX `redux.sync.min.u32`).
+    reduce_min_sync_u32, u32, nvvm_redux_umin, MinU32);
+redux!(
+    /// `__reduce_max_sync(mask, value)` for `unsigned` (PTX `redux.sync.max.u32`).
+    reduce_max_sync_u32, u32, nvvm_redux_umax, MaxU32);

@@ -196,7 +196,7 @@ fn check_request(args: &Args, session: &Session, variants: &[&'static Variant], 
         geometry(&session.backend, variants[0], session.n, block, args.blocks_per_sm)?;
     }
     if session.backend.is_gpu() {
-        fits_device(session.n, session.info().memory_bytes)?;
+        fits_device(session.n, 4, 2, session.info().memory_bytes)?;
     }
     Ok(())
 }
@@ -217,16 +217,19 @@ pub(super) fn check_blocks_per_sm(args: &Args, variants: &[&'static Variant]) ->
     Ok(())
 }
 
-/// Does the input and its scratch copy (`n × 8` bytes) fit a device of `memory_bytes`?
-fn fits_device(n: usize, memory_bytes: u64) -> Result<()> {
-    let need = n as u64 * 4 * 2;
+/// Do `copies` device arrays of `n` elements of `size` bytes (the input and a scratch copy, or a
+/// scan's input and output) fit a device of `memory_bytes`? Checked before the inputs are
+/// generated, so a size that cannot run fails at once, with the numbers.
+pub(super) fn fits_device(n: usize, size: u64, copies: u64, memory_bytes: u64) -> Result<()> {
+    let per = size * copies;
+    let need = n as u64 * per;
     if need <= memory_bytes {
         return Ok(());
     }
     Err(Error::Invalid(format!(
-        "n = {n} needs {need} bytes of device memory (input + scratch copy, 8 bytes per element); the device has \
-         {memory_bytes} bytes, so n must be at most {}",
-        memory_bytes / 8
+        "n = {n} needs {need} bytes of device memory ({copies} arrays of {size}-byte elements, {per} bytes per \
+         element); the device has {memory_bytes} bytes, so n must be at most {}",
+        memory_bytes / per
     )))
 }
 
@@ -369,12 +372,13 @@ mod tests {
 
     #[test]
     fn n_past_the_device_memory_names_the_bytes_and_the_largest_n() {
-        assert!(fits_device(1 << 20, 8 << 20).is_ok());
-        let e = fits_device((1 << 20) + 1, 8 << 20).unwrap_err().to_string();
+        assert!(fits_device(1 << 20, 4, 2, 8 << 20).is_ok());
+        assert!(fits_device(1 << 20, 8, 2, 8 << 20).is_err(), "64-bit elements need twice the bytes");
+        let e = fits_device((1 << 20) + 1, 4, 2, 8 << 20).unwrap_err().to_string();
         assert_eq!(
             e,
-            "invalid request: n = 1048577 needs 8388616 bytes of device memory (input + scratch copy, 8 bytes per \
-             element); the device has 8388608 bytes, so n must be at most 1048576"
+            "invalid request: n = 1048577 needs 8388616 bytes of device memory (2 arrays of 4-byte elements, 8 bytes \
+             per element); the device has 8388608 bytes, so n must be at most 1048576"
         );
     }
 }

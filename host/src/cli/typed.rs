@@ -100,6 +100,9 @@ fn rows<T: Value>(
             selected - generic.len()
         ));
     }
+    if session.backend.is_gpu() {
+        super::reduce::fits_device(n, elem.size() as u64, 2, session.info().memory_bytes)?;
+    }
     progress(&session, err, &format!("generating {n} {} inputs (seed {})", elem.name(), session.seed));
     let data = typed::<T>(n, session.seed, Pattern::Random);
     let buffer = session.backend.upload(&data)?;

@@ -65,6 +65,10 @@ fn rows<T: Value>(
     for line in session.banner() {
         report.note(&line);
     }
+    if session.backend.is_gpu() {
+        // Input and output (the status words and value slots are under 1/1000 of that).
+        super::reduce::fits_device(n, elem.size() as u64, 2, session.info().memory_bytes)?;
+    }
     progress(&session, err, &format!("generating {n} {} inputs (seed {})", elem.name(), session.seed));
     let data = typed::<T>(n, session.seed, Pattern::Random);
     let buffer = session.backend.upload(&data)?;

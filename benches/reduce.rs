@@ -10,15 +10,15 @@
 //! **What is timed.** `iter_custom`: a CUDA event, `iters` launches back to back on the
 //! GPU's stream with no synchronisation between them, a second event, one wait; the time
 //! between the events (device time, launch gaps included). Input generation, upload and
-//! allocation of partials and scratch happen once, before timing. Results: every variant is
-//! checked before timing; `reduce/sum` and `reduce/cub` check **every launch** of every
-//! sample (each launch writes its own result words, read back after the events); the other
-//! variants check the last launch of every sample (in-place ones only before timing). Partial sums are not added on the host inside the timed loop
-//! (as in the CLI: the reported time is the kernels'); single-pass variants finish on the
-//! device in every launch. In-place variants are reset (their scratch copy of the input
-//! restored) only before the check: inside the timed loop they re-run on their own, already
-//! reduced scratch. The work is the same — these kernels' loads, adds, stores and branches
-//! do not depend on the values — only the sums are meaningless.
+//! allocation happen once, before timing. Results: every variant is checked before timing,
+//! and **every launch of every sample** after it: each launch of a batch writes its own
+//! partials and result words (allocated and zeroed before the events, read back and checked
+//! after them: partials added as the host adds them, untimed, as in the CLI), and
+//! `reduce/cub` checks every call's sum the same way. **In-place variants** (which overwrite
+//! their input) cannot run back to back on the same data: each launch of their samples runs on
+//! a freshly restored scratch copy (the copy outside the events), is timed alone between its
+//! own events, and is checked before the next; their sample time is the sum of those launch
+//! times, so their figures are per launch, not back to back.
 //!
 //! **Bounded time.** Flat sampling, 20 samples, 0.3 s warm-up and 1 s of measurement per
 //! benchmark; a variant whose single launch takes over 20 ms gets 10 samples, and one
@@ -36,6 +36,9 @@ use host::input::Input;
 use host::reduce::Reduction;
 use host::registry::{self, Family, Op, Variant};
 
+// `bench_launches` (the last-launch check of the scan and typed benches) goes unused here:
+// every launch is checked (`bench_every_launch_checked`, `bench_in_place`).
+#[allow(dead_code)]
 mod common;
 
 const SIZES: [usize; 4] = [1 << 20, 1 << 24, 1 << 26, 1 << 28];
@@ -138,19 +141,18 @@ fn bench_family<'a>(
     let slow = ready.iter().any(|(_, _, us)| *us > common::SLOW_US);
     let mut group = common::group(c, "reduce", n as u64 * 4, slow);
     for (v, r, _) in &mut ready {
-        // An in-place kernel's back-to-back launches reduce what the previous one left:
-        // its result is checked before timing only (prepare); the others after every sample.
+        // Every launch of every sample checked: back to back with per-launch result buffers,
+        // or (in-place kernels) one restored launch at a time.
         let expected = if v.op == Op::SumOfSquares { squares } else { sum };
-        let checked = !v.in_place();
-        let r = std::cell::RefCell::new(r);
-        common::bench_launches(
-            &mut group,
-            backend,
-            v.name,
-            n,
-            || r.borrow_mut().launch(),
-            || if checked { result_is(&r.borrow(), expected) } else { Ok(()) },
-        );
+        let outcome = if v.in_place() {
+            bench_in_place(&mut group, backend, v.name, r, n, expected)
+        } else {
+            bench_every_launch_checked(&mut group, backend, (v.name, v, block, None), input, n, expected)
+        };
+        if let Err(why) = outcome {
+            println!("reduce/{}/{n}: FAILED ({why})", v.name);
+            failures += 1;
+        }
     }
     group.finish();
     failures
@@ -173,7 +175,8 @@ fn bench_sum(
     {
         Ok(ch) => {
             let mut group = common::group(c, "reduce", n as u64 * 4, false);
-            if let Err(why) = bench_sum_every_launch_checked(&mut group, backend, ch, input, n, sum) {
+            let shape = ("sum", ch.variant, ch.block, ch.blocks_per_sm);
+            if let Err(why) = bench_every_launch_checked(&mut group, backend, shape, input, n, sum) {
                 println!("reduce/sum/{n}: FAILED ({why})");
                 failures += 1;
             }
@@ -188,55 +191,119 @@ fn bench_sum(
     failures
 }
 
-/// `reduce/sum/{n}` with every launch checked: each launch of the batch gets its own pair of
-/// zeroed result words (allocated before the timing), so that all `iters` sums survive the
-/// batch and are read back after it. Only for a finish that leaves the answer in result words
-/// on the device (the atomic finish `host::sum` uses); any other is reported, not timed.
-fn bench_sum_every_launch_checked(
+/// Per-launch buffers for a batch of `iters` launches of one variant: each launch writes its own
+/// partials and result words (zeroed), so that every launch's answer survives the batch and is
+/// read back after it; the last-block ticket (reset by the kernel) and the clock stamps (not
+/// checked) are shared.
+struct Slots {
+    needs: host::reduce::plan::Needs,
+    partials: host::DeviceBuffer<i32>,
+    result: host::DeviceBuffer<i32>,
+    ticket: host::DeviceBuffer<u32>,
+    clocks: host::DeviceBuffer<u64>,
+}
+
+impl Slots {
+    fn new(backend: &Backend, needs: host::reduce::plan::Needs, grid: u32, iters: usize) -> host::Result<Self> {
+        Ok(Self {
+            needs,
+            partials: backend.alloc::<i32>((needs.partials as usize * iters).max(1))?,
+            result: backend.alloc::<i32>((needs.result_words * iters).max(1))?,
+            ticket: backend.alloc::<u32>(1)?,
+            clocks: backend.alloc::<u64>(if needs.clocks { 2 * needs.partials.max(grid as u64) as usize } else { 1 })?,
+        })
+    }
+
+    /// The buffers of launch `i` (`wrapping_add`: device addresses, within the allocations).
+    fn pointers(&mut self, input: *const i32, i: usize) -> host::reduce::plan::Pointers {
+        let null = |needed: bool, p: *mut i32| if needed { p } else { std::ptr::null_mut() };
+        host::reduce::plan::Pointers {
+            input,
+            scratch: std::ptr::null_mut(),
+            partials: null(self.needs.partials > 0, self.partials.as_mut_ptr().wrapping_add(i * self.needs.partials as usize)),
+            ticket: if self.needs.ticket { self.ticket.as_mut_ptr() } else { std::ptr::null_mut() },
+            result: null(self.needs.result_words > 0, self.result.as_mut_ptr().wrapping_add(i * self.needs.result_words)),
+            clocks: if self.needs.clocks { self.clocks.as_mut_ptr() } else { std::ptr::null_mut() },
+        }
+    }
+
+    /// The answer of every launch of the batch: its partials added as the host adds them
+    /// (wrapping, in order), or its result word (epoch 0 of the atomic finish's pair).
+    fn answers(&self, backend: &Backend, iters: usize) -> host::Result<Vec<i32>> {
+        let (per, adds, words) = (self.needs.partials as usize, self.needs.host_adds as usize, self.needs.result_words);
+        if adds > 0 {
+            let partials = backend.download(&self.partials)?;
+            Ok((0..iters).map(|i| partials[i * per..i * per + adds].iter().fold(0i32, |a, &p| a.wrapping_add(p))).collect())
+        } else {
+            let result = backend.download(&self.result)?;
+            Ok((0..iters).map(|i| result[i * words]).collect())
+        }
+    }
+}
+
+/// `reduce/{name}/{n}` with every launch of every sample checked: `iters` launches back to back
+/// between the events, each into its own [`Slots`], every answer compared with `expected`
+/// after the batch. For the variants that read their input (in-place ones: [`bench_in_place`]).
+fn bench_every_launch_checked(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
-    ch: host::sum::Choice,
+    (name, v, block, blocks_per_sm): (&str, &'static Variant, u32, Option<u32>),
     input: &host::DeviceBuffer<i32>,
     n: usize,
     expected: i32,
 ) -> Result<(), String> {
-    let needs = ch.variant.finish.needs(1, ch.block);
-    if needs.result_words != 2 || needs.partials != 0 {
-        return Err(format!("{} does not finish in two result words; no per-launch check", ch.variant.name));
-    }
-    let g =
-        host::reduce::plan::geometry(backend, ch.variant, n, ch.block, ch.blocks_per_sm).map_err(|e| e.to_string())?;
+    let g = host::reduce::plan::geometry(backend, v, n, block, blocks_per_sm).map_err(|e| e.to_string())?;
     let cfg = host::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
+    let needs = v.finish.needs(g.grid as u64, g.block);
     let mut wrong: Option<String> = None;
-    group.bench_function(criterion::BenchmarkId::new("sum", n), |b| {
+    group.bench_function(criterion::BenchmarkId::new(name, n), |b| {
         b.iter_custom(|iters| {
-            let mut words = backend.alloc::<i32>(2 * iters as usize).expect("result words for the batch");
-            let base = words.as_mut_ptr();
+            let iters = iters as usize;
+            let mut slots = Slots::new(backend, needs, g.grid, iters).expect("per-launch result buffers for the batch");
             let us = backend
                 .time(&mut || {
-                    (0..iters as usize).try_for_each(|i| {
-                        let p = host::reduce::plan::Pointers {
-                            input: input.as_ptr(),
-                            scratch: std::ptr::null_mut(),
-                            partials: std::ptr::null_mut(),
-                            ticket: std::ptr::null_mut(),
-                            // `wrapping_add`: a device address; the buffer holds 2 × iters words.
-                            result: base.wrapping_add(2 * i),
-                            clocks: std::ptr::null_mut(),
-                        };
-                        // SAFETY: `cfg` is the chosen variant's geometry for n; `input` holds n
-                        // elements; each launch gets its own zeroed pair of result words, so epoch 0
-                        // (the word the launch adds into) starts at 0, as the kernel requires.
-                        unsafe { ch.variant.finish.launch(backend, cfg, p, n as u32, 0) }
+                    (0..iters).try_for_each(|i| {
+                        let p = slots.pointers(input.as_ptr(), i);
+                        // SAFETY: `cfg` is the variant's geometry for n; `input` holds n elements;
+                        // launch i has its own partials and zeroed result words of the sizes
+                        // `needs` gives (epoch 0 adds into a zeroed word); the ticket starts at 0
+                        // and the last-block kernel puts it back to 0.
+                        unsafe { v.finish.launch(backend, cfg, p, n as u32, 0) }
                     })
                 })
-                .unwrap_or_else(|e| panic!("reduce/sum/{n}: {e}"));
-            let sums = backend.download(&words).expect("reading the batch's sums");
-            if let Some(i) = sums.iter().step_by(2).position(|&s| s != expected) {
-                wrong.get_or_insert(format!(
-                    "launch {i} of a batch of {iters}: expected {expected}, got {}",
-                    sums[2 * i]
-                ));
+                .unwrap_or_else(|e| panic!("reduce/{name}/{n}: {e}"));
+            let answers = slots.answers(backend, iters).expect("reading the batch's answers");
+            if let Some(i) = answers.iter().position(|&s| s != expected) {
+                wrong.get_or_insert(format!("launch {i} of a batch of {iters}: expected {expected}, got {}", answers[i]));
+            }
+            std::time::Duration::from_secs_f64(us * 1e-6)
+        })
+    });
+    wrong.map_or(Ok(()), Err)
+}
+
+/// `reduce/{name}/{n}` for an in-place variant, every launch checked: its back-to-back launches
+/// would reduce what the previous one left, so each launch of a sample runs on a freshly
+/// restored scratch copy (the copy outside the events), is timed alone, and its sum is read
+/// and checked before the next; the sample's time is the sum of the launches' times.
+fn bench_in_place(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    backend: &Backend,
+    name: &str,
+    r: &mut Reduction<'_>,
+    n: usize,
+    expected: i32,
+) -> Result<(), String> {
+    let mut wrong: Option<String> = None;
+    group.bench_function(criterion::BenchmarkId::new(name, n), |b| {
+        b.iter_custom(|iters| {
+            let mut us = 0.0;
+            for i in 0..iters {
+                r.reset().unwrap_or_else(|e| panic!("reduce/{name}/{n}: {e}"));
+                us += backend.time(&mut || r.launch()).unwrap_or_else(|e| panic!("reduce/{name}/{n}: {e}"));
+                if let Err(why) = result_is(r, expected) {
+                    wrong.get_or_insert(format!("launch {i} of a batch of {iters}: {why}"));
+                }
             }
             std::time::Duration::from_secs_f64(us * 1e-6)
         })

@@ -24,7 +24,8 @@
 #   seed's lengths 1e2..1e9 (1e9 needs 8 GB for input + output).
 # * types_vs_cub.csv — every element type × operator: the generic variants (atomic_accumulate
 #   at the shape plan_args gives) with --compare-cub (CUB DeviceReduce::Sum/Min/Max on the same
-#   values), at 2^20, 2^24, 2^26, 2^28, TYPE_ROUNDS rounds (default 1), median of 30 per row.
+#   values), at 2^20, 2^24, 2^26, 2^28, TYPE_ROUNDS rounds (default 1), median of 30 per row;
+#   TYPES (default "i32 u32 i64 u64 f32 f64") picks the types.
 # * typed_scans.csv — every element type × operator through the typed look-back scan
 #   (inclusive and exclusive) with --compare-cub (CUB DeviceScan::InclusiveSum/InclusiveScan on
 #   the same values), at TYPED_SCAN_SIZES (default 2^24 2^28), median of 10 per row.
@@ -97,7 +98,7 @@ for s in "${steps[@]}"; do
       for r in $(seq 1 "${TYPE_ROUNDS:-1}"); do
         for k in 20 24 26 28; do
           echo "types vs CUB: round $r, 2^$k"
-          for t in i32 u32 i64 u64 f32 f64; do
+          for t in ${TYPES:-i32 u32 i64 u64 f32 f64}; do
             for o in sum min max; do
               [ "$t$o" = i32sum ] && continue  # the i32 sum is sum_vs_cub's
               # shellcheck disable=SC2046

@@ -161,6 +161,10 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         }
     }
     out.extend(cub_trials(have_gpu));
+    out.push(
+        Trial::test("types::emulator::every_instantiation_reports_a_fault", every_instantiation_faults)
+            .with_kind("emulator"),
+    );
     out.push(Trial::test("types::cli_type_and_combine", || {
         let argv =
             ["reduce", "--backend", "emulator", "--n", "5003", "--repeat", "1", "--type", "f64", "--combine", "min"];
@@ -168,8 +172,10 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         let code = host::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
         let out = String::from_utf8_lossy(&out);
         let rows: Vec<&str> = out.lines().filter(|l| l.contains(",f64,min,")).collect();
-        if code != 0 || rows.len() != 3 || !rows.iter().all(|r| r.ends_with(",PASS")) {
-            return Err(format!("exit {code}, want 0 and three PASS rows of f64 min:\n{out}").into());
+        if code != 0 || rows.len() != 4 || !rows.iter().all(|r| r.ends_with(",PASS")) {
+            return Err(
+                format!("exit {code}, want 0 and four PASS rows (one per generic variant) of f64 min:\n{out}").into()
+            );
         }
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = host::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
@@ -232,6 +238,50 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
     }
     for got in results {
         cpu::check(op, &data, got, n as u64).map_err(|e| format!("{at}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The emulator's fault detection covers every typed instantiation: each typed reduction
+/// launched with a block of 48 threads (its second warp half empty, so its warp step meets
+/// absent lanes) and each typed scan with 48 threads (it traps on a block it was not built
+/// for) must fail with an emulator report that names the kernel, never return a value.
+fn every_instantiation_faults() -> Result<(), Failed> {
+    use host::backend::LaunchConfig;
+    use host::registry::typed::TypedFinish;
+    let backend = Backend::emulator();
+    let cfg = LaunchConfig { grid: 1, block: 48, shared_bytes: 0 };
+    let n = 100u32;
+    let mut bytes = backend.alloc::<u64>(4 * n as usize).map_err(|e| e.to_string())?;
+    let mut ticket = backend.alloc::<u32>(1).map_err(|e| e.to_string())?;
+    let mut status = backend.alloc::<u64>(1).map_err(|e| e.to_string())?;
+    let (input, out) = (bytes.as_ptr().cast::<u8>(), bytes.as_mut_ptr().cast::<u8>().wrapping_add(8 * n as usize));
+    let expect = |name: &str, r: host::Result<()>| -> Result<(), Failed> {
+        match r {
+            Err(host::Error::Emulator(e)) if e.to_string().contains(name) => Ok(()),
+            other => Err(format!("{name} at block 48: want an emulator fault naming it, got {other:?}").into()),
+        }
+    };
+    for tv in all() {
+        // SAFETY: every buffer is larger than the kernel reads or writes for n = 100 on one
+        // block (input 100 elements of at most 8 bytes, partials and result after it); the
+        // emulator stops the launch at its first fault.
+        let r = unsafe {
+            match tv.finish {
+                TypedFinish::HostCombines(k) => backend.launch(&k, cfg, (input, out, n)),
+                TypedFinish::AtomicCombines(k) => backend.launch(&k, cfg, (input, out, n, 0)),
+                TypedFinish::LastBlockCombines(k) => {
+                    backend.launch(&k, cfg, (input, out, ticket.as_mut_ptr(), out.wrapping_add(64), n))
+                }
+            }
+        };
+        expect(tv.symbol(), r)?;
+    }
+    for tv in host::scan::typed::all() {
+        let args = (input, out, status.as_mut_ptr(), out.wrapping_add(8 * n as usize), n, 1, 0);
+        // SAFETY: as above (status one word, value slots after the output); the kernel traps at
+        // its first instruction on a block it was not compiled for.
+        expect(tv.symbol(), unsafe { backend.launch(&tv.kernel, cfg, args) })?;
     }
     Ok(())
 }

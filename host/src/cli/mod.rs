@@ -96,7 +96,7 @@ struct Args {
     #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
     op: OpArg,
     /// Element type of the reductions. Other than i32, only the generic variants run
-    /// (warp_shuffle, vector_loads, atomic_accumulate); the classic ones are i32 sums.
+    /// (warp_shuffle, vector_loads, single_pass, atomic_accumulate); the classic ones are i32 sums.
     #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64"])]
     elem: String,
     /// What the reductions combine with: sum (wrapping for integers), min or max (floats: NaN

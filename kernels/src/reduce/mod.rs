@@ -68,7 +68,7 @@ pub use atomic_accumulate::*;
 pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};
-pub use single_pass::{SINGLE_PASS_SHARED_BYTES, single_pass};
+pub use single_pass::*;
 pub use vector_loads::*;
 pub use warp_shuffle::*;
 

@@ -1,10 +1,10 @@
-use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
-use crate::collective::thread::thread_sum_v4;
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
+use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
-use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, store_relaxed_u32, thread_fence};
+use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, load_relaxed_u64, store_relaxed_u32, thread_fence};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
-use crate::kernel;
-use crate::static_shared;
+use crate::types::{Element, Operator};
+use crate::{kernel, static_shared, typed_kernel};
 
 /// Static shared memory of [`single_pass`] per block: the block reduction's slots (one
 /// `i32` per warp of the largest block, 128 bytes), then the "last block" flag, a 4-byte
@@ -151,6 +151,134 @@ kernel! {
                     *g_out = total;
                     store_relaxed_u32(g_ticket, 0);
                 }
+            }
+        }
+    }
+}
+
+/// Static shared memory of `single_pass__{type}_{op}` per block: one `T` per warp of the
+/// largest block, then the 16-byte-aligned "last block" flag.
+pub const fn single_pass_shared_bytes<T>() -> u32 {
+    crate::collective::block::block_reduce_smem_bytes::<T>() + 16
+}
+
+typed_kernel!(single_pass = single_pass_generic(
+    g_idata: *const T,
+    g_partials: *mut T,
+    g_ticket: *mut u32,
+    g_out: *mut T,
+    n: u32
+));
+
+/// A partial another block published, read with a strong (`ld.relaxed.gpu`) load of its 32 or
+/// 64 bits: never a stale line of this SM's L1.
+///
+/// # Safety
+/// `ptr` is valid and aligned, and its writer's store happens-before this load.
+#[inline(always)]
+unsafe fn load_partial<T: Element>(ptr: *const T) -> T {
+    if core::mem::size_of::<T>() == 4 {
+        // SAFETY: forwarded; a 32-bit element is one aligned u32.
+        T::from_halves([unsafe { load_relaxed_u32(ptr.cast()) }, 0])
+    } else {
+        // SAFETY: forwarded; a 64-bit element is one aligned u64.
+        let w = unsafe { load_relaxed_u64(ptr.cast()) };
+        T::from_halves([w as u32, (w >> 32) as u32])
+    }
+}
+
+/// [`single_pass`] for any element type and operator: one launch, the last block to finish
+/// combines the blocks' partials on the device. Instantiated by `typed_kernel!` as
+/// `single_pass__{type}_{op}` for every type × operator but `i32` × sum (which is
+/// [`single_pass`] itself).
+///
+/// # Concept
+/// **The last-block finish does not care what it combines.** The ticket protocol (publish,
+/// fence, draw a ticket; the block holding the last ticket fences again and reads every
+/// partial) orders memory, not values: the same code finishes a sum, a minimum or a maximum
+/// of any type, with `O::combine` where [`single_pass`] adds.
+///
+/// # Previous problem → fix
+/// [`single_pass`] adds `i32`s. Here the partials are `T`, read back with a strong load of
+/// their width (`load_partial`: `ld.relaxed.gpu.b32` or `.b64`), and the last block starts
+/// from `O::IDENTITY`, not 0. A float sum's partials are added in a fixed order (thread `t`
+/// takes partials `t, t + blockDim, …`, then the block tree), so unlike
+/// [`atomic_accumulate_generic`](super::atomic_accumulate_generic) it gives the same bits on
+/// every run of the same grid.
+///
+/// # Execution
+/// 1. As [`vector_loads_generic`](super::vector_loads_generic): each thread combines its
+///    share with 128-bit loads, the block with its warp steps; thread 0 holds the result.
+/// 2. Thread 0 publishes it to `g_partials[b]`, fences, draws a ticket; the holder of ticket
+///    `gridDim - 1` fences again (acquire) and raises the block's "last" flag. Barrier.
+/// 3. The last block: each thread combines partials `tid, tid + blockDim, …` from
+///    `O::IDENTITY`; the block combines those; thread 0 writes `*g_out` and puts the ticket
+///    back to 0.
+///
+/// # Launch
+/// As [`single_pass`], with 8 elements per trip for 64-bit types and
+/// [`single_pass_shared_bytes`]`::<T>()` bytes of static shared memory.
+///
+/// # Preconditions
+/// As [`single_pass`]: `g_idata` holds `n ≥ 1` `T`-aligned elements, `g_partials`
+/// `gridDim.x`, `g_out` one; `*g_ticket` is 0 at launch; launches sharing a ticket run one
+/// after the other.
+///
+/// # Safety
+/// As [`single_pass`]: valid pointers, no writes to `g_idata` during the kernel; every thread
+/// reaches every barrier (the last block's condition is uniform over the block).
+///
+/// # Measured
+/// Not measured on its own: `benches/types.rs` times it as `reduce/single_pass/{type}/{op}/{n}`.
+#[inline(always)]
+pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
+    g_idata: *const T,
+    g_partials: *mut T,
+    g_ticket: *mut u32,
+    g_out: *mut T,
+    n: u32,
+) {
+    let slots = static_shared!(SINGLE_PASS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
+    let last_flag = static_shared!(SINGLE_PASS_TYPED_LAST: [u32; 1]);
+    let tid = thread_idx_x();
+    // SAFETY: g_idata holds n elements that nobody writes during the kernel.
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+    let total = unsafe { block_reduce::<T, O>(mine, slots) };
+    if tid == 0 {
+        // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
+        let ticket = unsafe {
+            *g_partials.add(block_idx_x() as usize) = total;
+            thread_fence(); // release: the partial before the ticket
+            atomic_add_u32(g_ticket, 1)
+        };
+        let last = ticket == grid_dim_x() - 1;
+        if last {
+            thread_fence(); // acquire: every other block's partial before our reads
+        }
+        // SAFETY: index 0 of a 1-element array; read by others only after the barrier.
+        unsafe { last_flag.write(0, last as u32) };
+    }
+    sync_threads();
+    // SAFETY: written by thread 0 before the barrier; not written again.
+    if unsafe { last_flag.read(0) } != 0 {
+        let (grid, block) = (grid_dim_x() as usize, block_dim_x() as usize);
+        let mut acc = O::IDENTITY;
+        let mut i = tid as usize;
+        while i < grid {
+            // SAFETY: i < gridDim.x; every block's store to g_partials[i] happens-before this
+            // load (step 2).
+            acc = O::combine(acc, unsafe { load_partial(g_partials.add(i)) });
+            i += block;
+        }
+        // SAFETY: the whole block is here (the condition is uniform); the first block_reduce's
+        // reads of `slots` came before the barrier above.
+        let all = unsafe { block_reduce::<T, O>(acc, slots) };
+        if tid == 0 {
+            // SAFETY: g_out holds one element; every block has drawn its ticket.
+            unsafe {
+                *g_out = all;
+                store_relaxed_u32(g_ticket, 0);
             }
         }
     }

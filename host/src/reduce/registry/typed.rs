@@ -16,6 +16,9 @@ use crate::error::{Error, Result};
 pub type TypedReadArgs = (*const u8, *mut u8, u32);
 /// A typed kernel that accumulates with atomics: `(g_idata, g_acc, n, epoch)`, pointers erased.
 pub type TypedAccumulateArgs = (*const u8, *mut u8, u32, u32);
+/// A typed single-pass kernel: `(g_idata, g_partials, g_ticket, g_out, n)`, element pointers
+/// erased.
+pub type TypedSinglePassArgs = (*const u8, *mut u8, *mut u32, *mut u8, u32);
 
 /// The finish axis of a typed plan (the counterpart of [`super::Finish`]), matched only in
 /// `host::reduce::typed`.
@@ -25,6 +28,8 @@ pub enum TypedFinish {
     HostCombines(Kernel<TypedReadArgs>),
     /// One launch: each block folds its result into `g_acc[epoch % 2]` with an atomic.
     AtomicCombines(Kernel<TypedAccumulateArgs>),
+    /// One launch: the last block to finish combines the per-block partials into `*g_out`.
+    LastBlockCombines(Kernel<TypedSinglePassArgs>),
 }
 
 /// One instantiation of a generic variant.
@@ -55,6 +60,7 @@ impl TypedVariant {
         match self.finish {
             TypedFinish::HostCombines(k) => k.name,
             TypedFinish::AtomicCombines(k) => k.name,
+            TypedFinish::LastBlockCombines(k) => k.name,
         }
     }
 
@@ -66,6 +72,14 @@ impl TypedVariant {
 
 /// A [`Kernel`] over erased pointers for a typed kernel of the kernels crate.
 macro_rules! erased_ref {
+    // The single-pass kernels: the result pointer (`o`) is an element pointer too.
+    ($($path:ident)::+ (a, b, t, o, n)) => {
+        Kernel {
+            name: $crate::__last_ident!($($path)::+),
+            // SAFETY: as below; `o` points to one element of the variant's type.
+            emu: |(a, b, t, o, n)| unsafe { $($path)::+(a.cast(), b.cast(), t, o.cast(), n) },
+        }
+    };
     ($($path:ident)::+ (a, b $(, $rest:ident)*)) => {
         Kernel {
             name: $crate::__last_ident!($($path)::+),
@@ -135,18 +149,22 @@ const fn trip<T: kernels::types::Element>() -> usize {
     kernels::collective::thread::items_per_trip::<T>()
 }
 
-use kernels::reduce::{atomic_accumulate_shared_bytes, vector_loads_shared_bytes, warp_shuffle_shared_bytes};
+use kernels::reduce::{
+    atomic_accumulate_shared_bytes, single_pass_shared_bytes, vector_loads_shared_bytes, warp_shuffle_shared_bytes,
+};
 
 static WARP_SHUFFLE: [TypedVariant; 18] =
     typed_variants!(warp_shuffle, HostCombines(a, b, n), eight, warp_shuffle_shared_bytes);
 static VECTOR_LOADS: [TypedVariant; 18] =
     typed_variants!(vector_loads, HostCombines(a, b, n), trip, vector_loads_shared_bytes);
+static SINGLE_PASS: [TypedVariant; 18] =
+    typed_variants!(single_pass, LastBlockCombines(a, b, t, o, n), trip, single_pass_shared_bytes);
 static ATOMIC_ACCUMULATE: [TypedVariant; 18] =
     typed_variants!(atomic_accumulate, AtomicCombines(a, b, n, e), trip, atomic_accumulate_shared_bytes);
 
 /// Every typed instantiation: generic variant (teaching order) × type × operator.
 pub fn all() -> impl Iterator<Item = &'static TypedVariant> + Clone {
-    WARP_SHUFFLE.iter().chain(VECTOR_LOADS.iter()).chain(ATOMIC_ACCUMULATE.iter())
+    WARP_SHUFFLE.iter().chain(VECTOR_LOADS.iter()).chain(SINGLE_PASS.iter()).chain(ATOMIC_ACCUMULATE.iter())
 }
 
 /// Names of the generic variants (those with typed instantiations), in teaching order.
@@ -191,16 +209,18 @@ mod tests {
                         format!("{name}__{}_{}", elem.name(), op.name())
                     };
                     assert_eq!(t.symbol(), want);
-                    assert_eq!(t.shared_bytes as usize, 32 * elem.size());
+                    // One element per warp slot; single_pass adds its 16-byte "last block" flag.
+                    let flag = if name == "single_pass" { 16 } else { 0 };
+                    assert_eq!(t.shared_bytes as usize, 32 * elem.size() + flag);
                     assert!(t.base().is_ok());
                 }
             }
         }
-        assert_eq!(all().count(), 3 * 18);
-        assert_eq!(generic_names(), ["warp_shuffle", "vector_loads", "atomic_accumulate"]);
+        assert_eq!(all().count(), 4 * 18);
+        assert_eq!(generic_names(), ["warp_shuffle", "vector_loads", "single_pass", "atomic_accumulate"]);
         assert_eq!(find_typed("vector_loads", Elem::F64, Op::Sum).unwrap().items_per_thread, 8);
         assert_eq!(find_typed("vector_loads", Elem::F32, Op::Sum).unwrap().items_per_thread, 16);
         let e = find_typed("interleaved", Elem::F32, Op::Max).unwrap_err().to_string();
-        assert!(e.contains("warp_shuffle, vector_loads, atomic_accumulate"), "{e}");
+        assert!(e.contains("warp_shuffle, vector_loads, single_pass, atomic_accumulate"), "{e}");
     }
 }

@@ -233,7 +233,8 @@ pub struct TypedGeometry {
     pub shared_bytes: u32,
     /// Partials the kernel writes (0 for the atomic finish).
     pub partials: u64,
-    /// Result words on the device (2 for the atomic finish, else 0).
+    /// Result words on the device, after the partials (2 for the atomic finish, 1 for the
+    /// last-block finish, 0 when the host combines the partials).
     pub result_words: usize,
 }
 
@@ -243,37 +244,47 @@ impl TypedFinish {
         match self {
             TypedFinish::HostCombines(_) => (grid, 0),
             TypedFinish::AtomicCombines(_) => (0, 2),
+            TypedFinish::LastBlockCombines(_) => (grid, 1),
         }
     }
 
-    /// Additions a value passes through in the finish of `grid` partials: the host's
-    /// pairwise tree, or a chain of `grid` atomic adds in arrival order.
-    fn depth(&self, grid: u64) -> u64 {
+    /// Additions a value passes through in the finish of `grid` partials of `block`-thread
+    /// blocks: the host's pairwise tree, a chain of `grid` atomic adds in arrival order, or the
+    /// last block's `⌈grid / block⌉` adds per thread and its five warp and five block levels.
+    fn depth(&self, grid: u64, block: u64) -> u64 {
         match self {
             TypedFinish::HostCombines(_) => 64 - grid.saturating_sub(1).leading_zeros() as u64,
             TypedFinish::AtomicCombines(_) => grid,
+            TypedFinish::LastBlockCombines(_) => grid.div_ceil(block.max(1)) + 10,
         }
     }
 
     /// Enqueues one launch.
     ///
     /// # Safety
-    /// `input` holds `n` elements of the variant's type, `out` is the partials (one per block)
-    /// or the two result words, of the same type; `cfg` is the variant's geometry for `n`.
+    /// `input` holds `n` elements of the variant's type; `out` holds the partials (one per
+    /// block) and then the result words, of the same type; `ticket` is a zeroed (or left 0 by
+    /// the last launch) `u32` for the last-block finish; `cfg` is the variant's geometry for `n`.
     unsafe fn launch(
         &self,
         backend: &Backend,
         cfg: LaunchConfig,
-        input: *const u8,
-        out: *mut u8,
+        (input, out, ticket): (*const u8, *mut u8, *mut u32),
         n: u32,
         epoch: u32,
+        size: usize,
     ) -> Result<()> {
         match self {
             // SAFETY: forwarded from the caller.
             TypedFinish::HostCombines(k) => unsafe { backend.launch(k, cfg, (input, out, n)) },
             // SAFETY: forwarded from the caller; the word epoch % 2 holds the identity.
             TypedFinish::AtomicCombines(k) => unsafe { backend.launch(k, cfg, (input, out, n, epoch)) },
+            TypedFinish::LastBlockCombines(k) => {
+                // The result word follows the grid's partials (`wrapping_add`: a device address).
+                let result = out.wrapping_add(cfg.grid as usize * size);
+                // SAFETY: forwarded from the caller: partials, then the result word; the ticket.
+                unsafe { backend.launch(k, cfg, (input, out, ticket, result, n)) }
+            }
         }
     }
 }
@@ -286,7 +297,7 @@ pub fn sum_depth(tv: &TypedVariant, n: usize, g: &TypedGeometry) -> u64 {
     let items = tv.items_per_thread.max(1) as u64;
     let threads = g.grid as u64 * g.block as u64;
     let per_thread = (n as u64).div_ceil(threads.max(1) * items) * items + 2;
-    per_thread + 5 + 5 + tv.finish.depth(g.grid as u64)
+    per_thread + 5 + 5 + tv.finish.depth(g.grid as u64, g.block as u64)
 }
 
 /// Checks the preconditions of running `tv` on `n` elements with `block` threads and returns
@@ -319,8 +330,11 @@ pub fn geometry(
 struct TypedWork<T: Value> {
     tv: &'static TypedVariant,
     geometry: TypedGeometry,
-    /// Partials (host finish) or the two result words (atomic finish).
+    /// Partials (host and last-block finishes), then the result words (two for the atomic
+    /// finish, one for the last block).
     out: DeviceBuffer<T>,
+    /// The last-block finish's ticket (zeroed; each launch leaves it 0).
+    ticket: DeviceBuffer<u32>,
     epoch: u32,
 }
 
@@ -335,17 +349,20 @@ impl<T: Value> TypedWork<T> {
                 T::ELEM.name()
             )));
         }
-        let len = geometry.partials.max(geometry.result_words as u64) as usize;
+        let len = (geometry.partials + geometry.result_words as u64) as usize;
         let mut out = backend.alloc::<T>(len)?;
-        if geometry.result_words > 0 {
+        if geometry.result_words > 0 && geometry.partials == 0 {
+            // The atomic finish folds into its words: they start at the identity.
             backend.write(&mut out, &vec![identity::<T>(tv.op)?; geometry.result_words])?;
         }
-        Ok(Self { tv, geometry, out, epoch: 0 })
+        Ok(Self { tv, geometry, out, ticket: backend.alloc::<u32>(1)?, epoch: 0 })
     }
 
-    /// Can it serve `g` (same finish, room for the partials)?
+    /// Can it serve `g` (same finish, room for the partials and result words)?
     fn fits(&self, g: &TypedGeometry) -> bool {
-        g.result_words == self.geometry.result_words && self.out.len() as u64 >= g.partials.max(g.result_words as u64)
+        g.result_words == self.geometry.result_words
+            && g.partials.min(1) == self.geometry.partials.min(1)
+            && self.out.len() as u64 >= g.partials + g.result_words as u64
     }
 
     /// Enqueues the kernel on `input[offset .. offset + n]`.
@@ -357,10 +374,12 @@ impl<T: Value> TypedWork<T> {
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: 0 };
         let at = input.as_ptr().wrapping_add(offset).cast::<u8>();
         let out = self.out.as_mut_ptr().cast::<u8>();
+        let buffers = (at, out, self.ticket.as_mut_ptr());
         // SAFETY: the buffers hold T = the variant's type (checked in new), sized by the geometry;
         // the input range is the caller's promise; the epoch counts accepted launches, so the
-        // atomic word epoch % 2 holds the identity (filled at allocation, then by the last launch).
-        unsafe { self.tv.finish.launch(backend, cfg, at, out, n as u32, self.epoch) }?;
+        // atomic word epoch % 2 holds the identity (filled at allocation, then by the last
+        // launch); the ticket was zeroed at allocation and every finished launch leaves it 0.
+        unsafe { self.tv.finish.launch(backend, cfg, buffers, n as u32, self.epoch, T::ELEM.size()) }?;
         self.epoch = self.epoch.wrapping_add(1);
         Ok(())
     }
@@ -369,9 +388,10 @@ impl<T: Value> TypedWork<T> {
     fn result(&self, backend: &Backend) -> Result<T> {
         let g = self.geometry;
         if g.result_words > 0 {
-            let words = backend.download_prefix(&self.out, g.result_words)?;
+            let at = g.partials as usize;
+            let words = backend.download_prefix(&self.out, at + g.result_words)?;
             let last = self.epoch.checked_sub(1).ok_or_else(|| Error::Invalid("result() before any launch".into()))?;
-            return Ok(words[last as usize % g.result_words]);
+            return Ok(words[at + last as usize % g.result_words]);
         }
         combine_pairwise(self.tv.op, backend.download_prefix(&self.out, g.partials as usize)?)
     }

@@ -15,7 +15,8 @@
 # * variants_2eK.csv — every reduction variant at n = 2^K (K = 24, 28), block 512, median of 20.
 # * sum_shapes.csv — the table behind host::sum's plan (SUM_PLAN): atomic_accumulate at blocks
 #   128/256/512 × grid (blocks per SM: the occupancy calculator's, or 1024 = one block per tile)
-#   at 2^20..2^28, ROUNDS rounds with the shapes interleaved in each, median of 30 per row.
+#   at 2^20..2^28, ROUNDS rounds with the shapes interleaved in each, median of 30 per row
+#   (SHAPE_SIZES, SHAPE_BLOCKS and SHAPE_ROUNDS narrow or widen it).
 # * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, at the block and grid of SUM_PLAN in
 #   host/src/reduce/sum.rs, which plan_args repeats) against CUB's
 #   DeviceReduce::Sum on the same values, per call, ROUNDS rounds alternating CUB then ours
@@ -82,9 +83,9 @@ for s in "${steps[@]}"; do
     sum_shapes)
       rm -f "$out/sum_shapes.csv"
       for r in $(seq 1 "${SHAPE_ROUNDS:-3}"); do
-        for k in 20 24 26 28; do
+        for k in ${SHAPE_SIZES:-20 24 26 28}; do
           echo "sum shapes: round $r, 2^$k"
-          for b in 128 256 512; do
+          for b in ${SHAPE_BLOCKS:-128 256 512}; do
             tagged_csv "$out/sum_shapes.csv" "$r,occupancy" --backend gpu --variant atomic_accumulate --block "$b" \
               --log2 "$k" --repeat 30
             tagged_csv "$out/sum_shapes.csv" "$r,1024" --backend gpu --variant atomic_accumulate --block "$b" \

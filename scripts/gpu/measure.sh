@@ -61,7 +61,11 @@ tagged_csv() { # $1 = file, $2 = "round,blocks_per_sm", rest = CLI args
 }
 
 # The shape host::sum's SUM_PLAN (host/src/reduce/sum.rs) gives n = 2^$1: keep the two in step.
-plan_args() { if [ "$1" -le 22 ]; then echo "--block 256"; else echo "--block 512 --blocks-per-sm 1024"; fi; }
+plan_args() {
+  if [ "$1" -le 22 ]; then echo "--block 256"
+  elif [ "$1" -le 24 ]; then echo "--block 512 --blocks-per-sm 1024"
+  else echo "--block 1024 --blocks-per-sm 1024"; fi
+}
 
 for s in "${steps[@]}"; do
   case "$s" in

@@ -2,6 +2,7 @@ use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_redu
 use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, load_relaxed_u64, store_relaxed_u32, thread_fence};
+use crate::device::shared::Shared;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
 use crate::types::{Element, Operator};
 use crate::{kernel, static_shared, typed_kernel};
@@ -10,6 +11,35 @@ use crate::{kernel, static_shared, typed_kernel};
 /// `i32` per warp of the largest block, 128 bytes), then the "last block" flag, a 4-byte
 /// array that `static_shared!` aligns to 16 bytes.
 pub const SINGLE_PASS_SHARED_BYTES: u32 = BLOCK_SUM_SMEM_BYTES + 16;
+
+/// Steps 2–3 of [`single_pass`]: thread 0 publishes the block's `total` to
+/// `g_partials[blockIdx.x]`, fences (release), draws a ticket; the holder of the last ticket
+/// fences again (acquire); after a block barrier every thread learns whether its block is
+/// the last one (the same answer in the whole block).
+///
+/// # Safety
+/// Called by every thread of the block; `g_partials` holds `gridDim.x` elements and
+/// `g_ticket` is one aligned `u32` that only this launch's blocks touch.
+#[inline(always)]
+unsafe fn publish_and_draw<T: Copy>(g_partials: *mut T, g_ticket: *mut u32, total: T, last_flag: Shared<u32>) -> bool {
+    if thread_idx_x() == 0 {
+        // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
+        let ticket = unsafe {
+            *g_partials.add(block_idx_x() as usize) = total;
+            thread_fence(); // release: the partial before the ticket
+            atomic_add_u32(g_ticket, 1)
+        };
+        let last = ticket == grid_dim_x() - 1;
+        if last {
+            thread_fence(); // acquire: every other block's partial before our reads
+        }
+        // SAFETY: index 0 of a 1-element array; read by others only after the barrier.
+        unsafe { last_flag.write(0, last as u32) };
+    }
+    sync_threads();
+    // SAFETY: written by thread 0 before the barrier; not written again in this launch.
+    unsafe { last_flag.read(0) != 0 }
+}
 
 kernel! {
     /// Single-pass reduction: `vector_loads` per block, then the **last block to finish**
@@ -103,24 +133,8 @@ kernel! {
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let block_total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
 
-        if tid == 0 {
-            // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
-            let ticket = unsafe {
-                *g_partials.add(block_idx_x() as usize) = block_total;
-                thread_fence(); // release: the partial before the ticket
-                atomic_add_u32(g_ticket, 1)
-            };
-            let last = ticket == grid_dim_x() - 1;
-            if last {
-                thread_fence(); // acquire: every other block's partial before our reads
-            }
-            // SAFETY: index 0 of a 1-element array; read by others only after the barrier.
-            unsafe { last_flag.write(0, last as u32) };
-        }
-        sync_threads();
-
-        // SAFETY: written by thread 0 before the barrier; not written again.
-        if unsafe { last_flag.read(0) } != 0 {
+        // SAFETY: every thread calls it; g_partials holds gridDim.x elements, g_ticket one u32.
+        if unsafe { publish_and_draw(g_partials, g_ticket, block_total, last_flag) } {
             let grid = grid_dim_x() as usize;
             let block = block_dim_x() as usize;
             // Four independent strong loads per step (not one dependent chain): the partials
@@ -245,23 +259,8 @@ pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
     let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
     // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
-    if tid == 0 {
-        // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
-        let ticket = unsafe {
-            *g_partials.add(block_idx_x() as usize) = total;
-            thread_fence(); // release: the partial before the ticket
-            atomic_add_u32(g_ticket, 1)
-        };
-        let last = ticket == grid_dim_x() - 1;
-        if last {
-            thread_fence(); // acquire: every other block's partial before our reads
-        }
-        // SAFETY: index 0 of a 1-element array; read by others only after the barrier.
-        unsafe { last_flag.write(0, last as u32) };
-    }
-    sync_threads();
-    // SAFETY: written by thread 0 before the barrier; not written again.
-    if unsafe { last_flag.read(0) } != 0 {
+    // SAFETY: every thread calls it; g_partials holds gridDim.x elements, g_ticket one u32.
+    if unsafe { publish_and_draw(g_partials, g_ticket, total, last_flag) } {
         let (grid, block) = (grid_dim_x() as usize, block_dim_x() as usize);
         let mut acc = O::IDENTITY;
         let mut i = tid as usize;

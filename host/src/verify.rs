@@ -228,6 +228,9 @@ impl<T: Value> DeviceCheck<T> {
 type Words<W> = (*const W, *const W, u32, *mut u64);
 type Floats<F> = (*const F, *const f64, *const f64, u32, *mut u64);
 
+/// The PTX symbols of the check kernels (`tests/ptx.rs` requires each as an `.entry`).
+pub const CHECK_KERNELS: [&str; 4] = [MISMATCHES_32.name, MISMATCHES_64.name, OUTSIDE_F32.name, OUTSIDE_F64.name];
+
 const MISMATCHES_32: Kernel<Words<u32>> = kernel_ref!(kernels::check::count_mismatches_32(a, b, n, c));
 const MISMATCHES_64: Kernel<Words<u64>> = kernel_ref!(kernels::check::count_mismatches_64(a, b, n, c));
 const OUTSIDE_F32: Kernel<Floats<f32>> = kernel_ref!(kernels::check::count_outside_f32(a, e, b, n, c));

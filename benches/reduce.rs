@@ -36,8 +36,8 @@ use host::input::Input;
 use host::reduce::Reduction;
 use host::registry::{self, Family, Op, Variant};
 
-// `bench_launches` (the last-launch check of the scan and typed benches) goes unused here:
-// every launch is checked (`bench_every_launch_checked`, `bench_in_place`).
+// The scans' per-launch device check (`bench_scan_checked`) goes unused here: reductions
+// check every launch with their own result words (`bench_every_launch_checked`, `bench_in_place`).
 #[allow(dead_code)]
 mod common;
 
@@ -210,7 +210,11 @@ impl Slots {
             partials: backend.alloc::<i32>((needs.partials as usize * iters).max(1))?,
             result: backend.alloc::<i32>((needs.result_words * iters).max(1))?,
             ticket: backend.alloc::<u32>(1)?,
-            clocks: backend.alloc::<u64>(if needs.clocks { 2 * needs.partials.max(grid as u64) as usize } else { 1 })?,
+            clocks: backend.alloc::<u64>(if needs.clocks {
+                2 * needs.partials.max(grid as u64) as usize
+            } else {
+                1
+            })?,
         })
     }
 
@@ -220,9 +224,15 @@ impl Slots {
         host::reduce::plan::Pointers {
             input,
             scratch: std::ptr::null_mut(),
-            partials: null(self.needs.partials > 0, self.partials.as_mut_ptr().wrapping_add(i * self.needs.partials as usize)),
+            partials: null(
+                self.needs.partials > 0,
+                self.partials.as_mut_ptr().wrapping_add(i * self.needs.partials as usize),
+            ),
             ticket: if self.needs.ticket { self.ticket.as_mut_ptr() } else { std::ptr::null_mut() },
-            result: null(self.needs.result_words > 0, self.result.as_mut_ptr().wrapping_add(i * self.needs.result_words)),
+            result: null(
+                self.needs.result_words > 0,
+                self.result.as_mut_ptr().wrapping_add(i * self.needs.result_words),
+            ),
             clocks: if self.needs.clocks { self.clocks.as_mut_ptr() } else { std::ptr::null_mut() },
         }
     }
@@ -233,7 +243,9 @@ impl Slots {
         let (per, adds, words) = (self.needs.partials as usize, self.needs.host_adds as usize, self.needs.result_words);
         if adds > 0 {
             let partials = backend.download(&self.partials)?;
-            Ok((0..iters).map(|i| partials[i * per..i * per + adds].iter().fold(0i32, |a, &p| a.wrapping_add(p))).collect())
+            Ok((0..iters)
+                .map(|i| partials[i * per..i * per + adds].iter().fold(0i32, |a, &p| a.wrapping_add(p)))
+                .collect())
         } else {
             let result = backend.download(&self.result)?;
             Ok((0..iters).map(|i| result[i * words]).collect())
@@ -274,7 +286,10 @@ fn bench_every_launch_checked(
                 .unwrap_or_else(|e| panic!("reduce/{name}/{n}: {e}"));
             let answers = slots.answers(backend, iters).expect("reading the batch's answers");
             if let Some(i) = answers.iter().position(|&s| s != expected) {
-                wrong.get_or_insert(format!("launch {i} of a batch of {iters}: expected {expected}, got {}", answers[i]));
+                wrong.get_or_insert(format!(
+                    "launch {i} of a batch of {iters}: expected {expected}, got {}",
+                    answers[i]
+                ));
             }
             std::time::Duration::from_secs_f64(us * 1e-6)
         })

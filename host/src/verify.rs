@@ -198,7 +198,11 @@ impl<T: Value> DeviceCheck<T> {
                 self.n
             )));
         }
-        let cfg = LaunchConfig { grid: check_grid(self.n, backend.info().multiprocessors), block: CHECK_BLOCK, shared_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid: check_grid(self.n, backend.info().multiprocessors),
+            block: CHECK_BLOCK,
+            shared_bytes: 0,
+        };
         let (g, n) = (got.as_ptr(), self.n as u32);
         let count = self.counts.as_mut_ptr().wrapping_add(launch);
         // SAFETY: `got`, the reference and the bounds hold at least n elements (checked above
@@ -207,8 +211,12 @@ impl<T: Value> DeviceCheck<T> {
         // T's size.
         unsafe {
             match (&self.reference, T::ELEM.size()) {
-                (Reference::Bits(want), 4) => backend.launch(&MISMATCHES_32, cfg, (g.cast(), want.as_ptr().cast(), n, count)),
-                (Reference::Bits(want), _) => backend.launch(&MISMATCHES_64, cfg, (g.cast(), want.as_ptr().cast(), n, count)),
+                (Reference::Bits(want), 4) => {
+                    backend.launch(&MISMATCHES_32, cfg, (g.cast(), want.as_ptr().cast(), n, count))
+                }
+                (Reference::Bits(want), _) => {
+                    backend.launch(&MISMATCHES_64, cfg, (g.cast(), want.as_ptr().cast(), n, count))
+                }
                 (Reference::Within { exact, bound }, 4) => {
                     backend.launch(&OUTSIDE_F32, cfg, (g.cast(), exact.as_ptr(), bound.as_ptr(), n, count))
                 }

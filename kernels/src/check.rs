@@ -128,34 +128,31 @@ pub unsafe fn count_outside_generic<T: Copy + Into<f64>>(
     unsafe { count_where(n, count, outside) }
 }
 
-kernel! {
+/// One entry point of a generic body: `name = generic(args)`.
+macro_rules! check_kernel {
+    ($(#[$m:meta])* $name:ident = $generic:ident($($arg:ident: $ty:ty),*)) => {
+        kernel! {
+            $(#[$m])*
+            ///
+            /// # Safety
+            /// The generic body's preconditions (its `# Preconditions` and `# Safety`).
+            pub unsafe fn $name($($arg: $ty),*) {
+                // SAFETY: this kernel's contract is the generic body's.
+                unsafe { $generic($($arg),*) }
+            }
+        }
+    };
+}
+
+check_kernel!(
     /// [`count_mismatches_generic`] on 32-bit words (`i32`, `u32`, `f32` min/max).
-    pub unsafe fn count_mismatches_32(got: *const u32, want: *const u32, n: u32, count: *mut u64) {
-        // SAFETY: this kernel's contract is the generic body's.
-        unsafe { count_mismatches_generic(got, want, n, count) }
-    }
-}
-
-kernel! {
+    count_mismatches_32 = count_mismatches_generic(got: *const u32, want: *const u32, n: u32, count: *mut u64));
+check_kernel!(
     /// [`count_mismatches_generic`] on 64-bit words (`i64`, `u64`, `f64` min/max).
-    pub unsafe fn count_mismatches_64(got: *const u64, want: *const u64, n: u32, count: *mut u64) {
-        // SAFETY: this kernel's contract is the generic body's.
-        unsafe { count_mismatches_generic(got, want, n, count) }
-    }
-}
-
-kernel! {
+    count_mismatches_64 = count_mismatches_generic(got: *const u64, want: *const u64, n: u32, count: *mut u64));
+check_kernel!(
     /// [`count_outside_generic`] on `f32` sums.
-    pub unsafe fn count_outside_f32(got: *const f32, exact: *const f64, bound: *const f64, n: u32, count: *mut u64) {
-        // SAFETY: this kernel's contract is the generic body's.
-        unsafe { count_outside_generic(got, exact, bound, n, count) }
-    }
-}
-
-kernel! {
+    count_outside_f32 = count_outside_generic(got: *const f32, exact: *const f64, bound: *const f64, n: u32, count: *mut u64));
+check_kernel!(
     /// [`count_outside_generic`] on `f64` sums.
-    pub unsafe fn count_outside_f64(got: *const f64, exact: *const f64, bound: *const f64, n: u32, count: *mut u64) {
-        // SAFETY: this kernel's contract is the generic body's.
-        unsafe { count_outside_generic(got, exact, bound, n, count) }
-    }
-}
+    count_outside_f64 = count_outside_generic(got: *const f64, exact: *const f64, bound: *const f64, n: u32, count: *mut u64));

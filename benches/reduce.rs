@@ -114,13 +114,8 @@ fn bench_family<'a>(
     let mut ready: Vec<(&'static Variant, Reduction<'_>, f64)> = Vec::new();
     for v in registry::all().filter(|v| v.family == family) {
         let id = format!("reduce/{}/{n}", v.name);
-        if let Some(&(m, us)) = last_us.get(v.name) {
-            let predicted = us * (n as f64 / m as f64);
-            if predicted > common::SKIP_US {
-                println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
-                last_us.insert(v.name, (n, predicted));
-                continue;
-            }
+        if common::predicted_too_slow(last_us, v.name, n, &id, "launch") {
+            continue;
         }
         let expected = if v.op == Op::SumOfSquares { squares } else { sum };
         match prepare(backend, v, input, n, block, expected) {

@@ -110,13 +110,8 @@ fn bench_variant(
 ) -> usize {
     let n = expected.len();
     let id = format!("scan/{}/{n}", v.name);
-    if let Some(&(m, us)) = last_us.get(v.name) {
-        let predicted = us * (n as f64 / m as f64);
-        if predicted > common::SKIP_US {
-            println!("{id}: skipped (one scan would take about {:.0} ms)", predicted / 1e3);
-            last_us.insert(v.name, (n, predicted));
-            return 0;
-        }
+    if common::predicted_too_slow(last_us, v.name, n, &id, "scan") {
+        return 0;
     }
     // Input, output, scratch and the reference.
     let need = 12 * n as u64 + v.scratch_bytes(n);

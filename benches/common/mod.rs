@@ -2,6 +2,7 @@
 //! bounded criterion settings, the CUB session, and the scans' loop of launches, each timed
 //! alone and checked on the device.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
@@ -39,6 +40,24 @@ pub fn criterion() -> Criterion {
         .sample_size(20)
         .nresamples(10_000)
         .configure_from_args()
+}
+
+/// Does `name`'s time at the previous size (`last_us`: n and µs per launch) predict one `what`
+/// at `n` over [`SKIP_US`]? If so, prints the skip line for `id` and records the prediction.
+pub fn predicted_too_slow(
+    last_us: &mut HashMap<&'static str, (usize, f64)>,
+    name: &'static str,
+    n: usize,
+    id: &str,
+    what: &str,
+) -> bool {
+    let Some(&(m, us)) = last_us.get(name) else { return false };
+    let predicted = us * (n as f64 / m as f64);
+    if predicted > SKIP_US {
+        println!("{id}: skipped (one {what} would take about {:.0} ms)", predicted / 1e3);
+        last_us.insert(name, (n, predicted));
+    }
+    predicted > SKIP_US
 }
 
 /// A CUB harness session, or `None` after printing why `{group}/cub` is skipped.

@@ -29,7 +29,9 @@
 //!
 //! **Bounded time.** Flat sampling, 0.3 s warm-up, 1 s of measurement, 20 samples (10 where
 //! one scan takes over 20 ms); a variant predicted (from the previous size) to take over
-//! 250 ms per scan is skipped with a line saying so. Without a GPU the benches print why and
+//! 250 ms per scan is skipped with a line saying so. Those budgets count device time; with
+//! each launch timed and checked alone, the wall time of a small scan's samples is several
+//! times that (each launch waits for its events). Without a GPU the benches print why and
 //! register nothing.
 
 use std::collections::HashMap;

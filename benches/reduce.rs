@@ -36,8 +36,8 @@ use host::input::Input;
 use host::reduce::Reduction;
 use host::registry::{self, Family, Op, Variant};
 
-// `bench_launches` (the last-launch check of the scan and typed benches) goes unused here:
-// every launch is checked (`bench_every_launch_checked`, `bench_in_place`).
+// The scans' per-launch device check (`bench_scan_checked`) goes unused here: reductions
+// check every launch with their own result words (`bench_every_launch_checked`, `bench_in_place`).
 #[allow(dead_code)]
 mod common;
 
@@ -114,13 +114,8 @@ fn bench_family<'a>(
     let mut ready: Vec<(&'static Variant, Reduction<'_>, f64)> = Vec::new();
     for v in registry::all().filter(|v| v.family == family) {
         let id = format!("reduce/{}/{n}", v.name);
-        if let Some(&(m, us)) = last_us.get(v.name) {
-            let predicted = us * (n as f64 / m as f64);
-            if predicted > common::SKIP_US {
-                println!("{id}: skipped (one launch would take about {:.0} ms)", predicted / 1e3);
-                last_us.insert(v.name, (n, predicted));
-                continue;
-            }
+        if common::predicted_too_slow(last_us, v.name, n, &id, "launch") {
+            continue;
         }
         let expected = if v.op == Op::SumOfSquares { squares } else { sum };
         match prepare(backend, v, input, n, block, expected) {

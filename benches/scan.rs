@@ -8,16 +8,30 @@
 //! usual: `.gpu/benches/scan-* --bench 'scan/lookback/'`. `SCAN_BENCH_TUNING=1` adds the
 //! tuning shapes of `lookback` (`lookback_128x44`, …).
 //!
-//! **What is timed.** `iter_custom`: a CUDA event, `iters` scans back to back on the GPU's
-//! stream (every launch of the variant's plan, no synchronisation anywhere in between), a
-//! second event, one wait. The scans need nothing restored between runs (see `host::scan`:
-//! the look-back's per-launch epochs), so back-to-back runs are real
-//! runs. Input generation, upload, allocation and the check of each variant's output against
-//! the CPU scan happen once per (variant, n), before timing.
+//! **What is timed, and what is checked.** Every launch of every sample is checked (issue
+//! #12). A scan's output is n elements, so it cannot be kept per launch nor checked on the
+//! host per launch; instead each launch (every kernel of the variant's plan) is **timed alone**
+//! between its own CUDA events (`Backend::time`, which queues a short `stream_hold` kernel
+//! before its start event), and after it, outside the events, a check kernel
+//! (`kernels::check::count_mismatches_32`, through `host::verify::DeviceCheck`) compares the
+//! output with the CPU's scan, uploaded to the device once per n before timing and shared by
+//! the variants, and adds the number of differing elements into that launch's counter. The
+//! counters are read once per sample; a non-zero one fails the bench (`FAILED`, exit status 1)
+//! with the sample, the launch and the count. The sample's time is the sum of its launches'
+//! times, so **the figures are per launch, not back to back** (as the in-place reductions of
+//! `benches/reduce.rs`). The scans need nothing restored between runs (see `host::scan`:
+//! `bit` rebuilds its tree from the input, `blelloch` rewrites its tile sums, and the
+//! look-back tags its status words with a new epoch per launch), so every launch is a real
+//! run. Input generation, upload, allocation and a first full check of each variant's output
+//! on the host happen once per (variant, n), before timing. The reference costs 4n bytes of
+//! device memory (4 GB at 10⁹): where input, output, scratch and reference do not fit, the
+//! variant is skipped with a line saying so.
 //!
 //! **Bounded time.** Flat sampling, 0.3 s warm-up, 1 s of measurement, 20 samples (10 where
 //! one scan takes over 20 ms); a variant predicted (from the previous size) to take over
-//! 250 ms per scan is skipped with a line saying so. Without a GPU the benches print why and
+//! 250 ms per scan is skipped with a line saying so. Those budgets count device time; with
+//! each launch timed and checked alone, the wall time of a small scan's samples is several
+//! times that (each launch waits for its events). Without a GPU the benches print why and
 //! register nothing.
 
 use std::collections::HashMap;
@@ -26,6 +40,7 @@ use host::backend::{Backend, DeviceBuffer};
 use host::cub::CubOp;
 use host::input::Input;
 use host::scan::{self, Kind, Scan, ScanVariant, cpu};
+use host::verify::DeviceCheck;
 
 mod common;
 
@@ -55,42 +70,23 @@ fn main() {
         };
         drop(data);
 
-        for &v in &variants {
-            let id = format!("scan/{}/{n}", v.name);
-            if let Some(&(m, us)) = last_us.get(v.name) {
-                let predicted = us * (n as f64 / m as f64);
-                if predicted > common::SKIP_US {
-                    println!("{id}: skipped (one scan would take about {:.0} ms)", predicted / 1e3);
-                    last_us.insert(v.name, (n, predicted));
-                    continue;
-                }
+        // The CPU's scan on the device, once per n, for the check of every launch (4n bytes).
+        let mut reference = match DeviceCheck::exact(&backend, &expected) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                println!(
+                    "scan/*/{n}: skipped (the reference on the device, {} bytes, does not fit: {e})",
+                    4 * n as u64
+                );
+                None
             }
-            let need = 8 * n as u64 + v.scratch_bytes(n);
-            if need > backend.info().memory_bytes {
-                println!("{id}: skipped (needs {need} bytes of device memory)");
-                continue;
+        };
+        if let Some(check) = reference.as_mut() {
+            for &v in &variants {
+                failures += bench_variant(&mut c, &backend, v, (&input, &expected), check, &mut last_us);
             }
-            let mut output = match backend.alloc::<i32>(n) {
-                Ok(o) => o,
-                Err(e) => {
-                    println!("{id}: skipped (cannot allocate the output: {e})");
-                    continue;
-                }
-            };
-            let (mut s, us) = match prepare(&backend, v, &input, &mut output, &expected) {
-                Ok(r) => r,
-                Err(why) => {
-                    println!("{id}: FAILED, not benchmarked ({why})");
-                    failures += 1;
-                    continue;
-                }
-            };
-            last_us.insert(v.name, (n, us));
-            let mut group = common::group(&mut c, "scan", n as u64 * 8, us > common::SLOW_US);
-            // Checked before timing (a full download per sample would dominate the bench at 1e9).
-            common::bench_launches(&mut group, &backend, v.name, n, || s.launch(), || Ok(()));
-            group.finish();
         }
+        drop(reference);
 
         if !common::bench_cub(&mut c, "scan", &mut cub_session, CubOp::InclusiveSum, n, n as u64 * 8) {
             failures += 1;
@@ -100,6 +96,55 @@ fn main() {
     if failures > 0 {
         println!("{failures} benchmark(s) failed their check or could not run");
         std::process::exit(1);
+    }
+}
+
+/// Prepares, checks and times `v` on `input` (`expected` its CPU scan, also on the device in
+/// `check`), every launch checked, unless `last_us` predicts it too slow or the device lacks
+/// the memory. Returns how many failed (0 or 1).
+fn bench_variant(
+    c: &mut criterion::Criterion,
+    backend: &Backend,
+    v: &'static ScanVariant,
+    (input, expected): (&DeviceBuffer<i32>, &[i32]),
+    check: &mut DeviceCheck<i32>,
+    last_us: &mut HashMap<&'static str, (usize, f64)>,
+) -> usize {
+    let n = expected.len();
+    let id = format!("scan/{}/{n}", v.name);
+    if common::predicted_too_slow(last_us, v.name, n, &id, "scan") {
+        return 0;
+    }
+    // Input, output, scratch and the reference.
+    let need = 12 * n as u64 + v.scratch_bytes(n);
+    if need > backend.info().memory_bytes {
+        println!("{id}: skipped (needs {need} bytes of device memory)");
+        return 0;
+    }
+    let mut output = match backend.alloc::<i32>(n) {
+        Ok(o) => o,
+        Err(e) => {
+            println!("{id}: skipped (cannot allocate the output: {e})");
+            return 0;
+        }
+    };
+    let (mut s, us) = match prepare(backend, v, input, &mut output, expected) {
+        Ok(r) => r,
+        Err(why) => {
+            println!("{id}: FAILED, not benchmarked ({why})");
+            return 1;
+        }
+    };
+    last_us.insert(v.name, (n, us));
+    let mut group = common::group(c, "scan", n as u64 * 8, us > common::SLOW_US);
+    let outcome = common::bench_scan_checked(&mut group, backend, v.name, n, &mut s, check);
+    group.finish();
+    match outcome {
+        Ok(()) => 0,
+        Err(why) => {
+            println!("{id}: FAILED ({why})");
+            1
+        }
     }
 }
 

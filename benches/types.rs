@@ -5,17 +5,42 @@
 //! every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max, and
 //! `scan/lookback/{type}/{op}/{n}` for the typed inclusive look-back scan, n ∈ {2^24, 2^26};
 //! `Throughput::Bytes(n × element size)`, so 64-bit types count twice the bytes per element.
-//! Every variant is checked once before timing (float sums within the stated bound) and the
-//! last launch of every sample after it. Block: 512, or `REDUCE_BENCH_BLOCK`. Without a GPU
-//! the benches print why and register nothing.
+//! Block: 512, or `REDUCE_BENCH_BLOCK`. Without a GPU the benches print why and register
+//! nothing.
+//!
+//! **Every launch of every sample is checked** (issue #12), after a first check of each
+//! variant before timing (float sums within the stated bound):
+//!
+//! * **Reductions** run `iters` launches back to back between two CUDA events, as
+//!   `benches/reduce.rs` does: each launch writes its own result slot (its partials for the
+//!   host-finished variants, its two result words for `atomic_accumulate`:
+//!   `TypedReduction::alloc_slots` / `launch_into`), allocated and filled outside the events
+//!   and read back after them (partials combined pairwise, as the host finishes them, untimed).
+//!   Each answer is compared with one computed once per variant (`host::verify::Expected`):
+//!   integers and min/max bit for bit; float sums against the exact sum (double-double) within
+//!   `γ(depth)·Σ|x|` plus the reference's own error, the exact sum and bound computed once, so
+//!   a launch's check is a subtraction and a comparison. Their figures are back to back.
+//! * **Look-back scans** write n elements, too many to keep per launch or to check on the host
+//!   per launch: each launch is **timed alone** between its own events, and after it, outside
+//!   them, a check kernel (`kernels::check`) compares the output with a reference uploaded once
+//!   before timing and counts the wrong elements into that launch's counter, read once per
+//!   sample. Integers and min/max compare bits; float sums compare `|got − exact|` with a bound
+//!   per element (both arrays from `host::scan::typed::cpu::sum_targets`, 16n bytes on the
+//!   device), in the very `f64` operations of the host's check, so the device accepts exactly
+//!   what the host would. Their figures are per launch, not back to back.
+//!
+//! A wrong result fails the bench (`FAILED`, exit status 1) naming the id, n, the sample, the
+//! launch and the expected and actual answer (reductions) or the count of wrong elements
+//! (scans).
 
 use host::backend::Backend;
 use host::input::{Pattern, typed};
-use host::reduce::typed::{TypedReduction, Value, cpu};
+use host::reduce::typed::{TypedReduction, Value};
 use host::registry::Elem;
 use host::registry::typed::{TypedVariant, all};
 use host::scan::Kind;
 use host::scan::typed::{TypedScan, all as all_scans, cpu as scan_cpu};
+use host::verify::{DeviceCheck, Expected, reference_bytes};
 
 // The helpers for the classic benches (CUB, slow-variant limits) go unused here.
 #[allow(dead_code)]
@@ -76,8 +101,9 @@ fn bench_type<T: Value>(
     results
 }
 
-/// The typed inclusive scan `tv`, checked element by element once before timing and after the
-/// last launch of every sample (float sums within `scan::typed::cpu::check`'s bound).
+/// The typed inclusive scan `tv`, checked element by element on the host once before timing,
+/// then every launch of every sample on the device (`common::bench_scan_checked`): integers and
+/// min/max bit for bit, float sums within `scan::typed::cpu::check`'s bound per element.
 fn bench_scan<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
@@ -92,19 +118,31 @@ fn bench_scan<T: Value>(
         why
     };
     let mut output = backend.alloc::<T>(n).map_err(|e| fail(e.to_string()))?;
-    let s = TypedScan::new(backend, tv, Kind::Inclusive, input, &mut output, n).map_err(|e| fail(e.to_string()))?;
-    let depth = s.depth();
-    let s = std::cell::RefCell::new(s);
-    let check = || {
-        let got = s.borrow().result().map_err(|e| e.to_string())?;
-        scan_cpu::check(tv.op, Kind::Inclusive, data, &got, depth)
+    let mut s = TypedScan::new(backend, tv, Kind::Inclusive, input, &mut output, n).map_err(|e| fail(e.to_string()))?;
+    s.launch().map_err(|e| fail(e.to_string()))?;
+    let got = s.result().map_err(|e| fail(e.to_string()))?;
+    scan_cpu::check(tv.op, Kind::Inclusive, data, &got, s.depth()).map_err(fail)?;
+    drop(got);
+    // The reference on the device, once: n elements, or exact sums and bounds (16n bytes).
+    let mut check = match DeviceCheck::for_scan(backend, tv.op, Kind::Inclusive, data, s.depth()) {
+        Ok(c) => c,
+        Err(e) => {
+            let bytes = reference_bytes(T::ELEM, tv.op, n);
+            println!("scan/{id}/{n}: skipped (the reference on the device, {bytes} bytes, does not fit: {e})");
+            return Ok(());
+        }
     };
-    s.borrow_mut().launch().map_err(|e| fail(e.to_string()))?;
-    check().map_err(fail)?;
-    common::bench_launches(group, backend, &id, n, || s.borrow_mut().launch(), check);
-    Ok(())
+    common::bench_scan_checked(group, backend, &id, n, &mut s, &mut check).map_err(|why| {
+        println!("scan/{id}/{n}: FAILED ({why})");
+        why
+    })
 }
 
+/// The typed reduction `tv`, checked once before timing, then every launch of every sample:
+/// `iters` launches back to back between the events, each into its own result slot
+/// (`TypedReduction::launch_into`: its partials or result words), every answer read back after
+/// the batch and compared with the answer computed once (`verify::Expected`: the exact float
+/// sum and its bound, or the exact value).
 fn bench_one<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
@@ -115,28 +153,33 @@ fn bench_one<T: Value>(
 ) -> Result<(), String> {
     let n = data.len();
     let id = tv.id();
-    let prepared = TypedReduction::new(backend, tv, input, n, block)
-        .and_then(|mut r| r.launch().and_then(|_| r.result()).map(|got| (r, got)));
-    let (r, got) = prepared.map_err(|e| {
-        println!("reduce/{id}/{n}: FAILED, not benchmarked ({e})");
-        e.to_string()
-    })?;
-    let depth = r.depth();
-    cpu::check(tv.op, data, got, depth).map_err(|why| {
+    let fail = |why: String| {
         println!("reduce/{id}/{n}: FAILED, not benchmarked ({why})");
         why
-    })?;
-    let r = std::cell::RefCell::new(r);
-    common::bench_launches(
-        group,
-        backend,
-        &id,
-        n,
-        || r.borrow_mut().launch(),
-        || {
-            let got = r.borrow().result().map_err(|e| e.to_string())?;
-            cpu::check(tv.op, data, got, depth)
-        },
-    );
-    Ok(())
+    };
+    let mut r = TypedReduction::new(backend, tv, input, n, block).map_err(|e| fail(e.to_string()))?;
+    let got = r.launch().and_then(|_| r.result()).map_err(|e| fail(e.to_string()))?;
+    let expected = Expected::of(tv.op, data, r.depth());
+    expected.check(got).map_err(fail)?;
+    let (mut sample, mut wrong) = (0u64, None);
+    let stop = |e: host::Error| -> ! { panic!("reduce/{id}/{n}: {e}") };
+    group.bench_function(criterion::BenchmarkId::new(&id, n), |b| {
+        b.iter_custom(|iters| {
+            sample += 1;
+            let iters = iters as usize;
+            let mut slots = r.alloc_slots(iters).unwrap_or_else(|e| stop(e));
+            let us = backend
+                .time(&mut || (0..iters).try_for_each(|i| r.launch_into(&mut slots, i)))
+                .unwrap_or_else(|e| stop(e));
+            let answers = r.slot_answers(&slots, iters).unwrap_or_else(|e| stop(e));
+            if let Err(why) = expected.first_wrong(&answers) {
+                wrong.get_or_insert(format!("sample {sample}, {why}"));
+            }
+            std::time::Duration::from_secs_f64(us * 1e-6)
+        })
+    });
+    wrong.map_or(Ok(()), |why| {
+        println!("reduce/{id}/{n}: FAILED ({why})");
+        Err(why)
+    })
 }

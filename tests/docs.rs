@@ -7,7 +7,8 @@
 //! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
 //! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
 //! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback_typed.rs`
-//! for the typed scans. Only the headings are checked, not what the sections
+//! for the typed scans, and the generic bodies in `kernels/src/check.rs` for the benches'
+//! check kernels. Only the headings are checked, not what the sections
 //! say.
 
 use std::path::PathBuf;
@@ -43,6 +44,10 @@ fn registered() -> Vec<KernelDoc> {
     // The typed scans `lookback__{type}_{op}`: one doc, on the generic body.
     for name in scan::typed::GENERIC {
         out.push(KernelDoc { variant: name, file: format!("scan/{name}_typed.rs"), function: "lookback_generic" });
+    }
+    // The benches' check kernels (`kernels/src/check.rs`): one doc on each generic body.
+    for function in ["count_mismatches_generic", "count_outside_generic"] {
+        out.push(KernelDoc { variant: "check", file: "check.rs".into(), function });
     }
     for v in scan::all() {
         if v.tuning {

@@ -13,6 +13,7 @@
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
 //! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
 //! | [`typed_scan`] | the typed look-back scan: every type × operator × inclusive/exclusive × sizes that hurt (integers and min/max exact, float sums within the stated bound), NaN and ±0.0, the 64-bit multi-window look-back, `--op scan --type … --combine …` and its errors, the PTX entries; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
+//! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -20,6 +21,7 @@
 //! host they run like any other test.
 
 mod alignment;
+mod bench_checks;
 mod cli;
 mod common;
 mod docs;
@@ -52,5 +54,6 @@ fn main() {
     trials.extend(twins::trials(gpu.is_none()));
     trials.extend(types::trials(gpu.is_none()));
     trials.extend(typed_scan::trials(gpu.is_none()));
+    trials.extend(bench_checks::trials());
     libtest_mimic::run(&args, trials).exit();
 }

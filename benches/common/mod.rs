@@ -1,12 +1,18 @@
-//! What the two criterion benches (`reduce`, `scan`) share: the GPU or a skip line, the
-//! bounded criterion settings, the CUB session, and the event-timed loop of launches.
+//! What the criterion benches (`reduce`, `scan`, `types`) share: the GPU or a skip line, the
+//! bounded criterion settings, the CUB session, and the scans' loop of launches, each timed
+//! alone and checked on the device.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
-use host::backend::Backend;
+use host::backend::{Backend, DeviceBuffer};
 use host::cub::{self, CubOp, Session};
+use host::reduce::typed::Value;
+use host::scan::Scan;
+use host::scan::typed::TypedScan;
+use host::verify::{DeviceCheck, batch_verdict};
 
 /// A launch (or scan) slower than this gets 10 samples instead of 20.
 pub const SLOW_US: f64 = 20e3;
@@ -36,6 +42,24 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
+/// Does `name`'s time at the previous size (`last_us`: n and µs per launch) predict one `what`
+/// at `n` over [`SKIP_US`]? If so, prints the skip line for `id` and records the prediction.
+pub fn predicted_too_slow(
+    last_us: &mut HashMap<&'static str, (usize, f64)>,
+    name: &'static str,
+    n: usize,
+    id: &str,
+    what: &str,
+) -> bool {
+    let Some(&(m, us)) = last_us.get(name) else { return false };
+    let predicted = us * (n as f64 / m as f64);
+    if predicted > SKIP_US {
+        println!("{id}: skipped (one {what} would take about {:.0} ms)", predicted / 1e3);
+        last_us.insert(name, (n, predicted));
+    }
+    predicted > SKIP_US
+}
+
 /// A CUB harness session, or `None` after printing why `{group}/cub` is skipped.
 pub fn cub_session(group: &str) -> Option<Session> {
     let why = match cub::available() {
@@ -56,32 +80,72 @@ pub fn group<'a>(c: &'a mut Criterion, group: &str, bytes: u64, slow: bool) -> B
     g
 }
 
-/// Benchmarks `launch` as `{group}/{name}/{n}`: per sample, a CUDA event, `iters` calls of
-/// `launch` back to back on the GPU's stream (no synchronisation between them), a second
-/// event, one wait; the time between the events. After every sample, outside the events,
-/// `check` reads the last launch's result (`Err` says what is wrong): a wrong result stops
-/// the bench with the sample's number instead of hiding behind a good median.
-pub fn bench_launches(
+/// A scan whose every launch a bench checks on the device: the launch, and the buffer it
+/// writes.
+pub trait Checked {
+    /// The element type of the output.
+    type Elem: Value;
+    /// Enqueues every launch of one scan.
+    fn launch(&mut self) -> host::Result<()>;
+    /// The output the launch writes.
+    fn output(&self) -> &DeviceBuffer<Self::Elem>;
+}
+
+impl Checked for Scan<'_> {
+    type Elem = i32;
+    fn launch(&mut self) -> host::Result<()> {
+        Scan::launch(self)
+    }
+    fn output(&self) -> &DeviceBuffer<i32> {
+        Scan::output(self)
+    }
+}
+
+impl<T: Value> Checked for TypedScan<'_, T> {
+    type Elem = T;
+    fn launch(&mut self) -> host::Result<()> {
+        TypedScan::launch(self)
+    }
+    fn output(&self) -> &DeviceBuffer<T> {
+        TypedScan::output(self)
+    }
+}
+
+/// Benchmarks the scan `s` as `{group}/{name}/{n}` with every launch of every sample checked:
+/// each launch is timed alone between its own CUDA events (`Backend::time`), and after it,
+/// outside the events, `check` queues the device check of its output into that launch's
+/// counter ([`DeviceCheck::enqueue`]); the counters are read once per sample. The sample's
+/// time is the sum of its launches' times (per-launch, not back-to-back, figures). `Err` names
+/// the first wrong sample, launch and count; the bench goes on, as `benches/reduce.rs` does.
+pub fn bench_scan_checked<S: Checked>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     backend: &Backend,
     name: &str,
     n: usize,
-    mut launch: impl FnMut() -> host::Result<()>,
-    mut check: impl FnMut() -> Result<(), String>,
-) {
+    s: &mut S,
+    check: &mut DeviceCheck<S::Elem>,
+) -> Result<(), String> {
     let mut sample = 0u64;
+    let mut wrong: Option<String> = None;
+    let fail = |e: host::Error| -> ! { panic!("{name}/{n}: {e}") };
     g.bench_function(BenchmarkId::new(name, n), |b| {
         b.iter_custom(|iters| {
-            let us = backend
-                .time(&mut || (0..iters).try_for_each(|_| launch()))
-                .unwrap_or_else(|e| panic!("{name}/{n}: {e}"));
             sample += 1;
-            if let Err(why) = check() {
-                panic!("{name}/{n}: the last launch of sample {sample} gave a wrong result: {why}");
+            let iters = iters as usize;
+            check.start_batch(backend, iters).unwrap_or_else(|e| fail(e));
+            let mut us = 0.0;
+            for i in 0..iters {
+                us += backend.time(&mut || s.launch()).unwrap_or_else(|e| fail(e));
+                check.enqueue(backend, s.output(), i).unwrap_or_else(|e| fail(e));
+            }
+            let counts = check.counts(backend).unwrap_or_else(|e| fail(e));
+            if let Err(why) = batch_verdict(&counts, n) {
+                wrong.get_or_insert(format!("sample {sample}, {why}"));
             }
             Duration::from_secs_f64(us * 1e-6)
         })
     });
+    wrong.map_or(Ok(()), Err)
 }
 
 /// Benchmarks CUB's `op` as `{group}/cub/{n}` in the same run. On an error it prints the

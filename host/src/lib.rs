@@ -33,6 +33,8 @@
 //!   [`reduce::Reduction`] and [`sum`] (the library object [`sum::Reducer`]).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`scan::Scanner`].
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
+//! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,
+//!   a scan's reference on the device with the check kernels of `kernels::check`.
 //! * [`output`] — the one output pipeline: rows of cells to a table, CSV or JSON.
 //! * [`cli`] — the `reduce` command line.
 //! * [`input`] — deterministic inputs from a seed.
@@ -60,6 +62,7 @@ pub mod report;
 pub mod scan;
 pub mod timing;
 pub mod twins;
+pub mod verify;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Result};

@@ -29,6 +29,9 @@
 //! * [`scan`] — prefix sums of `i32`: a Fenwick tree (O(n log n) work), Blelloch's
 //!   work-efficient scan in bank-conflict-free shared memory, and a single-pass scan with
 //!   decoupled look-back that moves each element once in and once out.
+//!
+//! Outside the families, [`timing`] and [`check`] hold what the measurements need on the
+//! device (the stream hold before a timed run; the per-launch output checks of the benches).
 #![no_std]
 // `${concat(..)}` builds the PTX entry names of the typed kernels (`typed_kernel!`).
 #![feature(macro_metavar_expr_concat)]
@@ -49,6 +52,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod check;
 pub mod collective;
 pub mod device;
 pub mod index;

@@ -650,6 +650,11 @@ impl<'a> Scan<'a> {
     pub fn result(&self) -> Result<Vec<i32>> {
         self.backend.download_prefix(self.output, self.n)
     }
+
+    /// The output buffer the launches write (for a check on the device, `crate::verify`).
+    pub fn output(&self) -> &DeviceBuffer<i32> {
+        self.output
+    }
 }
 
 /// Scans all of `input` into `output` (`output[i] = input[0] + … + input[i]`, wrapping) with

@@ -535,6 +535,55 @@ pub fn reduce<T: Value, O: OpKind>(backend: &Backend, input: &DeviceBuffer<T>) -
     reduce_with::<T, O>(backend, &mut None, input, 0..input.len())
 }
 
+/// Per-launch result slots, for the typed benches (issue #12): each launch of a batch writes
+/// its own partials or result words, so that every launch's answer survives the batch and is
+/// read back after it, as `benches/reduce.rs` does for the classic variants.
+impl<T: Value> TypedReduction<'_, T> {
+    /// Elements of one slot: the launch's partials (host finish) or its two result words.
+    pub fn slot_len(&self) -> usize {
+        let g = self.work.geometry;
+        g.partials.max(g.result_words as u64) as usize
+    }
+
+    /// `count` fresh slots: partials zeroed, result words at the operator's identity. Each slot
+    /// takes one launch ([`launch_into`](Self::launch_into)) before it is filled again.
+    pub fn alloc_slots(&self, count: usize) -> Result<DeviceBuffer<T>> {
+        let len = self.slot_len() * count.max(1);
+        let mut slots = self.backend.alloc::<T>(len)?;
+        if self.work.geometry.result_words > 0 {
+            self.backend.write(&mut slots, &vec![identity::<T>(self.work.tv.op)?; len])?;
+        }
+        Ok(slots)
+    }
+
+    /// Enqueues one launch that writes slot `slot` of `slots` (epoch 0: the atomic finish adds
+    /// into the slot's first word, which holds the identity, and fills its second).
+    pub fn launch_into(&self, slots: &mut DeviceBuffer<T>, slot: usize) -> Result<()> {
+        let per = self.slot_len();
+        if (slot + 1) * per > slots.len() {
+            return Err(Error::Invalid(format!("slot {slot} of {per} elements: the slots hold {}", slots.len())));
+        }
+        let g = self.work.geometry;
+        let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: 0 };
+        let out = slots.as_mut_ptr().wrapping_add(slot * per).cast::<u8>();
+        // SAFETY: new() checked input[..n] and made the geometry for n; the slot holds the
+        // partials or the two words (checked above) of T, the variant's type; epoch 0 adds into
+        // its first word, which alloc_slots filled with the identity.
+        unsafe { self.work.tv.finish.launch(self.backend, cfg, self.input.as_ptr().cast(), out, self.n as u32, 0) }
+    }
+
+    /// Waits, and returns the answers of slots `0..count` (one download): partials combined as
+    /// [`result`](Self::result) combines them, or the first result word.
+    pub fn slot_answers(&self, slots: &DeviceBuffer<T>, count: usize) -> Result<Vec<T>> {
+        let per = self.slot_len();
+        let all = self.backend.download_prefix(slots, per * count)?;
+        let finish = |s: &[T]| {
+            if self.work.geometry.result_words > 0 { Ok(s[0]) } else { combine_pairwise(self.work.tv.op, s.to_vec()) }
+        };
+        all.chunks(per).map(finish).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

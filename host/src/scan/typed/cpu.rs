@@ -122,6 +122,26 @@ pub fn check<T: Value>(op: Op, kind: Kind, data: &[T], got: &[T], depth: u64) ->
     Ok(())
 }
 
+/// What [`check`] compares element `i` of a float `kind` sum-scan of `data` with, computed once
+/// for a check on the device ([`crate::verify::DeviceCheck`]): the exact prefix sums
+/// (double-double, rounded to `f64`) and the bound of each for a tree of `depth`
+/// ([`float_sum_bound`]), the same two numbers `check` computes.
+pub fn sum_targets<T: Value>(kind: Kind, data: &[T], depth: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut p = Prefix::<T>::new(Op::Sum);
+    let (mut exact, mut bound) = (Vec::with_capacity(data.len()), Vec::with_capacity(data.len()));
+    for &x in data {
+        if kind == Kind::Inclusive {
+            p.push(x);
+        }
+        exact.push(p.exact.0 + p.exact.1);
+        bound.push(float_sum_bound(T::UNIT_ROUNDOFF, depth, p.abs));
+        if kind == Kind::Exclusive {
+            p.push(x);
+        }
+    }
+    (exact, bound)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +168,25 @@ mod tests {
         assert!(e.starts_with("element 6:") && e.contains("got 7.5"), "{e}");
         let e = check(Op::Max, Kind::Exclusive, &[1u64, 2], &[0, 2], 1).unwrap_err();
         assert!(e.contains("element 1") && e.contains("expected 1"), "{e}");
+    }
+
+    #[test]
+    fn sum_targets_are_what_check_compares_with() {
+        let data = [0.1f32, 1e8, -1e8, 0.25];
+        let (exact, bound) = sum_targets(Kind::Inclusive, &data, 4);
+        assert_eq!(exact.len(), 4);
+        assert!((exact[3] - (0.1f32 as f64 + 0.25)).abs() < 1e-12);
+        for k in 0..4 {
+            let got = |e: f64| {
+                let mut v: Vec<f32> = exact.iter().map(|&x| x as f32).collect();
+                v[k] = e as f32;
+                check(Op::Sum, Kind::Inclusive, &data, &v, 4)
+            };
+            assert!(got(exact[k]).is_ok());
+            assert!(got(exact[k] + 2.0 * bound[k] + 1.0).is_err());
+        }
+        let (ex, _) = sum_targets(Kind::Exclusive, &data, 4);
+        assert_eq!(ex[0], 0.0);
+        assert_eq!(ex[1], 0.1f32 as f64);
     }
 }

@@ -228,6 +228,11 @@ impl<'a, T: Value> TypedScan<'a, T> {
     pub fn result(&self) -> Result<Vec<T>> {
         self.backend.download_prefix(self.output, self.n)
     }
+
+    /// The output buffer the launches write (for a check on the device, `crate::verify`).
+    pub fn output(&self) -> &DeviceBuffer<T> {
+        self.output
+    }
 }
 
 impl<T: Value> Rerun for TypedScan<'_, T> {

@@ -122,7 +122,7 @@ fn slots<T: Value>(op: Op) -> Result<(), Failed> {
     let data = typed::<T>(N, 9, Pattern::Random);
     let input = b.upload(&data)?;
     for tv in host::registry::typed::all().filter(|t| t.elem == T::ELEM && t.op == op) {
-        let r = TypedReduction::new(&b, tv, &input, N, 256)?;
+        let mut r = TypedReduction::new(&b, tv, &input, N, 256)?;
         let expected = Expected::of(op, &data, r.depth());
         let mut slots = r.alloc_slots(3)?;
         for i in 0..3 {

@@ -539,10 +539,11 @@ pub fn reduce<T: Value, O: OpKind>(backend: &Backend, input: &DeviceBuffer<T>) -
 /// its own partials or result words, so that every launch's answer survives the batch and is
 /// read back after it, as `benches/reduce.rs` does for the classic variants.
 impl<T: Value> TypedReduction<'_, T> {
-    /// Elements of one slot: the launch's partials (host finish) or its two result words.
+    /// Elements of one slot: the launch's partials (host and last-block finishes), then its
+    /// result words (two for the atomic finish, one for the last block).
     pub fn slot_len(&self) -> usize {
         let g = self.work.geometry;
-        g.partials.max(g.result_words as u64) as usize
+        (g.partials + g.result_words as u64) as usize
     }
 
     /// `count` fresh slots: partials zeroed, result words at the operator's identity. Each slot
@@ -557,8 +558,9 @@ impl<T: Value> TypedReduction<'_, T> {
     }
 
     /// Enqueues one launch that writes slot `slot` of `slots` (epoch 0: the atomic finish adds
-    /// into the slot's first word, which holds the identity, and fills its second).
-    pub fn launch_into(&self, slots: &mut DeviceBuffer<T>, slot: usize) -> Result<()> {
+    /// into the slot's first word, which holds the identity, and fills its second; the
+    /// last-block finish shares the reduction's ticket, which every launch leaves at 0).
+    pub fn launch_into(&mut self, slots: &mut DeviceBuffer<T>, slot: usize) -> Result<()> {
         let per = self.slot_len();
         if (slot + 1) * per > slots.len() {
             return Err(Error::Invalid(format!("slot {slot} of {per} elements: the slots hold {}", slots.len())));
@@ -566,19 +568,22 @@ impl<T: Value> TypedReduction<'_, T> {
         let g = self.work.geometry;
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: 0 };
         let out = slots.as_mut_ptr().wrapping_add(slot * per).cast::<u8>();
+        let buffers = (self.input.as_ptr().cast::<u8>(), out, self.work.ticket.as_mut_ptr());
         // SAFETY: new() checked input[..n] and made the geometry for n; the slot holds the
-        // partials or the two words (checked above) of T, the variant's type; epoch 0 adds into
-        // its first word, which alloc_slots filled with the identity.
-        unsafe { self.work.tv.finish.launch(self.backend, cfg, self.input.as_ptr().cast(), out, self.n as u32, 0) }
+        // partials and result words (checked above) of T, the variant's type; epoch 0 adds into
+        // its first result word, which alloc_slots filled with the identity; the ticket was
+        // zeroed at allocation and every finished launch leaves it 0.
+        unsafe { self.work.tv.finish.launch(self.backend, cfg, buffers, self.n as u32, 0, T::ELEM.size()) }
     }
 
     /// Waits, and returns the answers of slots `0..count` (one download): partials combined as
-    /// [`result`](Self::result) combines them, or the first result word.
+    /// [`result`](Self::result) combines them, or the first result word after the partials.
     pub fn slot_answers(&self, slots: &DeviceBuffer<T>, count: usize) -> Result<Vec<T>> {
         let per = self.slot_len();
         let all = self.backend.download_prefix(slots, per * count)?;
+        let g = self.work.geometry;
         let finish = |s: &[T]| {
-            if self.work.geometry.result_words > 0 { Ok(s[0]) } else { combine_pairwise(self.work.tv.op, s.to_vec()) }
+            if g.result_words > 0 { Ok(s[g.partials as usize]) } else { combine_pairwise(self.work.tv.op, s.to_vec()) }
         };
         all.chunks(per).map(finish).collect()
     }

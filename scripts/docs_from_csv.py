@@ -264,29 +264,25 @@ def results_md(d, gpu, commit):
                 f"{statistics.median(c) / statistics.median(o):.2f} | {verdict} |"
             )
         out.append("")
-    crit = d / "criterion"
-    if crit.exists():
-        import json
-
+    estimates = criterion_estimates(d)
+    if estimates:
+        source, rows_ = estimates
         out += [
             "## The same, back to back (criterion)",
             "",
-            f"`criterion/{{sum,cub}}/<n>/estimates.json` (commit {file_commit(d, 'criterion/{sum,cub}/<n>/*.json', commit)}): "
-            "`reduce/sum` and `reduce/cub`, launches queued back to back between two CUDA events, criterion's "
-            "mean per launch with its 95 % confidence interval. \"faster\" only where the intervals do not overlap.",
+            f"{source}: `reduce/sum` and `reduce/cub`, launches queued back to back between two CUDA events, "
+            "every launch's sum checked, criterion's mean per launch with its 95 % confidence interval. "
+            "\"faster\" only where the intervals do not overlap.",
             "",
             "| n | ours µs [95 % CI] | CUB µs [95 % CI] | × CUB | verdict |",
             "|---|---|---|---|---|",
         ]
-        for n in sorted(int(p.name) for p in (crit / "sum").iterdir()):
-            e = {w: json.load(open(crit / w / str(n) / "estimates.json"))["mean"] for w in ("sum", "cub")}
-            lo = {w: e[w]["confidence_interval"]["lower_bound"] / 1e3 for w in e}
-            hi = {w: e[w]["confidence_interval"]["upper_bound"] / 1e3 for w in e}
-            pt = {w: e[w]["point_estimate"] / 1e3 for w in e}
-            verdict = "faster" if hi["sum"] < lo["cub"] else ("slower" if lo["sum"] > hi["cub"] else "overlapping")
+        for n, e in rows_:
+            (lo_s, pt_s, hi_s), (lo_c, pt_c, hi_c) = e["sum"], e["cub"]
+            verdict = "faster" if hi_s < lo_c else ("slower" if lo_s > hi_c else "overlapping")
             out.append(
-                f"| 2^{n.bit_length() - 1} | {pt['sum']:.2f} [{lo['sum']:.2f}, {hi['sum']:.2f}] | "
-                f"{pt['cub']:.2f} [{lo['cub']:.2f}, {hi['cub']:.2f}] | {pt['cub'] / pt['sum']:.3f} | {verdict} |"
+                f"| 2^{n.bit_length() - 1} | {pt_s:.2f} [{lo_s:.2f}, {hi_s:.2f}] | "
+                f"{pt_c:.2f} [{lo_c:.2f}, {hi_c:.2f}] | {pt_c / pt_s:.3f} | {verdict} |"
             )
         out.append("")
     f = d / "scans.csv"
@@ -320,6 +316,34 @@ def results_md(d, gpu, commit):
         out += ["## The typed look-back scan against CUB `DeviceScan`", ""] + ts + [""]
     out += shapes_md(d, commit)
     return "\n".join(out) + "\n"
+
+
+def criterion_estimates(d):
+    """`reduce/sum` and `reduce/cub` per n as (lower, estimate, upper) µs: from criterion's text
+    log `criterion_reduce.txt` when there is one (the newer runs), else from `criterion/*/estimates.json`."""
+    log = d / "criterion_reduce.txt"
+    if log.exists():
+        unit = {"ns": 1e-3, "µs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
+        est = {}
+        pat = re.compile(r"^reduce/(sum|cub)/(\d+)\s+time:\s+\[([\d.]+) (\S+) ([\d.]+) (\S+) ([\d.]+) (\S+)\]")
+        for line in log.read_text().splitlines():
+            m = pat.match(line)
+            if m:
+                v = [float(m.group(i)) * unit[m.group(i + 1)] for i in (3, 5, 7)]
+                est.setdefault(int(m.group(2)), {})[m.group(1)] = v
+        rows_ = [(n, e) for n, e in sorted(est.items()) if len(e) == 2]
+        return f"`criterion_reduce.txt` (commit {file_commit(d, 'criterion_reduce.txt', '?')})", rows_
+    crit = d / "criterion"
+    if not crit.exists():
+        return None
+    import json
+
+    rows_ = []
+    for n in sorted(int(p.name) for p in (crit / "sum").iterdir()):
+        e = {w: json.load(open(crit / w / str(n) / "estimates.json"))["mean"] for w in ("sum", "cub")}
+        rows_.append((n, {w: [e[w]["confidence_interval"]["lower_bound"] / 1e3, e[w]["point_estimate"] / 1e3,
+                              e[w]["confidence_interval"]["upper_bound"] / 1e3] for w in e}))
+    return f"`criterion/{{sum,cub}}/<n>/estimates.json` (commit {file_commit(d, 'criterion/{sum,cub}/<n>/*.json', '?')})", rows_
 
 
 def types_md(d, commit):

@@ -23,9 +23,9 @@
 //!   thread → one block → coalesced → many blocks → a shared-memory tree per block), each
 //!   timed with the kernel's own `clock64()`.
 //! * [`types`] — the element types (`i32`, `u32`, `i64`, `u64`, `f32`, `f64`) and operators
-//!   (`Sum`, `Min`, `Max`) of the generic kernels: `warp_shuffle`, `vector_loads` and
-//!   `atomic_accumulate` also exist for every type × operator, as PTX entries
-//!   `{kernel}__{type}_{op}` made by [`typed_kernel!`].
+//!   (`Sum`, `Min`, `Max`) of the generic kernels: `warp_shuffle`, `vector_loads`,
+//!   `single_pass`, `atomic_accumulate` and the look-back scan also exist for every type ×
+//!   operator, as PTX entries `{kernel}__{type}_{op}` made by [`typed_kernel!`].
 //! * [`scan`] — prefix sums of `i32`: a Fenwick tree (O(n log n) work), Blelloch's
 //!   work-efficient scan in bank-conflict-free shared memory, and a single-pass scan with
 //!   decoupled look-back that moves each element once in and once out.

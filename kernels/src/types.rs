@@ -59,7 +59,10 @@ pub trait Element: Shuffle + PartialEq + 'static {
     fn maximum(a: Self, b: Self) -> Self;
     /// Element `i < PER_128` of 16 bytes loaded as four 32-bit words (little-endian: a
     /// 64-bit element is words `2i` and `2i + 1`).
-    fn from_128(words: [u32; 4], i: usize) -> Self;
+    #[inline(always)]
+    fn from_128(words: [u32; 4], i: usize) -> Self {
+        Self::from_halves(if Self::PER_128 == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
+    }
 
     /// `*ptr += value`, fire and forget (`red.add`).
     ///
@@ -128,6 +131,25 @@ macro_rules! redux_warp_steps {
     };
 }
 
+/// `red_minimum` and `red_maximum` forwarded to the device layer's atomics `$min` and `$max`
+/// (the integers' own; the floats' two-integer-atomic versions).
+macro_rules! min_max_reds {
+    ($min:path, $max:path) => {
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        unsafe fn red_minimum(ptr: *mut Self, value: Self) {
+            // SAFETY: forwarded.
+            unsafe { $min(ptr, value) }
+        }
+        #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+        unsafe fn red_maximum(ptr: *mut Self, value: Self) {
+            // SAFETY: forwarded.
+            unsafe { $max(ptr, value) }
+        }
+    };
+}
+
 /// The integers: wrapping sums, `Ord` min and max, integer atomics.
 macro_rules! integer {
     ($t:ident, $per:expr, $add:path, $min:path, $max:path, $store:path, $bits:ty
@@ -152,27 +174,12 @@ macro_rules! integer {
                 if b > a { b } else { a }
             }
             #[inline(always)]
-            fn from_128(words: [u32; 4], i: usize) -> Self {
-                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
-            }
-            #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             unsafe fn red_plus(ptr: *mut Self, value: Self) {
                 // SAFETY: forwarded; a two's-complement add is the same on the signed bits.
                 unsafe { $add(ptr.cast(), value as _) }
             }
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_minimum(ptr: *mut Self, value: Self) {
-                // SAFETY: forwarded.
-                unsafe { $min(ptr, value) }
-            }
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_maximum(ptr: *mut Self, value: Self) {
-                // SAFETY: forwarded.
-                unsafe { $max(ptr, value) }
-            }
+            min_max_reds!($min, $max);
             #[inline(always)]
             unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
                 // SAFETY: forwarded; the same bits as the unsigned type of this width.
@@ -229,27 +236,12 @@ macro_rules! float {
                 }
             }
             #[inline(always)]
-            fn from_128(words: [u32; 4], i: usize) -> Self {
-                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
-            }
-            #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             unsafe fn red_plus(ptr: *mut Self, value: Self) {
                 // SAFETY: forwarded.
                 unsafe { $add(ptr, value) }
             }
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_minimum(ptr: *mut Self, value: Self) {
-                // SAFETY: forwarded.
-                unsafe { $min(ptr, value) }
-            }
-            #[inline(always)]
-            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_maximum(ptr: *mut Self, value: Self) {
-                // SAFETY: forwarded.
-                unsafe { $max(ptr, value) }
-            }
+            min_max_reds!($min, $max);
             #[inline(always)]
             unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
                 // SAFETY: forwarded; the float's bits.

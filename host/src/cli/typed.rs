@@ -100,13 +100,7 @@ fn rows<T: Value>(
             selected - generic.len()
         ));
     }
-    if session.backend.is_gpu() {
-        super::reduce::fits_device(n, elem.size() as u64, 2, session.info().memory_bytes)?;
-    }
-    progress(&session, err, &format!("generating {n} {} inputs (seed {})", elem.name(), session.seed));
-    let data = typed::<T>(n, session.seed, Pattern::Random);
-    let buffer = session.backend.upload(&data)?;
-    progress_done(&session, err);
+    let (data, buffer) = typed_input::<T>(&session, err)?;
     report.note(&format!(
         "n = {n} {} ({:.1} MiB), block {block}, median of {} timed runs; {}",
         elem.name(),
@@ -134,7 +128,7 @@ fn rows<T: Value>(
     for v in generic {
         super::sweep_progress(args, err, n, v.name);
         let row = row::<T>(&session, v, op, &buffer, &data, (block, args.blocks_per_sm), (args.compare_cub, cub));
-        failed += matches!(row.last(), Some(Cell::Verdict("FAIL" | "ERROR", _))) as usize;
+        failed += row_failed(&row) as usize;
         report.row(&row);
     }
     let mut meta = session.meta();
@@ -143,6 +137,29 @@ fn rows<T: Value>(
     meta.insert("combine".into(), op.name().into());
     super::finish(report, meta, failed, "variant(s)");
     Ok(failed == 0)
+}
+
+/// The typed input of a run: checks that two arrays of `n` elements fit the GPU (input and
+/// scratch, or a scan's input and output; checked before anything is generated), generates the
+/// values from the session's seed and uploads them, with progress on `err`.
+pub(super) fn typed_input<T: Value>(
+    session: &Session,
+    err: &mut dyn Write,
+) -> Result<(Vec<T>, crate::DeviceBuffer<T>)> {
+    let (elem, n) = (T::ELEM, session.n);
+    if session.backend.is_gpu() {
+        super::reduce::fits_device(n, elem.size() as u64, 2, session.info().memory_bytes)?;
+    }
+    progress(session, err, &format!("generating {n} {} inputs (seed {})", elem.name(), session.seed));
+    let data = typed::<T>(n, session.seed, Pattern::Random);
+    let buffer = session.backend.upload(&data)?;
+    progress_done(session, err);
+    Ok((data, buffer))
+}
+
+/// Did this row fail (its verdict cell is FAIL or ERROR)?
+pub(super) fn row_failed(row: &[Cell]) -> bool {
+    matches!(row.last(), Some(Cell::Verdict("FAIL" | "ERROR", _)))
 }
 
 /// One variant's cells: measured and checked, or skipped/failed with why.

@@ -5,8 +5,7 @@
 
 use std::io::Write;
 
-use super::{Args, Session, progress, progress_done, timing_cells};
-use crate::input::{Pattern, typed};
+use super::{Args, Session, timing_cells};
 use crate::output::{Cell, Column, Report, Shown};
 use crate::reduce::typed::Value;
 use crate::registry::{Elem, Op};
@@ -65,14 +64,8 @@ fn rows<T: Value>(
     for line in session.banner() {
         report.note(&line);
     }
-    if session.backend.is_gpu() {
-        // Input and output (the status words and value slots are under 1/1000 of that).
-        super::reduce::fits_device(n, elem.size() as u64, 2, session.info().memory_bytes)?;
-    }
-    progress(&session, err, &format!("generating {n} {} inputs (seed {})", elem.name(), session.seed));
-    let data = typed::<T>(n, session.seed, Pattern::Random);
-    let buffer = session.backend.upload(&data)?;
-    progress_done(&session, err);
+    // Input and output (the status words and value slots are under 1/1000 of that).
+    let (data, buffer) = super::typed::typed_input::<T>(&session, err)?;
     report.note(&format!(
         "{} scan of n = {n} {} ({:.1} MiB), median of {} timed runs; GB/s counts each element read once and \
          written once; every output element of every run is checked: {}",
@@ -97,7 +90,7 @@ fn rows<T: Value>(
     for kind in kinds {
         super::sweep_progress(args, err, n, tv.name);
         let row = row::<T>(&session, tv, kind, &buffer, &data, cub);
-        failed += matches!(row.last(), Some(Cell::Verdict("FAIL" | "ERROR", _))) as usize;
+        failed += super::typed::row_failed(&row) as usize;
         report.row(&row);
     }
     let mut meta = serde_json::Map::new();

@@ -452,8 +452,9 @@ def main():
     gpu, commit = device(d)
     by_n = reductions(d)
     measured = {**measured_reduction(by_n, gpu, commit, d), **measured_scans(d, gpu, commit)}
-    if typed_scans(d, gpu, commit):
-        measured["lookback_typed"] = typed_scans(d, gpu, commit)
+    typed = typed_scans(d, gpu, commit)
+    if typed:
+        measured["lookback_typed"] = typed
     for name, lines in measured.items():
         f = kernel_file(name)
         if f and rewrite_measured(f, lines):

@@ -59,10 +59,7 @@ pub trait Element: Shuffle + PartialEq + 'static {
     fn maximum(a: Self, b: Self) -> Self;
     /// Element `i < PER_128` of 16 bytes loaded as four 32-bit words (little-endian: a
     /// 64-bit element is words `2i` and `2i + 1`).
-    #[inline(always)]
-    fn from_128(words: [u32; 4], i: usize) -> Self {
-        Self::from_halves(if Self::PER_128 == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
-    }
+    fn from_128(words: [u32; 4], i: usize) -> Self;
 
     /// `*ptr += value`, fire and forget (`red.add`).
     ///
@@ -174,6 +171,10 @@ macro_rules! integer {
                 if b > a { b } else { a }
             }
             #[inline(always)]
+            fn from_128(words: [u32; 4], i: usize) -> Self {
+                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
+            }
+            #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             unsafe fn red_plus(ptr: *mut Self, value: Self) {
                 // SAFETY: forwarded; a two's-complement add is the same on the signed bits.
@@ -234,6 +235,10 @@ macro_rules! float {
                 } else {
                     a
                 }
+            }
+            #[inline(always)]
+            fn from_128(words: [u32; 4], i: usize) -> Self {
+                Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]

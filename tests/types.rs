@@ -115,51 +115,7 @@ fn gpu() -> Result<Backend, Failed> {
 }
 
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
-    let mut out = Vec::new();
-    for tv in all() {
-        let id = format!("{}::{}_{}", tv.name, tv.elem.name(), tv.op.name());
-        for &block in BLOCKS {
-            out.push(
-                Trial::test(format!("types::emulator::{id}::block_{block}"), move || {
-                    matrix_for(&Backend::emulator(), tv, block, SIZES)
-                })
-                .with_kind("emulator"),
-            );
-            out.push(
-                Trial::test(format!("types::gpu::{id}::block_{block}"), move || {
-                    let mut sizes = SIZES.to_vec();
-                    sizes.push(1 << 24);
-                    matrix_for(&gpu()?, tv, block, &sizes)
-                })
-                .with_kind("gpu")
-                .with_ignored_flag(!have_gpu),
-            );
-        }
-        if tv.elem.is_float() && tv.op != Op::Sum {
-            let run = move |b: &Backend| match tv.elem {
-                Elem::F32 => nan_and_zeros::<f32>(b, tv),
-                _ => nan_and_zeros::<f64>(b, tv),
-            };
-            out.push(Trial::test(format!("types::emulator::{id}::nan_and_zeros"), move || run(&Backend::emulator())));
-            out.push(
-                Trial::test(format!("types::gpu::{id}::nan_and_zeros"), move || run(&gpu()?))
-                    .with_kind("gpu")
-                    .with_ignored_flag(!have_gpu),
-            );
-        }
-        if tv.elem.is_float() && tv.op == Op::Sum {
-            // 2^24 is the size the bound is stated for; the emulator runs 2^20 + 3 (2^24 takes
-            // minutes there), the GPU 2^24.
-            out.push(Trial::test(format!("types::emulator::{id}::cancelling_2e20"), move || {
-                float_sum_trial(emulator, tv, (1 << 20) + 3)
-            }));
-            out.push(
-                Trial::test(format!("types::gpu::{id}::cancelling_2e24"), move || float_sum_trial(gpu, tv, 1 << 24))
-                    .with_kind("gpu")
-                    .with_ignored_flag(!have_gpu),
-            );
-        }
-    }
+    let mut out: Vec<Trial> = all().flat_map(|tv| variant_trials(tv, have_gpu)).collect();
     out.extend(cub_trials(have_gpu));
     out.push(
         Trial::test("types::emulator::every_instantiation_reports_a_fault", every_instantiation_faults)
@@ -198,6 +154,55 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         }
         cpu::check(Op::Sum, &data, pairwise, 25).map_err(|e| e.into())
     }));
+    out
+}
+
+/// The trials of one typed variant: every block on the emulator and the GPU, NaN and ±0.0 for
+/// float min/max, the cancelling float sum.
+fn variant_trials(tv: &'static TypedVariant, have_gpu: bool) -> Vec<Trial> {
+    let mut out = Vec::new();
+    let id = format!("{}::{}_{}", tv.name, tv.elem.name(), tv.op.name());
+    for &block in BLOCKS {
+        out.push(
+            Trial::test(format!("types::emulator::{id}::block_{block}"), move || {
+                matrix_for(&Backend::emulator(), tv, block, SIZES)
+            })
+            .with_kind("emulator"),
+        );
+        out.push(
+            Trial::test(format!("types::gpu::{id}::block_{block}"), move || {
+                let mut sizes = SIZES.to_vec();
+                sizes.push(1 << 24);
+                matrix_for(&gpu()?, tv, block, &sizes)
+            })
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
+        );
+    }
+    if tv.elem.is_float() && tv.op != Op::Sum {
+        let run = move |b: &Backend| match tv.elem {
+            Elem::F32 => nan_and_zeros::<f32>(b, tv),
+            _ => nan_and_zeros::<f64>(b, tv),
+        };
+        out.push(Trial::test(format!("types::emulator::{id}::nan_and_zeros"), move || run(&Backend::emulator())));
+        out.push(
+            Trial::test(format!("types::gpu::{id}::nan_and_zeros"), move || run(&gpu()?))
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+        );
+    }
+    if tv.elem.is_float() && tv.op == Op::Sum {
+        // 2^24 is the size the bound is stated for; the emulator runs 2^20 + 3 (2^24 takes
+        // minutes there), the GPU 2^24.
+        out.push(Trial::test(format!("types::emulator::{id}::cancelling_2e20"), move || {
+            float_sum_trial(emulator, tv, (1 << 20) + 3)
+        }));
+        out.push(
+            Trial::test(format!("types::gpu::{id}::cancelling_2e24"), move || float_sum_trial(gpu, tv, 1 << 24))
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+        );
+    }
     out
 }
 

@@ -205,7 +205,8 @@ macro_rules! lookback_shape {
     };
 }
 
-/// A cache-hint ablation of `lookback` (its shape, one hinted instruction).
+/// An ablation of `lookback`: its shape, with one instruction changed (a cache hint, or a
+/// sleep in the look-back's wait).
 macro_rules! lookback_hinted {
     ($name:ident, $concept:literal) => {
         ScanVariant {
@@ -275,6 +276,9 @@ static VARIANTS: &[ScanVariant] = &[
         lookback_prefetch256,
         "lookback with a 256-byte L2 prefetch on its copies instead of its hints, an ablation"
     ),
+    lookback_hinted!(lookback_sleep64, "lookback whose waiting lanes sleep 64 ns between polls, an ablation"),
+    lookback_hinted!(lookback_sleep256, "lookback whose waiting lanes sleep 256 ns between polls, an ablation"),
+    lookback_hinted!(lookback_sleep1024, "lookback whose waiting lanes sleep 1024 ns between polls, an ablation"),
 ];
 
 /// Every scan variant, tuning shapes included.

@@ -42,3 +42,23 @@ pub fn globaltimer() -> u64 {
     #[cfg(not(target_arch = "nvptx64"))]
     super::emu::hooks().clock64()
 }
+
+/// `__nanosleep(ns)`: suspends the calling thread for roughly `ns` nanoseconds (PTX
+/// `nanosleep.u32`, sm_70+; the hardware picks a delay in `[0, 2·ns]`, at most 1 ms). A
+/// spinning thread that sleeps between its polls leaves the memory system's queues to the
+/// threads that do useful work. In the emulator it only lets the other threads run, as a
+/// spin's atomic load does.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn nanosleep(ns: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: `nanosleep` only delays the thread; it touches no memory.
+    unsafe {
+        core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack));
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let _ = ns;
+        super::emu::hooks().poll(core::panic::Location::caller());
+    }
+}

@@ -3,6 +3,7 @@ use super::index::{
     status_value, striped_chunk,
 };
 use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
+use crate::device::clock::nanosleep;
 use crate::device::mem::{l2_evict_first_policy, store_v4, store_v4_streaming};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
@@ -47,6 +48,10 @@ pub const LOOKBACK_TUNING: [(u32, u32); 4] = [(128, 44), (128, 60), (192, 44), (
 /// rounds do not overlap). Neither half helps alone: the output lines leave L2 first only when
 /// the input lines are marked too, so the pair is what `lookback` uses.
 pub const LOOKBACK_HINTS: u32 = HINT_STREAM_STORE | HINT_EVICT_FIRST;
+/// Nanoseconds a look-back lane sleeps between two polls of a predecessor whose status is
+/// still invalid (`nanosleep`); 0 spins without sleeping. `lookback_sleep{64,256,1024}` are
+/// its ablations.
+pub const LOOKBACK_SLEEP_NS: u32 = 0;
 /// No cache hints (the ablation `lookback_no_hints`).
 pub const HINTS_NONE: u32 = 0;
 /// Output stores with `st.global.cs` (evict first, written once).
@@ -115,13 +120,14 @@ fn warp_sum(mut x: i32) -> i32 {
 /// 3. Otherwise every lane holds an aggregate: add all 32 (warp sum), slide the window 32
 ///    tiles back, repeat.
 ///
-/// Every lane returns the same value.
+/// Every lane returns the same value. A lane that saw [`FLAG_INVALID`] sleeps `SLEEP_NS`
+/// nanoseconds before it loads again (0: no sleep, a tight spin; see [`LOOKBACK_SLEEP_NS`]).
 ///
 /// # Safety
 /// `status` holds at least `tile` words; called by all 32 lanes of one warp with the same
 /// `tile` and `epoch`.
 #[inline(always)]
-unsafe fn look_back(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i32 {
+unsafe fn look_back<const SLEEP_NS: u32>(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i32 {
     let mut exclusive = 0i32;
     let mut end = tile;
     loop {
@@ -137,6 +143,9 @@ unsafe fn look_back(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i
         let mut word = load();
         while !all_sync(FULL_MASK, status_flag(word, epoch) != FLAG_INVALID) {
             if status_flag(word, epoch) == FLAG_INVALID {
+                if SLEEP_NS > 0 {
+                    nanosleep(SLEEP_NS);
+                }
                 word = load();
             }
         }
@@ -190,7 +199,7 @@ pub(super) unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, c
 /// # Safety
 /// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
 #[inline(always)]
-unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32>(
+unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, const SLEEP_NS: u32>(
     input: *const i32,
     output: *mut i32,
     status: *mut u64,
@@ -307,7 +316,7 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32>(
             0
         } else {
             // SAFETY: the whole warp calls it, with the same tile and epoch.
-            let prefix = unsafe { look_back(status, tile, epoch, lane) };
+            let prefix = unsafe { look_back::<SLEEP_NS>(status, tile, epoch, lane) };
             if lane == 0 {
                 let inclusive = prefix.wrapping_add(aggregate);
                 // SAFETY: as above.
@@ -492,7 +501,7 @@ kernel! {
         let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
         // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
         unsafe {
-            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS>(
+            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(
                 input, output, status, n, epoch, exclusive, smem,
             )
         }
@@ -549,7 +558,7 @@ macro_rules! lookback_shape {
                 let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words($threads * $items)]);
                 // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
                 unsafe {
-                    scan_tile::<$threads, { $items / 4 }, LOOKBACK_HINTS>(input, output, status, n, epoch, exclusive, smem)
+                    scan_tile::<$threads, { $items / 4 }, LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive, smem)
                 }
             }
         }
@@ -608,7 +617,7 @@ macro_rules! lookback_hinted {
                 let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
                 // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
                 unsafe {
-                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, { $hints }>(
+                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, { $hints }, LOOKBACK_SLEEP_NS>(
                         input, output, status, n, epoch, exclusive, smem,
                     )
                 }
@@ -621,6 +630,67 @@ lookback_hinted!(lookback_stream_store, HINT_STREAM_STORE, "streaming output sto
 lookback_hinted!(lookback_evict_first, HINT_EVICT_FIRST, "input copies under an L2 evict-first policy");
 lookback_hinted!(lookback_prefetch256, HINT_PREFETCH_256, "input copies with a 256-byte L2 prefetch");
 lookback_hinted!(lookback_no_hints, HINTS_NONE, "no cache hints (plain `st.global`, plain `cp.async.cg`)");
+
+/// Declares one look-back wait ablation of `lookback`: its shape and hints, with lanes that
+/// sleep `$ns` nanoseconds between polls of a predecessor that is not ready.
+macro_rules! lookback_sleeping {
+    ($name:ident, $ns:literal) => {
+        kernel! {
+            #[doc = concat!("`lookback` whose waiting lanes sleep ", stringify!($ns), " ns between polls: an ablation, for tuning.")]
+            ///
+            /// # Concept
+            /// **How to wait.** A tile whose predecessor has not yet published polls that
+            /// predecessor's status word. A tight spin sends one L2 request per lane per round
+            /// trip, and every waiting tile polls the same few lines (the status words of the
+            /// newest tiles), which live in one or two L2 slices; those slices also serve their
+            /// share of the input and output streams. A lane that sleeps between polls
+            /// (`nanosleep`) sends fewer requests, at the price of noticing a publication later.
+            ///
+            /// # Previous problem → fix
+            /// `lookback` moves its bytes at about 81% of the DRAM peak where a copy reaches 90%
+            /// (H100, 2^28). If polling traffic crowds the L2 slices that hold the status words,
+            /// sleeping recovers part of the gap; if not, it only delays the tiles. Each sleep
+            /// length is one ablation; [`LOOKBACK_SLEEP_NS`] records the choice.
+            ///
+            /// # Execution
+            /// As `lookback` (phases 1–7 of its docs); in phase 6 a lane that reads an invalid
+            /// status sleeps before it reads again.
+            ///
+            /// # Launch
+            /// As `lookback`: grid `ceil(n / LOOKBACK_TILE)`, block `LOOKBACK_THREADS`,
+            /// [`LOOKBACK_SHARED_BYTES`] of static shared memory.
+            ///
+            /// # Preconditions
+            /// As for `lookback`.
+            ///
+            /// # Safety
+            /// As for `lookback`.
+            ///
+            /// # Measured
+            /// An ablation: its time beside `lookback`'s is at [`LOOKBACK_SLEEP_NS`].
+            pub unsafe fn $name(
+                input: *const i32,
+                output: *mut i32,
+                status: *mut u64,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
+                // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
+                unsafe {
+                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS, $ns>(
+                        input, output, status, n, epoch, exclusive, smem,
+                    )
+                }
+            }
+        }
+    };
+}
+
+lookback_sleeping!(lookback_sleep64, 64);
+lookback_sleeping!(lookback_sleep256, 256);
+lookback_sleeping!(lookback_sleep1024, 1024);
 
 #[cfg(not(target_arch = "nvptx64"))]
 kernel! {
@@ -635,7 +705,7 @@ kernel! {
     pub unsafe fn lookback_probe(status: *mut u64, out: *mut i32, tile: u32, epoch: u32) {
         let lane = thread_idx_x() % WARP_SIZE;
         // SAFETY: forwarded from the caller; the whole warp calls it.
-        let prefix = unsafe { look_back(status, tile as usize, epoch, lane) };
+        let prefix = unsafe { look_back::<LOOKBACK_SLEEP_NS>(status, tile as usize, epoch, lane) };
         if lane == 0 {
             // SAFETY: out is valid.
             unsafe { *out = prefix };

@@ -185,6 +185,7 @@ pub static ROWS: &[Row] = &[
         "none: inline `asm!`",
         "timing.rs",
     ),
+    row("`__nanosleep(ns)`", "`clock::nanosleep(ns)`", "none: inline `asm!`", "scan/lookback.rs"),
     row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
     row(
         "`__global__ void k(…)`",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nsight Compute evidence for the limits of the full reduction and the look-back scan (issue 13):
-# time, DRAM throughput (% of peak) and DRAM bytes of ours (atomic_accumulate at SUM_PLAN's large-n
-# shape; lookback) and of CUB (DeviceReduce::Sum, DeviceScan::InclusiveSum) at 2^24..2^28.
+# time, DRAM throughput (% of peak) and DRAM bytes of ours (atomic_accumulate at SUM_PLAN's
+# shapes; lookback) and of CUB (DeviceReduce::Sum, DeviceScan::InclusiveSum) at 2^24..2^28.
 #
 #   scripts/gpu/limits.sh        (repository root, bundle in .gpu/; writes $OUT/m/ncu_*.csv)
 #
@@ -15,7 +15,8 @@ h=$(ls -t /tmp/reduce-cub/cub_bench_sm_90_* | grep -v '\.cu$' | head -1); echo "
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
 for k in 24 26 28; do
   n=$((1<<k))
-  ncu --csv --metrics $M -k regex:'atomic_accumulate' .gpu/bin/reduce --backend gpu --variant atomic_accumulate --block 512 --blocks-per-sm 1024 --log2 $k --repeat 1 > $L/ncu_ours_2e$k.csv 2>&1
+  b=512; [ $k -gt 26 ] && b=1024  # SUM_PLAN's block (host/src/reduce/sum.rs), one block per tile
+  ncu --csv --metrics $M -k regex:'atomic_accumulate' .gpu/bin/reduce --backend gpu --variant atomic_accumulate --block $b --blocks-per-sm 1024 --log2 $k --repeat 1 > $L/ncu_ours_2e$k.csv 2>&1
   ncu --csv --metrics $M $h reduce_sum $n 1 > $L/ncu_cub_2e$k.csv 2>&1
   echo "2^$k t=$(( $(date +%s)-t0 ))"
 done

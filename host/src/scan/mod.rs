@@ -277,7 +277,7 @@ static VARIANTS: &[ScanVariant] = &[
         "lookback with a 256-byte L2 prefetch on its copies instead of its hints, an ablation"
     ),
     lookback_hinted!(lookback_sleep64, "lookback whose waiting lanes sleep 64 ns between polls, an ablation"),
-    lookback_hinted!(lookback_sleep256, "lookback whose waiting lanes sleep 256 ns between polls, an ablation"),
+    lookback_hinted!(lookback_spin, "lookback whose waiting lanes spin without sleeping between polls, an ablation"),
     lookback_hinted!(lookback_sleep1024, "lookback whose waiting lanes sleep 1024 ns between polls, an ablation"),
 ];
 

@@ -183,12 +183,13 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
 /// Taught by `vector_loads`; also the loads of `single_pass` and `atomic_accumulate`.
 ///
 /// With `T = gridDim × blockDim` threads and grid index `g`, one **trip** of the grid covers
-/// a window of `4T` vectors (16 bytes each): thread `g` loads vectors `g`, `g + T`, `g + 2T`,
-/// `g + 3T` of the window — four independent 128-bit loads, all issued before the first
-/// add, each a warp-wide 512-byte contiguous access.
+/// a window of `LOADS × T` vectors (16 bytes each): thread `g` loads vectors `g`, `g + T`, …,
+/// `g + (LOADS − 1)T` of the window — `LOADS` independent 128-bit loads ([`LOADS_PER_TRIP`]
+/// = 4 for `vector_loads` and `single_pass`), all issued before the first add, each a
+/// warp-wide 512-byte contiguous access.
 ///
 /// 1. **Whole windows**, no bounds checks: every thread makes the same number of trips.
-/// 2. **The last, partial window**: the same four loads, each checked against the end, so
+/// 2. **The last, partial window**: the same `LOADS` loads, each checked against the end, so
 ///    every thread gets at most one vector more than any other — the work stays balanced
 ///    across the grid whatever `n` is.
 /// 3. **Head and tail**: grid threads `0..head` and `0..tail` add the up to three unaligned
@@ -198,7 +199,7 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
 /// `g_idata` is valid global memory for reading `n` elements (any `i32` alignment) that no
 /// thread writes during the kernel.
 #[inline(always)]
-pub unsafe fn thread_sum_v4(g_idata: *const i32, n: usize) -> i32 {
+pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: usize) -> i32 {
     let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n);
     let threads = grid_dim_x() as usize * block_dim_x() as usize;
     let gid = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
@@ -206,32 +207,32 @@ pub unsafe fn thread_sum_v4(g_idata: *const i32, n: usize) -> i32 {
     let body = unsafe { g_idata.add(head) };
     let mut sum = 0i32;
 
-    let window = LOADS_PER_TRIP * threads;
+    let window = LOADS * threads;
     let whole = vectors / window;
     // Index (in vectors) of this thread's first load in the current window.
     let mut at = gid;
     for _ in 0..whole {
-        let mut v = [[0i32; VEC]; LOADS_PER_TRIP];
-        for j in 0..LOADS_PER_TRIP {
+        let mut v = [[0i32; VEC]; LOADS];
+        for j in 0..LOADS {
             // SAFETY: at + j*threads < (trip + 1) * window <= vectors; body is 16-byte
             // aligned, so every vector is.
             v[j] = unsafe { load_v4_nc(body.add(VEC * (at + j * threads))) };
         }
-        for j in 0..LOADS_PER_TRIP {
+        for j in 0..LOADS {
             sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
         }
         at += window;
     }
 
-    let mut v = [[0i32; VEC]; LOADS_PER_TRIP];
-    for j in 0..LOADS_PER_TRIP {
+    let mut v = [[0i32; VEC]; LOADS];
+    for j in 0..LOADS {
         let i = at + j * threads;
         if i < vectors {
             // SAFETY: i < vectors.
             v[j] = unsafe { load_v4_nc(body.add(VEC * i)) };
         }
     }
-    for j in 0..LOADS_PER_TRIP {
+    for j in 0..LOADS {
         sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
     }
 

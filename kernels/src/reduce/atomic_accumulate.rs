@@ -1,10 +1,24 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
-use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
+use crate::collective::thread::{VEC, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{red_add_i32, store_relaxed_u32};
 use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::types::{Element, Operator};
 use crate::{kernel, static_shared, typed_kernel};
+
+/// 128-bit loads per thread per trip of [`atomic_accumulate`] (`vector_loads` issues 4).
+///
+/// Measured (NVIDIA H100 80GB HBM3, per call, medians of 30 in 3 interleaved rounds, the same
+/// kernel written in CUDA C with 1, 2, 4 or 8 loads and one block per tile;
+/// `docs/measurements/2026-11-22-h100/reduce_shapes.csv`): 2 loads 24.67–24.77 µs at 2^24,
+/// 86.82–86.88 at 2^26, 335.3–335.4 at 2^28 (block 1024); 4 loads 24.9–25.1, 87.4–87.7,
+/// 337.4–337.9; 8 loads slower still; 1 load much slower (29–533 µs at 2^28, one 16-byte load
+/// per thread is too little in flight). The shorter trip ends each block sooner, so the
+/// grid's last wave drains faster; the same bytes are in flight per SM.
+pub const ATOMIC_ACCUMULATE_LOADS: usize = 2;
+/// Elements one thread of [`atomic_accumulate`] reads per trip (the registry's
+/// `items_per_thread`): [`ATOMIC_ACCUMULATE_LOADS`] × 4.
+pub const ATOMIC_ACCUMULATE_ITEMS_PER_TRIP: usize = ATOMIC_ACCUMULATE_LOADS * VEC;
 
 /// Static shared memory of [`atomic_accumulate`] per block: the block reduction's slots, one
 /// `i32` per warp of the largest block (128 bytes).
@@ -38,9 +52,10 @@ kernel! {
     ///
     /// # Execution
     /// 1. Thread 0 of block 0 stores 0 to `g_acc[(epoch + 1) % 2]`.
-    /// 2. As `vector_loads`: each thread sums its share of the input with four 128-bit loads
-    ///    per trip of a grid-stride loop (unaligned head and tail element by element); the
-    ///    block reduces with shuffles.
+    /// 2. As `vector_loads`, with two 128-bit loads per trip instead of four
+    ///    ([`ATOMIC_ACCUMULATE_LOADS`], measured): each thread sums its share of the input in
+    ///    a grid-stride loop (unaligned head and tail element by element); the block reduces
+    ///    with shuffles.
     /// 3. Thread 0 of each block: `red.add(g_acc[epoch % 2], block_sum)`.
     ///
     /// ```text
@@ -51,7 +66,8 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of two
+    /// Grid `min(ceil(n / (8*blockDim)), SMs × K)` (K: the resident blocks per SM, or more for
+    /// one block per 8 × blockDim tile, as `host::sum`'s plan does above 2^22), block a power of two
     /// in 32..=1024, 128 bytes of static shared memory ([`ATOMIC_ACCUMULATE_SHARED_BYTES`]).
     ///
     /// # Preconditions
@@ -81,7 +97,7 @@ kernel! {
             unsafe { store_relaxed_u32(g_acc.add(next).cast::<u32>(), 0) };
         }
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<ATOMIC_ACCUMULATE_LOADS>(g_idata, n as usize) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {

@@ -1,5 +1,5 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
-use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
+use crate::collective::thread::{LOADS_PER_TRIP, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, load_relaxed_u64, store_relaxed_u32, thread_fence};
 use crate::device::shared::Shared;
@@ -129,7 +129,7 @@ kernel! {
         let tid = thread_idx_x();
 
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n as usize) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let block_total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
 

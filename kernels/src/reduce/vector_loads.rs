@@ -1,5 +1,5 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
-use crate::collective::thread::{thread_reduce_v128, thread_sum_v4};
+use crate::collective::thread::{LOADS_PER_TRIP, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::static_shared;
@@ -80,7 +80,7 @@ kernel! {
     pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n as usize) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {

@@ -49,9 +49,17 @@ pub const LOOKBACK_TUNING: [(u32, u32); 4] = [(128, 44), (128, 60), (192, 44), (
 /// the input lines are marked too, so the pair is what `lookback` uses.
 pub const LOOKBACK_HINTS: u32 = HINT_STREAM_STORE | HINT_EVICT_FIRST;
 /// Nanoseconds a look-back lane sleeps between two polls of a predecessor whose status is
-/// still invalid (`nanosleep`); 0 spins without sleeping. `lookback_sleep{64,256,1024}` are
-/// its ablations.
-pub const LOOKBACK_SLEEP_NS: u32 = 0;
+/// still invalid (`nanosleep`; 0 spins without sleeping). `lookback_spin` (0), `lookback_sleep64` and
+/// `lookback_sleep1024` are its ablations.
+///
+/// Measured (H100, n = 2^28, inclusive, medians of 10 runs in 3 interleaved rounds,
+/// `docs/measurements/2026-11-22-h100/sleep_2e28.csv`, when `lookback` still spun): spin
+/// 773.8–774.3 µs; sleep 64 ns 769.5–772.2; **256 ns 770.2–770.7**; 1024 ns 766.5–770.5. At
+/// 10^8 (2 rounds, `sleep_1e8.csv`): spin 287.5–288.1 µs, 256 ns 284.0–287.4. Sleeping is
+/// about 0.5% faster: polling is a small part of the gap to a copy, not the main one. Of the
+/// sleeps, 256 ns is the shortest whose rounds all beat the spin's, so it delays a tile that
+/// waits least (a lane notices a publication at most about 0.5 µs late).
+pub const LOOKBACK_SLEEP_NS: u32 = 256;
 /// No cache hints (the ablation `lookback_no_hints`).
 pub const HINTS_NONE: u32 = 0;
 /// Output stores with `st.global.cs` (evict first, written once).
@@ -415,8 +423,9 @@ kernel! {
     /// 5. **Scan in place**: each thread rewrites its blocked elements with their tile-local
     ///    inclusive (or exclusive) sums, from its warp offset plus the lanes before it.
     /// 6. **Look-back** (warp 0, after its own step 5): examine 32 predecessors at a time
-    ///    (`look_back`); publish `(P, prefix + aggregate)`; put `prefix` in shared memory.
-    ///    Barrier.
+    ///    (`look_back`; a lane whose predecessor has not published yet sleeps
+    ///    [`LOOKBACK_SLEEP_NS`] before it polls again); publish `(P, prefix + aggregate)`; put
+    ///    `prefix` in shared memory. Barrier.
     /// 7. **Store** the striped chunks plus `prefix`, one `st.global.cs.v4` per 4 elements
     ///    (*streaming*: written once, evicted first). The two hints together are 1% faster
     ///    than neither, on an H100 at 2^28; each alone is not ([`LOOKBACK_HINTS`]).
@@ -632,7 +641,8 @@ lookback_hinted!(lookback_prefetch256, HINT_PREFETCH_256, "input copies with a 2
 lookback_hinted!(lookback_no_hints, HINTS_NONE, "no cache hints (plain `st.global`, plain `cp.async.cg`)");
 
 /// Declares one look-back wait ablation of `lookback`: its shape and hints, with lanes that
-/// sleep `$ns` nanoseconds between polls of a predecessor that is not ready.
+/// sleep `$ns` nanoseconds between polls of a predecessor that is not ready (`lookback`
+/// itself sleeps [`LOOKBACK_SLEEP_NS`]).
 macro_rules! lookback_sleeping {
     ($name:ident, $ns:literal) => {
         kernel! {
@@ -689,7 +699,7 @@ macro_rules! lookback_sleeping {
 }
 
 lookback_sleeping!(lookback_sleep64, 64);
-lookback_sleeping!(lookback_sleep256, 256);
+lookback_sleeping!(lookback_spin, 0);
 lookback_sleeping!(lookback_sleep1024, 1024);
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -33,7 +33,7 @@ pub use lookback::{
     HINT_EVICT_FIRST, HINT_PREFETCH_256, HINT_STREAM_STORE, HINTS_NONE, LOOKBACK_HINTS, LOOKBACK_ITEMS,
     LOOKBACK_SHARED_BYTES, LOOKBACK_SLEEP_NS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback,
     lookback_128x44, lookback_128x60, lookback_192x44, lookback_256x28, lookback_evict_first, lookback_no_hints,
-    lookback_prefetch256, lookback_shared_bytes, lookback_sleep64, lookback_sleep256, lookback_sleep1024,
+    lookback_prefetch256, lookback_shared_bytes, lookback_sleep64, lookback_sleep1024, lookback_spin,
     lookback_stream_store,
 };
 // The typed look-back scan: `lookback_generic`, its 18 entries `lookback__{type}_{op}`, its shape.

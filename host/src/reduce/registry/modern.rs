@@ -89,7 +89,7 @@ pub(super) static VARIANTS: &[Variant] = &[
         (7, 0),
         Finish::AtomicAccumulate(kernel_ref!(kernels::reduce::atomic_accumulate(a, acc, n, e))),
         Grid::Resident,
-        TRIP,
+        kernels::reduce::ATOMIC_ACCUMULATE_ITEMS_PER_TRIP as u32,
         kernels::reduce::ATOMIC_ACCUMULATE_SHARED_BYTES,
     ),
 ];

@@ -90,13 +90,13 @@ macro_rules! erased_ref {
     };
 }
 
-/// The 18 [`TypedVariant`]s of one generic variant: `$classic` for i32 × sum, and the
-/// `{variant}__{type}_{op}` entries for the rest; `$items` and `$shared` are the kernels
-/// crate's `const fn`s of the element type.
+/// The 18 [`TypedVariant`]s of one generic variant: the classic kernel for i32 × sum (whose
+/// items per thread `$classic_items` gives), and the `{variant}__{type}_{op}` entries for the
+/// rest; `$items` and `$shared` are the kernels crate's `const fn`s of the element type.
 macro_rules! typed_variants {
-    ($variant:ident, $finish:ident ($($arg:ident),*), $items:ident, $shared:ident) => {
+    ($variant:ident, $finish:ident ($($arg:ident),*), $items:ident, $classic_items:ident, $shared:ident) => {
         [
-            typed_variants!(@one $variant $finish ($($arg),*) $items, $shared, I32 i32 Sum sum classic),
+            typed_variants!(@one $variant $finish ($($arg),*) $classic_items, $shared, I32 i32 Sum sum classic),
             typed_variants!(@one $variant $finish ($($arg),*) $items, $shared, U32 u32 Sum sum),
             typed_variants!(@one $variant $finish ($($arg),*) $items, $shared, I64 i64 Sum sum),
             typed_variants!(@one $variant $finish ($($arg),*) $items, $shared, U64 u64 Sum sum),
@@ -149,18 +149,25 @@ const fn trip<T: kernels::types::Element>() -> usize {
     kernels::collective::thread::items_per_trip::<T>()
 }
 
+/// The classic `atomic_accumulate`'s items per trip: two 128-bit loads of `i32`
+/// (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS`, measured), where its typed siblings issue four.
+#[allow(clippy::extra_unused_type_parameters)] // same shape as `trip::<T>` for the macro
+const fn atomic_trip<T>() -> usize {
+    kernels::reduce::ATOMIC_ACCUMULATE_ITEMS_PER_TRIP
+}
+
 use kernels::reduce::{
     atomic_accumulate_shared_bytes, single_pass_shared_bytes, vector_loads_shared_bytes, warp_shuffle_shared_bytes,
 };
 
 static WARP_SHUFFLE: [TypedVariant; 18] =
-    typed_variants!(warp_shuffle, HostCombines(a, b, n), eight, warp_shuffle_shared_bytes);
+    typed_variants!(warp_shuffle, HostCombines(a, b, n), eight, eight, warp_shuffle_shared_bytes);
 static VECTOR_LOADS: [TypedVariant; 18] =
-    typed_variants!(vector_loads, HostCombines(a, b, n), trip, vector_loads_shared_bytes);
+    typed_variants!(vector_loads, HostCombines(a, b, n), trip, trip, vector_loads_shared_bytes);
 static SINGLE_PASS: [TypedVariant; 18] =
-    typed_variants!(single_pass, LastBlockCombines(a, b, t, o, n), trip, single_pass_shared_bytes);
+    typed_variants!(single_pass, LastBlockCombines(a, b, t, o, n), trip, trip, single_pass_shared_bytes);
 static ATOMIC_ACCUMULATE: [TypedVariant; 18] =
-    typed_variants!(atomic_accumulate, AtomicCombines(a, b, n, e), trip, atomic_accumulate_shared_bytes);
+    typed_variants!(atomic_accumulate, AtomicCombines(a, b, n, e), trip, atomic_trip, atomic_accumulate_shared_bytes);
 
 /// Every typed instantiation: generic variant (teaching order) × type × operator.
 pub fn all() -> impl Iterator<Item = &'static TypedVariant> + Clone {

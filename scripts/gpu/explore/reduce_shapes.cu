@@ -80,6 +80,12 @@ static double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 30;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  // Optional: only n = 2^argv[3], and only the shape (pattern argv[4], loads argv[5], block
+  // argv[6], one block per tile), for profiling one configuration with ncu.
+  const int only_lg = argc > 3 ? std::atoi(argv[3]) : 0;
+  const char* only_pattern = argc > 4 ? argv[4] : nullptr;
+  const int only_loads = argc > 5 ? std::atoi(argv[5]) : 0;
+  const int only_block = argc > 6 ? std::atoi(argv[6]) : 0;
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const size_t max_n = size_t(1) << 28;
@@ -100,6 +106,7 @@ int main(int argc, char** argv) {
   std::printf("round,n,config,pattern,loads,block,grid,median_us,min_us,cub_median_us\n");
   for (int r = 1; r <= rounds; ++r) {
     for (int lg : {20, 22, 24, 26, 28}) {
+      if (only_lg && lg != only_lg) continue;
       const size_t n = size_t(1) << lg, nvec = n / 4;
       int expect = 0;
       for (size_t i = 0; i < n; ++i) expect += h[i];
@@ -124,11 +131,14 @@ int main(int argc, char** argv) {
       std::printf("%d,%zu,empty,-,0,32,1,%.3f,%.3f,%.3f\n", r, n, median(e_t),
                   *std::min_element(e_t.begin(), e_t.end()), cub_med);
       for (const Shape& s : SHAPES) {
+        if (only_pattern && (std::strcmp(only_pattern, s.pattern) != 0 || only_loads != s.loads)) continue;
         for (int block : {256, 512, 1024}) {
+          if (only_block && block != only_block) continue;
           int per_sm = 0;
           CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, s.k, block, 0));
           const size_t tiles = (nvec + size_t(s.loads) * block - 1) / (size_t(s.loads) * block);
           for (bool resident : {false, true}) {
+            if (only_block && resident) continue;
             const size_t grid = resident ? std::min(tiles, size_t(per_sm) * sms) : tiles;
             if (resident && grid == tiles) continue;
             std::vector<double> t;

@@ -315,6 +315,7 @@ def results_md(d, gpu, commit):
     if ts:
         out += ["## The typed look-back scan against CUB `DeviceScan`", ""] + ts + [""]
     out += shapes_md(d, commit)
+    out += reduce_shapes_md(d, commit)
     return "\n".join(out) + "\n"
 
 
@@ -442,6 +443,44 @@ def shapes_md(d, commit):
         out.append(
             f"| 2^{key[0].bit_length() - 1} | {key[1]} | {shape} | {sel[0]['grid']} | "
             f"{min(t):.2f} / {statistics.median(t):.2f} / {max(t):.2f} |"
+        )
+    out.append("")
+    return out
+
+
+def reduce_shapes_md(d, commit):
+    """The CUDA C exploration behind ATOMIC_ACCUMULATE_LOADS and SUM_PLAN (reduce_shapes.csv)."""
+    f = d / "reduce_shapes.csv"
+    if not f.exists():
+        return []
+    rs = [r for r in rows(f) if r["config"] == "per_tile" and r["pattern"] == "spread"]
+    cub = {}
+    for r in rows(f):
+        cub.setdefault(int(r["n"]), []).append(float(r["cub_median_us"]))
+    out = [
+        "## Two loads per trip or four (an exploration, not kept)",
+        "",
+        f"`reduce_shapes.csv` (commit {file_commit(d, 'reduce_shapes.csv', commit)}): an exploration in CUDA C "
+        "(`scripts/gpu/explore/reduce_shapes.cu`), the one-launch atomic sum with 2 or 4 128-bit loads per thread "
+        "per trip (grid-wide spread, as `thread_sum_v4`), one block per tile, beside CUB on the same buffer, "
+        "3 interleaved rounds of 30 calls; min / median / max over the rounds, µs. The file also holds 1 and 8 "
+        "loads, contiguous tiles and resident grids, all slower or level. Two loads won here by 0.7-1.3 %; "
+        "in the Rust kernel they gained at most 0.8 % on the H100 (`sum_vs_cub_two_loads.csv`) and lost 17 % "
+        "at 2^28 on the H200 (0.83x CUB), so `atomic_accumulate` keeps four (`ATOMIC_ACCUMULATE_LOADS`).",
+        "",
+        "| n | block | 2 loads | 4 loads | CUB |",
+        "|---|---|---|---|---|",
+    ]
+
+    def cell(sel):
+        t = [float(r["median_us"]) for r in sel]
+        return f"{min(t):.2f} / {statistics.median(t):.2f} / {max(t):.2f}" if t else "—"
+
+    for n, block in sorted({(int(r["n"]), int(r["block"])) for r in rs}):
+        by = {k: [r for r in rs if int(r["n"]) == n and int(r["block"]) == block and r["loads"] == k] for k in "24"}
+        out.append(
+            f"| 2^{n.bit_length() - 1} | {block} | {cell(by['2'])} | {cell(by['4'])} | "
+            f"{statistics.median(cub[n]):.2f} |"
         )
     out.append("")
     return out

@@ -15,7 +15,7 @@ h=$(ls -t /tmp/reduce-cub/cub_bench_sm_90_* | grep -v '\.cu$' | head -1); echo "
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
 for k in 24 26 28; do
   n=$((1<<k))
-  b=512; [ $k -gt 26 ] && b=1024  # SUM_PLAN's block (host/src/reduce/sum.rs), one block per tile
+  b=512; [ $k -gt 24 ] && b=1024  # SUM_PLAN's block (host/src/reduce/sum.rs), one block per tile
   ncu --csv --metrics $M -k regex:'atomic_accumulate' .gpu/bin/reduce --backend gpu --variant atomic_accumulate --block $b --blocks-per-sm 1024 --log2 $k --repeat 1 > $L/ncu_ours_2e$k.csv 2>&1
   ncu --csv --metrics $M $h reduce_sum $n 1 > $L/ncu_cub_2e$k.csv 2>&1
   echo "2^$k t=$(( $(date +%s)-t0 ))"

@@ -24,7 +24,7 @@
 # * scans.csv      — every scan variant (inclusive and exclusive) and CUB's InclusiveSum at the
 #   seed's lengths 1e2..1e9 (1e9 needs 8 GB for input + output).
 # * types_vs_cub.csv — every element type × operator: the generic variants (atomic_accumulate
-#   at the shape typed_args gives) with --compare-cub (CUB DeviceReduce::Sum/Min/Max on the same
+#   at the shape plan_args gives) with --compare-cub (CUB DeviceReduce::Sum/Min/Max on the same
 #   values), at 2^20, 2^24, 2^26, 2^28, TYPE_ROUNDS rounds (default 1), median of 30 per row;
 #   TYPES (default "i32 u32 i64 u64 f32 f64") picks the types.
 # * typed_scans.csv — every element type × operator through the typed look-back scan
@@ -62,14 +62,6 @@ tagged_csv() { # $1 = file, $2 = "round,blocks_per_sm", rest = CLI args
 
 # The shape host::sum's SUM_PLAN (host/src/reduce/sum.rs) gives n = 2^$1: keep the two in step.
 plan_args() {
-  if [ "$1" -le 22 ]; then echo "--block 256"
-  elif [ "$1" -le 26 ]; then echo "--block 512 --blocks-per-sm 1024"
-  else echo "--block 1024 --blocks-per-sm 1024"; fi
-}
-
-# The shapes types_vs_cub.csv was measured at (SUM_PLAN before the i32 kernel went to two loads
-# per trip; the typed kernels still issue four).
-typed_args() {
   if [ "$1" -le 22 ]; then echo "--block 256"
   elif [ "$1" -le 24 ]; then echo "--block 512 --blocks-per-sm 1024"
   else echo "--block 1024 --blocks-per-sm 1024"; fi
@@ -116,7 +108,7 @@ for s in "${steps[@]}"; do
               [ "$t$o" = i32sum ] && continue  # the i32 sum is sum_vs_cub's
               # shellcheck disable=SC2046
               rounds_csv "$out/types_vs_cub.csv" "$r" --backend gpu --type "$t" --combine "$o" \
-                --variant atomic_accumulate $(typed_args "$k") --log2 "$k" --repeat 30 --compare-cub
+                --variant atomic_accumulate $(plan_args "$k") --log2 "$k" --repeat 30 --compare-cub
             done
           done
         done

@@ -67,23 +67,28 @@ pub struct SizeRule {
     pub blocks_per_sm: Option<u32>,
 }
 
-/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. `atomic_accumulate`
-/// issues two 128-bit loads per thread per trip (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS`),
-/// chosen from `docs/measurements/2026-11-22-h100/reduce_shapes.csv` (NVIDIA H100 80GB HBM3:
-/// the kernel's shape in CUDA C with 1/2/4/8 loads, blocks 256/512/1024, one block per tile
-/// or resident, 3 interleaved rounds of 30 calls per shape); the rows, by the same table:
+/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. From
+/// `docs/measurements/2026-11-22-h100/sum_shapes.csv` (NVIDIA H100 80GB HBM3, commit 07edd4e:
+/// `atomic_accumulate` at blocks 128/256/512, each with the occupancy calculator's grid and with
+/// one block per tile, 3 interleaved rounds of 30 runs; docs/results.md has the table), and the
+/// block-1024 rows of `sum_shapes_1024.csv` there (a879790, 2 rounds) and of
+/// `docs/measurements/2026-11-23-h200/sum_shapes.csv` (NVIDIA H200, a879790, 2 rounds):
 ///
-/// * up to 2^22: block 256, as many blocks as fit (2^20: 4.35–4.38 µs, 2^22: 6.02–6.08, within
-///   0.03 µs of the fastest shape of each size);
-/// * up to 2^26: block 512, one block per tile of 8 × 512 elements, so every thread makes one
-///   trip and no block loops (2^24: 24.74–24.77 µs, 2^26: 86.82–86.85, the fastest at 2^26);
-/// * above: block 1024, one block per tile (2^28: 335.3–335.4 µs, the fastest; block 512
-///   335.5–335.7). On the H200 block 1024 was also the fastest shape at 2^28 with four loads per
-///   trip (232.2–232.4 µs against 243.6–244.0 for block 512,
-///   `docs/measurements/2026-11-23-h200/sum_shapes.csv`).
+/// * up to 2^22: block 256, as many blocks as fit (H100 2^20: 4.70 µs, the fastest row);
+/// * up to 2^24: block 512, one block per tile of 16 × 512 elements, so every thread makes one
+///   trip and no block loops (H100 2^24: 25.44–25.52 µs; block 1024 25.63–26.66);
+/// * above: block 1024, one block per tile. On the H200 it is the fastest shape at 2^28
+///   (232.2–232.4 µs; block 512 243.6–244.0, CUB 238.1–238.3), on the H100 it ties block 512
+///   (2^28: 337.8–338.0 against 337.7–337.7; 2^26: 88.13–88.14 against 88.03–88.08), so one
+///   table serves both GPUs.
+///
+/// Two 128-bit loads per trip instead of four (with block 512 one block per tile up to 2^26)
+/// were measured on 2026-11-23 and not kept: at most 0.8% faster on the H100, 0.83× CUB on the
+/// H200 at 2^28
+/// (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS` has the figures).
 pub const SUM_PLAN: &[SizeRule] = &[
     SizeRule { max_n: 1 << 22, variant: "atomic_accumulate", block: 256, blocks_per_sm: None },
-    SizeRule { max_n: 1 << 26, variant: "atomic_accumulate", block: 512, blocks_per_sm: Some(1024) },
+    SizeRule { max_n: 1 << 24, variant: "atomic_accumulate", block: 512, blocks_per_sm: Some(1024) },
     SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 1024, blocks_per_sm: Some(1024) },
 ];
 

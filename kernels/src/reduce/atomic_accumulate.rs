@@ -6,16 +6,18 @@ use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::types::{Element, Operator};
 use crate::{kernel, static_shared, typed_kernel};
 
-/// 128-bit loads per thread per trip of [`atomic_accumulate`] (`vector_loads` issues 4).
+/// 128-bit loads per thread per trip of [`atomic_accumulate`]: four, as `vector_loads`.
 ///
-/// Measured (NVIDIA H100 80GB HBM3, per call, medians of 30 in 3 interleaved rounds, the same
-/// kernel written in CUDA C with 1, 2, 4 or 8 loads and one block per tile;
-/// `docs/measurements/2026-11-22-h100/reduce_shapes.csv`): 2 loads 24.67–24.77 µs at 2^24,
-/// 86.82–86.88 at 2^26, 335.3–335.4 at 2^28 (block 1024); 4 loads 24.9–25.1, 87.4–87.7,
-/// 337.4–337.9; 8 loads slower still; 1 load much slower (29–533 µs at 2^28, one 16-byte load
-/// per thread is too little in flight). The shorter trip ends each block sooner, so the
-/// grid's last wave drains faster; the same bytes are in flight per SM.
-pub const ATOMIC_ACCUMULATE_LOADS: usize = 2;
+/// Two were tried (2026-11-23) and are not used: in CUDA C with one block per tile
+/// (`docs/measurements/2026-11-22-h100/reduce_shapes.csv`, H100, per call, 3 interleaved
+/// rounds) two loads were 0.7–1.3% faster than four at 2^24..2^28 (2^28: 335.3–335.4 against
+/// 337.4–337.9 µs); in this kernel on the H100 (`sum_vs_cub.csv` at 160b1c8, kept as
+/// `sum_vs_cub_two_loads.csv`) 0–0.8% faster (2^28: 337.3–337.6 µs, as with four); but on the
+/// H200 (`docs/measurements/2026-11-23-h200/sum_vs_cub_two_loads.csv`) 2^28 took 286.0–286.4 µs
+/// against 236.3 with four and CUB's 237.6–238.4 (0.83×), and 2^26 was 0.95× CUB. A GPU with
+/// 1.4× the bandwidth needs about 1.4× the bytes in flight per SM, and two 16-byte loads per
+/// thread are not enough there.
+pub const ATOMIC_ACCUMULATE_LOADS: usize = 4;
 /// Elements one thread of [`atomic_accumulate`] reads per trip (the registry's
 /// `items_per_thread`): [`ATOMIC_ACCUMULATE_LOADS`] × 4.
 pub const ATOMIC_ACCUMULATE_ITEMS_PER_TRIP: usize = ATOMIC_ACCUMULATE_LOADS * VEC;
@@ -52,10 +54,9 @@ kernel! {
     ///
     /// # Execution
     /// 1. Thread 0 of block 0 stores 0 to `g_acc[(epoch + 1) % 2]`.
-    /// 2. As `vector_loads`, with two 128-bit loads per trip instead of four
-    ///    ([`ATOMIC_ACCUMULATE_LOADS`], measured): each thread sums its share of the input in
-    ///    a grid-stride loop (unaligned head and tail element by element); the block reduces
-    ///    with shuffles.
+    /// 2. As `vector_loads`: each thread sums its share of the input with four 128-bit loads
+    ///    per trip of a grid-stride loop ([`ATOMIC_ACCUMULATE_LOADS`]; unaligned head and tail
+    ///    element by element); the block reduces with shuffles.
     /// 3. Thread 0 of each block: `red.add(g_acc[epoch % 2], block_sum)`.
     ///
     /// ```text
@@ -66,8 +67,8 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// Grid `min(ceil(n / (8*blockDim)), SMs × K)` (K: the resident blocks per SM, or more for
-    /// one block per 8 × blockDim tile, as `host::sum`'s plan does above 2^22), block a power of two
+    /// Grid `min(ceil(n / (16*blockDim)), SMs × K)` (K: the resident blocks per SM, or more for
+    /// one block per 16 × blockDim tile, as `host::sum`'s plan does above 2^22), block a power of two
     /// in 32..=1024, 128 bytes of static shared memory ([`ATOMIC_ACCUMULATE_SHARED_BYTES`]).
     ///
     /// # Preconditions

@@ -134,13 +134,13 @@ kernel! {
     /// a buffer nobody writes during the launch. Every thread reaches every barrier (threads
     /// past the last node carry zeros through the tree and write nothing).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit b030857); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 13.33 µs | 600.2 | 0.76 |
-    /// | 100,000,000 | 573.2 µs | 1395.7 | 0.58 |
-    /// | 268,435,456 | 1510.4 µs | 1421.8 | 0.58 |
+    /// | 1,000,000 | 13.63 µs | 586.9 | 0.75 |
+    /// | 100,000,000 | 573.1 µs | 1396.0 | 0.58 |
+    /// | 268,435,456 | 1509.4 µs | 1422.8 | 0.58 |
     pub unsafe fn bit_build(src: *const i32, tree: *mut i32, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;

@@ -194,13 +194,13 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `offsets` overlaps neither
     /// tile array. Every thread reaches every barrier (threads past `n` carry zeros).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit b030857); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 15.49 µs | 516.5 | 0.65 |
-    /// | 100,000,000 | 486.2 µs | 1645.3 | 0.68 |
-    /// | 268,435,456 | 1278.0 µs | 1680.4 | 0.68 |
+    /// | 1,000,000 | 15.47 µs | 517.1 | 0.66 |
+    /// | 100,000,000 | 488.6 µs | 1637.4 | 0.68 |
+    /// | 268,435,456 | 1269.5 µs | 1691.6 | 0.69 |
     pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, offsets: *const i32, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;

@@ -492,13 +492,13 @@ kernel! {
     /// threads run and respect the time budget).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit b030857); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 6.67 µs | 1199.0 | 1.52 |
-    /// | 100,000,000 | 287.4 µs | 2783.3 | 1.16 |
-    /// | 268,435,456 | 774.0 µs | 2774.5 | 1.13 |
+    /// | 1,000,000 | 6.88 µs | 1162.8 | 1.48 |
+    /// | 100,000,000 | 285.2 µs | 2805.0 | 1.16 |
+    /// | 268,435,456 | 772.5 µs | 2779.9 | 1.14 |
     pub unsafe fn lookback(
         input: *const i32,
         output: *mut i32,

@@ -149,8 +149,9 @@ const fn trip<T: kernels::types::Element>() -> usize {
     kernels::collective::thread::items_per_trip::<T>()
 }
 
-/// The classic `atomic_accumulate`'s items per trip: two 128-bit loads of `i32`
-/// (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS`, measured), where its typed siblings issue four.
+/// The classic `atomic_accumulate`'s items per trip, from its own tuning constant
+/// (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS` 128-bit loads of `i32`; four today, as its
+/// typed siblings).
 #[allow(clippy::extra_unused_type_parameters)] // same shape as `trip::<T>` for the macro
 const fn atomic_trip<T>() -> usize {
     kernels::reduce::ATOMIC_ACCUMULATE_ITEMS_PER_TRIP

@@ -579,6 +579,29 @@ lookback_shape!(lookback_128x60, 128, 60);
 lookback_shape!(lookback_192x44, 192, 44);
 lookback_shape!(lookback_256x28, 256, 28);
 
+/// The body of `lookback`'s ablations: its shape, with the cache hints `HINTS` and the look-back
+/// sleep `SLEEP_NS` given (one of them differs from `lookback`'s own).
+///
+/// # Safety
+/// As for [`lookback`].
+#[inline(always)]
+unsafe fn lookback_ablation<const HINTS: u32, const SLEEP_NS: u32>(
+    input: *const i32,
+    output: *mut i32,
+    status: *mut u64,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+) {
+    let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
+    // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
+    unsafe {
+        scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, HINTS, SLEEP_NS>(
+            input, output, status, n, epoch, exclusive, smem,
+        )
+    }
+}
+
 /// Declares one cache-hint ablation of `lookback`: its shape, with other hint bits
 /// ([`LOOKBACK_HINTS`]).
 macro_rules! lookback_hinted {
@@ -623,13 +646,8 @@ macro_rules! lookback_hinted {
                 epoch: u32,
                 exclusive: u32,
             ) {
-                let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
-                // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
-                unsafe {
-                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, { $hints }, LOOKBACK_SLEEP_NS>(
-                        input, output, status, n, epoch, exclusive, smem,
-                    )
-                }
+                // SAFETY: forwarded from the caller.
+                unsafe { lookback_ablation::<{ $hints }, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive) }
             }
         }
     };
@@ -686,13 +704,8 @@ macro_rules! lookback_sleeping {
                 epoch: u32,
                 exclusive: u32,
             ) {
-                let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
-                // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
-                unsafe {
-                    scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS, $ns>(
-                        input, output, status, n, epoch, exclusive, smem,
-                    )
-                }
+                // SAFETY: forwarded from the caller.
+                unsafe { lookback_ablation::<LOOKBACK_HINTS, $ns>(input, output, status, n, epoch, exclusive) }
             }
         }
     };

@@ -507,13 +507,8 @@ kernel! {
         epoch: u32,
         exclusive: u32,
     ) {
-        let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
-        // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
-        unsafe {
-            scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(
-                input, output, status, n, epoch, exclusive, smem,
-            )
-        }
+        // SAFETY: forwarded from the caller.
+        unsafe { lookback_with::<LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive) }
     }
 }
 
@@ -579,13 +574,13 @@ lookback_shape!(lookback_128x60, 128, 60);
 lookback_shape!(lookback_192x44, 192, 44);
 lookback_shape!(lookback_256x28, 256, 28);
 
-/// The body of `lookback`'s ablations: its shape, with the cache hints `HINTS` and the look-back
-/// sleep `SLEEP_NS` given (one of them differs from `lookback`'s own).
+/// The body of `lookback` and of its ablations: its shape, with the cache hints `HINTS` and the
+/// look-back sleep `SLEEP_NS` given (`lookback`: its own; an ablation changes one of them).
 ///
 /// # Safety
 /// As for [`lookback`].
 #[inline(always)]
-unsafe fn lookback_ablation<const HINTS: u32, const SLEEP_NS: u32>(
+unsafe fn lookback_with<const HINTS: u32, const SLEEP_NS: u32>(
     input: *const i32,
     output: *mut i32,
     status: *mut u64,
@@ -647,7 +642,7 @@ macro_rules! lookback_hinted {
                 exclusive: u32,
             ) {
                 // SAFETY: forwarded from the caller.
-                unsafe { lookback_ablation::<{ $hints }, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive) }
+                unsafe { lookback_with::<{ $hints }, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive) }
             }
         }
     };
@@ -705,7 +700,7 @@ macro_rules! lookback_sleeping {
                 exclusive: u32,
             ) {
                 // SAFETY: forwarded from the caller.
-                unsafe { lookback_ablation::<LOOKBACK_HINTS, $ns>(input, output, status, n, epoch, exclusive) }
+                unsafe { lookback_with::<LOOKBACK_HINTS, $ns>(input, output, status, n, epoch, exclusive) }
             }
         }
     };

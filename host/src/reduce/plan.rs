@@ -35,6 +35,10 @@ pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
 /// `clock64()` at its start and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
 pub type ClockedArgs = (*const i32, *mut i32, *mut u64, u32);
 
+/// Most threads of a [`Grid::Resident`] grid: the precondition of the grid-stride loads
+/// (`kernels::collective::thread::MAX_GRID_THREADS`, 2^29).
+pub const MAX_GRID_THREADS: u32 = kernels::collective::thread::MAX_GRID_THREADS;
+
 /// Largest `gridDim.x` on every GPU since Kepler.
 pub const MAX_GRID: u64 = (1 << 31) - 1;
 
@@ -137,7 +141,9 @@ pub enum Grid {
     PerItems,
     /// A grid-stride loop over a grid no larger than the GPU holds at once:
     /// `min(ceil(n / (block × items_per_thread)), SMs × resident blocks per SM)`, the
-    /// residency from the occupancy calculator unless the variant's `blocks_per_sm` fixes it.
+    /// residency from the occupancy calculator unless the variant's `blocks_per_sm` fixes it,
+    /// and never more than `MAX_GRID_THREADS` (2^29) threads, the bound of the 32-bit
+    /// indices of `kernels::collective::thread::thread_sum_v4`.
     Resident,
     /// `SMs × blocks_per_sm` blocks, whatever `n` (a grid-stride loop inside).
     PerMultiprocessor,
@@ -363,7 +369,10 @@ impl Grid {
         let whole_gpu = |r: u32| r.max(1) as u64 * sms.max(1) as u64;
         Ok(match self {
             Grid::PerItems => (per_items, block),
-            Grid::Resident => (per_items.min(whole_gpu(resident()?)), block),
+            Grid::Resident => {
+                let most = (MAX_GRID_THREADS as u64 / block.max(1) as u64).max(1);
+                (per_items.min(whole_gpu(resident()?)).min(most), block)
+            }
             Grid::PerMultiprocessor => (whole_gpu(resident()?), block),
             Grid::OneBlock => (1, block),
             Grid::OneThread => (1, 1),
@@ -434,6 +443,10 @@ mod tests {
         assert_eq!(size(Grid::PerMultiprocessor, 100, 256, 1, 132), (528, 256));
         assert_eq!(size(Grid::OneBlock, 1 << 20, 256, 1, 132), (1, 256));
         assert_eq!(size(Grid::OneThread, 1 << 20, 256, 1, 132), (1, 1));
+        // A resident grid stays within the 32-bit indices of the grid-stride loads, whatever
+        // blocks per SM is asked for: 1000 SMs × 4096 blocks of 1024 would be 2^32 threads.
+        let huge = Grid::Resident.size(u32::MAX as usize, 1024, 4, 1000, || Ok(4096)).unwrap();
+        assert_eq!(huge, ((MAX_GRID_THREADS / 1024) as u64, 1024));
         // PerItems never asks the occupancy calculator.
         assert!(Grid::PerItems.size(10, 32, 1, 1, || Err(Error::Invalid("asked".into()))).is_ok());
     }

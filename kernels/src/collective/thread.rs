@@ -178,6 +178,13 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
     V4Split { head, vectors: rest / VEC, tail: rest % VEC }
 }
 
+/// Most threads a grid may have for [`thread_sum_v4`] and [`thread_reduce_v128`]: their
+/// indices are 32-bit, and with `gridDim.x × blockDim.x ≤ 2^29` no index of a trip (below
+/// `vectors + 4 × threads`, `vectors < 2^31`) can overflow. A grid-stride grid never needs
+/// more: a GPU holds a few hundred thousand threads at once, and one thread per 16 elements
+/// of a `u32` length is at most 2^28 (+ a block).
+pub const MAX_GRID_THREADS: u32 = 1 << 29;
+
 /// The sum of this thread's share of `g_idata[..n]`, read with 128-bit loads by a
 /// grid-stride loop; every element of the array is added by exactly one thread of the grid.
 /// Taught by `vector_loads`; also the loads of `single_pass` and `atomic_accumulate`.
@@ -188,61 +195,57 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
 /// = 4 for `vector_loads` and `single_pass`), all issued before the first add, each a
 /// warp-wide 512-byte contiguous access.
 ///
-/// 1. **Whole windows**, no bounds checks: every thread makes the same number of trips.
-/// 2. **The last, partial window**: the same `LOADS` loads, each checked against the end, so
-///    every thread gets at most one vector more than any other — the work stays balanced
-///    across the grid whatever `n` is.
-/// 3. **Head and tail**: grid threads `0..head` and `0..tail` add the up to three unaligned
+/// 1. **Trips** while this thread's first vector exists; each of the `LOADS` loads is checked
+///    against the end (a compare and a predicated load), so the last, partial window needs no
+///    code of its own, and every thread gets at most one vector more than any other.
+/// 2. **Head and tail**: grid threads `0..head` and `0..tail` add the up to three unaligned
 ///    elements before the first vector and after the last one ([`split_for_v4`]).
+///
+/// **Why so plain.** The first version counted whole windows with a 64-bit division, ran
+/// them unchecked, then ran a checked last window, all in 64-bit indices: 121 instructions
+/// before the first load, and 481,024 warp instructions at 2^20 (ncu, H100, `atomic_accumulate`
+/// at block 256). This loop (32-bit indices, a compare
+/// per load) issues its first load 65 instructions in and executes 261,888 (2^20) and 65.9 M
+/// (2^28, against 122.0 M); per call at 2^20 it took 4.45–4.64 µs against 4.83–4.86, and the
+/// same time at 2^24..2^28 (`docs/measurements/2026-11-23-h100/prologue_ab.csv`,
+/// `limits/prologue_ncu_*.csv`).
 ///
 /// # Safety
 /// `g_idata` is valid global memory for reading `n` elements (any `i32` alignment) that no
-/// thread writes during the kernel.
+/// thread writes during the kernel; `gridDim.x × blockDim.x ≤` [`MAX_GRID_THREADS`].
 #[inline(always)]
-pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: usize) -> i32 {
-    let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n);
-    let threads = grid_dim_x() as usize * block_dim_x() as usize;
-    let gid = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> i32 {
+    let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n as usize);
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let block = block_dim_x();
+    let threads = grid_dim_x() * block;
+    let gid = block_idx_x() * block + thread_idx_x();
     // SAFETY: head <= n; `body` is 16-byte aligned and holds `VEC * vectors + tail` elements.
-    let body = unsafe { g_idata.add(head) };
+    let body = unsafe { g_idata.add(head as usize) };
     let mut sum = 0i32;
-
-    let window = LOADS * threads;
-    let whole = vectors / window;
-    // Index (in vectors) of this thread's first load in the current window.
+    let window = LOADS as u32 * threads;
     let mut at = gid;
-    for _ in 0..whole {
+    while at < vectors {
         let mut v = [[0i32; VEC]; LOADS];
         for j in 0..LOADS {
-            // SAFETY: at + j*threads < (trip + 1) * window <= vectors; body is 16-byte
-            // aligned, so every vector is.
-            v[j] = unsafe { load_v4_nc(body.add(VEC * (at + j * threads))) };
+            let i = at + j as u32 * threads;
+            if i < vectors {
+                // SAFETY: i < vectors.
+                v[j] = unsafe { load_v4_nc(body.add(VEC * i as usize)) };
+            }
         }
-        for j in 0..LOADS {
-            sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
+        for w in &v {
+            sum = sum.wrapping_add(w[0]).wrapping_add(w[1]).wrapping_add(w[2]).wrapping_add(w[3]);
         }
         at += window;
     }
-
-    let mut v = [[0i32; VEC]; LOADS];
-    for j in 0..LOADS {
-        let i = at + j * threads;
-        if i < vectors {
-            // SAFETY: i < vectors.
-            v[j] = unsafe { load_v4_nc(body.add(VEC * i)) };
-        }
-    }
-    for j in 0..LOADS {
-        sum = sum.wrapping_add(v[j][0]).wrapping_add(v[j][1]).wrapping_add(v[j][2]).wrapping_add(v[j][3]);
-    }
-
     if gid < head {
         // SAFETY: gid < head <= n.
-        sum = sum.wrapping_add(unsafe { *g_idata.add(gid) });
+        sum = sum.wrapping_add(unsafe { *g_idata.add(gid as usize) });
     }
     if gid < tail {
         // SAFETY: head + VEC*vectors + gid < n.
-        sum = sum.wrapping_add(unsafe { *body.add(VEC * vectors + gid) });
+        sum = sum.wrapping_add(unsafe { *body.add((VEC as u32 * vectors + gid) as usize) });
     }
     sum
 }
@@ -308,16 +311,23 @@ pub const fn items_per_trip<T: Element>() -> usize {
 /// types keep the 128-bit vectorisation), then the unaligned head and tail element by
 /// element ([`split_for_128`]). Every element is combined by exactly one thread of the grid.
 ///
+/// Unlike [`thread_sum_v4`], the trips run unchecked while the thread's whole trip exists
+/// (`at + 3T < vectors`, a compare, no division), and one checked trip follows: a missing
+/// vector cannot be filled with zeros for min and max, and checking each load inside the
+/// loop makes the compiler fold every float min/max load before issuing the next one.
+///
 /// # Safety
 /// `g_idata` is valid, `T`-aligned global memory for reading `n` elements that no thread
-/// writes during the kernel.
+/// writes during the kernel; `gridDim.x × blockDim.x ≤` [`MAX_GRID_THREADS`].
 #[inline(always)]
-pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, n: usize) -> T {
-    let V4Split { head, vectors, tail } = split_for_128(g_idata as usize, n, core::mem::size_of::<T>());
-    let threads = grid_dim_x() as usize * block_dim_x() as usize;
-    let gid = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, n: u32) -> T {
+    let V4Split { head, vectors, tail } = split_for_128(g_idata as usize, n as usize, core::mem::size_of::<T>());
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let block = block_dim_x();
+    let threads = grid_dim_x() * block;
+    let gid = block_idx_x() * block + thread_idx_x();
     // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
-    let body = unsafe { g_idata.add(head) };
+    let body = unsafe { g_idata.add(head as usize) };
     let words = body.cast::<u32>();
     let per = T::PER_128;
     let mut acc = O::IDENTITY;
@@ -329,37 +339,36 @@ pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, 
         a
     };
 
-    let window = LOADS_PER_TRIP * threads;
-    let whole = vectors / window;
+    let window = LOADS_PER_TRIP as u32 * threads;
+    let last = (LOADS_PER_TRIP as u32 - 1) * threads;
     let mut at = gid;
-    for _ in 0..whole {
+    while at + last < vectors {
         let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
-        for j in 0..LOADS_PER_TRIP {
-            // SAFETY: at + j*threads < (trip + 1) * window <= vectors; every vector of the
-            // 16-byte aligned body is 16-byte aligned.
-            v[j] = unsafe { load_v4_nc(words.add(VEC * (at + j * threads))) };
+        for (j, slot) in v.iter_mut().enumerate() {
+            // SAFETY: at + j*threads <= at + last < vectors; every vector of the 16-byte
+            // aligned body is 16-byte aligned.
+            *slot = unsafe { load_v4_nc(words.add(VEC * (at + j as u32 * threads) as usize)) };
         }
-        for j in 0..LOADS_PER_TRIP {
-            acc = fold(acc, v[j]);
+        for w in &v {
+            acc = fold(acc, *w);
         }
         at += window;
     }
-
-    for j in 0..LOADS_PER_TRIP {
+    for j in 0..LOADS_PER_TRIP as u32 {
         let i = at + j * threads;
         if i < vectors {
             // SAFETY: i < vectors.
-            acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * i)) });
+            acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * i as usize)) });
         }
     }
 
     if gid < head {
         // SAFETY: gid < head <= n.
-        acc = O::combine(acc, unsafe { *g_idata.add(gid) });
+        acc = O::combine(acc, unsafe { *g_idata.add(gid as usize) });
     }
     if gid < tail {
         // SAFETY: head + PER_128*vectors + gid < n.
-        acc = O::combine(acc, unsafe { *body.add(per * vectors + gid) });
+        acc = O::combine(acc, unsafe { *body.add(per * vectors as usize + gid as usize) });
     }
     acc
 }

@@ -77,6 +77,7 @@ kernel! {
     /// and 1, and afterwards when the launches of one buffer get consecutive epochs in one
     /// stream (each launch clears the word the next one uses). The sum is in
     /// `g_acc[epoch % 2]` once the launch completes, until the next launch of the buffer.
+    /// `gridDim.x × blockDim.x ≤ 2^29` ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
     ///
     /// # Safety
     /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
@@ -98,7 +99,7 @@ kernel! {
             unsafe { store_relaxed_u32(g_acc.add(next).cast::<u32>(), 0) };
         }
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4::<ATOMIC_ACCUMULATE_LOADS>(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<ATOMIC_ACCUMULATE_LOADS>(g_idata, n) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {
@@ -149,7 +150,7 @@ typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: *const T, g
 /// `g_idata` holds `n ≥ 1` `T`-aligned elements; `g_acc` holds two elements, and
 /// `g_acc[epoch % 2]` holds `O::IDENTITY` when the launch starts (the host fills both words
 /// at allocation; afterwards each launch clears the word the next one uses, when the launches
-/// of one buffer get consecutive epochs in one stream).
+/// of one buffer get consecutive epochs in one stream). `gridDim.x × blockDim.x ≤ 2^29` ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
 ///
 /// # Safety
 /// As [`atomic_accumulate`]: valid pointers, no writes to `g_idata`, no concurrent launch on
@@ -176,7 +177,7 @@ pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
         unsafe { T::store_relaxed(g_acc.add(next), O::IDENTITY) };
     }
     // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n) };
     // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     if thread_idx_x() == 0 {

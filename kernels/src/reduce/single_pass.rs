@@ -103,7 +103,7 @@ kernel! {
     /// elements, `*g_ticket` is 0 at launch (a zeroed allocation; every completed launch
     /// leaves it 0 again), `g_out` one element. Launches using the same ticket run one after
     /// the other (the same stream). A launch that is aborted midway leaves the ticket
-    /// nonzero: zero it before the next launch.
+    /// nonzero: zero it before the next launch. `gridDim.x × blockDim.x ≤ 2^29` ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
     ///
     /// # Safety
     /// The pointers are valid device memory of those lengths; no thread writes `g_idata`
@@ -129,7 +129,7 @@ kernel! {
         let tid = thread_idx_x();
 
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let block_total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
 
@@ -236,7 +236,7 @@ unsafe fn load_partial<T: Element>(ptr: *const T) -> T {
 /// # Preconditions
 /// As [`single_pass`]: `g_idata` holds `n ≥ 1` `T`-aligned elements, `g_partials`
 /// `gridDim.x`, `g_out` one; `*g_ticket` is 0 at launch; launches sharing a ticket run one
-/// after the other.
+/// after the other. `gridDim.x × blockDim.x ≤ 2^29` ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
 ///
 /// # Safety
 /// As [`single_pass`]: valid pointers, no writes to `g_idata` during the kernel; every thread
@@ -256,7 +256,7 @@ pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
     let last_flag = static_shared!(SINGLE_PASS_TYPED_LAST: [u32; 1]);
     let tid = thread_idx_x();
     // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n) };
     // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     // SAFETY: every thread calls it; g_partials holds gridDim.x elements, g_ticket one u32.

@@ -44,9 +44,10 @@ kernel! {
     /// 1. Split `g_idata[..n]` into head, vectors, tail by its address.
     /// 2. With `T = gridDim × blockDim` threads, each trip of the grid reads a window of
     ///    `4T` vectors: grid thread `g` loads vectors `g`, `g + T`, `g + 2T`, `g + 3T` of the
-    ///    window (all four issued, then added). Whole windows run unchecked; the last,
-    ///    partial one checks each of the four loads, so no thread does more than one vector
-    ///    more than another. Grid threads `0..head` and `0..tail` add the head and tail.
+    ///    window (all four issued, then added), while its first vector exists. Each load is
+    ///    checked against the end (a compare and a predicated load, 32-bit indices), so the
+    ///    last, partial window needs no code of its own and no thread does more than one
+    ///    vector more than another. Grid threads `0..head` and `0..tail` add the head and tail.
     /// 3. Block reduction as in `warp_shuffle`; thread 0 writes `g_odata[blockIdx]`.
     ///
     /// ```text
@@ -63,7 +64,8 @@ kernel! {
     ///
     /// # Preconditions
     /// `g_idata` holds `n ≥ 1` elements and `g_odata` `gridDim.x`. `g_idata` need only be
-    /// `i32`-aligned.
+    /// `i32`-aligned. `gridDim.x × blockDim.x ≤ 2^29`
+    /// ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
     ///
     /// # Safety
     /// The pointers are valid device memory of those lengths, and no thread writes `g_idata`
@@ -80,7 +82,7 @@ kernel! {
     pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n as usize) };
+        let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {
@@ -115,8 +117,9 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 /// words are reassembled into `T::PER_128` elements before the combine.
 ///
 /// # Execution
-/// 1. Each thread combines its share of the input: whole windows of four 128-bit loads, the
-///    last partial window checked, the unaligned head and tail element by element
+/// 1. Each thread combines its share of the input: whole windows of four 128-bit loads
+///    (unchecked while the thread's whole trip exists), then one checked window, then the
+///    unaligned head and tail element by element
 ///    (`collective::thread::thread_reduce_v128`).
 /// 2. The block combines with shuffles and one slot per warp
 ///    (`collective::block::block_reduce`); thread 0 writes `g_odata[b]`.
@@ -128,7 +131,7 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 /// The host combines the partials.
 ///
 /// # Preconditions
-/// `g_idata` holds `n ≥ 1` `T`-aligned elements, `g_odata` `gridDim.x`.
+/// `g_idata` holds `n ≥ 1` `T`-aligned elements, `g_odata` `gridDim.x`. `gridDim.x × blockDim.x ≤ 2^29` ([`MAX_GRID_THREADS`](crate::collective::thread::MAX_GRID_THREADS)).
 ///
 /// # Safety
 /// The pointers are valid device memory of those lengths; no thread writes `g_idata` while
@@ -146,7 +149,7 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
     let slots = static_shared!(VECTOR_LOADS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
     // SAFETY: g_idata holds n elements that nobody writes during the kernel.
-    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n as usize) };
+    let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n) };
     // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     if thread_idx_x() == 0 {

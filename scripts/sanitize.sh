@@ -4,6 +4,7 @@
 # (tool, run). Exit status 0 only when every run reports 0 errors.
 #
 #   scripts/sanitize.sh [REDUCE_BINARY]     default: .gpu/bin/reduce, else target/release/reduce
+#   SANITIZE_RUNS="--family modern --n 1025 --block 32;…" scripts/sanitize.sh   only these runs
 #
 # Sizes are small on purpose (the tools slow kernels down 10–100×) but not multiples of the
 # block, so partial blocks and tails are exercised: n = 100003 and 1025, blocks 32 and 512.
@@ -34,6 +35,8 @@ if "$bin" --help 2>/dev/null | grep -q -- '--op'; then
            "--op scan --type u32 --combine max --n 1025 --repeat 1")
   fi
 fi
+# SANITIZE_RUNS="args;args;…" replaces the list (e.g. only the kernels a change touched).
+if [ -n "${SANITIZE_RUNS:-}" ]; then IFS=';' read -r -a runs <<<"$SANITIZE_RUNS"; fi
 printf '%-10s %-48s %s\n' tool run result
 for tool in memcheck racecheck synccheck initcheck; do
   extra=()

@@ -58,11 +58,11 @@ use crate::kernel;
 /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
 ///
 /// | n | time | GB/s | × previous | × CUDA C twin |
 /// |---|---|---|---|---|
-/// | 2^24 | 32.75 µs | 2049.0 | 1.00 (`complete_unroll_warps8`) | 1.071 |
+/// | 2^24 | 32.83 µs | 2044.0 | 1.00 (`complete_unroll_warps8`) | 1.075 |
 /// | 2^28 | 399.0 µs | 2690.9 | 1.00 (`complete_unroll_warps8`) | 1.030 |
 #[inline(always)]
 pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {

@@ -64,12 +64,12 @@ kernel! {
     /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 32.80 µs | 2046.0 | 1.00 (`unroll_warps8`) | 1.074 |
-    /// | 2^28 | 399.3 µs | 2689.0 | 1.00 (`unroll_warps8`) | 1.035 |
+    /// | 2^24 | 32.83 µs | 2044.0 | 1.01 (`unroll_warps8`) | 1.074 |
+    /// | 2^28 | 399.5 µs | 2687.5 | 1.00 (`unroll_warps8`) | 1.035 |
     pub unsafe fn complete_unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

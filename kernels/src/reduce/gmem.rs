@@ -75,12 +75,12 @@ kernel! {
     /// `__syncthreads` do not allow), and all 32 lanes of warp 0 reach every `__syncwarp`.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 87.86 µs | 763.9 | 0.37 (`complete_unroll`) | 1.179 |
-    /// | 2^28 | 1332.0 µs | 806.1 | 0.30 (`complete_unroll`) | 1.156 |
+    /// | 2^24 | 88.22 µs | 760.7 | 0.37 (`complete_unroll`) | 1.174 |
+    /// | 2^28 | 1332.3 µs | 805.9 | 0.30 (`complete_unroll`) | 1.156 |
     pub unsafe fn gmem(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The

@@ -56,12 +56,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 101.6 µs | 660.3 | 1.18 (`neighbored_less`) | 1.004 |
-    /// | 2^28 | 1550.7 µs | 692.4 | 1.19 (`neighbored_less`) | 1.002 |
+    /// | 2^24 | 101.7 µs | 659.6 | 1.18 (`neighbored_less`) | 1.003 |
+    /// | 2^28 | 1552.4 µs | 691.6 | 1.19 (`neighbored_less`) | 1.002 |
     pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             // SAFETY: idata holds this block's `len` elements; every thread calls it.

@@ -58,12 +58,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 127.0 µs | 528.4 | — | 1.709 |
-    /// | 2^28 | 1961.7 µs | 547.3 | — | 1.730 |
+    /// | 2^24 | 127.3 µs | 527.2 | — | 1.705 |
+    /// | 2^28 | 1962.4 µs | 547.1 | — | 1.730 |
     pub unsafe fn neighbored(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path;

@@ -62,12 +62,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 120.0 µs | 559.3 | 1.77 (`neighbored_modulo`) | 1.002 |
-    /// | 2^28 | 1851.5 µs | 579.9 | 1.80 (`neighbored_modulo`) | 0.999 |
+    /// | 2^24 | 120.2 µs | 558.1 | 1.77 (`neighbored_modulo`) | 1.003 |
+    /// | 2^28 | 1849.1 µs | 580.7 | 1.80 (`neighbored_modulo`) | 1.000 |
     pub unsafe fn neighbored_less(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
             if len == block {

@@ -111,12 +111,12 @@ kernel! {
     /// the first sit in code whose condition is uniform over the block.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 27.25 µs | 2462.9 | 0.93 (`vector_loads`) | — |
-    /// | 2^28 | 349.4 µs | 3073.2 | 0.99 (`vector_loads`) | — |
+    /// | 2^24 | 27.22 µs | 2465.8 | 0.92 (`vector_loads`) | — |
+    /// | 2^28 | 348.7 µs | 3079.5 | 0.99 (`vector_loads`) | — |
     pub unsafe fn single_pass(
         g_idata: *const i32,
         g_partials: *mut i32,

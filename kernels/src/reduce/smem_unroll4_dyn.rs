@@ -57,12 +57,12 @@ kernel! {
     /// `__syncwarp` (see `smem_unroll4`).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 29.73 µs | 2257.4 | 1.00 (`smem_unroll4`) | 1.005 |
-    /// | 2^28 | 380.2 µs | 2824.2 | 1.00 (`smem_unroll4`) | 0.992 |
+    /// | 2^24 | 29.95 µs | 2240.5 | 0.99 (`smem_unroll4`) | 0.997 |
+    /// | 2^28 | 379.9 µs | 2826.6 | 1.00 (`smem_unroll4`) | 0.990 |
     pub unsafe fn smem_unroll4_dyn(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };

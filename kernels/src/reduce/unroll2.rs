@@ -52,12 +52,12 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 60.70 µs | 1105.5 | 1.67 (`interleaved`) | 0.980 |
-    /// | 2^28 | 882.0 µs | 1217.4 | 1.76 (`interleaved`) | 0.976 |
+    /// | 2^24 | 60.19 µs | 1114.9 | 1.69 (`interleaved`) | 0.990 |
+    /// | 2^28 | 883.5 µs | 1215.3 | 1.76 (`interleaved`) | 0.975 |
     pub unsafe fn unroll2(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<2>(g_idata, g_odata, n) }

@@ -52,12 +52,12 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 40.21 µs | 1669.0 | 1.51 (`unroll2`) | 1.004 |
-    /// | 2^28 | 523.3 µs | 2051.8 | 1.69 (`unroll2`) | 0.998 |
+    /// | 2^24 | 40.83 µs | 1643.5 | 1.47 (`unroll2`) | 0.991 |
+    /// | 2^28 | 524.0 µs | 2049.1 | 1.69 (`unroll2`) | 0.997 |
     pub unsafe fn unroll4(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<4>(g_idata, g_odata, n) }

@@ -55,12 +55,12 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 32.90 µs | 2040.0 | 1.22 (`unroll4`) | 1.003 |
-    /// | 2^28 | 399.5 µs | 2687.5 | 1.31 (`unroll4`) | 0.999 |
+    /// | 2^24 | 33.01 µs | 2033.1 | 1.24 (`unroll4`) | 0.999 |
+    /// | 2^28 | 399.5 µs | 2687.6 | 1.31 (`unroll4`) | 1.000 |
     pub unsafe fn unroll8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<8>(g_idata, g_odata, n) }

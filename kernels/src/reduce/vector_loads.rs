@@ -73,12 +73,12 @@ kernel! {
     /// the block barrier and every shuffle.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 25.26 µs | 2656.3 | 1.32 (`grid_stride`) | — |
-    /// | 2^28 | 347.4 µs | 3090.7 | 1.34 (`grid_stride`) | — |
+    /// | 2^24 | 25.17 µs | 2666.4 | 1.32 (`grid_stride`) | — |
+    /// | 2^28 | 346.3 µs | 3101.0 | 1.34 (`grid_stride`) | — |
     pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.

@@ -68,12 +68,12 @@ kernel! {
     /// every shuffle (the block is a multiple of 32, and no shuffle sits in divergent code).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 24.74 µs | 2713.0 | 1.20 (`smem_unroll4_dyn`) | — |
-    /// | 2^28 | 338.2 µs | 3174.9 | 1.12 (`smem_unroll4_dyn`) | — |
+    /// | 2^24 | 24.83 µs | 2702.5 | 1.21 (`smem_unroll4_dyn`) | — |
+    /// | 2^28 | 337.8 µs | 3178.3 | 1.12 (`smem_unroll4_dyn`) | — |
     pub unsafe fn warp_shuffle(g_idata: *const i32, g_odata: *mut i32, n: u32) {
         let slots = static_shared!(WARP_SHUFFLE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;

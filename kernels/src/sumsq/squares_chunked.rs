@@ -46,12 +46,12 @@ kernel! {
     /// Every thread reaches both barriers (a thread with an empty chunk writes 0).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 8514.1 µs | 7.9 | 47.53 (`squares_one_thread`) | 0.996 |
-    /// | 2^28 | 136289.6 µs | 7.9 | 47.53 (`squares_one_thread`) | 0.996 |
+    /// | 2^24 | 8514.4 µs | 7.9 | 47.56 (`squares_one_thread`) | 0.996 |
+    /// | 2^28 | 136184.5 µs | 7.9 | 47.58 (`squares_one_thread`) | 0.996 |
     pub unsafe fn squares_chunked(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
         let tid = thread_idx_x() as usize;
         let start = start_block_clock();

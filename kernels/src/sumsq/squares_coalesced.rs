@@ -54,12 +54,12 @@ kernel! {
     /// Every thread reaches both barriers (a thread with no element writes 0).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 12351.1 µs | 5.4 | 0.69 (`squares_chunked`) | 1.007 |
-    /// | 2^28 | 195693.7 µs | 5.5 | 0.70 (`squares_chunked`) | 1.005 |
+    /// | 2^24 | 12362.3 µs | 5.4 | 0.69 (`squares_chunked`) | 1.007 |
+    /// | 2^28 | 196262.3 µs | 5.5 | 0.69 (`squares_chunked`) | 1.004 |
     pub unsafe fn squares_coalesced(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;

@@ -31,12 +31,12 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-22-h100/twins_2e24.csv`, `twins_2e28.csv`, commit b17aeb5):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 404672.2 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.095 |
-    /// | 2^28 | 6477403.3 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.094 |
+    /// | 2^24 | 404943.8 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
+    /// | 2^28 | 6480075.7 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
     pub unsafe fn squares_one_thread(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
         let start = start_block_clock();
 

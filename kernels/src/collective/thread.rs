@@ -312,9 +312,14 @@ pub const fn items_per_trip<T: Element>() -> usize {
 /// element ([`split_for_128`]). Every element is combined by exactly one thread of the grid.
 ///
 /// Unlike [`thread_sum_v4`], the trips run unchecked while the thread's whole trip exists
-/// (`at + 3T < vectors`, a compare, no division), and one checked trip follows: a missing
-/// vector cannot be filled with zeros for min and max, and checking each load inside the
-/// loop makes the compiler fold every float min/max load before issuing the next one.
+/// (`at + 3T < vectors`, a compare, no division), and the rest of the last trip follows one
+/// vector at a time: a missing vector cannot be filled with zeros for min and max, and
+/// checking each load inside the loop makes the compiler fold every float min/max load before
+/// issuing the next one. The four addresses of a trip are one pointer plus `j × 16T` bytes:
+/// computed from 32-bit indices instead, float min/max took 35–36 registers, one block of 1024
+/// per SM instead of two, and ran 10% slower than CUB at 2^26 and 2^28 on the H100
+/// (`docs/measurements/2026-11-23-h100/types_vs_cub_u32_index.csv`); this way every typed
+/// kernel fits in 32.
 ///
 /// # Safety
 /// `g_idata` is valid, `T`-aligned global memory for reading `n` elements that no thread
@@ -342,24 +347,26 @@ pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, 
     let window = LOADS_PER_TRIP as u32 * threads;
     let last = (LOADS_PER_TRIP as u32 - 1) * threads;
     let mut at = gid;
+    let stride = VEC * threads as usize;
     while at + last < vectors {
         let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        // SAFETY: at < vectors.
+        let first = unsafe { words.add(VEC * at as usize) };
         for (j, slot) in v.iter_mut().enumerate() {
             // SAFETY: at + j*threads <= at + last < vectors; every vector of the 16-byte
             // aligned body is 16-byte aligned.
-            *slot = unsafe { load_v4_nc(words.add(VEC * (at + j as u32 * threads) as usize)) };
+            *slot = unsafe { load_v4_nc(first.add(j * stride)) };
         }
         for w in &v {
             acc = fold(acc, *w);
         }
         at += window;
     }
-    for j in 0..LOADS_PER_TRIP as u32 {
-        let i = at + j * threads;
-        if i < vectors {
-            // SAFETY: i < vectors.
-            acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * i as usize)) });
-        }
+    // The last, partial trip: one vector at a time (at most LOADS_PER_TRIP - 1 of them).
+    while at < vectors {
+        // SAFETY: at < vectors.
+        acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * at as usize)) });
+        at += threads;
     }
 
     if gid < head {

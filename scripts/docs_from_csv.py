@@ -391,8 +391,8 @@ def types_md(d, commit):
         "## Every element type × operator against CUB `DeviceReduce::Sum` / `Min` / `Max`",
         "",
         f"{cite(d, 'types_vs_cub.csv', commit)}: `reduce --type T --combine OP "
-        "--variant atomic_accumulate --compare-cub` at the shape `SUM_PLAN` had when they were measured (block 256 "
-        "up to 2^22, block 512 with one block per tile above), median of 30 calls each side, on "
+        "--variant atomic_accumulate --compare-cub` at the shape `scripts/gpu/measure.sh`'s `plan_args` gave for "
+        "`SUM_PLAN` at the file's commit (grid and block are columns of the CSV), median of 30 calls each side, on "
         f"the same values, every call of both checked (CUB's float sums against the sequential bound), {rounds} "
         "rounds. Each cell: our median µs over the rounds and × CUB (CUB's median over ours); ✓ where our slowest "
         "round beats CUB's fastest (\"faster\"), ~ where they overlap. The i32 sum is the table above.",

@@ -11,7 +11,8 @@
 # .log (stderr) next to each, under ./metrics-logs/ when OUT is not set. Exit status 0 when
 # every run exits 0, else the last non-zero status (2: no ncu, no counter permission).
 #
-# Environment: BLOCK (default 512), LOG2 (default 24), NCU (the ncu to use; else PATH,
+# Environment: BLOCK (default 512), LOG2 (default 24), FAMILIES (default "global shared modern
+# sumsq scan": which of the runs to make), NCU (the ncu to use; else PATH,
 # /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,8 +35,7 @@ run() {
   echo "   $(($(wc -l <"$out/${name}_2e${log2}.csv") - 1)) rows"
 }
 
-for fam in global shared modern sumsq; do
-  run "$fam" --family "$fam" --block "$block"
+for fam in ${FAMILIES:-global shared modern sumsq scan}; do
+  if [ "$fam" = scan ]; then run scan --op scan --variant all; else run "$fam" --family "$fam" --block "$block"; fi
 done
-run scan --op scan --variant all
 exit $rc

@@ -16,7 +16,8 @@ use clap::Parser;
 #[command(name = "reduce report", version, about, long_about = None)]
 struct ReportArgs {
     /// Run directories holding the CSVs (variants_*.csv, twins_*.csv, sum_vs_cub.csv,
-    /// scans.csv, ncu_*.csv, device.txt); the first is the one the cards show.
+    /// scans.csv, ncu_*.csv, device.txt); the first is the one the cards show. `A+B` is one
+    /// run: B's files laid over A's (a re-measurement after a change).
     #[arg(required = true)]
     runs: Vec<PathBuf>,
     /// Where to write the report.

@@ -105,7 +105,28 @@ pub struct Run {
     pub types: Vec<TypeRow>,
 }
 
+/// `theirs` in place of `mine`, where there is any.
+fn replace<T>(mine: &mut Vec<T>, theirs: Vec<T>) {
+    if !theirs.is_empty() {
+        *mine = theirs;
+    }
+}
+
 impl Run {
+    /// Lays `later` over this run (see [`load_layers`]).
+    fn overlay(&mut self, later: Run) {
+        self.device = later.device.or(self.device.take());
+        self.peak_gb_per_s = later.peak_gb_per_s.or(self.peak_gb_per_s);
+        self.variants.retain(|v| !later.variants.iter().any(|w| w.variant == v.variant && w.n == v.n));
+        self.variants.extend(later.variants);
+        self.twins.extend(later.twins);
+        replace(&mut self.cub_reduce, later.cub_reduce);
+        replace(&mut self.scans, later.scans);
+        replace(&mut self.types, later.types);
+        self.ncu.retain(|m| !later.ncu.iter().any(|l| l.kernel == m.kernel));
+        self.ncu.extend(later.ncu);
+    }
+
     /// The reduction row of `variant` at `n`.
     pub fn variant(&self, variant: &str, n: u64) -> Option<&VariantRow> {
         self.variants.iter().find(|r| r.variant == variant && r.n == n)
@@ -189,6 +210,26 @@ pub fn median(mut v: Vec<f64>) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
     Some(if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 })
+}
+
+/// One run given as `A+B+…`: the directories' measurements layered, a later directory's
+/// replacing an earlier one's (a re-measurement after a change): variant rows and twins by
+/// (variant, n), profiler metrics by kernel, and each other kind of file (CUB, scans, types)
+/// whole, where the later directory has it. A path without `+` is [`load`].
+pub fn load_layers(arg: &Path) -> Result<Run> {
+    let text = arg.to_string_lossy();
+    let mut layers = text.split('+').map(|p| load(Path::new(p)));
+    let mut run = layers.next().ok_or_else(|| Error::Invalid("empty run directory".into()))??;
+    for later in layers {
+        run.overlay(later?);
+    }
+    run.label = text
+        .split('+')
+        .filter_map(|p| Path::new(p).file_name())
+        .map(|s| s.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("+");
+    Ok(run)
 }
 
 /// Reads a run directory.

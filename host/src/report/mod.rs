@@ -38,7 +38,7 @@ pub fn build(dirs: &[PathBuf], out: &Path) -> Result<Built> {
     if dirs.is_empty() {
         return Err(Error::Invalid("no run directory given (e.g. docs/measurements/2026-11-22-h100)".into()));
     }
-    let runs = dirs.iter().map(|d| data::load(d)).collect::<Result<Vec<_>>>()?;
+    let runs = dirs.iter().map(|d| data::load_layers(d)).collect::<Result<Vec<_>>>()?;
     let cannot = |e: std::io::Error| Error::Invalid(format!("cannot write the report to {}: {e}", out.display()));
     std::fs::create_dir_all(out).map_err(cannot)?;
     let mut svgs = Vec::new();

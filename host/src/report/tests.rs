@@ -168,3 +168,24 @@ fn doc_markdown_becomes_html() {
     let src = "    /// One line.\n    ///\n    /// # Concept\n    /// The idea,\n    /// in two lines.\n    ///\n    /// # Execution\n    /// 1. x\n";
     assert_eq!(html::doc_section(src, "Concept").unwrap(), "<p>The idea, in two lines.</p>");
 }
+
+#[test]
+fn a_later_layer_replaces_rows_and_keeps_the_rest() {
+    let later = tempdir::Dir::new("layer");
+    std::fs::write(
+        later.path().join("variants_2e24.csv"),
+        "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,verdict\n\
+         vector_loads,16777216,528,512,128,1.5,1.4,99.0,1.0,PASS\n",
+    )
+    .unwrap();
+    let base = data::load(&measurements()).unwrap();
+    let arg = PathBuf::from(format!("{}+{}", measurements().display(), later.path().display()));
+    let run = data::load_layers(&arg).unwrap();
+    let n = 1 << 24;
+    assert_eq!(run.variant("vector_loads", n).unwrap().time_us, 1.5, "the later layer's row");
+    let kept = base.variant("warp_shuffle", n).unwrap().time_us;
+    assert_eq!(run.variant("warp_shuffle", n).unwrap().time_us, kept, "rows the later layer lacks stay");
+    assert_eq!(run.variants.len(), base.variants.len(), "replaced, not added");
+    assert_eq!((run.scans.len(), run.ncu.len()), (base.scans.len(), base.ncu.len()));
+    assert!(run.label.contains('+'), "{}", run.label);
+}

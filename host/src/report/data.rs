@@ -223,6 +223,7 @@ pub fn load_layers(arg: &Path) -> Result<Run> {
     for later in layers {
         run.overlay(later?);
     }
+    run.dir = arg.to_path_buf();
     run.label = text
         .split('+')
         .filter_map(|p| Path::new(p).file_name())

@@ -74,9 +74,13 @@ pub struct SizeRule {
 /// block-1024 rows of `sum_shapes_1024.csv` there (a879790, 2 rounds) and of
 /// `docs/measurements/2026-11-23-h200/sum_shapes.csv` (NVIDIA H200, a879790, 2 rounds):
 ///
-/// * up to 2^22: block 256, as many blocks as fit (H100 2^20: 4.70 µs, the fastest row);
+/// * up to 2^22: block 256, as many blocks as fit (H100 2^20: 4.70 µs, the fastest row;
+///   re-measured after `thread_sum_v4` lost its division, `docs/measurements/2026-11-23-h100/
+///   sum_shapes.csv` at bfef8f2, 3 rounds: 4.51–4.61 µs, median 4.54, still the fastest of
+///   blocks 128–1024 × both grids);
 /// * up to 2^24: block 512, one block per tile of 16 × 512 elements, so every thread makes one
-///   trip and no block loops (H100 2^24: 25.44–25.52 µs; block 1024 25.63–26.66);
+///   trip and no block loops (H100 2^24: 25.44–25.52 µs; block 1024 25.63–26.66; at bfef8f2
+///   median 25.23 µs, block 1024 25.34, block 256 per tile 25.28);
 /// * above: block 1024, one block per tile. On the H200 it is the fastest shape at 2^28
 ///   (232.2–232.4 µs; block 512 243.6–244.0, CUB 238.1–238.3), on the H100 it ties block 512
 ///   (2^28: 337.8–338.0 against 337.7–337.7; 2^26: 88.13–88.14 against 88.03–88.08), so one

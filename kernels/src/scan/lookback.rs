@@ -201,8 +201,141 @@ pub(super) unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, c
     }
 }
 
+/// Where one thread stands in its tile: what every phase of [`scan_tile`] uses.
+#[derive(Clone, Copy)]
+struct TileThread {
+    /// `threadIdx.x`, its lane and its warp.
+    tid: usize,
+    lane: u32,
+    warp: usize,
+    /// The tile (`blockIdx.x`).
+    tile: usize,
+    /// Where the control words start in shared memory (right after the tile).
+    ctrl: usize,
+}
+
+/// Phase 3, reduce: this thread's `4 × ROWS` consecutive elements (blocked), then an inclusive
+/// warp scan of the thread sums; lane 31 leaves its warp's total in control word `warp`.
+/// Returns `(sum, incl)`: the thread's own sum and its inclusive warp scan. Ends with a barrier.
+///
+/// # Safety
+/// After [`load_tile`]; called by every thread of the block.
+#[inline(always)]
+unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
+    let items = 4 * ROWS;
+    let mut sum = 0i32;
+    for r in 0..ROWS {
+        // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
+        let x = unsafe { smem.read_v4(blocked_chunk(t.tid, r, items)) };
+        sum = sum.wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]).wrapping_add(x[3]);
+    }
+    let incl = warp_inclusive_scan(sum, t.lane);
+    if t.lane == WARP_SIZE - 1 {
+        // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
+        unsafe { smem.write(t.ctrl + t.warp, incl) };
+    }
+    sync_threads();
+    (sum, incl)
+}
+
+/// Phase 4: the tile aggregate and this warp's offset from the warp totals; thread 0 publishes
+/// the aggregate at once (tile 0: its inclusive prefix, which is its aggregate). Returns
+/// `(warp_offset, aggregate)`.
+///
+/// # Safety
+/// After [`reduce_tile`]; `status` holds `gridDim.x` words.
+#[inline(always)]
+unsafe fn publish_aggregate<const THREADS: usize>(
+    t: TileThread,
+    smem: Shared<i32>,
+    status: *mut u64,
+    epoch: u32,
+) -> (i32, i32) {
+    let warps = THREADS / WARP_SIZE as usize;
+    let mut warp_offset = 0i32;
+    let mut aggregate = 0i32;
+    for w in 0..warps {
+        // SAFETY: written before the barrier, not written again.
+        let x = unsafe { smem.read(t.ctrl + w) };
+        if w < t.warp {
+            warp_offset = warp_offset.wrapping_add(x);
+        }
+        aggregate = aggregate.wrapping_add(x);
+    }
+    if t.tid == 0 {
+        let flag = if t.tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+        // SAFETY: tile < gridDim.x = the status array's length.
+        unsafe { store_relaxed_u64(status.add(t.tile), pack_status(epoch, flag, aggregate)) };
+    }
+    (warp_offset, aggregate)
+}
+
+/// Phase 5, scan in place: the thread rewrites its elements with their tile-local inclusive (or
+/// exclusive) sums, starting from `run`, the sum of everything before it in the tile.
+///
+/// # Safety
+/// After [`reduce_tile`]; each thread touches only its own blocked chunks.
+#[inline(always)]
+unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
+    let items = 4 * ROWS;
+    for r in 0..ROWS {
+        let at = blocked_chunk(t.tid, r, items);
+        // SAFETY: this thread's own chunk.
+        let x = unsafe { smem.read_v4(at) };
+        let mut out = [0i32; 4];
+        for k in 0..4 {
+            if exclusive != 0 {
+                out[k] = run;
+                run = run.wrapping_add(x[k]);
+            } else {
+                run = run.wrapping_add(x[k]);
+                out[k] = run;
+            }
+        }
+        // SAFETY: this thread's own chunk; other threads read it only after the barrier.
+        unsafe { smem.write_v4(at, out) };
+    }
+}
+
+/// Phase 6: warp 0 looks back and publishes the tile's inclusive prefix; every thread gets the
+/// tile's exclusive prefix (through control word `PREFIX_SLOT`, after a barrier).
+///
+/// # Safety
+/// After [`publish_aggregate`]; `status` holds `gridDim.x` words; called by every thread.
+#[inline(always)]
+unsafe fn tile_prefix<const SLEEP_NS: u32>(
+    t: TileThread,
+    smem: Shared<i32>,
+    status: *mut u64,
+    epoch: u32,
+    aggregate: i32,
+) -> i32 {
+    if t.warp == 0 {
+        let prefix = if t.tile == 0 {
+            0
+        } else {
+            // SAFETY: the whole warp calls it, with the same tile and epoch.
+            let prefix = unsafe { look_back::<SLEEP_NS>(status, t.tile, epoch, t.lane) };
+            if t.lane == 0 {
+                let inclusive = prefix.wrapping_add(aggregate);
+                // SAFETY: as above.
+                unsafe { store_relaxed_u64(status.add(t.tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
+            }
+            prefix
+        };
+        if t.lane == 0 {
+            // SAFETY: read only after the barrier below.
+            unsafe { smem.write(t.ctrl + PREFIX_SLOT, prefix) };
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier, never written again.
+    unsafe { smem.read(t.ctrl + PREFIX_SLOT) }
+}
+
 /// The body of `lookback` and of its tuning instantiations: tile `blockIdx.x` of
-/// `THREADS * 4 * ROWS` elements. See [`lookback`] for the algorithm.
+/// `THREADS * 4 * ROWS` elements, in the phases of [`lookback`]'s docs (1 here, 2–7 one
+/// function each).
 ///
 /// # Safety
 /// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
@@ -223,20 +356,16 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     if block_dim_x() as usize != THREADS {
         trap("lookback launched with a block size other than the one it was compiled for");
     }
-    let items = 4 * ROWS;
-    let tile_len = THREADS * items;
-    let warps = THREADS / WARP_SIZE as usize;
+    let tile_len = THREADS * 4 * ROWS;
     let tid = thread_idx_x() as usize;
     let lane = thread_idx_x() % WARP_SIZE;
     let warp = tid / WARP_SIZE as usize;
-    let ctrl = tile_len;
     let n = n as usize;
-
     // 1. The tile: blockIdx.x (see "Tile order" in `lookback`'s docs).
     let tile = block_idx_x() as usize;
     let base = tile * tile_len;
     let full = base + tile_len <= n;
-
+    let t = TileThread { tid, lane, warp, tile, ctrl: tile_len };
     // 2. Load: striped 16-byte chunks, global → shared without registers (cp.async);
     //    the partial last tile through registers, with zeros past n.
     let policy = if HINTS & HINT_EVICT_FIRST != 0 { l2_evict_first_policy() } else { 0 };
@@ -263,83 +392,13 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
-
-    // 3. Reduce: this thread's `items` consecutive elements (blocked), then an inclusive
-    //    warp scan of the thread sums; lane 31 holds the warp's total.
-    let mut sum = 0i32;
-    for r in 0..ROWS {
-        // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
-        let x = unsafe { smem.read_v4(blocked_chunk(tid, r, items)) };
-        sum = sum.wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]).wrapping_add(x[3]);
-    }
-    let incl = warp_inclusive_scan(sum, lane);
-    if lane == WARP_SIZE - 1 {
-        // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
-        unsafe { smem.write(ctrl + warp, incl) };
-    }
-    sync_threads();
-
-    // 4. The tile aggregate and this warp's offset; publish the aggregate at once (tile 0:
-    //    its inclusive prefix, which is its aggregate).
-    let mut warp_offset = 0i32;
-    let mut aggregate = 0i32;
-    for w in 0..warps {
-        // SAFETY: written before the barrier, not written again.
-        let t = unsafe { smem.read(ctrl + w) };
-        if w < warp {
-            warp_offset = warp_offset.wrapping_add(t);
-        }
-        aggregate = aggregate.wrapping_add(t);
-    }
-    if tid == 0 {
-        let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
-        // SAFETY: tile < gridDim.x = the status array's length.
-        unsafe { store_relaxed_u64(status.add(tile), pack_status(epoch, flag, aggregate)) };
-    }
-
-    // 5. Scan in place: each thread rewrites its elements with their tile-local inclusive
-    //    (or exclusive) sums, starting from its warp's offset plus the lanes before it.
-    let mut run = warp_offset.wrapping_add(incl.wrapping_sub(sum));
-    for r in 0..ROWS {
-        let at = blocked_chunk(tid, r, items);
-        // SAFETY: this thread's own chunk.
-        let x = unsafe { smem.read_v4(at) };
-        let mut out = [0i32; 4];
-        for k in 0..4 {
-            if exclusive != 0 {
-                out[k] = run;
-                run = run.wrapping_add(x[k]);
-            } else {
-                run = run.wrapping_add(x[k]);
-                out[k] = run;
-            }
-        }
-        // SAFETY: this thread's own chunk; other threads read it only after the barrier.
-        unsafe { smem.write_v4(at, out) };
-    }
-
-    // 6. Warp 0 looks back and publishes the inclusive prefix.
-    if warp == 0 {
-        let prefix = if tile == 0 {
-            0
-        } else {
-            // SAFETY: the whole warp calls it, with the same tile and epoch.
-            let prefix = unsafe { look_back::<SLEEP_NS>(status, tile, epoch, lane) };
-            if lane == 0 {
-                let inclusive = prefix.wrapping_add(aggregate);
-                // SAFETY: as above.
-                unsafe { store_relaxed_u64(status.add(tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
-            }
-            prefix
-        };
-        if lane == 0 {
-            // SAFETY: read only after the barrier below.
-            unsafe { smem.write(ctrl + PREFIX_SLOT, prefix) };
-        }
-    }
-    sync_threads();
-    // SAFETY: written before the barrier, never written again.
-    let prefix = unsafe { smem.read(ctrl + PREFIX_SLOT) };
+    // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
+    let prefix = unsafe {
+        let (sum, incl) = reduce_tile::<ROWS>(t, smem);
+        let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, smem, status, epoch);
+        scan_in_place::<ROWS>(t, smem, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
+        tile_prefix::<SLEEP_NS>(t, smem, status, epoch, aggregate)
+    };
 
     // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {

@@ -7,9 +7,7 @@ use super::index::{
     FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, pack_status, status_flag,
     status_value, striped_chunk, value_slot,
 };
-use super::lookback::LOOKBACK_SLEEP_NS;
 use crate::device::atomic::{load_acquire_u64, load_relaxed_u64, store_relaxed_u64, store_release_u64};
-use crate::device::clock::nanosleep;
 use crate::device::mem::{l2_evict_first_policy, store_v4_streaming};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
@@ -134,9 +132,8 @@ fn warp_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> (T, T) {
 }
 
 /// The look-back of tile `tile > 0` by one full warp, as `lookback`'s `look_back`: 32
-/// predecessors per window, poll until none is invalid (a lane that saw an invalid status sleeps
-/// [`LOOKBACK_SLEEP_NS`] before it reads again), stop at the nearest inclusive prefix, else
-/// combine the 32 aggregates and slide the window back. Every lane returns the result.
+/// predecessors per window, spin until none is invalid, stop at the nearest inclusive prefix,
+/// else combine the 32 aggregates and slide the window back. Every lane returns the result.
 ///
 /// # Safety
 /// `status` holds at least `tile` words and `values` two slots per tile; all 32 lanes of one
@@ -157,7 +154,6 @@ unsafe fn look_back<T: Element, O: Operator<T>>(
         let mut seen = unsafe { read_status::<T, O>(status, values, pred, epoch) };
         while !all_sync(FULL_MASK, seen.0 != FLAG_INVALID) {
             if seen.0 == FLAG_INVALID {
-                nanosleep(LOOKBACK_SLEEP_NS);
                 // SAFETY: as above.
                 seen = unsafe { read_status::<T, O>(status, values, pred, epoch) };
             }

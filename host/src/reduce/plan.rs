@@ -143,7 +143,7 @@ pub enum Grid {
     /// `min(ceil(n / (block × items_per_thread)), SMs × resident blocks per SM)`, the
     /// residency from the occupancy calculator unless the variant's `blocks_per_sm` fixes it,
     /// and never more than `MAX_GRID_THREADS` (2^29) threads, the bound of the 32-bit
-    /// indices of `kernels::collective::thread::thread_sum_v4`.
+    /// indices of `kernels::collective::thread::thread_sum_v4` and `thread_reduce_v128`.
     Resident,
     /// `SMs × blocks_per_sm` blocks, whatever `n` (a grid-stride loop inside).
     PerMultiprocessor,

@@ -117,7 +117,11 @@ impl Run {
     fn overlay(&mut self, later: Run) {
         self.device = later.device.or(self.device.take());
         self.peak_gb_per_s = later.peak_gb_per_s.or(self.peak_gb_per_s);
-        self.variants.retain(|v| !later.variants.iter().any(|w| w.variant == v.variant && w.n == v.n));
+        let replaced = |v: &str, n: u64| later.variants.iter().any(|w| w.variant == v && w.n == n);
+        self.variants.retain(|v| !replaced(&v.variant, v.n));
+        // A twin ratio belongs to the Rust time it was measured with: a re-measured row drops
+        // the old one (the later layer's twins, if any, come back below).
+        self.twins.retain(|(v, n), _| !replaced(v, *n));
         self.variants.extend(later.variants);
         self.twins.extend(later.twins);
         replace(&mut self.cub_reduce, later.cub_reduce);
@@ -215,13 +219,16 @@ pub fn median(mut v: Vec<f64>) -> Option<f64> {
 /// One run given as `A+B+…`: the directories' measurements layered, a later directory's
 /// replacing an earlier one's (a re-measurement after a change): variant rows and twins by
 /// (variant, n), profiler metrics by kernel, and each other kind of file (CUB, scans, types)
-/// whole, where the later directory has it. A path without `+` is [`load`].
+/// whole, where the later directory has it. A path without `+` is [`load`]. (So a run
+/// directory's own name cannot hold a `+`.) A later layer may hold any of the files, even only
+/// profiler metrics; the first must hold measurements.
 pub fn load_layers(arg: &Path) -> Result<Run> {
     let text = arg.to_string_lossy();
-    let mut layers = text.split('+').map(|p| load(Path::new(p)));
-    let mut run = layers.next().ok_or_else(|| Error::Invalid("empty run directory".into()))??;
-    for later in layers {
-        run.overlay(later?);
+    let mut paths = text.split('+').map(Path::new);
+    let first = paths.next().ok_or_else(|| Error::Invalid("empty run directory".into()))?;
+    let mut run = load(first)?;
+    for later in paths {
+        run.overlay(read_dir_run(later)?);
     }
     run.dir = arg.to_path_buf();
     run.label = text
@@ -233,8 +240,20 @@ pub fn load_layers(arg: &Path) -> Result<Run> {
     Ok(run)
 }
 
-/// Reads a run directory.
+/// Reads a run directory; one that holds no measurements is an error.
 pub fn load(dir: &Path) -> Result<Run> {
+    let run = read_dir_run(dir)?;
+    if run.variants.is_empty() && run.scans.is_empty() && run.cub_reduce.is_empty() && run.types.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: no measurements (variants_*.csv, scans.csv or sum_vs_cub.csv)",
+            dir.display()
+        )));
+    }
+    Ok(run)
+}
+
+/// Every file of a run directory that is there (none may be).
+fn read_dir_run(dir: &Path) -> Result<Run> {
     let label = dir.file_name().map_or_else(|| dir.display().to_string(), |s| s.to_string_lossy().into_owned());
     let mut run = Run { dir: dir.to_path_buf(), label, ..Run::default() };
     read_device(&mut run);
@@ -284,12 +303,6 @@ pub fn load(dir: &Path) -> Result<Run> {
                 value,
             });
         }
-    }
-    if run.variants.is_empty() && run.scans.is_empty() && run.cub_reduce.is_empty() && run.types.is_empty() {
-        return Err(Error::Invalid(format!(
-            "{}: no measurements (variants_*.csv, scans.csv or sum_vs_cub.csv)",
-            dir.display()
-        )));
     }
     Ok(run)
 }

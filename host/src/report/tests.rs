@@ -175,17 +175,24 @@ fn a_later_layer_replaces_rows_and_keeps_the_rest() {
     std::fs::write(
         later.path().join("variants_2e24.csv"),
         "variant,n,grid,block,shared_bytes,time_us_median,time_us_min,gb_per_s,pct_peak,verdict\n\
-         vector_loads,16777216,528,512,128,1.5,1.4,99.0,1.0,PASS\n",
+         unroll8,16777216,4096,512,0,1.5,1.4,99.0,1.0,PASS\n",
     )
     .unwrap();
     let base = data::load(&measurements()).unwrap();
     let arg = PathBuf::from(format!("{}+{}", measurements().display(), later.path().display()));
     let run = data::load_layers(&arg).unwrap();
     let n = 1 << 24;
-    assert_eq!(run.variant("vector_loads", n).unwrap().time_us, 1.5, "the later layer's row");
+    assert_eq!(run.variant("unroll8", n).unwrap().time_us, 1.5, "the later layer's row");
     let kept = base.variant("warp_shuffle", n).unwrap().time_us;
     assert_eq!(run.variant("warp_shuffle", n).unwrap().time_us, kept, "rows the later layer lacks stay");
     assert_eq!(run.variants.len(), base.variants.len(), "replaced, not added");
     assert_eq!((run.scans.len(), run.ncu.len()), (base.scans.len(), base.ncu.len()));
     assert!(run.label.contains('+'), "{}", run.label);
+    assert!(base.twins.contains_key(&("unroll8".to_string(), n)));
+    assert!(!run.twins.contains_key(&("unroll8".to_string(), n)), "a twin ratio of the replaced time");
+    // A later layer with no measurements of its own (here: nothing at all) is allowed.
+    let empty = tempdir::Dir::new("empty-layer");
+    let arg = PathBuf::from(format!("{}+{}", measurements().display(), empty.path().display()));
+    assert_eq!(data::load_layers(&arg).unwrap().variants.len(), base.variants.len());
+    assert!(data::load(empty.path()).is_err(), "alone, an empty directory is bad input");
 }

@@ -181,8 +181,9 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
 /// Most threads a grid may have for [`thread_sum_v4`] and [`thread_reduce_v128`]: their
 /// indices are 32-bit, and with `gridDim.x × blockDim.x ≤ 2^29` no index of a trip (below
 /// `vectors + 4 × threads`, `vectors < 2^31`) can overflow. A grid-stride grid never needs
-/// more: a GPU holds a few hundred thousand threads at once, and one thread per 16 elements
-/// of a `u32` length is at most 2^28 (+ a block).
+/// more: a GPU holds a few hundred thousand threads at once. (One thread per trip of a `u32`
+/// length is 2^28 threads for 32-bit elements but 2^29 + a block for 64-bit ones, so the host
+/// caps resident grids at this bound: `host::reduce::plan::MAX_GRID_THREADS`.)
 pub const MAX_GRID_THREADS: u32 = 1 << 29;
 
 /// The sum of this thread's share of `g_idata[..n]`, read with 128-bit loads by a
@@ -215,6 +216,8 @@ pub const MAX_GRID_THREADS: u32 = 1 << 29;
 /// thread writes during the kernel; `gridDim.x × blockDim.x ≤` [`MAX_GRID_THREADS`].
 #[inline(always)]
 pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> i32 {
+    // The index bound of MAX_GRID_THREADS holds for up to four loads per trip.
+    const { assert!(LOADS >= 1 && LOADS <= 4, "1..=4 loads per trip (the 32-bit index bound)") };
     let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n as usize);
     let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
     let block = block_dim_x();

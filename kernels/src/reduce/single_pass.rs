@@ -93,7 +93,7 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)`, block a power of
+    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM, 2^29 / blockDim)`, block a power of
     /// two in 32..=1024, 144 bytes of static shared memory (32 warp slots and the flag,
     /// [`SINGLE_PASS_SHARED_BYTES`]). Reads
     /// its input.

@@ -58,7 +58,7 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM)` (the occupancy
+    /// Grid `min(ceil(n / (16*blockDim)), SMs × resident blocks per SM, 2^29 / blockDim)` (the occupancy
     /// calculator's residency), block a power of two in 32..=1024, 128 bytes of static shared
     /// memory ([`VECTOR_LOADS_SHARED_BYTES`]). Reads its input; the host adds the partials.
     ///
@@ -118,14 +118,15 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 ///
 /// # Execution
 /// 1. Each thread combines its share of the input: whole windows of four 128-bit loads
-///    (unchecked while the thread's whole trip exists), then one checked window, then the
-///    unaligned head and tail element by element
+///    (unchecked while the thread's whole trip exists), then the rest of the last trip one
+///    vector at a time, then the unaligned head and tail element by element
 ///    (`collective::thread::thread_reduce_v128`).
 /// 2. The block combines with shuffles and one slot per warp
 ///    (`collective::block::block_reduce`); thread 0 writes `g_odata[b]`.
 ///
 /// # Launch
-/// Grid `min(ceil(n / (blockDim × items_per_trip::<T>())), SMs × resident blocks per SM)`
+/// Grid `min(ceil(n / (blockDim × items_per_trip::<T>())), SMs × resident blocks per SM,
+/// 2^29 / blockDim)`
 /// (`collective::thread::items_per_trip`: 16 for 32-bit, 8 for 64-bit types), block a power
 /// of two in 32..=1024, [`vector_loads_shared_bytes`]`::<T>()` bytes of static shared memory.
 /// The host combines the partials.

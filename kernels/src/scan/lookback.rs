@@ -219,7 +219,8 @@ struct TileThread {
 /// Returns `(sum, incl)`: the thread's own sum and its inclusive warp scan. Ends with a barrier.
 ///
 /// # Safety
-/// After [`load_tile`]; called by every thread of the block.
+/// After phase 2 of [`scan_tile`] (the load and its barrier); called by every thread of the
+/// block.
 #[inline(always)]
 unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
     let items = 4 * ROWS;
@@ -334,8 +335,8 @@ unsafe fn tile_prefix<const SLEEP_NS: u32>(
 }
 
 /// The body of `lookback` and of its tuning instantiations: tile `blockIdx.x` of
-/// `THREADS * 4 * ROWS` elements, in the phases of [`lookback`]'s docs (1 here, 2–7 one
-/// function each).
+/// `THREADS * 4 * ROWS` elements, in the phases of [`lookback`]'s docs: 1, 2 and 7 here, 3–6
+/// one function each.
 ///
 /// # Safety
 /// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.

@@ -458,9 +458,9 @@ def shapes_md(d, commit):
     files = [p / "sum_shapes.csv" for p in d.paths if (p / "sum_shapes.csv").exists()]
     if not files:
         return []
-    by_n = {}
+    by_n, read = {}, {f: rows(f) for f in files}
     for f in files:
-        for n in {int(r["n"]) for r in rows(f)}:
+        for n in {int(r["n"]) for r in read[f]}:
             by_n[n] = f
     used = sorted(set(by_n.values()), key=files.index)
     sources = "; ".join(
@@ -480,7 +480,7 @@ def shapes_md(d, commit):
         "| n | block | grid | blocks | µs (min / median / max) |",
         "|---|---|---|---|---|",
     ]
-    rs = [r for n, f in sorted(by_n.items()) for r in rows(f) if int(r["n"]) == n]
+    rs = [r for n, f in sorted(by_n.items()) for r in read[f] if int(r["n"]) == n]
     for key in sorted({(int(r["n"]), int(r["block"]), r["blocks_per_sm"]) for r in rs}):
         sel = [r for r in rs if (int(r["n"]), int(r["block"]), r["blocks_per_sm"]) == key]
         t = [float(r["time_us_median"]) for r in sel]

@@ -657,11 +657,47 @@ unsafe fn lookback_with<const HINTS: u32, const SLEEP_NS: u32>(
     }
 }
 
+/// Declares one ablation of `lookback`: its shape, with the cache hints `$hints` and the
+/// look-back sleep `$ns` (one of them other than `lookback`'s), its docs up to `# Execution`
+/// given, the rest (launch, preconditions, safety, where it is measured: the constant `$at`)
+/// the same for every ablation.
+macro_rules! lookback_ablation {
+    ($(#[$doc:meta])* $name:ident; hints $hints:expr; sleep $ns:expr; measured at $at:literal) => {
+        kernel! {
+            $(#[$doc])*
+            ///
+            /// # Launch
+            /// As `lookback`: grid `ceil(n / LOOKBACK_TILE)`, block `LOOKBACK_THREADS`,
+            /// [`LOOKBACK_SHARED_BYTES`] of static shared memory.
+            ///
+            /// # Preconditions
+            /// As for `lookback`.
+            ///
+            /// # Safety
+            /// As for `lookback`.
+            ///
+            /// # Measured
+            #[doc = concat!("An ablation: its time beside `lookback`'s is at [`", $at, "`].")]
+            pub unsafe fn $name(
+                input: *const i32,
+                output: *mut i32,
+                status: *mut u64,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                // SAFETY: forwarded from the caller.
+                unsafe { lookback_with::<{ $hints }, { $ns }>(input, output, status, n, epoch, exclusive) }
+            }
+        }
+    };
+}
+
 /// Declares one cache-hint ablation of `lookback`: its shape, with other hint bits
 /// ([`LOOKBACK_HINTS`]).
 macro_rules! lookback_hinted {
     ($name:ident, $hints:expr, $what:literal) => {
-        kernel! {
+        lookback_ablation! {
             #[doc = concat!("`lookback` with ", $what, " instead of its own hints: an ablation, for tuning.")]
             ///
             /// # Concept
@@ -680,30 +716,7 @@ macro_rules! lookback_hinted {
             /// # Execution
             /// As `lookback` (phases 1–7 of its docs), with the hinted instruction in phase 2
             /// (loads) or 7 (stores).
-            ///
-            /// # Launch
-            /// As `lookback`: grid `ceil(n / LOOKBACK_TILE)`, block `LOOKBACK_THREADS`,
-            /// [`LOOKBACK_SHARED_BYTES`] of static shared memory.
-            ///
-            /// # Preconditions
-            /// As for `lookback`.
-            ///
-            /// # Safety
-            /// As for `lookback`.
-            ///
-            /// # Measured
-            /// An ablation: its time beside `lookback`'s is at [`LOOKBACK_HINTS`].
-            pub unsafe fn $name(
-                input: *const i32,
-                output: *mut i32,
-                status: *mut u64,
-                n: u32,
-                epoch: u32,
-                exclusive: u32,
-            ) {
-                // SAFETY: forwarded from the caller.
-                unsafe { lookback_with::<{ $hints }, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive) }
-            }
+            $name; hints $hints; sleep LOOKBACK_SLEEP_NS; measured at "LOOKBACK_HINTS"
         }
     };
 }
@@ -718,7 +731,7 @@ lookback_hinted!(lookback_no_hints, HINTS_NONE, "no cache hints (plain `st.globa
 /// itself sleeps [`LOOKBACK_SLEEP_NS`]).
 macro_rules! lookback_sleeping {
     ($name:ident, $ns:literal) => {
-        kernel! {
+        lookback_ablation! {
             #[doc = concat!("`lookback` whose waiting lanes sleep ", stringify!($ns), " ns between polls: an ablation, for tuning.")]
             ///
             /// # Concept
@@ -738,30 +751,7 @@ macro_rules! lookback_sleeping {
             /// # Execution
             /// As `lookback` (phases 1–7 of its docs); in phase 6 a lane that reads an invalid
             /// status sleeps before it reads again.
-            ///
-            /// # Launch
-            /// As `lookback`: grid `ceil(n / LOOKBACK_TILE)`, block `LOOKBACK_THREADS`,
-            /// [`LOOKBACK_SHARED_BYTES`] of static shared memory.
-            ///
-            /// # Preconditions
-            /// As for `lookback`.
-            ///
-            /// # Safety
-            /// As for `lookback`.
-            ///
-            /// # Measured
-            /// An ablation: its time beside `lookback`'s is at [`LOOKBACK_SLEEP_NS`].
-            pub unsafe fn $name(
-                input: *const i32,
-                output: *mut i32,
-                status: *mut u64,
-                n: u32,
-                epoch: u32,
-                exclusive: u32,
-            ) {
-                // SAFETY: forwarded from the caller.
-                unsafe { lookback_with::<LOOKBACK_HINTS, $ns>(input, output, status, n, epoch, exclusive) }
-            }
+            $name; hints LOOKBACK_HINTS; sleep $ns; measured at "LOOKBACK_SLEEP_NS"
         }
     };
 }

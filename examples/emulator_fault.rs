@@ -6,19 +6,20 @@
 
 use host::backend::{Backend, Kernel, LaunchConfig};
 use host::emu::EmuErrorKind;
+use kernels::device::global::GlobalMut;
 use kernels::device::thread::{sync_threads, thread_idx_x};
 
 /// Each thread writes its index; only the first 16 threads of the block reach the barrier.
 ///
 /// # Safety
 /// `out` holds one `i32` per thread of a one-block launch.
-unsafe fn barrier_in_a_branch(out: *mut i32) {
+unsafe fn barrier_in_a_branch(out: GlobalMut<i32>) {
     let tid = thread_idx_x();
     if tid < 16 {
         sync_threads(); // the bug: threads 16.. never arrive here
     }
     // SAFETY: `out` holds one element per thread.
-    unsafe { *out.add(tid as usize) = tid as i32 };
+    unsafe { out.write(tid as usize, tid as i32) };
 }
 
 fn main() -> Result<(), host::Error> {

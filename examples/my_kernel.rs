@@ -15,6 +15,7 @@ use host::input::Input;
 use host::reduce::{Reduction, registry};
 use kernels::collective::block::{BLOCK_SUM_SLOTS, block_sum};
 use kernels::collective::warp::warp_sum_shfl;
+use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use kernels::static_shared;
 
@@ -22,7 +23,7 @@ use kernels::static_shared;
 ///
 /// # Safety
 /// `input` holds `n` elements, `out` one per block of a grid of `ceil(n / (2 × blockDim))`.
-unsafe fn two_loads(input: *const i32, out: *mut i32, n: u32) {
+unsafe fn two_loads(input: Global<i32>, out: GlobalMut<i32>, n: u32) {
     let slots = static_shared!(TWO_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
     let (tid, block) = (thread_idx_x() as usize, block_dim_x() as usize);
     let start = block_idx_x() as usize * 2 * block;
@@ -30,14 +31,14 @@ unsafe fn two_loads(input: *const i32, out: *mut i32, n: u32) {
     for i in [start + tid, start + block + tid] {
         if i < n as usize {
             // SAFETY: i < n.
-            v = v.wrapping_add(unsafe { *input.add(i) });
+            v = v.wrapping_add(unsafe { input.read(i) });
         }
     }
     // SAFETY: every thread of the block calls it; the block is a multiple of 32 and ≤ 1024.
     let total = unsafe { block_sum(v, slots, warp_sum_shfl) };
     if tid == 0 {
         // SAFETY: `out` holds one element per block.
-        unsafe { *out.add(block_idx_x() as usize) = total };
+        unsafe { out.write(block_idx_x() as usize, total) };
     }
 }
 

@@ -10,7 +10,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 use crate::device::atomic::load_acquire_u32;
-use crate::device::mem::load_v4;
+use crate::device::global::GlobalMut;
 use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
@@ -19,30 +19,30 @@ use crate::{kernel, static_shared};
 kernel! {
     /// A barrier inside a branch that only the first 16 threads take: the CUDA rules for
     /// `__syncthreads` forbid it (on a GPU it hangs or silently misbehaves).
-    pub unsafe fn divergent_barrier(out: *mut i32) {
+    pub unsafe fn divergent_barrier(out: GlobalMut<i32>) {
         if thread_idx_x() < 16 {
             sync_threads(); // [fault-site: divergent_barrier]
         }
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(thread_idx_x() as usize) = 1 };
+        unsafe { out.write(thread_idx_x() as usize, 1)};
     }
 }
 
 kernel! {
     /// Threads past 16 return early, before a barrier the others wait at.
-    pub unsafe fn early_return_barrier(out: *mut i32) {
+    pub unsafe fn early_return_barrier(out: GlobalMut<i32>) {
         if thread_idx_x() >= 16 {
             return;
         }
         sync_threads(); // [fault-site: early_return_barrier]
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(thread_idx_x() as usize) = 1 };
+        unsafe { out.write(thread_idx_x() as usize, 1)};
     }
 }
 
 kernel! {
     /// The two halves of the block wait at two different barriers.
-    pub unsafe fn split_barrier(out: *mut i32) {
+    pub unsafe fn split_barrier(out: GlobalMut<i32>) {
         if thread_idx_x().is_multiple_of(2) {
             sync_threads(); // even threads wait here… [fault-site: split_barrier/even]
         } else {
@@ -50,62 +50,62 @@ kernel! {
             sync_threads(); // …odd threads here [fault-site: split_barrier/odd]
         }
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(thread_idx_x() as usize) = 1 };
+        unsafe { out.write(thread_idx_x() as usize, 1)};
     }
 }
 
 kernel! {
     /// Writes one element past the end of a 32-element shared array.
-    pub unsafe fn shared_out_of_bounds(out: *mut i32) {
+    pub unsafe fn shared_out_of_bounds(out: GlobalMut<i32>) {
         let smem = static_shared!(SMEM: [i32; 32]);
         let tid = thread_idx_x() as usize;
         // SAFETY: deliberately wrong for the last thread: index 32 of 32.
         unsafe { smem.write(tid + 1, 1) }; // [fault-site: shared_out_of_bounds]
         sync_threads();
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid) = smem.read(0) };
+        unsafe { out.write(tid, smem.read(0))};
     }
 }
 
 kernel! {
     /// A full-mask shuffle that only half the warp executes.
-    pub unsafe fn divergent_shuffle(out: *mut i32) {
+    pub unsafe fn divergent_shuffle(out: GlobalMut<i32>) {
         let tid = thread_idx_x();
         let mut v = tid as i32;
         if tid % 32 < 16 {
             v = shfl_down_sync(FULL_MASK, v, 1); // [fault-site: divergent_shuffle]
         }
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid as usize) = v };
+        unsafe { out.write(tid as usize, v)};
     }
 }
 
 kernel! {
     /// A full-mask shuffle in a block of 48 threads: the mask of warp 1 names lanes 16-31,
     /// which that warp does not have. Launch it with 48 threads per block.
-    pub unsafe fn absent_lane_shuffle(out: *mut i32) {
+    pub unsafe fn absent_lane_shuffle(out: GlobalMut<i32>) {
         let tid = thread_idx_x();
         let v = shfl_down_sync(FULL_MASK, tid as i32, 1); // [fault-site: absent_lane_shuffle]
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid as usize) = v };
+        unsafe { out.write(tid as usize, v)};
     }
 }
 
 kernel! {
     /// Every lane shuffles with the mask of lanes 0-15, which lanes 16-31 are not in: a lane
     /// must be in the mask it passes.
-    pub unsafe fn shuffle_without_own_lane(out: *mut i32) {
+    pub unsafe fn shuffle_without_own_lane(out: GlobalMut<i32>) {
         let tid = thread_idx_x();
         let v = shfl_down_sync(0x0000_ffff, tid as i32, 1); // [fault-site: shuffle_without_own_lane]
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid as usize) = v };
+        unsafe { out.write(tid as usize, v)};
     }
 }
 
 kernel! {
     /// Even lanes call a full-mask `shfl_down`, odd lanes a full-mask `shfl_xor`: the lanes of
     /// a mask must meet at the same warp operation.
-    pub unsafe fn mismatched_shuffles(out: *mut i32) {
+    pub unsafe fn mismatched_shuffles(out: GlobalMut<i32>) {
         let tid = thread_idx_x();
         let v = if tid.is_multiple_of(2) {
             shfl_down_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/down]
@@ -113,38 +113,38 @@ kernel! {
             shfl_xor_sync(FULL_MASK, tid as i32, 1) // [fault-site: mismatched_shuffles/xor]
         };
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid as usize) = v };
+        unsafe { out.write(tid as usize, v)};
     }
 }
 
 kernel! {
     /// Thread 5 of block 1 spins on a flag that nobody sets; every other thread returns.
-    pub unsafe fn spin_forever(flag: *mut u32) {
+    pub unsafe fn spin_forever(flag: GlobalMut<u32>) {
         if block_idx_x() == 1 && thread_idx_x() == 5 {
             // SAFETY: flag is a valid u32.
-            while unsafe { load_acquire_u32(flag) } == 0 {} // [fault-site: spin_forever]
+            while unsafe { load_acquire_u32(flag.as_const()) } == 0 {} // [fault-site: spin_forever]
         }
     }
 }
 
 kernel! {
     /// Calls `trap` from thread 3.
-    pub unsafe fn traps(out: *mut i32) {
+    pub unsafe fn traps(out: GlobalMut<i32>) {
         if thread_idx_x() == 3 {
             trap("found an impossible value"); // [fault-site: traps]
         }
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(thread_idx_x() as usize) = 1 };
+        unsafe { out.write(thread_idx_x() as usize, 1)};
     }
 }
 
 kernel! {
     /// A 128-bit load (`load_v4`) that thread 5 of block 1 makes 4 bytes past a 16-byte
     /// boundary; every other thread loads from the (aligned) start of `out`.
-    pub unsafe fn misaligned_load(out: *mut i32) {
+    pub unsafe fn misaligned_load(out: GlobalMut<i32>) {
         let skew = usize::from(block_idx_x() == 1 && thread_idx_x() == 5);
         // SAFETY: deliberately wrong for one thread: `out + 1` is 4-byte, not 16-byte, aligned.
-        let v = unsafe { load_v4(out.add(skew).cast_const()) }; // [fault-site: misaligned_load]
+        let v = unsafe { out.as_const().load_v4(skew) }; // [fault-site: misaligned_load]
         core::hint::black_box(v);
     }
 }
@@ -152,12 +152,12 @@ kernel! {
 kernel! {
     /// Thread 7 of block 1 indexes past the end of a four-element table: Rust's bounds
     /// check panics (on a GPU the panic traps).
-    pub unsafe fn panics(out: *mut i32) {
+    pub unsafe fn panics(out: GlobalMut<i32>) {
         let tid = thread_idx_x();
         let table = [10, 20, 30, 40];
         let i = if block_idx_x() == 1 && tid == 7 { 4 } else { tid as usize % 4 };
         let v = table[i]; // [fault-site: panics]
         // SAFETY: out holds one element per thread.
-        unsafe { *out.add(tid as usize) = v };
+        unsafe { out.write(tid as usize, v)};
     }
 }

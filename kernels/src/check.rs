@@ -10,6 +10,7 @@
 //! The host side is `host::verify` (`DeviceCheck`).
 
 use crate::device::atomic::red_add_u64;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, global_idx_x, grid_dim_x};
 use crate::kernel;
 
@@ -23,7 +24,7 @@ pub const CHECK_BLOCK: u32 = 256;
 /// # Safety
 /// `count` is valid, 8-byte aligned global memory; `is_wrong` may be called with any `i < n`.
 #[inline(always)]
-unsafe fn count_where(n: u32, count: *mut u64, is_wrong: impl Fn(usize) -> bool) {
+unsafe fn count_where(n: u32, count: GlobalMut<u64>, is_wrong: impl Fn(usize) -> bool) {
     let n = n as usize;
     let stride = grid_dim_x() as usize * block_dim_x() as usize;
     let mut i = global_idx_x();
@@ -36,6 +37,16 @@ unsafe fn count_where(n: u32, count: *mut u64, is_wrong: impl Fn(usize) -> bool)
         // SAFETY: the caller's promise on `count`.
         unsafe { red_add_u64(count, wrong) };
     }
+}
+
+/// Whether the words at `got` and `want` differ.
+///
+/// # Safety
+/// Both are valid for reading one `W`.
+#[inline(always)]
+unsafe fn mismatch<W: Copy + PartialEq>(got: Global<W>, want: Global<W>) -> bool {
+    // SAFETY: the caller's promise.
+    unsafe { got.read(0) != want.read(0) }
 }
 
 /// Counts the elements of `got` whose bits differ from `want`'s, into `*count`.
@@ -72,9 +83,14 @@ unsafe fn count_where(n: u32, count: *mut u64, is_wrong: impl Fn(usize) -> bool)
 /// # Measured
 /// Not measured: it runs outside the timed events, a check of the benches, not a variant.
 #[inline(always)]
-pub unsafe fn count_mismatches_generic<W: Copy + PartialEq>(got: *const W, want: *const W, n: u32, count: *mut u64) {
+pub unsafe fn count_mismatches_generic<W: Copy + PartialEq>(
+    got: Global<W>,
+    want: Global<W>,
+    n: u32,
+    count: GlobalMut<u64>,
+) {
     // SAFETY: both hold n words; `count` is the caller's word.
-    unsafe { count_where(n, count, |i| *got.add(i) != *want.add(i)) }
+    unsafe { count_where(n, count, |i| mismatch(got.offset(i), want.offset(i))) }
 }
 
 /// Counts the elements of `got` farther than `bound[i]` from `exact[i]`, into `*count`.
@@ -112,15 +128,15 @@ pub unsafe fn count_mismatches_generic<W: Copy + PartialEq>(got: *const W, want:
 /// Not measured: it runs outside the timed events, a check of the benches, not a variant.
 #[inline(always)]
 pub unsafe fn count_outside_generic<T: Copy + Into<f64>>(
-    got: *const T,
-    exact: *const f64,
-    bound: *const f64,
+    got: Global<T>,
+    exact: Global<f64>,
+    bound: Global<f64>,
     n: u32,
-    count: *mut u64,
+    count: GlobalMut<u64>,
 ) {
     let outside = |i: usize| {
         // SAFETY: i < n; the three arrays hold n elements.
-        let (g, e, b) = unsafe { ((*got.add(i)).into(), *exact.add(i), *bound.add(i)) };
+        let (g, e, b) = unsafe { (got.read(i).into(), exact.read(i), bound.read(i)) };
         let err: f64 = (g - e).abs();
         !matches!(err.partial_cmp(&b), Some(core::cmp::Ordering::Less | core::cmp::Ordering::Equal))
     };
@@ -146,13 +162,13 @@ macro_rules! check_kernel {
 
 check_kernel!(
     /// [`count_mismatches_generic`] on 32-bit words (`i32`, `u32`, `f32` min/max).
-    count_mismatches_32 = count_mismatches_generic(got: *const u32, want: *const u32, n: u32, count: *mut u64));
+    count_mismatches_32 = count_mismatches_generic(got: Global<u32>, want: Global<u32>, n: u32, count: GlobalMut<u64>));
 check_kernel!(
     /// [`count_mismatches_generic`] on 64-bit words (`i64`, `u64`, `f64` min/max).
-    count_mismatches_64 = count_mismatches_generic(got: *const u64, want: *const u64, n: u32, count: *mut u64));
+    count_mismatches_64 = count_mismatches_generic(got: Global<u64>, want: Global<u64>, n: u32, count: GlobalMut<u64>));
 check_kernel!(
     /// [`count_outside_generic`] on `f32` sums.
-    count_outside_f32 = count_outside_generic(got: *const f32, exact: *const f64, bound: *const f64, n: u32, count: *mut u64));
+    count_outside_f32 = count_outside_generic(got: Global<f32>, exact: Global<f64>, bound: Global<f64>, n: u32, count: GlobalMut<u64>));
 check_kernel!(
     /// [`count_outside_generic`] on `f64` sums.
-    count_outside_f64 = count_outside_generic(got: *const f64, exact: *const f64, bound: *const f64, n: u32, count: *mut u64));
+    count_outside_f64 = count_outside_generic(got: Global<f64>, exact: Global<f64>, bound: Global<f64>, n: u32, count: GlobalMut<u64>));

@@ -36,6 +36,7 @@
 
 use crate::collective::warp::warp_reduce_shfl;
 use crate::device::atomic;
+use crate::device::global::GlobalMut;
 pub use crate::device::warp::Shuffle;
 
 /// An element type of the generic reductions.
@@ -65,22 +66,22 @@ pub trait Element: Shuffle + PartialEq + 'static {
     ///
     /// # Safety
     /// `ptr` is valid, aligned, global memory; every concurrent access to it is atomic.
-    unsafe fn red_plus(ptr: *mut Self, value: Self);
+    unsafe fn red_plus(ptr: GlobalMut<Self>, value: Self);
     /// `*ptr = minimum(*ptr, value)`, fire and forget.
     ///
     /// # Safety
     /// As for [`red_plus`](Self::red_plus).
-    unsafe fn red_minimum(ptr: *mut Self, value: Self);
+    unsafe fn red_minimum(ptr: GlobalMut<Self>, value: Self);
     /// `*ptr = maximum(*ptr, value)`, fire and forget.
     ///
     /// # Safety
     /// As for [`red_plus`](Self::red_plus).
-    unsafe fn red_maximum(ptr: *mut Self, value: Self);
+    unsafe fn red_maximum(ptr: GlobalMut<Self>, value: Self);
     /// Stores `value` with a relaxed atomic store at GPU scope.
     ///
     /// # Safety
     /// As for [`red_plus`](Self::red_plus).
-    unsafe fn store_relaxed(ptr: *mut Self, value: Self);
+    unsafe fn store_relaxed(ptr: GlobalMut<Self>, value: Self);
 
     /// The sum over the 32 lanes of a full warp, complete in lane 0 (at least): five
     /// `shfl.down` steps ([`warp_reduce_shfl`]), or, for 32-bit integers on sm_80 and newer,
@@ -134,13 +135,13 @@ macro_rules! min_max_reds {
     ($min:path, $max:path) => {
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        unsafe fn red_minimum(ptr: *mut Self, value: Self) {
+        unsafe fn red_minimum(ptr: GlobalMut<Self>, value: Self) {
             // SAFETY: forwarded.
             unsafe { $min(ptr, value) }
         }
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        unsafe fn red_maximum(ptr: *mut Self, value: Self) {
+        unsafe fn red_maximum(ptr: GlobalMut<Self>, value: Self) {
             // SAFETY: forwarded.
             unsafe { $max(ptr, value) }
         }
@@ -176,13 +177,14 @@ macro_rules! integer {
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_plus(ptr: *mut Self, value: Self) {
+            unsafe fn red_plus(ptr: GlobalMut<Self>, value: Self) {
                 // SAFETY: forwarded; a two's-complement add is the same on the signed bits.
                 unsafe { $add(ptr.cast(), value as _) }
             }
             min_max_reds!($min, $max);
             #[inline(always)]
-            unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn store_relaxed(ptr: GlobalMut<Self>, value: Self) {
                 // SAFETY: forwarded; the same bits as the unsigned type of this width.
                 unsafe { $store(ptr.cast::<$bits>(), value as $bits) }
             }
@@ -242,13 +244,14 @@ macro_rules! float {
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red_plus(ptr: *mut Self, value: Self) {
+            unsafe fn red_plus(ptr: GlobalMut<Self>, value: Self) {
                 // SAFETY: forwarded.
                 unsafe { $add(ptr, value) }
             }
             min_max_reds!($min, $max);
             #[inline(always)]
-            unsafe fn store_relaxed(ptr: *mut Self, value: Self) {
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            unsafe fn store_relaxed(ptr: GlobalMut<Self>, value: Self) {
                 // SAFETY: forwarded; the float's bits.
                 unsafe { $store(ptr.cast::<$bits>(), value.to_bits()) }
             }
@@ -295,7 +298,7 @@ pub trait Operator<T: Element>: 'static {
     ///
     /// # Safety
     /// `ptr` is valid, aligned, global memory; every concurrent access to it is atomic.
-    unsafe fn red(ptr: *mut T, value: T);
+    unsafe fn red(ptr: GlobalMut<T>, value: T);
     /// The warp-level step: `⊕` over the 32 lanes of a full warp, complete in lane 0: the
     /// element's own warp step for this operator ([`Element::warp_plus`], `warp_minimum`,
     /// `warp_maximum`): one `redux.sync` for 32-bit integers on sm_80+, five `shfl.down` steps
@@ -323,7 +326,7 @@ macro_rules! operator {
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-            unsafe fn red(ptr: *mut T, value: T) {
+            unsafe fn red(ptr: GlobalMut<T>, value: T) {
                 // SAFETY: forwarded.
                 unsafe { T::$red(ptr, value) }
             }

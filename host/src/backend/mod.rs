@@ -15,6 +15,7 @@ pub use gpu::Gpu;
 
 use crate::emu::{Dim3, Emulator};
 use crate::error::{CudaContext, Error, Result};
+use kernels::device::global::{Global, GlobalMut};
 
 /// Which backend to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -395,7 +396,7 @@ macro_rules! kernel_ref {
         $crate::backend::Kernel {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: the launcher that holds this Kernel checked the arguments.
-            emu: |($($arg,)*)| unsafe { $($path)::+($($arg),*) },
+            emu: |($($arg,)*)| unsafe { $($path)::+($($crate::backend::FromHost::from_host($arg)),*) },
         }
     };
 }
@@ -427,6 +428,43 @@ unsafe impl KernelParam for f32 {}
 unsafe impl<T> KernelParam for *const T {}
 // SAFETY: as above.
 unsafe impl<T> KernelParam for *mut T {}
+
+/// A kernel parameter type and the host value it is made from: a device buffer's address
+/// ([`DeviceBuffer::as_ptr`]) becomes a [`Global`]/[`GlobalMut`] parameter, a scalar stays itself.
+/// [`kernel_ref!`](crate::kernel_ref) uses it to call a kernel on the emulator with the tuple
+/// the GPU launch passes.
+pub trait FromHost: Sized {
+    /// What the host passes for this parameter.
+    type Host: KernelParam;
+    /// The parameter, from what the host passes (the same bits).
+    fn from_host(host: Self::Host) -> Self;
+}
+
+impl<T> FromHost for Global<T> {
+    type Host = *const T;
+    fn from_host(host: *const T) -> Self {
+        host.into()
+    }
+}
+
+impl<T> FromHost for GlobalMut<T> {
+    type Host = *mut T;
+    fn from_host(host: *mut T) -> Self {
+        host.into()
+    }
+}
+
+macro_rules! scalar_from_host {
+    ($($t:ty),*) => {$(
+        impl FromHost for $t {
+            type Host = $t;
+            fn from_host(host: $t) -> Self {
+                host
+            }
+        }
+    )*};
+}
+scalar_from_host!(u32, i32, u64, i64, f32);
 
 /// A kernel's whole argument list, as a tuple of [`KernelParam`]s.
 pub trait KernelArgs: Copy {

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use kernels::device::emu::{Dim3, Fault, Hooks, Site, WarpOp};
+use kernels::device::emu::{Access, Dim3, Fault, Hooks, Site, WarpOp};
 
 use super::warp::{resolve, same_kind};
 use super::{EmuError, EmuErrorKind, ranges};
@@ -175,6 +175,14 @@ impl Hooks for EmuHooks {
     fn fault(&self, fault: Fault) -> ! {
         resume_unwind(Box::new(FaultPayload(fault)))
     }
+    fn global_access(&self, addr: usize, bytes: usize, _access: Access, site: Site) {
+        let align = bytes.min(16);
+        if !addr.is_multiple_of(align) {
+            self.fault(Fault::Misaligned { addr, align, site });
+        }
+    }
+    fn shared_access(&self, _addr: usize, _bytes: usize, _access: Access, _site: Site) {}
+    fn fence(&self, _site: Site) {}
 }
 
 /// Installs the hooks into the kernels crate, and a panic hook that keeps a kernel's panic

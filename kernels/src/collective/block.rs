@@ -7,6 +7,7 @@
 //! * [`add_pair`], [`interleaved_tree`], [`shared_tree`] — trees over an array of one slot
 //!   per thread, in global or shared memory: the chapter-3 and chapter-5 kernels.
 
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::Shared;
 use crate::device::thread::{block_dim_x, lane_id, sync_threads, warp_id};
 use crate::device::warp::sync_warp;
@@ -105,12 +106,12 @@ pub unsafe fn block_reduce<T: Element, O: Operator<T>>(value: T, slots: Shared<T
 /// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
 /// every thread of the later round's readers and the earlier round's writers.
 #[inline(always)]
-pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: u32) {
+pub unsafe fn add_pair(idata: GlobalMut<i32>, tid: u32, stride: u32, len: u32) {
     if tid < stride && tid + stride < len {
         let (i, j) = (tid as usize, (tid + stride) as usize);
         // SAFETY: i < j < len; slot i is written by thread `tid` only, slot j (>= stride) is
         // written by no thread of this round.
-        unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+        unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
     }
 }
 
@@ -130,7 +131,7 @@ pub unsafe fn add_pair(idata: *mut i32, tid: u32, stride: u32, len: u32) {
 /// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
 /// with the same `idata`, `block` and `len` (it contains barriers).
 #[inline(always)]
-pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) {
+pub unsafe fn interleaved_tree(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
     let mut stride = block / 2;
     if len == block {
         // A full segment (every block but the short last one; `len` is the same for every
@@ -142,7 +143,7 @@ pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) 
                 let (i, j) = (tid as usize, (tid + stride) as usize);
                 // SAFETY: i < j < block = len; only thread `tid` writes idata[tid] in this
                 // round, and idata[j] (j >= stride) is written by no thread in this round.
-                unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+                unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
             }
             sync_threads();
             stride >>= 1;
@@ -153,7 +154,7 @@ pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) 
         if tid < stride && tid + stride < len {
             let (i, j) = (tid as usize, (tid + stride) as usize);
             // SAFETY: i < j < len; as above.
-            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
         }
         sync_threads();
         stride >>= 1;
@@ -171,7 +172,7 @@ pub unsafe fn interleaved_tree(idata: *mut i32, tid: u32, block: u32, len: u32) 
 /// `works(tid, stride)` is true only for multiples of `2 * stride`; every thread of the block
 /// calls this with the same `idata`, `block` and `len` (it contains barriers).
 #[inline(always)]
-pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, works: impl Fn(u32, u32) -> bool) {
+pub unsafe fn neighbored_tree(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32, works: impl Fn(u32, u32) -> bool) {
     if len == block {
         // A full segment (the whole block takes this path, `len` being the same for every
         // thread): a multiple of 2·stride below the power of two `block` is at most
@@ -191,7 +192,7 @@ pub unsafe fn neighbored_tree(idata: *mut i32, tid: u32, block: u32, len: u32, w
 /// `adds(tid, stride)` is true only for multiples `tid` of `2 * stride` whose partner
 /// `tid + stride` is one of `idata`'s elements; every thread calls this (it has barriers).
 #[inline(always)]
-unsafe fn neighbored_rounds(idata: *mut i32, tid: u32, block: u32, adds: impl Fn(u32, u32) -> bool) {
+unsafe fn neighbored_rounds(idata: GlobalMut<i32>, tid: u32, block: u32, adds: impl Fn(u32, u32) -> bool) {
     let mut stride = 1;
     while stride < block {
         if adds(tid, stride) {
@@ -199,7 +200,7 @@ unsafe fn neighbored_rounds(idata: *mut i32, tid: u32, block: u32, adds: impl Fn
             // SAFETY: i < j, both in `idata` (the caller's promise). In this round the writers
             // are multiples of 2*stride and the partners j = i + stride are not, so no slot is
             // both read and written, and each slot has one writer.
-            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
         }
         sync_threads();
         stride *= 2;
@@ -217,17 +218,22 @@ unsafe fn neighbored_rounds(idata: *mut i32, tid: u32, block: u32, adds: impl Fn
 /// block of a grid of `ceil(n / blockDim)`; every thread of the block calls it; `tree` leaves
 /// the sum of `idata[0..len)` in `idata[0]`, touching only those slots.
 #[inline(always)]
-pub unsafe fn segment_tree(g_idata: *mut i32, g_odata: *mut i32, n: u32, tree: impl FnOnce(*mut i32, u32, u32, u32)) {
+pub unsafe fn segment_tree(
+    g_idata: GlobalMut<i32>,
+    g_odata: GlobalMut<i32>,
+    n: u32,
+    tree: impl FnOnce(GlobalMut<i32>, u32, u32, u32),
+) {
     let tid = crate::device::thread::thread_idx_x();
     let block = block_dim_x();
     let b = crate::device::thread::block_idx_x();
     let (start, len) = crate::index::block_segment(n, b, block);
     // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start as usize) };
+    let idata = unsafe { g_idata.offset(start as usize) };
     tree(idata, tid, block, len);
     if tid == 0 {
         // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-        unsafe { *g_odata.add(b as usize) = *idata };
+        unsafe { g_odata.write(b as usize, idata.read(0)) };
     }
 }
 
@@ -240,14 +246,14 @@ pub unsafe fn segment_tree(g_idata: *mut i32, g_odata: *mut i32, n: u32, tree: i
 /// As for those kernels: `g_idata` holds `n ≥ 1` elements, `g_odata` one per block of a grid
 /// of `ceil(n / (4 × blockDim))`; `smem` holds at least `blockDim` slots; every thread calls it.
 #[inline(always)]
-pub unsafe fn stripe4_shared_tree(g_idata: *const i32, g_odata: *mut i32, n: u32, smem: Shared<i32>) {
+pub unsafe fn stripe4_shared_tree(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32, smem: Shared<i32>) {
     use super::thread::{STRIPE4, thread_sum_stripe4};
     let tid = crate::device::thread::thread_idx_x();
     let block = block_dim_x();
     let b = crate::device::thread::block_idx_x();
     let (start, len) = crate::index::block_segment(n, b, STRIPE4 as u32 * block);
     // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start as usize) };
+    let idata = unsafe { g_idata.offset(start as usize) };
     // SAFETY: the segment at `idata` holds `len` elements.
     let sum = unsafe { thread_sum_stripe4(idata, tid, block, len) };
     // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
@@ -258,7 +264,7 @@ pub unsafe fn stripe4_shared_tree(g_idata: *const i32, g_odata: *mut i32, n: u32
     if tid == 0 {
         // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
         // elements.
-        unsafe { *g_odata.add(b as usize) = smem.read(0) };
+        unsafe { g_odata.write(b as usize, smem.read(0)) };
     }
 }
 
@@ -272,13 +278,13 @@ pub unsafe fn stripe4_shared_tree(g_idata: *const i32, g_odata: *mut i32, n: u32
 /// As for the kernels: `g_idata` holds `n ≥ 1` elements (overwritten), `g_odata` one per
 /// block of a grid of `ceil(n / (N × blockDim))`; every thread of the block calls it.
 #[inline(always)]
-pub unsafe fn fold_then_tree<const N: usize>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+pub unsafe fn fold_then_tree<const N: usize>(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
     let tid = crate::device::thread::thread_idx_x();
     let block = block_dim_x();
     let b = crate::device::thread::block_idx_x();
     let (start, len) = crate::index::block_segment(n, b, N as u32 * block);
     // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start as usize) };
+    let idata = unsafe { g_idata.offset(start as usize) };
     // SAFETY: `idata` holds the `len` elements of this block's segment.
     unsafe { super::thread::fold_blocks::<N>(idata, tid, block, len) };
     sync_threads();
@@ -286,7 +292,7 @@ pub unsafe fn fold_then_tree<const N: usize>(g_idata: *mut i32, g_odata: *mut i3
     unsafe { interleaved_tree(idata, tid, block, len.min(block)) };
     if tid == 0 {
         // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-        unsafe { *g_odata.add(b as usize) = *idata };
+        unsafe { g_odata.write(b as usize, idata.read(0)) };
     }
 }
 

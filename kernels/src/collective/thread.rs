@@ -14,7 +14,7 @@
 //!   type and operator (the typed `warp_shuffle__*`, `vector_loads__*`,
 //!   `atomic_accumulate__*` kernels), with [`split_for_128`] for any element size.
 
-use crate::device::mem::load_v4_nc;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 use crate::index::{fold_count, fold_index};
 use crate::types::{Element, Operator};
@@ -40,14 +40,14 @@ use crate::types::{Element, Operator};
 /// calls this once; the caller puts a block barrier between it and the tree (the tree reads
 /// slots other threads wrote here).
 #[inline(always)]
-pub unsafe fn fold_blocks<const N: usize>(idata: *mut i32, tid: u32, block: u32, len: u32) {
+pub unsafe fn fold_blocks<const N: usize>(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
     let mut sum = 0i32;
     if fold_index(tid, block, N as u32 - 1) < len {
         // The whole stripe exists (every block but the short last one): N loads that do not
         // depend on each other, unguarded, as the book's `if (idx + 7 * blockDim.x < n)`.
         for k in 0..N as u32 {
             // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, N - 1) < len.
-            sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k) as usize) });
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
         }
     } else {
         let count = fold_count(len, block, tid, N as u32);
@@ -56,13 +56,13 @@ pub unsafe fn fold_blocks<const N: usize>(idata: *mut i32, tid: u32, block: u32,
         }
         for k in 0..count {
             // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
-            sum = sum.wrapping_add(unsafe { *idata.add(fold_index(tid, block, k) as usize) });
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
         }
     }
     // SAFETY: tid < len here (fold_index(tid, block, 0) = tid). Slot tid is read and written
     // by thread tid only in this phase (the other indices it reads are >= blockDim, which no
     // thread writes).
-    unsafe { *idata.add(tid as usize) = sum };
+    unsafe { idata.write(tid as usize, sum) };
 }
 
 /// Elements [`thread_sum_stripe4`] adds per thread.
@@ -83,17 +83,17 @@ pub const STRIPE4: usize = 4;
 /// # Safety
 /// `idata` is valid for reading `len` elements.
 #[inline(always)]
-pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: u32) -> i32 {
+pub unsafe fn thread_sum_stripe4(idata: Global<i32>, tid: u32, block: u32, len: u32) -> i32 {
     if fold_index(tid, block, STRIPE4 as u32 - 1) < len {
         // The whole stripe exists: four loads that do not depend on each other, issued
         // before any of their values is used.
         // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
         let (a0, a1, a2, a3) = unsafe {
             (
-                *idata.add(fold_index(tid, block, 0) as usize),
-                *idata.add(fold_index(tid, block, 1) as usize),
-                *idata.add(fold_index(tid, block, 2) as usize),
-                *idata.add(fold_index(tid, block, 3) as usize),
+                idata.read(fold_index(tid, block, 0) as usize),
+                idata.read(fold_index(tid, block, 1) as usize),
+                idata.read(fold_index(tid, block, 2) as usize),
+                idata.read(fold_index(tid, block, 3) as usize),
             )
         };
         a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
@@ -104,7 +104,7 @@ pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: u
             let i = fold_index(tid, block, k);
             if i < len {
                 // SAFETY: i < len.
-                sum = sum.wrapping_add(unsafe { *idata.add(i as usize) });
+                sum = sum.wrapping_add(unsafe { idata.read(i as usize) });
             }
         }
         sum
@@ -119,13 +119,13 @@ pub unsafe fn thread_sum_stripe4(idata: *const i32, tid: u32, block: u32, len: u
 /// # Safety
 /// `segment` is valid for reading `len` elements, `len <= ITEMS * block`, `tid < block`.
 #[inline(always)]
-pub unsafe fn thread_sum_items<const ITEMS: usize>(segment: *const i32, len: usize, tid: usize, block: usize) -> i32 {
+pub unsafe fn thread_sum_items<const ITEMS: usize>(segment: Global<i32>, len: usize, tid: usize, block: usize) -> i32 {
     let mut sum = 0i32;
     if len == ITEMS * block {
         let mut x = [0i32; ITEMS];
         for (j, slot) in x.iter_mut().enumerate() {
             // SAFETY: tid + j*block < ITEMS*block = len.
-            *slot = unsafe { *segment.add(tid + j * block) };
+            *slot = unsafe { segment.read(tid + j * block) };
         }
         for v in x {
             sum = sum.wrapping_add(v);
@@ -134,7 +134,7 @@ pub unsafe fn thread_sum_items<const ITEMS: usize>(segment: *const i32, len: usi
         let mut i = tid;
         while i < len {
             // SAFETY: i < len.
-            sum = sum.wrapping_add(unsafe { *segment.add(i) });
+            sum = sum.wrapping_add(unsafe { segment.read(i) });
             i += block;
         }
     }
@@ -215,16 +215,16 @@ pub const MAX_GRID_THREADS: u32 = 1 << 29;
 /// `g_idata` is valid global memory for reading `n` elements (any `i32` alignment) that no
 /// thread writes during the kernel; `gridDim.x × blockDim.x ≤` [`MAX_GRID_THREADS`].
 #[inline(always)]
-pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> i32 {
+pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: Global<i32>, n: u32) -> i32 {
     // The index bound of MAX_GRID_THREADS holds for up to four loads per trip.
     const { assert!(LOADS >= 1 && LOADS <= 4, "1..=4 loads per trip (the 32-bit index bound)") };
-    let V4Split { head, vectors, tail } = split_for_v4(g_idata as usize, n as usize);
+    let V4Split { head, vectors, tail } = split_for_v4(g_idata.addr(), n as usize);
     let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
     let block = block_dim_x();
     let threads = grid_dim_x() * block;
     let gid = block_idx_x() * block + thread_idx_x();
     // SAFETY: head <= n; `body` is 16-byte aligned and holds `VEC * vectors + tail` elements.
-    let body = unsafe { g_idata.add(head as usize) };
+    let body = unsafe { g_idata.offset(head as usize) };
     let mut sum = 0i32;
     let window = LOADS as u32 * threads;
     let mut at = gid;
@@ -234,7 +234,7 @@ pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> 
             let i = at + j as u32 * threads;
             if i < vectors {
                 // SAFETY: i < vectors.
-                v[j] = unsafe { load_v4_nc(body.add(VEC * i as usize)) };
+                v[j] = unsafe { body.load_v4_nc(VEC * i as usize) };
             }
         }
         for w in &v {
@@ -244,11 +244,11 @@ pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> 
     }
     if gid < head {
         // SAFETY: gid < head <= n.
-        sum = sum.wrapping_add(unsafe { *g_idata.add(gid as usize) });
+        sum = sum.wrapping_add(unsafe { g_idata.read(gid as usize) });
     }
     if gid < tail {
         // SAFETY: head + VEC*vectors + gid < n.
-        sum = sum.wrapping_add(unsafe { *body.add((VEC as u32 * vectors + gid) as usize) });
+        sum = sum.wrapping_add(unsafe { body.read((VEC as u32 * vectors + gid) as usize) });
     }
     sum
 }
@@ -261,7 +261,7 @@ pub unsafe fn thread_sum_v4<const LOADS: usize>(g_idata: *const i32, n: u32) -> 
 /// `segment` is valid for reading `len` elements, `len <= ITEMS * block`, `tid < block`.
 #[inline(always)]
 pub unsafe fn thread_reduce_items<T: Element, O: Operator<T>, const ITEMS: usize>(
-    segment: *const T,
+    segment: Global<T>,
     len: usize,
     tid: usize,
     block: usize,
@@ -271,7 +271,7 @@ pub unsafe fn thread_reduce_items<T: Element, O: Operator<T>, const ITEMS: usize
         let mut x = [O::IDENTITY; ITEMS];
         for (j, slot) in x.iter_mut().enumerate() {
             // SAFETY: tid + j*block < ITEMS*block = len.
-            *slot = unsafe { *segment.add(tid + j * block) };
+            *slot = unsafe { segment.read(tid + j * block) };
         }
         for v in x {
             acc = O::combine(acc, v);
@@ -280,7 +280,7 @@ pub unsafe fn thread_reduce_items<T: Element, O: Operator<T>, const ITEMS: usize
         let mut i = tid;
         while i < len {
             // SAFETY: i < len.
-            acc = O::combine(acc, unsafe { *segment.add(i) });
+            acc = O::combine(acc, unsafe { segment.read(i) });
             i += block;
         }
     }
@@ -328,14 +328,14 @@ pub const fn items_per_trip<T: Element>() -> usize {
 /// `g_idata` is valid, `T`-aligned global memory for reading `n` elements that no thread
 /// writes during the kernel; `gridDim.x × blockDim.x ≤` [`MAX_GRID_THREADS`].
 #[inline(always)]
-pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, n: u32) -> T {
-    let V4Split { head, vectors, tail } = split_for_128(g_idata as usize, n as usize, core::mem::size_of::<T>());
+pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: Global<T>, n: u32) -> T {
+    let V4Split { head, vectors, tail } = split_for_128(g_idata.addr(), n as usize, core::mem::size_of::<T>());
     let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
     let block = block_dim_x();
     let threads = grid_dim_x() * block;
     let gid = block_idx_x() * block + thread_idx_x();
     // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
-    let body = unsafe { g_idata.add(head as usize) };
+    let body = unsafe { g_idata.offset(head as usize) };
     let words = body.cast::<u32>();
     let per = T::PER_128;
     let mut acc = O::IDENTITY;
@@ -354,11 +354,11 @@ pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, 
     while at + last < vectors {
         let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
         // SAFETY: at < vectors.
-        let first = unsafe { words.add(VEC * at as usize) };
+        let first = unsafe { words.offset(VEC * at as usize) };
         for (j, slot) in v.iter_mut().enumerate() {
             // SAFETY: at + j*threads <= at + last < vectors; every vector of the 16-byte
             // aligned body is 16-byte aligned.
-            *slot = unsafe { load_v4_nc(first.add(j * stride)) };
+            *slot = unsafe { first.load_v4_nc(j * stride) };
         }
         for w in &v {
             acc = fold(acc, *w);
@@ -368,17 +368,17 @@ pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: *const T, 
     // The last, partial trip: one vector at a time (at most LOADS_PER_TRIP - 1 of them).
     while at < vectors {
         // SAFETY: at < vectors.
-        acc = fold(acc, unsafe { load_v4_nc(words.add(VEC * at as usize)) });
+        acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) });
         at += threads;
     }
 
     if gid < head {
         // SAFETY: gid < head <= n.
-        acc = O::combine(acc, unsafe { *g_idata.add(gid as usize) });
+        acc = O::combine(acc, unsafe { g_idata.read(gid as usize) });
     }
     if gid < tail {
         // SAFETY: head + PER_128*vectors + gid < n.
-        acc = O::combine(acc, unsafe { *body.add(per * vectors as usize + gid as usize) });
+        acc = O::combine(acc, unsafe { body.read(per * vectors as usize + gid as usize) });
     }
     acc
 }

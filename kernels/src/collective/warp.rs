@@ -5,6 +5,7 @@
 //! `reduce/redux.rs` alone, so it stays there.
 
 use super::block::add_pair;
+use crate::device::global::GlobalMut;
 use crate::device::warp::{shfl_down_sync, sync_warp};
 use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::types::{Element, Operator};
@@ -82,7 +83,7 @@ pub fn warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
 /// block's tree); a block barrier separates the last writes of the other warps to
 /// `idata[0 .. 64)` from this call.
 #[inline(always)]
-pub unsafe fn last_warp(idata: *mut i32, tid: u32, len: u32) {
+pub unsafe fn last_warp(idata: GlobalMut<i32>, tid: u32, len: u32) {
     // SAFETY: the caller's contract, and the `sync_warp` between two rounds is the barrier
     // `add_pair` asks for (only warp 0 reads or writes in these rounds).
     unsafe {

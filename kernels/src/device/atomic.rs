@@ -53,8 +53,21 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering, fence};
 
+use super::global::{Global, GlobalMut};
+
 #[cfg(not(target_arch = "nvptx64"))]
-use super::emu::hooks;
+use super::emu::{Access, hooks};
+
+/// The emulator's side of an atomic at `ptr`: let other emulated threads run (spin loops make
+/// progress, a kernel past its budget stops here), then have the access checked.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+fn observe<T>(ptr: *const T, access: Access) {
+    let site = core::panic::Location::caller();
+    hooks().poll(site);
+    hooks().global_access(ptr as usize, core::mem::size_of::<T>(), access, site);
+}
 
 /// Atomically adds `value` to `*ptr` (wrapping) and returns the old value.
 ///
@@ -62,7 +75,8 @@ use super::emu::hooks;
 /// `ptr` is valid, 4-byte aligned, global memory.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn atomic_add_i32(ptr: *mut i32, value: i32) -> i32 {
+pub unsafe fn atomic_add_i32(ptr: GlobalMut<i32>, value: i32) -> i32 {
+    let ptr = ptr.raw();
     #[cfg(target_arch = "nvptx64")]
     {
         let old: i32;
@@ -75,7 +89,7 @@ pub unsafe fn atomic_add_i32(ptr: *mut i32, value: i32) -> i32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        hooks().poll(core::panic::Location::caller());
+        observe(ptr, Access::AtomicRmw);
         // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses to
         // it are atomic.
         unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
@@ -88,7 +102,8 @@ pub unsafe fn atomic_add_i32(ptr: *mut i32, value: i32) -> i32 {
 /// `ptr` is valid, 4-byte aligned, global memory.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) -> u32 {
+pub unsafe fn atomic_add_u32(ptr: GlobalMut<u32>, value: u32) -> u32 {
+    let ptr = ptr.raw();
     #[cfg(target_arch = "nvptx64")]
     {
         let old: u32;
@@ -101,7 +116,7 @@ pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        hooks().poll(core::panic::Location::caller());
+        observe(ptr, Access::AtomicRmw);
         // SAFETY: as above.
         unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
     }
@@ -118,7 +133,8 @@ pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) -> u32 {
 /// `ptr` is valid, 4-byte aligned, global memory.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub unsafe fn red_add_i32(ptr: *mut i32, value: i32) {
+pub unsafe fn red_add_i32(ptr: GlobalMut<i32>, value: i32) {
+    let ptr = ptr.raw();
     #[cfg(target_arch = "nvptx64")]
     // SAFETY: the caller guarantees a valid aligned global address.
     unsafe {
@@ -126,7 +142,7 @@ pub unsafe fn red_add_i32(ptr: *mut i32, value: i32) {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        hooks().poll(core::panic::Location::caller());
+        observe(ptr, Access::AtomicRmw);
         // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses to it
         // are atomic.
         unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed);
@@ -144,7 +160,8 @@ macro_rules! red_op {
         /// atomic.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub unsafe fn $name(ptr: *mut $ty, value: $ty) {
+        pub unsafe fn $name(ptr: GlobalMut<$ty>, value: $ty) {
+            let ptr = ptr.raw();
             #[cfg(target_arch = "nvptx64")]
             // SAFETY: the caller guarantees a valid aligned global address.
             unsafe {
@@ -153,7 +170,7 @@ macro_rules! red_op {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                hooks().poll(core::panic::Location::caller());
+                observe(ptr, Access::AtomicRmw);
                 let $v = value;
                 // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses
                 // to it are atomic.
@@ -240,7 +257,7 @@ macro_rules! red_float_minmax {
         /// access to it is atomic.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub unsafe fn $name(ptr: *mut $f, value: $f) {
+        pub unsafe fn $name(ptr: GlobalMut<$f>, value: $f) {
             let bits = if value.is_nan() { $nan } else { value.to_bits() };
             // SAFETY: the caller's contract; the word holds a float's bits, read as an integer.
             unsafe {
@@ -269,14 +286,15 @@ red_float_minmax!(
     red_max_f64, f64, 0x7ff8_0000_0000_0000u64, 1u64 << 63, red_max_s64, red_min_u64, i64, u64);
 
 macro_rules! load_op {
-    ($(#[$m:meta])* $name:ident, $ty:ty, $atomic:ident, $ptx:literal, $reg:ident, $ord:ident) => {
+    ($(#[$m:meta])* $name:ident, $ty:ty, $atomic:ident, $ptx:literal, $reg:ident, $ord:ident, $acq:literal) => {
         $(#[$m])*
         ///
         /// # Safety
         /// `ptr` is valid, naturally aligned, global memory.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub unsafe fn $name(ptr: *const $ty) -> $ty {
+        pub unsafe fn $name(ptr: Global<$ty>) -> $ty {
+            let ptr = ptr.raw();
             #[cfg(target_arch = "nvptx64")]
             {
                 let v: $ty;
@@ -289,7 +307,7 @@ macro_rules! load_op {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                hooks().poll(core::panic::Location::caller());
+                observe(ptr, Access::AtomicLoad { acquire: $acq });
                 // SAFETY: the caller guarantees a valid aligned address.
                 unsafe { $atomic::from_ptr(ptr as *mut $ty) }.load(Ordering::$ord)
             }
@@ -298,14 +316,15 @@ macro_rules! load_op {
 }
 
 macro_rules! store_op {
-    ($(#[$m:meta])* $name:ident, $ty:ty, $atomic:ident, $ptx:literal, $reg:ident, $ord:ident) => {
+    ($(#[$m:meta])* $name:ident, $ty:ty, $atomic:ident, $ptx:literal, $reg:ident, $ord:ident, $rel:literal) => {
         $(#[$m])*
         ///
         /// # Safety
         /// `ptr` is valid, naturally aligned, global memory.
         #[inline(always)]
         #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-        pub unsafe fn $name(ptr: *mut $ty, value: $ty) {
+        pub unsafe fn $name(ptr: GlobalMut<$ty>, value: $ty) {
+            let ptr = ptr.raw();
             #[cfg(target_arch = "nvptx64")]
             // SAFETY: the caller guarantees a valid aligned global address.
             unsafe {
@@ -313,8 +332,11 @@ macro_rules! store_op {
                     p = in(reg64) ptr, v = in($reg) value, options(nostack));
             }
             #[cfg(not(target_arch = "nvptx64"))]
-            // SAFETY: the caller guarantees a valid aligned address.
-            unsafe { $atomic::from_ptr(ptr) }.store(value, Ordering::$ord)
+            {
+                observe(ptr, Access::AtomicStore { release: $rel });
+                // SAFETY: the caller guarantees a valid aligned address.
+                unsafe { $atomic::from_ptr(ptr) }.store(value, Ordering::$ord)
+            }
         }
     };
 }
@@ -322,34 +344,35 @@ macro_rules! store_op {
 load_op!(
     /// Load with acquire semantics at GPU scope: later reads of this thread see every write
     /// that the thread which stored this value made before its release store.
-    load_acquire_u32, u32, AtomicU32, "ld.acquire.gpu.b32", reg32, Acquire);
+    load_acquire_u32, u32, AtomicU32, "ld.acquire.gpu.b32", reg32, Acquire, true);
 load_op!(
     /// 64-bit [`load_acquire_u32`].
-    load_acquire_u64, u64, AtomicU64, "ld.acquire.gpu.b64", reg64, Acquire);
+    load_acquire_u64, u64, AtomicU64, "ld.acquire.gpu.b64", reg64, Acquire, true);
 load_op!(
     /// Atomic load at GPU scope that orders nothing (it cannot tear, and it is not cached
     /// in a register: each call reads memory).
-    load_relaxed_u32, u32, AtomicU32, "ld.relaxed.gpu.b32", reg32, Relaxed);
+    load_relaxed_u32, u32, AtomicU32, "ld.relaxed.gpu.b32", reg32, Relaxed, false);
 load_op!(
     /// 64-bit [`load_relaxed_u32`].
-    load_relaxed_u64, u64, AtomicU64, "ld.relaxed.gpu.b64", reg64, Relaxed);
+    load_relaxed_u64, u64, AtomicU64, "ld.relaxed.gpu.b64", reg64, Relaxed, false);
 store_op!(
     /// Store with release semantics at GPU scope: every write this thread made before it is
     /// visible to a thread that reads this value with an acquire load.
-    store_release_u32, u32, AtomicU32, "st.release.gpu.b32", reg32, Release);
+    store_release_u32, u32, AtomicU32, "st.release.gpu.b32", reg32, Release, true);
 store_op!(
     /// 64-bit [`store_release_u32`].
-    store_release_u64, u64, AtomicU64, "st.release.gpu.b64", reg64, Release);
+    store_release_u64, u64, AtomicU64, "st.release.gpu.b64", reg64, Release, true);
 store_op!(
     /// Atomic store at GPU scope that orders nothing.
-    store_relaxed_u32, u32, AtomicU32, "st.relaxed.gpu.b32", reg32, Relaxed);
+    store_relaxed_u32, u32, AtomicU32, "st.relaxed.gpu.b32", reg32, Relaxed, false);
 store_op!(
     /// 64-bit [`store_relaxed_u32`].
-    store_relaxed_u64, u64, AtomicU64, "st.relaxed.gpu.b64", reg64, Relaxed);
+    store_relaxed_u64, u64, AtomicU64, "st.relaxed.gpu.b64", reg64, Relaxed, false);
 
 /// `__threadfence()` (PTX `fence.acq_rel.gpu`): this thread's memory accesses before the
 /// fence are ordered before its accesses after it, as seen by every thread of the device.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn thread_fence() {
     #[cfg(target_arch = "nvptx64")]
     // SAFETY: a fence has no preconditions.
@@ -357,5 +380,8 @@ pub fn thread_fence() {
         core::arch::asm!("fence.acq_rel.gpu;", options(nostack))
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    fence(Ordering::AcqRel)
+    {
+        hooks().fence(core::panic::Location::caller());
+        fence(Ordering::AcqRel)
+    }
 }

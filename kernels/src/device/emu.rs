@@ -133,6 +133,45 @@ impl WarpOp {
     }
 }
 
+/// What a memory access does, as the emulator's checks see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A plain load: scalar, 128-bit, volatile, read-only (`.nc`) or cache-hinted.
+    Read,
+    /// A plain store.
+    Write,
+    /// An atomic load (`ld.relaxed`, or `ld.acquire` when `acquire`).
+    AtomicLoad {
+        /// Acquire semantics: later accesses of the thread see what the releasing thread wrote.
+        acquire: bool,
+    },
+    /// An atomic store (`st.relaxed`, or `st.release` when `release`).
+    AtomicStore {
+        /// Release semantics: earlier accesses of the thread are visible to an acquire that
+        /// reads this value.
+        release: bool,
+    },
+    /// An atomic read-modify-write (`atom`, `red`), relaxed.
+    AtomicRmw,
+}
+
+impl Access {
+    /// A store, atomic or not (it initialises memory; it conflicts with any other access).
+    pub fn writes(self) -> bool {
+        matches!(self, Access::Write | Access::AtomicStore { .. } | Access::AtomicRmw)
+    }
+
+    /// A load, atomic or not (it needs initialised memory).
+    pub fn reads(self) -> bool {
+        matches!(self, Access::Read | Access::AtomicLoad { .. } | Access::AtomicRmw)
+    }
+
+    /// An atomic access (atomics never race with each other).
+    pub fn is_atomic(self) -> bool {
+        !matches!(self, Access::Read | Access::Write)
+    }
+}
+
 /// A fault a kernel raises through the device layer; the emulator reports it with the
 /// kernel's name and the block and thread that raised it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,6 +235,17 @@ pub trait Hooks: Sync {
     fn poll(&self, site: Site);
     /// Reports `fault` and unwinds out of the kernel.
     fn fault(&self, fault: Fault) -> !;
+    /// A global-memory access of `bytes` bytes at `addr`, about to happen at `site`. Returns
+    /// when it may happen; otherwise reports why (out of bounds, use after free, misaligned,
+    /// uninitialised, a race) and unwinds out of the kernel before any memory is touched.
+    fn global_access(&self, addr: usize, bytes: usize, access: Access, site: Site);
+    /// A shared-memory access (in bounds: [`Shared`](super::shared::Shared) checked the index),
+    /// about to happen at `site`: checked for races and uninitialised reads as
+    /// [`global_access`](Self::global_access) is.
+    fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site);
+    /// `__threadfence()` at `site`: orders this thread's earlier accesses before its later
+    /// ones for every thread of the device (a release and an acquire, for the race checks).
+    fn fence(&self, site: Site);
 }
 
 static HOOKS: AtomicPtr<&'static dyn Hooks> = AtomicPtr::new(core::ptr::null_mut());

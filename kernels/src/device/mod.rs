@@ -4,6 +4,11 @@
 //! warp shuffles, shared arrays, atomics, `clock64`), so kernels read like their CUDA C
 //! originals. No kernel calls a raw intrinsic or writes inline PTX itself.
 //!
+//! Kernels touch memory only here: shared memory through [`shared::Shared`], global memory
+//! through [`global::Global`] and [`global::GlobalMut`]. No kernel holds a raw pointer (a test,
+//! `tests/device_layer.rs`, checks that no `*const`, `*mut` or raw dereference appears in
+//! kernel code outside this module), so the emulator sees every access.
+//!
 //! Every function has two implementations:
 //!
 //! * on `nvptx64` (the PTX build, see `host/build.rs`): the NVVM intrinsic or the PTX
@@ -18,15 +23,15 @@
 //! | [`thread`] | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `__syncthreads()` |
 //! | [`warp`] | `__shfl_*_sync`, `__syncwarp`, `__ballot_sync`, `__all_sync`, `__any_sync`, `__reduce_add_sync` |
 //! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]`, 128-bit shared accesses, `cp.async` copies (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`) |
-//! | [`atomic`] | `atomicAdd`, `atomicCAS`, `__threadfence()`, `ld.acquire` / `st.release` |
-//! | [`mem`] | 128-bit vector loads (`int4`), read-only cache loads (`__ldg`) |
+//! | [`global`] | `const T *g_idata` / `T *g_odata` kernel parameters ([`Global`](global::Global), [`GlobalMut`](global::GlobalMut)): `p[i]`, `p + i`, 128-bit vector loads and stores (`int4`), read-only cache loads (`__ldg`), streaming stores (`__stcs`) |
+//! | [`atomic`] | `atomicAdd`, `atomicMin`/`Max`, `__threadfence()`, `ld.acquire` / `st.release`, on [`GlobalMut`](global::GlobalMut) words |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
 
 pub mod atomic;
 pub mod clock;
+pub mod global;
 pub mod math;
-pub mod mem;
 pub mod shared;
 pub mod thread;
 pub mod warp;

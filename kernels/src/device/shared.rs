@@ -19,7 +19,13 @@
 //! with [`copy_async_commit`] and [`copy_async_wait`]: sm_80's `cp.async`), which fill shared
 //! memory without staging the data in registers.
 
+use super::global::Global;
+#[cfg(not(target_arch = "nvptx64"))]
+use super::global::Vec4;
 use super::warp::Word;
+
+#[cfg(not(target_arch = "nvptx64"))]
+use super::emu::{Access, hooks};
 
 /// A view of a shared-memory array of `T`.
 ///
@@ -154,6 +160,16 @@ impl<T: Copy> Shared<T> {
         }
     }
 
+    /// Tells the emulator about an in-bounds access of `count` elements at `i` (for its race
+    /// and initialisation checks) before it happens.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    #[track_caller]
+    fn observe(self, i: usize, count: usize, access: Access) {
+        let addr = self.ptr.wrapping_add(i) as usize;
+        hooks().shared_access(addr, count * core::mem::size_of::<T>(), access, core::panic::Location::caller());
+    }
+
     #[cfg(not(target_arch = "nvptx64"))]
     #[cold]
     #[track_caller]
@@ -177,6 +193,8 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.observe(i, 1, Access::Read);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
         unsafe {
@@ -200,6 +218,8 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.observe(i, 1, Access::Write);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
         unsafe {
@@ -225,6 +245,8 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.observe(i, 1, Access::Read);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
         unsafe {
@@ -248,6 +270,8 @@ impl<T: Copy> Shared<T> {
         if i >= self.len {
             self.out_of_bounds(i);
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.observe(i, 1, Access::Write);
         #[cfg(target_arch = "nvptx64")]
         // SAFETY: in bounds by the caller's promise; element i's window and generic addresses.
         unsafe {
@@ -312,8 +336,9 @@ impl<T: Word> Shared<T> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
             self.check_v4(i);
+            self.observe(i, 4, Access::Read);
             // SAFETY: in bounds and aligned (checked just above).
-            unsafe { self.ptr.add(i).cast::<super::mem::Vec4<T>>().read().0 }
+            unsafe { self.ptr.add(i).cast::<Vec4<T>>().read().0 }
         }
     }
 
@@ -340,8 +365,9 @@ impl<T: Word> Shared<T> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
             self.check_v4(i);
+            self.observe(i, 4, Access::Write);
             // SAFETY: in bounds and aligned (checked just above).
-            unsafe { self.ptr.add(i).cast::<super::mem::Vec4<T>>().write(super::mem::Vec4(value)) }
+            unsafe { self.ptr.add(i).cast::<Vec4<T>>().write(Vec4(value)) }
         }
     }
 
@@ -364,7 +390,7 @@ impl<T: Word> Shared<T> {
     /// bytes of **global** memory that nobody writes while the copy runs.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub unsafe fn copy_async_v4(self, i: usize, src: *const T) {
+    pub unsafe fn copy_async_v4(self, i: usize, src: Global<T>) {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         // SAFETY: the caller guarantees the destination (in bounds, aligned, untouched until
         // the wait) and 16 aligned readable global bytes at `src`; `cvta.to.global` gives the
@@ -377,33 +403,21 @@ impl<T: Word> Shared<T> {
                 "cp.async.cg.shared.global [{w}], [%g], 16;",
                 "}}",
                 w = in(reg64) self.window + (i * 4) as u64,
-                p = in(reg64) src,
+                p = in(reg64) src.raw(),
                 options(nostack, preserves_flags),
             );
         }
-        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
-        // SAFETY: as above; a synchronous load and store of the same 16 bytes.
+        #[cfg(any(not(target_arch = "nvptx64"), not(target_feature = "sm_80")))]
+        // SAFETY: as above; a synchronous load and store of the same 16 bytes (in the
+        // emulator, both checked before they happen).
         unsafe {
-            self.write_v4(i, super::mem::load_v4(src))
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            if !(src as usize).is_multiple_of(16) {
-                super::emu::hooks().fault(super::emu::Fault::Misaligned {
-                    addr: src as usize,
-                    align: 16,
-                    site: core::panic::Location::caller(),
-                });
-            }
-            // SAFETY: the caller guarantees 16 aligned readable bytes at `src` and the
-            // destination elements (write_v4 checks bounds and alignment).
-            unsafe { self.write_v4(i, src.cast::<super::mem::Vec4<T>>().read().0) }
+            self.write_v4(i, src.load_v4(0))
         }
     }
 
     /// [`copy_async_v4`](Self::copy_async_v4) with an L2 cache policy (`cp.async.cg …
     /// .L2::cache_hint [dst], [src], 16, policy`), typically
-    /// [`l2_evict_first_policy`](super::mem::l2_evict_first_policy): the input of a
+    /// [`l2_evict_first_policy`](super::global::l2_evict_first_policy): the input of a
     /// single-pass kernel is read once, so its lines may go first. Built for sm_90 only (the hint
     /// needs PTX ISA 7.4; the sm_70/sm_80 PTX is ISA 7.0); there and in the emulator it is
     /// `copy_async_v4` (the hint only changes what L2 keeps).
@@ -412,7 +426,7 @@ impl<T: Word> Shared<T> {
     /// As for [`copy_async_v4`](Self::copy_async_v4); `policy` comes from `createpolicy`.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub unsafe fn copy_async_v4_evict_first(self, i: usize, src: *const T, policy: u64) {
+    pub unsafe fn copy_async_v4_evict_first(self, i: usize, src: Global<T>, policy: u64) {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
         // SAFETY: as for copy_async_v4; the policy operand only steers L2 replacement.
         unsafe {
@@ -423,7 +437,7 @@ impl<T: Word> Shared<T> {
                 "cp.async.cg.shared.global.L2::cache_hint [{w}], [%g], 16, {c};",
                 "}}",
                 w = in(reg64) self.window + (i * 4) as u64,
-                p = in(reg64) src,
+                p = in(reg64) src.raw(),
                 c = in(reg64) policy,
                 options(nostack, preserves_flags),
             );
@@ -445,7 +459,7 @@ impl<T: Word> Shared<T> {
     /// As for [`copy_async_v4`](Self::copy_async_v4).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    pub unsafe fn copy_async_v4_prefetch256(self, i: usize, src: *const T) {
+    pub unsafe fn copy_async_v4_prefetch256(self, i: usize, src: Global<T>) {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
         // SAFETY: as for copy_async_v4; the prefetch size only widens what L2 fetches.
         unsafe {
@@ -456,7 +470,7 @@ impl<T: Word> Shared<T> {
                 "cp.async.cg.shared.global.L2::256B [{w}], [%g], 16;",
                 "}}",
                 w = in(reg64) self.window + (i * 4) as u64,
-                p = in(reg64) src,
+                p = in(reg64) src.raw(),
                 options(nostack, preserves_flags),
             );
         }

@@ -2,6 +2,7 @@ use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_redu
 use crate::collective::thread::{VEC, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{red_add_i32, store_relaxed_u32};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::types::{Element, Operator};
 use crate::{kernel, static_shared, typed_kernel};
@@ -57,7 +58,7 @@ kernel! {
     /// 2. As `vector_loads`: each thread sums its share of the input with four 128-bit loads
     ///    per trip of a grid-stride loop ([`ATOMIC_ACCUMULATE_LOADS`]; unaligned head and tail
     ///    element by element); the block reduces with shuffles.
-    /// 3. Thread 0 of each block: `red.add(g_acc[epoch % 2], block_sum)`.
+    /// 3. Thread 0 of each block: `red.offset(g_acc[epoch % 2], block_sum)`.
     ///
     /// ```text
     ///  block 0 ─ v4 loads … shuffles ─► red.add ┐
@@ -91,12 +92,12 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 25.44 µs | 2637.9 | 1.07 (`single_pass`) | — |
     /// | 2^28 | 346.5 µs | 3098.7 | 1.01 (`single_pass`) | — |
-    pub unsafe fn atomic_accumulate(g_idata: *const i32, g_acc: *mut i32, n: u32, epoch: u32) {
+    pub unsafe fn atomic_accumulate(g_idata: Global<i32>, g_acc: GlobalMut<i32>, n: u32, epoch: u32) {
         let slots = static_shared!(ATOMIC_ACCUMULATE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         if block_idx_x() == 0 && thread_idx_x() == 0 {
             let next = ((epoch + 1) % 2) as usize;
             // SAFETY: g_acc holds two elements; no block of this launch touches this one.
-            unsafe { store_relaxed_u32(g_acc.add(next).cast::<u32>(), 0) };
+            unsafe { store_relaxed_u32(g_acc.offset(next).cast::<u32>(), 0) };
         }
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
         let sum = unsafe { thread_sum_v4::<ATOMIC_ACCUMULATE_LOADS>(g_idata, n) };
@@ -104,7 +105,7 @@ kernel! {
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {
             // SAFETY: g_acc holds two elements, and the precondition made this one 0.
-            unsafe { red_add_i32(g_acc.add((epoch % 2) as usize), total) };
+            unsafe { red_add_i32(g_acc.offset((epoch % 2) as usize), total) };
         }
     }
 }
@@ -115,7 +116,7 @@ pub const fn atomic_accumulate_shared_bytes<T>() -> u32 {
     crate::collective::block::block_reduce_smem_bytes::<T>()
 }
 
-typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: *const T, g_acc: *mut T, n: u32, epoch: u32));
+typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: Global<T>, g_acc: GlobalMut<T>, n: u32, epoch: u32));
 
 /// [`atomic_accumulate`] for any element type and operator: one launch, each block folds its
 /// result into the answer with one fire-and-forget atomic. Instantiated by `typed_kernel!` as
@@ -165,8 +166,8 @@ typed_kernel!(atomic_accumulate = atomic_accumulate_generic(g_idata: *const T, g
 /// | 2^28 | 347.2 µs | 3092.9 | 1.01 (`single_pass`) | — |
 #[inline(always)]
 pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
-    g_idata: *const T,
-    g_acc: *mut T,
+    g_idata: Global<T>,
+    g_acc: GlobalMut<T>,
     n: u32,
     epoch: u32,
 ) {
@@ -174,7 +175,7 @@ pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
     if block_idx_x() == 0 && thread_idx_x() == 0 {
         let next = ((epoch + 1) % 2) as usize;
         // SAFETY: g_acc holds two elements; no block of this launch touches this one.
-        unsafe { T::store_relaxed(g_acc.add(next), O::IDENTITY) };
+        unsafe { T::store_relaxed(g_acc.offset(next), O::IDENTITY) };
     }
     // SAFETY: g_idata holds n elements that nobody writes during the kernel.
     let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n) };
@@ -182,6 +183,6 @@ pub unsafe fn atomic_accumulate_generic<T: Element, O: Operator<T>>(
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     if thread_idx_x() == 0 {
         // SAFETY: g_acc holds two elements, and the precondition made this one the identity.
-        unsafe { O::red(g_acc.add((epoch % 2) as usize), total) };
+        unsafe { O::red(g_acc.offset((epoch % 2) as usize), total) };
     }
 }

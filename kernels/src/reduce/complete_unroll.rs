@@ -1,6 +1,7 @@
 use crate::collective::block::add_pair;
 use crate::collective::thread::fold_blocks;
 use crate::collective::warp::last_warp;
+use crate::device::global::GlobalMut;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::{WARP_SIZE, trap};
 use crate::index::block_segment;
@@ -65,7 +66,7 @@ use crate::kernel;
 /// | 2^24 | 32.83 µs | 2044.0 | 1.00 (`complete_unroll_warps8`) | 1.075 |
 /// | 2^28 | 399.0 µs | 2690.9 | 1.00 (`complete_unroll_warps8`) | 1.030 |
 #[inline(always)]
-pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
     const { assert!(BLOCK.is_power_of_two() && BLOCK >= 32 && BLOCK <= 1024, "BLOCK: a power of two in 32..=1024") };
     if block_dim_x() != BLOCK {
         // Uniform over the block, before any barrier: every thread traps.
@@ -74,7 +75,7 @@ pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut
     let tid = thread_idx_x();
     let (start, len) = block_segment(n, block_idx_x(), 8 * BLOCK);
     // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-    let idata = unsafe { g_idata.add(start as usize) };
+    let idata = unsafe { g_idata.offset(start as usize) };
 
     // SAFETY: `idata` holds the `len` elements of this block's segment.
     unsafe { fold_blocks::<8>(idata, tid, BLOCK, len) };
@@ -111,7 +112,7 @@ pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: *mut i32, g_odata: *mut
 
     if tid == 0 {
         // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-        unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+        unsafe { g_odata.write(block_idx_x() as usize, idata.read(0)) };
     }
 }
 
@@ -123,7 +124,7 @@ macro_rules! instantiate {
             ///
             /// # Safety
             #[doc = concat!("As for [`complete_unroll`]; launched with `blockDim.x = ", stringify!($block), "`.")]
-            pub unsafe fn $name(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+            pub unsafe fn $name(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
                 // SAFETY: forwarded from this kernel's caller.
                 unsafe { complete_unroll::<$block>(g_idata, g_odata, n) }
             }

@@ -2,6 +2,7 @@ use crate::collective::block::add_pair;
 use crate::collective::thread::fold_blocks;
 use crate::collective::warp::last_warp;
 use crate::device::WARP_SIZE;
+use crate::device::global::GlobalMut;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::index::block_segment;
 use crate::kernel;
@@ -70,12 +71,12 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 32.83 µs | 2044.0 | 1.01 (`unroll_warps8`) | 1.074 |
     /// | 2^28 | 399.5 µs | 2687.5 | 1.00 (`unroll_warps8`) | 1.035 |
-    pub unsafe fn complete_unroll_warps8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn complete_unroll_warps8(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();
         let (start, len) = block_segment(n, block_idx_x(), 8 * block);
         // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
-        let idata = unsafe { g_idata.add(start as usize) };
+        let idata = unsafe { g_idata.offset(start as usize) };
 
         // SAFETY: `idata` holds the `len` elements of this block's segment.
         unsafe { fold_blocks::<8>(idata, tid, block, len) };
@@ -112,7 +113,7 @@ kernel! {
 
         if tid == 0 {
             // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = *idata };
+            unsafe { g_odata.write(block_idx_x() as usize, idata.read(0))};
         }
     }
 }

@@ -1,5 +1,6 @@
 use crate::collective::block::segment_tree;
 use crate::device::FULL_MASK;
+use crate::device::global::GlobalMut;
 use crate::device::thread::sync_threads;
 use crate::device::warp::sync_warp;
 use crate::kernel;
@@ -81,8 +82,8 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 88.22 µs | 760.7 | 0.37 (`complete_unroll`) | 1.174 |
     /// | 2^28 | 1332.3 µs | 805.9 | 0.30 (`complete_unroll`) | 1.156 |
-    pub unsafe fn gmem(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+    pub unsafe fn gmem(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
             // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
             // barrier is outside the `if`, so every thread of the block reaches it.
             for s in [512u32, 256, 128, 64] {
@@ -90,7 +91,7 @@ kernel! {
                     let (i, j) = (tid as usize, (tid + s) as usize);
                     // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
                     // (j >= s) is written by no thread at this level.
-                    unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+                    unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j)))};
                 }
                 sync_threads();
             }
@@ -103,7 +104,7 @@ kernel! {
                         // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
                         // their own slot: no slot has a writer and a different reader at
                         // this level; the warp barrier below orders the levels.
-                        unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+                        unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j)))};
                     }
                     sync_warp(FULL_MASK);
                 }

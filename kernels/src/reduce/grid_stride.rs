@@ -1,5 +1,6 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
 use crate::collective::warp::warp_sum_shfl;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, global_idx_x, grid_dim_x, thread_idx_x};
 use crate::kernel;
 use crate::static_shared;
@@ -65,7 +66,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 33.22 µs | 2020.4 | 0.74 (`redux`) | — |
     /// | 2^28 | 464.5 µs | 2311.4 | 0.73 (`redux`) | — |
-    pub unsafe fn grid_stride(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn grid_stride(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(GRID_STRIDE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let n = n as usize;
         let stride = grid_dim_x() as usize * block_dim_x() as usize;
@@ -73,14 +74,14 @@ kernel! {
         let mut sum = 0i32;
         while i < n {
             // SAFETY: i < n.
-            sum = sum.wrapping_add(unsafe { *g_idata.add(i) });
+            sum = sum.wrapping_add(unsafe { g_idata.read(i) });
             i += stride;
         }
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {
             // SAFETY: g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = total };
+            unsafe { g_odata.write(block_idx_x() as usize, total)};
         }
     }
 }

@@ -1,4 +1,5 @@
 use crate::collective::block::{interleaved_tree, segment_tree};
+use crate::device::global::GlobalMut;
 use crate::kernel;
 
 kernel! {
@@ -62,8 +63,8 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 101.7 µs | 659.6 | 1.18 (`neighbored_less`) | 1.003 |
     /// | 2^28 | 1552.4 µs | 691.6 | 1.19 (`neighbored_less`) | 1.002 |
-    pub unsafe fn interleaved(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+    pub unsafe fn interleaved(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
             // SAFETY: idata holds this block's `len` elements; every thread calls it.
             unsafe { interleaved_tree(idata, tid, block, len) }
         };

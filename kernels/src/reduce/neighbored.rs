@@ -1,4 +1,5 @@
 use crate::collective::block::{neighbored_tree, segment_tree};
+use crate::device::global::GlobalMut;
 use crate::kernel;
 
 kernel! {
@@ -64,8 +65,8 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 127.3 µs | 527.2 | — | 1.705 |
     /// | 2^28 | 1962.4 µs | 547.1 | — | 1.730 |
-    pub unsafe fn neighbored(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+    pub unsafe fn neighbored(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
             // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path;
             // LLVM turns it into `tid & (2*stride - 1) == 0` (`neighbored_modulo` keeps it).
             // SAFETY: idata holds this block's `len` elements; every thread calls it.

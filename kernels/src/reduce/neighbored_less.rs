@@ -1,4 +1,5 @@
 use crate::collective::block::segment_tree;
+use crate::device::global::GlobalMut;
 use crate::device::thread::sync_threads;
 use crate::index::neighbored_less_index;
 use crate::kernel;
@@ -68,8 +69,8 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 120.2 µs | 558.1 | 1.77 (`neighbored_modulo`) | 1.003 |
     /// | 2^28 | 1849.1 µs | 580.7 | 1.80 (`neighbored_modulo`) | 1.000 |
-    pub unsafe fn neighbored_less(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+    pub unsafe fn neighbored_less(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
             if len == block {
                 // A full segment (the whole block takes this path): the book's test. With
                 // `block` a power of two, `index < block` puts the partner, `index + stride`,
@@ -95,7 +96,7 @@ kernel! {
 /// `works(index, stride)` is true only when `index + stride` is one of `idata`'s slots; every
 /// thread of the block calls this (it has barriers).
 #[inline(always)]
-unsafe fn packed_rounds(idata: *mut i32, tid: u32, block: u32, works: impl Fn(u32, u32) -> bool) {
+unsafe fn packed_rounds(idata: GlobalMut<i32>, tid: u32, block: u32, works: impl Fn(u32, u32) -> bool) {
     let mut stride = 1;
     while stride < block {
         let index = neighbored_less_index(tid, stride);
@@ -104,7 +105,7 @@ unsafe fn packed_rounds(idata: *mut i32, tid: u32, block: u32, works: impl Fn(u3
             // SAFETY: index < j, both slots of `idata` (the caller's promise). In this round the
             // written slots are the multiples of 2*stride, one per thread, and the read
             // partners are not, so no slot is both read and written.
-            unsafe { *idata.add(i) = (*idata.add(i)).wrapping_add(*idata.add(j)) };
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
         }
         sync_threads();
         stride *= 2;

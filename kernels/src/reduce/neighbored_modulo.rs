@@ -1,4 +1,5 @@
 use crate::collective::block::{neighbored_tree, segment_tree};
+use crate::device::global::GlobalMut;
 use crate::device::math::rem_u32;
 use crate::kernel;
 
@@ -56,8 +57,8 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 213.2 µs | 314.8 | 0.60 (`neighbored`) | 1.018 |
     /// | 2^28 | 3332.6 µs | 322.2 | 0.59 (`neighbored`) | 1.020 |
-    pub unsafe fn neighbored_modulo(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
-        let tree = |idata: *mut i32, tid: u32, block: u32, len: u32| {
+    pub unsafe fn neighbored_modulo(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
             // SAFETY: idata holds this block's `len` elements; every thread calls it.
             unsafe { neighbored_tree(idata, tid, block, len, |tid, stride| rem_u32(tid, 2 * stride) == 0) }
         };

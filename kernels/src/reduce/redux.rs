@@ -2,6 +2,7 @@ use super::ITEMS_PER_THREAD;
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_sum};
 use crate::collective::thread::thread_sum_items;
 use crate::device::FULL_MASK;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::device::warp::reduce_add_sync;
 use crate::index::segment_len;
@@ -78,19 +79,19 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 24.62 µs | 2725.3 | 1.01 (`warp_shuffle`) | — |
     /// | 2^28 | 337.9 µs | 3178.1 | 1.00 (`warp_shuffle`) | — |
-    pub unsafe fn redux(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn redux(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(REDUX_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;
         let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;
         let len = segment_len(n as usize, start, ITEMS_PER_THREAD * block);
         // SAFETY: start < n for every block of the grid, and the segment holds len elements.
-        let sum = unsafe { thread_sum_items::<ITEMS_PER_THREAD>(g_idata.add(start), len, tid, block) };
+        let sum = unsafe { thread_sum_items::<ITEMS_PER_THREAD>(g_idata.offset(start), len, tid, block) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_redux) };
         if tid == 0 {
             // SAFETY: g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = total };
+            unsafe { g_odata.write(block_idx_x() as usize, total)};
         }
     }
 }

@@ -2,6 +2,7 @@ use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_redu
 use crate::collective::thread::{LOADS_PER_TRIP, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
 use crate::device::atomic::{atomic_add_u32, load_relaxed_u32, load_relaxed_u64, store_relaxed_u32, thread_fence};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::Shared;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
 use crate::types::{Element, Operator};
@@ -21,11 +22,16 @@ pub const SINGLE_PASS_SHARED_BYTES: u32 = BLOCK_SUM_SMEM_BYTES + 16;
 /// Called by every thread of the block; `g_partials` holds `gridDim.x` elements and
 /// `g_ticket` is one aligned `u32` that only this launch's blocks touch.
 #[inline(always)]
-unsafe fn publish_and_draw<T: Copy>(g_partials: *mut T, g_ticket: *mut u32, total: T, last_flag: Shared<u32>) -> bool {
+unsafe fn publish_and_draw<T: Copy>(
+    g_partials: GlobalMut<T>,
+    g_ticket: GlobalMut<u32>,
+    total: T,
+    last_flag: Shared<u32>,
+) -> bool {
     if thread_idx_x() == 0 {
         // SAFETY: g_partials holds gridDim.x elements; g_ticket is one aligned u32.
         let ticket = unsafe {
-            *g_partials.add(block_idx_x() as usize) = total;
+            g_partials.write(block_idx_x() as usize, total);
             thread_fence(); // release: the partial before the ticket
             atomic_add_u32(g_ticket, 1)
         };
@@ -118,10 +124,10 @@ kernel! {
     /// | 2^24 | 27.22 µs | 2465.8 | 0.92 (`vector_loads`) | — |
     /// | 2^28 | 348.7 µs | 3079.5 | 0.99 (`vector_loads`) | — |
     pub unsafe fn single_pass(
-        g_idata: *const i32,
-        g_partials: *mut i32,
-        g_ticket: *mut u32,
-        g_out: *mut i32,
+        g_idata: Global<i32>,
+        g_partials: GlobalMut<i32>,
+        g_ticket: GlobalMut<u32>,
+        g_out: GlobalMut<i32>,
         n: u32,
     ) {
         let slots = static_shared!(SINGLE_PASS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
@@ -142,7 +148,7 @@ kernel! {
             let read = |i: usize| -> i32 {
                 // SAFETY: i < gridDim.x; every block's store to g_partials[i] happens-before
                 // this load (step 4 of the docs).
-                unsafe { load_relaxed_u32(g_partials.add(i) as *const u32) as i32 }
+                unsafe { load_relaxed_u32(g_partials.offset(i).cast::<u32>().as_const()) as i32 }
             };
             let mut partial = 0i32;
             let mut i = tid as usize;
@@ -162,7 +168,7 @@ kernel! {
                 // SAFETY: g_out holds one element; every block has drawn its ticket, and no
                 // other thread of this launch touches g_ticket again.
                 unsafe {
-                    *g_out = total;
+                    g_out.write(0, total);
                     store_relaxed_u32(g_ticket, 0);
                 }
             }
@@ -177,10 +183,10 @@ pub const fn single_pass_shared_bytes<T>() -> u32 {
 }
 
 typed_kernel!(single_pass = single_pass_generic(
-    g_idata: *const T,
-    g_partials: *mut T,
-    g_ticket: *mut u32,
-    g_out: *mut T,
+    g_idata: Global<T>,
+    g_partials: GlobalMut<T>,
+    g_ticket: GlobalMut<u32>,
+    g_out: GlobalMut<T>,
     n: u32
 ));
 
@@ -190,7 +196,7 @@ typed_kernel!(single_pass = single_pass_generic(
 /// # Safety
 /// `ptr` is valid and aligned, and its writer's store happens-before this load.
 #[inline(always)]
-unsafe fn load_partial<T: Element>(ptr: *const T) -> T {
+unsafe fn load_partial<T: Element>(ptr: Global<T>) -> T {
     if core::mem::size_of::<T>() == 4 {
         // SAFETY: forwarded; a 32-bit element is one aligned u32.
         T::from_halves([unsafe { load_relaxed_u32(ptr.cast()) }, 0])
@@ -246,10 +252,10 @@ unsafe fn load_partial<T: Element>(ptr: *const T) -> T {
 /// Not measured on its own: `benches/types.rs` times it as `reduce/single_pass/{type}/{op}/{n}`.
 #[inline(always)]
 pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
-    g_idata: *const T,
-    g_partials: *mut T,
-    g_ticket: *mut u32,
-    g_out: *mut T,
+    g_idata: Global<T>,
+    g_partials: GlobalMut<T>,
+    g_ticket: GlobalMut<u32>,
+    g_out: GlobalMut<T>,
     n: u32,
 ) {
     let slots = static_shared!(SINGLE_PASS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
@@ -267,7 +273,7 @@ pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
         while i < grid {
             // SAFETY: i < gridDim.x; every block's store to g_partials[i] happens-before this
             // load (step 2).
-            acc = O::combine(acc, unsafe { load_partial(g_partials.add(i)) });
+            acc = O::combine(acc, unsafe { load_partial(g_partials.offset(i).as_const()) });
             i += block;
         }
         // SAFETY: the whole block is here (the condition is uniform); the first block_reduce's
@@ -276,7 +282,7 @@ pub unsafe fn single_pass_generic<T: Element, O: Operator<T>>(
         if tid == 0 {
             // SAFETY: g_out holds one element; every block has drawn its ticket.
             unsafe {
-                *g_out = all;
+                g_out.write(0, all);
                 store_relaxed_u32(g_ticket, 0);
             }
         }

@@ -1,4 +1,5 @@
 use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::kernel;
 use crate::static_shared;
@@ -78,14 +79,14 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 74.34 µs | 902.8 | 1.19 (`gmem`) | 0.987 |
     /// | 2^28 | 1123.1 µs | 956.0 | 1.19 (`gmem`) | 0.990 |
-    pub unsafe fn smem(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn smem(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         let tid = thread_idx_x();
         let block = block_dim_x();
         let idx = block_idx_x() as usize * block as usize + tid as usize;
 
         // SAFETY: idx < n, so the load stays in the input.
-        let x = if idx < n as usize { unsafe { *g_idata.add(idx) } } else { 0 };
+        let x = if idx < n as usize { unsafe { g_idata.read(idx) } } else { 0 };
         // SAFETY: tid < blockDim <= 1024; each thread writes its own slot.
         unsafe { smem.write(tid as usize, x) };
         sync_threads();
@@ -96,7 +97,7 @@ kernel! {
         if tid == 0 {
             // SAFETY: thread 0 wrote smem[0] last (at level 1) and reads it back; g_odata
             // holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = smem.read(0) };
+            unsafe { g_odata.write(block_idx_x() as usize, smem.read(0))};
         }
     }
 }

@@ -1,4 +1,5 @@
 use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, stripe4_shared_tree};
+use crate::device::global::{Global, GlobalMut};
 use crate::kernel;
 use crate::static_shared;
 
@@ -70,7 +71,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 29.79 µs | 2252.6 | 2.50 (`smem`) | 1.009 |
     /// | 2^28 | 380.4 µs | 2822.8 | 2.95 (`smem`) | 0.993 |
-    pub unsafe fn smem_unroll4(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn smem_unroll4(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.
         unsafe { stripe4_shared_tree(g_idata, g_odata, n, smem) }

@@ -1,4 +1,5 @@
 use crate::collective::block::stripe4_shared_tree;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::dynamic_shared;
 use crate::device::thread::block_dim_x;
 use crate::kernel;
@@ -63,7 +64,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 29.95 µs | 2240.5 | 0.99 (`smem_unroll4`) | 0.997 |
     /// | 2^28 | 379.9 µs | 2826.6 | 1.00 (`smem_unroll4`) | 0.990 |
-    pub unsafe fn smem_unroll4_dyn(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn smem_unroll4_dyn(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };
         // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.

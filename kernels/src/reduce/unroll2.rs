@@ -1,4 +1,5 @@
 use crate::collective::block::fold_then_tree;
+use crate::device::global::GlobalMut;
 use crate::kernel;
 
 kernel! {
@@ -58,7 +59,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 60.19 µs | 1114.9 | 1.69 (`interleaved`) | 0.990 |
     /// | 2^28 | 883.5 µs | 1215.3 | 1.76 (`interleaved`) | 0.975 |
-    pub unsafe fn unroll2(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn unroll2(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<2>(g_idata, g_odata, n) }
     }

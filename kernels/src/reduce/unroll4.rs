@@ -1,4 +1,5 @@
 use crate::collective::block::fold_then_tree;
+use crate::device::global::GlobalMut;
 use crate::kernel;
 
 kernel! {
@@ -58,7 +59,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 40.83 µs | 1643.5 | 1.47 (`unroll2`) | 0.991 |
     /// | 2^28 | 524.0 µs | 2049.1 | 1.69 (`unroll2`) | 0.997 |
-    pub unsafe fn unroll4(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn unroll4(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<4>(g_idata, g_odata, n) }
     }

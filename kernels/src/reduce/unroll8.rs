@@ -1,4 +1,5 @@
 use crate::collective::block::fold_then_tree;
+use crate::device::global::GlobalMut;
 use crate::kernel;
 
 kernel! {
@@ -61,7 +62,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 33.01 µs | 2033.1 | 1.24 (`unroll4`) | 0.999 |
     /// | 2^28 | 399.5 µs | 2687.6 | 1.31 (`unroll4`) | 1.000 |
-    pub unsafe fn unroll8(g_idata: *mut i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn unroll8(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
         unsafe { fold_then_tree::<8>(g_idata, g_odata, n) }
     }

@@ -1,6 +1,7 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
 use crate::collective::thread::{LOADS_PER_TRIP, thread_reduce_v128, thread_sum_v4};
 use crate::collective::warp::warp_sum_shfl;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_idx_x, thread_idx_x};
 use crate::static_shared;
 use crate::types::{Element, Operator};
@@ -79,7 +80,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 25.17 µs | 2666.4 | 1.32 (`grid_stride`) | — |
     /// | 2^28 | 346.3 µs | 3101.0 | 1.34 (`grid_stride`) | — |
-    pub unsafe fn vector_loads(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn vector_loads(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.
         let sum = unsafe { thread_sum_v4::<LOADS_PER_TRIP>(g_idata, n) };
@@ -87,7 +88,7 @@ kernel! {
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if thread_idx_x() == 0 {
             // SAFETY: g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = total };
+            unsafe { g_odata.write(block_idx_x() as usize, total)};
         }
     }
 }
@@ -98,7 +99,7 @@ pub const fn vector_loads_shared_bytes<T>() -> u32 {
     crate::collective::block::block_reduce_smem_bytes::<T>()
 }
 
-typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *mut T, n: u32));
+typed_kernel!(vector_loads = vector_loads_generic(g_idata: Global<T>, g_odata: GlobalMut<T>, n: u32));
 
 /// [`vector_loads`] for any element type and operator: a grid-stride loop of four
 /// independent 128-bit loads per thread per trip, then the block combine. Instantiated by
@@ -147,7 +148,7 @@ typed_kernel!(vector_loads = vector_loads_generic(g_idata: *const T, g_odata: *m
 /// | 2^24 | 25.26 µs | 2656.3 | 1.32 (`grid_stride`) | — |
 /// | 2^28 | 347.4 µs | 3090.7 | 1.34 (`grid_stride`) | — |
 #[inline(always)]
-pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
+pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: Global<T>, g_odata: GlobalMut<T>, n: u32) {
     let slots = static_shared!(VECTOR_LOADS_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
     // SAFETY: g_idata holds n elements that nobody writes during the kernel.
     let mine = unsafe { thread_reduce_v128::<T, O>(g_idata, n) };
@@ -155,6 +156,6 @@ pub unsafe fn vector_loads_generic<T: Element, O: Operator<T>>(g_idata: *const T
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     if thread_idx_x() == 0 {
         // SAFETY: g_odata holds gridDim.x elements.
-        unsafe { *g_odata.add(block_idx_x() as usize) = total };
+        unsafe { g_odata.write(block_idx_x() as usize, total) };
     }
 }

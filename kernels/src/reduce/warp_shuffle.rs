@@ -2,6 +2,7 @@ use super::ITEMS_PER_THREAD;
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce, block_sum};
 use crate::collective::thread::{thread_reduce_items, thread_sum_items};
 use crate::collective::warp::warp_sum_shfl;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::index::segment_len;
 use crate::static_shared;
@@ -74,19 +75,19 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 24.83 µs | 2702.5 | 1.21 (`smem_unroll4_dyn`) | — |
     /// | 2^28 | 337.8 µs | 3178.3 | 1.12 (`smem_unroll4_dyn`) | — |
-    pub unsafe fn warp_shuffle(g_idata: *const i32, g_odata: *mut i32, n: u32) {
+    pub unsafe fn warp_shuffle(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(WARP_SHUFFLE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;
         let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;
         let len = segment_len(n as usize, start, ITEMS_PER_THREAD * block);
         // SAFETY: start < n for every block of the grid, and the segment holds len elements.
-        let sum = unsafe { thread_sum_items::<ITEMS_PER_THREAD>(g_idata.add(start), len, tid, block) };
+        let sum = unsafe { thread_sum_items::<ITEMS_PER_THREAD>(g_idata.offset(start), len, tid, block) };
         // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
         let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
         if tid == 0 {
             // SAFETY: g_odata holds gridDim.x elements.
-            unsafe { *g_odata.add(block_idx_x() as usize) = total };
+            unsafe { g_odata.write(block_idx_x() as usize, total)};
         }
     }
 }
@@ -97,7 +98,7 @@ pub const fn warp_shuffle_shared_bytes<T>() -> u32 {
     crate::collective::block::block_reduce_smem_bytes::<T>()
 }
 
-typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *mut T, n: u32));
+typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: Global<T>, g_odata: GlobalMut<T>, n: u32));
 
 /// [`warp_shuffle`] for any element type and operator: each thread combines eight elements
 /// in registers, each warp combines its 32 values with `shfl.down`, one shared slot per warp
@@ -145,18 +146,18 @@ typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *m
 /// | 2^24 | 24.74 µs | 2713.0 | 1.20 (`smem_unroll4_dyn`) | — |
 /// | 2^28 | 338.2 µs | 3174.9 | 1.12 (`smem_unroll4_dyn`) | — |
 #[inline(always)]
-pub unsafe fn warp_shuffle_generic<T: Element, O: Operator<T>>(g_idata: *const T, g_odata: *mut T, n: u32) {
+pub unsafe fn warp_shuffle_generic<T: Element, O: Operator<T>>(g_idata: Global<T>, g_odata: GlobalMut<T>, n: u32) {
     let slots = static_shared!(WARP_SHUFFLE_TYPED_SLOTS: [T; BLOCK_SUM_SLOTS]);
     let tid = thread_idx_x() as usize;
     let block = block_dim_x() as usize;
     let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;
     let len = segment_len(n as usize, start, ITEMS_PER_THREAD * block);
     // SAFETY: start < n for every block of the grid, and the segment holds len elements.
-    let mine = unsafe { thread_reduce_items::<T, O, ITEMS_PER_THREAD>(g_idata.add(start), len, tid, block) };
+    let mine = unsafe { thread_reduce_items::<T, O, ITEMS_PER_THREAD>(g_idata.offset(start), len, tid, block) };
     // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
     let total = unsafe { block_reduce::<T, O>(mine, slots) };
     if tid == 0 {
         // SAFETY: g_odata holds gridDim.x elements.
-        unsafe { *g_odata.add(block_idx_x() as usize) = total };
+        unsafe { g_odata.write(block_idx_x() as usize, total) };
     }
 }

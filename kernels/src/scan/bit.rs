@@ -1,7 +1,7 @@
 use super::index::{fenwick_tile_walk, fenwick_walk, fenwick4};
 use super::lookback::{load_chunk_guarded, store_chunk_guarded};
 use crate::collective::warp::warp_sum_shfl;
-use crate::device::mem::{load_v4, load_v4_nc, store_v4};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_idx_x, lane_id, sync_threads, thread_idx_x, warp_id};
 use crate::{kernel, static_shared};
 
@@ -29,11 +29,11 @@ pub const BIT_QUERY_SHARED_BYTES: u32 = (BIT_SPAN as usize + QUERY_CTRL) as u32 
 /// # Safety
 /// `src` holds `n` elements, 16-byte aligned; `count = n / stride`.
 #[inline(always)]
-unsafe fn load_band(src: *const i32, j0: usize, stride: usize, count: usize, n: usize) -> [i32; 4] {
+unsafe fn load_band(src: Global<i32>, j0: usize, stride: usize, count: usize, n: usize) -> [i32; 4] {
     if stride == 1 {
         if j0 + 4 <= n {
             // SAFETY: j0 + 3 < n; j0 is a multiple of 4 from an aligned start.
-            return unsafe { load_v4(src.add(j0)) };
+            return unsafe { src.load_v4(j0) };
         }
         // SAFETY: src holds n elements.
         return unsafe { load_chunk_guarded(src, j0, n) };
@@ -41,7 +41,7 @@ unsafe fn load_band(src: *const i32, j0: usize, stride: usize, count: usize, n: 
     let at = |j: usize| {
         if j < count {
             // SAFETY: (j + 1) * stride - 1 < n whenever j < count = n / stride.
-            unsafe { *src.add((j + 1) * stride - 1) }
+            unsafe { src.read((j + 1) * stride - 1) }
         } else {
             0
         }
@@ -54,11 +54,11 @@ unsafe fn load_band(src: *const i32, j0: usize, stride: usize, count: usize, n: 
 /// # Safety
 /// As for [`load_band`]; these positions are the caller's alone in this launch.
 #[inline(always)]
-unsafe fn store_band(tree: *mut i32, j0: usize, stride: usize, count: usize, n: usize, v: [i32; 4]) {
+unsafe fn store_band(tree: GlobalMut<i32>, j0: usize, stride: usize, count: usize, n: usize, v: [i32; 4]) {
     if stride == 1 {
         if j0 + 4 <= n {
             // SAFETY: j0 + 3 < n, aligned; the caller's elements.
-            unsafe { store_v4(tree.add(j0), v) };
+            unsafe { tree.store_v4(j0, v) };
         } else {
             // SAFETY: tree holds n elements.
             unsafe { store_chunk_guarded(tree, j0, n, v) };
@@ -68,7 +68,7 @@ unsafe fn store_band(tree: *mut i32, j0: usize, stride: usize, count: usize, n: 
     for (r, &x) in v.iter().enumerate() {
         if j0 + r < count {
             // SAFETY: position (j + 1) * stride - 1 < n; the caller's alone.
-            unsafe { *tree.add((j0 + r + 1) * stride - 1) = x };
+            unsafe { tree.write((j0 + r + 1) * stride - 1, x) };
         }
     }
 }
@@ -141,7 +141,7 @@ kernel! {
     /// | 1,000,000 | 13.63 µs | 586.9 | 0.75 |
     /// | 100,000,000 | 573.1 µs | 1396.0 | 0.58 |
     /// | 268,435,456 | 1509.4 µs | 1422.8 | 0.58 |
-    pub unsafe fn bit_build(src: *const i32, tree: *mut i32, n: u32, stride: u32) {
+    pub unsafe fn bit_build(src: Global<i32>, tree: GlobalMut<i32>, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;
         let j0 = (block_idx_x() as usize * BIT_BLOCK as usize + tid) * BIT_ITEMS as usize;
@@ -181,10 +181,10 @@ kernel! {
 /// # Safety
 /// `k` is at most the tree's length; every lane of the warp calls it with the same `k`.
 #[inline(always)]
-unsafe fn warp_query(tree: *const i32, k: usize) -> i32 {
+unsafe fn warp_query(tree: Global<i32>, k: usize) -> i32 {
     let node = fenwick_walk(k, lane_id());
     // SAFETY: 1 <= node <= k <= the tree's length.
-    let v = if node > 0 { unsafe { *tree.add(node - 1) } } else { 0 };
+    let v = if node > 0 { unsafe { tree.read(node - 1) } } else { 0 };
     warp_sum_shfl(v)
 }
 
@@ -258,7 +258,7 @@ kernel! {
     /// | 1,000,000 | 13.01 µs | 615.0 | 0.74 |
     /// | 100,000,000 | 573.4 µs | 1395.2 | 0.58 |
     /// | 268,435,456 | 1510.3 µs | 1421.9 | 0.58 |
-    pub unsafe fn bit_query(tree: *const i32, output: *mut i32, n: u32, exclusive: u32) {
+    pub unsafe fn bit_query(tree: Global<i32>, output: GlobalMut<i32>, n: u32, exclusive: u32) {
         let smem = static_shared!(BIT_TILE: [i32; BIT_SPAN as usize + QUERY_CTRL]);
         let span = BIT_SPAN as usize;
         let tid = thread_idx_x() as usize;
@@ -266,7 +266,7 @@ kernel! {
         let (n, m0) = (n as usize, 4 * tid);
         let own = if base + m0 + 4 <= n {
             // SAFETY: base + m0 + 3 < n, aligned; nobody writes the tree during the launch.
-            unsafe { load_v4_nc(tree.add(base + m0)) }
+            unsafe { tree.load_v4_nc(base + m0 ) }
         } else {
             // SAFETY: tree holds n elements.
             unsafe { load_chunk_guarded(tree, base + m0, n) }
@@ -296,7 +296,7 @@ kernel! {
         let out = if exclusive != 0 { [e0, e0.wrapping_add(own[0]), e2, e3] } else { [e0.wrapping_add(own[0]), e2, e3, e4] };
         if base + m0 + 4 <= n {
             // SAFETY: base + m0 + 3 < n, aligned; these outputs are this thread's alone.
-            unsafe { store_v4(output.add(base + m0), out) };
+            unsafe { output.store_v4(base + m0 , out) };
         } else {
             // SAFETY: output holds n elements; these outputs are this thread's alone.
             unsafe { store_chunk_guarded(output, base + m0, n, out) };

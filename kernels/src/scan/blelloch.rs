@@ -1,6 +1,6 @@
 use super::index::{blelloch_pair, leaf_scan, leaf_sum, padded, padded_len};
 use super::lookback::{load_chunk_guarded, store_chunk_guarded};
-use crate::device::mem::{load_v4, load_v4_nc, store_v4};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::Shared;
 use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
 use crate::{kernel, static_shared};
@@ -29,12 +29,12 @@ pub const BLELLOCH_REDUCE_SHARED_BYTES: u32 = BLELLOCH_BLOCK_SHARED_BYTES;
 /// # Safety
 /// `input` holds `n` elements and is 16-byte aligned (`base` is a multiple of the tile).
 #[inline(always)]
-unsafe fn load_leaf<const NC: bool>(input: *const i32, base: usize, leaf: usize, n: usize) -> [i32; 4] {
+unsafe fn load_leaf<const NC: bool>(input: Global<i32>, base: usize, leaf: usize, n: usize) -> [i32; 4] {
     let p = base + leaf * BLELLOCH_LEAF as usize;
     if p + 4 <= n {
         // SAFETY: p + 3 < n; p is a multiple of 4 from an aligned start; if NC, nobody writes
         // the input during the launch (the caller's promise).
-        unsafe { if NC { load_v4_nc(input.add(p)) } else { load_v4(input.add(p)) } }
+        unsafe { if NC { input.load_v4_nc(p) } else { input.load_v4(p) } }
     } else {
         // SAFETY: input holds n elements.
         unsafe { load_chunk_guarded(input, p, n) }
@@ -47,11 +47,11 @@ unsafe fn load_leaf<const NC: bool>(input: *const i32, base: usize, leaf: usize,
 /// # Safety
 /// `output` holds `n` elements and is 16-byte aligned; nobody else accesses the leaf meanwhile.
 #[inline(always)]
-unsafe fn store_leaf(output: *mut i32, base: usize, leaf: usize, n: usize, out: [i32; 4]) {
+unsafe fn store_leaf(output: GlobalMut<i32>, base: usize, leaf: usize, n: usize, out: [i32; 4]) {
     let p = base + leaf * BLELLOCH_LEAF as usize;
     if p + 4 <= n {
         // SAFETY: p + 3 < n, 16-byte aligned; these elements are the caller's alone.
-        unsafe { store_v4(output.add(p), out) };
+        unsafe { output.store_v4(p, out) };
     } else {
         // SAFETY: output holds n elements; these elements are the caller's alone.
         unsafe { store_chunk_guarded(output, p, n, out) };
@@ -201,7 +201,7 @@ kernel! {
     /// | 1,000,000 | 15.47 µs | 517.1 | 0.66 |
     /// | 100,000,000 | 488.6 µs | 1637.4 | 0.68 |
     /// | 268,435,456 | 1269.5 µs | 1691.6 | 0.69 |
-    pub unsafe fn blelloch_block(input: *const i32, output: *mut i32, offsets: *const i32, n: u32, exclusive: u32) {
+    pub unsafe fn blelloch_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;
         let half = BLELLOCH_BLOCK as usize;
@@ -228,7 +228,7 @@ kernel! {
             // last barrier and the down-sweep's first only thread 0 touches the root (and it
             // wrote the root last itself).
             unsafe {
-                let seed = if offsets.is_null() { 0 } else { *offsets.add(b) };
+                let seed = if offsets.is_null() { 0 } else { offsets.read(b) };
                 temp.write(padded(BLELLOCH_LEAVES as usize - 1), seed);
             }
         }
@@ -293,7 +293,7 @@ kernel! {
     /// | 1,000,000 | 14.99 µs | 533.6 | 0.64 |
     /// | 100,000,000 | 488.4 µs | 1638.1 | 0.68 |
     /// | 268,435,456 | 1265.8 µs | 1696.6 | 0.69 |
-    pub unsafe fn blelloch_reduce(input: *const i32, sums: *mut i32, n: u32) {
+    pub unsafe fn blelloch_reduce(input: Global<i32>, sums: GlobalMut<i32>, n: u32) {
         let temp = static_shared!(BLELLOCH_UP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;
         let base = block_idx_x() as usize * BLELLOCH_TILE as usize;
@@ -310,7 +310,7 @@ kernel! {
         unsafe { up_sweep(temp, tid) };
         if tid == 0 {
             // SAFETY: sums holds gridDim.x elements; thread 0 wrote the root last itself.
-            unsafe { *sums.add(block_idx_x() as usize) = temp.read(padded(BLELLOCH_LEAVES as usize - 1)) };
+            unsafe { sums.write(block_idx_x() as usize, temp.read(padded(BLELLOCH_LEAVES as usize - 1)))};
         }
     }
 }

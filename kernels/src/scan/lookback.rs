@@ -4,7 +4,8 @@ use super::index::{
 };
 use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
 use crate::device::clock::nanosleep;
-use crate::device::mem::{l2_evict_first_policy, store_v4, store_v4_streaming};
+use crate::device::global::l2_evict_first_policy;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
@@ -135,7 +136,7 @@ fn warp_sum(mut x: i32) -> i32 {
 /// `status` holds at least `tile` words; called by all 32 lanes of one warp with the same
 /// `tile` and `epoch`.
 #[inline(always)]
-unsafe fn look_back<const SLEEP_NS: u32>(status: *const u64, tile: usize, epoch: u32, lane: u32) -> i32 {
+unsafe fn look_back<const SLEEP_NS: u32>(status: Global<u64>, tile: usize, epoch: u32, lane: u32) -> i32 {
     let mut exclusive = 0i32;
     let mut end = tile;
     loop {
@@ -143,7 +144,7 @@ unsafe fn look_back<const SLEEP_NS: u32>(status: *const u64, tile: usize, epoch:
         let load = || {
             if pred >= 0 {
                 // SAFETY: 0 <= pred < tile <= the status array's length.
-                unsafe { load_relaxed_u64(status.add(pred as usize)) }
+                unsafe { load_relaxed_u64(status.offset(pred as usize)) }
             } else {
                 pack_status(epoch, FLAG_PREFIX, 0)
             }
@@ -175,11 +176,11 @@ unsafe fn look_back<const SLEEP_NS: u32>(status: *const u64, tile: usize, epoch:
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-pub(super) unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -> [i32; 4] {
+pub(super) unsafe fn load_chunk_guarded(input: Global<i32>, p: usize, n: usize) -> [i32; 4] {
     let at = |i: usize| {
         if i < n {
             // SAFETY: i < n.
-            unsafe { *input.add(i) }
+            unsafe { input.read(i) }
         } else {
             0
         }
@@ -192,11 +193,11 @@ pub(super) unsafe fn load_chunk_guarded(input: *const i32, p: usize, n: usize) -
 /// # Safety
 /// `output` holds `n` elements, and nobody else writes `p .. p + 4` concurrently.
 #[inline(always)]
-pub(super) unsafe fn store_chunk_guarded(output: *mut i32, p: usize, n: usize, chunk: [i32; 4]) {
+pub(super) unsafe fn store_chunk_guarded(output: GlobalMut<i32>, p: usize, n: usize, chunk: [i32; 4]) {
     for (k, &x) in chunk.iter().enumerate() {
         if p + k < n {
             // SAFETY: p + k < n; this thread's element.
-            unsafe { *output.add(p + k) = x };
+            unsafe { output.write(p + k, x) };
         }
     }
 }
@@ -249,7 +250,7 @@ unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i
 unsafe fn publish_aggregate<const THREADS: usize>(
     t: TileThread,
     smem: Shared<i32>,
-    status: *mut u64,
+    status: GlobalMut<u64>,
     epoch: u32,
 ) -> (i32, i32) {
     let warps = THREADS / WARP_SIZE as usize;
@@ -266,7 +267,7 @@ unsafe fn publish_aggregate<const THREADS: usize>(
     if t.tid == 0 {
         let flag = if t.tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
         // SAFETY: tile < gridDim.x = the status array's length.
-        unsafe { store_relaxed_u64(status.add(t.tile), pack_status(epoch, flag, aggregate)) };
+        unsafe { store_relaxed_u64(status.offset(t.tile), pack_status(epoch, flag, aggregate)) };
     }
     (warp_offset, aggregate)
 }
@@ -307,7 +308,7 @@ unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut
 unsafe fn tile_prefix<const SLEEP_NS: u32>(
     t: TileThread,
     smem: Shared<i32>,
-    status: *mut u64,
+    status: GlobalMut<u64>,
     epoch: u32,
     aggregate: i32,
 ) -> i32 {
@@ -316,11 +317,11 @@ unsafe fn tile_prefix<const SLEEP_NS: u32>(
             0
         } else {
             // SAFETY: the whole warp calls it, with the same tile and epoch.
-            let prefix = unsafe { look_back::<SLEEP_NS>(status, t.tile, epoch, t.lane) };
+            let prefix = unsafe { look_back::<SLEEP_NS>(status.as_const(), t.tile, epoch, t.lane) };
             if t.lane == 0 {
                 let inclusive = prefix.wrapping_add(aggregate);
                 // SAFETY: as above.
-                unsafe { store_relaxed_u64(status.add(t.tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
+                unsafe { store_relaxed_u64(status.offset(t.tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
             }
             prefix
         };
@@ -342,9 +343,9 @@ unsafe fn tile_prefix<const SLEEP_NS: u32>(
 /// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
 #[inline(always)]
 unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, const SLEEP_NS: u32>(
-    input: *const i32,
-    output: *mut i32,
-    status: *mut u64,
+    input: Global<i32>,
+    output: GlobalMut<i32>,
+    status: GlobalMut<u64>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -373,7 +374,7 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if full {
-            let src = input.wrapping_add(base + c);
+            let src = input.wrapping_offset(base + c);
             // SAFETY: base + c + 3 < n; both addresses 16-byte aligned (16-byte aligned
             // buffers, c a multiple of 4); this thread's chunk, untouched until the wait.
             unsafe {
@@ -414,10 +415,10 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
         ];
         if full && HINTS & HINT_STREAM_STORE != 0 {
             // SAFETY: base + c + 3 < n; 16-byte aligned global memory; this thread's 16 bytes.
-            unsafe { store_v4_streaming(output.add(base + c), out) };
+            unsafe { output.store_v4_streaming(base + c, out) };
         } else if full {
             // SAFETY: base + c + 3 < n; 16-byte aligned; these 16 bytes are this thread's.
-            unsafe { store_v4(output.add(base + c), out) };
+            unsafe { output.store_v4(base + c, out) };
         } else {
             // SAFETY: output holds n elements; these elements are this thread's.
             unsafe { store_chunk_guarded(output, base + c, n, out) };
@@ -560,9 +561,9 @@ kernel! {
     /// | 100,000,000 | 285.2 µs | 2805.0 | 1.16 |
     /// | 268,435,456 | 772.5 µs | 2779.9 | 1.14 |
     pub unsafe fn lookback(
-        input: *const i32,
-        output: *mut i32,
-        status: *mut u64,
+        input: Global<i32>,
+        output: GlobalMut<i32>,
+        status: GlobalMut<u64>,
         n: u32,
         epoch: u32,
         exclusive: u32,
@@ -612,9 +613,9 @@ macro_rules! lookback_shape {
             /// A tuning shape: `scripts/gpu/scan_table.sh` (`--variant tuning`) times it
             /// beside `lookback`, whose figures are those of the winning shape.
             pub unsafe fn $name(
-                input: *const i32,
-                output: *mut i32,
-                status: *mut u64,
+                input: Global<i32>,
+                output: GlobalMut<i32>,
+                status: GlobalMut<u64>,
                 n: u32,
                 epoch: u32,
                 exclusive: u32,
@@ -641,9 +642,9 @@ lookback_shape!(lookback_256x28, 256, 28);
 /// As for [`lookback`].
 #[inline(always)]
 unsafe fn lookback_with<const HINTS: u32, const SLEEP_NS: u32>(
-    input: *const i32,
-    output: *mut i32,
-    status: *mut u64,
+    input: Global<i32>,
+    output: GlobalMut<i32>,
+    status: GlobalMut<u64>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -679,9 +680,9 @@ macro_rules! lookback_ablation {
             /// # Measured
             #[doc = concat!("An ablation: its time beside `lookback`'s is at [`", $at, "`].")]
             pub unsafe fn $name(
-                input: *const i32,
-                output: *mut i32,
-                status: *mut u64,
+                input: Global<i32>,
+                output: GlobalMut<i32>,
+                status: GlobalMut<u64>,
                 n: u32,
                 epoch: u32,
                 exclusive: u32,
@@ -770,13 +771,13 @@ kernel! {
     /// # Safety
     /// `status` holds `tile` words, none of them left invalid for `epoch` forever; `out` is
     /// one valid `i32`; launched with one block of 32 threads.
-    pub unsafe fn lookback_probe(status: *mut u64, out: *mut i32, tile: u32, epoch: u32) {
+    pub unsafe fn lookback_probe(status: GlobalMut<u64>, out: GlobalMut<i32>, tile: u32, epoch: u32) {
         let lane = thread_idx_x() % WARP_SIZE;
         // SAFETY: forwarded from the caller; the whole warp calls it.
-        let prefix = unsafe { look_back::<LOOKBACK_SLEEP_NS>(status, tile as usize, epoch, lane) };
+        let prefix = unsafe { look_back::<LOOKBACK_SLEEP_NS>(status.as_const(), tile as usize, epoch, lane) };
         if lane == 0 {
             // SAFETY: out is valid.
-            unsafe { *out = prefix };
+            unsafe { out.write(0, prefix) };
         }
     }
 }

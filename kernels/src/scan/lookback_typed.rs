@@ -8,7 +8,8 @@ use super::index::{
     status_value, striped_chunk, value_slot,
 };
 use crate::device::atomic::{load_acquire_u64, load_relaxed_u64, store_relaxed_u64, store_release_u64};
-use crate::device::mem::{l2_evict_first_policy, store_v4_streaming};
+use crate::device::global::l2_evict_first_policy;
+use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
@@ -56,17 +57,24 @@ const fn packed<T: Element>() -> bool {
 /// `status` holds a word and `values` two slots for `tile`; one thread per tile calls it, the
 /// aggregate before the prefix.
 #[inline(always)]
-unsafe fn publish<T: Element>(status: *mut u64, values: *mut T, tile: usize, epoch: u32, flag: u32, value: T) {
+unsafe fn publish<T: Element>(
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
+    tile: usize,
+    epoch: u32,
+    flag: u32,
+    value: T,
+) {
     if packed::<T>() {
         let word = pack_status(epoch, flag, value.to_halves()[0] as i32);
         // SAFETY: tile < the status array's length; one atomic word carries flag and value.
-        unsafe { store_relaxed_u64(status.add(tile), word) };
+        unsafe { store_relaxed_u64(status.offset(tile), word) };
     } else {
         // SAFETY: the value's own slot (never written again during the launch), then the
         // flag with release semantics: a reader that acquires the flag sees the value.
         unsafe {
-            T::store_relaxed(values.add(value_slot(tile, flag)), value);
-            store_release_u64(status.add(tile), pack_status(epoch, flag, 0));
+            T::store_relaxed(values.offset(value_slot(tile, flag)), value);
+            store_release_u64(status.offset(tile), pack_status(epoch, flag, 0));
         }
     }
 }
@@ -79,8 +87,8 @@ unsafe fn publish<T: Element>(status: *mut u64, values: *mut T, tile: usize, epo
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 unsafe fn read_status<T: Element, O: Operator<T>>(
-    status: *const u64,
-    values: *const T,
+    status: Global<u64>,
+    values: Global<T>,
     pred: isize,
     epoch: u32,
 ) -> (u32, T) {
@@ -90,17 +98,17 @@ unsafe fn read_status<T: Element, O: Operator<T>>(
     let p = pred as usize;
     if packed::<T>() {
         // SAFETY: p < the status array's length.
-        let word = unsafe { load_relaxed_u64(status.add(p)) };
+        let word = unsafe { load_relaxed_u64(status.offset(p)) };
         return (status_flag(word, epoch), T::from_halves([status_value(word) as u32, 0]));
     }
     // SAFETY: p < the status array's length; acquire, then the slot the flag names (a
     // GPU-scope atomic load, never a cached one).
-    let flag = status_flag(unsafe { load_acquire_u64(status.add(p)) }, epoch);
+    let flag = status_flag(unsafe { load_acquire_u64(status.offset(p)) }, epoch);
     if flag == FLAG_INVALID {
         return (flag, O::IDENTITY);
     }
     // SAFETY: the slot exists; its value was stored before the release the acquire saw.
-    let bits = unsafe { load_relaxed_u64(values.add(value_slot(p, flag)).cast::<u64>()) };
+    let bits = unsafe { load_relaxed_u64(values.offset(value_slot(p, flag)).cast::<u64>()) };
     (flag, T::from_halves([bits as u32, (bits >> 32) as u32]))
 }
 
@@ -144,8 +152,8 @@ fn warp_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> (T, T) {
 /// warp call it with the same `tile` and `epoch`.
 #[inline(always)]
 unsafe fn look_back<T: Element, O: Operator<T>>(
-    status: *const u64,
-    values: *const T,
+    status: Global<u64>,
+    values: Global<T>,
     tile: usize,
     epoch: u32,
     lane: u32,
@@ -222,11 +230,11 @@ fn map_chunk<T: Element>(w: [u32; 4], mut f: impl FnMut(T) -> T) -> [u32; 4] {
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-unsafe fn load_chunk_guarded<T: Element, O: Operator<T>>(input: *const T, p: usize, n: usize) -> [u32; 4] {
+unsafe fn load_chunk_guarded<T: Element, O: Operator<T>>(input: Global<T>, p: usize, n: usize) -> [u32; 4] {
     let at = |k: usize| {
         if k < T::PER_128 && p + k < n {
             // SAFETY: p + k < n.
-            unsafe { *input.add(p + k) }
+            unsafe { input.read(p + k) }
         } else {
             O::IDENTITY
         }
@@ -239,11 +247,11 @@ unsafe fn load_chunk_guarded<T: Element, O: Operator<T>>(input: *const T, p: usi
 /// # Safety
 /// `output` holds `n` elements, and nobody else writes these elements concurrently.
 #[inline(always)]
-unsafe fn store_chunk_guarded<T: Element>(output: *mut T, p: usize, n: usize, chunk: [u32; 4]) {
+unsafe fn store_chunk_guarded<T: Element>(output: GlobalMut<T>, p: usize, n: usize, chunk: [u32; 4]) {
     let put = |k: usize| {
         if k < T::PER_128 && p + k < n {
             // SAFETY: p + k < n; this thread's element.
-            unsafe { *output.add(p + k) = T::from_128(chunk, k) };
+            unsafe { output.write(p + k, T::from_128(chunk, k)) };
         }
     };
     put(0);
@@ -278,7 +286,7 @@ const fn words_per<T: Element>() -> usize {
 /// # Safety
 /// `input` holds `n` elements, 16-byte aligned; every thread of the block calls it.
 #[inline(always)]
-unsafe fn load_tile<T: Element, O: Operator<T>>(input: *const T, at: Place, smem: Shared<u32>) {
+unsafe fn load_tile<T: Element, O: Operator<T>>(input: Global<T>, at: Place, smem: Shared<u32>) {
     let policy = l2_evict_first_policy();
     for r in 0..LOOKBACK_TYPED_CHUNKS as usize {
         let c = striped_chunk(at.tid, r, LOOKBACK_TYPED_THREADS as usize);
@@ -286,7 +294,7 @@ unsafe fn load_tile<T: Element, O: Operator<T>>(input: *const T, at: Place, smem
         if at.full {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (aligned buffer, c a
             // multiple of 4 words); this thread's chunk, untouched until the wait.
-            unsafe { smem.copy_async_v4_evict_first(c, input.add(first).cast::<u32>(), policy) };
+            unsafe { smem.copy_async_v4_evict_first(c, input.offset(first).cast::<u32>(), policy) };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
             unsafe { smem.write_v4(c, load_chunk_guarded::<T, O>(input, first, at.n)) };
@@ -341,7 +349,7 @@ unsafe fn scan_in_place<T: Element, O: Operator<T>>(tid: usize, mut run: T, excl
 /// # Safety
 /// After phase 6's barrier; `output` holds `n` elements, 16-byte aligned.
 #[inline(always)]
-unsafe fn store_tile<T: Element, O: Operator<T>>(output: *mut T, at: Place, prefix: T, smem: Shared<u32>) {
+unsafe fn store_tile<T: Element, O: Operator<T>>(output: GlobalMut<T>, at: Place, prefix: T, smem: Shared<u32>) {
     for r in 0..LOOKBACK_TYPED_CHUNKS as usize {
         let c = striped_chunk(at.tid, r, LOOKBACK_TYPED_THREADS as usize);
         let first = at.base + c / words_per::<T>();
@@ -350,7 +358,7 @@ unsafe fn store_tile<T: Element, O: Operator<T>>(output: *mut T, at: Place, pref
         if at.full {
             // SAFETY: the chunk's elements are < n; 16-byte aligned global memory; this
             // thread's. Streaming store, as `lookback`'s (`LOOKBACK_HINTS`).
-            unsafe { store_v4_streaming(output.add(first).cast::<u32>(), v) };
+            unsafe { output.offset(first).cast::<u32>().store_v4_streaming(0, v) };
         } else {
             // SAFETY: output holds n elements; these elements are this thread's.
             unsafe { store_chunk_guarded(output, first, at.n, v) };
@@ -392,8 +400,8 @@ unsafe fn tile_offsets<T: Element, O: Operator<T>>(at: Place, smem: Shared<u32>)
 /// As for [`lookback_generic`]; every thread of the block calls it.
 #[inline(always)]
 unsafe fn tile_prefix<T: Element, O: Operator<T>>(
-    status: *mut u64,
-    values: *mut T,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
     epoch: u32,
     aggregate: T,
     at: Place,
@@ -404,7 +412,7 @@ unsafe fn tile_prefix<T: Element, O: Operator<T>>(
             O::IDENTITY
         } else {
             // SAFETY: the whole warp calls it, with the same tile and epoch.
-            let prefix = unsafe { look_back::<T, O>(status, values, at.tile, epoch, at.lane) };
+            let prefix = unsafe { look_back::<T, O>(status.as_const(), values.as_const(), at.tile, epoch, at.lane) };
             if at.lane == 0 {
                 // SAFETY: this tile's word and slots; its aggregate went out first.
                 unsafe { publish(status, values, at.tile, epoch, FLAG_PREFIX, O::combine(prefix, aggregate)) };
@@ -422,10 +430,10 @@ unsafe fn tile_prefix<T: Element, O: Operator<T>>(
 }
 
 typed_kernel!(all lookback = lookback_generic(
-    input: *const T,
-    output: *mut T,
-    status: *mut u64,
-    values: *mut T,
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -547,10 +555,10 @@ typed_kernel!(all lookback = lookback_generic(
 /// | f64 | max | 102.56, 1.34 |
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
-    input: *const T,
-    output: *mut T,
-    status: *mut u64,
-    values: *mut T,
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -599,13 +607,13 @@ crate::kernel! {
     /// # Safety
     /// `status` holds `tile` words, none invalid for `epoch` forever; `values` `2·tile`
     /// slots; `out` one valid `u64`; launched with one block of 32 threads.
-    pub unsafe fn lookback_typed_probe(status: *mut u64, values: *mut u64, out: *mut u64, tile: u32, epoch: u32) {
+    pub unsafe fn lookback_typed_probe(status: GlobalMut<u64>, values: GlobalMut<u64>, out: GlobalMut<u64>, tile: u32, epoch: u32) {
         let lane = thread_idx_x() % WARP_SIZE;
         // SAFETY: forwarded from the caller; the whole warp calls it.
-        let prefix = unsafe { look_back::<u64, crate::types::Sum>(status, values, tile as usize, epoch, lane) };
+        let prefix = unsafe { look_back::<u64, crate::types::Sum>(status.as_const(), values.as_const(), tile as usize, epoch, lane) };
         if lane == 0 {
             // SAFETY: out is valid.
-            unsafe { *out = prefix };
+            unsafe { out.write(0, prefix) };
         }
     }
 }

@@ -43,6 +43,7 @@ pub use squares_grid_stride::squares_grid_stride;
 pub use squares_one_thread::squares_one_thread;
 
 use crate::device::clock::clock64;
+use crate::device::global::GlobalMut;
 use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
 
 /// `x²`, wrapping as the GPU's 32-bit multiply does.
@@ -70,7 +71,7 @@ fn start_block_clock() -> u64 {
 /// `g_clocks` holds `2 * gridDim.x` elements.
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-unsafe fn stop_block_clock(g_clocks: *mut u64, start: u64) {
+unsafe fn stop_block_clock(g_clocks: GlobalMut<u64>, start: u64) {
     sync_threads();
     if thread_idx_x() == 0 {
         let end = clock64();
@@ -78,8 +79,8 @@ unsafe fn stop_block_clock(g_clocks: *mut u64, start: u64) {
         // SAFETY: 2b + 1 < 2 * gridDim.x, the caller's promise; thread 0 of block b alone
         // writes these two slots.
         unsafe {
-            *g_clocks.add(2 * b) = start;
-            *g_clocks.add(2 * b + 1) = end;
+            g_clocks.write(2 * b, start);
+            g_clocks.write(2 * b + 1, end);
         }
     }
 }

@@ -1,4 +1,5 @@
 use super::{square, start_block_clock, stop_block_clock};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, global_idx_x, grid_dim_x, sync_threads, thread_idx_x};
 use crate::kernel;
 use crate::static_shared;
@@ -62,7 +63,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 33.90 µs | 1979.4 | 1.01 (`squares_grid_stride`) | 1.015 |
     /// | 2^28 | 466.2 µs | 2303.3 | 1.00 (`squares_grid_stride`) | 1.003 |
-    pub unsafe fn squares_block_tree(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
+    pub unsafe fn squares_block_tree(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let smem = static_shared!(SQUARES: [i32; SLOTS]);
         let tid = thread_idx_x();
         let block = block_dim_x();
@@ -74,7 +75,7 @@ kernel! {
         let mut i = g;
         while i < n as usize {
             // SAFETY: i < n.
-            sum = sum.wrapping_add(square(unsafe { *g_idata.add(i) }));
+            sum = sum.wrapping_add(square(unsafe { g_idata.read(i) }));
             i += threads;
         }
         // SAFETY: tid < blockDim <= 1024; each thread writes its own slot.
@@ -96,7 +97,7 @@ kernel! {
         if tid == 0 {
             // SAFETY: smem[0] is final after the last barrier; g_result holds gridDim.x
             // elements.
-            unsafe { *g_result.add(block_idx_x() as usize) = smem.read(0) };
+            unsafe { g_result.write(block_idx_x() as usize, smem.read(0))};
         }
 
         // SAFETY: g_clocks holds 2 * gridDim.x elements.

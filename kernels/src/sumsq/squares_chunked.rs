@@ -1,4 +1,5 @@
 use super::{square, start_block_clock, stop_block_clock};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, thread_idx_x};
 use crate::index::chunk_bounds;
 use crate::kernel;
@@ -52,7 +53,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 8514.4 µs | 7.9 | 47.56 (`squares_one_thread`) | 0.996 |
     /// | 2^28 | 136184.5 µs | 7.9 | 47.58 (`squares_one_thread`) | 0.996 |
-    pub unsafe fn squares_chunked(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
+    pub unsafe fn squares_chunked(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let tid = thread_idx_x() as usize;
         let start = start_block_clock();
 
@@ -60,10 +61,10 @@ kernel! {
         let mut sum = 0i32;
         for i in first..end {
             // SAFETY: i < end <= n.
-            sum = sum.wrapping_add(square(unsafe { *g_idata.add(i) }));
+            sum = sum.wrapping_add(square(unsafe { g_idata.read(i) }));
         }
         // SAFETY: tid < blockDim, and g_result holds blockDim elements.
-        unsafe { *g_result.add(tid) = sum };
+        unsafe { g_result.write(tid, sum)};
 
         // SAFETY: g_clocks holds 2 = 2 * gridDim.x elements.
         unsafe { stop_block_clock(g_clocks, start) };

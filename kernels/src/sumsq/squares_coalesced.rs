@@ -1,4 +1,5 @@
 use super::{square, start_block_clock, stop_block_clock};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, thread_idx_x};
 use crate::kernel;
 
@@ -60,7 +61,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 12362.3 µs | 5.4 | 0.69 (`squares_chunked`) | 1.007 |
     /// | 2^28 | 196262.3 µs | 5.5 | 0.69 (`squares_chunked`) | 1.004 |
-    pub unsafe fn squares_coalesced(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
+    pub unsafe fn squares_coalesced(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;
         let start = start_block_clock();
@@ -69,11 +70,11 @@ kernel! {
         let mut i = tid;
         while i < n as usize {
             // SAFETY: i < n.
-            sum = sum.wrapping_add(square(unsafe { *g_idata.add(i) }));
+            sum = sum.wrapping_add(square(unsafe { g_idata.read(i) }));
             i += block;
         }
         // SAFETY: tid < blockDim, and g_result holds blockDim elements.
-        unsafe { *g_result.add(tid) = sum };
+        unsafe { g_result.write(tid, sum)};
 
         // SAFETY: g_clocks holds 2 = 2 * gridDim.x elements.
         unsafe { stop_block_clock(g_clocks, start) };

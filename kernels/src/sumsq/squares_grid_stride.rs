@@ -1,4 +1,5 @@
 use super::{square, start_block_clock, stop_block_clock};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, global_idx_x, grid_dim_x};
 use crate::kernel;
 
@@ -51,7 +52,7 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 34.32 µs | 1955.4 | 360.21 (`squares_coalesced`) | 1.013 |
     /// | 2^28 | 466.2 µs | 2303.2 | 420.99 (`squares_coalesced`) | 1.003 |
-    pub unsafe fn squares_grid_stride(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
+    pub unsafe fn squares_grid_stride(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let g = global_idx_x();
         let threads = grid_dim_x() as usize * block_dim_x() as usize;
         let start = start_block_clock();
@@ -60,11 +61,11 @@ kernel! {
         let mut i = g;
         while i < n as usize {
             // SAFETY: i < n.
-            sum = sum.wrapping_add(square(unsafe { *g_idata.add(i) }));
+            sum = sum.wrapping_add(square(unsafe { g_idata.read(i) }));
             i += threads;
         }
         // SAFETY: g < gridDim · blockDim, the length of g_result.
-        unsafe { *g_result.add(g) = sum };
+        unsafe { g_result.write(g, sum)};
 
         // SAFETY: g_clocks holds 2 * gridDim.x elements.
         unsafe { stop_block_clock(g_clocks, start) };

@@ -1,4 +1,5 @@
 use super::{square, start_block_clock, stop_block_clock};
+use crate::device::global::{Global, GlobalMut};
 use crate::kernel;
 
 kernel! {
@@ -37,16 +38,16 @@ kernel! {
     /// |---|---|---|---|---|
     /// | 2^24 | 404943.8 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
     /// | 2^28 | 6480075.7 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
-    pub unsafe fn squares_one_thread(g_idata: *const i32, g_result: *mut i32, g_clocks: *mut u64, n: u32) {
+    pub unsafe fn squares_one_thread(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let start = start_block_clock();
 
         let mut sum = 0i32;
         for i in 0..n as usize {
             // SAFETY: i < n.
-            sum = sum.wrapping_add(square(unsafe { *g_idata.add(i) }));
+            sum = sum.wrapping_add(square(unsafe { g_idata.read(i) }));
         }
         // SAFETY: g_result holds one element.
-        unsafe { *g_result = sum };
+        unsafe { g_result.write(0, sum) };
 
         // SAFETY: g_clocks holds 2 = 2 * gridDim.x elements.
         unsafe { stop_block_clock(g_clocks, start) };

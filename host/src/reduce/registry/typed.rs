@@ -77,7 +77,7 @@ macro_rules! erased_ref {
         Kernel {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: as below; `o` points to one element of the variant's type.
-            emu: |(a, b, t, o, n)| unsafe { $($path)::+(a.cast(), b.cast(), t, o.cast(), n) },
+            emu: |(a, b, t, o, n)| unsafe { $($path)::+(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b), t.into(), kernels::device::global::GlobalMut::from_erased(o), n) },
         }
     };
     ($($path:ident)::+ (a, b $(, $rest:ident)*)) => {
@@ -85,7 +85,7 @@ macro_rules! erased_ref {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: the launcher that holds this Kernel checked that the buffers hold this
             // variant's element type (`TypedVariant::elem`) and the arguments.
-            emu: |(a, b $(, $rest)*)| unsafe { $($path)::+(a.cast(), b.cast() $(, $rest)*) },
+            emu: |(a, b $(, $rest)*)| unsafe { $($path)::+(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b) $(, $rest)*) },
         }
     };
 }

@@ -87,7 +87,7 @@ macro_rules! typed_scans {
                 // SAFETY: TypedScan checked that the buffers hold this variant's element type
                 // and the kernel's preconditions.
                 emu: |(a, b, c, d, e, f, g)| unsafe {
-                    kernels::scan::${concat(lookback, __, $t, _, $o)}(a.cast(), b.cast(), c, d.cast(), e, f, g)
+                    kernels::scan::${concat(lookback, __, $t, _, $o)}(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b), c.into(), kernels::device::global::GlobalMut::from_erased(d), e, f, g)
                 },
             },
             threads: LOOKBACK_TYPED_THREADS,

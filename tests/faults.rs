@@ -72,26 +72,49 @@ struct Expect {
     detail: fn(&[String]) -> String,
 }
 
+/// The buffer a broken kernel gets: 128 elements (one per thread of the 2 × 64-thread grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Buffer {
+    /// `Backend::alloc`: zero-filled, so initialised.
+    Zeroed,
+    /// `Backend::alloc_uninit`: allocated, never written.
+    Uninit,
+    /// Allocated, then freed before the launch (a stale pointer).
+    Freed,
+}
+
+/// Elements of the buffer every broken kernel gets.
+const BUFFER_LEN: usize = 128;
+
 /// Launches a one-pointer kernel on 2 blocks of `block` threads, one block at a time (so that
 /// of a kernel that faults in every block, block 0 is the one reported), with a 128-element
-/// buffer; returns its fault (`kind` is the one expected, for the messages) and how long the
+/// `buffer`; returns its fault (`kind` is the one expected, for the messages) and how long the
 /// launch took to report it.
 fn launch<T: Element>(
     kernel: &Kernel<(*mut T,)>,
     kind: EmuErrorKind,
     block: u32,
     budget: Duration,
+    buffer: Buffer,
 ) -> Result<(EmuError, Duration), Failed>
 where
     (*mut T,): KernelArgs,
 {
     let backend = Backend::with_emulator(Emulator::new().with_workers(1).with_budget(budget));
-    let mut out = backend.alloc::<T>(128).map_err(|e| e.to_string())?;
+    let mut out = match buffer {
+        Buffer::Zeroed | Buffer::Freed => backend.alloc::<T>(BUFFER_LEN),
+        Buffer::Uninit => backend.alloc_uninit::<T>(BUFFER_LEN),
+    }
+    .map_err(|e| e.to_string())?;
+    let ptr = out.as_mut_ptr();
+    if buffer == Buffer::Freed {
+        drop(out);
+    }
     let start = Instant::now();
     let cfg = LaunchConfig { grid: 2, block, shared_bytes: 0 };
-    // SAFETY: `out` holds one element per thread of a block (at most 128), which is all these
-    // kernels touch.
-    let r = unsafe { backend.launch(kernel, cfg, (out.as_mut_ptr(),)) };
+    // SAFETY: `ptr` holds one element per thread of the grid (at most 128), which is all these
+    // kernels touch in bounds; where it was freed, the emulator refuses the first access.
+    let r = unsafe { backend.launch(kernel, cfg, (ptr,)) };
     let took = start.elapsed();
     match r {
         Ok(()) => {
@@ -181,7 +204,22 @@ fn expect_in<T: Element>(
 where
     (*mut T,): KernelArgs,
 {
-    let (e, took) = launch(&kernel, x.kind, block, budget)?;
+    expect_on(kernel, block, budget, limit, Buffer::Zeroed, x)
+}
+
+/// [`expect_in`] on a buffer of the given kind.
+fn expect_on<T: Element>(
+    kernel: Kernel<(*mut T,)>,
+    block: u32,
+    budget: Duration,
+    limit: Duration,
+    buffer: Buffer,
+    x: Expect,
+) -> Result<(), Failed>
+where
+    (*mut T,): KernelArgs,
+{
+    let (e, took) = launch(&kernel, x.kind, block, budget, buffer)?;
     check(kernel.name, &e, &x)?;
     if took > limit {
         let name = kernel.name;
@@ -195,6 +233,11 @@ where
 /// [`expect_in`] for a fault that is not a timeout: a 10 s budget, reported within 1 s.
 fn expect(kernel: Kernel<(*mut i32,)>, block: u32, x: Expect) -> Result<(), Failed> {
     expect_in(kernel, block, Duration::from_secs(10), PROMPT, x)
+}
+
+/// [`expect`] on a buffer of the given kind.
+fn expect_with(kernel: Kernel<(*mut i32,)>, block: u32, buffer: Buffer, x: Expect) -> Result<(), Failed> {
+    expect_on(kernel, block, Duration::from_secs(10), PROMPT, buffer, x)
 }
 
 fn strs(v: &[&str]) -> Vec<String> {
@@ -349,7 +392,13 @@ fn thread_trials() -> Vec<Trial> {
                 block: 1,
                 who: strs(&["thread 5"]),
                 sites: &["misaligned_load"],
-                detail: |s| format!("thread 5 made a 16-byte access at misaligned address {{*}} at {}", s[0]),
+                detail: |s| {
+                    format!(
+                        "thread 5 made a 16-byte access at misaligned address {{*}} (a multiple of 16 is required, \
+                         byte offset 4 of {BUF}) at {}",
+                        s[0]
+                    )
+                },
             };
             expect(kernel_ref!(kernels::broken::misaligned_load(o)), 64, x)
         }),
@@ -398,6 +447,9 @@ pub fn trials() -> Vec<Trial> {
     let mut trials = barrier_trials();
     trials.extend(warp_trials());
     trials.extend(thread_trials());
+    trials.extend(memcheck_trials());
+    trials.extend(racecheck_trials());
+    trials.extend(initcheck_trials());
     trials.push(Trial::test("faults::bad_launch_is_an_error", || {
         let backend = Backend::emulator();
         let mut out = backend.alloc::<i32>(1).map_err(|e| e.to_string())?;
@@ -425,10 +477,180 @@ pub fn trials() -> Vec<Trial> {
             fault_line(name)?;
             checked += 1;
         }
-        if checked < 14 {
-            return Err(format!("expected at least 14 fault-site markers in {BROKEN_PATH}, found {checked}").into());
+        if checked < 25 {
+            return Err(format!("expected at least 25 fault-site markers in {BROKEN_PATH}, found {checked}").into());
         }
         Ok(())
     }));
     trials
+}
+
+/// How a report names the test's buffer (the `{*}` are its address and where `launch`
+/// allocated it).
+const BUF: &str = "a buffer of 128 × 4-byte elements (512 bytes) at {*} allocated at {*}";
+
+fn memcheck_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::global_store_past_end", || {
+            let x = Expect {
+                kind: EmuErrorKind::GlobalOutOfBounds,
+                block: 1,
+                who: strs(&["thread 63"]),
+                sites: &["global_store_past_end"],
+                detail: |s| {
+                    format!(
+                        "thread 63 wrote 4 bytes of global memory at {{*}} out of bounds: element 128, 0 bytes past \
+                         the end of {BUF} at {}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::global_store_past_end(o)), 64, x)
+        }),
+        Trial::test("faults::global_load_before_start", || {
+            let x = Expect {
+                kind: EmuErrorKind::GlobalOutOfBounds,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["global_load_before_start"],
+                detail: |s| {
+                    format!(
+                        "thread 0 read 4 bytes of global memory at {{*}} out of bounds: 4 bytes before the start \
+                         of {BUF} at {}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::global_load_before_start(o)), 64, x)
+        }),
+        Trial::test("faults::use_after_free", || {
+            let x = Expect {
+                kind: EmuErrorKind::UseAfterFree,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["store_each"],
+                detail: |s| {
+                    format!(
+                        "thread 0 wrote 4 bytes of global memory at {{*}} after it was freed: element 0 of {BUF}, \
+                         freed before this launch, at {}",
+                        s[0]
+                    )
+                },
+            };
+            expect_with(kernel_ref!(kernels::broken::store_each(o)), 64, Buffer::Freed, x)
+        }),
+    ]
+}
+
+/// The text every in-block race report ends with.
+const UNORDERED: &str = "in the same barrier interval with nothing ordering them (sync_threads orders the block; \
+                         __syncwarp or a .sync warp operation orders the lanes of its mask)";
+
+fn racecheck_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::missing_barrier_shared_tree", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 0,
+                who: strs(&["thread 0", "thread 1"]),
+                sites: &["missing_barrier_shared_tree", "missing_barrier_shared_tree"],
+                detail: |s| {
+                    format!(
+                        "write after read race on shared array `TREE` (256 bytes) at byte offset 4: thread 0 read it \
+                         at {}, then thread 1 wrote it at {}, {UNORDERED}",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::missing_barrier_shared_tree(o)), 64, x)
+        }),
+        Trial::test("faults::last_warp_unsynced", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 0,
+                who: strs(&["thread 0", "thread 1"]),
+                sites: &["last_warp/1", "last_warp/32"],
+                detail: |s| {
+                    format!(
+                        "write after read race on shared array `LAST_WARP` (256 bytes) at byte offset 4: thread 0 \
+                         read it at {}, then thread 1 wrote it at {}, {UNORDERED}",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::last_warp_unsynced(o)), 64, x)
+        }),
+        Trial::test("faults::missing_barrier_global_tree", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 0,
+                who: strs(&["thread 0", "thread 1"]),
+                sites: &["missing_barrier_global_tree", "missing_barrier_global_tree"],
+                detail: |s| {
+                    format!(
+                        "write after read race on global memory at {{*}} (element 1 of {BUF}): thread 0 read it at \
+                         {}, then thread 1 wrote it at {}, {UNORDERED}",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::missing_barrier_global_tree(o)), 64, x)
+        }),
+        Trial::test("faults::cross_block_race", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 1,
+                who: strs(&["thread 0 of block 0", "thread 0 of this block"]),
+                sites: &["cross_block_race/write", "cross_block_race/read"],
+                detail: |s| {
+                    format!(
+                        "read after write race between blocks on global memory at {{*}} (element 0 of {BUF}): \
+                         thread 0 of block 0 wrote it at {}, then thread 0 of this block read it at {}, in the same \
+                         launch with no release and acquire between them (a __threadfence or st.release before the \
+                         writer's atomic, and an atomic or ld.acquire that the reader's block observed)",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::cross_block_race(o)), 64, x)
+        }),
+    ]
+}
+
+fn initcheck_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::uninit_shared_read", || {
+            let x = Expect {
+                kind: EmuErrorKind::Uninitialized,
+                block: 0,
+                who: strs(&["thread 32"]),
+                sites: &["uninit_shared_read"],
+                detail: |s| {
+                    format!(
+                        "thread 32 read 4 bytes of shared array `HALF_FILLED` (256 bytes) at byte offset 128 that no \
+                         thread of this block had written, at {}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::uninit_shared_read(o)), 64, x)
+        }),
+        Trial::test("faults::uninit_global_read", || {
+            let x = Expect {
+                kind: EmuErrorKind::Uninitialized,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["increment_each"],
+                detail: |s| {
+                    format!(
+                        "thread 0 read 4 bytes of global memory at {{*}} that nothing had written: element 0 of \
+                         {BUF}, which was allocated without being filled, and no host copy or kernel store wrote it \
+                         since, at {}",
+                        s[0]
+                    )
+                },
+            };
+            expect_with(kernel_ref!(kernels::broken::increment_each(o)), 64, Buffer::Uninit, x)
+        }),
+    ]
 }

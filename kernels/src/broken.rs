@@ -11,7 +11,7 @@
 
 use crate::device::atomic::load_acquire_u32;
 use crate::device::global::GlobalMut;
-use crate::device::thread::{block_idx_x, sync_threads, thread_idx_x};
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
 use crate::{kernel, static_shared};
@@ -157,7 +157,173 @@ kernel! {
         let table = [10, 20, 30, 40];
         let i = if block_idx_x() == 1 && tid == 7 { 4 } else { tid as usize % 4 };
         let v = table[i]; // [fault-site: panics]
-        // SAFETY: out holds one element per thread.
-        unsafe { out.write(tid as usize, v)};
+        // SAFETY: out holds one element per thread of the grid.
+        unsafe { out.write(global_index(), v)};
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// memcheck, racecheck and initcheck: the bugs compute-sanitizer finds on a GPU.
+
+/// `blockIdx.x * blockDim.x + threadIdx.x`, the global index of the calling thread.
+fn global_index() -> usize {
+    block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize
+}
+
+kernel! {
+    /// The off-by-one store: each thread means to write its own element of a buffer of one
+    /// element per thread of the grid, but writes element `gid + 1`, so the last thread of
+    /// the last block stores one past the end.
+    pub unsafe fn global_store_past_end(out: GlobalMut<i32>) {
+        let gid = global_index();
+        // SAFETY: deliberately wrong for the grid's last thread: element `len`.
+        unsafe { out.write(gid + 1, 1) }; // [fault-site: global_store_past_end]
+    }
+}
+
+kernel! {
+    /// A stencil that reads its left neighbour without the `gid > 0` test: thread 0 of
+    /// block 0 loads the element before the start of the buffer.
+    pub unsafe fn global_load_before_start(out: GlobalMut<i32>) {
+        let gid = global_index();
+        // SAFETY: deliberately wrong for thread 0 of block 0: element -1.
+        let left = unsafe { out.as_const().read(gid.wrapping_sub(1)) }; // [fault-site: global_load_before_start]
+        core::hint::black_box(left);
+    }
+}
+
+kernel! {
+    /// Correct on its own: every thread stores to its own element. The fault tests launch it
+    /// on a buffer the host has already freed (a use after free).
+    pub unsafe fn store_each(out: GlobalMut<i32>) {
+        // SAFETY: `out` holds one element per thread of the grid.
+        unsafe { out.write(global_index(), 1) }; // [fault-site: store_each]
+    }
+}
+
+kernel! {
+    /// The interleaved tree in shared memory with its barrier forgotten: a thread adds
+    /// `smem[tid + s]` for the next, smaller `s` before the thread that owns that slot has
+    /// added into it. Launch it with 64 threads per block.
+    pub unsafe fn missing_barrier_shared_tree(out: GlobalMut<i32>) {
+        let smem = static_shared!(TREE: [i32; 64]);
+        let tid = thread_idx_x();
+        // SAFETY: tid < 64, each thread its own slot.
+        unsafe { smem.write(tid as usize, 1) };
+        sync_threads();
+        let mut s = block_dim_x() / 2;
+        while s > 0 {
+            if tid < s {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < 64. No barrier orders this round after the previous one.
+                unsafe { smem.write(i, smem.read(i) + smem.read(j)) }; // [fault-site: missing_barrier_shared_tree]
+            }
+            // (sync_threads() belongs here)
+            s >>= 1;
+        }
+        if tid == 0 {
+            // SAFETY: out holds one element per block.
+            unsafe { out.write(block_idx_x() as usize, smem.read(0)) };
+        }
+    }
+}
+
+kernel! {
+    /// The book's unrolled last warp (`reduceUnrollWarps8`), `volatile` and all, without
+    /// `__syncwarp`: correct only if the 32 lanes run in lock step, which no GPU since Volta
+    /// promises. Lane 0 reads `smem[1]` in its last step; nothing orders that after lane 1's
+    /// first step, which writes it. Launch it with 64 threads per block.
+    pub unsafe fn last_warp_unsynced(out: GlobalMut<i32>) {
+        let smem = static_shared!(LAST_WARP: [i32; 64]);
+        let tid = thread_idx_x();
+        // SAFETY: tid < 64, each thread its own slot.
+        unsafe { smem.write(tid as usize, 1) };
+        sync_threads();
+        if tid < 32 {
+            let t = tid as usize;
+            // SAFETY: every index is below 64; deliberately unsynchronised between lanes.
+            unsafe {
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 32)); // [fault-site: last_warp/32]
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 16));
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 8));
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 4));
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 2));
+                smem.write_volatile(t, smem.read_volatile(t) + smem.read_volatile(t + 1)); // [fault-site: last_warp/1]
+            }
+        }
+        if tid == 0 {
+            // SAFETY: out holds one element per block.
+            unsafe { out.write(block_idx_x() as usize, smem.read(0)) };
+        }
+    }
+}
+
+kernel! {
+    /// The interleaved tree in global memory with its barrier forgotten (as
+    /// `missing_barrier_shared_tree`, on the kernel's buffer): a race in global memory
+    /// between threads of one block. Launch it with 64 threads per block.
+    pub unsafe fn missing_barrier_global_tree(out: GlobalMut<i32>) {
+        let tid = thread_idx_x();
+        // SAFETY: this block's 64 elements.
+        let idata = unsafe { out.offset(block_idx_x() as usize * 64) };
+        let mut s = block_dim_x() / 2;
+        while s > 0 {
+            if tid < s {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < 64. No barrier orders this round after the previous one.
+                unsafe { idata.write(i, idata.read(i) + idata.read(j)) }; // [fault-site: missing_barrier_global_tree]
+            }
+            s >>= 1;
+        }
+    }
+}
+
+kernel! {
+    /// Block 1 reads the element block 0 writes, in the same launch, with nothing between
+    /// them: blocks are not ordered (only a later launch, or a release and an acquire, orders
+    /// them).
+    pub unsafe fn cross_block_race(out: GlobalMut<i32>) {
+        if thread_idx_x() == 0 {
+            if block_idx_x() == 0 {
+                // SAFETY: out holds at least one element.
+                unsafe { out.write(0, 7) }; // [fault-site: cross_block_race/write]
+            } else {
+                // SAFETY: as above.
+                let v = unsafe { out.as_const().read(0) }; // [fault-site: cross_block_race/read]
+                core::hint::black_box(v);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// Only the first 32 threads fill their shared slot (the `if (idx < n)` of a short last
+    /// block, without the `else smem[tid] = 0`), and then every thread reads its slot:
+    /// thread 32 reads a slot no thread wrote. Launch it with 64 threads per block.
+    pub unsafe fn uninit_shared_read(out: GlobalMut<i32>) {
+        let smem = static_shared!(HALF_FILLED: [i32; 64]);
+        let tid = thread_idx_x() as usize;
+        if tid < 32 {
+            // SAFETY: tid < 32 < 64.
+            unsafe { smem.write(tid, 1) };
+        }
+        sync_threads();
+        // SAFETY: tid < 64; deliberately unwritten for tid >= 32.
+        let v = unsafe { smem.read(tid) }; // [fault-site: uninit_shared_read]
+        // SAFETY: out holds one element per thread of the grid.
+        unsafe { out.write(global_index(), v) };
+    }
+}
+
+kernel! {
+    /// Adds one to each element in place. Correct on its own; the fault tests launch it on
+    /// a buffer that was allocated (`Backend::alloc_uninit`, `cudaMalloc` without a copy or
+    /// a memset) but never written, so its first load reads garbage.
+    pub unsafe fn increment_each(out: GlobalMut<i32>) {
+        let gid = global_index();
+        // SAFETY: out holds one element per thread of the grid.
+        let v = unsafe { out.as_const().read(gid) }; // [fault-site: increment_each]
+        // SAFETY: as above.
+        unsafe { out.write(gid, v + 1) };
     }
 }

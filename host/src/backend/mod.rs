@@ -172,24 +172,45 @@ impl Backend {
         }
     }
 
-    /// A zero-filled buffer of `len` elements (at least one is allocated).
+    /// A zero-filled buffer of `len` elements (at least one is allocated). On the emulator the
+    /// buffer is registered with the emulator's memory check, which names it in a report by the
+    /// `file:line` of this call.
+    #[track_caller]
     pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.alloc_filled(len, true)
+    }
+
+    /// A buffer of `len` elements whose contents are unspecified (`cudaMalloc` without a
+    /// memset): on the GPU whatever the memory held, on the emulator `0xA5` bytes, and the
+    /// emulator's initcheck reports a kernel's load of an element nothing wrote first.
+    #[track_caller]
+    pub fn alloc_uninit<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.alloc_filled(len, false)
+    }
+
+    #[track_caller]
+    fn alloc_filled<T: Element>(&self, len: usize, zeroed: bool) -> Result<DeviceBuffer<T>> {
+        let origin = std::panic::Location::caller();
         self.bind()?;
         let repr = match self {
             Backend::Gpu(_) => {
                 let bytes = len.max(1).saturating_mul(size_of::<T>());
-                // SAFETY: the memory is zero-filled right below, before anyone reads it.
+                // SAFETY: `T` is plain data, valid for any bits; a zeroed buffer is filled right
+                // below, before anyone reads it.
                 let mut b = unsafe { cust::memory::DeviceBuffer::<T>::uninitialized(len.max(1)) }
                     .map_err(|error| alloc_failed(bytes, cust::memory::mem_get_info().ok(), error))?;
-                b.set_8(0).during("zero-filling a new GPU buffer")?;
+                if zeroed {
+                    b.set_8(0).during("zero-filling a new GPU buffer")?;
+                }
                 Repr::Gpu(b)
             }
-            Backend::Emulator(..) => Repr::Host(HostAlloc::zeroed(len.max(1))?),
+            Backend::Emulator(emu, _) => Repr::Host(HostAlloc::new(len.max(1), zeroed, emu, origin)?),
         };
         Ok(DeviceBuffer { repr, len })
     }
 
     /// A buffer holding a copy of `data`.
+    #[track_caller]
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = self.alloc(data.len())?;
         self.write(&mut buf, data)?;
@@ -210,6 +231,7 @@ impl Backend {
             Repr::Gpu(_) => Ok(()),
             Repr::Host(h) => {
                 h.as_mut_slice()[..data.len()].copy_from_slice(data);
+                h.registered.mark_init(0, size_of_val(data));
                 Ok(())
             }
         }
@@ -258,6 +280,7 @@ impl Backend {
             }
             (Repr::Host(s), Repr::Host(d)) => {
                 d.as_mut_slice()[..src.len].copy_from_slice(&s.as_slice()[..src.len]);
+                d.registered.copy_init_from(&s.registered, src.len * size_of::<T>());
                 Ok(())
             }
             _ => Err(Error::Invalid("buffers of two different backends".into())),
@@ -548,10 +571,13 @@ impl<T: Element> DeviceBuffer<T> {
     }
 }
 
-/// Zeroed, 256-byte aligned host memory (what `cudaMalloc` guarantees on a GPU).
+/// 256-byte aligned host memory (what `cudaMalloc` guarantees on a GPU), registered with its
+/// emulator's device memory for as long as it lives.
 struct HostAlloc<T> {
     ptr: *mut T,
     len: usize,
+    memory: Arc<crate::emu::memory::DeviceMemory>,
+    registered: Arc<crate::emu::memory::Alloc>,
 }
 
 // SAFETY: HostAlloc owns its memory like a Box<[T]>.
@@ -565,14 +591,21 @@ impl<T> HostAlloc<T> {
             .map_err(|_| Error::Invalid(format!("a buffer of {len} elements is too large")))
     }
 
-    fn zeroed(len: usize) -> Result<Self> {
+    /// `len` elements, zeroed (and initialised, for initcheck) or filled with `0xA5` bytes.
+    fn new(len: usize, zeroed: bool, emu: &Emulator, origin: &'static std::panic::Location<'static>) -> Result<Self> {
         let layout = Self::layout(len)?;
         // SAFETY: the layout has a non-zero size (len >= 1, T is not zero-sized here).
         let ptr = unsafe { alloc_zeroed(layout) }.cast::<T>();
         if ptr.is_null() {
             return Err(Error::Invalid(format!("cannot allocate {} bytes of host memory", layout.size())));
         }
-        Ok(Self { ptr, len })
+        if !zeroed {
+            // SAFETY: `ptr` holds `layout.size()` bytes, just allocated.
+            unsafe { ptr.cast::<u8>().write_bytes(0xA5, layout.size()) };
+        }
+        let memory = emu.memory_handle();
+        let registered = memory.register(ptr as usize, layout.size(), size_of::<T>(), origin, zeroed);
+        Ok(Self { ptr, len, memory, registered })
     }
 
     fn as_slice(&self) -> &[T] {
@@ -588,6 +621,7 @@ impl<T> HostAlloc<T> {
 
 impl<T> Drop for HostAlloc<T> {
     fn drop(&mut self) {
+        self.memory.unregister(&self.registered);
         // SAFETY: allocated in `zeroed` with this layout.
         unsafe { dealloc(self.ptr.cast(), Self::layout(self.len).expect("layout was valid at allocation")) }
     }

@@ -12,8 +12,10 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use kernels::device::emu::{Access, Dim3, Fault, Hooks, Site, WarpOp};
 
+use super::memory::{Snapshot, SyncWords};
+use super::race::BlockRace;
 use super::warp::{resolve, same_kind};
-use super::{EmuError, EmuErrorKind, ranges};
+use super::{Checks, EmuError, EmuErrorKind, ranges};
 
 /// Stack of one emulated thread. Kernels are shallow; the margin is for a panic's
 /// formatting machinery, which runs on this stack.
@@ -35,6 +37,12 @@ pub(super) struct LaunchCtx<'a> {
     pub start: Instant,
     pub deadline: Instant,
     pub cancel: AtomicBool,
+    /// The device allocations, for memcheck.
+    pub memory: Snapshot,
+    /// Which checks run.
+    pub checks: Checks,
+    /// What this launch's atomics released, for the cross-block race check.
+    pub syncs: SyncWords,
 }
 
 /// What a suspended thread is waiting for.
@@ -56,6 +64,7 @@ enum Resume {
 enum Outcome {
     Done,
     Fault(Fault),
+    Report(EmuErrorKind, String),
     Panic(String),
     Aborted,
 }
@@ -64,21 +73,81 @@ enum Outcome {
 struct AbortPayload;
 /// Unwinds a thread out of its kernel with a fault the device layer raised.
 struct FaultPayload(Fault);
+/// Unwinds a thread out of its kernel with a check's report (kind and detail line).
+pub(super) struct ReportPayload(pub EmuErrorKind, pub String);
 
 type Co = Coroutine<Resume, Event, Outcome, DefaultStack>;
 
 /// Per-block state the threads share (only ever touched by the worker running the block).
-struct BlockCtx<'a> {
-    launch: &'a LaunchCtx<'a>,
-    idx: Dim3,
-    static_shared: RefCell<Vec<(usize, Vec<u128>)>>,
-    dynamic_shared: RefCell<Vec<u128>>,
+pub(super) struct BlockCtx<'a> {
+    pub launch: &'a LaunchCtx<'a>,
+    pub idx: Dim3,
+    /// `blockIdx` as one number (x fastest).
+    pub linear: u64,
+    /// The static shared arrays, in the order the kernel first named them.
+    pub static_shared: RefCell<Vec<SharedArray>>,
+    /// The dynamic shared memory.
+    pub dynamic_shared: RefCell<SharedArray>,
+    /// racecheck within the block.
+    pub race: RefCell<BlockRace>,
+    /// The first load in this barrier interval of memory nothing had written (initcheck
+    /// reports it when the interval ends with no other thread having written it: that would be
+    /// a race, reported as one).
+    pub uninit: RefCell<Option<String>>,
+    /// Release operations (fences, `st.release`) this block's threads made so far.
+    pub releases: Cell<u32>,
+    /// What this block acquired of other blocks: block → its release count.
+    pub knows: RefCell<std::collections::HashMap<u64, u32>>,
+}
+
+/// One shared-memory array of a block, with a bit per 4-byte word that says it was written.
+pub(super) struct SharedArray {
+    /// `static_shared!`'s key (module path and name), or "dynamic shared memory".
+    pub name: &'static str,
+    pub buf: Vec<u128>,
+    /// Bytes the kernel may use.
+    pub bytes: usize,
+    pub init: Vec<u64>,
+}
+
+impl SharedArray {
+    fn new(name: &'static str, bytes: usize) -> Self {
+        Self {
+            name,
+            buf: vec![u128::from_ne_bytes([SHARED_POISON; 16]); bytes.div_ceil(16).max(1)],
+            bytes,
+            init: vec![0; bytes.div_ceil(4).div_ceil(64).max(1)],
+        }
+    }
+
+    pub fn start(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+
+    /// Marks bytes `[from, to)` written; returns whether all of them had been written before.
+    pub fn touch(&mut self, from: usize, to: usize, write: bool) -> bool {
+        let mut all = true;
+        for w in from / 4..to.div_ceil(4) {
+            let (slot, bit) = (w / 64, 1u64 << (w % 64));
+            all &= self.init[slot] & bit != 0;
+            if write {
+                self.init[slot] |= bit;
+            }
+        }
+        all
+    }
 }
 
 /// One emulated CUDA thread's identity, and the way back to its coroutine.
-struct ThreadCtx<'a> {
-    block: &'a BlockCtx<'a>,
-    idx: Dim3,
+pub(super) struct ThreadCtx<'a> {
+    pub block: &'a BlockCtx<'a>,
+    pub idx: Dim3,
+    /// `threadIdx` as one number (x fastest).
+    pub linear: u32,
+    /// A fence since this thread's last atomic store: its next one releases.
+    pub fenced: Cell<bool>,
+    /// What this thread's relaxed atomic loads observed, acquired at its next fence.
+    pub pending: RefCell<std::collections::HashMap<u64, u32>>,
     yielder: Cell<*const Yielder<Resume, Event>>,
     panic_message: RefCell<Option<String>>,
     /// Where the thread was when it noticed that the launch is past its budget.
@@ -90,7 +159,7 @@ thread_local! {
     static CURRENT: Cell<*const ThreadCtx<'static>> = const { Cell::new(std::ptr::null()) };
 }
 
-fn current() -> &'static ThreadCtx<'static> {
+pub(super) fn current() -> &'static ThreadCtx<'static> {
     let p = CURRENT.with(Cell::get);
     assert!(!p.is_null(), "a device function was called outside an emulated kernel");
     // SAFETY: CURRENT is set by a thread's coroutine to its own ThreadCtx, which outlives
@@ -150,19 +219,18 @@ impl Hooks for EmuHooks {
         assert!(align <= 16, "shared arrays are aligned to at most 16 bytes");
         let block = current().block;
         let mut arrays = block.static_shared.borrow_mut();
-        let id = key.as_ptr() as usize;
-        if let Some((_, buf)) = arrays.iter_mut().find(|(k, _)| *k == id) {
-            return buf.as_mut_ptr().cast();
+        if let Some(a) = arrays.iter_mut().find(|a| std::ptr::eq(a.name, key)) {
+            return a.buf.as_mut_ptr().cast();
         }
-        let mut buf = vec![u128::from_ne_bytes([SHARED_POISON; 16]); bytes.div_ceil(16).max(1)];
-        let ptr = buf.as_mut_ptr().cast();
-        arrays.push((id, buf));
+        let mut array = SharedArray::new(key, bytes);
+        let ptr = array.buf.as_mut_ptr().cast();
+        arrays.push(array);
         ptr
     }
     fn dynamic_shared(&self) -> (*mut u8, usize) {
         let block = current().block;
-        let mut buf = block.dynamic_shared.borrow_mut();
-        (buf.as_mut_ptr().cast(), block.launch.dynamic_shared)
+        let mut array = block.dynamic_shared.borrow_mut();
+        (array.buf.as_mut_ptr().cast(), block.launch.dynamic_shared)
     }
     fn clock64(&self) -> u64 {
         current().block.launch.start.elapsed().as_nanos() as u64
@@ -175,14 +243,15 @@ impl Hooks for EmuHooks {
     fn fault(&self, fault: Fault) -> ! {
         resume_unwind(Box::new(FaultPayload(fault)))
     }
-    fn global_access(&self, addr: usize, bytes: usize, _access: Access, site: Site) {
-        let align = bytes.min(16);
-        if !addr.is_multiple_of(align) {
-            self.fault(Fault::Misaligned { addr, align, site });
-        }
+    fn global_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
+        super::access::global(current(), addr, bytes, access, site);
     }
-    fn shared_access(&self, _addr: usize, _bytes: usize, _access: Access, _site: Site) {}
-    fn fence(&self, _site: Site) {}
+    fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
+        super::access::shared(current(), addr, bytes, access, site);
+    }
+    fn fence(&self, site: Site) {
+        super::access::fence(current(), site);
+    }
 }
 
 /// Installs the hooks into the kernels crate, and a panic hook that keeps a kernel's panic
@@ -210,8 +279,9 @@ pub(super) fn install_hooks() {
     });
 }
 
-/// Coroutine stacks, reused across blocks and launches.
-pub(super) struct StackPool(Vec<DefaultStack>);
+/// Coroutine stacks, reused across blocks and launches, and one worker's race-check state,
+/// reused across the blocks it runs.
+pub(super) struct StackPool(Vec<DefaultStack>, BlockRace);
 
 static POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
 
@@ -220,7 +290,7 @@ impl StackPool {
         let mut global = POOL.lock().unwrap();
         let n = global.len().min(1024);
         let start = global.len() - n;
-        StackPool(global.drain(start..).collect())
+        StackPool(global.drain(start..).collect(), BlockRace::default())
     }
 
     fn get(&mut self) -> DefaultStack {
@@ -254,7 +324,7 @@ fn site(s: Site) -> String {
     format!("{}:{}", s.file(), s.line())
 }
 
-fn dim(d: Dim3) -> String {
+pub(super) fn dim(d: Dim3) -> String {
     if d.y == 0 && d.z == 0 { d.x.to_string() } else { format!("({},{},{})", d.x, d.y, d.z) }
 }
 
@@ -262,18 +332,26 @@ fn dim(d: Dim3) -> String {
 pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPool) -> Result<(), EmuError> {
     let bd = launch.block;
     let n = bd.volume() as usize;
+    let mut race = std::mem::take(&mut stacks.1);
+    race.reset(n);
+    let g = launch.grid;
     let block = BlockCtx {
         launch,
         idx,
+        linear: u64::from(idx.x) + u64::from(g.x) * (u64::from(idx.y) + u64::from(g.y) * u64::from(idx.z)),
         static_shared: RefCell::new(Vec::new()),
-        dynamic_shared: RefCell::new(vec![
-            u128::from_ne_bytes([SHARED_POISON; 16]);
-            launch.dynamic_shared.div_ceil(16).max(1)
-        ]),
+        dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
+        race: RefCell::new(race),
+        uninit: RefCell::new(None),
+        releases: Cell::new(0),
+        knows: RefCell::new(std::collections::HashMap::new()),
     };
     let threads: Vec<ThreadCtx<'_>> = (0..n as u32)
         .map(|t| ThreadCtx {
             block: &block,
+            linear: t,
+            fenced: Cell::new(false),
+            pending: RefCell::new(std::collections::HashMap::new()),
             idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
             yielder: Cell::new(std::ptr::null()),
             panic_message: RefCell::new(None),
@@ -299,7 +377,12 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
                     Err(p) if p.is::<AbortPayload>() => Outcome::Aborted,
                     Err(p) => match p.downcast::<FaultPayload>() {
                         Ok(f) => Outcome::Fault(f.0),
-                        Err(_) => Outcome::Panic(t.panic_message.borrow_mut().take().unwrap_or_else(|| "panic".into())),
+                        Err(p) => match p.downcast::<ReportPayload>() {
+                            Ok(r) => Outcome::Report(r.0, r.1),
+                            Err(_) => {
+                                Outcome::Panic(t.panic_message.borrow_mut().take().unwrap_or_else(|| "panic".into()))
+                            }
+                        },
                     },
                 }
             })
@@ -308,7 +391,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
     }
 
     let mut sched = Scheduler::new(n);
-    let result = sched.run(launch, &threads, &mut cos);
+    let result = sched.run(launch, &block, &threads, &mut cos).and_then(|()| uninit_read(&block));
 
     // Tear down: resume every unfinished thread with Abort so that it unwinds to its end.
     for co in cos.iter_mut() {
@@ -319,6 +402,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
     for co in cos {
         stacks.0.push(co.into_stack());
     }
+    stacks.1 = block.race.into_inner();
 
     result.map_err(|(kind, detail)| EmuError { kind, kernel: launch.kernel.to_string(), block: Some(idx), detail })
 }
@@ -351,7 +435,13 @@ impl Scheduler {
         }
     }
 
-    fn run(&mut self, launch: &LaunchCtx<'_>, threads: &[ThreadCtx<'_>], cos: &mut [Co]) -> Result<(), Failure> {
+    fn run(
+        &mut self,
+        launch: &LaunchCtx<'_>,
+        block: &BlockCtx<'_>,
+        threads: &[ThreadCtx<'_>],
+        cos: &mut [Co],
+    ) -> Result<(), Failure> {
         let mut tick = 0u32;
         while let Some(t) = self.queue.pop_front() {
             let ti = t as usize;
@@ -368,11 +458,11 @@ impl Scheduler {
                 }
                 CoroutineResult::Yield(Event::Barrier(s)) => {
                     self.last_site[ti] = Some(s);
-                    self.barrier(t, s)?;
+                    self.barrier(t, s, block)?;
                 }
                 CoroutineResult::Yield(Event::Warp { mask, op, site }) => {
                     self.last_site[ti] = Some(site);
-                    self.warp(t, mask, op, site)?;
+                    self.warp(t, mask, op, site, block)?;
                 }
                 CoroutineResult::Return(Outcome::Done) => self.state[ti] = State::Done,
                 CoroutineResult::Return(Outcome::Aborted) => {
@@ -384,6 +474,10 @@ impl Scheduler {
                     self.state[ti] = State::Done;
                     return Err(fault_failure(f, threads[ti].idx));
                 }
+                CoroutineResult::Return(Outcome::Report(kind, detail)) => {
+                    self.state[ti] = State::Done;
+                    return Err((kind, detail));
+                }
                 CoroutineResult::Return(Outcome::Panic(msg)) => {
                     self.state[ti] = State::Done;
                     return Err((EmuErrorKind::Panic, format!("thread {} panicked: {msg}", dim(threads[ti].idx))));
@@ -393,7 +487,7 @@ impl Scheduler {
         if self.state.iter().all(|s| *s == State::Done) { Ok(()) } else { Err(self.diagnose()) }
     }
 
-    fn barrier(&mut self, t: u32, s: Site) -> Result<(), Failure> {
+    fn barrier(&mut self, t: u32, s: Site, block: &BlockCtx<'_>) -> Result<(), Failure> {
         self.state[t as usize] = State::Barrier(s);
         self.at_barrier += 1;
         if self.at_barrier < self.n {
@@ -414,6 +508,8 @@ impl Scheduler {
                 ),
             ));
         }
+        uninit_read(block)?;
+        block.race.borrow_mut().barrier();
         self.at_barrier = 0;
         for (i, st) in self.state.iter_mut().enumerate() {
             *st = State::Ready;
@@ -445,7 +541,7 @@ impl Scheduler {
             .join("; ")
     }
 
-    fn warp(&mut self, t: u32, mask: u32, op: WarpOp, s: Site) -> Result<(), Failure> {
+    fn warp(&mut self, t: u32, mask: u32, op: WarpOp, s: Site, block: &BlockCtx<'_>) -> Result<(), Failure> {
         let (w, lane) = ((t / 32) as usize, t % 32);
         let lanes_here = (self.n - w * 32).min(32) as u32;
         let exists = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
@@ -496,6 +592,7 @@ impl Scheduler {
             ops[l] = Some(o);
         }
         let results = resolve(mask, &ops);
+        block.race.borrow_mut().warp_sync(w, mask);
         for l in (0..32).filter(|l| mask & (1 << l) != 0) {
             let ti = base + l;
             self.input[ti] = results[l];
@@ -550,6 +647,15 @@ impl Scheduler {
                 ranges(done.iter().copied())
             ),
         )
+    }
+}
+
+/// The load of memory nothing had written that this barrier interval (or the block) ended with:
+/// no other thread wrote it meanwhile (that would have been reported as a race).
+fn uninit_read(block: &BlockCtx<'_>) -> Result<(), Failure> {
+    match block.uninit.borrow_mut().take() {
+        Some(detail) => Err((EmuErrorKind::Uninitialized, detail)),
+        None => Ok(()),
     }
 }
 

@@ -41,7 +41,10 @@
 //! ...` then `break kernels::reduce::interleaved::interleaved`; each CUDA thread is a
 //! coroutine on the worker thread, so `bt` shows one CUDA thread's stack.
 
+mod access;
 mod block;
+pub mod memory;
+mod race;
 pub(crate) mod warp;
 
 use std::fmt;
@@ -65,8 +68,18 @@ pub enum EmuErrorKind {
     WarpDivergence,
     /// A shared-memory access out of bounds.
     SharedOutOfBounds,
-    /// A misaligned vector access.
+    /// A global-memory access outside every live device allocation (memcheck).
+    GlobalOutOfBounds,
+    /// A global-memory access inside an allocation that was freed (memcheck).
+    UseAfterFree,
+    /// An access whose address is not a multiple of its size (16 for 128-bit accesses).
     Misaligned,
+    /// Two threads access one word, one of them storing, with nothing ordering them
+    /// (racecheck).
+    Race,
+    /// A load of shared memory no thread of the block wrote, or of device memory nothing
+    /// wrote since it was allocated (initcheck).
+    Uninitialized,
     /// The kernel called `trap`.
     Trap,
     /// The kernel panicked (an overflow or index check in the Rust code).
@@ -102,11 +115,37 @@ impl fmt::Display for EmuError {
 
 impl std::error::Error for EmuError {}
 
-/// The CPU emulator. Cheap to create; holds only its settings.
+/// Which of the emulator's checks run. memcheck (bounds, use after free, alignment) always
+/// runs: without it a bad kernel would read or write host memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    /// Hazards between threads of a block, and between blocks (see `docs/emulator.md`).
+    pub racecheck: bool,
+    /// Loads of memory nothing wrote.
+    pub initcheck: bool,
+}
+
+impl Checks {
+    /// Every check (the default).
+    pub const ALL: Checks = Checks { racecheck: true, initcheck: true };
+    /// memcheck only: bounds, use after free and alignment.
+    pub const MEMCHECK: Checks = Checks { racecheck: false, initcheck: false };
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// The CPU emulator: its settings, and its device memory (shared by its clones, which are the
+/// same device).
 #[derive(Clone, Debug)]
 pub struct Emulator {
     workers: usize,
     budget: Duration,
+    checks: Checks,
+    memory: std::sync::Arc<memory::DeviceMemory>,
     /// Fault injection for tests: refuse the launch with this index (0-based, counted over
     /// every launch of this emulator and its clones).
     refuse: Option<std::sync::Arc<Refusal>>,
@@ -129,7 +168,7 @@ impl Emulator {
     /// An emulator running blocks on every available core, with a 60 s budget per launch.
     pub fn new() -> Self {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { workers, budget: Duration::from_secs(60), refuse: None }
+        Self { workers, budget: Duration::from_secs(60), checks: Checks::ALL, memory: Default::default(), refuse: None }
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
@@ -151,9 +190,31 @@ impl Emulator {
         self
     }
 
+    /// Sets which checks run (all by default).
+    pub fn with_checks(mut self, checks: Checks) -> Self {
+        self.checks = checks;
+        self
+    }
+
     /// OS threads used for blocks.
     pub fn workers(&self) -> usize {
         self.workers
+    }
+
+    /// The checks that run.
+    pub fn checks(&self) -> Checks {
+        self.checks
+    }
+
+    /// The device memory: every buffer of this emulator registers here, so that kernels'
+    /// accesses can be checked against it.
+    pub fn memory(&self) -> &memory::DeviceMemory {
+        &self.memory
+    }
+
+    /// The device memory, shared: what a buffer holds on to, to leave it when freed.
+    pub fn memory_handle(&self) -> std::sync::Arc<memory::DeviceMemory> {
+        self.memory.clone()
     }
 
     /// Runs `body` as the kernel `kernel` over a `grid` of `block`-shaped blocks with
@@ -184,6 +245,9 @@ impl Emulator {
             start,
             deadline: start + self.budget,
             cancel: AtomicBool::new(false),
+            memory: self.memory.snapshot(),
+            checks: self.checks,
+            syncs: Default::default(),
         };
         let blocks = grid.volume();
         let next = AtomicU64::new(0);

@@ -1,0 +1,245 @@
+//! The checks every memory access of a kernel passes in the emulator, before it happens: the
+//! device layer's `global_access`, `shared_access` and `fence` hooks. A refused access unwinds
+//! the thread with one report line; host memory is never touched out of bounds.
+
+use std::panic::resume_unwind;
+
+use kernels::device::emu::{Access, Site};
+
+use super::EmuErrorKind;
+use super::block::{BlockCtx, ReportPayload, ThreadCtx, dim};
+use super::memory::{Alloc, Refusal, cross_block};
+use super::race::Hazard;
+
+fn site(s: Site) -> String {
+    format!("{}:{}", s.file(), s.line())
+}
+
+/// Stops the calling thread with a report.
+fn report(kind: EmuErrorKind, detail: String) -> ! {
+    resume_unwind(Box::new(ReportPayload(kind, detail)))
+}
+
+/// `read` / `wrote` for a load / a store (a read-modify-write is a store).
+fn verb(access: Access) -> &'static str {
+    if access.writes() { "wrote" } else { "read" }
+}
+
+/// A global access of `bytes` at `addr` by the current thread `t`.
+pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
+    let b = t.block;
+    let launch = b.launch;
+    let who = format!("thread {}", dim(t.idx));
+    let alloc = match launch.memory.check(addr, bytes) {
+        Ok(a) => a,
+        Err(Refusal::Misaligned { align, place }) => report(
+            EmuErrorKind::Misaligned,
+            format!(
+                "{who} made a {bytes}-byte access at misaligned address {addr:#x} (a multiple of {align} is required, \
+                 {place}) at {}",
+                site(at)
+            ),
+        ),
+        Err(Refusal::AfterFree(place)) => report(
+            EmuErrorKind::UseAfterFree,
+            format!(
+                "{who} {} {bytes} bytes of global memory at {addr:#x} after it was freed: {place} at {}",
+                verb(access),
+                site(at)
+            ),
+        ),
+        Err(Refusal::OutOfBounds(nearest)) => report(
+            EmuErrorKind::GlobalOutOfBounds,
+            format!(
+                "{who} {} {bytes} bytes of global memory at {addr:#x} out of bounds: {nearest} at {}",
+                verb(access),
+                site(at)
+            ),
+        ),
+    };
+    let (from, to) = (addr - alloc.start, addr - alloc.start + bytes);
+    let checks = launch.checks;
+    if checks.initcheck && access.reads() && alloc.first_uninit(from, to).is_some() {
+        note_uninit(b, || {
+            format!(
+                "{who} read {bytes} bytes of global memory at {addr:#x} that nothing had written: {}, which was \
+                 allocated without being filled, and no host copy or kernel store wrote it since, at {}",
+                alloc.place(addr),
+                site(at)
+            )
+        });
+    }
+    if checks.racecheck {
+        let place = || format!("global memory at {addr:#x} ({})", alloc.place(addr));
+        if let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at) {
+            race(h, &place());
+        }
+        if access.is_atomic() {
+            synchronise(t, addr, access);
+        } else {
+            between_blocks(t, alloc, addr, bytes, access, at, place);
+        }
+    }
+    if access.writes() {
+        alloc.mark_init(from, to);
+    }
+}
+
+/// A shared access of `bytes` at `addr` (inside one of the block's arrays: `Shared` checked
+/// the index) by the current thread `t`.
+pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
+    let b = t.block;
+    let checks = b.launch.checks;
+    let place = {
+        let mut arrays = b.static_shared.borrow_mut();
+        let mut dynamic = b.dynamic_shared.borrow_mut();
+        let array = arrays
+            .iter_mut()
+            .chain(std::iter::once(&mut *dynamic))
+            .find(|a| a.start() <= addr && addr + bytes <= a.start() + a.buf.len() * 16);
+        let Some(array) = array else {
+            report(
+                EmuErrorKind::SharedOutOfBounds,
+                format!(
+                    "thread {} accessed {bytes} bytes at {addr:#x}, in no shared array of this block, at {}",
+                    t.linear,
+                    site(at)
+                ),
+            )
+        };
+        let from = addr - array.start();
+        let short = array.name.rsplit("::").next().unwrap_or(array.name);
+        let name = if array.name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
+        let place = format!("{name} ({} bytes) at byte offset {from}", array.bytes);
+        let written = array.touch(from, from + bytes, access.writes());
+        if checks.initcheck && access.reads() && !written {
+            note_uninit(b, || {
+                format!(
+                    "thread {} read {bytes} bytes of {place} that no thread of this block had written, at {}",
+                    t.linear,
+                    site(at)
+                )
+            });
+        }
+        place
+    };
+    if checks.racecheck
+        && let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at)
+    {
+        race(h, &place);
+    }
+}
+
+/// `__threadfence()` by the current thread: a release (this block's accesses so far are
+/// published by its next atomic store) and an acquire (what its atomic loads observed).
+pub(super) fn fence(t: &ThreadCtx<'_>, _at: Site) {
+    if !t.block.launch.checks.racecheck {
+        return;
+    }
+    let b = t.block;
+    b.releases.set(b.releases.get() + 1);
+    t.fenced.set(true);
+    let mut knows = b.knows.borrow_mut();
+    for (block, r) in t.pending.borrow_mut().drain() {
+        let k = knows.entry(block).or_insert(0);
+        *k = (*k).max(r);
+    }
+}
+
+/// Keeps the first load of unwritten memory of this interval, reported when the interval ends
+/// (unless another thread's store to it is reported as a race first).
+fn note_uninit(b: &BlockCtx<'_>, detail: impl FnOnce() -> String) {
+    let mut slot = b.uninit.borrow_mut();
+    if slot.is_none() {
+        *slot = Some(detail());
+    }
+}
+
+/// Stops the thread with the report of hazard `h` on `place`.
+fn race(h: Hazard, place: &str) -> ! {
+    report(
+        EmuErrorKind::Race,
+        format!(
+            "{} race on {place}: thread {} {} it at {}, then thread {} {} it at {}, in the same barrier interval with \
+             nothing ordering them (sync_threads orders the block; __syncwarp or a .sync warp operation orders the \
+             lanes of its mask)",
+            h.kind(),
+            h.earlier.thread,
+            if h.earlier_wrote { "wrote" } else { "read" },
+            site(h.earlier.site),
+            h.later.thread,
+            if h.later_wrote { "wrote" } else { "read" },
+            site(h.later.site)
+        ),
+    )
+}
+
+/// An atomic access's part in the cross-block ordering: a release publishes this block's
+/// accesses so far into the word; an acquire takes what was published there.
+fn synchronise(t: &ThreadCtx<'_>, addr: usize, access: Access) {
+    let b = t.block;
+    let syncs = &b.launch.syncs;
+    match access {
+        Access::AtomicLoad { acquire: true } => syncs.acquire(addr, &mut b.knows.borrow_mut()),
+        Access::AtomicLoad { acquire: false } => syncs.acquire(addr, &mut t.pending.borrow_mut()),
+        Access::AtomicStore { release } => {
+            if release {
+                b.releases.set(b.releases.get() + 1);
+            }
+            if release || t.fenced.get() {
+                syncs.publish(addr, b.linear, b.releases.get());
+            }
+        }
+        Access::AtomicRmw => {
+            syncs.acquire(addr, &mut t.pending.borrow_mut());
+            if t.fenced.get() {
+                syncs.publish(addr, b.linear, b.releases.get());
+            }
+        }
+        Access::Read | Access::Write => {}
+    }
+}
+
+/// A plain global access's check against the other blocks of the launch.
+fn between_blocks(
+    t: &ThreadCtx<'_>,
+    alloc: &Alloc,
+    addr: usize,
+    bytes: usize,
+    access: Access,
+    at: Site,
+    place: impl Fn() -> String,
+) {
+    let b = t.block;
+    let generation = b.launch.memory.generation;
+    let me = (b.linear, t.linear, at, b.releases.get());
+    let knows = b.knows.borrow();
+    let ordered = |x: u64, rel: u32| knows.get(&x).is_some_and(|&k| k > rel);
+    let Some(other) = cross_block(alloc, addr, bytes, access.writes(), generation, me, ordered) else { return };
+    let kind = match (other.wrote, access.writes()) {
+        (true, false) => "read after write",
+        (false, true) => "write after read",
+        _ => "write after write",
+    };
+    let who = match (other.thread, other.site) {
+        (Some(th), Some(s)) => format!(
+            "thread {th} of block {} {} it at {}",
+            other.block,
+            if other.wrote { "wrote" } else { "read" },
+            site(s)
+        ),
+        _ => format!("block {} {} it", other.block, if other.wrote { "wrote" } else { "read" }),
+    };
+    report(
+        EmuErrorKind::Race,
+        format!(
+            "{kind} race between blocks on {}: {who}, then thread {} of this block {} it at {}, in the same launch \
+             with no release and acquire between them (a __threadfence or st.release before the writer's atomic, and \
+             an atomic or ld.acquire that the reader's block observed)",
+            place(),
+            t.linear,
+            verb(access),
+            site(at)
+        ),
+    )
+}

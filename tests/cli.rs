@@ -25,8 +25,19 @@ pub fn trials() -> Vec<Trial> {
             let (code, out) = run(&["--backend", "emulator", "--n", "4097", "--block", "128", "--repeat", "1"]);
             check(code == 0, &format!("exit status {code}"), &out)?;
             check(out.contains("EMULATOR RESULTS"), "no emulator banner", &out)?;
+            check(
+                out.contains("emulator checks: memcheck, racecheck, initcheck, synccheck (docs/emulator.md)"),
+                "no line naming the emulator's checks",
+                &out,
+            )?;
             check(out.contains("interleaved") && out.contains("PASS"), "no passing interleaved row", &out)?;
             check(!out.contains("FAIL"), "a failing row", &out)
+        }),
+        Trial::test("cli::emulator_checks_memcheck_only", || {
+            let args = ["--backend", "emulator", "--n", "1000", "--variant", "smem", "--emulator-checks", "memcheck"];
+            let (code, out) = run(&args);
+            check(code == 0 && out.contains("smem") && out.contains("PASS"), "no passing smem row", &out)?;
+            check(out.contains("emulator checks: memcheck, synccheck (docs/emulator.md)"), "checks line", &out)
         }),
         Trial::test("cli::csv_and_json", || {
             let (code, out) =

@@ -6,6 +6,7 @@
 //! | [`docs`] | every registered kernel's doc has the sections of `docs/kernel-doc-template.md` | nothing |
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
+//! | [`source`] | no raw pointer code in `kernels/src` outside the device layer (every memory access is one the emulator checks) | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
@@ -31,6 +32,7 @@ mod gpu;
 mod library;
 mod ptx;
 mod scan;
+mod source;
 mod twins;
 mod typed_scan;
 mod types;
@@ -46,6 +48,7 @@ fn main() {
     trials.extend(docs::trials());
     trials.extend(emulator::trials());
     trials.extend(faults::trials());
+    trials.extend(source::trials());
     trials.extend(cli::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));

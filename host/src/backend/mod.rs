@@ -152,6 +152,23 @@ impl Backend {
         }
     }
 
+    /// The same backend with the emulator's checks set to `checks` (a GPU backend is
+    /// returned unchanged).
+    pub fn with_checks(self, checks: crate::emu::Checks) -> Self {
+        match self {
+            Backend::Emulator(emu, info) => Backend::Emulator(emu.with_checks(checks), info),
+            gpu => gpu,
+        }
+    }
+
+    /// The emulator's checks, or `None` on a GPU.
+    pub fn emulator_checks(&self) -> Option<crate::emu::Checks> {
+        match self {
+            Backend::Emulator(emu, _) => Some(emu.checks()),
+            _ => None,
+        }
+    }
+
     /// The device.
     pub fn info(&self) -> &DeviceInfo {
         match self {

@@ -24,6 +24,7 @@ use std::io::Write;
 use clap::{Parser, ValueEnum};
 
 use crate::backend::{Backend, BackendKind, DeviceInfo};
+use crate::emu::Checks;
 use crate::output::Format;
 use crate::{Error, Result};
 
@@ -40,6 +41,16 @@ enum OpArg {
     Reduce,
     /// The prefix sums (host::scan): bit, blelloch, lookback × inclusive/exclusive.
     Scan,
+}
+
+/// What the emulator checks on every access (`docs/emulator.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ChecksArg {
+    /// memcheck, racecheck and initcheck (and the barrier and warp checks, always on).
+    All,
+    /// memcheck only (bounds, use after free, alignment), and the barrier and warp checks:
+    /// no race or initialisation tracking.
+    Memcheck,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -89,6 +100,11 @@ struct Args {
     /// Where to run.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
+    /// What the emulator checks on every memory access (emulator only; a GPU run ignores it):
+    /// `all` is compute-sanitizer's memcheck, racecheck and initcheck; `memcheck` skips the
+    /// race and initialisation tracking (docs/emulator.md gives the cost).
+    #[arg(long, value_enum, default_value_t = ChecksArg::All)]
+    emulator_checks: ChecksArg,
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
@@ -201,7 +217,12 @@ impl Session {
             BackendArg::Gpu => BackendKind::Gpu,
             BackendArg::Emulator => BackendKind::Emulator,
         };
+        let checks = match args.emulator_checks {
+            ChecksArg::All => Checks::ALL,
+            ChecksArg::Memcheck => Checks::MEMCHECK,
+        };
         let (backend, no_gpu) = Backend::select(kind)?;
+        let backend = backend.with_checks(checks);
         let n: u64 = match (args.n, args.log2) {
             (Some(n), _) => n,
             (None, Some(k)) => 1u64 << k,
@@ -235,6 +256,9 @@ impl Session {
                 Some(cause) => format!("EMULATOR RESULTS ({cause}); times are CPU times, not GPU times"),
                 None => "EMULATOR RESULTS — times are CPU times, not GPU times".into(),
             });
+            if let Some(checks) = self.backend.emulator_checks() {
+                lines.push(format!("emulator checks: {checks} (docs/emulator.md)"));
+            }
         }
         lines
     }

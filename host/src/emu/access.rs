@@ -3,6 +3,7 @@
 //! the thread with one report line; host memory is never touched out of bounds.
 
 use std::panic::resume_unwind;
+use std::sync::atomic::Ordering;
 
 use kernels::device::emu::{Access, Site};
 
@@ -29,21 +30,23 @@ fn verb(access: Access) -> &'static str {
 pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
     let b = t.block;
     let launch = b.launch;
-    let who = format!("thread {}", dim(t.idx));
-    let alloc = match launch.memory.check(addr, bytes) {
+    let who = || format!("thread {}", dim(t.idx));
+    let alloc = match launch.memory.check(addr, bytes, &t.last_alloc) {
         Ok(a) => a,
         Err(Refusal::Misaligned { align, place }) => report(
             EmuErrorKind::Misaligned,
             format!(
-                "{who} made a {bytes}-byte access at misaligned address {addr:#x} (a multiple of {align} is required, \
+                "{} made a {bytes}-byte access at misaligned address {addr:#x} (a multiple of {align} is required, \
                  {place}) at {}",
+                who(),
                 site(at)
             ),
         ),
         Err(Refusal::AfterFree(place)) => report(
             EmuErrorKind::UseAfterFree,
             format!(
-                "{who} {} {bytes} bytes of global memory at {addr:#x} after it was freed: {place} at {}",
+                "{} {} {bytes} bytes of global memory at {addr:#x} after it was freed: {place} at {}",
+                who(),
                 verb(access),
                 site(at)
             ),
@@ -51,7 +54,8 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         Err(Refusal::OutOfBounds(nearest)) => report(
             EmuErrorKind::GlobalOutOfBounds,
             format!(
-                "{who} {} {bytes} bytes of global memory at {addr:#x} out of bounds: {nearest} at {}",
+                "{} {} {bytes} bytes of global memory at {addr:#x} out of bounds: {nearest} at {}",
+                who(),
                 verb(access),
                 site(at)
             ),
@@ -62,21 +66,22 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     if checks.initcheck && access.reads() && alloc.first_uninit(from, to).is_some() {
         note_uninit(b, || {
             format!(
-                "{who} read {bytes} bytes of global memory at {addr:#x} that nothing had written: {}, which was \
+                "{} read {bytes} bytes of global memory at {addr:#x} that nothing had written: {}, which was \
                  allocated without being filled, and no host copy or kernel store wrote it since, at {}",
+                who(),
                 alloc.place(addr),
                 site(at)
             )
         });
     }
-    if checks.racecheck {
+    if checks.racecheck && alloc.written_in.load(Ordering::Relaxed) == launch.memory.generation {
         let place = || format!("global memory at {addr:#x} ({})", alloc.place(addr));
         if let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at) {
             race(h, &place());
         }
         if access.is_atomic() {
             synchronise(t, addr, access);
-        } else {
+        } else if launch.grid.volume() > 1 {
             between_blocks(t, alloc, addr, bytes, access, at, place);
         }
     }
@@ -85,12 +90,28 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     }
 }
 
+/// The launch passed `addr` to thread `t` as a writable parameter: its allocation is raced on
+/// in this launch (the race checks skip the others: only a store can race).
+pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
+    let launch = t.block.launch;
+    if let Some(alloc) = launch.memory.holder(addr, &t.last_alloc) {
+        let generation = launch.memory.generation;
+        if alloc.written_in.load(Ordering::Relaxed) != generation {
+            alloc.written_in.store(generation, Ordering::Relaxed);
+        }
+    }
+}
+
 /// A shared access of `bytes` at `addr` (inside one of the block's arrays: `Shared` checked
 /// the index) by the current thread `t`.
 pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
     let b = t.block;
     let checks = b.launch.checks;
-    let place = {
+    if !checks.racecheck && !checks.initcheck {
+        return;
+    }
+    // The array, as (name, its bytes, the access's offset), and whether the bytes were written.
+    let (name, size, from, written) = {
         let mut arrays = b.static_shared.borrow_mut();
         let mut dynamic = b.dynamic_shared.borrow_mut();
         let array = arrays
@@ -102,31 +123,34 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
                 EmuErrorKind::SharedOutOfBounds,
                 format!(
                     "thread {} accessed {bytes} bytes at {addr:#x}, in no shared array of this block, at {}",
-                    t.linear,
+                    dim(t.idx),
                     site(at)
                 ),
             )
         };
         let from = addr - array.start();
-        let short = array.name.rsplit("::").next().unwrap_or(array.name);
-        let name = if array.name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
-        let place = format!("{name} ({} bytes) at byte offset {from}", array.bytes);
-        let written = array.touch(from, from + bytes, access.writes());
-        if checks.initcheck && access.reads() && !written {
-            note_uninit(b, || {
-                format!(
-                    "thread {} read {bytes} bytes of {place} that no thread of this block had written, at {}",
-                    t.linear,
-                    site(at)
-                )
-            });
-        }
-        place
+        let written = !checks.initcheck || array.touch(from, from + bytes, access.writes());
+        (array.name, array.bytes, from, written)
     };
+    let place = || {
+        let short = name.rsplit("::").next().unwrap_or(name);
+        let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
+        format!("{name} ({size} bytes) at byte offset {from}")
+    };
+    if access.reads() && !written {
+        note_uninit(b, || {
+            format!(
+                "thread {} read {bytes} bytes of {} that no thread of this block had written, at {}",
+                dim(t.idx),
+                place(),
+                site(at)
+            )
+        });
+    }
     if checks.racecheck
         && let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at)
     {
-        race(h, &place);
+        race(h, &place());
     }
 }
 

@@ -12,7 +12,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use kernels::device::emu::{Access, Dim3, Fault, Hooks, Site, WarpOp};
 
-use super::memory::{Snapshot, SyncWords};
+use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
 use super::warp::{resolve, same_kind};
 use super::{Checks, EmuError, EmuErrorKind, ranges};
@@ -97,7 +97,7 @@ pub(super) struct BlockCtx<'a> {
     /// Release operations (fences, `st.release`) this block's threads made so far.
     pub releases: Cell<u32>,
     /// What this block acquired of other blocks: block → its release count.
-    pub knows: RefCell<std::collections::HashMap<u64, u32>>,
+    pub knows: RefCell<Known>,
 }
 
 /// One shared-memory array of a block, with a bit per 4-byte word that says it was written.
@@ -147,7 +147,9 @@ pub(super) struct ThreadCtx<'a> {
     /// A fence since this thread's last atomic store: its next one releases.
     pub fenced: Cell<bool>,
     /// What this thread's relaxed atomic loads observed, acquired at its next fence.
-    pub pending: RefCell<std::collections::HashMap<u64, u32>>,
+    pub pending: RefCell<Known>,
+    /// The allocation this thread's last global access hit (memcheck's first guess).
+    pub last_alloc: Cell<usize>,
     yielder: Cell<*const Yielder<Resume, Event>>,
     panic_message: RefCell<Option<String>>,
     /// Where the thread was when it noticed that the launch is past its budget.
@@ -157,6 +159,13 @@ pub(super) struct ThreadCtx<'a> {
 thread_local! {
     /// The emulated thread running on this OS thread (null between threads).
     static CURRENT: Cell<*const ThreadCtx<'static>> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The emulated thread running on this OS thread, if any.
+fn try_current() -> Option<&'static ThreadCtx<'static>> {
+    let p = CURRENT.with(Cell::get);
+    // SAFETY: as in `current`.
+    (!p.is_null()).then(|| unsafe { &*p })
 }
 
 pub(super) fn current() -> &'static ThreadCtx<'static> {
@@ -252,6 +261,12 @@ impl Hooks for EmuHooks {
     fn fence(&self, site: Site) {
         super::access::fence(current(), site);
     }
+    fn writable(&self, addr: usize) {
+        // A parameter made outside an emulated thread (host code) names nothing to track.
+        if let Some(t) = try_current() {
+            super::access::writable(t, addr);
+        }
+    }
 }
 
 /// Installs the hooks into the kernels crate, and a panic hook that keeps a kernel's panic
@@ -284,13 +299,18 @@ pub(super) fn install_hooks() {
 pub(super) struct StackPool(Vec<DefaultStack>, BlockRace);
 
 static POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
+/// Race-check states kept between launches (each holds up to a few MiB of shadow pages).
+const RACES_KEPT: usize = 16;
+/// Race-check states, one per worker that ran, kept for their pages.
+static RACES: Mutex<Vec<BlockRace>> = Mutex::new(Vec::new());
 
 impl StackPool {
     pub fn take() -> Self {
         let mut global = POOL.lock().unwrap();
         let n = global.len().min(1024);
         let start = global.len() - n;
-        StackPool(global.drain(start..).collect(), BlockRace::default())
+        let race = RACES.lock().unwrap().pop().unwrap_or_default();
+        StackPool(global.drain(start..).collect(), race)
     }
 
     fn get(&mut self) -> DefaultStack {
@@ -300,6 +320,13 @@ impl StackPool {
     }
 
     pub fn give_back(self) {
+        let mut race = self.1;
+        race.trim();
+        let mut races = RACES.lock().unwrap();
+        if races.len() < RACES_KEPT {
+            races.push(race);
+        }
+        drop(races);
         let mut global = POOL.lock().unwrap();
         let room = POOL_MAX.saturating_sub(global.len());
         global.extend(self.0.into_iter().take(room));
@@ -344,14 +371,15 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         race: RefCell::new(race),
         uninit: RefCell::new(None),
         releases: Cell::new(0),
-        knows: RefCell::new(std::collections::HashMap::new()),
+        knows: RefCell::new(Known::default()),
     };
     let threads: Vec<ThreadCtx<'_>> = (0..n as u32)
         .map(|t| ThreadCtx {
             block: &block,
             linear: t,
             fenced: Cell::new(false),
-            pending: RefCell::new(std::collections::HashMap::new()),
+            pending: RefCell::new(Known::default()),
+            last_alloc: Cell::new(0),
             idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
             yielder: Cell::new(std::ptr::null()),
             panic_message: RefCell::new(None),

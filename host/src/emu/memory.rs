@@ -86,6 +86,9 @@ pub struct Alloc {
     init: Box<[AtomicU64]>,
     /// Cross-block race shadow, made on first use.
     cross: OnceLock<CrossShadow>,
+    /// The generation of the last launch that was given it as a writable parameter (the
+    /// race checks track it in that launch only).
+    pub written_in: AtomicU16,
 }
 
 impl std::ops::Deref for Alloc {
@@ -181,7 +184,12 @@ impl DeviceMemory {
         let words = bytes.div_ceil(4);
         let fill = if initialised { u64::MAX } else { 0 };
         let init = (0..words.div_ceil(64)).map(|_| AtomicU64::new(fill)).collect();
-        let alloc = Arc::new(Alloc { span: Span { start, bytes, elem, origin }, init, cross: OnceLock::new() });
+        let alloc = Arc::new(Alloc {
+            span: Span { start, bytes, elem, origin },
+            init,
+            cross: OnceLock::new(),
+            written_in: AtomicU16::new(0),
+        });
         let mut live = self.live.write().unwrap();
         let at = live.partition_point(|a| a.start < start);
         live.insert(at, alloc.clone());
@@ -212,8 +220,10 @@ impl DeviceMemory {
                 }
             }
         }
+        let live = self.live.read().unwrap().clone();
         Snapshot {
-            live: self.live.read().unwrap().clone(),
+            ranges: live.iter().map(|a| (a.start, a.end())).collect(),
+            live,
             freed: self.freed.lock().unwrap().iter().copied().collect(),
             generation,
         }
@@ -229,6 +239,8 @@ impl DeviceMemory {
 
 /// What a launch sees of device memory.
 pub struct Snapshot {
+    /// `(start, end)` of each live allocation, sorted: what the search reads.
+    ranges: Vec<(usize, usize)>,
     live: Vec<Arc<Alloc>>,
     freed: Vec<Span>,
     /// This launch's generation in the cross-block shadows.
@@ -251,13 +263,30 @@ pub enum Refusal {
 }
 
 impl Snapshot {
+    /// The live allocation holding `addr`, if any (`hint` as for [`check`](Self::check)).
+    pub fn holder(&self, addr: usize, hint: &std::cell::Cell<usize>) -> Option<&Alloc> {
+        let at = self.ranges.partition_point(|&(start, _)| start <= addr);
+        let i = at.checked_sub(1).filter(|&i| addr < self.ranges[i].1)?;
+        hint.set(i);
+        Some(&*self.live[i])
+    }
+
     /// The live allocation holding all of `[addr, addr + bytes)`, or why none does.
-    pub fn check(&self, addr: usize, bytes: usize) -> Result<&Alloc, Refusal> {
-        let at = self.live.partition_point(|a| a.start <= addr);
-        let holder = at.checked_sub(1).map(|i| &*self.live[i]).filter(|a| addr < a.end());
-        if let Some(a) = holder
-            && addr + bytes <= a.end()
+    /// `hint` is the index of the allocation the caller's last access hit (updated here): a
+    /// thread's accesses mostly stay in one buffer.
+    #[inline]
+    pub fn check(&self, addr: usize, bytes: usize, hint: &std::cell::Cell<usize>) -> Result<&Alloc, Refusal> {
+        let h = hint.get();
+        let at = match self.ranges.get(h) {
+            Some(&(start, end)) if start <= addr && addr < end => h + 1,
+            _ => self.ranges.partition_point(|&(start, _)| start <= addr),
+        };
+        let holder = at.checked_sub(1).filter(|&i| addr < self.ranges[i].1);
+        if let Some(i) = holder
+            && addr + bytes <= self.ranges[i].1
         {
+            hint.set(i);
+            let a = &*self.live[i];
             let align = bytes.clamp(1, 16);
             if !addr.is_multiple_of(align) {
                 let place = format!("byte offset {} of {}", addr - a.start, a.describe());
@@ -265,6 +294,7 @@ impl Snapshot {
             }
             return Ok(a);
         }
+        let holder = holder.map(|i| &*self.live[i]);
         if holder.is_none()
             && let Some(f) = self.freed.iter().rev().find(|f| f.start <= addr && addr < f.end())
         {
@@ -421,6 +451,10 @@ pub fn cross_block(
     None
 }
 
+/// Per block, the release count of that block it has acquired (a map that costs nothing to
+/// make: every emulated thread has one).
+pub type Known = HashMap<u64, u32, std::hash::BuildHasherDefault<super::race::WordHasher>>;
+
 /// What the atomics of one launch published: per word, for each block that released into it,
 /// its release count at that time (the join of every release into the word).
 #[derive(Default)]
@@ -435,7 +469,7 @@ impl SyncWords {
     }
 
     /// Joins what was released into `addr` into `into`.
-    pub fn acquire(&self, addr: usize, into: &mut HashMap<u64, u32>) {
+    pub fn acquire(&self, addr: usize, into: &mut Known) {
         let words = self.0.lock().unwrap();
         if let Some(w) = words.get(&addr) {
             for (&b, &r) in w {

@@ -132,6 +132,20 @@ impl Checks {
     pub const MEMCHECK: Checks = Checks { racecheck: false, initcheck: false };
 }
 
+/// `memcheck, racecheck, initcheck, synccheck`: the compute-sanitizer tools whose checks run.
+impl fmt::Display for Checks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("memcheck")?;
+        if self.racecheck {
+            f.write_str(", racecheck")?;
+        }
+        if self.initcheck {
+            f.write_str(", initcheck")?;
+        }
+        f.write_str(", synccheck")
+    }
+}
+
 impl Default for Checks {
     fn default() -> Self {
         Self::ALL

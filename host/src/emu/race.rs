@@ -16,13 +16,26 @@
 //! write after write. The first one found stops the launch, so each is reported once, with both
 //! sides (thread, `file:line`, load or store).
 //!
-//! Per word the block keeps its last store and the loads since, stamped with their interval, in
-//! a hash map reused from block to block; per thread, its lane's vector clock.
+//! Per 4-byte word the block keeps its last store and the loads since, stamped with the
+//! interval they belong to, in a shadow of 32 bytes per word: pages of [`PAGE_WORDS`] words
+//! looked up by address (the last page is remembered, so a thread streaming through a buffer
+//! finds its page without a lookup). A word read by several threads in one interval keeps its
+//! readers in a side table. Stamps make the shadow of a finished interval or block stale
+//! without clearing it, so a worker reuses its pages from block to block and launch to launch.
+//! A block that touches more than [`MAX_PAGES`] pages (a footprint of 64 MiB) starts its
+//! shadow over: hazards between accesses on both sides of that point are not seen.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use kernels::device::emu::{Access, Site};
+
+/// Words per shadow page (4 KiB of memory, 32 KiB of shadow).
+pub const PAGE_WORDS: usize = 1024;
+/// Pages a worker keeps before it starts its shadow over.
+pub const MAX_PAGES: usize = 16 * 1024;
+/// Pages a worker keeps between launches.
+const KEPT_PAGES: usize = 1024;
 
 /// One access, as the race check remembers it.
 #[derive(Clone, Copy, Debug)]
@@ -37,44 +50,42 @@ pub struct Side {
     atomic: bool,
 }
 
-/// Loads of a word since its last store.
-#[derive(Clone, Debug, Default)]
-enum Reads {
-    #[default]
-    None,
-    One(Side),
-    Many(Vec<Side>),
+/// The shadow of one word: its last store and its reader (or a mark that its readers are in
+/// the side table), in the interval `stamp`.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    stamp: u32,
+    /// `thread + 1` of the last store (0: none), [`ATOMIC`] set for an atomic one.
+    writer: u16,
+    /// `thread + 1` of the reader since that store (0: none; [`MANY`]: several, in the side
+    /// table), [`ATOMIC`] set for an atomic one.
+    reader: u16,
+    writer_clock: u32,
+    reader_clock: u32,
+    writer_site: Option<Site>,
+    reader_site: Option<Site>,
 }
 
-impl Reads {
-    fn iter(&self) -> impl Iterator<Item = &Side> {
-        let (one, many): (Option<&Side>, &[Side]) = match self {
-            Reads::None => (None, &[]),
-            Reads::One(s) => (Some(s), &[]),
-            Reads::Many(v) => (None, v),
-        };
-        one.into_iter().chain(many.iter())
+const ATOMIC: u16 = 0x8000;
+const MANY: u16 = 0x7fff;
+
+impl Entry {
+    fn side(who: u16, clock: u32, site: Option<Site>) -> Option<Side> {
+        let site = site?;
+        (who & !ATOMIC != 0).then_some(Side {
+            thread: u32::from(who & !ATOMIC) - 1,
+            clock,
+            site,
+            atomic: who & ATOMIC != 0,
+        })
     }
 
-    fn add(&mut self, side: Side) {
-        match self {
-            Reads::None => *self = Reads::One(side),
-            Reads::One(s) if s.thread == side.thread => *s = side,
-            Reads::One(s) => *self = Reads::Many(vec![*s, side]),
-            Reads::Many(v) => match v.iter_mut().find(|s| s.thread == side.thread) {
-                Some(s) => *s = side,
-                None => v.push(side),
-            },
-        }
+    fn pack(side: &Side) -> u16 {
+        (side.thread as u16 + 1) | if side.atomic { ATOMIC } else { 0 }
     }
 }
 
-#[derive(Clone, Debug, Default)]
-struct Word {
-    interval: u32,
-    write: Option<Side>,
-    reads: Reads,
-}
+type Page = Box<[Entry; PAGE_WORDS]>;
 
 /// Two unordered accesses of one word, the earlier first.
 #[derive(Clone, Copy, Debug)]
@@ -100,7 +111,7 @@ impl Hazard {
     }
 }
 
-/// A fast hash for word addresses (multiples of 4).
+/// A fast hash for page numbers and word addresses.
 #[derive(Default)]
 pub struct WordHasher(u64);
 
@@ -114,24 +125,39 @@ impl Hasher for WordHasher {
         }
     }
     fn write_usize(&mut self, x: usize) {
-        self.0 = ((x as u64) >> 2).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
-/// The race-check state of the block a worker runs (kept between blocks for its memory).
+type Fast<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+
+/// The race-check state of the block a worker runs (kept between blocks and launches for its
+/// memory).
 #[derive(Default)]
 pub struct BlockRace {
-    interval: u32,
-    words: HashMap<usize, Word, BuildHasherDefault<WordHasher>>,
+    /// The current interval's stamp: unique over every block and interval this state served.
+    stamp: u32,
+    /// Page number (address / 4 / PAGE_WORDS) → index in `pages`.
+    index: Fast<usize, u32>,
+    pages: Vec<Page>,
+    /// The last page used: (page number, index).
+    last: Option<(usize, u32)>,
+    /// The readers of words read by several threads in one interval: (stamp, readers).
+    many: Fast<usize, (u32, Vec<Side>)>,
     /// Per thread, its lane's clocks of the 32 lanes of its warp.
     clocks: Vec<[u32; 32]>,
+    /// One thread: nothing to race with.
+    alone: bool,
 }
 
 impl BlockRace {
     /// Starts a block of `threads` threads.
     pub fn reset(&mut self, threads: usize) {
-        self.interval = 0;
-        self.words.clear();
+        if self.pages.len() > MAX_PAGES {
+            self.forget();
+        }
+        self.next_stamp();
+        self.alone = threads == 1;
         self.clocks.clear();
         self.clocks.extend((0..threads).map(|t| {
             let mut c = [0u32; 32];
@@ -140,9 +166,36 @@ impl BlockRace {
         }));
     }
 
+    /// Drops every page (their records are stale or may be lost).
+    fn forget(&mut self) {
+        self.index.clear();
+        self.pages.clear();
+        self.last = None;
+        self.many.clear();
+    }
+
+    /// Shrinks what is kept between launches.
+    pub fn trim(&mut self) {
+        if self.pages.len() > KEPT_PAGES {
+            self.forget();
+            self.pages.shrink_to_fit();
+            self.index.shrink_to_fit();
+        }
+        self.many.clear();
+    }
+
+    fn next_stamp(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Wrapped: an old page may hold any stamp.
+            self.forget();
+            self.stamp = 1;
+        }
+    }
+
     /// Every thread of the block passed a `sync_threads`: a new interval.
     pub fn barrier(&mut self) {
-        self.interval = self.interval.wrapping_add(1);
+        self.next_stamp();
     }
 
     /// The lanes of `mask` in warp `warp` completed a warp-synchronising operation together.
@@ -163,33 +216,80 @@ impl BlockRace {
         }
     }
 
+    /// The shadow page of word address `word` (a multiple of 4), made on first use.
+    #[inline]
+    fn page(&mut self, number: usize) -> u32 {
+        if let Some((n, i)) = self.last
+            && n == number
+        {
+            return i;
+        }
+        if self.pages.len() >= MAX_PAGES && !self.index.contains_key(&number) {
+            // A footprint past the cap: start over (records of this interval are lost).
+            self.forget();
+        }
+        let pages = &mut self.pages;
+        let i = *self.index.entry(number).or_insert_with(|| {
+            pages.push(Box::new([Entry::default(); PAGE_WORDS]));
+            (pages.len() - 1) as u32
+        });
+        self.last = Some((number, i));
+        i
+    }
+
     /// Thread `me` makes `access` to the `bytes` bytes at `addr` at `site`: the hazard it
     /// completes, if any (the access is recorded either way).
     pub fn access(&mut self, addr: usize, bytes: usize, access: Access, me: u32, site: Site) -> Option<Hazard> {
-        let clocks = &self.clocks;
+        if self.alone {
+            return None;
+        }
         let side =
-            Side { thread: me, clock: clocks[me as usize][(me % 32) as usize], site, atomic: access.is_atomic() };
-        let (reads, writes) = (access.reads(), access.writes());
+            Side { thread: me, clock: self.clocks[me as usize][(me % 32) as usize], site, atomic: access.is_atomic() };
+        let writes = access.writes();
         let mut found = None;
-        let mut at = addr & !3;
-        while at < addr + bytes {
-            let interval = self.interval;
-            let word = self.words.entry(at).or_default();
-            if word.interval != interval {
-                *word = Word { interval, write: None, reads: Reads::None };
+        let mut word = addr & !3;
+        while word < addr + bytes {
+            let number = word / 4 / PAGE_WORDS;
+            let page = self.page(number) as usize;
+            let e = &mut self.pages[page][word / 4 % PAGE_WORDS];
+            if e.stamp != self.stamp {
+                *e = Entry { stamp: self.stamp, ..Entry::default() };
             }
             if found.is_none() {
-                found = hazard(clocks, word, &side, reads, writes);
+                found = hazard(&self.clocks, e, self.many.get(&word), self.stamp, &side, writes);
             }
             if writes {
-                word.write = Some(side);
-                word.reads = Reads::None;
+                e.writer = Entry::pack(&side);
+                e.writer_clock = side.clock;
+                e.writer_site = Some(site);
+                e.reader = 0;
             } else {
-                word.reads.add(side);
+                add_reader(e, &mut self.many, word, self.stamp, side);
             }
-            at += 4;
+            word += 4;
         }
         found
+    }
+}
+
+/// Records `side` as a reader of `e` (the word at `word`).
+fn add_reader(e: &mut Entry, many: &mut Fast<usize, (u32, Vec<Side>)>, word: usize, stamp: u32, side: Side) {
+    let packed = Entry::pack(&side);
+    if e.reader == 0 || e.reader & !ATOMIC == packed & !ATOMIC {
+        (e.reader, e.reader_clock, e.reader_site) = (packed, side.clock, Some(side.site));
+        return;
+    }
+    let readers = many.entry(word).or_insert((stamp, Vec::new()));
+    if e.reader != MANY {
+        // The second reader: both go to the side table.
+        readers.0 = stamp;
+        readers.1.clear();
+        readers.1.extend(Entry::side(e.reader, e.reader_clock, e.reader_site));
+        e.reader = MANY;
+    }
+    match readers.1.iter_mut().find(|s| s.thread == side.thread) {
+        Some(s) => *s = side,
+        None => readers.1.push(side),
     }
 }
 
@@ -199,16 +299,29 @@ fn ordered(clocks: &[[u32; 32]], earlier: &Side, me: u32) -> bool {
         || (earlier.thread / 32 == me / 32 && clocks[me as usize][(earlier.thread % 32) as usize] >= earlier.clock)
 }
 
-/// The hazard between `word`'s earlier accesses and `side`'s, if any.
-fn hazard(clocks: &[[u32; 32]], word: &Word, side: &Side, reads: bool, writes: bool) -> Option<Hazard> {
+/// The hazard between the word's earlier accesses (`e`, and its readers in `many` when
+/// several) and `side`'s, if any.
+fn hazard(
+    clocks: &[[u32; 32]],
+    e: &Entry,
+    many: Option<&(u32, Vec<Side>)>,
+    stamp: u32,
+    side: &Side,
+    writes: bool,
+) -> Option<Hazard> {
     let races = |other: &Side| !(other.atomic && side.atomic) && !ordered(clocks, other, side.thread);
-    if let Some(w) = word.write.as_ref().filter(|w| (reads || writes) && races(w)) {
-        return Some(Hazard { earlier: *w, earlier_wrote: true, later: *side, later_wrote: writes });
+    if let Some(w) = Entry::side(e.writer, e.writer_clock, e.writer_site).filter(|w| races(w)) {
+        return Some(Hazard { earlier: w, earlier_wrote: true, later: *side, later_wrote: writes });
     }
-    if writes && let Some(r) = word.reads.iter().find(|r| races(r)) {
-        return Some(Hazard { earlier: *r, earlier_wrote: false, later: *side, later_wrote: true });
+    if !writes {
+        return None;
     }
-    None
+    let earlier = if e.reader == MANY {
+        many.filter(|m| m.0 == stamp).and_then(|m| m.1.iter().find(|r| races(r)).copied())
+    } else {
+        Entry::side(e.reader, e.reader_clock, e.reader_site).filter(|r| races(r))
+    };
+    earlier.map(|r| Hazard { earlier: r, earlier_wrote: false, later: *side, later_wrote: true })
 }
 
 #[cfg(test)]

@@ -243,6 +243,11 @@ pub trait Hooks: Sync {
     /// about to happen at `site`: checked for races and uninitialised reads as
     /// [`global_access`](Self::global_access) is.
     fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site);
+    /// The launch passes `addr` as a [`GlobalMut`](super::global::GlobalMut) parameter: the
+    /// allocation holding it is memory this kernel may write. (A kernel stores only through
+    /// such parameters, so the race checks skip every other allocation: without a store, no
+    /// access races.) Called when a parameter is made, before the kernel's body runs.
+    fn writable(&self, addr: usize);
     /// `__threadfence()` at `site`: orders this thread's earlier accesses before its later
     /// ones for every thread of the device (a release and an acquire, for the race checks).
     fn fence(&self, site: Site);

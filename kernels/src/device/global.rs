@@ -80,6 +80,8 @@ impl<T> From<*mut T> for Global<T> {
 impl<T> From<*mut T> for GlobalMut<T> {
     #[inline(always)]
     fn from(ptr: *mut T) -> Self {
+        #[cfg(not(target_arch = "nvptx64"))]
+        super::emu::hooks().writable(ptr as usize);
         Self { ptr }
     }
 }
@@ -96,6 +98,8 @@ impl<T> GlobalMut<T> {
     /// As [`Global::from_erased`], writable.
     #[inline(always)]
     pub fn from_erased(ptr: *mut u8) -> Self {
+        #[cfg(not(target_arch = "nvptx64"))]
+        super::emu::hooks().writable(ptr as usize);
         Self { ptr: ptr.cast() }
     }
 }

@@ -394,8 +394,8 @@ fn thread_trials() -> Vec<Trial> {
                 sites: &["misaligned_load"],
                 detail: |s| {
                     format!(
-                        "thread 5 made a 16-byte access at misaligned address {{*}} (a multiple of 16 is required, \
-                         byte offset 4 of {BUF}) at {}",
+                        "thread 5 made a 16-byte access at {} to misaligned address {{*}} (a multiple of 16 is \
+                         required): byte offset 4 of {BUF}",
                         s[0]
                     )
                 },
@@ -499,8 +499,8 @@ fn memcheck_trials() -> Vec<Trial> {
                 sites: &["global_store_past_end"],
                 detail: |s| {
                     format!(
-                        "thread 63 wrote 4 bytes of global memory at {{*}} out of bounds: element 128, 0 bytes past \
-                         the end of {BUF} at {}",
+                        "thread 63 wrote 4 bytes at {}, out of bounds: global address {{*}} is element 128, 0 bytes \
+                         past the end of {BUF}",
                         s[0]
                     )
                 },
@@ -515,8 +515,8 @@ fn memcheck_trials() -> Vec<Trial> {
                 sites: &["global_load_before_start"],
                 detail: |s| {
                     format!(
-                        "thread 0 read 4 bytes of global memory at {{*}} out of bounds: 4 bytes before the start \
-                         of {BUF} at {}",
+                        "thread 0 read 4 bytes at {}, out of bounds: global address {{*}} is 4 bytes before the \
+                         start of {BUF}",
                         s[0]
                     )
                 },
@@ -531,8 +531,8 @@ fn memcheck_trials() -> Vec<Trial> {
                 sites: &["store_each"],
                 detail: |s| {
                     format!(
-                        "thread 0 wrote 4 bytes of global memory at {{*}} after it was freed: element 0 of {BUF}, \
-                         freed before this launch, at {}",
+                        "thread 0 wrote 4 bytes at {} after they were freed: global address {{*}} is element 0 of \
+                         {BUF}, and freed before this launch",
                         s[0]
                     )
                 },
@@ -627,8 +627,8 @@ fn initcheck_trials() -> Vec<Trial> {
                 sites: &["uninit_shared_read"],
                 detail: |s| {
                     format!(
-                        "thread 32 read 4 bytes of shared array `HALF_FILLED` (256 bytes) at byte offset 128 that no \
-                         thread of this block had written, at {}",
+                        "thread 32 read 4 bytes at {} that no thread of this block had written: shared array \
+                         `HALF_FILLED` (256 bytes) at byte offset 128",
                         s[0]
                     )
                 },
@@ -643,9 +643,8 @@ fn initcheck_trials() -> Vec<Trial> {
                 sites: &["increment_each"],
                 detail: |s| {
                     format!(
-                        "thread 0 read 4 bytes of global memory at {{*}} that nothing had written: element 0 of \
-                         {BUF}, which was allocated without being filled, and no host copy or kernel store wrote it \
-                         since, at {}",
+                        "thread 0 read 4 bytes at {} that nothing had written: global address {{*}} is element 0 \
+                         of {BUF}, without being filled, and no host copy or kernel store wrote it since",
                         s[0]
                     )
                 },

@@ -36,8 +36,8 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         Err(Refusal::Misaligned { align, place }) => report(
             EmuErrorKind::Misaligned,
             format!(
-                "{} made a {bytes}-byte access at misaligned address {addr:#x} (a multiple of {align} is required, \
-                 {place}) at {}",
+                "{} made a {bytes}-byte access at {} to misaligned address {addr:#x} (a multiple of {align} is \
+                 required): {place}",
                 who(),
                 site(at)
             ),
@@ -45,7 +45,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         Err(Refusal::AfterFree(place)) => report(
             EmuErrorKind::UseAfterFree,
             format!(
-                "{} {} {bytes} bytes of global memory at {addr:#x} after it was freed: {place} at {}",
+                "{} {} {bytes} bytes at {} after they were freed: global address {addr:#x} is {place}",
                 who(),
                 verb(access),
                 site(at)
@@ -54,7 +54,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         Err(Refusal::OutOfBounds(nearest)) => report(
             EmuErrorKind::GlobalOutOfBounds,
             format!(
-                "{} {} {bytes} bytes of global memory at {addr:#x} out of bounds: {nearest} at {}",
+                "{} {} {bytes} bytes at {}, out of bounds: global address {addr:#x} is {nearest}",
                 who(),
                 verb(access),
                 site(at)
@@ -66,11 +66,11 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     if checks.initcheck && access.reads() && alloc.first_uninit(from, to).is_some() {
         note_uninit(b, || {
             format!(
-                "{} read {bytes} bytes of global memory at {addr:#x} that nothing had written: {}, which was \
-                 allocated without being filled, and no host copy or kernel store wrote it since, at {}",
+                "{} read {bytes} bytes at {} that nothing had written: global address {addr:#x} is {}, without \
+                 being filled, and no host copy or kernel store wrote it since",
                 who(),
-                alloc.place(addr),
-                site(at)
+                site(at),
+                alloc.place(addr)
             )
         });
     }
@@ -140,10 +140,10 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     if access.reads() && !written {
         note_uninit(b, || {
             format!(
-                "thread {} read {bytes} bytes of {} that no thread of this block had written, at {}",
+                "thread {} read {bytes} bytes at {} that no thread of this block had written: {}",
                 dim(t.idx),
-                place(),
-                site(at)
+                site(at),
+                place()
             )
         });
     }

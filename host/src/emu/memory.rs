@@ -298,7 +298,7 @@ impl Snapshot {
         if holder.is_none()
             && let Some(f) = self.freed.iter().rev().find(|f| f.start <= addr && addr < f.end())
         {
-            return Err(Refusal::AfterFree(format!("{}, freed before this launch,", f.place(addr))));
+            return Err(Refusal::AfterFree(format!("{}, and freed before this launch", f.place(addr))));
         }
         Err(Refusal::OutOfBounds(self.nearest(addr, bytes, holder, at)))
     }

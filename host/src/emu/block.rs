@@ -300,7 +300,7 @@ pub(super) struct StackPool(Vec<DefaultStack>, BlockRace);
 
 static POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
 /// Race-check states kept between launches (each holds up to a few MiB of shadow pages).
-const RACES_KEPT: usize = 16;
+const RACES_KEPT: usize = 8;
 /// Race-check states, one per worker that ran, kept for their pages.
 static RACES: Mutex<Vec<BlockRace>> = Mutex::new(Vec::new());
 

@@ -13,7 +13,7 @@
 //!   initialised; [`Backend::alloc_uninit`](crate::backend::Backend::alloc_uninit)'s do not);
 //! * for the cross-block race check, per 4-byte word the last block of the current launch that
 //!   accessed it with a plain load or store, and who and where (two `u64`s per word, made on
-//!   the first plain access of a launch; buffers above [`CROSS_BLOCK_MAX_BYTES`] are not
+//!   the first plain access of a launch, side by side; buffers above [`CROSS_BLOCK_MAX_BYTES`] are not
 //!   covered).
 
 use std::collections::{HashMap, VecDeque};
@@ -339,9 +339,13 @@ impl Snapshot {
 /// Per 4-byte word: the last plain access of this launch by another block than the current
 /// one's, as `generation | state << 16 | block << 18 | releases << 48`, and who and where as
 /// `site address << 16 | thread`.
-struct CrossShadow {
-    word: Box<[AtomicU64]>,
-    who: Box<[AtomicU64]>,
+struct CrossShadow(Box<[CrossCell]>);
+
+/// The two halves of one word's cross-block record, side by side (one cache line).
+#[repr(C, align(16))]
+struct CrossCell {
+    word: AtomicU64,
+    who: AtomicU64,
 }
 
 /// A word read by one block of this launch.
@@ -355,15 +359,12 @@ pub const CROSS_BLOCK_MAX_BLOCKS: u64 = 1 << 30;
 
 impl CrossShadow {
     fn new(words: usize) -> Self {
-        Self {
-            word: (0..words).map(|_| AtomicU64::new(0)).collect(),
-            who: (0..words).map(|_| AtomicU64::new(0)).collect(),
-        }
+        Self((0..words).map(|_| CrossCell { word: AtomicU64::new(0), who: AtomicU64::new(0) }).collect())
     }
 
     fn clear(&self) {
-        for w in self.word.iter() {
-            w.store(0, Ordering::Relaxed);
+        for c in self.0.iter() {
+            c.word.store(0, Ordering::Relaxed);
         }
     }
 }
@@ -405,48 +406,44 @@ pub fn cross_block(
     let first = (addr - alloc.start) / 4;
     let last = (addr + bytes - alloc.start).div_ceil(4);
     for w in first..last {
-        let cell = &shadow.word[w];
-        let mut cur = cell.load(Ordering::Acquire);
-        loop {
-            let (state, owner, rel) = ((cur >> 16) & 3, (cur >> 18) & (CROSS_BLOCK_MAX_BLOCKS - 1), (cur >> 48) as u32);
-            let next = if cur & 0xffff != generation || state == 0 {
-                // The first plain access of this launch.
-                mine(if write { WRITTEN } else { READ })
-            } else if !write && state != WRITTEN {
-                // Reads after reads never race; the latest reader is remembered.
-                if owner == block {
-                    break;
-                }
-                mine(SHARED_READ)
-            } else if owner == block {
-                // After this block's own access: a write after its write (same releases) or
-                // a read after its write changes nothing. A write after reads by several
-                // blocks, this one last, cannot name the others: not checked.
-                if !write || (state == WRITTEN && rel == releases.min(0xffff)) {
-                    break;
-                }
-                mine(WRITTEN)
-            } else if ordered(owner, rel) {
-                mine(if write { WRITTEN } else { READ })
-            } else {
-                let other = shadow.who[w].load(Ordering::Acquire);
-                let other_site = other >> 16;
-                return Some(CrossSide {
-                    block: owner,
-                    thread: (other_site != 0).then_some((other & 0xffff) as u32),
-                    // SAFETY: a non-zero site address was stored from a `&'static Location`.
-                    site: (other_site != 0).then(|| unsafe { &*(other_site as *const Location<'static>) }),
-                    wrote: state == WRITTEN,
-                });
-            };
-            match cell.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => {
-                    shadow.who[w].store(who, Ordering::Release);
-                    break;
-                }
-                Err(now) => cur = now,
+        let cell = &shadow.0[w];
+        // A plain load and store, not a compare-and-swap: a worker runs one block at a time,
+        // and two blocks that touch one word at the same instant are racing anyway (one of the
+        // two records may then be lost: the check keeps the last access of each word).
+        let cur = cell.word.load(Ordering::Relaxed);
+        let (state, owner, rel) = ((cur >> 16) & 3, (cur >> 18) & (CROSS_BLOCK_MAX_BLOCKS - 1), (cur >> 48) as u32);
+        let next = if cur & 0xffff != generation || state == 0 {
+            // The first plain access of this launch.
+            mine(if write { WRITTEN } else { READ })
+        } else if !write && state != WRITTEN {
+            // Reads after reads never race; the latest reader is remembered.
+            if owner == block {
+                continue;
             }
-        }
+            mine(SHARED_READ)
+        } else if owner == block {
+            // After this block's own access: a write after its write (same releases) or a read
+            // after its write changes nothing. A write after reads by several blocks, this one
+            // last, cannot name the others: not checked.
+            if !write || (state == WRITTEN && rel == releases.min(0xffff)) {
+                continue;
+            }
+            mine(WRITTEN)
+        } else if ordered(owner, rel) {
+            mine(if write { WRITTEN } else { READ })
+        } else {
+            let other = cell.who.load(Ordering::Relaxed);
+            let other_site = other >> 16;
+            return Some(CrossSide {
+                block: owner,
+                thread: (other_site != 0).then_some((other & 0xffff) as u32),
+                // SAFETY: a non-zero site address was stored from a `&'static Location`.
+                site: (other_site != 0).then(|| unsafe { &*(other_site as *const Location<'static>) }),
+                wrote: state == WRITTEN,
+            });
+        };
+        cell.word.store(next, Ordering::Relaxed);
+        cell.who.store(who, Ordering::Relaxed);
     }
     None
 }

@@ -17,25 +17,25 @@
 //! sides (thread, `file:line`, load or store).
 //!
 //! Per 4-byte word the block keeps its last store and the loads since, stamped with the
-//! interval they belong to, in a shadow of 32 bytes per word: pages of [`PAGE_WORDS`] words
-//! looked up by address (the last page is remembered, so a thread streaming through a buffer
-//! finds its page without a lookup). A word read by several threads in one interval keeps its
-//! readers in a side table. Stamps make the shadow of a finished interval or block stale
-//! without clearing it, so a worker reuses its pages from block to block and launch to launch.
-//! A block that touches more than [`MAX_PAGES`] pages (a footprint of 64 MiB) starts its
-//! shadow over: hazards between accesses on both sides of that point are not seen.
+//! interval they belong to: 32 bytes per word touched in the interval, in an open-addressing
+//! table keyed by address (linear probing; neighbouring words land in neighbouring slots).
+//! A new stamp at every barrier and block start empties the table at once without clearing
+//! it, so a worker reuses the same table, warm in its caches, from interval to interval and
+//! block to block. A word read by several threads in one interval keeps its readers in a side
+//! table. An interval that touches more than [`MAX_SLOTS`]` / 2` words (16 MiB of memory)
+//! starts its table over: hazards between accesses on both sides of that point are not seen.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use kernels::device::emu::{Access, Site};
 
-/// Words per shadow page (4 KiB of memory, 32 KiB of shadow).
-pub const PAGE_WORDS: usize = 1024;
-/// Pages a worker keeps before it starts its shadow over.
-pub const MAX_PAGES: usize = 16 * 1024;
-/// Pages a worker keeps between launches.
-const KEPT_PAGES: usize = 1024;
+/// Slots of a new table (4096 words, the interval of a block of 1024 threads × 4 words).
+const FIRST_SLOTS: usize = 1 << 13;
+/// The most slots a table grows to (8 Mi: 256 MiB of table for 16 MiB of memory touched).
+pub const MAX_SLOTS: usize = 1 << 23;
+/// Slots a worker keeps between launches.
+const KEPT_SLOTS: usize = 1 << 16;
 
 /// One access, as the race check remembers it.
 #[derive(Clone, Copy, Debug)]
@@ -50,8 +50,9 @@ pub struct Side {
     atomic: bool,
 }
 
-/// The shadow of one word: its last store and its reader (or a mark that its readers are in
-/// the side table), in the interval `stamp`.
+/// The shadow of one word (20 bytes): its last store and its reader (or a mark that its
+/// readers are in the side table), in the interval `stamp`. Sites are numbers in the
+/// worker's site table.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     stamp: u32,
@@ -62,20 +63,19 @@ struct Entry {
     reader: u16,
     writer_clock: u32,
     reader_clock: u32,
-    writer_site: Option<Site>,
-    reader_site: Option<Site>,
+    writer_site: u16,
+    reader_site: u16,
 }
 
 const ATOMIC: u16 = 0x8000;
 const MANY: u16 = 0x7fff;
 
 impl Entry {
-    fn side(who: u16, clock: u32, site: Option<Site>) -> Option<Side> {
-        let site = site?;
-        (who & !ATOMIC != 0).then_some(Side {
+    fn side(who: u16, clock: u32, site: u16, sites: &[Site]) -> Option<Side> {
+        (who & !ATOMIC != 0).then(|| Side {
             thread: u32::from(who & !ATOMIC) - 1,
             clock,
-            site,
+            site: sites[site as usize],
             atomic: who & ATOMIC != 0,
         })
     }
@@ -85,7 +85,13 @@ impl Entry {
     }
 }
 
-type Page = Box<[Entry; PAGE_WORDS]>;
+/// A slot of the table: a word's address and its shadow (empty unless `entry.stamp` is the
+/// current interval's).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    word: usize,
+    entry: Entry,
+}
 
 /// Two unordered accesses of one word, the earlier first.
 #[derive(Clone, Copy, Debug)]
@@ -137,25 +143,25 @@ type Fast<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 pub struct BlockRace {
     /// The current interval's stamp: unique over every block and interval this state served.
     stamp: u32,
-    /// Page number (address / 4 / PAGE_WORDS) → index in `pages`.
-    index: Fast<usize, u32>,
-    pages: Vec<Page>,
-    /// The last page used: (page number, index).
-    last: Option<(usize, u32)>,
+    /// The open-addressing table (a power of two of slots).
+    slots: Vec<Slot>,
+    /// Slots of the current interval.
+    live: usize,
     /// The readers of words read by several threads in one interval: (stamp, readers).
     many: Fast<usize, (u32, Vec<Side>)>,
     /// Per thread, its lane's clocks of the 32 lanes of its warp.
     clocks: Vec<[u32; 32]>,
     /// One thread: nothing to race with.
     alone: bool,
+    /// The site table: number → site, and back (with the last one looked up).
+    sites: Vec<Site>,
+    site_numbers: Fast<usize, u16>,
+    last_site: Option<(usize, u16)>,
 }
 
 impl BlockRace {
     /// Starts a block of `threads` threads.
     pub fn reset(&mut self, threads: usize) {
-        if self.pages.len() > MAX_PAGES {
-            self.forget();
-        }
         self.next_stamp();
         self.alone = threads == 1;
         self.clocks.clear();
@@ -168,23 +174,46 @@ impl BlockRace {
 
     /// Drops every page (their records are stale or may be lost).
     fn forget(&mut self) {
-        self.index.clear();
-        self.pages.clear();
-        self.last = None;
+        self.slots.iter_mut().for_each(|s| s.entry.stamp = 0);
+        self.live = 0;
         self.many.clear();
+    }
+
+    /// The number of `site` in the site table (a full table starts over, with every record).
+    #[inline]
+    fn site_number(&mut self, site: Site) -> u16 {
+        let key = site as *const _ as usize;
+        if let Some((k, n)) = self.last_site
+            && k == key
+        {
+            return n;
+        }
+        if self.sites.len() > usize::from(u16::MAX) && !self.site_numbers.contains_key(&key) {
+            self.forget();
+            self.sites.clear();
+            self.site_numbers.clear();
+            self.next_stamp();
+        }
+        let sites = &mut self.sites;
+        let n = *self.site_numbers.entry(key).or_insert_with(|| {
+            sites.push(site);
+            (sites.len() - 1) as u16
+        });
+        self.last_site = Some((key, n));
+        n
     }
 
     /// Shrinks what is kept between launches.
     pub fn trim(&mut self) {
-        if self.pages.len() > KEPT_PAGES {
-            self.forget();
-            self.pages.shrink_to_fit();
-            self.index.shrink_to_fit();
+        if self.slots.len() > KEPT_SLOTS {
+            self.slots = Vec::new();
+            self.live = 0;
         }
         self.many.clear();
     }
 
     fn next_stamp(&mut self) {
+        self.live = 0;
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             // Wrapped: an old page may hold any stamp.
@@ -216,25 +245,52 @@ impl BlockRace {
         }
     }
 
-    /// The shadow page of word address `word` (a multiple of 4), made on first use.
+    /// The slot of word address `word` in the current interval, made empty on first use.
     #[inline]
-    fn page(&mut self, number: usize) -> u32 {
-        if let Some((n, i)) = self.last
-            && n == number
-        {
-            return i;
+    fn slot(&mut self, word: usize) -> usize {
+        if self.slots.is_empty() {
+            self.slots = vec![Slot::default(); FIRST_SLOTS];
         }
-        if self.pages.len() >= MAX_PAGES && !self.index.contains_key(&number) {
-            // A footprint past the cap: start over (records of this interval are lost).
+        loop {
+            let mask = self.slots.len() - 1;
+            let key = word >> 2;
+            let mut i = (key ^ (key >> 17)) & mask;
+            loop {
+                let s = &mut self.slots[i];
+                if s.entry.stamp != self.stamp {
+                    break;
+                }
+                if s.word == word {
+                    return i;
+                }
+                i = (i + 1) & mask;
+            }
+            if 2 * (self.live + 1) <= self.slots.len() {
+                self.live += 1;
+                self.slots[i] = Slot { word, entry: Entry { stamp: self.stamp, ..Entry::default() } };
+                return i;
+            }
+            self.grow();
+        }
+    }
+
+    /// Doubles the table (or, at [`MAX_SLOTS`], starts it over).
+    fn grow(&mut self) {
+        if self.slots.len() >= MAX_SLOTS {
             self.forget();
+            return;
         }
-        let pages = &mut self.pages;
-        let i = *self.index.entry(number).or_insert_with(|| {
-            pages.push(Box::new([Entry::default(); PAGE_WORDS]));
-            (pages.len() - 1) as u32
-        });
-        self.last = Some((number, i));
-        i
+        let bigger = vec![Slot::default(); 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.entry.stamp == self.stamp) {
+            let key = s.word >> 2;
+            let mut i = (key ^ (key >> 17)) & mask;
+            while self.slots[i].entry.stamp == self.stamp {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
     }
 
     /// Thread `me` makes `access` to the `bytes` bytes at `addr` at `site`: the hazard it
@@ -243,28 +299,23 @@ impl BlockRace {
         if self.alone {
             return None;
         }
+        let number = self.site_number(site);
         let side =
             Side { thread: me, clock: self.clocks[me as usize][(me % 32) as usize], site, atomic: access.is_atomic() };
         let writes = access.writes();
         let mut found = None;
         let mut word = addr & !3;
         while word < addr + bytes {
-            let number = word / 4 / PAGE_WORDS;
-            let page = self.page(number) as usize;
-            let e = &mut self.pages[page][word / 4 % PAGE_WORDS];
-            if e.stamp != self.stamp {
-                *e = Entry { stamp: self.stamp, ..Entry::default() };
-            }
+            let i = self.slot(word);
+            let e = &mut self.slots[i].entry;
             if found.is_none() {
-                found = hazard(&self.clocks, e, self.many.get(&word), self.stamp, &side, writes);
+                found = hazard(&self.clocks, &self.sites, e, self.many.get(&word), self.stamp, &side, writes);
             }
             if writes {
-                e.writer = Entry::pack(&side);
-                e.writer_clock = side.clock;
-                e.writer_site = Some(site);
+                (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);
                 e.reader = 0;
             } else {
-                add_reader(e, &mut self.many, word, self.stamp, side);
+                add_reader(e, &mut self.many, &self.sites, word, self.stamp, (side, number));
             }
             word += 4;
         }
@@ -273,10 +324,17 @@ impl BlockRace {
 }
 
 /// Records `side` as a reader of `e` (the word at `word`).
-fn add_reader(e: &mut Entry, many: &mut Fast<usize, (u32, Vec<Side>)>, word: usize, stamp: u32, side: Side) {
+fn add_reader(
+    e: &mut Entry,
+    many: &mut Fast<usize, (u32, Vec<Side>)>,
+    sites: &[Site],
+    word: usize,
+    stamp: u32,
+    (side, number): (Side, u16),
+) {
     let packed = Entry::pack(&side);
     if e.reader == 0 || e.reader & !ATOMIC == packed & !ATOMIC {
-        (e.reader, e.reader_clock, e.reader_site) = (packed, side.clock, Some(side.site));
+        (e.reader, e.reader_clock, e.reader_site) = (packed, side.clock, number);
         return;
     }
     let readers = many.entry(word).or_insert((stamp, Vec::new()));
@@ -284,7 +342,7 @@ fn add_reader(e: &mut Entry, many: &mut Fast<usize, (u32, Vec<Side>)>, word: usi
         // The second reader: both go to the side table.
         readers.0 = stamp;
         readers.1.clear();
-        readers.1.extend(Entry::side(e.reader, e.reader_clock, e.reader_site));
+        readers.1.extend(Entry::side(e.reader, e.reader_clock, e.reader_site, sites));
         e.reader = MANY;
     }
     match readers.1.iter_mut().find(|s| s.thread == side.thread) {
@@ -303,6 +361,7 @@ fn ordered(clocks: &[[u32; 32]], earlier: &Side, me: u32) -> bool {
 /// several) and `side`'s, if any.
 fn hazard(
     clocks: &[[u32; 32]],
+    sites: &[Site],
     e: &Entry,
     many: Option<&(u32, Vec<Side>)>,
     stamp: u32,
@@ -310,7 +369,7 @@ fn hazard(
     writes: bool,
 ) -> Option<Hazard> {
     let races = |other: &Side| !(other.atomic && side.atomic) && !ordered(clocks, other, side.thread);
-    if let Some(w) = Entry::side(e.writer, e.writer_clock, e.writer_site).filter(|w| races(w)) {
+    if let Some(w) = Entry::side(e.writer, e.writer_clock, e.writer_site, sites).filter(|w| races(w)) {
         return Some(Hazard { earlier: w, earlier_wrote: true, later: *side, later_wrote: writes });
     }
     if !writes {
@@ -319,7 +378,7 @@ fn hazard(
     let earlier = if e.reader == MANY {
         many.filter(|m| m.0 == stamp).and_then(|m| m.1.iter().find(|r| races(r)).copied())
     } else {
-        Entry::side(e.reader, e.reader_clock, e.reader_site).filter(|r| races(r))
+        Entry::side(e.reader, e.reader_clock, e.reader_site, sites).filter(|r| races(r))
     };
     earlier.map(|r| Hazard { earlier: r, earlier_wrote: false, later: *side, later_wrote: true })
 }
@@ -383,5 +442,31 @@ mod tests {
         r.access(0x200, 16, Access::Write, 1, site());
         assert!(r.access(0x20c, 4, Access::Read, 2, site()).is_some(), "the fourth word of a 16-byte store");
         assert!(r.access(0x210, 4, Access::Read, 2, site()).is_none());
+    }
+
+    #[test]
+    fn many_readers_are_all_checked() {
+        let mut r = race(64);
+        r.access(0x100, 4, Access::Read, 1, site());
+        r.access(0x100, 4, Access::Read, 40, site());
+        r.access(0x100, 4, Access::Read, 2, site());
+        r.warp_sync(0, u32::MAX);
+        // Threads 1 and 2 are ordered before thread 3 by the warp sync; thread 40 is not.
+        let h = r.access(0x100, 4, Access::Write, 3, site()).expect("write after thread 40's read");
+        assert_eq!((h.earlier.thread, h.later.thread, h.kind()), (40, 3, "write after read"));
+    }
+
+    #[test]
+    fn the_table_grows_and_a_barrier_empties_it() {
+        let mut r = race(64);
+        for w in 0..100_000usize {
+            assert!(r.access(0x10_0000 + 4 * w, 4, Access::Write, 0, site()).is_none());
+        }
+        for w in (0..100_000usize).step_by(997) {
+            let h = r.access(0x10_0000 + 4 * w, 4, Access::Read, 33, site()).expect("every word still recorded");
+            assert_eq!((h.earlier.thread, h.kind()), (0, "read after write"));
+        }
+        r.barrier();
+        assert!(r.access(0x10_0000, 4, Access::Write, 33, site()).is_none(), "a new interval");
     }
 }

@@ -132,7 +132,12 @@ impl Alloc {
     /// Copies the initialised bits of `src`'s words `[0, bytes)` onto this allocation's first
     /// `bytes` (a device-to-device copy carries initialisation with the data).
     pub fn copy_init_from(&self, src: &Alloc, bytes: usize) {
-        for w in 0..bytes.div_ceil(4).min(self.words()).min(src.words()) {
+        let words = bytes.div_ceil(4).min(self.words()).min(src.words());
+        // Whole 64-word slots at once, then the bits of the last, partial one.
+        for slot in 0..words / 64 {
+            self.init[slot].store(src.init[slot].load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        for w in words / 64 * 64..words {
             let b = 1u64 << (w % 64);
             if src.init[w / 64].load(Ordering::Relaxed) & b != 0 {
                 self.init[w / 64].fetch_or(b, Ordering::Relaxed);
@@ -265,6 +270,13 @@ pub enum Refusal {
 impl Snapshot {
     /// The live allocation holding `addr`, if any (`hint` as for [`check`](Self::check)).
     pub fn holder(&self, addr: usize, hint: &std::cell::Cell<usize>) -> Option<&Alloc> {
+        let h = hint.get();
+        if let Some(&(start, end)) = self.ranges.get(h)
+            && start <= addr
+            && addr < end
+        {
+            return Some(&*self.live[h]);
+        }
         let at = self.ranges.partition_point(|&(start, _)| start <= addr);
         let i = at.checked_sub(1).filter(|&i| addr < self.ranges[i].1)?;
         hint.set(i);

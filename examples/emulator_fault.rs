@@ -111,7 +111,7 @@ fn main() -> Result<(), host::Error> {
         &[
             "Why it matters: since Volta the lanes of a warp are scheduled independently; volatile",
             "keeps the value out of registers but does not order the lanes. Fix: sync_warp(FULL_MASK)",
-            "after each step (collective::warp::last_warp; docs of unroll_warps8).",
+            "after each step (`last_warp` in kernels/src/reduce/unroll_warps8.rs).",
         ],
     )
 }

@@ -7,6 +7,13 @@
 //!   would be invisible to the emulator's checks, and could read or write host memory out of
 //!   bounds there.
 //!
+//! * **Each lesson's code is in its file.** The chapter-3 and chapter-5 kernels (the global-
+//!   and shared-memory families) are written out in full, as the book's are: the loop, the
+//!   index, the unrolled loads and rounds of a lesson are in the file that teaches them, so a
+//!   diff of two consecutive lessons shows the fix. Each file names its lesson's code, the
+//!   file before it in the family does not have it, and no lesson file takes a tree, fold or
+//!   last warp from `collective` or from another lesson.
+//!
 //! [`Global`]: kernels::device::global::Global
 //! [`GlobalMut`]: kernels::device::global::GlobalMut
 //! [`Shared`]: kernels::device::shared::Shared
@@ -72,6 +79,59 @@ fn raw_uses(root: &Path) -> Vec<String> {
     found
 }
 
+/// What each chapter-3 and chapter-5 lesson teaches, as a line of its code: present in its
+/// file, absent from the file of the lesson before it in the family.
+const LESSONS: &[(&str, &str)] = &[
+    ("neighbored", "tid.is_multiple_of(2 * stride)"),
+    ("neighbored_modulo", "rem_u32(tid, 2 * stride) == 0"),
+    ("neighbored_less", "let index = neighbored_less_index(tid, stride);"),
+    ("interleaved", "if tid < stride && tid + stride < len {"),
+    ("unroll2", "for k in 0..2 {"),
+    ("unroll4", "for k in 0..4 {"),
+    ("unroll8", "for k in 0..8 {"),
+    ("unroll_warps8", "sync_warp(FULL_MASK);"),
+    ("complete_unroll_warps8", "if block >= 1024 {"),
+    ("complete_unroll", "if BLOCK >= 1024 {"),
+    ("gmem", "for s in [512u32, 256, 128, 64] {"),
+    ("smem", "unsafe { smem.write(tid as usize, x) };"),
+    ("smem_unroll4", "let sum = unsafe { stripe4(idata, tid, block, len) };"),
+    ("smem_unroll4_dyn", "let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };"),
+];
+
+/// Problems with the lesson files: a lesson whose line is missing, or already in the lesson
+/// before it; a lesson file that imports a lesson's code from elsewhere.
+fn lesson_problems(root: &Path) -> Vec<String> {
+    use host::reduce::registry::{self, Family};
+    let mut problems = Vec::new();
+    let read = |name: &str| std::fs::read_to_string(root.join(format!("reduce/{name}.rs"))).unwrap_or_default();
+    for family in [Family::GlobalMemory, Family::SharedMemory] {
+        let names: Vec<&str> = registry::all().filter(|v| v.family == family).map(|v| v.name).collect();
+        for (i, name) in names.iter().enumerate() {
+            let Some((_, line)) = LESSONS.iter().find(|(n, _)| *n == *name) else {
+                problems.push(format!("{name}: a chapter-3/5 variant without an entry in tests/source.rs LESSONS"));
+                continue;
+            };
+            let text = read(name);
+            if !text.contains(line) {
+                problems.push(format!("reduce/{name}.rs: its lesson's code `{line}` is not in the file"));
+            }
+            if let Some(previous) = i.checked_sub(1).map(|p| names[p])
+                && read(previous).contains(line)
+            {
+                problems.push(format!("reduce/{name}.rs: `{line}` is already in {previous}.rs, the lesson before"));
+            }
+            for (at, code) in text.lines().zip(1..).filter(|(l, _)| l.starts_with("use ")).map(|(l, n)| (n, l)) {
+                let lesson_import = code.contains("crate::reduce::")
+                    || (code.contains("crate::collective::") && !code.contains("SHARED_TREE_"));
+                if lesson_import {
+                    problems.push(format!("reduce/{name}.rs:{at}: `{code}`: a lesson's code comes from elsewhere"));
+                }
+            }
+        }
+    }
+    problems
+}
+
 fn kernels_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src")
 }
@@ -94,6 +154,10 @@ pub fn trials() -> Vec<Trial> {
                 )
                 .into()),
             }
+        }),
+        Trial::test("source::each_lesson_holds_its_code", || match lesson_problems(&kernels_src())[..] {
+            [] => Ok(()),
+            ref problems => Err(problems.join("\n").into()),
         }),
         Trial::test("source::the_raw_access_check_sees_raw_access", || {
             // The checker itself: it must flag each kind of raw access, and not a comment.

@@ -17,7 +17,8 @@
 //! * **Shared memory.** Static arrays ([`kernels::static_shared!`]) and dynamic shared
 //!   memory, per block, filled with `0xA5` bytes at block start (the GPU leaves garbage);
 //!   an index past the end is reported with the thread and source line.
-//! * **Global memory** is host memory (buffers aligned to 256 bytes, like `cudaMalloc`);
+//! * **Global memory** is host memory (buffers aligned to 256 bytes, like `cudaMalloc`),
+//!   reached only through the device layer's `Global`/`GlobalMut`, so every access is checked;
 //!   atomics are `core::sync::atomic` with the orderings the device layer documents. Blocks
 //!   run on several OS threads at once, handed out in block order.
 //! * **Time.** A kernel past its time budget is stopped with an error at its next barrier,
@@ -26,11 +27,20 @@
 //!   and the process exits with the error once the budget plus a grace period is over.
 //! * **`clock64`** counts host nanoseconds since the launch started.
 //!
+//! # What it checks
+//! Every memory access, before it happens (`docs/emulator.md` puts these side by side with
+//! compute-sanitizer's four tools): **memcheck** (a global access outside every live device
+//! allocation, into a freed one, or misaligned; a shared index past its array), **racecheck**
+//! (hazards between threads of a block in shared and global memory, honouring barriers, warp
+//! syncs by mask and atomics without assuming lock-step warps; and between blocks, honouring
+//! release/acquire), **initcheck** (loads of device or shared memory nothing wrote) and
+//! **synccheck** (the barrier and warp rules above). The first fault stops the launch with one
+//! report: kind, kernel, block, thread, `file:line`, address and buffer. [`Checks`] selects
+//! them (all by default).
+//!
 //! # What it cannot show
 //! Anything about speed: times are host times, and nothing here models coalescing, caches,
-//! bank conflicts, occupancy or the warp scheduler. It does not check global-memory bounds
-//! (use `compute-sanitizer --tool memcheck` on a GPU) and it does not detect data races
-//! (`--tool racecheck`); a kernel that races may pass here.
+//! bank conflicts, occupancy or the warp scheduler.
 //!
 //! # Debugging a kernel with it
 //! Kernels are ordinary Rust functions on the host. Temporarily add `extern crate std;` to

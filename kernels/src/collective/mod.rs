@@ -2,17 +2,18 @@
 //! CUB's `ThreadReduce` / `WarpReduce` / `BlockReduce`.
 //!
 //! A kernel of [`crate::reduce`] or [`crate::sumsq`] is a lesson: one file, one idea, and the
-//! problem of the previous kernel it fixes. What a later lesson reuses from an earlier one
-//! lives here, never in the earlier lesson's file, so no lesson imports from another. A
-//! lesson that *teaches* a collective may keep its own explained copy of it (the chapter-3
-//! trees are written out where they are introduced); the kernels that come after it call the
-//! version here.
+//! problem of the previous kernel it fixes. The chapter-3 and chapter-5 lessons are written
+//! out in full in their own files, as the book's kernels are: the loop, the index, the
+//! unrolled loads, the rounds and the unrolled last warp are in the file that teaches them and
+//! again in each later file that keeps them, so that a diff of two consecutive lessons shows
+//! the fix. What stays here is what the modern kernels share: the per-thread loads, the warp
+//! shuffles and the block reduction.
 //!
 //! | layer | who takes part | functions |
 //! |---|---|---|
-//! | [`thread`] | one thread, its share of the input in registers | [`fold_blocks`](thread::fold_blocks), [`thread_sum_items`](thread::thread_sum_items), [`thread_sum_stripe4`](thread::thread_sum_stripe4), [`thread_sum_v4`](thread::thread_sum_v4) |
-//! | [`warp`] | the 32 lanes of a warp | [`warp_sum_shfl`](warp::warp_sum_shfl), [`last_warp`](warp::last_warp) |
-//! | [`block`] | every thread of the block (they contain block barriers) | [`block_sum`](block::block_sum), [`add_pair`](block::add_pair), [`interleaved_tree`](block::interleaved_tree), [`shared_tree`](block::shared_tree) |
+//! | [`thread`] | one thread, its share of the input in registers | [`thread_sum_items`](thread::thread_sum_items), [`thread_sum_v4`](thread::thread_sum_v4), [`thread_reduce_items`](thread::thread_reduce_items), [`thread_reduce_v128`](thread::thread_reduce_v128) |
+//! | [`warp`] | the 32 lanes of a warp | [`warp_sum_shfl`](warp::warp_sum_shfl), [`warp_reduce_shfl`](warp::warp_reduce_shfl) |
+//! | [`block`] | every thread of the block (they contain block barriers) | [`block_sum`](block::block_sum), [`block_reduce`](block::block_reduce) |
 //!
 //! Every function is `#[inline(always)]`: a collective is a piece of its kernel's code, not
 //! a call, so the PTX is what it would be with the code written out in the kernel.

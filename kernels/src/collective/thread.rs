@@ -2,10 +2,6 @@
 //! is involved (CUB's `ThreadReduce` and its tile loads). No barriers, no shuffles: any
 //! thread may call these on its own.
 //!
-//! * [`fold_blocks`] — `N` data blocks folded in place into the first (chapter 3: `unroll2`
-//!   … `complete_unroll`).
-//! * [`thread_sum_stripe4`] — four strided elements into a register (`smem_unroll4`,
-//!   `smem_unroll4_dyn`).
 //! * [`thread_sum_items`] — `ITEMS` strided elements into a register (`warp_shuffle`,
 //!   `redux`).
 //! * [`thread_sum_v4`] — a grid-stride loop of 128-bit loads over any alignment
@@ -14,102 +10,9 @@
 //!   type and operator (the typed `warp_shuffle__*`, `vector_loads__*`,
 //!   `atomic_accumulate__*` kernels), with [`split_for_128`] for any element size.
 
-use crate::device::global::{Global, GlobalMut};
+use crate::device::global::Global;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
-use crate::index::{fold_count, fold_index};
 use crate::types::{Element, Operator};
-
-/// Phase 1 of the unrolled kernels (`unroll2` … `complete_unroll`): thread `tid` adds the
-/// elements `tid + k*block`, `k < N`, of its block's segment — those that exist, see
-/// [`fold_count`] — and stores their sum in `idata[tid]`. A thread past the segment's end
-/// does nothing. The `N` loads are independent, so a thread issues them all before it
-/// waits for the first one.
-///
-/// ```text
-///  N = 4, blockDim = 4: block b owns 16 elements
-///  idata: | x0  x1  x2  x3 | x4  x5  x6  x7 | x8  x9  x10 x11 | x12 x13 x14 x15 |
-///           t0  t1  t2  t3   t0  t1  t2  t3   t0  t1  t2  t3    t0  t1  t2  t3
-///  afterwards idata[t] = x[t] + x[t+4] + x[t+8] + x[t+12] for t = 0..4
-/// ```
-///
-/// Afterwards slot `tid` of `idata[0..blockDim)` holds a sum exactly when `tid < len`, so
-/// the tree that follows runs over `min(len, blockDim)` elements.
-///
-/// # Safety
-/// `idata` points at a segment of which `len` elements exist. Each thread of the block
-/// calls this once; the caller puts a block barrier between it and the tree (the tree reads
-/// slots other threads wrote here).
-#[inline(always)]
-pub unsafe fn fold_blocks<const N: usize>(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
-    let mut sum = 0i32;
-    if fold_index(tid, block, N as u32 - 1) < len {
-        // The whole stripe exists (every block but the short last one): N loads that do not
-        // depend on each other, unguarded, as the book's `if (idx + 7 * blockDim.x < n)`.
-        for k in 0..N as u32 {
-            // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, N - 1) < len.
-            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
-        }
-    } else {
-        let count = fold_count(len, block, tid, N as u32);
-        if count == 0 {
-            return;
-        }
-        for k in 0..count {
-            // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
-            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
-        }
-    }
-    // SAFETY: tid < len here (fold_index(tid, block, 0) = tid). Slot tid is read and written
-    // by thread tid only in this phase (the other indices it reads are >= blockDim, which no
-    // thread writes).
-    unsafe { idata.write(tid as usize, sum) };
-}
-
-/// Elements [`thread_sum_stripe4`] adds per thread.
-pub const STRIPE4: usize = 4;
-
-/// Phase 1 of `smem_unroll4` and `smem_unroll4_dyn`: the sum of the elements `tid`,
-/// `tid + block`, `tid + 2·block`, `tid + 3·block` of a segment of which `len` elements
-/// exist (0 if none does). When the last of the four exists, all four are loaded unguarded
-/// and independently, issued before any of their values is used; otherwise (the short last
-/// block) only those below `len`.
-///
-/// ```text
-///   [ data block 0 ][ data block 1 ][ data block 2 ][ data block 3 ]    block = B
-///     t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1
-///  sum(t) = a[t] + a[t+B] + a[t+2B] + a[t+3B]      (4 loads in flight per thread)
-/// ```
-///
-/// # Safety
-/// `idata` is valid for reading `len` elements.
-#[inline(always)]
-pub unsafe fn thread_sum_stripe4(idata: Global<i32>, tid: u32, block: u32, len: u32) -> i32 {
-    if fold_index(tid, block, STRIPE4 as u32 - 1) < len {
-        // The whole stripe exists: four loads that do not depend on each other, issued
-        // before any of their values is used.
-        // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
-        let (a0, a1, a2, a3) = unsafe {
-            (
-                idata.read(fold_index(tid, block, 0) as usize),
-                idata.read(fold_index(tid, block, 1) as usize),
-                idata.read(fold_index(tid, block, 2) as usize),
-                idata.read(fold_index(tid, block, 3) as usize),
-            )
-        };
-        a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
-    } else {
-        // The short last block: only the elements that exist (maybe none).
-        let mut sum = 0i32;
-        for k in 0..STRIPE4 as u32 {
-            let i = fold_index(tid, block, k);
-            if i < len {
-                // SAFETY: i < len.
-                sum = sum.wrapping_add(unsafe { idata.read(i as usize) });
-            }
-        }
-        sum
-    }
-}
 
 /// Sum of the `len` elements at `segment` that thread `tid` of a `block`-thread block owns:
 /// `segment[tid + j*block]` for `j < ITEMS`. A full segment takes the unrolled path (`ITEMS`

@@ -1,12 +1,11 @@
-//! Warp-level sums: the 32 lanes of one warp add their values, in registers
-//! ([`warp_sum_shfl`]) or in memory with warp barriers ([`last_warp`]).
+//! Warp-level sums: the 32 lanes of one warp add their values in registers
+//! ([`warp_sum_shfl`], [`warp_reduce_shfl`]). (The chapter-3 kernels' unrolled last warp, in
+//! memory with warp barriers, is written out in `unroll_warps8` and the kernels after it.)
 //!
 //! `redux.sync` (sm_80+), the hardware's one-instruction warp sum, is taught and used in
 //! `reduce/redux.rs` alone, so it stays there.
 
-use super::block::add_pair;
-use crate::device::global::GlobalMut;
-use crate::device::warp::{shfl_down_sync, sync_warp};
+use crate::device::warp::shfl_down_sync;
 use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::types::{Element, Operator};
 
@@ -56,47 +55,4 @@ pub fn warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
         offset /= 2;
     }
     v
-}
-
-/// The last six rounds of the interleaved tree (strides 32, 16, 8, 4, 2, 1), done by warp 0
-/// alone with warp barriers (`__syncwarp`) instead of block barriers. Afterwards `idata[0]`
-/// holds the sum of `idata[0 .. len)`. Taught by `unroll_warps8`; also the end of
-/// `complete_unroll_warps8` and `complete_unroll`.
-///
-/// Why a `sync_warp` between rounds, and why one is enough: round `s` writes the slots
-/// `[0, s)` and reads `[s, 2s)` (see [`add_pair`]), so inside a round nothing is both read
-/// and written. Round `s/2` reads `[s/2, s)`, which lanes `s/2 .. s` wrote in round `s`:
-/// other lanes, so lane `t` must not read before they have written, and their writes must
-/// be visible to it. `__syncwarp` gives both: every lane of the mask waits there, and their
-/// memory accesses before it are visible to each other after it. (The book's version has
-/// all 32 lanes add in every round, so lane `t + 16` rewrites the slot lane `t` reads in
-/// the same round; that form needs a sync between each round's reads and its writes too.)
-///
-/// The CPU emulator runs each lane up to its next warp or block operation, so without these
-/// syncs lane 0 would do all six rounds before lane 1 starts and the sums come out wrong
-/// there too; but a passing emulator run is no proof of race freedom — the argument above
-/// is.
-///
-/// # Safety
-/// Called by all 32 threads of warp 0 (`tid < 32`) and by no other thread; `idata` holds
-/// `len ≤ blockDim` elements (so `idata[tid + 32]` is read only where it is a slot of this
-/// block's tree); a block barrier separates the last writes of the other warps to
-/// `idata[0 .. 64)` from this call.
-#[inline(always)]
-pub unsafe fn last_warp(idata: GlobalMut<i32>, tid: u32, len: u32) {
-    // SAFETY: the caller's contract, and the `sync_warp` between two rounds is the barrier
-    // `add_pair` asks for (only warp 0 reads or writes in these rounds).
-    unsafe {
-        add_pair(idata, tid, 32, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 16, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 8, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 4, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 2, len);
-        sync_warp(FULL_MASK);
-        add_pair(idata, tid, 1, len);
-    }
 }

@@ -1,8 +1,8 @@
-use crate::collective::block::segment_tree;
 use crate::device::FULL_MASK;
 use crate::device::global::GlobalMut;
-use crate::device::thread::sync_threads;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::sync_warp;
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -83,34 +83,43 @@ kernel! {
     /// | 2^24 | 88.22 µs | 760.7 | 0.37 (`complete_unroll`) | 1.174 |
     /// | 2^28 | 1332.3 µs | 805.9 | 0.30 (`complete_unroll`) | 1.156 |
     pub unsafe fn gmem(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
-        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
-            // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
-            // barrier is outside the `if`, so every thread of the block reaches it.
-            for s in [512u32, 256, 128, 64] {
-                if 2 * s <= block && tid < s && tid + s < len {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: `len` elements from `start` (the last block's may be short).
+        let (start, len) = block_segment(n, b, block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+
+        // Levels above the last warp, written out as in the book (`blockDim >= 2s`). The
+        // barrier is outside the `if`, so every thread of the block reaches it.
+        for s in [512u32, 256, 128, 64] {
+            if 2 * s <= block && tid < s && tid + s < len {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
+                // (j >= s) is written by no thread at this level.
+                unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j)))};
+            }
+            sync_threads();
+        }
+        // The last warp: no block barrier, a warp barrier per level (see the docs for
+        // why the book's lock-step `volatile` version races on Volta and later).
+        if tid < 32 {
+            for s in [32u32, 16, 8, 4, 2, 1] {
+                if tid < s && tid + s < len {
                     let (i, j) = (tid as usize, (tid + s) as usize);
-                    // SAFETY: i < j < len. Thread `tid` alone writes idata[tid]; idata[j]
-                    // (j >= s) is written by no thread at this level.
+                    // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
+                    // their own slot: no slot has a writer and a different reader at
+                    // this level; the warp barrier below orders the levels.
                     unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j)))};
                 }
-                sync_threads();
+                sync_warp(FULL_MASK);
             }
-            // The last warp: no block barrier, a warp barrier per level (see the docs for
-            // why the book's lock-step `volatile` version races on Volta and later).
-            if tid < 32 {
-                for s in [32u32, 16, 8, 4, 2, 1] {
-                    if tid < s && tid + s < len {
-                        let (i, j) = (tid as usize, (tid + s) as usize);
-                        // SAFETY: i < j < len. Lanes write [0, s) and read [s, 2s) besides
-                        // their own slot: no slot has a writer and a different reader at
-                        // this level; the warp barrier below orders the levels.
-                        unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j)))};
-                    }
-                    sync_warp(FULL_MASK);
-                }
-            }
-        };
-        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
-        unsafe { segment_tree(g_idata, g_odata, n, tree) }
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { g_odata.write(b as usize, idata.read(0)) };
+        }
     }
 }

@@ -1,5 +1,6 @@
-use crate::collective::block::{interleaved_tree, segment_tree};
 use crate::device::global::GlobalMut;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -26,7 +27,7 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[b*blockDim .. (b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. The interleaved tree (`collective::block::interleaved_tree`): for
+    /// 2. The interleaved tree: for
     ///    `stride = blockDim/2, blockDim/4, …, 1`, thread `tid < stride` adds
     ///    `idata[tid + stride]` into `idata[tid]`, when that element exists; then the
     ///    block barrier.
@@ -64,11 +65,60 @@ kernel! {
     /// | 2^24 | 101.7 µs | 659.6 | 1.18 (`neighbored_less`) | 1.003 |
     /// | 2^28 | 1552.4 µs | 691.6 | 1.19 (`neighbored_less`) | 1.002 |
     pub unsafe fn interleaved(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
-        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
-            // SAFETY: idata holds this block's `len` elements; every thread calls it.
-            unsafe { interleaved_tree(idata, tid, block, len) }
-        };
-        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
-        unsafe { segment_tree(g_idata, g_odata, n, tree) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: `len` elements from `start` (the last block's may be short).
+        let (start, len) = block_segment(n, b, block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+
+        // SAFETY: idata holds this block's `len` elements; every thread of the block calls it.
+        unsafe { interleaved_tree(idata, tid, block, len) };
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { g_odata.write(b as usize, idata.read(0)) };
+        }
+    }
+}
+
+/// The interleaved tree over the `len ≤ block` slots `idata[0..len)`: for
+/// `stride = block/2, …, 1`, thread `tid < stride` adds `idata[tid + stride]` into `idata[tid]`
+/// when that slot exists; a block barrier ends every round. Afterwards `idata[0]` holds the sum.
+/// In a round the written slots are `[0, stride)` and the read ones `[stride, 2*stride)`:
+/// disjoint, so the threads of a round never race.
+///
+/// # Safety
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
+/// with the same `idata`, `block` and `len` (it contains barriers).
+#[inline(always)]
+unsafe fn interleaved_tree(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
+    let mut stride = block / 2;
+    if len == block {
+        // A full segment (every block but the short last one; the whole block takes this
+        // path): `tid < stride` already puts the partner `tid + stride < 2 * stride <= block`
+        // inside it, so each round tests one condition, as the book's loop does.
+        while stride > 0 {
+            if tid < stride {
+                let (i, j) = (tid as usize, (tid + stride) as usize);
+                // SAFETY: i < j < block = len; only thread `tid` writes idata[tid] in this
+                // round, and idata[j] (j >= stride) is written by no thread in this round.
+                unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+            }
+            sync_threads();
+            stride >>= 1;
+        }
+        return;
+    }
+    // The short last segment: the partner must exist too.
+    while stride > 0 {
+        if tid < stride && tid + stride < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len; as above.
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+        }
+        sync_threads();
+        stride >>= 1;
     }
 }

@@ -1,5 +1,6 @@
-use crate::collective::block::{neighbored_tree, segment_tree};
 use crate::device::global::GlobalMut;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::block_segment;
 use crate::kernel;
 
 kernel! {
@@ -66,13 +67,58 @@ kernel! {
     /// | 2^24 | 127.3 µs | 527.2 | — | 1.705 |
     /// | 2^28 | 1962.4 µs | 547.1 | — | 1.730 |
     pub unsafe fn neighbored(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
-        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
-            // `is_multiple_of` is `tid % (2*stride) == 0` without a divide-by-zero panic path;
-            // LLVM turns it into `tid & (2*stride - 1) == 0` (`neighbored_modulo` keeps it).
-            // SAFETY: idata holds this block's `len` elements; every thread calls it.
-            unsafe { neighbored_tree(idata, tid, block, len, |tid, stride| tid.is_multiple_of(2 * stride)) }
-        };
-        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
-        unsafe { segment_tree(g_idata, g_odata, n, tree) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: `len` elements from `start` (the last block's may be short).
+        let (start, len) = block_segment(n, b, block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+
+        // The tree: at stride 1, 2, 4, …, thread `tid` adds its neighbour `stride` places
+        // away when `tid % (2*stride) == 0` (`is_multiple_of` is that remainder without a
+        // divide-by-zero panic path; LLVM turns it into `tid & (2*stride - 1) == 0`, which
+        // `neighbored_modulo` does not let it do).
+        let works = |tid: u32, stride: u32| tid.is_multiple_of(2 * stride);
+        if len == block {
+            // A full segment (every block but the short last one): a multiple of 2·stride
+            // below the power of two `block` has its partner inside, so each round tests
+            // `works` only, as the book's loop does.
+            // SAFETY: as just said; every thread of the block calls it.
+            unsafe { rounds(idata, tid, block, works) };
+        } else {
+            // The short last segment: the partner must exist too.
+            // SAFETY: the partner test keeps j < len; every thread of the block calls it.
+            unsafe { rounds(idata, tid, block, |tid, stride| works(tid, stride) && tid + stride < len) };
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { g_odata.write(b as usize, idata.read(0)) };
+        }
+    }
+}
+
+/// The rounds of the neighbored tree: at `stride = 1, 2, 4, …, block/2` thread `tid` adds
+/// `idata[tid + stride]` into `idata[tid]` when `adds(tid, stride)`; a block barrier ends each
+/// round.
+///
+/// # Safety
+/// `adds(tid, stride)` is true only for multiples `tid` of `2 * stride` whose partner
+/// `tid + stride` is one of `idata`'s elements; every thread of the block calls this (it has
+/// barriers).
+#[inline(always)]
+unsafe fn rounds(idata: GlobalMut<i32>, tid: u32, block: u32, adds: impl Fn(u32, u32) -> bool) {
+    let mut stride = 1;
+    while stride < block {
+        if adds(tid, stride) {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j, both in `idata` (the caller's promise). In this round the writers
+            // are multiples of 2*stride and the partners j = i + stride are not, so no slot is
+            // both read and written, and each slot has one writer.
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+        }
+        sync_threads();
+        stride *= 2;
     }
 }

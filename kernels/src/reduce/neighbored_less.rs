@@ -1,6 +1,6 @@
-use crate::collective::block::segment_tree;
 use crate::device::global::GlobalMut;
-use crate::device::thread::sync_threads;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::block_segment;
 use crate::index::neighbored_less_index;
 use crate::kernel;
 
@@ -70,22 +70,33 @@ kernel! {
     /// | 2^24 | 120.2 µs | 558.1 | 1.77 (`neighbored_modulo`) | 1.003 |
     /// | 2^28 | 1849.1 µs | 580.7 | 1.80 (`neighbored_modulo`) | 1.000 |
     pub unsafe fn neighbored_less(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
-        let tree = |idata: GlobalMut<i32>, tid: u32, block: u32, len: u32| {
-            if len == block {
-                // A full segment (the whole block takes this path): the book's test. With
-                // `block` a power of two, `index < block` puts the partner, `index + stride`,
-                // inside it too (index is a multiple of 2*stride).
-                // SAFETY: as just said, both slots are among the `len` of `idata`.
-                unsafe { packed_rounds(idata, tid, block, |index, _| index < block) }
-            } else {
-                // A short last segment: the partner itself must exist (`index + stride < len`
-                // implies `index < len <= blockDim`, the book's test).
-                // SAFETY: both slots are below `len`.
-                unsafe { packed_rounds(idata, tid, block, |index, stride| index + stride < len) }
-            }
-        };
-        // SAFETY: forwarded from this kernel's contract; every thread of the block calls it.
-        unsafe { segment_tree(g_idata, g_odata, n, tree) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: `len` elements from `start` (the last block's may be short).
+        let (start, len) = block_segment(n, b, block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+
+        // The tree, its working threads packed first: thread `tid` adds the pair at
+        // `index = 2*stride*tid`.
+        if len == block {
+            // A full segment (the whole block takes this path): the book's test. With `block`
+            // a power of two, `index < block` puts the partner, `index + stride`, inside it too
+            // (index is a multiple of 2*stride).
+            // SAFETY: as just said, both slots are among the `len` of `idata`.
+            unsafe { packed_rounds(idata, tid, block, |index, _| index < block) };
+        } else {
+            // A short last segment: the partner itself must exist (`index + stride < len`
+            // implies `index < len <= blockDim`, the book's test).
+            // SAFETY: both slots are below `len`.
+            unsafe { packed_rounds(idata, tid, block, |index, stride| index + stride < len) };
+        }
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { g_odata.write(b as usize, idata.read(0)) };
+        }
     }
 }
 

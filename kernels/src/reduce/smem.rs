@@ -1,6 +1,9 @@
-use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES, shared_tree};
+use crate::collective::block::{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES};
+use crate::device::FULL_MASK;
 use crate::device::global::{Global, GlobalMut};
+use crate::device::shared::Shared;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::warp::sync_warp;
 use crate::kernel;
 use crate::static_shared;
 
@@ -39,7 +42,7 @@ kernel! {
     /// # Execution
     /// 1. Thread `tid` of block `b` copies `g_idata[b*blockDim + tid]` into `smem[tid]`, or
     ///    the identity 0 when that index is `≥ n`; block barrier.
-    /// 2. The shared-memory tree (`collective::block::shared_tree`), levels `s = 512, 256,
+    /// 2. The shared-memory tree (`shared_tree` below), levels `s = 512, 256,
     ///    128, 64` (those with `2s ≤ blockDim`): `tid < s` adds
     ///    `smem[tid + s]` into `smem[tid]`; block barrier after every level.
     /// 3. Warp 0 alone, levels `s = 32, …, 1` (those with `2s ≤ blockDim`, so a block of
@@ -98,6 +101,38 @@ kernel! {
             // SAFETY: thread 0 wrote smem[0] last (at level 1) and reads it back; g_odata
             // holds gridDim.x elements.
             unsafe { g_odata.write(block_idx_x() as usize, smem.read(0))};
+        }
+    }
+}
+
+/// The shared-memory tree, the lesson of this kernel: sums `smem[0..block)` into `smem[0]`
+/// (interleaved pairs; block barriers above the last warp, `__syncwarp` within it). Afterwards
+/// thread 0 may read `smem[0]`, which it wrote itself.
+///
+/// # Safety
+/// `smem` holds at least `block` elements, all written and made visible by a block barrier
+/// before the call; `block` is `blockDim.x`, a power of two in 32..=1024; every thread of the
+/// block calls this (it contains block barriers).
+#[inline(always)]
+unsafe fn shared_tree(smem: Shared<i32>, tid: u32, block: u32) {
+    for s in [512u32, 256, 128, 64] {
+        if 2 * s <= block && tid < s {
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            // SAFETY: i < j < 2s <= block. Thread `tid` alone writes smem[tid]; smem[j]
+            // (j >= s) is written by no thread at this level.
+            unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+        }
+        sync_threads();
+    }
+    if tid < 32 {
+        for s in [32u32, 16, 8, 4, 2, 1] {
+            if 2 * s <= block && tid < s {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < 2s <= block. Lanes write [0, s) and read [s, 2s) besides
+                // their own slot; the warp barrier below orders the levels.
+                unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+            }
+            sync_warp(FULL_MASK);
         }
     }
 }

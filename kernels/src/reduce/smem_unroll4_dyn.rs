@@ -1,7 +1,9 @@
-use crate::collective::block::stripe4_shared_tree;
+use crate::device::FULL_MASK;
 use crate::device::global::{Global, GlobalMut};
-use crate::device::shared::dynamic_shared;
-use crate::device::thread::block_dim_x;
+use crate::device::shared::{Shared, dynamic_shared};
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::warp::sync_warp;
+use crate::index::{block_segment, fold_index};
 use crate::kernel;
 
 kernel! {
@@ -34,8 +36,8 @@ kernel! {
     ///
     /// # Execution
     /// Identical to `smem_unroll4` (the same code on another array): four guarded loads per
-    /// thread into `smem[tid]` (`collective::thread::thread_sum_stripe4`), the shared-memory
-    /// tree with `__syncwarp` in the last warp (`collective::block::shared_tree`), thread 0
+    /// thread into `smem[tid]` (`stripe4` below), the shared-memory
+    /// tree with `__syncwarp` in the last warp (`shared_tree` below), thread 0
     /// writes the block's sum.
     ///
     /// ```text
@@ -67,7 +69,102 @@ kernel! {
     pub unsafe fn smem_unroll4_dyn(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };
-        // SAFETY: forwarded from this kernel's contract; `smem` holds blockDim slots.
-        unsafe { stripe4_shared_tree(g_idata, g_odata, n, smem) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: the four data blocks from `4b*blockDim`, `len` elements of them
+        // (the last block's may be short).
+        let (start, len) = block_segment(n, b, 4 * block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+        // SAFETY: the segment at `idata` holds `len` elements.
+        let sum = unsafe { stripe4(idata, tid, block, len) };
+        // SAFETY: tid < blockDim <= smem's length; each thread writes its own slot.
+        unsafe { smem.write(tid as usize, sum) };
+        sync_threads();
+
+        // SAFETY: smem holds blockDim slots, all written before the barrier above.
+        unsafe { shared_tree(smem, tid, block) };
+
+        if tid == 0 {
+            // SAFETY: thread 0 wrote smem[0] last and reads it back; g_odata holds gridDim.x
+            // elements.
+            unsafe { g_odata.write(b as usize, smem.read(0)) };
+        }
+    }
+}
+
+/// The four loads per thread (taught by `smem_unroll4`): the sum of the elements `tid`,
+/// `tid + block`, `tid + 2·block`, `tid + 3·block` of a segment of which `len` elements exist
+/// (0 if none does). When the last of the four exists, all four are loaded unguarded and
+/// independently, issued before any of their values is used; otherwise (the short last block)
+/// only those below `len`.
+///
+/// ```text
+///   [ data block 0 ][ data block 1 ][ data block 2 ][ data block 3 ]    block = B
+///     t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1    t0 t1 … tB-1
+///  sum(t) = a[t] + a[t+B] + a[t+2B] + a[t+3B]      (4 loads in flight per thread)
+/// ```
+///
+/// # Safety
+/// `idata` is valid for reading `len` elements.
+#[inline(always)]
+unsafe fn stripe4(idata: Global<i32>, tid: u32, block: u32, len: u32) -> i32 {
+    if fold_index(tid, block, 3) < len {
+        // The whole stripe exists: four loads that do not depend on each other, issued
+        // before any of their values is used.
+        // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len for k < 4.
+        let (a0, a1, a2, a3) = unsafe {
+            (
+                idata.read(fold_index(tid, block, 0) as usize),
+                idata.read(fold_index(tid, block, 1) as usize),
+                idata.read(fold_index(tid, block, 2) as usize),
+                idata.read(fold_index(tid, block, 3) as usize),
+            )
+        };
+        a0.wrapping_add(a1).wrapping_add(a2).wrapping_add(a3)
+    } else {
+        // The short last block: only the elements that exist (maybe none).
+        let mut sum = 0i32;
+        for k in 0..4 {
+            let i = fold_index(tid, block, k);
+            if i < len {
+                // SAFETY: i < len.
+                sum = sum.wrapping_add(unsafe { idata.read(i as usize) });
+            }
+        }
+        sum
+    }
+}
+
+/// The shared-memory tree (taught by `smem`): sums `smem[0..block)` into `smem[0]`
+/// (interleaved pairs; block barriers above the last warp, `__syncwarp` within it). Afterwards
+/// thread 0 may read `smem[0]`, which it wrote itself.
+///
+/// # Safety
+/// `smem` holds at least `block` elements, all written and made visible by a block barrier
+/// before the call; `block` is `blockDim.x`, a power of two in 32..=1024; every thread of the
+/// block calls this (it contains block barriers).
+#[inline(always)]
+unsafe fn shared_tree(smem: Shared<i32>, tid: u32, block: u32) {
+    for s in [512u32, 256, 128, 64] {
+        if 2 * s <= block && tid < s {
+            let (i, j) = (tid as usize, (tid + s) as usize);
+            // SAFETY: i < j < 2s <= block. Thread `tid` alone writes smem[tid]; smem[j]
+            // (j >= s) is written by no thread at this level.
+            unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+        }
+        sync_threads();
+    }
+    if tid < 32 {
+        for s in [32u32, 16, 8, 4, 2, 1] {
+            if 2 * s <= block && tid < s {
+                let (i, j) = (tid as usize, (tid + s) as usize);
+                // SAFETY: i < j < 2s <= block. Lanes write [0, s) and read [s, 2s) besides
+                // their own slot; the warp barrier below orders the levels.
+                unsafe { smem.write(i, smem.read(i).wrapping_add(smem.read(j))) };
+            }
+            sync_warp(FULL_MASK);
+        }
     }
 }

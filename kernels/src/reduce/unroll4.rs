@@ -1,5 +1,6 @@
-use crate::collective::block::fold_then_tree;
 use crate::device::global::GlobalMut;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
 kernel! {
@@ -23,7 +24,7 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[4b*blockDim .. 4(b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. Fold (`collective::thread::fold_blocks`): thread `tid` adds the elements `tid +
+    /// 2. Fold: thread `tid` adds the elements `tid +
     ///    k*blockDim`, `k = 0..4`, that exist, and stores the sum in `idata[tid]`; block
     ///    barrier.
     ///
@@ -60,7 +61,101 @@ kernel! {
     /// | 2^24 | 40.83 µs | 1643.5 | 1.47 (`unroll2`) | 0.991 |
     /// | 2^28 | 524.0 µs | 2049.1 | 1.69 (`unroll2`) | 0.997 |
     pub unsafe fn unroll4(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
-        // SAFETY: forwarded from this kernel's contract (see # Safety); every thread calls it.
-        unsafe { fold_then_tree::<4>(g_idata, g_odata, n) }
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        // Block `b`'s segment: the 4 data blocks from `4b*blockDim`, `len` elements of them
+        // (the last block's may be short).
+        let (start, len) = block_segment(n, b, 4 * block);
+        // SAFETY: `start < n` for every block of the grid, so this stays in the buffer.
+        let idata = unsafe { g_idata.offset(start as usize) };
+
+        // SAFETY: `idata` holds the `len` elements of this block's segment.
+        unsafe { fold4(idata, tid, block, len) };
+        sync_threads();
+
+        // SAFETY: after the fold, slots 0..min(len, block) hold sums; every thread calls it.
+        unsafe { interleaved_tree(idata, tid, block, len.min(block)) };
+
+        if tid == 0 {
+            // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
+            unsafe { g_odata.write(b as usize, idata.read(0)) };
+        }
+    }
+}
+
+/// The fold, the lesson of this kernel: thread `tid` adds the elements `tid + k*block`,
+/// `k = 0..4`, of its block's segment that exist (one per data block) and stores the sum in
+/// `idata[tid]`.
+///
+/// # Safety
+/// `idata` holds the `len` elements of the segment. Each thread of the block calls this once;
+/// the caller puts a block barrier between it and the tree (the tree reads slots other
+/// threads wrote here).
+#[inline(always)]
+unsafe fn fold4(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
+    let mut sum = 0i32;
+    if fold_index(tid, block, 3) < len {
+        // The whole stripe exists (every block but the short last one): four loads that do
+        // not depend on each other, unguarded (the loop over a constant count is unrolled, so
+        // they issue back to back), as the book's `if (idx + 3 * blockDim.x < n)`.
+        for k in 0..4 {
+            // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 3) < len.
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
+        }
+    } else {
+        // The short last block: only the elements that exist (none for a thread past its end).
+        let count = fold_count(len, block, tid, 4);
+        if count == 0 {
+            return;
+        }
+        for k in 0..count {
+            // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
+        }
+    }
+    // SAFETY: tid < len here (fold_index(tid, block, 0) = tid). Slot tid is read and written
+    // by thread tid only in this phase (the other indices it reads are >= blockDim, which no
+    // thread writes).
+    unsafe { idata.write(tid as usize, sum) };
+}
+
+/// The interleaved tree (taught by `interleaved`) over the `len ≤ block` slots `idata[0..len)`:
+/// for `stride = block/2, …, 1`, thread `tid < stride` adds `idata[tid + stride]` into
+/// `idata[tid]` when that slot exists; a block barrier ends every round. Afterwards `idata[0]` holds the sum.
+/// In a round the written slots are `[0, stride)` and the read ones `[stride, 2*stride)`:
+/// disjoint, so the threads of a round never race.
+///
+/// # Safety
+/// `idata` holds `len` elements (`1 ≤ len ≤ block`), and every thread of the block calls this
+/// with the same `idata`, `block` and `len` (it contains barriers).
+#[inline(always)]
+unsafe fn interleaved_tree(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
+    let mut stride = block / 2;
+    if len == block {
+        // A full segment (every block but the short last one; the whole block takes this
+        // path): `tid < stride` already puts the partner `tid + stride < 2 * stride <= block`
+        // inside it, so each round tests one condition, as the book's loop does.
+        while stride > 0 {
+            if tid < stride {
+                let (i, j) = (tid as usize, (tid + stride) as usize);
+                // SAFETY: i < j < block = len; only thread `tid` writes idata[tid] in this
+                // round, and idata[j] (j >= stride) is written by no thread in this round.
+                unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+            }
+            sync_threads();
+            stride >>= 1;
+        }
+        return;
+    }
+    // The short last segment: the partner must exist too.
+    while stride > 0 {
+        if tid < stride && tid + stride < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len; as above.
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+        }
+        sync_threads();
+        stride >>= 1;
     }
 }

@@ -1,10 +1,8 @@
-use crate::collective::block::add_pair;
-use crate::collective::thread::fold_blocks;
-use crate::collective::warp::last_warp;
-use crate::device::WARP_SIZE;
 use crate::device::global::GlobalMut;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::index::block_segment;
+use crate::device::warp::sync_warp;
+use crate::device::{FULL_MASK, WARP_SIZE};
+use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
 kernel! {
@@ -37,7 +35,7 @@ kernel! {
     /// twice). `volatile` does not help: it makes the compiler emit every load and store and
     /// keep them in program order *within one thread*, but it orders nothing between lanes.
     /// Here each round is separated from the next by `sync_warp(FULL_MASK)` (see
-    /// `collective::warp::last_warp`), and only lanes `tid < stride` write.
+    /// `last_warp` below), and only lanes `tid < stride` write.
     ///
     /// # Previous problem → fix
     /// `unroll8`'s tree runs its last rounds (stride 32 down to 1) with at most 32 working
@@ -49,11 +47,11 @@ kernel! {
     /// # Execution
     /// 1. Block `b` owns the segment `g_idata[8b*blockDim .. 8(b+1)*blockDim)` (`len` of
     ///    those exist; the last block may be short).
-    /// 2. Fold (`collective::thread::fold_blocks`): thread `tid` adds the elements
+    /// 2. Fold (taught by `unroll8`): thread `tid` adds the elements
     ///    `tid + k*blockDim`, `k = 0..8`, that exist into `idata[tid]`; block barrier.
     /// 3. For `stride = blockDim/2, …, 64`: thread `tid < stride` adds `idata[tid + stride]`
     ///    when that slot holds a sum; block barrier after each round.
-    /// 4. Warp 0 (`tid < 32`), `collective::warp::last_warp`:
+    /// 4. Warp 0 (`tid < 32`), `last_warp` below:
     ///
     ///    ```text
     ///     stride 32: lanes 0-31  idata[t] += idata[t+32]    sync_warp
@@ -97,7 +95,7 @@ kernel! {
         let idata = unsafe { g_idata.offset(start as usize) };
 
         // SAFETY: `idata` holds the `len` elements of this block's segment.
-        unsafe { fold_blocks::<8>(idata, tid, block, len) };
+        unsafe { fold8(idata, tid, block, len) };
         sync_threads();
 
         let len = len.min(block);
@@ -119,5 +117,92 @@ kernel! {
             // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
             unsafe { g_odata.write(block_idx_x() as usize, idata.read(0))};
         }
+    }
+}
+
+/// The fold (taught by `unroll8`): thread `tid` adds the elements `tid + k*block`,
+/// `k = 0..8`, of its block's segment that exist (one per data block) and stores the sum in
+/// `idata[tid]`.
+///
+/// # Safety
+/// `idata` holds the `len` elements of the segment. Each thread of the block calls this once;
+/// the caller puts a block barrier between it and the tree (the tree reads slots other
+/// threads wrote here).
+#[inline(always)]
+unsafe fn fold8(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
+    let mut sum = 0i32;
+    if fold_index(tid, block, 7) < len {
+        // The whole stripe exists (every block but the short last one): eight loads that do
+        // not depend on each other, unguarded (the loop over a constant count is unrolled, so
+        // they issue back to back), as the book's `if (idx + 7 * blockDim.x < n)`.
+        for k in 0..8 {
+            // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 7) < len.
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
+        }
+    } else {
+        // The short last block: only the elements that exist (none for a thread past its end).
+        let count = fold_count(len, block, tid, 8);
+        if count == 0 {
+            return;
+        }
+        for k in 0..count {
+            // SAFETY: k < count means fold_index(tid, block, k) < len (index::fold_count).
+            sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });
+        }
+    }
+    // SAFETY: tid < len here (fold_index(tid, block, 0) = tid). Slot tid is read and written
+    // by thread tid only in this phase (the other indices it reads are >= blockDim, which no
+    // thread writes).
+    unsafe { idata.write(tid as usize, sum) };
+}
+
+/// One round of the tree for one thread: thread `tid < stride` adds `idata[tid + stride]` into
+/// `idata[tid]` when `tid + stride < len`. In a round the written slots are `[0, stride)` and
+/// the read ones `[stride, 2*stride)`: disjoint, so the threads of one round never race.
+///
+/// # Safety
+/// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
+/// every thread of the later round's readers and the earlier round's writers.
+#[inline(always)]
+unsafe fn add_pair(idata: GlobalMut<i32>, tid: u32, stride: u32, len: u32) {
+    if tid < stride && tid + stride < len {
+        let (i, j) = (tid as usize, (tid + stride) as usize);
+        // SAFETY: i < j < len; slot i is written by thread `tid` only, slot j (>= stride) is
+        // written by no thread of this round.
+        unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+    }
+}
+
+/// The unrolled last warp, the lesson of this kernel: the last six rounds of the tree
+/// (strides 32, 16, 8, 4, 2, 1), done by warp 0 alone with warp barriers (`__syncwarp`)
+/// instead of block barriers. Afterwards `idata[0]` holds the sum of `idata[0 .. len)`.
+///
+/// Round `s` writes the slots `[0, s)` and reads `[s, 2s)`; round `s/2` reads `[s/2, s)`,
+/// which other lanes wrote in round `s`. `__syncwarp` makes every lane of the mask wait there
+/// and makes their earlier accesses visible to each other after it: that is all a round needs
+/// of the previous one. (The book's version relies on the warp's lanes running in lock step,
+/// with `volatile` loads; no GPU since Volta promises lock step, and that version races —
+/// the emulator reports it, `faults::last_warp_unsynced`.)
+///
+/// # Safety
+/// Called by all 32 threads of warp 0 (`tid < 32`) and by no other thread; `idata` holds
+/// `len ≤ blockDim` elements; a block barrier separates the last writes of the other warps to
+/// `idata[0 .. 64)` from this call.
+#[inline(always)]
+unsafe fn last_warp(idata: GlobalMut<i32>, tid: u32, len: u32) {
+    // SAFETY: the caller's contract, and the `sync_warp` between two rounds is the barrier
+    // `add_pair` asks for (only warp 0 reads or writes in these rounds).
+    unsafe {
+        add_pair(idata, tid, 32, len);
+        sync_warp(FULL_MASK);
+        add_pair(idata, tid, 16, len);
+        sync_warp(FULL_MASK);
+        add_pair(idata, tid, 8, len);
+        sync_warp(FULL_MASK);
+        add_pair(idata, tid, 4, len);
+        sync_warp(FULL_MASK);
+        add_pair(idata, tid, 2, len);
+        sync_warp(FULL_MASK);
+        add_pair(idata, tid, 1, len);
     }
 }

@@ -66,7 +66,7 @@ pub static ROWS: &[Row] = &[
         "`warpSize`, `0xffffffff`",
         "`device::WARP_SIZE`, `device::FULL_MASK`",
         "`32`, `u32::MAX`",
-        "reduce/complete_unroll_warps8.rs",
+        "reduce/unroll_warps8.rs",
     ),
     row(
         "`const int *g_idata`, `int *g_odata` (kernel parameters in global memory)",

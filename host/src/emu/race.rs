@@ -147,6 +147,8 @@ pub struct BlockRace {
     slots: Vec<Slot>,
     /// Slots of the current interval.
     live: usize,
+    /// The most slots an interval of the current block used.
+    peak: usize,
     /// The readers of words read by several threads in one interval: (stamp, readers).
     many: Fast<usize, (u32, Vec<Side>)>,
     /// Per thread, its lane's clocks of the 32 lanes of its warp.
@@ -162,6 +164,13 @@ pub struct BlockRace {
 impl BlockRace {
     /// Starts a block of `threads` threads.
     pub fn reset(&mut self, threads: usize) {
+        // A table grown for an earlier, larger block is cut back to what the last block
+        // needed: a smaller table stays in the cache.
+        let fits = (4 * self.peak).next_power_of_two().max(FIRST_SLOTS);
+        if self.slots.len() > 2 * fits {
+            self.slots = vec![Slot::default(); fits];
+        }
+        self.peak = 0;
         self.next_stamp();
         self.alone = threads == 1;
         self.clocks.clear();
@@ -213,6 +222,7 @@ impl BlockRace {
     }
 
     fn next_stamp(&mut self) {
+        self.peak = self.peak.max(self.live);
         self.live = 0;
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -253,8 +263,7 @@ impl BlockRace {
         }
         loop {
             let mask = self.slots.len() - 1;
-            let key = word >> 2;
-            let mut i = (key ^ (key >> 17)) & mask;
+            let mut i = home(word, mask);
             loop {
                 let s = &mut self.slots[i];
                 if s.entry.stamp != self.stamp {
@@ -284,8 +293,7 @@ impl BlockRace {
         let old = std::mem::replace(&mut self.slots, bigger);
         let mask = self.slots.len() - 1;
         for s in old.into_iter().filter(|s| s.entry.stamp == self.stamp) {
-            let key = s.word >> 2;
-            let mut i = (key ^ (key >> 17)) & mask;
+            let mut i = home(s.word, mask);
             while self.slots[i].entry.stamp == self.stamp {
                 i = (i + 1) & mask;
             }
@@ -323,6 +331,17 @@ impl BlockRace {
     }
 }
 
+/// The first slot to try for word address `word` in a table of `mask + 1` slots: runs of 16
+/// consecutive words keep consecutive slots (a thread or warp streaming through memory stays in
+/// one stretch of the table), and the runs are scattered by a multiplicative hash, so that two
+/// arrays whose addresses agree in their low bits do not pile up in one cluster.
+#[inline]
+fn home(word: usize, mask: usize) -> usize {
+    let key = (word >> 2) as u64;
+    let run = ((key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize;
+    ((run << 4) | (key & 15) as usize) & mask
+}
+
 /// Records `side` as a reader of `e` (the word at `word`).
 fn add_reader(
     e: &mut Entry,
@@ -345,9 +364,11 @@ fn add_reader(
         readers.1.extend(Entry::side(e.reader, e.reader_clock, e.reader_site, sites));
         e.reader = MANY;
     }
-    match readers.1.iter_mut().find(|s| s.thread == side.thread) {
-        Some(s) => *s = side,
-        None => readers.1.push(side),
+    // Kept sorted by thread (threads mostly arrive in order, so this is mostly a push): a
+    // word that a whole block reads costs a binary search per read, not a scan.
+    match readers.1.binary_search_by_key(&side.thread, |s| s.thread) {
+        Ok(i) => readers.1[i] = side,
+        Err(i) => readers.1.insert(i, side),
     }
 }
 

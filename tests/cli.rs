@@ -26,7 +26,10 @@ pub fn trials() -> Vec<Trial> {
             check(code == 0, &format!("exit status {code}"), &out)?;
             check(out.contains("EMULATOR RESULTS"), "no emulator banner", &out)?;
             check(
-                out.contains("emulator checks: memcheck, racecheck, initcheck, synccheck (docs/emulator.md)"),
+                out.contains(
+                    "emulator checks: memcheck, racecheck (64 blocks of a larger grid), initcheck, synccheck \
+                     (docs/emulator.md)",
+                ),
                 "no line naming the emulator's checks",
                 &out,
             )?;

@@ -46,8 +46,11 @@ enum OpArg {
 /// What the emulator checks on every access (`docs/emulator.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ChecksArg {
-    /// memcheck, racecheck and initcheck (and the barrier and warp checks, always on).
+    /// memcheck, racecheck and initcheck (and the barrier and warp checks, always on);
+    /// racecheck follows every block of a grid of up to 64 blocks, 64 blocks of a larger one.
     All,
+    /// As `all`, with racecheck on every block of every grid (slower).
+    Exhaustive,
     /// memcheck only (bounds, use after free, alignment), and the barrier and warp checks:
     /// no race or initialisation tracking.
     Memcheck,
@@ -101,8 +104,9 @@ struct Args {
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// What the emulator checks on every memory access (emulator only; a GPU run ignores it):
-    /// `all` is compute-sanitizer's memcheck, racecheck and initcheck; `memcheck` skips the
-    /// race and initialisation tracking (docs/emulator.md gives the cost).
+    /// `all` is compute-sanitizer's memcheck, racecheck and initcheck (racecheck on 64 blocks of
+    /// a larger grid), `exhaustive` racechecks every block, `memcheck` skips the race and
+    /// initialisation tracking (docs/emulator.md gives the cost).
     #[arg(long, value_enum, default_value_t = ChecksArg::All)]
     emulator_checks: ChecksArg,
     /// List the variants and what each teaches, then exit.
@@ -219,6 +223,7 @@ impl Session {
         };
         let checks = match args.emulator_checks {
             ChecksArg::All => Checks::ALL,
+            ChecksArg::Exhaustive => Checks::EXHAUSTIVE,
             ChecksArg::Memcheck => Checks::MEMCHECK,
         };
         let (backend, no_gpu) = Backend::select(kind)?;

@@ -76,12 +76,14 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     }
     if checks.racecheck && alloc.written_in.load(Ordering::Relaxed) == launch.memory.generation {
         let place = || format!("global memory at {addr:#x} ({})", alloc.place(addr));
-        if let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at) {
+        if b.race_on
+            && let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at)
+        {
             race(h, &place());
         }
         if access.is_atomic() {
             synchronise(t, addr, access);
-        } else if launch.grid.volume() > 1 {
+        } else if b.race_on && launch.grid.volume() > 1 {
             between_blocks(t, alloc, addr, bytes, access, at, place);
         }
     }
@@ -107,7 +109,7 @@ pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
 pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
     let b = t.block;
     let checks = b.launch.checks;
-    if !checks.racecheck && !checks.initcheck {
+    if !b.race_on && !checks.initcheck {
         return;
     }
     // The array, as (name, its bytes, the access's offset), and whether the bytes were written.
@@ -147,7 +149,7 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             )
         });
     }
-    if checks.racecheck
+    if b.race_on
         && let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at)
     {
         race(h, &place());

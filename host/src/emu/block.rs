@@ -90,6 +90,8 @@ pub(super) struct BlockCtx<'a> {
     pub dynamic_shared: RefCell<SharedArray>,
     /// racecheck within the block.
     pub race: RefCell<BlockRace>,
+    /// Whether racecheck follows this block ([`Checks::races_in`](super::Checks::races_in)).
+    pub race_on: bool,
     /// The first load in this barrier interval of memory nothing had written (initcheck
     /// reports it when the interval ends with no other thread having written it: that would be
     /// a race, reported as one).
@@ -362,13 +364,15 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
     let mut race = std::mem::take(&mut stacks.1);
     race.reset(n);
     let g = launch.grid;
+    let linear = u64::from(idx.x) + u64::from(g.x) * (u64::from(idx.y) + u64::from(g.y) * u64::from(idx.z));
     let block = BlockCtx {
         launch,
         idx,
-        linear: u64::from(idx.x) + u64::from(g.x) * (u64::from(idx.y) + u64::from(g.y) * u64::from(idx.z)),
+        linear,
         static_shared: RefCell::new(Vec::new()),
         dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
         race: RefCell::new(race),
+        race_on: launch.checks.races_in(linear, g.volume()),
         uninit: RefCell::new(None),
         releases: Cell::new(0),
         knows: RefCell::new(Known::default()),

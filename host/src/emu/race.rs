@@ -317,7 +317,8 @@ impl BlockRace {
             let i = self.slot(word);
             let e = &mut self.slots[i].entry;
             if found.is_none() {
-                found = hazard(&self.clocks, &self.sites, e, self.many.get(&word), self.stamp, &side, writes);
+                let many = if e.reader == MANY { self.many.get(&word) } else { None };
+                found = hazard(&self.clocks, &self.sites, e, many, self.stamp, &side, writes);
             }
             if writes {
                 (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);

@@ -40,7 +40,16 @@ pub fn trials() -> Vec<Trial> {
             let args = ["--backend", "emulator", "--n", "1000", "--variant", "smem", "--emulator-checks", "memcheck"];
             let (code, out) = run(&args);
             check(code == 0 && out.contains("smem") && out.contains("PASS"), "no passing smem row", &out)?;
-            check(out.contains("emulator checks: memcheck, synccheck (docs/emulator.md)"), "checks line", &out)
+            check(out.contains("emulator checks: memcheck, synccheck (docs/emulator.md)"), "checks line", &out)?;
+            let args =
+                ["--backend", "emulator", "--n", "70000", "--variant", "smem", "--emulator-checks", "exhaustive"];
+            let (code, out) = run(&args);
+            check(code == 0 && out.contains("smem") && out.contains("PASS"), "no passing smem row (exhaustive)", &out)?;
+            check(
+                out.contains("emulator checks: memcheck, racecheck (every block), initcheck, synccheck"),
+                "exhaustive checks line",
+                &out,
+            )
         }),
         Trial::test("cli::csv_and_json", || {
             let (code, out) =

@@ -68,22 +68,37 @@ pub fn trials() -> Vec<Trial> {
             )?;
             check(out.contains("\"verdict\":\"PASS\""), "json verdict", &out)
         }),
-        Trial::test("cli::metrics_on_the_emulator_exits_2_with_one_line", || {
-            for args in [
-                &["--metrics", "--backend", "emulator", "--n", "1000"][..],
-                &["--metrics", "--op", "scan", "--backend", "emulator"],
-            ] {
-                let (code, out, err) = run_err(args);
-                check(code == 2, &format!("{args:?}: exit status {code}, expected 2"), &out)?;
-                check(out.is_empty(), &format!("{args:?}: rows printed"), &out)?;
+        Trial::test("cli::metrics_on_the_emulator_count_the_lessons", || {
+            // The book's (and the H100's) chapter-3 load efficiencies, from the emulator's
+            // counting of the kernels' own accesses at n = 2^16.
+            let args = ["--backend", "emulator", "--family", "global", "--metrics", "--log2", "16", "--format", "csv"];
+            let (code, out) = run(&args);
+            check(code == 0, &format!("exit status {code}"), &out)?;
+            let header: Vec<&str> = out.lines().next().unwrap_or_default().split(',').collect();
+            let col = |name: &str| header.iter().position(|h| *h == name);
+            let (Some(eff), Some(lanes)) = (col("gld_efficiency_pct"), col("emu_lanes_per_request")) else {
+                return Err(format!("no gld_efficiency_pct / emu_lanes_per_request column: {header:?}").into());
+            };
+            let value = |variant: &str, at: usize| -> Option<f64> {
+                let row = out.lines().find(|l| l.starts_with(&format!("{variant},")))?;
+                row.split(',').nth(at)?.parse().ok()
+            };
+            for (variant, expected) in [("neighbored_less", 25.02), ("interleaved", 96.15), ("unroll8", 99.21)] {
+                let got = value(variant, eff);
                 check(
-                    err.lines().count() == 1
-                        && err.contains("--metrics needs a GPU: the emulator has no hardware counters"),
-                    &format!("{args:?}: not the one line: {err}"),
+                    got.is_some_and(|g| (g - expected).abs() < 0.005),
+                    &format!("{variant}: gld eff {got:?}, expected {expected}"),
                     &out,
                 )?;
             }
-            Ok(())
+            let (a, b) = (value("neighbored", lanes), value("neighbored_less", lanes));
+            check(
+                a.zip(b).is_some_and(|(a, b)| a < 6.0 && b > 24.0),
+                &format!(
+                    "active lanes per request: neighbored {a:?} → neighbored_less {b:?}, expected about 5.4 → 24.8"
+                ),
+                &out,
+            )
         }),
         Trial::test("cli::sweep_is_one_csv_with_a_row_per_size_and_variant", || {
             let args = ["--backend", "emulator", "--sweep", "9..11", "--family", "modern", "--repeat", "1"];

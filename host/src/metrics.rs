@@ -189,6 +189,120 @@ pub const METRICS: [Metric; 14] = [
     },
 ];
 
+/// Where the counters come from: Nsight Compute on a GPU, or the emulator's own counting
+/// (`host::emu::counters`), which names a counter as ncu does where it means the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// ncu's hardware counters: the columns of [`METRICS`].
+    Ncu,
+    /// The emulator's counters: the columns of [`EMU_METRICS`].
+    Emulator,
+}
+
+impl Profile {
+    /// The columns it gives.
+    pub fn metrics(self) -> &'static [Metric] {
+        match self {
+            Profile::Ncu => &METRICS,
+            Profile::Emulator => &EMU_METRICS,
+        }
+    }
+}
+
+/// The emulator's global store efficiency: bytes stored per byte of the sectors stored to
+/// (ncu's `…_global_op_st.pct`, which `--metrics` does not ask ncu for).
+pub const EMU_ST_PCT: &str = "emu__average_data_bytes_per_sector_global_op_st.pct";
+const EMU_ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+
+const fn emu(key: &'static str, title: &'static str, width: usize, rule: Rule, count: bool) -> Metric {
+    let decimals = if count { 0 } else { 2 };
+    Metric { column: Column::new(key, title, width, decimals), nvprof: "(emulator)", rule, count }
+}
+
+/// The columns of `--metrics` on the emulator, in order: ncu's names where the emulator
+/// counts the same thing (efficiencies with two decimals), `emu_…` for its own.
+pub const EMU_METRICS: [Metric; 16] = [
+    emu(
+        "gld_efficiency_pct",
+        "gld eff%",
+        9,
+        Rule::Mean {
+            metric: "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+            weight: LD_SECTORS,
+            scale: 1.0,
+        },
+        false,
+    ),
+    emu(
+        "emu_gst_efficiency_pct",
+        "gst eff%",
+        9,
+        Rule::Mean { metric: EMU_ST_PCT, weight: EMU_ST_SECTORS, scale: 1.0 },
+        false,
+    ),
+    emu("emu_lanes_per_request", "lanes/req", 9, Rule::Quotient("emu__request_lanes.sum", "emu__requests.sum"), false),
+    emu(
+        "shared_ld_bank_conflicts",
+        "bank ld",
+        8,
+        Rule::Sum("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1.0),
+        true,
+    ),
+    emu(
+        "shared_st_bank_conflicts",
+        "bank st",
+        8,
+        Rule::Sum("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1.0),
+        true,
+    ),
+    emu("emu_barriers_per_block", "bar/block", 9, Rule::Quotient("emu__barriers.sum", "emu__blocks.sum"), false),
+    data(emu("gld_requests", "gld req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0), true)),
+    data(emu("gld_sectors", "gld sectors", 0, Rule::Sum(LD_SECTORS, 1.0), true)),
+    data(emu("gst_requests", "gst req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1.0), true)),
+    data(emu("gst_sectors", "gst sectors", 0, Rule::Sum(EMU_ST_SECTORS, 1.0), true)),
+    data(emu("emu_shared_ld_requests", "sh ld req", 0, Rule::Sum("emu__shared_ld_requests.sum", 1.0), true)),
+    data(emu("emu_shared_ld_wavefronts", "sh ld wavefronts", 0, Rule::Sum("emu__shared_ld_wavefronts.sum", 1.0), true)),
+    data(emu("emu_shared_st_requests", "sh st req", 0, Rule::Sum("emu__shared_st_requests.sum", 1.0), true)),
+    data(emu("emu_shared_st_wavefronts", "sh st wavefronts", 0, Rule::Sum("emu__shared_st_wavefronts.sum", 1.0), true)),
+    data(emu("emu_warp_collectives", "warp ops", 0, Rule::Sum("emu__warp_collectives.sum", 1.0), true)),
+    data(emu("emu_atomics", "atomics", 0, Rule::Sum("emu__atomics.sum", 1.0), true)),
+];
+
+/// One emulator launch's counters as a [`Launch`] whose values carry ncu's metric names where
+/// the emulator counts the same thing (so that [`Summary`] aggregates both alike).
+pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
+    let c = &counted.counters;
+    let pct = |bytes: u64, sectors: u64| if sectors == 0 { 0.0 } else { 100.0 * bytes as f64 / (32 * sectors) as f64 };
+    let values: [(&str, f64); 16] = [
+        (LD_SECTORS, c.gld_sectors as f64),
+        ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.gld_requests as f64),
+        ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", pct(c.gld_bytes, c.gld_sectors)),
+        (EMU_ST_SECTORS, c.gst_sectors as f64),
+        ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", c.gst_requests as f64),
+        (EMU_ST_PCT, pct(c.gst_bytes, c.gst_sectors)),
+        (
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            (c.shared_ld_wavefronts - c.shared_ld_ideal) as f64,
+        ),
+        (
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+            (c.shared_st_wavefronts - c.shared_st_ideal) as f64,
+        ),
+        ("emu__shared_ld_requests.sum", c.shared_ld_requests as f64),
+        ("emu__shared_ld_wavefronts.sum", c.shared_ld_wavefronts as f64),
+        ("emu__shared_st_requests.sum", c.shared_st_requests as f64),
+        ("emu__shared_st_wavefronts.sum", c.shared_st_wavefronts as f64),
+        ("emu__request_lanes.sum", c.request_lanes as f64),
+        ("emu__requests.sum", c.requests() as f64),
+        ("emu__barriers.sum", c.barriers as f64),
+        ("emu__blocks.sum", c.blocks as f64),
+    ];
+    let mut map: BTreeMap<String, f64> = values.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    map.insert("emu__warp_collectives.sum".into(), c.warp_collectives as f64);
+    map.insert("emu__atomics.sum".into(), c.atomics as f64);
+    Launch { id, kernel: counted.kernel.clone(), values: map }
+}
+
 /// `m`, shown in CSV and JSON only (the request and sector counts would make the table too wide).
 const fn data(m: Metric) -> Metric {
     Metric { column: m.column.only(Shown::DataOnly), ..m }
@@ -272,6 +386,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<Launch>> {
 /// One value per column of [`METRICS`] for one variant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
+    /// Where the counters come from (which columns `values` holds).
+    pub profile: Profile,
     /// How many launches were aggregated (the kernels of the timed run).
     pub launches: usize,
     /// One value per [`METRICS`] entry (`None`: ncu gave no number).
@@ -301,24 +417,35 @@ impl Summary {
     /// The summary of the timed run ([`timed_run`](Self::timed_run)); `None` when none of
     /// `symbols` was profiled (e.g. the child skipped the variant).
     pub fn of_timed_run(launches: &[Launch], symbols: &[&str], runs: usize) -> Option<Self> {
+        Self::of_timed_run_as(Profile::Ncu, launches, symbols, runs)
+    }
+
+    /// [`of_timed_run`](Self::of_timed_run) for the columns of `profile`.
+    pub fn of_timed_run_as(profile: Profile, launches: &[Launch], symbols: &[&str], runs: usize) -> Option<Self> {
         let run = Self::timed_run(launches, symbols, runs);
-        (!run.is_empty()).then(|| Self::of(&run))
+        (!run.is_empty()).then(|| Self::of(profile, &run))
     }
 
     /// The summary of these launches, aggregated as the [module](self) says.
-    pub fn of(run: &[&Launch]) -> Self {
-        Self { launches: run.len(), values: METRICS.iter().map(|m| m.rule.value(run)).collect() }
+    pub fn of(profile: Profile, run: &[&Launch]) -> Self {
+        Self { profile, launches: run.len(), values: profile.metrics().iter().map(|m| m.rule.value(run)).collect() }
     }
 
     /// The value of the column with this key.
     pub fn get(&self, key: &str) -> Option<f64> {
-        METRICS.iter().position(|m| m.column.key == key).and_then(|i| self.values[i])
+        self.profile.metrics().iter().position(|m| m.column.key == key).and_then(|i| self.values[i])
     }
 }
 
+/// The report columns of `profile`'s group.
+pub fn columns_of(profile: Profile) -> Vec<Column> {
+    profile.metrics().iter().map(|m| m.column).collect()
+}
+
 /// The cells of the group for one row (all empty without a summary).
-pub fn cells(summary: Option<&Summary>) -> Vec<Cell> {
-    METRICS
+pub fn cells(profile: Profile, summary: Option<&Summary>) -> Vec<Cell> {
+    profile
+        .metrics()
         .iter()
         .enumerate()
         .map(|(i, m)| match summary.and_then(|s| s.values[i]) {
@@ -467,8 +594,8 @@ mod tests {
         close(n.get("gst_sectors"), 8_388_608.0);
         let warps = 32768.0 * 512.0 / 32.0;
         close(n.get("inst_per_warp"), 102_301_696.0 / warps);
-        assert_eq!(cells(Some(&n))[2], Cell::Int(102_301_696));
-        assert_eq!(cells(None), vec![Cell::Empty; METRICS.len()]);
+        assert_eq!(cells(Profile::Ncu, Some(&n))[2], Cell::Int(102_301_696));
+        assert_eq!(cells(Profile::Ncu, None), vec![Cell::Empty; METRICS.len()]);
         let c = summary(GLOBAL, "reduceInterleaved");
         assert!(c.get("gld_efficiency_pct").is_some());
     }

@@ -161,6 +161,24 @@ impl Backend {
         }
     }
 
+    /// The emulator again (the same device memory, so its buffers are valid there), counting
+    /// what every launch's warps do ([`Emulator::with_counting`](crate::emu::Emulator::with_counting));
+    /// `None` on a GPU, whose counters come from ncu.
+    pub fn counting(&self) -> Option<Backend> {
+        match self {
+            Backend::Emulator(emu, info) => Some(Backend::Emulator(emu.clone().with_counting(), info.clone())),
+            _ => None,
+        }
+    }
+
+    /// The counters of the launches since the last call (empty on a GPU, or when not counting).
+    pub fn take_counted(&self) -> Vec<crate::emu::Counted> {
+        match self {
+            Backend::Emulator(emu, _) => emu.take_counted(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The emulator's checks, or `None` on a GPU.
     pub fn emulator_checks(&self) -> Option<crate::emu::Checks> {
         match self {

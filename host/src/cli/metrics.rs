@@ -6,7 +6,7 @@ use std::io::Write;
 
 use super::{Session, progress, progress_done};
 use crate::Result;
-use crate::metrics::{Profiler, Summary};
+use crate::metrics::{Profile, Profiler, Summary};
 use crate::registry::Variant;
 use crate::scan::{Kind, ScanVariant};
 
@@ -27,37 +27,59 @@ fn common(session: &Session) -> Vec<String> {
     ["--backend", "gpu", "--n", &n, "--seed", &seed, "--repeat", "1", "--format", "csv"].map(String::from).to_vec()
 }
 
+/// The counters of a selection: where they come from, and one summary per row.
+pub(super) type Counted = (Profile, Vec<Option<Summary>>);
+
 /// The summaries of `variants` (reductions at `block`), one per variant, in order; a variant
-/// that cannot run here at this block (the row says SKIP) is not profiled.
+/// that cannot run here at this block (the row says SKIP) is not profiled. On the emulator,
+/// its own counters ([`emulated`]).
 pub(super) fn reductions(
     session: &Session,
     variants: &[&'static Variant],
     block: u32,
     err: &mut dyn Write,
-) -> Result<Vec<Option<Summary>>> {
+) -> Result<Counted> {
+    if !session.backend.is_gpu() {
+        return Ok((Profile::Emulator, super::reduce::counted(session, variants, block, err)?));
+    }
     let jobs = variants.iter().map(|v| {
         let mut args = common(session);
         args.extend(["--variant".into(), v.name.into(), "--block".into(), block.to_string()]);
         let runs = crate::reduce::geometry(&session.backend, v, session.n, block, None).is_ok();
         runs.then(|| Job { label: v.name.into(), symbols: v.symbols(), args })
     });
-    profile_all(session, jobs.collect(), err)
+    Ok((Profile::Ncu, profile_all(session, jobs.collect(), err)?))
 }
 
 /// The summaries of every (scan variant, kind) pair, in order; a pair that cannot run here
-/// (a kind the variant lacks, an older GPU) is not profiled.
-pub(super) fn scans(
-    session: &Session,
-    pairs: &[(&'static ScanVariant, Kind)],
-    err: &mut dyn Write,
-) -> Result<Vec<Option<Summary>>> {
+/// (a kind the variant lacks, an older GPU) is not profiled. On the emulator, its own counters.
+pub(super) fn scans(session: &Session, pairs: &[(&'static ScanVariant, Kind)], err: &mut dyn Write) -> Result<Counted> {
+    if !session.backend.is_gpu() {
+        return Ok((Profile::Emulator, super::scan::counted(session, pairs, err)?));
+    }
     let jobs = pairs.iter().map(|(v, kind)| {
         let mut args = common(session);
         args.extend(["--op", "scan", "--variant", v.name, "--kind", kind.name()].map(String::from));
         let runs = v.kinds.contains(kind) && session.info().compute_capability >= v.min_cc;
         runs.then(|| Job { label: format!("{} {}", v.name, kind.name()), symbols: v.symbols(), args })
     });
-    profile_all(session, jobs.collect(), err)
+    Ok((Profile::Ncu, profile_all(session, jobs.collect(), err)?))
+}
+
+/// The emulator's summary of one row: `run` makes the row's launches once as the warm-up and
+/// once as the counted run, on a counting copy of the session's emulator; the counted run is
+/// the second half of the launches (as ncu's timed run is).
+pub(super) fn emulated(session: &Session, symbols: &[&str], run: impl FnOnce(&Session)) -> Option<Summary> {
+    let counting = session.counting()?;
+    run(&counting);
+    let launches: Vec<_> = counting
+        .backend
+        .take_counted()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| crate::metrics::emulated_launch(i as u64, c))
+        .collect();
+    Summary::of_timed_run_as(Profile::Emulator, &launches, symbols, CHILD_RUNS)
 }
 
 /// Profiles every job (`None`: nothing to profile, empty cells). No GPU, no ncu, no permission
@@ -97,5 +119,16 @@ pub(super) fn before_last<T>(mut items: Vec<T>, group: Vec<T>) -> Vec<T> {
 }
 
 /// The note above the table.
-pub(super) const NOTE: &str = "metrics: Nsight Compute (ncu) on a child run per row (--repeat 1), its timed run only; \
-                                counts summed over the row's kernels, ratios weighted means (docs/metrics.md)";
+pub(super) fn note(profile: Profile) -> &'static str {
+    match profile {
+        Profile::Ncu => {
+            "metrics: Nsight Compute (ncu) on a child run per row (--repeat 1), its timed run only; counts summed over \
+             the row's kernels, ratios weighted means (docs/metrics.md)"
+        }
+        Profile::Emulator => {
+            "metrics: the emulator's counters, every block of the row's counted run (a warm-up, then one run): a \
+             warp's k-th execution of one source line between two barriers is one request; gld eff%, requests, \
+             sectors and bank conflicts as ncu names them, emu_* the emulator's own (docs/emulator.md)"
+        }
+    }
+}

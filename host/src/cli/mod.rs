@@ -204,6 +204,19 @@ struct Session {
 }
 
 impl Session {
+    /// The same session on a counting copy of its emulator (the same device memory), making
+    /// one timed run: what `--metrics` runs on the emulator. `None` on a GPU.
+    fn counting(&self) -> Option<Session> {
+        Some(Session {
+            backend: self.backend.counting()?,
+            no_gpu: self.no_gpu.clone(),
+            n: self.n,
+            repeat: 1,
+            format: self.format,
+            seed: self.seed,
+        })
+    }
+
     /// How many calls `--compare-cub` times CUB for (at least [`crate::timing::MIN_RUNS`]),
     /// or why CUB cannot be timed here (the emulator, no nvcc, the harness does not build).
     fn cub_calls(&self) -> std::result::Result<u32, String> {

@@ -262,7 +262,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     };
     let groups = Groups { cub, twins };
     let metrics = if args.metrics { Some(super::metrics::reductions(&session, &variants, block, err)?) } else { None };
-    let metric_columns = if metrics.is_some() { crate::metrics::columns() } else { Vec::new() };
+    let metric_columns = metrics.as_ref().map_or_else(Vec::new, |(p, _)| crate::metrics::columns_of(*p));
     let mut report = Report::new(session.format, out, super::metrics::before_last(columns(groups), metric_columns));
     for line in session.banner() {
         report.note(&line);
@@ -288,8 +288,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
              runs on the same values with the same grid and block, every run checked",
         );
     }
-    if metrics.is_some() {
-        report.note(super::metrics::NOTE);
+    if let Some((profile, _)) = &metrics {
+        report.note(super::metrics::note(*profile));
     }
     report.header();
     let mut failed = 0;
@@ -301,7 +301,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
         let row = cells(&session, v, &outcome, groups, &twin);
         match &metrics {
-            Some(m) => report.row(&super::metrics::before_last(row, crate::metrics::cells(m[i].as_ref()))),
+            Some((p, m)) => report.row(&super::metrics::before_last(row, crate::metrics::cells(*p, m[i].as_ref()))),
             None => report.row(&row),
         }
     }
@@ -312,6 +312,34 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     }
     super::finish(report, meta, failed, "variant(s)");
     Ok(failed == 0)
+}
+
+/// The emulator's counters of `variants` at `block` (`--metrics` on the emulator): each
+/// variant's launches made once more on a counting copy of the emulator, on the same input.
+pub(super) fn counted(
+    session: &Session,
+    variants: &[&'static Variant],
+    block: u32,
+    err: &mut dyn Write,
+) -> Result<Vec<Option<crate::metrics::Summary>>> {
+    let input = Input::small(session.n, session.seed);
+    let expected = Reference::of(&input.data);
+    let squares = variants.iter().any(|v| v.op == Op::SumOfSquares).then(|| Reference::of_squares(&input.data));
+    let buffer = session.backend.upload(&input.data)?;
+    let mut out = Vec::with_capacity(variants.len());
+    for v in variants {
+        if geometry(&session.backend, v, session.n, block, None).is_err() {
+            out.push(None);
+            continue;
+        }
+        progress(session, err, &format!("counting {} on the emulator", v.name));
+        let reference = squares.filter(|_| v.op == Op::SumOfSquares).unwrap_or(expected);
+        out.push(super::metrics::emulated(session, &v.symbols(), |s| {
+            run_one(s, v, &buffer, (block, None), reference);
+        }));
+        progress_done(session, err);
+    }
+    Ok(out)
 }
 
 /// Measures one variant at `shape` (block, blocks per SM); a block or device it cannot take

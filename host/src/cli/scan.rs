@@ -223,7 +223,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         Kind::ALL.into_iter().filter(|k| args.kind.as_deref().is_none_or(|x| x == k.name())).collect();
     let pairs: Vec<_> = variants.iter().flat_map(|&v| kinds.iter().map(move |&k| (v, k))).collect();
     let metrics = if args.metrics { Some(super::metrics::scans(&session, &pairs, err)?) } else { None };
-    let metric_columns = if metrics.is_some() { crate::metrics::columns() } else { Vec::new() };
+    let metric_columns = metrics.as_ref().map_or_else(Vec::new, |(p, _)| crate::metrics::columns_of(*p));
     let mut report = Report::new(session.format, out, super::metrics::before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);
@@ -244,13 +244,13 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         session.repeat,
         session.clock(),
     ));
-    if metrics.is_some() {
-        report.note(super::metrics::NOTE);
+    if let Some((profile, _)) = &metrics {
+        report.note(super::metrics::note(*profile));
     }
     report.header();
     // With --metrics, a row gets its pair's counters; CUB's row gets empty cells.
     let with_metrics = |row: Vec<Cell>, i: usize| match &metrics {
-        Some(m) => super::metrics::before_last(row, crate::metrics::cells(m.get(i).and_then(Option::as_ref))),
+        Some((p, m)) => super::metrics::before_last(row, crate::metrics::cells(*p, m.get(i).and_then(Option::as_ref))),
         None => row,
     };
     let (mut failed, mut i) = (0, 0);
@@ -277,6 +277,31 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     meta.insert("cub".into(), cub_time(&cub).map(|t| serde_json::json!({"op": "InclusiveSum", "median_us": t})).into());
     super::finish(report, meta, failed, "scan row(s)");
     Ok(failed == 0)
+}
+
+/// The emulator's counters of every (variant, kind) pair (`--metrics` on the emulator): each
+/// pair's launches made once more on a counting copy of the emulator, on the same input.
+pub(super) fn counted(
+    session: &Session,
+    pairs: &[(&'static ScanVariant, Kind)],
+    err: &mut dyn Write,
+) -> Result<Vec<Option<crate::metrics::Summary>>> {
+    let input = Input::full_range(session.n, session.seed);
+    let buffer = session.backend.upload(&input.data)?;
+    let mut out = Vec::with_capacity(pairs.len());
+    for &(v, kind) in pairs {
+        if !v.kinds.contains(&kind) {
+            out.push(None);
+            continue;
+        }
+        progress(session, err, &format!("counting {} {} on the emulator", v.name, kind.name()));
+        let reference = kind.reference(&input.data);
+        out.push(super::metrics::emulated(session, &v.symbols(), |s| {
+            run_one(s, v, kind, &buffer, &reference);
+        }));
+        progress_done(session, err);
+    }
+    Ok(out)
 }
 
 fn run_one(

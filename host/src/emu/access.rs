@@ -90,6 +90,9 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     if access.writes() {
         alloc.mark_init(from, to);
     }
+    if let Some(c) = &b.counting {
+        c.borrow_mut().access(t.linear, true, addr, bytes, access, at);
+    }
 }
 
 /// The launch passed `addr` to thread `t` as a writable parameter: its allocation is raced on
@@ -109,7 +112,7 @@ pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
 pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
     let b = t.block;
     let checks = b.launch.checks;
-    if !b.race_on && !checks.initcheck {
+    if !b.race_on && !checks.initcheck && b.counting.is_none() {
         return;
     }
     // The array, as (name, its bytes, the access's offset), and whether the bytes were written.
@@ -153,6 +156,9 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         && let Some(h) = b.race.borrow_mut().access(addr, bytes, access, t.linear, at)
     {
         race(h, &place());
+    }
+    if let Some(c) = &b.counting {
+        c.borrow_mut().access(t.linear, false, addr, bytes, access, at);
     }
 }
 

@@ -43,6 +43,8 @@ pub(super) struct LaunchCtx<'a> {
     pub checks: Checks,
     /// What this launch's atomics released, for the cross-block race check.
     pub syncs: SyncWords,
+    /// The launch's counters, when counting.
+    pub counted: Option<Mutex<super::counters::Counters>>,
 }
 
 /// What a suspended thread is waiting for.
@@ -92,6 +94,8 @@ pub(super) struct BlockCtx<'a> {
     pub race: RefCell<BlockRace>,
     /// Whether racecheck follows this block ([`Checks::races_in`](super::Checks::races_in)).
     pub race_on: bool,
+    /// The block's counting, when the launch counts.
+    pub counting: Option<RefCell<super::counters::BlockCounting>>,
     /// The first load in this barrier interval of memory nothing had written (initcheck
     /// reports it when the interval ends with no other thread having written it: that would be
     /// a race, reported as one).
@@ -373,6 +377,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
         race: RefCell::new(race),
         race_on: launch.checks.races_in(linear, g.volume()),
+        counting: launch.counted.as_ref().map(|_| RefCell::new(super::counters::BlockCounting::start(n as u32))),
         uninit: RefCell::new(None),
         releases: Cell::new(0),
         knows: RefCell::new(Known::default()),
@@ -435,6 +440,11 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         stacks.0.push(co.into_stack());
     }
     stacks.1 = block.race.into_inner();
+    if let (Some(total), Some(c)) = (&launch.counted, block.counting) {
+        let mut c = c.into_inner();
+        c.flush();
+        total.lock().unwrap().add(&c.totals);
+    }
 
     result.map_err(|(kind, detail)| EmuError { kind, kernel: launch.kernel.to_string(), block: Some(idx), detail })
 }
@@ -542,6 +552,9 @@ impl Scheduler {
         }
         uninit_read(block)?;
         block.race.borrow_mut().barrier();
+        if let Some(c) = &block.counting {
+            c.borrow_mut().barrier();
+        }
         self.at_barrier = 0;
         for (i, st) in self.state.iter_mut().enumerate() {
             *st = State::Ready;
@@ -625,6 +638,9 @@ impl Scheduler {
         }
         let results = resolve(mask, &ops);
         block.race.borrow_mut().warp_sync(w, mask);
+        if let Some(c) = &block.counting {
+            c.borrow_mut().warp_op(&op);
+        }
         for l in (0..32).filter(|l| mask & (1 << l) != 0) {
             let ti = base + l;
             self.input[ti] = results[l];

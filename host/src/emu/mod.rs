@@ -53,6 +53,7 @@
 
 mod access;
 mod block;
+pub mod counters;
 pub mod memory;
 mod race;
 pub(crate) mod warp;
@@ -215,6 +216,19 @@ pub struct Emulator {
     /// Fault injection for tests: refuse the launch with this index (0-based, counted over
     /// every launch of this emulator and its clones).
     refuse: Option<std::sync::Arc<Refusal>>,
+    /// Where counted launches leave their counters (`None`: no counting).
+    counted: Option<std::sync::Arc<Mutex<Vec<Counted>>>>,
+}
+
+/// One launch's counters ([`Emulator::with_counting`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// The kernel.
+    pub kernel: String,
+    /// Its blocks.
+    pub grid_blocks: u64,
+    /// What its blocks did, summed.
+    pub counters: counters::Counters,
 }
 
 /// Which launch to refuse, and how many were seen.
@@ -234,7 +248,14 @@ impl Emulator {
     /// An emulator running blocks on every available core, with a 60 s budget per launch.
     pub fn new() -> Self {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self { workers, budget: Duration::from_secs(60), checks: Checks::ALL, memory: Default::default(), refuse: None }
+        Self {
+            workers,
+            budget: Duration::from_secs(60),
+            checks: Checks::ALL,
+            memory: Default::default(),
+            refuse: None,
+            counted: None,
+        }
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
@@ -260,6 +281,20 @@ impl Emulator {
     pub fn with_checks(mut self, checks: Checks) -> Self {
         self.checks = checks;
         self
+    }
+
+    /// Counts what every launch's warps do (requests, sectors, bank conflicts…; see
+    /// [`counters`]) from now on; [`take_counted`](Self::take_counted) hands the counts out.
+    /// Counting costs time: the CLI turns it on for `--metrics` only.
+    pub fn with_counting(mut self) -> Self {
+        self.counted = Some(Default::default());
+        self
+    }
+
+    /// The counters of the launches made since the last call, in launch order (empty when
+    /// counting is off).
+    pub fn take_counted(&self) -> Vec<Counted> {
+        self.counted.as_ref().map(|c| std::mem::take(&mut *c.lock().unwrap())).unwrap_or_default()
     }
 
     /// OS threads used for blocks.
@@ -314,6 +349,7 @@ impl Emulator {
             memory: self.memory.snapshot(),
             checks: self.checks,
             syncs: Default::default(),
+            counted: self.counted.as_ref().map(|_| Mutex::new(counters::Counters::default())),
         };
         let blocks = grid.volume();
         let next = AtomicU64::new(0);
@@ -354,6 +390,10 @@ impl Emulator {
             }
         });
 
+        if let (Some(sink), Some(total)) = (&self.counted, launch.counted) {
+            let counters = total.into_inner().unwrap();
+            sink.lock().unwrap().push(Counted { kernel: kernel.to_string(), grid_blocks: blocks, counters });
+        }
         match error.into_inner().unwrap() {
             Some(e) => Err(e),
             // Cancelled past the budget before every block was taken (a loaded machine can start

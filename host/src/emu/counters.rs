@@ -1,0 +1,294 @@
+//! The emulator's profiler counters: what Nsight Compute counts of a kernel's memory accesses,
+//! computed from the addresses each warp's lanes touch (`docs/emulator.md`, "Counters").
+//!
+//! **How lanes become one request.** A GPU issues a memory instruction for a warp at once; the
+//! emulator runs the warp's lanes one after another. It groups them back: the `k`-th execution
+//! of one source site (the `file:line:column` of the device-layer call) by the lanes of one warp,
+//! between two block barriers, is one request, and the lanes that made it are its active lanes.
+//! That is exact when the source site is one instruction and the lanes of a warp run it the
+//! same number of times up to that point (a branch that some lanes skip leaves them inactive in
+//! that request, as SIMT does). It is a model where the compiler does otherwise: it may merge
+//! two source accesses into one instruction, keep a value in a register instead of loading it
+//! again, or split a loop.
+//!
+//! Per request:
+//! * **global** (loads and stores apart): the 32-byte sectors its lanes' bytes fall in, and the
+//!   bytes they asked for; efficiency = bytes / (32 × sectors), ncu's
+//!   `smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.pct` summed over requests;
+//! * **shared**: wavefronts, the passes the 32 banks of 4 bytes need. The lanes are served in
+//!   phases of 128 bytes (32 lanes of a 4-byte access, 16 of an 8-byte one, 8 of a 16-byte one);
+//!   a phase takes as many wavefronts as the most distinct 4-byte words any one bank holds among
+//!   its lanes' bytes (lanes reading the same word share it: a broadcast). Bank conflicts =
+//!   wavefronts − phases, the wavefronts a conflict-free access would not need.
+//! * **active lanes**: summed over every global and shared request (the divergence measure).
+//!
+//! Atomics (`atom`, `red`) are counted apart, not as loads or stores; `ld.acquire`/`ld.relaxed`
+//! and `st.release`/`st.relaxed` count as loads and stores. `cp.async` counts as the global
+//! load and the shared store it does in the emulator (the GPU counts it as its own kind).
+
+use std::collections::HashMap;
+
+use kernels::device::emu::{Access, Site, WarpOp};
+
+/// Bytes in a sector of global memory.
+pub const SECTOR: usize = 32;
+/// Banks of shared memory, 4 bytes wide.
+pub const BANKS: usize = 32;
+
+/// What one launch (or the part of it that was counted) did, summed over its blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Global load requests, the sectors they touched, and the bytes they asked for.
+    pub gld_requests: u64,
+    /// See [`gld_requests`](Self::gld_requests).
+    pub gld_sectors: u64,
+    /// See [`gld_requests`](Self::gld_requests).
+    pub gld_bytes: u64,
+    /// Global store requests, sectors and bytes.
+    pub gst_requests: u64,
+    /// See [`gst_requests`](Self::gst_requests).
+    pub gst_sectors: u64,
+    /// See [`gst_requests`](Self::gst_requests).
+    pub gst_bytes: u64,
+    /// Shared load requests, their wavefronts, and the wavefronts a conflict-free access needs.
+    pub shared_ld_requests: u64,
+    /// See [`shared_ld_requests`](Self::shared_ld_requests).
+    pub shared_ld_wavefronts: u64,
+    /// See [`shared_ld_requests`](Self::shared_ld_requests).
+    pub shared_ld_ideal: u64,
+    /// Shared store requests, wavefronts and ideal wavefronts.
+    pub shared_st_requests: u64,
+    /// See [`shared_st_requests`](Self::shared_st_requests).
+    pub shared_st_wavefronts: u64,
+    /// See [`shared_st_requests`](Self::shared_st_requests).
+    pub shared_st_ideal: u64,
+    /// Active lanes summed over every global and shared request.
+    pub request_lanes: u64,
+    /// Block barriers passed, counted once per block.
+    pub barriers: u64,
+    /// `__syncwarp`s, counted once per warp.
+    pub warp_syncs: u64,
+    /// Shuffles, votes and `redux`, counted once per warp.
+    pub warp_collectives: u64,
+    /// Atomic read-modify-writes (`atom`, `red`), counted once per lane.
+    pub atomics: u64,
+    /// Blocks counted.
+    pub blocks: u64,
+    /// Warps counted (the warps of the counted blocks).
+    pub warps: u64,
+}
+
+impl Counters {
+    /// Adds `other` to these.
+    pub fn add(&mut self, o: &Counters) {
+        self.gld_requests += o.gld_requests;
+        self.gld_sectors += o.gld_sectors;
+        self.gld_bytes += o.gld_bytes;
+        self.gst_requests += o.gst_requests;
+        self.gst_sectors += o.gst_sectors;
+        self.gst_bytes += o.gst_bytes;
+        self.shared_ld_requests += o.shared_ld_requests;
+        self.shared_ld_wavefronts += o.shared_ld_wavefronts;
+        self.shared_ld_ideal += o.shared_ld_ideal;
+        self.shared_st_requests += o.shared_st_requests;
+        self.shared_st_wavefronts += o.shared_st_wavefronts;
+        self.shared_st_ideal += o.shared_st_ideal;
+        self.request_lanes += o.request_lanes;
+        self.barriers += o.barriers;
+        self.warp_syncs += o.warp_syncs;
+        self.warp_collectives += o.warp_collectives;
+        self.atomics += o.atomics;
+        self.blocks += o.blocks;
+        self.warps += o.warps;
+    }
+
+    /// Every memory request, global and shared.
+    pub fn requests(&self) -> u64 {
+        self.gld_requests + self.gst_requests + self.shared_ld_requests + self.shared_st_requests
+    }
+}
+
+/// Where an access went, for grouping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Space {
+    GlobalLoad,
+    GlobalStore,
+    SharedLoad,
+    SharedStore,
+}
+
+/// One warp request being gathered: each active lane's address, and the access size.
+#[derive(Default)]
+struct Request {
+    bytes: usize,
+    lanes: Vec<(u32, usize)>,
+}
+
+/// One block's counting: the requests of the current barrier interval, each thread's
+/// executions per site in it, and the block's totals so far.
+#[derive(Default)]
+pub struct BlockCounting {
+    requests: HashMap<(u32, usize, u32, Space), Request>,
+    executions: HashMap<(u32, usize, Space), u32>,
+    /// The block's totals.
+    pub totals: Counters,
+}
+
+impl BlockCounting {
+    /// A block of `threads` threads starts.
+    pub fn start(threads: u32) -> Self {
+        let totals = Counters { blocks: 1, warps: u64::from(threads.div_ceil(32)), ..Counters::default() };
+        Self { totals, ..Self::default() }
+    }
+
+    /// Thread `thread` makes `access` of `bytes` at `addr` at `site`, in global memory or not.
+    pub fn access(&mut self, thread: u32, global: bool, addr: usize, bytes: usize, access: Access, site: Site) {
+        let space = match (global, access) {
+            (true, Access::AtomicRmw) => {
+                self.totals.atomics += 1;
+                return;
+            }
+            (true, a) if a.writes() => Space::GlobalStore,
+            (true, _) => Space::GlobalLoad,
+            (false, a) if a.writes() => Space::SharedStore,
+            (false, _) => Space::SharedLoad,
+        };
+        let key = site as *const _ as usize;
+        let k = self.executions.entry((thread, key, space)).or_insert(0);
+        let request = self.requests.entry((thread / 32, key, *k, space)).or_default();
+        *k += 1;
+        request.bytes = bytes;
+        request.lanes.push((thread % 32, addr));
+    }
+
+    /// A warp operation completed for the lanes of one warp.
+    pub fn warp_op(&mut self, op: &WarpOp) {
+        match op {
+            WarpOp::Sync => self.totals.warp_syncs += 1,
+            _ => self.totals.warp_collectives += 1,
+        }
+    }
+
+    /// The block passed a barrier: its interval's requests are counted.
+    pub fn barrier(&mut self) {
+        self.totals.barriers += 1;
+        self.flush();
+    }
+
+    /// Counts the interval's requests into the totals.
+    pub fn flush(&mut self) {
+        for ((_, _, _, space), r) in self.requests.drain() {
+            let t = &mut self.totals;
+            t.request_lanes += r.lanes.len() as u64;
+            let asked = (r.lanes.len() * r.bytes) as u64;
+            match space {
+                Space::GlobalLoad => {
+                    t.gld_requests += 1;
+                    t.gld_sectors += sectors(&r.lanes, r.bytes);
+                    t.gld_bytes += asked;
+                }
+                Space::GlobalStore => {
+                    t.gst_requests += 1;
+                    t.gst_sectors += sectors(&r.lanes, r.bytes);
+                    t.gst_bytes += asked;
+                }
+                Space::SharedLoad | Space::SharedStore => {
+                    let (w, ideal) = wavefronts(&r.lanes, r.bytes);
+                    if space == Space::SharedLoad {
+                        (t.shared_ld_requests, t.shared_ld_wavefronts, t.shared_ld_ideal) =
+                            (t.shared_ld_requests + 1, t.shared_ld_wavefronts + w, t.shared_ld_ideal + ideal);
+                    } else {
+                        (t.shared_st_requests, t.shared_st_wavefronts, t.shared_st_ideal) =
+                            (t.shared_st_requests + 1, t.shared_st_wavefronts + w, t.shared_st_ideal + ideal);
+                    }
+                }
+            }
+        }
+        self.executions.clear();
+    }
+}
+
+/// The distinct 32-byte sectors that `bytes` bytes at each lane's address fall in.
+pub fn sectors(lanes: &[(u32, usize)], bytes: usize) -> u64 {
+    let mut s: Vec<usize> =
+        lanes.iter().flat_map(|&(_, a)| (a / SECTOR..=(a + bytes.max(1) - 1) / SECTOR).collect::<Vec<_>>()).collect();
+    s.sort_unstable();
+    s.dedup();
+    s.len() as u64
+}
+
+/// Wavefronts of a shared request, and the wavefronts a conflict-free one of as many phases
+/// needs: lanes in phases of 128 bytes (by lane number), each phase as many wavefronts as the
+/// most distinct 4-byte words one bank holds among its lanes' bytes.
+pub fn wavefronts(lanes: &[(u32, usize)], bytes: usize) -> (u64, u64) {
+    let per_phase = (128 / bytes.clamp(4, 16)) as u32;
+    let mut phases: Vec<Vec<usize>> = Vec::new();
+    for &(lane, addr) in lanes {
+        let p = (lane / per_phase) as usize;
+        if phases.len() <= p {
+            phases.resize(p + 1, Vec::new());
+        }
+        phases[p].extend((addr / 4..(addr + bytes.max(4)).div_ceil(4)).map(|w| w * 4));
+    }
+    let (mut total, mut ideal) = (0u64, 0u64);
+    for words in phases.iter_mut().filter(|w| !w.is_empty()) {
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank = [0u64; BANKS];
+        for w in words.iter() {
+            per_bank[w / 4 % BANKS] += 1;
+        }
+        total += per_bank.iter().copied().max().unwrap_or(0);
+        ideal += 1;
+    }
+    (total, ideal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes(addrs: impl IntoIterator<Item = usize>) -> Vec<(u32, usize)> {
+        addrs.into_iter().enumerate().map(|(l, a)| (l as u32, a)).collect()
+    }
+
+    #[test]
+    fn sectors_of_coalesced_and_strided_warps() {
+        assert_eq!(sectors(&lanes((0..32).map(|l| 4096 + 4 * l)), 4), 4, "128 consecutive bytes");
+        assert_eq!(sectors(&lanes((0..32).map(|l| 4096 + 8 * l)), 4), 8, "every other word");
+        assert_eq!(sectors(&lanes((0..32).map(|l| 4096 + 128 * l)), 4), 32, "a sector per lane");
+        assert_eq!(sectors(&lanes((0..32).map(|l| 4096 + 16 * l)), 16), 16, "512 bytes of int4");
+        assert_eq!(sectors(&lanes([4096 + 30]), 4), 2, "straddling two sectors");
+    }
+
+    #[test]
+    fn bank_conflicts_by_stride_and_width() {
+        // 32 lanes, consecutive words: one wavefront.
+        assert_eq!(wavefronts(&lanes((0..32).map(|l| 4 * l)), 4), (1, 1));
+        // Stride 2 words: two lanes per bank.
+        assert_eq!(wavefronts(&lanes((0..32).map(|l| 8 * l)), 4), (2, 1));
+        // Stride 32 words: every lane in bank 0.
+        assert_eq!(wavefronts(&lanes((0..32).map(|l| 128 * l)), 4), (32, 1));
+        // The same word for every lane: a broadcast.
+        assert_eq!(wavefronts(&lanes((0..32).map(|_| 64)), 4), (1, 1));
+        // 8-byte, consecutive: two phases of 16 lanes, one wavefront each.
+        assert_eq!(wavefronts(&lanes((0..32).map(|l| 8 * l)), 8), (2, 2));
+        // 16-byte, consecutive: four phases of 8 lanes.
+        assert_eq!(wavefronts(&lanes((0..32).map(|l| 16 * l)), 16), (4, 4));
+    }
+
+    #[test]
+    fn the_kth_execution_of_a_site_by_a_warp_is_one_request() {
+        let site: Site = std::panic::Location::caller();
+        let mut b = BlockCounting::start(64);
+        for round in 0..2usize {
+            for t in 0..64u32 {
+                b.access(t, true, 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, site);
+            }
+        }
+        b.flush();
+        // Two warps × two executions: four requests, each 128 consecutive bytes.
+        assert_eq!((b.totals.gld_requests, b.totals.gld_sectors, b.totals.gld_bytes), (4, 16, 512));
+        assert_eq!((b.totals.request_lanes, b.totals.warps, b.totals.blocks), (128, 2, 1));
+    }
+}

@@ -106,6 +106,7 @@ pub struct Metric {
 const INST: &str = "smsp__inst_executed.sum";
 const DURATION: &str = "gpu__time_duration.sum";
 const LD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+const ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 
 const fn count(key: &'static str, title: &'static str, width: usize, nvprof: &'static str, m: &'static str) -> Metric {
     Metric { column: Column::new(key, title, width, 0), nvprof, rule: Rule::Sum(m, 1.0), count: true }
@@ -123,7 +124,7 @@ const fn mean(
 }
 
 /// The columns of the group, in order.
-pub const METRICS: [Metric; 14] = [
+pub const METRICS: [Metric; 19] = [
     mean(
         "gld_efficiency_pct",
         "gld eff%",
@@ -180,7 +181,42 @@ pub const METRICS: [Metric; 14] = [
     data(count("gld_requests", "gld req", 0, "gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
     data(count("gld_sectors", "gld sectors", 0, "gld_transactions", LD_SECTORS)),
     data(count("gst_requests", "gst req", 0, "gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")),
-    data(count("gst_sectors", "gst sectors", 0, "gst_transactions", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")),
+    data(count("gst_sectors", "gst sectors", 0, "gst_transactions", ST_SECTORS)),
+    data(mean(
+        "gst_efficiency_pct",
+        "gst eff%",
+        "gst_efficiency",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+        ST_SECTORS,
+    )),
+    data(count(
+        "shared_ld_requests",
+        "sh ld req",
+        0,
+        "shared_load_transactions",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+    )),
+    data(count(
+        "shared_ld_wavefronts",
+        "sh ld wf",
+        0,
+        "(none)",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    )),
+    data(count(
+        "shared_st_requests",
+        "sh st req",
+        0,
+        "shared_store_transactions",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+    )),
+    data(count(
+        "shared_st_wavefronts",
+        "sh st wf",
+        0,
+        "(none)",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    )),
     Metric {
         column: Column::new("ncu_duration_us", "ncu µs", 9, 2),
         nvprof: "(kernel time)",
@@ -209,10 +245,7 @@ impl Profile {
     }
 }
 
-/// The emulator's global store efficiency: bytes stored per byte of the sectors stored to
-/// (ncu's `…_global_op_st.pct`, which `--metrics` does not ask ncu for).
-pub const EMU_ST_PCT: &str = "emu__average_data_bytes_per_sector_global_op_st.pct";
-const EMU_ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+const ST_PCT: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
 
 const fn emu(key: &'static str, title: &'static str, width: usize, rule: Rule, count: bool) -> Metric {
     let decimals = if count { 0 } else { 2 };
@@ -233,13 +266,7 @@ pub const EMU_METRICS: [Metric; 16] = [
         },
         false,
     ),
-    emu(
-        "emu_gst_efficiency_pct",
-        "gst eff%",
-        9,
-        Rule::Mean { metric: EMU_ST_PCT, weight: EMU_ST_SECTORS, scale: 1.0 },
-        false,
-    ),
+    emu("gst_efficiency_pct", "gst eff%", 9, Rule::Mean { metric: ST_PCT, weight: ST_SECTORS, scale: 1.0 }, false),
     emu("emu_lanes_per_request", "lanes/req", 9, Rule::Quotient("emu__request_lanes.sum", "emu__requests.sum"), false),
     emu(
         "shared_ld_bank_conflicts",
@@ -259,11 +286,23 @@ pub const EMU_METRICS: [Metric; 16] = [
     data(emu("gld_requests", "gld req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0), true)),
     data(emu("gld_sectors", "gld sectors", 0, Rule::Sum(LD_SECTORS, 1.0), true)),
     data(emu("gst_requests", "gst req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1.0), true)),
-    data(emu("gst_sectors", "gst sectors", 0, Rule::Sum(EMU_ST_SECTORS, 1.0), true)),
-    data(emu("emu_shared_ld_requests", "sh ld req", 0, Rule::Sum("emu__shared_ld_requests.sum", 1.0), true)),
-    data(emu("emu_shared_ld_wavefronts", "sh ld wavefronts", 0, Rule::Sum("emu__shared_ld_wavefronts.sum", 1.0), true)),
-    data(emu("emu_shared_st_requests", "sh st req", 0, Rule::Sum("emu__shared_st_requests.sum", 1.0), true)),
-    data(emu("emu_shared_st_wavefronts", "sh st wavefronts", 0, Rule::Sum("emu__shared_st_wavefronts.sum", 1.0), true)),
+    data(emu("gst_sectors", "gst sectors", 0, Rule::Sum(ST_SECTORS, 1.0), true)),
+    data(emu("shared_ld_requests", "sh ld req", 0, Rule::Sum("smsp__sass_inst_executed_op_shared_ld.sum", 1.0), true)),
+    data(emu(
+        "shared_ld_wavefronts",
+        "sh ld wf",
+        0,
+        Rule::Sum("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0),
+        true,
+    )),
+    data(emu("shared_st_requests", "sh st req", 0, Rule::Sum("smsp__sass_inst_executed_op_shared_st.sum", 1.0), true)),
+    data(emu(
+        "shared_st_wavefronts",
+        "sh st wf",
+        0,
+        Rule::Sum("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1.0),
+        true,
+    )),
     data(emu("emu_warp_collectives", "warp ops", 0, Rule::Sum("emu__warp_collectives.sum", 1.0), true)),
     data(emu("emu_atomics", "atomics", 0, Rule::Sum("emu__atomics.sum", 1.0), true)),
 ];
@@ -277,9 +316,9 @@ pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
         (LD_SECTORS, c.gld_sectors as f64),
         ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.gld_requests as f64),
         ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", pct(c.gld_bytes, c.gld_sectors)),
-        (EMU_ST_SECTORS, c.gst_sectors as f64),
+        (ST_SECTORS, c.gst_sectors as f64),
         ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", c.gst_requests as f64),
-        (EMU_ST_PCT, pct(c.gst_bytes, c.gst_sectors)),
+        (ST_PCT, pct(c.gst_bytes, c.gst_sectors)),
         (
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
             (c.shared_ld_wavefronts - c.shared_ld_ideal) as f64,
@@ -288,10 +327,10 @@ pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
             (c.shared_st_wavefronts - c.shared_st_ideal) as f64,
         ),
-        ("emu__shared_ld_requests.sum", c.shared_ld_requests as f64),
-        ("emu__shared_ld_wavefronts.sum", c.shared_ld_wavefronts as f64),
-        ("emu__shared_st_requests.sum", c.shared_st_requests as f64),
-        ("emu__shared_st_wavefronts.sum", c.shared_st_wavefronts as f64),
+        ("smsp__sass_inst_executed_op_shared_ld.sum", c.shared_ld_requests as f64),
+        ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", c.shared_ld_wavefronts as f64),
+        ("smsp__sass_inst_executed_op_shared_st.sum", c.shared_st_requests as f64),
+        ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", c.shared_st_wavefronts as f64),
         ("emu__request_lanes.sum", c.request_lanes as f64),
         ("emu__requests.sum", c.requests() as f64),
         ("emu__barriers.sum", c.barriers as f64),

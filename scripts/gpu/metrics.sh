@@ -13,7 +13,9 @@
 #
 # Environment: BLOCK (default 512), LOG2 (default 24), FAMILIES (default "global shared modern
 # sumsq scan": which of the runs to make), NCU (the ncu to use; else PATH,
-# /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu).
+# /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu), BACKEND (default gpu;
+# `emulator` runs the same selection with the emulator's own counters instead of ncu, into
+# emu_{family}_2eLOG2.csv: the other side of the agreement table, scripts/agreement.py).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-}
@@ -24,12 +26,14 @@ fi
 out=${OUT:+$OUT/metrics}; out=${out:-metrics-logs}; mkdir -p "$out"
 block=${BLOCK:-512}
 log2=${LOG2:-24}
+backend=${BACKEND:-gpu}
+prefix=""; [ "$backend" = emulator ] && prefix=emu_
 rc=0
 
 run() {
-  local name=$1; shift
-  echo "== $name: $bin --backend gpu --metrics --log2 $log2 --format csv $*"
-  "$bin" --backend gpu --metrics --log2 "$log2" --format csv "$@" >"$out/${name}_2e${log2}.csv" 2>"$out/${name}_2e${log2}.log"
+  local name=$prefix$1; shift
+  echo "== $name: $bin --backend $backend --metrics --log2 $log2 --format csv $*"
+  "$bin" --backend "$backend" --metrics --log2 "$log2" --format csv "$@" >"$out/${name}_2e${log2}.csv" 2>"$out/${name}_2e${log2}.log"
   local status=$?
   if [ $status -ne 0 ]; then rc=$status; echo "   exit $status: $(tail -1 "$out/${name}_2e${log2}.log")"; fi
   echo "   $(($(wc -l <"$out/${name}_2e${log2}.csv") - 1)) rows"

@@ -123,14 +123,18 @@ impl Backend {
         Self::with_emulator(Emulator::new())
     }
 
-    /// The CPU emulator with the given settings.
+    /// The CPU emulator with the given settings. It reports its worker threads as its
+    /// multiprocessors (what sizes the grids that fill the device), unless
+    /// `REDUCE_EMULATED_SMS` names another count: `REDUCE_EMULATED_SMS=132` gives the grids
+    /// of an H100, so that the emulator's counters of those variants compare with ncu's.
     pub fn with_emulator(emu: Emulator) -> Self {
+        let sms = std::env::var("REDUCE_EMULATED_SMS").ok().and_then(|s| s.parse::<u32>().ok()).filter(|&n| n > 0);
         let info = DeviceInfo {
             name: "CPU emulator".into(),
             is_gpu: false,
             compute_capability: (9, 0),
             ptx_arch: "host",
-            multiprocessors: emu.workers() as u32,
+            multiprocessors: sms.unwrap_or(emu.workers() as u32),
             max_threads_per_multiprocessor: 2048,
             l2_bytes: 0,
             memory_bytes: 0,

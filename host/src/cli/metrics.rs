@@ -86,7 +86,7 @@ pub(super) fn emulated(session: &Session, symbols: &[&str], run: impl FnOnce(&Se
 /// for the counters, or a first job that ncu cannot profile: an error (nothing is printed,
 /// exit status 2). A later job that fails: a line on `err` and empty cells.
 fn profile_all(session: &Session, jobs: Vec<Option<Job>>, err: &mut dyn Write) -> Result<Vec<Option<Summary>>> {
-    let profiler = Profiler::new(session.backend.is_gpu())?;
+    let profiler = Profiler::new()?;
     let mut summaries = Vec::with_capacity(jobs.len());
     let mut first = true;
     for job in &jobs {

@@ -45,6 +45,10 @@ pub(super) struct LaunchCtx<'a> {
     pub syncs: SyncWords,
     /// The launch's counters, when counting.
     pub counted: Option<Mutex<super::counters::Counters>>,
+    /// The block whose every access is kept (`reduce trace`), when tracing.
+    pub trace_block: Option<u64>,
+    /// That block's trace.
+    pub trace: Mutex<Option<super::counters::Trace>>,
 }
 
 /// What a suspended thread is waiting for.
@@ -377,7 +381,10 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
         race: RefCell::new(race),
         race_on: launch.checks.races_in(linear, g.volume()),
-        counting: launch.counted.as_ref().map(|_| RefCell::new(super::counters::BlockCounting::start(n as u32))),
+        counting: launch
+            .counted
+            .as_ref()
+            .map(|_| RefCell::new(super::counters::BlockCounting::start(n as u32, launch.trace_block == Some(linear)))),
         uninit: RefCell::new(None),
         releases: Cell::new(0),
         knows: RefCell::new(Known::default()),
@@ -444,6 +451,9 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         let mut c = c.into_inner();
         c.flush();
         total.lock().unwrap().add(&c.totals);
+        if let Some(t) = c.trace {
+            *launch.trace.lock().unwrap() = Some(t);
+        }
     }
 
     result.map_err(|(kind, detail)| EmuError { kind, kernel: launch.kernel.to_string(), block: Some(idx), detail })

@@ -81,25 +81,66 @@ pub struct Counters {
 impl Counters {
     /// Adds `other` to these.
     pub fn add(&mut self, o: &Counters) {
-        self.gld_requests += o.gld_requests;
-        self.gld_sectors += o.gld_sectors;
-        self.gld_bytes += o.gld_bytes;
-        self.gst_requests += o.gst_requests;
-        self.gst_sectors += o.gst_sectors;
-        self.gst_bytes += o.gst_bytes;
-        self.shared_ld_requests += o.shared_ld_requests;
-        self.shared_ld_wavefronts += o.shared_ld_wavefronts;
-        self.shared_ld_ideal += o.shared_ld_ideal;
-        self.shared_st_requests += o.shared_st_requests;
-        self.shared_st_wavefronts += o.shared_st_wavefronts;
-        self.shared_st_ideal += o.shared_st_ideal;
-        self.request_lanes += o.request_lanes;
-        self.barriers += o.barriers;
-        self.warp_syncs += o.warp_syncs;
-        self.warp_collectives += o.warp_collectives;
-        self.atomics += o.atomics;
-        self.blocks += o.blocks;
-        self.warps += o.warps;
+        for (a, b) in self.fields_mut().into_iter().zip(o.fields()) {
+            *a += b;
+        }
+    }
+
+    /// Subtracts `o` (an earlier state of these counters).
+    pub fn subtract(&mut self, o: &Counters) {
+        for (a, b) in self.fields_mut().into_iter().zip(o.fields()) {
+            *a -= b;
+        }
+    }
+
+    fn fields(&self) -> [u64; 19] {
+        let c = self;
+        [
+            c.gld_requests,
+            c.gld_sectors,
+            c.gld_bytes,
+            c.gst_requests,
+            c.gst_sectors,
+            c.gst_bytes,
+            c.shared_ld_requests,
+            c.shared_ld_wavefronts,
+            c.shared_ld_ideal,
+            c.shared_st_requests,
+            c.shared_st_wavefronts,
+            c.shared_st_ideal,
+            c.request_lanes,
+            c.barriers,
+            c.warp_syncs,
+            c.warp_collectives,
+            c.atomics,
+            c.blocks,
+            c.warps,
+        ]
+    }
+
+    fn fields_mut(&mut self) -> [&mut u64; 19] {
+        let c = self;
+        [
+            &mut c.gld_requests,
+            &mut c.gld_sectors,
+            &mut c.gld_bytes,
+            &mut c.gst_requests,
+            &mut c.gst_sectors,
+            &mut c.gst_bytes,
+            &mut c.shared_ld_requests,
+            &mut c.shared_ld_wavefronts,
+            &mut c.shared_ld_ideal,
+            &mut c.shared_st_requests,
+            &mut c.shared_st_wavefronts,
+            &mut c.shared_st_ideal,
+            &mut c.request_lanes,
+            &mut c.barriers,
+            &mut c.warp_syncs,
+            &mut c.warp_collectives,
+            &mut c.atomics,
+            &mut c.blocks,
+            &mut c.warps,
+        ]
     }
 
     /// Every memory request, global and shared.
@@ -132,17 +173,60 @@ pub struct BlockCounting {
     executions: HashMap<(u32, usize, Space), u32>,
     /// The block's totals.
     pub totals: Counters,
+    /// Every access of every interval, when this block is traced ([`Trace`]).
+    pub trace: Option<Trace>,
+}
+
+/// One lane's access, as a trace keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TracedAccess {
+    /// The thread (linear index in the block).
+    pub thread: u32,
+    /// The address and the bytes.
+    pub addr: usize,
+    /// See [`addr`](Self::addr).
+    pub bytes: u32,
+    /// Global memory (else shared).
+    pub global: bool,
+    /// A store (an atomic counts as one).
+    pub write: bool,
+}
+
+/// One barrier interval of a traced block: every lane's access, and what its requests came to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TracedInterval {
+    /// The accesses, in the order the emulator ran them.
+    pub accesses: Vec<TracedAccess>,
+    /// The interval's counters (its requests, sectors, wavefronts…).
+    pub counters: Counters,
+}
+
+/// What one block did, interval by interval: the stuff of `reduce trace`'s pictures.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Threads in the block.
+    pub threads: u32,
+    /// Its barrier intervals, in order (the last ends with the block).
+    pub intervals: Vec<TracedInterval>,
+    current: Vec<TracedAccess>,
+    /// The block's totals when the current interval began.
+    since: Counters,
 }
 
 impl BlockCounting {
-    /// A block of `threads` threads starts.
-    pub fn start(threads: u32) -> Self {
+    /// A block of `threads` threads starts; `traced` keeps every access of it.
+    pub fn start(threads: u32, traced: bool) -> Self {
         let totals = Counters { blocks: 1, warps: u64::from(threads.div_ceil(32)), ..Counters::default() };
-        Self { totals, ..Self::default() }
+        let trace = traced.then(|| Trace { threads, since: totals, ..Trace::default() });
+        Self { totals, trace, ..Self::default() }
     }
 
     /// Thread `thread` makes `access` of `bytes` at `addr` at `site`, in global memory or not.
     pub fn access(&mut self, thread: u32, global: bool, addr: usize, bytes: usize, access: Access, site: Site) {
+        if let Some(t) = &mut self.trace {
+            let write = access.writes();
+            t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write });
+        }
         let space = match (global, access) {
             (true, Access::AtomicRmw) => {
                 self.totals.atomics += 1;
@@ -175,8 +259,22 @@ impl BlockCounting {
         self.flush();
     }
 
-    /// Counts the interval's requests into the totals.
+    /// Counts the interval's requests into the totals (and, when tracing, into the interval's
+    /// record).
     pub fn flush(&mut self) {
+        self.count_requests();
+        if let Some(t) = &mut self.trace {
+            let mut counters = self.totals;
+            counters.subtract(&t.since);
+            t.since = self.totals;
+            let accesses = std::mem::take(&mut t.current);
+            if !accesses.is_empty() || counters != Counters::default() {
+                t.intervals.push(TracedInterval { accesses, counters });
+            }
+        }
+    }
+
+    fn count_requests(&mut self) {
         for ((_, _, _, space), r) in self.requests.drain() {
             let t = &mut self.totals;
             t.request_lanes += r.lanes.len() as u64;
@@ -280,7 +378,7 @@ mod tests {
     #[test]
     fn the_kth_execution_of_a_site_by_a_warp_is_one_request() {
         let site: Site = std::panic::Location::caller();
-        let mut b = BlockCounting::start(64);
+        let mut b = BlockCounting::start(64, false);
         for round in 0..2usize {
             for t in 0..64u32 {
                 b.access(t, true, 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, site);
@@ -290,5 +388,35 @@ mod tests {
         // Two warps × two executions: four requests, each 128 consecutive bytes.
         assert_eq!((b.totals.gld_requests, b.totals.gld_sectors, b.totals.gld_bytes), (4, 16, 512));
         assert_eq!((b.totals.request_lanes, b.totals.warps, b.totals.blocks), (128, 2, 1));
+    }
+
+    #[test]
+    fn a_trace_keeps_each_interval_with_its_own_counters() {
+        let site: Site = std::panic::Location::caller();
+        let mut b = BlockCounting::start(32, true);
+        for t in 0..32u32 {
+            b.access(t, true, 4096 + 4 * t as usize, 4, Access::Read, site);
+        }
+        b.barrier();
+        for t in 0..32u32 {
+            // Stride 2: every other word, two requests' worth of sectors in one.
+            b.access(t, false, 8 * t as usize, 4, Access::Write, site);
+        }
+        b.flush();
+        let trace = b.trace.as_ref().unwrap();
+        assert_eq!((trace.threads, trace.intervals.len()), (32, 2));
+        let (first, second) = (&trace.intervals[0], &trace.intervals[1]);
+        assert_eq!(first.accesses.len(), 32);
+        assert!(first.accesses.iter().all(|a| a.global && !a.write && a.bytes == 4));
+        assert_eq!((first.counters.gld_requests, first.counters.gld_sectors, first.counters.barriers), (1, 4, 1));
+        assert_eq!(first.counters.shared_st_requests, 0);
+        assert!(second.accesses.iter().all(|a| !a.global && a.write));
+        assert_eq!((second.counters.shared_st_requests, second.counters.shared_st_wavefronts), (1, 2));
+        assert_eq!((second.counters.gld_requests, second.counters.barriers), (0, 0));
+        let mut sum = first.counters;
+        sum.add(&second.counters);
+        sum.blocks += 1;
+        sum.warps += 1;
+        assert_eq!(sum, b.totals, "the intervals add up to the block");
     }
 }

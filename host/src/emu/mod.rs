@@ -218,6 +218,8 @@ pub struct Emulator {
     refuse: Option<std::sync::Arc<Refusal>>,
     /// Where counted launches leave their counters (`None`: no counting).
     counted: Option<std::sync::Arc<Mutex<Vec<Counted>>>>,
+    /// The block each counted launch traces (`reduce trace`).
+    trace_block: Option<u64>,
 }
 
 /// One launch's counters ([`Emulator::with_counting`]).
@@ -229,6 +231,8 @@ pub struct Counted {
     pub grid_blocks: u64,
     /// What its blocks did, summed.
     pub counters: counters::Counters,
+    /// The traced block's accesses, interval by interval ([`Emulator::with_trace`]).
+    pub trace: Option<counters::Trace>,
 }
 
 /// Which launch to refuse, and how many were seen.
@@ -255,6 +259,7 @@ impl Emulator {
             memory: Default::default(),
             refuse: None,
             counted: None,
+            trace_block: None,
         }
     }
 
@@ -289,6 +294,15 @@ impl Emulator {
     pub fn with_counting(mut self) -> Self {
         self.counted = Some(Default::default());
         self
+    }
+
+    /// Counts (as [`with_counting`](Self::with_counting)) and keeps every access of block
+    /// `block` (linear index) of every launch, barrier interval by interval: what `reduce trace`
+    /// draws.
+    pub fn with_trace(self, block: u64) -> Self {
+        let mut emu = self.with_counting();
+        emu.trace_block = Some(block);
+        emu
     }
 
     /// The counters of the launches made since the last call, in launch order (empty when
@@ -350,6 +364,8 @@ impl Emulator {
             checks: self.checks,
             syncs: Default::default(),
             counted: self.counted.as_ref().map(|_| Mutex::new(counters::Counters::default())),
+            trace_block: self.trace_block,
+            trace: Mutex::new(None),
         };
         let blocks = grid.volume();
         let next = AtomicU64::new(0);
@@ -392,7 +408,8 @@ impl Emulator {
 
         if let (Some(sink), Some(total)) = (&self.counted, launch.counted) {
             let counters = total.into_inner().unwrap();
-            sink.lock().unwrap().push(Counted { kernel: kernel.to_string(), grid_blocks: blocks, counters });
+            let trace = launch.trace.into_inner().unwrap();
+            sink.lock().unwrap().push(Counted { kernel: kernel.to_string(), grid_blocks: blocks, counters, trace });
         }
         match error.into_inner().unwrap() {
             Some(e) => Err(e),

@@ -91,6 +91,9 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         (scan::ScanPlan::Fenwick { .. }, "bit_query") => Some(kernels::scan::BIT_QUERY_SHARED_BYTES),
         (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_block") => Some(kernels::scan::BLELLOCH_BLOCK_SHARED_BYTES),
         (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_reduce") => Some(kernels::scan::BLELLOCH_REDUCE_SHARED_BYTES),
+        (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_unpadded_block" | "blelloch_unpadded_reduce") => {
+            Some(kernels::scan::BLELLOCH_UNPADDED_SHARED_BYTES)
+        }
         (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
             Some(kernels::scan::lookback_shared_bytes(threads, items))
         }

@@ -61,6 +61,7 @@ pub mod reduce;
 pub mod report;
 pub mod scan;
 pub mod timing;
+pub mod trace;
 pub mod twins;
 pub mod verify;
 

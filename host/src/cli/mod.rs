@@ -16,6 +16,7 @@ mod reduce;
 mod report;
 mod scan;
 mod sweep;
+mod trace;
 mod typed;
 mod typed_scan;
 
@@ -167,6 +168,9 @@ where
     let argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
     if argv.get(1).is_some_and(|a| a == "report") {
         return report::run(&argv, out, err);
+    }
+    if argv.get(1).is_some_and(|a| a == "trace") {
+        return trace::run(&argv, out, err);
     }
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,

@@ -14,7 +14,8 @@ use crate::{Error, Result};
 /// The columns of a scan report (the × CUB column is always there; empty without CUB).
 fn columns() -> Vec<Column> {
     let mut c = vec![
-        Column::new("variant", "variant", 16, 0),
+        // As wide as the longest name (`lookback_stream_store`), so that every row lines up.
+        Column::new("variant", "variant", all().map(|v| v.name.len()).max().unwrap_or(16), 0),
         Column::new("kind", "kind", 9, 0),
         Column::new("n", "n", 0, 0).only(Shown::DataOnly),
         Column::new("launches", "launches", 8, 0),

@@ -103,6 +103,19 @@ pub struct Run {
     pub ncu: Vec<NcuRow>,
     /// Every element type × operator row (`types_vs_cub.csv`).
     pub types: Vec<TypeRow>,
+    /// The counters of the agreement table (`counters/*.csv`: `reduce --metrics` on the GPU,
+    /// and `emu_*.csv` on the emulator), by (source, variant): n and column → value. Scans:
+    /// the inclusive rows.
+    pub counters: HashMap<(CounterSource, String), (u64, HashMap<String, f64>)>,
+}
+
+/// Who counted: Nsight Compute on the GPU, or the emulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CounterSource {
+    /// `reduce --metrics` on a GPU (`counters/<family>_<n>.csv`).
+    Ncu,
+    /// `reduce --metrics` on the emulator (`counters/emu_<family>_<n>.csv`).
+    Emulator,
 }
 
 /// `theirs` in place of `mine`, where there is any.
@@ -129,6 +142,7 @@ impl Run {
         replace(&mut self.types, later.types);
         self.ncu.retain(|m| !later.ncu.iter().any(|l| l.kernel == m.kernel));
         self.ncu.extend(later.ncu);
+        self.counters.extend(later.counters);
     }
 
     /// The reduction row of `variant` at `n`.
@@ -290,6 +304,7 @@ fn read_dir_run(dir: &Path) -> Result<Run> {
     read_types(&mut run)?;
     read_scans(&mut run)?;
     read_metrics(&mut run)?;
+    read_counters(&mut run)?;
     // Raw ncu output only where `reduce --metrics` CSVs are not there.
     let raw = if run.ncu.is_empty() { files(dir, "ncu_")? } else { Vec::new() };
     for path in raw {
@@ -305,6 +320,28 @@ fn read_dir_run(dir: &Path) -> Result<Run> {
         }
     }
     Ok(run)
+}
+
+/// `counters/*.csv` (the agreement table's inputs, `scripts/gpu/metrics.sh`): every numeric
+/// column of each variant's row (for scans, the inclusive row).
+fn read_counters(run: &mut Run) -> Result<()> {
+    let dir = run.dir.join("counters");
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for path in files(&dir, "")? {
+        let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
+        let source = if name.starts_with("emu_") { CounterSource::Emulator } else { CounterSource::Ncu };
+        if name.starts_with("agreement") {
+            continue;
+        }
+        for r in records(&path)? {
+            let (Some(n), false) = (num(&r, "n"), r.get("kind").is_some_and(|k| k != "inclusive")) else { continue };
+            let values = r.keys().filter_map(|k| Some((k.clone(), num(&r, k)?))).collect();
+            run.counters.insert((source, text(&r, "variant")), (n as u64, values));
+        }
+    }
+    Ok(())
 }
 
 /// `metrics_*.csv` (`reduce --metrics`): one row per variant, one column per metric, as rows

@@ -131,4 +131,10 @@ table.phrasebook td, table.phrasebook th { text-align: left; vertical-align: top
 table.ncu { font-size: 0.75em; width: 100%; }
 .card { min-width: 0; overflow-x: auto; }
 .note { color: #555; font-size: 0.9em; }
+.trace { max-height: 420px; overflow: auto; border: 1px solid #eee; background: white; }
+.trace img { max-width: none; width: 100%; border: none; }
+table.code { font-size: 0.72em; width: 100%; table-layout: fixed; }
+table.code td { text-align: left; vertical-align: top; white-space: pre-wrap; word-break: break-word; border: none; padding: 0 4px; }
+table.code td.only { background: #fff0c2; }
+table.code code { font-size: 1em; }
 ";

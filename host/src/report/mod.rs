@@ -11,8 +11,10 @@
 //! the GB/s-vs-n pictures use the rows of every run.
 
 pub mod charts;
+pub mod code;
 pub mod data;
 pub mod html;
+pub mod lesson;
 pub mod sources;
 
 use std::fmt::Write as _;
@@ -48,8 +50,10 @@ pub fn build(dirs: &[PathBuf], out: &Path) -> Result<Built> {
         svgs.push(path);
     }
     let names: Vec<String> = svgs.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let (pictures, traces) = lesson::Pictures::draw(out)?;
+    svgs.extend(traces);
     let index = out.join("index.html");
-    std::fs::write(&index, render(&runs, &names, &source_base(out))).map_err(cannot)?;
+    std::fs::write(&index, render(&runs, &names, &pictures, &source_base(out))).map_err(cannot)?;
     std::fs::write(out.join("phrasebook.md"), crate::phrasebook::markdown()).map_err(cannot)?;
     Ok(Built { index, svgs })
 }
@@ -91,7 +95,7 @@ fn family_title(f: Family) -> &'static str {
 }
 
 /// The whole page.
-fn render(runs: &[Run], svgs: &[String], src: &str) -> String {
+fn render(runs: &[Run], svgs: &[String], pictures: &lesson::Pictures, src: &str) -> String {
     let run = &runs[0];
     let mut b = String::new();
     let _ = writeln!(
@@ -112,14 +116,14 @@ fn render(runs: &[Run], svgs: &[String], src: &str) -> String {
         let _ = writeln!(b, "<h2>{}</h2>\n<div class=\"cards\">", family_title(family));
         let vs: Vec<&Variant> = registry::all().filter(|v| v.family == family).collect();
         for (i, v) in vs.iter().enumerate() {
-            b.push_str(&reduce_card(run, v, i.checked_sub(1).map(|j| vs[j]), src));
+            b.push_str(&reduce_card(run, v, i.checked_sub(1).map(|j| vs[j]), pictures, src));
         }
         b.push_str("</div>\n");
     }
     b.push_str("<h2>Scans</h2>\n<div class=\"cards\">\n");
     let scans: Vec<_> = crate::scan::all().filter(|v| !v.tuning).collect();
     for (i, v) in scans.iter().enumerate() {
-        b.push_str(&scan_card(run, v.name, i.checked_sub(1).map(|j| scans[j].name), src));
+        b.push_str(&scan_card(run, v, i.checked_sub(1).map(|j| scans[j].name), pictures, src));
     }
     b.push_str("</div>\n");
     b.push_str(&types_section(run));
@@ -208,8 +212,9 @@ fn n_label(n: u64) -> String {
 }
 
 /// The card of a reduction variant.
-fn reduce_card(run: &Run, v: &Variant, prev: Option<&Variant>, src: &str) -> String {
-    let mut c = card_head(v.name, v.family.name(), &reduce_source(v), src, v.concept);
+fn reduce_card(run: &Run, v: &Variant, prev: Option<&Variant>, pictures: &lesson::Pictures, src: &str) -> String {
+    let path = reduce_source(v);
+    let mut c = card_head(v.name, v.family.name(), &path, src, v.concept);
     c.push_str("<table><tr><th>n</th><th>time µs</th><th>GB/s</th><th>% peak</th><th>× prev</th><th>× CUB</th><th>× C</th><th>clock64</th></tr>");
     for n in run.variant_ns() {
         let Some(r) = run.variant(v.name, n) else { continue };
@@ -234,6 +239,10 @@ fn reduce_card(run: &Run, v: &Variant, prev: Option<&Variant>, src: &str) -> Str
     }
     c.push_str("</table>");
     c.push_str(&ncu_table(run, v, prev));
+    // The twin's C function, where it is one function (not the tutorial's or a scan's pair).
+    let twin = crate::twins::TWINS.iter().find(|(name, c)| *name == v.name && !c.contains(' ')).map(|(_, c)| *c);
+    let text = source_text(&path).unwrap_or_default();
+    c.push_str(&pictures.section(run, v.name, &v.symbols(), &text, twin));
     c.push_str("</div>\n");
     c
 }
@@ -282,9 +291,15 @@ fn num(v: f64) -> String {
 }
 
 /// The card of a scan variant (inclusive scans; `× prev` against the previous scan variant).
-fn scan_card(run: &Run, name: &str, prev: Option<&str>, src: &str) -> String {
-    let concept = crate::scan::all().find(|v| v.name == name).map_or("", |v| v.concept);
-    let mut c = card_head(name, "scan", &format!("scan/{name}.rs"), src, concept);
+fn scan_card(
+    run: &Run,
+    v: &crate::scan::ScanVariant,
+    prev: Option<&str>,
+    pictures: &lesson::Pictures,
+    src: &str,
+) -> String {
+    let (name, path) = (v.name, format!("scan/{}.rs", v.name));
+    let mut c = card_head(name, "scan", &path, src, v.concept);
     c.push_str(
         "<table><tr><th>n</th><th>time µs</th><th>GB/s (r+w)</th><th>% peak</th><th>× prev</th><th>× CUB</th></tr>",
     );
@@ -306,7 +321,10 @@ fn scan_card(run: &Run, name: &str, prev: Option<&str>, src: &str) -> String {
             fmt(x_cub, 2)
         );
     }
-    c.push_str("</table></div>\n");
+    c.push_str("</table>");
+    let text = source_text(&path).unwrap_or_default();
+    c.push_str(&pictures.section(run, name, &v.symbols(), &text, None));
+    c.push_str("</div>\n");
     c
 }
 

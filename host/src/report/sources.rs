@@ -29,6 +29,7 @@ pub static SOURCES: &[(&str, &str)] = &[
     ("sumsq/squares_grid_stride.rs", include_str!("../../../kernels/src/sumsq/squares_grid_stride.rs")),
     ("sumsq/squares_one_thread.rs", include_str!("../../../kernels/src/sumsq/squares_one_thread.rs")),
     ("scan/bit.rs", include_str!("../../../kernels/src/scan/bit.rs")),
+    ("scan/blelloch_unpadded.rs", include_str!("../../../kernels/src/scan/blelloch_unpadded.rs")),
     ("scan/blelloch.rs", include_str!("../../../kernels/src/scan/blelloch.rs")),
     ("scan/lookback.rs", include_str!("../../../kernels/src/scan/lookback.rs")),
 ];

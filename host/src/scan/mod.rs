@@ -224,7 +224,7 @@ macro_rules! lookback_hinted {
     };
 }
 
-/// The scan variants: the curriculum first (`bit` → `blelloch` → `lookback`), then the
+/// The scan variants: the curriculum first (`bit` → `blelloch_unpadded` → `blelloch` → `lookback`), then the
 /// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
 static VARIANTS: &[ScanVariant] = &[
     ScanVariant {
@@ -238,6 +238,19 @@ static VARIANTS: &[ScanVariant] = &[
             query: kernel_ref!(kernels::scan::bit_query(a, b, c, d)),
             block: BIT_BLOCK,
             span: BIT_SPAN,
+        },
+    },
+    ScanVariant {
+        name: "blelloch_unpadded",
+        concept: "work-efficient up-sweep/down-sweep over 4-element leaves, the shared tree one word per node: up-to-32-way bank conflicts",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        plan: ScanPlan::ReduceThenScan {
+            reduce: kernel_ref!(kernels::scan::blelloch_unpadded_reduce(a, b, c)),
+            block_scan: kernel_ref!(kernels::scan::blelloch_unpadded_block(a, b, c, d, e)),
+            block: BLELLOCH_BLOCK,
+            tile: BLELLOCH_TILE,
         },
     },
     ScanVariant {

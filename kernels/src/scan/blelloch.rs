@@ -29,7 +29,7 @@ pub const BLELLOCH_REDUCE_SHARED_BYTES: u32 = BLELLOCH_BLOCK_SHARED_BYTES;
 /// # Safety
 /// `input` holds `n` elements and is 16-byte aligned (`base` is a multiple of the tile).
 #[inline(always)]
-unsafe fn load_leaf<const NC: bool>(input: Global<i32>, base: usize, leaf: usize, n: usize) -> [i32; 4] {
+pub(super) unsafe fn load_leaf<const NC: bool>(input: Global<i32>, base: usize, leaf: usize, n: usize) -> [i32; 4] {
     let p = base + leaf * BLELLOCH_LEAF as usize;
     if p + 4 <= n {
         // SAFETY: p + 3 < n; p is a multiple of 4 from an aligned start; if NC, nobody writes
@@ -47,7 +47,7 @@ unsafe fn load_leaf<const NC: bool>(input: Global<i32>, base: usize, leaf: usize
 /// # Safety
 /// `output` holds `n` elements and is 16-byte aligned; nobody else accesses the leaf meanwhile.
 #[inline(always)]
-unsafe fn store_leaf(output: GlobalMut<i32>, base: usize, leaf: usize, n: usize, out: [i32; 4]) {
+pub(super) unsafe fn store_leaf(output: GlobalMut<i32>, base: usize, leaf: usize, n: usize, out: [i32; 4]) {
     let p = base + leaf * BLELLOCH_LEAF as usize;
     if p + 4 <= n {
         // SAFETY: p + 3 < n, 16-byte aligned; these elements are the caller's alone.

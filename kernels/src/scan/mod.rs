@@ -6,6 +6,7 @@
 //! | variant | kernels | work | passes over the data | idea |
 //! |---|---|---|---|---|
 //! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log T + (n/T) log n), tiles of T = 2048 | 2 reads + 2 writes | Fenwick tree: build it, query every prefix (the part above a tile once per tile) |
+//! | `blelloch_unpadded` | [`blelloch_unpadded_reduce`] ×levels, [`blelloch_unpadded_block`] ×levels | O(n) | 2 reads + 1 write | `blelloch` with its tree one word per node: the bank conflicts that the padding removes |
 //! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //!
@@ -18,6 +19,7 @@
 
 mod bit;
 mod blelloch;
+mod blelloch_unpadded;
 pub mod index;
 mod lookback;
 mod lookback_typed;
@@ -27,6 +29,7 @@ pub use blelloch::{
     BLELLOCH_BLOCK, BLELLOCH_BLOCK_SHARED_BYTES, BLELLOCH_LEAF, BLELLOCH_LEAVES, BLELLOCH_REDUCE_SHARED_BYTES,
     BLELLOCH_TILE, blelloch_block, blelloch_reduce,
 };
+pub use blelloch_unpadded::{BLELLOCH_UNPADDED_SHARED_BYTES, blelloch_unpadded_block, blelloch_unpadded_reduce};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use lookback::lookback_probe;
 pub use lookback::{

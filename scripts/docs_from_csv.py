@@ -164,6 +164,39 @@ def measured_scans(d, gpu, commit):
     return out
 
 
+def measured_padding(d, gpu, commit):
+    """blelloch_unpadded's `# Measured`: it against blelloch in interleaved rounds (padding.csv,
+    scripts/gpu/padding.sh): per n and kind, each side's median over the rounds [min, max] and
+    the per-round ratio unpadded / padded, median [min, max]."""
+    f = d / "padding.csv"
+    if not f.exists():
+        return {}
+    rs = [r for r in rows(f) if r["time_us_median"]]
+    by = {}
+    for r in rs:
+        by.setdefault((int(r["n"]), r["kind"], r["round"]), {})[r["variant"]] = float(r["time_us_median"])
+    pairs = {k: v for k, v in by.items() if len(v) == 2}
+    lines = [
+        f"{gpu}, `scripts/gpu/padding.sh`: this scan and `blelloch` in interleaved rounds, each row the median of "
+        f"20 timed runs, every output element checked (`{d.rel('padding.csv')}/padding.csv`, commit "
+        f"{file_commit(d, 'padding.csv', commit)}); median over the rounds [min, max], and the per-round ratio:",
+        "",
+        "| n | kind | rounds | blelloch_unpadded | blelloch | unpadded / padded |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n, kind in sorted({(k[0], k[1]) for k in pairs}, key=lambda x: (x[0], x[1] != "inclusive")):
+        sel = [v for k, v in pairs.items() if k[:2] == (n, kind)]
+        u = [x["blelloch_unpadded"] for x in sel]
+        p = [x["blelloch"] for x in sel]
+        q = [a / b for a, b in zip(u, p)]
+        span = lambda v, f: f"{f(statistics.median(v))} [{f(min(v))}, {f(max(v))}]"
+        lines.append(
+            f"| 2^{n.bit_length() - 1} | {kind} | {len(sel)} | {span(u, fmt_us)} | {span(p, fmt_us)} | "
+            f"{span(q, lambda x: f'{x:.3f}')} |"
+        )
+    return {"blelloch_unpadded": lines}
+
+
 def rewrite_measured(path, lines):
     """Replaces the body of the first `# Measured` doc section in `path` (the file's own kernel;
     tuning shapes and ablations declared later in the file keep theirs) with `lines`."""
@@ -536,7 +569,11 @@ def main():
     d = Dirs([(ROOT / a).resolve() for a in args])
     gpu, commit = device(d)
     by_n = reductions(d)
-    measured = {**measured_reduction(by_n, gpu, commit, d), **measured_scans(d, gpu, commit)}
+    measured = {
+        **measured_reduction(by_n, gpu, commit, d),
+        **measured_scans(d, gpu, commit),
+        **measured_padding(d, gpu, commit),
+    }
     typed = typed_scans(d, gpu, commit)
     if typed:
         measured["lookback_typed"] = typed

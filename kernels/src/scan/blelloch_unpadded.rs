@@ -77,10 +77,16 @@ kernel! {
     /// # Previous problem → fix
     /// `bit` does `O(n log n)` work: every query re-reads tree nodes that other queries also
     /// read. The up-sweep/down-sweep computes each node's prefix once and passes it down:
-    /// `O(n)` work. What this version leaves slow is its shared memory: the deep levels of
-    /// both sweeps are up-to-32-way bank conflicts (`index::tests::
-    /// padding_removes_the_bank_conflicts_of_the_tree` counts them). `blelloch` fixes that
-    /// with one padding word per 32 nodes; `diff blelloch_unpadded.rs blelloch.rs` is the fix.
+    /// `O(n)` work. What this version leaves is its shared memory's bank conflicts: the deep
+    /// levels of both sweeps are up-to-32-way conflicts (`index::tests::
+    /// padding_removes_the_bank_conflicts_of_the_tree` counts them; ncu on the H100 counts
+    /// 255,917 extra load wavefronts at 2^20). `blelloch` removes them with one padding word per
+    /// 32 nodes; `diff blelloch_unpadded.rs blelloch.rs` is the fix. **The counter is not the
+    /// clock**: on the H100 this version is not slower (# Measured): with 4-element leaves the
+    /// tree is a small part of the work, and LLVM unrolls these plain sweeps fully (21
+    /// barriers inline in the PTX, against the padded version's two loops), so the GPU runs
+    /// 1.53 M instructions at 2^20 against the padded kernels' 2.75 M
+    /// (`docs/measurements/2026-11-25-h100/counters/scan_2e20.csv`).
     ///
     /// # Execution
     /// As `blelloch_block`, with node `i` at word `i`:
@@ -113,7 +119,16 @@ kernel! {
     /// tile array. Every thread reaches every barrier (threads past `n` carry zeros).
     ///
     /// # Measured
-    /// Not measured on a GPU yet.
+    /// NVIDIA H100 80GB HBM3, `scripts/gpu/padding.sh`: this scan and `blelloch` in interleaved rounds, each row the median of 20 timed runs, every output element checked (`docs/measurements/2026-11-25-h100/padding.csv`, commit c23f134); median over the rounds [min, max], and the per-round ratio:
+    ///
+    /// | n | kind | rounds | blelloch_unpadded | blelloch | unpadded / padded |
+    /// |---|---|---|---|---|---|
+    /// | 2^20 | inclusive | 5 | 14.72 µs [14.59 µs, 14.98 µs] | 15.30 µs [15.02 µs, 15.65 µs] | 0.967 [0.933, 0.987] |
+    /// | 2^20 | exclusive | 5 | 14.70 µs [14.56 µs, 14.94 µs] | 15.28 µs [15.01 µs, 15.60 µs] | 0.965 [0.933, 0.989] |
+    /// | 2^24 | inclusive | 4 | 94.86 µs [94.58 µs, 95.07 µs] | 94.52 µs [94.10 µs, 94.85 µs] | 1.005 [0.997, 1.007] |
+    /// | 2^24 | exclusive | 4 | 94.03 µs [93.81 µs, 94.26 µs] | 93.15 µs [92.74 µs, 93.55 µs] | 1.009 [1.003, 1.016] |
+    /// | 2^28 | inclusive | 3 | 1241.7 µs [1239.3 µs, 1242.8 µs] | 1267.9 µs [1265.3 µs, 1270.0 µs] | 0.979 [0.978, 0.980] |
+    /// | 2^28 | exclusive | 3 | 1242.5 µs [1240.8 µs, 1242.8 µs] | 1267.9 µs [1266.8 µs, 1268.3 µs] | 0.980 [0.979, 0.980] |
     pub unsafe fn blelloch_unpadded_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_UNPADDED_TEMP: [i32; BLELLOCH_LEAVES as usize]);
         let tid = thread_idx_x() as usize;
@@ -188,7 +203,7 @@ kernel! {
     /// thread reaches every barrier.
     ///
     /// # Measured
-    /// Not measured on a GPU yet.
+    /// Timed together with `blelloch_unpadded_block` (a scan launches both): see its table.
     pub unsafe fn blelloch_unpadded_reduce(input: Global<i32>, sums: GlobalMut<i32>, n: u32) {
         let temp = static_shared!(BLELLOCH_UNPADDED_UP: [i32; BLELLOCH_LEAVES as usize]);
         let tid = thread_idx_x() as usize;

@@ -111,6 +111,50 @@ fn help_of(arg: &str) -> Option<String> {
     Some(help.trim_end_matches('.').to_owned())
 }
 
+/// The arguments of a subcommand (`reduce WORD …`, `argv[1]` is the word), parsed by `T`; or,
+/// when clap answered instead, the exit status after its answer: help or version on `out`
+/// (0), an error in one line on `err` (2: clap's first line, with the missing flag, the allowed
+/// values or the subcommand's flags added).
+pub(super) fn subcommand<T: clap::Parser>(
+    word: &str,
+    argv: &[std::ffi::OsString],
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<T, u8> {
+    let name = format!("reduce {word}");
+    let argv = std::iter::once(std::ffi::OsString::from(&name)).chain(argv.iter().skip(2).cloned());
+    T::try_parse_from(argv).map_err(|e| {
+        if e.use_stderr() {
+            let _ = writeln!(err, "{}", sub_one_line(&e, &name, &T::command()));
+            2
+        } else {
+            let _ = write!(out, "{}", e.render());
+            0
+        }
+    })
+}
+
+/// [`subcommand`]'s one line.
+fn sub_one_line(e: &clap::Error, name: &str, cmd: &clap::Command) -> String {
+    let rendered = e.render().to_string();
+    let mut line = rendered.lines().next().unwrap_or("error: bad command line").trim_end().to_string();
+    match (e.kind(), e.get(ContextKind::InvalidArg), e.get(ContextKind::ValidValue)) {
+        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing)), _) => {
+            line = format!("{} {}", line.trim_end_matches(':'), missing.join(", "));
+        }
+        (_, _, Some(ContextValue::Strings(values))) if !values.is_empty() => {
+            line += &format!("; allowed: {}", values.join(", "));
+        }
+        (ErrorKind::UnknownArgument, ..) => {
+            let flags: Vec<String> =
+                cmd.get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect();
+            line += &format!("; the flags of `{name}` are: {}", flags.join(", "));
+        }
+        _ => {}
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

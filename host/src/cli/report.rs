@@ -29,15 +29,9 @@ struct ReportArgs {
 /// caller: `argv[0]` is the program, `argv[1]` is `report`). Returns the exit status: 0
 /// written, 2 bad input or an unwritable `--out`.
 pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    let argv = std::iter::once(OsString::from("reduce report")).chain(argv.iter().skip(2).cloned());
-    let args = match ReportArgs::try_parse_from(argv) {
+    let args: ReportArgs = match super::parse::subcommand("report", argv, out, err) {
         Ok(a) => a,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let text = e.render().to_string();
-            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
-            return code;
-        }
+        Err(status) => return status,
     };
     match crate::report::build(&args.runs, &args.out) {
         Ok(built) => {

@@ -8,8 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::{Parser, ValueEnum};
 
 use crate::scan::Kind;
 use crate::trace::{Subject, capture, svg};
@@ -61,14 +60,9 @@ enum KindArg {
 /// Runs `reduce trace …` (`argv[0]` the program, `argv[1]` `trace`). Returns the exit status:
 /// 0 drawn, 1 drawn but the variant's result was wrong, 2 bad input or an unwritable `--out`.
 pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    let argv = std::iter::once(OsString::from("reduce trace")).chain(argv.iter().skip(2).cloned());
-    let args = match TraceArgs::try_parse_from(argv) {
+    let args: TraceArgs = match super::parse::subcommand("trace", argv, out, err) {
         Ok(a) => a,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = if code == 0 { write!(out, "{}", e.render()) } else { writeln!(err, "{}", one_line(&e)) };
-            return code;
-        }
+        Err(status) => return status,
     };
     match draw(&args, out) {
         Ok(passed) => u8::from(!passed),
@@ -77,28 +71,6 @@ pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -
             2
         }
     }
-}
-
-/// A command-line error in one line: clap's first line, with the missing flag, the allowed
-/// values or `trace`'s flags added where clap puts them on later lines.
-fn one_line(e: &clap::Error) -> String {
-    let rendered = e.render().to_string();
-    let mut line = rendered.lines().next().unwrap_or("error: bad command line").trim_end().to_string();
-    match (e.kind(), e.get(ContextKind::InvalidArg), e.get(ContextKind::ValidValue)) {
-        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing)), _) => {
-            line = format!("{} {}", line.trim_end_matches(':'), missing.join(", "));
-        }
-        (_, _, Some(ContextValue::Strings(values))) if !values.is_empty() => {
-            line += &format!("; allowed: {}", values.join(", "));
-        }
-        (ErrorKind::UnknownArgument, ..) => {
-            let flags: Vec<String> =
-                TraceArgs::command().get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect();
-            line += &format!("; the flags of `reduce trace` are: {}", flags.join(", "));
-        }
-        _ => {}
-    }
-    line
 }
 
 /// The subject the arguments name, or why not.

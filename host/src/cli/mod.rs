@@ -70,7 +70,7 @@ enum BackendArg {
 /// Runs the reduction variants, checks every result against the CPU recursion, and prints
 /// time, bandwidth and verdict per variant.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "reduce", version, about, long_about = None, after_help = "Report: reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
+#[command(name = "reduce", version, about, long_about = None, after_help = "Subcommands: reduce trace --variant NAME draws one block's memory accesses, barrier by barrier, as SVG (reduce trace --help); reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
 struct Args {
     /// Number of elements, 1..=4294967295 [default: 2^24 on a GPU, 2^20 on the emulator].
     #[arg(long, conflicts_with = "log2", value_parser = parse::n, allow_negative_numbers = true)]
@@ -134,10 +134,11 @@ struct Args {
     /// ours (> 1: the Rust kernel is faster).
     #[arg(long)]
     compare_c: bool,
-    /// Also profile each variant under Nsight Compute (ncu; GPU only) and add its hardware
-    /// counters as columns: gld and warp execution efficiency, instructions, occupancy, DRAM
-    /// throughput, bank conflicts, barrier stalls, global requests and sectors
-    /// (docs/metrics.md). Exit status 2 where they cannot be had.
+    /// Also add each variant's counters as columns. On a GPU, Nsight Compute's (ncu): gld and
+    /// warp execution efficiency, instructions, occupancy, DRAM throughput, bank conflicts,
+    /// barrier stalls, requests, sectors, wavefronts (docs/metrics.md); exit status 2 without
+    /// ncu. On the emulator, its own count of the same accesses under the same names, plus
+    /// active lanes per request and barriers (docs/counters.md).
     #[arg(long)]
     metrics: bool,
     /// Only this kind of scan (the child runs of `--metrics`).

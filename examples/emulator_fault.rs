@@ -86,7 +86,7 @@ fn show(kernel: Kernel<(*mut i32,)>, kind: EmuErrorKind, lesson: &[&str]) -> Res
     }
 }
 
-fn main() -> Result<(), host::Error> {
+fn main() -> host::MainResult {
     show(
         host::kernel_ref!(barrier_in_a_branch(o)),
         EmuErrorKind::BarrierDivergence,
@@ -113,5 +113,6 @@ fn main() -> Result<(), host::Error> {
             "keeps the value out of registers but does not order the lanes. Fix: sync_warp(FULL_MASK)",
             "after each step (`last_warp` in kernels/src/reduce/unroll_warps8.rs).",
         ],
-    )
+    )?;
+    Ok(())
 }

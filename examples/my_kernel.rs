@@ -42,7 +42,7 @@ unsafe fn two_loads(input: Global<i32>, out: GlobalMut<i32>, n: u32) {
     }
 }
 
-fn main() -> Result<(), host::Error> {
+fn main() -> host::MainResult {
     let backend = Backend::emulator();
     let (n, block) = (1_000_003usize, 256u32);
     let data = Input::small(n, 1).data;

@@ -5,7 +5,7 @@
 
 use host::{Backend, BackendKind, sum::Reducer};
 
-fn main() -> Result<(), host::Error> {
+fn main() -> host::MainResult {
     let (backend, no_gpu) = Backend::select(BackendKind::Auto)?;
     if let Some(why) = no_gpu {
         println!("no GPU ({why}): running on the CPU emulator");

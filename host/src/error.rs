@@ -8,6 +8,36 @@ use crate::emu::EmuError;
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What a program's `main` returns to print an [`Error`] as the CLI does: `main` returning
+/// `Err` prints `Error: ` and the error's `Debug` form, which for [`Fatal`] is the one-line
+/// message (kernel, block, thread and `file:line` for an emulator fault) instead of the enum's
+/// fields; `?` converts any [`Error`]. `{:?}` of an [`Error`] itself is unchanged.
+///
+/// ```no_run
+/// fn main() -> host::MainResult {
+///     let backend = host::Backend::emulator();
+///     let input = backend.upload(&[1, 2, 3])?;
+///     println!("{}", host::sum::Reducer::new(&backend).sum(&input)?);
+///     Ok(())
+/// }
+/// ```
+pub type MainResult = std::result::Result<(), Fatal>;
+
+/// An [`Error`] on its way out of `main` ([`MainResult`]): its `Debug` is its `Display`.
+pub struct Fatal(pub Error);
+
+impl From<Error> for Fatal {
+    fn from(e: Error) -> Self {
+        Fatal(e)
+    }
+}
+
+impl fmt::Debug for Fatal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
 /// Everything that can go wrong between a request and a verified result.
 #[derive(Debug)]
 pub enum Error {
@@ -61,5 +91,20 @@ pub(crate) trait CudaContext<T> {
 impl<T> CudaContext<T> for cust::error::CudaResult<T> {
     fn during(self, what: impl Into<String>) -> Result<T> {
         self.map_err(|error| Error::Cuda { during: what.into(), error })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_leaving_main_prints_its_one_line() {
+        let e = Error::Invalid("--n 0: n must be at least 1".into());
+        let line = e.to_string();
+        assert_eq!(format!("{:?}", Fatal::from(e)), line, "Fatal's Debug is the Display line");
+        assert!(!line.contains('\n') && !line.contains("Invalid("), "{line}");
+        // `{:?}` of the error itself keeps the derived form.
+        assert!(format!("{:?}", Error::Invalid("x".into())).starts_with("Invalid("));
     }
 }

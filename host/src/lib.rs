@@ -66,5 +66,5 @@ pub mod twins;
 pub mod verify;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
-pub use error::{Error, Result};
+pub use error::{Error, Fatal, MainResult, Result};
 pub use reduce::{cpu, reduce, registry, sum};

@@ -23,6 +23,7 @@
 
 mod alignment;
 mod bench_checks;
+mod check;
 mod cli;
 mod common;
 mod docs;
@@ -50,6 +51,7 @@ fn main() {
     trials.extend(docs::trials());
     trials.extend(emulator::trials());
     trials.extend(faults::trials());
+    trials.extend(check::trials());
     trials.extend(source::trials());
     trials.extend(cli::trials());
     trials.extend(gpu::trials(gpu.is_none()));

@@ -48,6 +48,7 @@
 #![feature(macro_metavar_expr_concat)]
 
 pub mod backend;
+pub mod check;
 pub mod cli;
 pub mod cub;
 pub mod emu;

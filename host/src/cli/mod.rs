@@ -10,6 +10,7 @@
 //! [`run_with`] to see the output and the status. Errors and progress go to the writer the
 //! caller gives ([`run_with`]'s `err`).
 
+mod check;
 mod metrics;
 mod parse;
 mod reduce;
@@ -70,7 +71,7 @@ enum BackendArg {
 /// Runs the reduction variants, checks every result against the CPU recursion, and prints
 /// time, bandwidth and verdict per variant.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "reduce", version, about, long_about = None, after_help = "Subcommands: reduce trace --variant NAME draws one block's memory accesses, barrier by barrier, as SVG (reduce trace --help); reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
+#[command(name = "reduce", version, about, long_about = None, after_help = "Subcommands: reduce check --variant NAME checks one reduction at every block and the test suite's sizes on the emulator (reduce check --help); reduce trace --variant NAME draws one block's memory accesses, barrier by barrier, as SVG (reduce trace --help); reduce report RUN_DIR... [--out DIR] builds an HTML report from measurement CSVs (reduce report --help).")]
 struct Args {
     /// Number of elements, 1..=4294967295 [default: 2^24 on a GPU, 2^20 on the emulator].
     #[arg(long, conflicts_with = "log2", value_parser = parse::n, allow_negative_numbers = true)]
@@ -172,6 +173,9 @@ where
     }
     if argv.get(1).is_some_and(|a| a == "trace") {
         return trace::run(&argv, out, err);
+    }
+    if argv.get(1).is_some_and(|a| a == "check") {
+        return check::run(&argv, out, err);
     }
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,

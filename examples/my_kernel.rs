@@ -7,7 +7,9 @@
 //! `unroll2`) and then uses the shared block reduction of the collective layer (like
 //! `warp_shuffle`). Change it, run the example, and see whether it still agrees with the CPU.
 //! To run it on a GPU, move it into `kernels/src/reduce/two_loads.rs` inside `kernel! { … }`
-//! and register it: docs/adding-a-variant.md.
+//! and register it: docs/adding-a-variant.md. What a kernel can call (indices, barriers, warp
+//! operations and masks, shared and global memory, atomics), each beside its CUDA C name:
+//! docs/device-layer.md.
 
 use host::backend::{Backend, Kernel, LaunchConfig};
 use host::cpu::Reference;

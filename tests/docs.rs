@@ -125,8 +125,42 @@ fn check_all() -> Result<(), Failed> {
     if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }
 }
 
+/// Every name in the Rust column of `docs/device-layer.md`'s tables (a call, a `snake_case`
+/// constant or a `CamelCase` type, inside backticks) is in the generated phrasebook, so the overview cannot name what the
+/// device layer does not have.
+fn device_layer_names_are_in_the_phrasebook() -> Result<(), Failed> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let overview = std::fs::read_to_string(root.join("device-layer.md"))?;
+    let phrasebook = std::fs::read_to_string(root.join("phrasebook.md"))?;
+    let mut names = Vec::new();
+    for row in overview.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| CUDA C")) {
+        let Some(rust) = row.split(" | ").nth(1) else { continue };
+        for code in rust.split('`').skip(1).step_by(2) {
+            // Names of the layer: snake_case calls and constants, and CamelCase types.
+            for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                let camel = word.chars().next().is_some_and(char::is_uppercase) && word.chars().any(char::is_lowercase);
+                if (word.contains('_') || camel || code.contains(&format!("{word}(")))
+                    && !names.iter().any(|n| n == word)
+                {
+                    names.push(word.to_string());
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = names.iter().filter(|n| !phrasebook.contains(n.as_str())).collect();
+    if names.len() < 20 {
+        return Err(format!("only {} calls found in docs/device-layer.md's tables: {names:?}", names.len()).into());
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("docs/device-layer.md names {missing:?}, not in the phrasebook").into())
+    }
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
+        Trial::test("docs::device_layer_names_are_in_the_phrasebook", device_layer_names_are_in_the_phrasebook),
         Trial::test("docs::kernel_doc_template", check_all),
         Trial::test("docs::checker_reports_missing_sections", || {
             let doc: Vec<String> = ["Sums.", "", "# Concept", "# Execution", "# Launch", "# Safety"]

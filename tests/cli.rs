@@ -19,6 +19,39 @@ fn check(ok: bool, what: &str, out: &str) -> Result<(), Failed> {
     if ok { Ok(()) } else { Err(format!("{what}; output was:\n{out}").into()) }
 }
 
+/// `--metrics` on the emulator: the book's (and the H100's) chapter-3 load efficiencies and
+/// the divergence lesson's active lanes per request, from the emulator's counting at 2^16.
+fn metrics_on_the_emulator_count_the_lessons() -> Result<(), Failed> {
+    // The book's (and the H100's) chapter-3 load efficiencies, from the emulator's
+    // counting of the kernels' own accesses at n = 2^16.
+    let args = ["--backend", "emulator", "--family", "global", "--metrics", "--log2", "16", "--format", "csv"];
+    let (code, out) = run(&args);
+    check(code == 0, &format!("exit status {code}"), &out)?;
+    let header: Vec<&str> = out.lines().next().unwrap_or_default().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(eff), Some(lanes)) = (col("gld_efficiency_pct"), col("emu_lanes_per_request")) else {
+        return Err(format!("no gld_efficiency_pct / emu_lanes_per_request column: {header:?}").into());
+    };
+    let value = |variant: &str, at: usize| -> Option<f64> {
+        let row = out.lines().find(|l| l.starts_with(&format!("{variant},")))?;
+        row.split(',').nth(at)?.parse().ok()
+    };
+    for (variant, expected) in [("neighbored_less", 25.02), ("interleaved", 96.15), ("unroll8", 99.21)] {
+        let got = value(variant, eff);
+        check(
+            got.is_some_and(|g| (g - expected).abs() < 0.005),
+            &format!("{variant}: gld eff {got:?}, expected {expected}"),
+            &out,
+        )?;
+    }
+    let (a, b) = (value("neighbored", lanes), value("neighbored_less", lanes));
+    check(
+        a.zip(b).is_some_and(|(a, b)| a < 6.0 && b > 24.0),
+        &format!("active lanes per request: neighbored {a:?} → neighbored_less {b:?}, expected about 5.4 → 24.8"),
+        &out,
+    )
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
         Trial::test("cli::table_on_the_emulator", || {
@@ -68,38 +101,7 @@ pub fn trials() -> Vec<Trial> {
             )?;
             check(out.contains("\"verdict\":\"PASS\""), "json verdict", &out)
         }),
-        Trial::test("cli::metrics_on_the_emulator_count_the_lessons", || {
-            // The book's (and the H100's) chapter-3 load efficiencies, from the emulator's
-            // counting of the kernels' own accesses at n = 2^16.
-            let args = ["--backend", "emulator", "--family", "global", "--metrics", "--log2", "16", "--format", "csv"];
-            let (code, out) = run(&args);
-            check(code == 0, &format!("exit status {code}"), &out)?;
-            let header: Vec<&str> = out.lines().next().unwrap_or_default().split(',').collect();
-            let col = |name: &str| header.iter().position(|h| *h == name);
-            let (Some(eff), Some(lanes)) = (col("gld_efficiency_pct"), col("emu_lanes_per_request")) else {
-                return Err(format!("no gld_efficiency_pct / emu_lanes_per_request column: {header:?}").into());
-            };
-            let value = |variant: &str, at: usize| -> Option<f64> {
-                let row = out.lines().find(|l| l.starts_with(&format!("{variant},")))?;
-                row.split(',').nth(at)?.parse().ok()
-            };
-            for (variant, expected) in [("neighbored_less", 25.02), ("interleaved", 96.15), ("unroll8", 99.21)] {
-                let got = value(variant, eff);
-                check(
-                    got.is_some_and(|g| (g - expected).abs() < 0.005),
-                    &format!("{variant}: gld eff {got:?}, expected {expected}"),
-                    &out,
-                )?;
-            }
-            let (a, b) = (value("neighbored", lanes), value("neighbored_less", lanes));
-            check(
-                a.zip(b).is_some_and(|(a, b)| a < 6.0 && b > 24.0),
-                &format!(
-                    "active lanes per request: neighbored {a:?} → neighbored_less {b:?}, expected about 5.4 → 24.8"
-                ),
-                &out,
-            )
-        }),
+        Trial::test("cli::metrics_on_the_emulator_count_the_lessons", metrics_on_the_emulator_count_the_lessons),
         Trial::test("cli::sweep_is_one_csv_with_a_row_per_size_and_variant", || {
             let args = ["--backend", "emulator", "--sweep", "9..11", "--family", "modern", "--repeat", "1"];
             let (code, out, err) = run_err(&args);

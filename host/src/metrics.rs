@@ -307,26 +307,27 @@ pub const EMU_METRICS: [Metric; 16] = [
     data(emu("emu_atomics", "atomics", 0, Rule::Sum("emu__atomics.sum", 1.0), true)),
 ];
 
+/// The emulator's summary of a row from its counted launches, in launch order: `runs` equal
+/// runs were made (a warm-up, then the counted run); the last run's launches of `symbols`
+/// count, as [`Summary::of_timed_run`] takes ncu's timed run.
+pub fn emulated_summary(counted: &[crate::emu::Counted], symbols: &[&str], runs: usize) -> Option<Summary> {
+    let launches: Vec<Launch> = counted.iter().enumerate().map(|(i, c)| emulated_launch(i as u64, c)).collect();
+    Summary::of_timed_run_as(Profile::Emulator, &launches, symbols, runs)
+}
+
 /// One emulator launch's counters as a [`Launch`] whose values carry ncu's metric names where
 /// the emulator counts the same thing (so that [`Summary`] aggregates both alike).
 pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
     let c = &counted.counters;
-    let pct = |bytes: u64, sectors: u64| if sectors == 0 { 0.0 } else { 100.0 * bytes as f64 / (32 * sectors) as f64 };
     let values: [(&str, f64); 16] = [
         (LD_SECTORS, c.gld_sectors as f64),
         ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", c.gld_requests as f64),
-        ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", pct(c.gld_bytes, c.gld_sectors)),
+        ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", c.gld_efficiency_pct()),
         (ST_SECTORS, c.gst_sectors as f64),
         ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", c.gst_requests as f64),
-        (ST_PCT, pct(c.gst_bytes, c.gst_sectors)),
-        (
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-            (c.shared_ld_wavefronts - c.shared_ld_ideal) as f64,
-        ),
-        (
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-            (c.shared_st_wavefronts - c.shared_st_ideal) as f64,
-        ),
+        (ST_PCT, c.gst_efficiency_pct()),
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", c.shared_ld_conflicts() as f64),
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", c.shared_st_conflicts() as f64),
         ("smsp__sass_inst_executed_op_shared_ld.sum", c.shared_ld_requests as f64),
         ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", c.shared_ld_wavefronts as f64),
         ("smsp__sass_inst_executed_op_shared_st.sum", c.shared_st_requests as f64),

@@ -37,17 +37,15 @@ pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::run_captured as run;
+
     #[test]
     fn check_passes_a_registered_variant_at_every_block_and_refuses_a_bad_name() {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = super::super::run_with(["reduce", "check", "--variant", "smem"], &mut out, &mut err);
-        let out = String::from_utf8(out).unwrap();
+        let (code, out, _) = run(&["reduce", "check", "--variant", "smem"]);
         assert_eq!(code, 0, "{out}");
         assert_eq!(out.lines().count(), 6, "blocks 32..1024: {out}");
         assert!(out.lines().all(|l| l.ends_with("PASS (14 sizes, 1 to 1048583)")), "{out}");
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = super::super::run_with(["reduce", "check", "--variant", "nope"], &mut out, &mut err);
-        let err = String::from_utf8(err).unwrap();
+        let (code, _, err) = run(&["reduce", "check", "--variant", "nope"]);
         assert_eq!((code, err.lines().count()), (2, 1), "{err}");
         assert!(err.starts_with("error: invalid request: no variant `nope`"), "{err}");
     }

@@ -72,14 +72,7 @@ pub(super) fn scans(session: &Session, pairs: &[(&'static ScanVariant, Kind)], e
 pub(super) fn emulated(session: &Session, symbols: &[&str], run: impl FnOnce(&Session)) -> Option<Summary> {
     let counting = session.counting()?;
     run(&counting);
-    let launches: Vec<_> = counting
-        .backend
-        .take_counted()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| crate::metrics::emulated_launch(i as u64, c))
-        .collect();
-    Summary::of_timed_run_as(Profile::Emulator, &launches, symbols, CHILD_RUNS)
+    crate::metrics::emulated_summary(&counting.backend.take_counted(), symbols, CHILD_RUNS)
 }
 
 /// Profiles every job (`None`: nothing to profile, empty cells). No GPU, no ncu, no permission

@@ -201,6 +201,15 @@ where
     }
 }
 
+/// `run_with` on `args` with its output captured: (exit status, stdout, stderr). For the
+/// subcommands' unit tests.
+#[cfg(test)]
+fn run_captured(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run_with(args, &mut out, &mut err);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
 /// What every run shares, checked once: where it runs, on how many elements, how often.
 struct Session {
     backend: Backend,

@@ -61,19 +61,27 @@ pub(super) fn repeat(s: &str) -> Result<u32, String> {
 /// A clap error in one line: clap's first line, plus what is allowed where clap put that on
 /// a later line (the possible values) or nowhere (the flags there are).
 pub(super) fn one_line(e: &clap::Error) -> String {
+    line_of(e, &command(), "the flags are")
+}
+
+/// [`one_line`] for the command `cmd`, whose flags an unknown one is answered with,
+/// after `flags_intro`.
+fn line_of(e: &clap::Error, cmd: &clap::Command, flags_intro: &str) -> String {
     let rendered = e.render().to_string();
     let mut line = rendered.lines().next().unwrap_or("error: bad command line").trim_end().to_string();
-    match e.get(ContextKind::ValidValue) {
-        Some(ContextValue::Strings(values)) if !values.is_empty() => {
+    match (e.get(ContextKind::ValidValue), e.get(ContextKind::InvalidArg)) {
+        (Some(ContextValue::Strings(values)), _) if !values.is_empty() => {
             line += &format!("; allowed: {}", values.join(", "));
         }
         // A flag given without its value (`--n` last): say what the flag takes.
-        _ if e.kind() == ErrorKind::InvalidValue => {
-            if let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
-                && let Some(help) = help_of(arg)
-            {
+        (_, Some(ContextValue::String(arg))) if e.kind() == ErrorKind::InvalidValue => {
+            if let Some(help) = help_of(cmd, arg) {
                 line += &format!("; {}: {help}", arg.split(' ').next().unwrap_or(arg));
             }
+        }
+        // A required flag missing: clap names it on the next line; name it on this one.
+        (_, Some(ContextValue::Strings(missing))) if e.kind() == ErrorKind::MissingRequiredArgument => {
+            line = format!("{} {}", line.trim_end_matches(':'), missing.join(", "));
         }
         _ => {}
     }
@@ -81,7 +89,7 @@ pub(super) fn one_line(e: &clap::Error) -> String {
         if let Some(ContextValue::String(similar)) = e.get(ContextKind::SuggestedArg) {
             line += &format!(" (did you mean {similar}?)");
         }
-        line += &format!("; the flags are: {}", flags().join(", "));
+        line += &format!("; {flags_intro}: {}", flags(cmd).join(", "));
     }
     line
 }
@@ -93,20 +101,14 @@ fn command() -> clap::Command {
     cmd
 }
 
-/// The long flags of `reduce`, in the order of `--help`.
-fn flags() -> Vec<String> {
-    command()
-        .get_arguments()
-        .filter(|a| !a.is_hide_set())
-        .filter_map(|a| a.get_long())
-        .map(|l| format!("--{l}"))
-        .collect()
+/// The long flags of `cmd`, in the order of `--help`.
+fn flags(cmd: &clap::Command) -> Vec<String> {
+    cmd.get_arguments().filter(|a| !a.is_hide_set()).filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect()
 }
 
 /// The help line of the flag clap shows as `arg` (`--n <N>`).
-fn help_of(arg: &str) -> Option<String> {
+fn help_of(cmd: &clap::Command, arg: &str) -> Option<String> {
     let long = arg.strip_prefix("--")?.split(' ').next()?;
-    let cmd = command();
     let help = cmd.get_arguments().find(|a| a.get_long() == Some(long))?.get_help()?.to_string();
     Some(help.trim_end_matches('.').to_owned())
 }
@@ -125,34 +127,14 @@ pub(super) fn subcommand<T: clap::Parser>(
     let argv = std::iter::once(std::ffi::OsString::from(&name)).chain(argv.iter().skip(2).cloned());
     T::try_parse_from(argv).map_err(|e| {
         if e.use_stderr() {
-            let _ = writeln!(err, "{}", sub_one_line(&e, &name, &T::command()));
+            // Unbuilt: the subcommand's own flags, without clap's --help and --version.
+            let _ = writeln!(err, "{}", line_of(&e, &T::command(), &format!("the flags of `{name}` are")));
             2
         } else {
             let _ = write!(out, "{}", e.render());
             0
         }
     })
-}
-
-/// [`subcommand`]'s one line.
-fn sub_one_line(e: &clap::Error, name: &str, cmd: &clap::Command) -> String {
-    let rendered = e.render().to_string();
-    let mut line = rendered.lines().next().unwrap_or("error: bad command line").trim_end().to_string();
-    match (e.kind(), e.get(ContextKind::InvalidArg), e.get(ContextKind::ValidValue)) {
-        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing)), _) => {
-            line = format!("{} {}", line.trim_end_matches(':'), missing.join(", "));
-        }
-        (_, _, Some(ContextValue::Strings(values))) if !values.is_empty() => {
-            line += &format!("; allowed: {}", values.join(", "));
-        }
-        (ErrorKind::UnknownArgument, ..) => {
-            let flags: Vec<String> =
-                cmd.get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect();
-            line += &format!("; the flags of `{name}` are: {}", flags.join(", "));
-        }
-        _ => {}
-    }
-    line
 }
 
 #[cfg(test)]

@@ -47,11 +47,7 @@ pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -
 
 #[cfg(test)]
 mod tests {
-    fn run(args: &[&str]) -> (u8, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = super::super::run_with(args, &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-    }
+    use super::super::run_captured as run;
 
     #[test]
     fn report_to_an_unwritable_dir_is_one_error_line_and_exit_2() {

@@ -117,11 +117,7 @@ fn draw(args: &TraceArgs, out: &mut dyn Write) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
-    fn run(args: &[&str]) -> (u8, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = super::super::run_with(args, &mut out, &mut err);
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-    }
+    use super::super::run_captured as run;
 
     fn temp(name: &str) -> std::path::PathBuf {
         std::env::temp_dir().join(format!("reduce-trace-{}-{name}.svg", std::process::id()))

@@ -51,6 +51,26 @@ pub(super) struct LaunchCtx<'a> {
     pub trace: Mutex<Option<super::counters::Trace>>,
 }
 
+impl LaunchCtx<'_> {
+    /// Block `linear`'s counters, of `threads` threads, when the launch counts (traced when it
+    /// is the block to trace).
+    fn block_counting(&self, linear: u64, threads: u32) -> Option<RefCell<super::counters::BlockCounting>> {
+        let traced = self.trace_block == Some(linear);
+        self.counted.as_ref().map(|_| RefCell::new(super::counters::BlockCounting::start(threads, traced)))
+    }
+
+    /// Adds a finished block's counters to the launch's (and keeps its trace).
+    fn hand_in(&self, mut c: super::counters::BlockCounting) {
+        c.flush();
+        if let Some(total) = &self.counted {
+            total.lock().unwrap().add(&c.totals);
+        }
+        if let Some(t) = c.trace {
+            *self.trace.lock().unwrap() = Some(t);
+        }
+    }
+}
+
 /// What a suspended thread is waiting for.
 #[derive(Clone, Copy)]
 enum Event {
@@ -381,10 +401,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
         race: RefCell::new(race),
         race_on: launch.checks.races_in(linear, g.volume()),
-        counting: launch
-            .counted
-            .as_ref()
-            .map(|_| RefCell::new(super::counters::BlockCounting::start(n as u32, launch.trace_block == Some(linear)))),
+        counting: launch.block_counting(linear, n as u32),
         uninit: RefCell::new(None),
         releases: Cell::new(0),
         knows: RefCell::new(Known::default()),
@@ -447,13 +464,8 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         stacks.0.push(co.into_stack());
     }
     stacks.1 = block.race.into_inner();
-    if let (Some(total), Some(c)) = (&launch.counted, block.counting) {
-        let mut c = c.into_inner();
-        c.flush();
-        total.lock().unwrap().add(&c.totals);
-        if let Some(t) = c.trace {
-            *launch.trace.lock().unwrap() = Some(t);
-        }
+    if let Some(c) = block.counting {
+        launch.hand_in(c.into_inner());
     }
 
     result.map_err(|(kind, detail)| EmuError { kind, kernel: launch.kernel.to_string(), block: Some(idx), detail })

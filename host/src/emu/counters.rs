@@ -147,6 +147,35 @@ impl Counters {
     pub fn requests(&self) -> u64 {
         self.gld_requests + self.gst_requests + self.shared_ld_requests + self.shared_st_requests
     }
+
+    /// Global load efficiency, %: bytes asked for / bytes of the sectors fetched (0 without loads).
+    pub fn gld_efficiency_pct(&self) -> f64 {
+        efficiency_pct(self.gld_bytes, self.gld_sectors)
+    }
+
+    /// Global store efficiency, % (as [`gld_efficiency_pct`](Self::gld_efficiency_pct)).
+    pub fn gst_efficiency_pct(&self) -> f64 {
+        efficiency_pct(self.gst_bytes, self.gst_sectors)
+    }
+
+    /// Shared load bank conflicts: wavefronts beyond the conflict-free number.
+    pub fn shared_ld_conflicts(&self) -> u64 {
+        self.shared_ld_wavefronts - self.shared_ld_ideal
+    }
+
+    /// Shared store bank conflicts.
+    pub fn shared_st_conflicts(&self) -> u64 {
+        self.shared_st_wavefronts - self.shared_st_ideal
+    }
+
+    /// Active lanes per global or shared request (0 without requests).
+    pub fn lanes_per_request(&self) -> f64 {
+        if self.requests() == 0 { 0.0 } else { self.request_lanes as f64 / self.requests() as f64 }
+    }
+}
+
+fn efficiency_pct(bytes: u64, sectors: u64) -> f64 {
+    if sectors == 0 { 0.0 } else { 100.0 * bytes as f64 / (SECTOR as u64 * sectors) as f64 }
 }
 
 /// Where an access went, for grouping.

@@ -382,28 +382,7 @@ impl Emulator {
                     finished.notify_all();
                 });
             }
-            // This thread is the watchdog: past the budget it asks the workers to stop (they
-            // notice at their next barrier, warp operation or atomic); past budget + grace it
-            // gives up on a kernel that spins without any of those.
-            let grace = Duration::from_secs(5);
-            let mut left = running.lock().unwrap();
-            while *left > 0 {
-                let now = Instant::now();
-                let wake = if now < launch.deadline { launch.deadline } else { launch.deadline + grace };
-                let (guard, _) = finished.wait_timeout(left, wake.saturating_duration_since(now)).unwrap();
-                left = guard;
-                if *left > 0 && Instant::now() >= launch.deadline {
-                    launch.cancel.store(true, Ordering::Relaxed);
-                    if Instant::now() >= launch.deadline + grace {
-                        eprintln!(
-                            "error: emulator: kernel `{kernel}` ran past its time budget of {:?} and \
-                             never reached a barrier, warp operation or atomic where it could be stopped; exiting",
-                            self.budget
-                        );
-                        std::process::exit(124);
-                    }
-                }
-            }
+            self.watch(&launch, &running, &finished);
         });
 
         if let (Some(sink), Some(total)) = (&self.counted, launch.counted) {
@@ -422,6 +401,31 @@ impl Emulator {
                 detail: format!("the launch's time budget of {:?} ran out before every block had started", self.budget),
             }),
             None => Ok(()),
+        }
+    }
+
+    /// The watchdog, run by the launching thread while the workers run the blocks: past the
+    /// budget it asks the workers to stop (they notice at their next barrier, warp operation or
+    /// atomic); past budget + grace it gives up on a kernel that spins without any of those.
+    fn watch(&self, launch: &block::LaunchCtx<'_>, running: &Mutex<usize>, finished: &Condvar) {
+        let grace = Duration::from_secs(5);
+        let mut left = running.lock().unwrap();
+        while *left > 0 {
+            let now = Instant::now();
+            let wake = if now < launch.deadline { launch.deadline } else { launch.deadline + grace };
+            let (guard, _) = finished.wait_timeout(left, wake.saturating_duration_since(now)).unwrap();
+            left = guard;
+            if *left > 0 && Instant::now() >= launch.deadline {
+                launch.cancel.store(true, Ordering::Relaxed);
+                if Instant::now() >= launch.deadline + grace {
+                    eprintln!(
+                        "error: emulator: kernel `{}` ran past its time budget of {:?} and \
+                         never reached a barrier, warp operation or atomic where it could be stopped; exiting",
+                        launch.kernel, self.budget
+                    );
+                    std::process::exit(124);
+                }
+            }
         }
     }
 }

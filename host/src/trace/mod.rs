@@ -107,10 +107,8 @@ pub fn capture(subject: Subject, n: usize, seed: u64) -> Result<Traced> {
     };
     let launches = backend.take_counted();
     let symbols = subject.symbols();
-    let counted: Vec<_> =
-        launches.iter().enumerate().map(|(i, c)| crate::metrics::emulated_launch(i as u64, c)).collect();
     // A warm-up run, then the timed run: the second half of the launches.
-    let summary = crate::metrics::Summary::of_timed_run_as(crate::metrics::Profile::Emulator, &counted, &symbols, 2);
+    let summary = crate::metrics::emulated_summary(&launches, &symbols, 2);
     let kernels = symbols
         .into_iter()
         .filter_map(|symbol| {

@@ -13,11 +13,12 @@
 //!
 //! and the interval's counters in words above it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::{KernelTrace, Traced};
 use crate::emu::counters::{Counters, TracedAccess, TracedInterval};
+use crate::report::html::escape;
 
 /// Side of a word's or thread's cell, in pixels (the pitch; cells are one pixel narrower).
 const CELL: usize = 8;
@@ -102,27 +103,31 @@ pub(super) struct Buffer {
 /// The address ranges that `accesses` touch, split where two are more than
 /// [`SAME_BUFFER_GAP`] bytes apart, each aligned down to `align` bytes at its start.
 pub(super) fn buffers<'a>(accesses: impl Iterator<Item = &'a TracedAccess>, align: usize) -> Vec<Buffer> {
-    let mut spans: Vec<(usize, usize, bool)> = accesses.map(|a| (a.addr, a.addr + a.bytes as usize, a.write)).collect();
+    // (from, to, written, the access's place in the trace): the place orders buffers that are
+    // used alike by first use, which, unlike their addresses, is the same in every run.
+    let mut spans: Vec<(usize, usize, bool, usize)> =
+        accesses.enumerate().map(|(i, a)| (a.addr, a.addr + a.bytes as usize, a.write, i)).collect();
     spans.sort_unstable();
-    let mut out: Vec<(Buffer, [bool; 2])> = Vec::new();
-    for (from, to, write) in spans {
+    let mut out: Vec<(Buffer, [bool; 2], usize)> = Vec::new();
+    for (from, to, write, first) in spans {
         match out.last_mut() {
-            Some((b, used)) if from <= b.start + b.bytes + SAME_BUFFER_GAP => {
+            Some((b, used, seen)) if from <= b.start + b.bytes + SAME_BUFFER_GAP => {
                 b.bytes = b.bytes.max(to - b.start);
                 used[usize::from(write)] = true;
+                *seen = (*seen).min(first);
             }
             _ => {
                 let start = from - from % align;
                 let mut used = [false; 2];
                 used[usize::from(write)] = true;
-                out.push((Buffer { start, bytes: to - start, use_: "" }, used));
+                out.push((Buffer { start, bytes: to - start, use_: "" }, used, first));
             }
         }
     }
-    // What the kernel reads first, what it only writes last.
-    out.sort_by_key(|(b, used)| (!used[0], used[1], b.start));
+    // What the kernel reads first, what it only writes last; alike, in order of first use.
+    out.sort_by_key(|(_, used, first)| (!used[0], used[1], *first));
     out.into_iter()
-        .map(|(b, used)| {
+        .map(|(b, used, _)| {
             let use_ = match used {
                 [true, true] => "read, written",
                 [false, true] => "written",
@@ -157,14 +162,14 @@ fn band(
             format!("global {} ({})", i + 1, b.use_)
         };
         let words = accessed(interval.accesses.iter().filter(|a| a.global), b);
-        let sectors: Vec<usize> = words.keys().map(|w| w * 4 / 32).collect();
+        let sectors: BTreeSet<usize> = words.keys().map(|w| w * 4 / 32).collect();
         left = memory_rows(out, &label, b, &words, &sectors, WORDS_PER_ROW, LEFT, left);
     }
     let mut right = top;
     for (i, b) in shared.iter().enumerate() {
         let words = accessed(interval.accesses.iter().filter(|a| !a.global), b);
         let label = if shared.len() > 1 { format!("shared {i}") } else { "shared".to_string() };
-        right = memory_rows(out, &label, b, &words, &[], BANKS, SHARED_X, right);
+        right = memory_rows(out, &label, b, &words, &BTreeSet::new(), BANKS, SHARED_X, right);
     }
     let _ = writeln!(out, "</g>");
     left.max(right) + 10
@@ -178,23 +183,22 @@ fn summary(c: &Counters) -> String {
             "global ld {} req, {} sectors, eff {:.1}%",
             c.gld_requests,
             c.gld_sectors,
-            100.0 * c.gld_bytes as f64 / (32 * c.gld_sectors).max(1) as f64
+            c.gld_efficiency_pct()
         ));
     }
     if c.gst_requests > 0 {
         parts.push(format!("global st {} req, {} sectors", c.gst_requests, c.gst_sectors));
     }
-    for (what, req, wave, ideal) in [
-        ("shared ld", c.shared_ld_requests, c.shared_ld_wavefronts, c.shared_ld_ideal),
-        ("shared st", c.shared_st_requests, c.shared_st_wavefronts, c.shared_st_ideal),
+    for (what, req, wave, conflicts) in [
+        ("shared ld", c.shared_ld_requests, c.shared_ld_wavefronts, c.shared_ld_conflicts()),
+        ("shared st", c.shared_st_requests, c.shared_st_wavefronts, c.shared_st_conflicts()),
     ] {
         if req > 0 {
-            parts.push(format!("{what} {req} req, {wave} wavefronts ({} bank conflicts)", wave - ideal));
+            parts.push(format!("{what} {req} req, {wave} wavefronts ({conflicts} bank conflicts)"));
         }
     }
-    let requests = c.gld_requests + c.gst_requests + c.shared_ld_requests + c.shared_st_requests + c.atomics;
-    if requests > 0 {
-        parts.push(format!("{:.1} lanes/req", c.request_lanes as f64 / requests as f64));
+    if c.requests() > 0 {
+        parts.push(format!("{:.1} lanes/req", c.lanes_per_request()));
     }
     if c.warp_collectives > 0 {
         parts.push(format!("{} warp collectives", c.warp_collectives));
@@ -246,7 +250,7 @@ fn memory_rows(
     label: &str,
     b: &Buffer,
     words: &BTreeMap<usize, (bool, bool)>,
-    sectors: &[usize],
+    sectors: &BTreeSet<usize>,
     per_row: usize,
     x: usize,
     y: usize,
@@ -266,10 +270,9 @@ fn memory_rows(
         let width = per_row.min(total - r * per_row) * CELL;
         let _ =
             writeln!(out, "<rect x=\"{x}\" y=\"{row_y}\" width=\"{width}\" height=\"{}\" fill=\"{EMPTY}\"/>", CELL - 1);
-        let in_row = |w: usize| (r * per_row..(r + 1) * per_row).contains(&w);
         let shade =
             (r * per_row..((r + 1) * per_row).min(total)).map(|w| sectors.contains(&(w * 4 / 32)).then_some(SECTOR));
-        if sectors.iter().any(|s| in_row(s * 8) || in_row(s * 8 + 7)) {
+        if sectors.range(r * per_row / 8..((r + 1) * per_row).div_ceil(8)).next().is_some() {
             runs(out, shade, row_y, x, false);
         }
         let cells = (r * per_row..((r + 1) * per_row).min(total)).map(|w| match words.get(&w) {
@@ -312,8 +315,4 @@ fn runs(out: &mut String, cells: impl Iterator<Item = Option<&'static str>>, y: 
 fn text(out: &mut String, x: usize, y: usize, size: u32, weight: &str, s: &str) {
     let _ =
         writeln!(out, "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" font-weight=\"{weight}\">{}</text>", escape(s));
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }

@@ -52,6 +52,32 @@ fn metrics_on_the_emulator_count_the_lessons() -> Result<(), Failed> {
     )
 }
 
+/// A machine without a GPU shows each row's committed GPU figures (issue 28): the emulator's
+/// table has the CPU time, no GPU throughput, the set's columns, where they come from, and where
+/// the report is.
+fn the_emulator_shows_the_committed_gpu_figures() -> Result<(), Failed> {
+    for (args, variant, kind) in [
+        (&["--variant", "interleaved"][..], "interleaved", None),
+        (&["--op", "scan", "--variant", "blelloch", "--kind", "inclusive"][..], "blelloch", Some("inclusive")),
+    ] {
+        let mut argv = vec!["--backend", "emulator", "--n", "4097", "--repeat", "1"];
+        argv.extend(args);
+        let (code, out) = run(&argv);
+        check(code == 0, &format!("exit status {code}"), &out)?;
+        let header = out.lines().find(|l| l.starts_with("variant")).unwrap_or_default();
+        for title in ["CPU µs", "GPU µs", "gld eff%", "thr/warp%", "bank confl"] {
+            check(header.contains(title), &format!("no `{title}` column"), &out)?;
+        }
+        check(!header.contains("GB/s") && !header.contains("% peak"), "GPU throughput columns on the CPU", &out)?;
+        let f = host::committed::figures(variant, kind).ok_or(format!("{variant}: no committed figures"))?;
+        let row = out.lines().find(|l| l.starts_with(&format!("{variant} "))).unwrap_or_default();
+        check(row.contains(&format!(" {:.1} ", f.time_us)), &format!("{variant}: no GPU time {:.1}", f.time_us), &out)?;
+        check(out.contains(host::committed::SET), "the note does not name the measurement set", &out)?;
+        check(out.contains("docs/report/index.html"), "no line saying where the report is", &out)?;
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
         Trial::test("cli::table_on_the_emulator", || {
@@ -102,6 +128,7 @@ pub fn trials() -> Vec<Trial> {
             check(out.contains("\"verdict\":\"PASS\""), "json verdict", &out)
         }),
         Trial::test("cli::metrics_on_the_emulator_count_the_lessons", metrics_on_the_emulator_count_the_lessons),
+        Trial::test("cli::the_emulator_shows_the_committed_gpu_figures", the_emulator_shows_the_committed_gpu_figures),
         Trial::test("cli::sweep_is_one_csv_with_a_row_per_size_and_variant", || {
             let args = ["--backend", "emulator", "--sweep", "9..11", "--family", "modern", "--repeat", "1"];
             let (code, out, err) = run_err(&args);

@@ -38,6 +38,8 @@
 //! * [`output`] — the one output pipeline: rows of cells to a table, CSV or JSON.
 //! * [`cli`] — the `reduce` command line.
 //! * [`input`] — deterministic inputs from a seed.
+//! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
+//!   shows each lesson's GPU figures from it.
 //! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
@@ -50,6 +52,7 @@
 pub mod backend;
 pub mod check;
 pub mod cli;
+pub mod committed;
 pub mod cub;
 pub mod emu;
 pub mod error;

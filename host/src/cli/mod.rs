@@ -11,6 +11,7 @@
 //! caller gives ([`run_with`]'s `err`).
 
 mod check;
+mod committed;
 mod metrics;
 mod parse;
 mod reduce;
@@ -318,6 +319,14 @@ impl Session {
         if self.backend.is_gpu() { "" } else { ": here, wall clock" }
     }
 
+    /// A report of `columns` in the session's format, to `out`. On the emulator the time is
+    /// titled a CPU time and the GPU throughput columns leave the table ([`committed::on_the_cpu`]).
+    fn report<'w>(&self, out: &'w mut dyn Write, columns: Vec<crate::output::Column>) -> crate::output::Report<'w> {
+        let columns =
+            if self.backend.is_gpu() { columns } else { columns.into_iter().map(committed::on_the_cpu).collect() };
+        crate::output::Report::new(self.format, out, columns)
+    }
+
     /// `% of peak` for a throughput, when the device has a peak.
     fn pct_peak(&self, bytes_per_s: f64) -> crate::output::Cell {
         use crate::output::Cell;
@@ -419,14 +428,17 @@ impl<M> Outcome<M> {
     }
 }
 
-/// Ends a report: the JSON document gets `meta`; the table a line when rows failed.
+/// Ends a report: the JSON document gets `meta`; the table a line when rows failed, and
+/// `more` (e.g. where the report with every lesson is).
 fn finish(
     report: crate::output::Report<'_>,
     meta: serde_json::Map<String, serde_json::Value>,
     failed: usize,
     rows: &str,
+    more: Option<String>,
 ) {
-    let footer = if failed > 0 { vec![format!("{failed} {rows} failed")] } else { vec![] };
+    let failed = (failed > 0).then(|| format!("{failed} {rows} failed"));
+    let footer: Vec<String> = failed.into_iter().chain(more).collect();
     report.finish(meta, &footer);
 }
 

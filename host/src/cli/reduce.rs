@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use super::metrics::before_last;
 use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::cpu::Reference;
 use crate::input::Input;
@@ -263,7 +264,9 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let groups = Groups { cub, twins };
     let metrics = if args.metrics { Some(super::metrics::reductions(&session, &variants, block, err)?) } else { None };
     let metric_columns = metrics.as_ref().map_or_else(Vec::new, |(p, _)| crate::metrics::columns_of(*p));
-    let mut report = Report::new(session.format, out, super::metrics::before_last(columns(groups), metric_columns));
+    let gpu = super::committed::Committed::of(&session);
+    let all_columns = before_last(before_last(columns(groups), gpu.columns()), metric_columns);
+    let mut report = session.report(out, all_columns);
     for line in session.banner() {
         report.note(&line);
     }
@@ -291,6 +294,9 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     if let Some((profile, _)) = &metrics {
         report.note(super::metrics::note(*profile));
     }
+    if let Some(line) = gpu.note() {
+        report.note(&line);
+    }
     report.header();
     let mut failed = 0;
     for (i, v) in variants.into_iter().enumerate() {
@@ -299,9 +305,9 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         let outcome = run_one(&session, v, &buffer, (block, args.blocks_per_sm), reference);
         let twin = time_twin(&session, v, twin_input.as_ref(), block, &outcome);
         failed += (outcome.failed(|m| m.pass()) || matches!(twin, Twin::Failed(_))) as usize;
-        let row = cells(&session, v, &outcome, groups, &twin);
+        let row = before_last(cells(&session, v, &outcome, groups, &twin), gpu.cells(v.name, None));
         match &metrics {
-            Some((p, m)) => report.row(&super::metrics::before_last(row, crate::metrics::cells(*p, m[i].as_ref()))),
+            Some((p, m)) => report.row(&before_last(row, crate::metrics::cells(*p, m[i].as_ref()))),
             None => report.row(&row),
         }
     }
@@ -310,7 +316,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     if let Some(c) = cub {
         meta.insert("cub_median_us".into(), c.into());
     }
-    super::finish(report, meta, failed, "variant(s)");
+    super::finish(report, meta, failed, "variant(s)", gpu.footer());
     Ok(failed == 0)
 }
 

@@ -5,9 +5,10 @@
 
 use std::io::Write;
 
+use super::metrics::before_last;
 use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::input::Input;
-use crate::output::{Cell, Column, Report, Shown};
+use crate::output::{Cell, Column, Shown};
 use crate::scan::{Kind, ScanMeasurement, ScanVariant, all, curriculum, find, measure, mismatch_text};
 use crate::{Error, Result};
 
@@ -225,7 +226,9 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let pairs: Vec<_> = variants.iter().flat_map(|&v| kinds.iter().map(move |&k| (v, k))).collect();
     let metrics = if args.metrics { Some(super::metrics::scans(&session, &pairs, err)?) } else { None };
     let metric_columns = metrics.as_ref().map_or_else(Vec::new, |(p, _)| crate::metrics::columns_of(*p));
-    let mut report = Report::new(session.format, out, super::metrics::before_last(columns(), metric_columns));
+    let gpu = super::committed::Committed::of(&session);
+    let all_columns = before_last(before_last(columns(), gpu.columns()), metric_columns);
+    let mut report = session.report(out, all_columns);
     for line in session.banner() {
         report.note(&line);
     }
@@ -248,11 +251,18 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     if let Some((profile, _)) = &metrics {
         report.note(super::metrics::note(*profile));
     }
+    if let Some(line) = gpu.note() {
+        report.note(&line);
+    }
     report.header();
-    // With --metrics, a row gets its pair's counters; CUB's row gets empty cells.
-    let with_metrics = |row: Vec<Cell>, i: usize| match &metrics {
-        Some((p, m)) => super::metrics::before_last(row, crate::metrics::cells(*p, m.get(i).and_then(Option::as_ref))),
-        None => row,
+    // On the emulator, a row gets its pair's committed GPU figures; with --metrics, its counters;
+    // CUB's and the copy's rows get empty cells.
+    let with_metrics = |row: Vec<Cell>, i: usize, (name, kind): (&str, &str)| {
+        let row = before_last(row, gpu.cells(name, Some(kind)));
+        match &metrics {
+            Some((p, m)) => before_last(row, crate::metrics::cells(*p, m.get(i).and_then(Option::as_ref))),
+            None => row,
+        }
     };
     let (mut failed, mut i) = (0, 0);
     for v in variants {
@@ -260,23 +270,23 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         for (kind, reference) in &expected {
             let outcome = run_one(&session, v, *kind, &buffer, reference);
             failed += outcome.failed(ScanMeasurement::pass) as usize;
-            report.row(&with_metrics(cells(&session, v, *kind, &outcome, &cub), i));
+            report.row(&with_metrics(cells(&session, v, *kind, &outcome, &cub), i, (v.name, kind.name())));
             i += 1;
         }
     }
     if let Some(row) = cub_row(&session, &cub) {
-        report.row(&with_metrics(row, usize::MAX));
+        report.row(&with_metrics(row, usize::MAX, ("", "")));
     }
     if let Some(t) = time_copy(&session, &buffer, args.compare_cub) {
         let vs_cub = cub_time(&cub).map(|c| c / t);
         let row = reference_row(&session, "d2d_copy", "copy", t, "device-to-device copy of the input", vs_cub);
-        report.row(&with_metrics(row, usize::MAX));
+        report.row(&with_metrics(row, usize::MAX, ("", "")));
     }
     let mut meta = serde_json::Map::new();
     meta.insert("op".into(), "scan".into());
     meta.extend(session.meta());
     meta.insert("cub".into(), cub_time(&cub).map(|t| serde_json::json!({"op": "InclusiveSum", "median_us": t})).into());
-    super::finish(report, meta, failed, "scan row(s)");
+    super::finish(report, meta, failed, "scan row(s)", gpu.footer());
     Ok(failed == 0)
 }
 

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::input::{Pattern, typed};
-use crate::output::{Cell, Column, Report, Shown};
+use crate::output::{Cell, Column, Shown};
 use crate::reduce::typed::{TypedReduction, Value, cpu};
 use crate::registry::typed::{find_typed, generic_names, is_generic};
 use crate::registry::{Elem, Op, Variant};
@@ -86,7 +86,7 @@ fn rows<T: Value>(
     if !block.is_power_of_two() || !(32..=1024).contains(&block) {
         return Err(Error::Invalid(format!("--block {block}: the block must be a power of two in 32..=1024")));
     }
-    let mut report = Report::new(session.format, out, columns(args.compare_cub));
+    let mut report = session.report(out, columns(args.compare_cub));
     for line in session.banner() {
         report.note(&line);
     }
@@ -135,7 +135,7 @@ fn rows<T: Value>(
     meta.insert("block".into(), block.into());
     meta.insert("type".into(), elem.name().into());
     meta.insert("combine".into(), op.name().into());
-    super::finish(report, meta, failed, "variant(s)");
+    super::finish(report, meta, failed, "variant(s)", None);
     Ok(failed == 0)
 }
 

@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use super::{Args, Session, timing_cells};
-use crate::output::{Cell, Column, Report, Shown};
+use crate::output::{Cell, Column, Shown};
 use crate::reduce::typed::Value;
 use crate::registry::{Elem, Op};
 use crate::scan::Kind;
@@ -60,7 +60,7 @@ fn rows<T: Value>(
 ) -> Result<bool> {
     let session = Session::open(args)?;
     let (elem, op, n) = (T::ELEM, tv.op, session.n);
-    let mut report = Report::new(session.format, out, columns());
+    let mut report = session.report(out, columns());
     for line in session.banner() {
         report.note(&line);
     }
@@ -99,7 +99,7 @@ fn rows<T: Value>(
     meta.insert("type".into(), elem.name().into());
     meta.insert("combine".into(), op.name().into());
     meta.insert("cub".into(), cub.map(|t| serde_json::json!({"op": "InclusiveScan", "median_us": t})).into());
-    super::finish(report, meta, failed, "scan row(s)");
+    super::finish(report, meta, failed, "scan row(s)", None);
     Ok(failed == 0)
 }
 

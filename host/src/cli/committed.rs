@@ -1,0 +1,108 @@
+//! On the emulator, the table shows what a CPU can say and what only a GPU can: the CPU time
+//! orders the emulator's own work, the GPU throughput columns leave the table, and each row
+//! gets its variant's committed GPU figures ([`crate::committed`]), where the lessons show.
+
+use crate::committed::{self, Figures};
+use crate::output::{Cell, Column, Shown};
+
+/// The committed-figures group of a report: present on the emulator, absent on a GPU (which
+/// measures its own).
+pub(super) struct Committed {
+    on: bool,
+}
+
+impl Committed {
+    /// The group for a session: on where the session runs on the emulator.
+    pub(super) fn of(session: &super::Session) -> Self {
+        Self { on: !session.backend.is_gpu() }
+    }
+
+    /// The group's columns (none on a GPU).
+    pub(super) fn columns(&self) -> Vec<Column> {
+        if !self.on {
+            return vec![];
+        }
+        vec![
+            Column::new("gpu_time_us", "GPU µs", 9, 1),
+            Column::new("gpu_gld_efficiency_pct", "gld eff%", 9, 1),
+            Column::new("gpu_warp_efficiency_pct", "thr/warp%", 10, 1),
+            Column::new("gpu_bank_conflicts", "bank confl", 11, 0),
+        ]
+    }
+
+    /// A row's cells of the group: `variant`'s figures (a scan's with its `kind`), empty where
+    /// the set has none.
+    pub(super) fn cells(&self, variant: &str, kind: Option<&str>) -> Vec<Cell> {
+        if !self.on {
+            return vec![];
+        }
+        cells_of(committed::figures(variant, kind))
+    }
+
+    /// The note above the table: what the columns are and where they come from.
+    pub(super) fn note(&self) -> Option<String> {
+        self.on.then(|| {
+            let p = committed::provenance();
+            format!(
+                "GPU µs, gld eff% (global load efficiency), thr/warp% (active threads per warp instruction) and \
+                 bank confl (shared-memory bank conflicts): the {gpu}'s, measured {date} at {shape} (commit {commit}; \
+                 {set}/) — the lessons show there; the CPU µs only orders the emulator's own work",
+                gpu = p.gpu,
+                date = p.date,
+                shape = committed::SHAPE,
+                commit = p.commit,
+                set = committed::SET,
+            )
+        })
+    }
+
+    /// The line under the table: where the whole story is.
+    pub(super) fn footer(&self) -> Option<String> {
+        self.on.then(|| {
+            "every lesson's card (Rust beside CUDA C, the GPU's counters, each kernel's accesses drawn): \
+             docs/report/index.html"
+                .to_string()
+        })
+    }
+}
+
+fn cells_of(f: Option<Figures>) -> Vec<Cell> {
+    let num = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Num);
+    match f {
+        Some(f) => {
+            vec![Cell::Num(f.time_us), num(f.gld_efficiency_pct), num(f.warp_efficiency_pct), num(f.bank_conflicts)]
+        }
+        None => vec![Cell::Empty; 4],
+    }
+}
+
+/// On the emulator, a timing column as the table should show it: the time is a CPU time, and
+/// the throughput columns (GB/s, % of the GPU's peak) are left to CSV and JSON.
+pub(super) fn on_the_cpu(c: Column) -> Column {
+    match c.key {
+        "time_us_median" => Column { title: "CPU µs", ..c },
+        k if k.starts_with("gb_per_s") || k == "pct_peak" => c.only(Shown::DataOnly),
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_table_has_no_gpu_throughput() {
+        let cols = [Column::new("time_us_median", "time (µs)", 11, 2), Column::new("gb_per_s_rw", "GB/s r+w", 9, 1)];
+        let cols: Vec<Column> = cols.into_iter().map(on_the_cpu).collect();
+        assert_eq!(cols[0].title, "CPU µs");
+        assert_eq!(cols[1].shown, Shown::DataOnly);
+    }
+
+    #[test]
+    fn a_row_without_figures_gets_empty_cells() {
+        assert_eq!(cells_of(None), vec![Cell::Empty; 4]);
+        let f =
+            Figures { time_us: 1.5, gld_efficiency_pct: Some(25.0), warp_efficiency_pct: None, bank_conflicts: None };
+        assert_eq!(cells_of(Some(f))[..2], [Cell::Num(1.5), Cell::Num(25.0)]);
+    }
+}

@@ -1,0 +1,191 @@
+//! The newest committed GPU measurement set, built into the binary, so that a machine without
+//! a GPU shows each lesson's GPU figures beside the emulator's rows.
+//!
+//! On the emulator the times are CPU times: they order the emulator's own work, not the GPU's,
+//! and a lesson such as coalescing does not show in them. The figures a lesson is about (the
+//! GPU time, global load efficiency, active threads per warp instruction, shared-memory bank
+//! conflicts) were measured on a GPU and committed under `docs/measurements/`; the emulator's
+//! table prints them beside its rows, named by device and date.
+//!
+//! The set is [`SET`]; its files are `metrics_{family}_2e24.csv` (`reduce --metrics` under
+//! Nsight Compute at n = 2^24, block 512, `scripts/gpu/metrics.sh`) and `device.txt`. A new
+//! set is one edit: the directory in [`committed_set!`].
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The directory of the committed set under `docs/measurements/`, as a literal (the one place
+/// that names it: `include_str!` needs a literal path).
+#[macro_export]
+macro_rules! committed_set {
+    () => {
+        "2026-11-25-h100"
+    };
+}
+
+/// A file of the committed set, built in.
+macro_rules! set_file {
+    ($name:literal) => {
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/measurements/", committed_set!(), "/", $name))
+    };
+}
+
+/// The set's directory, from the repository root.
+pub const SET: &str = concat!("docs/measurements/", committed_set!());
+
+/// The set's CSVs: every reduction family and the scans, at n = 2^24, block 512.
+const FILES: [&str; 5] = [
+    set_file!("metrics_global_2e24.csv"),
+    set_file!("metrics_shared_2e24.csv"),
+    set_file!("metrics_modern_2e24.csv"),
+    set_file!("metrics_sumsq_2e24.csv"),
+    set_file!("metrics_scan_2e24.csv"),
+];
+
+/// The set's `device.txt`: its commit, date and GPU.
+const DEVICE: &str = set_file!("device.txt");
+
+/// The n and block of every figure in [`FILES`].
+pub const SHAPE: &str = "n = 2^24, block 512";
+
+/// One row's committed GPU figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figures {
+    /// The kernel time, median of 20 timed runs (CUDA events), µs.
+    pub time_us: f64,
+    /// Global load efficiency: bytes used per byte fetched in 32-byte sectors, %.
+    pub gld_efficiency_pct: Option<f64>,
+    /// Active threads per warp instruction, as % of 32: the divergence measure.
+    pub warp_efficiency_pct: Option<f64>,
+    /// Shared-memory bank conflicts, loads and stores.
+    pub bank_conflicts: Option<f64>,
+}
+
+/// Where the set came from: the GPU's name, the date and the commit measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// The GPU, short (e.g. `H100`).
+    pub gpu: String,
+    /// The date of the measurement (`YYYY-MM-DD`).
+    pub date: String,
+    /// The commit the set's kernels were built from.
+    pub commit: String,
+}
+
+/// The set's provenance, read from its `device.txt`.
+pub fn provenance() -> Provenance {
+    provenance_of(DEVICE)
+}
+
+/// [`provenance`] of a `device.txt` text: `commit: X …`, `measured: DATE…`, and nvidia-smi's
+/// CSV line, whose first field is the GPU's name.
+pub fn provenance_of(device_txt: &str) -> Provenance {
+    let field = |key: &str| {
+        device_txt
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
+    let name = device_txt.lines().find(|l| l.starts_with("NVIDIA ")).and_then(|l| l.split(',').next()).unwrap_or("GPU");
+    let gpu = name.split_whitespace().nth(1).unwrap_or(name).to_string();
+    let date = field("measured:");
+    Provenance { gpu, date: date.get(..10).unwrap_or(&date).to_string(), commit: field("commit:") }
+}
+
+/// The committed figures of a reduction variant, or of a scan variant and kind
+/// (`kind = Some("inclusive")`); `None` where the set has no such row.
+pub fn figures(variant: &str, kind: Option<&str>) -> Option<Figures> {
+    static TABLE: OnceLock<HashMap<(String, Option<String>), Figures>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| FILES.iter().flat_map(|f| parse(f)).collect())
+        .get(&(variant.to_string(), kind.map(String::from)))
+        .copied()
+}
+
+/// The rows of one `reduce --metrics --format csv` file: (variant, kind) → figures.
+fn parse(csv: &str) -> Vec<((String, Option<String>), Figures)> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name);
+    let (variant, kind, time) = (col("variant"), col("kind"), col("time_us_median"));
+    let num = |cells: &[&str], i: Option<usize>| i.and_then(|i| cells.get(i)).and_then(|c| c.parse::<f64>().ok());
+    lines
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let name = cells.get(variant?)?.to_string();
+            let kind = kind.and_then(|k| cells.get(k)).map(|k| k.to_string());
+            let conflicts =
+                match (num(&cells, col("shared_ld_bank_conflicts")), num(&cells, col("shared_st_bank_conflicts"))) {
+                    (Some(ld), Some(st)) => Some(ld + st),
+                    (one, other) => one.or(other),
+                };
+            let figures = Figures {
+                time_us: num(&cells, time)?,
+                gld_efficiency_pct: num(&cells, col("gld_efficiency_pct")),
+                warp_efficiency_pct: num(&cells, col("warp_execution_efficiency_pct")),
+                bank_conflicts: conflicts,
+            };
+            Some(((name, kind), figures))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_curriculum_variant_has_committed_figures() {
+        for v in crate::registry::all() {
+            let f = figures(v.name, None).unwrap_or_else(|| panic!("{}: no row in {SET}", v.name));
+            assert!(f.time_us > 0.0, "{}: time {}", v.name, f.time_us);
+        }
+        for v in crate::scan::curriculum() {
+            for kind in ["inclusive", "exclusive"] {
+                assert!(figures(v.name, Some(kind)).is_some(), "{} {kind}: no row in {SET}", v.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_coalescing_lesson_is_in_the_figures() {
+        let less = figures("neighbored_less", None).unwrap();
+        let inter = figures("interleaved", None).unwrap();
+        assert!(inter.gld_efficiency_pct.unwrap() > 3.0 * less.gld_efficiency_pct.unwrap(), "{less:?} {inter:?}");
+        assert!(inter.time_us < less.time_us, "{less:?} {inter:?}");
+    }
+
+    #[test]
+    fn provenance_names_the_gpu_date_and_commit() {
+        let p = provenance_of(
+            "commit: e032fa9 (the default)\nmeasured: 2026-11-25T07:08:42Z\nname, driver\nNVIDIA H100 80GB HBM3, 580\n",
+        );
+        assert_eq!(p, Provenance { gpu: "H100".into(), date: "2026-11-25".into(), commit: "e032fa9".into() });
+        let set = provenance();
+        assert!(!set.gpu.is_empty() && set.date.len() == 10 && !set.commit.is_empty(), "{set:?}");
+    }
+
+    /// The set built in is the newest GPU set that has the files: a newer measurement set
+    /// moves [`committed_set!`] with it.
+    #[test]
+    fn the_set_is_the_newest_with_these_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/measurements");
+        let newest = std::fs::read_dir(&root)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|d| {
+                root.join(d).join("metrics_global_2e24.csv").exists() && root.join(d).join("device.txt").exists()
+            })
+            .max_by(|a, b| a.get(..10).cmp(&b.get(..10)).then(b.cmp(a)));
+        assert_eq!(newest.as_deref(), Some(committed_set!()), "docs/measurements/{newest:?} is newer than {SET}");
+    }
+
+    #[test]
+    fn a_row_without_a_number_is_left_out() {
+        let rows = parse("variant,time_us_median,gld_efficiency_pct\na,1.5,25\nb,,30\n");
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].1.gld_efficiency_pct, Some(25.0));
+        assert_eq!(rows[0].1.bank_conflicts, None);
+    }
+}

@@ -3,7 +3,7 @@
 //!
 //! `cargo run --example scan` — on the GPU if there is one, else on the CPU emulator.
 
-use host::{Backend, BackendKind, scan::Scanner};
+use host::{Backend, BackendKind, Scanner, Sum};
 
 fn main() -> host::MainResult {
     let (backend, no_gpu) = Backend::select(BackendKind::Auto)?;
@@ -13,7 +13,7 @@ fn main() -> host::MainResult {
     let data: Vec<i32> = (1..=100_000).map(|i| i % 10).collect();
     let input = backend.upload(&data)?;
     let mut output = backend.alloc::<i32>(data.len())?;
-    let mut scanner = Scanner::new(&backend);
+    let mut scanner = Scanner::<i32, Sum>::new(&backend);
 
     scanner.inclusive(&input, &mut output)?;
     let inclusive = backend.download(&output)?;

@@ -1,9 +1,9 @@
-//! The library call: the sum of a device buffer, with a `Reducer` that owns its temporary
-//! storage and is reused (as a CUB user keeps `d_temp_storage`).
+//! The library call: the sum (and the maximum) of a device buffer, with a `Reducer` that owns
+//! its temporary storage and is reused (as a CUB user keeps `d_temp_storage`).
 //!
 //! `cargo run --example sum` — on the GPU if there is one, else on the CPU emulator.
 
-use host::{Backend, BackendKind, sum::Reducer};
+use host::{Backend, BackendKind, Max, Reducer, Sum};
 
 fn main() -> host::MainResult {
     let (backend, no_gpu) = Backend::select(BackendKind::Auto)?;
@@ -14,15 +14,17 @@ fn main() -> host::MainResult {
 
     let data: Vec<i32> = (0..1_000_000).map(|i| (i % 1000) - 500).collect();
     let input = backend.upload(&data)?;
-    let mut reducer = Reducer::new(&backend);
+    let mut reducer = Reducer::<i32, Sum>::new(&backend);
 
-    let total = reducer.sum(&input)?;
-    let head = reducer.sum_range(&input, 0..1000)?; // no allocation: the storage is reused
+    let total = reducer.reduce(&input)?;
+    let head = reducer.reduce_range(&input, 0..1000)?; // no allocation: the storage is reused
+    let largest = Reducer::<i32, Max>::new(&backend).reduce(&input)?; // any type, any operator
     println!("sum of {} elements: {total}; of the first 1000: {head}", data.len());
 
     let want: i32 = data.iter().fold(0i32, |a, &x| a.wrapping_add(x));
     assert_eq!(total, want, "the device disagrees with the CPU");
     assert_eq!(head, data[..1000].iter().sum::<i32>());
+    assert_eq!(largest, 499);
     println!("both agree with the CPU");
     Ok(())
 }

@@ -255,10 +255,10 @@ mod bad_input {
 
     fn library_trials() -> Vec<Trial> {
         vec![
-            Trial::test("cli::bad_input::library::sum_range_past_the_buffer", || {
+            Trial::test("cli::bad_input::library::reduce_range_past_the_buffer", || {
                 let b = host::Backend::emulator();
                 let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
-                let mut reducer = host::sum::Reducer::new(&b);
+                let mut reducer = host::Reducer::<i32, host::Sum>::new(&b);
                 for (range, says) in [
                     (
                         2..10,
@@ -269,31 +269,37 @@ mod bad_input {
                         "invalid request: sum of elements 9..9 of a buffer of 8: the range must lie within the buffer",
                     ),
                 ] {
-                    let e = reducer.sum_range(&input, range.clone()).map(|s| format!("Ok({s})"));
+                    let e = reducer.reduce_range(&input, range.clone()).map(|s| format!("Ok({s})"));
                     let e = e.unwrap_or_else(|e| e.to_string());
                     if e != says {
-                        return Err(format!("sum_range({range:?}): got `{e}`, expected `{says}`").into());
+                        return Err(format!("reduce_range({range:?}): got `{e}`, expected `{says}`").into());
                     }
                     documented(says)?;
                 }
                 #[allow(clippy::reversed_empty_ranges)]
-                let e = reducer.sum_range(&input, 5..3).map_err(|e| e.to_string()).err();
+                let e = reducer.reduce_range(&input, 5..3).map_err(|e| e.to_string()).err();
                 let says =
                     "invalid request: sum of elements 5..3 of a buffer of 8: the range must lie within the buffer";
                 if e.as_deref() != Some(says) {
-                    return Err(format!("sum_range(5..3): got {e:?}").into());
+                    return Err(format!("reduce_range(5..3): got {e:?}").into());
                 }
                 documented(says)
             }),
-            Trial::test("cli::bad_input::library::scanner_output_shorter_than_the_input", || {
+            Trial::test("cli::bad_input::library::scanner_short_output_and_bad_range", || {
                 let b = host::Backend::emulator();
                 let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
                 let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
-                let mut scanner = host::scan::Scanner::new(&b);
+                let mut scanner = host::Scanner::<i32, host::Sum>::new(&b);
                 let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
                 let says = "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
                 if e.as_deref() != Some(says) {
                     return Err(format!("Scanner::inclusive, short output: got {e:?}, expected `{says}`").into());
+                }
+                documented(says)?;
+                let e = scanner.inclusive_range(&input, 6..9, &mut short).map_err(|e| e.to_string()).err();
+                let says = "invalid request: inclusive scan of elements 6..9 of a buffer of 8: the range must lie within the buffer";
+                if e.as_deref() != Some(says) {
+                    return Err(format!("Scanner::inclusive_range(6..9): got {e:?}, expected `{says}`").into());
                 }
                 documented(says)
             }),

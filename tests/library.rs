@@ -8,8 +8,8 @@ use host::emu::Emulator;
 use host::input::Input;
 use host::reduce::Reduction;
 use host::registry;
-use host::scan::{Kind, Scanner};
-use host::sum::Reducer;
+use host::scan::Kind;
+use host::{Reducer, Scanner, Sum};
 use libtest_mimic::{Failed, Trial};
 
 fn wrapping_sum(xs: &[i32]) -> i32 {
@@ -71,7 +71,7 @@ fn interleaved_objects(backend: &Backend) -> Result<(), Failed> {
         .map_err(|e| fail("alloc", e))?;
     let mut scanners: Vec<Scanner<'_>> = (0..3).map(|_| Scanner::new(backend)).collect();
     for (k, (s, out)) in scanners.iter_mut().zip(outs.iter_mut()).enumerate() {
-        s.enqueue(Kind::Inclusive, &bufs[k], out).map_err(|e| fail(&format!("scanner {k}"), e))?;
+        s.enqueue(Kind::Inclusive, &bufs[k], 0..bufs[k].len(), out).map_err(|e| fail(&format!("scanner {k}"), e))?;
     }
     for (k, out) in outs.iter().enumerate() {
         let got = backend.download(out).map_err(|e| fail("download", e))?;
@@ -128,13 +128,13 @@ fn huge(n: usize) -> Result<(), Failed> {
     let data: Vec<i32> = (0..n).map(|i| (i % 7) as i32 - 3).collect();
     let buf = backend.upload(&data).map_err(|e| fail("upload", e))?;
     let want = wrapping_sum(&data);
-    let got = Reducer::new(&backend).sum(&buf).map_err(|e| fail(&format!("sum n={n}"), e))?;
+    let got = Reducer::<i32, Sum>::new(&backend).reduce(&buf).map_err(|e| fail(&format!("sum n={n}"), e))?;
     if got != want {
         return Err(format!("sum of n = {n}: expected {want}, got {got}").into());
     }
     let mut out = backend.alloc::<i32>(n).map_err(|e| fail("alloc", e))?;
     drop(data);
-    Scanner::new(&backend).inclusive(&buf, &mut out).map_err(|e| fail(&format!("scan n={n}"), e))?;
+    Scanner::<i32, Sum>::new(&backend).inclusive(&buf, &mut out).map_err(|e| fail(&format!("scan n={n}"), e))?;
     let got = backend.download(&out).map_err(|e| fail("download", e))?;
     let mut acc = 0i32;
     for (i, &g) in got.iter().enumerate() {

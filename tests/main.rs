@@ -10,6 +10,7 @@
 //! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
+//! | [`api`] | `Reducer<T, Op>` and `Scanner<T, Op>` for every type × operator: whole buffers, sub-ranges (odd start and length, aligned start, short, empty), `enqueue` + `result`/`wait`; GPU: one size per row of `SUM_PLAN` | nothing (GPU part: a GPU) |
 //! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
 //! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
@@ -22,6 +23,7 @@
 //! host they run like any other test.
 
 mod alignment;
+mod api;
 mod bench_checks;
 mod check;
 mod cli;
@@ -58,6 +60,7 @@ fn main() {
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));
     trials.extend(library::trials(gpu.is_none()));
+    trials.extend(api::trials(gpu.is_none()));
     trials.extend(twins::trials(gpu.is_none()));
     trials.extend(types::trials(gpu.is_none()));
     trials.extend(typed_scan::trials(gpu.is_none()));

@@ -17,7 +17,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// fn main() -> host::MainResult {
 ///     let backend = host::Backend::emulator();
 ///     let input = backend.upload(&[1, 2, 3])?;
-///     println!("{}", host::sum::Reducer::new(&backend).sum(&input)?);
+///     println!("{}", host::Reducer::<i32, host::Sum>::new(&backend).reduce(&input)?);
 ///     Ok(())
 /// }
 /// ```

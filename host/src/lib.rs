@@ -1,28 +1,116 @@
-//! Host side of the reduction and scan kernels: launch them on a GPU or on the CPU
-//! emulator, check them against the CPU reference, time them — and, for other Rust code, a
-//! small library in the shape a CUB user knows.
+//! Parallel reduction and scan on a GPU, in Rust: the kernels of the classic CUDA reduction
+//! curriculum and the modern single-pass ones, launched on an NVIDIA GPU or on a CPU emulator
+//! that runs the same kernel code, checked against a CPU reference and timed — and, for other
+//! Rust code, a small library in the shape a CUB user knows: [`Reducer`] and [`Scanner`], one
+//! object per algorithm, generic over element type and operator.
 //!
 //! # Use it from Rust
 //!
 //! ```
-//! use host::{Backend, scan::Scanner, sum::Reducer};
+//! use host::{Backend, Max, Min, Reducer, Scanner, Sum};
 //! // The CPU emulator runs this example anywhere; on a GPU host use `Backend::gpu()?`
 //! // (or `Backend::gpu_device(1)?`, and `.with_new_stream()?` for a stream of your own).
 //! let backend = Backend::emulator();
 //! let input = backend.upload(&[3, 1, 4, 1, 5, 9, 2, 6])?;
 //!
-//! let mut reducer = Reducer::new(&backend); // owns its temporary storage; reuse it
-//! assert_eq!(reducer.sum(&input)?, 31);
+//! let mut reducer = Reducer::<i32, Sum>::new(&backend); // owns its temporary storage; reuse it
+//! assert_eq!(reducer.reduce(&input)?, 31);
+//! assert_eq!(reducer.reduce_range(&input, 3..6)?, 15); // any start, any length
+//! reducer.enqueue(&input, 0..8)?; // queued on the backend's stream
+//! assert_eq!(reducer.result()?, 31); // waits for it
+//! assert_eq!(Reducer::<i32, Min>::new(&backend).reduce(&input)?, 1);
 //!
 //! let mut output = backend.alloc::<i32>(input.len())?;
-//! let mut scanner = Scanner::new(&backend);
+//! let mut scanner = Scanner::<i32, Sum>::new(&backend);
 //! scanner.inclusive(&input, &mut output)?;
 //! assert_eq!(backend.download(&output)?, [3, 4, 8, 9, 14, 23, 25, 31]);
+//!
+//! let floats = backend.upload(&[0.5f64, -2.0, 8.0])?;
+//! let mut maxima = backend.alloc::<f64>(3)?;
+//! Scanner::<f64, Max>::new(&backend).inclusive(&floats, &mut maxima)?;
+//! assert_eq!(backend.download(&maxima)?, [0.5, 0.5, 8.0]);
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
-//! Errors are one type, [`Error`]; a CUDA driver failure carries `cust`'s `CudaError` (cust
-//! 0.3.2 is this crate's GPU layer and a public dependency through that variant).
+//! | object | synchronous | queued |
+//! |---|---|---|
+//! | [`Reducer<T, Op>`](Reducer) | [`reduce`](Reducer::reduce), [`reduce_range`](Reducer::reduce_range) | [`enqueue`](Reducer::enqueue), then [`result`](Reducer::result) |
+//! | [`Scanner<T, Op>`](Scanner) | [`inclusive`](Scanner::inclusive), [`exclusive`](Scanner::exclusive), [`inclusive_range`](Scanner::inclusive_range), [`exclusive_range`](Scanner::exclusive_range) | [`enqueue`](Scanner::enqueue), then [`wait`](Scanner::wait) |
+//!
+//! One-shot conveniences: [`sum::sum`], [`sum::sum_range`], [`reduce()`]`::<T, Op>`,
+//! [`scan::inclusive_scan`] / [`scan::exclusive_scan`] (`i32` sums) and
+//! [`scan::typed::inclusive_scan`] / [`scan::typed::exclusive_scan`]`::<T, Op>`.
+//! [`sum`](mod@sum) says why the type and the operator are parameters of the object.
+//!
+//! # Two ways to run
+//!
+//! Every call takes a [`Backend`]:
+//!
+//! * **a CUDA GPU** — [`Backend::gpu`] (device 0), [`Backend::gpu_device`]`(n)`, and
+//!   [`Backend::with_new_stream`] for a stream of your own; the kernels run from the PTX this
+//!   crate embeds, through `cust` (the CUDA driver API). Compute capability 7.0 or newer.
+//! * **the CPU emulator** — [`Backend::emulator`]: no GPU, no driver, no CUDA toolkit. It runs
+//!   the same kernel code on the CPU, every CUDA thread a coroutine, with CUDA's semantics for
+//!   barriers, warps, shared memory and atomics, and it *reports* what a GPU would silently get
+//!   wrong (a barrier some threads never reach, an index past a buffer, a race): [`emu`].
+//!
+//! [`Backend::select`]`(`[`BackendKind::Auto`]`)` takes the GPU when there is one, else the
+//! emulator. Device buffers ([`DeviceBuffer`]) come from [`Backend::upload`] and
+//! [`Backend::alloc`]; results come back with [`Backend::download`].
+//!
+//! # Types and operators
+//!
+//! `T` is one of the six [`Value`] types and `Op` one of the three [`OpKind`] operators
+//! ([`Sum`], [`Min`], [`Max`], the kernels crate's, re-exported here): 18 pairs, each a PTX
+//! entry of its own (`atomic_accumulate__f32_max`, `lookback__u64_sum`, …).
+//!
+//! | `T` | `Sum` | `Min` / `Max` | identity (empty input; exclusive scan's `output[0]`) |
+//! |---|---|---|---|
+//! | `i32`, `u32`, `i64`, `u64` | wraps (two's complement, modulo 2³² or 2⁶⁴): exact, whatever the order | exact | sum 0; min the type's `MAX`; max its `MIN` |
+//! | `f32`, `f64` | each add rounded to nearest (IEEE 754, no flush to zero), in the kernel's order; within a stated bound of the exact sum | exact and independent of the order: **NaN propagates**, **−0.0 < +0.0** | sum 0.0; min +∞; max −∞ |
+//!
+//! * **NaN**: any NaN in the input (of a reduction, or of a scan's prefix) makes a float min or
+//!   max NaN — for max the positive quiet NaN (`f32` bits `0x7fc0_0000`, `f64`
+//!   `0x7ff8_0000_0000_0000`), for min the negative one (`0xffc0_0000`, `0xfff8_…`), whatever
+//!   the payloads in the input. This is IEEE 754-2019 `maximum`/`minimum` with one canonical
+//!   NaN, not CUDA C's `fmaxf`/`fminf`, which drop NaNs.
+//! * **±0.0**: max(−0.0, +0.0) = +0.0 and min(−0.0, +0.0) = −0.0.
+//! * **Float sums** are not associative: the answer depends on the kernel's addition tree
+//!   (and, for the atomic finish, on the order blocks reach L2, so the last bits may vary from
+//!   run to run). It lies within `γ(d)·Σ|xᵢ| + 2⁻⁵¹·Σ|xᵢ|` of the exact sum, `d` the depth of
+//!   the tree, not `n` ([`reduce::typed::cpu::float_sum_bound`], [`reduce::typed::sum_depth`],
+//!   [`scan::typed::scan_depth`]).
+//!
+//! The rules are the kernels crate's (`kernels::types`, its module docs "What each operator
+//! computes"); the emulator follows them bit for bit.
+//!
+//! **Which kernels.** `i32` × `Sum` runs the classic `i32` kernels at their measured plan
+//! ([`sum::SUM_PLAN`]; the classic `lookback` scan); every other pair runs the typed
+//! instantiations. The plan hook [`OpKind::path`] makes that choice from constants of the two
+//! types.
+//!
+//! # Errors
+//!
+//! Every fallible call returns [`Result`]`<T>` = `Result<T, `[`Error`]`>`, one type for
+//! everything: [`Error::Invalid`] (a bad request: a range outside the buffer, an output too
+//! short, an unknown variant — the message gives the numbers), [`Error::Unsupported`] (not on
+//! this device), [`Error::Cuda`] (a CUDA driver failure, with `cust`'s `CudaError`: cust 0.3.2
+//! is this crate's GPU layer and a public dependency through that variant), [`Error::Emulator`]
+//! (a fault the emulator caught, naming kernel, block, thread and source line), [`Error::NoGpu`]
+//! ([`Backend::gpu`] where no GPU can be used, with the cause) and [`Error::Mismatch`] (a result that differs
+//! from the CPU reference: the checks of the tests, benches and CLI). Every message is one line. [`MainResult`] lets `main` print it as
+//! that line.
+//!
+//! # Where the kernels come from
+//!
+//! The kernels are `no_std` Rust in the `kernels` crate of this workspace. This crate's build
+//! script compiles them with rustc's NVPTX backend (`nvptx64-nvidia-cuda`, `-Zbuild-std=core`,
+//! the pinned nightly of `rust-toolchain.toml`) into PTX for sm_70, sm_80 and sm_90, and embeds
+//! the three in the library ([`ptx`] picks one at run time); the CUDA driver JIT-compiles the
+//! PTX on the GPU. The emulator links the same crate as ordinary host code. No CUDA toolkit is
+//! needed to build: where there is no driver, the build script supplies a stub `libcuda` whose
+//! every call answers "no device". Each kernel's doc (`kernels::reduce`, `kernels::scan`) says
+//! what it teaches, its launch and preconditions, and what was measured.
 //!
 //! # Modules
 //!
@@ -30,8 +118,9 @@
 //!   stream) and the CPU [`emu`]lator; device buffers; kernel handles.
 //! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants, which drives
 //!   everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the reference),
-//!   [`reduce::Reduction`] and [`sum`] (the library object [`sum::Reducer`]).
-//! * [`scan`] — the prefix sums, laid out the same way, and [`scan::Scanner`].
+//!   [`reduce::Reduction`], [`reduce::typed`] (every type × operator) and [`mod@sum`] (the
+//!   library object [`Reducer`]).
+//! * [`scan`] — the prefix sums, laid out the same way, and [`Scanner`].
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,
 //!   a scan's reference on the device with the check kernels of `kernels::check`.
@@ -71,4 +160,8 @@ pub mod verify;
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Fatal, MainResult, Result};
+pub use kernels::types::{Max, Min, Sum};
+pub use reduce::sum::Reducer;
+pub use reduce::typed::{OpKind, Value};
 pub use reduce::{cpu, reduce, registry, sum};
+pub use scan::Scanner;

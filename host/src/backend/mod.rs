@@ -300,13 +300,31 @@ impl Backend {
 
     /// Device-to-device copy of all of `src` into the start of `dst`.
     pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
-        if src.len > dst.len {
-            return Err(Error::Invalid(format!("cannot copy {} elements into a buffer of {}", src.len, dst.len)));
+        self.copy_range(src, 0..src.len, dst)
+    }
+
+    /// Device-to-device copy of `src[range]` into the start of `dst`, queued on this backend's
+    /// stream (ordered with its launches).
+    pub fn copy_range<T: Element>(
+        &self,
+        src: &DeviceBuffer<T>,
+        range: std::ops::Range<usize>,
+        dst: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        if range.start > range.end || range.end > src.len {
+            return Err(Error::Invalid(format!(
+                "cannot copy elements {}..{} of a buffer of {}",
+                range.start, range.end, src.len
+            )));
+        }
+        let len = range.len();
+        if len > dst.len {
+            return Err(Error::Invalid(format!("cannot copy {len} elements into a buffer of {}", dst.len)));
         }
         self.bind()?;
         match (&src.repr, &mut dst.repr) {
             (Repr::Gpu(s), Repr::Gpu(d)) => {
-                if src.len == 0 {
+                if len == 0 {
                     return Ok(());
                 }
                 use cust::memory::AsyncCopyDestination;
@@ -314,12 +332,12 @@ impl Backend {
                     return Err(Error::Invalid("GPU buffers given to an emulator backend".into()));
                 };
                 // SAFETY: both slices are live for the copy; the stream orders it with launches.
-                unsafe { d.index(..src.len).async_copy_from(&s.index(..src.len), g.stream()) }
-                    .during("copying on the GPU")
+                unsafe { d.index(..len).async_copy_from(&s.index(range), g.stream()) }.during("copying on the GPU")
             }
             (Repr::Host(s), Repr::Host(d)) => {
-                d.as_mut_slice()[..src.len].copy_from_slice(&s.as_slice()[..src.len]);
-                d.registered.copy_init_from(&s.registered, src.len * size_of::<T>());
+                d.as_mut_slice()[..len].copy_from_slice(&s.as_slice()[range.clone()]);
+                let size = size_of::<T>();
+                d.registered.copy_init_from(&s.registered, range.start * size, len * size);
                 Ok(())
             }
             _ => Err(Error::Invalid("buffers of two different backends".into())),

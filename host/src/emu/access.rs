@@ -2,13 +2,12 @@
 //! device layer's `global_access`, `shared_access` and `fence` hooks. A refused access unwinds
 //! the thread with one report line; host memory is never touched out of bounds.
 
-use std::panic::resume_unwind;
 use std::sync::atomic::Ordering;
 
 use kernels::device::emu::{Access, Site};
 
 use super::EmuErrorKind;
-use super::block::{BlockCtx, ReportPayload, ThreadCtx, dim};
+use super::block::{BlockCtx, ThreadCtx, dim, stop_with_report};
 use super::memory::{Alloc, Refusal, cross_block};
 use super::race::Hazard;
 
@@ -18,7 +17,7 @@ fn site(s: Site) -> String {
 
 /// Stops the calling thread with a report.
 fn report(kind: EmuErrorKind, detail: String) -> ! {
-    resume_unwind(Box::new(ReportPayload(kind, detail)))
+    stop_with_report(kind, detail)
 }
 
 /// `read` / `wrote` for a load / a store (a read-modify-write is a store).

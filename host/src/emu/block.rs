@@ -95,12 +95,22 @@ enum Outcome {
     Aborted,
 }
 
-/// Unwinds a thread out of its kernel when the block is being torn down.
-struct AbortPayload;
-/// Unwinds a thread out of its kernel with a fault the device layer raised.
-struct FaultPayload(Fault);
-/// Unwinds a thread out of its kernel with a check's report (kind and detail line).
-pub(super) struct ReportPayload(pub EmuErrorKind, pub String);
+/// The one payload a thread unwinds out of its kernel with; why it unwinds (the block being
+/// torn down, a fault the device layer raised, a check's report) is in its
+/// [`ThreadCtx::unwinding`], so telling the causes apart needs no look at the payload.
+struct Unwinding;
+
+/// Unwinds the thread `t` (the calling one) out of its kernel, for the reason `why`, which the
+/// block reads back when the unwinding reaches the thread's start.
+fn unwind(t: &ThreadCtx<'_>, why: Outcome) -> ! {
+    t.unwinding.replace(Some(why));
+    resume_unwind(Box::new(Unwinding))
+}
+
+/// Stops the calling thread with a check's report (kind and detail line).
+pub(super) fn stop_with_report(kind: EmuErrorKind, detail: String) -> ! {
+    unwind(current(), Outcome::Report(kind, detail))
+}
 
 type Co = Coroutine<Resume, Event, Outcome, DefaultStack>;
 
@@ -182,6 +192,9 @@ pub(super) struct ThreadCtx<'a> {
     pub last_alloc: Cell<usize>,
     yielder: Cell<*const Yielder<Resume, Event>>,
     panic_message: RefCell<Option<String>>,
+    /// Why the thread is unwinding out of its kernel, when the emulator made it ([`unwind`]);
+    /// `None` for a panic of the kernel's own.
+    unwinding: RefCell<Option<Outcome>>,
     /// Where the thread was when it noticed that the launch is past its budget.
     stopped_at: Cell<Option<Site>>,
 }
@@ -219,7 +232,7 @@ impl ThreadCtx<'_> {
         self.enter();
         match resume {
             Resume::Value(v) => v,
-            Resume::Abort => resume_unwind(Box::new(AbortPayload)),
+            Resume::Abort => unwind(self, Outcome::Aborted),
         }
     }
 
@@ -227,7 +240,7 @@ impl ThreadCtx<'_> {
         let l = self.block.launch;
         if l.cancel.load(Ordering::Relaxed) || Instant::now() > l.deadline {
             self.stopped_at.set(Some(site));
-            resume_unwind(Box::new(AbortPayload));
+            unwind(self, Outcome::Aborted);
         }
     }
 }
@@ -280,7 +293,7 @@ impl Hooks for EmuHooks {
         t.suspend(Event::Poll(site));
     }
     fn fault(&self, fault: Fault) -> ! {
-        resume_unwind(Box::new(FaultPayload(fault)))
+        unwind(current(), Outcome::Fault(fault))
     }
     fn global_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
         super::access::global(current(), addr, bytes, access, site);
@@ -310,11 +323,7 @@ pub(super) fn install_hooks() {
         std::panic::set_hook(Box::new(move |info| {
             let inside = CURRENT.with(|c| !c.get().is_null());
             if inside {
-                let msg = match (info.payload().downcast_ref::<&str>(), info.payload().downcast_ref::<String>()) {
-                    (Some(s), _) => s.to_string(),
-                    (_, Some(s)) => s.clone(),
-                    _ => "panic".to_string(),
-                };
+                let msg = info.payload_as_str().unwrap_or("panic").to_string();
                 let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
                 *current().panic_message.borrow_mut() = Some(format!("{msg}{loc}"));
             } else {
@@ -416,6 +425,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
             idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
             yielder: Cell::new(std::ptr::null()),
             panic_message: RefCell::new(None),
+            unwinding: RefCell::new(None),
             stopped_at: Cell::new(None),
         })
         .collect();
@@ -435,16 +445,10 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
                 CURRENT.with(|c| c.set(std::ptr::null()));
                 match result {
                     Ok(()) => Outcome::Done,
-                    Err(p) if p.is::<AbortPayload>() => Outcome::Aborted,
-                    Err(p) => match p.downcast::<FaultPayload>() {
-                        Ok(f) => Outcome::Fault(f.0),
-                        Err(p) => match p.downcast::<ReportPayload>() {
-                            Ok(r) => Outcome::Report(r.0, r.1),
-                            Err(_) => {
-                                Outcome::Panic(t.panic_message.borrow_mut().take().unwrap_or_else(|| "panic".into()))
-                            }
-                        },
-                    },
+                    // Unwound by the emulator (`unwind`), or a panic of the kernel's own.
+                    Err(_) => t.unwinding.borrow_mut().take().unwrap_or_else(|| {
+                        Outcome::Panic(t.panic_message.borrow_mut().take().unwrap_or_else(|| "panic".into()))
+                    }),
                 }
             })
         };

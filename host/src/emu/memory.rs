@@ -129,17 +129,23 @@ impl Alloc {
             .map(|w| (w * 4).max(from))
     }
 
-    /// Copies the initialised bits of `src`'s words `[0, bytes)` onto this allocation's first
-    /// `bytes` (a device-to-device copy carries initialisation with the data).
-    pub fn copy_init_from(&self, src: &Alloc, bytes: usize) {
-        let words = bytes.div_ceil(4).min(self.words()).min(src.words());
-        // Whole 64-word slots at once, then the bits of the last, partial one.
-        for slot in 0..words / 64 {
-            self.init[slot].store(src.init[slot].load(Ordering::Relaxed), Ordering::Relaxed);
+    /// Copies the initialised bits of `src`'s bytes `[from, from + bytes)` onto this
+    /// allocation's first `bytes` (a device-to-device copy carries initialisation with the
+    /// data); `from` is a multiple of 4 (elements are 4 or 8 bytes).
+    pub fn copy_init_from(&self, src: &Alloc, from: usize, bytes: usize) {
+        let first = from / 4;
+        let words = bytes.div_ceil(4).min(self.words()).min(src.words().saturating_sub(first));
+        if first == 0 {
+            // Whole 64-word slots at once, then the bits of the last, partial one.
+            for slot in 0..words / 64 {
+                self.init[slot].store(src.init[slot].load(Ordering::Relaxed), Ordering::Relaxed);
+            }
         }
-        for w in words / 64 * 64..words {
+        let start = if first == 0 { words / 64 * 64 } else { 0 };
+        for w in start..words {
+            let s = first + w;
             let b = 1u64 << (w % 64);
-            if src.init[w / 64].load(Ordering::Relaxed) & b != 0 {
+            if src.init[s / 64].load(Ordering::Relaxed) & (1 << (s % 64)) != 0 {
                 self.init[w / 64].fetch_or(b, Ordering::Relaxed);
             } else {
                 self.init[w / 64].fetch_and(!b, Ordering::Relaxed);

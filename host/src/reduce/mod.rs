@@ -7,7 +7,8 @@
 //! * [`cpu`] — the CPU reference (the book's recursion, fixed for odd lengths).
 //! * [`Reduction`] — one variant prepared on one input: buffers allocated, preconditions
 //!   checked; what the tests, the benches and the CLI run.
-//! * [`sum`] — [`sum::Reducer`], the reusable object a library caller keeps, and the one-shot
+//! * [`sum`] — [`sum::Reducer`], the reusable object a library caller keeps (generic over
+//!   element type and operator), the measured plan of `i32` sums, and the one-shot
 //!   [`sum::sum`].
 //! * [`typed`] — every element type × sum/min/max on the generic variants: the runner, the
 //!   references and the float error bound, and the one-shot [`reduce()`]
@@ -97,12 +98,13 @@ impl Workspace {
     /// advances only when the launch was accepted.
     ///
     /// # Safety
-    /// `input[offset..offset + n]` exists and the geometry is `finish`'s for `n`.
+    /// `input` is the device address of a buffer of `i32` of this backend, `input[offset..offset
+    /// + n]` lies within it, and the geometry is `finish`'s for `n`.
     pub(crate) unsafe fn launch(
         &mut self,
         backend: &Backend,
         finish: &Finish,
-        input: &DeviceBuffer<i32>,
+        input: *const i32,
         offset: usize,
         n: usize,
     ) -> Result<()> {
@@ -110,7 +112,7 @@ impl Workspace {
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
         // `wrapping_add`: a device address is not a host allocation; the caller checked the range.
         let p = Pointers {
-            input: input.as_ptr().wrapping_add(offset),
+            input: input.wrapping_add(offset),
             scratch: self.scratch.as_mut().map_or(std::ptr::null_mut(), |s| s.as_mut_ptr().wrapping_add(offset)),
             partials: self.partials.as_mut().map_or(std::ptr::null_mut(), DeviceBuffer::as_mut_ptr),
             ticket: self.ticket.as_mut().map_or(std::ptr::null_mut(), DeviceBuffer::as_mut_ptr),
@@ -232,7 +234,7 @@ impl<'a> Reduction<'a> {
     /// Enqueues the kernel: the timed work.
     pub fn launch(&mut self) -> Result<()> {
         // SAFETY: new_at() checked that input[offset..offset + n] exists and made the geometry.
-        unsafe { self.work.launch(self.backend, &self.variant.finish, self.input, self.offset, self.n) }
+        unsafe { self.work.launch(self.backend, &self.variant.finish, self.input.as_ptr(), self.offset, self.n) }
     }
 
     /// Waits for the last launch and returns its sum.

@@ -1,44 +1,68 @@
-//! The sum of an `i32` device buffer, for library callers: [`Reducer`], a reusable object that
-//! owns its temporary storage (as a CUB user keeps `d_temp_storage`), and the one-shot
-//! [`sum`] / [`sum_range`].
+//! The library's reductions: [`Reducer`], one reusable object per element type and operator
+//! that owns its temporary storage (as a CUB user keeps `d_temp_storage`), the measured plan of
+//! `i32` sums ([`SUM_PLAN`], [`choose`]), and the one-shot [`sum`] / [`sum_range`].
 //!
 //! ```
-//! use host::{Backend, sum::Reducer};
+//! use host::{Backend, Max, Reducer, Sum};
 //! // The emulator here, so that this example runs anywhere; `Backend::gpu()?` on a GPU host.
 //! let backend = Backend::emulator();
 //! let data = backend.upload(&[1, 2, 3, -4])?;
-//! let mut reducer = Reducer::new(&backend);
-//! assert_eq!(reducer.sum(&data)?, 2);
-//! assert_eq!(reducer.sum_range(&data, 1..3)?, 5); // no allocation: the storage is reused
+//! let mut sums = Reducer::<i32, Sum>::new(&backend);
+//! assert_eq!(sums.reduce(&data)?, 2);
+//! assert_eq!(sums.reduce_range(&data, 1..3)?, 5); // no allocation: the storage is reused
+//! sums.enqueue(&data, 0..4)?; // queued on the backend's stream; the host goes on
+//! assert_eq!(sums.result()?, 2); // waits for it
+//!
+//! let floats = backend.upload(&[0.5f32, f32::NAN, 3.0])?;
+//! assert!(Reducer::<f32, Max>::new(&backend).reduce(&floats)?.is_nan()); // NaN propagates
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
-//! **Which kernel.** [`choose`] is the one place the choice is made, from the measured table
-//! [`SUM_PLAN`]: `atomic_accumulate` at every size, its block and grid by size. Its one launch
-//! leaves the final sum on the device (each block adds its partial into the result with a
-//! fire-and-forget `red.add`), it reads the input with 128-bit loads in a grid-stride loop
-//! (so any grid works: resident blocks for small n, one block per tile for large n), and it
-//! accepts any `i32` alignment, so sub-ranges work too.
+//! **Why this shape.** One object per algorithm, generic over the element type and the
+//! operator, each with a synchronous and an enqueue form, as a CUB user expects
+//! (`cub::DeviceReduce::Reduce` with its type, operator and `d_temp_storage`). The type and the
+//! operator are parameters of the *object*, not of its methods, because what the object keeps
+//! depends on both: its storage holds elements of `T` (the result words, the partials), and its
+//! plan is fixed by the pair (below). So `Reducer<'_, f32, Max>` is a reducer of `f32` maxima,
+//! its methods are the same four for every pair ([`reduce`](Reducer::reduce),
+//! [`reduce_range`](Reducer::reduce_range), [`enqueue`](Reducer::enqueue) +
+//! [`result`](Reducer::result)), and a wrong element type is a compile error, not a run-time
+//! one. The defaults make `Reducer<'_>` the `i32` sum; in an expression Rust infers type
+//! parameters rather than taking defaults, so name the pair (`Reducer::<i32, Sum>::new`) or
+//! annotate the binding (`let r: Reducer<'_> = Reducer::new(&backend)`).
+//!
+//! **Which kernel.** The plan hook [`OpKind::path`] decides, from constants of the two types:
+//!
+//! * `i32` × `Sum` ([`Path::Classic`]): [`choose`] picks the row of the measured table
+//!   [`SUM_PLAN`] for the size: `atomic_accumulate` at every size, its block and grid by size.
+//!   Its one launch leaves the final sum on the device (each block adds its partial into the
+//!   result with a fire-and-forget `red.add`), it reads the input with 128-bit loads in a
+//!   grid-stride loop (so any grid works: resident blocks for small n, one block per tile for
+//!   large n), and it accepts any `i32` alignment, so sub-ranges work too.
+//! * every other pair ([`Path::Typed`]): `atomic_accumulate__{type}_{op}`
+//!   ([`library_choice`]: block 256, as many blocks as fit), the same one-launch shape with the
+//!   type's `red` (floats' min/max: two integer `red`s chosen by the sign bit), any start element.
 //!
 //! **Device and stream.** A [`Reducer`] runs on the [`Backend`] it was made with: a GPU chosen
 //! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
 //! one of its own). [`Reducer::enqueue`] queues the launch without waiting; [`Reducer::result`]
 //! waits for the stream and reads the answer.
 //!
-//! **What the caller gets.** The sum of an empty range is 0 (the identity of addition, as for
-//! `Iterator::sum`), returned without touching the device. A range outside the buffer or
-//! longer than the kernels' 32-bit length (`n ≤ u32::MAX`) is `Error::Invalid` with the
-//! numbers; a device error is `Error::Cuda` / `Error::Emulator`.
+//! **What the caller gets.** The reduction of an empty range is the operator's identity (0,
+//! the type's largest value for min, its smallest for max), returned without touching the
+//! device. A range outside the buffer or longer than the kernels' 32-bit length
+//! (`n ≤ u32::MAX`) is `Error::Invalid` with the numbers; a device error is `Error::Cuda` /
+//! `Error::Emulator`.
 
-use std::any::Any;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use kernels::types::Sum;
 
 use super::Workspace;
 use super::plan::{self, Geometry};
-use super::registry::{self, Variant};
-use super::typed::{OpKind, TypedState, Value, reduce_with};
+use super::registry::{self, Elem, Variant};
+use super::typed::{self, OpKind, Path, TypedWork, Value, check_layout, identity, library_choice};
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
 
@@ -108,102 +132,124 @@ pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
     Err(Error::Invalid(format!("n = {n}: no row of the sum plan covers it (n must be in 1..={})", u32::MAX)))
 }
 
-/// A reusable full reduction: it owns its temporary storage (a few device words), asks the
-/// occupancy calculator once, and so allocates nothing on repeated calls.
-pub struct Reducer<'b> {
+/// A reusable reduction of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
+/// `kernels::types`, re-exported as `host::{Sum, Min, Max}`): it owns its temporary storage (a
+/// few device words), asks the occupancy calculator once, and so allocates nothing on repeated
+/// calls of one size class. The module docs say which kernel runs and why the shape.
+pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
     backend: &'b Backend,
-    /// The choice, its resident blocks per SM, and the storage, once a first call made them.
-    state: Option<(Choice, u32, Workspace)>,
-    /// The same for the typed calls ([`reduce`](Self::reduce)), for the last type and operator.
-    typed: Option<TypedState>,
+    /// The device storage, once a first launch made it.
+    storage: Option<Storage<T>>,
+    /// What [`result`](Self::result) answers.
+    last: Last,
+    op: PhantomData<fn() -> O>,
 }
 
-impl<'b> Reducer<'b> {
+/// What a [`Reducer`] keeps between calls, by the [`Path`] of its type and operator.
+enum Storage<T: Value> {
+    /// The classic `i32` sum: the choice for the last size, its resident blocks per SM, the words.
+    Classic(Choice, u32, Workspace),
+    /// A typed instantiation: its resident blocks per SM, and buffers of `T`.
+    Typed(u32, TypedWork<T>),
+}
+
+/// What the last [`Reducer::enqueue`] left for [`Reducer::result`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    /// Nothing enqueued yet, or the last enqueue failed.
+    Nothing,
+    /// An empty range: the identity, with no launch.
+    Identity,
+    /// A launch, whose answer the storage holds once it completes.
+    Launched,
+}
+
+impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, state: None, typed: None }
+        Self { backend, storage: None, last: Last::Nothing, op: PhantomData }
     }
 
-    /// The sum of every element of `input` (wrapping for integers); waits for it. Any
-    /// [`Value`] type: `i32` takes the classic path ([`SUM_PLAN`]), the others
-    /// [`reduce`](Self::reduce)`::<T, Sum>`.
-    pub fn sum<T: Value>(&mut self, input: &DeviceBuffer<T>) -> Result<T> {
-        self.sum_range(input, 0..input.len())
+    /// `O` over every element of `input`; waits for it. Integer sums wrap; float min/max
+    /// propagate NaN and order −0.0 < +0.0 (the crate docs' table); an empty buffer gives the
+    /// identity.
+    pub fn reduce(&mut self, input: &DeviceBuffer<T>) -> Result<T> {
+        self.reduce_range(input, 0..input.len())
     }
 
-    /// The sum of `input[range]` (any start element); waits for it.
-    pub fn sum_range<T: Value>(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
-        match (input as &dyn Any).downcast_ref::<DeviceBuffer<i32>>() {
-            Some(ints) => {
-                let s = self.sum_range_i32(ints, range)?;
-                (&s as &dyn Any)
-                    .downcast_ref::<T>()
-                    .copied()
-                    .ok_or_else(|| Error::Invalid("i32 sum as another type".into()))
-            }
-            None => self.reduce_range::<T, Sum>(input, range),
-        }
-    }
-
-    /// `O` (`kernels::types::{Sum, Min, Max}`) over every element of `input`, for any [`Value`]
-    /// type: one launch of `atomic_accumulate__{type}_{op}`; waits for it. Integer sums wrap;
-    /// float min/max propagate NaN and order −0.0 < +0.0 (`kernels::types`); an empty buffer
-    /// gives the identity. The storage is kept for the next call of the same type and operator.
-    pub fn reduce<T: Value, O: OpKind>(&mut self, input: &DeviceBuffer<T>) -> Result<T> {
-        self.reduce_range::<T, O>(input, 0..input.len())
-    }
-
-    /// [`reduce`](Self::reduce) over `input[range]`.
-    pub fn reduce_range<T: Value, O: OpKind>(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
-        reduce_with::<T, O>(self.backend, &mut self.typed, input, range)
-    }
-
-    /// The wrapping sum of `input[range]` of `i32`: the classic path.
-    fn sum_range_i32(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<i32> {
-        if range.start == range.end && range.start <= input.len() {
-            return Ok(0);
-        }
+    /// `O` over `input[range]` (any start element, any length); waits for it.
+    pub fn reduce_range(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
         self.enqueue(input, range)?;
         self.result()
     }
 
-    /// Queues the sum of `input[range]` on the backend's stream and returns at once; read it
-    /// with [`result`](Self::result). An empty range is an error here (there is nothing to
-    /// launch); [`sum_range`](Self::sum_range) answers 0 for it.
-    pub fn enqueue(&mut self, input: &DeviceBuffer<i32>, range: Range<usize>) -> Result<()> {
+    /// Queues `O` over `input[range]` on the backend's stream and returns at once; read the
+    /// answer with [`result`](Self::result). An empty range queues nothing, and its result is
+    /// the identity. Keep `input` alive until then. After an error there is nothing for
+    /// `result` to read until the next enqueue succeeds.
+    pub fn enqueue(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        self.last = Last::Nothing;
         if range.start > range.end || range.end > input.len() {
             return Err(Error::Invalid(format!(
-                "sum of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                "{} of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                O::OP.name(),
                 range.start,
                 range.end,
                 input.len()
             )));
         }
+        check_layout::<T>()?;
+        if range.is_empty() {
+            self.last = Last::Identity;
+            return Ok(());
+        }
+        match O::path::<T>() {
+            Path::Classic => self.enqueue_classic(input, range)?,
+            Path::Typed => self.enqueue_typed(input, range)?,
+        }
+        self.last = Last::Launched;
+        Ok(())
+    }
+
+    /// Waits for the last [`enqueue`](Self::enqueue)d reduction and returns its answer.
+    pub fn result(&self) -> Result<T> {
+        match (self.last, &self.storage) {
+            (Last::Identity, _) => identity(O::OP),
+            // The classic path runs for `i32` only (enqueue_classic checks): the same bits.
+            (Last::Launched, Some(Storage::Classic(_, _, work))) => {
+                Ok(T::from_bits_u64(work.result(self.backend)? as u32 as u64))
+            }
+            (Last::Launched, Some(Storage::Typed(_, work))) => work.result(self.backend),
+            _ => Err(Error::Invalid("result() with nothing enqueued (or the last enqueue failed)".into())),
+        }
+    }
+
+    /// The classic `i32` sum of the non-empty `input[range]` (in the buffer): [`SUM_PLAN`].
+    fn enqueue_classic(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        if T::ELEM != Elem::I32 {
+            return Err(Error::Invalid(format!("the classic sum plan reduces i32, not {}", T::ELEM.name())));
+        }
         let n = range.len();
-        let geometry = self.prepare(n)?;
-        let (choice, _, work) = self.state.as_mut().expect("prepare() made the state");
+        let geometry = self.prepare_classic(n)?;
+        let Some(Storage::Classic(choice, _, work)) = &mut self.storage else {
+            return Err(Error::Invalid("the classic reducer's storage is missing".into()));
+        };
         work.retarget(geometry);
-        // SAFETY: the range lies within `input` (checked above) and `geometry` is the chosen
-        // variant's for n, which the workspace fits (prepare).
-        unsafe { work.launch(self.backend, &choice.variant.finish, input, range.start, n) }
+        // SAFETY: T is i32 (checked above), so the buffer's address is one of `i32`s; the range
+        // lies within `input` (enqueue checked it); `geometry` is the chosen variant's for n,
+        // which the workspace fits (prepare_classic).
+        unsafe { work.launch(self.backend, &choice.variant.finish, input.as_ptr().cast::<i32>(), range.start, n) }
     }
 
-    /// Waits for the last [`enqueue`](Self::enqueue)d sum and returns it.
-    pub fn result(&self) -> Result<i32> {
-        let (_, _, work) =
-            self.state.as_ref().ok_or_else(|| Error::Invalid("result() before any sum was enqueued".into()))?;
-        work.result(self.backend)
-    }
-
-    /// The geometry for `n`, (re)making the choice and storage only when they change.
-    fn prepare(&mut self, n: usize) -> Result<Geometry> {
+    /// The classic geometry for `n`, (re)making the choice and storage only when they change.
+    fn prepare_classic(&mut self, n: usize) -> Result<Geometry> {
         let choice = choose(n, self.backend.info().compute_capability)?;
         let same = |c: &Choice| {
             std::ptr::eq(c.variant, choice.variant)
                 && c.block == choice.block
                 && c.blocks_per_sm == choice.blocks_per_sm
         };
-        if let Some((c, resident, work)) = &self.state
+        if let Some(Storage::Classic(c, resident, work)) = &self.storage
             && same(c)
         {
             let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(*resident))?;
@@ -216,26 +262,50 @@ impl<'b> Reducer<'b> {
             None => plan::resident_per_sm(self.backend, choice.variant, choice.block)?,
         };
         let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(resident))?;
-        self.state = Some((choice, resident, Workspace::new(self.backend, g, 0)?));
+        self.storage = Some(Storage::Classic(choice, resident, Workspace::new(self.backend, g, 0)?));
         Ok(g)
+    }
+
+    /// `atomic_accumulate__{type}_{op}` on the non-empty `input[range]` (in the buffer), the
+    /// storage remade only when the size needs more.
+    fn enqueue_typed(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        let (tv, block) = library_choice(T::ELEM, O::OP)?;
+        let n = range.len();
+        let resident = match &self.storage {
+            Some(Storage::Typed(r, w)) if std::ptr::eq(w.tv, tv) => *r,
+            _ => self.backend.occupancy(tv.symbol(), block, 0)?.max(1),
+        };
+        let g = typed::geometry(self.backend, tv, n, block, Some(resident))?;
+        let fits = matches!(&self.storage, Some(Storage::Typed(_, w)) if std::ptr::eq(w.tv, tv) && w.fits(&g));
+        if !fits {
+            self.storage = Some(Storage::Typed(resident, TypedWork::new(self.backend, tv, g)?));
+        }
+        let Some(Storage::Typed(_, work)) = &mut self.storage else {
+            return Err(Error::Invalid("the typed reducer's storage is missing".into()));
+        };
+        work.geometry = g;
+        // SAFETY: the range lies within `input` (enqueue checked it); `g` is the variant's for n
+        // and the work fits it (checked or made above).
+        unsafe { work.launch(self.backend, input, range.start, n) }
     }
 }
 
-/// The sum of every element of `buf`, any [`Value`] type (one call: allocates a [`Reducer`]'s
-/// few words).
+/// The sum of every element of `buf`, any [`Value`] type (a one-shot
+/// [`Reducer`]`::<T, Sum>`, which allocates its few words).
 pub fn sum<T: Value>(backend: &Backend, buf: &DeviceBuffer<T>) -> Result<T> {
-    Reducer::new(backend).sum(buf)
+    Reducer::<T, Sum>::new(backend).reduce(buf)
 }
 
 /// The sum of `buf[range]`. The range may start at any element (the kernel handles
 /// the unaligned head and tail); an empty range sums to 0.
 pub fn sum_range<T: Value>(backend: &Backend, buf: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
-    Reducer::new(backend).sum_range(buf, range)
+    Reducer::<T, Sum>::new(backend).reduce_range(buf, range)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kernels::types::{Max, Min};
 
     #[test]
     fn empty_ranges_sum_to_zero_and_bad_ranges_are_errors() {
@@ -254,22 +324,33 @@ mod tests {
     }
 
     #[test]
-    fn typed_calls_on_one_reducer() {
-        use kernels::types::{Max, Min};
+    fn the_plan_hook_sends_only_i32_sums_to_the_classic_plan() {
+        assert_eq!(Sum::path::<i32>(), Path::Classic);
+        assert_eq!(Sum::path::<u32>(), Path::Typed);
+        assert_eq!(Sum::path::<f64>(), Path::Typed);
+        assert_eq!(Min::path::<i32>(), Path::Typed);
+        assert_eq!(Max::path::<i32>(), Path::Typed);
+    }
+
+    #[test]
+    fn typed_reducers() {
         let b = Backend::emulator();
         let f: Vec<f64> = (0..5000).map(|i| (i as f64 - 2500.5) * 0.25).collect();
         let fb = b.upload(&f).unwrap();
         let u = b.upload(&[7u32, u32::MAX, 3]).unwrap();
-        let mut r = Reducer::new(&b);
-        assert_eq!(r.reduce::<f64, Max>(&fb).unwrap(), 624.625);
-        assert_eq!(r.reduce::<f64, Min>(&fb).unwrap(), -625.125);
-        assert_eq!(r.sum(&fb).unwrap(), f.iter().sum::<f64>()); // quarters: every sum is exact
-        assert_eq!(r.sum(&u).unwrap(), 9); // wraps
-        assert_eq!(r.reduce_range::<u32, Min>(&u, 0..1).unwrap(), 7);
-        assert_eq!(r.reduce_range::<u32, Min>(&u, 1..1).unwrap(), u32::MAX);
-        let e = r.reduce_range::<u32, Max>(&u, 2..5).unwrap_err().to_string();
-        assert!(e.contains("2..5") && e.contains("buffer of 3"), "{e}");
-        assert_eq!(r.sum(&b.upload(&[1i32, 2]).unwrap()).unwrap(), 3);
+        assert_eq!(Reducer::<f64, Max>::new(&b).reduce(&fb).unwrap(), 624.625);
+        assert_eq!(Reducer::<f64, Min>::new(&b).reduce(&fb).unwrap(), -625.125);
+        assert_eq!(sum(&b, &fb).unwrap(), f.iter().sum::<f64>()); // quarters: every sum is exact
+        assert_eq!(sum(&b, &u).unwrap(), 9); // wraps
+        let mut r = Reducer::<u32, Min>::new(&b);
+        assert_eq!(r.reduce_range(&u, 0..1).unwrap(), 7);
+        assert_eq!(r.reduce_range(&u, 1..1).unwrap(), u32::MAX);
+        let e = r.reduce_range(&u, 2..5).unwrap_err().to_string();
+        assert!(e.starts_with("invalid request: min of elements 2..5 of a buffer of 3"), "{e}");
+        let e = r.result().unwrap_err().to_string();
+        assert!(e.contains("nothing enqueued"), "{e}");
+        r.enqueue(&u, 0..3).unwrap();
+        assert_eq!(r.result().unwrap(), 3);
     }
 
     #[test]
@@ -277,14 +358,17 @@ mod tests {
         let b = Backend::emulator();
         let data: Vec<i32> = (0..5000).map(|i| i * 7 - 300).collect();
         let buf = b.upload(&data).unwrap();
-        let mut r = Reducer::new(&b);
+        let mut r: Reducer<'_> = Reducer::new(&b);
         for (i, n) in [5000usize, 17, 4096, 1, 5000].into_iter().enumerate() {
             let want = data[..n].iter().fold(0i32, |a, &x| a.wrapping_add(x));
-            assert_eq!(r.sum_range(&buf, 0..n).unwrap(), want, "call {i}, n = {n}");
+            assert_eq!(r.reduce_range(&buf, 0..n).unwrap(), want, "call {i}, n = {n}");
         }
-        let words = |r: &Reducer<'_>| r.state.as_ref().and_then(|(_, _, w)| w.result.as_ref().map(|b| b.as_ptr()));
+        let words = |r: &Reducer<'_>| match &r.storage {
+            Some(Storage::Classic(_, _, w)) => w.result.as_ref().map(|b| b.as_ptr()),
+            _ => None,
+        };
         let first = words(&r);
-        r.sum(&buf).unwrap();
+        r.reduce(&buf).unwrap();
         assert!(first.is_some() && first == words(&r), "the storage was remade");
         assert!(choose(0, (9, 0)).is_ok() && choose(1 << 20, (7, 0)).is_ok());
     }

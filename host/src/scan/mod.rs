@@ -1,6 +1,7 @@
-//! Prefix sums (scans) of `i32` on the GPU or the emulator: the scan registry, preconditions,
-//! launch plans, timing, and [`inclusive_scan`] / [`exclusive_scan`] for callers who just
-//! want the answer.
+//! Prefix sums (scans) on the GPU or the emulator: the scan registry of the `i32` variants,
+//! preconditions, launch plans, timing; [`typed`], the look-back scan of every element type and
+//! operator; [`Scanner`], the library object (any type, any operator); and [`inclusive_scan`] /
+//! [`exclusive_scan`] for callers who just want the answer.
 //!
 //! The scan family lives apart from the reductions' [`crate::registry`]: a scan writes an
 //! array, not a scalar, and its variants are multi-kernel plans with their own scratch
@@ -23,12 +24,16 @@
 //! [`Scan`] owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
 
 pub mod cpu;
+mod scanner;
 pub mod typed;
+
+pub use scanner::Scanner;
 
 use std::fmt;
 
 use kernels::scan::index::{MAX_EPOCH, bit_next_stride, bit_positions};
 use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE};
+use kernels::types::Sum;
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -170,6 +175,11 @@ impl ScanVariant {
             ScanPlan::ReduceThenScan { tile, .. } => tile,
             ScanPlan::DecoupledLookback { threads, items, .. } => threads * items,
         }
+    }
+
+    /// What [`check_shape`] needs to know of it.
+    pub(crate) fn shape(&self) -> Shape {
+        Shape { name: self.name, kinds: self.kinds, min_cc: self.min_cc, tile: self.tile() }
     }
 
     /// Bytes of device scratch it needs for `n` elements (beyond input and output).
@@ -385,11 +395,11 @@ pub fn check(
     output_len: usize,
     cc: (u32, u32),
 ) -> Result<()> {
-    let shape = Shape { name: variant.name, kinds: variant.kinds, min_cc: variant.min_cc, tile: variant.tile() };
-    check_shape(&shape, kind, n, (input_len, output_len), cc)
+    check_shape(&variant.shape(), kind, n, (input_len, output_len), cc)
 }
 
 /// What [`check_shape`] needs to know of a scan kernel: its name, kinds, oldest GPU and tile.
+#[derive(Clone, Copy)]
 pub(crate) struct Shape {
     pub(crate) name: &'static str,
     pub(crate) kinds: &'static [Kind],
@@ -676,15 +686,17 @@ impl<'a> Scan<'a> {
 
 /// Scans all of `input` into `output` (`output[i] = input[0] + … + input[i]`, wrapping) with
 /// the fastest variant, and waits for it. `output` must hold at least `input.len()`
-/// elements; `input` is not modified. An empty `input` is a no-op (nothing to write).
+/// elements; `input` is not modified. An empty `input` is a no-op (nothing to write). A
+/// one-shot [`Scanner`]`::<i32, Sum>`; [`typed::inclusive_scan`] for the other types and
+/// operators.
 pub fn inclusive_scan(backend: &Backend, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
-    scan_with(backend, fastest(), Kind::Inclusive, input, output)
+    Scanner::<i32, Sum>::new(backend).inclusive(input, output)
 }
 
 /// Like [`inclusive_scan`], but exclusive: `output[i] = input[0] + … + input[i-1]`,
 /// `output[0] = 0`. An empty `input` is a no-op.
 pub fn exclusive_scan(backend: &Backend, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
-    scan_with(backend, fastest(), Kind::Exclusive, input, output)
+    Scanner::<i32, Sum>::new(backend).exclusive(input, output)
 }
 
 /// Scans all of `input` into `output` with `variant`, and waits for it (an empty `input` is a
@@ -702,73 +714,6 @@ pub fn scan_with(
     let mut scan = Scan::new(backend, variant, kind, input, output, input.len())?;
     scan.launch()?;
     backend.synchronize()
-}
-
-/// A reusable scan for library callers: the single-pass look-back scan, whose only temporary
-/// storage (one status word per tile) it owns and reuses, so repeated scans allocate nothing
-/// once the largest input has been seen. It runs on its backend's device and stream.
-///
-/// ```
-/// use host::{Backend, scan::Scanner};
-/// let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
-/// let input = backend.upload(&[1, 2, 3, 4])?;
-/// let mut output = backend.alloc::<i32>(4)?;
-/// let mut scanner = Scanner::new(&backend);
-/// scanner.exclusive(&input, &mut output)?;
-/// assert_eq!(backend.download(&output)?, [0, 1, 3, 6]);
-/// # Ok::<(), host::Error>(())
-/// ```
-pub struct Scanner<'b> {
-    backend: &'b Backend,
-    status: Option<DeviceBuffer<u64>>,
-    epoch: u32,
-}
-
-impl<'b> Scanner<'b> {
-    /// A scanner on `backend`. Allocates nothing until the first scan.
-    pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, status: None, epoch: 0 }
-    }
-
-    /// `output[i] = input[0] + … + input[i]` (wrapping) for every element of `input`; waits.
-    pub fn inclusive(&mut self, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
-        self.enqueue(Kind::Inclusive, input, output)?;
-        self.backend.synchronize()
-    }
-
-    /// `output[i] = input[0] + … + input[i-1]`, `output[0] = 0`; waits.
-    pub fn exclusive(&mut self, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
-        self.enqueue(Kind::Exclusive, input, output)?;
-        self.backend.synchronize()
-    }
-
-    /// Queues a scan of all of `input` into `output` on the backend's stream and returns at
-    /// once. An empty input queues nothing.
-    pub fn enqueue(&mut self, kind: Kind, input: &DeviceBuffer<i32>, output: &mut DeviceBuffer<i32>) -> Result<()> {
-        let n = input.len();
-        if n == 0 {
-            return Ok(());
-        }
-        let v = fastest();
-        check(v, kind, n, n, output.len(), self.backend.info().compute_capability)?;
-        let ScanPlan::DecoupledLookback { kernel, threads, .. } = v.plan else {
-            return Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", v.name)));
-        };
-        let tiles = n.div_ceil(v.tile() as usize);
-        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < tiles) {
-            // Fresh zeroed words: no old word can carry a new epoch.
-            self.status = Some(self.backend.alloc::<u64>(tiles)?);
-            self.epoch = 0;
-        }
-        let status = self.status.as_mut().expect("allocated above").as_mut_ptr();
-        let args = (input.as_ptr(), output.as_mut_ptr(), status, n as u32, self.epoch + 1, kind.flag());
-        // SAFETY: check() verified n ≥ 1, the output holds n and the grid fits; the status
-        // array holds one word per tile, and every word is older than epoch + 1 (zeroed at
-        // allocation, epochs strictly increasing since); the block is the kernel's own.
-        unsafe { self.backend.launch(&kernel, config(tiles, threads), args) }?;
-        self.epoch += 1;
-        Ok(())
-    }
 }
 
 /// One scan variant measured and checked.

@@ -1,6 +1,7 @@
 //! Reductions of every element type with every operator: the generic variants of
 //! [`registry::typed`](crate::registry::typed) prepared, launched and finished, and the
-//! library calls [`reduce()`] / [`Reducer::reduce`](super::sum::Reducer::reduce).
+//! library calls [`reduce()`] / [`Reducer::reduce`](super::sum::Reducer::reduce), and the
+//! plan hook [`OpKind::path`] that sends `i32` sums to the classic kernels instead.
 //!
 //! ```
 //! use host::Backend;
@@ -20,7 +21,6 @@
 
 pub mod cpu;
 
-use std::any::Any;
 use std::fmt;
 
 use super::plan::{self, MAX_GRID};
@@ -34,6 +34,10 @@ use crate::registry::{Elem, Op};
 pub trait Value: crate::backend::Element + kernels::types::Element + fmt::Display {
     /// The registry's name for it.
     const ELEM: Elem;
+    /// Does this type have the classic sum kernels (the book's `i32` kernels, with the measured
+    /// plans [`SUM_PLAN`](crate::sum::SUM_PLAN) and the classic `lookback` scan)? Only `i32`.
+    /// Read through the plan hook, [`OpKind::path`].
+    const CLASSIC_SUM: bool = false;
     /// Unit roundoff (2⁻²⁴ for `f32`, 2⁻⁵³ for `f64`; 0 for integers, which are exact).
     const UNIT_ROUNDOFF: f64;
     /// A value from 64 random bits: integers over their whole range (sums wrap), floats in
@@ -66,9 +70,10 @@ pub trait Value: crate::backend::Element + kernels::types::Element + fmt::Displa
 }
 
 macro_rules! integer_value {
-    ($t:ident, $E:ident) => {
+    ($t:ident, $E:ident $(, classic_sum = $classic:literal)?) => {
         impl Value for $t {
             const ELEM: Elem = Elem::$E;
+            $(const CLASSIC_SUM: bool = $classic;)?
             const UNIT_ROUNDOFF: f64 = 0.0;
             fn random(bits: u64) -> Self {
                 bits as $t
@@ -108,7 +113,7 @@ macro_rules! integer_value {
         }
     };
 }
-integer_value!(i32, I32);
+integer_value!(i32, I32, classic_sum = true);
 integer_value!(u32, U32);
 integer_value!(i64, I64);
 integer_value!(u64, U64);
@@ -170,19 +175,60 @@ macro_rules! float_value {
 float_value!(f32, F32, u32, 24);
 float_value!(f64, F64, u64, 53);
 
+/// Which kernels a library object ([`Reducer`](crate::sum::Reducer),
+/// [`Scanner`](crate::scan::Scanner)) runs for an element type and an operator: the answer of
+/// the plan hook [`OpKind::path`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// The classic `i32` kernels with their measured plans: [`SUM_PLAN`](crate::sum::SUM_PLAN)
+    /// (`atomic_accumulate` at the block and grid of the size) for a reduction, the classic
+    /// `lookback` scan for a scan.
+    Classic,
+    /// The typed instantiations: `atomic_accumulate__{type}_{op}` at block 256
+    /// ([`library_choice`]), `lookback__{type}_{op}`.
+    Typed,
+}
+
 /// The host-side name of an operator type of the kernels crate (`kernels::types::Sum` → [`Op::Sum`]).
 pub trait OpKind {
     /// The registry's operator.
     const OP: Op;
+
+    /// **The plan hook**: which kernels the library objects run for `T` with this operator.
+    /// [`Path::Typed`] for every pair but `Sum` over a type with [`Value::CLASSIC_SUM`] (`i32`),
+    /// which takes [`Path::Classic`]. Both are constants of the types, so the choice is made at
+    /// compile time, per instantiation.
+    fn path<T: Value>() -> Path {
+        Path::Typed
+    }
 }
 impl OpKind for kernels::types::Sum {
     const OP: Op = Op::Sum;
+    fn path<T: Value>() -> Path {
+        if T::CLASSIC_SUM { Path::Classic } else { Path::Typed }
+    }
 }
 impl OpKind for kernels::types::Min {
     const OP: Op = Op::Min;
 }
 impl OpKind for kernels::types::Max {
     const OP: Op = Op::Max;
+}
+
+/// `Ok` when `T` is laid out as the kernels of [`T::ELEM`](Value::ELEM) read it (its size is
+/// that type's): the library objects' guard against a [`Value`] implemented outside this crate
+/// with another type's `ELEM`, whose buffers the kernels would read past.
+pub(crate) fn check_layout<T: Value>() -> Result<()> {
+    if size_of::<T>() == T::ELEM.size() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "a Value of {} bytes names {} ({} bytes) as its kernels' type",
+            size_of::<T>(),
+            T::ELEM.name(),
+            T::ELEM.size()
+        )))
+    }
 }
 
 /// `a ⊕ b` for `op`, as the kernels combine (the kernels crate's own functions).
@@ -327,9 +373,9 @@ pub fn geometry(
 }
 
 /// The buffers of typed launches, reused across launches of one geometry's size.
-struct TypedWork<T: Value> {
-    tv: &'static TypedVariant,
-    geometry: TypedGeometry,
+pub(crate) struct TypedWork<T: Value> {
+    pub(crate) tv: &'static TypedVariant,
+    pub(crate) geometry: TypedGeometry,
     /// Partials (host and last-block finishes), then the result words (two for the atomic
     /// finish, one for the last block).
     out: DeviceBuffer<T>,
@@ -340,7 +386,7 @@ struct TypedWork<T: Value> {
 
 impl<T: Value> TypedWork<T> {
     /// Allocates for `geometry`; the atomic finish's two words start at the identity.
-    fn new(backend: &Backend, tv: &'static TypedVariant, geometry: TypedGeometry) -> Result<Self> {
+    pub(crate) fn new(backend: &Backend, tv: &'static TypedVariant, geometry: TypedGeometry) -> Result<Self> {
         if T::ELEM != tv.elem {
             return Err(Error::Invalid(format!(
                 "variant {} reduces {}, not {}",
@@ -359,7 +405,7 @@ impl<T: Value> TypedWork<T> {
     }
 
     /// Can it serve `g` (same finish, room for the partials and result words)?
-    fn fits(&self, g: &TypedGeometry) -> bool {
+    pub(crate) fn fits(&self, g: &TypedGeometry) -> bool {
         g.result_words == self.geometry.result_words
             && g.partials.min(1) == self.geometry.partials.min(1)
             && self.out.len() as u64 >= g.partials + g.result_words as u64
@@ -369,7 +415,13 @@ impl<T: Value> TypedWork<T> {
     ///
     /// # Safety
     /// That range exists and `self.geometry` is the variant's for `n`.
-    unsafe fn launch(&mut self, backend: &Backend, input: &DeviceBuffer<T>, offset: usize, n: usize) -> Result<()> {
+    pub(crate) unsafe fn launch(
+        &mut self,
+        backend: &Backend,
+        input: &DeviceBuffer<T>,
+        offset: usize,
+        n: usize,
+    ) -> Result<()> {
         let g = self.geometry;
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: 0 };
         let at = input.as_ptr().wrapping_add(offset).cast::<u8>();
@@ -385,7 +437,7 @@ impl<T: Value> TypedWork<T> {
     }
 
     /// Waits for the last launch and returns its answer.
-    fn result(&self, backend: &Backend) -> Result<T> {
+    pub(crate) fn result(&self, backend: &Backend) -> Result<T> {
         let g = self.geometry;
         if g.result_words > 0 {
             let at = g.partials as usize;
@@ -475,64 +527,12 @@ pub fn library_choice(elem: Elem, op: Op) -> Result<(&'static TypedVariant, u32)
     Ok((find_typed(rule.variant, elem, op)?, rule.block))
 }
 
-/// What a [`Reducer`](super::sum::Reducer) keeps for typed calls: the variant, its resident
-/// blocks per SM, and a `TypedWork<T>` for the type of the last call.
-pub(crate) struct TypedState {
-    tv: &'static TypedVariant,
-    resident: u32,
-    work: Box<dyn Any>,
-}
-
-/// `O` over `input[range]` with the storage in `state` (remade when the type, operator or size
-/// needs it); waits for the answer. An empty range gives the identity without a launch.
-pub(crate) fn reduce_with<T: Value, O: OpKind>(
-    backend: &Backend,
-    state: &mut Option<TypedState>,
-    input: &DeviceBuffer<T>,
-    range: std::ops::Range<usize>,
-) -> Result<T> {
-    if range.start > range.end || range.end > input.len() {
-        return Err(Error::Invalid(format!(
-            "reduction of elements {}..{} of a buffer of {}: the range must lie within the buffer",
-            range.start,
-            range.end,
-            input.len()
-        )));
-    }
-    if range.is_empty() {
-        return identity(O::OP);
-    }
-    let (tv, block) = library_choice(T::ELEM, O::OP)?;
-    let n = range.len();
-    let reuse = state.as_ref().filter(|s| std::ptr::eq(s.tv, tv)).map(|s| s.resident);
-    let resident = match reuse {
-        Some(r) => r,
-        None => backend.occupancy(tv.symbol(), block, 0)?.max(1),
-    };
-    let g = geometry(backend, tv, n, block, Some(resident))?;
-    let fits = state
-        .as_mut()
-        .and_then(|s| s.work.downcast_mut::<TypedWork<T>>())
-        .is_some_and(|w| std::ptr::eq(w.tv, tv) && w.fits(&g));
-    if !fits {
-        *state = Some(TypedState { tv, resident, work: Box::new(TypedWork::<T>::new(backend, tv, g)?) });
-    }
-    let work = state
-        .as_mut()
-        .and_then(|s| s.work.downcast_mut::<TypedWork<T>>())
-        .ok_or_else(|| Error::Invalid("typed reducer state lost".into()))?;
-    work.geometry = g;
-    // SAFETY: the range lies within `input` (checked above); `g` is the variant's for n and
-    // the work fits it.
-    unsafe { work.launch(backend, input, range.start, n) }?;
-    work.result(backend)
-}
-
 /// `O` over every element of `input` (`host::reduce::<f32, Max>(&backend, &buf)`): the
-/// wrapping sum, the minimum or the maximum, by `atomic_accumulate` in one launch. An empty
-/// buffer gives the identity (0, the type's largest value, its smallest).
+/// wrapping sum, the minimum or the maximum, in one launch; waits for it. An empty buffer
+/// gives the identity (0, the type's largest value, its smallest). A one-shot
+/// [`Reducer`](super::sum::Reducer)`::<T, O>` (which keeps its storage for the next call).
 pub fn reduce<T: Value, O: OpKind>(backend: &Backend, input: &DeviceBuffer<T>) -> Result<T> {
-    reduce_with::<T, O>(backend, &mut None, input, 0..input.len())
+    super::sum::Reducer::<T, O>::new(backend).reduce(input)
 }
 
 /// Per-launch result slots, for the typed benches (issue #12): each launch of a batch writes

@@ -1,7 +1,8 @@
 //! Scans of every element type with every operator: the typed look-back scan
 //! `lookback__{type}_{op}` (`kernels::scan::lookback_generic`), its registry, a prepared
 //! [`TypedScan`], the depth of its summation tree for the float bound ([`scan_depth`],
-//! [`cpu`]), and the library calls [`inclusive_scan`] / [`exclusive_scan`].
+//! [`cpu`]), and the one-shot library calls [`inclusive_scan`] / [`exclusive_scan`] (thin
+//! wrappers over [`Scanner`](super::Scanner), the reusable object).
 //!
 //! ```
 //! use host::Backend;
@@ -70,7 +71,7 @@ impl TypedScanVariant {
         self.kernel.name
     }
 
-    fn shape(&self) -> Shape {
+    pub(crate) fn shape(&self) -> Shape {
         Shape { name: self.name, kinds: &Kind::ALL, min_cc: (7, 0), tile: self.tile() }
     }
 }
@@ -249,21 +250,18 @@ impl<T: Value> Rerun for TypedScan<'_, T> {
     }
 }
 
-/// `O`-scans all of `input` into `output` with the typed look-back scan and waits (an empty
-/// input is a no-op).
+/// `O`-scans all of `input` into `output` and waits (an empty input is a no-op): a one-shot
+/// [`Scanner`](super::Scanner)`::<T, O>`, which runs the typed look-back scan (the classic
+/// `lookback` for `i32` sums, by the plan hook [`OpKind::path`]).
 pub fn scan<T: Value, O: OpKind>(
     backend: &Backend,
     kind: Kind,
     input: &DeviceBuffer<T>,
     output: &mut DeviceBuffer<T>,
 ) -> Result<()> {
-    if input.is_empty() {
-        return Ok(());
-    }
-    let tv = find("lookback", T::ELEM, O::OP)?;
-    let mut s = TypedScan::new(backend, tv, kind, input, output, input.len())?;
-    s.launch()?;
-    backend.synchronize()
+    let mut scanner = super::Scanner::<T, O>::new(backend);
+    scanner.enqueue(kind, input, 0..input.len(), output)?;
+    scanner.wait()
 }
 
 /// `output[i] = input[0] ⊕ … ⊕ input[i]` for every element of `input`

@@ -1,0 +1,278 @@
+//! [`Scanner`]: the library's scan object, generic over element type and operator.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use kernels::scan::index::MAX_EPOCH;
+use kernels::types::Sum;
+
+use super::typed::{self, TypedScanVariant};
+use super::{Kind, LookbackArgs, ScanPlan, Shape, check_shape, config, fastest};
+use crate::backend::{Backend, DeviceBuffer, Kernel};
+use crate::error::{Error, Result};
+use crate::reduce::typed::{OpKind, Path, Value, check_layout};
+use crate::registry::Elem;
+
+/// A reusable scan of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
+/// `kernels::types`, re-exported as `host::{Sum, Min, Max}`): the single-pass decoupled
+/// look-back scan, one launch. It owns its temporary storage (one status word per tile, the
+/// 64-bit types' value slots, and a staging copy for sub-ranges that do not start on a 16-byte
+/// boundary) and reuses it, so repeated scans allocate nothing once the largest input has been
+/// seen. It runs on its backend's device and stream.
+///
+/// ```
+/// use host::{Backend, Max, Scanner, Sum};
+/// let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+/// let input = backend.upload(&[1, 2, 3, 4])?;
+/// let mut output = backend.alloc::<i32>(4)?;
+/// let mut scanner = Scanner::<i32, Sum>::new(&backend);
+/// scanner.exclusive(&input, &mut output)?;
+/// assert_eq!(backend.download(&output)?, [0, 1, 3, 6]);
+/// scanner.inclusive_range(&input, 1..3, &mut output)?; // output[..2] = scan of input[1..3]
+/// assert_eq!(backend.download(&output)?[..2], [2, 5]);
+///
+/// let floats = backend.upload(&[2.5f32, -1.0, 7.0])?;
+/// let mut maxima = backend.alloc::<f32>(3)?;
+/// let mut running_max = Scanner::<f32, Max>::new(&backend);
+/// running_max.enqueue(host::scan::Kind::Inclusive, &floats, 0..3, &mut maxima)?; // queued
+/// running_max.wait()?;
+/// assert_eq!(backend.download(&maxima)?, [2.5, 2.5, 7.0]);
+/// # Ok::<(), host::Error>(())
+/// ```
+///
+/// **Which kernel** (the plan hook [`OpKind::path`]): `i32` × `Sum` runs the classic
+/// `lookback` (packed 64-bit status words; [`fastest`]), every other pair
+/// `lookback__{type}_{op}` ([`typed`]). The shape is [`Reducer`](crate::sum::Reducer)'s, for
+/// the same reasons (its module docs): the pair is fixed per object, the methods are the same
+/// for every pair.
+///
+/// **Sub-ranges.** `*_range(input, range, output)` scans `input[range]` into
+/// `output[..range.len()]`. The kernels load 16 bytes at a time, so a range that does not
+/// start on a 16-byte boundary is first copied (on the device, on the same stream) into the
+/// scanner's staging buffer; one that does is scanned in place.
+pub struct Scanner<'b, T: Value = i32, O: OpKind = Sum> {
+    backend: &'b Backend,
+    /// One status word per tile, tagged with the launch's epoch.
+    status: Option<DeviceBuffer<u64>>,
+    /// The typed scan's two value slots per tile (8 bytes each: room for any element type).
+    values: Option<DeviceBuffer<u64>>,
+    /// The copy of a sub-range that does not start on a 16-byte boundary.
+    staging: Option<DeviceBuffer<T>>,
+    /// The epoch of the last launch on `status` (0: none since it was zeroed).
+    epoch: u32,
+    op: PhantomData<fn() -> O>,
+}
+
+/// The kernel a [`Scanner`] launches, by the plan hook.
+#[derive(Clone, Copy)]
+enum Plan {
+    /// The classic `i32` `lookback`, with its threads per block.
+    Classic(Kernel<LookbackArgs>, u32, Shape),
+    /// `lookback__{type}_{op}`.
+    Typed(&'static TypedScanVariant, Shape),
+}
+
+impl Plan {
+    /// The plan for `T` × `O`.
+    fn of<T: Value, O: OpKind>() -> Result<Self> {
+        match O::path::<T>() {
+            Path::Classic => {
+                let v = fastest();
+                let ScanPlan::DecoupledLookback { kernel, threads, .. } = v.plan else {
+                    return Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", v.name)));
+                };
+                Ok(Plan::Classic(kernel, threads, v.shape()))
+            }
+            Path::Typed => {
+                let tv = typed::find("lookback", T::ELEM, O::OP)?;
+                Ok(Plan::Typed(tv, tv.shape()))
+            }
+        }
+    }
+
+    fn shape(&self) -> &Shape {
+        match self {
+            Plan::Classic(_, _, shape) | Plan::Typed(_, shape) => shape,
+        }
+    }
+}
+
+impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
+    /// A scanner on `backend` (its device and stream). Allocates nothing until the first scan.
+    pub fn new(backend: &'b Backend) -> Self {
+        Self { backend, status: None, values: None, staging: None, epoch: 0, op: PhantomData }
+    }
+
+    /// `output[i] = input[0] ⊕ … ⊕ input[i]` for every element of `input`; waits. Integer sums
+    /// wrap; float min/max propagate NaN from the first NaN on. `output` holds at least
+    /// `input.len()` elements; an empty `input` is a no-op.
+    pub fn inclusive(&mut self, input: &DeviceBuffer<T>, output: &mut DeviceBuffer<T>) -> Result<()> {
+        self.inclusive_range(input, 0..input.len(), output)
+    }
+
+    /// `output[i] = input[0] ⊕ … ⊕ input[i-1]`, `output[0]` = the identity (0, the type's
+    /// largest value for min, its smallest for max); waits.
+    pub fn exclusive(&mut self, input: &DeviceBuffer<T>, output: &mut DeviceBuffer<T>) -> Result<()> {
+        self.exclusive_range(input, 0..input.len(), output)
+    }
+
+    /// The inclusive scan of `input[range]` (any start, any length) into
+    /// `output[..range.len()]`; waits.
+    pub fn inclusive_range(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        range: Range<usize>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.enqueue(Kind::Inclusive, input, range, output)?;
+        self.wait()
+    }
+
+    /// The exclusive scan of `input[range]` into `output[..range.len()]`; waits.
+    pub fn exclusive_range(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        range: Range<usize>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.enqueue(Kind::Exclusive, input, range, output)?;
+        self.wait()
+    }
+
+    /// Queues the `kind` scan of `input[range]` into `output[..range.len()]` on the backend's
+    /// stream and returns at once; [`wait`](Self::wait) (or any download, which waits for the
+    /// stream) before reading `output`, and keep both buffers alive until then. An empty range
+    /// queues nothing.
+    pub fn enqueue(
+        &mut self,
+        kind: Kind,
+        input: &DeviceBuffer<T>,
+        range: Range<usize>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        if range.start > range.end || range.end > input.len() {
+            return Err(Error::Invalid(format!(
+                "{kind} scan of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                range.start,
+                range.end,
+                input.len()
+            )));
+        }
+        check_layout::<T>()?;
+        if range.is_empty() {
+            return Ok(());
+        }
+        let n = range.len();
+        let plan = Plan::of::<T, O>()?;
+        check_shape(plan.shape(), kind, n, (n, output.len()), self.backend.info().compute_capability)?;
+        let tiles = n.div_ceil(plan.shape().tile as usize);
+        self.prepare(tiles, matches!(plan, Plan::Typed(..)))?;
+        let src = self.source(input, range)?;
+        let epoch = self.epoch + 1;
+        let status = self.status.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("status"))?;
+        match plan {
+            Plan::Classic(kernel, threads, _) => {
+                if T::ELEM != Elem::I32 {
+                    return Err(Error::Invalid(format!("the classic scan scans i32, not {}", T::ELEM.name())));
+                }
+                let args = (src.cast::<i32>(), output.as_mut_ptr().cast::<i32>(), status, n as u32, epoch, kind.flag());
+                // SAFETY: check_shape verified n ≥ 1, that the output holds n and that the grid
+                // fits; `src` is n elements of `i32` (T is i32, checked above), 16-byte aligned
+                // (source), distinct from `output` (`&` and `&mut`); the status array holds one
+                // word per tile, each older than `epoch` (zeroed at allocation, epochs strictly
+                // increasing since: prepare); the block is the kernel's own.
+                unsafe { self.backend.launch(&kernel, config(tiles, threads), args) }?;
+            }
+            Plan::Typed(tv, _) => {
+                let values = self.values.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("values"))?;
+                let out = output.as_mut_ptr().cast::<u8>();
+                let args = (src.cast::<u8>(), out, status, values.cast::<u8>(), n as u32, epoch, kind.flag());
+                // SAFETY: as above, with `tv` the instantiation for T's own element type (found by
+                // T::ELEM), and the value slots two 8-byte words per tile (prepare).
+                unsafe { self.backend.launch(&tv.kernel, config(tiles, tv.threads), args) }?;
+            }
+        }
+        self.epoch = epoch;
+        Ok(())
+    }
+
+    /// Waits for every scan this scanner (or anything else on its stream) queued; reports a
+    /// kernel's failure.
+    pub fn wait(&self) -> Result<()> {
+        self.backend.synchronize()
+    }
+
+    /// Makes the status words (and, for the typed scan, the value slots) hold `tiles` tiles.
+    fn prepare(&mut self, tiles: usize, values: bool) -> Result<()> {
+        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < tiles) {
+            // Fresh zeroed words: no old word can carry a new epoch.
+            self.status = Some(self.backend.alloc::<u64>(tiles)?);
+            self.epoch = 0;
+        }
+        if values && self.values.as_ref().is_none_or(|v| v.len() < 2 * tiles) {
+            self.values = Some(self.backend.alloc::<u64>(2 * tiles)?);
+        }
+        Ok(())
+    }
+
+    /// The device address the kernel reads `input[range]` from: in place when it starts on a
+    /// 16-byte boundary, else a copy in the staging buffer (queued on the same stream).
+    fn source(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<*const T> {
+        let at = input.as_ptr().wrapping_add(range.start);
+        if (at as usize).is_multiple_of(16) {
+            return Ok(at);
+        }
+        if self.staging.as_ref().is_none_or(|s| s.len() < range.len()) {
+            self.staging = Some(self.backend.alloc_uninit::<T>(range.len())?);
+        }
+        let staging = self.staging.as_mut().ok_or_else(|| missing("staging"))?;
+        self.backend.copy_range(input, range, staging)?;
+        Ok(staging.as_ptr())
+    }
+}
+
+/// The error of a buffer `prepare` or `source` made and then did not find (never expected).
+fn missing(what: &str) -> Error {
+    Error::Invalid(format!("the scanner's {what} buffer is missing"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::types::{Max, Min};
+
+    #[test]
+    fn sub_ranges_aligned_or_not_and_empty() {
+        let b = Backend::emulator();
+        let data: Vec<i64> = (0..3000).map(|i| (i * 37 % 101) - 50).collect();
+        let input = b.upload(&data).unwrap();
+        let mut out = b.alloc::<i64>(3000).unwrap();
+        let mut s = Scanner::<i64, Max>::new(&b);
+        for range in [2..2001, 3..2000, 0..3000, 7..8] {
+            s.inclusive_range(&input, range.clone(), &mut out).unwrap();
+            let got = b.download_prefix(&out, range.len()).unwrap();
+            let mut acc = i64::MIN;
+            let want: Vec<i64> = data[range.clone()]
+                .iter()
+                .map(|&x| {
+                    acc = acc.max(x);
+                    acc
+                })
+                .collect();
+            assert_eq!(got, want, "range {range:?}");
+        }
+        s.exclusive_range(&input, 5..5, &mut out).unwrap();
+        let e = s.inclusive_range(&input, 2990..3001, &mut out).unwrap_err().to_string();
+        assert!(e.contains("inclusive scan of elements 2990..3001 of a buffer of 3000"), "{e}");
+        let mut short = b.alloc::<i64>(3).unwrap();
+        let e = s.inclusive_range(&input, 1..5, &mut short).unwrap_err().to_string();
+        assert!(e.contains("output holds 3"), "{e}");
+    }
+
+    #[test]
+    fn i32_sums_take_the_classic_kernel() {
+        assert!(matches!(Plan::of::<i32, Sum>(), Ok(Plan::Classic(..))));
+        assert!(matches!(Plan::of::<i32, Min>(), Ok(Plan::Typed(..))));
+        assert!(matches!(Plan::of::<u32, Sum>(), Ok(Plan::Typed(..))));
+    }
+}

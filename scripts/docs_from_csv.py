@@ -8,7 +8,7 @@ typed by hand:
 * docs/parity.md, the Rust ↔ CUDA C table, with the causes listed in CAUSES below;
 * docs/results.md, the tables the README quotes (host::sum vs CUB, scans vs CUB).
 
-    scripts/docs_from_csv.py docs/measurements/2026-11-22-h100 [LATER_DIR...]
+    scripts/docs_from_csv.py [--check] [DIR...]     default DIR: SET (the one measurement set)
 
 A file in a later directory replaces the same file of an earlier one (a re-measurement after a
 change); each figure names the directory and commit it came from.
@@ -137,7 +137,65 @@ def measured_reduction(by_n, gpu, commit, d):
             prev_txt = f"{ratio(float(p['time_us_median']), t)} (`{p['variant']}`)" if p else "—"
             xc = f"{float(r['x_c']):.3f}" if r.get("x_c") else "—"
             lines.append(f"| 2^{k} | {fmt_us(t)} | {float(r['gb_per_s']):.1f} | {prev_txt} | {xc} |")
-        out[name] = lines
+        out[name] = lines + levels_lines(d, family_prev[name], name)
+    return out
+
+
+def levels(d):
+    """`cache_levels_2e24.csv` (scripts/gpu/cache_levels.sh): kernel → ncu metric → number."""
+    f = d / "cache_levels_2e24.csv"
+    if not f.exists():
+        return {}
+    out = {}
+    for r in rows(f):
+        vals = {}
+        for k, v in r.items():
+            try:
+                vals[k] = float(v.replace(",", ""))
+            except (ValueError, AttributeError):
+                pass
+        out[r["Kernel Name"]] = vals
+    return out
+
+
+def levels_lines(d, prev, name):
+    """What ncu's counters per cache level say about `prev` → `name`, where both were profiled:
+    the divergence measures, and, where the sectors fall at L1 but not below it, why the time
+    falls much less than the sectors (the coalescing lesson's next question)."""
+    lv = levels(d)
+    if prev not in lv or name not in lv:
+        return []
+    b, a = lv[prev], lv[name]
+    g = lambda m, k: m.get(k, 0.0)
+    big = lambda x: f"{x / 1e6:.1f} M" if x >= 1e6 else f"{x:,.0f}"
+    src = f"`{d.rel('cache_levels_2e24.csv')}/cache_levels_2e24.csv`, commit {file_commit(d, 'cache_levels_2e24.csv', '?')}"
+    thr, br = "smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__sass_average_branch_targets_threads_uniform.pct"
+    l1, l2 = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "lts__t_sectors_srcunit_tex_op_read.sum"
+    dram, inst, tm = "dram__bytes_read.sum", "smsp__inst_executed.sum", "gpu__time_duration.sum"
+    hit, dpct = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+    bar = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
+    out = [
+        "",
+        f"Nsight Compute, one launch each at 2^24 ({src}): active threads per warp instruction "
+        f"{g(b, thr):.2f} → {g(a, thr):.2f}, branch efficiency {g(b, br):.2f} % → {g(a, br):.2f} %; "
+        f"sectors asked of L1 {big(g(b, l1))} → {big(g(a, l1))}, of L2 {big(g(b, l2))} → {big(g(a, l2))}, "
+        f"DRAM bytes read {g(b, dram) / 1e6:.1f} → {g(a, dram) / 1e6:.1f} MB; warp instructions "
+        f"{big(g(b, inst))} → {big(g(a, inst))}.",
+    ]
+    times = {r["variant"]: float(r["time_us_median"]) for r in rows(d / "twins_2e24.csv")} if (d / "twins_2e24.csv").exists() else {}
+    speedup = times[prev] / times[name] if prev in times and name in times else g(b, tm) / g(a, tm)
+    same_below = g(a, l2) and abs(g(b, l2) / g(a, l2) - 1) <= 0.01 and g(a, dram) and abs(g(b, dram) / g(a, dram) - 1) <= 0.01
+    if g(a, l1) and g(b, l1) / g(a, l1) >= 1.5 and same_below:
+        out += [
+            "",
+            f"**Why only {speedup:.2f}× faster for {g(b, l1) / g(a, l1):.2f}× fewer sectors:** the same sectors "
+            f"reach L2 and the same bytes come from DRAM (the input once) in both kernels; the extra sectors "
+            f"of `{prev}` were L1 hits ({g(b, hit):.1f} % of the sectors asked of L1 hit there, against "
+            f"{g(a, hit):.1f} % here). Neither kernel is bound by memory (DRAM at {g(b, dpct):.1f} % and "
+            f"{g(a, dpct):.1f} % of its peak): the time follows the warp instructions "
+            f"({g(b, inst) / g(a, inst):.2f}× fewer) and the barrier waits ({g(b, bar):.2f} → {g(a, bar):.2f} warps "
+            f"waiting per issue), not the sectors.",
+        ]
     return out
 
 
@@ -198,8 +256,9 @@ def measured_padding(d, gpu, commit):
 
 
 def rewrite_measured(path, lines):
-    """Replaces the body of the first `# Measured` doc section in `path` (the file's own kernel;
-    tuning shapes and ablations declared later in the file keep theirs) with `lines`."""
+    """`path`'s text with the body of its first `# Measured` doc section (the file's own kernel;
+    tuning shapes and ablations declared later in the file keep theirs) replaced by `lines`;
+    None where it has no such section."""
     text = path.read_text().split("\n")
     out, i, changed = [], 0, False
     while i < len(text):
@@ -215,9 +274,7 @@ def rewrite_measured(path, lines):
             changed = True
             continue
         i += 1
-    if changed:
-        path.write_text("\n".join(out))
-    return changed
+    return "\n".join(out) if changed else None
 
 
 def kernel_file(name):
@@ -564,9 +621,111 @@ def reduce_shapes_md(d, commit):
     return out
 
 
-def main():
-    args = sys.argv[1:] or ["docs/measurements/2026-11-22-h100"]
-    d = Dirs([(ROOT / a).resolve() for a in args])
+SET = "docs/measurements/2026-11-25-h100"
+
+
+def readme_blocks(d, gpu, commit):
+    """The README's generated blocks, by name: `<!-- generated: NAME -->` … `<!-- end generated -->`."""
+    blocks = {"lessons": lessons_block(d), "headline": headline_block(d, gpu), "chapter3": chapter3_block(d, gpu)}
+    blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
+    return blocks
+
+
+def lessons_block(d):
+    """The three lessons a laptop shows, from counters/ (the emulator and ncu at 2^20, block 512)."""
+    c = d.dir_of("counters") / "counters"
+    def val(file, variant, col):
+        f = c / file
+        if not f.exists():
+            return None
+        r = next((r for r in rows(f) if r["variant"] == variant and r.get("kind", "inclusive") == "inclusive"), None)
+        return float(r[col]) if r and r.get(col) else None
+    steps = [
+        ("neighbored", "neighbored_less", "the working threads packed into the first warps", "active lanes per request",
+         "global", "emu_lanes_per_request", None, "{:.2f}"),
+        ("neighbored_less", "interleaved", "each round's pairs half a block apart, not side by side",
+         "global load efficiency", "global", "gld_efficiency_pct", "gld_efficiency_pct", "{:.2f} %"),
+        ("blelloch_unpadded", "blelloch", "one padding word per 32 in the shared tree", "shared load bank conflicts",
+         "scan", "shared_ld_bank_conflicts", "shared_ld_bank_conflicts", "{:,.0f}"),
+    ]
+    out = [
+        f"The emulator at n = 2^20, block 512 (each scan at its own block), beside Nsight Compute on the "
+        f"H100 at the same n (`{d.rel('counters')}/counters/`; where ncu differs, `agreement.md` there says why):",
+        "",
+        "| step | what changes | counter | emulator before → after | H100 (ncu) before → after |",
+        "|---|---|---|---|---|",
+    ]
+    for a, b, what, counter, fam, emu_col, ncu_col, f in steps:
+        e = [val(f"emu_{fam}_2e20.csv", v, emu_col) for v in (a, b)]
+        n = [val(f"{fam}_2e20.csv", v, ncu_col) for v in (a, b)] if ncu_col else [None, None]
+        show = lambda x: f.format(x) if x is not None else "—"
+        out.append(f"| `{a}` → `{b}` | {what} | {counter} | {show(e[0])} → {show(e[1])} | {show(n[0])} → {show(n[1])} |")
+    return out
+
+
+def headline_block(d, gpu):
+    """The claims at the top of the performance section: the full reduction and the look-back
+    scan against CUB, and the scan against a copy."""
+    out = []
+    f = d / "sum_vs_cub.csv"
+    if f.exists():
+        rs = rows(f)
+        cells = []
+        for n in sorted({int(r["n"]) for r in rs}):
+            o = [float(r["time_us_median"]) for r in rs if int(r["n"]) == n]
+            c = [float(r["cub_median_us"]) for r in rs if int(r["n"]) == n and r.get("cub_median_us")]
+            word = "faster" if max(o) < min(c) else ("slower" if min(o) > max(c) else "within the spread")
+            cells.append(f"2^{n.bit_length() - 1}: {statistics.median(o):.2f} vs {statistics.median(c):.2f} µs, "
+                         f"{statistics.median(c) / statistics.median(o):.2f}× ({word})")
+        rounds = max(int(r["round"]) for r in rs)
+        out.append(f"- **Full reduction** (`Reducer`, the plan's kernel) against CUB `DeviceReduce::Sum`, {gpu}, "
+                   f"medians of {rounds} interleaved rounds ({cite(d, 'sum_vs_cub.csv', '?')}): " + "; ".join(cells) + ".")
+    f = d / "scans.csv"
+    if f.exists():
+        rs = [r for r in rows(f) if r["kind"] in ("inclusive", "copy") and r["time_us_median"]]
+        for n in ("268435456", "100000000"):
+            lb = next((r for r in rs if r["variant"] == "lookback" and r["n"] == n), None)
+            cub = next((r for r in rs if r["variant"] == "cub" and r["n"] == n), None)
+            cp = next((r for r in rs if r["variant"] == "d2d_copy" and r["n"] == n), None)
+            if lb and cub and cp:
+                t, c, k = (float(x["time_us_median"]) for x in (lb, cub, cp))
+                label = "2^28" if n == "268435456" else "10^8"
+                out.append(f"- **Look-back scan** at {label}: {t:.1f} µs against CUB `InclusiveSum` {c:.1f} µs "
+                           f"({c / t:.2f}×) and a device-to-device copy of the input {k:.1f} µs (the scan takes "
+                           f"{t / k:.2f}× the copy's time; {cite(d, 'scans.csv', '?')}).")
+    return out
+
+
+def chapter3_block(d, gpu):
+    """The chapter-3 staircase at 2^24, each step beside its CUDA C twin."""
+    f = d / "twins_2e24.csv"
+    if not f.exists():
+        return []
+    by = {r["variant"]: r for r in rows(f)}
+    steps = ["neighbored_modulo", "neighbored_less", "interleaved", "unroll2", "unroll8", "complete_unroll"]
+    parts = []
+    for v in steps:
+        r = by.get(v)
+        if r:
+            c = f" (C {float(r['c_median_us']):.1f})" if r.get("c_median_us") else ""
+            parts.append(f"`{v}` {float(r['time_us_median']):.1f} µs{c}")
+    return [f"The book's chapter 3 at n = 2^24, block 512, {gpu} ({cite(d, 'twins_2e24.csv', '?')}; the CUDA C "
+            f"twins on the same data in brackets): " + " → ".join(parts) + "."]
+
+
+def replace_blocks(text, blocks):
+    """`text` with each `<!-- generated: NAME -->` … `<!-- end generated -->` block's body
+    replaced by `blocks[NAME]`."""
+    def body(m):
+        name = m.group(1)
+        if name not in blocks:
+            raise SystemExit(f"docs_from_csv.py: no generated block named {name!r}")
+        return f"<!-- generated: {name} -->\n" + "\n".join(blocks[name]) + "\n<!-- end generated -->"
+    return re.sub(r"<!-- generated: (\w+) -->.*?<!-- end generated -->", body, text, flags=re.S)
+
+
+def outputs(d):
+    """Every file this script writes, path → new text."""
     gpu, commit = device(d)
     by_n = reductions(d)
     measured = {
@@ -577,13 +736,39 @@ def main():
     typed = typed_scans(d, gpu, commit)
     if typed:
         measured["lookback_typed"] = typed
+    out = {}
     for name, lines in measured.items():
         f = kernel_file(name)
-        if f and rewrite_measured(f, lines):
-            print(f"measured: {f.relative_to(ROOT)}")
-    (ROOT / "docs/parity.md").write_text(parity_md(by_n, gpu, commit, d))
-    (ROOT / "docs/results.md").write_text(results_md(d, gpu, commit))
-    print("wrote docs/parity.md, docs/results.md")
+        text = rewrite_measured(f, lines) if f else None
+        if text is not None:
+            out[f] = text
+    out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)
+    out[ROOT / "docs/results.md"] = results_md(d, gpu, commit)
+    readme = ROOT / "README.md"
+    out[readme] = replace_blocks(readme.read_text(), readme_blocks(d, gpu, commit))
+    return out
+
+
+def main():
+    """Writes the docs from the one measurement set (SET, or the directories named); with
+    --check, writes nothing and fails when a file differs from what the CSVs give."""
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    d = Dirs([(ROOT / a).resolve() for a in (args or [SET])])
+    stale = []
+    for path, text in outputs(d).items():
+        if path.read_text() != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not check:
+                path.write_text(text)
+    if check:
+        if stale:
+            print("docs_from_csv.py --check: these files disagree with the CSVs of " + d.listing() + " (run "
+                  "scripts/docs_from_csv.py to rewrite them): " + ", ".join(stale))
+            sys.exit(1)
+        print(f"docs_from_csv.py --check: every generated figure agrees with {d.listing()}")
+    else:
+        print("wrote: " + (", ".join(stale) if stale else "nothing (every file was up to date)"))
 
 
 if __name__ == "__main__":

@@ -107,6 +107,9 @@ pub struct Run {
     /// and `emu_*.csv` on the emulator), by (source, variant): n and column → value. Scans:
     /// the inclusive rows.
     pub counters: HashMap<(CounterSource, String), (u64, HashMap<String, f64>)>,
+    /// Nsight Compute's counters per cache level and stall reasons (`cache_levels_*.csv`,
+    /// `scripts/gpu/cache_levels.sh`), by kernel: ncu's metric name → value.
+    pub levels: HashMap<String, HashMap<String, f64>>,
 }
 
 /// Who counted: Nsight Compute on the GPU, or the emulator.
@@ -305,6 +308,7 @@ fn read_dir_run(dir: &Path) -> Result<Run> {
     read_scans(&mut run)?;
     read_metrics(&mut run)?;
     read_counters(&mut run)?;
+    read_levels(&mut run)?;
     // Raw ncu output only where `reduce --metrics` CSVs are not there.
     let raw = if run.ncu.is_empty() { files(dir, "ncu_")? } else { Vec::new() };
     for path in raw {
@@ -320,6 +324,21 @@ fn read_dir_run(dir: &Path) -> Result<Run> {
         }
     }
     Ok(run)
+}
+
+/// `cache_levels_*.csv`: ncu's raw page, one row per kernel; every metric (a name with `__`)
+/// that is a number.
+fn read_levels(run: &mut Run) -> Result<()> {
+    for path in files(&run.dir, "cache_levels_")? {
+        if path.extension().is_none_or(|e| e != "csv") {
+            continue;
+        }
+        for r in records(&path)? {
+            let values = r.keys().filter(|k| k.contains("__")).filter_map(|k| Some((k.clone(), num(&r, k)?))).collect();
+            run.levels.insert(text(&r, "Kernel Name"), values);
+        }
+    }
+    Ok(())
 }
 
 /// `counters/*.csv` (the agreement table's inputs, `scripts/gpu/metrics.sh`): every numeric

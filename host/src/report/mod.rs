@@ -14,6 +14,7 @@ pub mod charts;
 pub mod code;
 pub mod data;
 pub mod html;
+pub mod levels;
 pub mod lesson;
 pub mod sources;
 
@@ -239,6 +240,7 @@ fn reduce_card(run: &Run, v: &Variant, prev: Option<&Variant>, pictures: &lesson
     }
     c.push_str("</table>");
     c.push_str(&ncu_table(run, v, prev));
+    c.push_str(&levels::section(run, v.name, prev.map(|p| p.name)));
     // The twin's C function, where it is one function (not the tutorial's or a scan's pair).
     let twin = crate::twins::TWINS.iter().find(|(name, c)| *name == v.name && !c.contains(' ')).map(|(_, c)| *c);
     let text = source_text(&path).unwrap_or_default();
@@ -247,7 +249,14 @@ fn reduce_card(run: &Run, v: &Variant, prev: Option<&Variant>, pictures: &lesson
     c
 }
 
-/// The variant's ncu metrics next to the previous kernel's; the biggest change highlighted.
+/// The counter a lesson is about, where the biggest change is another one: divergence is
+/// measured by active threads per warp instruction (the load requests fall more, as a side
+/// effect), coalescing by global load efficiency.
+const LESSON_COUNTERS: &[(&str, &str)] =
+    &[("neighbored_less", "warp_execution_efficiency_pct"), ("interleaved", "gld_efficiency_pct")];
+
+/// The variant's ncu metrics next to the previous kernel's; the lesson's counter highlighted
+/// ([`LESSON_COUNTERS`]), else the biggest change.
 fn ncu_table(run: &Run, v: &Variant, prev: Option<&Variant>) -> String {
     let Some((symbol, mine)) = v.symbols().into_iter().map(|s| (s, run.ncu_of(s))).find(|(_, m)| !m.is_empty()) else {
         return String::new();
@@ -259,15 +268,21 @@ fn ncu_table(run: &Run, v: &Variant, prev: Option<&Variant>) -> String {
         Some(b) if b > 0.0 && now > 0.0 => Some((now / b).ln().abs()),
         _ => None,
     };
-    let top = mine
-        .iter()
-        .filter_map(|r| change(&r.metric, r.value).map(|c| (c, &r.metric)))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, m)| m.clone());
+    let lesson = LESSON_COUNTERS.iter().find(|(name, m)| *name == v.name && mine.iter().any(|r| r.metric == *m));
+    let biggest = || {
+        mine.iter()
+            .filter_map(|r| change(&r.metric, r.value).map(|c| (c, &r.metric)))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, m)| m.clone())
+    };
+    let (top, why) = match lesson {
+        Some((_, m)) => (Some(m.to_string()), " (highlighted: the counter this lesson is about)"),
+        None => (biggest(), " (highlighted: the metric that changed most from the previous kernel)"),
+    };
     let mut t = format!(
         "<h4>Nsight Compute, <code>{}</code> at 2^24{}</h4><table class=\"ncu\"><tr><th class=\"l\">metric</th><th>unit</th><th>this</th><th>prev</th><th>this/prev</th></tr>",
         escape(symbol),
-        if top.is_some() { " (highlighted: the metric that changed most from the previous kernel)" } else { "" }
+        if top.is_some() { why } else { "" }
     );
     for r in mine {
         let hi = if top.as_deref() == Some(r.metric.as_str()) { " class=\"hi\"" } else { "" };

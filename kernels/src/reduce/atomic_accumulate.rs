@@ -86,12 +86,12 @@ kernel! {
     /// `g_acc` concurrently. Every thread reaches the block barrier and every shuffle.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 25.44 µs | 2637.9 | 1.07 (`single_pass`) | — |
-    /// | 2^28 | 346.5 µs | 3098.7 | 1.01 (`single_pass`) | — |
+    /// | 2^24 | 25.47 µs | 2634.6 | 1.07 (`single_pass`) | — |
+    /// | 2^28 | 346.8 µs | 3096.0 | 1.01 (`single_pass`) | — |
     pub unsafe fn atomic_accumulate(g_idata: Global<i32>, g_acc: GlobalMut<i32>, n: u32, epoch: u32) {
         let slots = static_shared!(ATOMIC_ACCUMULATE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         if block_idx_x() == 0 && thread_idx_x() == 0 {

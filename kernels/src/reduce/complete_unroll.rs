@@ -57,12 +57,12 @@ use crate::kernel;
 /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+/// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
 ///
 /// | n | time | GB/s | × previous | × CUDA C twin |
 /// |---|---|---|---|---|
-/// | 2^24 | 32.83 µs | 2044.0 | 1.00 (`complete_unroll_warps8`) | 1.075 |
-/// | 2^28 | 399.0 µs | 2690.9 | 1.00 (`complete_unroll_warps8`) | 1.030 |
+/// | 2^24 | 32.85 µs | 2043.0 | 1.00 (`complete_unroll_warps8`) | 1.070 |
+/// | 2^28 | 399.0 µs | 2691.2 | 1.00 (`complete_unroll_warps8`) | 1.031 |
 #[inline(always)]
 pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
     const { assert!(BLOCK.is_power_of_two() && BLOCK >= 32 && BLOCK <= 1024, "BLOCK: a power of two in 32..=1024") };

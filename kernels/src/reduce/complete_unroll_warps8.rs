@@ -63,12 +63,12 @@ kernel! {
     /// through the rounds), and all 32 lanes of warp 0 reach every warp barrier.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 32.83 µs | 2044.0 | 1.01 (`unroll_warps8`) | 1.074 |
-    /// | 2^28 | 399.5 µs | 2687.5 | 1.00 (`unroll_warps8`) | 1.035 |
+    /// | 2^24 | 32.96 µs | 2036.1 | 1.00 (`unroll_warps8`) | 1.070 |
+    /// | 2^28 | 399.5 µs | 2687.6 | 1.00 (`unroll_warps8`) | 1.035 |
     pub unsafe fn complete_unroll_warps8(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

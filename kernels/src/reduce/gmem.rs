@@ -76,12 +76,12 @@ kernel! {
     /// `__syncthreads` do not allow), and all 32 lanes of warp 0 reach every `__syncwarp`.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 88.22 µs | 760.7 | 0.37 (`complete_unroll`) | 1.174 |
-    /// | 2^28 | 1332.3 µs | 805.9 | 0.30 (`complete_unroll`) | 1.156 |
+    /// | 2^24 | 87.89 µs | 763.6 | 0.37 (`complete_unroll`) | 1.180 |
+    /// | 2^28 | 1331.8 µs | 806.2 | 0.30 (`complete_unroll`) | 1.156 |
     pub unsafe fn gmem(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -60,12 +60,12 @@ kernel! {
     /// shuffles.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 33.22 µs | 2020.4 | 0.74 (`redux`) | — |
-    /// | 2^28 | 464.5 µs | 2311.4 | 0.73 (`redux`) | — |
+    /// | 2^24 | 33.34 µs | 2012.6 | 0.74 (`redux`) | — |
+    /// | 2^28 | 464.0 µs | 2313.9 | 0.73 (`redux`) | — |
     pub unsafe fn grid_stride(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(GRID_STRIDE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let n = n as usize;

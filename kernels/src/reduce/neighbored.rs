@@ -60,12 +60,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 127.3 µs | 527.2 | — | 1.705 |
-    /// | 2^28 | 1962.4 µs | 547.1 | — | 1.730 |
+    /// | 2^24 | 127.1 µs | 528.0 | — | 1.707 |
+    /// | 2^28 | 1961.7 µs | 547.3 | — | 1.730 |
     pub unsafe fn neighbored(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -63,12 +63,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 120.2 µs | 558.1 | 1.77 (`neighbored_modulo`) | 1.003 |
-    /// | 2^28 | 1849.1 µs | 580.7 | 1.80 (`neighbored_modulo`) | 1.000 |
+    /// | 2^24 | 120.1 µs | 558.7 | 1.77 (`neighbored_modulo`) | 1.001 |
+    /// | 2^28 | 1850.7 µs | 580.2 | 1.80 (`neighbored_modulo`) | 0.999 |
     pub unsafe fn neighbored_less(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

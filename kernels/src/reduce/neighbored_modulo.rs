@@ -52,12 +52,12 @@ kernel! {
     /// `__syncthreads` do not allow).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
     /// | 2^24 | 213.2 µs | 314.8 | 0.60 (`neighbored`) | 1.018 |
-    /// | 2^28 | 3332.6 µs | 322.2 | 0.59 (`neighbored`) | 1.020 |
+    /// | 2^28 | 3329.1 µs | 322.5 | 0.59 (`neighbored`) | 1.020 |
     pub unsafe fn neighbored_modulo(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

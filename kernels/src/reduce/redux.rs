@@ -73,12 +73,12 @@ kernel! {
     /// block is a multiple of 32, and none sits in divergent code).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 24.62 µs | 2725.3 | 1.01 (`warp_shuffle`) | — |
-    /// | 2^28 | 337.9 µs | 3178.1 | 1.00 (`warp_shuffle`) | — |
+    /// | 2^24 | 24.67 µs | 2720.0 | 1.01 (`warp_shuffle`) | — |
+    /// | 2^28 | 337.6 µs | 3180.4 | 1.00 (`warp_shuffle`) | — |
     pub unsafe fn redux(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(REDUX_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;

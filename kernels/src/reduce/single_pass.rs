@@ -117,12 +117,12 @@ kernel! {
     /// the first sit in code whose condition is uniform over the block.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 27.22 µs | 2465.8 | 0.92 (`vector_loads`) | — |
-    /// | 2^28 | 348.7 µs | 3079.5 | 0.99 (`vector_loads`) | — |
+    /// | 2^24 | 27.22 µs | 2465.8 | 0.93 (`vector_loads`) | — |
+    /// | 2^28 | 348.8 µs | 3078.0 | 0.99 (`vector_loads`) | — |
     pub unsafe fn single_pass(
         g_idata: Global<i32>,
         g_partials: GlobalMut<i32>,

@@ -76,12 +76,12 @@ kernel! {
     /// the tree), and all 32 lanes of warp 0 reach every `__syncwarp`.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 74.34 µs | 902.8 | 1.19 (`gmem`) | 0.987 |
-    /// | 2^28 | 1123.1 µs | 956.0 | 1.19 (`gmem`) | 0.990 |
+    /// | 2^24 | 73.89 µs | 908.3 | 1.19 (`gmem`) | 0.992 |
+    /// | 2^28 | 1121.4 µs | 957.5 | 1.19 (`gmem`) | 0.991 |
     pub unsafe fn smem(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         let tid = thread_idx_x();

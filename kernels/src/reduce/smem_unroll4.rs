@@ -70,12 +70,12 @@ kernel! {
     /// part in the tree), and all 32 lanes of warp 0 reach every `__syncwarp`.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 29.79 µs | 2252.6 | 2.50 (`smem`) | 1.009 |
-    /// | 2^28 | 380.4 µs | 2822.8 | 2.95 (`smem`) | 0.993 |
+    /// | 2^24 | 29.97 µs | 2239.4 | 2.47 (`smem`) | 0.990 |
+    /// | 2^28 | 380.1 µs | 2824.8 | 2.95 (`smem`) | 0.988 |
     pub unsafe fn smem_unroll4(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);
         let tid = thread_idx_x();

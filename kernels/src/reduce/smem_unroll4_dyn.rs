@@ -60,12 +60,12 @@ kernel! {
     /// `__syncwarp` (see `smem_unroll4`).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 29.95 µs | 2240.5 | 0.99 (`smem_unroll4`) | 0.997 |
-    /// | 2^28 | 379.9 µs | 2826.6 | 1.00 (`smem_unroll4`) | 0.990 |
+    /// | 2^24 | 29.94 µs | 2241.7 | 1.00 (`smem_unroll4`) | 0.995 |
+    /// | 2^28 | 379.4 µs | 2829.9 | 1.00 (`smem_unroll4`) | 0.992 |
     pub unsafe fn smem_unroll4_dyn(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         // SAFETY: the launch provides blockDim.x i32s of dynamic shared memory (precondition).
         let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };

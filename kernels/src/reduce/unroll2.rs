@@ -54,12 +54,14 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 60.19 µs | 1114.9 | 1.69 (`interleaved`) | 0.990 |
-    /// | 2^28 | 883.5 µs | 1215.3 | 1.76 (`interleaved`) | 0.975 |
+    /// | 2^24 | 60.35 µs | 1112.0 | 1.68 (`interleaved`) | 0.986 |
+    /// | 2^28 | 881.9 µs | 1217.5 | 1.76 (`interleaved`) | 0.976 |
+    ///
+    /// Nsight Compute, one launch each at 2^24 (`docs/measurements/2026-11-25-h100/cache_levels_2e24.csv`, commit e032fa9): active threads per warp instruction 31.41 → 31.50, branch efficiency 98.44 % → 98.58 %; sectors asked of L1 4.4 M → 4.3 M, of L2 2.1 M → 2.1 M, DRAM bytes read 67.1 → 67.1 MB; warp instructions 52.9 M → 31.4 M.
     pub unsafe fn unroll2(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

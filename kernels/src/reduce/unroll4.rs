@@ -54,12 +54,12 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 40.83 µs | 1643.5 | 1.47 (`unroll2`) | 0.991 |
-    /// | 2^28 | 524.0 µs | 2049.1 | 1.69 (`unroll2`) | 0.997 |
+    /// | 2^24 | 40.53 µs | 1655.9 | 1.49 (`unroll2`) | 0.998 |
+    /// | 2^28 | 523.5 µs | 2051.1 | 1.68 (`unroll2`) | 0.997 |
     pub unsafe fn unroll4(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

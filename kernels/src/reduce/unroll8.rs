@@ -57,12 +57,12 @@ kernel! {
     /// the tree instead of returning early.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 33.01 µs | 2033.1 | 1.24 (`unroll4`) | 0.999 |
-    /// | 2^28 | 399.5 µs | 2687.6 | 1.31 (`unroll4`) | 1.000 |
+    /// | 2^24 | 33.09 µs | 2028.2 | 1.22 (`unroll4`) | 1.000 |
+    /// | 2^28 | 399.3 µs | 2688.8 | 1.31 (`unroll4`) | 1.000 |
     pub unsafe fn unroll8(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

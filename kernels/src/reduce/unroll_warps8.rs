@@ -81,12 +81,12 @@ kernel! {
     /// through the loop), and all 32 lanes of warp 0 reach every warp barrier.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 33.02 µs | 2032.1 | 1.00 (`unroll8`) | 1.070 |
-    /// | 2^28 | 399.5 µs | 2687.8 | 1.00 (`unroll8`) | 1.040 |
+    /// | 2^24 | 32.93 µs | 2038.0 | 1.00 (`unroll8`) | 1.073 |
+    /// | 2^28 | 399.2 µs | 2689.9 | 1.00 (`unroll8`) | 1.041 |
     pub unsafe fn unroll_warps8(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -74,12 +74,12 @@ kernel! {
     /// the block barrier and every shuffle.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 25.17 µs | 2666.4 | 1.32 (`grid_stride`) | — |
-    /// | 2^28 | 346.3 µs | 3101.0 | 1.34 (`grid_stride`) | — |
+    /// | 2^24 | 25.22 µs | 2661.4 | 1.32 (`grid_stride`) | — |
+    /// | 2^28 | 347.1 µs | 3093.9 | 1.34 (`grid_stride`) | — |
     pub unsafe fn vector_loads(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(VECTOR_LOADS_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         // SAFETY: g_idata holds n elements that nobody writes during the kernel.

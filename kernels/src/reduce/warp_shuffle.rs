@@ -69,12 +69,12 @@ kernel! {
     /// every shuffle (the block is a multiple of 32, and no shuffle sits in divergent code).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 24.83 µs | 2702.5 | 1.21 (`smem_unroll4_dyn`) | — |
-    /// | 2^28 | 337.8 µs | 3178.3 | 1.12 (`smem_unroll4_dyn`) | — |
+    /// | 2^24 | 24.86 µs | 2699.0 | 1.20 (`smem_unroll4_dyn`) | — |
+    /// | 2^28 | 337.9 µs | 3177.4 | 1.12 (`smem_unroll4_dyn`) | — |
     pub unsafe fn warp_shuffle(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let slots = static_shared!(WARP_SHUFFLE_SLOTS: [i32; BLOCK_SUM_SLOTS]);
         let tid = thread_idx_x() as usize;

@@ -134,13 +134,12 @@ kernel! {
     /// a buffer nobody writes during the launch. Every thread reaches every barrier (threads
     /// past the last node carry zeros through the tree and write nothing).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/scans.csv`, commit e032fa9); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 13.63 µs | 586.9 | 0.75 |
-    /// | 100,000,000 | 573.1 µs | 1396.0 | 0.58 |
-    /// | 268,435,456 | 1509.4 µs | 1422.8 | 0.58 |
+    /// | 1,000,000 | 13.28 µs | 602.4 | 0.74 |
+    /// | 100,000,000 | 573.8 µs | 1394.2 | 0.58 |
     pub unsafe fn bit_build(src: Global<i32>, tree: GlobalMut<i32>, n: u32, stride: u32) {
         let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);
         let tid = thread_idx_x() as usize;

@@ -194,13 +194,12 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `offsets` overlaps neither
     /// tile array. Every thread reaches every barrier (threads past `n` carry zeros).
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/scans.csv`, commit e032fa9); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 15.47 µs | 517.1 | 0.66 |
-    /// | 100,000,000 | 488.6 µs | 1637.4 | 0.68 |
-    /// | 268,435,456 | 1269.5 µs | 1691.6 | 0.69 |
+    /// | 1,000,000 | 15.20 µs | 526.3 | 0.65 |
+    /// | 100,000,000 | 493.5 µs | 1621.0 | 0.67 |
     pub unsafe fn blelloch_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;

@@ -553,13 +553,12 @@ kernel! {
     /// threads run and respect the time budget).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/scans.csv`, commit d943949); × CUB = CUB's time / ours:
+    /// NVIDIA H100 80GB HBM3, inclusive scan, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/scans.csv`, commit e032fa9); × CUB = CUB's time / ours:
     ///
     /// | n | time | GB/s (read + write) | × CUB |
     /// |---|---|---|---|
-    /// | 1,000,000 | 6.88 µs | 1162.8 | 1.48 |
-    /// | 100,000,000 | 285.2 µs | 2805.0 | 1.16 |
-    /// | 268,435,456 | 772.5 µs | 2779.9 | 1.14 |
+    /// | 1,000,000 | 6.70 µs | 1193.3 | 1.47 |
+    /// | 100,000,000 | 283.9 µs | 2818.2 | 1.16 |
     pub unsafe fn lookback(
         input: Global<i32>,
         output: GlobalMut<i32>,

@@ -532,27 +532,27 @@ typed_kernel!(all lookback = lookback_generic(
 /// through the device layer's atomic loads.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, inclusive scans, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-22-h100/typed_scans.csv`, commit b030857, one run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):
+/// NVIDIA H100 80GB HBM3, inclusive scans, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/typed_scans.csv`, commit e032fa9, one run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):
 ///
 /// | type | op | 2^24: µs, × CUB |
 /// |---|---|---|
-/// | i32 | min | 49.95, 1.41 |
-/// | i32 | max | 49.84, 1.41 |
-/// | u32 | sum | 49.66, 1.28 |
-/// | u32 | min | 52.18, 1.34 |
-/// | u32 | max | 49.74, 1.40 |
-/// | i64 | sum | 98.99, 1.08 |
-/// | i64 | min | 100.19, 1.24 |
-/// | i64 | max | 100.35, 1.24 |
-/// | u64 | sum | 99.49, 1.07 |
-/// | u64 | min | 100.78, 1.23 |
-/// | u64 | max | 100.94, 1.24 |
-/// | f32 | sum | 49.46, 1.25 |
-/// | f32 | min | 50.19, 1.55 |
-/// | f32 | max | 49.58, 1.57 |
-/// | f64 | sum | 99.49, 1.11 |
-/// | f64 | min | 102.77, 1.34 |
-/// | f64 | max | 102.56, 1.34 |
+/// | i32 | min | 49.46, 1.42 |
+/// | i32 | max | 50.40, 1.39 |
+/// | u32 | sum | 50.82, 1.27 |
+/// | u32 | min | 49.04, 1.42 |
+/// | u32 | max | 50.05, 1.40 |
+/// | i64 | sum | 100.91, 1.06 |
+/// | i64 | min | 100.10, 1.25 |
+/// | i64 | max | 100.40, 1.23 |
+/// | u64 | sum | 100.58, 1.05 |
+/// | u64 | min | 100.22, 1.24 |
+/// | u64 | max | 99.79, 1.24 |
+/// | f32 | sum | 50.27, 1.26 |
+/// | f32 | min | 50.00, 1.54 |
+/// | f32 | max | 49.06, 1.55 |
+/// | f64 | sum | 99.25, 1.13 |
+/// | f64 | min | 103.34, 1.32 |
+/// | f64 | max | 101.18, 1.36 |
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

@@ -57,12 +57,12 @@ kernel! {
     /// in the tree).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 33.90 µs | 1979.4 | 1.01 (`squares_grid_stride`) | 1.015 |
-    /// | 2^28 | 466.2 µs | 2303.3 | 1.00 (`squares_grid_stride`) | 1.003 |
+    /// | 2^24 | 33.66 µs | 1993.5 | 1.02 (`squares_grid_stride`) | 1.025 |
+    /// | 2^28 | 465.9 µs | 2304.5 | 1.00 (`squares_grid_stride`) | 1.002 |
     pub unsafe fn squares_block_tree(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let smem = static_shared!(SQUARES: [i32; SLOTS]);
         let tid = thread_idx_x();

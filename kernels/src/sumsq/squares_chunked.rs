@@ -47,12 +47,12 @@ kernel! {
     /// Every thread reaches both barriers (a thread with an empty chunk writes 0).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 8514.4 µs | 7.9 | 47.56 (`squares_one_thread`) | 0.996 |
-    /// | 2^28 | 136184.5 µs | 7.9 | 47.58 (`squares_one_thread`) | 0.996 |
+    /// | 2^24 | 8515.2 µs | 7.9 | 47.04 (`squares_one_thread`) | 0.996 |
+    /// | 2^28 | 136185.4 µs | 7.9 | 47.05 (`squares_one_thread`) | 0.996 |
     pub unsafe fn squares_chunked(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let tid = thread_idx_x() as usize;
         let start = start_block_clock();

@@ -55,12 +55,12 @@ kernel! {
     /// Every thread reaches both barriers (a thread with no element writes 0).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 12362.3 µs | 5.4 | 0.69 (`squares_chunked`) | 1.007 |
-    /// | 2^28 | 196262.3 µs | 5.5 | 0.69 (`squares_chunked`) | 1.004 |
+    /// | 2^24 | 12233.5 µs | 5.5 | 0.70 (`squares_chunked`) | 1.006 |
+    /// | 2^28 | 194558.2 µs | 5.5 | 0.70 (`squares_chunked`) | 1.004 |
     pub unsafe fn squares_coalesced(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let tid = thread_idx_x() as usize;
         let block = block_dim_x() as usize;

@@ -46,12 +46,12 @@ kernel! {
     /// Every thread reaches both barriers (a thread with no element writes 0).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 34.32 µs | 1955.4 | 360.21 (`squares_coalesced`) | 1.013 |
-    /// | 2^28 | 466.2 µs | 2303.2 | 420.99 (`squares_coalesced`) | 1.003 |
+    /// | 2^24 | 34.30 µs | 1956.3 | 356.62 (`squares_coalesced`) | 1.013 |
+    /// | 2^28 | 465.6 µs | 2305.9 | 417.82 (`squares_coalesced`) | 1.002 |
     pub unsafe fn squares_grid_stride(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let g = global_idx_x();
         let threads = grid_dim_x() as usize * block_dim_x() as usize;

@@ -32,12 +32,12 @@ kernel! {
     /// The pointers are valid device memory of those lengths; `g_idata` is only read.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-23-h100/twins_2e24.csv`, `twins_2e28.csv`, commit bfef8f2):
+    /// NVIDIA H100 80GB HBM3, block 512, median of 20 timed runs, every run checked (`docs/measurements/2026-11-25-h100/twins_2e24.csv`, `twins_2e28.csv`, commit e032fa9):
     ///
     /// | n | time | GB/s | × previous | × CUDA C twin |
     /// |---|---|---|---|---|
-    /// | 2^24 | 404943.8 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
-    /// | 2^28 | 6480075.7 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.091 |
+    /// | 2^24 | 400520.7 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.082 |
+    /// | 2^28 | 6407721.2 µs | 0.2 | 0.00 (`atomic_accumulate`) | 1.082 |
     pub unsafe fn squares_one_thread(g_idata: Global<i32>, g_result: GlobalMut<i32>, g_clocks: GlobalMut<u64>, n: u32) {
         let start = start_block_clock();
 

@@ -659,7 +659,8 @@ def lessons_block(d):
         e = [val(f"emu_{fam}_2e20.csv", v, emu_col) for v in (a, b)]
         n = [val(f"{fam}_2e20.csv", v, ncu_col) for v in (a, b)] if ncu_col else [None, None]
         show = lambda x: f.format(x) if x is not None else "—"
-        out.append(f"| `{a}` → `{b}` | {what} | {counter} | {show(e[0])} → {show(e[1])} | {show(n[0])} → {show(n[1])} |")
+        gpu_cell = f"{show(n[0])} → {show(n[1])}" if ncu_col else "(the emulator's own count)"
+        out.append(f"| `{a}` → `{b}` | {what} | {counter} | {show(e[0])} → {show(e[1])} | {gpu_cell} |")
     return out
 
 

@@ -158,10 +158,70 @@ fn device_layer_names_are_in_the_phrasebook() -> Result<(), Failed> {
     }
 }
 
+/// Every figure the docs quote agrees with its CSV in the one measurement set: the script
+/// that writes them, run in its check mode, finds nothing to rewrite.
+fn figures_agree_with_their_csvs() -> Result<(), Failed> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new("python3")
+        .args([&format!("{root}/scripts/docs_from_csv.py"), "--check"])
+        .output()
+        .map_err(|e| format!("cannot run python3 scripts/docs_from_csv.py --check: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)).into())
+    }
+}
+
+/// A measured figure (a number with µs, ms, ×, %, GB/s or TB/s) in the README's prose lies
+/// inside a block that `scripts/docs_from_csv.py` writes; none is typed by hand.
+fn readme_figures_are_generated() -> Result<(), Failed> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))?;
+    let hand = hand_typed_figures(&text);
+    if hand.is_empty() { Ok(()) } else { Err(format!("README.md: figures typed by hand: {hand:?}").into()) }
+}
+
+/// The lines of `text` outside code fences and generated blocks that hold a measured figure.
+fn hand_typed_figures(text: &str) -> Vec<String> {
+    let (mut fenced, mut generated, mut found) = (false, false, Vec::new());
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if line.starts_with("<!-- generated: ") {
+            generated = true;
+        } else if line.starts_with("<!-- end generated -->") {
+            generated = false;
+        } else if !fenced && !generated && has_figure(line) {
+            found.push(line.to_string());
+        }
+    }
+    found
+}
+
+/// Does `line` hold a number followed by a unit of measure (`4.5 µs`, `1.18×`, `96 %`)?
+fn has_figure(line: &str) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    (0..chars.len()).any(|i| {
+        if !chars[i].is_ascii_digit() || chars.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == ',') {
+            return false;
+        }
+        let rest: String = chars[i + 1..].iter().collect();
+        let rest = rest.trim_start();
+        ["µs", "ms", "×", "%", "GB/s", "TB/s"].iter().any(|u| rest.starts_with(u))
+    })
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("docs::device_layer_names_are_in_the_phrasebook", device_layer_names_are_in_the_phrasebook),
         Trial::test("docs::kernel_doc_template", check_all),
+        Trial::test("docs::figures_agree_with_their_csvs", figures_agree_with_their_csvs),
+        Trial::test("docs::readme_figures_are_generated", readme_figures_are_generated),
+        Trial::test("docs::a_hand_typed_figure_is_found", || {
+            let text = "prose 101.6 µs here\n<!-- generated: x -->\n1.18× inside\n<!-- end generated -->\n```\n5 %\n```\nn = 2^20, sm_70\n";
+            let found = hand_typed_figures(text);
+            if found == ["prose 101.6 µs here"] { Ok(()) } else { Err(format!("found {found:?}").into()) }
+        }),
         Trial::test("docs::checker_reports_missing_sections", || {
             let doc: Vec<String> = ["Sums.", "", "# Concept", "# Execution", "# Launch", "# Safety"]
                 .iter()

@@ -45,7 +45,7 @@ fn main() {
     let gpu = host::Backend::gpu().err().map(|e| e.to_string());
     if let Some(why) = &gpu {
         println!(
-            "GPU tests: ignored ({why}); run them on a GPU host: `cargo test --release -- --include-ignored` there, or, for one without Rust, build them here with `cargo test --release --workspace --no-run` and run each executable under target/release/deps/ there with --include-ignored (README: \"Running on a GPU host that has no Rust toolchain\")"
+            "GPU tests: ignored ({why}); run them on a GPU host: `cargo test --release -- --include-ignored` there, or, for one without Rust, build them here with `cargo test --release --workspace --no-run` and run each executable under target/release/deps/ there with --include-ignored (docs/building.md: \"Running on a GPU host that has no Rust toolchain\")"
         );
     }
     let mut trials = Vec::new();

@@ -469,6 +469,19 @@ pub fn trials() -> Vec<Trial> {
             other => Err(format!("BadLaunch of `traps`: expected a BadLaunch error, got {other:?}").into()),
         }
     }));
+    trials.push(Trial::test("faults::a_fault_leaving_main_is_one_readable_line", || {
+        // What an example (`fn main() -> host::MainResult`) prints when a kernel faults: the
+        // CLI's one line, with kernel, block, thread and file:line, not the derived Debug form.
+        let k = kernel_ref!(kernels::broken::off_by_one(o));
+        let (e, _) = launch(&k, EmuErrorKind::GlobalOutOfBounds, 64, Duration::from_secs(5), Buffer::Zeroed)?;
+        let shown = format!("{:?}", host::Fatal::from(Error::Emulator(e)));
+        let want = ["kernel `off_by_one`", "block (0,0,0)", "thread ", &site("off_by_one")?];
+        let missing: Vec<&str> = want.iter().copied().filter(|w| !shown.contains(w)).collect();
+        if shown.contains('\n') || shown.contains("EmuError {") || !missing.is_empty() {
+            return Err(format!("an example's fault should be one line naming {missing:?}; it printed:\n{shown}").into());
+        }
+        Ok(())
+    }));
     trials.push(Trial::test("faults::markers_are_unique", || {
         // Every `[fault-site: NAME]` of broken.rs (bar the one in its docs) marks one line only.
         let names = BROKEN_RS.split("[fault-site: ").skip(1).filter_map(|r| r.split_once(']')).map(|(n, _)| n);

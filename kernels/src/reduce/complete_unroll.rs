@@ -5,6 +5,8 @@ use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `if BLOCK >= 1024 {`
+
 /// `complete_unroll_warps8` with the block size a compile-time constant: the body of the
 /// `complete_unroll_BLOCK` kernels (the book's template `reduceCompleteUnroll<iBlockSize>`).
 ///

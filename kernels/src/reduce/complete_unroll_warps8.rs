@@ -5,6 +5,7 @@ use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `if block >= 1024 {`
 kernel! {
     /// `unroll_warps8` with every round of the tree unrolled: since a block has at most
     /// 1024 threads, the tree has at most four block-wide rounds (strides 512, 256, 128,

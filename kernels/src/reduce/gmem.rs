@@ -5,6 +5,8 @@ use crate::device::warp::sync_warp;
 use crate::index::block_segment;
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `for s in [512u32, 256, 128, 64] {`
+
 kernel! {
     /// Tree reduction in **global** memory with the last warp unrolled (the book's
     /// `reduceGmem`): the baseline that the shared-memory kernels of chapter 5 are measured

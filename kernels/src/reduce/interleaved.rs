@@ -3,6 +3,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x
 use crate::index::block_segment;
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `if tid < stride && tid + stride < len {`
 kernel! {
     /// Interleaved-pair tree reduction in global memory: each step, the first half of the
     /// active threads adds the element `stride` places away (the book's `reduceInterleaved`).

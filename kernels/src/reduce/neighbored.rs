@@ -3,6 +3,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x
 use crate::index::block_segment;
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `tid.is_multiple_of(2 * stride)`
 kernel! {
     /// Neighbored-pair tree reduction in global memory: at stride `s = 1, 2, 4, …` thread
     /// `tid` adds its neighbour `s` places away when `tid % (2s) == 0` (the book's

@@ -4,6 +4,7 @@ use crate::index::block_segment;
 use crate::index::neighbored_less_index;
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `let index = neighbored_less_index(tid, stride);`
 kernel! {
     /// Neighbored-pair tree reduction with the working threads packed first: at stride
     /// `s = 1, 2, 4, …` thread `tid` adds the pair at `index = 2*s*tid` while that slot is

@@ -4,6 +4,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x
 use crate::index::block_segment;
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `rem_u32(tid, 2 * stride) == 0`
 kernel! {
     /// `neighbored` as the book's compiler runs it: the test `tid % (2*stride) == 0` is a
     /// real remainder (`rem.u32`), not the bit mask LLVM makes of it.

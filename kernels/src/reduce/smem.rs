@@ -7,6 +7,8 @@ use crate::device::warp::sync_warp;
 use crate::kernel;
 use crate::static_shared;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `unsafe { smem.write(tid as usize, x) };`
+
 /// Static shared memory of [`smem`] per block: one `i32` slot per thread of the largest
 /// block, 4096 bytes.
 pub const SMEM_SHARED_BYTES: u32 = SHARED_TREE_SMEM_BYTES;

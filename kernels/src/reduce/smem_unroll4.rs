@@ -8,6 +8,8 @@ use crate::index::{block_segment, fold_index};
 use crate::kernel;
 use crate::static_shared;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `let sum = unsafe { stripe4(idata, tid, block, len) };`
+
 /// Static shared memory of [`smem_unroll4`] per block: one `i32` slot per thread of the
 /// largest block, 4096 bytes.
 pub const SMEM_UNROLL4_SHARED_BYTES: u32 = SHARED_TREE_SMEM_BYTES;

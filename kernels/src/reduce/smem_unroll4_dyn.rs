@@ -6,6 +6,8 @@ use crate::device::warp::sync_warp;
 use crate::index::{block_segment, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `let smem = unsafe { dynamic_shared::<i32>(block_dim_x() as usize) };`
+
 kernel! {
     /// `smem_unroll4` with **dynamic** shared memory: the same kernel, but the shared array's
     /// size is chosen by the host at each launch (the book's `reduceSmemUnrollDyn`).

@@ -3,6 +3,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x
 use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `for k in 0..4 {`
 kernel! {
     /// Unrolling by four: each block first folds **four** data blocks into one (thread `tid`
     /// adds `idata[tid + k*blockDim]`, `k = 0..4`, into `idata[tid]`), then runs the

@@ -3,6 +3,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x
 use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `for k in 0..8 {`
 kernel! {
     /// Unrolling by eight: each block first folds **eight** data blocks into one (thread
     /// `tid` adds `idata[tid + k*blockDim]`, `k = 0..8`, into `idata[tid]`), then runs the

@@ -5,6 +5,7 @@ use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::index::{block_segment, fold_count, fold_index};
 use crate::kernel;
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `sync_warp(FULL_MASK);`
 kernel! {
     /// `unroll8` with the last warp unrolled: the tree runs with block barriers down to
     /// stride 64, then warp 0 alone does the strides 32, 16, 8, 4, 2, 1 with warp barriers

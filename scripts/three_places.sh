@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Adding a reduction variant takes three places (docs/adding-a-variant.md), and this proves it:
+# in a temporary copy of this checkout it adds a variant `three_places`, a copy of `interleaved`
+# with its lesson's condition written the other way round,
+# with exactly the three edits of the guide, and nothing else:
+#
+#   1. kernels/src/reduce/three_places.rs        the kernel file (interleaved's, renamed; its
+#                                                 # Measured says "Not measured on a GPU yet.")
+#   2. kernels/src/reduce/mod.rs                 `mod three_places;` and its `pub use`
+#   3. host/src/reduce/registry/global.rs        its entry (interleaved's, renamed)
+#
+# then runs the suite's checks: every unit test, the integration tests that name it (the
+# emulator matrix, the PTX checks with ptxas), the doc-template, source and CLI checks, `reduce --variant three_places`,
+# `reduce check --variant three_places` and `reduce --list`. Run by `./x test` (so by CI); it
+# shares this checkout's target/ (the dependencies are built once).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+name=three_places
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$repo"
+# The checkout as it is (tracked files and new ones git does not ignore).
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$tmp" 2>/dev/null || true
+cd "$tmp"
+echo "three_places: adding \`$name\` in three places, in $tmp" >&2
+
+python3 - "$name" <<'PY'
+import re, sys
+name = sys.argv[1]
+# 1. The kernel file: interleaved's, renamed; no GPU figures yet.
+src = open("kernels/src/reduce/interleaved.rs").read()
+src = re.sub(r"\binterleaved\b", name, src)
+# A lesson names a line of code the lesson before does not have (tests/source.rs): this one
+# writes interleaved's condition the other way round.
+src = src.replace("if tid < stride && tid + stride < len {", "if tid + stride < len && tid < stride {")
+src = re.sub(r"(/// # Measured\n)(\s*///.*\n)+?(\s*pub unsafe fn)",
+             lambda m: m.group(1) + "    /// Not measured on a GPU yet.\n" + m.group(3), src, count=1)
+open(f"kernels/src/reduce/{name}.rs", "w").write(src)
+# 2. Its mod line and its pub use.
+mod = open("kernels/src/reduce/mod.rs").read()
+mod = mod.replace("mod interleaved;\n", f"mod interleaved;\nmod {name};\n", 1)
+mod = mod.replace("pub use interleaved::interleaved;\n", f"pub use interleaved::interleaved;\npub use {name}::{name};\n", 1)
+open("kernels/src/reduce/mod.rs", "w").write(mod)
+# 3. Its registry entry: interleaved's, renamed, right after it.
+reg = open("host/src/reduce/registry/global.rs").read()
+entry = re.search(r'\n    global\(\n        "interleaved",.*?\n    \),', reg, re.S).group(0)
+new = re.sub(r"\binterleaved\b", name, entry)
+new = re.sub(r'(\n        "%s",\n        )"[^"]*"' % name, r'\1"interleaved, added in three places by scripts/three_places.sh"', new)
+open("host/src/reduce/registry/global.rs", "w").write(reg.replace(entry, entry + new, 1))
+PY
+grep -q "mod $name;" kernels/src/reduce/mod.rs && grep -q "\"$name\"" host/src/reduce/registry/global.rs
+
+export CARGO_TARGET_DIR="$repo/target"
+cargo test --quiet --workspace --lib
+for filter in "$name" docs:: source:: cli::; do
+  cargo test --quiet --test main -- "$filter"
+done
+cargo run --quiet --bin reduce -- --backend emulator --variant "$name" --n 100003 --block 256
+cargo run --quiet --bin reduce -- check --variant "$name"
+cargo run --quiet --bin reduce -- --list | grep -q "^$name " || { echo "three_places: --list does not show $name" >&2; exit 1; }
+echo "three_places: \`$name\`, added in three places, passed the suite's checks" >&2

@@ -8,10 +8,10 @@
 
 use std::time::{Duration, Instant};
 
-use host::backend::{Backend, Element, Kernel, KernelArgs, LaunchConfig};
-use host::emu::{Dim3, EmuError, EmuErrorKind, Emulator};
-use host::{Error, kernel_ref};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, Element, Kernel, KernelArgs, LaunchConfig};
+use reduce_scan::emu::{Dim3, EmuError, EmuErrorKind, Emulator};
+use reduce_scan::{Error, kernel_ref};
 
 /// The source of the broken kernels, to find the marked lines in.
 const BROKEN_RS: &str = include_str!("../kernels/src/broken.rs");

@@ -1,7 +1,7 @@
 //! Criterion benches of every registered reduction variant on the GPU, timed with CUDA
 //! events, and of CUB's `DeviceReduce::Sum` in the same run where nvcc can build it.
 //!
-//! Ids are `reduce/{variant}/{n}`, `reduce/sum/{n}` (the full reduction `host::sum` picks for
+//! Ids are `reduce/{variant}/{n}`, `reduce/sum/{n}` (the full reduction `reduce_scan::sum` picks for
 //! that size: variant and block from `sum::choose`) and `reduce/cub/{n}` (CUB's
 //! `DeviceReduce::Sum`), n ∈ {2^20, 2^24, 2^26, 2^28};
 //! criterion reports the time per launch and, from `Throughput::Bytes(4n)`, the bytes of
@@ -30,11 +30,11 @@
 
 use std::collections::HashMap;
 
-use host::backend::Backend;
-use host::cub::CubOp;
-use host::input::Input;
-use host::reduce::Reduction;
-use host::registry::{self, Family, Op, Variant};
+use reduce_scan::backend::Backend;
+use reduce_scan::cub::CubOp;
+use reduce_scan::input::Input;
+use reduce_scan::reduce::Reduction;
+use reduce_scan::registry::{self, Family, Op, Variant};
 
 // The scans' per-launch device check (`bench_scan_checked`) goes unused here: reductions
 // check every launch with their own result words (`bench_every_launch_checked`, `bench_in_place`).
@@ -105,7 +105,7 @@ fn bench_family<'a>(
     c: &mut criterion::Criterion,
     backend: &'a Backend,
     family: Family,
-    (input, n, block): (&'a host::DeviceBuffer<i32>, usize, u32),
+    (input, n, block): (&'a reduce_scan::DeviceBuffer<i32>, usize, u32),
     (sum, squares): (i32, i32),
     last_us: &mut HashMap<&'static str, (usize, f64)>,
 ) -> usize {
@@ -157,14 +157,14 @@ fn bench_family<'a>(
 fn bench_sum(
     c: &mut criterion::Criterion,
     backend: &Backend,
-    input: &host::DeviceBuffer<i32>,
+    input: &reduce_scan::DeviceBuffer<i32>,
     n: usize,
     sum: i32,
 ) -> usize {
     let mut failures = 0;
-    // `reduce/sum/{n}`: the full reduction `host::sum` runs at this size (the variant and
+    // `reduce/sum/{n}`: the full reduction `reduce_scan::sum` runs at this size (the variant and
     // block `sum::choose` picks), the one to hold against CUB. Every launch's sum is checked.
-    match host::sum::choose(n, backend.info().compute_capability)
+    match reduce_scan::sum::choose(n, backend.info().compute_capability)
         .map_err(|e| Skip::Failed(e.to_string()))
         .and_then(|ch| prepare(backend, ch.variant, input, n, ch.block, sum).map(|_| ch))
     {
@@ -191,15 +191,20 @@ fn bench_sum(
 /// read back after it; the last-block ticket (reset by the kernel) and the clock stamps (not
 /// checked) are shared.
 struct Slots {
-    needs: host::reduce::plan::Needs,
-    partials: host::DeviceBuffer<i32>,
-    result: host::DeviceBuffer<i32>,
-    ticket: host::DeviceBuffer<u32>,
-    clocks: host::DeviceBuffer<u64>,
+    needs: reduce_scan::reduce::plan::Needs,
+    partials: reduce_scan::DeviceBuffer<i32>,
+    result: reduce_scan::DeviceBuffer<i32>,
+    ticket: reduce_scan::DeviceBuffer<u32>,
+    clocks: reduce_scan::DeviceBuffer<u64>,
 }
 
 impl Slots {
-    fn new(backend: &Backend, needs: host::reduce::plan::Needs, grid: u32, iters: usize) -> host::Result<Self> {
+    fn new(
+        backend: &Backend,
+        needs: reduce_scan::reduce::plan::Needs,
+        grid: u32,
+        iters: usize,
+    ) -> reduce_scan::Result<Self> {
         Ok(Self {
             needs,
             partials: backend.alloc::<i32>((needs.partials as usize * iters).max(1))?,
@@ -214,9 +219,9 @@ impl Slots {
     }
 
     /// The buffers of launch `i` (`wrapping_add`: device addresses, within the allocations).
-    fn pointers(&mut self, input: *const i32, i: usize) -> host::reduce::plan::Pointers {
+    fn pointers(&mut self, input: *const i32, i: usize) -> reduce_scan::reduce::plan::Pointers {
         let null = |needed: bool, p: *mut i32| if needed { p } else { std::ptr::null_mut() };
-        host::reduce::plan::Pointers {
+        reduce_scan::reduce::plan::Pointers {
             input,
             scratch: std::ptr::null_mut(),
             partials: null(
@@ -234,7 +239,7 @@ impl Slots {
 
     /// The answer of every launch of the batch: its partials added as the host adds them
     /// (wrapping, in order), or its result word (epoch 0 of the atomic finish's pair).
-    fn answers(&self, backend: &Backend, iters: usize) -> host::Result<Vec<i32>> {
+    fn answers(&self, backend: &Backend, iters: usize) -> reduce_scan::Result<Vec<i32>> {
         let (per, adds, words) = (self.needs.partials as usize, self.needs.host_adds as usize, self.needs.result_words);
         if adds > 0 {
             let partials = backend.download(&self.partials)?;
@@ -255,12 +260,12 @@ fn bench_every_launch_checked(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
     (name, v, block, blocks_per_sm): (&str, &'static Variant, u32, Option<u32>),
-    input: &host::DeviceBuffer<i32>,
+    input: &reduce_scan::DeviceBuffer<i32>,
     n: usize,
     expected: i32,
 ) -> Result<(), String> {
-    let g = host::reduce::plan::geometry(backend, v, n, block, blocks_per_sm).map_err(|e| e.to_string())?;
-    let cfg = host::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
+    let g = reduce_scan::reduce::plan::geometry(backend, v, n, block, blocks_per_sm).map_err(|e| e.to_string())?;
+    let cfg = reduce_scan::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
     let needs = v.finish.needs(g.grid as u64, g.block);
     let mut wrong: Option<String> = None;
     group.bench_function(criterion::BenchmarkId::new(name, n), |b| {
@@ -342,19 +347,19 @@ enum Skip {
 fn prepare<'a>(
     backend: &'a Backend,
     v: &'static Variant,
-    input: &'a host::backend::DeviceBuffer<i32>,
+    input: &'a reduce_scan::backend::DeviceBuffer<i32>,
     n: usize,
     block: u32,
     expected: i32,
 ) -> Result<(Reduction<'a>, f64), Skip> {
     let mut r = match Reduction::new(backend, v, input, n, block) {
         Ok(r) => r,
-        Err(e @ (host::Error::Invalid(_) | host::Error::Unsupported(_))) => {
+        Err(e @ (reduce_scan::Error::Invalid(_) | reduce_scan::Error::Unsupported(_))) => {
             return Err(Skip::Unsupported(e.to_string()));
         }
         Err(e) => return Err(Skip::Failed(e.to_string())),
     };
-    let failed = |e: host::Error| Skip::Failed(e.to_string());
+    let failed = |e: reduce_scan::Error| Skip::Failed(e.to_string());
     r.reset().and_then(|_| r.launch()).and_then(|_| backend.synchronize()).map_err(failed)?;
     r.reset().map_err(failed)?;
     let us = backend.time(&mut || r.launch()).map_err(failed)?;

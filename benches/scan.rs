@@ -1,4 +1,4 @@
-//! Criterion benches of the scan variants (`host::scan`) on the GPU, timed with CUDA events,
+//! Criterion benches of the scan variants (`reduce_scan::scan`) on the GPU, timed with CUDA events,
 //! and of CUB's `DeviceScan::InclusiveSum` in the same run where nvcc can build it.
 //!
 //! Ids are `scan/{variant}/{n}` (and `scan/cub/{n}`) at the seed's lengths
@@ -13,13 +13,13 @@
 //! host per launch; instead each launch (every kernel of the variant's plan) is **timed alone**
 //! between its own CUDA events (`Backend::time`, which queues a short `stream_hold` kernel
 //! before its start event), and after it, outside the events, a check kernel
-//! (`kernels::check::count_mismatches_32`, through `host::verify::DeviceCheck`) compares the
+//! (`kernels::check::count_mismatches_32`, through `reduce_scan::verify::DeviceCheck`) compares the
 //! output with the CPU's scan, uploaded to the device once per n before timing and shared by
 //! the variants, and adds the number of differing elements into that launch's counter. The
 //! counters are read once per sample; a non-zero one fails the bench (`FAILED`, exit status 1)
 //! with the sample, the launch and the count. The sample's time is the sum of its launches'
 //! times, so **the figures are per launch, not back to back** (as the in-place reductions of
-//! `benches/reduce.rs`). The scans need nothing restored between runs (see `host::scan`:
+//! `benches/reduce.rs`). The scans need nothing restored between runs (see `reduce_scan::scan`:
 //! `bit` rebuilds its tree from the input, `blelloch` rewrites its tile sums, and the
 //! look-back tags its status words with a new epoch per launch), so every launch is a real
 //! run. Input generation, upload, allocation and a first full check of each variant's output
@@ -36,11 +36,11 @@
 
 use std::collections::HashMap;
 
-use host::backend::{Backend, DeviceBuffer};
-use host::cub::CubOp;
-use host::input::Input;
-use host::scan::{self, Kind, Scan, ScanVariant, cpu};
-use host::verify::DeviceCheck;
+use reduce_scan::backend::{Backend, DeviceBuffer};
+use reduce_scan::cub::CubOp;
+use reduce_scan::input::Input;
+use reduce_scan::scan::{self, Kind, Scan, ScanVariant, cpu};
+use reduce_scan::verify::DeviceCheck;
 
 mod common;
 

@@ -16,7 +16,7 @@
 //!   host-finished variants, its two result words for `atomic_accumulate`:
 //!   `TypedReduction::alloc_slots` / `launch_into`), allocated and filled outside the events
 //!   and read back after them (partials combined pairwise, as the host finishes them, untimed).
-//!   Each answer is compared with one computed once per variant (`host::verify::Expected`):
+//!   Each answer is compared with one computed once per variant (`reduce_scan::verify::Expected`):
 //!   integers and min/max bit for bit; float sums against the exact sum (double-double) within
 //!   `γ(depth)·Σ|x|` plus the reference's own error, the exact sum and bound computed once, so
 //!   a launch's check is a subtraction and a comparison. Their figures are back to back.
@@ -25,7 +25,7 @@
 //!   them, a check kernel (`kernels::check`) compares the output with a reference uploaded once
 //!   before timing and counts the wrong elements into that launch's counter, read once per
 //!   sample. Integers and min/max compare bits; float sums compare `|got − exact|` with a bound
-//!   per element (both arrays from `host::scan::typed::cpu::sum_targets`, 16n bytes on the
+//!   per element (both arrays from `reduce_scan::scan::typed::cpu::sum_targets`, 16n bytes on the
 //!   device), in the very `f64` operations of the host's check, so the device accepts exactly
 //!   what the host would. Their figures are per launch, not back to back.
 //!
@@ -33,14 +33,14 @@
 //! launch and the expected and actual answer (reductions) or the count of wrong elements
 //! (scans).
 
-use host::backend::Backend;
-use host::input::{Pattern, typed};
-use host::reduce::typed::{TypedReduction, Value};
-use host::registry::Elem;
-use host::registry::typed::{TypedVariant, all};
-use host::scan::Kind;
-use host::scan::typed::{TypedScan, all as all_scans, cpu as scan_cpu};
-use host::verify::{DeviceCheck, Expected, reference_bytes};
+use reduce_scan::backend::Backend;
+use reduce_scan::input::{Pattern, typed};
+use reduce_scan::reduce::typed::{TypedReduction, Value};
+use reduce_scan::registry::Elem;
+use reduce_scan::registry::typed::{TypedVariant, all};
+use reduce_scan::scan::Kind;
+use reduce_scan::scan::typed::{TypedScan, all as all_scans, cpu as scan_cpu};
+use reduce_scan::verify::{DeviceCheck, Expected, reference_bytes};
 
 // The helpers for the classic benches (CUB, slow-variant limits) go unused here.
 #[allow(dead_code)]
@@ -107,8 +107,8 @@ fn bench_type<T: Value>(
 fn bench_scan<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
-    tv: &'static host::scan::typed::TypedScanVariant,
-    input: &host::DeviceBuffer<T>,
+    tv: &'static reduce_scan::scan::typed::TypedScanVariant,
+    input: &reduce_scan::DeviceBuffer<T>,
     data: &[T],
 ) -> Result<(), String> {
     let n = data.len();
@@ -147,7 +147,7 @@ fn bench_one<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
     tv: &'static TypedVariant,
-    input: &host::DeviceBuffer<T>,
+    input: &reduce_scan::DeviceBuffer<T>,
     data: &[T],
     block: u32,
 ) -> Result<(), String> {
@@ -162,7 +162,7 @@ fn bench_one<T: Value>(
     let expected = Expected::of(tv.op, data, r.depth());
     expected.check(got).map_err(fail)?;
     let (mut sample, mut wrong) = (0u64, None);
-    let stop = |e: host::Error| -> ! { panic!("reduce/{id}/{n}: {e}") };
+    let stop = |e: reduce_scan::Error| -> ! { panic!("reduce/{id}/{n}: {e}") };
     group.bench_function(criterion::BenchmarkId::new(&id, n), |b| {
         b.iter_custom(|iters| {
             sample += 1;

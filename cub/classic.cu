@@ -18,7 +18,7 @@
 // kernel consumes (the scratch copy of the input for the in-place kernels; outside the
 // timing), records a CUDA event, launches (ONE launch for a reduction; every launch of the
 // plan for a scan), records a second event, waits, and then copies the result back and
-// checks it, so every timed run is verified. Like the Rust side (host::reduce::timed_runs),
+// checks it, so every timed run is verified. Like the Rust side (reduce_scan::reduce::timed_runs),
 // a slow kernel stops repeating after 3 runs once its runs have taken 3 s. The partials of
 // a reduction are added on the host with wrapping 32-bit arithmetic (as Rust's wrapping_add);
 // `result` is the last run's sum (for scans: the last element of the last run's output) and
@@ -778,7 +778,7 @@ static double median_of(std::vector<double> v) {
 }
 
 
-// Timed runs every kernel gets, and the budget past which a slow one stops (host::reduce).
+// Timed runs every kernel gets, and the budget past which a slow one stops (reduce_scan::reduce).
 static const long long MIN_RUNS = 3;
 static const double RUN_BUDGET_US = 3e6;
 

@@ -40,7 +40,7 @@ __global__ void stream_hold(unsigned int ns) {
   } while (now - start < ns);
 }
 
-// CUDA events around the work `f` enqueues on the default stream, as host::Backend::time does:
+// CUDA events around the work `f` enqueues on the default stream, as reduce_scan::Backend::time does:
 // a stream_hold first (50 µs, doubled up to 2 ms whenever the start event has already happened
 // once everything is queued, i.e. the GPU may have waited for the CPU inside the window).
 struct Events {

@@ -10,11 +10,11 @@
 //!
 //! `cargo run --example emulator_fault`
 
-use host::backend::{Backend, Kernel, LaunchConfig};
-use host::emu::EmuErrorKind;
 use kernels::device::global::GlobalMut;
 use kernels::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use kernels::static_shared;
+use reduce_scan::backend::{Backend, Kernel, LaunchConfig};
+use reduce_scan::emu::EmuErrorKind;
 
 /// Each thread writes its index; only the first 16 threads of the block reach the barrier.
 ///
@@ -64,14 +64,14 @@ unsafe fn last_warp_without_syncwarp(out: GlobalMut<i32>) {
 
 /// Launches `kernel` on one block of 64 threads with a 64-element buffer, prints the report
 /// of the fault `kind` it must raise, then why it matters and the fix.
-fn show(kernel: Kernel<(*mut i32,)>, kind: EmuErrorKind, lesson: &[&str]) -> Result<(), host::Error> {
+fn show(kernel: Kernel<(*mut i32,)>, kind: EmuErrorKind, lesson: &[&str]) -> Result<(), reduce_scan::Error> {
     let backend = Backend::emulator();
     let mut out = backend.alloc::<i32>(64)?;
     let cfg = LaunchConfig { grid: 1, block: 64, shared_bytes: 0 };
     // SAFETY: `out` holds one element per thread of the launch; the emulator refuses any
     // access outside it before it happens.
     match unsafe { backend.launch(&kernel, cfg, (out.as_mut_ptr(),)) } {
-        Err(host::Error::Emulator(e)) if e.kind == kind => {
+        Err(reduce_scan::Error::Emulator(e)) if e.kind == kind => {
             println!("caught ({kind:?}): {e}");
             for line in lesson {
                 println!("  {line}");
@@ -86,9 +86,9 @@ fn show(kernel: Kernel<(*mut i32,)>, kind: EmuErrorKind, lesson: &[&str]) -> Res
     }
 }
 
-fn main() -> host::MainResult {
+fn main() -> reduce_scan::MainResult {
     show(
-        host::kernel_ref!(barrier_in_a_branch(o)),
+        reduce_scan::kernel_ref!(barrier_in_a_branch(o)),
         EmuErrorKind::BarrierDivergence,
         &[
             "Why it matters: a block barrier must be reached by every thread of the block.",
@@ -97,7 +97,7 @@ fn main() -> host::MainResult {
         ],
     )?;
     show(
-        host::kernel_ref!(off_by_one(o)),
+        reduce_scan::kernel_ref!(off_by_one(o)),
         EmuErrorKind::GlobalOutOfBounds,
         &[
             "Why it matters: on a GPU the store lands in whatever memory follows the buffer;",
@@ -106,7 +106,7 @@ fn main() -> host::MainResult {
         ],
     )?;
     show(
-        host::kernel_ref!(last_warp_without_syncwarp(o)),
+        reduce_scan::kernel_ref!(last_warp_without_syncwarp(o)),
         EmuErrorKind::Race,
         &[
             "Why it matters: since Volta the lanes of a warp are scheduled independently; volatile",

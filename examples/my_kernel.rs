@@ -11,15 +11,15 @@
 //! operations and masks, shared and global memory, atomics), each beside its CUDA C name:
 //! docs/device-layer.md.
 
-use host::backend::{Backend, Kernel, LaunchConfig};
-use host::cpu::Reference;
-use host::input::Input;
-use host::reduce::{Reduction, registry};
 use kernels::collective::block::{BLOCK_SUM_SLOTS, block_sum};
 use kernels::collective::warp::warp_sum_shfl;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use kernels::static_shared;
+use reduce_scan::backend::{Backend, Kernel, LaunchConfig};
+use reduce_scan::cpu::Reference;
+use reduce_scan::input::Input;
+use reduce_scan::reduce::{Reduction, registry};
 
 /// Block `b` sums `2 × blockDim` elements from `2 × b × blockDim`; thread 0 writes `out[b]`.
 ///
@@ -44,7 +44,7 @@ unsafe fn two_loads(input: Global<i32>, out: GlobalMut<i32>, n: u32) {
     }
 }
 
-fn main() -> host::MainResult {
+fn main() -> reduce_scan::MainResult {
     let backend = Backend::emulator();
     let (n, block) = (1_000_003usize, 256u32);
     let data = Input::small(n, 1).data;
@@ -53,7 +53,7 @@ fn main() -> host::MainResult {
 
     let grid = n.div_ceil(2 * block as usize);
     let mut partials = backend.alloc::<i32>(grid)?;
-    let kernel: Kernel<(*const i32, *mut i32, u32)> = host::kernel_ref!(two_loads(i, o, n));
+    let kernel: Kernel<(*const i32, *mut i32, u32)> = reduce_scan::kernel_ref!(two_loads(i, o, n));
     let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes: 0 };
     let t = std::time::Instant::now();
     // SAFETY: `input` holds n elements and `partials` one per block of the grid.

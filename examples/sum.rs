@@ -3,9 +3,9 @@
 //!
 //! `cargo run --example sum` — on the GPU if there is one, else on the CPU emulator.
 
-use host::{Backend, BackendKind, Max, Reducer, Sum};
+use reduce_scan::{Backend, BackendKind, Max, Reducer, Sum};
 
-fn main() -> host::MainResult {
+fn main() -> reduce_scan::MainResult {
     let (backend, no_gpu) = Backend::select(BackendKind::Auto)?;
     if let Some(why) = no_gpu {
         println!("no GPU ({why}): running on the CPU emulator");

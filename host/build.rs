@@ -1,13 +1,14 @@
-//! Build script of the host crate. Two jobs:
+//! Build script of the host crate (`reduce-scan`). Two jobs:
 //!
-//! 1. **Kernels → PTX.** Compiles `../kernels` with rustc's NVPTX backend, once per GPU
-//!    architecture in [`ARCHES`], and leaves `kernels_sm_XX.ptx` in `OUT_DIR` for
-//!    `src/ptx.rs` to embed. This is a nested `cargo rustc` for `nvptx64-nvidia-cuda` with
-//!    `-Zbuild-std=core` (no prebuilt std exists for that target), the workspace's `ptx`
-//!    profile (fat LTO, one codegen unit, `panic = "abort"`), `--crate-type cdylib` so LTO
-//!    keeps every exported kernel, and `--emit=asm`, which is the PTX. The cdylib's link
-//!    step would need `llvm-bitcode-linker`, which rustup does not ship for this nightly;
-//!    `-C linker=true` turns it into a no-op (the PTX is already written by then).
+//! 1. **Kernels → PTX.** Compiles `../kernels` (package `reduce-scan-kernels`) with rustc's
+//!    NVPTX backend, once per GPU architecture in [`ARCHES`], and leaves `kernels_sm_XX.ptx`
+//!    in `OUT_DIR` for `src/ptx.rs` to embed. This is a nested `cargo rustc` for
+//!    `nvptx64-nvidia-cuda` with `-Zbuild-std=core` (no prebuilt std exists for that
+//!    target), the workspace's `ptx` profile (fat LTO, one codegen unit, `panic = "abort"`),
+//!    `--crate-type cdylib` so LTO keeps every exported kernel, and `--emit=asm`, which is
+//!    the PTX. The cdylib's link step would need `llvm-bitcode-linker`, which rustup does not
+//!    ship for this nightly; `-C linker=true` turns it into a no-op (the PTX is already
+//!    written by then).
 //!    Kernel compile errors come out as ordinary rustc diagnostics with file:line.
 //! 2. **libcuda for linking.** `cust` links `-lcuda`. Where the machine has the NVIDIA
 //!    driver, that is the driver's library. Where it has none (CI, laptops), this script
@@ -25,6 +26,11 @@ use std::process::{Command, Output, Stdio};
 /// GPU architectures the kernels are compiled for. sm_70 is the baseline that every GPU
 /// from Volta to Hopper loads; newer ones carry kernels that need newer instructions.
 const ARCHES: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
+
+/// The kernels' package (folder `kernels/`), which the nested build compiles, and its
+/// library's name, which names the PTX file it leaves.
+const KERNELS_PACKAGE: &str = "reduce-scan-kernels";
+const KERNELS_LIB: &str = "reduce_scan_kernels";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -102,7 +108,7 @@ fn spawn_arch(arch: &str, workspace: &Path, ptx_target: &Path) -> std::process::
     cmd.current_dir(workspace)
         .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"))
         .env("CARGO_TERM_COLOR", "never")
-        .args(["rustc", "--quiet", "--package", "kernels", "--lib", "--profile", "ptx"])
+        .args(["rustc", "--quiet", "--package", KERNELS_PACKAGE, "--lib", "--profile", "ptx"])
         .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--crate-type", "cdylib"])
         .arg("--target-dir")
         .arg(ptx_target.join(arch))
@@ -122,7 +128,7 @@ fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, o
         // Cargo prints a failing build script's stderr: the kernel's rustc diagnostics.
         let _ = std::io::stderr().write_all(stderr.as_bytes());
         eprintln!(
-            "\nerror: the kernels crate does not compile for the GPU ({arch}, nvptx64-nvidia-cuda); \
+            "\nerror: the kernels crate ({KERNELS_PACKAGE}) does not compile for the GPU ({arch}, nvptx64-nvidia-cuda); \
              the diagnostics above come from rustc (full log: {})",
             log.display()
         );
@@ -135,7 +141,7 @@ fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, o
             log.display()
         );
     }
-    let asm = ptx_target.join(arch).join("nvptx64-nvidia-cuda/ptx/deps/kernels.s");
+    let asm = ptx_target.join(arch).join(format!("nvptx64-nvidia-cuda/ptx/deps/{KERNELS_LIB}.s"));
     let ptx = fs::read_to_string(&asm)
         .unwrap_or_else(|e| panic!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display()));
     assert!(ptx.contains(".entry"), "the PTX for {arch} holds no kernel entry point");

@@ -6,7 +6,7 @@ typed by hand:
   `twins_2e24.csv` and `twins_2e28.csv` (every reduction variant, block 512, with its CUDA C twin
   where it has one) and `scans.csv` (the scans, with CUB);
 * docs/parity.md, the Rust ↔ CUDA C table, with the causes listed in CAUSES below;
-* docs/results.md, the tables the README quotes (host::sum vs CUB, scans vs CUB).
+* docs/results.md, the tables the README quotes (reduce_scan::sum vs CUB, scans vs CUB).
 
     scripts/docs_from_csv.py [--check] [DIR...]     default DIR: SET (the one measurement set)
 
@@ -363,7 +363,7 @@ def results_md(d, gpu, commit):
     if f.exists():
         rs = rows(f)
         out += [
-            "## The full reduction (`host::sum`: atomic_accumulate, at the shape of `SUM_PLAN`) against CUB "
+            "## The full reduction (`reduce_scan::sum`: atomic_accumulate, at the shape of `SUM_PLAN`) against CUB "
             "`DeviceReduce::Sum`",
             "",
             f"{cite(d, 'sum_vs_cub.csv', commit)}: "
@@ -543,7 +543,7 @@ def typed_scans(d, gpu, commit):
 
 
 def shapes_md(d, commit):
-    """The table behind host::sum's plan (sum_shapes.csv). A later directory's file replaces the
+    """The table behind reduce_scan::sum's plan (sum_shapes.csv). A later directory's file replaces the
     earlier one's rows size by size (a re-measurement of some sizes keeps the others)."""
     files = [p / "sum_shapes.csv" for p in d.paths if (p / "sum_shapes.csv").exists()]
     if not files:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's "From another crate" steps, run as written: in a temporary directory, its
 # `steps.sh` block (with /path/to/reduction replaced by this checkout) makes a new crate that
-# depends on `host` by path, its `src/main.rs` block becomes the crate's program, and
-# `cargo run` builds and runs it (on the GPU if there is one, else on the CPU emulator).
+# depends on `reduce-scan` (folder host/) by path, its `src/main.rs` block becomes the crate's
+# program, and `cargo run` builds and runs it (on the GPU if there is one, else on the CPU
+# emulator).
 #
 #   scripts/external_crate.sh        exit status: cargo's (0 when the program ran and passed)
 #

@@ -1,5 +1,7 @@
-//! Facade over the workspace: `reduction::host` launches and checks the kernels,
-//! `reduction::kernels` is their source. This package exists to own the integration tests
-//! (`tests/`) and the criterion benches (`benches/`).
-pub use host;
+//! `reduce-scan-suite`, the root package: the tests (`tests/`), the criterion benches
+//! (`benches/`) and the examples (`examples/`) of the workspace. The library only re-exports
+//! the two crates they exercise: `reduce_scan_suite::reduce_scan` (folder `host/`) launches
+//! and checks the kernels, `reduce_scan_suite::kernels` (`reduce-scan-kernels`, folder
+//! `kernels/`) is their source.
 pub use kernels;
+pub use reduce_scan;

@@ -1,4 +1,4 @@
-//! Inputs that do not start on a 16-byte boundary: the modern variants and `host::sum` on
+//! Inputs that do not start on a 16-byte boundary: the modern variants and `reduce_scan::sum` on
 //! sub-ranges starting at elements 0..=7 of a buffer, with lengths that leave every tail
 //! length 0..=3. A 128-bit load must be 16-byte aligned; the emulator reports a misaligned
 //! one as a fault, so a wrong head/tail split fails here with the address, not silently.
@@ -9,12 +9,12 @@
 //! Each check runs on the emulator, and on the GPU where there is one (marked ignored
 //! otherwise, like `gpu`).
 
-use host::backend::{Backend, DeviceBuffer};
-use host::input::Input;
-use host::reduce::Reduction;
-use host::registry::{self, Family, Variant};
-use host::sum::sum_range;
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, DeviceBuffer};
+use reduce_scan::input::Input;
+use reduce_scan::reduce::Reduction;
+use reduce_scan::registry::{self, Family, Variant};
+use reduce_scan::sum::sum_range;
 
 /// First elements of the sub-ranges: every residue mod 4 twice (element 0 is 256-byte aligned).
 const OFFSETS: std::ops::RangeInclusive<usize> = 0..=7;

@@ -4,19 +4,19 @@
 //! start, a short and an empty range; the scanner's output past the range left alone), and
 //! queued (`enqueue`, then `result` / `wait`, several launches in flight). On the emulator, and
 //! the same on the GPU with larger sizes, one per row of `SUM_PLAN` (ignored where there is
-//! none). Inputs come from fixed seeds (`host::input::typed`); a failure names the object,
+//! none). Inputs come from fixed seeds (`reduce_scan::input::typed`); a failure names the object,
 //! form, type, operator, n and range, expected and actual.
 
 use std::ops::Range;
 
-use host::backend::{Backend, DeviceBuffer};
-use host::input::{Pattern, typed};
-use host::reduce::typed::{cpu, geometry, identity, library_choice, sum_depth};
-use host::registry::Op;
-use host::scan::Kind;
-use host::scan::typed::{cpu as scan_cpu, find, scan_depth};
-use host::{Max, Min, OpKind, Reducer, Scanner, Sum, Value};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, DeviceBuffer};
+use reduce_scan::input::{Pattern, typed};
+use reduce_scan::reduce::typed::{cpu, geometry, identity, library_choice, sum_depth};
+use reduce_scan::registry::Op;
+use reduce_scan::scan::Kind;
+use reduce_scan::scan::typed::{cpu as scan_cpu, find, scan_depth};
+use reduce_scan::{Max, Min, OpKind, Reducer, Scanner, Sum, Value};
 
 const SEED: u64 = 0xA9124;
 

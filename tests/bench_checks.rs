@@ -1,16 +1,16 @@
 //! The benches' per-launch checks (issue #12) on the emulator: the check kernels of
-//! `kernels::check` through `host::verify::DeviceCheck` (a mismatch counted, a match not, a
+//! `kernels::check` through `reduce_scan::verify::DeviceCheck` (a mismatch counted, a match not, a
 //! float within its bound not counted and one outside or NaN counted, one counter per launch),
 //! on real scan outputs, and the typed reductions' per-launch result slots.
 
-use host::Backend;
-use host::input::{Input, Pattern, typed};
-use host::reduce::typed::{TypedReduction, Value};
-use host::registry::{Elem, Op};
-use host::scan::typed::{TypedScan, find};
-use host::scan::{Kind, Scan, cpu};
-use host::verify::{DeviceCheck, Expected, batch_verdict};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::Backend;
+use reduce_scan::input::{Input, Pattern, typed};
+use reduce_scan::reduce::typed::{TypedReduction, Value};
+use reduce_scan::registry::{Elem, Op};
+use reduce_scan::scan::typed::{TypedScan, find};
+use reduce_scan::scan::{Kind, Scan, cpu};
+use reduce_scan::verify::{DeviceCheck, Expected, batch_verdict};
 
 /// Enough elements that every thread of the emulator's grid loops several times.
 const N: usize = 20_011;
@@ -90,7 +90,7 @@ fn scans_checked_per_launch() -> Result<(), Failed> {
     let input = b.upload(&data)?;
     let mut out = b.alloc::<i32>(N)?;
     let mut check = DeviceCheck::exact(&b, &cpu::inclusive_scan(&data))?;
-    let mut s = Scan::new(&b, host::scan::find("lookback")?, Kind::Inclusive, &input, &mut out, N)?;
+    let mut s = Scan::new(&b, reduce_scan::scan::find("lookback")?, Kind::Inclusive, &input, &mut out, N)?;
     check.start_batch(&b, 2)?;
     for i in 0..2 {
         s.launch()?;
@@ -121,7 +121,7 @@ fn slots<T: Value>(op: Op) -> Result<(), Failed> {
     let b = Backend::emulator();
     let data = typed::<T>(N, 9, Pattern::Random);
     let input = b.upload(&data)?;
-    for tv in host::registry::typed::all().filter(|t| t.elem == T::ELEM && t.op == op) {
+    for tv in reduce_scan::registry::typed::all().filter(|t| t.elem == T::ELEM && t.op == op) {
         let mut r = TypedReduction::new(&b, tv, &input, N, 256)?;
         let expected = Expected::of(op, &data, r.depth());
         let mut slots = r.alloc_slots(3)?;
@@ -150,7 +150,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("bench_checks::typed_slots_i64_min", || slots::<i64>(Op::Min)),
         Trial::test("bench_checks::typed_slots_f64_max", || slots::<f64>(Op::Max)),
         Trial::test("bench_checks::elem_of_reference_bytes", || {
-            assert_eq!(host::verify::reference_bytes(Elem::U64, Op::Sum, 2), 16);
+            assert_eq!(reduce_scan::verify::reference_bytes(Elem::U64, Op::Sum, 2), 16);
             Ok(())
         }),
     ]

@@ -1,10 +1,7 @@
-//! `reduce check` (`host::check::variant`) finds what an experimenter's edit breaks: here the
+//! `reduce check` (`reduce_scan::check::variant`) finds what an experimenter's edit breaks: here the
 //! book's shared-memory reduction with the barrier between its block-level rounds removed,
 //! a bug that every size passes at blocks 32 and 64 (no block-level round runs there).
 
-use host::check;
-use host::reduce::plan::{Finish, KernelSel};
-use host::registry::{self, Variant};
 use kernels::device::FULL_MASK;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::shared::Shared;
@@ -12,6 +9,9 @@ use kernels::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx
 use kernels::device::warp::sync_warp;
 use kernels::static_shared;
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::check;
+use reduce_scan::reduce::plan::{Finish, KernelSel};
+use reduce_scan::registry::{self, Variant};
 
 /// `smem` with the block barrier after each block-level round removed (the planted bug of
 /// issue #28): a thread may read `smem[tid + s]` before its writer has added into it.
@@ -56,7 +56,7 @@ fn catches_the_removed_barrier() -> Result<(), Failed> {
     let smem = registry::find("smem")?;
     let planted: &'static Variant = Box::leak(Box::new(Variant {
         name: "smem_missing_barrier",
-        finish: Finish::HostAdds(KernelSel::One(host::kernel_ref!(smem_missing_barrier(i, o, n)))),
+        finish: Finish::HostAdds(KernelSel::One(reduce_scan::kernel_ref!(smem_missing_barrier(i, o, n)))),
         ..*smem
     }));
     let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -1,4 +1,4 @@
-//! The `reduce` command line, driven through `host::cli::run_with` on the emulator.
+//! The `reduce` command line, driven through `reduce_scan::cli::run_with` on the emulator.
 
 use libtest_mimic::{Failed, Trial};
 
@@ -11,7 +11,7 @@ fn run(args: &[&str]) -> (u8, String) {
 fn run_err(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = host::cli::run_with(argv, &mut out, &mut err);
+    let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
     (code, String::from_utf8(out).expect("the report is UTF-8"), String::from_utf8(err).expect("UTF-8 errors"))
 }
 
@@ -69,10 +69,10 @@ fn the_emulator_shows_the_committed_gpu_figures() -> Result<(), Failed> {
             check(header.contains(title), &format!("no `{title}` column"), &out)?;
         }
         check(!header.contains("GB/s") && !header.contains("% peak"), "GPU throughput columns on the CPU", &out)?;
-        let f = host::committed::figures(variant, kind).ok_or(format!("{variant}: no committed figures"))?;
+        let f = reduce_scan::committed::figures(variant, kind).ok_or(format!("{variant}: no committed figures"))?;
         let row = out.lines().find(|l| l.starts_with(&format!("{variant} "))).unwrap_or_default();
         check(row.contains(&format!(" {:.1} ", f.time_us)), &format!("{variant}: no GPU time {:.1}", f.time_us), &out)?;
-        check(out.contains(host::committed::SET), "the note does not name the measurement set", &out)?;
+        check(out.contains(reduce_scan::committed::SET), "the note does not name the measurement set", &out)?;
         check(out.contains("docs/report/index.html"), "no line saying where the report is", &out)?;
     }
     Ok(())
@@ -139,7 +139,8 @@ pub fn trials() -> Vec<Trial> {
                 "one header",
                 &out,
             )?;
-            let modern = host::registry::all().filter(|v| v.family == host::registry::Family::Modern).count();
+            let modern =
+                reduce_scan::registry::all().filter(|v| v.family == reduce_scan::registry::Family::Modern).count();
             check(
                 lines.len() == 1 + 3 * modern,
                 &format!("{} rows, expected 3 sizes × {modern}", lines.len() - 1),
@@ -190,11 +191,14 @@ mod bad_input {
     /// registries, in their order: the doc does not list the variants itself, so adding one changes no row.
     fn expand(line: &str) -> String {
         let join = |names: Vec<&str>| names.join(", ");
-        line.replace("{variants}", &join(host::registry::all().map(|v| v.name).collect()))
-            .replace("{scan variants}", &join(host::scan::all().map(|v| v.name).collect()))
+        line.replace("{variants}", &join(reduce_scan::registry::all().map(|v| v.name).collect()))
+            .replace("{scan variants}", &join(reduce_scan::scan::all().map(|v| v.name).collect()))
             .replace(
                 "{scan blocks}",
-                &host::scan::curriculum().map(|v| format!("{} {}", v.name, v.block())).collect::<Vec<_>>().join(", "),
+                &reduce_scan::scan::curriculum()
+                    .map(|v| format!("{} {}", v.name, v.block()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             )
     }
 
@@ -256,9 +260,9 @@ mod bad_input {
     fn library_trials() -> Vec<Trial> {
         vec![
             Trial::test("cli::bad_input::library::reduce_range_past_the_buffer", || {
-                let b = host::Backend::emulator();
+                let b = reduce_scan::Backend::emulator();
                 let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
-                let mut reducer = host::Reducer::<i32, host::Sum>::new(&b);
+                let mut reducer = reduce_scan::Reducer::<i32, reduce_scan::Sum>::new(&b);
                 for (range, says) in [
                     (
                         2..10,
@@ -286,10 +290,10 @@ mod bad_input {
                 documented(says)
             }),
             Trial::test("cli::bad_input::library::scanner_short_output_and_bad_range", || {
-                let b = host::Backend::emulator();
+                let b = reduce_scan::Backend::emulator();
                 let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
                 let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
-                let mut scanner = host::Scanner::<i32, host::Sum>::new(&b);
+                let mut scanner = reduce_scan::Scanner::<i32, reduce_scan::Sum>::new(&b);
                 let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
                 let says = "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
                 if e.as_deref() != Some(says) {

@@ -13,9 +13,9 @@
 
 use std::path::PathBuf;
 
-use host::registry::{self, Family};
-use host::scan;
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::registry::{self, Family};
+use reduce_scan::scan;
 
 /// The sections of the template, in order.
 pub const SECTIONS: [&str; 7] =

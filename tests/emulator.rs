@@ -1,9 +1,9 @@
 //! Every registered variant on the CPU emulator: every allowed block, every size in
 //! [`SIZES`](crate::common::SIZES) (up to 2^20 + 7).
 
-use host::backend::Backend;
-use host::registry;
 use libtest_mimic::Trial;
+use reduce_scan::backend::Backend;
+use reduce_scan::registry;
 
 use crate::common::{SIZES, check_variant};
 

@@ -8,10 +8,10 @@
 
 use std::time::{Duration, Instant};
 
-use host::backend::{Backend, Element, Kernel, KernelArgs, LaunchConfig};
-use host::emu::{Dim3, EmuError, EmuErrorKind, Emulator};
-use host::{Error, kernel_ref};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, Element, Kernel, KernelArgs, LaunchConfig};
+use reduce_scan::emu::{Dim3, EmuError, EmuErrorKind, Emulator};
+use reduce_scan::{Error, kernel_ref};
 
 /// The source of the broken kernels, to find the marked lines in.
 const BROKEN_RS: &str = include_str!("../kernels/src/broken.rs");
@@ -470,11 +470,11 @@ pub fn trials() -> Vec<Trial> {
         }
     }));
     trials.push(Trial::test("faults::a_fault_leaving_main_is_one_readable_line", || {
-        // What an example (`fn main() -> host::MainResult`) prints when a kernel faults: the
+        // What an example (`fn main() -> reduce_scan::MainResult`) prints when a kernel faults: the
         // CLI's one line, with kernel, block, thread and file:line, not the derived Debug form.
         let k = kernel_ref!(kernels::broken::off_by_one(o));
         let (e, _) = launch(&k, EmuErrorKind::GlobalOutOfBounds, 64, Duration::from_secs(5), Buffer::Zeroed)?;
-        let shown = format!("{:?}", host::Fatal::from(Error::Emulator(e)));
+        let shown = format!("{:?}", reduce_scan::Fatal::from(Error::Emulator(e)));
         let want = ["kernel `off_by_one`", "block (0,0,0)", "thread ", &site("off_by_one")?];
         let missing: Vec<&str> = want.iter().copied().filter(|w| !shown.contains(w)).collect();
         if shown.contains('\n') || shown.contains("EmuError {") || !missing.is_empty() {

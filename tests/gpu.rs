@@ -1,9 +1,9 @@
 //! Every registered variant on the GPU: every allowed block, the emulator's sizes plus 2^24.
 //! Marked ignored where no GPU can be used (the banner printed first says why).
 
-use host::backend::Backend;
-use host::registry;
 use libtest_mimic::Trial;
+use reduce_scan::backend::Backend;
+use reduce_scan::registry;
 
 use crate::common::{SIZES, check_variant};
 

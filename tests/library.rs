@@ -3,14 +3,14 @@
 //! a refused launch that must not corrupt the next answer, other streams and devices, and (on
 //! a GPU) lengths past 2^31 where 32-bit index arithmetic breaks.
 
-use host::backend::Backend;
-use host::emu::Emulator;
-use host::input::Input;
-use host::reduce::Reduction;
-use host::registry;
-use host::scan::Kind;
-use host::{Reducer, Scanner, Sum};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::Backend;
+use reduce_scan::emu::Emulator;
+use reduce_scan::input::Input;
+use reduce_scan::reduce::Reduction;
+use reduce_scan::registry;
+use reduce_scan::scan::Kind;
+use reduce_scan::{Reducer, Scanner, Sum};
 
 fn wrapping_sum(xs: &[i32]) -> i32 {
     xs.iter().fold(0i32, |a, &x| a.wrapping_add(x))
@@ -75,7 +75,7 @@ fn interleaved_objects(backend: &Backend) -> Result<(), Failed> {
     }
     for (k, out) in outs.iter().enumerate() {
         let got = backend.download(out).map_err(|e| fail("download", e))?;
-        if got != host::scan::cpu::inclusive_scan(&inputs[k]) {
+        if got != reduce_scan::scan::cpu::inclusive_scan(&inputs[k]) {
             return Err(format!("scanner {k}: the scan differs from the CPU's").into());
         }
     }

@@ -9,7 +9,7 @@
 //! | [`source`] | no raw pointer code in `kernels/src` outside the device layer (every memory access is one the emulator checks) | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
-//! | [`alignment`] | modern variants and `host::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
+//! | [`alignment`] | modern variants and `reduce_scan::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |
 //! | [`api`] | `Reducer<T, Op>` and `Scanner<T, Op>` for every type × operator: whole buffers, sub-ranges (odd start and length, aligned start, short, empty), `enqueue` + `result`/`wait`; GPU: one size per row of `SUM_PLAN` | nothing (GPU part: a GPU) |
 //! | [`library`] | `Reducer`/`Scanner` reused and interleaved, 10,000 checked launches, a refused launch, streams, devices; GPU: n = 2^31+5 and 2^32−1 | nothing (GPU part: a GPU) |
 //! | [`scan`] | every scan variant × inclusive/exclusive × sizes, look-back probes, errors, `--op scan`, scan PTX; GPU up to 2^30 | nothing (GPU part: a GPU; PTX part: ptxas) |
@@ -42,7 +42,7 @@ mod types;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let gpu = host::Backend::gpu().err().map(|e| e.to_string());
+    let gpu = reduce_scan::Backend::gpu().err().map(|e| e.to_string());
     if let Some(why) = &gpu {
         println!(
             "GPU tests: ignored ({why}); run them on a GPU host: `cargo test --release -- --include-ignored` there, or, for one without Rust, build them here with `cargo test --release --workspace --no-run` and run each executable under target/release/deps/ there with --include-ignored (docs/building.md: \"Running on a GPU host that has no Rust toolchain\")"

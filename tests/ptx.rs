@@ -1,6 +1,6 @@
 //! The PTX that `host/build.rs` embeds: every kernel of both registries (reductions, their
 //! typed instantiations `{variant}__{type}_{op}`, and scans) and the benches' check kernels
-//! (`host::verify::CHECK_KERNELS`) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
+//! (`reduce_scan::verify::CHECK_KERNELS`) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
 //! every newer architecture with no local memory at all: no register spills and a 0-byte
 //! stack frame in every kernel (a per-thread array indexed at run time, or too many live
 //! values, would put data in slow local memory).
@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use host::ptx::{ARCHES, entries};
-use host::registry::SharedMem;
-use host::{registry, scan};
 use libtest_mimic::{Completion, Failed, Trial};
+use reduce_scan::ptx::{ARCHES, entries};
+use reduce_scan::registry::SharedMem;
+use reduce_scan::{registry, scan};
 
 fn ptxas() -> Result<PathBuf, Failed> {
     if let Some(p) = std::env::var_os("PTXAS") {
@@ -126,7 +126,7 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
         expected.push((t.name, t.symbol(), Some(t.shared_bytes)));
     }
     // The benches' check kernels use no shared memory.
-    expected.extend(host::verify::CHECK_KERNELS.iter().map(|&s| ("check", s, Some(0))));
+    expected.extend(reduce_scan::verify::CHECK_KERNELS.iter().map(|&s| ("check", s, Some(0))));
     let mut wrong = Vec::new();
     for (variant, symbol, want) in expected {
         let got = smem.get(symbol).copied();
@@ -154,8 +154,8 @@ pub fn trials() -> Vec<Trial> {
             let typed = registry::typed::all()
                 .filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc))
                 .map(|t| (t.name, vec![t.symbol()]));
-            // The benches' check kernels (`host::verify`), launched outside any registry.
-            let checks = std::iter::once(("check", host::verify::CHECK_KERNELS.to_vec()));
+            // The benches' check kernels (`reduce_scan::verify`), launched outside any registry.
+            let checks = std::iter::once(("check", reduce_scan::verify::CHECK_KERNELS.to_vec()));
             for (name, symbols) in reductions.chain(scans).chain(typed).chain(checks) {
                 for s in symbols {
                     if !have.contains(&s) {

@@ -1,17 +1,17 @@
-//! The prefix-sum family (`host::scan`): every scan variant × inclusive/exclusive × sizes
+//! The prefix-sum family (`reduce_scan::scan`): every scan variant × inclusive/exclusive × sizes
 //! that hurt, compared element by element with the CPU scan, on the emulator and (ignored
 //! where there is none) on the GPU up to 2^30; the look-back's multi-window path and its
 //! bounded spin; errors; the `--op scan` CLI; the PTX of every scan kernel.
 
 use std::time::Duration;
 
-use host::backend::{Backend, LaunchConfig};
-use host::emu::{EmuErrorKind, Emulator};
-use host::input::Input;
-use host::scan::{self, Kind, Scan, ScanPlan, ScanVariant, cpu};
-use host::{Error, kernel_ref};
 use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, pack_status};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, LaunchConfig};
+use reduce_scan::emu::{EmuErrorKind, Emulator};
+use reduce_scan::input::Input;
+use reduce_scan::scan::{self, Kind, Scan, ScanPlan, ScanVariant, cpu};
+use reduce_scan::{Error, kernel_ref};
 
 use crate::common::SEED;
 
@@ -235,7 +235,7 @@ fn error_trials() -> Vec<Trial> {
 fn run_cli(args: &[&str]) -> (u8, String) {
     let mut out = Vec::new();
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = host::cli::run_with(argv, &mut out, &mut Vec::new());
+    let code = reduce_scan::cli::run_with(argv, &mut out, &mut Vec::new());
     (code, String::from_utf8(out).expect("the report is UTF-8"))
 }
 

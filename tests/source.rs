@@ -94,7 +94,7 @@ fn lesson_of(text: &str) -> (Option<&str>, String) {
 /// Problems with the lesson files: a lesson whose line is missing, or already in the lesson
 /// before it; a lesson file that imports a lesson's code from elsewhere.
 fn lesson_problems(root: &Path) -> Vec<String> {
-    use host::reduce::registry::{self, Family};
+    use reduce_scan::reduce::registry::{self, Family};
     let mut problems = Vec::new();
     let read = |name: &str| std::fs::read_to_string(root.join(format!("reduce/{name}.rs"))).unwrap_or_default();
     for family in [Family::GlobalMemory, Family::SharedMemory] {

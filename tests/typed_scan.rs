@@ -1,19 +1,19 @@
-//! The typed look-back scan (`host::scan::typed`): every type × operator × inclusive/exclusive
+//! The typed look-back scan (`reduce_scan::scan::typed`): every type × operator × inclusive/exclusive
 //! on the emulator at sizes that hurt (around a warp, around 1024, past one tile, a few tiles
 //! and a partial one), integers and min/max exact, float sums within the stated bound; NaN and
 //! ±0.0 for min/max; the 64-bit (split) look-back across several windows; the CLI; the PTX
 //! entries. The same on the GPU with 2^20 + 7, 2^24 and a cancellation-heavy f32 input
 //! (ignored where there is none). Failures name variant, type, op, kind, n, expected, actual.
 
-use host::backend::{Backend, LaunchConfig};
-use host::input::{Pattern, typed};
-use host::kernel_ref;
-use host::reduce::typed::Value;
-use host::registry::{Elem, Op};
-use host::scan::Kind;
-use host::scan::typed::{TypedScan, TypedScanVariant, all, cpu};
 use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, pack_status, value_slot};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::{Backend, LaunchConfig};
+use reduce_scan::input::{Pattern, typed};
+use reduce_scan::kernel_ref;
+use reduce_scan::reduce::typed::Value;
+use reduce_scan::registry::{Elem, Op};
+use reduce_scan::scan::Kind;
+use reduce_scan::scan::typed::{TypedScan, TypedScanVariant, all, cpu};
 
 const SEED: u64 = 0x5CA7;
 
@@ -143,7 +143,7 @@ fn multi_window() -> Result<(), Failed> {
 fn run_cli(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = host::cli::run_with(argv, &mut out, &mut err);
+    let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
 }
 
@@ -182,8 +182,8 @@ fn cli() -> Result<(), Failed> {
 
 /// Every `lookback__{type}_{op}` of the registry is an `.entry` of every PTX build.
 fn ptx_entries() -> Result<(), Failed> {
-    for (arch, _, ptx) in host::ptx::ARCHES {
-        let have = host::ptx::entries(ptx);
+    for (arch, _, ptx) in reduce_scan::ptx::ARCHES {
+        let have = reduce_scan::ptx::entries(ptx);
         for tv in all() {
             if !have.contains(&tv.symbol()) {
                 return Err(
@@ -236,7 +236,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     // aggregate, or nothing yet, across windows — for both status layouts.
     out.push(
         Trial::test("typed_scan::emulator::lookback::contended", || {
-            let backend = Backend::with_emulator(host::emu::Emulator::new().with_workers(8));
+            let backend = Backend::with_emulator(reduce_scan::emu::Emulator::new().with_workers(8));
             for tv in all().filter(|t| t.op == Op::Sum && matches!(t.elem, Elem::U64 | Elem::F32)) {
                 for kind in Kind::ALL {
                     let n = 40 * tv.tile() as usize + 3;
@@ -254,11 +254,11 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
 }
 
 /// CUB's `DeviceScan` for every type × operator at 2^20 + 7 through
-/// `host::cub::time_typed_scan` (what `--compare-cub` times for typed scans): every call's last
+/// `reduce_scan::cub::time_typed_scan` (what `--compare-cub` times for typed scans): every call's last
 /// element and the last call's whole output must pass the CPU check. Ignored without a GPU or
 /// nvcc (the line printed says which).
 fn cub_trials(have_gpu: bool) -> Vec<Trial> {
-    let unavailable = if have_gpu { host::cub::available().err().map(|e| e.to_string()) } else { None };
+    let unavailable = if have_gpu { reduce_scan::cub::available().err().map(|e| e.to_string()) } else { None };
     if let Some(why) = &unavailable {
         println!("typed scan CUB tests: ignored ({why})");
     }
@@ -278,7 +278,7 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
     let n = (1 << 20) + 7;
     let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
     let at = format!("CUB scan type {} op {} n={n}", T::ELEM.name(), op.name());
-    let (timing, got) = host::cub::time_typed_scan(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    let (timing, got) = reduce_scan::cub::time_typed_scan(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
     if timing.times_us.len() != 3 || got.len() != n {
         return Err(format!("{at}: {} times, {} elements", timing.times_us.len(), got.len()).into());
     }

@@ -3,12 +3,12 @@
 //! cancellation-heavy input; NaN and ±0.0 for min and max; the same on the GPU (ignored
 //! where there is none). Failures name variant, type, op, n, block, expected and actual.
 
-use host::backend::Backend;
-use host::input::{Pattern, typed};
-use host::reduce::typed::{TypedReduction, Value, cpu};
-use host::registry::typed::{TypedVariant, all};
-use host::registry::{Elem, Op};
 use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::Backend;
+use reduce_scan::input::{Pattern, typed};
+use reduce_scan::reduce::typed::{TypedReduction, Value, cpu};
+use reduce_scan::registry::typed::{TypedVariant, all};
+use reduce_scan::registry::{Elem, Op};
 
 /// Sizes that hurt: 1, around a warp, around 1024, and a large odd one.
 const SIZES: &[usize] = &[1, 31, 32, 33, 1023, 1024, 1025, (1 << 16) + 7];
@@ -125,7 +125,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         let argv =
             ["reduce", "--backend", "emulator", "--n", "5003", "--repeat", "1", "--type", "f64", "--combine", "min"];
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = host::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
+        let code = reduce_scan::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
         let out = String::from_utf8_lossy(&out);
         let rows: Vec<&str> = out.lines().filter(|l| l.contains(",f64,min,")).collect();
         if code != 0 || rows.len() != 4 || !rows.iter().all(|r| r.ends_with(",PASS")) {
@@ -134,7 +134,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             );
         }
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = host::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
+        let code = reduce_scan::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
         let out = String::from_utf8_lossy(&out);
         if code != 0 || !out.contains("\"type\":\"f64\"") || !out.contains("\"combine\":\"min\"") {
             return Err(format!("exit {code}; json without type/combine:\n{out}").into());
@@ -146,7 +146,8 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         // sequential f32 sum the bound does not cover (depth n) and a pairwise one it does.
         let data = typed::<f32>(1 << 24, SEED, Pattern::Cancelling);
         let (exact, abs) = cpu::exact_sum(&data);
-        let pairwise = host::reduce::typed::combine_pairwise(Op::Sum, data.clone()).map_err(|e| e.to_string())?;
+        let pairwise =
+            reduce_scan::reduce::typed::combine_pairwise(Op::Sum, data.clone()).map_err(|e| e.to_string())?;
         let bound = cpu::float_sum_bound(f32::UNIT_ROUNDOFF, 25, abs);
         let err = (pairwise as f64 - exact).abs();
         if err > bound {
@@ -207,10 +208,10 @@ fn variant_trials(tv: &'static TypedVariant, have_gpu: bool) -> Vec<Trial> {
 }
 
 /// CUB's `DeviceReduce::Sum`/`Min`/`Max` for every type × operator at 2^20 + 7 through
-/// `host::cub::time_typed` (what `--compare-cub` times): every call's result must pass the CPU
+/// `reduce_scan::cub::time_typed` (what `--compare-cub` times): every call's result must pass the CPU
 /// check. Ignored without a GPU or nvcc (the line printed says which).
 fn cub_trials(have_gpu: bool) -> Vec<Trial> {
-    let unavailable = if have_gpu { host::cub::available().err().map(|e| e.to_string()) } else { None };
+    let unavailable = if have_gpu { reduce_scan::cub::available().err().map(|e| e.to_string()) } else { None };
     if let Some(why) = &unavailable {
         println!("typed CUB tests: ignored ({why})");
     }
@@ -237,7 +238,7 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
     let n = (1 << 20) + 7;
     let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
     let at = format!("CUB type {} op {} n={n}", T::ELEM.name(), op.name());
-    let (timing, results) = host::cub::time_typed(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    let (timing, results) = reduce_scan::cub::time_typed(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
     if timing.times_us.len() != 3 || results.is_empty() {
         return Err(format!("{at}: {} times, {} results", timing.times_us.len(), results.len()).into());
     }
@@ -252,8 +253,8 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
 /// absent lanes) and each typed scan with 48 threads (it traps on a block it was not built
 /// for) must fail with an emulator report that names the kernel, never return a value.
 fn every_instantiation_faults() -> Result<(), Failed> {
-    use host::backend::LaunchConfig;
-    use host::registry::typed::TypedFinish;
+    use reduce_scan::backend::LaunchConfig;
+    use reduce_scan::registry::typed::TypedFinish;
     let backend = Backend::emulator();
     let cfg = LaunchConfig { grid: 1, block: 48, shared_bytes: 0 };
     let n = 100u32;
@@ -261,9 +262,9 @@ fn every_instantiation_faults() -> Result<(), Failed> {
     let mut ticket = backend.alloc::<u32>(1).map_err(|e| e.to_string())?;
     let mut status = backend.alloc::<u64>(1).map_err(|e| e.to_string())?;
     let (input, out) = (bytes.as_ptr().cast::<u8>(), bytes.as_mut_ptr().cast::<u8>().wrapping_add(8 * n as usize));
-    let expect = |name: &str, r: host::Result<()>| -> Result<(), Failed> {
+    let expect = |name: &str, r: reduce_scan::Result<()>| -> Result<(), Failed> {
         match r {
-            Err(host::Error::Emulator(e)) if e.to_string().contains(name) => Ok(()),
+            Err(reduce_scan::Error::Emulator(e)) if e.to_string().contains(name) => Ok(()),
             other => Err(format!("{name} at block 48: want an emulator fault naming it, got {other:?}").into()),
         }
     };
@@ -282,7 +283,7 @@ fn every_instantiation_faults() -> Result<(), Failed> {
         };
         expect(tv.symbol(), r)?;
     }
-    for tv in host::scan::typed::all() {
+    for tv in reduce_scan::scan::typed::all() {
         let args = (input, out, status.as_mut_ptr(), out.wrapping_add(8 * n as usize), n, 1, 0);
         // SAFETY: as above (status one word, value slots after the output); the kernel traps at
         // its first instruction on a block it was not compiled for.

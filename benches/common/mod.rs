@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
-use host::backend::{Backend, DeviceBuffer};
-use host::cub::{self, CubOp, Session};
-use host::reduce::typed::Value;
-use host::scan::Scan;
-use host::scan::typed::TypedScan;
-use host::verify::{DeviceCheck, batch_verdict};
+use reduce_scan::backend::{Backend, DeviceBuffer};
+use reduce_scan::cub::{self, CubOp, Session};
+use reduce_scan::reduce::typed::Value;
+use reduce_scan::scan::Scan;
+use reduce_scan::scan::typed::TypedScan;
+use reduce_scan::verify::{DeviceCheck, batch_verdict};
 
 /// A launch (or scan) slower than this gets 10 samples instead of 20.
 pub const SLOW_US: f64 = 20e3;
@@ -86,14 +86,14 @@ pub trait Checked {
     /// The element type of the output.
     type Elem: Value;
     /// Enqueues every launch of one scan.
-    fn launch(&mut self) -> host::Result<()>;
+    fn launch(&mut self) -> reduce_scan::Result<()>;
     /// The output the launch writes.
     fn output(&self) -> &DeviceBuffer<Self::Elem>;
 }
 
 impl Checked for Scan<'_> {
     type Elem = i32;
-    fn launch(&mut self) -> host::Result<()> {
+    fn launch(&mut self) -> reduce_scan::Result<()> {
         Scan::launch(self)
     }
     fn output(&self) -> &DeviceBuffer<i32> {
@@ -103,7 +103,7 @@ impl Checked for Scan<'_> {
 
 impl<T: Value> Checked for TypedScan<'_, T> {
     type Elem = T;
-    fn launch(&mut self) -> host::Result<()> {
+    fn launch(&mut self) -> reduce_scan::Result<()> {
         TypedScan::launch(self)
     }
     fn output(&self) -> &DeviceBuffer<T> {
@@ -127,7 +127,7 @@ pub fn bench_scan_checked<S: Checked>(
 ) -> Result<(), String> {
     let mut sample = 0u64;
     let mut wrong: Option<String> = None;
-    let fail = |e: host::Error| -> ! { panic!("{name}/{n}: {e}") };
+    let fail = |e: reduce_scan::Error| -> ! { panic!("{name}/{n}: {e}") };
     g.bench_function(BenchmarkId::new(name, n), |b| {
         b.iter_custom(|iters| {
             sample += 1;

@@ -9,7 +9,7 @@
 //!
 //! The set is [`SET`]; its files are `metrics_{family}_2e24.csv` (`reduce --metrics` under
 //! Nsight Compute at n = 2^24, block 512, `scripts/gpu/metrics.sh`) and `device.txt`. A new
-//! set is one edit: the directory in [`committed_set!`].
+//! set is one edit: the directory in [`committed_set!`](crate::committed_set!).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -45,7 +45,7 @@ const FILES: [&str; 5] = [
 /// The set's `device.txt`: its commit, date and GPU.
 const DEVICE: &str = set_file!("device.txt");
 
-/// The n and block of every figure in [`FILES`].
+/// The n and block of every figure in the set's CSVs.
 pub const SHAPE: &str = "n = 2^24, block 512";
 
 /// One row's committed GPU figures.

@@ -14,10 +14,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// fields; `?` converts any [`Error`]. `{:?}` of an [`Error`] itself is unchanged.
 ///
 /// ```no_run
-/// fn main() -> host::MainResult {
-///     let backend = host::Backend::emulator();
+/// fn main() -> reduce_scan::MainResult {
+///     let backend = reduce_scan::Backend::emulator();
 ///     let input = backend.upload(&[1, 2, 3])?;
-///     println!("{}", host::Reducer::<i32, host::Sum>::new(&backend).reduce(&input)?);
+///     println!("{}", reduce_scan::Reducer::<i32, reduce_scan::Sum>::new(&backend).reduce(&input)?);
 ///     Ok(())
 /// }
 /// ```

@@ -7,7 +7,7 @@
 //! # Use it from Rust
 //!
 //! ```
-//! use host::{Backend, Max, Min, Reducer, Scanner, Sum};
+//! use reduce_scan::{Backend, Max, Min, Reducer, Scanner, Sum};
 //! // The CPU emulator runs this example anywhere; on a GPU host use `Backend::gpu()?`
 //! // (or `Backend::gpu_device(1)?`, and `.with_new_stream()?` for a stream of your own).
 //! let backend = Backend::emulator();
@@ -29,7 +29,7 @@
 //! let mut maxima = backend.alloc::<f64>(3)?;
 //! Scanner::<f64, Max>::new(&backend).inclusive(&floats, &mut maxima)?;
 //! assert_eq!(backend.download(&maxima)?, [0.5, 0.5, 8.0]);
-//! # Ok::<(), host::Error>(())
+//! # Ok::<(), reduce_scan::Error>(())
 //! ```
 //!
 //! | object | synchronous | queued |
@@ -103,7 +103,8 @@
 //!
 //! # Where the kernels come from
 //!
-//! The kernels are `no_std` Rust in the `kernels` crate of this workspace. This crate's build
+//! The kernels are `no_std` Rust in the `reduce-scan-kernels` crate of this workspace (folder
+//! `kernels/`, depended on as `kernels`, hence the paths `kernels::…` below). This crate's build
 //! script compiles them with rustc's NVPTX backend (`nvptx64-nvidia-cuda`, `-Zbuild-std=core`,
 //! the pinned nightly of `rust-toolchain.toml`) into PTX for sm_70, sm_80 and sm_90, and embeds
 //! the three in the library ([`ptx`] picks one at run time); the CUDA driver JIT-compiles the

@@ -226,7 +226,7 @@ pub const METRICS: [Metric; 19] = [
 ];
 
 /// Where the counters come from: Nsight Compute on a GPU, or the emulator's own counting
-/// (`host::emu::counters`), which names a counter as ncu does where it means the same.
+/// (`reduce_scan::emu::counters`), which names a counter as ncu does where it means the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Profile {
     /// ncu's hardware counters: the columns of [`METRICS`].

@@ -1,5 +1,6 @@
-//! The PTX of the `kernels` crate, compiled by `build.rs` for each architecture in
-//! [`ARCHES`] and embedded in this library, and the choice among them at run time.
+//! The PTX of the kernels crate (`reduce-scan-kernels`), compiled by `build.rs` for each
+//! architecture in [`ARCHES`] and embedded in this library, and the choice among them at run
+//! time.
 
 use crate::error::{Error, Result};
 

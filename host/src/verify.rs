@@ -9,7 +9,7 @@
 //!   reads the counters once per batch ([`DeviceCheck::counts`], [`batch_verdict`]).
 //!
 //! ```
-//! use host::{Backend, verify::{DeviceCheck, batch_verdict}};
+//! use reduce_scan::{Backend, verify::{DeviceCheck, batch_verdict}};
 //! let backend = Backend::emulator();
 //! let mut check = DeviceCheck::exact(&backend, &[1i32, 3, 6])?;
 //! let good = backend.upload(&[1i32, 3, 6])?;
@@ -20,7 +20,7 @@
 //! let counts = check.counts(&backend)?;
 //! assert_eq!(counts, [0, 1]);
 //! assert!(batch_verdict(&counts, 3).unwrap_err().starts_with("launch 1 of 2: 1 of 3 elements"));
-//! # Ok::<(), host::Error>(())
+//! # Ok::<(), reduce_scan::Error>(())
 //! ```
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};

@@ -7,7 +7,7 @@
 //! | [`count_mismatches_32`], [`count_mismatches_64`] | bits | `i32` scans, integer typed scans, min/max of any type |
 //! | [`count_outside_f32`], [`count_outside_f64`] | `\|got − exact\| ≤ bound` in `f64` | float sums (typed look-back scans) |
 //!
-//! The host side is `host::verify` (`DeviceCheck`).
+//! The host side is `reduce_scan::verify` (`DeviceCheck`).
 
 use crate::device::atomic::red_add_u64;
 use crate::device::global::{Global, GlobalMut};
@@ -109,7 +109,7 @@ pub unsafe fn count_mismatches_generic<W: Copy + PartialEq>(
 /// 2. It widens `got[i]` to `f64` (exact for `f32` and `f64`), computes
 ///    `err = |got[i] − exact[i]|` in `f64` and counts `i` unless `err ≤ bound[i]` (a NaN
 ///    counts). These are the very operations of the host's check
-///    (`host::scan::typed::cpu::check`): one rounded subtraction and an exact `abs` and
+///    (`reduce_scan::scan::typed::cpu::check`): one rounded subtraction and an exact `abs` and
 ///    comparison, IEEE on both sides, so the device accepts exactly what the host would.
 /// 3. A thread whose count is not 0 adds it to `*count` (`red_add_u64`).
 ///

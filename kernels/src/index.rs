@@ -4,7 +4,7 @@
 /// of a block's segment, short for the last block when `n` is not a multiple of `seg`.
 ///
 /// ```
-/// use kernels::index::segment_len;
+/// use reduce_scan_kernels::index::segment_len;
 /// assert_eq!(segment_len(1000, 512, 512), 488);
 /// assert_eq!(segment_len(1000, 0, 512), 512);
 /// assert_eq!(segment_len(1000, 1024, 512), 0);
@@ -30,7 +30,7 @@ pub const fn segment_len(n: usize, start: usize, seg: usize) -> usize {
 /// meaningless.
 ///
 /// ```
-/// use kernels::index::block_segment;
+/// use reduce_scan_kernels::index::block_segment;
 /// assert_eq!(block_segment(1000, 1, 512), (512, 488));
 /// assert_eq!(block_segment(1000, 0, 512), (0, 512));
 /// assert_eq!(block_segment(u32::MAX, (u32::MAX / 4096), 4096).1, 4095);
@@ -67,7 +67,7 @@ pub const fn div_ceil(a: usize, b: usize) -> usize {
 /// ```
 ///
 /// ```
-/// use kernels::index::neighbored_less_index;
+/// use reduce_scan_kernels::index::neighbored_less_index;
 /// assert_eq!(neighbored_less_index(3, 2), 12);
 /// ```
 #[inline(always)]
@@ -82,7 +82,7 @@ pub const fn neighbored_less_index(tid: u32, stride: u32) -> u32 {
 /// that a warp's loads of each `k` are consecutive).
 ///
 /// ```
-/// use kernels::index::fold_index;
+/// use reduce_scan_kernels::index::fold_index;
 /// assert_eq!(fold_index(3, 128, 2), 259);
 /// ```
 #[inline(always)]
@@ -96,7 +96,7 @@ pub const fn fold_index(tid: u32, block: u32, k: u32) -> u32 {
 /// divide-by-zero path in the PTX.
 ///
 /// ```
-/// use kernels::index::fold_count;
+/// use reduce_scan_kernels::index::fold_count;
 /// assert_eq!(fold_count(1024, 128, 5, 8), 8); // full segment of unroll8 at block 128
 /// assert_eq!(fold_count(300, 128, 5, 8), 3); // 5, 133, 261 exist
 /// assert_eq!(fold_count(300, 128, 44, 8), 2); // 44, 172 (300 does not)
@@ -118,7 +118,7 @@ pub const fn fold_count(len: u32, block: u32, tid: u32, factor: u32) -> u32 {
 /// (`start == end == n`). `parts == 0` is treated as one part.
 ///
 /// ```
-/// use kernels::index::chunk_bounds;
+/// use reduce_scan_kernels::index::chunk_bounds;
 /// assert_eq!(chunk_bounds(10, 4, 0), (0, 3));
 /// assert_eq!(chunk_bounds(10, 4, 3), (9, 10)); // chunks 3, 3, 3, 1
 /// assert_eq!(chunk_bounds(2, 4, 3), (2, 2)); // nothing left for part 3

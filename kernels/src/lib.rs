@@ -7,7 +7,7 @@
 //!   for sm_70, sm_80 and sm_90, and embeds the PTX in the host library. Every
 //!   [`kernel!`] becomes a `.visible .entry` whose PTX symbol is the Rust function's name.
 //! * **for the host** — as an ordinary library whose kernels are Rust functions that the
-//!   CPU emulator in `host` runs, one coroutine per CUDA thread.
+//!   CPU emulator of the host crate (`reduce-scan`) runs, one coroutine per CUDA thread.
 //!
 //! Kernels reach the hardware only through [`device`], the one module with two
 //! implementations (NVVM intrinsics and inline PTX on the GPU, the emulator's hooks on the
@@ -112,7 +112,7 @@ macro_rules! kernel {
 /// //   pub unsafe fn warp_shuffle__f64_max(…), each calling warp_shuffle_generic::<T, Op>(…)
 /// ```
 ///
-/// The host's registry (`host::reduce::typed`) lists the same 17 instantiations with the
+/// The host's registry (`reduce_scan::reduce::typed`) lists the same 17 instantiations with the
 /// same macro-made names, so no entry name is ever written by hand.
 ///
 /// `typed_kernel!(all lookback = lookback_generic(…))` makes all 18, `i32` × sum included

@@ -7,7 +7,7 @@ kernel! {
     /// Keeps the stream busy for `ns` nanoseconds, so that what the host enqueues behind it
     /// is queued before the GPU gets to it.
     ///
-    /// The host's timing (`host::Backend::time`) launches it (one thread) before the start
+    /// The host's timing (`reduce_scan::Backend::time`) launches it (one thread) before the start
     /// event of every timed run. Without it the GPU is idle when the start event is recorded,
     /// and the window between the two events also holds the CPU's time to issue the launch
     /// (a few microseconds: most of a 2^20 reduction). With it the window holds the GPU's

@@ -13,11 +13,11 @@
 #
 # * device.txt     — commit, date, nvidia-smi's name/driver/clocks/memory, the CLI's device line.
 # * variants_2eK.csv — every reduction variant at n = 2^K (K = 24, 28), block 512, median of 20.
-# * sum_shapes.csv — the table behind host::sum's plan (SUM_PLAN): atomic_accumulate at blocks
+# * sum_shapes.csv — the table behind reduce_scan::sum's plan (SUM_PLAN): atomic_accumulate at blocks
 #   128/256/512 × grid (blocks per SM: the occupancy calculator's, or 1024 = one block per tile)
 #   at 2^20..2^28, ROUNDS rounds with the shapes interleaved in each, median of 30 per row
 #   (SHAPE_SIZES, SHAPE_BLOCKS and SHAPE_ROUNDS narrow or widen it).
-# * sum_vs_cub.csv — what host::sum runs (atomic_accumulate, at the block and grid of SUM_PLAN in
+# * sum_vs_cub.csv — what reduce_scan::sum runs (atomic_accumulate, at the block and grid of SUM_PLAN in
 #   host/src/reduce/sum.rs, which plan_args repeats) against CUB's
 #   DeviceReduce::Sum on the same values, per call, ROUNDS rounds alternating CUB then ours
 #   (each round: CUB's median of 30 calls, then ours), at 2^20, 2^24, 2^26, 2^28.
@@ -60,7 +60,7 @@ tagged_csv() { # $1 = file, $2 = "round,blocks_per_sm", rest = CLI args
   rm -f "$tmp"
 }
 
-# The shape host::sum's SUM_PLAN (host/src/reduce/sum.rs) gives n = 2^$1: keep the two in step.
+# The shape reduce_scan::sum's SUM_PLAN (host/src/reduce/sum.rs) gives n = 2^$1: keep the two in step.
 plan_args() {
   if [ "$1" -le 22 ]; then echo "--block 256"
   elif [ "$1" -le 24 ]; then echo "--block 512 --blocks-per-sm 1024"

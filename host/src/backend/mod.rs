@@ -468,7 +468,8 @@ impl<A> fmt::Debug for Kernel<A> {
     }
 }
 
-/// Builds a [`Kernel`] from a kernel function of the `kernels` crate:
+/// Builds a [`Kernel`] from a kernel function of the kernels crate (`reduce-scan-kernels`,
+/// depended on as `kernels` in this workspace):
 /// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`.
 #[macro_export]
 macro_rules! kernel_ref {

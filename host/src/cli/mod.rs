@@ -42,7 +42,7 @@ enum FormatArg {
 enum OpArg {
     /// The reductions (sums).
     Reduce,
-    /// The prefix sums (host::scan): bit, blelloch, lookback × inclusive/exclusive.
+    /// The prefix sums (reduce_scan::scan): bit, blelloch, lookback × inclusive/exclusive.
     Scan,
 }
 

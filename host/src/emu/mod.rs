@@ -150,7 +150,7 @@ pub const RACE_SAMPLE: u64 = 64;
 /// keeps the check's cost on a 2^20-element run near memcheck's.
 ///
 /// ```
-/// use host::emu::{RACE_SAMPLE, race_sampled};
+/// use reduce_scan::emu::{RACE_SAMPLE, race_sampled};
 /// assert!((0..64).all(|b| race_sampled(b, 64)));
 /// assert_eq!((0..2048).filter(|&b| race_sampled(b, 2048)).count() as u64, RACE_SAMPLE);
 /// assert!(race_sampled(0, 2048) && race_sampled(2047, 2048) && !race_sampled(17, 2048));

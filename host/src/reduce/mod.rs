@@ -12,7 +12,7 @@
 //!   [`sum::sum`].
 //! * [`typed`] — every element type × sum/min/max on the generic variants: the runner, the
 //!   references and the float error bound, and the one-shot [`reduce()`]
-//!   (`host::reduce::<f32, Max>(&backend, &buf)`).
+//!   (`reduce_scan::reduce::<f32, Max>(&backend, &buf)`).
 //!
 //! **Where the partial sums are finished.** [`Finish::HostAdds`] and its in-place and clocked
 //! forms leave partials in a device buffer (one per block, or per thread for the early
@@ -193,7 +193,7 @@ impl<'a> Reduction<'a> {
     /// As [`new_at`](Self::new_at), with the grid-stride variants' residency fixed at
     /// `blocks_per_sm` instead of the occupancy calculator's answer (`None`): the grid is at
     /// most SMs × `blocks_per_sm` blocks ([`Grid::Resident`](plan::Grid::Resident); other grids
-    /// ignore it). What `host::sum`'s plan and the CLI's `--blocks-per-sm` choose.
+    /// ignore it). What `reduce_scan::sum`'s plan and the CLI's `--blocks-per-sm` choose.
     pub fn shaped(
         backend: &'a Backend,
         variant: &'static Variant,

@@ -3,7 +3,7 @@
 //! `i32` sums ([`SUM_PLAN`], [`choose`]), and the one-shot [`sum`] / [`sum_range`].
 //!
 //! ```
-//! use host::{Backend, Max, Reducer, Sum};
+//! use reduce_scan::{Backend, Max, Reducer, Sum};
 //! // The emulator here, so that this example runs anywhere; `Backend::gpu()?` on a GPU host.
 //! let backend = Backend::emulator();
 //! let data = backend.upload(&[1, 2, 3, -4])?;
@@ -15,7 +15,7 @@
 //!
 //! let floats = backend.upload(&[0.5f32, f32::NAN, 3.0])?;
 //! assert!(Reducer::<f32, Max>::new(&backend).reduce(&floats)?.is_nan()); // NaN propagates
-//! # Ok::<(), host::Error>(())
+//! # Ok::<(), reduce_scan::Error>(())
 //! ```
 //!
 //! **Why this shape.** One object per algorithm, generic over the element type and the
@@ -133,7 +133,7 @@ pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
 }
 
 /// A reusable reduction of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
-/// `kernels::types`, re-exported as `host::{Sum, Min, Max}`): it owns its temporary storage (a
+/// `kernels::types`, re-exported as `reduce_scan::{Sum, Min, Max}`): it owns its temporary storage (a
 /// few device words), asks the occupancy calculator once, and so allocates nothing on repeated
 /// calls of one size class. The module docs say which kernel runs and why the shape.
 pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {

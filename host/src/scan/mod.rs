@@ -339,7 +339,7 @@ pub struct Level {
 /// The levels of a reduce-then-scan over `n ≥ 1` elements with 4096-element tiles.
 ///
 /// ```
-/// use host::scan::{blelloch_levels, Level};
+/// use reduce_scan::scan::{blelloch_levels, Level};
 /// assert_eq!(blelloch_levels(4000), vec![Level { len: 4000, grid: 1 }]);
 /// assert_eq!(blelloch_levels(4097), vec![Level { len: 4097, grid: 2 }, Level { len: 2, grid: 1 }]);
 /// assert_eq!(blelloch_levels((1 << 24) + 7).len(), 3);
@@ -359,7 +359,7 @@ pub fn blelloch_levels(n: usize) -> Vec<Level> {
 /// tree node needs them.
 ///
 /// ```
-/// use host::scan::bit_strides;
+/// use reduce_scan::scan::bit_strides;
 /// assert_eq!(bit_strides(4000), vec![1]);
 /// assert_eq!(bit_strides(4096), vec![1, 2048]);
 /// assert_eq!(bit_strides(1 << 23), vec![1, 2048, 1 << 22]);

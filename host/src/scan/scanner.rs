@@ -14,14 +14,14 @@ use crate::reduce::typed::{OpKind, Path, Value, check_layout};
 use crate::registry::Elem;
 
 /// A reusable scan of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
-/// `kernels::types`, re-exported as `host::{Sum, Min, Max}`): the single-pass decoupled
+/// `kernels::types`, re-exported as `reduce_scan::{Sum, Min, Max}`): the single-pass decoupled
 /// look-back scan, one launch. It owns its temporary storage (one status word per tile, the
 /// 64-bit types' value slots, and a staging copy for sub-ranges that do not start on a 16-byte
 /// boundary) and reuses it, so repeated scans allocate nothing once the largest input has been
 /// seen. It runs on its backend's device and stream.
 ///
 /// ```
-/// use host::{Backend, Max, Scanner, Sum};
+/// use reduce_scan::{Backend, Max, Scanner, Sum};
 /// let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
 /// let input = backend.upload(&[1, 2, 3, 4])?;
 /// let mut output = backend.alloc::<i32>(4)?;
@@ -34,10 +34,10 @@ use crate::registry::Elem;
 /// let floats = backend.upload(&[2.5f32, -1.0, 7.0])?;
 /// let mut maxima = backend.alloc::<f32>(3)?;
 /// let mut running_max = Scanner::<f32, Max>::new(&backend);
-/// running_max.enqueue(host::scan::Kind::Inclusive, &floats, 0..3, &mut maxima)?; // queued
+/// running_max.enqueue(reduce_scan::scan::Kind::Inclusive, &floats, 0..3, &mut maxima)?; // queued
 /// running_max.wait()?;
 /// assert_eq!(backend.download(&maxima)?, [2.5, 2.5, 7.0]);
-/// # Ok::<(), host::Error>(())
+/// # Ok::<(), reduce_scan::Error>(())
 /// ```
 ///
 /// **Which kernel** (the plan hook [`OpKind::path`]): `i32` × `Sum` runs the classic

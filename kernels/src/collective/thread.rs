@@ -86,7 +86,7 @@ pub const fn split_for_v4(addr: usize, n: usize) -> V4Split {
 /// `vectors + 4 × threads`, `vectors < 2^31`) can overflow. A grid-stride grid never needs
 /// more: a GPU holds a few hundred thousand threads at once. (One thread per trip of a `u32`
 /// length is 2^28 threads for 32-bit elements but 2^29 + a block for 64-bit ones, so the host
-/// caps resident grids at this bound: `host::reduce::plan::MAX_GRID_THREADS`.)
+/// caps resident grids at this bound: `reduce_scan::reduce::plan::MAX_GRID_THREADS`.)
 pub const MAX_GRID_THREADS: u32 = 1 << 29;
 
 /// The sum of this thread's share of `g_idata[..n]`, read with 128-bit loads by a

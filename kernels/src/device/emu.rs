@@ -1,9 +1,9 @@
 //! The seam between the kernels and the CPU emulator (host builds only).
 //!
 //! On the host, every device-layer function forwards to the [`Hooks`] that the emulator in
-//! the `host` crate installs with [`install`] before it runs a kernel. The emulator knows
-//! which emulated CUDA thread is running on the calling OS thread and answers for it:
-//! its indices, its block's shared memory, a barrier that suspends it until the whole
+//! the host crate (`reduce-scan`) installs with [`install`] before it runs a kernel. The
+//! emulator knows which emulated CUDA thread is running on the calling OS thread and answers
+//! for it: its indices, its block's shared memory, a barrier that suspends it until the whole
 //! block arrives, a warp operation that suspends it until the lanes named in the mask
 //! arrive.
 //!
@@ -268,7 +268,7 @@ pub fn install(hooks: &'static &'static dyn Hooks) {
 #[inline]
 pub fn hooks() -> &'static dyn Hooks {
     let p = HOOKS.load(Ordering::Acquire);
-    assert!(!p.is_null(), "a kernel ran on the host outside the emulator: launch it through host::Backend");
+    assert!(!p.is_null(), "a kernel ran on the host outside the emulator: launch it through reduce_scan::Backend");
     // SAFETY: `p` came from `install`, which only takes `&'static &'static dyn Hooks`.
     unsafe { *p }
 }

@@ -14,9 +14,9 @@
 //! * on `nvptx64` (the PTX build, see `host/build.rs`): the NVVM intrinsic or the PTX
 //!   instruction it stands for, always inlined;
 //! * on every other target (the host build): a call through [`emu::Hooks`] into the CPU
-//!   emulator of the `host` crate, which runs each CUDA thread as a coroutine with CUDA's
-//!   barrier, warp and shared-memory semantics. That trait is the single seam between the
-//!   kernels and the emulator.
+//!   emulator of the host crate (`reduce-scan`), which runs each CUDA thread as a coroutine
+//!   with CUDA's barrier, warp and shared-memory semantics. That trait is the single seam
+//!   between the kernels and the emulator.
 //!
 //! | module | CUDA C equivalent |
 //! |---|---|

@@ -69,7 +69,7 @@ kernel! {
     ///
     /// # Launch
     /// Grid `min(ceil(n / (16*blockDim)), SMs × K, 2^29 / blockDim)` (K: the resident blocks per SM, or more for
-    /// one block per 16 × blockDim tile, as `host::sum`'s plan does above 2^22), block a power of two
+    /// one block per 16 × blockDim tile, as `reduce_scan::sum`'s plan does above 2^22), block a power of two
     /// in 32..=1024, 128 bytes of static shared memory ([`ATOMIC_ACCUMULATE_SHARED_BYTES`]).
     ///
     /// # Preconditions

@@ -8,7 +8,7 @@
 /// of the `lowbit(i)` elements ending at `i`, that is of `a[i - lowbit(i) + 1 ..= i]`.
 ///
 /// ```
-/// use kernels::scan::index::lowbit;
+/// use reduce_scan_kernels::scan::index::lowbit;
 /// assert_eq!((lowbit(1), lowbit(6), lowbit(8), lowbit(12)), (1, 2, 8, 4));
 /// ```
 #[inline(always)]
@@ -20,7 +20,7 @@ pub const fn lowbit(i: usize) -> usize {
 /// positions `(j + 1) * stride - 1 < n` (0-indexed), one per thread `j`.
 ///
 /// ```
-/// use kernels::scan::index::bit_positions;
+/// use reduce_scan_kernels::scan::index::bit_positions;
 /// assert_eq!(bit_positions(1000, 1), 1000);
 /// assert_eq!(bit_positions(1000, 512), 1);
 /// assert_eq!(bit_positions(1023, 1024), 0);
@@ -36,7 +36,7 @@ pub const fn bit_positions(n: usize, stride: usize) -> usize {
 /// multiple of `2 * block * stride`, so one exists only when `2 * block * stride <= n`.
 ///
 /// ```
-/// use kernels::scan::index::bit_next_stride;
+/// use reduce_scan_kernels::scan::index::bit_next_stride;
 /// assert_eq!(bit_next_stride(1023, 1, 512), None);
 /// assert_eq!(bit_next_stride(1024, 1, 512), Some(512));
 /// assert_eq!(bit_next_stride(1 << 20, 512, 512), Some(1 << 18));
@@ -52,7 +52,7 @@ pub const fn bit_next_stride(n: usize, stride: usize, block: usize) -> Option<us
 /// `4u+4` = `x0+x1+x2+x3` (its sum of 4; the tree above it adds more where `lowbit > 4`).
 ///
 /// ```
-/// use kernels::scan::index::fenwick4;
+/// use reduce_scan_kernels::scan::index::fenwick4;
 /// assert_eq!(fenwick4([1, 2, 3, 4]), [1, 3, 3, 10]);
 /// ```
 #[inline(always)]
@@ -67,7 +67,7 @@ pub const fn fenwick4(x: [i32; 4]) -> [i32; 4] {
 /// once, lane `j` the `j`-th.
 ///
 /// ```
-/// use kernels::scan::index::fenwick_walk;
+/// use reduce_scan_kernels::scan::index::fenwick_walk;
 /// assert_eq!((fenwick_walk(7, 0), fenwick_walk(7, 1), fenwick_walk(7, 2), fenwick_walk(7, 3)), (7, 6, 4, 0));
 /// assert_eq!(fenwick_walk(8, 1), 0);
 /// ```
@@ -88,7 +88,7 @@ pub const fn fenwick_walk(mut k: usize, j: u32) -> usize {
 /// `4t + 4`, then the path of `4t` past its first `trailing_ones(t)` nodes.
 ///
 /// ```
-/// use kernels::scan::index::fenwick_tile_walk;
+/// use reduce_scan_kernels::scan::index::fenwick_tile_walk;
 /// // node(m) = m: path of 12 is 12, 8 (20); t = 3 has two trailing ones: 16's path past
 /// // node 16 is empty (0).
 /// assert_eq!(fenwick_tile_walk(3, |m| m as i32), (20, 0));
@@ -124,7 +124,7 @@ pub const LOG_NUM_BANKS: u32 = 5;
 /// padding) then land one bank apart per 32 words.
 ///
 /// ```
-/// use kernels::scan::index::{conflict_free_offset, padded};
+/// use reduce_scan_kernels::scan::index::{conflict_free_offset, padded};
 /// assert_eq!(conflict_free_offset(31), 0);
 /// assert_eq!(conflict_free_offset(32), 1);
 /// assert_eq!(padded(1023), 1023 + 31);
@@ -152,7 +152,7 @@ pub const fn padded_len(tile: usize) -> usize {
 /// leaves. Before padding.
 ///
 /// ```
-/// use kernels::scan::index::blelloch_pair;
+/// use reduce_scan_kernels::scan::index::blelloch_pair;
 /// assert_eq!(blelloch_pair(0, 1), (0, 1));
 /// assert_eq!(blelloch_pair(3, 4), (27, 31));
 /// ```
@@ -166,7 +166,7 @@ pub const fn blelloch_pair(tid: usize, offset: usize) -> (usize, usize) {
 /// gives `[p, p+x0, p+x0+x1, p+x0+x1+x2]`, inclusive `[p+x0, …, p+x0+x1+x2+x3]`.
 ///
 /// ```
-/// use kernels::scan::index::leaf_scan;
+/// use reduce_scan_kernels::scan::index::leaf_scan;
 /// assert_eq!(leaf_scan(10, [1, 2, 3, 4], true), [10, 11, 13, 16]);
 /// assert_eq!(leaf_scan(10, [1, 2, 3, 4], false), [11, 13, 16, 20]);
 /// ```
@@ -215,7 +215,7 @@ pub const MAX_EPOCH: u32 = (1 << EPOCH_BITS) - 1;
 /// no zeroing between launches.
 ///
 /// ```
-/// use kernels::scan::index::*;
+/// use reduce_scan_kernels::scan::index::*;
 /// let w = pack_status(7, FLAG_PREFIX, -5);
 /// assert_eq!((status_flag(w, 7), status_value(w)), (FLAG_PREFIX, -5));
 /// assert_eq!(status_flag(w, 8), FLAG_INVALID);
@@ -244,7 +244,7 @@ pub const fn status_value(word: u64) -> i32 {
 /// per tile, so that a value a reader has seen flagged is never overwritten during the launch.
 ///
 /// ```
-/// use kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, value_slot};
+/// use reduce_scan_kernels::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, value_slot};
 /// assert_eq!((value_slot(5, FLAG_AGGREGATE), value_slot(5, FLAG_PREFIX)), (10, 11));
 /// ```
 #[inline(always)]
@@ -263,7 +263,7 @@ pub const fn value_slot(tile: usize, flag: u32) -> usize {
 /// ```
 ///
 /// ```
-/// use kernels::scan::index::striped_chunk;
+/// use reduce_scan_kernels::scan::index::striped_chunk;
 /// assert_eq!(striped_chunk(0, 1, 256), 1024);
 /// assert_eq!(striped_chunk(3, 2, 256), (2 * 256 + 3) * 4);
 /// ```
@@ -280,7 +280,7 @@ pub const fn striped_chunk(tid: usize, row: usize, threads: usize) -> usize {
 /// odd (`blocked_is_conflict_free`; `lookback` requires it).
 ///
 /// ```
-/// use kernels::scan::index::blocked_chunk;
+/// use reduce_scan_kernels::scan::index::blocked_chunk;
 /// assert_eq!(blocked_chunk(0, 2, 36), 8);
 /// assert_eq!(blocked_chunk(5, 1, 36), 5 * 36 + 4);
 /// ```
@@ -293,7 +293,7 @@ pub const fn blocked_chunk(tid: usize, row: usize, items: usize) -> usize {
 /// elements per thread (a multiple of 4)? True when `items / 4` is odd.
 ///
 /// ```
-/// use kernels::scan::index::blocked_is_conflict_free;
+/// use reduce_scan_kernels::scan::index::blocked_is_conflict_free;
 /// assert!(blocked_is_conflict_free(36) && blocked_is_conflict_free(44));
 /// assert!(!blocked_is_conflict_free(32) && !blocked_is_conflict_free(24));
 /// ```

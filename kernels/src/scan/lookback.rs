@@ -26,7 +26,7 @@ pub const LOOKBACK_TILE: u32 = LOOKBACK_THREADS * LOOKBACK_ITEMS;
 
 /// The other (threads, items per thread) shapes compiled into the PTX for tuning, each as a
 /// kernel `lookback_{threads}x{items}` with the same code as `lookback`. The host registers
-/// one tuning variant per entry (`host::scan`; a unit test keeps the two lists equal);
+/// one tuning variant per entry (`reduce_scan::scan`; a unit test keeps the two lists equal);
 /// `scripts/gpu/scan_table.sh` times them all at 1e8 and 2^28, and the winner becomes
 /// [`LOOKBACK_THREADS`] × [`LOOKBACK_ITEMS`].
 ///

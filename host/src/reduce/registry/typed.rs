@@ -21,7 +21,7 @@ pub type TypedAccumulateArgs = (*const u8, *mut u8, u32, u32);
 pub type TypedSinglePassArgs = (*const u8, *mut u8, *mut u32, *mut u8, u32);
 
 /// The finish axis of a typed plan (the counterpart of [`super::Finish`]), matched only in
-/// `host::reduce::typed`.
+/// `reduce_scan::reduce::typed`.
 #[derive(Clone, Copy, Debug)]
 pub enum TypedFinish {
     /// One partial per block; the host combines them.

@@ -78,7 +78,7 @@ pub fn gamma(k: u64, u: f64) -> f64 {
 /// with `u` the unit roundoff of `T` (2⁻²⁴ for `f32`, 2⁻⁵³ for `f64`) — Higham §4.2, eq. (4.3)
 /// with `n − 1` replaced by the depth of the tree. A sequential sum has depth `n − 1`, so
 /// for `f32` and n = 2^24 the bound is infinite; the kernels' trees are shallow
-/// (`host::reduce::typed::sum_depth`: the elements one thread adds, five warp levels, five
+/// (`reduce_scan::reduce::typed::sum_depth`: the elements one thread adds, five warp levels, five
 /// block levels, and the finish: ⌈log₂ grid⌉ pairwise on the host, or `grid` atomic adds in
 /// arrival order). A further `4·2⁻⁵³·Σ|xᵢ|` covers the reference's own error ([`exact_sum`])
 /// and the final rounding to `T`. No subnormal flushing is assumed (the kernels do not flush).

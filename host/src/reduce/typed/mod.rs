@@ -4,15 +4,14 @@
 //! plan hook [`OpKind::path`] that sends `i32` sums to the classic kernels instead.
 //!
 //! ```
-//! use host::Backend;
-//! use kernels::types::{Max, Min, Sum};
+//! use reduce_scan::{Backend, Max, Min, Sum};
 //! let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
 //! let data = backend.upload(&[2.5f64, -1.0, f64::INFINITY, -0.0])?;
-//! assert_eq!(host::reduce::<f64, Max>(&backend, &data)?, f64::INFINITY);
-//! assert_eq!(host::reduce::<f64, Min>(&backend, &data)?, -1.0);
+//! assert_eq!(reduce_scan::reduce::<f64, Max>(&backend, &data)?, f64::INFINITY);
+//! assert_eq!(reduce_scan::reduce::<f64, Min>(&backend, &data)?, -1.0);
 //! let ints = backend.upload(&[u64::MAX, 2])?;
-//! assert_eq!(host::reduce::<u64, Sum>(&backend, &ints)?, 1); // integer sums wrap
-//! # Ok::<(), host::Error>(())
+//! assert_eq!(reduce_scan::reduce::<u64, Sum>(&backend, &ints)?, 1); // integer sums wrap
+//! # Ok::<(), reduce_scan::Error>(())
 //! ```
 //!
 //! [`TypedReduction`] is the counterpart of [`super::Reduction`] for one
@@ -527,7 +526,7 @@ pub fn library_choice(elem: Elem, op: Op) -> Result<(&'static TypedVariant, u32)
     Ok((find_typed(rule.variant, elem, op)?, rule.block))
 }
 
-/// `O` over every element of `input` (`host::reduce::<f32, Max>(&backend, &buf)`): the
+/// `O` over every element of `input` (`reduce_scan::reduce::<f32, Max>(&backend, &buf)`): the
 /// wrapping sum, the minimum or the maximum, in one launch; waits for it. An empty buffer
 /// gives the identity (0, the type's largest value, its smallest). A one-shot
 /// [`Reducer`](super::sum::Reducer)`::<T, O>` (which keeps its storage for the next call).

@@ -5,9 +5,8 @@
 //! wrappers over [`Scanner`](super::Scanner), the reusable object).
 //!
 //! ```
-//! use host::Backend;
-//! use host::scan::typed::{exclusive_scan, inclusive_scan};
-//! use kernels::types::{Max, Sum};
+//! use reduce_scan::scan::typed::{exclusive_scan, inclusive_scan};
+//! use reduce_scan::{Backend, Max, Sum};
 //! let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
 //! let input = backend.upload(&[2.5f64, -1.0, f64::NAN, 7.0])?;
 //! let mut output = backend.alloc::<f64>(4)?;
@@ -19,7 +18,7 @@
 //! let mut sums = backend.alloc::<u64>(3)?;
 //! exclusive_scan::<u64, Sum>(&backend, &ints, &mut sums)?;
 //! assert_eq!(backend.download(&sums)?, [0, u64::MAX, 1]); // integer sums wrap
-//! # Ok::<(), host::Error>(())
+//! # Ok::<(), reduce_scan::Error>(())
 //! ```
 
 pub mod cpu;

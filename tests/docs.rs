@@ -202,7 +202,8 @@ fn hand_typed_figures(text: &str) -> Vec<String> {
 fn has_figure(line: &str) -> bool {
     let chars: Vec<char> = line.chars().collect();
     (0..chars.len()).any(|i| {
-        if !chars[i].is_ascii_digit() || chars.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == ',') {
+        if !chars[i].is_ascii_digit() || chars.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        {
             return false;
         }
         let rest: String = chars[i + 1..].iter().collect();

@@ -472,13 +472,15 @@ pub fn trials() -> Vec<Trial> {
     trials.push(Trial::test("faults::a_fault_leaving_main_is_one_readable_line", || {
         // What an example (`fn main() -> reduce_scan::MainResult`) prints when a kernel faults: the
         // CLI's one line, with kernel, block, thread and file:line, not the derived Debug form.
-        let k = kernel_ref!(kernels::broken::off_by_one(o));
+        let k = kernel_ref!(kernels::broken::global_store_past_end(o));
         let (e, _) = launch(&k, EmuErrorKind::GlobalOutOfBounds, 64, Duration::from_secs(5), Buffer::Zeroed)?;
         let shown = format!("{:?}", reduce_scan::Fatal::from(Error::Emulator(e)));
-        let want = ["kernel `off_by_one`", "block (0,0,0)", "thread ", &site("off_by_one")?];
+        let want = ["kernel `global_store_past_end`", "block (1,0,0)", "thread 63", &site("global_store_past_end")?];
         let missing: Vec<&str> = want.iter().copied().filter(|w| !shown.contains(w)).collect();
         if shown.contains('\n') || shown.contains("EmuError {") || !missing.is_empty() {
-            return Err(format!("an example's fault should be one line naming {missing:?}; it printed:\n{shown}").into());
+            return Err(
+                format!("an example's fault should be one line naming {missing:?}; it printed:\n{shown}").into()
+            );
         }
         Ok(())
     }));

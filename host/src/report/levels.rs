@@ -17,7 +17,11 @@ const ROWS: &[(&str, &str, f64)] = &[
     ("dram__bytes_read.sum", "MB read from DRAM", 1e-6),
     ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput (% of peak)", 1.0),
     ("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", "warps waiting at a barrier, per issue", 1.0),
-    ("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", "warps waiting for memory, per issue", 1.0),
+    (
+        "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+        "warps waiting for memory, per issue",
+        1.0,
+    ),
     ("smsp__thread_inst_executed_per_inst_executed.ratio", "active threads per warp instruction", 1.0),
     ("smsp__sass_average_branch_targets_threads_uniform.pct", "branch efficiency (%)", 1.0),
 ];
@@ -68,7 +72,8 @@ pub fn reading(before: &HashMap<String, f64>, this: &HashMap<String, f64>) -> Op
     let time = ratio("gpu__time_duration.sum")?;
     let inst = ratio("smsp__inst_executed.sum")?;
     let pct = |m: &HashMap<String, f64>| get(m, "dram__throughput.avg.pct_of_peak_sustained_elapsed").unwrap_or(0.0);
-    let hit = |m: &HashMap<String, f64>| get(m, "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct").unwrap_or(0.0);
+    let hit =
+        |m: &HashMap<String, f64>| get(m, "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct").unwrap_or(0.0);
     Some(format!(
         "{l1:.2}× fewer sectors at L1, but the same sectors reach L2 ({l2s}) and the same bytes come from DRAM \
          ({mb:.1} MB, the input once): the extra sectors were L1 hits ({h0:.1} % of the sectors asked of L1 hit \

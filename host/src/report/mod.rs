@@ -14,8 +14,8 @@ pub mod charts;
 pub mod code;
 pub mod data;
 pub mod html;
-pub mod levels;
 pub mod lesson;
+pub mod levels;
 pub mod sources;
 
 use std::fmt::Write as _;

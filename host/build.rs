@@ -10,6 +10,8 @@
 //!    ship for this nightly; `-C linker=true` turns it into a no-op (the PTX is already
 //!    written by then).
 //!    Kernel compile errors come out as ordinary rustc diagnostics with file:line.
+//!    With `REDUCE_SCAN_NO_PTX=1` (the emulator's build, `./x run` without a GPU) it builds
+//!    none: the PTX files are empty and the GPU backend refuses them with one line.
 //! 2. **libcuda for linking.** `cust` links `-lcuda`. Where the machine has the NVIDIA
 //!    driver, that is the driver's library. Where it has none (CI, laptops), this script
 //!    builds a stub `libcuda.so.1` from `cuda-stub/functions.txt` whose every function
@@ -37,16 +39,30 @@ fn main() {
     let workspace = manifest_dir.parent().unwrap().to_path_buf();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
 
-    println!("cargo:rerun-if-changed={}", workspace.join("kernels/src").display());
-    println!("cargo:rerun-if-changed={}", workspace.join("kernels/Cargo.toml").display());
-    println!("cargo:rerun-if-changed={}", workspace.join("Cargo.toml").display());
-    println!("cargo:rerun-if-changed={}", workspace.join("rust-toolchain.toml").display());
     println!("cargo:rerun-if-changed=cuda-stub/functions.txt");
     println!("cargo:rerun-if-env-changed=REDUCE_CUDA_STUB");
+    println!("cargo:rerun-if-env-changed={NO_PTX}");
 
-    build_ptx(&workspace, &out_dir);
+    if env::var(NO_PTX).is_ok_and(|v| v == "1") {
+        // The emulator's build (`./x run` with no GPU, or `--backend emulator`): the emulator
+        // runs the kernels compiled for the host, never the PTX, so a kernel edit does not wait
+        // for three nvptx64 builds. The PTX files are empty, and the GPU backend of such a
+        // binary refuses to load them (src/ptx.rs): no stale PTX can be loaded.
+        for arch in ARCHES {
+            fs::write(out_dir.join(format!("kernels_{arch}.ptx")), "").unwrap();
+        }
+    } else {
+        println!("cargo:rerun-if-changed={}", workspace.join("kernels/src").display());
+        println!("cargo:rerun-if-changed={}", workspace.join("kernels/Cargo.toml").display());
+        println!("cargo:rerun-if-changed={}", workspace.join("Cargo.toml").display());
+        println!("cargo:rerun-if-changed={}", workspace.join("rust-toolchain.toml").display());
+        build_ptx(&workspace, &out_dir);
+    }
     provide_libcuda(&manifest_dir, &out_dir);
 }
+
+/// `REDUCE_SCAN_NO_PTX=1`: build without the kernels' PTX (the emulator's build).
+const NO_PTX: &str = "REDUCE_SCAN_NO_PTX";
 
 // ---------------------------------------------------------------------------------------
 // Kernels → PTX

@@ -19,9 +19,15 @@ pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
 /// The PTX to load on a device of compute capability `cc`: the newest build the device can
 /// run, unless [`ARCH_OVERRIDE`] names another.
 pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+    choose(&ARCHES, cc)
+}
+
+/// [`for_compute_capability`] among `arches`; an empty PTX text is refused (a binary built
+/// without the PTX).
+fn choose(arches: &[(&'static str, (u32, u32), &'static str)], cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
     if let Ok(want) = std::env::var(ARCH_OVERRIDE) {
-        let Some(&(arch, min, ptx)) = ARCHES.iter().find(|(a, ..)| *a == want) else {
-            let known: Vec<_> = ARCHES.iter().map(|a| a.0).collect();
+        let Some(&(arch, min, ptx)) = arches.iter().find(|(a, ..)| *a == want) else {
+            let known: Vec<_> = arches.iter().map(|a| a.0).collect();
             return Err(Error::Invalid(format!("{ARCH_OVERRIDE}={want}: not one of {known:?}")));
         };
         if min > cc {
@@ -30,14 +36,30 @@ pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static 
                 min.0, min.1, cc.0, cc.1
             )));
         }
-        return Ok((arch, ptx));
+        return if ptx.is_empty() { Err(no_ptx()) } else { Ok((arch, ptx)) };
     }
-    ARCHES
+    arches
         .iter()
         .rev()
         .find(|(_, min, _)| *min <= cc)
         .map(|&(arch, _, ptx)| (arch, ptx))
         .ok_or_else(|| Error::Unsupported(format!("compute capability {}.{} is older than sm_70", cc.0, cc.1)))
+        .and_then(|(arch, ptx)| if ptx.is_empty() { Err(no_ptx()) } else { Ok((arch, ptx)) })
+}
+
+/// Was this binary built with the kernels' PTX? Not when built for the emulator only
+/// (`REDUCE_SCAN_NO_PTX=1`, what `./x run` does on a machine without a GPU).
+pub fn built() -> bool {
+    ARCHES.iter().all(|(_, _, ptx)| !ptx.is_empty())
+}
+
+/// The refusal of a GPU run by a binary built without the PTX.
+fn no_ptx() -> Error {
+    Error::Unsupported(
+        "this binary was built for the emulator only, without the kernels' PTX (REDUCE_SCAN_NO_PTX=1, what `./x run` \
+         does without a GPU); for the GPU, build it with the PTX: `./x run --backend gpu`"
+            .into(),
+    )
 }
 
 /// The `.visible .entry` names in a PTX text.
@@ -51,6 +73,15 @@ pub fn entries(ptx: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_without_ptx_refuses_the_gpu_in_one_line() {
+        let empty = [("sm_70", (7, 0), ""), ("sm_90", (9, 0), "")];
+        let e = choose(&empty, (9, 0)).unwrap_err().to_string();
+        assert!(e.contains("built for the emulator only") && e.contains("./x run --backend gpu"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        assert!(built(), "this test binary was built with the PTX");
+    }
 
     #[test]
     fn newest_arch_the_device_runs() {

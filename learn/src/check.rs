@@ -1,0 +1,173 @@
+//! Checking an attempt on the emulator: its answer at several sizes and blocks (odd ones
+//! included, each block's partial against the CPU's), every fault the emulator's checks find
+//! (with `file:line`), and the lesson's measure against its goal.
+
+use std::time::Duration;
+
+use reduce_scan::backend::{Backend, LaunchConfig};
+use reduce_scan::emu::Emulator;
+use reduce_scan::emu::counters::Counters;
+use reduce_scan::input::Input;
+use reduce_scan::reduce::plan::SharedMem;
+use reduce_scan::{Error, registry};
+
+use crate::exercises::{Attempt, Code, Exercise, Measure};
+
+/// The sizes each answer is checked at: one element, around a warp and a block, and a size
+/// no block divides.
+pub const SIZES: &[usize] = &[1, 33, 1000, 1025, 4097, 65_543];
+
+/// The blocks each answer is checked at.
+pub const BLOCKS: &[u32] = &[128, 512];
+
+/// The shape the measure is taken at.
+pub const MEASURE_N: usize = 1 << 16;
+/// The block the measure is taken at.
+pub const MEASURE_BLOCK: u32 = 512;
+
+/// How long one launch may run before the emulator calls it hung.
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// What a check found.
+pub struct Report {
+    /// The first wrong answer, in full; `None` when every size and block was right.
+    pub wrong: Option<String>,
+    /// The first fault the emulator's checks reported (its one line, with `file:line`).
+    pub fault: Option<String>,
+    /// The lesson's measure, when the kernel ran at the measure's shape.
+    pub measure: Option<f64>,
+}
+
+impl Report {
+    /// Right answers, no fault, and the goal reached.
+    pub fn passed(&self, ex: &Exercise) -> bool {
+        self.wrong.is_none() && self.fault.is_none() && self.measure.is_some_and(|m| ex.goal.met(m))
+    }
+}
+
+/// Checks `attempt` as exercise `ex`.
+pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
+    let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
+    let mut report = Report { wrong: None, fault: None, measure: None };
+    'shapes: for &block in BLOCKS {
+        for &n in SIZES {
+            match answer(&backend, ex, attempt, n, block) {
+                Ok(None) => {}
+                Ok(Some(wrong)) => {
+                    report.wrong = Some(wrong);
+                    break 'shapes;
+                }
+                Err(fault) => {
+                    report.fault = Some(fault);
+                    break 'shapes;
+                }
+            }
+        }
+    }
+    if report.fault.is_none() {
+        match measure(ex, attempt) {
+            Ok(m) => report.measure = Some(m),
+            Err(fault) => report.fault = Some(fault),
+        }
+    }
+    report
+}
+
+/// The partials of one run of `attempt` on `data` at `block`: one per block (one per thread of
+/// the one block for the sum of squares).
+fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block: u32) -> Result<Vec<i32>, Error> {
+    let n = data.len();
+    let items = attempt.items.max(1) as usize;
+    let mut input = backend.upload(data)?;
+    let v = registry::find(ex.lesson)?;
+    let shared_bytes = match v.shared {
+        SharedMem::DynamicPerThread(_) => v.shared_bytes(block),
+        _ => 0,
+    };
+    let n32 = n as u32;
+    match attempt.code {
+        Code::Clocked(k) => {
+            let mut partials = backend.alloc::<i32>(block as usize)?;
+            let mut clocks = backend.alloc::<u64>(2)?;
+            let cfg = LaunchConfig { grid: 1, block, shared_bytes };
+            // SAFETY: one block; `partials` holds one element per thread, `clocks` two stamps.
+            unsafe { backend.launch(&k, cfg, (input.as_ptr(), partials.as_mut_ptr(), clocks.as_mut_ptr(), n32)) }?;
+            backend.download(&partials)
+        }
+        code => {
+            let grid = n.div_ceil(block as usize * items).max(1);
+            let mut partials = backend.alloc::<i32>(grid)?;
+            let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes };
+            let (i, o) = (input.as_mut_ptr(), partials.as_mut_ptr());
+            // SAFETY: `input` holds n elements and `partials` one per block of a grid that
+            // covers n at `items` per thread, the kernels' contract.
+            unsafe {
+                match code {
+                    Code::InPlace(k) => backend.launch(&k, cfg, (i, o, n32)),
+                    Code::Read(k) => backend.launch(&k, cfg, (i.cast_const(), o, n32)),
+                    Code::PerBlock(table) => match table.iter().find(|(b, _)| *b == block) {
+                        Some((_, k)) => backend.launch(k, cfg, (i, o, n32)),
+                        None => return Err(Error::Invalid(format!("no instantiation for block {block}"))),
+                    },
+                    Code::Clocked(_) => unreachable!("handled above"),
+                }
+            }?;
+            backend.download(&partials)
+        }
+    }
+}
+
+/// `Ok(None)`: the right answer; `Ok(Some(why))`: a wrong one (the first wrong block and its
+/// value); `Err(fault)`: the emulator stopped the kernel.
+fn answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize, block: u32) -> Result<Option<String>, String> {
+    let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
+    let partials = run(backend, ex, attempt, &data, block).map_err(|e| e.to_string())?;
+    let shape = format!("n = {n}, block {block}");
+    if let Code::Clocked(_) = attempt.code {
+        let want = data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
+        let got = partials.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        return Ok((got != want).then(|| format!("{shape}: the sum of squares is {got}, expected {want}")));
+    }
+    let segment = block as usize * attempt.items.max(1) as usize;
+    for (b, &got) in partials.iter().enumerate() {
+        let part = &data[(b * segment).min(n)..((b + 1) * segment).min(n)];
+        let want = part.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        if got != want {
+            return Ok(Some(format!(
+                "{shape}: block {b} wrote {got}, expected {want} (the sum of its {} elements from {})",
+                part.len(),
+                b * segment
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// The lesson's measure of `attempt`, at [`MEASURE_N`] and [`MEASURE_BLOCK`].
+fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
+    let lines = |pat: &str| {
+        attempt.source.lines().filter(|l| !l.trim_start().starts_with("//") && l.contains(pat)).count() as f64
+    };
+    match ex.goal.measure() {
+        Measure::Loops => return Ok(lines("while ")),
+        Measure::StaticShared => return Ok(lines("static_shared!")),
+        _ => {}
+    }
+    let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
+    let counting = backend.counting().expect("the emulator counts");
+    let data = Input::small(MEASURE_N, 1).data;
+    run(&counting, ex, attempt, &data, MEASURE_BLOCK).map_err(|e| e.to_string())?;
+    let mut c = Counters::default();
+    for launch in counting.take_counted() {
+        c.add(&launch.counters);
+    }
+    let blocks = c.blocks.max(1) as f64;
+    Ok(match ex.goal.measure() {
+        Measure::LanesPerRequest => c.lanes_per_request(),
+        Measure::GldEfficiency => c.gld_efficiency_pct(),
+        Measure::ElementsPerThread => MEASURE_N as f64 / (blocks * MEASURE_BLOCK as f64),
+        Measure::BarriersPerBlock => c.barriers as f64 / blocks,
+        Measure::GlobalStoresPerBlock => c.gst_requests as f64 / blocks,
+        Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
+    })
+}

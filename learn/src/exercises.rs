@@ -1,0 +1,429 @@
+//! The exercises: one per step of the book's lessons, in its order. Each names the lesson's
+//! kernel, the one it starts from, what to change and why, the book's section, and the
+//! measure that shows the lesson, with its goal.
+
+use kernels::device::global::GlobalMut;
+use reduce_scan::backend::{FromHost, Kernel};
+use reduce_scan::reduce::plan::{ClockedArgs, InPlaceArgs, ReadArgs};
+#[cfg(test)]
+use reduce_scan::reduce::plan::{Finish, KernelSel};
+#[cfg(test)]
+use reduce_scan::registry;
+
+#[cfg(test)]
+use crate::start;
+use crate::work;
+
+/// What a check measures to see the lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Active lanes per global request (the emulator's): divergence.
+    LanesPerRequest,
+    /// Global load efficiency, %: coalescing.
+    GldEfficiency,
+    /// Elements each thread adds: n over the threads launched.
+    ElementsPerThread,
+    /// Block barriers per block.
+    BarriersPerBlock,
+    /// Global store requests per block.
+    GlobalStoresPerBlock,
+    /// `while` loops in the kernel's file.
+    Loops,
+    /// Static shared arrays (`static_shared!`) in the kernel's file.
+    StaticShared,
+}
+
+impl Measure {
+    /// How the check names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::LanesPerRequest => "active lanes per global request",
+            Measure::GldEfficiency => "global load efficiency %",
+            Measure::ElementsPerThread => "elements added per thread",
+            Measure::BarriersPerBlock => "block barriers per block",
+            Measure::GlobalStoresPerBlock => "global store requests per block",
+            Measure::Loops => "`while` loops in your file",
+            Measure::StaticShared => "static shared arrays (`static_shared!`) in your file",
+        }
+    }
+}
+
+/// A measure's goal: at least or at most a value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Goal {
+    /// The measure must reach this value.
+    AtLeast(Measure, f64),
+    /// The measure must not exceed this value.
+    AtMost(Measure, f64),
+}
+
+impl Goal {
+    /// The measure.
+    pub fn measure(self) -> Measure {
+        match self {
+            Goal::AtLeast(m, _) | Goal::AtMost(m, _) => m,
+        }
+    }
+
+    /// Does `value` reach the goal?
+    pub fn met(self, value: f64) -> bool {
+        match self {
+            Goal::AtLeast(_, g) => value >= g,
+            Goal::AtMost(_, g) => value <= g,
+        }
+    }
+
+    /// `(want ≥ 20)`.
+    pub fn want(self) -> String {
+        match self {
+            Goal::AtLeast(_, g) => format!("want ≥ {g}"),
+            Goal::AtMost(_, g) => format!("want ≤ {g}"),
+        }
+    }
+}
+
+/// One exercise.
+pub struct Exercise {
+    /// Its number, from 1.
+    pub number: u32,
+    /// The lesson's kernel (a registered variant).
+    pub lesson: &'static str,
+    /// The kernel its starting file is.
+    pub from: &'static str,
+    /// What it teaches, in a few words.
+    pub title: &'static str,
+    /// The book's section.
+    pub book: &'static str,
+    /// What to change, and why.
+    pub text: &'static str,
+    /// The lesson's measure and its goal.
+    pub goal: Goal,
+}
+
+impl Exercise {
+    /// The file name of its starting file and of the learner's copy.
+    pub fn file(&self) -> String {
+        format!("{:02}_{}.rs", self.number, self.lesson)
+    }
+
+    /// The project's kernel file, the solution.
+    pub fn solution_path(&self) -> String {
+        let dir = if self.lesson.starts_with("squares_") { "sumsq" } else { "reduce" };
+        format!("kernels/src/{dir}/{}.rs", self.lesson)
+    }
+}
+
+/// Every exercise, in the book's order.
+pub const EXERCISES: [Exercise; 12] = [
+    Exercise {
+        number: 1,
+        lesson: "neighbored_less",
+        from: "neighbored",
+        title: "divergence: keep the working threads together",
+        book: "Professional CUDA C Programming, §3.4 \"Improving Divergence in Parallel Reduction\" (reduceNeighboredLess)",
+        text: "In `neighbored`, thread tid works when tid % (2*stride) == 0: the working threads are spread over \
+               every warp, so every warp runs the add for a few lanes and idles the rest. Give the work of round \
+               `stride` to the first threads instead: thread tid adds at index 2*stride*tid (when that index and \
+               its partner are in the block). Whole warps then have nothing to do and skip the add.",
+        goal: Goal::AtLeast(Measure::LanesPerRequest, 20.0),
+    },
+    Exercise {
+        number: 2,
+        lesson: "interleaved",
+        from: "neighbored_less",
+        title: "coalescing: pairs half a block apart",
+        book: "Professional CUDA C Programming, §3.4 \"Reducing with Interleaved Pairs\" (reduceInterleaved)",
+        text: "`neighbored_less` packs the working threads, but thread tid reads index 2*stride*tid: a warp's 32 \
+               loads are 2*stride words apart, so each 32-byte sector serves one of them. Pair elements `stride` \
+               apart with stride halving from block/2 down to 1: thread tid (< stride) adds idata[tid + stride] \
+               into idata[tid]. A warp then reads 32 consecutive words: one request, four sectors, all used.",
+        goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
+    },
+    Exercise {
+        number: 3,
+        lesson: "unroll2",
+        from: "interleaved",
+        title: "unrolling: two data blocks per thread block",
+        book: "Professional CUDA C Programming, §3.5 \"Reducing with Unrolling\" (reduceUnrolling2)",
+        text: "Half the threads of `interleaved` idle from the first round on. Let each thread block cover two data \
+               blocks: set ITEMS_PER_THREAD to 2 (the host then launches half the blocks) and, before the tree, \
+               let thread tid add the element one block further on into its own (when it exists). Twice the loads \
+               are in flight per thread, and half the trees are built.",
+        goal: Goal::AtLeast(Measure::ElementsPerThread, 2.0),
+    },
+    Exercise {
+        number: 4,
+        lesson: "unroll8",
+        from: "unroll2",
+        title: "unrolling: eight data blocks per thread block",
+        book: "Professional CUDA C Programming, §3.5 \"Reducing with Unrolling\" (reduceUnrolling8)",
+        text: "Take the fold further: ITEMS_PER_THREAD = 8, and each thread adds the 8 elements a block apart \
+               before the tree (all 8 loads independent, so all 8 in flight). An eighth of the blocks, an eighth \
+               of the trees.",
+        goal: Goal::AtLeast(Measure::ElementsPerThread, 8.0),
+    },
+    Exercise {
+        number: 5,
+        lesson: "unroll_warps8",
+        from: "unroll8",
+        title: "the last warp needs no block barrier",
+        book: "Professional CUDA C Programming, §3.5 \"Reducing with Unrolled Warps\" (reduceUnrollWarps8)",
+        text: "Once 32 or fewer threads work, they are one warp: a block barrier per round is more than they need. \
+               Run the barrier loop only while stride > 32, then let the first warp finish the strides 32, 16, …, 1 \
+               with sync_warp(FULL_MASK) between them (the book's volatile last warp, with the warp barrier the \
+               CUDA rules need since Volta).",
+        goal: Goal::AtMost(Measure::BarriersPerBlock, 4.0),
+    },
+    Exercise {
+        number: 6,
+        lesson: "complete_unroll_warps8",
+        from: "unroll_warps8",
+        title: "complete unrolling: no loop in the tree",
+        book: "Professional CUDA C Programming, §3.5 \"Reducing with Complete Unrolling\" (reduceCompleteUnrollWarps8)",
+        text: "A block has at most 1024 threads, so the tree has at most 4 rounds above the last warp. Write them \
+               out: for strides 512, 256, 128 and 64, `if block >= 2*stride { add }` and a barrier. The loop's \
+               counter, compare and branch go.",
+        goal: Goal::AtMost(Measure::Loops, 0.0),
+    },
+    Exercise {
+        number: 7,
+        lesson: "complete_unroll",
+        from: "complete_unroll_warps8",
+        title: "the block size at compile time",
+        book: "Professional CUDA C Programming, §3.5 \"Reducing with Template Functions\" (reduceCompleteUnroll)",
+        text: "The tests `block >= 1024`, … are made at run time in every block. Make the block size the const \
+               generic BLOCK (the host launches complete_unroll::<BLOCK> with blockDim.x = BLOCK): test BLOCK \
+               instead, and put each round's barrier inside its `if BLOCK >= …`, so an instantiation keeps only \
+               its own rounds and barriers.",
+        goal: Goal::AtMost(Measure::BarriersPerBlock, 4.0),
+    },
+    Exercise {
+        number: 8,
+        lesson: "smem",
+        from: "gmem",
+        title: "shared memory: the tree on chip",
+        book: "Professional CUDA C Programming, §5.3 \"Reducing Global Memory Accesses\" (reduceSmem)",
+        text: "`gmem` builds its tree in global memory: every round writes back to DRAM through L2. Copy the \
+               block's segment into a shared array (static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]), one slot per \
+               thread, a barrier after the copy), run the same rounds on the shared array, and let thread 0 write \
+               the block's sum to global memory: one global store per block.",
+        goal: Goal::AtMost(Measure::GlobalStoresPerBlock, 1.0),
+    },
+    Exercise {
+        number: 9,
+        lesson: "smem_unroll4",
+        from: "smem",
+        title: "shared memory with four elements per thread",
+        book: "Professional CUDA C Programming, §5.3 \"Improving Global Memory Access\" (reduceSmemUnroll)",
+        text: "Each thread of `smem` loads one element. Let it add 4 elements a block apart before it writes its \
+               slot (ITEMS_PER_THREAD = 4): 4 loads in flight per thread, a quarter of the blocks and trees.",
+        goal: Goal::AtLeast(Measure::ElementsPerThread, 4.0),
+    },
+    Exercise {
+        number: 10,
+        lesson: "smem_unroll4_dyn",
+        from: "smem_unroll4",
+        title: "dynamic shared memory",
+        book: "Professional CUDA C Programming, §5.3 \"Reducing with Dynamic Shared Memory\" (reduceSmemUnrollDyn)",
+        text: "The static array is sized for the largest block. Size it at launch instead: \
+               dynamic_shared::<i32>(block_dim_x() as usize) (the host passes 4 bytes per thread as the launch's \
+               dynamic shared memory). One kernel then fits every block size exactly.",
+        goal: Goal::AtMost(Measure::StaticShared, 0.0),
+    },
+    Exercise {
+        number: 11,
+        lesson: "warp_shuffle",
+        from: "smem_unroll4",
+        title: "warp shuffles: a warp adds in registers",
+        book: "Professional CUDA C Programming, §5.6 \"Parallel Reduction Using the Warp Shuffle Instruction\" (reduceShfl)",
+        text: "The shared tree needs a barrier per round. Within a warp, shfl_down_sync(FULL_MASK, v, offset) hands \
+               a lane the value of the lane `offset` above it: 5 steps (16, 8, 4, 2, 1) sum a warp in registers. \
+               Sum each warp so, let lane 0 of each warp write its sum to a shared slot, one barrier, then let the \
+               first warp sum the slots the same way.",
+        goal: Goal::AtMost(Measure::BarriersPerBlock, 1.0),
+    },
+    Exercise {
+        number: 12,
+        lesson: "squares_coalesced",
+        from: "squares_chunked",
+        title: "coalesced loads in one block",
+        book: "the sum-of-squares tutorial's third step (seed 001)",
+        text: "In `squares_chunked` thread t adds a contiguous chunk: at each step the 32 lanes of a warp read 32 \
+               words a chunk apart, 32 sectors for 128 useful bytes. Let thread t add elements t, t + blockDim, \
+               t + 2·blockDim, … instead: at each step a warp reads 32 consecutive words.",
+        goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
+    },
+];
+
+/// A kernel under check: the learner's, a starting file's, or the project's.
+#[derive(Clone, Copy)]
+pub enum Code {
+    /// Reads and overwrites its input (chapter 3), one partial per block.
+    InPlace(Kernel<InPlaceArgs>),
+    /// Reads its input, one partial per block.
+    Read(Kernel<ReadArgs>),
+    /// One instantiation per block size.
+    PerBlock(&'static [(u32, Kernel<InPlaceArgs>)]),
+    /// The sum of squares: one partial per thread, and clock stamps.
+    Clocked(Kernel<ClockedArgs>),
+}
+
+/// A kernel under check, with what the check needs besides it.
+#[derive(Clone, Copy)]
+pub struct Attempt {
+    /// The kernel.
+    pub code: Code,
+    /// Elements each thread adds (the grid is ceil(n / (block × items))).
+    pub items: u32,
+    /// Its file's text, for the measures read from the source.
+    pub source: &'static str,
+}
+
+/// The project's own kernel of `ex`: the registered variant, and its file.
+#[cfg(test)]
+pub fn solution(ex: &Exercise) -> Attempt {
+    let v = registry::find(ex.lesson).expect("every exercise's lesson is a registered variant");
+    let code = match v.finish {
+        Finish::HostAddsInPlace(KernelSel::One(k)) => Code::InPlace(k),
+        Finish::HostAddsInPlace(KernelSel::PerBlock(table)) => Code::PerBlock(table),
+        Finish::HostAdds(KernelSel::One(k)) => Code::Read(k),
+        Finish::HostAddsClocked(k, _) => Code::Clocked(k),
+        _ => panic!("{}: no exercise shape for its finish", ex.lesson),
+    };
+    Attempt { code, items: v.items_per_thread, source: solution_source(ex.number) }
+}
+
+/// The project's kernel files, for the measures read from the source.
+#[cfg(test)]
+fn solution_source(number: u32) -> &'static str {
+    match number {
+        1 => include_str!("../../kernels/src/reduce/neighbored_less.rs"),
+        2 => include_str!("../../kernels/src/reduce/interleaved.rs"),
+        3 => include_str!("../../kernels/src/reduce/unroll2.rs"),
+        4 => include_str!("../../kernels/src/reduce/unroll8.rs"),
+        5 => include_str!("../../kernels/src/reduce/unroll_warps8.rs"),
+        6 => include_str!("../../kernels/src/reduce/complete_unroll_warps8.rs"),
+        7 => include_str!("../../kernels/src/reduce/complete_unroll.rs"),
+        8 => include_str!("../../kernels/src/reduce/smem.rs"),
+        9 => include_str!("../../kernels/src/reduce/smem_unroll4.rs"),
+        10 => include_str!("../../kernels/src/reduce/smem_unroll4_dyn.rs"),
+        11 => include_str!("../../kernels/src/reduce/warp_shuffle.rs"),
+        _ => include_str!("../../kernels/src/sumsq/squares_coalesced.rs"),
+    }
+}
+
+/// A kernel of an exercise module, for the emulator: `kernel_ref!` with the module as a macro
+/// argument.
+macro_rules! kernel_of {
+    ($root:ident :: $m:ident :: $f:ident, $($arg:ident),*) => {
+        reduce_scan::kernel_ref!($root::$m::$f($($arg),*))
+    };
+}
+
+/// `complete_unroll::<BLOCK>` of an exercise module, for every block size.
+macro_rules! per_block {
+    ($root:ident) => {{
+        macro_rules! one {
+            ($b:literal) => {
+                (
+                    $b,
+                    Kernel::<InPlaceArgs> {
+                        name: concat!("complete_unroll_", $b),
+                        // SAFETY: the launcher that holds this Kernel checked the arguments.
+                        emu: |(a, b, n)| unsafe {
+                            $root::e07::complete_unroll::<$b>(
+                                <GlobalMut<i32> as FromHost>::from_host(a),
+                                <GlobalMut<i32> as FromHost>::from_host(b),
+                                n,
+                            )
+                        },
+                    },
+                )
+            };
+        }
+        static TABLE: [(u32, Kernel<InPlaceArgs>); 6] =
+            [one!(32), one!(64), one!(128), one!(256), one!(512), one!(1024)];
+        &TABLE
+    }};
+}
+
+/// The attempts of an exercise module tree (`work`: the learner's files; `start`: the
+/// starting files), in exercise order.
+macro_rules! attempts {
+    ($root:ident, $dir:literal) => {
+        [
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e01::neighbored_less, a, b, n)),
+                items: 1,
+                source: include_str!(concat!($dir, "01_neighbored_less.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e02::interleaved, a, b, n)),
+                items: 1,
+                source: include_str!(concat!($dir, "02_interleaved.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e03::unroll2, a, b, n)),
+                items: $root::e03::ITEMS_PER_THREAD,
+                source: include_str!(concat!($dir, "03_unroll2.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e04::unroll8, a, b, n)),
+                items: $root::e04::ITEMS_PER_THREAD,
+                source: include_str!(concat!($dir, "04_unroll8.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e05::unroll_warps8, a, b, n)),
+                items: 8,
+                source: include_str!(concat!($dir, "05_unroll_warps8.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e06::complete_unroll_warps8, a, b, n)),
+                items: 8,
+                source: include_str!(concat!($dir, "06_complete_unroll_warps8.rs")),
+            },
+            Attempt {
+                code: Code::PerBlock(per_block!($root)),
+                items: 8,
+                source: include_str!(concat!($dir, "07_complete_unroll.rs")),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e08::smem, a, b, n)),
+                items: 1,
+                source: include_str!(concat!($dir, "08_smem.rs")),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e09::smem_unroll4, a, b, n)),
+                items: $root::e09::ITEMS_PER_THREAD,
+                source: include_str!(concat!($dir, "09_smem_unroll4.rs")),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e10::smem_unroll4_dyn, a, b, n)),
+                items: 4,
+                source: include_str!(concat!($dir, "10_smem_unroll4_dyn.rs")),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e11::warp_shuffle, a, b, n)),
+                items: $root::e11::ITEMS_PER_THREAD,
+                source: include_str!(concat!($dir, "11_warp_shuffle.rs")),
+            },
+            Attempt {
+                code: Code::Clocked(kernel_of!($root::e12::squares_coalesced, a, r, c, n)),
+                items: 1,
+                source: include_str!(concat!($dir, "12_squares_coalesced.rs")),
+            },
+        ]
+    };
+}
+
+/// The learner's files, `learn/exercises/`.
+pub fn learner() -> [Attempt; 12] {
+    attempts!(work, "../exercises/")
+}
+
+/// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
+/// its lesson's reason).
+#[cfg(test)]
+pub fn starting() -> [Attempt; 12] {
+    attempts!(start, "../start/")
+}

@@ -1,0 +1,228 @@
+//! `./x learn`: the book's lessons as exercises, on the CPU emulator.
+//!
+//! ```text
+//! ./x learn                  the exercises and your progress
+//! ./x learn N                check exercise N: your file learn/exercises/NN_<lesson>.rs
+//! ./x learn N --solution     the project's kernel beside your file (a diff)
+//! ./x learn N --reset        start exercise N again (your file is kept as …rs.bak-<time>)
+//! ```
+//!
+//! Each exercise is the previous lesson's kernel with the lesson's change left to make. The
+//! check runs your kernel on the emulator at several sizes and blocks, with its checks (bounds,
+//! races, barriers), and measures the lesson's counter against its goal. Exit status: 0 when
+//! the exercise passes, 1 when not yet, 2 for bad input.
+
+mod check;
+mod diff;
+mod exercises;
+
+/// The learner's files as modules.
+#[rustfmt::skip]
+#[allow(unused)]
+#[path = "../exercises"]
+mod work {
+    #[path = "01_neighbored_less.rs"] pub mod e01;
+    #[path = "02_interleaved.rs"] pub mod e02;
+    #[path = "03_unroll2.rs"] pub mod e03;
+    #[path = "04_unroll8.rs"] pub mod e04;
+    #[path = "05_unroll_warps8.rs"] pub mod e05;
+    #[path = "06_complete_unroll_warps8.rs"] pub mod e06;
+    #[path = "07_complete_unroll.rs"] pub mod e07;
+    #[path = "08_smem.rs"] pub mod e08;
+    #[path = "09_smem_unroll4.rs"] pub mod e09;
+    #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
+    #[path = "11_warp_shuffle.rs"] pub mod e11;
+    #[path = "12_squares_coalesced.rs"] pub mod e12;
+}
+
+/// The starting files as modules.
+#[cfg(test)]
+#[rustfmt::skip]
+#[path = "../start"]
+mod start {
+    #[path = "01_neighbored_less.rs"] pub mod e01;
+    #[path = "02_interleaved.rs"] pub mod e02;
+    #[path = "03_unroll2.rs"] pub mod e03;
+    #[path = "04_unroll8.rs"] pub mod e04;
+    #[path = "05_unroll_warps8.rs"] pub mod e05;
+    #[path = "06_complete_unroll_warps8.rs"] pub mod e06;
+    #[path = "07_complete_unroll.rs"] pub mod e07;
+    #[path = "08_smem.rs"] pub mod e08;
+    #[path = "09_smem_unroll4.rs"] pub mod e09;
+    #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
+    #[path = "11_warp_shuffle.rs"] pub mod e11;
+    #[path = "12_squares_coalesced.rs"] pub mod e12;
+}
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use exercises::{EXERCISES, Exercise};
+
+/// The `learn/` folder.
+fn learn_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where passed exercises are remembered.
+fn progress_file() -> PathBuf {
+    learn_dir().join("exercises/.progress")
+}
+
+fn passed_ones() -> Vec<u32> {
+    std::fs::read_to_string(progress_file())
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_suffix(" passed")?.parse().ok())
+        .collect()
+}
+
+fn remember(number: u32, passed: bool) {
+    let mut done: Vec<u32> = passed_ones().into_iter().filter(|&n| n != number).collect();
+    if passed {
+        done.push(number);
+    }
+    done.sort_unstable();
+    let text: String = done.iter().map(|n| format!("{n} passed\n")).collect();
+    let _ = std::fs::write(progress_file(), text);
+}
+
+fn list() -> ExitCode {
+    let done = passed_ones();
+    println!("The book's lessons as exercises ({} of {} passed). Check one: ./x learn N", done.len(), EXERCISES.len());
+    for ex in &EXERCISES {
+        let mark = if done.contains(&ex.number) { "[x]" } else { "[ ]" };
+        println!("{mark} {:>2}  {:<24} {}  (from {})", ex.number, ex.lesson, ex.title, ex.from);
+    }
+    println!("Your files: learn/exercises/ (made from learn/start/ the first time; never overwritten).");
+    ExitCode::SUCCESS
+}
+
+/// What `./x learn N` prints for `report`: the exercise, the answer, the faults, the measure
+/// and the verdict (the README's "Learn" walkthrough is this text, checked by a test).
+fn render(ex: &Exercise, report: &check::Report) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ =
+        writeln!(t, "exercise {} of {}: {}, from {} — {}", ex.number, EXERCISES.len(), ex.lesson, ex.from, ex.title);
+    let _ = writeln!(t, "the book: {}", ex.book);
+    let _ = writeln!(t, "your file: learn/exercises/{}", ex.file());
+    let _ = writeln!(t);
+    let blocks: Vec<String> = check::BLOCKS.iter().map(|b| b.to_string()).collect();
+    let (first, last) = (check::SIZES[0], check::SIZES[check::SIZES.len() - 1]);
+    let sizes = format!("{} sizes ({first} to {last}) at blocks {}", check::SIZES.len(), blocks.join(" and "));
+    let _ = match (&report.wrong, &report.fault) {
+        (_, Some(_)) => writeln!(t, "answer   none: the emulator stopped the kernel (below)"),
+        (Some(wrong), None) => writeln!(t, "answer   WRONG: {wrong}"),
+        (None, None) => writeln!(t, "answer   right at {sizes}"),
+    };
+    let _ = match &report.fault {
+        Some(fault) => writeln!(t, "faults   {fault}"),
+        None => writeln!(t, "faults   none (memcheck, racecheck, initcheck, synccheck)"),
+    };
+    let name = ex.goal.measure().name();
+    let _ = match report.measure {
+        Some(m) => {
+            let mark = if ex.goal.met(m) { "reached" } else { "not yet" };
+            writeln!(t, "measure  {name} {} ({}): {mark}", fmt(m), ex.goal.want())
+        }
+        None => writeln!(t, "measure  {name} not taken (the kernel did not run)"),
+    };
+    let _ = writeln!(t);
+    if report.passed(ex) {
+        let _ = match EXERCISES.iter().find(|e| e.number == ex.number + 1) {
+            Some(n) => writeln!(t, "PASSED. Next: ./x learn {} ({}).", n.number, n.lesson),
+            None => writeln!(t, "PASSED. That was the last exercise."),
+        };
+    } else {
+        let _ = writeln!(t, "{}", wrap(&format!("NOT YET. {}", ex.text), 96));
+        let _ = writeln!(
+            t,
+            "The place is marked EXERCISE in your file; the project's kernel: ./x learn {} --solution",
+            ex.number
+        );
+    }
+    t
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines.join("\n")
+}
+
+fn fmt(x: f64) -> String {
+    if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.2}") }
+}
+
+fn solution(ex: &Exercise) -> ExitCode {
+    let mine = learn_dir().join("exercises").join(ex.file());
+    let theirs = learn_dir().join("..").join(ex.solution_path());
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("learn: cannot read {}: {e}", p.display()));
+    match (read(&mine), read(&theirs)) {
+        (Ok(a), Ok(b)) => {
+            println!("--- learn/exercises/{} (yours)", ex.file());
+            println!("+++ {} (the project's, doc comments left out)", ex.solution_path());
+            print!("{}", diff::unified(&diff::normalise(&a), &diff::normalise(&b), 2));
+            ExitCode::SUCCESS
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn reset(ex: &Exercise) -> ExitCode {
+    let mine = learn_dir().join("exercises").join(ex.file());
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let copy = mine.with_extension(format!("rs.bak-{stamp}"));
+    if let Err(e) = std::fs::copy(&mine, &copy).and_then(|_| std::fs::remove_file(&mine)) {
+        eprintln!("learn: cannot keep a copy of {}: {e}; nothing was changed", mine.display());
+        return ExitCode::from(2);
+    }
+    remember(ex.number, false);
+    println!("your file is kept as {}; the next build copies the starting file back", copy.display());
+    ExitCode::SUCCESS
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: ./x learn [N [--solution | --reset]]";
+    let Some(first) = args.first() else { return list() };
+    let known = EXERCISES.len();
+    let Some(ex) = first.parse::<u32>().ok().and_then(|n| EXERCISES.iter().find(|e| e.number == n)) else {
+        eprintln!("learn: no exercise `{first}`; the exercises are 1 to {known} (./x learn lists them)");
+        return ExitCode::from(2);
+    };
+    match args.get(1).map(String::as_str) {
+        None => {
+            let attempt = exercises::learner()[(ex.number - 1) as usize];
+            let report = check::check(ex, &attempt);
+            let passed = report.passed(ex);
+            print!("{}", render(ex, &report));
+            remember(ex.number, passed);
+            if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Some("--solution") if args.len() == 2 => solution(ex),
+        Some("--reset") if args.len() == 2 => reset(ex),
+        Some(other) => {
+            eprintln!("learn: unknown argument `{other}`; {usage}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,60 @@
+//! Every exercise's starting file fails its check for the lesson's reason (its measure misses
+//! the goal, or its answer is wrong where the lesson changes the work per thread), and the
+//! project's own kernel passes the same check.
+
+use crate::check;
+use crate::exercises::{EXERCISES, Measure, solution, starting};
+
+#[test]
+fn every_starting_file_fails_for_its_lessons_reason() {
+    let start = starting();
+    for ex in &EXERCISES {
+        let report = check::check(ex, &start[(ex.number - 1) as usize]);
+        let at = format!("exercise {} ({}) starting file", ex.number, ex.lesson);
+        assert!(report.fault.is_none(), "{at}: a fault: {:?}", report.fault);
+        assert!(report.wrong.is_none(), "{at}: a wrong answer: {:?}", report.wrong);
+        let m = report.measure.unwrap_or_else(|| panic!("{at}: no measure"));
+        assert!(!ex.goal.met(m), "{at}: its {} is {m}, which already meets {:?}", ex.goal.measure().name(), ex.goal);
+        assert!(!report.passed(ex), "{at}: passes");
+    }
+}
+
+#[test]
+fn the_projects_kernel_passes_every_exercise() {
+    for ex in &EXERCISES {
+        let report = check::check(ex, &solution(ex));
+        let at = format!("exercise {} ({}), the project's kernel", ex.number, ex.lesson);
+        assert!(report.fault.is_none(), "{at}: a fault: {:?}", report.fault);
+        assert!(report.wrong.is_none(), "{at}: a wrong answer: {:?}", report.wrong);
+        let m = report.measure.unwrap_or_else(|| panic!("{at}: no measure"));
+        assert!(ex.goal.met(m), "{at}: its {} is {m}, the goal {:?}", ex.goal.measure().name(), ex.goal);
+    }
+}
+
+#[test]
+fn the_exercises_follow_the_book_and_name_registered_kernels() {
+    assert!(EXERCISES.len() >= 12);
+    for (i, ex) in EXERCISES.iter().enumerate() {
+        assert_eq!(ex.number as usize, i + 1);
+        assert!(reduce_scan::registry::find(ex.lesson).is_ok(), "{}", ex.lesson);
+        assert!(reduce_scan::registry::find(ex.from).is_ok(), "{}", ex.from);
+        let start = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("start").join(ex.file());
+        let text = std::fs::read_to_string(&start).unwrap_or_else(|e| panic!("{}: {e}", start.display()));
+        assert!(text.contains(&format!("EXERCISE {}:", ex.number)), "{}: no EXERCISE marker", start.display());
+        let _ = Measure::Loops;
+    }
+}
+
+/// The README's "Learn" walkthrough is what `./x learn 1` prints: on the starting file, and
+/// with the lesson's change made (the project's kernel).
+#[test]
+fn the_readme_walkthrough_is_what_learn_prints() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let ex = &EXERCISES[0];
+    for (marker, attempt) in [("start", starting()[0]), ("solution", solution(ex))] {
+        let want = crate::render(ex, &check::check(ex, &attempt));
+        let open = format!("<!-- learn: {marker} -->\n```text\n$ ./x learn 1\n");
+        let got = readme.split_once(&open).and_then(|(_, rest)| rest.split_once("```\n")).map(|(block, _)| block);
+        assert_eq!(got, Some(want.as_str()), "README.md's `{marker}` walkthrough; it should read:\n{want}");
+    }
+}

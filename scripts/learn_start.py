@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes the starting file of every `./x learn` exercise, learn/start/NN_<lesson>.rs, from the
+kernel of the lesson before it in kernels/src: the previous lesson's code, renamed to the
+lesson's kernel, with the change the lesson teaches left to make and the place marked
+`// EXERCISE N: …`. Doc comments and the lesson markers are dropped (the exercise's text is
+what `./x learn N` prints); paths `crate::` become `kernels::`.
+
+    scripts/learn_start.py          rewrite every starting file (the learner's copies in
+                                    learn/exercises/ are never touched)
+
+The exercises themselves (title, text, goal) are in learn/src/exercises.rs; EXERCISES below
+lists, for each, the file it starts from, where its marker goes and what it says.
+"""
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# (number, lesson, starts from, anchor: a line of the previous file the marker goes above,
+#  marker text, items-per-thread constant to add or None)
+EXERCISES = [
+    (1, "neighbored_less", "reduce/neighbored", "let works = |tid: u32, stride: u32|",
+     "map the working threads to the first ones: thread tid works on index 2*stride*tid", None),
+    (2, "interleaved", "reduce/neighbored_less", "let index = neighbored_less_index(tid, stride);",
+     "pair elements `stride` apart, stride halving from block/2: thread tid adds idata[tid + stride]", None),
+    (3, "unroll2", "reduce/interleaved", "let (start, len) = block_segment(n, b, block);",
+     "each block first adds 2 data blocks (set ITEMS_PER_THREAD to 2 and fold before the tree)", 1),
+    (4, "unroll8", "reduce/unroll2", "for k in 0..2 {",
+     "fold 8 data blocks per block (ITEMS_PER_THREAD = 8)", 2),
+    (5, "unroll_warps8", "reduce/unroll8", "while stride > 0 {",
+     "stop the barrier loop at stride 32 and finish the last warp with sync_warp(FULL_MASK) between levels", None),
+    (6, "complete_unroll_warps8", "reduce/unroll_warps8", "while stride > WARP_SIZE {",
+     "write out the rounds for strides 512, 256, 128 and 64 (each under `if block >= 2*stride`): no loop", None),
+    (7, "complete_unroll", "reduce/complete_unroll_warps8", "let block = block_dim_x();",
+     "use the compile-time BLOCK instead of block_dim_x(), and put each barrier inside its `if BLOCK >= …`",
+     None),
+    (8, "smem", "reduce/gmem", "let idata = unsafe { g_idata.offset(start as usize) };",
+     "copy the block's segment into a shared array and run the tree there; only thread 0 writes to global memory",
+     None),
+    (9, "smem_unroll4", "reduce/smem", "let idx = block_idx_x() as usize * block as usize + tid as usize;",
+     "each thread first adds 4 elements a block apart (ITEMS_PER_THREAD = 4)", 1),
+    (10, "smem_unroll4_dyn", "reduce/smem_unroll4", "let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);",
+     "size the shared array at launch: dynamic_shared::<i32>(block_dim_x() as usize)", None),
+    (11, "warp_shuffle", "reduce/smem_unroll4", "let smem = static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]);",
+     "sum each warp with shfl_down_sync (5 steps, no shared memory), then the warps' sums with one barrier", 4),
+    (12, "squares_coalesced", "sumsq/squares_chunked", "let (first, end) = chunk_bounds(",
+     "let thread t read elements t, t + blockDim, t + 2·blockDim, …: each warp load one line", None),
+]
+
+ITEMS_DOC = "/// Elements each thread adds before the tree: the grid is ceil(n / (block × ITEMS_PER_THREAD))."
+
+
+def start_text(number, lesson, source, anchor, marker, items):
+    prev = source.split("/")[1]
+    text = (ROOT / "kernels" / "src" / f"{source}.rs").read_text()
+    lines = []
+    for line in text.split("\n"):
+        s = line.strip()
+        if s.startswith("///") or s.startswith("//!") or s.startswith("#[doc"):
+            continue
+        if s.startswith("// The lesson's code, which the lesson before does not have"):
+            continue
+        lines.append(line)
+    body = "\n".join(lines)
+    body = body.replace("crate::", "kernels::")
+    body = body.replace(f"pub unsafe fn {prev}(", f"pub unsafe fn {lesson}(")
+    if lesson == "complete_unroll":
+        body = body.replace(
+            "kernel! {\n    pub unsafe fn complete_unroll(",
+            "#[inline(always)]\npub unsafe fn complete_unroll<const BLOCK: u32>(",
+        )
+        body = _dedent_kernel_block(body)
+    out, placed = [], False
+    for line in body.split("\n"):
+        if not placed and anchor in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}// EXERCISE {number}: {marker}.")
+            placed = True
+        out.append(line)
+    assert placed, f"exercise {number}: anchor {anchor!r} not in {source}.rs"
+    header = [
+        f"//! Exercise {number}: `{lesson}`, from `{prev}`. `./x learn {number}` says what to change and why,",
+        f"//! and checks this file; `./x learn {number} --solution` shows the project's kernel beside it.",
+        "//! The place to change is marked `EXERCISE`.",
+        "",
+    ]
+    body = "\n".join(out)
+    if lesson == "complete_unroll":
+        body = body.replace("use kernels::kernel;\n", "")
+    # The registry's shared-memory constants stay with the project's kernels.
+    body = re.sub(r"\npub const \w+_SHARED_BYTES: u32 = [^;]*;\n", "\n", body)
+    if "SHARED_TREE_SMEM_BYTES" not in body.split("use kernels::collective::block::", 1)[-1].split("\n", 1)[-1]:
+        body = body.replace("{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES}", "SHARED_TREE_SLOTS")
+    if source.startswith("sumsq/"):
+        body = body.replace("use super::{square, start_block_clock, stop_block_clock};", "use helpers::{square, start_block_clock, stop_block_clock};") + sumsq_helpers()
+    body = re.sub(r"\n{3,}", "\n\n", body).strip("\n") + "\n"
+    if items is not None:
+        uses_end = max(i for i, l in enumerate(body.split("\n")) if l.startswith("use "))
+        parts = body.split("\n")
+        parts[uses_end + 1 : uses_end + 1] = ["", ITEMS_DOC, f"pub const ITEMS_PER_THREAD: u32 = {items};"]
+        body = "\n".join(parts)
+    return "\n".join(header) + body
+
+
+HELPERS = "// Helpers of kernels/src/sumsq/mod.rs, copied so that this file compiles on its own:"
+
+
+def sumsq_helpers():
+    """The sum of squares' private helpers (square, the block clock), for its exercise file."""
+    text = (ROOT / "kernels/src/sumsq/mod.rs").read_text()
+    start = text.index("/// `x²`")
+    uses = [l.replace("crate::", "kernels::") for l in text.split("\n") if l.startswith("use crate::")]
+    code = "\n".join(l for l in text[start:].split("\n") if not l.strip().startswith("///"))
+    code = code.replace("crate::", "kernels::").replace("\nfn ", "\npub(super) fn ").replace("\nunsafe fn ", "\npub(super) unsafe fn ")
+    inner = "\n".join(uses) + "\n\n" + code.strip("\n")
+    inner = "\n".join(("    " + l) if l else l for l in inner.split("\n"))
+    return "\n" + HELPERS + "\nmod helpers {\n" + inner + "\n}\n"
+
+
+def _dedent_kernel_block(body):
+    """complete_unroll's starting body: a plain generic function, not inside `kernel! { … }`."""
+    lines = body.split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith("pub unsafe fn complete_unroll<"))
+    depth, end = 0, None
+    for i in range(start, len(lines)):
+        depth += lines[i].count("{") - lines[i].count("}")
+        if depth == 0 and i > start:
+            end = i
+            break
+    fn = [l[4:] if l.startswith("    ") else l for l in lines[start + 1 : end + 1]]
+    # drop the closing brace of `kernel! {`
+    rest = lines[end + 1 :]
+    if rest and rest[0].strip() == "}":
+        rest = rest[1:]
+    return "\n".join(lines[: start + 1] + fn + rest)
+
+
+def main():
+    out = ROOT / "learn" / "start"
+    out.mkdir(parents=True, exist_ok=True)
+    for ex in EXERCISES:
+        path = out / f"{ex[0]:02}_{ex[1]}.rs"
+        path.write_text(start_text(*ex))
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

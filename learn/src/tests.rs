@@ -16,6 +16,11 @@ fn every_starting_file_fails_for_its_lessons_reason() {
         let m = report.measure.unwrap_or_else(|| panic!("{at}: no measure"));
         assert!(!ex.goal.met(m), "{at}: its {} is {m}, which already meets {:?}", ex.goal.measure().name(), ex.goal);
         assert!(!report.passed(ex), "{at}: passes");
+        // What the learner reads names the lesson's counter, its value and its goal.
+        let text = crate::render(ex, &report);
+        let line = format!("measure  {} ", ex.goal.measure().name());
+        assert!(text.contains(&line) && text.contains(&ex.goal.want()), "{at}: the check does not name its counter:\n{text}");
+        assert!(text.contains("): not yet") && text.contains("NOT YET."), "{at}: not a failure:\n{text}");
     }
 }
 

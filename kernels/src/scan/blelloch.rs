@@ -200,6 +200,7 @@ kernel! {
     /// |---|---|---|---|
     /// | 1,000,000 | 15.20 µs | 526.3 | 0.65 |
     /// | 100,000,000 | 493.5 µs | 1621.0 | 0.67 |
+    /// | 268,435,456 | 1275.6 µs | 1683.6 | 0.69 |
     pub unsafe fn blelloch_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
         let temp = static_shared!(BLELLOCH_TEMP: [i32; padded_len(BLELLOCH_LEAVES as usize)]);
         let tid = thread_idx_x() as usize;

@@ -45,6 +45,9 @@ EXERCISES = [
      "sum each warp with shfl_down_sync (5 steps, no shared memory), then the warps' sums with one barrier", 4),
     (12, "squares_coalesced", "sumsq/squares_chunked", "let (first, end) = chunk_bounds(",
      "let thread t read elements t, t + blockDim, t + 2·blockDim, …: each warp load one line", None),
+    (13, "blelloch", "scan/blelloch_unpadded", "let temp = static_shared!(BLELLOCH_UNPADDED_TEMP",
+     "pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in "
+     "blelloch_reduce and the sweeps", None),
 ]
 
 ITEMS_DOC = "/// Elements each thread adds before the tree: the grid is ceil(n / (block × ITEMS_PER_THREAD))."
@@ -64,6 +67,15 @@ def start_text(number, lesson, source, anchor, marker, items):
     body = "\n".join(lines)
     body = body.replace("crate::", "kernels::")
     body = body.replace(f"pub unsafe fn {prev}(", f"pub unsafe fn {lesson}(")
+    if source.startswith("scan/"):
+        # The scan's two kernels, `{prev}_block` and `{prev}_reduce`, become the lesson's; its
+        # helpers from the project's private modules come with the file (see scan_helpers).
+        body = body.replace(f"pub unsafe fn {prev}_", f"pub unsafe fn {lesson}_")
+        body = body.replace(
+            "use super::blelloch::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE, load_leaf, store_leaf};",
+            "use helpers::{load_leaf, store_leaf};\nuse kernels::scan::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE};",
+        )
+        body = body.replace("use super::index::", "use kernels::scan::index::")
     if lesson == "complete_unroll":
         body = body.replace(
             "kernel! {\n    pub unsafe fn complete_unroll(",
@@ -93,6 +105,8 @@ def start_text(number, lesson, source, anchor, marker, items):
         body = body.replace("{SHARED_TREE_SLOTS, SHARED_TREE_SMEM_BYTES}", "SHARED_TREE_SLOTS")
     if source.startswith("sumsq/"):
         body = body.replace("use super::{square, start_block_clock, stop_block_clock};", "use helpers::{square, start_block_clock, stop_block_clock};") + sumsq_helpers()
+    if source.startswith("scan/"):
+        body += scan_helpers()
     body = re.sub(r"\n{3,}", "\n\n", body).strip("\n") + "\n"
     if items is not None:
         uses_end = max(i for i, l in enumerate(body.split("\n")) if l.startswith("use "))
@@ -115,6 +129,34 @@ def sumsq_helpers():
     inner = "\n".join(uses) + "\n\n" + code.strip("\n")
     inner = "\n".join(("    " + l) if l else l for l in inner.split("\n"))
     return "\n" + HELPERS + "\nmod helpers {\n" + inner + "\n}\n"
+
+
+def function_text(path, name):
+    """The text of `fn name` in kernels/src/PATH, doc comments left out, `pub(super)` dropped."""
+    lines = (ROOT / "kernels/src" / path).read_text().split("\n")
+    start = next(i for i, l in enumerate(lines) if re.match(rf"^(pub\(super\) )?(unsafe )?fn {name}\b", l))
+    while start > 0 and lines[start - 1].startswith("#["):
+        start -= 1
+    depth, end = 0, None
+    for i in range(start, len(lines)):
+        depth += lines[i].count("{") - lines[i].count("}")
+        if depth == 0 and "{" in "".join(lines[start : i + 1]):
+            end = i
+            break
+    text = "\n".join(l for l in lines[start : end + 1] if not l.strip().startswith("///"))
+    return text.replace("pub(super) ", "pub(super) ").replace("crate::", "kernels::")
+
+
+def scan_helpers():
+    """Blelloch's leaf loads and stores, private to the project's scan modules, for its exercise."""
+    fns = [function_text("scan/blelloch.rs", "load_leaf"), function_text("scan/blelloch.rs", "store_leaf"),
+           function_text("scan/lookback.rs", "load_chunk_guarded"),
+           function_text("scan/lookback.rs", "store_chunk_guarded")]
+    uses = ["use kernels::device::global::{Global, GlobalMut};", "use kernels::scan::BLELLOCH_LEAF;"]
+    inner = "\n".join(uses) + "\n\n" + "\n\n".join(fns)
+    inner = "\n".join(("    " + l) if l else l for l in inner.split("\n"))
+    return ("\n" + HELPERS.replace("sumsq/mod.rs", "scan/ (blelloch.rs, lookback.rs)") + "\nmod helpers {\n"
+            + inner + "\n}\n")
 
 
 def _dedent_kernel_block(body):

@@ -4,11 +4,13 @@
 
 use std::time::Duration;
 
+use reduce_scan::backend::Kernel;
 use reduce_scan::backend::{Backend, LaunchConfig};
 use reduce_scan::emu::Emulator;
 use reduce_scan::emu::counters::Counters;
 use reduce_scan::input::Input;
 use reduce_scan::reduce::plan::SharedMem;
+use reduce_scan::scan::{BlellochBlockArgs, BlellochReduceArgs, Kind, Scan, ScanPlan, ScanVariant};
 use reduce_scan::{Error, registry};
 
 use crate::exercises::{Attempt, Code, Exercise, Measure};
@@ -78,6 +80,9 @@ pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
 fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block: u32) -> Result<Vec<i32>, Error> {
     let n = data.len();
     let items = attempt.items.max(1) as usize;
+    if let Code::Scan(reduce, block_scan) = attempt.code {
+        return scan_output(backend, ex, (reduce, block_scan), data, Kind::Inclusive);
+    }
     let mut input = backend.upload(data)?;
     let v = registry::find(ex.lesson)?;
     let shared_bytes = match v.shared {
@@ -109,7 +114,7 @@ fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block:
                         Some((_, k)) => backend.launch(k, cfg, (i, o, n32)),
                         None => return Err(Error::Invalid(format!("no instantiation for block {block}"))),
                     },
-                    Code::Clocked(_) => unreachable!("handled above"),
+                    Code::Clocked(_) | Code::Scan(..) => unreachable!("handled above"),
                 }
             }?;
             backend.download(&partials)
@@ -117,9 +122,64 @@ fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block:
     }
 }
 
+/// The registered scan `ex.lesson` with `kernels` in place of its own.
+fn scan_variant(
+    ex: &Exercise,
+    kernels: (Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
+) -> &'static ScanVariant {
+    let base = reduce_scan::scan::find(ex.lesson).expect("a scan exercise's lesson is a registered scan");
+    let plan = match base.plan {
+        ScanPlan::ReduceThenScan { block, tile, .. } => {
+            ScanPlan::ReduceThenScan { reduce: kernels.0, block_scan: kernels.1, block, tile }
+        }
+        other => other,
+    };
+    // One small leak per check: the scan machinery takes a 'static variant.
+    Box::leak(Box::new(ScanVariant { plan, ..*base }))
+}
+
+/// The `kind` scan of `data` by `kernels`, run as the registered scan runs.
+fn scan_output(
+    backend: &Backend,
+    ex: &Exercise,
+    kernels: (Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
+    data: &[i32],
+    kind: Kind,
+) -> Result<Vec<i32>, Error> {
+    let input = backend.upload(data)?;
+    let mut output = backend.alloc::<i32>(data.len())?;
+    let mut scan = Scan::new(backend, scan_variant(ex, kernels), kind, &input, &mut output, data.len())?;
+    scan.launch()?;
+    scan.result()
+}
+
+/// A scan's answer at `n`, both kinds: `Ok(None)` right, `Ok(Some(why))` the first wrong
+/// element, `Err(fault)`.
+fn scan_answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize) -> Result<Option<String>, String> {
+    let Code::Scan(reduce, block_scan) = attempt.code else { return Ok(None) };
+    let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
+    for kind in [Kind::Inclusive, Kind::Exclusive] {
+        let got = scan_output(backend, ex, (reduce, block_scan), &data, kind).map_err(|e| e.to_string())?;
+        let want = kind.reference(&data);
+        if let Some(i) = (0..n).find(|&i| got.get(i) != want.get(i)) {
+            return Ok(Some(format!(
+                "n = {n}, {} scan: element {i} is {:?}, expected {}",
+                kind.name(),
+                got.get(i),
+                want[i]
+            )));
+        }
+    }
+    Ok(None)
+}
+
 /// `Ok(None)`: the right answer; `Ok(Some(why))`: a wrong one (the first wrong block and its
 /// value); `Err(fault)`: the emulator stopped the kernel.
 fn answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize, block: u32) -> Result<Option<String>, String> {
+    if let Code::Scan(..) = attempt.code {
+        // A scan runs at its own block: check it once per size.
+        return if block == BLOCKS[0] { scan_answer(backend, ex, attempt, n) } else { Ok(None) };
+    }
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
     let partials = run(backend, ex, attempt, &data, block).map_err(|e| e.to_string())?;
     let shape = format!("n = {n}, block {block}");
@@ -168,6 +228,7 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::ElementsPerThread => MEASURE_N as f64 / (blocks * MEASURE_BLOCK as f64),
         Measure::BarriersPerBlock => c.barriers as f64 / blocks,
         Measure::GlobalStoresPerBlock => c.gst_requests as f64 / blocks,
+        Measure::SharedLoadConflicts => c.shared_ld_conflicts() as f64,
         Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
     })
 }

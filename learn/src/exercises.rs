@@ -9,6 +9,7 @@ use reduce_scan::reduce::plan::{ClockedArgs, InPlaceArgs, ReadArgs};
 use reduce_scan::reduce::plan::{Finish, KernelSel};
 #[cfg(test)]
 use reduce_scan::registry;
+use reduce_scan::scan::{BlellochBlockArgs, BlellochReduceArgs};
 
 #[cfg(test)]
 use crate::start;
@@ -31,6 +32,8 @@ pub enum Measure {
     Loops,
     /// Static shared arrays (`static_shared!`) in the kernel's file.
     StaticShared,
+    /// Shared-memory load bank conflicts: wavefronts beyond one per request.
+    SharedLoadConflicts,
 }
 
 impl Measure {
@@ -44,6 +47,7 @@ impl Measure {
             Measure::GlobalStoresPerBlock => "global store requests per block",
             Measure::Loops => "`while` loops in your file",
             Measure::StaticShared => "static shared arrays (`static_shared!`) in your file",
+            Measure::SharedLoadConflicts => "shared load bank conflicts",
         }
     }
 }
@@ -77,6 +81,7 @@ impl Goal {
     pub fn want(self) -> String {
         match self {
             Goal::AtLeast(_, g) => format!("want ≥ {g}"),
+            Goal::AtMost(_, g) if g == 0.0 => "want 0".to_string(),
             Goal::AtMost(_, g) => format!("want ≤ {g}"),
         }
     }
@@ -108,13 +113,17 @@ impl Exercise {
 
     /// The project's kernel file, the solution.
     pub fn solution_path(&self) -> String {
-        let dir = if self.lesson.starts_with("squares_") { "sumsq" } else { "reduce" };
+        let dir = match self.number {
+            12 => "sumsq",
+            13 => "scan",
+            _ => "reduce",
+        };
         format!("kernels/src/{dir}/{}.rs", self.lesson)
     }
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 12] = [
+pub const EXERCISES: [Exercise; 13] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -253,6 +262,19 @@ pub const EXERCISES: [Exercise; 12] = [
                t + 2·blockDim, … instead: at each step a warp reads 32 consecutive words.",
         goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
     },
+    Exercise {
+        number: 13,
+        lesson: "blelloch",
+        from: "blelloch_unpadded",
+        title: "bank conflicts: pad the shared tree",
+        book: "GPU Gems 3, ch. 39, \"Avoiding Bank Conflicts\" (the Blelloch scan of seed 002)",
+        text: "Shared memory has 32 banks, one 4-byte word each, and a warp's accesses to different words of one bank \
+               are served one after another. The sweeps of `blelloch_unpadded` reach nodes 2, 4, 8, … words apart: \
+               at stride 32 every lane of a warp hits the same bank. Pad the tree: store node i at padded(i) = i + \
+               i/32 (kernels::scan::index), in an array of padded_len(BLELLOCH_LEAVES) words, in both kernels and \
+               both sweeps. Consecutive multiples of 32 then fall in different banks.",
+        goal: Goal::AtMost(Measure::SharedLoadConflicts, 0.0),
+    },
 ];
 
 /// A kernel under check: the learner's, a starting file's, or the project's.
@@ -266,6 +288,8 @@ pub enum Code {
     PerBlock(&'static [(u32, Kernel<InPlaceArgs>)]),
     /// The sum of squares: one partial per thread, and clock stamps.
     Clocked(Kernel<ClockedArgs>),
+    /// A reduce-then-scan: each tile's sum, then each tile's scan from its offset.
+    Scan(Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
 }
 
 /// A kernel under check, with what the check needs besides it.
@@ -282,6 +306,11 @@ pub struct Attempt {
 /// The project's own kernel of `ex`: the registered variant, and its file.
 #[cfg(test)]
 pub fn solution(ex: &Exercise) -> Attempt {
+    if let Ok(scan) = reduce_scan::scan::find(ex.lesson)
+        && let reduce_scan::scan::ScanPlan::ReduceThenScan { reduce, block_scan, .. } = scan.plan
+    {
+        return Attempt { code: Code::Scan(reduce, block_scan), items: 1, source: solution_source(ex.number) };
+    }
     let v = registry::find(ex.lesson).expect("every exercise's lesson is a registered variant");
     let code = match v.finish {
         Finish::HostAddsInPlace(KernelSel::One(k)) => Code::InPlace(k),
@@ -308,7 +337,8 @@ fn solution_source(number: u32) -> &'static str {
         9 => include_str!("../../kernels/src/reduce/smem_unroll4.rs"),
         10 => include_str!("../../kernels/src/reduce/smem_unroll4_dyn.rs"),
         11 => include_str!("../../kernels/src/reduce/warp_shuffle.rs"),
-        _ => include_str!("../../kernels/src/sumsq/squares_coalesced.rs"),
+        12 => include_str!("../../kernels/src/sumsq/squares_coalesced.rs"),
+        _ => include_str!("../../kernels/src/scan/blelloch.rs"),
     }
 }
 
@@ -412,18 +442,26 @@ macro_rules! attempts {
                 items: 1,
                 source: include_str!(concat!($dir, "12_squares_coalesced.rs")),
             },
+            Attempt {
+                code: Code::Scan(
+                    kernel_of!($root::e13::blelloch_reduce, a, b, c),
+                    kernel_of!($root::e13::blelloch_block, a, b, c, d, e),
+                ),
+                items: 1,
+                source: include_str!(concat!($dir, "13_blelloch.rs")),
+            },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 12] {
+pub fn learner() -> [Attempt; 13] {
     attempts!(work, "../exercises/")
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 12] {
+pub fn starting() -> [Attempt; 13] {
     attempts!(start, "../start/")
 }

@@ -33,6 +33,7 @@ mod work {
     #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
     #[path = "11_warp_shuffle.rs"] pub mod e11;
     #[path = "12_squares_coalesced.rs"] pub mod e12;
+    #[path = "13_blelloch.rs"] pub mod e13;
 }
 
 /// The starting files as modules.
@@ -52,6 +53,7 @@ mod start {
     #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
     #[path = "11_warp_shuffle.rs"] pub mod e11;
     #[path = "12_squares_coalesced.rs"] pub mod e12;
+    #[path = "13_blelloch.rs"] pub mod e13;
 }
 
 use std::path::{Path, PathBuf};
@@ -110,7 +112,11 @@ fn render(ex: &Exercise, report: &check::Report) -> String {
     let _ = writeln!(t);
     let blocks: Vec<String> = check::BLOCKS.iter().map(|b| b.to_string()).collect();
     let (first, last) = (check::SIZES[0], check::SIZES[check::SIZES.len() - 1]);
-    let sizes = format!("{} sizes ({first} to {last}) at blocks {}", check::SIZES.len(), blocks.join(" and "));
+    let sizes = if reduce_scan::scan::find(ex.lesson).is_ok() {
+        format!("{} sizes ({first} to {last}), inclusive and exclusive", check::SIZES.len())
+    } else {
+        format!("{} sizes ({first} to {last}) at blocks {}", check::SIZES.len(), blocks.join(" and "))
+    };
     let _ = match (&report.wrong, &report.fault) {
         (_, Some(_)) => writeln!(t, "answer   none: the emulator stopped the kernel (below)"),
         (Some(wrong), None) => writeln!(t, "answer   WRONG: {wrong}"),

@@ -81,7 +81,7 @@ impl Goal {
     pub fn want(self) -> String {
         match self {
             Goal::AtLeast(_, g) => format!("want ≥ {g}"),
-            Goal::AtMost(_, g) if g == 0.0 => "want 0".to_string(),
+            Goal::AtMost(_, 0.0) => "want 0".to_string(),
             Goal::AtMost(_, g) => format!("want ≤ {g}"),
         }
     }

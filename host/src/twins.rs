@@ -399,9 +399,18 @@ mod tests {
 
     #[test]
     fn every_classic_variant_has_a_twin_and_every_twin_a_variant() {
+        // The classic kernels of the curriculum as measured (the committed set) each have a
+        // twin; a variant added since needs none (a twin is optional: docs/adding-a-variant.md),
+        // and no modern kernel has one.
         let classic = [Family::GlobalMemory, Family::SharedMemory, Family::SumOfSquares];
         for v in registry::all() {
-            assert_eq!(has_twin(v.name), classic.contains(&v.family), "variant {} ({:?})", v.name, v.family);
+            let measured = crate::committed::figures(v.name, None).is_some();
+            if classic.contains(&v.family) && measured {
+                assert!(has_twin(v.name), "classic variant {} ({:?}) has no twin", v.name, v.family);
+            }
+            if has_twin(v.name) {
+                assert!(classic.contains(&v.family), "variant {} ({:?}) is not classic", v.name, v.family);
+            }
         }
         for s in scan::all() {
             assert_eq!(has_twin(s.name), matches!(s.name, "bit" | "blelloch"), "scan {}", s.name);

@@ -68,7 +68,10 @@ const NO_PTX: &str = "REDUCE_SCAN_NO_PTX";
 // Kernels → PTX
 
 fn build_ptx(workspace: &Path, out_dir: &Path) {
-    let ptx_target = target_root(out_dir).join("ptx");
+    // One nested build per checkout: its PTX file has no hash in its name, so two checkouts
+    // sharing a target directory (scripts/three_places.sh's copy shares this one's) must not
+    // share a nested build, or one would read the other's PTX when its own build is fresh.
+    let ptx_target = target_root(out_dir).join("ptx").join(checkout_tag(workspace));
     // The baseline first, alone: a compile error is then printed once, not three times.
     let (first, rest) = ARCHES.split_first().unwrap();
     finish_arch(first, spawn_arch(first, workspace, &ptx_target).wait_with_output(), &ptx_target, out_dir);
@@ -76,6 +79,13 @@ fn build_ptx(workspace: &Path, out_dir: &Path) {
     for (arch, child) in children {
         finish_arch(arch, child.wait_with_output(), &ptx_target, out_dir);
     }
+}
+
+/// A short tag of the checkout's path (FNV-1a), naming its nested build's directory.
+fn checkout_tag(workspace: &Path) -> String {
+    let path = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    let hash = path.to_string_lossy().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    format!("{:012x}", hash >> 16)
 }
 
 /// `target/` of the outer build (the first ancestor of OUT_DIR holding CACHEDIR.TAG), so

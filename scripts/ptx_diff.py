@@ -17,7 +17,7 @@ Every `.entry` and `.func` of either file gets one verdict:
 
 Exit status 0 when every function is `same`, `renamed` or `sass-same`, 1 otherwise, 2 on bad
 arguments. The nested PTX build leaves its files at
-`target/ptx/sm_XX/nvptx64-nvidia-cuda/ptx/deps/reduce_scan_kernels.s`.
+`target/ptx/<checkout tag>/sm_XX/nvptx64-nvidia-cuda/ptx/deps/reduce_scan_kernels.s`.
 """
 
 import argparse

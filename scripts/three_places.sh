@@ -16,7 +16,10 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=three_places
-tmp=$(mktemp -d)
+# A fixed place for the copy, so that its nested PTX build (target/ptx/<its tag>/, apart from
+# this checkout's) is reused from one run to the next.
+tmp="$repo/target/three-places/checkout"
+rm -rf "$tmp"; mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 cd "$repo"
 # The checkout as it is (tracked files and new ones git does not ignore).

@@ -84,7 +84,10 @@ fn build_ptx(workspace: &Path, out_dir: &Path) {
 /// A short tag of the checkout's path (FNV-1a), naming its nested build's directory.
 fn checkout_tag(workspace: &Path) -> String {
     let path = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
-    let hash = path.to_string_lossy().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let hash = path
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     format!("{:012x}", hash >> 16)
 }
 

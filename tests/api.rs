@@ -85,18 +85,24 @@ fn check_reduction<T: Value, O: OpKind>(backend: &Backend, form: &str, data: &[T
         .map_err(|e| format!("{} {form} n={}: {e}", what::<T, O>("Reducer"), data.len()).into())
 }
 
+/// The whole-buffer inputs of `n` elements: random values, and for float min/max the same
+/// with a NaN a third of the way in.
+fn whole_inputs<T: Value, O: OpKind>(n: usize) -> Vec<(&'static str, Vec<T>)> {
+    let mut inputs = vec![("random", input::<T, O>(n, Pattern::Random))];
+    if T::ELEM.is_float() && O::OP != Op::Sum && n > 2 {
+        let mut nan = input::<T, O>(n, Pattern::Random);
+        nan[n / 3] = T::from_f64(f64::NAN);
+        inputs.push(("NaN at n/3", nan));
+    }
+    inputs
+}
+
 /// `reduce` on whole buffers of every size; float min/max also with a NaN in the middle.
 fn reducer_whole<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
     let backend = (place.backend)()?;
     let mut reducer = Reducer::<T, O>::new(&backend);
     for &n in place.whole {
-        let mut inputs = vec![("random", input::<T, O>(n, Pattern::Random))];
-        if T::ELEM.is_float() && O::OP != Op::Sum && n > 2 {
-            let mut nan = input::<T, O>(n, Pattern::Random);
-            nan[n / 3] = T::from_f64(f64::NAN);
-            inputs.push(("NaN at n/3", nan));
-        }
-        for (pattern, data) in inputs {
+        for (pattern, data) in whole_inputs::<T, O>(n) {
             let buf = backend.upload(&data).map_err(|e| format!("upload: {e}"))?;
             let form = format!("reduce ({pattern})");
             let got = reducer.reduce(&buf).map_err(|e| format!("{} {form} n={n}: {e}", what::<T, O>("Reducer")))?;
@@ -195,13 +201,7 @@ fn scanner_whole<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
     let backend = (place.backend)()?;
     let mut scanner = Scanner::<T, O>::new(&backend);
     for &n in place.whole {
-        let mut inputs = vec![("random", input::<T, O>(n, Pattern::Random))];
-        if T::ELEM.is_float() && O::OP != Op::Sum && n > 2 {
-            let mut nan = input::<T, O>(n, Pattern::Random);
-            nan[n / 3] = T::from_f64(f64::NAN);
-            inputs.push(("NaN at n/3", nan));
-        }
-        for (pattern, data) in inputs {
+        for (pattern, data) in whole_inputs::<T, O>(n) {
             let buf = backend.upload(&data).map_err(|e| format!("upload: {e}"))?;
             for kind in Kind::ALL {
                 let mut out = guarded(&backend, n + 1, guard::<T>())?;

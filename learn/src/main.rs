@@ -16,44 +16,38 @@ mod check;
 mod diff;
 mod exercises;
 
-/// The learner's files as modules.
+/// The exercise files, one module each, as `work` (the learner's, learn/exercises/) and `start`
+/// (the starting files, learn/start/).
 #[rustfmt::skip]
+macro_rules! exercise_files {
+    () => {
+        #[path = "01_neighbored_less.rs"] pub mod e01;
+        #[path = "02_interleaved.rs"] pub mod e02;
+        #[path = "03_unroll2.rs"] pub mod e03;
+        #[path = "04_unroll8.rs"] pub mod e04;
+        #[path = "05_unroll_warps8.rs"] pub mod e05;
+        #[path = "06_complete_unroll_warps8.rs"] pub mod e06;
+        #[path = "07_complete_unroll.rs"] pub mod e07;
+        #[path = "08_smem.rs"] pub mod e08;
+        #[path = "09_smem_unroll4.rs"] pub mod e09;
+        #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
+        #[path = "11_warp_shuffle.rs"] pub mod e11;
+        #[path = "12_squares_coalesced.rs"] pub mod e12;
+        #[path = "13_blelloch.rs"] pub mod e13;
+    };
+}
+
 #[allow(unused)]
 #[path = "../exercises"]
 mod work {
-    #[path = "01_neighbored_less.rs"] pub mod e01;
-    #[path = "02_interleaved.rs"] pub mod e02;
-    #[path = "03_unroll2.rs"] pub mod e03;
-    #[path = "04_unroll8.rs"] pub mod e04;
-    #[path = "05_unroll_warps8.rs"] pub mod e05;
-    #[path = "06_complete_unroll_warps8.rs"] pub mod e06;
-    #[path = "07_complete_unroll.rs"] pub mod e07;
-    #[path = "08_smem.rs"] pub mod e08;
-    #[path = "09_smem_unroll4.rs"] pub mod e09;
-    #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
-    #[path = "11_warp_shuffle.rs"] pub mod e11;
-    #[path = "12_squares_coalesced.rs"] pub mod e12;
-    #[path = "13_blelloch.rs"] pub mod e13;
+    exercise_files!();
 }
 
-/// The starting files as modules.
 #[cfg(test)]
-#[rustfmt::skip]
+#[allow(unused)]
 #[path = "../start"]
 mod start {
-    #[path = "01_neighbored_less.rs"] pub mod e01;
-    #[path = "02_interleaved.rs"] pub mod e02;
-    #[path = "03_unroll2.rs"] pub mod e03;
-    #[path = "04_unroll8.rs"] pub mod e04;
-    #[path = "05_unroll_warps8.rs"] pub mod e05;
-    #[path = "06_complete_unroll_warps8.rs"] pub mod e06;
-    #[path = "07_complete_unroll.rs"] pub mod e07;
-    #[path = "08_smem.rs"] pub mod e08;
-    #[path = "09_smem_unroll4.rs"] pub mod e09;
-    #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
-    #[path = "11_warp_shuffle.rs"] pub mod e11;
-    #[path = "12_squares_coalesced.rs"] pub mod e12;
-    #[path = "13_blelloch.rs"] pub mod e13;
+    exercise_files!();
 }
 
 use std::path::{Path, PathBuf};

@@ -2,8 +2,16 @@
 //! file in `learn/start/` when it is not there yet, and never overwritten (the learner's work
 //! is theirs; `./x learn N --reset` keeps a copy before it starts over). Also gives the binary
 //! the run path to the stub libcuda that host/build.rs built, as the root package does.
+//!
+//! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
+//! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
+//! depends on the kernels crate with its `no-entries` feature, so that the learner's kernels
+//! are the PTX's only entries; rustc's NVPTX backend builds it as host/build.rs builds the
+//! project's. Without it, the embedded PTX is empty and `--gpu` says how to get it.
+use std::env;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn main() {
     let start = Path::new("start");
@@ -18,10 +26,84 @@ fn main() {
         }
         println!("cargo:rerun-if-changed={}", mine.display());
     }
+    println!("cargo:rerun-if-env-changed=LEARN_GPU");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let ptx = if env::var("LEARN_GPU").is_ok_and(|v| v == "1") { learner_ptx(&out_dir, work) } else { String::new() };
+    fs::write(out_dir.join("learner_sm_70.ptx"), ptx).expect("cannot write the learner's PTX");
     println!("cargo:rerun-if-env-changed=DEP_CUDASTUB_DIR");
     if let Ok(dir) = std::env::var("DEP_CUDASTUB_DIR")
         && !dir.is_empty()
     {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
     }
+}
+
+/// The learner's files compiled to PTX for sm_70 (see the module doc).
+fn learner_ptx(out_dir: &Path, work: &Path) -> String {
+    let here = env::current_dir().expect("the learn/ folder");
+    let krate = out_dir.join("learner-ptx");
+    fs::create_dir_all(krate.join("src")).expect("cannot create the learner's PTX crate");
+    let kernels = here.join("../kernels").canonicalize().expect("the kernels crate");
+    let manifest = format!(
+        "[package]\nname = \"learner-ptx\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[lib]\npath = \"src/lib.rs\"\n\n\
+         [dependencies]\nkernels = {{ package = \"reduce-scan-kernels\", path = \"{}\", features = [\"no-entries\"] }}\n\n\
+         [features]\nno-entries = []\n\n[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\n\n[workspace]\n",
+        kernels.display()
+    );
+    fs::write(krate.join("Cargo.toml"), manifest).expect("cannot write the learner's PTX crate");
+    let mut lib = String::from(
+        "#![no_std]\n#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, macro_metavar_expr_concat)]\n\
+         #![allow(unused, internal_features)]\n// The panic handler is the kernels crate's.\n\n",
+    );
+    let mut files: Vec<PathBuf> =
+        fs::read_dir(work).expect("learn/exercises/").filter_map(|e| Some(e.ok()?.path())).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    files.sort();
+    for file in &files {
+        let stem = file.file_stem().expect("a file name").to_string_lossy().into_owned();
+        let module = format!("e{}", &stem[..2]);
+        let path = here.join(file).canonicalize().expect("an exercise file");
+        lib.push_str(&format!("#[path = \"{}\"]\npub mod {module};\n", path.display()));
+    }
+    // The host times launches behind `stream_hold` (kernels/src/timing.rs), which the
+    // project's PTX has: the same kernel here.
+    lib.push_str(
+        "kernels::kernel! { pub unsafe fn stream_hold(ns: u32) { let start = kernels::device::clock::globaltimer(); \
+         while kernels::device::clock::globaltimer().wrapping_sub(start) < u64::from(ns) {} } }\n",
+    );
+    // complete_unroll is a generic function: one entry per block size, named as the project's.
+    for block in [32, 64, 128, 256, 512, 1024] {
+        lib.push_str(&format!(
+            "kernels::kernel! {{ pub unsafe fn complete_unroll_{block}(a: kernels::device::global::GlobalMut<i32>, \
+             b: kernels::device::global::GlobalMut<i32>, n: u32) {{ unsafe {{ e07::complete_unroll::<{block}>(a, b, n) }} }} }}\n"
+        ));
+    }
+    fs::write(krate.join("src/lib.rs"), lib).expect("cannot write the learner's PTX crate");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        let keep = matches!(key.as_str(), "CARGO_HOME" | "CARGO_MAKEFLAGS" | "CARGO_NET_OFFLINE");
+        let drop = (key.starts_with("CARGO_") && !keep)
+            || key.starts_with("DEP_")
+            || matches!(
+                key.as_str(),
+                "RUSTFLAGS" | "TARGET" | "HOST" | "OUT_DIR" | "PROFILE" | "OPT_LEVEL" | "DEBUG" | "NUM_JOBS"
+            );
+        if drop {
+            cmd.env_remove(&key);
+        }
+    }
+    let status = cmd
+        .current_dir(&krate)
+        .env("CARGO_ENCODED_RUSTFLAGS", "-Ctarget-cpu=sm_70")
+        .args(["rustc", "--quiet", "--lib", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .args(["--crate-type", "cdylib", "--target-dir"])
+        .arg(krate.join("target"))
+        .args(["--", "--emit=asm", "-Clinker=true"])
+        .status()
+        .expect("cannot run cargo for the learner's PTX");
+    assert!(status.success(), "your exercise files do not compile for the GPU (nvptx64); rustc's errors are above");
+    let asm = krate.join("target/nvptx64-nvidia-cuda/release/deps/learner_ptx.s");
+    fs::read_to_string(&asm).unwrap_or_else(|e| panic!("no PTX at {}: {e}", asm.display()))
 }

@@ -16,9 +16,21 @@ pub const ARCHES: [(&str, (u32, u32), &str); 3] = [
 /// the baseline on a newer GPU).
 pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
 
+/// PTX to load in place of the embedded kernels', set by [`load_instead`].
+static INSTEAD: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Loads `ptx` (sm_70 or older PTX) instead of the embedded kernels' on every GPU opened after
+/// this call: what `./x learn N --gpu` does with the learner's own kernels. Once per process.
+pub fn load_instead(ptx: &'static str) -> Result<()> {
+    INSTEAD.set(ptx).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
+}
+
 /// The PTX to load on a device of compute capability `cc`: the newest build the device can
-/// run, unless [`ARCH_OVERRIDE`] names another.
+/// run, unless [`ARCH_OVERRIDE`] names another (or [`load_instead`] gave one).
 pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+    if let Some(ptx) = INSTEAD.get() {
+        return Ok(("sm_70", ptx));
+    }
     choose(&ARCHES, cc)
 }
 

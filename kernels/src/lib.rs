@@ -92,7 +92,7 @@ macro_rules! kernel {
     ) => {
         $(#[$meta])*
         #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
+        #[cfg_attr(not(feature = "no-entries"), unsafe(no_mangle))]
         pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
 
         $(#[$meta])*

@@ -75,13 +75,28 @@ pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
     report
 }
 
+/// How a launch is made: directly, or timed (`Backend::time`, CUDA events on a GPU).
+type Wrap<'a> = &'a mut dyn FnMut(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
+
 /// The partials of one run of `attempt` on `data` at `block`: one per block (one per thread of
 /// the one block for the sum of squares).
 fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block: u32) -> Result<Vec<i32>, Error> {
+    run_wrapped(backend, ex, attempt, data, block, &mut |f| f())
+}
+
+/// [`run`] with each launch made through `wrap`.
+fn run_wrapped(
+    backend: &Backend,
+    ex: &Exercise,
+    attempt: &Attempt,
+    data: &[i32],
+    block: u32,
+    wrap: Wrap<'_>,
+) -> Result<Vec<i32>, Error> {
     let n = data.len();
     let items = attempt.items.max(1) as usize;
     if let Code::Scan(reduce, block_scan) = attempt.code {
-        return scan_output(backend, ex, (reduce, block_scan), data, Kind::Inclusive);
+        return scan_output(backend, ex, (reduce, block_scan), data, Kind::Inclusive, wrap);
     }
     let mut input = backend.upload(data)?;
     let v = registry::find(ex.lesson)?;
@@ -95,8 +110,9 @@ fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block:
             let mut partials = backend.alloc::<i32>(block as usize)?;
             let mut clocks = backend.alloc::<u64>(2)?;
             let cfg = LaunchConfig { grid: 1, block, shared_bytes };
+            let args = (input.as_ptr(), partials.as_mut_ptr(), clocks.as_mut_ptr(), n32);
             // SAFETY: one block; `partials` holds one element per thread, `clocks` two stamps.
-            unsafe { backend.launch(&k, cfg, (input.as_ptr(), partials.as_mut_ptr(), clocks.as_mut_ptr(), n32)) }?;
+            wrap(&mut || unsafe { backend.launch(&k, cfg, args) })?;
             backend.download(&partials)
         }
         code => {
@@ -104,19 +120,22 @@ fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block:
             let mut partials = backend.alloc::<i32>(grid)?;
             let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes };
             let (i, o) = (input.as_mut_ptr(), partials.as_mut_ptr());
+            let per_block = match code {
+                Code::PerBlock(table) => match table.iter().find(|(b, _)| *b == block) {
+                    Some((_, k)) => Some(*k),
+                    None => return Err(Error::Invalid(format!("no instantiation for block {block}"))),
+                },
+                _ => None,
+            };
             // SAFETY: `input` holds n elements and `partials` one per block of a grid that
             // covers n at `items` per thread, the kernels' contract.
-            unsafe {
-                match code {
-                    Code::InPlace(k) => backend.launch(&k, cfg, (i, o, n32)),
-                    Code::Read(k) => backend.launch(&k, cfg, (i.cast_const(), o, n32)),
-                    Code::PerBlock(table) => match table.iter().find(|(b, _)| *b == block) {
-                        Some((_, k)) => backend.launch(k, cfg, (i, o, n32)),
-                        None => return Err(Error::Invalid(format!("no instantiation for block {block}"))),
-                    },
-                    Code::Clocked(_) | Code::Scan(..) => unreachable!("handled above"),
+            wrap(&mut || unsafe {
+                match (code, per_block) {
+                    (Code::InPlace(k), _) | (Code::PerBlock(_), Some(k)) => backend.launch(&k, cfg, (i, o, n32)),
+                    (Code::Read(k), _) => backend.launch(&k, cfg, (i.cast_const(), o, n32)),
+                    _ => unreachable!("handled above"),
                 }
-            }?;
+            })?;
             backend.download(&partials)
         }
     }
@@ -145,11 +164,12 @@ fn scan_output(
     kernels: (Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
     data: &[i32],
     kind: Kind,
+    wrap: Wrap<'_>,
 ) -> Result<Vec<i32>, Error> {
     let input = backend.upload(data)?;
     let mut output = backend.alloc::<i32>(data.len())?;
     let mut scan = Scan::new(backend, scan_variant(ex, kernels), kind, &input, &mut output, data.len())?;
-    scan.launch()?;
+    wrap(&mut || scan.launch())?;
     scan.result()
 }
 
@@ -159,7 +179,8 @@ fn scan_answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize) ->
     let Code::Scan(reduce, block_scan) = attempt.code else { return Ok(None) };
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
     for kind in [Kind::Inclusive, Kind::Exclusive] {
-        let got = scan_output(backend, ex, (reduce, block_scan), &data, kind).map_err(|e| e.to_string())?;
+        let got =
+            scan_output(backend, ex, (reduce, block_scan), &data, kind, &mut |f| f()).map_err(|e| e.to_string())?;
         let want = kind.reference(&data);
         if let Some(i) = (0..n).find(|&i| got.get(i) != want.get(i)) {
             return Ok(Some(format!(
@@ -231,4 +252,48 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::SharedLoadConflicts => c.shared_ld_conflicts() as f64,
         Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
     })
+}
+
+/// The shape of the GPU run: n = 2^24 at block 512, the committed set's.
+pub const GPU_N: usize = 1 << 24;
+
+/// `attempt` on `backend` (a GPU) at [`GPU_N`], block 512: whether its answer is the CPU's, and
+/// its launch times over `runs` timed runs (CUDA events; a fresh input before each).
+pub fn on_gpu(
+    backend: &Backend,
+    ex: &Exercise,
+    attempt: &Attempt,
+    runs: usize,
+) -> Result<(Option<String>, Vec<f64>), String> {
+    let data = Input::full_range(GPU_N, 0x1EA4).data;
+    let want = expected_total(attempt, &data);
+    let mut times = Vec::with_capacity(runs);
+    let mut wrong = None;
+    for i in 0..=runs {
+        let mut timed = |f: &mut dyn FnMut() -> Result<(), Error>| -> Result<(), Error> {
+            let t = backend.time(f)?;
+            if i > 0 {
+                times.push(t);
+            }
+            Ok(())
+        };
+        let out = run_wrapped(backend, ex, attempt, &data, MEASURE_BLOCK, &mut timed).map_err(|e| e.to_string())?;
+        let got = match attempt.code {
+            Code::Scan(..) => out.last().copied().unwrap_or(0),
+            _ => out.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
+        };
+        if got != want && wrong.is_none() {
+            wrong = Some(format!("run {i}: the total is {got}, expected {want}"));
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((wrong, times))
+}
+
+/// What the partials of `attempt` add up to on `data` (a scan: its last inclusive element).
+fn expected_total(attempt: &Attempt, data: &[i32]) -> i32 {
+    match attempt.code {
+        Code::Clocked(_) => data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x))),
+        _ => data.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
+    }
 }

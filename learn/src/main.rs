@@ -5,6 +5,7 @@
 //! ./x learn N                check exercise N: your file learn/exercises/NN_<lesson>.rs
 //! ./x learn N --solution     the project's kernel beside your file (a diff)
 //! ./x learn N --reset        start exercise N again (your file is kept as …rs.bak-<time>)
+//! ./x learn N --gpu          also on the GPU: your kernel's time, beside the project's
 //! ```
 //!
 //! Each exercise is the previous lesson's kernel with the lesson's change left to make. The
@@ -162,6 +163,46 @@ fn wrap(text: &str, width: usize) -> String {
     lines.join("\n")
 }
 
+/// The learner's kernels as sm_70 PTX, built by build.rs under `LEARN_GPU=1` (`./x learn N
+/// --gpu`); empty otherwise.
+const LEARNER_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/learner_sm_70.ptx"));
+
+/// Runs the learner's kernel on the GPU at the committed set's shape, beside the project's
+/// committed figure.
+fn gpu(ex: &Exercise, attempt: &exercises::Attempt) -> Result<String, String> {
+    if LEARNER_PTX.is_empty() {
+        return Err("this build has no PTX of your kernels; `./x learn N --gpu` builds it".into());
+    }
+    reduce_scan::ptx::load_instead(LEARNER_PTX).map_err(|e| e.to_string())?;
+    let backend = reduce_scan::Backend::gpu().map_err(|e| e.to_string())?;
+    let (wrong, times) = check::on_gpu(&backend, ex, attempt, 10)?;
+    let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
+    let mut t = format!(
+        "on the GPU ({}): your kernel {median:.1} µs at n = 2^24, block {} (median of {} timed runs, CUDA events; \
+         sm_70 PTX built from your file); its answer {}",
+        backend.info().name,
+        check::MEASURE_BLOCK,
+        times.len(),
+        wrong.as_deref().map_or("agrees with the CPU".to_string(), |w| format!("is WRONG: {w}"))
+    );
+    let kind = reduce_scan::scan::find(ex.lesson).ok().map(|_| "inclusive");
+    if let Some(f) = reduce_scan::committed::figures(ex.lesson, kind) {
+        let p = reduce_scan::committed::provenance();
+        t.push_str(&format!(
+            "\nthe project's {} measured {:.1} µs at the same shape ({} on {}, {})",
+            ex.lesson,
+            f.time_us,
+            p.gpu,
+            p.date,
+            reduce_scan::committed::SET
+        ));
+    }
+    t.push_str(
+        "\nNsight Compute's counters of your kernel: not measured by --gpu (the project's: `./x run --metrics`)",
+    );
+    Ok(t)
+}
+
 fn fmt(x: f64) -> String {
     if x.fract() == 0.0 { format!("{x:.0}") } else { format!("{x:.2}") }
 }
@@ -199,7 +240,7 @@ fn reset(ex: &Exercise) -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: ./x learn [N [--solution | --reset]]";
+    let usage = "usage: ./x learn [N [--gpu | --solution | --reset]]";
     let Some(first) = args.first() else { return list() };
     let known = EXERCISES.len();
     let Some(ex) = first.parse::<u32>().ok().and_then(|n| EXERCISES.iter().find(|e| e.number == n)) else {
@@ -213,6 +254,21 @@ fn main() -> ExitCode {
             let passed = report.passed(ex);
             print!("{}", render(ex, &report));
             remember(ex.number, passed);
+            if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
+        }
+        Some("--gpu") if args.len() == 2 => {
+            let attempt = exercises::learner()[(ex.number - 1) as usize];
+            let report = check::check(ex, &attempt);
+            let passed = report.passed(ex);
+            print!("{}", render(ex, &report));
+            remember(ex.number, passed);
+            match gpu(ex, &attempt) {
+                Ok(text) => println!("\n{text}"),
+                Err(why) => {
+                    eprintln!("learn: --gpu: {why}");
+                    return ExitCode::from(2);
+                }
+            }
             if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Some("--solution") if args.len() == 2 => solution(ex),

@@ -291,10 +291,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
              runs on the same values with the same grid and block, every run checked",
         );
     }
-    if let Some((profile, _)) = &metrics {
-        report.note(super::metrics::note(*profile));
-    }
-    if let Some(line) = gpu.note() {
+    let profile_note = metrics.as_ref().map(|(p, _)| super::metrics::note(*p).to_string());
+    for line in profile_note.into_iter().chain(gpu.note()) {
         report.note(&line);
     }
     report.header();

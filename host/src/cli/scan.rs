@@ -248,10 +248,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         session.repeat,
         session.clock(),
     ));
-    if let Some((profile, _)) = &metrics {
-        report.note(super::metrics::note(*profile));
-    }
-    if let Some(line) = gpu.note() {
+    let profile_note = metrics.as_ref().map(|(p, _)| super::metrics::note(*p).to_string());
+    for line in profile_note.into_iter().chain(gpu.note()) {
         report.note(&line);
     }
     report.header();

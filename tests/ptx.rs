@@ -97,6 +97,8 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
             Some(kernels::scan::lookback_shared_bytes(threads, items))
         }
+        // The tiles are in dynamic shared memory; the static bytes are one mbarrier per stage.
+        (scan::ScanPlan::BulkLookback { stages, .. }, _) => Some(8 * stages),
         _ => None,
     }
 }

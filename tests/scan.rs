@@ -32,6 +32,9 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
         ScanPlan::ReduceThenScan { .. } => sizes.extend([2 * t + 1, 1 << 20, (1 << 20) + 1]),
         // A full window of 32 predecessors, and one more.
         ScanPlan::DecoupledLookback { .. } => sizes.extend([32 * t, 33 * t + 5]),
+        // The same, and enough tiles that every persistent block reuses each of its stages
+        // (mbarrier phases of both parities) and draws past the last tile.
+        ScanPlan::BulkLookback { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),
     }
     sizes
 }

@@ -23,6 +23,8 @@ pub struct Gpu {
     module: &'static Module,
     stream: Stream,
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
+    /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
+    raised: Mutex<HashMap<&'static str, u32>>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
@@ -129,6 +131,7 @@ impl Gpu {
             module,
             stream,
             functions: Mutex::new(HashMap::new()),
+            raised: Mutex::new(HashMap::new()),
             info,
             events: Mutex::new(events),
             hold_ns: AtomicU32::new(HOLD_START_NS),
@@ -170,6 +173,28 @@ impl Gpu {
         let f: &'static Function<'static> = Box::leak(Box::new(f));
         cache.insert(name, f);
         Ok(f)
+    }
+
+    /// Lets kernel `name` use `bytes` of dynamic shared memory: past 48 KiB a kernel must ask
+    /// for it (`cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`, what CUDA C
+    /// does with `cudaFuncSetAttribute`); done once per kernel and size.
+    pub fn allow_dynamic_shared(&self, name: &'static str, bytes: usize) -> Result<()> {
+        const DEFAULT_LIMIT: usize = 48 * 1024;
+        let f = self.function(name)?;
+        let mut raised = self.raised.lock().unwrap();
+        if bytes <= DEFAULT_LIMIT || raised.get(name).is_some_and(|&r| r as usize >= bytes) {
+            return Ok(());
+        }
+        let attr = cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        // SAFETY: a live function handle of this context; the driver checks the value.
+        let r = unsafe { cust::sys::cuFuncSetAttribute(f.to_raw(), attr, bytes as i32) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!(
+                "the driver refused `{name}` {bytes} bytes of dynamic shared memory ({r:?})"
+            )));
+        }
+        raised.insert(name, bytes as u32);
+        Ok(())
     }
 
     /// Launches `name` with the packed parameter pointers `params`.

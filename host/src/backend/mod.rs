@@ -408,6 +408,17 @@ impl Backend {
         }
     }
 
+    /// Lets `kernel` launch with `bytes` of dynamic shared memory, more than the 48 KiB a
+    /// launch gets without asking (CUDA C `cudaFuncSetAttribute(…,
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`). Call it before
+    /// [`occupancy`](Self::occupancy) and [`launch`](Self::launch) of such a kernel.
+    pub fn allow_dynamic_shared(&self, kernel: &'static str, bytes: usize) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.gpu.allow_dynamic_shared(kernel, bytes),
+            Backend::Emulator(emu, _) => emu.allow_dynamic_shared(kernel, bytes).map_err(Error::from),
+        }
+    }
+
     /// Blocks of kernel `kernel` with `block` threads (and `shared` dynamic bytes) that fit on
     /// one SM at once.
     /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.

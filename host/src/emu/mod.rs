@@ -69,6 +69,9 @@ pub use kernels::device::emu::Dim3;
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// Largest dynamic shared memory per block without an opt-in attribute (48 KiB).
 pub const MAX_DYNAMIC_SHARED: usize = 48 * 1024;
+/// Largest dynamic shared memory per block with the opt-in ([`Emulator::allow_dynamic_shared`]):
+/// sm_90's 227 KiB.
+pub const MAX_DYNAMIC_SHARED_OPT_IN: usize = 227 * 1024;
 
 /// What went wrong in an emulated launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,6 +223,8 @@ pub struct Emulator {
     counted: Option<std::sync::Arc<Mutex<Vec<Counted>>>>,
     /// The block each counted launch traces (`reduce trace`).
     trace_block: Option<u64>,
+    /// Kernels allowed more than 48 KiB of dynamic shared memory, and how much.
+    opted_in: std::sync::Arc<Mutex<std::collections::HashMap<String, usize>>>,
 }
 
 /// One launch's counters ([`Emulator::with_counting`]).
@@ -260,7 +265,29 @@ impl Emulator {
             refuse: None,
             counted: None,
             trace_block: None,
+            opted_in: Default::default(),
         }
+    }
+
+    /// Lets `kernel` launch with up to `bytes` of dynamic shared memory, past the 48 KiB a
+    /// launch gets without asking (CUDA C `cudaFuncSetAttribute(kernel,
+    /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`); at most
+    /// [`MAX_DYNAMIC_SHARED_OPT_IN`].
+    pub fn allow_dynamic_shared(&self, kernel: &str, bytes: usize) -> Result<(), EmuError> {
+        if bytes > MAX_DYNAMIC_SHARED_OPT_IN {
+            return Err(EmuError {
+                kind: EmuErrorKind::BadLaunch,
+                kernel: kernel.to_string(),
+                block: None,
+                detail: format!(
+                    "{bytes} bytes of dynamic shared memory asked for; a block holds at most {MAX_DYNAMIC_SHARED_OPT_IN}"
+                ),
+            });
+        }
+        let mut opted = self.opted_in.lock().unwrap();
+        let limit = opted.entry(kernel.to_string()).or_insert(0);
+        *limit = (*limit).max(bytes);
+        Ok(())
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
@@ -451,9 +478,11 @@ impl Emulator {
         if grid.volume() == 0 {
             return Err(bad("empty grid".into()));
         }
-        if dynamic_shared > MAX_DYNAMIC_SHARED {
+        let allowed = self.opted_in.lock().unwrap().get(kernel).copied().unwrap_or(0).max(MAX_DYNAMIC_SHARED);
+        if dynamic_shared > allowed {
             return Err(bad(format!(
-                "{dynamic_shared} bytes of dynamic shared memory; at most {MAX_DYNAMIC_SHARED} without opt-in"
+                "{dynamic_shared} bytes of dynamic shared memory; at most {allowed} (more than {MAX_DYNAMIC_SHARED} only \
+                 after Backend::allow_dynamic_shared, CUDA C's cudaFuncSetAttribute)"
             )));
         }
         Ok(())

@@ -130,6 +130,19 @@ pub enum ScanPlan {
         /// Elements per thread.
         items: u32,
     },
+    /// One launch of as many blocks as fit on the GPU at once, each drawing tiles by ticket
+    /// and holding `stages` of them in dynamic shared memory, loaded (and stored) by sm_90's
+    /// bulk-copy engine; decoupled look-back between tiles.
+    BulkLookback {
+        /// `lookback_bulk` or one of its tuning shapes.
+        kernel: Kernel<LookbackArgs>,
+        /// Threads per block (the kernel is compiled for exactly this).
+        threads: u32,
+        /// Elements per thread.
+        items: u32,
+        /// Tiles in shared memory per block.
+        stages: u32,
+    },
 }
 
 /// A scan variant.
@@ -156,7 +169,7 @@ impl ScanVariant {
         match self.plan {
             ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
             ScanPlan::ReduceThenScan { reduce, block_scan, .. } => vec![reduce.name, block_scan.name],
-            ScanPlan::DecoupledLookback { kernel, .. } => vec![kernel.name],
+            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::BulkLookback { kernel, .. } => vec![kernel.name],
         }
     }
 
@@ -164,7 +177,7 @@ impl ScanVariant {
     pub fn block(&self) -> u32 {
         match self.plan {
             ScanPlan::Fenwick { block, .. } | ScanPlan::ReduceThenScan { block, .. } => block,
-            ScanPlan::DecoupledLookback { threads, .. } => threads,
+            ScanPlan::DecoupledLookback { threads, .. } | ScanPlan::BulkLookback { threads, .. } => threads,
         }
     }
 
@@ -173,7 +186,9 @@ impl ScanVariant {
         match self.plan {
             ScanPlan::Fenwick { span, .. } => span,
             ScanPlan::ReduceThenScan { tile, .. } => tile,
-            ScanPlan::DecoupledLookback { threads, items, .. } => threads * items,
+            ScanPlan::DecoupledLookback { threads, items, .. } | ScanPlan::BulkLookback { threads, items, .. } => {
+                threads * items
+            }
         }
     }
 
@@ -191,6 +206,8 @@ impl ScanVariant {
                 levels[..levels.len() - 1].iter().map(|l| l.grid as u64 * 4).sum()
             }
             ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8,
+            // The status words, then the ticket counter.
+            ScanPlan::BulkLookback { .. } => ((n as u64).div_ceil(self.tile() as u64) + 1) * 8,
         }
     }
 }
@@ -229,6 +246,25 @@ macro_rules! lookback_hinted {
                 kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
                 threads: kernels::scan::LOOKBACK_THREADS,
                 items: kernels::scan::LOOKBACK_ITEMS,
+            },
+        }
+    };
+}
+
+/// A tuning shape or ablation of `lookback_bulk`.
+macro_rules! lookback_bulk_shape {
+    ($name:ident, $threads:literal, $items:literal, $stages:literal, $concept:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: $concept,
+            kinds: BOTH,
+            min_cc: (9, 0),
+            tuning: true,
+            plan: ScanPlan::BulkLookback {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                threads: $threads,
+                items: $items,
+                stages: $stages,
             },
         }
     };
@@ -288,6 +324,19 @@ static VARIANTS: &[ScanVariant] = &[
             items: kernels::scan::LOOKBACK_ITEMS,
         },
     },
+    ScanVariant {
+        name: "lookback_bulk",
+        concept: "lookback with sm_90's bulk-copy engine: one thread loads the next tile (cp.async.bulk + mbarrier) while the block scans and looks back",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: false,
+        plan: ScanPlan::BulkLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_bulk(a, b, c, d, e, f)),
+            threads: kernels::scan::BULK_THREADS,
+            items: kernels::scan::BULK_ITEMS,
+            stages: kernels::scan::BULK_STAGES,
+        },
+    },
     lookback_shape!(lookback_128x44, 128, 44),
     lookback_shape!(lookback_128x60, 128, 60),
     lookback_shape!(lookback_192x44, 192, 44),
@@ -302,6 +351,27 @@ static VARIANTS: &[ScanVariant] = &[
     lookback_hinted!(lookback_sleep64, "lookback whose waiting lanes sleep 64 ns between polls, an ablation"),
     lookback_hinted!(lookback_spin, "lookback whose waiting lanes spin without sleeping between polls, an ablation"),
     lookback_hinted!(lookback_sleep1024, "lookback whose waiting lanes sleep 1024 ns between polls, an ablation"),
+    lookback_bulk_shape!(
+        lookback_bulk_256x36x3,
+        256,
+        36,
+        3,
+        "lookback_bulk with 3 stages (two blocks per SM), for tuning"
+    ),
+    lookback_bulk_shape!(
+        lookback_bulk_256x20x3,
+        256,
+        20,
+        3,
+        "lookback_bulk with 3 stages of smaller tiles, for tuning"
+    ),
+    lookback_bulk_shape!(
+        lookback_bulk_load_only,
+        256,
+        36,
+        2,
+        "lookback_bulk storing through registers instead of a bulk store, an ablation"
+    ),
 ];
 
 /// Every scan variant, tuning shapes included.
@@ -499,6 +569,21 @@ impl Launch {
     }
 }
 
+/// The launch of a [`ScanPlan::BulkLookback`] variant on `n` elements: its dynamic shared
+/// memory, its block, and as many blocks as fit on the device at once (at most one per
+/// tile): persistent blocks that draw their tiles by ticket.
+pub(crate) fn bulk_config(backend: &Backend, variant: &ScanVariant, n: usize) -> Result<LaunchConfig> {
+    let ScanPlan::BulkLookback { kernel, threads, items, stages } = variant.plan else {
+        return Err(Error::Invalid(format!("scan `{}` is not a bulk-copy scan", variant.name)));
+    };
+    let shared = kernels::scan::lookback_bulk_shared_bytes(threads, items, stages);
+    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
+    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
+    let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
+    let grid = n.div_ceil(variant.tile() as usize).min(resident);
+    Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })
+}
+
 pub(crate) fn config(grid: usize, block: u32) -> LaunchConfig {
     LaunchConfig { grid: grid as u32, block, shared_bytes: 0 }
 }
@@ -604,6 +689,13 @@ impl<'a> Scan<'a> {
                     config(tiles, threads),
                     (inp, out, st.as_mut_ptr(), n32, 0, excl),
                 ));
+                status = Some(st);
+            }
+            ScanPlan::BulkLookback { kernel, threads, .. } => {
+                let cfg = bulk_config(backend, variant, n)?;
+                let mut st = backend.alloc::<u64>(n.div_ceil(variant.tile() as usize) + 1)?;
+                launches.push(Launch::Lookback(kernel, cfg, (inp, out, st.as_mut_ptr(), n32, 0, excl)));
+                debug_assert_eq!(cfg.block, threads);
                 status = Some(st);
             }
         }

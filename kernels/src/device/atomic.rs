@@ -8,7 +8,8 @@
 //!
 //! | function | PTX | CUDA C |
 //! |---|---|---|
-//! | [`atomic_add_i32`] / [`atomic_add_u32`] | `atom.relaxed.gpu.add` | `atomicAdd` |
+//! | [`atomic_add_i32`] / [`atomic_add_u32`] / [`atomic_add_u64`] | `atom.relaxed.gpu.add` | `atomicAdd` |
+//! | [`atomic_cas_u64`] | `atom.relaxed.gpu.cas.b64` | `atomicCAS` |
 //! | [`red_add_i32`] | `red.relaxed.gpu.add` | `atomicAdd` whose result is unused |
 //! | [`red_add_u32`], [`red_add_u64`], [`red_add_f32`], [`red_add_f64`] | `red.relaxed.gpu.add.{u32,u64,f32,f64}` | `atomicAdd` (`f64`: sm_60+) |
 //! | [`red_min_s32`] … [`red_max_u64`] | `red.relaxed.gpu.{min,max}.{s32,u32,s64,u64}` | `atomicMin` / `atomicMax` (64-bit: sm_32+) |
@@ -119,6 +120,62 @@ pub unsafe fn atomic_add_u32(ptr: GlobalMut<u32>, value: u32) -> u32 {
         observe(ptr, Access::AtomicRmw);
         // SAFETY: as above.
         unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
+    }
+}
+
+/// Atomically adds `value` to the 64-bit `*ptr` (wrapping) and returns the old value.
+///
+/// # Safety
+/// `ptr` is valid, 8-byte aligned, global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn atomic_add_u64(ptr: GlobalMut<u64>, value: u64) -> u64 {
+    let ptr = ptr.raw();
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let old: u64;
+        // SAFETY: the caller guarantees a valid aligned global address.
+        unsafe {
+            core::arch::asm!("atom.relaxed.gpu.add.u64 {o}, [{p}], {v};",
+                o = out(reg64) old, p = in(reg64) ptr, v = in(reg64) value, options(nostack));
+        }
+        old
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        observe(ptr, Access::AtomicRmw);
+        // SAFETY: as above.
+        unsafe { AtomicU64::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
+    }
+}
+
+/// Compare and swap (CUDA C `atomicCAS`): if the 64-bit `*ptr` is `expected`, it becomes
+/// `new`; returns the old value either way (equal to `expected` when the swap happened).
+///
+/// # Safety
+/// `ptr` is valid, 8-byte aligned, global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn atomic_cas_u64(ptr: GlobalMut<u64>, expected: u64, new: u64) -> u64 {
+    let ptr = ptr.raw();
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let old: u64;
+        // SAFETY: the caller guarantees a valid aligned global address.
+        unsafe {
+            core::arch::asm!("atom.relaxed.gpu.cas.b64 {o}, [{p}], {e}, {n};",
+                o = out(reg64) old, p = in(reg64) ptr, e = in(reg64) expected, n = in(reg64) new, options(nostack));
+        }
+        old
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        observe(ptr, Access::AtomicRmw);
+        // SAFETY: as above.
+        let a = unsafe { AtomicU64::from_ptr(ptr) };
+        match a.compare_exchange(expected, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(old) | Err(old) => old,
+        }
     }
 }
 

@@ -220,7 +220,7 @@ impl<T> GlobalMut<T> {
 }
 
 impl<T> Global<T> {
-    /// The raw address, for the device layer's own instructions (`cp.async`).
+    /// The raw address, for the device layer's own instructions (`cp.async`, bulk copies).
     #[inline(always)]
     pub(super) fn raw(self) -> *const T {
         self.ptr

@@ -24,11 +24,13 @@
 //! | [`warp`] | `__shfl_*_sync`, `__syncwarp`, `__ballot_sync`, `__all_sync`, `__any_sync`, `__reduce_add_sync` |
 //! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]`, 128-bit shared accesses, `cp.async` copies (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`) |
 //! | [`global`] | `const T *g_idata` / `T *g_odata` kernel parameters ([`Global`](global::Global), [`GlobalMut`](global::GlobalMut)): `p[i]`, `p + i`, 128-bit vector loads and stores (`int4`), read-only cache loads (`__ldg`), streaming stores (`__stcs`) |
+//! | [`bulk`] | sm_90's bulk copies (TMA) and `mbarrier`: `cuda::memcpy_async` of a whole tile with a `cuda::barrier`, `cp.async.bulk` global ↔ shared |
 //! | [`atomic`] | `atomicAdd`, `atomicMin`/`Max`, `__threadfence()`, `ld.acquire` / `st.release`, on [`GlobalMut`](global::GlobalMut) words |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
 
 pub mod atomic;
+pub mod bulk;
 pub mod clock;
 pub mod global;
 pub mod math;

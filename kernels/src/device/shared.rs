@@ -160,6 +160,28 @@ impl<T: Copy> Shared<T> {
         }
     }
 
+    /// The shared-window address of element `i` (GPU builds): what the device layer's own
+    /// instructions on shared memory take (`bulk`: the bulk copies and the `mbarrier`).
+    #[cfg(target_arch = "nvptx64")]
+    #[cfg_attr(not(target_feature = "sm_90"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) fn window_at(self, i: usize) -> u64 {
+        self.window + (i * core::mem::size_of::<T>()) as u64
+    }
+
+    /// The emulator's side of a device-layer operation on elements `i .. i + count` (`bulk`):
+    /// the index checked like any access, the access reported, and the elements' host pointer
+    /// returned for the operation to do its work.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub(super) fn emulated(self, i: usize, count: usize, access: Access) -> *mut T {
+        if i + count > self.len {
+            self.out_of_bounds(i + count - 1);
+        }
+        self.observe(i, count, access);
+        self.ptr.wrapping_add(i)
+    }
+
     /// Tells the emulator about an in-bounds access of `count` elements at `i` (for its race
     /// and initialisation checks) before it happens.
     #[cfg(not(target_arch = "nvptx64"))]

@@ -302,6 +302,39 @@ pub const fn blocked_is_conflict_free(items: usize) -> bool {
     items.is_multiple_of(4) && !(items / 4).is_multiple_of(2)
 }
 
+/// The tile a ticket counter's old value `old` gives a block of launch `epoch`, or `None` when
+/// the counter still holds an earlier launch's count (`lookback_bulk`'s tile tickets). The
+/// counter is one 64-bit word, `epoch:32 | tickets drawn:32`, so that, like the status words,
+/// it never needs zeroing between launches: the first block of a launch to find an old epoch
+/// restarts the counter at [`ticket_restart`] with a compare-and-swap.
+///
+/// ```
+/// use reduce_scan_kernels::scan::index::{ticket_of, ticket_restart};
+/// assert_eq!(ticket_of((7 << 32) | 41, 7), Some(41));
+/// assert_eq!(ticket_of((6 << 32) | 41, 7), None);
+/// assert_eq!(ticket_of(ticket_restart(7), 7), Some(1)); // the restarter took ticket 0
+/// ```
+pub const fn ticket_of(old: u64, epoch: u32) -> Option<u32> {
+    if (old >> 32) as u32 == epoch { Some(old as u32) } else { None }
+}
+
+/// The counter word after the block that restarts it for launch `epoch` took ticket 0.
+pub const fn ticket_restart(epoch: u32) -> u64 {
+    ((epoch as u64) << 32) | 1
+}
+
+/// The stage (shared buffer) of a block's `k`-th tile, and the parity of that stage's
+/// `mbarrier` phase it waits for: a ring of `stages` buffers, each use of a buffer one phase
+/// of its barrier (parity 0, 1, 0, …).
+///
+/// ```
+/// use reduce_scan_kernels::scan::index::stage_of;
+/// assert_eq!((0..5).map(|k| stage_of(k, 2)).collect::<Vec<_>>(), [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)]);
+/// ```
+pub const fn stage_of(k: usize, stages: usize) -> (usize, u32) {
+    (k % stages, ((k / stages) % 2) as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,8 +72,8 @@ pub const HINT_PREFETCH_256: u32 = 4;
 
 /// Shared words after the tile: one total per warp (at most 32 warps), the tile's exclusive
 /// prefix, padding to a 16-byte multiple.
-const CTRL_WORDS: usize = 36;
-const PREFIX_SLOT: usize = 32;
+pub(super) const CTRL_WORDS: usize = 36;
+pub(super) const PREFIX_SLOT: usize = 32;
 
 /// Shared words of a `lookback` kernel with tiles of `tile` elements.
 const fn shared_words(tile: usize) -> usize {
@@ -204,15 +204,15 @@ pub(super) unsafe fn store_chunk_guarded(output: GlobalMut<i32>, p: usize, n: us
 
 /// Where one thread stands in its tile: what every phase of [`scan_tile`] uses.
 #[derive(Clone, Copy)]
-struct TileThread {
+pub(super) struct TileThread {
     /// `threadIdx.x`, its lane and its warp.
-    tid: usize,
-    lane: u32,
-    warp: usize,
+    pub(super) tid: usize,
+    pub(super) lane: u32,
+    pub(super) warp: usize,
     /// The tile (`blockIdx.x`).
-    tile: usize,
+    pub(super) tile: usize,
     /// Where the control words start in shared memory (right after the tile).
-    ctrl: usize,
+    pub(super) ctrl: usize,
 }
 
 /// Phase 3, reduce: this thread's `4 × ROWS` consecutive elements (blocked), then an inclusive
@@ -223,7 +223,7 @@ struct TileThread {
 /// After phase 2 of [`scan_tile`] (the load and its barrier); called by every thread of the
 /// block.
 #[inline(always)]
-unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
+pub(super) unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
     let items = 4 * ROWS;
     let mut sum = 0i32;
     for r in 0..ROWS {
@@ -247,7 +247,7 @@ unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i
 /// # Safety
 /// After [`reduce_tile`]; `status` holds `gridDim.x` words.
 #[inline(always)]
-unsafe fn publish_aggregate<const THREADS: usize>(
+pub(super) unsafe fn publish_aggregate<const THREADS: usize>(
     t: TileThread,
     smem: Shared<i32>,
     status: GlobalMut<u64>,
@@ -278,7 +278,7 @@ unsafe fn publish_aggregate<const THREADS: usize>(
 /// # Safety
 /// After [`reduce_tile`]; each thread touches only its own blocked chunks.
 #[inline(always)]
-unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
+pub(super) unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
     let items = 4 * ROWS;
     for r in 0..ROWS {
         let at = blocked_chunk(t.tid, r, items);
@@ -305,7 +305,7 @@ unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut
 /// # Safety
 /// After [`publish_aggregate`]; `status` holds `gridDim.x` words; called by every thread.
 #[inline(always)]
-unsafe fn tile_prefix<const SLEEP_NS: u32>(
+pub(super) unsafe fn tile_prefix<const SLEEP_NS: u32>(
     t: TileThread,
     smem: Shared<i32>,
     status: GlobalMut<u64>,

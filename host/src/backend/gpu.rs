@@ -23,6 +23,8 @@ pub struct Gpu {
     module: &'static Module,
     stream: Stream,
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
+    /// A page-locked host word that [`read_element`](Self::read_element) copies answers into.
+    answer: Mutex<cust::memory::LockedBox<u64>>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
     info: DeviceInfo,
@@ -132,6 +134,7 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
+            answer: Mutex::new(cust::memory::LockedBox::new(&0u64).during("allocating a page-locked host word")?),
             info,
             events: Mutex::new(events),
             hold_ns: AtomicU32::new(HOLD_START_NS),
@@ -173,6 +176,26 @@ impl Gpu {
         let f: &'static Function<'static> = Box::leak(Box::new(f));
         cache.insert(name, f);
         Ok(f)
+    }
+
+    /// The `bytes ≤ 8` bytes at device address `src`, once the work queued on `stream` before
+    /// has finished: one asynchronous copy into a page-locked host word, queued behind that work,
+    /// then one stream synchronisation. A synchronous copy into pageable memory (what
+    /// `cuMemcpyDtoH` does for a `Vec`) stages the bytes through a driver buffer and costs
+    /// several microseconds more (`docs/measurements/`, `time_to_answer`).
+    pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
+        debug_assert!(bytes <= 8);
+        let slot = self.answer.lock().unwrap();
+        let dst = slot.as_raw();
+        // SAFETY: `dst` is a live page-locked word of 8 bytes, held (locked) until the copy has
+        // completed (the synchronisation below); `src` is the caller's device address of `bytes`
+        // readable bytes.
+        let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, stream.as_inner()) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!("the driver refused to copy an answer to the host ({r:?})")));
+        }
+        stream.synchronize().during("waiting for the GPU")?;
+        Ok(**slot)
     }
 
     /// Lets kernel `name` use `bytes` of dynamic shared memory: past 48 KiB a kernel must ask

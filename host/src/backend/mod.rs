@@ -298,6 +298,28 @@ impl Backend {
         }
     }
 
+    /// Element `index` of `buf`, after all work queued before: what a synchronous call needs of
+    /// its answer. On the GPU one asynchronous copy into a page-locked host word and one stream
+    /// synchronisation ([`Gpu::read_word`]), the fastest of the ways measured
+    /// (`examples/time_to_answer.rs`).
+    pub fn read_element<T: Element>(&self, buf: &DeviceBuffer<T>, index: usize) -> Result<T> {
+        if index >= buf.len {
+            return Err(Error::Invalid(format!("element {index} of a buffer of {}", buf.len)));
+        }
+        let size = std::mem::size_of::<T>();
+        match (self, &buf.repr) {
+            (Backend::Gpu(g), Repr::Gpu(b)) if size <= 8 => {
+                g.gpu.bind()?;
+                let src = b.as_device_ptr().as_raw() + (index * size) as u64;
+                let word = g.gpu.read_word(g.stream(), src, size)?;
+                // SAFETY: `T` is a plain `Element` of at most 8 bytes, and the word's first
+                // `size` bytes are the element's (little-endian host, copied byte for byte).
+                Ok(unsafe { std::mem::transmute_copy::<u64, T>(&word) })
+            }
+            _ => Ok(self.download_prefix(buf, index + 1)?[index]),
+        }
+    }
+
     /// Device-to-device copy of all of `src` into the start of `dst`.
     pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         self.copy_range(src, 0..src.len, dst)

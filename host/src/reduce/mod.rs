@@ -132,9 +132,8 @@ impl Workspace {
     pub(crate) fn result(&self, backend: &Backend) -> Result<i32> {
         let needs = self.geometry.needs;
         if let Some(words) = &self.result {
-            let words = backend.download(words)?;
             let last = self.epoch.checked_sub(1).ok_or_else(|| Error::Invalid("result() before any launch".into()))?;
-            return Ok(words[(last as usize) % needs.result_words]);
+            return backend.read_element(words, (last as usize) % needs.result_words);
         }
         let partials = self.partials.as_ref().ok_or_else(|| Error::Invalid("no partials to add".into()))?;
         let partials = backend.download_prefix(partials, needs.host_adds as usize)?;

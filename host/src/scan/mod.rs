@@ -392,9 +392,35 @@ pub fn find(name: &str) -> Result<&'static ScanVariant> {
     })
 }
 
-/// The variant [`inclusive_scan`] and [`exclusive_scan`] use: the single-pass look-back scan.
-pub fn fastest() -> &'static ScanVariant {
-    find("lookback").expect("lookback is registered")
+/// Whether `lookback_bulk` is the `i32` scan of the library on sm_90 and newer: the one place
+/// the scan's plan is chosen per architecture (`lookback` everywhere else, and the typed scans).
+///
+/// Measured (H100, `docs/measurements/2026-11-25-h100/bulk/`): see `docs/scan-bulk.md`.
+pub const BULK_ON_SM90: bool = true;
+
+/// The variant [`inclusive_scan`], [`exclusive_scan`] and [`Scanner`] use for `i32` sums on a
+/// device of compute capability `cc`: a single-pass look-back scan, with sm_90's bulk copies
+/// where [`BULK_ON_SM90`] says they are faster.
+pub fn fastest(cc: (u32, u32)) -> &'static ScanVariant {
+    let name = if BULK_ON_SM90 && cc >= (9, 0) { "lookback_bulk" } else { "lookback" };
+    find(name).expect("both look-back scans are registered")
+}
+
+/// A single-pass variant's launch on `n` elements: the kernel, its launch configuration, and
+/// the status words it needs (one per tile; the bulk scan's ticket counter after them).
+pub(crate) fn single_pass_launch(
+    backend: &Backend,
+    variant: &ScanVariant,
+    n: usize,
+) -> Result<(Kernel<LookbackArgs>, LaunchConfig, usize)> {
+    let tiles = n.div_ceil(variant.tile() as usize);
+    match variant.plan {
+        ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
+        ScanPlan::BulkLookback { kernel, .. } => Ok((kernel, bulk_config(backend, variant, n)?, tiles + 1)),
+        ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } => {
+            Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", variant.name)))
+        }
+    }
 }
 
 /// One level of the reduce-then-scan recursion: `len` elements in `grid` tiles.
@@ -681,21 +707,10 @@ impl<'a> Scan<'a> {
                 }
                 scratch.append(&mut sums);
             }
-            ScanPlan::DecoupledLookback { kernel, threads, .. } => {
-                let tiles = n.div_ceil(variant.tile() as usize);
-                let mut st = backend.alloc::<u64>(tiles)?;
-                launches.push(Launch::Lookback(
-                    kernel,
-                    config(tiles, threads),
-                    (inp, out, st.as_mut_ptr(), n32, 0, excl),
-                ));
-                status = Some(st);
-            }
-            ScanPlan::BulkLookback { kernel, threads, .. } => {
-                let cfg = bulk_config(backend, variant, n)?;
-                let mut st = backend.alloc::<u64>(n.div_ceil(variant.tile() as usize) + 1)?;
+            ScanPlan::DecoupledLookback { .. } | ScanPlan::BulkLookback { .. } => {
+                let (kernel, cfg, words) = single_pass_launch(backend, variant, n)?;
+                let mut st = backend.alloc::<u64>(words)?;
                 launches.push(Launch::Lookback(kernel, cfg, (inp, out, st.as_mut_ptr(), n32, 0, excl)));
-                debug_assert_eq!(cfg.block, threads);
                 status = Some(st);
             }
         }
@@ -873,7 +888,8 @@ mod tests {
     fn tuning_shapes_match_the_kernels_list() {
         // The cache-hint ablations keep lookback's own shape; the tuning shapes are the others.
         let own = (kernels::scan::LOOKBACK_THREADS, kernels::scan::LOOKBACK_ITEMS);
-        let reshaped = |v: &&ScanVariant| v.tuning && (v.block(), v.tile() / v.block()) != own;
+        let one_tile_per_block = |v: &&ScanVariant| matches!(v.plan, ScanPlan::DecoupledLookback { .. });
+        let reshaped = |v: &&ScanVariant| one_tile_per_block(v) && v.tuning && (v.block(), v.tile() / v.block()) != own;
         let shapes: Vec<(u32, u32)> = all()
             .filter(reshaped)
             .map(|v| match v.plan {
@@ -884,6 +900,26 @@ mod tests {
         assert_eq!(shapes, kernels::scan::LOOKBACK_TUNING.to_vec());
         for v in all().filter(reshaped) {
             assert_eq!(v.name, format!("lookback_{}x{}", v.block(), v.tile() / v.block()));
+        }
+    }
+
+    #[test]
+    fn bulk_tuning_shapes_match_the_kernels_list() {
+        let shapes: Vec<(u32, u32, u32)> = all()
+            .filter_map(|v| match v.plan {
+                ScanPlan::BulkLookback { threads, items, stages, .. } if v.name != "lookback_bulk_load_only" => {
+                    Some((threads, items, stages))
+                }
+                _ => None,
+            })
+            .collect();
+        let own = (kernels::scan::BULK_THREADS, kernels::scan::BULK_ITEMS, kernels::scan::BULK_STAGES);
+        let mut want = vec![own];
+        want.extend(kernels::scan::BULK_TUNING);
+        assert_eq!(shapes, want);
+        for v in all().filter(|v| v.tuning && v.name.starts_with("lookback_bulk_2")) {
+            let ScanPlan::BulkLookback { threads, items, stages, .. } = v.plan else { unreachable!() };
+            assert_eq!(v.name, format!("lookback_bulk_{threads}x{items}x{stages}"));
         }
     }
 
@@ -903,7 +939,7 @@ mod tests {
 
     #[test]
     fn preconditions_say_what_is_wrong() {
-        let v = fastest();
+        let v = fastest((7, 0));
         let e = check(v, Kind::Inclusive, 0, 10, 10, (9, 0)).unwrap_err().to_string();
         assert!(e.contains("n = 0") && e.contains("n ≥ 1"), "{e}");
         let e = check(v, Kind::Inclusive, 10, 10, 9, (9, 0)).unwrap_err().to_string();

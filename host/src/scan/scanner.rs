@@ -7,8 +7,8 @@ use kernels::scan::index::MAX_EPOCH;
 use kernels::types::Sum;
 
 use super::typed::{self, TypedScanVariant};
-use super::{Kind, LookbackArgs, ScanPlan, Shape, check_shape, config, fastest};
-use crate::backend::{Backend, DeviceBuffer, Kernel};
+use super::{Kind, Shape, check_shape, config, fastest, single_pass_launch};
+use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
 use crate::reduce::typed::{OpKind, Path, Value, check_layout};
 use crate::registry::Elem;
@@ -66,22 +66,20 @@ pub struct Scanner<'b, T: Value = i32, O: OpKind = Sum> {
 /// The kernel a [`Scanner`] launches, by the plan hook.
 #[derive(Clone, Copy)]
 enum Plan {
-    /// The classic `i32` `lookback`, with its threads per block.
-    Classic(Kernel<LookbackArgs>, u32, Shape),
+    /// The classic `i32` single-pass scan for the device (`lookback`, or `lookback_bulk` on
+    /// sm_90: [`fastest`]).
+    Classic(&'static super::ScanVariant, Shape),
     /// `lookback__{type}_{op}`.
     Typed(&'static TypedScanVariant, Shape),
 }
 
 impl Plan {
     /// The plan for `T` × `O`.
-    fn of<T: Value, O: OpKind>() -> Result<Self> {
+    fn of<T: Value, O: OpKind>(cc: (u32, u32)) -> Result<Self> {
         match O::path::<T>() {
             Path::Classic => {
-                let v = fastest();
-                let ScanPlan::DecoupledLookback { kernel, threads, .. } = v.plan else {
-                    return Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", v.name)));
-                };
-                Ok(Plan::Classic(kernel, threads, v.shape()))
+                let v = fastest(cc);
+                Ok(Plan::Classic(v, v.shape()))
             }
             Path::Typed => {
                 let tv = typed::find("lookback", T::ELEM, O::OP)?;
@@ -92,7 +90,7 @@ impl Plan {
 
     fn shape(&self) -> &Shape {
         match self {
-            Plan::Classic(_, _, shape) | Plan::Typed(_, shape) => shape,
+            Plan::Classic(_, shape) | Plan::Typed(_, shape) => shape,
         }
     }
 }
@@ -163,15 +161,22 @@ impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
             return Ok(());
         }
         let n = range.len();
-        let plan = Plan::of::<T, O>()?;
-        check_shape(plan.shape(), kind, n, (n, output.len()), self.backend.info().compute_capability)?;
+        let cc = self.backend.info().compute_capability;
+        let plan = Plan::of::<T, O>(cc)?;
+        check_shape(plan.shape(), kind, n, (n, output.len()), cc)?;
         let tiles = n.div_ceil(plan.shape().tile as usize);
-        self.prepare(tiles, matches!(plan, Plan::Typed(..)))?;
+        let classic = match plan {
+            Plan::Classic(v, _) => Some(single_pass_launch(self.backend, v, n)?),
+            Plan::Typed(..) => None,
+        };
+        let words = classic.map_or(tiles, |(_, _, words)| words);
+        self.prepare(words, tiles, matches!(plan, Plan::Typed(..)))?;
         let src = self.source(input, range)?;
         let epoch = self.epoch + 1;
         let status = self.status.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("status"))?;
         match plan {
-            Plan::Classic(kernel, threads, _) => {
+            Plan::Classic(..) => {
+                let Some((kernel, cfg, _)) = classic else { return Err(missing("classic plan")) };
                 if T::ELEM != Elem::I32 {
                     return Err(Error::Invalid(format!("the classic scan scans i32, not {}", T::ELEM.name())));
                 }
@@ -179,9 +184,10 @@ impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
                 // SAFETY: check_shape verified n ≥ 1, that the output holds n and that the grid
                 // fits; `src` is n elements of `i32` (T is i32, checked above), 16-byte aligned
                 // (source), distinct from `output` (`&` and `&mut`); the status array holds one
-                // word per tile, each older than `epoch` (zeroed at allocation, epochs strictly
-                // increasing since: prepare); the block is the kernel's own.
-                unsafe { self.backend.launch(&kernel, config(tiles, threads), args) }?;
+                // word per tile (and the bulk scan's ticket word), each older than `epoch` (zeroed at
+                // allocation, epochs strictly increasing since: prepare); the launch configuration
+                // is the kernel's own (single_pass_launch).
+                unsafe { self.backend.launch(&kernel, cfg, args) }?;
             }
             Plan::Typed(tv, _) => {
                 let values = self.values.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("values"))?;
@@ -202,11 +208,12 @@ impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
         self.backend.synchronize()
     }
 
-    /// Makes the status words (and, for the typed scan, the value slots) hold `tiles` tiles.
-    fn prepare(&mut self, tiles: usize, values: bool) -> Result<()> {
-        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < tiles) {
+    /// Makes the status array hold `words` words (one per tile, and the bulk scan's ticket
+    /// counter), and, for the typed scan, the value slots `tiles` tiles.
+    fn prepare(&mut self, words: usize, tiles: usize, values: bool) -> Result<()> {
+        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < words) {
             // Fresh zeroed words: no old word can carry a new epoch.
-            self.status = Some(self.backend.alloc::<u64>(tiles)?);
+            self.status = Some(self.backend.alloc::<u64>(words)?);
             self.epoch = 0;
         }
         if values && self.values.as_ref().is_none_or(|v| v.len() < 2 * tiles) {
@@ -242,6 +249,23 @@ mod tests {
     use kernels::types::{Max, Min};
 
     #[test]
+    fn an_i32_scanner_reuses_its_status_words_across_sizes() {
+        // The emulator is sm_90: the bulk scan, whose ticket counter then sits where a larger
+        // launch left a tile's status word (and the other way round).
+        let b = Backend::emulator();
+        let tile = fastest(b.info().compute_capability).tile() as usize;
+        let data: Vec<i32> = (0..12 * tile as i32 + 5).map(|i| i.wrapping_mul(2_654_435_761u32 as i32) >> 7).collect();
+        let input = b.upload(&data).unwrap();
+        let mut out = b.alloc::<i32>(data.len()).unwrap();
+        let mut s = Scanner::<i32, Sum>::new(&b);
+        for n in [12 * tile + 5, 2 * tile + 1, 7 * tile, 12 * tile + 5, 1] {
+            s.inclusive_range(&input, 0..n, &mut out).unwrap();
+            let want = crate::scan::cpu::inclusive_scan(&data[..n]);
+            assert_eq!(b.download_prefix(&out, n).unwrap(), want, "n = {n}");
+        }
+    }
+
+    #[test]
     fn sub_ranges_aligned_or_not_and_empty() {
         let b = Backend::emulator();
         let data: Vec<i64> = (0..3000).map(|i| (i * 37 % 101) - 50).collect();
@@ -271,8 +295,9 @@ mod tests {
 
     #[test]
     fn i32_sums_take_the_classic_kernel() {
-        assert!(matches!(Plan::of::<i32, Sum>(), Ok(Plan::Classic(..))));
-        assert!(matches!(Plan::of::<i32, Min>(), Ok(Plan::Typed(..))));
-        assert!(matches!(Plan::of::<u32, Sum>(), Ok(Plan::Typed(..))));
+        assert!(matches!(Plan::of::<i32, Sum>((9, 0)), Ok(Plan::Classic(v, _)) if v.name == "lookback_bulk"));
+        assert!(matches!(Plan::of::<i32, Sum>((8, 0)), Ok(Plan::Classic(v, _)) if v.name == "lookback"));
+        assert!(matches!(Plan::of::<i32, Min>((9, 0)), Ok(Plan::Typed(..))));
+        assert!(matches!(Plan::of::<u32, Sum>((9, 0)), Ok(Plan::Typed(..))));
     }
 }

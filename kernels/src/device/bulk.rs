@@ -56,14 +56,14 @@ pub struct Mbarrier {
 /// (bits 32..43), expected arrivals (bits 43..54), phase parity (bit 63).
 #[cfg(not(target_arch = "nvptx64"))]
 mod emulated {
-    pub const ARRIVALS: u32 = 32;
-    pub const EXPECTED: u32 = 43;
-    pub const PHASE: u32 = 63;
-    pub const FIELD: u64 = (1 << 11) - 1;
+    pub(super) const ARRIVALS: u32 = 32;
+    pub(super) const EXPECTED: u32 = 43;
+    pub(super) const PHASE: u32 = 63;
+    pub(super) const FIELD: u64 = (1 << 11) - 1;
 
     /// The word after `arrivals` arrivals and `bytes` more (or, negative, fewer) pending
     /// bytes: when both reach zero the phase completes and the counts start over.
-    pub fn step(word: u64, arrivals: u64, bytes: i64) -> u64 {
+    pub(super) fn step(word: u64, arrivals: u64, bytes: i64) -> u64 {
         let tx = (word as u32 as i32 as i64) + bytes;
         let pending = ((word >> ARRIVALS) & FIELD) - arrivals;
         let expected = (word >> EXPECTED) & FIELD;
@@ -303,10 +303,9 @@ impl<T: Word> Shared<T> {
             let _ = policy;
             let site = core::panic::Location::caller();
             let bytes = count * core::mem::size_of::<T>();
-            let dst = self.emulated(i, count, Access::Write);
-            check_aligned(dst as usize, bytes, site);
-            check_aligned(src.raw() as usize, bytes, site);
             hooks().global_access(src.raw() as usize, bytes, Access::Read, site);
+            let dst = self.emulated(i, count, Access::Write);
+            check_bulk(dst as usize, bytes, site);
             core::ptr::copy_nonoverlapping(src.raw(), dst, count);
             bar.update(0, -(bytes as i64));
         }
@@ -355,21 +354,24 @@ impl<T: Word> Shared<T> {
             let _ = policy;
             let site = core::panic::Location::caller();
             let bytes = count * core::mem::size_of::<T>();
-            let src = self.emulated(i, count, Access::Read);
-            check_aligned(src as usize, bytes, site);
-            check_aligned(dst.raw() as usize, bytes, site);
             hooks().global_access(dst.raw() as usize, bytes, Access::Write, site);
+            let src = self.emulated(i, count, Access::Read);
+            check_bulk(src as usize, bytes, site);
             core::ptr::copy_nonoverlapping(src, dst.raw(), count);
         }
     }
 }
 
-/// The emulator's check of a bulk copy's address and size: both multiples of 16 bytes.
+/// The emulator's check of a bulk copy's shared address and size: both multiples of 16 bytes
+/// (the global address is checked with the access itself, which reports the buffer).
 #[cfg(not(target_arch = "nvptx64"))]
-fn check_aligned(addr: usize, bytes: usize, site: super::emu::Site) {
-    if !addr.is_multiple_of(16) || !bytes.is_multiple_of(16) {
-        let addr = if addr.is_multiple_of(16) { addr + bytes } else { addr };
-        hooks().fault(super::emu::Fault::Misaligned { addr, align: 16, site });
+fn check_bulk(shared_addr: usize, bytes: usize, site: super::emu::Site) {
+    if !bytes.is_multiple_of(16) {
+        let reason = "a bulk copy moves a multiple of 16 bytes (cp.async.bulk's size operand)";
+        hooks().fault(super::emu::Fault::Trap { reason, site });
+    }
+    if !shared_addr.is_multiple_of(16) {
+        hooks().fault(super::emu::Fault::Misaligned { addr: shared_addr, align: 16, site });
     }
 }
 

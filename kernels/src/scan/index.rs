@@ -302,25 +302,31 @@ pub const fn blocked_is_conflict_free(items: usize) -> bool {
     items.is_multiple_of(4) && !(items / 4).is_multiple_of(2)
 }
 
+/// The flag of `lookback_bulk`'s ticket counter word (status words use the other three).
+pub const FLAG_TICKET: u32 = 3;
+
 /// The tile a ticket counter's old value `old` gives a block of launch `epoch`, or `None` when
-/// the counter still holds an earlier launch's count (`lookback_bulk`'s tile tickets). The
-/// counter is one 64-bit word, `epoch:32 | tickets drawn:32`, so that, like the status words,
-/// it never needs zeroing between launches: the first block of a launch to find an old epoch
-/// restarts the counter at [`ticket_restart`] with a compare-and-swap.
+/// the word is not this launch's counter (`lookback_bulk`'s tile tickets). The counter is a
+/// status word with flag [`FLAG_TICKET`] and the number of tickets drawn as its value
+/// (`pack_status(epoch, FLAG_TICKET, drawn)`), so that, like the status words, it never needs
+/// zeroing between launches: the first block of a launch to find anything else there (a zero,
+/// an earlier launch's counter, or a tile's status word when the array is reused for a smaller
+/// input) restarts it at [`ticket_restart`] with a compare-and-swap.
 ///
 /// ```
-/// use reduce_scan_kernels::scan::index::{ticket_of, ticket_restart};
-/// assert_eq!(ticket_of((7 << 32) | 41, 7), Some(41));
-/// assert_eq!(ticket_of((6 << 32) | 41, 7), None);
+/// use reduce_scan_kernels::scan::index::*;
+/// assert_eq!(ticket_of(pack_status(7, FLAG_TICKET, 41), 7), Some(41));
+/// assert_eq!(ticket_of(pack_status(6, FLAG_TICKET, 41), 7), None); // an earlier launch's
+/// assert_eq!(ticket_of(pack_status(7, FLAG_PREFIX, 41), 7), None); // a status word
 /// assert_eq!(ticket_of(ticket_restart(7), 7), Some(1)); // the restarter took ticket 0
 /// ```
 pub const fn ticket_of(old: u64, epoch: u32) -> Option<u32> {
-    if (old >> 32) as u32 == epoch { Some(old as u32) } else { None }
+    if (old >> 32) == ((epoch as u64) << 2 | FLAG_TICKET as u64) { Some(old as u32) } else { None }
 }
 
 /// The counter word after the block that restarts it for launch `epoch` took ticket 0.
 pub const fn ticket_restart(epoch: u32) -> u64 {
-    ((epoch as u64) << 32) | 1
+    pack_status(epoch, FLAG_TICKET, 1)
 }
 
 /// The stage (shared buffer) of a block's `k`-th tile, and the parity of that stage's

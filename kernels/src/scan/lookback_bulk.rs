@@ -324,10 +324,11 @@ kernel! {
     /// ```
     ///
     /// # Tile tickets
-    /// The ticket counter is `status[tiles]`, a 64-bit word `epoch:32 | tickets:32`
-    /// (`index::ticket_of`). A block draws with `atom.add`; a block that finds another
-    /// launch's epoch there restarts the counter with `atom.cas` at (epoch, 1) and takes
-    /// ticket 0 (a block whose `cas` fails draws again). So the counter, like the status words,
+    /// The ticket counter is `status[tiles]`, a status word with flag 3 (`index::FLAG_TICKET`)
+    /// whose value counts the tickets drawn (`index::ticket_of`). A block draws with
+    /// `atom.add`; a block that finds anything but this launch's counter there restarts it
+    /// with `atom.cas` at (epoch, 3, 1) and takes ticket 0 (a block whose `cas` fails draws
+    /// again). So the counter, like the status words,
     /// needs no zeroing between launches. Every block draws until it gets a ticket past the
     /// last tile. A block waits in its look-back only for smaller tickets, drawn by blocks that
     /// were running when they drew them, and a block finishes its tiles in ticket order: no

@@ -440,9 +440,8 @@ impl<T: Value> TypedWork<T> {
         let g = self.geometry;
         if g.result_words > 0 {
             let at = g.partials as usize;
-            let words = backend.download_prefix(&self.out, at + g.result_words)?;
             let last = self.epoch.checked_sub(1).ok_or_else(|| Error::Invalid("result() before any launch".into()))?;
-            return Ok(words[at + last as usize % g.result_words]);
+            return backend.read_element(&self.out, at + last as usize % g.result_words);
         }
         combine_pairwise(self.tv.op, backend.download_prefix(&self.out, g.partials as usize)?)
     }

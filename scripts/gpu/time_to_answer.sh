@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Time to answer on a GPU host: a loop of synchronous sums as a user calls them, ours
+# (examples/time_to_answer.rs, the bundle's .gpu/bin/time_to_answer) against CUB's
+# DeviceReduce::Sum followed by cudaMemcpy of its result (cub/wall.cu, built here with nvcc),
+# and, when .gpu/bin/time_to_answer_before exists, the same example built at an earlier commit.
+# ROUNDS rounds (default 5), the implementations alternating within each round, CALLS calls per
+# row (default 300), at SIZES (default "20 22 24 26 28"). Writes time_to_answer.csv (and the
+# nvcc log) to $OUT, else to the current directory.
+set -euo pipefail
+out=${OUT:-.}
+rounds=${ROUNDS:-5}; calls=${CALLS:-300}; sizes=${SIZES:-20 22 24 26 28}
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+nvcc -O3 -std=c++17 -arch="sm_$arch" -o /tmp/cub_wall cub/wall.cu >"$out/wall_nvcc.log" 2>&1
+csv=$out/time_to_answer.csv
+echo "impl,round,n,wall_us_median,wall_us_min,enqueue_us_median,device_us_median" >"$csv"
+for r in $(seq 1 "$rounds"); do
+  for impl in ours before cub; do
+    case $impl in
+      ours) bin=.gpu/bin/time_to_answer ;;
+      before) bin=.gpu/bin/time_to_answer_before ;;
+      cub) bin=/tmp/cub_wall ;;
+    esac
+    [ -x "$bin" ] || continue
+    # shellcheck disable=SC2086
+    if [ "$impl" = cub ]; then "$bin" "$calls" "$r" $sizes; else "$bin" --calls "$calls" --rounds 1 $sizes | tail -n +2 | sed "s/^1,/$r,/"; fi \
+      | sed "s/^/$impl,/" >>"$csv"
+  done
+done
+cat "$csv"

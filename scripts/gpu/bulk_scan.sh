@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The bulk-copy look-back scan against lookback, CUB's InclusiveSum and a device-to-device copy
-# of the same input, on a GPU host: ROUNDS rounds (default 3), each running
-#   reduce --op scan --backend gpu --n N --variant tuning --repeat 10 --compare-cub
-# at 1e8 and 2^28 (every look-back variant, its shapes and ablations, inclusive and exclusive,
-# every output checked; CUB and the copy timed in the same invocation, on the same input), then
-# `--variant all` once at SMALL (default "10000 1000000 10000000"). Writes bulk_scan.csv (with a
-# leading round column) and bulk_small.csv to $OUT, else to the current directory.
+# of the same input, on a GPU host: ROUNDS rounds (default 3), each running, at 1e8 and 2^28,
+#   reduce --op scan --backend gpu --n N --variant V --repeat 10 --compare-cub
+# for V = lookback, then lookback_bulk (inclusive and exclusive, every output checked; CUB and
+# the copy timed again in each invocation, on the same input): interleaved rounds. Then once
+# `--variant tuning` at both sizes (every look-back shape and ablation), and `--variant all` at
+# SMALL (default "10000 1000000 10000000"). Writes bulk_scan.csv (with a leading round column),
+# bulk_tuning.csv and bulk_small.csv to $OUT, else to the current directory.
 #
 #   scripts/gpu/bulk_scan.sh [REDUCE_BINARY]     default: .gpu/bin/reduce
 set -uo pipefail
@@ -21,12 +22,17 @@ append() { # $1 = file, $2 = round, rest = CLI args
   tail -n +2 "$tmp" | sed "s/^/$round,/" >>"$file"
   rm -f "$tmp"
 }
-rm -f "$out/bulk_scan.csv" "$out/bulk_small.csv"
+rm -f "$out/bulk_scan.csv" "$out/bulk_tuning.csv" "$out/bulk_small.csv"
 for r in $(seq 1 "$rounds"); do
   for n in 100000000 268435456; do
-    echo "round $r/$rounds, n = $n"
-    append "$out/bulk_scan.csv" "$r" --op scan --backend gpu --n "$n" --variant tuning --repeat 10 --compare-cub
+    for v in lookback lookback_bulk; do
+      echo "round $r/$rounds, n = $n, $v"
+      append "$out/bulk_scan.csv" "$r" --op scan --backend gpu --n "$n" --variant "$v" --repeat 10 --compare-cub
+    done
   done
+done
+for n in 100000000 268435456; do
+  append "$out/bulk_tuning.csv" 1 --op scan --backend gpu --n "$n" --variant tuning --repeat 10 --compare-cub
 done
 for n in ${SMALL:-10000 1000000 10000000}; do
   append "$out/bulk_small.csv" 1 --op scan --backend gpu --n "$n" --variant all --repeat 20 --compare-cub
@@ -38,7 +44,7 @@ by = {}
 for r in rows:
     if r["kind"] in ("inclusive", "copy") and r["time_us_median"]:
         by.setdefault((r["variant"], int(r["n"])), []).append(float(r["time_us_median"]))
-print(f"{'variant':<26} {'n':>10} {'min µs':>9} {'max µs':>9}   (inclusive, medians of the rounds)")
+print(f"{'variant':<26} {'n':>10} {'min µs':>9} {'max µs':>9}   (inclusive; the spread of the rounds' medians)")
 for (v, n), ts in sorted(by.items(), key=lambda kv: (kv[0][1], min(kv[1]))):
     print(f"{v:<26} {n:>10} {min(ts):>9.1f} {max(ts):>9.1f}")
 PY

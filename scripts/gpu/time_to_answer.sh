@@ -3,6 +3,9 @@
 # (examples/time_to_answer.rs, the bundle's .gpu/bin/time_to_answer) against CUB's
 # DeviceReduce::Sum followed by cudaMemcpy of its result (cub/wall.cu, built here with nvcc),
 # and, when .gpu/bin/time_to_answer_before exists, the same example built at an earlier commit.
+# Ours runs twice: `ours` (the library's way: the answer published into mapped host memory,
+# the host spinning on a flag) and `ours_copy` (REDUCE_SCAN_ANSWER=copy: an asynchronous copy
+# into page-locked memory, then a stream synchronisation).
 # ROUNDS rounds (default 5), the implementations alternating within each round, CALLS calls per
 # row (default 300), at SIZES (default "20 22 24 26 28"). Writes time_to_answer.csv (and the
 # nvcc log) to $OUT, else to the current directory.
@@ -14,9 +17,11 @@ nvcc -O3 -std=c++17 -arch="sm_$arch" -o /tmp/cub_wall cub/wall.cu >"$out/wall_nv
 csv=$out/time_to_answer.csv
 echo "impl,round,n,wall_us_median,wall_us_min,enqueue_us_median,device_us_median" >"$csv"
 for r in $(seq 1 "$rounds"); do
-  for impl in ours before cub; do
+  for impl in ours ours_copy before cub; do
+    export REDUCE_SCAN_ANSWER=mapped
     case $impl in
       ours) bin=.gpu/bin/time_to_answer ;;
+      ours_copy) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=copy ;;
       before) bin=.gpu/bin/time_to_answer_before ;;
       cub) bin=/tmp/cub_wall ;;
     esac

@@ -23,8 +23,8 @@ pub struct Gpu {
     module: &'static Module,
     stream: Stream,
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
-    /// A page-locked host word that [`read_element`](Self::read_element) copies answers into.
-    answer: Mutex<cust::memory::LockedBox<u64>>,
+    /// Where [`read_word`](Self::read_word) receives answers.
+    answer: Mutex<Answer>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
     info: DeviceInfo,
@@ -32,6 +32,77 @@ pub struct Gpu {
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
+}
+
+/// Page-locked host memory mapped into the device: an answer word and its flag (8 bytes each).
+struct Answer {
+    host: *mut u64,
+    device: u64,
+    /// The flag value of the last answer asked for.
+    seq: u32,
+    /// `REDUCE_SCAN_ANSWER=copy`: the copy-and-synchronise way instead (for measurements).
+    copy: bool,
+}
+
+// SAFETY: the words are process-wide page-locked memory, only touched under the Mutex.
+unsafe impl Send for Answer {}
+
+impl Answer {
+    fn new() -> Result<Self> {
+        let mut host = std::ptr::null_mut::<c_void>();
+        // SAFETY: a fresh allocation of 16 bytes; the driver writes its address.
+        let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, 16, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!("the driver refused 16 bytes of mapped page-locked memory ({r:?})")));
+        }
+        let mut device = 0u64;
+        // SAFETY: `host` is the mapped allocation just made.
+        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!("the driver has no device address for mapped memory ({r:?})")));
+        }
+        let host = host.cast::<u64>();
+        // SAFETY: 16 writable bytes: the value and the flag start at 0.
+        unsafe {
+            host.write_volatile(0);
+            host.add(1).write_volatile(0);
+        }
+        let copy = std::env::var("REDUCE_SCAN_ANSWER").is_ok_and(|v| v == "copy");
+        Ok(Self { host, device, seq: 0, copy })
+    }
+
+    /// Spins until the flag reads `seq`, then returns the value; every 256 reads asks the
+    /// stream whether it failed (its error is returned) or finished without the flag (an error).
+    fn wait(&self, stream: &Stream, seq: u32) -> Result<u64> {
+        let flag = self.host.wrapping_add(1).cast::<u32>();
+        // SAFETY: the mapped words live for the process; the device writes them.
+        let read = || unsafe { flag.read_volatile() };
+        let mut reads = 0u32;
+        while read() != seq {
+            reads = reads.wrapping_add(1);
+            if reads.is_multiple_of(256) {
+                // SAFETY: a live stream handle.
+                let r = unsafe { cust::sys::cuStreamQuery(stream.as_inner()) };
+                match r {
+                    cust::sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
+                    cust::sys::cudaError_enum::CUDA_SUCCESS => {
+                        // Finished: the flag's store is visible now, or it never came.
+                        if read() == seq {
+                            break;
+                        }
+                        return Err(Error::Invalid("the GPU finished without publishing the answer".into()));
+                    }
+                    _ => return Err(stream.synchronize().during("waiting for the GPU").err().unwrap_or_else(|| {
+                        Error::Invalid(format!("the GPU failed while computing the answer ({r:?})"))
+                    })),
+                }
+            }
+            std::hint::spin_loop();
+        }
+        std::sync::atomic::fence(Ordering::Acquire);
+        // SAFETY: the flag says the value was written before it (release on the device).
+        Ok(unsafe { self.host.read_volatile() })
+    }
 }
 
 /// The first hold before a timed run: far longer than the CPU takes to issue a run's launches
@@ -134,7 +205,7 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
-            answer: Mutex::new(cust::memory::LockedBox::new(&0u64).during("allocating a page-locked host word")?),
+            answer: Mutex::new(Answer::new()?),
             info,
             events: Mutex::new(events),
             hold_ns: AtomicU32::new(HOLD_START_NS),
@@ -178,24 +249,45 @@ impl Gpu {
         Ok(f)
     }
 
-    /// The `bytes ≤ 8` bytes at device address `src`, once the work queued on `stream` before
-    /// has finished: one asynchronous copy into a page-locked host word, queued behind that work,
-    /// then one stream synchronisation. A synchronous copy into pageable memory (what
-    /// `cuMemcpyDtoH` does for a `Vec`) stages the bytes through a driver buffer and costs
-    /// several microseconds more (`docs/measurements/`, `time_to_answer`).
+    /// The `bytes` (4 or 8, aligned) at device address `src`, once the work queued on `stream`
+    /// before has finished: what a synchronous call needs of its answer. Two ways, measured in
+    /// `docs/measurements/2026-11-25-h100/bulk/time_to_answer.csv` (`REDUCE_SCAN_ANSWER` picks
+    /// one, for that measurement):
+    ///
+    /// * `mapped` (the default): a one-thread `publish_answer` launch behind the work writes the
+    ///   answer, then a flag, into page-locked host memory mapped into the device; the host
+    ///   spins on the flag (asking the stream for errors every few hundred reads). No copy, no
+    ///   stream synchronisation.
+    /// * `copy`: an asynchronous copy into page-locked memory, then a stream synchronisation.
     pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
-        debug_assert!(bytes <= 8);
-        let slot = self.answer.lock().unwrap();
-        let dst = slot.as_raw();
-        // SAFETY: `dst` is a live page-locked word of 8 bytes, held (locked) until the copy has
-        // completed (the synchronisation below); `src` is the caller's device address of `bytes`
-        // readable bytes.
-        let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, stream.as_inner()) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::Invalid(format!("the driver refused to copy an answer to the host ({r:?})")));
+        debug_assert!(bytes == 4 || bytes == 8);
+        let mut answer = self.answer.lock().unwrap();
+        if answer.copy {
+            // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
+            // copy has completed (the synchronisation below); `src` is the caller's device address
+            // of `bytes` readable bytes.
+            let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(answer.host.cast(), src, bytes, stream.as_inner()) };
+            if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                return Err(Error::Invalid(format!("the driver refused to copy an answer to the host ({r:?})")));
+            }
+            stream.synchronize().during("waiting for the GPU")?;
+            // SAFETY: the copy into the word has completed.
+            return Ok(unsafe { answer.host.read_volatile() });
         }
-        stream.synchronize().during("waiting for the GPU")?;
-        Ok(**slot)
+        answer.seq = answer.seq.wrapping_add(1).max(1);
+        let (mut src, mut value, mut flag, mut seq, mut width) =
+            (src, answer.device, answer.device + 8, answer.seq, bytes as u32);
+        let params = [
+            (&raw mut src).cast::<c_void>(),
+            (&raw mut value).cast::<c_void>(),
+            (&raw mut flag).cast::<c_void>(),
+            (&raw mut seq).cast::<c_void>(),
+            (&raw mut width).cast::<c_void>(),
+        ];
+        // SAFETY: `publish_answer(src, value, flag, seq, bytes)`: the caller's `bytes` at `src`,
+        // and the two mapped host words, live for the process.
+        unsafe { self.launch(stream, "publish_answer", 1, 1, 0, &params) }?;
+        answer.wait(stream, seq)
     }
 
     /// Lets kernel `name` use `bytes` of dynamic shared memory: past 48 KiB a kernel must ask

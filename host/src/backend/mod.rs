@@ -299,16 +299,16 @@ impl Backend {
     }
 
     /// Element `index` of `buf`, after all work queued before: what a synchronous call needs of
-    /// its answer. On the GPU one asynchronous copy into a page-locked host word and one stream
-    /// synchronisation ([`Gpu::read_word`]), the fastest of the ways measured
-    /// (`examples/time_to_answer.rs`).
+    /// its answer. On the GPU a one-thread launch publishes it into mapped page-locked host
+    /// memory and the host spins on a flag ([`Gpu::read_word`]: no copy, no stream
+    /// synchronisation), the fastest of the ways measured (`examples/time_to_answer.rs`).
     pub fn read_element<T: Element>(&self, buf: &DeviceBuffer<T>, index: usize) -> Result<T> {
         if index >= buf.len {
             return Err(Error::Invalid(format!("element {index} of a buffer of {}", buf.len)));
         }
         let size = std::mem::size_of::<T>();
         match (self, &buf.repr) {
-            (Backend::Gpu(g), Repr::Gpu(b)) if size <= 8 => {
+            (Backend::Gpu(g), Repr::Gpu(b)) if size == 4 || size == 8 => {
                 g.gpu.bind()?;
                 let src = b.as_device_ptr().as_raw() + (index * size) as u64;
                 let word = g.gpu.read_word(g.stream(), src, size)?;

@@ -16,6 +16,7 @@
 //! | [`red_min_f32`] … [`red_max_f64`] | two integer `red.min`/`red.max`, by sign | none: PTX has no float atomic min/max |
 //! | [`load_acquire_u32`] / [`load_acquire_u64`] | `ld.acquire.gpu` | `cuda::atomic_ref::load(memory_order_acquire)` |
 //! | [`store_release_u32`] / [`store_release_u64`] | `st.release.gpu` | `cuda::atomic_ref::store(memory_order_release)` |
+//! | [`store_release_sys_u32`] | `st.release.sys` | `cuda::atomic_ref<T, thread_scope_system>::store(memory_order_release)` |
 //! | [`load_relaxed_u64`] / [`store_relaxed_u64`] | `ld/st.relaxed.gpu` | `memory_order_relaxed` |
 //! | [`thread_fence`] | `fence.acq_rel.gpu` | `__threadfence()` |
 //!
@@ -419,6 +420,11 @@ store_op!(
 store_op!(
     /// 64-bit [`store_release_u32`].
     store_release_u64, u64, AtomicU64, "st.release.gpu.b64", reg64, Release, true);
+store_op!(
+    /// [`store_release_u32`] at **system** scope (`st.release.sys`): the writes before it are
+    /// visible to the CPU (and other devices) that sees the stored value, for a word of host
+    /// memory mapped into the device.
+    store_release_sys_u32, u32, AtomicU32, "st.release.sys.b32", reg32, Release, true);
 store_op!(
     /// Atomic store at GPU scope that orders nothing.
     store_relaxed_u32, u32, AtomicU32, "st.relaxed.gpu.b32", reg32, Relaxed, false);

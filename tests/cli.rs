@@ -295,7 +295,7 @@ mod bad_input {
                 let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
                 let mut scanner = reduce_scan::Scanner::<i32, reduce_scan::Sum>::new(&b);
                 let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
-                let says = "invalid request: scan `lookback_bulk`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
+                let says = "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
                 if e.as_deref() != Some(says) {
                     return Err(format!("Scanner::inclusive, short output: got {e:?}, expected `{says}`").into());
                 }

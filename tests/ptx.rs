@@ -94,12 +94,17 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         (scan::ScanPlan::ReduceThenScan { .. }, "blelloch_unpadded_block" | "blelloch_unpadded_reduce") => {
             Some(kernels::scan::BLELLOCH_UNPADDED_SHARED_BYTES)
         }
+        // lookback_bulk's tile and control words are lookback's, and then one mbarrier, which
+        // ptxas rounds up to the array's 16-byte alignment.
+        (scan::ScanPlan::DecoupledLookback { threads, items, .. }, s) if s.starts_with("lookback_bulk") => {
+            Some(kernels::scan::lookback_shared_bytes(threads, items) + 16)
+        }
         (scan::ScanPlan::DecoupledLookback { threads, items, .. }, _) => {
             Some(kernels::scan::lookback_shared_bytes(threads, items))
         }
         // The tiles are in dynamic shared memory; the static bytes are one mbarrier per stage,
         // which ptxas rounds up to the array's 16-byte alignment.
-        (scan::ScanPlan::BulkLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
+        (scan::ScanPlan::PersistentLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
         _ => None,
     }
 }

@@ -34,7 +34,7 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
         ScanPlan::DecoupledLookback { .. } => sizes.extend([32 * t, 33 * t + 5]),
         // The same, and enough tiles that every persistent block reuses each of its stages
         // (mbarrier phases of both parities) and draws past the last tile.
-        ScanPlan::BulkLookback { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),
+        ScanPlan::PersistentLookback { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),
     }
     sizes
 }

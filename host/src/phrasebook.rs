@@ -156,7 +156,7 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "`cuda::atomic_ref<…, thread_scope_device>` `load(acquire)` / `store(release)` (and relaxed)",
-        "`atomic::load_acquire_u32`, `load_acquire_u64`, `atomic::store_release_u32`, `store_release_u64`, `atomic::load_relaxed_u32`, `load_relaxed_u64`, `atomic::store_relaxed_u32`, `store_relaxed_u64`",
+        "`atomic::load_acquire_u32`, `load_acquire_u64`, `atomic::store_release_u32`, `store_release_u64`, `atomic::load_relaxed_u32`, `load_relaxed_u64`, `atomic::store_relaxed_u32`, `store_relaxed_u64`; at system scope (host memory mapped into the device) `atomic::store_release_sys_u32`",
         "`core::sync::atomic` on global memory",
         "scan/lookback.rs",
     ),

@@ -2,8 +2,9 @@
 # The bulk-copy look-back scan against lookback, CUB's InclusiveSum and a device-to-device copy
 # of the same input, on a GPU host: ROUNDS rounds (default 3), each running, at 1e8 and 2^28,
 #   reduce --op scan --backend gpu --n N --variant V --repeat 10 --compare-cub
-# for V = lookback, then lookback_bulk (inclusive and exclusive, every output checked; CUB and
-# the copy timed again in each invocation, on the same input): interleaved rounds. Then once
+# for V = lookback, lookback_bulk, lookback_bulk_load_only, lookback_persistent (VARIANTS;
+# inclusive and exclusive, every output checked; CUB and the copy timed again in each
+# invocation, on the same input): interleaved rounds. Then once
 # `--variant tuning` at both sizes (every look-back shape and ablation), and `--variant all` at
 # SMALL (default "10000 1000000 10000000"). Writes bulk_scan.csv (with a leading round column),
 # bulk_tuning.csv and bulk_small.csv to $OUT, else to the current directory.
@@ -25,7 +26,7 @@ append() { # $1 = file, $2 = round, rest = CLI args
 rm -f "$out/bulk_scan.csv" "$out/bulk_tuning.csv" "$out/bulk_small.csv"
 for r in $(seq 1 "$rounds"); do
   for n in 100000000 268435456; do
-    for v in lookback lookback_bulk; do
+    for v in ${VARIANTS:-lookback lookback_bulk lookback_bulk_load_only lookback_persistent}; do
       echo "round $r/$rounds, n = $n, $v"
       append "$out/bulk_scan.csv" "$r" --op scan --backend gpu --n "$n" --variant "$v" --repeat 10 --compare-cub
     done

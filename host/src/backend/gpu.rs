@@ -92,9 +92,11 @@ impl Answer {
                         }
                         return Err(Error::Invalid("the GPU finished without publishing the answer".into()));
                     }
-                    _ => return Err(stream.synchronize().during("waiting for the GPU").err().unwrap_or_else(|| {
-                        Error::Invalid(format!("the GPU failed while computing the answer ({r:?})"))
-                    })),
+                    _ => {
+                        return Err(stream.synchronize().during("waiting for the GPU").err().unwrap_or_else(|| {
+                            Error::Invalid(format!("the GPU failed while computing the answer ({r:?})"))
+                        }));
+                    }
                 }
             }
             std::hint::spin_loop();

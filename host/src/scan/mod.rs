@@ -133,8 +133,8 @@ pub enum ScanPlan {
     /// One launch of as many blocks as fit on the GPU at once, each drawing tiles by ticket
     /// and holding `stages` of them in dynamic shared memory, loaded (and stored) by sm_90's
     /// bulk-copy engine; decoupled look-back between tiles.
-    BulkLookback {
-        /// `lookback_bulk` or one of its tuning shapes.
+    PersistentLookback {
+        /// `lookback_persistent`.
         kernel: Kernel<LookbackArgs>,
         /// Threads per block (the kernel is compiled for exactly this).
         threads: u32,
@@ -169,7 +169,9 @@ impl ScanVariant {
         match self.plan {
             ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
             ScanPlan::ReduceThenScan { reduce, block_scan, .. } => vec![reduce.name, block_scan.name],
-            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::BulkLookback { kernel, .. } => vec![kernel.name],
+            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::PersistentLookback { kernel, .. } => {
+                vec![kernel.name]
+            }
         }
     }
 
@@ -177,7 +179,7 @@ impl ScanVariant {
     pub fn block(&self) -> u32 {
         match self.plan {
             ScanPlan::Fenwick { block, .. } | ScanPlan::ReduceThenScan { block, .. } => block,
-            ScanPlan::DecoupledLookback { threads, .. } | ScanPlan::BulkLookback { threads, .. } => threads,
+            ScanPlan::DecoupledLookback { threads, .. } | ScanPlan::PersistentLookback { threads, .. } => threads,
         }
     }
 
@@ -186,9 +188,8 @@ impl ScanVariant {
         match self.plan {
             ScanPlan::Fenwick { span, .. } => span,
             ScanPlan::ReduceThenScan { tile, .. } => tile,
-            ScanPlan::DecoupledLookback { threads, items, .. } | ScanPlan::BulkLookback { threads, items, .. } => {
-                threads * items
-            }
+            ScanPlan::DecoupledLookback { threads, items, .. }
+            | ScanPlan::PersistentLookback { threads, items, .. } => threads * items,
         }
     }
 
@@ -207,7 +208,7 @@ impl ScanVariant {
             }
             ScanPlan::DecoupledLookback { .. } => (n as u64).div_ceil(self.tile() as u64) * 8,
             // The status words, then the ticket counter.
-            ScanPlan::BulkLookback { .. } => ((n as u64).div_ceil(self.tile() as u64) + 1) * 8,
+            ScanPlan::PersistentLookback { .. } => ((n as u64).div_ceil(self.tile() as u64) + 1) * 8,
         }
     }
 }
@@ -246,25 +247,6 @@ macro_rules! lookback_hinted {
                 kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
                 threads: kernels::scan::LOOKBACK_THREADS,
                 items: kernels::scan::LOOKBACK_ITEMS,
-            },
-        }
-    };
-}
-
-/// A tuning shape or ablation of `lookback_bulk`.
-macro_rules! lookback_bulk_shape {
-    ($name:ident, $threads:literal, $items:literal, $stages:literal, $concept:literal) => {
-        ScanVariant {
-            name: stringify!($name),
-            concept: $concept,
-            kinds: BOTH,
-            min_cc: (9, 0),
-            tuning: true,
-            plan: ScanPlan::BulkLookback {
-                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
-                threads: $threads,
-                items: $items,
-                stages: $stages,
             },
         }
     };
@@ -326,15 +308,14 @@ static VARIANTS: &[ScanVariant] = &[
     },
     ScanVariant {
         name: "lookback_bulk",
-        concept: "lookback with sm_90's bulk-copy engine: one thread loads the next tile (cp.async.bulk + mbarrier) while the block scans and looks back",
+        concept: "lookback with sm_90's bulk-copy engine: one thread moves the whole tile (cp.async.bulk + mbarrier), in and out",
         kinds: BOTH,
         min_cc: (9, 0),
         tuning: false,
-        plan: ScanPlan::BulkLookback {
+        plan: ScanPlan::DecoupledLookback {
             kernel: kernel_ref!(kernels::scan::lookback_bulk(a, b, c, d, e, f)),
             threads: kernels::scan::BULK_THREADS,
             items: kernels::scan::BULK_ITEMS,
-            stages: kernels::scan::BULK_STAGES,
         },
     },
     lookback_shape!(lookback_128x44, 128, 44),
@@ -351,27 +332,31 @@ static VARIANTS: &[ScanVariant] = &[
     lookback_hinted!(lookback_sleep64, "lookback whose waiting lanes sleep 64 ns between polls, an ablation"),
     lookback_hinted!(lookback_spin, "lookback whose waiting lanes spin without sleeping between polls, an ablation"),
     lookback_hinted!(lookback_sleep1024, "lookback whose waiting lanes sleep 1024 ns between polls, an ablation"),
-    lookback_bulk_shape!(
-        lookback_bulk_256x36x3,
-        256,
-        36,
-        3,
-        "lookback_bulk with 3 stages (two blocks per SM), for tuning"
-    ),
-    lookback_bulk_shape!(
-        lookback_bulk_256x20x3,
-        256,
-        20,
-        3,
-        "lookback_bulk with 3 stages of smaller tiles, for tuning"
-    ),
-    lookback_bulk_shape!(
-        lookback_bulk_load_only,
-        256,
-        36,
-        2,
-        "lookback_bulk storing through registers instead of a bulk store, an ablation"
-    ),
+    ScanVariant {
+        name: "lookback_bulk_load_only",
+        concept: "lookback_bulk storing through registers (st.global.cs.v4) instead of a bulk store, an ablation",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: true,
+        plan: ScanPlan::DecoupledLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_bulk_load_only(a, b, c, d, e, f)),
+            threads: kernels::scan::BULK_THREADS,
+            items: kernels::scan::BULK_ITEMS,
+        },
+    },
+    ScanVariant {
+        name: "lookback_persistent",
+        concept: "lookback_bulk with persistent blocks drawing tiles by ticket, the next tile loading during the look-back: an experiment, slower",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: true,
+        plan: ScanPlan::PersistentLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_persistent(a, b, c, d, e, f)),
+            threads: kernels::scan::PERSISTENT_THREADS,
+            items: kernels::scan::PERSISTENT_ITEMS,
+            stages: kernels::scan::PERSISTENT_STAGES,
+        },
+    },
 ];
 
 /// Every scan variant, tuning shapes included.
@@ -396,7 +381,7 @@ pub fn find(name: &str) -> Result<&'static ScanVariant> {
 /// the scan's plan is chosen per architecture (`lookback` everywhere else, and the typed scans).
 ///
 /// Measured (H100, `docs/measurements/2026-11-25-h100/bulk/`): see `docs/scan-bulk.md`.
-pub const BULK_ON_SM90: bool = true;
+pub const BULK_ON_SM90: bool = false;
 
 /// The variant [`inclusive_scan`], [`exclusive_scan`] and [`Scanner`] use for `i32` sums on a
 /// device of compute capability `cc`: a single-pass look-back scan, with sm_90's bulk copies
@@ -416,7 +401,7 @@ pub(crate) fn single_pass_launch(
     let tiles = n.div_ceil(variant.tile() as usize);
     match variant.plan {
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
-        ScanPlan::BulkLookback { kernel, .. } => Ok((kernel, bulk_config(backend, variant, n)?, tiles + 1)),
+        ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, variant, n)?, tiles + 1)),
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } => {
             Err(Error::Invalid(format!("scan `{}` is not a single-pass scan", variant.name)))
         }
@@ -595,14 +580,14 @@ impl Launch {
     }
 }
 
-/// The launch of a [`ScanPlan::BulkLookback`] variant on `n` elements: its dynamic shared
+/// The launch of a [`ScanPlan::PersistentLookback`] variant on `n` elements: its dynamic shared
 /// memory, its block, and as many blocks as fit on the device at once (at most one per
 /// tile): persistent blocks that draw their tiles by ticket.
-pub(crate) fn bulk_config(backend: &Backend, variant: &ScanVariant, n: usize) -> Result<LaunchConfig> {
-    let ScanPlan::BulkLookback { kernel, threads, items, stages } = variant.plan else {
-        return Err(Error::Invalid(format!("scan `{}` is not a bulk-copy scan", variant.name)));
+pub(crate) fn persistent_config(backend: &Backend, variant: &ScanVariant, n: usize) -> Result<LaunchConfig> {
+    let ScanPlan::PersistentLookback { kernel, threads, items, stages } = variant.plan else {
+        return Err(Error::Invalid(format!("scan `{}` is not a persistent scan", variant.name)));
     };
-    let shared = kernels::scan::lookback_bulk_shared_bytes(threads, items, stages);
+    let shared = kernels::scan::lookback_persistent_shared_bytes(threads, items, stages);
     backend.allow_dynamic_shared(kernel.name, shared as usize)?;
     let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
@@ -707,7 +692,7 @@ impl<'a> Scan<'a> {
                 }
                 scratch.append(&mut sums);
             }
-            ScanPlan::DecoupledLookback { .. } | ScanPlan::BulkLookback { .. } => {
+            ScanPlan::DecoupledLookback { .. } | ScanPlan::PersistentLookback { .. } => {
                 let (kernel, cfg, words) = single_pass_launch(backend, variant, n)?;
                 let mut st = backend.alloc::<u64>(words)?;
                 launches.push(Launch::Lookback(kernel, cfg, (inp, out, st.as_mut_ptr(), n32, 0, excl)));
@@ -888,7 +873,9 @@ mod tests {
     fn tuning_shapes_match_the_kernels_list() {
         // The cache-hint ablations keep lookback's own shape; the tuning shapes are the others.
         let own = (kernels::scan::LOOKBACK_THREADS, kernels::scan::LOOKBACK_ITEMS);
-        let one_tile_per_block = |v: &&ScanVariant| matches!(v.plan, ScanPlan::DecoupledLookback { .. });
+        let one_tile_per_block = |v: &&ScanVariant| {
+            matches!(v.plan, ScanPlan::DecoupledLookback { .. }) && !v.name.starts_with("lookback_bulk")
+        };
         let reshaped = |v: &&ScanVariant| one_tile_per_block(v) && v.tuning && (v.block(), v.tile() / v.block()) != own;
         let shapes: Vec<(u32, u32)> = all()
             .filter(reshaped)
@@ -900,26 +887,6 @@ mod tests {
         assert_eq!(shapes, kernels::scan::LOOKBACK_TUNING.to_vec());
         for v in all().filter(reshaped) {
             assert_eq!(v.name, format!("lookback_{}x{}", v.block(), v.tile() / v.block()));
-        }
-    }
-
-    #[test]
-    fn bulk_tuning_shapes_match_the_kernels_list() {
-        let shapes: Vec<(u32, u32, u32)> = all()
-            .filter_map(|v| match v.plan {
-                ScanPlan::BulkLookback { threads, items, stages, .. } if v.name != "lookback_bulk_load_only" => {
-                    Some((threads, items, stages))
-                }
-                _ => None,
-            })
-            .collect();
-        let own = (kernels::scan::BULK_THREADS, kernels::scan::BULK_ITEMS, kernels::scan::BULK_STAGES);
-        let mut want = vec![own];
-        want.extend(kernels::scan::BULK_TUNING);
-        assert_eq!(shapes, want);
-        for v in all().filter(|v| v.tuning && v.name.starts_with("lookback_bulk_2")) {
-            let ScanPlan::BulkLookback { threads, items, stages, .. } = v.plan else { unreachable!() };
-            assert_eq!(v.name, format!("lookback_bulk_{threads}x{items}x{stages}"));
         }
     }
 

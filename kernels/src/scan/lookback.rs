@@ -76,7 +76,7 @@ pub(super) const CTRL_WORDS: usize = 36;
 pub(super) const PREFIX_SLOT: usize = 32;
 
 /// Shared words of a `lookback` kernel with tiles of `tile` elements.
-const fn shared_words(tile: usize) -> usize {
+pub(super) const fn shared_words(tile: usize) -> usize {
     tile + CTRL_WORDS
 }
 

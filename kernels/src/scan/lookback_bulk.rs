@@ -1,246 +1,40 @@
-use super::index::{stage_of, striped_chunk, ticket_of, ticket_restart};
+use super::index::{blocked_is_conflict_free, striped_chunk};
 use super::lookback::{
-    CTRL_WORDS, TileThread, load_chunk_guarded, publish_aggregate, reduce_tile, scan_in_place, store_chunk_guarded,
+    TileThread, load_chunk_guarded, publish_aggregate, reduce_tile, scan_in_place, shared_words, store_chunk_guarded,
     tile_prefix,
 };
-use crate::device::atomic::{atomic_add_u64, atomic_cas_u64};
 use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
 use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
-use crate::device::shared::{Shared, dynamic_shared};
-use crate::device::thread::{block_dim_x, sync_threads, thread_idx_x};
-use crate::device::{WARP_SIZE, trap};
-use crate::scan::index::blocked_is_conflict_free;
+use crate::device::shared::Shared;
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use crate::device::warp::sync_warp;
+use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::{kernel, static_shared};
 
 // ---------------------------------------------------------------------------------------
-// Tuning: every knob of the bulk-copy look-back scan is here.
+// Tuning: `lookback_bulk` keeps `lookback`'s shape, so that the two differ only in how a tile
+// moves.
 
-/// Threads per block of `lookback_bulk` (a multiple of 32, at most 1024).
-pub const BULK_THREADS: u32 = 256;
-/// Elements per thread of `lookback_bulk`: an odd multiple of 4, as for `lookback` (the same
-/// blocked shared-memory reads).
-pub const BULK_ITEMS: u32 = 36;
-/// Elements per tile of `lookback_bulk` (`lookback`'s tile: 36 KiB).
+/// Threads per block of `lookback_bulk` (`lookback`'s).
+pub const BULK_THREADS: u32 = super::lookback::LOOKBACK_THREADS;
+/// Elements per thread of `lookback_bulk` (`lookback`'s).
+pub const BULK_ITEMS: u32 = super::lookback::LOOKBACK_ITEMS;
+/// Elements per tile of `lookback_bulk`: 36 KiB.
 pub const BULK_TILE: u32 = BULK_THREADS * BULK_ITEMS;
-/// Tiles a block of `lookback_bulk` holds at once: the one it scans, and the next ones,
-/// whose bulk loads are in flight meanwhile.
-pub const BULK_STAGES: u32 = 2;
 
-/// The other (threads, items per thread, stages) shapes compiled for tuning, each as a kernel
-/// `lookback_bulk_{threads}x{items}x{stages}` with the same code as `lookback_bulk`; the host
-/// registers one tuning variant per entry (a unit test keeps the lists equal), and the
-/// winner becomes [`BULK_THREADS`] × [`BULK_ITEMS`] × [`BULK_STAGES`].
-pub const BULK_TUNING: [(u32, u32, u32); 2] = [(256, 36, 3), (256, 20, 3)];
-
-/// Shared words of a ticket: one per stage, after the warp totals and the prefix of
-/// `lookback`'s control words (at most 3 stages fit in its 36 words).
-const TICKET_SLOT: usize = 33;
-
-/// Dynamic shared memory of a `lookback_bulk` block: `stages` tiles of `threads × items`
-/// words, then the control words (warp totals, prefix, tickets).
-pub const fn lookback_bulk_shared_bytes(threads: u32, items: u32, stages: u32) -> u32 {
-    (stages * threads * items + CTRL_WORDS as u32) * 4
-}
-
-/// Draws the block's next tile from the launch's ticket counter (`status[tiles]`): the
-/// tiles are handed out in the order blocks ask for them, so a tile's owner is always running.
-/// A counter left by an earlier launch (another epoch) is restarted by the first block that
-/// finds it (`index::ticket_of`).
+/// Phase 8 of the bulk scans: adds the tile's prefix and stores the tile: a full tile, with
+/// `BULK_STORE`, back into shared memory and then in one bulk store by thread 0; otherwise each
+/// thread's striped chunks through registers (`st.global.cs`, guarded for the partial tile), as
+/// `lookback`. Ends with a barrier.
 ///
 /// # Safety
-/// `counter` is the launch's ticket word (zeroed, or left by launches with other epochs).
+/// After the tile's prefix and its barrier, by every thread; `buf` is the tile in shared
+/// memory, `output` holds `n` elements and `base` is the tile's first element.
 #[inline(always)]
-unsafe fn draw_tile(counter: GlobalMut<u64>, epoch: u32) -> usize {
-    loop {
-        // SAFETY: the caller's ticket word; every access to it is atomic.
-        let old = unsafe { atomic_add_u64(counter, 1) };
-        if let Some(ticket) = ticket_of(old, epoch) {
-            return ticket as usize;
-        }
-        // SAFETY: as above.
-        if unsafe { atomic_cas_u64(counter, old + 1, ticket_restart(epoch)) } == old + 1 {
-            return 0;
-        }
-    }
-}
-
-/// What the block's thread 0 knows of its ring of stages.
-struct Producer {
-    /// The tiles it has drawn so far.
-    drawn: usize,
-    /// Drew a ticket past the last tile: nothing more to load.
-    exhausted: bool,
-}
-
-/// Thread 0 draws the tile for the block's `drawn`-th stage use, records it in that stage's
-/// ticket slot, and starts its bulk load when it is a full tile (a partial last tile is loaded
-/// later by every thread; a ticket past the last tile is recorded as `tiles`, which ends the
-/// block's loop).
-///
-/// # Safety
-/// Called by thread 0 only, when nobody reads the stage's buffer or its ticket slot; with
-/// `BULK_STORE`, the stage's previous bulk store has been committed.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn produce<const STAGES: usize, const BULK_STORE: bool>(
-    p: &mut Producer,
-    smem: Shared<i32>,
-    bars: Shared<u64>,
-    input: Global<i32>,
-    counter: GlobalMut<u64>,
-    (n, tile_len, epoch, policy): (usize, usize, u32, u64),
-) {
-    let tiles = n.div_ceil(tile_len);
-    let (stage, _) = stage_of(p.drawn, STAGES);
-    let tile = if p.exhausted {
-        tiles
-    } else {
-        // SAFETY: the launch's ticket word (the caller's).
-        unsafe { draw_tile(counter, epoch) }.min(tiles)
-    };
-    p.exhausted = tile == tiles;
-    p.drawn += 1;
-    // SAFETY: the stage's ticket slot; read by the others after the next barrier.
-    unsafe { smem.write(STAGES * tile_len + TICKET_SLOT + stage, tile as i32) };
-    if (tile + 1) * tile_len <= n {
-        if BULK_STORE {
-            // The stage's last bulk store must have read its bytes before they are overwritten.
-            bulk_wait_read::<0>();
-        }
-        // Earlier reads and writes of the buffer by the threads (generic proxy) come first.
-        fence_proxy_async();
-        // SAFETY: an initialised barrier; a whole tile inside the input (16-byte aligned: the
-        // tile is a multiple of 4 elements and the input is aligned); nobody touches the
-        // buffer until its phase completes.
-        unsafe {
-            let bar = Mbarrier::at(bars, stage);
-            bar.arrive_expect_tx((tile_len * 4) as u32);
-            smem.offset(stage * tile_len).copy_bulk(0, input.wrapping_offset(tile * tile_len), tile_len, bar, policy);
-        }
-    }
-}
-
-/// The body of `lookback_bulk` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
-/// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
-/// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
-///
-/// # Safety
-/// As for [`lookback_bulk`]; `smem` holds `STAGES` tiles and the control words, `bars` has
-/// `STAGES` words.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usize, const BULK_STORE: bool>(
-    input: Global<i32>,
-    output: GlobalMut<i32>,
-    status: GlobalMut<u64>,
-    n: u32,
-    epoch: u32,
-    exclusive: u32,
-    smem: Shared<i32>,
-    bars: Shared<u64>,
-) {
-    const {
-        assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
-        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
-        assert!(STAGES >= 2 && TICKET_SLOT + STAGES <= CTRL_WORDS, "2 to 3 stages");
-    };
-    if block_dim_x() as usize != THREADS {
-        trap("lookback_bulk launched with a block size other than the one it was compiled for");
-    }
-    let tile_len = THREADS * 4 * ROWS;
-    let (tid, n) = (thread_idx_x() as usize, n as usize);
-    let tiles = n.div_ceil(tile_len);
-    let ctrl = STAGES * tile_len;
-    let policy = l2_evict_first_policy();
-    // SAFETY: status holds tiles + 1 words; the last is the ticket counter.
-    let counter = unsafe { status.offset(tiles) };
-    let mut producer = Producer { drawn: 0, exhausted: false };
-    // 1. Thread 0 sets up one barrier per stage and starts the loads of the first stages.
-    if tid == 0 {
-        for s in 0..STAGES {
-            // SAFETY: s < STAGES = the barrier array's length; nobody else touches it yet.
-            unsafe { Mbarrier::at(bars, s).init(1) };
-        }
-        fence_proxy_async();
-        for _ in 0..STAGES - 1 {
-            // SAFETY: thread 0, before any buffer is used.
-            unsafe {
-                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
-            };
-        }
-    }
-    let mut k = 0;
-    loop {
-        let (stage, parity) = stage_of(k, STAGES);
-        // 2. Thread 0 starts the load of the tile after the ones in flight (into the stage the
-        //    previous tile left), then waits for this stage's bytes.
-        if tid == 0 {
-            // SAFETY: thread 0; the stage it fills was released by the previous iteration's
-            // last barrier (and its bulk store's read, which produce waits for).
-            unsafe {
-                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
-            };
-            // SAFETY: this stage's ticket slot, written by thread 0 itself.
-            let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
-            if (tile + 1) * tile_len <= n {
-                // SAFETY: an initialised barrier whose current phase is this tile's load.
-                unsafe { Mbarrier::at(bars, stage).wait_parity(parity) };
-            }
-        }
-        sync_threads();
-        // SAFETY: written by thread 0 before the barrier.
-        let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
-        if tile >= tiles {
-            break;
-        }
-        // SAFETY: stage < STAGES, so the stage's buffer lies inside smem.
-        let buf = unsafe { smem.offset(stage * tile_len) };
-        let base = tile * tile_len;
-        let full = base + tile_len <= n;
-        // 3. The partial last tile: every thread loads its striped chunks, zeros past n.
-        if !full {
-            for r in 0..ROWS {
-                let c = striped_chunk(tid, r, THREADS);
-                // SAFETY: input holds n elements; this thread's chunk of the stage.
-                unsafe { buf.write_v4(c, load_chunk_guarded(input, base + c, n)) };
-            }
-            sync_threads();
-        }
-        let lane = thread_idx_x() % WARP_SIZE;
-        let t = TileThread { tid, lane, warp: tid / WARP_SIZE as usize, tile, ctrl: ctrl - stage * tile_len };
-        // 4.–7. `lookback`'s phases 3–6 on this stage. SAFETY: the tile is loaded and visible
-        // (barrier above); every thread runs every phase.
-        let prefix = unsafe {
-            let (sum, incl) = reduce_tile::<ROWS>(t, buf);
-            let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, buf, status, epoch);
-            scan_in_place::<ROWS>(t, buf, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
-            tile_prefix::<{ super::lookback::LOOKBACK_SLEEP_NS }>(t, buf, status, epoch, aggregate)
-        };
-        // 8. Store.
-        // SAFETY: this thread's chunks of the scanned tile; output holds n elements.
-        unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(buf, output, base, n, prefix, full, policy) };
-        k += 1;
-    }
-    if BULK_STORE && tid == 0 {
-        // The block's shared memory must outlive the reads of its last bulk store.
-        bulk_wait_read::<0>();
-    }
-}
-
-/// Phase 8: adds the tile's prefix and stores the tile: a full tile, with `BULK_STORE`, back
-/// into shared memory and then in one bulk store by thread 0; otherwise each thread's striped
-/// chunks through registers (`st.global.cs`, guarded for the partial tile), as `lookback`.
-/// Ends with a barrier, after which the stage may be refilled.
-///
-/// # Safety
-/// After phase 7 (the prefix and its barrier), by every thread; `buf` is the tile's stage,
-/// `output` holds `n` elements and `base` is the tile's first element.
-#[inline(always)]
-unsafe fn store_tile<const THREADS: usize, const ROWS: usize, const BULK_STORE: bool>(
+pub(super) unsafe fn store_tile<const THREADS: usize, const ROWS: usize, const BULK_STORE: bool>(
     buf: Shared<i32>,
     output: GlobalMut<i32>,
-    base: usize,
-    n: usize,
+    (base, n): (usize, usize),
     prefix: i32,
     full: bool,
     policy: u64,
@@ -268,89 +62,163 @@ unsafe fn store_tile<const THREADS: usize, const ROWS: usize, const BULK_STORE: 
         sync_threads();
         if tid == 0 {
             // SAFETY: the whole tile lies in the output (full), 16-byte aligned; fenced and
-            // behind a barrier; nobody writes the stage until produce waits for this read.
+            // behind a barrier; nobody writes these shared words until the group has been read.
             unsafe { buf.store_bulk(0, output.offset(base), THREADS * 4 * ROWS, policy) };
             bulk_commit();
         }
+        sync_warp(FULL_MASK);
     } else {
         sync_threads();
     }
 }
 
+/// The body of `lookback_bulk` and of its ablation: `lookback`'s tile `blockIdx.x` and phases,
+/// the full tile loaded by one bulk copy; `BULK_STORE` stores it with one too.
+///
+/// # Safety
+/// As for [`lookback_bulk`]; `smem` is the block's shared array of `shared_words(tile)` words,
+/// `bar` one `mbarrier` word.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn bulk_tile<const THREADS: usize, const ROWS: usize, const BULK_STORE: bool>(
+    input: Global<i32>,
+    output: GlobalMut<i32>,
+    status: GlobalMut<u64>,
+    (n, epoch, exclusive): (u32, u32, u32),
+    smem: Shared<i32>,
+    bar: Shared<u64>,
+) {
+    const {
+        assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
+        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
+    };
+    if block_dim_x() as usize != THREADS {
+        trap("lookback_bulk launched with a block size other than the one it was compiled for");
+    }
+    let tile_len = THREADS * 4 * ROWS;
+    let (tid, n) = (thread_idx_x() as usize, n as usize);
+    let tile = block_idx_x() as usize;
+    let base = tile * tile_len;
+    let full = base + tile_len <= n;
+    let policy = l2_evict_first_policy();
+    // 1.–2. The tile: one bulk copy by thread 0, which waits for its bytes; the partial last
+    //    tile through registers by every thread, zeros past n.
+    if full {
+        if tid == 0 {
+            // SAFETY: one barrier, set up and used by thread 0 alone; a whole tile inside the
+            // input, 16-byte aligned (a multiple of 4 elements from an aligned input); nobody
+            // touches the shared tile until the phase completes.
+            unsafe {
+                let bar = Mbarrier::at(bar, 0);
+                bar.init(1);
+                fence_proxy_async();
+                bar.arrive_expect_tx((tile_len * 4) as u32);
+                smem.copy_bulk(0, input.wrapping_offset(base), tile_len, bar, policy);
+                bar.wait_parity(0);
+            }
+        }
+        // Warp 0 converges before the barrier: `bar.sync` is `.aligned`.
+        sync_warp(FULL_MASK);
+    } else {
+        for r in 0..ROWS {
+            let c = striped_chunk(tid, r, THREADS);
+            // SAFETY: input holds n elements; this thread's chunk.
+            unsafe { smem.write_v4(c, load_chunk_guarded(input, base + c, n)) };
+        }
+    }
+    sync_threads();
+    let lane = thread_idx_x() % WARP_SIZE;
+    let t = TileThread { tid, lane, warp: tid / WARP_SIZE as usize, tile, ctrl: tile_len };
+    // 3.–6. `lookback`'s phases. SAFETY: the tile is loaded and visible; every thread runs them.
+    let prefix = unsafe {
+        let (sum, incl) = reduce_tile::<ROWS>(t, smem);
+        let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, smem, status, epoch);
+        scan_in_place::<ROWS>(t, smem, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
+        tile_prefix::<{ super::lookback::LOOKBACK_SLEEP_NS }>(t, smem, status, epoch, aggregate)
+    };
+    // 7. Store. SAFETY: this thread's chunks of the scanned tile; output holds n elements.
+    unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(smem, output, (base, n), prefix, full, policy) };
+    if BULK_STORE && tid == 0 {
+        // The block's shared memory must outlive the reads of its bulk store.
+        bulk_wait_read::<0>();
+    }
+}
+
+/// `lookback_bulk`'s body with its shared memory: the tile and the control words, and one
+/// `mbarrier`.
+///
+/// # Safety
+/// As for [`lookback_bulk`].
+#[inline(always)]
+unsafe fn bulk_with<const BULK_STORE: bool>(
+    input: Global<i32>,
+    output: GlobalMut<i32>,
+    status: GlobalMut<u64>,
+    args: (u32, u32, u32),
+) {
+    let smem = static_shared!(BULK_SHARED: [i32; shared_words(BULK_TILE as usize)]);
+    let bar = static_shared!(BULK_BARRIER: [u64; 1]);
+    // SAFETY: forwarded from the caller; the arrays have the sizes bulk_tile needs.
+    unsafe {
+        bulk_tile::<{ BULK_THREADS as usize }, { BULK_ITEMS as usize / 4 }, BULK_STORE>(
+            input, output, status, args, smem, bar,
+        )
+    }
+}
+
 kernel! {
-    /// Single-pass scan with decoupled look-back whose tiles are moved by Hopper's bulk-copy
-    /// engine (TMA): one thread loads the next tile while the block scans this one.
+    /// `lookback` whose tile is loaded, and stored, by Hopper's bulk-copy engine (TMA): one
+    /// instruction by one thread moves the whole 36 KiB tile.
     ///
     /// # Concept
-    /// **Asynchronous bulk copies and a pipeline of stages.** On sm_90 one instruction,
-    /// `cp.async.bulk`, asks the copy engine to move a whole tile (here 36 KiB) from global
-    /// to shared memory; the issuing thread goes on, and an `mbarrier` in shared memory
-    /// counts the bytes as they land. A block that keeps two tiles in shared memory (two
-    /// *stages*) can have the next tile's load in flight during everything else it does with
-    /// the current one: its arithmetic, and above all its look-back wait. Tiles are then
-    /// handed to blocks by a ticket counter rather than by `blockIdx.x`, so that a block can
-    /// run a whole sequence of tiles (a persistent block) while the look-back stays free of
-    /// deadlock: a tile's owner took it only when it was already running.
+    /// **Asynchronous bulk copies.** On sm_90 one instruction, `cp.async.bulk`, asks the copy
+    /// engine to move a whole tile between global and shared memory; the issuing thread goes
+    /// on, and an `mbarrier` in shared memory counts the bytes as they land
+    /// (`mbarrier.arrive.expect_tx` with the bytes to come, then `mbarrier.try_wait.parity`).
+    /// The other direction, shared to global, joins a *bulk group* that the thread can wait
+    /// for (`cp.async.bulk.wait_group.read`: until the engine has read the shared bytes). Shared
+    /// memory written by the threads must be fenced for the engine
+    /// (`fence.proxy.async.shared::cta`) before it reads it.
     ///
     /// # Previous problem → fix
-    /// `lookback` holds its 36 KiB tile in shared memory from the load until the store, and
-    /// nothing is loaded into that space while warp 0 looks back: on an H100 at 2^28, 51.6 %
-    /// of its stall cycles are at the barrier that waits for the look-back, and its DRAM
-    /// throughput is 81–82 % of peak against about 90 % for a copy. Here the block's second
-    /// stage is already loading the next tile during that wait, and 256 × 9 `cp.async`
-    /// instructions per tile become one bulk copy issued by one thread.
+    /// `lookback` moves its tile with `cp.async`: 256 threads × 9 instructions of 16 bytes each,
+    /// and each thread waits for its own group; it stores through registers, 9 `st.global.cs.v4`
+    /// per thread. Its DRAM throughput is 81–82 % of peak at 2^28 on an H100 against about 90 %
+    /// for a copy. Here the tile's 36 KiB go in one bulk copy and come out in one bulk store:
+    /// the same bytes with 2 instructions instead of 4,608, the question being whether the copy
+    /// engine keeps DRAM busier than the threads did (`# Measured`).
     ///
     /// # Execution
-    /// Block of `BULK_THREADS` threads; `BULK_STAGES` buffers of `BULK_TILE` elements in
-    /// dynamic shared memory, one `mbarrier` each.
-    /// 1. Thread 0 initialises the barriers, draws a tile ticket and starts its bulk load
-    ///    (`mbarrier.arrive.expect_tx` with the tile's bytes, then `cp.async.bulk`).
-    /// 2. Each iteration, thread 0 draws the next ticket and starts its load into the stage
-    ///    the previous tile has left, then waits for the current stage's phase; barrier.
-    ///    A ticket past the last tile ends the block's loop.
-    /// 3. The partial last tile is loaded by every thread through registers, zeros past n.
-    /// 4. – 7. `lookback`'s phases 3–6 on the stage: reduce, publish the aggregate, scan in
-    ///    place, look back (warp 0) and publish the inclusive prefix.
-    /// 8. Every thread adds the prefix to its striped chunks and writes them back; fence the
-    ///    async proxy; barrier; thread 0 stores the tile with one bulk store
-    ///    (`cp.async.bulk.global.shared::cta`), which reads shared memory while the block
-    ///    goes on. Before its stage is loaded again, thread 0 waits until that store has read
-    ///    its bytes (`cp.async.bulk.wait_group.read`).
+    /// As `lookback`, one block per tile `blockIdx.x`, tile of `BULK_TILE` elements in static
+    /// shared memory, with phases 2 and 7 changed:
+    /// 1. **Tile** `blockIdx.x`.
+    /// 2. **Load**: thread 0 initialises the `mbarrier`, fences it for the copy engine, arrives
+    ///    expecting the tile's bytes, issues one `cp.async.bulk` of the tile (under an L2
+    ///    evict-first policy) and waits for the phase; `__syncwarp` (warp 0 converges:
+    ///    `bar.sync` is `.aligned`); barrier. The partial last tile through registers, as
+    ///    `lookback`.
+    /// 3.–6. `lookback`'s reduce, aggregate, scan in place and look-back.
+    /// 7. **Store**: every thread adds the prefix to its striped chunks and writes them back to
+    ///    shared memory; `fence.proxy.async`; barrier; thread 0 issues one bulk store of the
+    ///    tile (evict-first) and waits until the engine has read it, before the block exits.
     ///
     /// ```text
-    ///  thread 0:  load t0 ─┐ load t1 ─────┐ load t2 ─────┐
-    ///  stage 0:   [ t0 landing ][ scan t0 | look back | store ][ t2 landing … ]
-    ///  stage 1:                 [ t1 landing ……………………… ][ scan t1 | look back | store ]
+    ///  thread 0:  init bar ─ expect 36 KiB ─ cp.async.bulk ─ wait ┐            ┌ cp.async.bulk (store) ─ wait read
+    ///  block:                                                     └ scan ─ look back ┘
     /// ```
     ///
-    /// # Tile tickets
-    /// The ticket counter is `status[tiles]`, a status word with flag 3 (`index::FLAG_TICKET`)
-    /// whose value counts the tickets drawn (`index::ticket_of`). A block draws with
-    /// `atom.add`; a block that finds anything but this launch's counter there restarts it
-    /// with `atom.cas` at (epoch, 3, 1) and takes ticket 0 (a block whose `cas` fails draws
-    /// again). So the counter, like the status words,
-    /// needs no zeroing between launches. Every block draws until it gets a ticket past the
-    /// last tile. A block waits in its look-back only for smaller tickets, drawn by blocks that
-    /// were running when they drew them, and a block finishes its tiles in ticket order: no
-    /// deadlock, whatever the grid and whichever blocks are resident.
-    ///
     /// # Launch
-    /// Any grid ≥ 1 (the host launches as many blocks as fit on the GPU at once, at most one
-    /// per tile), block `BULK_THREADS` (traps otherwise), `lookback_bulk_shared_bytes(
-    /// BULK_THREADS, BULK_ITEMS, BULK_STAGES)` bytes of dynamic shared memory (72.1 KiB: the
-    /// host raises the kernel's dynamic shared-memory limit), and `8 × BULK_STAGES` bytes of
-    /// static shared memory for the barriers. sm_90 only (the host's `min_cc`): elsewhere its
-    /// bulk copies are slow synchronous loops.
+    /// As `lookback`: grid `ceil(n / BULK_TILE)`, block `BULK_THREADS` (traps otherwise),
+    /// `(BULK_TILE + 36) × 4 + 16` bytes of static shared memory (the tile, the control words,
+    /// the `mbarrier`). sm_90 only (the host's `min_cc`; elsewhere its bulk copies are slow
+    /// synchronous loops).
     ///
     /// # Preconditions
-    /// As for `lookback`, with `status` holding `ceil(n / BULK_TILE) + 1` words (the status
-    /// words, then the ticket counter), zeroed or written by earlier launches with other epochs.
+    /// As for `lookback`.
     ///
     /// # Safety
-    /// As for `lookback`: every thread reaches every barrier (the loop's exit is decided by a
-    /// ticket every thread reads after the same barrier); the look-back waits only on smaller
-    /// tickets (see *Tile tickets*); a stage's buffer is refilled only after the barrier that
-    /// ends its previous tile, after a proxy fence, and after its bulk store has been read.
+    /// As for `lookback`; the `mbarrier` is used by thread 0 alone, once per launch of a block
+    /// (phase 0), and the bulk store's shared bytes stay untouched until it has read them.
     ///
     /// # Measured
     /// Not measured yet.
@@ -363,85 +231,43 @@ kernel! {
         exclusive: u32,
     ) {
         // SAFETY: forwarded from the caller.
-        unsafe { bulk_with::<{ BULK_THREADS as usize }, { BULK_ITEMS as usize / 4 }, { BULK_STAGES as usize }, true>(input, output, status, n, epoch, exclusive) }
+        unsafe { bulk_with::<true>(input, output, status, (n, epoch, exclusive)) }
     }
 }
 
-/// `lookback_bulk`'s body for one shape: the dynamic shared memory and the barriers declared,
-/// then [`scan_tiles`].
-///
-/// # Safety
-/// As for [`lookback_bulk`], with this shape's shared memory.
-#[inline(always)]
-unsafe fn bulk_with<const THREADS: usize, const ROWS: usize, const STAGES: usize, const BULK_STORE: bool>(
-    input: Global<i32>,
-    output: GlobalMut<i32>,
-    status: GlobalMut<u64>,
-    n: u32,
-    epoch: u32,
-    exclusive: u32,
-) {
-    let bars = static_shared!(BULK_BARRIERS: [u64; STAGES]);
-    // SAFETY: the launch gives lookback_bulk_shared_bytes(..) of dynamic shared memory.
-    let smem = unsafe { dynamic_shared::<i32>(STAGES * THREADS * 4 * ROWS + CTRL_WORDS) };
-    // SAFETY: forwarded from the caller.
-    unsafe { scan_tiles::<THREADS, ROWS, STAGES, BULK_STORE>(input, output, status, n, epoch, exclusive, smem, bars) }
+kernel! {
+    /// `lookback_bulk` that stores through registers (`st.global.cs.v4`, as `lookback`) and
+    /// loads with one bulk copy: an ablation of the store path.
+    ///
+    /// # Concept
+    /// **One change at a time**: the bulk load alone.
+    ///
+    /// # Previous problem → fix
+    /// `lookback_bulk` changes both the load and the store; this keeps `lookback`'s store.
+    ///
+    /// # Execution
+    /// As `lookback_bulk`, with phase 7 as `lookback`'s.
+    ///
+    /// # Launch
+    /// As `lookback_bulk`.
+    ///
+    /// # Preconditions
+    /// As for `lookback`.
+    ///
+    /// # Safety
+    /// As for `lookback_bulk`.
+    ///
+    /// # Measured
+    /// An ablation: `scripts/gpu/bulk_scan.sh` times it beside `lookback_bulk`.
+    pub unsafe fn lookback_bulk_load_only(
+        input: Global<i32>,
+        output: GlobalMut<i32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        exclusive: u32,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe { bulk_with::<false>(input, output, status, (n, epoch, exclusive)) }
+    }
 }
-
-/// Declares one tuning shape or ablation of `lookback_bulk`.
-macro_rules! lookback_bulk_shape {
-    ($(#[$doc:meta])* $name:ident, $threads:literal, $items:literal, $stages:literal, $bulk_store:literal) => {
-        kernel! {
-            $(#[$doc])*
-            ///
-            /// # Concept
-            /// **Tuning by instantiation**, as for `lookback`'s shapes: the same code with other
-            /// constants.
-            ///
-            /// # Previous problem → fix
-            /// `lookback_bulk` is compiled for one shape and one store path; which keeps DRAM
-            /// busiest is measured. This is one of the alternatives.
-            ///
-            /// # Execution
-            /// As `lookback_bulk` (phases 1–8 of its docs), with the shape in its name.
-            ///
-            /// # Launch
-            /// As `lookback_bulk`, with block `threads`, and
-            /// `lookback_bulk_shared_bytes(threads, items, stages)` of dynamic shared memory.
-            ///
-            /// # Preconditions
-            /// As for `lookback_bulk`, with tiles of `threads × items` elements.
-            ///
-            /// # Safety
-            /// As for `lookback_bulk`.
-            ///
-            /// # Measured
-            /// A tuning variant: `scripts/gpu/scan_table.sh` times it beside `lookback_bulk`.
-            pub unsafe fn $name(
-                input: Global<i32>,
-                output: GlobalMut<i32>,
-                status: GlobalMut<u64>,
-                n: u32,
-                epoch: u32,
-                exclusive: u32,
-            ) {
-                // SAFETY: forwarded from the caller.
-                unsafe { bulk_with::<$threads, { $items / 4 }, $stages, $bulk_store>(input, output, status, n, epoch, exclusive) }
-            }
-        }
-    };
-}
-
-lookback_bulk_shape!(
-    /// `lookback_bulk` with 3 stages of 256 × 36 (two blocks per SM).
-    lookback_bulk_256x36x3, 256, 36, 3, true
-);
-lookback_bulk_shape!(
-    /// `lookback_bulk` with 3 stages of 256 × 20: more, smaller tiles in flight.
-    lookback_bulk_256x20x3, 256, 20, 3, true
-);
-lookback_bulk_shape!(
-    /// `lookback_bulk` that stores through registers (`st.global.cs.v4`, as `lookback`)
-    /// instead of a bulk store: an ablation of the store path.
-    lookback_bulk_load_only, 256, 36, 2, false
-);

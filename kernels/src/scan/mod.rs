@@ -9,7 +9,8 @@
 //! | `blelloch_unpadded` | [`blelloch_unpadded_reduce`] ×levels, [`blelloch_unpadded_block`] ×levels | O(n) | 2 reads + 1 write | `blelloch` with its tree one word per node: the bank conflicts that the padding removes |
 //! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
-//! | `lookback_bulk` | [`lookback_bulk`] | O(n) | 1 read + 1 write | `lookback` with sm_90's bulk copies: the next tile loads while this one looks back |
+//! | `lookback_bulk` | [`lookback_bulk`] | O(n) | 1 read + 1 write | `lookback` with sm_90's bulk copies: one instruction moves the tile |
+//! | `lookback_persistent` | [`lookback_persistent`] | O(n) | 1 read + 1 write | persistent blocks, tiles by ticket, the next tile loading during the look-back (slower) |
 //!
 //! [`lookback_generic`] is the same single-pass scan for every element type and operator of
 //! [`crate::types`], as 18 PTX entries `lookback__{type}_{op}` (`lookback__f64_max`).
@@ -24,6 +25,7 @@ mod blelloch_unpadded;
 pub mod index;
 mod lookback;
 mod lookback_bulk;
+mod lookback_persistent;
 mod lookback_typed;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
@@ -41,9 +43,10 @@ pub use lookback::{
     lookback_prefetch256, lookback_shared_bytes, lookback_sleep64, lookback_sleep1024, lookback_spin,
     lookback_stream_store,
 };
-pub use lookback_bulk::{
-    BULK_ITEMS, BULK_STAGES, BULK_THREADS, BULK_TILE, BULK_TUNING, lookback_bulk, lookback_bulk_256x20x3,
-    lookback_bulk_256x36x3, lookback_bulk_load_only, lookback_bulk_shared_bytes,
+pub use lookback_bulk::{BULK_ITEMS, BULK_THREADS, BULK_TILE, lookback_bulk, lookback_bulk_load_only};
+pub use lookback_persistent::{
+    PERSISTENT_ITEMS, PERSISTENT_STAGES, PERSISTENT_THREADS, PERSISTENT_TILE, lookback_persistent,
+    lookback_persistent_shared_bytes,
 };
 // The typed look-back scan: `lookback_generic`, its 18 entries `lookback__{type}_{op}`, its shape.
 pub use lookback_typed::*;

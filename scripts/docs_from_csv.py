@@ -255,6 +255,71 @@ def measured_padding(d, gpu, commit):
     return {"blelloch_unpadded": lines}
 
 
+def measured_bulk(d, gpu):
+    """`# Measured` of lookback_bulk and lookback_persistent (issue #25), from the set's `bulk/`
+    folder: each beside `lookback` (and the copy) in the same invocations, per n the spread of
+    the rounds' medians."""
+    bulk = d.paths[0] / "bulk"
+    if not (bulk / "device.txt").exists():
+        return {}
+    rel = str(bulk.relative_to(ROOT))
+
+    def commit_of(name):
+        for line in (bulk / "device.txt").read_text().splitlines():
+            m = re.match(r"\s+([0-9a-f]{7})\s+(.*)", line)
+            if m and name in m.group(2).split():
+                return m.group(1)
+        return "unknown"
+
+    def spans(files, rename):
+        t = {}
+        for f in files:
+            for r in rows(bulk / f):
+                if r["kind"] in ("inclusive", "copy") and r["time_us_median"]:
+                    name = rename.get(r["variant"], r["variant"])
+                    t.setdefault((int(r["n"]), name), []).append(float(r["time_us_median"]))
+        return t
+
+    def span(v):
+        return fmt_us(v[0]) if len(v) == 1 else f"{fmt_us(min(v))} – {fmt_us(max(v))}"
+
+    def table(t, ours, files):
+        lines = [
+            f"{gpu}, inclusive scan, median of 10 timed runs per row, every output checked, beside `lookback` and a "
+            f"device-to-device copy of the same input in the same invocations ("
+            + ", ".join(f"`{rel}/{f}`, commit {commit_of(f)}" for f in files)
+            + "); the spread of the rounds' medians:",
+            "",
+            f"| n | rounds | {ours} | lookback | copy | {ours} / lookback |",
+            "|---|---|---|---|---|---|",
+        ]
+        for n in sorted({k[0] for k in t}):
+            o, lb, cp = t.get((n, ours), []), t.get((n, "lookback"), []), t.get((n, "d2d_copy"), [])
+            if not o or not lb:
+                continue
+            cps = span(cp) if cp else "—"
+            q = statistics.median(o) / statistics.median(lb)
+            lines.append(f"| {n:,} | {len(o)} | {span(o)} | {span(lb)} | {cps} | {q:.2f} |")
+        return lines
+
+    out = {}
+    files = ["scan_rounds_1e8.csv", "scan_2e28.csv"]
+    out["lookback_bulk"] = table(spans(files, {}), "lookback_bulk", files) + [
+        "",
+        "Slower than `lookback` at both sizes, so the scan's plan keeps `lookback` on sm_90 (`BULK_ON_SM90` in the "
+        "host's `scan` module); `docs/scan-bulk.md` says why.",
+    ]
+    files = ["persistent_rounds.csv"]
+    out["lookback_persistent"] = table(
+        spans(files, {"lookback_bulk": "lookback_persistent"}), "lookback_persistent", files
+    ) + [
+        "",
+        "(In that file this kernel is still named `lookback_bulk`.) Its first version, before the ticket fix, took "
+        f"26.5 s per 10^8 scan (`{rel}/persistent_first_draw.csv`).",
+    ]
+    return out
+
+
 def rewrite_measured(path, lines):
     """`path`'s text with the body of its first `# Measured` doc section (the file's own kernel;
     tuning shapes and ablations declared later in the file keep theirs) replaced by `lines`;
@@ -733,6 +798,7 @@ def outputs(d):
         **measured_reduction(by_n, gpu, commit, d),
         **measured_scans(d, gpu, commit),
         **measured_padding(d, gpu, commit),
+        **measured_bulk(d, gpu),
     }
     typed = typed_scans(d, gpu, commit)
     if typed:

@@ -46,7 +46,9 @@
 //! **Device and stream.** A [`Reducer`] runs on the [`Backend`] it was made with: a GPU chosen
 //! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
 //! one of its own). [`Reducer::enqueue`] queues the launch without waiting; [`Reducer::result`]
-//! waits for the stream and reads the answer.
+//! waits for the answer: on a GPU a one-thread launch behind the sum publishes it into mapped
+//! page-locked host memory and the host spins on its flag (no copy, no stream synchronisation:
+//! `docs/time-to-answer.md` has the figures).
 //!
 //! **What the caller gets.** The reduction of an empty range is the operator's identity (0,
 //! the type's largest value for min, its smallest for max), returned without touching the

@@ -13,6 +13,8 @@
 //! | `bit` | `bit_build` × (1 + ⌊log₂₀₄₈(n/2)⌋) (strides 1, 2048, 2048², …), `bit_query` | the tree (n words) |
 //! | `blelloch` | `blelloch_reduce` per level but the last (n, n/4096, … → 1 tile), then `blelloch_block` per level, top-down | the tile sums of each level but the last |
 //! | `lookback` (and its tuning shapes) | `lookback` once | one status word per tile |
+//! | `lookback_bulk` (and `lookback_bulk_load_only`; sm_90) | itself once | one status word per tile |
+//! | `lookback_persistent` (sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
 //!
 //! **What is timed** ([`Scan::launch`]): the launches only, all of them. Nothing needs to be
 //! restored between runs: `bit` rebuilds its tree from the input, `blelloch` rewrites its

@@ -223,7 +223,7 @@ pub(super) struct TileThread {
 /// After phase 2 of [`scan_tile`] (the load and its barrier); called by every thread of the
 /// block.
 #[inline(always)]
-pub(super) unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
+unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
     let items = 4 * ROWS;
     let mut sum = 0i32;
     for r in 0..ROWS {
@@ -247,7 +247,7 @@ pub(super) unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<
 /// # Safety
 /// After [`reduce_tile`]; `status` holds `gridDim.x` words.
 #[inline(always)]
-pub(super) unsafe fn publish_aggregate<const THREADS: usize>(
+unsafe fn publish_aggregate<const THREADS: usize>(
     t: TileThread,
     smem: Shared<i32>,
     status: GlobalMut<u64>,
@@ -278,7 +278,7 @@ pub(super) unsafe fn publish_aggregate<const THREADS: usize>(
 /// # Safety
 /// After [`reduce_tile`]; each thread touches only its own blocked chunks.
 #[inline(always)]
-pub(super) unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
+unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
     let items = 4 * ROWS;
     for r in 0..ROWS {
         let at = blocked_chunk(t.tid, r, items);
@@ -305,7 +305,7 @@ pub(super) unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Share
 /// # Safety
 /// After [`publish_aggregate`]; `status` holds `gridDim.x` words; called by every thread.
 #[inline(always)]
-pub(super) unsafe fn tile_prefix<const SLEEP_NS: u32>(
+unsafe fn tile_prefix<const SLEEP_NS: u32>(
     t: TileThread,
     smem: Shared<i32>,
     status: GlobalMut<u64>,
@@ -333,6 +333,29 @@ pub(super) unsafe fn tile_prefix<const SLEEP_NS: u32>(
     sync_threads();
     // SAFETY: written before the barrier, never written again.
     unsafe { smem.read(t.ctrl + PREFIX_SLOT) }
+}
+
+/// Phases 3–6 on a loaded tile, in order (reduce, publish the aggregate, scan in place, look
+/// back): every thread's tile-local scan is in shared memory, and the tile's exclusive prefix
+/// is returned. The bulk-copy scans (`lookback_bulk`, `lookback_persistent`) run the same.
+///
+/// # Safety
+/// After the load and its barrier; by every thread of the block; as for the four phases.
+#[inline(always)]
+pub(super) unsafe fn scan_loaded_tile<const THREADS: usize, const ROWS: usize, const SLEEP_NS: u32>(
+    t: TileThread,
+    smem: Shared<i32>,
+    status: GlobalMut<u64>,
+    epoch: u32,
+    exclusive: u32,
+) -> i32 {
+    // SAFETY: the caller's guarantees, in the phases' order, by every thread.
+    unsafe {
+        let (sum, incl) = reduce_tile::<ROWS>(t, smem);
+        let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, smem, status, epoch);
+        scan_in_place::<ROWS>(t, smem, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
+        tile_prefix::<SLEEP_NS>(t, smem, status, epoch, aggregate)
+    }
 }
 
 /// The body of `lookback` and of its tuning instantiations: tile `blockIdx.x` of
@@ -395,12 +418,7 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     copy_async_wait::<0>();
     sync_threads();
     // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
-    let prefix = unsafe {
-        let (sum, incl) = reduce_tile::<ROWS>(t, smem);
-        let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, smem, status, epoch);
-        scan_in_place::<ROWS>(t, smem, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
-        tile_prefix::<SLEEP_NS>(t, smem, status, epoch, aggregate)
-    };
+    let prefix = unsafe { scan_loaded_tile::<THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
 
     // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {

@@ -78,6 +78,25 @@ fn the_emulator_shows_the_committed_gpu_figures() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--sweep`: one CSV, one header, a row per size and variant, progress on stderr.
+fn sweep_is_one_csv_with_a_row_per_size_and_variant() -> Result<(), Failed> {
+    let args = ["--backend", "emulator", "--sweep", "9..11", "--family", "modern", "--repeat", "1"];
+    let (code, out, err) = run_err(&args);
+    check(code == 0, &format!("exit status {code}"), &out)?;
+    let lines: Vec<&str> = out.lines().collect();
+    check(
+        lines[0].starts_with("variant,n,") && lines.iter().filter(|l| l.starts_with("variant,")).count() == 1,
+        "one header",
+        &out,
+    )?;
+    let modern = reduce_scan::registry::all().filter(|v| v.family == reduce_scan::registry::Family::Modern).count();
+    check(lines.len() == 1 + 3 * modern, &format!("{} rows, expected 3 sizes × {modern}", lines.len() - 1), &out)?;
+    for n in ["512", "1024", "2048"] {
+        check(lines.iter().any(|l| l.split(',').nth(1) == Some(n)), &format!("no row at n = {n}"), &out)?;
+    }
+    check(err.contains("sweep: size 3/3 (n = 2048)") && err.contains("variant atomic_accumulate"), "progress", &err)
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
         Trial::test("cli::table_on_the_emulator", || {
@@ -129,32 +148,10 @@ pub fn trials() -> Vec<Trial> {
         }),
         Trial::test("cli::metrics_on_the_emulator_count_the_lessons", metrics_on_the_emulator_count_the_lessons),
         Trial::test("cli::the_emulator_shows_the_committed_gpu_figures", the_emulator_shows_the_committed_gpu_figures),
-        Trial::test("cli::sweep_is_one_csv_with_a_row_per_size_and_variant", || {
-            let args = ["--backend", "emulator", "--sweep", "9..11", "--family", "modern", "--repeat", "1"];
-            let (code, out, err) = run_err(&args);
-            check(code == 0, &format!("exit status {code}"), &out)?;
-            let lines: Vec<&str> = out.lines().collect();
-            check(
-                lines[0].starts_with("variant,n,") && lines.iter().filter(|l| l.starts_with("variant,")).count() == 1,
-                "one header",
-                &out,
-            )?;
-            let modern =
-                reduce_scan::registry::all().filter(|v| v.family == reduce_scan::registry::Family::Modern).count();
-            check(
-                lines.len() == 1 + 3 * modern,
-                &format!("{} rows, expected 3 sizes × {modern}", lines.len() - 1),
-                &out,
-            )?;
-            for n in ["512", "1024", "2048"] {
-                check(lines.iter().any(|l| l.split(',').nth(1) == Some(n)), &format!("no row at n = {n}"), &out)?;
-            }
-            check(
-                err.contains("sweep: size 3/3 (n = 2048)") && err.contains("variant atomic_accumulate"),
-                "progress",
-                &err,
-            )
-        }),
+        Trial::test(
+            "cli::sweep_is_one_csv_with_a_row_per_size_and_variant",
+            sweep_is_one_csv_with_a_row_per_size_and_variant,
+        ),
         Trial::test("cli::list", || {
             let (code, out) = run(&["--list"]);
             check(code == 0 && out.contains("interleaved"), "list", &out)

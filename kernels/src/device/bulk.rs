@@ -301,13 +301,9 @@ impl<T: Word> Shared<T> {
         // SAFETY: both sides checked by the emulator before the copy.
         unsafe {
             let _ = policy;
-            let site = core::panic::Location::caller();
-            let bytes = count * core::mem::size_of::<T>();
-            hooks().global_access(src.raw() as usize, bytes, Access::Read, site);
-            let dst = self.emulated(i, count, Access::Write);
-            check_bulk(dst as usize, bytes, site);
+            let dst = self.emulated_bulk(i, count, src.raw() as usize, true);
             core::ptr::copy_nonoverlapping(src.raw(), dst, count);
-            bar.update(0, -(bytes as i64));
+            bar.update(0, -((count * core::mem::size_of::<T>()) as i64));
         }
     }
 
@@ -352,13 +348,26 @@ impl<T: Word> Shared<T> {
         // SAFETY: both sides checked by the emulator before the copy.
         unsafe {
             let _ = policy;
-            let site = core::panic::Location::caller();
-            let bytes = count * core::mem::size_of::<T>();
-            hooks().global_access(dst.raw() as usize, bytes, Access::Write, site);
-            let src = self.emulated(i, count, Access::Read);
-            check_bulk(src as usize, bytes, site);
+            let src = self.emulated_bulk(i, count, dst.raw() as usize, false);
             core::ptr::copy_nonoverlapping(src, dst.raw(), count);
         }
+    }
+
+    /// The emulator's side of a bulk copy between elements `i .. i + count` and the global
+    /// address `global` (into shared memory, or out of it): the global side checked and reported
+    /// first (it names the buffer), then the shared side, then the copy's size and shared
+    /// alignment. Returns the shared elements' host pointer.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    fn emulated_bulk(self, i: usize, count: usize, global: usize, into_shared: bool) -> *mut T {
+        let site = core::panic::Location::caller();
+        let bytes = count * core::mem::size_of::<T>();
+        let (global_side, shared_side) =
+            if into_shared { (Access::Read, Access::Write) } else { (Access::Write, Access::Read) };
+        hooks().global_access(global, bytes, global_side, site);
+        let p = self.emulated(i, count, shared_side);
+        check_bulk(p as usize, bytes, site);
+        p
     }
 }
 

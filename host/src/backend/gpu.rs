@@ -40,8 +40,23 @@ struct Answer {
     device: u64,
     /// The flag value of the last answer asked for.
     seq: u32,
-    /// `REDUCE_SCAN_ANSWER=copy`: the copy-and-synchronise way instead (for measurements).
-    copy: bool,
+    /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements).
+    way: AnswerWay,
+}
+
+/// How a synchronous call gets its answer to the host, measured in `docs/time-to-answer.md`.
+/// `REDUCE_SCAN_ANSWER=launch` or `=copy` picks one of the two slower ways, for that
+/// measurement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerWay {
+    /// The default: the sum's own last block writes the answer and a flag into the mapped
+    /// words (`atomic_accumulate_to_host`); the typed sums and the scans' results, whose
+    /// kernels do not, come the `Launch` way.
+    InKernel,
+    /// A one-thread `publish_answer` launch behind the work writes them.
+    Launch,
+    /// An asynchronous copy into page-locked memory, then a stream synchronisation.
+    Copy,
 }
 
 // SAFETY: the words are process-wide page-locked memory, only touched under the Mutex.
@@ -67,8 +82,12 @@ impl Answer {
             host.write_volatile(0);
             host.add(1).write_volatile(0);
         }
-        let copy = std::env::var("REDUCE_SCAN_ANSWER").is_ok_and(|v| v == "copy");
-        Ok(Self { host, device, seq: 0, copy })
+        let way = match std::env::var("REDUCE_SCAN_ANSWER").as_deref() {
+            Ok("copy") => AnswerWay::Copy,
+            Ok("launch") => AnswerWay::Launch,
+            _ => AnswerWay::InKernel,
+        };
+        Ok(Self { host, device, seq: 0, way })
     }
 
     /// Spins until the flag reads `seq`, then returns the value; every 256 reads asks the
@@ -251,20 +270,32 @@ impl Gpu {
         Ok(f)
     }
 
+    /// How this process's synchronous calls get their answers ([`AnswerWay`]).
+    pub fn answer_way(&self) -> AnswerWay {
+        self.answer.lock().unwrap().way
+    }
+
+    /// Queues, through `launch(value, flag, seq)`, a kernel that writes the answer into the
+    /// mapped word at device address `value` and then `seq` into the one at `flag` with a
+    /// system-scope release; spins until the flag reads `seq` (asking the stream for errors
+    /// every few hundred reads) and returns the value. No copy, no stream synchronisation.
+    /// The words are held for the whole call, so answers of concurrent calls do not mix.
+    pub fn answer_from(&self, stream: &Stream, launch: impl FnOnce(u64, u64, u32) -> Result<()>) -> Result<u64> {
+        let mut answer = self.answer.lock().unwrap();
+        answer.seq = answer.seq.wrapping_add(1).max(1);
+        let seq = answer.seq;
+        launch(answer.device, answer.device + 8, seq)?;
+        answer.wait(stream, seq)
+    }
+
     /// The `bytes` (4 or 8, aligned) at device address `src`, once the work queued on `stream`
-    /// before has finished: what a synchronous call needs of its answer. Two ways, measured in
-    /// `docs/measurements/2026-11-25-h100/bulk/time_to_answer.csv` (`REDUCE_SCAN_ANSWER` picks
-    /// one, for that measurement):
-    ///
-    /// * `mapped` (the default): a one-thread `publish_answer` launch behind the work writes the
-    ///   answer, then a flag, into page-locked host memory mapped into the device; the host
-    ///   spins on the flag (asking the stream for errors every few hundred reads). No copy, no
-    ///   stream synchronisation.
-    /// * `copy`: an asynchronous copy into page-locked memory, then a stream synchronisation.
+    /// before has finished: what a synchronous call needs of its answer when its kernel does
+    /// not publish it itself. [`AnswerWay::Copy`] copies it and synchronises; otherwise a
+    /// one-thread `publish_answer` launch behind the work publishes it ([`answer_from`](Self::answer_from)).
     pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
         debug_assert!(bytes == 4 || bytes == 8);
-        let mut answer = self.answer.lock().unwrap();
-        if answer.copy {
+        if self.answer_way() == AnswerWay::Copy {
+            let answer = self.answer.lock().unwrap();
             // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
             // copy has completed (the synchronisation below); `src` is the caller's device address
             // of `bytes` readable bytes.
@@ -276,20 +307,19 @@ impl Gpu {
             // SAFETY: the copy into the word has completed.
             return Ok(unsafe { answer.host.read_volatile() });
         }
-        answer.seq = answer.seq.wrapping_add(1).max(1);
-        let (mut src, mut value, mut flag, mut seq, mut width) =
-            (src, answer.device, answer.device + 8, answer.seq, bytes as u32);
-        let params = [
-            (&raw mut src).cast::<c_void>(),
-            (&raw mut value).cast::<c_void>(),
-            (&raw mut flag).cast::<c_void>(),
-            (&raw mut seq).cast::<c_void>(),
-            (&raw mut width).cast::<c_void>(),
-        ];
-        // SAFETY: `publish_answer(src, value, flag, seq, bytes)`: the caller's `bytes` at `src`,
-        // and the two mapped host words, live for the process.
-        unsafe { self.launch(stream, "publish_answer", 1, 1, 0, &params) }?;
-        answer.wait(stream, seq)
+        self.answer_from(stream, |mut value, mut flag, mut seq| {
+            let (mut src, mut width) = (src, bytes as u32);
+            let params = [
+                (&raw mut src).cast::<c_void>(),
+                (&raw mut value).cast::<c_void>(),
+                (&raw mut flag).cast::<c_void>(),
+                (&raw mut seq).cast::<c_void>(),
+                (&raw mut width).cast::<c_void>(),
+            ];
+            // SAFETY: `publish_answer(src, value, flag, seq, bytes)`: the caller's `bytes` at
+            // `src`, and the two mapped host words, live for the process.
+            unsafe { self.launch(stream, "publish_answer", 1, 1, 0, &params) }
+        })
     }
 
     /// Lets kernel `name` use `bytes` of dynamic shared memory: past 48 KiB a kernel must ask

@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use gpu::Gpu;
+pub use gpu::{AnswerWay, Gpu};
 
 use crate::emu::{Dim3, Emulator};
 use crate::error::{CudaContext, Error, Result};
@@ -320,6 +320,41 @@ impl Backend {
         }
     }
 
+    /// Does a kernel that publishes its own answer ([`answer_from`](Self::answer_from)) give
+    /// synchronous calls their answers here? Always on the emulator; on a GPU unless
+    /// `REDUCE_SCAN_ANSWER` asks for another way ([`AnswerWay`]).
+    pub fn answers_in_kernel(&self) -> bool {
+        match self {
+            Backend::Gpu(g) => g.gpu.answer_way() == AnswerWay::InKernel,
+            Backend::Emulator(..) => true,
+        }
+    }
+
+    /// Queues, through `launch(slot)`, a kernel that writes its answer into `slot.value` and
+    /// then `slot.seq` into `slot.flag` with a release, and returns the answer once the flag
+    /// says so: on a GPU the words are mapped page-locked host memory and the host spins on the
+    /// flag ([`Gpu::answer_from`]); on the emulator they are a fresh buffer, read after the
+    /// launch. A kernel that ends without setting the flag is an error.
+    pub fn answer_from(&self, launch: impl FnOnce(AnswerSlot) -> Result<()>) -> Result<u64> {
+        match self {
+            Backend::Gpu(g) => {
+                g.gpu.bind()?;
+                g.gpu.answer_from(g.stream(), |value, flag, seq| {
+                    launch(AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq })
+                })
+            }
+            Backend::Emulator(..) => {
+                let mut words = self.alloc::<u64>(2)?;
+                let value = words.as_mut_ptr();
+                launch(AnswerSlot { value, flag: value.wrapping_add(1).cast(), seq: 1 })?;
+                match self.download(&words)?[..] {
+                    [value, 1] => Ok(value),
+                    _ => Err(Error::Invalid("the kernel finished without publishing its answer".into())),
+                }
+            }
+        }
+    }
+
     /// Device-to-device copy of all of `src` into the start of `dst`.
     pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         self.copy_range(src, 0..src.len, dst)
@@ -520,6 +555,18 @@ macro_rules! kernel_ref {
 macro_rules! __last_ident {
     ($last:ident) => { stringify!($last) };
     ($first:ident :: $($rest:ident)::+) => { $crate::__last_ident!($($rest)::+) };
+}
+
+/// Where a kernel publishes a synchronous call's answer ([`Backend::answer_from`]): the value
+/// (8 bytes), then `seq` into the flag (4 bytes) with a release. Device addresses.
+#[derive(Clone, Copy, Debug)]
+pub struct AnswerSlot {
+    /// The answer, zero-extended to 8 bytes.
+    pub value: *mut u64,
+    /// Set to `seq` once `value` is written.
+    pub flag: *mut u32,
+    /// What the flag must read.
+    pub seq: u32,
 }
 
 /// A value that can be a kernel parameter: the bytes of the value are the parameter.

@@ -46,6 +46,8 @@ pub(crate) struct Workspace {
     ticket: Option<DeviceBuffer<u32>>,
     result: Option<DeviceBuffer<i32>>,
     clocks: Option<DeviceBuffer<u64>>,
+    /// The ticket of [`launch_to_host`](Self::launch_to_host), made by its first call.
+    host_ticket: Option<DeviceBuffer<u32>>,
     /// Launches that succeeded so far: the epoch the next accumulating launch gets.
     epoch: u32,
 }
@@ -67,6 +69,7 @@ impl Workspace {
             ticket: buffer(backend, needs.ticket as u64)?,
             result: buffer(backend, needs.result_words as u64)?,
             clocks: buffer(backend, if needs.clocks { 2 * geometry.grid as u64 } else { 0 })?,
+            host_ticket: None,
             epoch: 0,
         })
     }
@@ -125,6 +128,53 @@ impl Workspace {
         unsafe { finish.launch(backend, cfg, p, n as u32, self.epoch) }?;
         self.epoch = self.epoch.wrapping_add(1);
         Ok(())
+    }
+
+    /// The atomic finish with the answer handed to the host by the kernel's last block
+    /// (`atomic_accumulate_to_host`, [`Backend::answer_from`]): one launch on `n` elements of
+    /// `input` from element `offset`, and its sum once it is on the host. The epoch advances
+    /// when the launch was accepted, as with [`launch`](Self::launch).
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), and the geometry is `atomic_accumulate`'s for `n` (two
+    /// result words).
+    pub(crate) unsafe fn launch_to_host(
+        &mut self,
+        backend: &Backend,
+        input: *const i32,
+        offset: usize,
+        n: usize,
+    ) -> Result<i32> {
+        const KERNEL: crate::backend::Kernel<plan::ToHostArgs> =
+            crate::kernel_ref!(kernels::reduce::atomic_accumulate_to_host(a, acc, n, e, ticket, value, flag, seq));
+        if self.host_ticket.is_none() {
+            self.host_ticket = Some(backend.alloc::<u32>(1)?);
+        }
+        let (Some(result), Some(ticket)) = (self.result.as_mut(), self.host_ticket.as_mut()) else {
+            return Err(Error::Invalid("the workspace has no result words for the atomic finish".into()));
+        };
+        let g = self.geometry;
+        let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
+        let (acc, ticket, epoch) = (result.as_mut_ptr(), ticket.as_mut_ptr(), self.epoch);
+        let mut accepted = false;
+        let answer = backend.answer_from(|slot| {
+            // SAFETY: the caller's input range and geometry; `acc` holds two words, the one of
+            // `epoch % 2` cleared (as for `launch`); `ticket` is this workspace's, 0 between
+            // launches; the slot is `answer_from`'s.
+            unsafe {
+                backend.launch(
+                    &KERNEL,
+                    cfg,
+                    (input.wrapping_add(offset), acc, n as u32, epoch, ticket, slot.value, slot.flag, slot.seq),
+                )
+            }?;
+            accepted = true;
+            Ok(())
+        });
+        if accepted {
+            self.epoch = self.epoch.wrapping_add(1);
+        }
+        Ok(answer? as u32 as i32)
     }
 
     /// Waits for the last launch and returns its answer: the device word of the last epoch

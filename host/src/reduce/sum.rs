@@ -62,7 +62,7 @@ use std::ops::Range;
 use kernels::types::Sum;
 
 use super::Workspace;
-use super::plan::{self, Geometry};
+use super::plan::{self, Finish, Geometry};
 use super::registry::{self, Elem, Variant};
 use super::typed::{self, OpKind, Path, TypedWork, Value, check_layout, identity, library_choice};
 use crate::backend::{Backend, DeviceBuffer};
@@ -150,7 +150,7 @@ pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
 /// What a [`Reducer`] keeps between calls, by the [`Path`] of its type and operator.
 enum Storage<T: Value> {
     /// The classic `i32` sum: the choice for the last size, its resident blocks per SM, the words.
-    Classic(Choice, u32, Workspace),
+    Classic(Choice, u32, Box<Workspace>),
     /// A typed instantiation: its resident blocks per SM, and buffers of `T`.
     Typed(u32, TypedWork<T>),
 }
@@ -180,7 +180,18 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     }
 
     /// `O` over `input[range]` (any start element, any length); waits for it.
+    ///
+    /// The `i32` sum's kernel hands its answer to the host itself
+    /// (`atomic_accumulate_to_host`: one launch; `docs/time-to-answer.md`); every other pair
+    /// is [`enqueue`](Self::enqueue) then [`result`](Self::result).
     pub fn reduce_range(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
+        if O::path::<T>() == Path::Classic && !range.is_empty() && self.backend.answers_in_kernel() {
+            self.last = Last::Nothing;
+            check_range::<T, O>(input, &range)?;
+            let sum = self.sum_to_host(input, range)?;
+            self.last = Last::Launched;
+            return Ok(T::from_bits_u64(sum as u32 as u64));
+        }
         self.enqueue(input, range)?;
         self.result()
     }
@@ -191,16 +202,7 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// `result` to read until the next enqueue succeeds.
     pub fn enqueue(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
         self.last = Last::Nothing;
-        if range.start > range.end || range.end > input.len() {
-            return Err(Error::Invalid(format!(
-                "{} of elements {}..{} of a buffer of {}: the range must lie within the buffer",
-                O::OP.name(),
-                range.start,
-                range.end,
-                input.len()
-            )));
-        }
-        check_layout::<T>()?;
+        check_range::<T, O>(input, &range)?;
         if range.is_empty() {
             self.last = Last::Identity;
             return Ok(());
@@ -224,6 +226,27 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
             (Last::Launched, Some(Storage::Typed(_, work))) => work.result(self.backend),
             _ => Err(Error::Invalid("result() with nothing enqueued (or the last enqueue failed)".into())),
         }
+    }
+
+    /// The classic `i32` sum of the non-empty `input[range]` (in the buffer), by the plan's
+    /// variant and shape ([`SUM_PLAN`]) with its answer handed to the host by its last block.
+    fn sum_to_host(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<i32> {
+        if T::ELEM != Elem::I32 {
+            return Err(Error::Invalid(format!("the classic sum plan reduces i32, not {}", T::ELEM.name())));
+        }
+        let n = range.len();
+        let geometry = self.prepare_classic(n)?;
+        let Some(Storage::Classic(choice, _, work)) = &mut self.storage else {
+            return Err(Error::Invalid("the classic reducer's storage is missing".into()));
+        };
+        if !matches!(choice.variant.finish, Finish::AtomicAccumulate(_)) {
+            return Err(Error::Invalid(format!("the sum plan's `{}` is not an atomic finish", choice.variant.name)));
+        }
+        work.retarget(geometry);
+        // SAFETY: T is i32 (checked above), so the buffer's address is one of `i32`s; the range
+        // lies within `input` (checked by the caller); `geometry` is `atomic_accumulate`'s for
+        // n (the plan's variant, checked above), which the workspace fits (prepare_classic).
+        unsafe { work.launch_to_host(self.backend, input.as_ptr().cast::<i32>(), range.start, n) }
     }
 
     /// The classic `i32` sum of the non-empty `input[range]` (in the buffer): [`SUM_PLAN`].
@@ -264,7 +287,7 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
             None => plan::resident_per_sm(self.backend, choice.variant, choice.block)?,
         };
         let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(resident))?;
-        self.storage = Some(Storage::Classic(choice, resident, Workspace::new(self.backend, g, 0)?));
+        self.storage = Some(Storage::Classic(choice, resident, Box::new(Workspace::new(self.backend, g, 0)?)));
         Ok(g)
     }
 
@@ -290,6 +313,20 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
         // and the work fits it (checked or made above).
         unsafe { work.launch(self.backend, input, range.start, n) }
     }
+}
+
+/// Is `range` within `input`, and is `T` laid out as the kernels expect?
+fn check_range<T: Value, O: OpKind>(input: &DeviceBuffer<T>, range: &Range<usize>) -> Result<()> {
+    if range.start > range.end || range.end > input.len() {
+        return Err(Error::Invalid(format!(
+            "{} of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+            O::OP.name(),
+            range.start,
+            range.end,
+            input.len()
+        )));
+    }
+    check_layout::<T>()
 }
 
 /// The sum of every element of `buf`, any [`Value`] type (a one-shot
@@ -373,5 +410,24 @@ mod tests {
         r.reduce(&buf).unwrap();
         assert!(first.is_some() && first == words(&r), "the storage was remade");
         assert!(choose(0, (9, 0)).is_ok() && choose(1 << 20, (7, 0)).is_ok());
+    }
+
+    #[test]
+    fn the_synchronous_sum_is_published_by_its_last_block_and_leaves_the_ticket_at_zero() {
+        let b = Backend::emulator();
+        let data: Vec<i32> = (0..40_011).map(|i| (i * 7919 % 2001) - 1000).collect();
+        let buf = b.upload(&data).unwrap();
+        let sum = |r: Range<usize>| data[r].iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        let mut r: Reducer<'_> = Reducer::new(&b);
+        for n in [40_011usize, 4097, 33, 40_011, 12_289] {
+            assert_eq!(r.reduce_range(&buf, 0..n).unwrap(), sum(0..n), "to the host, n = {n}");
+            assert_eq!(r.result().unwrap(), sum(0..n), "result() after it, n = {n}");
+            // The two-launch way in between: the epochs of the two ways stay in step.
+            r.enqueue(&buf, 1..n).unwrap();
+            assert_eq!(r.result().unwrap(), sum(1..n), "enqueue after it, n = {n}");
+            let Some(Storage::Classic(_, _, work)) = &r.storage else { panic!("no classic storage") };
+            let ticket = b.download(work.host_ticket.as_ref().expect("a ticket")).unwrap();
+            assert_eq!(ticket, [0], "the ticket after n = {n}");
+        }
     }
 }

@@ -38,6 +38,7 @@ mod smem_unroll4_dyn;
 
 // Modern: warp shuffles, redux.sync, grid-stride loops, vector loads, single pass.
 mod atomic_accumulate;
+mod atomic_accumulate_to_host;
 mod grid_stride;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
@@ -65,6 +66,7 @@ pub use smem_unroll4::{SMEM_UNROLL4_SHARED_BYTES, smem_unroll4};
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
 
 pub use atomic_accumulate::*;
+pub use atomic_accumulate_to_host::atomic_accumulate_to_host;
 pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};

@@ -2,7 +2,8 @@
 //! `Scanner<T, Op>` synchronous on whole buffers (empty, one element, several tiles; float
 //! min/max also with a NaN), synchronous on sub-ranges (an odd start and odd length, an aligned
 //! start, a short and an empty range; the scanner's output past the range left alone), and
-//! queued (`enqueue`, then `result` / `wait`, several launches in flight). On the emulator, and
+//! queued (`enqueue`, then `result` / `wait`, several launches in flight), and reducers called
+//! repeatedly with one shape (CUDA graphs on a GPU) while the buffer's contents change. On the emulator, and
 //! the same on the GPU with larger sizes, one per row of `SUM_PLAN` (ignored where there is
 //! none). Inputs come from fixed seeds (`reduce_scan::input::typed`); a failure names the object,
 //! form, type, operator, n and range, expected and actual.
@@ -160,6 +161,36 @@ fn reducer_enqueue<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `reduce_range` called again and again with one shape, then another, then the first again,
+/// with an `enqueue` among them and the buffer's contents replaced in place between two repeats
+/// (on a GPU the `i32` sum's repeats are a CUDA graph, which must read the memory as it is now).
+fn reducer_repeat<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
+    let backend = (place.backend)()?;
+    let name = what::<T, O>("Reducer");
+    let first = input::<T, O>(place.n, Pattern::Random);
+    let second = input::<T, O>(place.n + 1, Pattern::Random)[1..].to_vec();
+    let mut buf = backend.upload(&first).map_err(|e| format!("upload: {e}"))?;
+    let other = backend.upload(&second).map_err(|e| format!("upload: {e}"))?;
+    let mut reducer = Reducer::<T, O>::new(&backend);
+    let [odd, ..] = ranges(place.n);
+    let calls = [(0..place.n, 3), (odd.clone(), 2), (0..place.n, 2), (odd, 1)];
+    for (data, contents) in [(&first, "first"), (&second, "second")] {
+        for (range, times) in calls.iter().cloned() {
+            for call in 0..times {
+                let form = format!("reduce_range {range:?} call {call} ({contents} contents)");
+                let got = reducer.reduce_range(&buf, range.clone()).map_err(|e| format!("{name} {form}: {e}"))?;
+                check_reduction::<T, O>(&backend, &form, &data[range.clone()], got)?;
+            }
+        }
+        let form = format!("enqueue 0..{} + result ({contents} contents)", place.n);
+        reducer.enqueue(&buf, 0..place.n).map_err(|e| format!("{name} {form}: {e}"))?;
+        let got = reducer.result().map_err(|e| format!("{name} {form}: {e}"))?;
+        check_reduction::<T, O>(&backend, &form, data, got)?;
+        backend.copy(&other, &mut buf).map_err(|e| format!("copy: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Checks the first `data.len()` elements of `out` against the `kind` scan of `data`, and that
 /// the elements after them still hold `guard`.
 fn check_scan<T: Value, O: OpKind>(
@@ -273,12 +304,13 @@ fn scanner_enqueue<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
 /// One form's check at one place.
 type Form = fn(Place) -> Result<(), Failed>;
 
-/// The six trials of one type × operator at one place.
+/// The seven trials of one type × operator at one place.
 fn pair_trials<T: Value, O: OpKind>(place: Place, ignored: bool) -> Vec<Trial> {
-    let forms: [(&str, Form); 6] = [
+    let forms: [(&str, Form); 7] = [
         ("reducer::whole", reducer_whole::<T, O>),
         ("reducer::range", reducer_range::<T, O>),
         ("reducer::enqueue", reducer_enqueue::<T, O>),
+        ("reducer::repeat", reducer_repeat::<T, O>),
         ("scanner::whole", scanner_whole::<T, O>),
         ("scanner::range", scanner_range::<T, O>),
         ("scanner::enqueue", scanner_enqueue::<T, O>),

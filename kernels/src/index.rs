@@ -131,6 +131,37 @@ pub const fn chunk_bounds(n: usize, parts: usize, part: usize) -> (usize, usize)
     (start, end)
 }
 
+/// Bits of a tally word (`atomic_accumulate_to_host`) that count the blocks that have added:
+/// the low 24, enough for any grid of the kernels (`gridDim.x × blockDim.x ≤ 2^29` and
+/// `blockDim.x ≥ 32`, so at most 2^24 blocks, and the count read before the last add is at
+/// most 2^24 − 1). The bits above hold the sum.
+pub const TALLY_COUNT_BITS: u32 = 24;
+
+/// What one block adds to a tally word: one to the count, its `i32` sum (as 32 unsigned bits)
+/// to the sum above it. Nothing carries from the count into the sum while fewer than 2^24
+/// blocks have added, and the sum's low 32 bits are the wrapping `i32` sum of the blocks'.
+/// ```
+/// use reduce_scan_kernels::index::{tally_add, tally_count, tally_sum};
+/// let word = tally_add(-3).wrapping_add(tally_add(5)).wrapping_add(tally_add(i32::MAX));
+/// assert_eq!((tally_count(word), tally_sum(word)), (3, 2i32.wrapping_add(i32::MAX)));
+/// ```
+#[inline(always)]
+pub const fn tally_add(block_sum: i32) -> u64 {
+    ((block_sum as u32 as u64) << TALLY_COUNT_BITS) | 1
+}
+
+/// The blocks counted in a tally word.
+#[inline(always)]
+pub const fn tally_count(word: u64) -> u32 {
+    (word & ((1 << TALLY_COUNT_BITS) - 1)) as u32
+}
+
+/// The wrapping `i32` sum of the blocks counted in a tally word.
+#[inline(always)]
+pub const fn tally_sum(word: u64) -> i32 {
+    (word >> TALLY_COUNT_BITS) as u32 as i32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +178,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tally_counts_every_block_and_keeps_the_wrapping_sum() {
+        let sums = [i32::MIN, -1, 0, 1, i32::MAX, 123_456_789, -987_654_321];
+        for blocks in [1usize, 2, 7, 1000, 70_001] {
+            let (mut word, mut want) = (0u64, 0i32);
+            for b in 0..blocks {
+                let s = sums[b % sums.len()].wrapping_mul(b as i32 | 1);
+                assert_eq!(tally_count(word), b as u32, "before block {b} of {blocks}");
+                assert_eq!(tally_sum(word), want, "before block {b} of {blocks}");
+                word = word.wrapping_add(tally_add(s));
+                want = want.wrapping_add(s);
+            }
+            assert_eq!((tally_count(word), tally_sum(word)), (blocks as u32, want), "{blocks} blocks");
+        }
+        // The largest grid: the count before the last add fits, the last add may carry out.
+        let before_last = (1u64 << TALLY_COUNT_BITS) - 1;
+        assert_eq!(tally_count(before_last), (1 << TALLY_COUNT_BITS) - 1);
     }
 
     #[test]

@@ -3,10 +3,12 @@
 # (examples/time_to_answer.rs, the bundle's .gpu/bin/time_to_answer) against CUB's
 # DeviceReduce::Sum followed by cudaMemcpy of its result (cub/wall.cu, built here with nvcc),
 # and, when .gpu/bin/time_to_answer_before exists, the same example built at an earlier commit.
-# Ours runs three times: `ours` (the library's way: the sum's last block publishes the answer
-# into mapped host memory, the host spinning on a flag), `ours_launch` (REDUCE_SCAN_ANSWER=launch:
-# a second, one-thread launch publishes it) and `ours_copy` (REDUCE_SCAN_ANSWER=copy: an
-# asynchronous copy into page-locked memory, then a stream synchronisation). Each round also
+# Ours runs four times: `ours` (the library's way: the sum's last block publishes the answer
+# into mapped host memory, the host spinning on a flag, and a call that repeats the last one's
+# shape is a CUDA graph), `ours_in_kernel` (REDUCE_SCAN_ANSWER=in-kernel: the same without
+# graphs), `ours_launch` (REDUCE_SCAN_ANSWER=launch: a second, one-thread launch publishes it)
+# and `ours_copy` (REDUCE_SCAN_ANSWER=copy: an asynchronous copy into page-locked memory, then a
+# stream synchronisation). Each round also
 # runs cub/answer_floor.cu (the same ways with kernels that do nothing, and a CUDA graph) into
 # answer_floor.csv.
 # ROUNDS rounds (default 5), the implementations alternating within each round, CALLS calls per
@@ -24,10 +26,11 @@ csv=$out/time_to_answer.csv
 echo "impl,round,n,wall_us_median,wall_us_min,enqueue_us_median,device_us_median" >"$csv"
 for r in $(seq 1 "$rounds"); do
   /tmp/answer_floor "$calls" "$r" | tail -n +2 >>"$floor"
-  for impl in ours ours_launch ours_copy before cub; do
-    export REDUCE_SCAN_ANSWER=in-kernel
+  for impl in ours ours_in_kernel ours_launch ours_copy before cub; do
+    export REDUCE_SCAN_ANSWER=graph
     case $impl in
       ours) bin=.gpu/bin/time_to_answer ;;
+      ours_in_kernel) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=in-kernel ;;
       ours_launch) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=launch ;;
       ours_copy) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=copy ;;
       before) bin=.gpu/bin/time_to_answer_before ;;

@@ -45,18 +45,49 @@ struct Answer {
 }
 
 /// How a synchronous call gets its answer to the host, measured in `docs/time-to-answer.md`.
-/// `REDUCE_SCAN_ANSWER=launch` or `=copy` picks one of the two slower ways, for that
-/// measurement.
+/// `REDUCE_SCAN_ANSWER=in-kernel`, `=launch` or `=copy` picks one of the slower ways, for
+/// that measurement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnswerWay {
-    /// The default: the sum's own last block writes the answer and a flag into the mapped
-    /// words (`atomic_accumulate_to_host`); the typed sums and the scans' results, whose
-    /// kernels do not, come the `Launch` way.
+    /// The default: as `InKernel`, and a call that repeats the previous call's shape (same
+    /// input, size and launch) launches a CUDA graph of that launch instead
+    /// ([`Gpu::capture`], [`Gpu::answer_from_graph`]): one `cuGraphLaunch`, cheaper to issue
+    /// than `cuLaunchKernel`.
+    Graph,
+    /// The sum's own last block writes the answer and a flag into the mapped words
+    /// (`atomic_accumulate_to_host`); the typed sums and the scans' results, whose kernels do
+    /// not, come the `Launch` way.
     InKernel,
     /// A one-thread `publish_answer` launch behind the work writes them.
     Launch,
     /// An asynchronous copy into page-locked memory, then a stream synchronisation.
     Copy,
+}
+
+/// The flag value a graph's kernel publishes ([`Gpu::capture`]): fixed, since a graph's
+/// parameters are, so the host clears the flag before each graph launch. Other answers use
+/// other values.
+pub const GRAPH_SEQ: u32 = 1;
+
+/// A CUDA graph captured from the launches on a stream and instantiated ([`Gpu::capture`]);
+/// destroyed when dropped.
+pub struct Graph {
+    graph: cust::sys::CUgraph,
+    exec: cust::sys::CUgraphExec,
+}
+
+// SAFETY: driver handles of the process's context, usable from any thread; `Graph` only
+// launches and destroys them.
+unsafe impl Send for Graph {}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: handles made by `Gpu::capture`, destroyed once, here.
+        unsafe {
+            cust::sys::cuGraphExecDestroy(self.exec);
+            cust::sys::cuGraphDestroy(self.graph);
+        }
+    }
 }
 
 // SAFETY: the words are process-wide page-locked memory, only touched under the Mutex.
@@ -85,7 +116,8 @@ impl Answer {
         let way = match std::env::var("REDUCE_SCAN_ANSWER").as_deref() {
             Ok("copy") => AnswerWay::Copy,
             Ok("launch") => AnswerWay::Launch,
-            _ => AnswerWay::InKernel,
+            Ok("in-kernel") => AnswerWay::InKernel,
+            _ => AnswerWay::Graph,
         };
         Ok(Self { host, device, seq: 0, way })
     }
@@ -282,10 +314,63 @@ impl Gpu {
     /// The words are held for the whole call, so answers of concurrent calls do not mix.
     pub fn answer_from(&self, stream: &Stream, launch: impl FnOnce(u64, u64, u32) -> Result<()>) -> Result<u64> {
         let mut answer = self.answer.lock().unwrap();
-        answer.seq = answer.seq.wrapping_add(1).max(1);
+        answer.seq = answer.seq.wrapping_add(1).max(GRAPH_SEQ + 1);
         let seq = answer.seq;
         launch(answer.device, answer.device + 8, seq)?;
         answer.wait(stream, seq)
+    }
+
+    /// Records what `enqueue(value, flag, GRAPH_SEQ)` queues on `stream` (stream capture: the
+    /// launches are recorded, not run) and instantiates it: a graph whose kernel publishes its
+    /// answer into the mapped words, for [`answer_from_graph`](Self::answer_from_graph).
+    pub fn capture(&self, stream: &Stream, enqueue: impl FnOnce(u64, u64, u32) -> Result<()>) -> Result<Graph> {
+        use cust::sys::{CUresult, CUstreamCaptureMode};
+        let refused = |what: &str, r: CUresult| Error::Invalid(format!("the driver refused to {what} ({r:?})"));
+        let device = self.answer.lock().unwrap().device;
+        // SAFETY: a live stream of this context, not capturing; thread-local mode leaves other
+        // threads' driver calls alone.
+        let r = unsafe {
+            cust::sys::cuStreamBeginCapture_v2(
+                stream.as_inner(),
+                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            )
+        };
+        if r != CUresult::CUDA_SUCCESS {
+            return Err(refused("capture a graph", r));
+        }
+        let queued = enqueue(device, device + 8, GRAPH_SEQ);
+        let mut graph = std::ptr::null_mut();
+        // SAFETY: the capture begun above, ended on every path.
+        let r = unsafe { cust::sys::cuStreamEndCapture(stream.as_inner(), &mut graph) };
+        queued?;
+        if r != CUresult::CUDA_SUCCESS {
+            return Err(refused("end a graph's capture", r));
+        }
+        let mut exec = std::ptr::null_mut();
+        // SAFETY: the graph just captured.
+        let r = unsafe { cust::sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) };
+        if r != CUresult::CUDA_SUCCESS {
+            // SAFETY: the graph just captured, not used again.
+            unsafe { cust::sys::cuGraphDestroy(graph) };
+            return Err(refused("instantiate a graph", r));
+        }
+        Ok(Graph { graph, exec })
+    }
+
+    /// Launches `graph` (made by [`capture`](Self::capture)) on `stream` and returns the answer
+    /// its kernel publishes, as [`answer_from`](Self::answer_from) does: the host clears the
+    /// flag, launches, and spins until it reads [`GRAPH_SEQ`].
+    pub fn answer_from_graph(&self, stream: &Stream, graph: &Graph) -> Result<u64> {
+        let answer = self.answer.lock().unwrap();
+        // SAFETY: the mapped flag word; no kernel writes it now (every answer before this one
+        // was waited for, under the same lock).
+        unsafe { answer.host.wrapping_add(1).cast::<u32>().write_volatile(0) };
+        // SAFETY: an instantiated graph of this context and a live stream.
+        let r = unsafe { cust::sys::cuGraphLaunch(graph.exec, stream.as_inner()) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!("the driver refused to launch a graph ({r:?})")));
+        }
+        answer.wait(stream, GRAPH_SEQ)
     }
 
     /// The `bytes` (4 or 8, aligned) at device address `src`, once the work queued on `stream`

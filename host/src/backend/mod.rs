@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use gpu::{AnswerWay, Gpu};
+pub use gpu::{AnswerWay, Gpu, Graph};
 
 use crate::emu::{Dim3, Emulator};
 use crate::error::{CudaContext, Error, Result};
@@ -325,8 +325,36 @@ impl Backend {
     /// `REDUCE_SCAN_ANSWER` asks for another way ([`AnswerWay`]).
     pub fn answers_in_kernel(&self) -> bool {
         match self {
-            Backend::Gpu(g) => g.gpu.answer_way() == AnswerWay::InKernel,
+            Backend::Gpu(g) => matches!(g.gpu.answer_way(), AnswerWay::Graph | AnswerWay::InKernel),
             Backend::Emulator(..) => true,
+        }
+    }
+
+    /// A CUDA graph of what `launch(slot)` queues, for repeated calls of one shape
+    /// ([`Gpu::capture`]); `None` where graphs are not used: on the emulator, and on a GPU
+    /// whose `REDUCE_SCAN_ANSWER` asks for another way.
+    pub fn answer_graph(&self, launch: impl FnOnce(AnswerSlot) -> Result<()>) -> Result<Option<Graph>> {
+        match self {
+            Backend::Gpu(g) if g.gpu.answer_way() == AnswerWay::Graph => {
+                g.gpu.bind()?;
+                let graph = g.gpu.capture(g.stream(), |value, flag, seq| {
+                    launch(AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq })
+                })?;
+                Ok(Some(graph))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Launches `graph` ([`answer_graph`](Self::answer_graph)) and returns the answer its
+    /// kernel publishes.
+    pub fn answer_from_graph(&self, graph: &Graph) -> Result<u64> {
+        match self {
+            Backend::Gpu(g) => {
+                g.gpu.bind()?;
+                g.gpu.answer_from_graph(g.stream(), graph)
+            }
+            Backend::Emulator(..) => Err(Error::Invalid("the emulator runs no CUDA graphs".into())),
         }
     }
 

@@ -46,10 +46,23 @@ pub(crate) struct Workspace {
     ticket: Option<DeviceBuffer<u32>>,
     result: Option<DeviceBuffer<i32>>,
     clocks: Option<DeviceBuffer<u64>>,
-    /// The ticket of [`launch_to_host`](Self::launch_to_host), made by its first call.
-    host_ticket: Option<DeviceBuffer<u32>>,
+    /// The tally word of [`launch_to_host`](Self::launch_to_host), made by its first call.
+    tally: Option<DeviceBuffer<u64>>,
+    /// The shape of the last [`launch_to_host`](Self::launch_to_host), and its CUDA graph once
+    /// a call repeated it.
+    to_host: Option<(ToHostShape, Option<crate::backend::Graph>)>,
     /// Launches that succeeded so far: the epoch the next accumulating launch gets.
     epoch: u32,
+}
+
+/// What a CUDA graph of `atomic_accumulate_to_host` fixes: the input's address, the size and the
+/// launch (the tally and answer words are the workspace's and the process's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ToHostShape {
+    input: usize,
+    n: usize,
+    grid: u32,
+    block: u32,
 }
 
 /// `Some(buffer of len)` when `len > 0`.
@@ -69,7 +82,8 @@ impl Workspace {
             ticket: buffer(backend, needs.ticket as u64)?,
             result: buffer(backend, needs.result_words as u64)?,
             clocks: buffer(backend, if needs.clocks { 2 * geometry.grid as u64 } else { 0 })?,
-            host_ticket: None,
+            tally: None,
+            to_host: None,
             epoch: 0,
         })
     }
@@ -130,14 +144,15 @@ impl Workspace {
         Ok(())
     }
 
-    /// The atomic finish with the answer handed to the host by the kernel's last block
-    /// (`atomic_accumulate_to_host`, [`Backend::answer_from`]): one launch on `n` elements of
-    /// `input` from element `offset`, and its sum once it is on the host. The epoch advances
-    /// when the launch was accepted, as with [`launch`](Self::launch).
+    /// The sum of `n` elements of `input` from element `offset` by `atomic_accumulate_to_host`,
+    /// whose last block hands it to the host ([`Backend::answer_from`]): one launch, and the
+    /// answer once it is on the host. Uses this workspace's geometry and its own tally word,
+    /// not the result words or the epoch of [`launch`](Self::launch). A call of the same shape
+    /// as the one before (input, size, launch) is a CUDA graph of that launch where the
+    /// backend uses them ([`Backend::answer_graph`]), captured by the first repeat.
     ///
     /// # Safety
-    /// As [`launch`](Self::launch), and the geometry is `atomic_accumulate`'s for `n` (two
-    /// result words).
+    /// As [`launch`](Self::launch), and the geometry is `atomic_accumulate`'s for `n`.
     pub(crate) unsafe fn launch_to_host(
         &mut self,
         backend: &Backend,
@@ -146,35 +161,42 @@ impl Workspace {
         n: usize,
     ) -> Result<i32> {
         const KERNEL: crate::backend::Kernel<plan::ToHostArgs> =
-            crate::kernel_ref!(kernels::reduce::atomic_accumulate_to_host(a, acc, n, e, ticket, value, flag, seq));
-        if self.host_ticket.is_none() {
-            self.host_ticket = Some(backend.alloc::<u32>(1)?);
+            crate::kernel_ref!(kernels::reduce::atomic_accumulate_to_host(a, tally, n, value, flag, seq));
+        if self.tally.is_none() {
+            self.tally = Some(backend.alloc::<u64>(1)?);
         }
-        let (Some(result), Some(ticket)) = (self.result.as_mut(), self.host_ticket.as_mut()) else {
-            return Err(Error::Invalid("the workspace has no result words for the atomic finish".into()));
-        };
+        let tally = self.tally.as_mut().map_or(std::ptr::null_mut(), DeviceBuffer::as_mut_ptr);
         let g = self.geometry;
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
-        let (acc, ticket, epoch) = (result.as_mut_ptr(), ticket.as_mut_ptr(), self.epoch);
-        let mut accepted = false;
-        let answer = backend.answer_from(|slot| {
-            // SAFETY: the caller's input range and geometry; `acc` holds two words, the one of
-            // `epoch % 2` cleared (as for `launch`); `ticket` is this workspace's, 0 between
-            // launches; the slot is `answer_from`'s.
-            unsafe {
-                backend.launch(
-                    &KERNEL,
-                    cfg,
-                    (input.wrapping_add(offset), acc, n as u32, epoch, ticket, slot.value, slot.flag, slot.seq),
-                )
-            }?;
-            accepted = true;
-            Ok(())
-        });
-        if accepted {
-            self.epoch = self.epoch.wrapping_add(1);
-        }
-        Ok(answer? as u32 as i32)
+        let input = input.wrapping_add(offset);
+        let shape = ToHostShape { input: input as usize, n, grid: g.grid, block: g.block };
+        let launch = |slot: crate::backend::AnswerSlot| {
+            // SAFETY: the caller's input range and geometry (at most 2^29 threads, so the tally's
+            // count cannot overflow); `tally` is this workspace's word, 0 between launches (a
+            // zeroed allocation, reset by each launch's last block); the slot is the backend's.
+            unsafe { backend.launch(&KERNEL, cfg, (input, tally, n as u32, slot.value, slot.flag, slot.seq)) }
+        };
+        let answer = match self.to_host.take() {
+            Some((last, Some(graph))) if last == shape => {
+                let answer = backend.answer_from_graph(&graph);
+                self.to_host = Some((shape, Some(graph)));
+                answer?
+            }
+            Some((last, None)) if last == shape => {
+                let graph = backend.answer_graph(launch)?;
+                let answer = match &graph {
+                    Some(graph) => backend.answer_from_graph(graph),
+                    None => backend.answer_from(launch),
+                };
+                self.to_host = Some((shape, graph));
+                answer?
+            }
+            _ => {
+                self.to_host = Some((shape, None));
+                backend.answer_from(launch)?
+            }
+        };
+        Ok(answer as u32 as i32)
     }
 
     /// Waits for the last launch and returns its answer: the device word of the last epoch

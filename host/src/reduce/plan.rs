@@ -30,10 +30,11 @@ pub type SinglePassArgs = (*const i32, *mut i32, *mut u32, *mut i32, u32);
 /// partial into `g_acc[epoch % 2]` (which must be 0 at the start) and block 0 clears the other
 /// word for the next launch; the host passes consecutive epochs.
 pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
-/// Arguments of `atomic_accumulate_to_host`: those of [`AccumulateArgs`], then `(g_ticket,
-/// h_value, h_flag, seq)`. The block that draws the last ticket resets it, writes the sum into
-/// `h_value` and then `seq` into `h_flag` ([`crate::backend::AnswerSlot`]).
-pub type ToHostArgs = (*const i32, *mut i32, u32, u32, *mut u32, *mut u64, *mut u32, u32);
+/// Arguments of `atomic_accumulate_to_host`: `(g_idata, g_tally, n, h_value, h_flag, seq)`.
+/// Every block adds its sum and a count of one into the tally word (0 at the start); the last
+/// block resets it, writes the sum into `h_value` and then `seq` into `h_flag`
+/// ([`crate::backend::AnswerSlot`]).
+pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
 /// Arguments of a clocked kernel (the sum-of-squares steps): `(g_idata, g_result, g_clocks,
 /// n)`. It writes one result per thread or per block (see [`Per`]) and, per block,
 /// `clock64()` at its start and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.

@@ -143,7 +143,7 @@ pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
     /// The device storage, once a first launch made it.
     storage: Option<Storage<T>>,
     /// What [`result`](Self::result) answers.
-    last: Last,
+    last: Last<T>,
     op: PhantomData<fn() -> O>,
 }
 
@@ -155,15 +155,17 @@ enum Storage<T: Value> {
     Typed(u32, TypedWork<T>),
 }
 
-/// What the last [`Reducer::enqueue`] left for [`Reducer::result`].
+/// What the last call left for [`Reducer::result`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Last {
+enum Last<T> {
     /// Nothing enqueued yet, or the last enqueue failed.
     Nothing,
     /// An empty range: the identity, with no launch.
     Identity,
     /// A launch, whose answer the storage holds once it completes.
     Launched,
+    /// The answer of a synchronous call, already on the host.
+    Answer(T),
 }
 
 impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
@@ -188,9 +190,9 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
         if O::path::<T>() == Path::Classic && !range.is_empty() && self.backend.answers_in_kernel() {
             self.last = Last::Nothing;
             check_range::<T, O>(input, &range)?;
-            let sum = self.sum_to_host(input, range)?;
-            self.last = Last::Launched;
-            return Ok(T::from_bits_u64(sum as u32 as u64));
+            let sum = T::from_bits_u64(self.sum_to_host(input, range)? as u32 as u64);
+            self.last = Last::Answer(sum);
+            return Ok(sum);
         }
         self.enqueue(input, range)?;
         self.result()
@@ -219,6 +221,7 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     pub fn result(&self) -> Result<T> {
         match (self.last, &self.storage) {
             (Last::Identity, _) => identity(O::OP),
+            (Last::Answer(answer), _) => Ok(answer),
             // The classic path runs for `i32` only (enqueue_classic checks): the same bits.
             (Last::Launched, Some(Storage::Classic(_, _, work))) => {
                 Ok(T::from_bits_u64(work.result(self.backend)? as u32 as u64))
@@ -413,7 +416,7 @@ mod tests {
     }
 
     #[test]
-    fn the_synchronous_sum_is_published_by_its_last_block_and_leaves_the_ticket_at_zero() {
+    fn the_synchronous_sum_is_published_by_its_last_block_and_leaves_the_tally_at_zero() {
         let b = Backend::emulator();
         let data: Vec<i32> = (0..40_011).map(|i| (i * 7919 % 2001) - 1000).collect();
         let buf = b.upload(&data).unwrap();
@@ -422,12 +425,12 @@ mod tests {
         for n in [40_011usize, 4097, 33, 40_011, 12_289] {
             assert_eq!(r.reduce_range(&buf, 0..n).unwrap(), sum(0..n), "to the host, n = {n}");
             assert_eq!(r.result().unwrap(), sum(0..n), "result() after it, n = {n}");
-            // The two-launch way in between: the epochs of the two ways stay in step.
+            // The enqueue way in between: its result words and epochs are its own.
             r.enqueue(&buf, 1..n).unwrap();
             assert_eq!(r.result().unwrap(), sum(1..n), "enqueue after it, n = {n}");
             let Some(Storage::Classic(_, _, work)) = &r.storage else { panic!("no classic storage") };
-            let ticket = b.download(work.host_ticket.as_ref().expect("a ticket")).unwrap();
-            assert_eq!(ticket, [0], "the ticket after n = {n}");
+            let tally = b.download(work.tally.as_ref().expect("a tally word")).unwrap();
+            assert_eq!(tally, [0], "the tally word after n = {n}");
         }
     }
 }

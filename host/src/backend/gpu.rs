@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
@@ -27,6 +27,9 @@ pub struct Gpu {
     answer: Mutex<Answer>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
+    /// The stream graphs are captured on ([`capture`](Self::capture)), made by the first: one
+    /// no other work uses, so a capture records nothing but its own launches.
+    capture_stream: Mutex<Option<Arc<Stream>>>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
@@ -258,6 +261,7 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
+            capture_stream: Mutex::new(None),
             answer: Mutex::new(Answer::new()?),
             info,
             events: Mutex::new(events),
@@ -320,25 +324,30 @@ impl Gpu {
         answer.wait(stream, seq)
     }
 
-    /// Records what `enqueue(value, flag, GRAPH_SEQ)` queues on `stream` (stream capture: the
-    /// launches are recorded, not run) and instantiates it: a graph whose kernel publishes its
-    /// answer into the mapped words, for [`answer_from_graph`](Self::answer_from_graph).
-    pub fn capture(&self, stream: &Stream, enqueue: impl FnOnce(u64, u64, u32) -> Result<()>) -> Result<Graph> {
+    /// Records what `enqueue(stream, value, flag, GRAPH_SEQ)` queues on `stream` (stream
+    /// capture: the launches are recorded, not run) and instantiates it: a graph whose kernel
+    /// publishes its answer into the mapped words, for
+    /// [`answer_from_graph`](Self::answer_from_graph). `stream` is this GPU's capture stream,
+    /// which nothing else uses (a capture of a shared stream would also record other threads'
+    /// launches); the graph can then be launched on any stream.
+    pub fn capture(&self, enqueue: impl FnOnce(&Arc<Stream>, u64, u64, u32) -> Result<()>) -> Result<Graph> {
         use cust::sys::{CUresult, CUstreamCaptureMode};
         let refused = |what: &str, r: CUresult| Error::Invalid(format!("the driver refused to {what} ({r:?})"));
         let device = self.answer.lock().unwrap().device;
-        // SAFETY: a live stream of this context, not capturing; thread-local mode leaves other
-        // threads' driver calls alone.
+        let mut held = self.capture_stream.lock().unwrap();
+        if held.is_none() {
+            *held = Some(Arc::new(self.new_stream()?));
+        }
+        let Some(stream) = held.as_ref() else { unreachable!("made above") };
+        // SAFETY: a live stream of this context that only this (locked) function uses, not
+        // capturing; thread-local mode leaves other threads' driver calls alone.
         let r = unsafe {
-            cust::sys::cuStreamBeginCapture_v2(
-                stream.as_inner(),
-                CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
-            )
+            cust::sys::cuStreamBeginCapture_v2(stream.as_inner(), CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         };
         if r != CUresult::CUDA_SUCCESS {
             return Err(refused("capture a graph", r));
         }
-        let queued = enqueue(device, device + 8, GRAPH_SEQ);
+        let queued = enqueue(stream, device, device + 8, GRAPH_SEQ);
         let mut graph = std::ptr::null_mut();
         // SAFETY: the capture begun above, ended on every path.
         let r = unsafe { cust::sys::cuStreamEndCapture(stream.as_inner(), &mut graph) };

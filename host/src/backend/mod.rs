@@ -330,15 +330,18 @@ impl Backend {
         }
     }
 
-    /// A CUDA graph of what `launch(slot)` queues, for repeated calls of one shape
-    /// ([`Gpu::capture`]); `None` where graphs are not used: on the emulator, and on a GPU
-    /// whose `REDUCE_SCAN_ANSWER` asks for another way.
-    pub fn answer_graph(&self, launch: impl FnOnce(AnswerSlot) -> Result<()>) -> Result<Option<Graph>> {
+    /// A CUDA graph of what `launch(on, slot)` queues on the backend `on`, for repeated calls
+    /// of one shape ([`Gpu::capture`]: `on` is this GPU with its capture stream); `None` where
+    /// graphs are not used: on the emulator, and on a GPU whose `REDUCE_SCAN_ANSWER` asks for
+    /// another way.
+    pub fn answer_graph(&self, launch: impl FnOnce(&Backend, AnswerSlot) -> Result<()>) -> Result<Option<Graph>> {
         match self {
             Backend::Gpu(g) if g.gpu.answer_way() == AnswerWay::Graph => {
                 g.gpu.bind()?;
-                let graph = g.gpu.capture(g.stream(), |value, flag, seq| {
-                    launch(AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq })
+                let gpu = g.gpu;
+                let graph = gpu.capture(|stream, value, flag, seq| {
+                    let on = Backend::Gpu(GpuStream { gpu, own: Some(Arc::clone(stream)) });
+                    launch(&on, AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq })
                 })?;
                 Ok(Some(graph))
             }

@@ -170,11 +170,12 @@ impl Workspace {
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
         let input = input.wrapping_add(offset);
         let shape = ToHostShape { input: input as usize, n, grid: g.grid, block: g.block };
-        let launch = |slot: crate::backend::AnswerSlot| {
+        let launch = |on: &Backend, slot: crate::backend::AnswerSlot| {
             // SAFETY: the caller's input range and geometry (at most 2^29 threads, so the tally's
             // count cannot overflow); `tally` is this workspace's word, 0 between launches (a
-            // zeroed allocation, reset by each launch's last block); the slot is the backend's.
-            unsafe { backend.launch(&KERNEL, cfg, (input, tally, n as u32, slot.value, slot.flag, slot.seq)) }
+            // zeroed allocation, reset by each launch's last block); `on` is this backend's
+            // device (or, for a graph, its capture stream) and the slot its answer words.
+            unsafe { on.launch(&KERNEL, cfg, (input, tally, n as u32, slot.value, slot.flag, slot.seq)) }
         };
         let answer = match self.to_host.take() {
             Some((last, Some(graph))) if last == shape => {
@@ -186,14 +187,14 @@ impl Workspace {
                 let graph = backend.answer_graph(launch)?;
                 let answer = match &graph {
                     Some(graph) => backend.answer_from_graph(graph),
-                    None => backend.answer_from(launch),
+                    None => backend.answer_from(|slot| launch(backend, slot)),
                 };
                 self.to_host = Some((shape, graph));
                 answer?
             }
             _ => {
                 self.to_host = Some((shape, None));
-                backend.answer_from(launch)?
+                backend.answer_from(|slot| launch(backend, slot))?
             }
         };
         Ok(answer as u32 as i32)

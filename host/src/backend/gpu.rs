@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
@@ -27,9 +27,6 @@ pub struct Gpu {
     answer: Mutex<Answer>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
-    /// The stream graphs are captured on ([`capture`](Self::capture)), made by the first: one
-    /// no other work uses, so a capture records nothing but its own launches.
-    capture_stream: Mutex<Option<Arc<Stream>>>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
@@ -54,7 +51,7 @@ struct Answer {
 pub enum AnswerWay {
     /// The default: as `InKernel`, and a call that repeats the previous call's shape (same
     /// input, size and launch) launches a CUDA graph of that launch instead
-    /// ([`Gpu::capture`], [`Gpu::answer_from_graph`]): one `cuGraphLaunch`, cheaper to issue
+    /// ([`Gpu::kernel_graph`], [`Gpu::answer_from_graph`]): one `cuGraphLaunch`, cheaper to issue
     /// than `cuLaunchKernel`.
     Graph,
     /// The sum's own last block writes the answer and a flag into the mapped words
@@ -67,13 +64,13 @@ pub enum AnswerWay {
     Copy,
 }
 
-/// The flag value a graph's kernel publishes ([`Gpu::capture`]): fixed, since a graph's
+/// The flag value a graph's kernel publishes ([`Gpu::kernel_graph`]): fixed, since a graph's
 /// parameters are, so the host clears the flag before each graph launch. Other answers use
 /// other values.
 pub const GRAPH_SEQ: u32 = 1;
 
-/// A CUDA graph captured from the launches on a stream and instantiated ([`Gpu::capture`]);
-/// destroyed when dropped.
+/// A CUDA graph of one kernel launch, instantiated ([`Gpu::kernel_graph`]); destroyed when
+/// dropped.
 pub struct Graph {
     graph: cust::sys::CUgraph,
     exec: cust::sys::CUgraphExec,
@@ -85,7 +82,7 @@ unsafe impl Send for Graph {}
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        // SAFETY: handles made by `Gpu::capture`, destroyed once, here.
+        // SAFETY: handles made by `Gpu::kernel_graph`, destroyed once, here.
         unsafe {
             cust::sys::cuGraphExecDestroy(self.exec);
             cust::sys::cuGraphDestroy(self.graph);
@@ -261,7 +258,6 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
-            capture_stream: Mutex::new(None),
             answer: Mutex::new(Answer::new()?),
             info,
             events: Mutex::new(events),
@@ -324,49 +320,67 @@ impl Gpu {
         answer.wait(stream, seq)
     }
 
-    /// Records what `enqueue(stream, value, flag, GRAPH_SEQ)` queues on `stream` (stream
-    /// capture: the launches are recorded, not run) and instantiates it: a graph whose kernel
-    /// publishes its answer into the mapped words, for
-    /// [`answer_from_graph`](Self::answer_from_graph). `stream` is this GPU's capture stream,
-    /// which nothing else uses (a capture of a shared stream would also record other threads'
-    /// launches); the graph can then be launched on any stream.
-    pub fn capture(&self, enqueue: impl FnOnce(&Arc<Stream>, u64, u64, u32) -> Result<()>) -> Result<Graph> {
-        use cust::sys::{CUresult, CUstreamCaptureMode};
-        let refused = |what: &str, r: CUresult| Error::Invalid(format!("the driver refused to {what} ({r:?})"));
+    /// The device addresses of the mapped answer words: the value (8 bytes) and the flag.
+    pub fn answer_words(&self) -> (u64, u64) {
         let device = self.answer.lock().unwrap().device;
-        let mut held = self.capture_stream.lock().unwrap();
-        if held.is_none() {
-            *held = Some(Arc::new(self.new_stream()?));
-        }
-        let Some(stream) = held.as_ref() else { unreachable!("made above") };
-        // SAFETY: a live stream of this context that only this (locked) function uses, not
-        // capturing; thread-local mode leaves other threads' driver calls alone.
-        let r = unsafe {
-            cust::sys::cuStreamBeginCapture_v2(stream.as_inner(), CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        (device, device + 8)
+    }
+
+    /// A CUDA graph of one launch of kernel `name` with the packed parameter pointers `params`
+    /// (copied into the graph), instantiated: built node by node (`cuGraphAddKernelNode`), not
+    /// by capturing a stream, so it touches no stream and no other thread's work. A graph
+    /// whose kernel publishes into [`answer_words`](Self::answer_words) with [`GRAPH_SEQ`] is
+    /// launched by [`answer_from_graph`](Self::answer_from_graph).
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), for every launch of the graph.
+    pub unsafe fn kernel_graph(
+        &self,
+        name: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<Graph> {
+        use cust::sys::CUresult;
+        let refused = |what: &str, r: CUresult| Error::Invalid(format!("the driver refused to {what} ({r:?})"));
+        let f = self.function(name)?;
+        let node = cust::sys::CUDA_KERNEL_NODE_PARAMS {
+            func: f.to_raw(),
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: shared,
+            kernelParams: params.as_ptr().cast_mut(),
+            extra: std::ptr::null_mut(),
         };
-        if r != CUresult::CUDA_SUCCESS {
-            return Err(refused("capture a graph", r));
-        }
-        let queued = enqueue(stream, device, device + 8, GRAPH_SEQ);
         let mut graph = std::ptr::null_mut();
-        // SAFETY: the capture begun above, ended on every path.
-        let r = unsafe { cust::sys::cuStreamEndCapture(stream.as_inner(), &mut graph) };
-        queued?;
+        // SAFETY: an out-pointer for a new, empty graph.
+        let r = unsafe { cust::sys::cuGraphCreate(&mut graph, 0) };
         if r != CUresult::CUDA_SUCCESS {
-            return Err(refused("end a graph's capture", r));
+            return Err(refused("create a graph", r));
         }
         let mut exec = std::ptr::null_mut();
-        // SAFETY: the graph just captured.
-        let r = unsafe { cust::sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) };
+        let mut added = std::ptr::null_mut();
+        // SAFETY: the graph just made; `node` names a live function of this context and points
+        // to `params`, which the driver copies; no dependencies.
+        let mut r = unsafe { cust::sys::cuGraphAddKernelNode(&mut added, graph, std::ptr::null(), 0, &node) };
+        if r == CUresult::CUDA_SUCCESS {
+            // SAFETY: the graph just made, with its one node.
+            r = unsafe { cust::sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) };
+        }
         if r != CUresult::CUDA_SUCCESS {
-            // SAFETY: the graph just captured, not used again.
+            // SAFETY: the graph just made, not used again.
             unsafe { cust::sys::cuGraphDestroy(graph) };
-            return Err(refused("instantiate a graph", r));
+            return Err(refused(&format!("make a graph of `{name}`"), r));
         }
         Ok(Graph { graph, exec })
     }
 
-    /// Launches `graph` (made by [`capture`](Self::capture)) on `stream` and returns the answer
+    /// Launches `graph` (made by [`kernel_graph`](Self::kernel_graph)) on `stream` and returns the answer
     /// its kernel publishes, as [`answer_from`](Self::answer_from) does: the host clears the
     /// flag, launches, and spins until it reads [`GRAPH_SEQ`].
     pub fn answer_from_graph(&self, stream: &Stream, graph: &Graph) -> Result<u64> {

@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use gpu::{AnswerWay, Gpu, Graph};
+pub use gpu::{AnswerWay, GRAPH_SEQ, Gpu, Graph};
 
 use crate::emu::{Dim3, Emulator};
 use crate::error::{CudaContext, Error, Result};
@@ -330,20 +330,30 @@ impl Backend {
         }
     }
 
-    /// A CUDA graph of what `launch(on, slot)` queues on the backend `on`, for repeated calls
-    /// of one shape ([`Gpu::capture`]: `on` is this GPU with its capture stream); `None` where
-    /// graphs are not used: on the emulator, and on a GPU whose `REDUCE_SCAN_ANSWER` asks for
-    /// another way.
-    pub fn answer_graph(&self, launch: impl FnOnce(&Backend, AnswerSlot) -> Result<()>) -> Result<Option<Graph>> {
+    /// A CUDA graph of one launch of `kernel` at `cfg` with the arguments `args(slot)`, for
+    /// repeated calls of one shape ([`Gpu::kernel_graph`]; the slot's flag value is
+    /// [`GRAPH_SEQ`]); `None` where graphs are not used: on the emulator, and on
+    /// a GPU whose `REDUCE_SCAN_ANSWER` asks for another way.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), for every launch of the graph.
+    pub unsafe fn answer_graph<A: KernelArgs>(
+        &self,
+        kernel: &Kernel<A>,
+        cfg: LaunchConfig,
+        args: impl FnOnce(AnswerSlot) -> A,
+    ) -> Result<Option<Graph>> {
         match self {
             Backend::Gpu(g) if g.gpu.answer_way() == AnswerWay::Graph => {
                 g.gpu.bind()?;
-                let gpu = g.gpu;
-                let graph = gpu.capture(|stream, value, flag, seq| {
-                    let on = Backend::Gpu(GpuStream { gpu, own: Some(Arc::clone(stream)) });
-                    launch(&on, AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq })
-                })?;
-                Ok(Some(graph))
+                let (value, flag) = g.gpu.answer_words();
+                let args = args(AnswerSlot { value: value as *mut u64, flag: flag as *mut u32, seq: gpu::GRAPH_SEQ });
+                args.with_param_ptrs(|params| {
+                    // SAFETY: forwarded from the caller; `params` points into `args`, alive here
+                    // (the driver copies them into the graph).
+                    unsafe { g.gpu.kernel_graph(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                })
+                .map(Some)
             }
             _ => Ok(None),
         }

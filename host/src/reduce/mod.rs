@@ -170,13 +170,13 @@ impl Workspace {
         let cfg = LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
         let input = input.wrapping_add(offset);
         let shape = ToHostShape { input: input as usize, n, grid: g.grid, block: g.block };
-        let launch = |on: &Backend, slot: crate::backend::AnswerSlot| {
-            // SAFETY: the caller's input range and geometry (at most 2^29 threads, so the tally's
-            // count cannot overflow); `tally` is this workspace's word, 0 between launches (a
-            // zeroed allocation, reset by each launch's last block); `on` is this backend's
-            // device (or, for a graph, its capture stream) and the slot its answer words.
-            unsafe { on.launch(&KERNEL, cfg, (input, tally, n as u32, slot.value, slot.flag, slot.seq)) }
-        };
+        let args = |slot: crate::backend::AnswerSlot| (input, tally, n as u32, slot.value, slot.flag, slot.seq);
+        // The launches below and every launch of the graph have what the kernel needs: the
+        // caller's input range and geometry (at most 2^29 threads, so the tally's count cannot
+        // overflow); `tally` is this workspace's word, 0 between launches (a zeroed allocation,
+        // reset by each launch's last block); the slot is the backend's answer words.
+        // SAFETY: as just said.
+        let launch = |slot| unsafe { backend.launch(&KERNEL, cfg, args(slot)) };
         let answer = match self.to_host.take() {
             Some((last, Some(graph))) if last == shape => {
                 let answer = backend.answer_from_graph(&graph);
@@ -184,17 +184,18 @@ impl Workspace {
                 answer?
             }
             Some((last, None)) if last == shape => {
-                let graph = backend.answer_graph(launch)?;
+                // SAFETY: as said above `launch`.
+                let graph = unsafe { backend.answer_graph(&KERNEL, cfg, args) }?;
                 let answer = match &graph {
                     Some(graph) => backend.answer_from_graph(graph),
-                    None => backend.answer_from(|slot| launch(backend, slot)),
+                    None => backend.answer_from(launch),
                 };
                 self.to_host = Some((shape, graph));
                 answer?
             }
             _ => {
                 self.to_host = Some((shape, None));
-                backend.answer_from(|slot| launch(backend, slot))?
+                backend.answer_from(launch)?
             }
         };
         Ok(answer as u32 as i32)

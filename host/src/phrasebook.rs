@@ -185,6 +185,18 @@ pub static ROWS: &[Row] = &[
         "scan/lookback_bulk.rs (the tile tickets)",
     ),
     row(
+        "CUDA graphs: `cudaGraphCreate` + `cudaGraphAddKernelNode` + `cudaGraphInstantiate`, then `cudaGraphLaunch`",
+        "`Gpu::kernel_graph(name, grid, block, shared, params)` (one kernel node, instantiated), `Gpu::answer_from_graph(stream, &graph)`; the library's `Backend::answer_graph`",
+        "none: the driver API (`cust::sys`)",
+        "the host: the synchronous `i32` sum's repeats of one shape (`reduce_scan::Reducer`)",
+    ),
+    row(
+        "the last block by the sum's own atomic: `old = atomicAdd((unsigned long long*)tally, ((u64)(unsigned)sum << 24) | 1)`",
+        "`atomic::atomic_add_u64(tally, index::tally_add(sum))`, then `index::tally_count(old)` and `index::tally_sum(old)`",
+        "`core::sync::atomic::AtomicU64::fetch_add`",
+        "reduce/atomic_accumulate_to_host.rs",
+    ),
+    row(
         "TMA bulk copies (sm_90): `cuda::memcpy_async(smem, gmem, bytes, bar)` with a `cuda::barrier`; `cp.async.bulk` shared → global; `fence.proxy.async`",
         "`bulk::Mbarrier` (`at`, `init`, `arrive_expect_tx`, `try_wait_parity`, `wait_parity`), `Shared::copy_bulk(i, src, count, bar, policy)`, `Shared::store_bulk(i, dst, count, policy)`, `bulk::bulk_commit()`, `bulk::bulk_wait_read::<N>()`, `bulk::fence_proxy_async()`",
         "none: inline `asm!`",

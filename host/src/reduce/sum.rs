@@ -47,8 +47,11 @@
 //! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
 //! one of its own). [`Reducer::enqueue`] queues the launch without waiting; [`Reducer::result`]
 //! waits for the answer: on a GPU a one-thread launch behind the sum publishes it into mapped
-//! page-locked host memory and the host spins on its flag (no copy, no stream synchronisation:
-//! `docs/time-to-answer.md` has the figures).
+//! page-locked host memory and the host spins on its flag (no copy, no stream synchronisation).
+//! The synchronous `i32` sum ([`Reducer::reduce`], [`Reducer::reduce_range`]) needs no second
+//! launch: its kernel's last block publishes the answer itself (`atomic_accumulate_to_host`),
+//! and a call that repeats the previous call's shape launches a CUDA graph of that kernel
+//! (`docs/time-to-answer.md` has the figures).
 //!
 //! **What the caller gets.** The reduction of an empty range is the operator's identity (0,
 //! the type's largest value for min, its smallest for max), returned without touching the

@@ -370,3 +370,48 @@ kernel! {
         sync_threads();
     }
 }
+
+/// Kernels that launch from the device, broken on purpose (host builds only: a module with a
+/// device-side launch needs the device runtime at link time).
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod nested {
+    use crate::device::global::GlobalMut;
+    use crate::device::launch::DeviceStream;
+    use crate::device::thread::thread_idx_x;
+    use crate::{kernel, launch_device};
+
+    kernel! {
+        /// Launches itself with no base case: the chain ends at CUDA's nesting limit.
+        pub unsafe fn endless_recursion(out: GlobalMut<i32>, depth: u32) {
+            if thread_idx_x() == 0 {
+                // SAFETY: out holds one element.
+                unsafe {
+                    out.write(0, depth as i32);
+                    launch_device!(endless_recursion<<<(1, 32, DeviceStream::Tail)>>>(out, depth + 1));
+                }
+            }
+        }
+    }
+
+    kernel! {
+        /// Block 1's thread 3 launches `reads_past_the_end` on one element with 64 threads.
+        pub unsafe fn launches_a_bad_child(buf: GlobalMut<i32>) {
+            if crate::device::thread::block_idx_x() == 1 && thread_idx_x() == 3 {
+                // SAFETY: none: the child reads past `buf`'s one element, on purpose.
+                unsafe { launch_device!(reads_past_the_end<<<(1, 64, DeviceStream::Tail)>>>(buf)) };
+            }
+        }
+    }
+
+    kernel! {
+        /// Every thread reads element `threadIdx.x`.
+        pub unsafe fn reads_past_the_end(buf: GlobalMut<i32>) {
+            // SAFETY: none: past the buffer's length on purpose.
+            let v = unsafe { buf.read(thread_idx_x() as usize) };
+            if v == i32::MIN {
+                // SAFETY: element 0 exists.
+                unsafe { buf.write(0, v) };
+            }
+        }
+    }
+}

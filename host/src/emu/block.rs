@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use kernels::device::emu::{Access, Dim3, Fault, Hooks, Site, WarpOp};
+use kernels::device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Site, WarpOp};
 
 use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
@@ -49,6 +49,10 @@ pub(super) struct LaunchCtx<'a> {
     pub trace_block: Option<u64>,
     /// That block's trace.
     pub trace: Mutex<Option<super::counters::Trace>>,
+    /// How deep in device-side launches this grid is (0: launched by the host).
+    pub depth: u32,
+    /// The device-side launches its threads made, run once it has completed.
+    pub children: super::nested::Children,
 }
 
 impl LaunchCtx<'_> {
@@ -309,6 +313,11 @@ impl Hooks for EmuHooks {
         if let Some(t) = try_current() {
             super::access::writable(t, addr);
         }
+    }
+    fn device_launch(&self, launch: DeviceLaunch) -> u32 {
+        let t = current();
+        let grid = t.block.launch;
+        super::nested::queue(t, grid.depth, &grid.children, launch)
     }
 }
 

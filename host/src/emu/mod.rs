@@ -55,6 +55,7 @@ mod access;
 mod block;
 pub mod counters;
 pub mod memory;
+mod nested;
 mod race;
 pub(crate) mod warp;
 
@@ -375,6 +376,24 @@ impl Emulator {
         dynamic_shared: usize,
         body: &(dyn Fn() + Sync),
     ) -> Result<(), EmuError> {
+        // SAFETY: forwarded from the caller; the host's launch is depth 0.
+        unsafe { self.launch_at(kernel, grid, block, dynamic_shared, body, 0) }
+    }
+
+    /// [`launch`](Self::launch) at nesting depth `depth` (0 for the host's launch, one more for
+    /// each device-side launch), followed by the device-side launches the grid queued.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch).
+    unsafe fn launch_at(
+        &self,
+        kernel: &str,
+        grid: Dim3,
+        block: Dim3,
+        dynamic_shared: usize,
+        body: &(dyn Fn() + Sync),
+        depth: u32,
+    ) -> Result<(), EmuError> {
         block::install_hooks();
         self.check_launch(kernel, grid, block, dynamic_shared)?;
         let start = Instant::now();
@@ -393,6 +412,8 @@ impl Emulator {
             counted: self.counted.as_ref().map(|_| Mutex::new(counters::Counters::default())),
             trace_block: self.trace_block,
             trace: Mutex::new(None),
+            depth,
+            children: Default::default(),
         };
         let blocks = grid.volume();
         let next = AtomicU64::new(0);
@@ -417,6 +438,7 @@ impl Emulator {
             let trace = launch.trace.into_inner().unwrap();
             sink.lock().unwrap().push(Counted { kernel: kernel.to_string(), grid_blocks: blocks, counters, trace });
         }
+        let children = launch.children.into_inner().unwrap();
         match error.into_inner().unwrap() {
             Some(e) => Err(e),
             // Cancelled past the budget before every block was taken (a loaded machine can start
@@ -427,7 +449,7 @@ impl Emulator {
                 block: None,
                 detail: format!("the launch's time budget of {:?} ran out before every block had started", self.budget),
             }),
-            None => Ok(()),
+            None => self.run_children(children, depth),
         }
     }
 

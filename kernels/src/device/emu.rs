@@ -204,6 +204,28 @@ pub enum Fault {
     },
 }
 
+/// A device-side launch, as the emulator receives it ([`Hooks::device_launch`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceLaunch {
+    /// The child kernel's name.
+    pub kernel: &'static str,
+    /// The stream it goes to.
+    pub stream: super::launch::DeviceStream,
+    /// Its grid.
+    pub grid: Dim3,
+    /// Its block.
+    pub block: Dim3,
+    /// Its arguments (and kernel), `params_len` bytes the emulator copies before the call
+    /// returns.
+    pub params: *const u8,
+    /// How many bytes `params` holds.
+    pub params_len: usize,
+    /// Runs one emulated thread of the child from the emulator's copy of `params`.
+    pub run: unsafe fn(*const u8),
+    /// Where the launch was made.
+    pub site: Site,
+}
+
 /// What the emulator provides to the device layer.
 ///
 /// Every method answers for the emulated CUDA thread running on the calling OS thread.
@@ -251,6 +273,10 @@ pub trait Hooks: Sync {
     /// `__threadfence()` at `site`: orders this thread's earlier accesses before its later
     /// ones for every thread of the device (a release and an acquire, for the race checks).
     fn fence(&self, site: Site);
+    /// A device-side launch by this thread ([`launch`](super::launch::launch)): queued to run
+    /// as its stream says; returns `cudaSuccess` (0). A launch that cannot be made (too deep, a
+    /// bad shape) is reported as a fault instead, and unwinds out of the kernel.
+    fn device_launch(&self, launch: DeviceLaunch) -> u32;
 }
 
 static HOOKS: AtomicPtr<&'static dyn Hooks> = AtomicPtr::new(core::ptr::null_mut());

@@ -26,6 +26,7 @@
 //! | [`global`] | `const T *g_idata` / `T *g_odata` kernel parameters ([`Global`](global::Global), [`GlobalMut`](global::GlobalMut)): `p[i]`, `p + i`, 128-bit vector loads and stores (`int4`), read-only cache loads (`__ldg`), streaming stores (`__stcs`) |
 //! | [`bulk`] | sm_90's bulk copies (TMA) and `mbarrier`: `cuda::memcpy_async` of a whole tile with a `cuda::barrier`, `cp.async.bulk` global ↔ shared |
 //! | [`atomic`] | `atomicAdd`, `atomicMin`/`Max`, `__threadfence()`, `ld.acquire` / `st.release`, on [`GlobalMut`](global::GlobalMut) words |
+//! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
 
@@ -33,6 +34,7 @@ pub mod atomic;
 pub mod bulk;
 pub mod clock;
 pub mod global;
+pub mod launch;
 pub mod math;
 pub mod shared;
 pub mod thread;

@@ -1,0 +1,184 @@
+//! Device-side launches on the emulator (CUDA dynamic parallelism, CDP2): a kernel's launch
+//! is checked and queued where it is made ([`queue`]), and the queue runs once the launching
+//! grid has completed ([`Emulator::run_children`]).
+//!
+//! A tail launch (`cudaStreamTailLaunch`) runs after its parent grid, in the order the launches
+//! were made: exactly what the emulator does. A fire-and-forget launch may run at once, in
+//! parallel with its parent; the emulator runs it after the parent too, which is one of the
+//! orders the GPU may choose, so a kernel whose answer depends on the order is not caught.
+
+use std::sync::Mutex;
+
+use kernels::device::emu::{DeviceLaunch, Dim3};
+use kernels::device::launch::MAX_DEPTH;
+
+use super::block::{ThreadCtx, dim, stop_with_report};
+use super::{EmuError, EmuErrorKind, Emulator};
+
+/// A queued device-side launch: the child and where it was made.
+pub(super) struct QueuedChild {
+    kernel: &'static str,
+    grid: Dim3,
+    block: Dim3,
+    /// The launching kernel's copy of the child's kernel and arguments.
+    params: Vec<u8>,
+    run: unsafe fn(*const u8),
+    /// The launching kernel, block and thread, and the source line.
+    from: String,
+}
+
+/// The device-side launches a grid made, in order.
+pub(super) type Children = Mutex<Vec<QueuedChild>>;
+
+/// Thread `t`'s device-side launch `l`, made at nesting depth `depth` (of the launching grid):
+/// queued on its grid, or reported (and the thread stopped) when CUDA would refuse it.
+pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, l: DeviceLaunch) -> u32 {
+    let launch = t.block.launch;
+    let from = format!(
+        "`{}` block {}, thread {}, at {}:{}",
+        launch.kernel,
+        dim(t.block.idx),
+        dim(t.idx),
+        l.site.file(),
+        l.site.line()
+    );
+    let what = format!("`{}`<<<{}, {}>>>", l.kernel, dim(l.grid), dim(l.block));
+    if depth + 1 > MAX_DEPTH {
+        stop_with_report(
+            EmuErrorKind::BadLaunch,
+            format!("{from} launched {what} at nesting depth {}, past CUDA's limit of {MAX_DEPTH}", depth + 1),
+        );
+    }
+    if l.grid.volume() == 0 || l.block.volume() == 0 || l.block.volume() > 1024 {
+        stop_with_report(
+            EmuErrorKind::BadLaunch,
+            format!("{from} launched {what}: a grid needs at least one block of 1 to 1024 threads"),
+        );
+    }
+    // SAFETY: the device layer passes its `Child` as `params_len` readable bytes, alive for
+    // this call.
+    let params = unsafe { std::slice::from_raw_parts(l.params, l.params_len) }.to_vec();
+    let child = QueuedChild { kernel: l.kernel, grid: l.grid, block: l.block, params, run: l.run, from };
+    children.lock().unwrap().push(child);
+    kernels::device::launch::LAUNCH_OK
+}
+
+impl Emulator {
+    /// Runs the device-side launches a grid at nesting `depth` queued, in order, each with the
+    /// launches it queues in turn; the first failure ends the run, named with where the failing
+    /// child was launched from.
+    pub(super) fn run_children(&self, children: Vec<QueuedChild>, depth: u32) -> Result<(), EmuError> {
+        for child in children {
+            let run = child.run;
+            let params = child.params.as_ptr();
+            let body = move || {
+                // SAFETY: `params` is the launching kernel's copy of this child (kept alive by
+                // `child` until the launch returns), read back by the `run` made for its type.
+                unsafe { run(params) }
+            };
+            let body = SyncBody(body);
+            // SAFETY: the launching kernel promised the child's preconditions for this launch.
+            let result = unsafe { self.launch_at(child.kernel, child.grid, child.block, 0, &|| body.run(), depth + 1) };
+            result.map_err(|mut e| {
+                e.detail = format!("{} (a device-side launch by {})", e.detail, child.from);
+                e
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A child's body, which holds a raw pointer to its parameters: the emulated threads only read
+/// through it, while the launch that owns the parameters waits.
+struct SyncBody<F>(F);
+
+impl<F: Fn()> SyncBody<F> {
+    fn run(&self) {
+        (self.0)()
+    }
+}
+
+// SAFETY: the pointer is only read, by the child's threads, while `run_children` keeps the
+// bytes alive and unchanged.
+unsafe impl<F> Sync for SyncBody<F> {}
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::{Backend, LaunchConfig};
+    use crate::kernel_ref;
+
+    /// The test inputs: n values from a fixed formula (no two neighbours alike).
+    fn input(n: usize) -> Vec<i32> {
+        (0..n).map(|i| ((i as i64 * 7919 % 2003) - 1001) as i32).collect()
+    }
+
+    /// Runs one nested kernel on `n` elements at `block` (`dim` for `recursive_reduce2`) and
+    /// returns the host's sum of its per-block answers, with the CPU's.
+    fn nested_sum(kernel: &str, n: usize, block: u32) -> (i32, i32) {
+        let b = Backend::emulator();
+        let data = input(n);
+        let want = data.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        let mut buf = b.upload(&data).unwrap();
+        let grid = n.div_ceil(block as usize) as u32;
+        let mut out = b.alloc::<i32>(grid as usize).unwrap();
+        let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
+        let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
+        let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
+        let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
+        let level = kernel_ref!(kernels::reduce::recursive_reduce2(p, o, n, s, d));
+        // SAFETY: the buffers hold n and grid elements; every kernel's documented launch.
+        let r = unsafe {
+            match kernel {
+                "recursive_reduce" => b.launch(&tail, cfg, (p, o, n as u32)),
+                "recursive_reduce_nosync" => b.launch(&fire, cfg, (p, o, n as u32)),
+                _ => b.launch(&level, LaunchConfig { block: block / 2, ..cfg }, (p, o, n as u32, block / 2, block)),
+            }
+        };
+        r.unwrap_or_else(|e| panic!("{kernel} n={n} block={block}: {e}"));
+        let partials = b.download(&out).unwrap();
+        (partials.iter().fold(0i32, |a, &x| a.wrapping_add(x)), want)
+    }
+
+    #[test]
+    fn the_three_nested_reductions_sum_every_size() {
+        for kernel in ["recursive_reduce", "recursive_reduce_nosync", "recursive_reduce2"] {
+            for block in [32u32, 128, 512] {
+                for n in [1usize, 2, 31, 32, 33, 1023, 1024, 1025, 20_011] {
+                    let (got, want) = nested_sum(kernel, n, block);
+                    assert_eq!(got, want, "{kernel} n={n} block={block}: expected {want}, got {got}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_launch_past_the_nesting_limit_names_kernel_block_thread_and_line() {
+        let b = Backend::emulator();
+        let mut out = b.alloc::<i32>(1).unwrap();
+        let o = out.as_mut_ptr();
+        let endless = kernel_ref!(kernels::broken::nested::endless_recursion(o, d));
+        // SAFETY: one element, as the kernel needs.
+        let e = unsafe { b.launch(&endless, LaunchConfig { grid: 1, block: 32, shared_bytes: 0 }, (o, 0u32)) }
+            .unwrap_err()
+            .to_string();
+        for part in ["endless_recursion", "block 0", "thread 0", "broken.rs:", "nesting depth 25", "limit of 24"] {
+            assert!(e.contains(part), "no `{part}` in: {e}");
+        }
+        assert_eq!(b.download(&out).unwrap(), [24], "the grid at depth 24 ran, the one past it did not");
+    }
+
+    #[test]
+    fn a_fault_in_a_child_names_the_child_and_where_it_was_launched() {
+        let b = Backend::emulator();
+        let mut buf = b.upload(&[7]).unwrap();
+        let p = buf.as_mut_ptr();
+        let parent = kernel_ref!(kernels::broken::nested::launches_a_bad_child(p));
+        // SAFETY: none for the child, on purpose: the emulator must report it.
+        let e = unsafe { b.launch(&parent, LaunchConfig { grid: 2, block: 32, shared_bytes: 0 }, (p,)) }
+            .unwrap_err()
+            .to_string();
+        for part in ["reads_past_the_end", "a device-side launch by `launches_a_bad_child` block 1, thread 3"] {
+            assert!(e.contains(part), "no `{part}` in: {e}");
+        }
+    }
+}

@@ -1,0 +1,91 @@
+use crate::device::global::GlobalMut;
+use crate::device::launch::{DeviceStream, LAUNCH_OK};
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::device::trap;
+use crate::index::block_segment;
+use crate::{kernel, launch_device};
+
+kernel! {
+    /// The interleaved pair sum written as recursion: each block folds its segment in half,
+    /// then launches a one-block child grid on the half that is left (the book's
+    /// `gpuRecursiveReduce`, chapter 3, "Nested reduction").
+    ///
+    /// # Concept
+    /// **Dynamic parallelism.** A kernel can launch kernels: the device runtime
+    /// (`libcudadevrt`) queues a child grid from a GPU thread, with no trip to the host. The
+    /// recursion a CPU programmer would write becomes a chain of launches. Every launch costs
+    /// the GPU time to set up a grid, so the lesson is to count them.
+    ///
+    /// # Previous problem → fix
+    /// This starts the nested family; it does what `interleaved` does with a loop, by a chain
+    /// of launches instead, to show what a launch costs. The book's thread 0 launches the child
+    /// and waits for it (`cudaDeviceSynchronize()` in device code). CUDA 12's device runtime
+    /// ("CDP2") removed that wait: a parent can no longer wait for its child. The same order
+    /// comes from the **tail-launch stream**: the child starts once the launching grid has
+    /// completed. So each level still runs after the one before, as in the book.
+    ///
+    /// # Execution
+    /// 1. Block `b` owns the segment `g_idata[b*blockDim ..]` (`len` elements of it exist);
+    ///    its answer goes to `g_odata[b]`.
+    /// 2. Base case, `blockDim ≤ 2`: thread 0 writes `idata[0] + idata[1]` (or `idata[0]`
+    ///    when `len` is 1) and the block is done.
+    /// 3. Thread `tid < blockDim/2` adds `idata[tid + blockDim/2]` into `idata[tid]`, when
+    ///    that element exists.
+    /// 4. Thread 0 launches `recursive_reduce<<<1, blockDim/2>>>` on the same segment and
+    ///    answer word, with `min(len, blockDim/2)` elements, into the tail-launch stream.
+    ///
+    /// ```text
+    ///  host:   recursive_reduce<<<G, 512>>>      G blocks fold 512 → 256
+    ///  tail:   G × recursive_reduce<<<1, 256>>>   each folds 256 → 128 …
+    ///  …       G × recursive_reduce<<<1, 2>>>     each writes its segment's sum
+    ///          G × 8 device-side launches in all (block 512)
+    /// ```
+    ///
+    /// # Launch
+    /// Grid `ceil(n / blockDim)`, block a power of two in 2..=1024, no shared memory. Needs
+    /// the device runtime: the PTX is linked with `libcudadevrt.a`. Works **in place**.
+    ///
+    /// # Preconditions
+    /// `g_idata` holds `n ≥ 1` elements that may be overwritten, `g_odata` `gridDim.x`. The
+    /// device runtime's pending-launch limit covers `gridDim.x` launches.
+    ///
+    /// # Safety
+    /// Each thread touches its own element and its partner's, in its block's segment; no
+    /// barrier (the child grid, not a barrier, orders the levels). A failed device-side launch
+    /// traps rather than leaving a partial sum.
+    pub unsafe fn recursive_reduce(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
+        let tid = thread_idx_x();
+        let block = block_dim_x();
+        let b = block_idx_x();
+        let (start, len) = block_segment(n, b, block);
+        // SAFETY: `start < n` for every block of the grid, and g_odata holds gridDim.x words.
+        let (idata, odata) = unsafe { (g_idata.offset(start as usize), g_odata.offset(b as usize)) };
+        if block <= 2 {
+            if tid == 0 {
+                // SAFETY: len ≥ 1 elements of the segment exist; odata is this block's word.
+                unsafe {
+                    let pair = if len == 2 { idata.read(1) } else { 0 };
+                    odata.write(0, idata.read(0).wrapping_add(pair));
+                }
+            }
+            return;
+        }
+        let stride = block / 2;
+        if tid < stride && tid + stride < len {
+            let (i, j) = (tid as usize, (tid + stride) as usize);
+            // SAFETY: i < j < len; only thread `tid` touches idata[i] and idata[j] here.
+            unsafe { idata.write(i, idata.read(i).wrapping_add(idata.read(j))) };
+        }
+        if tid == 0 {
+            let child_len = if len < stride { len } else { stride };
+            // SAFETY: the child's segment is this block's first `child_len` elements, whose
+            // sums this grid completes before the tail-launched child starts.
+            let status = unsafe {
+                launch_device!(recursive_reduce<<<(1, stride, DeviceStream::Tail)>>>(idata, odata, child_len))
+            };
+            if status != LAUNCH_OK {
+                trap("a device-side launch of recursive_reduce failed");
+            }
+        }
+    }
+}

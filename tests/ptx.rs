@@ -119,7 +119,7 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
     };
     let smem = static_smem(&log);
     let mut expected = Vec::new();
-    for v in registry::all().filter(|v| v.min_cc <= min_cc) {
+    for v in in_the_module(min_cc) {
         let bytes = match v.shared {
             SharedMem::Static { bytes } => bytes,
             SharedMem::None | SharedMem::DynamicPerThread(_) => 0,
@@ -152,12 +152,21 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
     if wrong.is_empty() { Ok(Completion::Completed) } else { Err(wrong.join("\n").into()) }
 }
 
+/// The reduction variants whose kernels are in the PTX module of an arch of compute
+/// capability `min_cc`: all that run there, but the nested ones (`Finish::Nested`). Those
+/// launch from the device, so their PTX needs the device runtime (libcudadevrt) at link time
+/// and cannot be in the module every other kernel loads from; their own module is not built
+/// yet (issue #23), and they run on the emulator only.
+fn in_the_module(min_cc: (u32, u32)) -> impl Iterator<Item = &'static registry::Variant> {
+    registry::all().filter(move |v| v.min_cc <= min_cc && !matches!(v.finish, registry::Finish::Nested(_)))
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut out = Vec::new();
     for (arch, min_cc, ptx) in ARCHES {
         out.push(Trial::test(format!("ptx::entries::{arch}"), move || {
             let have = entries(ptx);
-            let reductions = registry::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
+            let reductions = in_the_module(min_cc).map(|v| (v.name, v.symbols()));
             let scans = scan::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
             let typed = registry::typed::all()
                 .filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc))

@@ -185,6 +185,12 @@ pub static ROWS: &[Row] = &[
         "scan/lookback_bulk.rs (the tile tickets)",
     ),
     row(
+        "a device-side launch (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(args…)` (`cudaStreamFireAndForget`); nvcc's `cudaGetParameterBufferV2` + `cudaLaunchDeviceV2`, linked with `-rdc=true -lcudadevrt`",
+        "`launch_device!(kernel<<<(grid, block, DeviceStream::Tail)>>>(args…))` (`launch::DeviceStream::FireAndForget`; `DeviceStream::handle()` is the `cudaStream_t`; `launch::param_offset` places each argument in the parameter buffer)",
+        "none: an `extern \"C\"` declaration of the device runtime's functions",
+        "reduce/recursive_reduce.rs",
+    ),
+    row(
         "CUDA graphs: `cudaGraphCreate` + `cudaGraphAddKernelNode` + `cudaGraphInstantiate`, then `cudaGraphLaunch`",
         "`Gpu::kernel_graph(name, grid, block, shared, params)` (one kernel node, instantiated), `Gpu::answer_from_graph(stream, &graph)`; the library's `Backend::answer_graph`",
         "none: the driver API (`cust::sys`)",

@@ -35,6 +35,11 @@ pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
 /// block resets it, writes the sum into `h_value` and then `seq` into `h_flag`
 /// ([`crate::backend::AnswerSlot`]).
 pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
+/// Arguments of a nested kernel with one grid per level (`recursive_reduce2`): `(g_idata,
+/// g_odata, n, stride, dim)`. Each block folds its `dim` elements in place with `stride =
+/// blockDim` threads, block 0 launches the next level; the last level writes one partial per
+/// block.
+pub type LevelArgs = (*mut i32, *mut i32, u32, u32, u32);
 /// Arguments of a clocked kernel (the sum-of-squares steps): `(g_idata, g_result, g_clocks,
 /// n)`. It writes one result per thread or per block (see [`Per`]) and, per block,
 /// `clock64()` at its start and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
@@ -182,6 +187,30 @@ pub enum Finish {
     LastBlock(Kernel<SinglePassArgs>),
     /// One launch: each block adds its partial into the result word with an atomic.
     AtomicAccumulate(Kernel<AccumulateArgs>),
+    /// Launches from the device (dynamic parallelism), in place on a scratch copy, one partial
+    /// per block that the host adds.
+    Nested(Nesting),
+}
+
+/// How a nested kernel recurses ([`Finish::Nested`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Nesting {
+    /// Each block launches its own chain of one-block grids: `(g_idata, g_odata, n)`, launched
+    /// with the block asked for.
+    PerBlock(Kernel<InPlaceArgs>),
+    /// One grid per level, launched by block 0: `(g_idata, g_odata, n, block / 2, block)`,
+    /// launched with half the block asked for (each block still owns `block` elements).
+    PerLevel(Kernel<LevelArgs>),
+}
+
+impl Nesting {
+    /// The kernel's PTX symbol.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Nesting::PerBlock(k) => k.name,
+            Nesting::PerLevel(k) => k.name,
+        }
+    }
 }
 
 /// Buffers a finish needs beside the input, for `grid` blocks of `block` threads.
@@ -211,6 +240,7 @@ impl Finish {
             Finish::HostAddsClocked(k, _) => vec![k.name],
             Finish::LastBlock(k) => vec![k.name],
             Finish::AtomicAccumulate(k) => vec![k.name],
+            Finish::Nested(k) => vec![k.name()],
         }
     }
 
@@ -222,6 +252,7 @@ impl Finish {
             Finish::HostAddsClocked(k, _) => Some(k.name),
             Finish::LastBlock(k) => Some(k.name),
             Finish::AtomicAccumulate(k) => Some(k.name),
+            Finish::Nested(k) => Some(k.name()),
         }
     }
 
@@ -242,6 +273,7 @@ impl Finish {
             Finish::HostAddsClocked(_, Per::Thread) => Needs { clocks: true, ..host(grid * block as u64) },
             Finish::LastBlock(_) => Needs { ticket: true, result_words: 1, host_adds: 0, ..host(grid) },
             Finish::AtomicAccumulate(_) => Needs { result_words: 2, ..host(0) },
+            Finish::Nested(_) => Needs { scratch: true, ..host(grid) },
         }
     }
 
@@ -274,6 +306,15 @@ impl Finish {
             Finish::LastBlock(k) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.ticket, p.result, n)) },
             // SAFETY: forwarded from the caller: two result words, word epoch % 2 cleared.
             Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
+            // SAFETY: forwarded from the caller: the scratch copy holds n elements, partials one
+            // per block.
+            Finish::Nested(Nesting::PerBlock(k)) => unsafe { backend.launch(k, cfg, (p.scratch, p.partials, n)) },
+            Finish::Nested(Nesting::PerLevel(k)) => {
+                let half = LaunchConfig { block: cfg.block / 2, ..cfg };
+                // SAFETY: as above; each block owns `cfg.block` elements, folded by half as many
+                // threads.
+                unsafe { backend.launch(k, half, (p.scratch, p.partials, n, cfg.block / 2, cfg.block)) }
+            }
         }
     }
 
@@ -399,6 +440,13 @@ impl Grid {
 pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: Option<u32>) -> Result<Geometry> {
     let info = backend.info();
     check(v, n, block, info.compute_capability)?;
+    if matches!(v.finish, Finish::Nested(_)) && backend.is_gpu() {
+        return Err(Error::Unsupported(format!(
+            "variant `{}` launches kernels from the device: its PTX must be linked with the CUDA device \
+             runtime (libcudadevrt), which this build does not do yet (issue #23); it runs on the emulator",
+            v.name
+        )));
+    }
     let ask = || resident.map_or_else(|| resident_per_sm(backend, v, block), Ok);
     let (grid, block) = v.grid.size(n, block, v.items_per_thread, info.multiprocessors, ask)?;
     if grid > MAX_GRID {

@@ -6,6 +6,7 @@ use crate::device::trap;
 use crate::index::block_segment;
 use crate::{kernel, launch_device};
 
+// The lesson's code, which the lesson before does not have (tests/source.rs): `launch_device!(recursive_reduce_nosync<<<(1, stride, DeviceStream::FireAndForget)>>>(`
 kernel! {
     /// `recursive_reduce` whose children start at once instead of after their parent grid
     /// (the book's `gpuRecursiveReduceNosync`).
@@ -39,6 +40,9 @@ kernel! {
     /// # Safety
     /// As `recursive_reduce`; every thread of the block reaches the one barrier (the base case
     /// returns for the whole block).
+    ///
+    /// # Measured
+    /// Not measured on a GPU yet.
     pub unsafe fn recursive_reduce_nosync(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

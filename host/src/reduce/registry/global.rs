@@ -2,7 +2,7 @@
 //! divergent neighbored-pair tree to the completely unrolled, block-size-specialised kernel.
 //! Every kernel works in place on a scratch copy of the input, like the book's.
 
-use super::{BlockRule, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Op, SharedMem, Variant};
+use super::{BlockRule, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Nesting, Op, SharedMem, Variant};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -100,4 +100,24 @@ pub(super) static VARIANTS: &[Variant] = &[
         KernelSel::PerBlock(COMPLETE_UNROLL),
         8,
     ),
+    nested(
+        "recursive_reduce",
+        "dynamic parallelism: each block folds its half and launches a one-block child grid on the rest (tail launch)",
+        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce(a, b, n))),
+    ),
+    nested(
+        "recursive_reduce_nosync",
+        "recursive_reduce with the children in the fire-and-forget stream: a block's chain need not wait for the grid",
+        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce_nosync(a, b, n))),
+    ),
+    nested(
+        "recursive_reduce2",
+        "one grid per level, launched by block 0 alone: log2(block) device-side launches instead of one per block per level",
+        Nesting::PerLevel(kernel_ref!(kernels::reduce::recursive_reduce2(a, b, n, s, d))),
+    ),
 ];
+
+/// A chapter-3 nested reduction (dynamic parallelism): in place, one partial per block.
+const fn nested(name: &'static str, concept: &'static str, nesting: Nesting) -> Variant {
+    Variant { finish: Finish::Nested(nesting), ..global(name, concept, KernelSel::PerBlock(&[]), 1) }
+}

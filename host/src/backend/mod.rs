@@ -517,6 +517,31 @@ impl Backend {
         }
     }
 
+    /// Lets `launches` device-side launches be pending at once (queued, not yet completed):
+    /// CUDA C's `cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, launches)`, 2048 by
+    /// default. Past it a device-side launch fails (on the emulator: a fault, reported where it
+    /// was made).
+    pub fn set_pending_launch_limit(&self, launches: usize) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => {
+                g.gpu.bind()?;
+                let limit = cust::sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
+                // SAFETY: a plain context setting; the driver checks the value.
+                let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
+                if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                    return Err(Error::Invalid(format!(
+                        "the driver refused a limit of {launches} pending device-side launches ({r:?})"
+                    )));
+                }
+                Ok(())
+            }
+            Backend::Emulator(emu, _) => {
+                emu.set_pending_launch_limit(launches);
+                Ok(())
+            }
+        }
+    }
+
     /// Blocks of kernel `kernel` with `block` threads (and `shared` dynamic bytes) that fit on
     /// one SM at once.
     /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.

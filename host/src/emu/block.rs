@@ -53,6 +53,8 @@ pub(super) struct LaunchCtx<'a> {
     pub depth: u32,
     /// The device-side launches its threads made, run once it has completed.
     pub children: super::nested::Children,
+    /// The emulator's count of device-side launches not yet completed.
+    pub pending: &'a super::nested::Pending,
 }
 
 impl LaunchCtx<'_> {
@@ -317,7 +319,7 @@ impl Hooks for EmuHooks {
     fn device_launch(&self, launch: DeviceLaunch) -> u32 {
         let t = current();
         let grid = t.block.launch;
-        super::nested::queue(t, grid.depth, &grid.children, launch)
+        super::nested::queue(t, grid.depth, &grid.children, grid.pending, launch)
     }
 }
 

@@ -55,7 +55,7 @@ mod access;
 mod block;
 pub mod counters;
 pub mod memory;
-mod nested;
+pub mod nested;
 mod race;
 pub(crate) mod warp;
 
@@ -226,6 +226,9 @@ pub struct Emulator {
     trace_block: Option<u64>,
     /// Kernels allowed more than 48 KiB of dynamic shared memory, and how much.
     opted_in: std::sync::Arc<Mutex<std::collections::HashMap<String, usize>>>,
+    /// Device-side launches queued and not yet completed, and how many may be
+    /// ([`set_pending_launch_limit`](Self::set_pending_launch_limit)).
+    pending: std::sync::Arc<nested::Pending>,
 }
 
 /// One launch's counters ([`Emulator::with_counting`]).
@@ -267,6 +270,7 @@ impl Emulator {
             counted: None,
             trace_block: None,
             opted_in: Default::default(),
+            pending: Default::default(),
         }
     }
 
@@ -289,6 +293,13 @@ impl Emulator {
         let limit = opted.entry(kernel.to_string()).or_insert(0);
         *limit = (*limit).max(bytes);
         Ok(())
+    }
+
+    /// How many device-side launches may be queued and not yet completed at once, as CUDA's
+    /// `cudaLimitDevRuntimePendingLaunchCount` (default [`nested::DEFAULT_PENDING_LAUNCHES`],
+    /// 2048, as on the GPU): one more is a fault, reported where it was made.
+    pub fn set_pending_launch_limit(&self, limit: usize) {
+        self.pending.set_limit(limit);
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
@@ -414,6 +425,7 @@ impl Emulator {
             trace: Mutex::new(None),
             depth,
             children: Default::default(),
+            pending: &self.pending,
         };
         let blocks = grid.volume();
         let next = AtomicU64::new(0);
@@ -439,7 +451,12 @@ impl Emulator {
             sink.lock().unwrap().push(Counted { kernel: kernel.to_string(), grid_blocks: blocks, counters, trace });
         }
         let children = launch.children.into_inner().unwrap();
-        match error.into_inner().unwrap() {
+        let failed = error.into_inner().unwrap();
+        if failed.is_some() || next.load(Ordering::Relaxed) < blocks {
+            // A grid that did not complete launches nothing: its queued children are dropped.
+            self.pending.forget(children.len());
+        }
+        match failed {
             Some(e) => Err(e),
             // Cancelled past the budget before every block was taken (a loaded machine can start
             // the workers late): blocks never ran, so the launch did not complete.

@@ -8,6 +8,7 @@
 //! orders the GPU may choose, so a kernel whose answer depends on the order is not caught.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kernels::device::emu::{DeviceLaunch, Dim3};
 use kernels::device::launch::MAX_DEPTH;
@@ -30,9 +31,37 @@ pub(super) struct QueuedChild {
 /// The device-side launches a grid made, in order.
 pub(super) type Children = Mutex<Vec<QueuedChild>>;
 
+/// CUDA's default for `cudaLimitDevRuntimePendingLaunchCount`: how many device-side launches
+/// may be queued and not yet completed at once.
+pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
+
+/// The emulator's device-side launches that are queued and not yet completed, and the limit.
+#[derive(Debug)]
+pub struct Pending {
+    count: AtomicUsize,
+    limit: AtomicUsize,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Self { count: AtomicUsize::new(0), limit: AtomicUsize::new(DEFAULT_PENDING_LAUNCHES) }
+    }
+}
+
+impl Pending {
+    pub(super) fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
+    }
+
+    /// `n` queued launches that will never run (their grid failed) stop counting.
+    pub(super) fn forget(&self, n: usize) {
+        self.count.fetch_sub(n, Ordering::Relaxed);
+    }
+}
+
 /// Thread `t`'s device-side launch `l`, made at nesting depth `depth` (of the launching grid):
 /// queued on its grid, or reported (and the thread stopped) when CUDA would refuse it.
-pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, l: DeviceLaunch) -> u32 {
+pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, pending: &Pending, l: DeviceLaunch) -> u32 {
     let launch = t.block.launch;
     let from = format!(
         "`{}` block {}, thread {}, at {}:{}",
@@ -55,6 +84,17 @@ pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, l: Devic
             format!("{from} launched {what}: a grid needs at least one block of 1 to 1024 threads"),
         );
     }
+    let limit = pending.limit.load(Ordering::Relaxed);
+    if pending.count.fetch_add(1, Ordering::Relaxed) >= limit {
+        pending.count.fetch_sub(1, Ordering::Relaxed);
+        stop_with_report(
+            EmuErrorKind::BadLaunch,
+            format!(
+                "{from} launched {what}: {limit} device-side launches are already pending, CUDA's limit \
+                 (cudaLimitDevRuntimePendingLaunchCount; the host raises it with cudaDeviceSetLimit)"
+            ),
+        );
+    }
     // SAFETY: the device layer passes its `Child` as `params_len` readable bytes, alive for
     // this call.
     let params = unsafe { std::slice::from_raw_parts(l.params, l.params_len) }.to_vec();
@@ -68,6 +108,15 @@ impl Emulator {
     /// launches it queues in turn; the first failure ends the run, named with where the failing
     /// child was launched from.
     pub(super) fn run_children(&self, children: Vec<QueuedChild>, depth: u32) -> Result<(), EmuError> {
+        let mut left = children.len();
+        let result = self.run_queued(children, depth, &mut left);
+        // Completed children left the count one by one; those a failure left unrun leave now.
+        self.pending.forget(left);
+        result
+    }
+
+    /// [`run_children`](Self::run_children)'s loop: `left` counts the children not yet done.
+    fn run_queued(&self, children: Vec<QueuedChild>, depth: u32, left: &mut usize) -> Result<(), EmuError> {
         for child in children {
             let run = child.run;
             let params = child.params.as_ptr();
@@ -79,6 +128,8 @@ impl Emulator {
             let body = SyncBody(body);
             // SAFETY: the launching kernel promised the child's preconditions for this launch.
             let result = unsafe { self.launch_at(child.kernel, child.grid, child.block, 0, &|| body.run(), depth + 1) };
+            *left -= 1;
+            self.pending.forget(1);
             result.map_err(|mut e| {
                 e.detail = format!("{} (a device-side launch by {})", e.detail, child.from);
                 e
@@ -165,6 +216,35 @@ mod tests {
             assert!(e.contains(part), "no `{part}` in: {e}");
         }
         assert_eq!(b.download(&out).unwrap(), [24], "the grid at depth 24 ran, the one past it did not");
+    }
+
+    #[test]
+    fn past_the_pending_launch_limit_a_launch_is_a_fault_until_the_host_raises_the_limit() {
+        let b = Backend::emulator();
+        let n = 40 * 32 + 5;
+        let data = input(n);
+        let mut buf = b.upload(&data).unwrap();
+        let mut out = b.alloc::<i32>(41).unwrap();
+        let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
+        let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
+        let cfg = LaunchConfig { grid: 41, block: 32, shared_bytes: 0 };
+        let Backend::Emulator(emu, _) = &b else { unreachable!("an emulator backend") };
+        emu.set_pending_launch_limit(40);
+        // SAFETY: the buffers hold n and 41 elements.
+        let e = unsafe { b.launch(&tail, cfg, (p, o, n as u32)) }.unwrap_err().to_string();
+        for part in
+            ["recursive_reduce", "40 device-side launches are already pending", "cudaLimitDevRuntimePendingLaunchCount"]
+        {
+            assert!(e.contains(part), "no `{part}` in: {e}");
+        }
+        // The failed grid's queued children were dropped: with room for them, the next launch runs.
+        emu.set_pending_launch_limit(41 + 5);
+        let mut buf = b.upload(&data).unwrap();
+        let p = buf.as_mut_ptr();
+        // SAFETY: as above.
+        unsafe { b.launch(&tail, cfg, (p, o, n as u32)) }.unwrap();
+        let got = b.download(&out).unwrap().iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        assert_eq!(got, data.iter().fold(0i32, |a, &x| a.wrapping_add(x)));
     }
 
     #[test]

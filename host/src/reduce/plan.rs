@@ -35,6 +35,9 @@ pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
 /// block resets it, writes the sum into `h_value` and then `seq` into `h_flag`
 /// ([`crate::backend::AnswerSlot`]).
 pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
+/// CUDA's default limit of pending device-side launches (`cudaLimitDevRuntimePendingLaunchCount`).
+pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
+
 /// Arguments of a nested kernel with one grid per level (`recursive_reduce2`): `(g_idata,
 /// g_odata, n, stride, dim)`. Each block folds its `dim` elements in place with `stride =
 /// blockDim` threads, block 0 launches the next level; the last level writes one partial per
@@ -306,9 +309,16 @@ impl Finish {
             Finish::LastBlock(k) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.ticket, p.result, n)) },
             // SAFETY: forwarded from the caller: two result words, word epoch % 2 cleared.
             Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
-            // SAFETY: forwarded from the caller: the scratch copy holds n elements, partials one
-            // per block.
-            Finish::Nested(Nesting::PerBlock(k)) => unsafe { backend.launch(k, cfg, (p.scratch, p.partials, n)) },
+            Finish::Nested(Nesting::PerBlock(k)) => {
+                // Every block queues one child, and each chain adds at most one pending launch
+                // per level while it runs: past CUDA's default of 2048 the grid needs a higher
+                // limit.
+                let most = cfg.grid as usize + kernels::device::launch::MAX_DEPTH as usize;
+                backend.set_pending_launch_limit(most.max(DEFAULT_PENDING_LAUNCHES))?;
+                // SAFETY: forwarded from the caller: the scratch copy holds n elements,
+                // partials one per block.
+                unsafe { backend.launch(k, cfg, (p.scratch, p.partials, n)) }
+            }
             Finish::Nested(Nesting::PerLevel(k)) => {
                 let half = LaunchConfig { block: cfg.block / 2, ..cfg };
                 // SAFETY: as above; each block owns `cfg.block` elements, folded by half as many

@@ -237,39 +237,39 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// The classic `i32` sum of the non-empty `input[range]` (in the buffer), by the plan's
     /// variant and shape ([`SUM_PLAN`]) with its answer handed to the host by its last block.
     fn sum_to_host(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<i32> {
-        if T::ELEM != Elem::I32 {
-            return Err(Error::Invalid(format!("the classic sum plan reduces i32, not {}", T::ELEM.name())));
-        }
-        let n = range.len();
-        let geometry = self.prepare_classic(n)?;
-        let Some(Storage::Classic(choice, _, work)) = &mut self.storage else {
-            return Err(Error::Invalid("the classic reducer's storage is missing".into()));
-        };
+        let backend = self.backend;
+        let (choice, work) = self.classic_workspace(range.len())?;
         if !matches!(choice.variant.finish, Finish::AtomicAccumulate(_)) {
             return Err(Error::Invalid(format!("the sum plan's `{}` is not an atomic finish", choice.variant.name)));
         }
-        work.retarget(geometry);
-        // SAFETY: T is i32 (checked above), so the buffer's address is one of `i32`s; the range
-        // lies within `input` (checked by the caller); `geometry` is `atomic_accumulate`'s for
-        // n (the plan's variant, checked above), which the workspace fits (prepare_classic).
-        unsafe { work.launch_to_host(self.backend, input.as_ptr().cast::<i32>(), range.start, n) }
+        // SAFETY: T is i32 (classic_workspace checked), so the buffer's address is one of
+        // `i32`s; the range lies within `input` (checked by the caller); the workspace's
+        // geometry is `atomic_accumulate`'s for n (the plan's variant, checked above).
+        unsafe { work.launch_to_host(backend, input.as_ptr().cast::<i32>(), range.start, range.len()) }
     }
 
     /// The classic `i32` sum of the non-empty `input[range]` (in the buffer): [`SUM_PLAN`].
     fn enqueue_classic(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        let backend = self.backend;
+        let (choice, work) = self.classic_workspace(range.len())?;
+        // SAFETY: T is i32 (classic_workspace checked), so the buffer's address is one of
+        // `i32`s; the range lies within `input` (enqueue checked it); the workspace's geometry
+        // is the chosen variant's for n.
+        unsafe { work.launch(backend, &choice.variant.finish, input.as_ptr().cast::<i32>(), range.start, range.len()) }
+    }
+
+    /// The plan's choice for `n` elements of `i32` and its workspace, retargeted to `n`'s
+    /// geometry (which it fits: prepare_classic).
+    fn classic_workspace(&mut self, n: usize) -> Result<(&Choice, &mut Workspace)> {
         if T::ELEM != Elem::I32 {
             return Err(Error::Invalid(format!("the classic sum plan reduces i32, not {}", T::ELEM.name())));
         }
-        let n = range.len();
         let geometry = self.prepare_classic(n)?;
         let Some(Storage::Classic(choice, _, work)) = &mut self.storage else {
             return Err(Error::Invalid("the classic reducer's storage is missing".into()));
         };
         work.retarget(geometry);
-        // SAFETY: T is i32 (checked above), so the buffer's address is one of `i32`s; the range
-        // lies within `input` (enqueue checked it); `geometry` is the chosen variant's for n,
-        // which the workspace fits (prepare_classic).
-        unsafe { work.launch(self.backend, &choice.variant.finish, input.as_ptr().cast::<i32>(), range.start, n) }
+        Ok((choice, work))
     }
 
     /// The classic geometry for `n`, (re)making the choice and storage only when they change.

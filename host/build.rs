@@ -10,6 +10,9 @@
 //!    ship for this nightly; `-C linker=true` turns it into a no-op (the PTX is already
 //!    written by then).
 //!    Kernel compile errors come out as ordinary rustc diagnostics with file:line.
+//!    A fourth build, for sm_70 with the kernels crate's `no-entries` and `device-runtime`
+//!    features, leaves `kernels_nested_sm_70.ptx`: the kernels that launch from the device,
+//!    alone, since their PTX needs the CUDA device runtime at link time.
 //!    With `REDUCE_SCAN_NO_PTX=1` (the emulator's build, `./x run` without a GPU) it builds
 //!    none: the PTX files are empty and the GPU backend refuses them with one line.
 //! 2. **libcuda for linking.** `cust` links `-lcuda`. Where the machine has the NVIDIA
@@ -51,6 +54,7 @@ fn main() {
         for arch in ARCHES {
             fs::write(out_dir.join(format!("kernels_{arch}.ptx")), "").unwrap();
         }
+        fs::write(out_dir.join(NESTED_PTX), "").unwrap();
     } else {
         println!("cargo:rerun-if-changed={}", workspace.join("kernels/src").display());
         println!("cargo:rerun-if-changed={}", workspace.join("kernels/Cargo.toml").display());
@@ -74,12 +78,28 @@ fn build_ptx(workspace: &Path, out_dir: &Path) {
     let ptx_target = target_root(out_dir).join("ptx").join(checkout_tag(workspace));
     // The baseline first, alone: a compile error is then printed once, not three times.
     let (first, rest) = ARCHES.split_first().unwrap();
-    finish_arch(first, spawn_arch(first, workspace, &ptx_target).wait_with_output(), &ptx_target, out_dir);
-    let children: Vec<_> = rest.iter().map(|arch| (arch, spawn_arch(arch, workspace, &ptx_target))).collect();
-    for (arch, child) in children {
-        finish_arch(arch, child.wait_with_output(), &ptx_target, out_dir);
+    let output = spawn_arch(first, first, &[], workspace, &ptx_target).wait_with_output();
+    finish_arch(first, output, &ptx_target, out_dir.join(format!("kernels_{first}.ptx")));
+    let mut children: Vec<_> = rest
+        .iter()
+        .map(|arch| (*arch, spawn_arch(arch, arch, &[], workspace, &ptx_target), format!("kernels_{arch}.ptx")))
+        .collect();
+    children.push((
+        NESTED_DIR,
+        spawn_arch(ARCHES[0], NESTED_DIR, NESTED_FEATURES, workspace, &ptx_target),
+        NESTED_PTX.into(),
+    ));
+    for (name, child, file) in children {
+        finish_arch(name, child.wait_with_output(), &ptx_target, out_dir.join(file));
     }
 }
+
+/// The nested kernels' own PTX module (they launch from the device, so their PTX is linked
+/// with the CUDA device runtime before it loads): the baseline arch, with only the kernels
+/// that `kernel! { launches; … }` defines as entries.
+const NESTED_PTX: &str = "kernels_nested_sm_70.ptx";
+const NESTED_DIR: &str = "nested_sm_70";
+const NESTED_FEATURES: &[&str] = &["--features", "no-entries,device-runtime"];
 
 /// A short tag of the checkout's path (FNV-1a), naming its nested build's directory.
 fn checkout_tag(workspace: &Path) -> String {
@@ -112,7 +132,9 @@ fn rustflags(arch: &str) -> String {
     }
 }
 
-fn spawn_arch(arch: &str, workspace: &Path, ptx_target: &Path) -> std::process::Child {
+/// The nested build of the kernels for `arch`, in `ptx_target/<dir>`, with the cargo arguments
+/// `features`.
+fn spawn_arch(arch: &str, dir: &str, features: &[&str], workspace: &Path, ptx_target: &Path) -> std::process::Child {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     // Drop what the outer build set for itself (flags, target, profile, package identity);
@@ -150,15 +172,17 @@ fn spawn_arch(arch: &str, workspace: &Path, ptx_target: &Path) -> std::process::
         .env("CARGO_TERM_COLOR", "never")
         .args(["rustc", "--quiet", "--package", KERNELS_PACKAGE, "--lib", "--profile", "ptx"])
         .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--crate-type", "cdylib"])
+        .args(features)
         .arg("--target-dir")
-        .arg(ptx_target.join(arch))
+        .arg(ptx_target.join(dir))
         .args(["--", "--emit=asm", "-Clinker=true"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.spawn().unwrap_or_else(|e| panic!("cannot run cargo to build the kernels for {arch}: {e}"))
 }
 
-fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, out_dir: &Path) {
+/// Checks the nested build `arch` (its directory name) and writes its PTX to `out`.
+fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, out: PathBuf) {
     let output = output.unwrap_or_else(|e| panic!("nested kernels build for {arch}: {e}"));
     let stderr = String::from_utf8_lossy(&output.stderr);
     let log = ptx_target.join(format!("{arch}.log"));
@@ -187,7 +211,7 @@ fn finish_arch(arch: &str, output: std::io::Result<Output>, ptx_target: &Path, o
     let ptx = fs::read_to_string(&asm)
         .unwrap_or_else(|e| panic!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display()));
     assert!(ptx.contains(".entry"), "the PTX for {arch} holds no kernel entry point");
-    fs::write(out_dir.join(format!("kernels_{arch}.ptx")), ptx).unwrap();
+    fs::write(out, ptx).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------

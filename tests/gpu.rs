@@ -12,13 +12,13 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     for v in registry::all() {
         for block in v.blocks.sizes() {
             if matches!(v.finish, registry::Finish::Nested(_)) {
-                // Skipped, and said so: the GPU path of the nested variants (their own PTX
-                // module, linked with the device runtime) is not built yet (issue #23).
+                // Skipped, and said so: the host does not yet link the nested variants' PTX
+                // module with the device runtime (issue #23).
                 out.push(
                     Trial::ignorable_test(format!("gpu::{}::block_{block}", v.name), move || {
                         Ok(libtest_mimic::Completion::ignored_with(
-                            "skipped: a nested variant needs its PTX linked with the CUDA device runtime, which this \
-                             build does not do yet (issue #23)",
+                            "skipped: a nested variant needs its PTX module linked with the CUDA device runtime, \
+                             which the host does not do yet (issue #23)",
                         ))
                     })
                     .with_kind("gpu")

@@ -155,14 +155,59 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
 /// The reduction variants whose kernels are in the PTX module of an arch of compute
 /// capability `min_cc`: all that run there, but the nested ones (`Finish::Nested`). Those
 /// launch from the device, so their PTX needs the device runtime (libcudadevrt) at link time
-/// and cannot be in the module every other kernel loads from; their own module is not built
-/// yet (issue #23), and they run on the emulator only.
+/// and cannot be in the module every other kernel loads from: they have a module of their own
+/// (`check_nested_module`).
 fn in_the_module(min_cc: (u32, u32)) -> impl Iterator<Item = &'static registry::Variant> {
     registry::all().filter(move |v| v.min_cc <= min_cc && !matches!(v.finish, registry::Finish::Nested(_)))
 }
 
+/// The nested kernels' own module (`reduce_scan::ptx::NESTED_PTX`): its entries are exactly
+/// the nested variants' kernels, no other module calls the device runtime, and NVIDIA's
+/// `ptxas` assembles it as relocatable code (`-c`) but not alone: it needs `libcudadevrt`.
+fn check_nested_module() -> Result<Completion, Failed> {
+    use reduce_scan::ptx::NESTED_PTX;
+    let mut want: Vec<&str> =
+        registry::all().filter(|v| matches!(v.finish, registry::Finish::Nested(_))).flat_map(|v| v.symbols()).collect();
+    let mut have = entries(NESTED_PTX);
+    want.sort_unstable();
+    have.sort_unstable();
+    if have != want {
+        return Err(
+            format!("the nested module's entries are {have:?}; the nested variants' kernels are {want:?}").into()
+        );
+    }
+    for (arch, _, ptx) in ARCHES {
+        if ptx.contains("cudaCDP2") {
+            return Err(format!("the {arch} module calls the device runtime: it would not load without linking").into());
+        }
+    }
+    let ptxas = ptxas()?;
+    let file = std::env::temp_dir().join(format!("reduce-nested-{}.ptx", std::process::id()));
+    std::fs::write(&file, NESTED_PTX).map_err(|e| e.to_string())?;
+    let run = |relocatable: bool| {
+        let mut cmd = Command::new(&ptxas);
+        cmd.args(["-arch=sm_90", "-o", "/dev/null"]);
+        if relocatable {
+            cmd.arg("-c");
+        }
+        cmd.arg(&file).output().map_err(|e| format!("running {}: {e}", ptxas.display()))
+    };
+    let (relocatable, alone) = (run(true)?, run(false)?);
+    let _ = std::fs::remove_file(&file);
+    if !relocatable.status.success() {
+        return Err(
+            format!("ptxas -c rejects the nested module:\n{}", String::from_utf8_lossy(&relocatable.stderr)).into()
+        );
+    }
+    let log = String::from_utf8_lossy(&alone.stderr);
+    if alone.status.success() || !log.contains("Unresolved extern function") {
+        return Err(format!("ptxas without -c should miss the device runtime; it said:\n{log}").into());
+    }
+    Ok(Completion::Completed)
+}
+
 pub fn trials() -> Vec<Trial> {
-    let mut out = Vec::new();
+    let mut out = vec![Trial::ignorable_test("ptx::nested_module", check_nested_module)];
     for (arch, min_cc, ptx) in ARCHES {
         out.push(Trial::test(format!("ptx::entries::{arch}"), move || {
             let have = entries(ptx);

@@ -12,6 +12,13 @@ pub const ARCHES: [(&str, (u32, u32), &str); 3] = [
     ("sm_90", (9, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_90.ptx"))),
 ];
 
+/// The PTX module of the kernels that launch from the device (the nested reductions), built for
+/// sm_70 with the kernels crate's `no-entries` and `device-runtime` features: only those
+/// kernels are entries, and it calls the CUDA device runtime (`__cudaCDP2GetParameterBufferV2`,
+/// `__cudaCDP2LaunchDeviceV2`), so it must be linked with `libcudadevrt.a` before it loads.
+/// Empty in the emulator's build (`REDUCE_SCAN_NO_PTX=1`).
+pub const NESTED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_nested_sm_70.ptx"));
+
 /// Environment variable that forces one PTX build (e.g. `REDUCE_PTX_ARCH=sm_70` to run
 /// the baseline on a newer GPU).
 pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";

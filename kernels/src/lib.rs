@@ -78,6 +78,10 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 /// symbol is the function's name; on the host a plain `unsafe fn` with the same
 /// parameters, which the emulator calls once per CUDA thread.
 ///
+/// A kernel that launches kernels from the device starts with `launches;`: on the GPU it
+/// exists only in the build with the `device-runtime` feature (its own PTX module, linked with
+/// the CUDA device runtime), where it is exported even with `no-entries`.
+///
 /// ```text
 /// kernel! {
 ///     /// Docs...
@@ -86,6 +90,20 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 /// ```
 #[macro_export]
 macro_rules! kernel {
+    (
+        launches;
+        $(#[$meta:meta])*
+        pub unsafe fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block
+    ) => {
+        $(#[$meta])*
+        #[cfg(all(target_arch = "nvptx64", feature = "device-runtime"))]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+
+        $(#[$meta])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name($($arg: $ty),*) $body
+    };
     (
         $(#[$meta:meta])*
         pub unsafe fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block

@@ -452,8 +452,8 @@ pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: 
     check(v, n, block, info.compute_capability)?;
     if matches!(v.finish, Finish::Nested(_)) && backend.is_gpu() {
         return Err(Error::Unsupported(format!(
-            "variant `{}` launches kernels from the device: its PTX must be linked with the CUDA device \
-             runtime (libcudadevrt), which this build does not do yet (issue #23); it runs on the emulator",
+            "variant `{}` launches kernels from the device: its PTX module must be linked with the CUDA \
+             device runtime (libcudadevrt), which the host does not do yet (issue #23); it runs on the emulator",
             v.name
         )));
     }

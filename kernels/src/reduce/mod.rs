@@ -41,14 +41,14 @@ mod atomic_accumulate;
 mod atomic_accumulate_to_host;
 mod grid_stride;
 
-// Nested reduction (dynamic parallelism): on the emulator for now. Their PTX needs the device
-// runtime (libcudadevrt) at link time, so they cannot be in the module every other kernel
-// loads from; the GPU build of their own module is the next step of issue #23.
-#[cfg(not(target_arch = "nvptx64"))]
+// Nested reduction (dynamic parallelism). Their PTX needs the device runtime (libcudadevrt) at
+// link time, so they are not in the module every other kernel loads from: the nvptx build has
+// them only with the `device-runtime` feature (their own module, host/build.rs).
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 mod recursive_reduce;
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 mod recursive_reduce2;
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 mod recursive_reduce_nosync;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
@@ -78,11 +78,11 @@ pub use smem_unroll4_dyn::smem_unroll4_dyn;
 pub use atomic_accumulate::*;
 pub use atomic_accumulate_to_host::atomic_accumulate_to_host;
 pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 pub use recursive_reduce::recursive_reduce;
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 pub use recursive_reduce_nosync::recursive_reduce_nosync;
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 pub use recursive_reduce2::recursive_reduce2;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};

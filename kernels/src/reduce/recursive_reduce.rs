@@ -7,6 +7,7 @@ use crate::{kernel, launch_device};
 
 // The lesson's code, which the lesson before does not have (tests/source.rs): `launch_device!(recursive_reduce<<<(1, stride, DeviceStream::Tail)>>>(idata, odata, child_len))`
 kernel! {
+    launches;
     /// The interleaved pair sum written as recursion: each block folds its segment in half,
     /// then launches a one-block child grid on the half that is left (the book's
     /// `gpuRecursiveReduce`, chapter 3, "Nested reduction").

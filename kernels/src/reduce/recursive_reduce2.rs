@@ -7,6 +7,7 @@ use crate::{kernel, launch_device};
 
 // The lesson's code, which the lesson before does not have (tests/source.rs): `if b == 0 && tid == 0 {`
 kernel! {
+    launches;
     /// The nested reduction with one launch per level: only block 0's thread 0 launches the
     /// next level, a grid as wide as this one (the book's `gpuRecursiveReduce2`).
     ///

@@ -8,6 +8,7 @@ use crate::{kernel, launch_device};
 
 // The lesson's code, which the lesson before does not have (tests/source.rs): `launch_device!(recursive_reduce_nosync<<<(1, stride, DeviceStream::FireAndForget)>>>(`
 kernel! {
+    launches;
     /// `recursive_reduce` whose children start at once instead of after their parent grid
     /// (the book's `gpuRecursiveReduceNosync`).
     ///

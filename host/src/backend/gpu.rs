@@ -25,6 +25,9 @@ pub struct Gpu {
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
+    /// The nested kernels' module, linked with the device runtime on first use
+    /// ([`super::devrt::load_nested_module`]), or why it could not be.
+    nested: OnceLock<std::result::Result<&'static Module, String>>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
     info: DeviceInfo,
@@ -258,6 +261,7 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
+            nested: OnceLock::new(),
             answer: Mutex::new(Answer::new()?),
             info,
             events: Mutex::new(events),
@@ -293,13 +297,31 @@ impl Gpu {
         if let Some(f) = cache.get(name) {
             return Ok(f);
         }
-        let f = self.module.get_function(name).map_err(|e| {
-            Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
-        })?;
+        let f = match self.module.get_function(name) {
+            Ok(f) => f,
+            // A kernel that launches from the device lives in the nested module.
+            Err(_) if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) => self
+                .nested_module()?
+                .get_function(name)
+                .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?,
+            Err(e) => {
+                return Err(Error::Invalid(format!(
+                    "kernel `{name}` is not in the {} PTX module ({e})",
+                    self.info.ptx_arch
+                )));
+            }
+        };
         // One handle per kernel name, kept for the life of the process like the module.
         let f: &'static Function<'static> = Box::leak(Box::new(f));
         cache.insert(name, f);
         Ok(f)
+    }
+
+    /// The nested kernels' module (they launch from the device), linked with the CUDA device
+    /// runtime the first time a nested kernel is asked for; kept for the process.
+    pub fn nested_module(&self) -> Result<&'static Module> {
+        let loaded = self.nested.get_or_init(|| super::devrt::load_nested_module().map(|m| &*Box::leak(Box::new(m))));
+        loaded.clone().map_err(Error::Unsupported)
     }
 
     /// How this process's synchronous calls get their answers ([`AnswerWay`]).

@@ -3,6 +3,7 @@
 //! Everything above this module (launchers, tests, benches, the CLI) is written once
 //! against [`Backend`], [`DeviceBuffer`] and [`Kernel`]; the backend choice is a value.
 
+pub mod devrt;
 mod gpu;
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};

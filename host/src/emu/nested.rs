@@ -1,6 +1,6 @@
 //! Device-side launches on the emulator (CUDA dynamic parallelism, CDP2): a kernel's launch
-//! is checked and queued where it is made ([`queue`]), and the queue runs once the launching
-//! grid has completed ([`Emulator::run_children`]).
+//! is checked and queued where it is made (`queue`), and the queue runs once the launching
+//! grid has completed (`Emulator::run_children`).
 //!
 //! A tail launch (`cudaStreamTailLaunch`) runs after its parent grid, in the order the launches
 //! were made: exactly what the emulator does. A fire-and-forget launch may run at once, in

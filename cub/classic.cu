@@ -69,6 +69,10 @@
 //   squares_coalesced       one block, thread t reads t, t+T, ...
 //   squares_grid_stride     BLOCK_NUM blocks, grid-wide stride
 //   squares_block_tree      BLOCK_NUM blocks, shared-memory tree per block
+//  chapter 3's nested reduction (nestedReduce.cu; the nested harness only, see its section):
+//   recursive_reduce        gpuRecursiveReduce (tail launch)
+//   recursive_reduce_nosync gpuRecursiveReduceNosync (fire and forget)
+//   recursive_reduce2       gpuRecursiveReduce2 (one launch per level)
 //  the Fenwick-tree (BIT) scan and Blelloch (inclusive):
 //   bit                     gen_bit_in_one_block per level + calc_sum_using_bit
 //   blelloch                GPU Gems 3 prescan (CONFLICT_FREE_OFFSET padding) per level,
@@ -604,9 +608,72 @@ __global__ void blelloch_add(int* data, const int* offsets, unsigned int n) {
 }
 
 // =====================================================================================
+// Chapter 3's nested reduction (nestedReduce.cu), in the second harness only: host/src/twins.rs
+// builds this file again with -DCLASSIC_NESTED -rdc=true and links it with libcudadevrt, as
+// the book's build line does (`nvcc -rdc=true`), so the other twins keep their usual build.
+// CUDA 12's device runtime removed cudaDeviceSynchronize() from device code; each kernel sends
+// its child to the named stream its Rust twin uses (kernels/src/reduce/recursive_reduce*.rs
+// explain each choice):
+//   recursive_reduce         gpuRecursiveReduce: the child in cudaStreamTailLaunch, which
+//                            starts it once the launching grid has completed (the book waits)
+//   recursive_reduce_nosync  gpuRecursiveReduceNosync: cudaStreamFireAndForget, after a fence
+//                            and one barrier, so the child sees every thread's add
+//   recursive_reduce2        gpuRecursiveReduce2: block 0 launches the next level into
+//                            cudaStreamTailLaunch (the book's at-once launch is not ordered)
+// The book's `if (isize == 2 && tid == 0) … return;` and its `istride > 1` test become one
+// base case that the whole block returns from.
+#ifdef CLASSIC_NESTED
+__global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isize) {
+  unsigned int tid = threadIdx.x;
+  int* idata = g_idata + blockIdx.x * blockDim.x;
+  int* odata = &g_odata[blockIdx.x];
+
+  if (isize == 2) {
+    if (tid == 0) odata[0] = idata[0] + idata[1];
+    return;
+  }
+  unsigned int istride = isize >> 1;
+  if (tid < istride) idata[tid] += idata[tid + istride];
+
+  if (tid == 0) gpuRecursiveReduce<<<1, istride, 0, cudaStreamTailLaunch>>>(idata, odata, istride);
+}
+
+__global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned int isize) {
+  unsigned int tid = threadIdx.x;
+  int* idata = g_idata + blockIdx.x * blockDim.x;
+  int* odata = &g_odata[blockIdx.x];
+
+  if (isize == 2) {
+    if (tid == 0) odata[0] = idata[0] + idata[1];
+    return;
+  }
+  unsigned int istride = isize >> 1;
+  if (tid < istride) idata[tid] += idata[tid + istride];
+  __threadfence();
+  __syncthreads();
+
+  if (tid == 0) gpuRecursiveReduceNosync<<<1, istride, 0, cudaStreamFireAndForget>>>(idata, odata, istride);
+}
+
+__global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, const int iDim) {
+  int* idata = g_idata + blockIdx.x * iDim;
+
+  if (iStride == 1) {
+    if (threadIdx.x == 0) g_odata[blockIdx.x] = idata[0] + idata[1];
+    return;
+  }
+  idata[threadIdx.x] += idata[threadIdx.x + iStride];
+
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    gpuRecursiveReduce2<<<gridDim.x, iStride / 2, 0, cudaStreamTailLaunch>>>(g_idata, g_odata, iStride / 2, iDim);
+  }
+}
+#endif
+
+// =====================================================================================
 // The harness.
 
-enum class Kind { InPlace, Reads, SumSq, Bit, Blelloch };
+enum class Kind { InPlace, Reads, SumSq, Bit, Blelloch, NestedPerBlock, NestedPerLevel };
 enum class SqGrid { None, OneThread, OneBlock, PerSm };
 
 // Blocks per multiprocessor of the many-block sum-of-squares steps (host/src/registry/sumsq.rs).
@@ -658,6 +725,11 @@ static const Twin TWINS[] = {
     {"squares_block_tree", Kind::SumSq, 1, SqGrid::PerSm, false, 0, nullptr, sumOfSquaresBlockTree},
     {"bit", Kind::Bit, 1, SqGrid::None, false, 0, nullptr, nullptr},
     {"blelloch", Kind::Blelloch, 2, SqGrid::None, false, 0, nullptr, nullptr},
+#ifdef CLASSIC_NESTED
+    {"recursive_reduce", Kind::NestedPerBlock, 1, SqGrid::None, false, 0, gpuRecursiveReduce, nullptr},
+    {"recursive_reduce_nosync", Kind::NestedPerBlock, 1, SqGrid::None, false, 0, gpuRecursiveReduceNosync, nullptr},
+    {"recursive_reduce2", Kind::NestedPerLevel, 1, SqGrid::None, false, 0, nullptr, nullptr},
+#endif
 };
 
 static const Twin& find_twin(const char* name) {
@@ -680,6 +752,20 @@ static void launch_complete_unroll(const Args& a) {
     case 32: reduceCompleteUnroll<32><<<a.grid, a.block>>>(a.in, a.out, a.n); break;
     default: fail("complete_unroll has no instantiation for block " + std::to_string(a.block.x));
   }
+}
+
+// The nested kernels' host launch, as the book makes it: a block's segment size for the
+// per-block chains; half the block, its stride and the segment size for the per-level one.
+static void launch_nested(const Twin& t, const Args& a) {
+#ifdef CLASSIC_NESTED
+  if (t.kind == Kind::NestedPerBlock) {
+    t.reduce<<<a.grid, a.block>>>(a.in, a.out, a.block.x);
+  } else {
+    gpuRecursiveReduce2<<<a.grid, a.block.x / 2>>>(a.in, a.out, int(a.block.x / 2), int(a.block.x));
+  }
+#else
+  fail(std::string(t.name) + " is in the nested harness only (built with -DCLASSIC_NESTED -rdc=true)");
+#endif
 }
 
 // The launches of one scan, planned once (grids and scratch), enqueued per run.
@@ -790,6 +876,8 @@ int main(int argc, char** argv) {
   const long long repeat = parse_int(argv[5], "REPEAT", 1, INT_MAX);
   const bool scan = t.kind == Kind::Bit || t.kind == Kind::Blelloch;
   const bool squares = t.kind == Kind::SumSq;
+  const bool nested = t.kind == Kind::NestedPerBlock || t.kind == Kind::NestedPerLevel;
+  const bool in_place = t.kind == Kind::InPlace || nested;
   if (scan) block = t.kind == Kind::Bit ? BIT_BLOCK : BLELLOCH_BLOCK;  // fixed, as in Rust
   if (t.sq == SqGrid::OneThread) block = 1;                           // ignored, as in Rust
   if (!scan && t.sq != SqGrid::OneThread && (block < 32 || (block & (block - 1)) != 0)) {
@@ -824,13 +912,17 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_input, sizeof(int) * padded));
   CHECK(cudaMemset(d_input, 0, sizeof(int) * padded));
   CHECK(cudaMemcpy(d_input, host.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
-  if (t.kind == Kind::InPlace) CHECK(cudaMalloc(&d_scratch, sizeof(int) * padded));
+  if (in_place) CHECK(cudaMalloc(&d_scratch, sizeof(int) * padded));
+  // One pending child per block, and each chain's own while it runs, as the Rust plan allows.
+  if (t.kind == Kind::NestedPerBlock) {
+    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(2048, grid + 24)));
+  }
   CHECK(cudaMalloc(&d_out, sizeof(int) * outputs));
   if (squares) CHECK(cudaMalloc(&d_clocks, sizeof(long long) * 2 * grid));
   ScanPlan plan;
   if (scan) plan = plan_scan(t, n);
 
-  Args a{t.kind == Kind::InPlace ? d_scratch : d_input, d_out, d_clocks, (unsigned int)padded,
+  Args a{in_place ? d_scratch : d_input, d_out, d_clocks, (unsigned int)padded,
          dim3((unsigned int)grid), dim3((unsigned int)block), size_t(t.dyn_per_thread) * block};
   auto restore = [&] {
     if (d_scratch) CHECK(cudaMemcpy(d_scratch, d_input, sizeof(int) * padded, cudaMemcpyDeviceToDevice));
@@ -840,6 +932,8 @@ int main(int argc, char** argv) {
       enqueue_scan(t, plan, d_input, d_out, (unsigned int)n);
     } else if (squares) {
       t.squares<<<a.grid, a.block>>>(d_input, d_out, d_clocks, (unsigned int)n);
+    } else if (nested) {
+      launch_nested(t, a);
     } else if (t.reduce) {
       t.reduce<<<a.grid, a.block, a.dyn_smem>>>(a.in, a.out, a.n);
     } else {

@@ -336,13 +336,12 @@ fn harness() -> std::result::Result<&'static Path, String> {
 }
 
 fn build() -> std::result::Result<PathBuf, String> {
-    build_harness(&Harness { what: "CUB", file: "cub/bench.cu", stem: "cub_bench", source: SOURCE }).map_err(
-        |e| match e {
+    build_harness(&Harness { what: "CUB", file: "cub/bench.cu", stem: "cub_bench", source: SOURCE, extra: &[] })
+        .map_err(|e| match e {
             Error::NoGpu(cause) => format!("CUB needs a GPU: {cause}"),
             Error::Unsupported(m) => m,
             e => e.to_string(),
-        },
-    )
+        })
 }
 
 /// A CUDA C++ harness embedded in this library, compiled at run time by [`build_harness`].
@@ -355,10 +354,13 @@ pub(crate) struct Harness {
     pub stem: &'static str,
     /// The source.
     pub source: &'static str,
+    /// nvcc flags beyond the common ones, for the build and its cache key (the nested twins:
+    /// `-DCLASSIC_NESTED -rdc=true`, and `-lcudadevrt` after the source).
+    pub extra: &'static [&'static str],
 }
 
 /// Builds `h` with the machine's nvcc for the GPU's architecture (`-O3 -std=c++17
-/// -arch=sm_XX`), or finds it already built in the cache (`$REDUCE_CUB_CACHE`, else
+/// -arch=sm_XX`, then `h.extra`), or finds it already built in the cache (`$REDUCE_CUB_CACHE`, else
 /// `$TMPDIR/reduce-cub`, under a name that hashes the source, the architecture and the nvcc
 /// path). [`Error::NoGpu`] where there is no GPU, [`Error::Unsupported`] (one line) where there
 /// is no nvcc or it fails.
@@ -381,7 +383,8 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| unsupported(format!("cannot create the harness cache {}: {e}", dir.display())))?;
     let text = format!("{COMMON}\n{}", h.source);
-    let key = fnv1a(&[text.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes()]);
+    let extra = h.extra.join(" ");
+    let key = fnv1a(&[text.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes(), extra.as_bytes()]);
     let stem = h.stem;
     let bin = dir.join(format!("{stem}_{arch}_{key:016x}"));
     if bin.is_file() {
@@ -392,15 +395,21 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
     // Build under a private name, then rename: concurrent processes never run a half-written file.
     let tmp = dir.join(format!("{stem}_{arch}_{key:016x}.{}.tmp", std::process::id()));
     eprintln!(
-        "building the {} harness with {} -O3 -arch={arch} (once; cached in {})…",
+        "building the {} harness with {} -O3 -arch={arch}{}{extra} (once; cached in {})…",
         h.what,
         nvcc.display(),
+        if extra.is_empty() { "" } else { " " },
         dir.display()
     );
+    // Flags go before the source, libraries (`-l…`) after it, as a linker wants them.
+    let (libs, flags): (Vec<&str>, Vec<&str>) = h.extra.iter().partition(|f| f.starts_with("-l"));
     let out = Command::new(&nvcc)
-        .args(["-O3", "-std=c++17", &format!("-arch={arch}"), "-o"])
+        .args(["-O3", "-std=c++17", &format!("-arch={arch}")])
+        .args(flags)
+        .arg("-o")
         .arg(&tmp)
         .arg(&src)
+        .args(libs)
         .output()
         .map_err(|e| unsupported(format!("cannot run {}: {e}", nvcc.display())))?;
     if !out.status.success() {

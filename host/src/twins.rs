@@ -6,6 +6,9 @@
 //! small harness that this module compiles **at run time** with the machine's `nvcc`, exactly
 //! like the CUB harness ([`crate::cub`]: same nvcc discovery, same cache, `-O3 -arch=sm_XX`).
 //! Where there is no GPU or no nvcc, [`available`] says why and [`time`] fails with that reason.
+//! The nested twins (chapter 3's dynamic parallelism) come from the same file, built a second
+//! time with its nested section in, as relocatable device code linked with the device runtime
+//! (`-DCLASSIC_NESTED -rdc=true -lcudadevrt`), so that the other twins' build stays as measured.
 //!
 //! [`time`] writes the input to a temporary file (raw little-endian `i32`), runs
 //! `classic KERNEL FILE N BLOCK REPEAT [EXPECTED]` and parses its one line. The harness uses
@@ -62,6 +65,10 @@ pub const TWINS: &[(&str, &str)] = &[
     ("squares_block_tree", "sumOfSquaresBlockTree"),
     ("bit", "gen_bit_in_one_block + calc_sum_using_bit"),
     ("blelloch", "prescan (GPU Gems 3) + per-level offsets"),
+    // Built apart, with -rdc=true and the device runtime (`NESTED_FLAGS`).
+    ("recursive_reduce", "gpuRecursiveReduce"),
+    ("recursive_reduce_nosync", "gpuRecursiveReduceNosync"),
+    ("recursive_reduce2", "gpuRecursiveReduce2"),
 ];
 
 /// The names of the variants (reductions and scans) that have a CUDA C twin.
@@ -126,7 +133,7 @@ impl TwinTiming {
 /// call on a machine compiles it). Otherwise [`Error::NoGpu`] or [`Error::Unsupported`] with
 /// the one reason.
 pub fn available() -> Result<()> {
-    harness().map(|_| ())
+    harness_for("interleaved").map(|_| ())
 }
 
 /// The input of a comparison run, prepared once for every twin: the values written to the
@@ -190,7 +197,7 @@ pub fn time_on(name: &str, input: &TwinInput, block: u32, repeat: u32) -> Result
     {
         return Err(Error::Invalid(format!("twin `{name}`: block {block}; block must be {}", v.blocks)));
     }
-    let bin = harness()?;
+    let bin = harness_for(name)?;
     let n = input.n;
     let expected = input.expected(reduction.map(|v| v.op));
     let mut args = vec![name.to_string(), input.file.0.display().to_string(), n.to_string()];
@@ -325,12 +332,35 @@ fn write_twin_input(data: &[i32]) -> Result<TempFile> {
     })
 }
 
-/// The built harness, once per process (the error kept as its kind and message, since
-/// [`Error`] is not `Clone`).
-fn harness() -> Result<&'static Path> {
-    static BUILT: OnceLock<std::result::Result<PathBuf, (bool, String)>> = OnceLock::new();
-    let built = BUILT.get_or_init(|| {
-        let h = Harness { what: "CUDA C twins", file: "cub/classic.cu", stem: "classic", source: SOURCE };
+/// The nvcc flags of the nested twins' harness: the same source, its nested section compiled
+/// in, as relocatable device code linked with the device runtime (the book's
+/// `nvcc -rdc=true … -lcudadevrt`). The other twins keep their plain build.
+const NESTED_FLAGS: &[&str] = &["-DCLASSIC_NESTED", "-rdc=true", "-lcudadevrt"];
+
+/// Does the twin of `name` launch kernels from the device (and so live in the nested harness)?
+fn is_nested(name: &str) -> bool {
+    registry::find(name).is_ok_and(|v| matches!(v.finish, registry::Finish::Nested(_)))
+}
+
+/// The built harness for the twin of `name`, once per process each (the error kept as its kind
+/// and message, since [`Error`] is not `Clone`).
+fn harness_for(name: &str) -> Result<&'static Path> {
+    type Built = OnceLock<std::result::Result<PathBuf, (bool, String)>>;
+    static PLAIN: Built = OnceLock::new();
+    static NESTED: Built = OnceLock::new();
+    let (cell, h) = if is_nested(name) {
+        let h = Harness {
+            what: "nested CUDA C twins",
+            file: "cub/classic.cu",
+            stem: "classic_nested",
+            source: SOURCE,
+            extra: NESTED_FLAGS,
+        };
+        (&NESTED, h)
+    } else {
+        (&PLAIN, Harness { what: "CUDA C twins", file: "cub/classic.cu", stem: "classic", source: SOURCE, extra: &[] })
+    };
+    let built = cell.get_or_init(|| {
         build_harness(&h).map_err(|e| match e {
             Error::NoGpu(cause) => (true, cause),
             Error::Unsupported(m) => (false, m),

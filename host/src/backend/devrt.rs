@@ -4,8 +4,8 @@
 //! `__cudaCDP2LaunchDeviceV2`, which only that library defines, so the module cannot load
 //! without this step; the other kernels' modules never need it.
 //!
-//! Not yet run on a GPU (issue #23): the plan refuses the nested variants on a GPU until it has
-//! been.
+//! Where the library cannot be found or linked, the plan refuses the nested variants in one
+//! line ([`super::Backend::nested_ready`]) and every other variant runs as before.
 
 use std::ffi::{CString, c_void};
 use std::path::{Path, PathBuf};

@@ -518,28 +518,47 @@ impl Backend {
         }
     }
 
-    /// Lets `launches` device-side launches be pending at once (queued, not yet completed):
-    /// CUDA C's `cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, launches)`, 2048 by
-    /// default. Past it a device-side launch fails (on the emulator: a fault, reported where it
-    /// was made).
+    /// Lets at least `launches` device-side launches be pending at once (queued, not yet
+    /// completed): CUDA C's `cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, …)`,
+    /// 2048 by default. Past it a device-side launch fails (on the emulator: a fault, reported
+    /// where it was made). The limit is only ever raised: a smaller request leaves it as it is,
+    /// so a call for a small grid never takes room from a large grid's launches still pending
+    /// on another thread.
     pub fn set_pending_launch_limit(&self, launches: usize) -> Result<()> {
         match self {
             Backend::Gpu(g) => {
                 g.gpu.bind()?;
                 let limit = cust::sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
+                let mut now = 0usize;
+                // SAFETY: reads a context setting into a local.
+                let r = unsafe { cust::sys::cuCtxGetLimit(&mut now, limit) };
+                if r == cust::sys::cudaError_enum::CUDA_SUCCESS && now >= launches {
+                    return Ok(());
+                }
                 // SAFETY: a plain context setting; the driver checks the value.
                 let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
                 if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
                     return Err(Error::Invalid(format!(
-                        "the driver refused a limit of {launches} pending device-side launches ({r:?})"
+                        "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit \
+                         was {now})"
                     )));
                 }
                 Ok(())
             }
             Backend::Emulator(emu, _) => {
-                emu.set_pending_launch_limit(launches);
+                emu.raise_pending_launch_limit(launches);
                 Ok(())
             }
+        }
+    }
+
+    /// `Ok` where kernels that launch from the device can run: always on the emulator; on a
+    /// GPU once their module has been linked with the CUDA device runtime
+    /// ([`devrt::load_nested_module`]), else [`Error::Unsupported`] saying in one line why not.
+    pub fn nested_ready(&self) -> Result<()> {
+        match self {
+            Backend::Gpu(g) => g.gpu.nested_module().map(|_| ()),
+            Backend::Emulator(..) => Ok(()),
         }
     }
 

@@ -302,6 +302,12 @@ impl Emulator {
         self.pending.set_limit(limit);
     }
 
+    /// [`set_pending_launch_limit`](Self::set_pending_launch_limit), but only upwards: a limit
+    /// already at least `limit` stays (what [`crate::backend::Backend`] asks for).
+    pub fn raise_pending_launch_limit(&self, limit: usize) {
+        self.pending.raise_limit(limit);
+    }
+
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a
     /// [`EmuErrorKind::BadLaunch`] before any thread runs, as a launch the driver refuses does.
     pub fn refusing_launch(mut self, nth: u32) -> Self {

@@ -53,6 +53,10 @@ impl Pending {
         self.limit.store(limit, Ordering::Relaxed);
     }
 
+    pub(super) fn raise_limit(&self, limit: usize) {
+        self.limit.fetch_max(limit, Ordering::Relaxed);
+    }
+
     /// `n` queued launches that will never run (their grid failed) stop counting.
     pub(super) fn forget(&self, n: usize) {
         self.count.fetch_sub(n, Ordering::Relaxed);

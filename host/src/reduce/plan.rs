@@ -450,12 +450,14 @@ impl Grid {
 pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: Option<u32>) -> Result<Geometry> {
     let info = backend.info();
     check(v, n, block, info.compute_capability)?;
-    if matches!(v.finish, Finish::Nested(_)) && backend.is_gpu() {
-        return Err(Error::Unsupported(format!(
-            "variant `{}` launches kernels from the device: its PTX module must be linked with the CUDA \
-             device runtime (libcudadevrt), which the host does not do yet (issue #23); it runs on the emulator",
-            v.name
-        )));
+    if matches!(v.finish, Finish::Nested(_)) {
+        // On a GPU: their PTX module linked with the device runtime, or one line saying why not.
+        backend.nested_ready().map_err(|e| match e {
+            Error::Unsupported(why) => {
+                Error::Unsupported(format!("variant `{}` launches kernels from the device: {why}", v.name))
+            }
+            e => e,
+        })?;
     }
     let ask = || resident.map_or_else(|| resident_per_sm(backend, v, block), Ok);
     let (grid, block) = v.grid.size(n, block, v.items_per_thread, info.multiprocessors, ask)?;

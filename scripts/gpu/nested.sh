@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Chapter 3's nested reduction (dynamic parallelism, issue #23) on a GPU host, from the bundle
+# in .gpu/ (run from the repository root).
+#
+#   scripts/gpu/nested.sh
+#
+# Writes to $OUT/nested/ (default ./nested/):
+# * probe.txt: the device-runtime symbols libcudadevrt.a defines, and the ones nvcc's own PTX
+#   calls for a device-side launch (what kernels::device::launch declares must match);
+# * tests.log: the GPU tests of the three nested variants (every block, the emulator's sizes
+#   and 2^24);
+# * nested.csv: `reduce --compare-c` rows (every run checked, Rust and C) for `interleaved` and
+#   the three nested variants at n = 2^20 + 7 and 2^24, blocks 128 and 512, in ROUNDS rounds
+#   (default 3) with the variants alternating in each round, REPEAT runs per row (default 10);
+# * memcheck_*.log: compute-sanitizer's memcheck on each nested variant (n = 2^20 + 7, block 512).
+# Exit status 0 when every step passed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-.}/nested; mkdir -p "$out"
+bin=.gpu/bin/reduce
+rounds=${ROUNDS:-3}; repeat=${REPEAT:-10}
+nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
+cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
+arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+rc=0
+
+{
+  echo "== $cuda/lib64/libcudadevrt.a: device-launch symbols"
+  nm -A "$cuda/lib64/libcudadevrt.a" 2>/dev/null | grep -iE "ParameterBuffer|LaunchDevice" \
+    | awk '{print $(NF-1), $NF}' | sort -u
+  echo "== nvcc -rdc=true -ptx -arch=$arch: what a device-side launch calls"
+  printf '%s\n' '__global__ void child(int* p) { p[threadIdx.x] = 1; }' \
+    '__global__ void parent(int* p) { if (threadIdx.x == 0) child<<<1, 32, 0, cudaStreamTailLaunch>>>(p); }' \
+    >/tmp/nested_probe.cu
+  nvcc -rdc=true -ptx -arch="$arch" -o /tmp/nested_probe.ptx /tmp/nested_probe.cu \
+    && grep -E "\.extern|call" /tmp/nested_probe.ptx
+} >"$out/probe.txt" 2>&1
+
+t=$(ls .gpu/tests/main-* | head -1)
+timeout 400 "$t" gpu::recursive --include-ignored >"$out/tests.log" 2>&1 || rc=1
+tail -3 "$out/tests.log"
+
+csv=$out/nested.csv; : >"$csv"
+for r in $(seq 1 "$rounds"); do
+  for n in 1048583 16777216; do
+    for b in 128 512; do
+      for v in interleaved $nested; do
+        timeout 120 "$bin" --backend gpu --variant "$v" --n "$n" --block "$b" --repeat "$repeat" --format csv \
+          --compare-c >"$out/row.csv" 2>>"$out/rows.log" || { rc=1; echo "FAILED $v n=$n block=$b" >>"$out/rows.log"; }
+        if [ ! -s "$csv" ]; then head -1 "$out/row.csv" | sed 's/^/round,/' >"$csv"; fi
+        tail -n +2 "$out/row.csv" | sed "s/^/$r,/" >>"$csv"
+      done
+    done
+  done
+done
+rm -f "$out/row.csv"
+
+for v in $nested; do
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin" --backend gpu --variant "$v" \
+    --n 1048583 --block 512 --repeat 1 >"$out/memcheck_$v.log" 2>&1 || rc=1
+  echo "memcheck $v: $(grep -E 'ERROR SUMMARY' "$out/memcheck_$v.log" | tail -1)"
+done
+exit $rc

@@ -67,6 +67,10 @@ fn link(ptx: &str, lib: &Path) -> Result<Vec<u8>, String> {
     let path = CString::new(lib.as_os_str().as_encoded_bytes())
         .map_err(|_| format!("{}: a NUL in the path", lib.display()))?;
     let name = c"nested.ptx";
+    // The JIT reads PTX as a C string: without its NUL, ptxas reads past the end ("Unexpected
+    // non-ASCII character" on the line after the last).
+    let ptx = CString::new(ptx).map_err(|_| "the nested PTX holds a NUL byte".to_string())?;
+    let ptx = ptx.as_bytes_with_nul();
     // SAFETY: a live link state; the PTX and the path outlive the calls, which copy them.
     let result = unsafe {
         let mut r = cust::sys::cuLinkAddData_v2(

@@ -913,9 +913,13 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_input, 0, sizeof(int) * padded));
   CHECK(cudaMemcpy(d_input, host.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
   if (in_place) CHECK(cudaMalloc(&d_scratch, sizeof(int) * padded));
-  // One pending child per block, and each chain's own while it runs, as the Rust plan allows.
+  // Every block's chain may have all its launches pending at once (log2(block) - 1 of them:
+  // the fire-and-forget children start at once), as the Rust plan allows
+  // (reduce::plan::per_block_pending_launches).
   if (t.kind == Kind::NestedPerBlock) {
-    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(2048, grid + 24)));
+    size_t per_chain = 0;
+    for (long long b = block; b > 2; b >>= 1) ++per_chain;
+    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(2048, grid * per_chain + 24)));
   }
   CHECK(cudaMalloc(&d_out, sizeof(int) * outputs));
   if (squares) CHECK(cudaMalloc(&d_clocks, sizeof(long long) * 2 * grid));

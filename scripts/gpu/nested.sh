@@ -2,7 +2,7 @@
 # Chapter 3's nested reduction (dynamic parallelism, issue #23) on a GPU host, from the bundle
 # in .gpu/ (run from the repository root).
 #
-#   scripts/gpu/nested.sh
+#   scripts/gpu/nested.sh [STEP…]      steps: probe tests rows memcheck (default: all four)
 #
 # Writes to $OUT/nested/ (default ./nested/):
 # * probe.txt: the device-runtime symbols libcudadevrt.a defines, and the ones nvcc's own PTX
@@ -22,9 +22,11 @@ rounds=${ROUNDS:-3}; repeat=${REPEAT:-10}
 nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+steps=${*:-probe tests rows memcheck}
+want() { [[ " $steps " == *" $1 "* ]]; }
 rc=0
 
-{
+want probe && {
   echo "== $cuda/lib64/libcudadevrt.a: device-launch symbols"
   nm -A "$cuda/lib64/libcudadevrt.a" 2>/dev/null | grep -iE "ParameterBuffer|LaunchDevice" \
     | awk '{print $(NF-1), $NF}' | sort -u
@@ -36,16 +38,19 @@ rc=0
     && grep -E "\.extern|call" /tmp/nested_probe.ptx
 } >"$out/probe.txt" 2>&1
 
-t=$(ls .gpu/tests/main-* | head -1)
-timeout 400 "$t" gpu::recursive --include-ignored >"$out/tests.log" 2>&1 || rc=1
-tail -3 "$out/tests.log"
+if want tests; then
+  t=$(ls .gpu/tests/main-* | head -1)
+  timeout 400 "$t" gpu::recursive --include-ignored >"$out/tests.log" 2>&1 || rc=1
+  tail -3 "$out/tests.log"
+fi
 
-csv=$out/nested.csv; : >"$csv"
-for r in $(seq 1 "$rounds"); do
+csv=$out/nested.csv
+want rows && : >"$csv"
+want rows && for r in $(seq 1 "$rounds"); do
   for n in 1048583 16777216; do
     for b in 128 512; do
       for v in interleaved $nested; do
-        timeout 120 "$bin" --backend gpu --variant "$v" --n "$n" --block "$b" --repeat "$repeat" --format csv \
+        timeout 300 "$bin" --backend gpu --variant "$v" --n "$n" --block "$b" --repeat "$repeat" --format csv \
           --compare-c >"$out/row.csv" 2>>"$out/rows.log" || { rc=1; echo "FAILED $v n=$n block=$b" >>"$out/rows.log"; }
         if [ ! -s "$csv" ]; then head -1 "$out/row.csv" | sed 's/^/round,/' >"$csv"; fi
         tail -n +2 "$out/row.csv" | sed "s/^/$r,/" >>"$csv"
@@ -55,7 +60,7 @@ for r in $(seq 1 "$rounds"); do
 done
 rm -f "$out/row.csv"
 
-for v in $nested; do
+want memcheck && for v in $nested; do
   timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin" --backend gpu --variant "$v" \
     --n 1048583 --block 512 --repeat 1 >"$out/memcheck_$v.log" 2>&1 || rc=1
   echo "memcheck $v: $(grep -E 'ERROR SUMMARY' "$out/memcheck_$v.log" | tail -1)"

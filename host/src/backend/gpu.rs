@@ -297,19 +297,16 @@ impl Gpu {
         if let Some(f) = cache.get(name) {
             return Ok(f);
         }
-        let f = match self.module.get_function(name) {
-            Ok(f) => f,
-            // A kernel that launches from the device lives in the nested module.
-            Err(_) if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) => self
-                .nested_module()?
+        // A kernel that launches from the device lives in the nested module, and is looked up
+        // only there (a failed lookup in the main module is an API error under compute-sanitizer).
+        let f = if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
+            self.nested_module()?
                 .get_function(name)
-                .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?,
-            Err(e) => {
-                return Err(Error::Invalid(format!(
-                    "kernel `{name}` is not in the {} PTX module ({e})",
-                    self.info.ptx_arch
-                )));
-            }
+                .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?
+        } else {
+            self.module.get_function(name).map_err(|e| {
+                Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
+            })?
         };
         // One handle per kernel name, kept for the life of the process like the module.
         let f: &'static Function<'static> = Box::leak(Box::new(f));

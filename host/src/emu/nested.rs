@@ -24,6 +24,8 @@ pub(super) struct QueuedChild {
     /// The launching kernel's copy of the child's kernel and arguments.
     params: Vec<u8>,
     run: unsafe fn(*const u8),
+    /// Does it go to the fire-and-forget stream (see [`Pending`])?
+    fire_and_forget: bool,
     /// The launching kernel, block and thread, and the source line.
     from: String,
 }
@@ -36,15 +38,26 @@ pub(super) type Children = Mutex<Vec<QueuedChild>>;
 pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
 
 /// The emulator's device-side launches that are queued and not yet completed, and the limit.
+///
+/// The emulator runs every child after its parent grid, but a GPU starts a fire-and-forget
+/// child at once, so every block's chain of such children can be pending together: on the H100,
+/// `recursive_reduce_nosync` with room for one child per block failed every run. So the count
+/// takes the GPU's worst case: a completed fire-and-forget child stays counted (`held`) until the
+/// host's launch has completed.
 #[derive(Debug)]
 pub struct Pending {
     count: AtomicUsize,
     limit: AtomicUsize,
+    held: AtomicUsize,
 }
 
 impl Default for Pending {
     fn default() -> Self {
-        Self { count: AtomicUsize::new(0), limit: AtomicUsize::new(DEFAULT_PENDING_LAUNCHES) }
+        Self {
+            count: AtomicUsize::new(0),
+            limit: AtomicUsize::new(DEFAULT_PENDING_LAUNCHES),
+            held: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -60,6 +73,21 @@ impl Pending {
     /// `n` queued launches that will never run (their grid failed) stop counting.
     pub(super) fn forget(&self, n: usize) {
         self.count.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// A child completed: it stops counting, unless it was fire-and-forget (held until
+    /// [`release_held`](Self::release_held)).
+    fn completed(&self, fire_and_forget: bool) {
+        if fire_and_forget {
+            self.held.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.forget(1);
+        }
+    }
+
+    /// The host's launch completed: the fire-and-forget children it held stop counting.
+    fn release_held(&self) {
+        self.forget(self.held.swap(0, Ordering::Relaxed));
     }
 }
 
@@ -102,7 +130,9 @@ pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, pending:
     // SAFETY: the device layer passes its `Child` as `params_len` readable bytes, alive for
     // this call.
     let params = unsafe { std::slice::from_raw_parts(l.params, l.params_len) }.to_vec();
-    let child = QueuedChild { kernel: l.kernel, grid: l.grid, block: l.block, params, run: l.run, from };
+    let fire_and_forget = matches!(l.stream, kernels::device::launch::DeviceStream::FireAndForget);
+    let child =
+        QueuedChild { kernel: l.kernel, grid: l.grid, block: l.block, params, run: l.run, fire_and_forget, from };
     children.lock().unwrap().push(child);
     kernels::device::launch::LAUNCH_OK
 }
@@ -116,6 +146,9 @@ impl Emulator {
         let result = self.run_queued(children, depth, &mut left);
         // Completed children left the count one by one; those a failure left unrun leave now.
         self.pending.forget(left);
+        if depth == 0 {
+            self.pending.release_held();
+        }
         result
     }
 
@@ -133,7 +166,7 @@ impl Emulator {
             // SAFETY: the launching kernel promised the child's preconditions for this launch.
             let result = unsafe { self.launch_at(child.kernel, child.grid, child.block, 0, &|| body.run(), depth + 1) };
             *left -= 1;
-            self.pending.forget(1);
+            self.pending.completed(child.fire_and_forget);
             result.map_err(|mut e| {
                 e.detail = format!("{} (a device-side launch by {})", e.detail, child.from);
                 e
@@ -178,6 +211,7 @@ mod tests {
         let mut out = b.alloc::<i32>(grid as usize).unwrap();
         let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
         let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
+        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(grid, block)).unwrap();
         let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
         let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
         let level = kernel_ref!(kernels::reduce::recursive_reduce2(p, o, n, s, d));
@@ -204,6 +238,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fire_and_forget_chains_count_as_pending_together_as_on_a_gpu() {
+        // On the H100, recursive_reduce_nosync with room for one pending child per block (and
+        // the nesting depth) failed every run: its chains run at once. The emulator counts the
+        // same way, so the room that is enough for the tail-launched chains is not for these.
+        let (n, block) = (70_001usize, 32u32);
+        let grid = n.div_ceil(block as usize) as u32;
+        let b = Backend::emulator();
+        let mut buf = b.upload(&input(n)).unwrap();
+        let mut out = b.alloc::<i32>(grid as usize).unwrap();
+        let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
+        let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
+        let one_each = grid as usize + 24;
+        assert!(one_each > super::DEFAULT_PENDING_LAUNCHES);
+        b.set_pending_launch_limit(one_each).unwrap();
+        let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
+        let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
+        // SAFETY: the buffers hold n and grid elements (the kernels' documented launch).
+        unsafe { b.launch(&tail, cfg, (p, o, n as u32)) }
+            .expect("tail-launched chains fit one pending child per block");
+        // SAFETY: as above.
+        let e = unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.unwrap_err().to_string();
+        assert!(e.contains(&format!("{one_each} device-side launches are already pending")), "{e}");
+        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(grid, block)).unwrap();
+        // SAFETY: as above.
+        unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.expect("room for every chain's launches");
     }
 
     #[test]

@@ -38,6 +38,18 @@ pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
 /// CUDA's default limit of pending device-side launches (`cudaLimitDevRuntimePendingLaunchCount`).
 pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
 
+/// The pending device-side launches a per-block nested grid of `grid` blocks of `block` may
+/// need at once: each block's chain makes `log2(block) - 1` launches (down to a 2-thread
+/// child), and a chain whose children start at once (`recursive_reduce_nosync`'s
+/// fire-and-forget stream) keeps every one of them pending until its last child completes,
+/// while every other block's chain does the same. Measured on the H100: 2^20 + 7 elements in
+/// blocks of 512 with only `grid + 24` failed every run (the launch refused, so the kernel
+/// trapped). At least CUDA's default.
+pub fn per_block_pending_launches(grid: u32, block: u32) -> usize {
+    let per_chain = block.max(2).ilog2().saturating_sub(1) as usize;
+    (grid as usize * per_chain + kernels::device::launch::MAX_DEPTH as usize).max(DEFAULT_PENDING_LAUNCHES)
+}
+
 /// Arguments of a nested kernel with one grid per level (`recursive_reduce2`): `(g_idata,
 /// g_odata, n, stride, dim)`. Each block folds its `dim` elements in place with `stride =
 /// blockDim` threads, block 0 launches the next level; the last level writes one partial per
@@ -310,11 +322,7 @@ impl Finish {
             // SAFETY: forwarded from the caller: two result words, word epoch % 2 cleared.
             Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
             Finish::Nested(Nesting::PerBlock(k)) => {
-                // Every block queues one child, and each chain adds at most one pending launch
-                // per level while it runs: past CUDA's default of 2048 the grid needs a higher
-                // limit.
-                let most = cfg.grid as usize + kernels::device::launch::MAX_DEPTH as usize;
-                backend.set_pending_launch_limit(most.max(DEFAULT_PENDING_LAUNCHES))?;
+                backend.set_pending_launch_limit(per_block_pending_launches(cfg.grid, cfg.block))?;
                 // SAFETY: forwarded from the caller: the scratch copy holds n elements,
                 // partials one per block.
                 unsafe { backend.launch(k, cfg, (p.scratch, p.partials, n)) }
@@ -479,6 +487,16 @@ pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_per_block_nested_grid_may_have_every_chain_pending_at_once() {
+        // 2049 blocks of 512: 8 launches per chain (256 … 2 threads), plus the nesting depth.
+        assert_eq!(per_block_pending_launches(2049, 512), 2049 * 8 + 24);
+        assert_eq!(per_block_pending_launches(524_288, 32), 524_288 * 4 + 24);
+        // Never below CUDA's default, even for a grid that needs less.
+        assert_eq!(per_block_pending_launches(1, 32), DEFAULT_PENDING_LAUNCHES);
+        assert_eq!(per_block_pending_launches(1, 2), DEFAULT_PENDING_LAUNCHES);
+    }
     use crate::registry::find;
 
     #[test]

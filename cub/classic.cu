@@ -673,7 +673,7 @@ __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, con
 // =====================================================================================
 // The harness.
 
-enum class Kind { InPlace, Reads, SumSq, Bit, Blelloch, NestedPerBlock, NestedPerLevel };
+enum class Kind { InPlace, Reads, SumSq, Bit, Blelloch, NestedTail, NestedAtOnce, NestedPerLevel };
 enum class SqGrid { None, OneThread, OneBlock, PerSm };
 
 // Blocks per multiprocessor of the many-block sum-of-squares steps (host/src/registry/sumsq.rs).
@@ -726,8 +726,8 @@ static const Twin TWINS[] = {
     {"bit", Kind::Bit, 1, SqGrid::None, false, 0, nullptr, nullptr},
     {"blelloch", Kind::Blelloch, 2, SqGrid::None, false, 0, nullptr, nullptr},
 #ifdef CLASSIC_NESTED
-    {"recursive_reduce", Kind::NestedPerBlock, 1, SqGrid::None, false, 0, gpuRecursiveReduce, nullptr},
-    {"recursive_reduce_nosync", Kind::NestedPerBlock, 1, SqGrid::None, false, 0, gpuRecursiveReduceNosync, nullptr},
+    {"recursive_reduce", Kind::NestedTail, 1, SqGrid::None, false, 0, gpuRecursiveReduce, nullptr},
+    {"recursive_reduce_nosync", Kind::NestedAtOnce, 1, SqGrid::None, false, 0, gpuRecursiveReduceNosync, nullptr},
     {"recursive_reduce2", Kind::NestedPerLevel, 1, SqGrid::None, false, 0, nullptr, nullptr},
 #endif
 };
@@ -758,7 +758,7 @@ static void launch_complete_unroll(const Args& a) {
 // per-block chains; half the block, its stride and the segment size for the per-level one.
 static void launch_nested(const Twin& t, const Args& a) {
 #ifdef CLASSIC_NESTED
-  if (t.kind == Kind::NestedPerBlock) {
+  if (t.kind != Kind::NestedPerLevel) {
     t.reduce<<<a.grid, a.block>>>(a.in, a.out, a.block.x);
   } else {
     gpuRecursiveReduce2<<<a.grid, a.block.x / 2>>>(a.in, a.out, int(a.block.x / 2), int(a.block.x));
@@ -876,7 +876,7 @@ int main(int argc, char** argv) {
   const long long repeat = parse_int(argv[5], "REPEAT", 1, INT_MAX);
   const bool scan = t.kind == Kind::Bit || t.kind == Kind::Blelloch;
   const bool squares = t.kind == Kind::SumSq;
-  const bool nested = t.kind == Kind::NestedPerBlock || t.kind == Kind::NestedPerLevel;
+  const bool nested = t.kind == Kind::NestedTail || t.kind == Kind::NestedAtOnce || t.kind == Kind::NestedPerLevel;
   const bool in_place = t.kind == Kind::InPlace || nested;
   if (scan) block = t.kind == Kind::Bit ? BIT_BLOCK : BLELLOCH_BLOCK;  // fixed, as in Rust
   if (t.sq == SqGrid::OneThread) block = 1;                           // ignored, as in Rust
@@ -913,19 +913,15 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_input, 0, sizeof(int) * padded));
   CHECK(cudaMemcpy(d_input, host.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
   if (in_place) CHECK(cudaMalloc(&d_scratch, sizeof(int) * padded));
-  // Every block's chain may have all its launches pending at once (log2(block) - 1 of them:
-  // the fire-and-forget children start at once), as the Rust plan allows
-  // (reduce::plan::per_block_pending_launches).
-  if (t.kind == Kind::NestedPerBlock) {
+  // Room for the launches the children keep pending, as the Rust plan gives
+  // (reduce::plan::per_block_pending_launches): a tail-launched child per block; every launch
+  // of every chain when the children start at once (log2(block) - 1 per chain).
+  if (t.kind == Kind::NestedTail || t.kind == Kind::NestedAtOnce) {
     size_t per_chain = 0;
     for (long long b = block; b > 2; b >>= 1) ++per_chain;
+    if (t.kind == Kind::NestedTail) per_chain = 1;
     CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(2048, grid * per_chain + 24)));
   }
-  CHECK(cudaMalloc(&d_out, sizeof(int) * outputs));
-  if (squares) CHECK(cudaMalloc(&d_clocks, sizeof(long long) * 2 * grid));
-  ScanPlan plan;
-  if (scan) plan = plan_scan(t, n);
-
   Args a{in_place ? d_scratch : d_input, d_out, d_clocks, (unsigned int)padded,
          dim3((unsigned int)grid), dim3((unsigned int)block), size_t(t.dyn_per_thread) * block};
   auto restore = [&] {

@@ -320,6 +320,61 @@ def measured_bulk(d, gpu):
     return out
 
 
+def measured_nested(d, gpu):
+    """`# Measured` of the nested reductions (issue #23), from the set's `nested/` folder
+    (scripts/gpu/nested.sh): per n and block, the spread of the rounds' medians of each kernel,
+    of `interleaved` and of the CUDA C twin, all from the same invocations, and the device-side
+    launches one call makes."""
+    nested = d.paths[0] / "nested"
+    if not (nested / "device.txt").exists():
+        return {}
+    rel = str(nested.relative_to(ROOT))
+    commit = "unknown"
+    for line in (nested / "device.txt").read_text().splitlines():
+        m = re.match(r"\s+([0-9a-f]{7,})\s+nested\.csv", line)
+        if m:
+            commit = m.group(1)
+    t = {}
+    for r in rows(nested / "nested.csv"):
+        if r.get("verdict") != "PASS":
+            continue
+        key = (int(r["n"]), int(r["block"]))
+        t.setdefault((key, r["variant"]), []).append(float(r["time_us_median"]))
+        if r.get("c_median_us"):
+            t.setdefault((key, r["variant"] + "/c"), []).append(float(r["c_median_us"]))
+        t[(key, r["variant"] + "/grid")] = [int(r["grid"])]
+
+    def fmt(x):
+        return f"{x / 1e6:.2f} s" if x >= 1e6 else f"{x / 1e3:.1f} ms" if x >= 1e4 else fmt_us(x)
+
+    def span(v):
+        return fmt(v[0]) if len(v) == 1 else f"{fmt(min(v))} – {fmt(max(v))}"
+
+    out = {}
+    for name in ("recursive_reduce", "recursive_reduce_nosync", "recursive_reduce2"):
+        lines = [
+            f"{gpu}, every run checked, `reduce --compare-c` with `interleaved` in the same rounds "
+            f"(`{rel}/nested.csv`, commit {commit}); the spread of the rounds' medians:",
+            "",
+            "| n | block | rounds | time | `interleaved` | × interleaved | CUDA C twin | × twin | device-side launches |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for key in sorted({k for (k, v) in t if v == name}):
+            n, block = key
+            ours, il, c = t[(key, name)], t.get((key, "interleaved"), []), t.get((key, name + "/c"), [])
+            levels = block.bit_length() - 2
+            grid = t[(key, name + "/grid")][0]
+            launches = levels if name == "recursive_reduce2" else grid * levels
+            x_il = f"{statistics.median(ours) / statistics.median(il):,.1f}" if il else "—"
+            x_c = f"{statistics.median(ours) / statistics.median(c):.3f}" if c else "—"
+            lines.append(
+                f"| {n:,} | {block} | {len(ours)} | {span(ours)} | {span(il) if il else '—'} | {x_il} | "
+                f"{span(c) if c else '—'} | {x_c} | {launches:,} |"
+            )
+        out[name] = lines
+    return out
+
+
 def rewrite_measured(path, lines):
     """`path`'s text with the body of its first `# Measured` doc section (the file's own kernel;
     tuning shapes and ablations declared later in the file keep theirs) replaced by `lines`;
@@ -799,6 +854,7 @@ def outputs(d):
         **measured_scans(d, gpu, commit),
         **measured_padding(d, gpu, commit),
         **measured_bulk(d, gpu),
+        **measured_nested(d, gpu),
     }
     typed = typed_scans(d, gpu, commit)
     if typed:

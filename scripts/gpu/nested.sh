@@ -2,11 +2,13 @@
 # Chapter 3's nested reduction (dynamic parallelism, issue #23) on a GPU host, from the bundle
 # in .gpu/ (run from the repository root).
 #
-#   scripts/gpu/nested.sh [STEP…]      steps: probe tests rows memcheck (default: all four)
+#   scripts/gpu/nested.sh [STEP…]      steps: probe limits tests rows memcheck (default: all)
 #
 # Writes to $OUT/nested/ (default ./nested/):
 # * probe.txt: the device-runtime symbols libcudadevrt.a defines, and the ones nvcc's own PTX
 #   calls for a device-side launch (what kernels::device::launch declares must match);
+# * limits.txt: the pending-launch limits the driver grants when asked for more (and the free
+#   memory after each), which bounds the per-block nested grids;
 # * tests.log: the GPU tests of the three nested variants (every block, the emulator's sizes
 #   and 2^24);
 # * nested.csv: `reduce --compare-c` rows (every run checked, Rust and C) for `interleaved` and
@@ -22,7 +24,7 @@ rounds=${ROUNDS:-3}; repeat=${REPEAT:-10}
 nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-steps=${*:-probe tests rows memcheck}
+steps=${*:-probe limits tests rows memcheck}
 want() { [[ " $steps " == *" $1 "* ]]; }
 rc=0
 
@@ -37,6 +39,26 @@ want probe && {
   nvcc -rdc=true -ptx -arch="$arch" -o /tmp/nested_probe.ptx /tmp/nested_probe.cu \
     && grep -E "\.extern|call" /tmp/nested_probe.ptx
 } >"$out/probe.txt" 2>&1
+
+if want limits; then
+  cat >/tmp/nested_limits.cu <<'CU'
+#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+  const size_t asks[] = {2048, 32793, 262168, 524312, 786456, 1048600, 2097176, 4194328};
+  for (size_t ask : asks) {
+    cudaError_t e = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, ask);
+    size_t got = 0, free_b = 0, total = 0;
+    cudaDeviceGetLimit(&got, cudaLimitDevRuntimePendingLaunchCount);
+    cudaMemGetInfo(&free_b, &total);
+    std::printf("asked %zu set=%s granted %zu free_mib %zu\n", ask, cudaGetErrorString(e), got, free_b >> 20);
+  }
+  return 0;
+}
+CU
+  nvcc -arch="$arch" -o /tmp/nested_limits /tmp/nested_limits.cu && /tmp/nested_limits >"$out/limits.txt" 2>&1
+  cat "$out/limits.txt"
+fi
 
 if want tests; then
   t=$(ls .gpu/tests/main-* | head -1)

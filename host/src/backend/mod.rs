@@ -537,10 +537,21 @@ impl Backend {
                 }
                 // SAFETY: a plain context setting; the driver checks the value.
                 let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
+                let mut granted = 0usize;
+                // SAFETY: as above.
+                let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
                 if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
                     return Err(Error::Invalid(format!(
                         "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit \
                          was {now})"
+                    )));
+                }
+                // The driver may round or clamp the value: less room than asked is a launch that
+                // would fail on the device, so it is refused here, in one line.
+                if read == cust::sys::cudaError_enum::CUDA_SUCCESS && granted < launches {
+                    return Err(Error::Invalid(format!(
+                        "this launch needs room for {launches} pending device-side launches; the driver grants \
+                         {granted} (use a larger block or a smaller n)"
                     )));
                 }
                 Ok(())

@@ -211,7 +211,12 @@ mod tests {
         let mut out = b.alloc::<i32>(grid as usize).unwrap();
         let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
         let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
-        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(grid, block)).unwrap();
+        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(
+            grid,
+            block,
+            crate::reduce::plan::Children::AtOnce,
+        ))
+        .unwrap();
         let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
         let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
         let level = kernel_ref!(kernels::reduce::recursive_reduce2(p, o, n, s, d));
@@ -263,7 +268,12 @@ mod tests {
         // SAFETY: as above.
         let e = unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.unwrap_err().to_string();
         assert!(e.contains(&format!("{one_each} device-side launches are already pending")), "{e}");
-        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(grid, block)).unwrap();
+        b.set_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(
+            grid,
+            block,
+            crate::reduce::plan::Children::AtOnce,
+        ))
+        .unwrap();
         // SAFETY: as above.
         unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.expect("room for every chain's launches");
     }

@@ -38,16 +38,33 @@ pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
 /// CUDA's default limit of pending device-side launches (`cudaLimitDevRuntimePendingLaunchCount`).
 pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
 
-/// The pending device-side launches a per-block nested grid of `grid` blocks of `block` may
-/// need at once: each block's chain makes `log2(block) - 1` launches (down to a 2-thread
-/// child), and a chain whose children start at once (`recursive_reduce_nosync`'s
-/// fire-and-forget stream) keeps every one of them pending until its last child completes,
-/// while every other block's chain does the same. Measured on the H100: 2^20 + 7 elements in
-/// blocks of 512 with only `grid + 24` failed every run (the launch refused, so the kernel
-/// trapped). At least CUDA's default.
-pub fn per_block_pending_launches(grid: u32, block: u32) -> usize {
-    let per_chain = block.max(2).ilog2().saturating_sub(1) as usize;
+/// The pending device-side launches a per-block nested grid of `grid` blocks of `block` needs
+/// at once. Each block's chain makes `log2(block) - 1` launches (down to a 2-thread child).
+/// - Children that start after their parent grid (the tail-launch stream): one pending child
+///   per block, and the chain's own while it runs: `grid + 24`.
+/// - Children that start at once (the fire-and-forget stream): every chain may have all its
+///   launches pending together. On the H100, `recursive_reduce_nosync` with `grid + 24` failed
+///   every run (the launch refused, so the kernel trapped).
+///
+/// Not more than that: a larger pool makes every device-side launch slower. On the H100,
+/// `recursive_reduce` at 2^20 + 7 in blocks of 128 took 0.65 s with `grid + 24` and 1.07 s with
+/// the fire-and-forget bound (`docs/nested.md`). At least CUDA's default.
+pub fn per_block_pending_launches(grid: u32, block: u32, children: Children) -> usize {
+    let per_chain = match children {
+        Children::AfterTheGrid => 1,
+        Children::AtOnce => block.max(2).ilog2().saturating_sub(1) as usize,
+    };
     (grid as usize * per_chain + kernels::device::launch::MAX_DEPTH as usize).max(DEFAULT_PENDING_LAUNCHES)
+}
+
+/// When a per-block nested kernel's children start, which decides how many launches may be
+/// pending at once ([`per_block_pending_launches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Children {
+    /// After the launching grid has completed (`DeviceStream::Tail`).
+    AfterTheGrid,
+    /// At once, unordered with the launching grid (`DeviceStream::FireAndForget`).
+    AtOnce,
 }
 
 /// Arguments of a nested kernel with one grid per level (`recursive_reduce2`): `(g_idata,
@@ -211,8 +228,8 @@ pub enum Finish {
 #[derive(Clone, Copy, Debug)]
 pub enum Nesting {
     /// Each block launches its own chain of one-block grids: `(g_idata, g_odata, n)`, launched
-    /// with the block asked for.
-    PerBlock(Kernel<InPlaceArgs>),
+    /// with the block asked for; the children start as the second field says.
+    PerBlock(Kernel<InPlaceArgs>, Children),
     /// One grid per level, launched by block 0: `(g_idata, g_odata, n, block / 2, block)`,
     /// launched with half the block asked for (each block still owns `block` elements).
     PerLevel(Kernel<LevelArgs>),
@@ -222,7 +239,7 @@ impl Nesting {
     /// The kernel's PTX symbol.
     pub fn name(&self) -> &'static str {
         match self {
-            Nesting::PerBlock(k) => k.name,
+            Nesting::PerBlock(k, _) => k.name,
             Nesting::PerLevel(k) => k.name,
         }
     }
@@ -321,8 +338,8 @@ impl Finish {
             Finish::LastBlock(k) => unsafe { backend.launch(k, cfg, (p.input, p.partials, p.ticket, p.result, n)) },
             // SAFETY: forwarded from the caller: two result words, word epoch % 2 cleared.
             Finish::AtomicAccumulate(k) => unsafe { backend.launch(k, cfg, (p.input, p.result, n, epoch)) },
-            Finish::Nested(Nesting::PerBlock(k)) => {
-                backend.set_pending_launch_limit(per_block_pending_launches(cfg.grid, cfg.block))?;
+            Finish::Nested(Nesting::PerBlock(k, children)) => {
+                backend.set_pending_launch_limit(per_block_pending_launches(cfg.grid, cfg.block, *children))?;
                 // SAFETY: forwarded from the caller: the scratch copy holds n elements,
                 // partials one per block.
                 unsafe { backend.launch(k, cfg, (p.scratch, p.partials, n)) }
@@ -489,15 +506,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_per_block_nested_grid_may_have_every_chain_pending_at_once() {
-        // 2049 blocks of 512: 8 launches per chain (256 … 2 threads), plus the nesting depth.
-        assert_eq!(per_block_pending_launches(2049, 512), 2049 * 8 + 24);
-        assert_eq!(per_block_pending_launches(524_288, 32), 524_288 * 4 + 24);
+    fn a_per_block_nested_grid_has_room_for_the_launches_its_children_keep_pending() {
+        use Children::{AfterTheGrid, AtOnce};
+        // Fire and forget, 2049 blocks of 512: 8 launches per chain (256 … 2 threads) at once,
+        // plus the nesting depth.
+        assert_eq!(per_block_pending_launches(2049, 512, AtOnce), 2049 * 8 + 24);
+        assert_eq!(per_block_pending_launches(524_288, 32, AtOnce), 524_288 * 4 + 24);
+        // Tail launches: one pending child per block.
+        assert_eq!(per_block_pending_launches(32_769, 32, AfterTheGrid), 32_769 + 24);
         // Never below CUDA's default, even for a grid that needs less.
-        assert_eq!(per_block_pending_launches(1, 32), DEFAULT_PENDING_LAUNCHES);
-        assert_eq!(per_block_pending_launches(1, 2), DEFAULT_PENDING_LAUNCHES);
+        assert_eq!(per_block_pending_launches(1, 32, AtOnce), DEFAULT_PENDING_LAUNCHES);
+        assert_eq!(per_block_pending_launches(2049, 512, AfterTheGrid), DEFAULT_PENDING_LAUNCHES);
+        assert_eq!(per_block_pending_launches(1, 2, AtOnce), DEFAULT_PENDING_LAUNCHES);
     }
-    use crate::registry::find;
 
     #[test]
     fn geometry_rejects_bad_requests_with_reasons() {

@@ -2,7 +2,7 @@
 //! divergent neighbored-pair tree to the completely unrolled, block-size-specialised kernel.
 //! Every kernel works in place on a scratch copy of the input, like the book's.
 
-use super::{BlockRule, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Nesting, Op, SharedMem, Variant};
+use super::{BlockRule, Children, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Nesting, Op, SharedMem, Variant};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -103,12 +103,12 @@ pub(super) static VARIANTS: &[Variant] = &[
     nested(
         "recursive_reduce",
         "dynamic parallelism: each block folds its half and launches a one-block child grid on the rest (tail launch)",
-        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce(a, b, n))),
+        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce(a, b, n)), Children::AfterTheGrid),
     ),
     nested(
         "recursive_reduce_nosync",
         "recursive_reduce with the children in the fire-and-forget stream: a block's chain need not wait for the grid",
-        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce_nosync(a, b, n))),
+        Nesting::PerBlock(kernel_ref!(kernels::reduce::recursive_reduce_nosync(a, b, n)), Children::AtOnce),
     ),
     nested(
         "recursive_reduce2",

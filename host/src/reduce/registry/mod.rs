@@ -19,8 +19,8 @@
 use crate::error::{Error, Result};
 
 pub use super::plan::{
-    AccumulateArgs, BlockRule, ClockedArgs, Finish, Grid, InPlaceArgs, KernelSel, LevelArgs, Nesting, Per, ReadArgs,
-    SharedMem, SinglePassArgs,
+    AccumulateArgs, BlockRule, Children, ClockedArgs, Finish, Grid, InPlaceArgs, KernelSel, LevelArgs, Nesting, Per,
+    ReadArgs, SharedMem, SinglePassArgs,
 };
 
 /// Which group of the curriculum a variant belongs to.

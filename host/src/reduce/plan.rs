@@ -504,6 +504,7 @@ pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::find;
 
     #[test]
     fn a_per_block_nested_grid_has_room_for_the_launches_its_children_keep_pending() {

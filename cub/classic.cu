@@ -920,8 +920,20 @@ int main(int argc, char** argv) {
     size_t per_chain = 0;
     for (long long b = block; b > 2; b >>= 1) ++per_chain;
     if (t.kind == Kind::NestedTail) per_chain = 1;
-    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::max<size_t>(2048, grid * per_chain + 24)));
+    const size_t need = std::max<size_t>(2048, grid * per_chain + 24);
+    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, need));
+    size_t granted = 0;
+    CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
+    if (granted < need) {
+      fail("this launch needs room for " + std::to_string(need) + " pending device-side launches; the driver grants " +
+           std::to_string(granted));
+    }
   }
+  CHECK(cudaMalloc(&d_out, sizeof(int) * outputs));
+  if (squares) CHECK(cudaMalloc(&d_clocks, sizeof(long long) * 2 * grid));
+  ScanPlan plan;
+  if (scan) plan = plan_scan(t, n);
+
   Args a{in_place ? d_scratch : d_input, d_out, d_clocks, (unsigned int)padded,
          dim3((unsigned int)grid), dim3((unsigned int)block), size_t(t.dyn_per_thread) * block};
   auto restore = [&] {

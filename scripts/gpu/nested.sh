@@ -12,8 +12,9 @@
 # * tests.log: the GPU tests of the three nested variants (every block, the emulator's sizes
 #   and 2^24);
 # * nested.csv: `reduce --compare-c` rows (every run checked, Rust and C) for `interleaved` and
-#   the three nested variants at n = 2^20 + 7 and 2^24, blocks 128 and 512, in ROUNDS rounds
-#   (default 3) with the variants alternating in each round, REPEAT runs per row (default 10);
+#   the three nested variants (VARIANTS) at each n:block of CONFIGS (default 2^20 + 7 and 2^24,
+#   blocks 128 and 512), in ROUNDS rounds (default 3) with the variants alternating in each
+#   round, REPEAT runs per row (default 10);
 # * memcheck_*.log: compute-sanitizer's memcheck on each nested variant (n = 2^20 + 7, block 512).
 # Exit status 0 when every step passed.
 set -uo pipefail
@@ -21,7 +22,8 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-.}/nested; mkdir -p "$out"
 bin=.gpu/bin/reduce
 rounds=${ROUNDS:-3}; repeat=${REPEAT:-10}
-nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
+nested=${VARIANTS:-recursive_reduce recursive_reduce_nosync recursive_reduce2}
+configs=${CONFIGS:-1048583:128 1048583:512 16777216:128 16777216:512}
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
 steps=${*:-probe limits tests rows memcheck}
@@ -69,14 +71,13 @@ fi
 csv=$out/nested.csv
 want rows && : >"$csv"
 want rows && for r in $(seq 1 "$rounds"); do
-  for n in 1048583 16777216; do
-    for b in 128 512; do
-      for v in interleaved $nested; do
+  for c in $configs; do
+    n=${c%:*}; b=${c#*:}
+    for v in interleaved $nested; do
         timeout 300 "$bin" --backend gpu --variant "$v" --n "$n" --block "$b" --repeat "$repeat" --format csv \
           --compare-c >"$out/row.csv" 2>>"$out/rows.log" || { rc=1; echo "FAILED $v n=$n block=$b" >>"$out/rows.log"; }
         if [ ! -s "$csv" ]; then head -1 "$out/row.csv" | sed 's/^/round,/' >"$csv"; fi
         tail -n +2 "$out/row.csv" | sed "s/^/$r,/" >>"$csv"
-      done
     done
   done
 done

@@ -517,7 +517,8 @@ mod tests {
         assert_eq!(per_block_pending_launches(32_769, 32, AfterTheGrid), 32_769 + 24);
         // Never below CUDA's default, even for a grid that needs less.
         assert_eq!(per_block_pending_launches(1, 32, AtOnce), DEFAULT_PENDING_LAUNCHES);
-        assert_eq!(per_block_pending_launches(2049, 512, AfterTheGrid), DEFAULT_PENDING_LAUNCHES);
+        assert_eq!(per_block_pending_launches(2049, 512, AfterTheGrid), 2049 + 24);
+        assert_eq!(per_block_pending_launches(1000, 512, AfterTheGrid), DEFAULT_PENDING_LAUNCHES);
         assert_eq!(per_block_pending_launches(1, 2, AtOnce), DEFAULT_PENDING_LAUNCHES);
     }
 

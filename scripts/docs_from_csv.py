@@ -218,22 +218,8 @@ def measured_scans(d, gpu, commit):
             if r["variant"] == name and r["n"] in ("100000000", "268435456", "1000000"):
                 xc = f"{float(r['speedup_vs_cub']):.2f}" if r["speedup_vs_cub"] else "—"
                 lines.append(f"| {int(r['n']):,} | {fmt_us(float(r['time_us_median']))} | {float(r['gb_per_s_rw']):.1f} | {xc} |")
-        out[name] = lines + NESTED_NOTES.get(name, [])
+        out[name] = lines
     return out
-
-
-# What the nested tables leave out, and why (docs/nested.md has the whole account).
-NESTED_NOTES = {
-    "recursive_reduce": [
-        "",
-        "No twin at 2^24 in blocks of 128: one call takes 37 s, and the session's GPU time ran out.",
-    ],
-    "recursive_reduce_nosync": [
-        "",
-        "2^24 in blocks of 128 is refused on the H100: its 131,072 chains may keep 786,456 launches pending, and the "
-        "driver grants room for at most 599,186 (`limits.txt`).",
-    ],
-}
 
 
 def measured_padding(d, gpu, commit):

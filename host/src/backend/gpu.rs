@@ -25,6 +25,8 @@ pub struct Gpu {
     functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
+    /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
+    answer_way: AnswerWay,
     /// The nested kernels' module, linked with the device runtime on first use
     /// ([`super::devrt::load_nested_module`]), or why it could not be.
     nested: OnceLock<std::result::Result<&'static Module, String>>,
@@ -43,8 +45,6 @@ struct Answer {
     device: u64,
     /// The flag value of the last answer asked for.
     seq: u32,
-    /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements).
-    way: AnswerWay,
 }
 
 /// How a synchronous call gets its answer to the host, measured in `docs/time-to-answer.md`.
@@ -65,6 +65,18 @@ pub enum AnswerWay {
     Launch,
     /// An asynchronous copy into page-locked memory, then a stream synchronisation.
     Copy,
+}
+
+impl AnswerWay {
+    /// `REDUCE_SCAN_ANSWER`: `copy`, `launch` or `in-kernel`; anything else is the default.
+    fn from_env() -> Self {
+        match std::env::var("REDUCE_SCAN_ANSWER").as_deref() {
+            Ok("copy") => AnswerWay::Copy,
+            Ok("launch") => AnswerWay::Launch,
+            Ok("in-kernel") => AnswerWay::InKernel,
+            _ => AnswerWay::Graph,
+        }
+    }
 }
 
 /// The flag value a graph's kernel publishes ([`Gpu::kernel_graph`]): fixed, since a graph's
@@ -116,13 +128,7 @@ impl Answer {
             host.write_volatile(0);
             host.add(1).write_volatile(0);
         }
-        let way = match std::env::var("REDUCE_SCAN_ANSWER").as_deref() {
-            Ok("copy") => AnswerWay::Copy,
-            Ok("launch") => AnswerWay::Launch,
-            Ok("in-kernel") => AnswerWay::InKernel,
-            _ => AnswerWay::Graph,
-        };
-        Ok(Self { host, device, seq: 0, way })
+        Ok(Self { host, device, seq: 0 })
     }
 
     /// Spins until the flag reads `seq`, then returns the value; every 256 reads asks the
@@ -263,6 +269,7 @@ impl Gpu {
             raised: Mutex::new(HashMap::new()),
             nested: OnceLock::new(),
             answer: Mutex::new(Answer::new()?),
+            answer_way: AnswerWay::from_env(),
             info,
             events: Mutex::new(events),
             hold_ns: AtomicU32::new(HOLD_START_NS),
@@ -323,7 +330,7 @@ impl Gpu {
 
     /// How this process's synchronous calls get their answers ([`AnswerWay`]).
     pub fn answer_way(&self) -> AnswerWay {
-        self.answer.lock().unwrap().way
+        self.answer_way
     }
 
     /// Queues, through `launch(value, flag, seq)`, a kernel that writes the answer into the

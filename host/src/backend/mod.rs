@@ -549,17 +549,14 @@ impl Backend {
                 // The driver may round or clamp the value: less room than asked is a launch that
                 // would fail on the device, so it is refused here, in one line.
                 if read == cust::sys::cudaError_enum::CUDA_SUCCESS && granted < launches {
-                    return Err(Error::Invalid(format!(
-                        "this launch needs room for {launches} pending device-side launches; the driver grants \
-                         {granted} (use a larger block or a smaller n)"
-                    )));
+                    return Err(too_little_room(launches, granted));
                 }
                 Ok(())
             }
-            Backend::Emulator(emu, _) => {
-                emu.raise_pending_launch_limit(launches);
-                Ok(())
-            }
+            Backend::Emulator(emu, _) => match emu.raise_pending_launch_limit(launches) {
+                granted if granted < launches => Err(too_little_room(launches, granted)),
+                _ => Ok(()),
+            },
         }
     }
 
@@ -582,6 +579,15 @@ impl Backend {
             Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
         }
     }
+}
+
+/// A launch that needs room for `launches` pending device-side launches, where the device grants
+/// `granted`: refused before it runs, since its launches would fail on the device.
+fn too_little_room(launches: usize, granted: usize) -> Error {
+    Error::Invalid(format!(
+        "this launch needs room for {launches} pending device-side launches; the device grants {granted} (use a \
+         larger block or a smaller n)"
+    ))
 }
 
 /// The error of a failed device allocation: the bytes asked for and, where the driver can say

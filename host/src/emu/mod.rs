@@ -302,10 +302,11 @@ impl Emulator {
         self.pending.set_limit(limit);
     }
 
-    /// [`set_pending_launch_limit`](Self::set_pending_launch_limit), but only upwards: a limit
-    /// already at least `limit` stays (what [`crate::backend::Backend`] asks for).
-    pub fn raise_pending_launch_limit(&self, limit: usize) {
-        self.pending.raise_limit(limit);
+    /// [`set_pending_launch_limit`](Self::set_pending_launch_limit), but only upwards (a limit
+    /// already at least `limit` stays) and to at most [`nested::MAX_PENDING_LAUNCHES`], as the
+    /// H100's driver grants; returns the limit now (what [`crate::backend::Backend`] asks for).
+    pub fn raise_pending_launch_limit(&self, limit: usize) -> usize {
+        self.pending.raise_limit(limit)
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a

@@ -37,6 +37,11 @@ pub(super) type Children = Mutex<Vec<QueuedChild>>;
 /// may be queued and not yet completed at once.
 pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
 
+/// The most room for pending device-side launches a device grants: what the H100's driver
+/// (580.159.04) gave back for any larger `cudaLimitDevRuntimePendingLaunchCount`
+/// (`docs/measurements/2026-11-25-h100/nested/limits.txt`). The emulator grants no more.
+pub const MAX_PENDING_LAUNCHES: usize = 599_186;
+
 /// The emulator's device-side launches that are queued and not yet completed, and the limit.
 ///
 /// The emulator runs every child after its parent grid, but a GPU starts a fire-and-forget
@@ -66,8 +71,11 @@ impl Pending {
         self.limit.store(limit, Ordering::Relaxed);
     }
 
-    pub(super) fn raise_limit(&self, limit: usize) {
-        self.limit.fetch_max(limit, Ordering::Relaxed);
+    /// Raises the limit to `limit`, or to [`MAX_PENDING_LAUNCHES`] if that is less; returns the
+    /// limit now.
+    pub(super) fn raise_limit(&self, limit: usize) -> usize {
+        let granted = limit.min(MAX_PENDING_LAUNCHES);
+        self.limit.fetch_max(granted, Ordering::Relaxed).max(granted)
     }
 
     /// `n` queued launches that will never run (their grid failed) stop counting.
@@ -276,6 +284,15 @@ mod tests {
         .unwrap();
         // SAFETY: as above.
         unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.expect("room for every chain's launches");
+    }
+
+    #[test]
+    fn room_past_what_the_h100_grants_is_refused_in_one_line() {
+        // recursive_reduce_nosync at 2^24 in blocks of 128 needs 786,456; the H100 grants 599,186.
+        let b = Backend::emulator();
+        let e = b.set_pending_launch_limit(786_456).unwrap_err().to_string();
+        assert!(e.contains("786456") && e.contains("grants 599186") && !e.contains('\n'), "{e}");
+        b.set_pending_launch_limit(524_312).expect("within what the device grants");
     }
 
     #[test]

@@ -13,6 +13,11 @@ const fn global(
     kernel: KernelSel<InPlaceArgs>,
     items_per_thread: u32,
 ) -> Variant {
+    chapter3(name, concept, Finish::HostAddsInPlace(kernel), items_per_thread)
+}
+
+/// The fields every chapter-3 variant shares, around its `finish`.
+const fn chapter3(name: &'static str, concept: &'static str, finish: Finish, items_per_thread: u32) -> Variant {
     Variant {
         name,
         family: Family::GlobalMemory,
@@ -20,7 +25,7 @@ const fn global(
         op: Op::Sum,
         elem: Elem::I32,
         min_cc: (7, 0),
-        finish: Finish::HostAddsInPlace(kernel),
+        finish,
         grid: Grid::PerItems,
         items_per_thread,
         blocks_per_sm: None,
@@ -119,5 +124,5 @@ pub(super) static VARIANTS: &[Variant] = &[
 
 /// A chapter-3 nested reduction (dynamic parallelism): in place, one partial per block.
 const fn nested(name: &'static str, concept: &'static str, nesting: Nesting) -> Variant {
-    Variant { finish: Finish::Nested(nesting), ..global(name, concept, KernelSel::PerBlock(&[]), 1) }
+    chapter3(name, concept, Finish::Nested(nesting), 1)
 }

@@ -323,8 +323,9 @@ def measured_bulk(d, gpu):
 def measured_nested(d, gpu):
     """`# Measured` of the nested reductions (issue #23), from the set's `nested/` folder
     (scripts/gpu/nested.sh): per n and block, the spread of the rounds' medians of each kernel,
-    of `interleaved` and of the CUDA C twin, all from the same invocations, and the device-side
-    launches one call makes."""
+    of `interleaved` (run in the same rounds) and of the CUDA C twin (run in the same invocation
+    as the Rust row: the median of those rows' ratios), and the device-side launches one call
+    makes."""
     nested = d.paths[0] / "nested"
     if not (nested / "device.txt").exists():
         return {}
@@ -337,15 +338,21 @@ def measured_nested(d, gpu):
         if m:
             files[m.group(2)] = m.group(1)
             use[m.group(2)] = set(m.group(3).split())
-    t = {}
-    for r in (r for f in files for r in rows(nested / f) if r["variant"] in use[f]):
-        if r.get("verdict") != "PASS":
-            continue
-        key = (int(r["n"]), int(r["block"]))
-        t.setdefault((key, r["variant"]), []).append(float(r["time_us_median"]))
-        if r.get("c_median_us"):
-            t.setdefault((key, r["variant"] + "/c"), []).append(float(r["c_median_us"]))
-        t[(key, r["variant"] + "/grid")] = [int(r["grid"])]
+
+    def figures(kernel):
+        """The PASS rows of the files that hold today's `kernel`: (n, block) and what → values."""
+        t = {}
+        for f in (f for f in files if kernel in use[f]):
+            for r in rows(nested / f):
+                if r["variant"] not in use[f] or r.get("verdict") != "PASS":
+                    continue
+                key = (int(r["n"]), int(r["block"]))
+                t.setdefault((key, r["variant"]), []).append(float(r["time_us_median"]))
+                if r.get("c_median_us"):
+                    t.setdefault((key, r["variant"] + "/c"), []).append(float(r["c_median_us"]))
+                    t.setdefault((key, r["variant"] + "/x_c"), []).append(float(r["x_c"]))
+                t[(key, r["variant"] + "/grid")] = [int(r["grid"])]
+        return t
 
     def fmt(x):
         return f"{x / 1e6:.2f} s" if x >= 1e6 else f"{x / 1e3:.1f} ms" if x >= 1e4 else fmt_us(x)
@@ -355,9 +362,10 @@ def measured_nested(d, gpu):
 
     out = {}
     for name in ("recursive_reduce", "recursive_reduce_nosync", "recursive_reduce2"):
+        t = figures(name)
         lines = [
             f"{gpu}, every run checked, `reduce --compare-c` with `interleaved` in the same rounds ("
-            + ", ".join(f"`{rel}/{f}`, commit {c}" for f, c in files.items())
+            + ", ".join(f"`{rel}/{f}`, commit {c}" for f, c in files.items() if name in use[f])
             + "); the spread of the rounds' medians:",
             "",
             "| n | block | rounds | time | `interleaved` | time / interleaved's | CUDA C twin | × twin (C / ours) | "
@@ -371,7 +379,8 @@ def measured_nested(d, gpu):
             grid = t[(key, name + "/grid")][0]
             launches = levels if name == "recursive_reduce2" else grid * levels
             x_il = f"{statistics.median(ours) / statistics.median(il):,.1f}" if il else "—"
-            x_c = f"{statistics.median(c) / statistics.median(ours):.3f}" if c else "—"
+            xs = t.get((key, name + "/x_c"), [])
+            x_c = f"{statistics.median(xs):.3f}" if xs else "—"
             lines.append(
                 f"| {n:,} | {block} | {len(ours)} | {span(ours)} | {span(il) if il else '—'} | {x_il} | "
                 f"{span(c) if c else '—'} | {x_c} | {launches:,} |"

@@ -136,6 +136,12 @@ pub fn available() -> Result<()> {
     harness_for("interleaved").map(|_| ())
 }
 
+/// [`available`] for the twin of `name`: the nested twins have a harness of their own
+/// (`-rdc=true -lcudadevrt`), which may fail to build where the plain one builds.
+pub fn available_for(name: &str) -> Result<()> {
+    harness_for(name).map(|_| ())
+}
+
 /// The input of a comparison run, prepared once for every twin: the values written to the
 /// harness's input file, and their CPU references, each computed on first use.
 pub struct TwinInput {

@@ -25,22 +25,30 @@ rounds=${ROUNDS:-3}; repeat=${REPEAT:-10}
 nested=${VARIANTS:-recursive_reduce recursive_reduce_nosync recursive_reduce2}
 configs=${CONFIGS:-1048583:128 1048583:512 16777216:128 16777216:512}
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
-arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
 steps=${*:-probe limits tests rows memcheck}
+for s in $steps; do
+  case $s in probe | limits | tests | rows | memcheck) ;; *) echo "nested.sh: no step \`$s\`; the steps are: probe limits tests rows memcheck"; exit 2 ;; esac
+done
 want() { [[ " $steps " == *" $1 "* ]]; }
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
+[ -n "$cc" ] || { echo "nested.sh: nvidia-smi gives no compute capability: run this on a GPU host"; exit 2; }
+arch=sm_$cc
 rc=0
 
 want probe && {
   echo "== $cuda/lib64/libcudadevrt.a: device-launch symbols"
-  nm -A "$cuda/lib64/libcudadevrt.a" 2>/dev/null | grep -iE "ParameterBuffer|LaunchDevice" \
-    | awk '{print $(NF-1), $NF}' | sort -u
+  if command -v nm >/dev/null; then
+    nm -A "$cuda/lib64/libcudadevrt.a" | grep -iE "ParameterBuffer|LaunchDevice" | awk '{print $(NF-1), $NF}' | sort -u
+  else
+    echo "(no nm on this host)"
+  fi
   echo "== nvcc -rdc=true -ptx -arch=$arch: what a device-side launch calls"
   printf '%s\n' '__global__ void child(int* p) { p[threadIdx.x] = 1; }' \
     '__global__ void parent(int* p) { if (threadIdx.x == 0) child<<<1, 32, 0, cudaStreamTailLaunch>>>(p); }' \
     >/tmp/nested_probe.cu
   nvcc -rdc=true -ptx -arch="$arch" -o /tmp/nested_probe.ptx /tmp/nested_probe.cu \
     && grep -E "\.extern|call" /tmp/nested_probe.ptx
-} >"$out/probe.txt" 2>&1
+} >"$out/probe.txt" 2>&1 || rc=1
 
 if want limits; then
   cat >/tmp/nested_limits.cu <<'CU'
@@ -58,18 +66,22 @@ int main() {
   return 0;
 }
 CU
-  nvcc -arch="$arch" -o /tmp/nested_limits /tmp/nested_limits.cu && /tmp/nested_limits >"$out/limits.txt" 2>&1
+  { nvcc -arch="$arch" -o /tmp/nested_limits /tmp/nested_limits.cu && /tmp/nested_limits; } >"$out/limits.txt" 2>&1 || rc=1
   cat "$out/limits.txt"
 fi
 
 if want tests; then
-  t=$(ls .gpu/tests/main-* | head -1)
-  timeout 400 "$t" gpu::recursive --include-ignored >"$out/tests.log" 2>&1 || rc=1
+  t=$(ls -t .gpu/tests/main-* 2>/dev/null | head -1)
+  if [ -z "$t" ]; then
+    echo "nested.sh: no test binary in .gpu/tests (build the bundle: ../shared/gpu/bundle)"; rc=1
+  else
+    timeout 400 "$t" gpu::recursive --include-ignored >"$out/tests.log" 2>&1 || rc=1
+  fi
   tail -3 "$out/tests.log"
 fi
 
 csv=$out/nested.csv
-want rows && : >"$csv"
+want rows && : >"$csv" && : >"$out/rows.log"
 want rows && for r in $(seq 1 "$rounds"); do
   for c in $configs; do
     n=${c%:*}; b=${c#*:}

@@ -584,7 +584,7 @@ impl Backend {
 /// A launch that needs room for `launches` pending device-side launches, where the device grants
 /// `granted`: refused before it runs, since its launches would fail on the device.
 fn too_little_room(launches: usize, granted: usize) -> Error {
-    Error::Invalid(format!(
+    Error::Unsupported(format!(
         "this launch needs room for {launches} pending device-side launches; the device grants {granted} (use a \
          larger block or a smaller n)"
     ))

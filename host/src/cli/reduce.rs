@@ -58,6 +58,9 @@ enum Twin {
     Timed(crate::twins::TwinTiming),
     /// The twin failed or gave a wrong result: the row fails.
     Failed(String),
+    /// The twin's harness cannot be built or run here (the nested twins need `-rdc=true` and
+    /// `libcudadevrt`): the row keeps its verdict and says why it has no twin.
+    Unavailable(String),
 }
 
 /// What happened to one variant.
@@ -114,11 +117,16 @@ fn cells(session: &Session, v: &Variant, outcome: &Outcome, groups: Groups, twin
                 Cell::Num(t.min_us),
                 Cell::Num(t.max_us),
             ]),
-            Twin::None | Twin::Failed(_) => row.extend([Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty]),
+            Twin::None | Twin::Failed(_) | Twin::Unavailable(_) => {
+                row.extend([Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty])
+            }
         }
     }
     row.push(match (verdict(m), twin) {
         (Cell::Verdict("PASS", None), Twin::Failed(why)) => Cell::Verdict("FAIL", Some(format!("CUDA C twin: {why}"))),
+        (Cell::Verdict("PASS", None), Twin::Unavailable(why)) => {
+            Cell::Verdict("PASS", Some(format!("no CUDA C twin here: {why}")))
+        }
         (v, _) => v,
     });
     row
@@ -129,6 +137,10 @@ fn time_twin(session: &Session, v: &Variant, input: Option<&TwinInput>, block: u
     let Some(input) = input.filter(|_| crate::twins::has_twin(v.name) && matches!(outcome, Outcome::Ran(_))) else {
         return Twin::None;
     };
+    // A harness that cannot be built here is no twin; one that runs and fails fails the row.
+    if let Err(Error::Unsupported(why) | Error::NoGpu(why)) = crate::twins::available_for(v.name) {
+        return Twin::Unavailable(why);
+    }
     match crate::twins::time_on(v.name, input, block, session.repeat) {
         Ok(t) if t.all_correct => Twin::Timed(t),
         Ok(t) => Twin::Failed(format!(

@@ -43,13 +43,13 @@ kernel! {
     /// returns for the whole block).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_7010bfc_room_one_per_block.csv`, commit 7010bfc, `docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a); the spread of the rounds' medians:
+    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a); the spread of the rounds' medians:
     ///
     /// | n | block | rounds | time | `interleaved` | time / interleaved's | CUDA C twin | × twin (C / ours) | device-side launches |
     /// |---|---|---|---|---|---|---|---|---|
-    /// | 1,048,583 | 128 | 4 | 29.2 ms – 29.4 ms | 8.72 µs – 8.91 µs | 3,319.0 | 29.2 ms – 29.2 ms | 0.994 | 49,158 |
-    /// | 1,048,583 | 512 | 4 | 10.2 ms – 10.4 ms | 8.38 µs – 8.61 µs | 1,215.8 | 10.1 ms – 10.3 ms | 0.985 | 16,392 |
-    /// | 16,777,216 | 512 | 2 | 401.0 ms – 401.9 ms | 101.5 µs – 101.7 µs | 3,948.7 | 400.6 ms | 0.998 | 262,144 |
+    /// | 1,048,583 | 128 | 4 | 29.2 ms – 29.4 ms | 8.72 µs – 8.91 µs | 3,322.0 | 29.2 ms – 29.2 ms | 0.998 | 49,158 |
+    /// | 1,048,583 | 512 | 4 | 10.2 ms – 10.4 ms | 8.50 µs – 8.61 µs | 1,211.3 | 10.1 ms – 10.3 ms | 0.990 | 16,392 |
+    /// | 16,777,216 | 512 | 2 | 401.0 ms – 401.9 ms | 101.6 µs – 101.7 µs | 3,948.1 | 400.6 ms | 0.997 | 262,144 |
     ///
     /// 2^24 in blocks of 128 is refused on the H100: its 131,072 chains may keep 786,456 launches pending, and the driver grants room for at most 599,186 (`limits.txt`).
     pub unsafe fn recursive_reduce_nosync(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {

@@ -96,6 +96,11 @@ def fmt_us(x):
     return f"{x:.1f} µs" if x >= 100 else f"{x:.2f} µs"
 
 
+def spread(v, f):
+    """The values `v` as one figure, or their range `min – max`, each written by `f`."""
+    return f(v[0]) if len(v) == 1 else f"{f(min(v))} – {f(max(v))}"
+
+
 def ratio(a, b):
     return f"{a / b:.2f}" if a and b else "—"
 
@@ -281,7 +286,7 @@ def measured_bulk(d, gpu):
         return t
 
     def span(v):
-        return fmt_us(v[0]) if len(v) == 1 else f"{fmt_us(min(v))} – {fmt_us(max(v))}"
+        return spread(v, fmt_us)
 
     def table(t, ours, files):
         lines = [
@@ -358,7 +363,7 @@ def measured_nested(d, gpu):
         return f"{x / 1e6:.2f} s" if x >= 1e6 else f"{x / 1e3:.1f} ms" if x >= 1e4 else fmt_us(x)
 
     def span(v):
-        return fmt(v[0]) if len(v) == 1 else f"{fmt(min(v))} – {fmt(max(v))}"
+        return spread(v, fmt)
 
     out = {}
     for name in ("recursive_reduce", "recursive_reduce_nosync", "recursive_reduce2"):

@@ -687,6 +687,7 @@ struct Args {
   unsigned int n;        // what the kernel gets as n (padded for the book's reductions)
   dim3 grid, block;
   size_t dyn_smem;
+  unsigned int nested_part;  // the per-block nested kernels: blocks per host launch
 };
 
 using ReduceKernel = void (*)(int*, int*, unsigned int);
@@ -759,7 +760,13 @@ static void launch_complete_unroll(const Args& a) {
 static void launch_nested(const Twin& t, const Args& a) {
 #ifdef CLASSIC_NESTED
   if (t.kind != Kind::NestedPerLevel) {
-    t.reduce<<<a.grid, a.block>>>(a.in, a.out, a.block.x);
+    // In parts of at most a.nested_part blocks, where the device grants too little room for the
+    // whole grid's pending launches (as the Rust plan: reduce::plan::blocks_per_nested_launch).
+    for (unsigned int first = 0; first < a.grid.x; first += a.nested_part) {
+      const unsigned int blocks = std::min(a.nested_part, a.grid.x - first);
+      const size_t skip = size_t(first) * a.block.x;
+      t.reduce<<<blocks, a.block>>>(a.in + skip, a.out + first, a.block.x);
+    }
   } else {
     gpuRecursiveReduce2<<<a.grid, a.block.x / 2>>>(a.in, a.out, int(a.block.x / 2), int(a.block.x));
   }
@@ -916,17 +923,28 @@ int main(int argc, char** argv) {
   // Room for the launches the children keep pending, as the Rust plan gives
   // (reduce::plan::per_block_pending_launches): a tail-launched child per block; every launch
   // of every chain when the children start at once (log2(block) - 1 per chain).
+  // Where the driver grants less than the whole grid needs, the grid runs in as few equal parts
+  // as fit (reduce::plan::blocks_per_nested_launch).
+  unsigned long long nested_part = grid;
   if (t.kind == Kind::NestedTail || t.kind == Kind::NestedAtOnce) {
     size_t per_chain = 0;
     for (long long b = block; b > 2; b >>= 1) ++per_chain;
     if (t.kind == Kind::NestedTail) per_chain = 1;
     const size_t need = std::max<size_t>(2048, grid * per_chain + 24);
-    CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, need));
     size_t granted = 0;
     CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
     if (granted < need) {
-      fail("this launch needs room for " + std::to_string(need) + " pending device-side launches; the driver grants " +
-           std::to_string(granted));
+      CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, need));
+      CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
+    }
+    if (granted < need) {
+      if (granted < per_chain + 24) {
+        fail("one block's chain needs room for " + std::to_string(per_chain + 24) +
+             " pending device-side launches; the driver grants " + std::to_string(granted));
+      }
+      const unsigned long long most = (granted - 24) / per_chain;
+      const unsigned long long parts = ceil_div(grid, most);
+      nested_part = ceil_div(grid, parts);
     }
   }
   CHECK(cudaMalloc(&d_out, sizeof(int) * outputs));
@@ -935,7 +953,8 @@ int main(int argc, char** argv) {
   if (scan) plan = plan_scan(t, n);
 
   Args a{in_place ? d_scratch : d_input, d_out, d_clocks, (unsigned int)padded,
-         dim3((unsigned int)grid), dim3((unsigned int)block), size_t(t.dyn_per_thread) * block};
+         dim3((unsigned int)grid), dim3((unsigned int)block), size_t(t.dyn_per_thread) * block,
+         (unsigned int)nested_part};
   auto restore = [&] {
     if (d_scratch) CHECK(cudaMemcpy(d_scratch, d_input, sizeof(int) * padded, cudaMemcpyDeviceToDevice));
   };

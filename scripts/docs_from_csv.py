@@ -402,8 +402,9 @@ NESTED_NOTES = {
     ],
     "recursive_reduce_nosync": [
         "",
-        "2^24 in blocks of 128 is refused on the H100: its 131,072 chains may keep 786,456 launches pending, and the "
-        "driver grants room for at most 599,186 (`limits.txt`).",
+        "2^24 in blocks of 128 has not run on a GPU yet: its 131,072 chains may keep 786,456 launches pending, the "
+        "H100's driver grants room for at most 599,186 (`limits.txt`), so the host now launches the grid in two parts "
+        "of 65,536 blocks (`reduce::plan::blocks_per_nested_launch`).",
     ],
 }
 

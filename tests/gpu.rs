@@ -1,5 +1,5 @@
 //! Every registered variant on the GPU: every allowed block, the emulator's sizes plus 2^24
-//! (not for some nested runs: `slow_at_2e24`).
+//! (not for the nested runs below block 128: `slow_at_2e24`).
 //! Marked ignored where no GPU can be used (the banner printed first says why). A variant the
 //! plan says this machine cannot run (`Error::Unsupported`: a nested variant with no CUDA device
 //! runtime to link) is skipped with the plan's one line, never counted as passed.
@@ -37,25 +37,14 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     out
 }
 
-/// 2^24 is left out for two kinds of nested run:
-/// - below block 128: the chains make `grid × (log2(block) − 1)` device-side launches, and the
-///   tail-launched ones run one at a time. On the H100, 2^24 in blocks of 128 (786,432 launches)
-///   took 36.7 s for one call, so blocks of 32 (2.1 million) would hold for minutes the GPU the
-///   other tests share;
-/// - where the children start at once and need more room for pending launches than a device
-///   grants (`recursive_reduce_nosync` at block 128 needs 786,456; the H100 grants 599,186). The
-///   host refuses that launch in one line, tested on the emulator
-///   (`emu::nested::tests::room_past_what_the_h100_grants_is_refused_in_one_line`).
+/// 2^24 is left out for the nested runs below block 128: the chains make
+/// `grid × (log2(block) − 1)` device-side launches, and the tail-launched ones run one at a time.
+/// On the H100, 2^24 in blocks of 128 (786,432 launches) took 36.7 s for one call, so blocks of
+/// 32 (2.1 million) would hold for minutes the GPU the other tests share.
 ///
-/// Every block still runs 2^20 + 7.
+/// A grid whose fire-and-forget chains need more room for pending launches than the device grants
+/// (`recursive_reduce_nosync` at 2^24 in blocks of 128 needs 786,456; the H100 grants 599,186)
+/// runs, in parts that fit (`plan::blocks_per_nested_launch`). Every block still runs 2^20 + 7.
 fn slow_at_2e24(v: &registry::Variant, block: u32) -> bool {
-    use reduce_scan::emu::nested::MAX_PENDING_LAUNCHES;
-    let grid = (1u32 << 24).div_ceil(block);
-    match v.finish {
-        registry::Finish::Nested(registry::Nesting::PerBlock(_, children)) => {
-            block < 128 || plan::per_block_pending_launches(grid, block, children) > MAX_PENDING_LAUNCHES
-        }
-        registry::Finish::Nested(_) => block < 128,
-        _ => false,
-    }
+    matches!(v.finish, registry::Finish::Nested(_)) && block < 128
 }

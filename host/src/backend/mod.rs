@@ -518,13 +518,15 @@ impl Backend {
         }
     }
 
-    /// Lets at least `launches` device-side launches be pending at once (queued, not yet
-    /// completed): CUDA C's `cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, …)`,
-    /// 2048 by default. Past it a device-side launch fails (on the emulator: a fault, reported
-    /// where it was made). The limit is only ever raised: a smaller request leaves it as it is,
-    /// so a call for a small grid never takes room from a large grid's launches still pending
-    /// on another thread.
-    pub fn set_pending_launch_limit(&self, launches: usize) -> Result<()> {
+    /// Asks for room for `launches` device-side launches pending at once (queued, not yet
+    /// completed): CUDA C's `cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, …)`, 2048
+    /// by default. Past it a device-side launch fails (on the emulator: a fault, reported where it
+    /// was made). Returns the room the device grants, which may be less than asked: the H100's
+    /// driver grants at most 599,186, and the emulator as much
+    /// ([`MAX_PENDING_LAUNCHES`](crate::emu::nested::MAX_PENDING_LAUNCHES)). The limit is only
+    /// ever raised: a smaller request leaves it as it is, so a call for a small grid never takes
+    /// room from a large grid's launches still pending on another thread.
+    pub fn raise_pending_launch_limit(&self, launches: usize) -> Result<usize> {
         match self {
             Backend::Gpu(g) => {
                 g.gpu.bind()?;
@@ -533,30 +535,29 @@ impl Backend {
                 // SAFETY: reads a context setting into a local.
                 let r = unsafe { cust::sys::cuCtxGetLimit(&mut now, limit) };
                 if r == cust::sys::cudaError_enum::CUDA_SUCCESS && now >= launches {
-                    return Ok(());
+                    return Ok(now);
                 }
                 // SAFETY: a plain context setting; the driver checks the value.
                 let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
-                let mut granted = 0usize;
-                // SAFETY: as above.
-                let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
                 if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
                     return Err(Error::Invalid(format!(
                         "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit \
                          was {now})"
                     )));
                 }
-                // The driver may round or clamp the value: less room than asked is a launch that
-                // would fail on the device, so it is refused here, in one line.
-                if read == cust::sys::cudaError_enum::CUDA_SUCCESS && granted < launches {
-                    return Err(too_little_room(launches, granted));
+                // The driver may round or clamp the value: what it grants is what it reads back.
+                let mut granted = 0usize;
+                // SAFETY: as above.
+                let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
+                if read != cust::sys::cudaError_enum::CUDA_SUCCESS {
+                    return Err(Error::Invalid(format!(
+                        "the driver set a limit of {launches} pending device-side launches but cannot say what it \
+                         granted ({read:?})"
+                    )));
                 }
-                Ok(())
+                Ok(granted)
             }
-            Backend::Emulator(emu, _) => match emu.raise_pending_launch_limit(launches) {
-                granted if granted < launches => Err(too_little_room(launches, granted)),
-                _ => Ok(()),
-            },
+            Backend::Emulator(emu, _) => Ok(emu.raise_pending_launch_limit(launches)),
         }
     }
 
@@ -579,15 +580,6 @@ impl Backend {
             Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
         }
     }
-}
-
-/// A launch that needs room for `launches` pending device-side launches, where the device grants
-/// `granted`: refused before it runs, since its launches would fail on the device.
-fn too_little_room(launches: usize, granted: usize) -> Error {
-    Error::Unsupported(format!(
-        "this launch needs room for {launches} pending device-side launches; the device grants {granted} (use a \
-         larger block or a smaller n)"
-    ))
 }
 
 /// The error of a failed device allocation: the bytes asked for and, where the driver can say

@@ -304,9 +304,20 @@ impl Emulator {
 
     /// [`set_pending_launch_limit`](Self::set_pending_launch_limit), but only upwards (a limit
     /// already at least `limit` stays) and to at most [`nested::MAX_PENDING_LAUNCHES`], as the
-    /// H100's driver grants; returns the limit now (what [`crate::backend::Backend`] asks for).
+    /// H100's driver grants (or what [`granting_at_most`](Self::granting_at_most) said); returns
+    /// the limit now (what [`crate::backend::Backend`] asks for).
     pub fn raise_pending_launch_limit(&self, limit: usize) -> usize {
         self.pending.raise_limit(limit)
+    }
+
+    /// As a device whose driver grants at most `most` pending device-side launches however many
+    /// are asked for ([`raise_pending_launch_limit`](Self::raise_pending_launch_limit); the H100
+    /// grants [`nested::MAX_PENDING_LAUNCHES`]): what the host's plan must fit its nested grids
+    /// into. Every device grants at least CUDA's default, 2048, so `most` below that has no
+    /// effect.
+    pub fn granting_at_most(self, most: usize) -> Self {
+        self.pending.grant_at_most(most);
+        self
     }
 
     /// Fault injection for tests: launch number `nth` (0-based) of this emulator fails with a

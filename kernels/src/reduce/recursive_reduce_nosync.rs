@@ -51,7 +51,7 @@ kernel! {
     /// | 1,048,583 | 512 | 4 | 10.2 ms – 10.4 ms | 8.50 µs – 8.61 µs | 1,211.3 | 10.1 ms – 10.3 ms | 0.990 | 16,392 |
     /// | 16,777,216 | 512 | 2 | 401.0 ms – 401.9 ms | 101.6 µs – 101.7 µs | 3,948.1 | 400.6 ms | 0.997 | 262,144 |
     ///
-    /// 2^24 in blocks of 128 is refused on the H100: its 131,072 chains may keep 786,456 launches pending, and the driver grants room for at most 599,186 (`limits.txt`).
+    /// 2^24 in blocks of 128 has not run on a GPU yet: its 131,072 chains may keep 786,456 launches pending, the H100's driver grants room for at most 599,186 (`limits.txt`), so the host now launches the grid in two parts of 65,536 blocks (`reduce::plan::blocks_per_nested_launch`).
     pub unsafe fn recursive_reduce_nosync(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -1,12 +1,12 @@
 //! The learner's files: `learn/exercises/NN_<lesson>.rs`, each copied once from its starting
 //! file in `learn/start/` when it is not there yet, and never overwritten (the learner's work
 //! is theirs; `./x learn N --reset` keeps a copy before it starts over). Also gives the binary
-//! the run path to the stub libcuda that host/build.rs built, as the root package does.
+//! the run path to the stub libcuda that runtime/build.rs built, as the root package does.
 //!
 //! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
 //! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
 //! depends on the kernels crate with its `no-entries` feature, so that the learner's kernels
-//! are the PTX's only entries; rustc's NVPTX backend builds it as host/build.rs builds the
+//! are the PTX's only entries; rustc's NVPTX backend builds it as runtime/build.rs builds the
 //! project's. Without it, the embedded PTX is empty and `--gpu` says how to get it.
 use std::env;
 use std::fs;

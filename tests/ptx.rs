@@ -1,4 +1,4 @@
-//! The PTX that `host/build.rs` embeds: every kernel of both registries (reductions, their
+//! The PTX that `runtime/build.rs` embeds: every kernel of both registries (reductions, their
 //! typed instantiations `{variant}__{type}_{op}`, and scans) and the benches' check kernels
 //! (`reduce_scan::verify::CHECK_KERNELS`) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
 //! every newer architecture with no local memory at all: no register spills and a 0-byte

@@ -1,6 +1,6 @@
 //! Rules the kernels' source keeps, checked on the text of `kernels/src`:
 //!
-//! * **Memory goes through the device layer.** Outside `kernels/src/device/`, no kernel code
+//! * **Memory goes through the device layer.** Outside `device/src/`, no kernel code
 //!   names a raw pointer or dereferences one: global memory is [`Global`]/[`GlobalMut`] and
 //!   shared memory [`Shared`], whose every access the emulator checks (bounds, races,
 //!   initialisation) and which compile to the plain instructions on the GPU. A raw access
@@ -63,7 +63,7 @@ fn code(line: &str) -> &str {
     line.find("//").map_or(line, |at| &line[..at])
 }
 
-/// `file:line: pattern (why)` for every raw pointer use outside `kernels/src/device/`.
+/// `file:line: pattern (why)` for every raw pointer use outside `device/src/`.
 fn raw_uses(root: &Path) -> Vec<String> {
     let device = root.join("device");
     let mut found = Vec::new();
@@ -142,7 +142,7 @@ pub fn trials() -> Vec<Trial> {
             match raw_uses(&root)[..] {
                 [] => Ok(()),
                 ref uses => Err(format!(
-                    "raw pointer code outside kernels/src/device/ (use Global/GlobalMut/Shared):\n  {}",
+                    "raw pointer code outside device/src/ (use Global/GlobalMut/Shared):\n  {}",
                     uses.join("\n  ")
                 )
                 .into()),

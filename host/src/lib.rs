@@ -139,25 +139,26 @@
 // `${concat(..)}` names the typed kernels as the kernels crate does (registry/typed.rs).
 #![feature(macro_metavar_expr_concat)]
 
-pub mod backend;
 pub mod check;
 pub mod cli;
 pub mod committed;
 pub mod cub;
-pub mod emu;
-pub mod error;
 pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod phrasebook;
-pub mod ptx;
 pub mod reduce;
 pub mod report;
 pub mod scan;
-pub mod timing;
 pub mod trace;
 pub mod twins;
 pub mod verify;
+
+#[doc(hidden)]
+pub use reduce_scan_runtime::__last_ident;
+/// The runtime (crate `reduce-scan-runtime`, folder `runtime/`), under the paths it has always
+/// had here: launches on a GPU or the emulator, the emulator, the PTX, timing, the error type.
+pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, ptx, timing};
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Fatal, MainResult, Result};

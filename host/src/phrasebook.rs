@@ -4,7 +4,7 @@
 //! Each row pairs a CUDA C construct with this project's device layer
 //! (`kernels::device::…`), the Rust-CUDA project's `cuda_std` spelling, and the kernel file
 //! of ours where it first appears in teaching order. The tests check that the generated
-//! file is up to date and that every public function and macro of `kernels/src/device/`
+//! file is up to date and that every public function and macro of `device/src/`
 //! appears in some row's device-layer column.
 
 /// One row of the phrasebook.
@@ -245,13 +245,13 @@ pub static ROWS: &[Row] = &[
         "`cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)`",
         "host: `DeviceBuffer::from_slice`, `copy_to`",
         "cust: `DeviceBuffer::from_slice`, `CopyDestination::copy_to`",
-        "host/src/backend",
+        "runtime/src/backend",
     ),
     row(
         "`cudaEventCreate`, `cudaEventRecord`, `cudaEventElapsedTime`",
         "host: `timing` (cust `Event::new`, `record`, `elapsed_time_f32`)",
         "cust: `event::Event`",
-        "host/src/timing.rs",
+        "runtime/src/timing.rs",
     ),
 ];
 
@@ -265,7 +265,7 @@ pub fn markdown() -> String {
     let mut s = String::from(
         "# CUDA C ↔ Rust phrasebook\n\n\
          <!-- Generated from host/src/phrasebook.rs; regenerate with `UPDATE_PHRASEBOOK=1 cargo test -p reduce-scan phrasebook`. Do not edit. -->\n\n\
-         Device-layer paths are relative to `kernels::device` (`kernels/src/device/`). The `cuda_std` column gives \
+         Device-layer paths are relative to `kernels::device` (`device/src/`). The `cuda_std` column gives \
          the Rust-CUDA project's spelling (cuda_std 0.2; check the version you use). \"First in\" is the file under \
          `kernels/src/` (or `host/src/`) where the construct first appears in teaching order.\n\n\
          | CUDA C | ours (`kernels::device`) | Rust-CUDA `cuda_std` | first in |\n|---|---|---|---|\n",
@@ -322,11 +322,11 @@ mod tests {
 
     #[test]
     fn every_public_device_function_has_a_row() {
-        let dir = repo().join("kernels/src/device");
+        let dir = repo().join("device/src");
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            // emu.rs is the emulator's hook plumbing (no CUDA construct); mod.rs re-exports.
+            // emu.rs is the emulator's hook plumbing (no CUDA construct).
             if path.file_name().unwrap() == "emu.rs" {
                 continue;
             }

@@ -2,14 +2,14 @@
 //!
 //! The same source builds two ways:
 //!
-//! * **for the GPU** — `host/build.rs` compiles this crate with rustc's NVPTX backend
+//! * **for the GPU** — `runtime/build.rs` compiles this crate with rustc's NVPTX backend
 //!   (`--target nvptx64-nvidia-cuda`, `-Zbuild-std=core`, one LTO'd codegen unit) into PTX
 //!   for sm_70, sm_80 and sm_90, and embeds the PTX in the host library. Every
 //!   [`kernel!`] becomes a `.visible .entry` whose PTX symbol is the Rust function's name.
 //! * **for the host** — as an ordinary library whose kernels are Rust functions that the
 //!   CPU emulator of the host crate (`reduce-scan`) runs, one coroutine per CUDA thread.
 //!
-//! Kernels reach the hardware only through [`device`], the one module with two
+//! Kernels reach the hardware only through [`device`] (a crate of its own, re-exported), with two
 //! implementations (NVVM intrinsics and inline PTX on the GPU, the emulator's hooks on the
 //! host). Index arithmetic that can be a plain function lives in [`index`] and is unit
 //! tested on the host. What several kernels share (per-thread loads, warp sums, block
@@ -35,18 +35,7 @@
 #![no_std]
 // `${concat(..)}` builds the PTX entry names of the typed kernels (`typed_kernel!`).
 #![feature(macro_metavar_expr_concat)]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(
-        abi_ptx,
-        stdarch_nvptx,
-        asm_experimental_arch,
-        link_llvm_intrinsics,
-        core_intrinsics,
-        gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
-    )
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 #[cfg(test)]
@@ -54,7 +43,6 @@ extern crate std;
 
 pub mod check;
 pub mod collective;
-pub mod device;
 pub mod index;
 pub mod reduce;
 pub mod scan;
@@ -64,6 +52,11 @@ pub mod types;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod broken;
+
+/// The device layer (its own crate, `reduce-scan-device`, folder `device/`): every kernel
+/// reaches the hardware through it, as `kernels::device::…`.
+pub use device;
+pub use device::{launch_device, static_shared};
 
 /// On the GPU a Rust panic (an index or overflow check the optimiser could not remove)
 /// traps: the launch fails with `CUDA_ERROR_ILLEGAL_INSTRUCTION` and the host reports it.

@@ -43,7 +43,7 @@ mod grid_stride;
 
 // Nested reduction (dynamic parallelism). Their PTX needs the device runtime (libcudadevrt) at
 // link time, so they are not in the module every other kernel loads from: the nvptx build has
-// them only with the `device-runtime` feature (their own module, host/build.rs).
+// them only with the `device-runtime` feature (their own module, runtime/build.rs).
 #[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]
 mod recursive_reduce;
 #[cfg(any(not(target_arch = "nvptx64"), feature = "device-runtime"))]

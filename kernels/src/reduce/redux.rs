@@ -41,7 +41,7 @@ kernel! {
     /// kernel's time next to the loads, so the gain shows most where blocks are short.
     ///
     /// The kernel exists only in the PTX built for sm_80 and newer: the host loads the
-    /// PTX matching the GPU (`host/src/ptx.rs`) and the registry marks this variant
+    /// PTX matching the GPU (`runtime/src/ptx.rs`) and the registry marks this variant
     /// `min_cc (8, 0)`, so older GPUs report it as unsupported instead of failing to load.
     ///
     /// # Execution

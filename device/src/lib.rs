@@ -1,4 +1,9 @@
-//! The device layer: the one module through which every kernel touches the GPU.
+//! The device layer: the one crate through which every kernel touches the GPU.
+//!
+//! The kernels crate (`reduce-scan-kernels`) re-exports it as `kernels::device`, the path its
+//! kernels use. It is a crate of its own so that the host's runtime (`reduce-scan-runtime`: the
+//! CPU emulator behind [`emu::Hooks`]) builds against it alone: an edit of a lesson's kernel
+//! rebuilds the kernels crate and what depends on the kernels, not the emulator.
 //!
 //! Names follow Rust-CUDA's `cuda_std` (`thread::thread_idx_x`, `thread::sync_threads`,
 //! warp shuffles, shared arrays, atomics, `clock64`), so kernels read like their CUDA C
@@ -6,12 +11,12 @@
 //!
 //! Kernels touch memory only here: shared memory through [`shared::Shared`], global memory
 //! through [`global::Global`] and [`global::GlobalMut`]. No kernel holds a raw pointer (a test,
-//! `tests/device_layer.rs`, checks that no `*const`, `*mut` or raw dereference appears in
+//! `tests/source.rs`, checks that no `*const`, `*mut` or raw dereference appears in
 //! kernel code outside this module), so the emulator sees every access.
 //!
 //! Every function has two implementations:
 //!
-//! * on `nvptx64` (the PTX build, see `host/build.rs`): the NVVM intrinsic or the PTX
+//! * on `nvptx64` (the PTX build, see `runtime/build.rs`): the NVVM intrinsic or the PTX
 //!   instruction it stands for, always inlined;
 //! * on every other target (the host build): a call through [`emu::Hooks`] into the CPU
 //!   emulator of the host crate (`reduce-scan`), which runs each CUDA thread as a coroutine
@@ -29,6 +34,24 @@
 //! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
+
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        asm_experimental_arch,
+        link_llvm_intrinsics,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+
+#[cfg(test)]
+extern crate std;
 
 pub mod atomic;
 pub mod bulk;

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use kernels::device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Site, WarpOp};
+use device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Site, WarpOp};
 
 use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
@@ -329,7 +329,7 @@ pub(super) fn install_hooks() {
     static ONCE: Once = Once::new();
     static HOOKS: &dyn Hooks = &EmuHooks;
     ONCE.call_once(|| {
-        kernels::device::emu::install(&HOOKS);
+        device::emu::install(&HOOKS);
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let inside = CURRENT.with(|c| !c.get().is_null());

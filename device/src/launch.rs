@@ -115,7 +115,7 @@ impl<T: 'static> DeviceParam for GlobalMut<T> {
 /// a parameter buffer goes.
 ///
 /// ```
-/// use reduce_scan_kernels::device::launch::param_offset;
+/// use reduce_scan_device::launch::param_offset;
 /// assert_eq!((param_offset(0, 8), param_offset(8, 4), param_offset(12, 8)), (0, 8, 16));
 /// ```
 pub const fn param_offset(offset: usize, align: usize) -> usize {
@@ -301,6 +301,6 @@ unsafe fn run_child<A: DeviceArgs>(params: *const u8) {
 #[macro_export]
 macro_rules! launch_device {
     ($kernel:ident <<< ($grid:expr, $block:expr, $stream:expr) >>> ($($arg:expr),+ $(,)?)) => {
-        $crate::device::launch::launch($stream, stringify!($kernel), $grid, $block, ($($arg,)+), $kernel)
+        $crate::launch::launch($stream, stringify!($kernel), $grid, $block, ($($arg,)+), $kernel)
     };
 }

@@ -10,8 +10,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kernels::device::emu::{DeviceLaunch, Dim3};
-use kernels::device::launch::MAX_DEPTH;
+use device::emu::{DeviceLaunch, Dim3};
+use device::launch::MAX_DEPTH;
 
 use super::block::{ThreadCtx, dim, stop_with_report};
 use super::{EmuError, EmuErrorKind, Emulator};
@@ -146,11 +146,11 @@ pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, pending:
     // SAFETY: the device layer passes its `Child` as `params_len` readable bytes, alive for
     // this call.
     let params = unsafe { std::slice::from_raw_parts(l.params, l.params_len) }.to_vec();
-    let fire_and_forget = matches!(l.stream, kernels::device::launch::DeviceStream::FireAndForget);
+    let fire_and_forget = matches!(l.stream, device::launch::DeviceStream::FireAndForget);
     let child =
         QueuedChild { kernel: l.kernel, grid: l.grid, block: l.block, params, run: l.run, fire_and_forget, from };
     children.lock().unwrap().push(child);
-    kernels::device::launch::LAUNCH_OK
+    device::launch::LAUNCH_OK
 }
 
 impl Emulator {
@@ -211,6 +211,13 @@ mod tests {
     use crate::backend::{Backend, LaunchConfig};
     use crate::kernel_ref;
 
+    /// Room for every launch of every fire-and-forget chain of a per-block nested grid (as
+    /// `reduce_scan::reduce::plan::per_block_pending_launches` gives it): `log2(block) - 1` per
+    /// block, and the nesting depth.
+    fn room_for_every_chain(grid: u32, block: u32) -> usize {
+        (grid as usize * (block.ilog2() as usize - 1) + 24).max(super::DEFAULT_PENDING_LAUNCHES)
+    }
+
     /// The test inputs: n values from a fixed formula (no two neighbours alike).
     fn input(n: usize) -> Vec<i32> {
         (0..n).map(|i| ((i as i64 * 7919 % 2003) - 1001) as i32).collect()
@@ -227,12 +234,7 @@ mod tests {
         let mut out = b.alloc::<i32>(grid as usize).unwrap();
         let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
         let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
-        b.raise_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(
-            grid,
-            block,
-            crate::reduce::plan::Children::AtOnce,
-        ))
-        .unwrap();
+        b.raise_pending_launch_limit(room_for_every_chain(grid, block)).unwrap();
         let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
         let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
         let level = kernel_ref!(kernels::reduce::recursive_reduce2(p, o, n, s, d));
@@ -284,12 +286,7 @@ mod tests {
         // SAFETY: as above.
         let e = unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.unwrap_err().to_string();
         assert!(e.contains(&format!("{one_each} device-side launches are already pending")), "{e}");
-        b.raise_pending_launch_limit(crate::reduce::plan::per_block_pending_launches(
-            grid,
-            block,
-            crate::reduce::plan::Children::AtOnce,
-        ))
-        .unwrap();
+        b.raise_pending_launch_limit(room_for_every_chain(grid, block)).unwrap();
         // SAFETY: as above.
         unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.expect("room for every chain's launches");
     }

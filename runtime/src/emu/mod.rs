@@ -14,7 +14,7 @@
 //!   ballot/all/any and `redux.sync` wait for every lane of the mask, like `.sync`
 //!   instructions since Volta. A lane of the mask that exited or waits elsewhere is
 //!   reported. A shuffle from a lane outside the mask reads `0xDEADBEEF`.
-//! * **Shared memory.** Static arrays ([`kernels::static_shared!`]) and dynamic shared
+//! * **Shared memory.** Static arrays ([`device::static_shared!`]) and dynamic shared
 //!   memory, per block, filled with `0xA5` bytes at block start (the GPU leaves garbage);
 //!   an index past the end is reported with the thread and source line.
 //! * **Global memory** is host memory (buffers aligned to 256 bytes, like `cudaMalloc`),
@@ -64,7 +64,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-pub use kernels::device::emu::Dim3;
+pub use device::emu::Dim3;
 
 /// Largest block the emulator accepts (the CUDA limit on every GPU since Fermi).
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
@@ -154,7 +154,7 @@ pub const RACE_SAMPLE: u64 = 64;
 /// keeps the check's cost on a 2^20-element run near memcheck's.
 ///
 /// ```
-/// use reduce_scan::emu::{RACE_SAMPLE, race_sampled};
+/// use reduce_scan_runtime::emu::{RACE_SAMPLE, race_sampled};
 /// assert!((0..64).all(|b| race_sampled(b, 64)));
 /// assert_eq!((0..2048).filter(|&b| race_sampled(b, 2048)).count() as u64, RACE_SAMPLE);
 /// assert!(race_sampled(0, 2048) && race_sampled(2047, 2048) && !race_sampled(17, 2048));

@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use kernels::device::emu::{Access, Site};
+use device::emu::{Access, Site};
 
 /// Slots of a new table (4096 words, the interval of a block of 1024 threads × 4 words).
 const FIRST_SLOTS: usize = 1 << 13;

@@ -179,7 +179,7 @@ static GPUS: Mutex<Vec<(u32, &'static Gpu)>> = Mutex::new(Vec::new());
 /// Why the driver could not be used at all (no driver, cuInit failed), found once.
 static DRIVER: OnceLock<std::result::Result<u32, String>> = OnceLock::new();
 
-/// The symbol the stub libcuda built by `host/build.rs` exports, and the real driver never
+/// The symbol the stub libcuda built by `runtime/build.rs` exports, and the real driver never
 /// does: finding it means this process runs without an NVIDIA driver.
 fn running_on_stub() -> bool {
     unsafe extern "C" {

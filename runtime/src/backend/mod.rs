@@ -16,7 +16,7 @@ pub use gpu::{AnswerWay, GRAPH_SEQ, Gpu, Graph};
 
 use crate::emu::{Dim3, Emulator};
 use crate::error::{CudaContext, Error, Result};
-use kernels::device::global::{Global, GlobalMut};
+use device::global::{Global, GlobalMut};
 
 /// Which backend to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

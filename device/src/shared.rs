@@ -596,18 +596,18 @@ macro_rules! static_shared {
                 );
             }
             // SAFETY: `ptr` is the array just declared, `$len` elements long.
-            unsafe { $crate::device::shared::Shared::<$ty>::from_raw(ptr, $len) }
+            unsafe { $crate::shared::Shared::<$ty>::from_raw(ptr, $len) }
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
             let len: usize = $len;
-            let ptr = $crate::device::emu::hooks().static_shared(
+            let ptr = $crate::emu::hooks().static_shared(
                 concat!(module_path!(), "::", stringify!($name)),
                 len * ::core::mem::size_of::<$ty>(),
                 16,
             );
             // SAFETY: the emulator allocated `len` elements for this block, aligned to 16.
-            unsafe { $crate::device::shared::Shared::<$ty>::from_raw(ptr.cast::<$ty>(), len) }
+            unsafe { $crate::shared::Shared::<$ty>::from_raw(ptr.cast::<$ty>(), len) }
         }
     }};
 }

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use kernels::device::emu::{Access, Site};
+use device::emu::{Access, Site};
 
 use super::EmuErrorKind;
 use super::block::{BlockCtx, ThreadCtx, dim, stop_with_report};

@@ -14,10 +14,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// fields; `?` converts any [`Error`]. `{:?}` of an [`Error`] itself is unchanged.
 ///
 /// ```no_run
-/// fn main() -> reduce_scan::MainResult {
-///     let backend = reduce_scan::Backend::emulator();
+/// // `reduce_scan::MainResult` (the same type, re-exported by the library).
+/// fn main() -> reduce_scan_runtime::MainResult {
+///     let backend = reduce_scan_runtime::Backend::emulator();
 ///     let input = backend.upload(&[1, 2, 3])?;
-///     println!("{}", reduce_scan::Reducer::<i32, reduce_scan::Sum>::new(&backend).reduce(&input)?);
+///     println!("{:?}", backend.download(&input)?);
 ///     Ok(())
 /// }
 /// ```

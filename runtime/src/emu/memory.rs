@@ -21,7 +21,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use kernels::device::emu::Site;
+use device::emu::Site;
 
 /// Freed allocations remembered for use-after-free reports.
 pub const FREED_KEPT: usize = 4096;

@@ -2,7 +2,7 @@
 //! lanes handed in. These follow the PTX ISA's definitions of `shfl.sync`, `vote.sync` and
 //! `redux.sync`.
 
-use kernels::device::emu::{ReduxOp, ShflMode, VoteMode, WarpOp};
+use device::emu::{ReduxOp, ShflMode, VoteMode, WarpOp};
 
 /// What a lane reads from a lane that is not in the mask: PTX leaves it undefined; a
 /// conspicuous value makes a kernel that relies on it fail its check.

@@ -28,7 +28,7 @@
 
 use std::collections::HashMap;
 
-use kernels::device::emu::{Access, Site, WarpOp};
+use device::emu::{Access, Site, WarpOp};
 
 /// Bytes in a sector of global memory.
 pub const SECTOR: usize = 32;

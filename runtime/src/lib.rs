@@ -1,0 +1,31 @@
+//! The runtime of `reduce-scan`: one launch API over a CUDA GPU and the CPU emulator.
+//!
+//! Users depend on the `reduce-scan` crate, which re-exports every module here under the same
+//! path (`reduce_scan::backend`, `reduce_scan::emu`, …); this crate exists so that the code
+//! that launches kernels does not depend on the kernels themselves, only on their device layer
+//! (`reduce-scan-device`). An edit of a lesson's kernel then rebuilds the kernels crate and the
+//! registry above it, not the emulator (issue #27: seconds from a kernel edit to the
+//! emulator's answer).
+//!
+//! * [`backend`] — [`Backend`]: device buffers, launches, events and limits on a CUDA GPU
+//!   (`cust`, the driver API) or on the [`emu`]lator; kernel handles ([`kernel_ref!`]).
+//! * [`emu`] — the CPU emulator: every CUDA thread a coroutine, with CUDA's semantics for
+//!   barriers, warps, shared memory, atomics and device-side launches, and the checks of
+//!   compute-sanitizer and the counters of Nsight Compute.
+//! * [`ptx`] — the kernels' PTX for sm_70, sm_80 and sm_90, which this crate's build script
+//!   compiles from the kernels crate with rustc's NVPTX backend and embeds.
+//! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
+//! * [`error`] — the one error type, [`Error`]: one line per message.
+//!
+//! Where the machine has no NVIDIA driver, the build script also supplies a stub `libcuda`
+//! whose every call answers "no device", so that everything builds, links and runs on the
+//! emulator.
+
+pub mod backend;
+pub mod emu;
+pub mod error;
+pub mod ptx;
+pub mod timing;
+
+pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
+pub use error::{Error, Fatal, MainResult, Result};

@@ -17,6 +17,7 @@ fn main() {
     let start = Path::new("start");
     let work = Path::new("exercises");
     fs::create_dir_all(work).expect("cannot create learn/exercises/");
+    renumbered(work, ("13_blelloch.rs", 13), ("14_blelloch.rs", 14));
     println!("cargo:rerun-if-changed=start");
     for entry in fs::read_dir(start).expect("learn/start/ holds the starting files") {
         let path = entry.expect("a starting file").path();
@@ -36,6 +37,25 @@ fn main() {
     {
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
     }
+}
+
+/// An exercise that moved from number `old.1` to `new.1` (Blelloch's padding became 14 when the
+/// BIT scan came before it): the learner's file moves to its new name, and its progress with it,
+/// before the starting files are copied, so their work stays theirs.
+fn renumbered(work: &Path, old: (&str, u32), new: (&str, u32)) {
+    let (from, to) = (work.join(old.0), work.join(new.0));
+    if !from.exists() || to.exists() {
+        return;
+    }
+    fs::rename(&from, &to).expect("cannot move a renumbered exercise file");
+    let progress = work.join(".progress");
+    if let Ok(text) = fs::read_to_string(&progress) {
+        let passed = format!("{} passed", old.1);
+        let moved: String =
+            text.lines().map(|l| if l == passed { format!("{} passed\n", new.1) } else { format!("{l}\n") }).collect();
+        fs::write(&progress, moved).expect("cannot update learn/exercises/.progress");
+    }
+    println!("cargo:warning=learn/exercises/{} is now {} (exercise {} became {})", old.0, new.0, old.1, new.1);
 }
 
 /// The learner's files compiled to PTX for sm_70 (see the module doc).

@@ -45,10 +45,57 @@ EXERCISES = [
      "sum each warp with shfl_down_sync (5 steps, no shared memory), then the warps' sums with one barrier", 4),
     (12, "squares_coalesced", "sumsq/squares_chunked", "let (first, end) = chunk_bounds(",
      "let thread t read elements t, t + blockDim, t + 2·blockDim, …: each warp load one line", None),
-    (13, "blelloch", "scan/blelloch_unpadded", "let temp = static_shared!(BLELLOCH_UNPADDED_TEMP",
+    (13, "bit", "scan/bit", "// Thread t's top node is band node",
+     "build the levels in a shared array of BIT_BLOCK words (static_shared!): each thread puts its top node "
+     "there, the levels add in shared memory, and each thread stores its band once at the end", None),
+    (14, "blelloch", "scan/blelloch_unpadded", "let temp = static_shared!(BLELLOCH_UNPADDED_TEMP",
      "pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in "
      "blelloch_reduce and the sweeps", None),
 ]
+
+# Exercise 13 starts from `bit` itself, with the seed's first form of the in-block build: the
+# levels add in global memory (the tree's own words), not in a shared array. The text of
+# bit_build's body from its shared array to its store, and what replaces it.
+BIT_SHARED_FROM = "let smem = static_shared!(BIT_NODES: [i32; BIT_BLOCK as usize]);"
+BIT_SHARED_TO = "unsafe { store_band(tree, j0, stride, count, n, nodes) };"
+BIT_GLOBAL = """let tid = thread_idx_x() as usize;
+        let j0 = (block_idx_x() as usize * BIT_BLOCK as usize + tid) * BIT_ITEMS as usize;
+        let (n, stride) = (n as usize, stride.max(1) as usize);
+        // Band nodes j < count exist (`index::bit_positions`, the host's grid, is the same).
+        let count = n / stride;
+
+        // SAFETY: src holds n aligned elements (preconditions).
+        let nodes = fenwick4(unsafe { load_band(src, j0, stride, count, n) });
+        // SAFETY: tree holds n aligned elements; these positions are this thread's alone.
+        unsafe { store_band(tree, j0, stride, count, n, nodes) };
+
+        // Thread t's top node is band node 4(first + t) + 3, at tree position top(t); it exists
+        // when that node is below `count`.
+        let first = block_idx_x() as usize * BIT_BLOCK as usize;
+        let items = BIT_ITEMS as usize;
+        let top = |t: usize| ((first + t) * items + items) * stride - 1;
+        let exists = (first + tid) * items + items - 1 < count;
+        let mut d = 1usize;
+        while d < BIT_BLOCK as usize {
+            sync_threads();
+            if (tid + 1).is_multiple_of(2 * d) && exists {
+                // SAFETY: top(tid) < n, as the node exists, and so does the node of tid - d < tid.
+                // Only thread tid writes top(tid) at this level; top(tid - d) has
+                // (tid - d + 1) % 2d == d != 0, so no thread writes it at this level.
+                unsafe { tree.write(top(tid), tree.read(top(tid)).wrapping_add(tree.read(top(tid - d)))) };
+            }
+            d *= 2;
+        }"""
+
+
+def bit_in_global_memory(body):
+    """`bit`'s starting body: bit_build's levels in global memory (see BIT_GLOBAL)."""
+    start = body.index(BIT_SHARED_FROM)
+    end = body.index(BIT_SHARED_TO, start) + len(BIT_SHARED_TO)
+    return body[:start] + BIT_GLOBAL + body[end:]
+
+# What the starting file is, where it is not simply the previous lesson's kernel.
+FROM_NOTE = {13: " with its tree levels in global memory"}
 
 ITEMS_DOC = "/// Elements each thread adds before the tree: the grid is ceil(n / (block × ITEMS_PER_THREAD))."
 
@@ -76,6 +123,12 @@ def start_text(number, lesson, source, anchor, marker, items):
             "use helpers::{load_leaf, store_leaf};\nuse kernels::scan::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE};",
         )
         body = body.replace("use super::index::", "use kernels::scan::index::")
+        body = body.replace(
+            "use super::lookback::{load_chunk_guarded, store_chunk_guarded};",
+            "use helpers::{load_chunk_guarded, store_chunk_guarded};",
+        )
+    if lesson == "bit":
+        body = bit_in_global_memory(body)
     if lesson == "complete_unroll":
         body = body.replace(
             "kernel! {\n    pub unsafe fn complete_unroll(",
@@ -91,7 +144,7 @@ def start_text(number, lesson, source, anchor, marker, items):
         out.append(line)
     assert placed, f"exercise {number}: anchor {anchor!r} not in {source}.rs"
     header = [
-        f"//! Exercise {number}: `{lesson}`, from `{prev}`. `./x learn {number}` says what to change and why,",
+        f"//! Exercise {number}: `{lesson}`, from `{prev}`{FROM_NOTE.get(number, '')}. `./x learn {number}` says what to change and why,",
         f"//! and checks this file; `./x learn {number} --solution` shows the project's kernel beside it.",
         "//! The place to change is marked `EXERCISE`.",
         "",

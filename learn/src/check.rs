@@ -4,16 +4,15 @@
 
 use std::time::Duration;
 
-use reduce_scan::backend::Kernel;
 use reduce_scan::backend::{Backend, LaunchConfig};
 use reduce_scan::emu::Emulator;
 use reduce_scan::emu::counters::Counters;
 use reduce_scan::input::Input;
 use reduce_scan::reduce::plan::SharedMem;
-use reduce_scan::scan::{BlellochBlockArgs, BlellochReduceArgs, Kind, Scan, ScanPlan, ScanVariant};
+use reduce_scan::scan::{Kind, Scan, ScanPlan, ScanVariant};
 use reduce_scan::{Error, registry};
 
-use crate::exercises::{Attempt, Code, Exercise, Measure};
+use crate::exercises::{Attempt, Code, Exercise, Measure, ScanKernels};
 
 /// The sizes each answer is checked at: one element, around a warp and a block, and a size
 /// no block divides.
@@ -95,8 +94,8 @@ fn run_wrapped(
 ) -> Result<Vec<i32>, Error> {
     let n = data.len();
     let items = attempt.items.max(1) as usize;
-    if let Code::Scan(reduce, block_scan) = attempt.code {
-        return scan_output(backend, ex, (reduce, block_scan), data, Kind::Inclusive, wrap);
+    if let Code::Scan(kernels) = attempt.code {
+        return scan_output(backend, ex, kernels, data, Kind::Inclusive, wrap);
     }
     let mut input = backend.upload(data)?;
     let v = registry::find(ex.lesson)?;
@@ -142,16 +141,16 @@ fn run_wrapped(
 }
 
 /// The registered scan `ex.lesson` with `kernels` in place of its own.
-fn scan_variant(
-    ex: &Exercise,
-    kernels: (Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
-) -> &'static ScanVariant {
+fn scan_variant(ex: &Exercise, kernels: ScanKernels) -> &'static ScanVariant {
     let base = reduce_scan::scan::find(ex.lesson).expect("a scan exercise's lesson is a registered scan");
-    let plan = match base.plan {
-        ScanPlan::ReduceThenScan { block, tile, .. } => {
-            ScanPlan::ReduceThenScan { reduce: kernels.0, block_scan: kernels.1, block, tile }
+    let plan = match (base.plan, kernels) {
+        (ScanPlan::Fenwick { block, span, .. }, ScanKernels::Fenwick(build, query)) => {
+            ScanPlan::Fenwick { build, query, block, span }
         }
-        other => other,
+        (ScanPlan::ReduceThenScan { block, tile, .. }, ScanKernels::ReduceThenScan(reduce, block_scan)) => {
+            ScanPlan::ReduceThenScan { reduce, block_scan, block, tile }
+        }
+        _ => panic!("{}: the exercise's kernels are not of its registered scan's plan", ex.lesson),
     };
     // One small leak per check: the scan machinery takes a 'static variant.
     Box::leak(Box::new(ScanVariant { plan, ..*base }))
@@ -161,7 +160,7 @@ fn scan_variant(
 fn scan_output(
     backend: &Backend,
     ex: &Exercise,
-    kernels: (Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
+    kernels: ScanKernels,
     data: &[i32],
     kind: Kind,
     wrap: Wrap<'_>,
@@ -176,11 +175,10 @@ fn scan_output(
 /// A scan's answer at `n`, both kinds: `Ok(None)` right, `Ok(Some(why))` the first wrong
 /// element, `Err(fault)`.
 fn scan_answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize) -> Result<Option<String>, String> {
-    let Code::Scan(reduce, block_scan) = attempt.code else { return Ok(None) };
+    let Code::Scan(kernels) = attempt.code else { return Ok(None) };
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
     for kind in [Kind::Inclusive, Kind::Exclusive] {
-        let got =
-            scan_output(backend, ex, (reduce, block_scan), &data, kind, &mut |f| f()).map_err(|e| e.to_string())?;
+        let got = scan_output(backend, ex, kernels, &data, kind, &mut |f| f()).map_err(|e| e.to_string())?;
         let want = kind.reference(&data);
         if let Some(i) = (0..n).find(|&i| got.get(i) != want.get(i)) {
             return Ok(Some(format!(
@@ -250,6 +248,7 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::BarriersPerBlock => c.barriers as f64 / blocks,
         Measure::GlobalStoresPerBlock => c.gst_requests as f64 / blocks,
         Measure::SharedLoadConflicts => c.shared_ld_conflicts() as f64,
+        Measure::GlobalLoadsPerBlock => c.gld_requests as f64 / blocks,
         Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
     })
 }

@@ -9,7 +9,15 @@ use reduce_scan::reduce::plan::{ClockedArgs, InPlaceArgs, ReadArgs};
 use reduce_scan::reduce::plan::{Finish, KernelSel};
 #[cfg(test)]
 use reduce_scan::registry;
-use reduce_scan::scan::{BlellochBlockArgs, BlellochReduceArgs};
+#[cfg(test)]
+use reduce_scan::scan::ScanPlan;
+use reduce_scan::scan::{BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs};
+
+/// Exercise 13's goal: at most this many global load requests per block, over the build and
+/// query launches at the measure's shape (n = 2^16, the emulator's counters): the project's
+/// `bit` makes 16.78, the starting file (its tree levels in global memory) 110.42
+/// (learn/src/tests.rs checks that the one passes and the other fails).
+pub const GOAL_GLOBAL_LOADS_PER_BLOCK: f64 = 20.0;
 
 #[cfg(test)]
 use crate::start;
@@ -34,6 +42,8 @@ pub enum Measure {
     StaticShared,
     /// Shared-memory load bank conflicts: wavefronts beyond one per request.
     SharedLoadConflicts,
+    /// Global load requests (warp-wide load instructions) per block, over every launch.
+    GlobalLoadsPerBlock,
 }
 
 impl Measure {
@@ -48,6 +58,7 @@ impl Measure {
             Measure::Loops => "`while` loops in your file",
             Measure::StaticShared => "static shared arrays (`static_shared!`) in your file",
             Measure::SharedLoadConflicts => "shared load bank conflicts",
+            Measure::GlobalLoadsPerBlock => "global load requests per block",
         }
     }
 }
@@ -93,7 +104,8 @@ pub struct Exercise {
     pub number: u32,
     /// The lesson's kernel (a registered variant).
     pub lesson: &'static str,
-    /// The kernel its starting file is.
+    /// The registered kernel its starting file is made from (the previous lesson's), with what
+    /// was taken out of it after a comma where the starting file is not simply that kernel.
     pub from: &'static str,
     /// What it teaches, in a few words.
     pub title: &'static str,
@@ -115,7 +127,7 @@ impl Exercise {
     pub fn solution_path(&self) -> String {
         let dir = match self.number {
             12 => "sumsq",
-            13 => "scan",
+            13 | 14 => "scan",
             _ => "reduce",
         };
         format!("kernels/src/{dir}/{}.rs", self.lesson)
@@ -123,7 +135,7 @@ impl Exercise {
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 13] = [
+pub const EXERCISES: [Exercise; 14] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -264,6 +276,21 @@ pub const EXERCISES: [Exercise; 13] = [
     },
     Exercise {
         number: 13,
+        lesson: "bit",
+        from: "bit, its tree levels in global memory",
+        title: "the Fenwick tree built in shared memory",
+        book: "the BIT scan of seed 002 (\"继续优化基于树状数组的cuda前缀和\": the reduce phase, built in shared memory)",
+        text: "A Fenwick tree is what a reduction leaves when it keeps every partial sum: node k holds the sum of the \
+               lowbit(k) elements that end at k, and a prefix is the sum of log2(k) nodes. `bit_build` makes one \
+               level per round, as the neighbored tree does: thread t adds its partner's node d places back when \
+               (t + 1) is a multiple of 2d. Your file adds the levels in the tree itself, in global memory: two \
+               loads and a store per working thread per round, nine rounds. Let each thread put its top node in a \
+               shared array (static_shared!, BIT_BLOCK words), add the levels there between barriers, and take \
+               its node back into its band before the one store_band at the end. The seed makes the same move.",
+        goal: Goal::AtMost(Measure::GlobalLoadsPerBlock, GOAL_GLOBAL_LOADS_PER_BLOCK),
+    },
+    Exercise {
+        number: 14,
         lesson: "blelloch",
         from: "blelloch_unpadded",
         title: "bank conflicts: pad the shared tree",
@@ -288,8 +315,19 @@ pub enum Code {
     PerBlock(&'static [(u32, Kernel<InPlaceArgs>)]),
     /// The sum of squares: one partial per thread, and clock stamps.
     Clocked(Kernel<ClockedArgs>),
-    /// A reduce-then-scan: each tile's sum, then each tile's scan from its offset.
-    Scan(Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
+    /// A scan, run by the registered scan's plan with these kernels in place of its own.
+    Scan(ScanKernels),
+}
+
+/// The kernels of a scan exercise, one shape per plan of [`reduce_scan::scan::ScanPlan`] that
+/// an exercise uses.
+#[derive(Clone, Copy)]
+pub enum ScanKernels {
+    /// `bit_build` and `bit_query` (the Fenwick plan).
+    Fenwick(Kernel<BitBuildArgs>, Kernel<BitQueryArgs>),
+    /// Each tile's sum, then each tile's scan from its offset (`blelloch_reduce`,
+    /// `blelloch_block`).
+    ReduceThenScan(Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
 }
 
 /// A kernel under check, with what the check needs besides it.
@@ -306,10 +344,13 @@ pub struct Attempt {
 /// The project's own kernel of `ex`: the registered variant, and its file.
 #[cfg(test)]
 pub fn solution(ex: &Exercise) -> Attempt {
-    if let Ok(scan) = reduce_scan::scan::find(ex.lesson)
-        && let reduce_scan::scan::ScanPlan::ReduceThenScan { reduce, block_scan, .. } = scan.plan
-    {
-        return Attempt { code: Code::Scan(reduce, block_scan), items: 1, source: solution_source(ex.number) };
+    if let Ok(scan) = reduce_scan::scan::find(ex.lesson) {
+        let kernels = match scan.plan {
+            ScanPlan::Fenwick { build, query, .. } => ScanKernels::Fenwick(build, query),
+            ScanPlan::ReduceThenScan { reduce, block_scan, .. } => ScanKernels::ReduceThenScan(reduce, block_scan),
+            _ => panic!("{}: no exercise shape for its plan", ex.lesson),
+        };
+        return Attempt { code: Code::Scan(kernels), items: 1, source: solution_source(ex.number) };
     }
     let v = registry::find(ex.lesson).expect("every exercise's lesson is a registered variant");
     let code = match v.finish {
@@ -338,6 +379,7 @@ fn solution_source(number: u32) -> &'static str {
         10 => include_str!("../../kernels/src/reduce/smem_unroll4_dyn.rs"),
         11 => include_str!("../../kernels/src/reduce/warp_shuffle.rs"),
         12 => include_str!("../../kernels/src/sumsq/squares_coalesced.rs"),
+        13 => include_str!("../../kernels/src/scan/bit.rs"),
         _ => include_str!("../../kernels/src/scan/blelloch.rs"),
     }
 }
@@ -443,25 +485,33 @@ macro_rules! attempts {
                 source: include_str!(concat!($dir, "12_squares_coalesced.rs")),
             },
             Attempt {
-                code: Code::Scan(
-                    kernel_of!($root::e13::blelloch_reduce, a, b, c),
-                    kernel_of!($root::e13::blelloch_block, a, b, c, d, e),
-                ),
+                code: Code::Scan(ScanKernels::Fenwick(
+                    kernel_of!($root::e13::bit_build, a, b, c, d),
+                    kernel_of!($root::e13::bit_query, a, b, c, d),
+                )),
                 items: 1,
-                source: include_str!(concat!($dir, "13_blelloch.rs")),
+                source: include_str!(concat!($dir, "13_bit.rs")),
+            },
+            Attempt {
+                code: Code::Scan(ScanKernels::ReduceThenScan(
+                    kernel_of!($root::e14::blelloch_reduce, a, b, c),
+                    kernel_of!($root::e14::blelloch_block, a, b, c, d, e),
+                )),
+                items: 1,
+                source: include_str!(concat!($dir, "14_blelloch.rs")),
             },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 13] {
+pub fn learner() -> [Attempt; 14] {
     attempts!(work, "../exercises/")
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 13] {
+pub fn starting() -> [Attempt; 14] {
     attempts!(start, "../start/")
 }

@@ -34,7 +34,8 @@ macro_rules! exercise_files {
         #[path = "10_smem_unroll4_dyn.rs"] pub mod e10;
         #[path = "11_warp_shuffle.rs"] pub mod e11;
         #[path = "12_squares_coalesced.rs"] pub mod e12;
-        #[path = "13_blelloch.rs"] pub mod e13;
+        #[path = "13_bit.rs"] pub mod e13;
+        #[path = "14_blelloch.rs"] pub mod e14;
     };
 }
 

@@ -1,5 +1,5 @@
-//! Exercise 13: `blelloch`, from `blelloch_unpadded`. `./x learn 13` says what to change and why,
-//! and checks this file; `./x learn 13 --solution` shows the project's kernel beside it.
+//! Exercise 14: `blelloch`, from `blelloch_unpadded`. `./x learn 14` says what to change and why,
+//! and checks this file; `./x learn 14 --solution` shows the project's kernel beside it.
 //! The place to change is marked `EXERCISE`.
 use helpers::{load_leaf, store_leaf};
 use kernels::scan::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE};
@@ -49,7 +49,7 @@ unsafe fn down_sweep(temp: Shared<i32>, tid: usize, mut offset: usize) {
 
 kernel! {
     pub unsafe fn blelloch_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
-        // EXERCISE 13: pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in blelloch_reduce and the sweeps.
+        // EXERCISE 14: pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in blelloch_reduce and the sweeps.
         let temp = static_shared!(BLELLOCH_UNPADDED_TEMP: [i32; BLELLOCH_LEAVES as usize]);
         let tid = thread_idx_x() as usize;
         let half = BLELLOCH_BLOCK as usize;

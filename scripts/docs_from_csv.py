@@ -782,7 +782,41 @@ def readme_blocks(d, gpu, commit):
     """The README's generated blocks, by name: `<!-- generated: NAME -->` … `<!-- end generated -->`."""
     blocks = {"lessons": lessons_block(d), "headline": headline_block(d, gpu), "chapter3": chapter3_block(d, gpu)}
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
+    blocks["learner_loop"] = learner_loop_block()
     return blocks
+
+
+CPU_SET = ROOT / "docs/measurements/2026-11-25-cpu"
+
+
+def learner_loop_block():
+    """The learner's loop on the 2-core CI machine: a kernel edit to the emulator's answer, this
+    checkout against the one before the change, in interleaved rounds (learner_loop_pair.csv);
+    an exercise edit to its check (learn_check_loop.csv)."""
+    pair, check = CPU_SET / "learner_loop_pair.csv", CPU_SET / "learn_check_loop.csv"
+    if not pair.exists():
+        return []
+    rs = rows(pair)
+    def medians(name):
+        rounds = sorted({int(r["round"]) for r in rs if r["checkout"] == name})
+        return [statistics.median(float(r["seconds"]) for r in rs if r["checkout"] == name and int(r["round"]) == k)
+                for k in rounds]
+    commit = lambda name: next(r["commit"] for r in rs if r["checkout"] == name)
+    now, before = medians("this"), medians("other")
+    spread = lambda xs: f"{min(xs):.2f}–{max(xs):.2f} s" if len(xs) > 1 else f"{xs[0]:.2f} s"
+    rel = CPU_SET.relative_to(ROOT)
+    out = [f"From a kernel edit to the answer of `./x run --backend emulator --variant interleaved --log2 16`, "
+           f"on the 2-core CI machine: {spread(now)} (commit {commit('this')}), against {spread(before)} at commit "
+           f"{commit('other')} (before the emulator's profile lost ThinLTO, `./x` its two rustup calls, and the "
+           f"emulator its dependence on the kernels), the medians of 5 edits in "
+           f"{len(now)} interleaved rounds (`{rel}/learner_loop_pair.csv`; that VM's speed drifts by up to a third "
+           f"within an hour, so only the rounds compare)."]
+    if check.exists():
+        cs = rows(check)
+        med = statistics.median(float(r["seconds"]) for r in cs)
+        out.append(f"From an edit of an exercise file to `./x learn 1`'s verdict: {med:.2f} s, the median of "
+                   f"{len(cs)} edits (commit {cs[0]['commit']}, `{rel}/learn_check_loop.csv`).")
+    return out
 
 
 def lessons_block(d):

@@ -232,12 +232,8 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::StaticShared => return Ok(lines("static_shared!")),
         _ => {}
     }
-    let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
-    let counting = backend.counting().expect("the emulator counts");
-    let data = Input::small(MEASURE_N, 1).data;
-    run(&counting, ex, attempt, &data, MEASURE_BLOCK).map_err(|e| e.to_string())?;
     let mut c = Counters::default();
-    for launch in counting.take_counted() {
+    for launch in counted_run(ex, attempt)? {
         c.add(&launch.counters);
     }
     let blocks = c.blocks.max(1) as f64;
@@ -251,6 +247,27 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::GlobalLoadsPerBlock => c.gld_requests as f64 / blocks,
         Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
     })
+}
+
+/// The data of the measure's run: [`MEASURE_N`] small values from seed 1 (the GPU's profiled
+/// run, [`profiled_run`], uses the same).
+fn measure_data() -> Vec<i32> {
+    Input::small(MEASURE_N, 1).data
+}
+
+/// The emulator's counters of each launch of one run of `attempt` at [`MEASURE_N`] and
+/// [`MEASURE_BLOCK`]; `Err` is a fault's line.
+pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<Vec<reduce_scan::emu::Counted>, String> {
+    let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
+    let counting = backend.counting().expect("the emulator counts");
+    run(&counting, ex, attempt, &measure_data(), MEASURE_BLOCK).map_err(|e| e.to_string())?;
+    Ok(counting.take_counted())
+}
+
+/// The same run as [`counted_run`], on `backend` (a GPU, under Nsight Compute: `./x learn N
+/// --gpu`'s child run).
+pub fn profiled_run(backend: &Backend, ex: &Exercise, attempt: &Attempt) -> Result<(), String> {
+    run(backend, ex, attempt, &measure_data(), MEASURE_BLOCK).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The shape of the GPU run: n = 2^24 at block 512, the committed set's.

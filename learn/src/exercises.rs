@@ -330,6 +330,21 @@ pub enum ScanKernels {
     ReduceThenScan(Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
 }
 
+impl Code {
+    /// The kernels one run at `block` launches, by their PTX names (what Nsight Compute is told
+    /// to profile).
+    pub fn symbols(&self, block: u32) -> Vec<&'static str> {
+        match *self {
+            Code::InPlace(k) => vec![k.name],
+            Code::Read(k) => vec![k.name],
+            Code::Clocked(k) => vec![k.name],
+            Code::PerBlock(table) => table.iter().filter(|(b, _)| *b == block).map(|(_, k)| k.name).collect(),
+            Code::Scan(ScanKernels::Fenwick(build, query)) => vec![build.name, query.name],
+            Code::Scan(ScanKernels::ReduceThenScan(reduce, block_scan)) => vec![reduce.name, block_scan.name],
+        }
+    }
+}
+
 /// A kernel under check, with what the check needs besides it.
 #[derive(Clone, Copy)]
 pub struct Attempt {

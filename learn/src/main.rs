@@ -5,7 +5,8 @@
 //! ./x learn N                check exercise N: your file learn/exercises/NN_<lesson>.rs
 //! ./x learn N --solution     the project's kernel beside your file (a diff)
 //! ./x learn N --reset        start exercise N again (your file is kept as …rs.bak-<time>)
-//! ./x learn N --gpu          also on the GPU: your kernel's time, beside the project's
+//! ./x learn N --gpu          also on the GPU: your kernel's time, beside the project's, and
+//!                            Nsight Compute's counters beside the emulator's (where ncu is)
 //! ```
 //!
 //! Each exercise is the previous lesson's kernel with the lesson's change left to make. The
@@ -16,6 +17,7 @@
 mod check;
 mod diff;
 mod exercises;
+mod profile;
 
 /// The exercise files, one module each, as `work` (the learner's, learn/exercises/) and `start`
 /// (the starting files, learn/start/).
@@ -198,10 +200,36 @@ fn gpu(ex: &Exercise, attempt: &exercises::Attempt) -> Result<String, String> {
             reduce_scan::committed::SET
         ));
     }
-    t.push_str(
-        "\nNsight Compute's counters of your kernel: not measured by --gpu (the project's: `./x run --metrics`)",
-    );
+    t.push('\n');
+    t.push_str(&match (reduce_scan::metrics::find_ncu(), std::env::current_exe()) {
+        (Some(ncu), Ok(exe)) => profile::beside_emulator(ex, attempt, &ncu, &exe)
+            .unwrap_or_else(|why| format!("Nsight Compute: {why}; the emulator's counters: ./x learn {}", ex.number)),
+        (None, _) => format!(
+            "Nsight Compute: no ncu here (set NCU, put ncu on the PATH, or install the CUDA toolkit); the emulator's \
+             counters: ./x learn {}",
+            ex.number
+        ),
+        (_, Err(e)) => format!("Nsight Compute: cannot find this program to profile it: {e}"),
+    });
     Ok(t)
+}
+
+/// `learn N --gpu-child`: one run of the learner's kernel on the GPU at the check's measure shape,
+/// for Nsight Compute to profile ([`profile::beside_emulator`] starts it under ncu).
+fn gpu_child(ex: &Exercise) -> ExitCode {
+    let attempt = exercises::learner()[(ex.number - 1) as usize];
+    let ptx = if LEARNER_PTX.is_empty() { Err("this build has no PTX of your kernels".to_string()) } else { Ok(()) };
+    let ran = ptx
+        .and_then(|()| reduce_scan::ptx::load_instead(LEARNER_PTX).map_err(|e| e.to_string()))
+        .and_then(|()| reduce_scan::Backend::gpu().map_err(|e| e.to_string()))
+        .and_then(|backend| check::profiled_run(&backend, ex, &attempt));
+    match ran {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("learn: {}: {why}", profile::GPU_CHILD);
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn fmt(x: f64) -> String {
@@ -273,6 +301,7 @@ fn main() -> ExitCode {
             if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Some("--solution") if args.len() == 2 => solution(ex),
+        Some(profile::GPU_CHILD) if args.len() == 2 => gpu_child(ex),
         Some("--reset") if args.len() == 2 => reset(ex),
         Some(other) => {
             eprintln!("learn: unknown argument `{other}`; {usage}");

@@ -47,7 +47,14 @@ fn renumbered(work: &Path, old: (&str, u32), new: (&str, u32)) {
     if !from.exists() || to.exists() {
         return;
     }
-    fs::rename(&from, &to).expect("cannot move a renumbered exercise file");
+    // The file's own mentions of its number (its header and marker comments) follow it.
+    let text = fs::read_to_string(&from).expect("cannot read a renumbered exercise file");
+    let (o, n) = (old.1, new.1);
+    let text = [("Exercise", ":"), ("EXERCISE", ":"), ("./x learn", " "), ("./x learn", "`")]
+        .iter()
+        .fold(text, |t, (word, after)| t.replace(&format!("{word} {o}{after}"), &format!("{word} {n}{after}")));
+    fs::write(&to, text).expect("cannot write a renumbered exercise file");
+    fs::remove_file(&from).expect("cannot remove the old name of a renumbered exercise file");
     let progress = work.join(".progress");
     if let Ok(text) = fs::read_to_string(&progress) {
         let passed = format!("{} passed", old.1);

@@ -1,7 +1,7 @@
 //! The seam between the kernels and the CPU emulator (host builds only).
 //!
 //! On the host, every device-layer function forwards to the [`Hooks`] that the emulator in
-//! the host crate (`reduce-scan`) installs with [`install`] before it runs a kernel. The
+//! the runtime crate (`reduce-scan-runtime`) installs with [`install`] before it runs a kernel. The
 //! emulator knows which emulated CUDA thread is running on the calling OS thread and answers
 //! for it: its indices, its block's shared memory, a barrier that suspends it until the whole
 //! block arrives, a warp operation that suspends it until the lanes named in the mask

@@ -19,7 +19,7 @@
 //! * on `nvptx64` (the PTX build, see `runtime/build.rs`): the NVVM intrinsic or the PTX
 //!   instruction it stands for, always inlined;
 //! * on every other target (the host build): a call through [`emu::Hooks`] into the CPU
-//!   emulator of the host crate (`reduce-scan`), which runs each CUDA thread as a coroutine
+//!   emulator of the runtime crate (`reduce-scan-runtime`), which runs each CUDA thread as a coroutine
 //!   with CUDA's barrier, warp and shared-memory semantics. That trait is the single seam
 //!   between the kernels and the emulator.
 //!

@@ -7,7 +7,7 @@
 //!   for sm_70, sm_80 and sm_90, and embeds the PTX in the host library. Every
 //!   [`kernel!`] becomes a `.visible .entry` whose PTX symbol is the Rust function's name.
 //! * **for the host** — as an ordinary library whose kernels are Rust functions that the
-//!   CPU emulator of the host crate (`reduce-scan`) runs, one coroutine per CUDA thread.
+//!   CPU emulator of the runtime crate (`reduce-scan-runtime`) runs, one coroutine per CUDA thread.
 //!
 //! Kernels reach the hardware only through [`device`] (a crate of its own, re-exported), with two
 //! implementations (NVVM intrinsics and inline PTX on the GPU, the emulator's hooks on the

@@ -1,5 +1,5 @@
-//! The one error type of the host crate. Every message is one line that says what was
-//! wrong and, for bad input, what is allowed.
+//! The one error type of the host side (re-exported as `reduce_scan::Error`). Every message is
+//! one line that says what was wrong and, for bad input, what is allowed.
 
 use std::fmt;
 

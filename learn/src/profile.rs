@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use reduce_scan::metrics::{self, Launch, Profile, Summary};
+use reduce_scan::output::{Cell, Column, Format, Report};
 
 use crate::check;
 use crate::exercises::{Attempt, Exercise, Measure};
@@ -64,34 +65,45 @@ pub fn beside_emulator(ex: &Exercise, attempt: &Attempt, ncu: &Path, exe: &Path)
     }
     let gpu = Summary::of(Profile::Ncu, &mine);
     let counted = check::counted_run(ex, attempt)?;
-    let emulated: Vec<Launch> =
-        counted.iter().enumerate().map(|(i, c)| metrics::emulated_launch(i as u64, c)).collect();
-    let emu = Summary::of(Profile::Emulator, &emulated.iter().collect::<Vec<_>>());
+    let emu = metrics::emulated_summary(&counted, &symbols, 1)
+        .ok_or_else(|| format!("the emulator counted none of your kernels ({})", symbols.join(", ")))?;
     Ok(table(ex, &emu, &gpu, mine.len()))
 }
 
-/// The comparison, one counter a line.
+/// The comparison, one counter a line, through the project's output pipeline (a table).
 fn table(ex: &Exercise, emu: &Summary, gpu: &Summary, launches: usize) -> String {
-    let show = |s: &Summary, key: Option<&str>| match key.and_then(|k| s.get(k)) {
-        Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
-        Some(v) => format!("{v:.2}"),
-        None => "—".to_string(),
+    let cell = |s: &Summary, key: Option<&str>| match key.and_then(|k| s.get(k)) {
+        Some(v) if v.fract() == 0.0 => Cell::Int(v as i64),
+        Some(v) => Cell::Num(v),
+        None => Cell::Empty,
     };
     let lesson = lesson_row(ex.goal.measure());
-    let mut t = format!(
+    let columns = vec![
+        Column::new("counter", "counter", 32, 0),
+        Column::new("emulator", "emulator", 10, 2),
+        Column::new("ncu", "ncu", 10, 2),
+        Column::new("note", "", 0, 0),
+    ];
+    let mut out = Vec::new();
+    let mut report = Report::new(Format::Table, &mut out, columns);
+    report.note(&format!(
         "Nsight Compute on your kernel ({launches} launch(es)) at n = {}, block {}, beside the emulator's count of \
-         the same run:\n{:<34} {:>12} {:>12}\n",
+         the same run:",
         check::MEASURE_N,
-        check::MEASURE_BLOCK,
-        "counter",
-        "emulator",
-        "ncu"
-    );
+        check::MEASURE_BLOCK
+    ));
+    report.header();
     for row in &ROWS {
-        let mark = if lesson == Some(row.what) { "   <- the lesson's counter" } else { "" };
-        t.push_str(&format!("{:<34} {:>12} {:>12}{mark}\n", row.what, show(emu, row.emulator), show(gpu, row.ncu)));
+        let mark = if lesson == Some(row.what) { "<- the lesson's counter" } else { "" };
+        report.row(&[
+            Cell::Text(row.what.into()),
+            cell(emu, row.emulator),
+            cell(gpu, row.ncu),
+            Cell::Text(mark.into()),
+        ]);
     }
-    t
+    report.finish(Default::default(), &[]);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

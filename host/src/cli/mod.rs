@@ -31,6 +31,13 @@ use crate::emu::Checks;
 use crate::output::Format;
 use crate::{Error, Result};
 
+/// Timed runs per variant on the emulator when `--repeat` is not given (after the warm-up, as on a
+/// GPU). One: the emulator's times are CPU times, which order its own work and teach nothing of a
+/// GPU's, and its answer (the verdict, the checks' faults) is the same after one run; each more
+/// run delays it by a whole checked emulation of the kernel (the learner's loop,
+/// `scripts/learner_loop.sh`, times the default). `--repeat N` asks for more.
+pub const EMULATOR_REPEAT: u32 = 1;
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
     Table,
@@ -97,7 +104,7 @@ struct Args {
     /// Seed of the input generator.
     #[arg(long, default_value_t = 1, value_parser = parse::seed, allow_negative_numbers = true)]
     seed: u64,
-    /// Timed runs per variant (the median is reported) [default: 20 on a GPU, 3 on the emulator].
+    /// Timed runs per variant (the median is reported) [default: 20 on a GPU, 1 on the emulator].
     #[arg(long, value_parser = parse::repeat, allow_negative_numbers = true)]
     repeat: Option<u32>,
     /// Output format.
@@ -269,7 +276,7 @@ impl Session {
         if n == 0 || n > u32::MAX as u64 {
             return Err(Error::Invalid(format!("n = {n}; n must be in 1..={}", u32::MAX)));
         }
-        let repeat = args.repeat.unwrap_or(if backend.is_gpu() { 20 } else { 3 });
+        let repeat = args.repeat.unwrap_or(if backend.is_gpu() { 20 } else { EMULATOR_REPEAT });
         if repeat == 0 {
             return Err(Error::Invalid("--repeat 0: at least one timed run is needed".into()));
         }
@@ -312,6 +319,14 @@ impl Session {
         m.insert("peak_bandwidth_bytes_per_s".into(), info.peak_bandwidth.map(|p| p.round()).into());
         m.insert("n".into(), self.n.into());
         m
+    }
+
+    /// "median of N timed runs", or "one timed run", for the description line.
+    fn timed_runs(&self) -> String {
+        match self.repeat {
+            1 => "one timed run".to_string(),
+            r => format!("median of {r} timed runs"),
+        }
     }
 
     /// "(CUDA events)" or the emulator's wall clock, for the description line.

@@ -388,10 +388,11 @@ fn describe(
 ) {
     let (n, repeat) = (session.n, session.repeat);
     report.note(&format!(
-        "n = {n} ({:.1} MiB), block {block}, median of {repeat} timed runs (every run's result checked); time = kernel \
+        "n = {n} ({:.1} MiB), block {block}, {} (every run's result checked); time = kernel \
          only (CUDA events{}), partial sums added on the host afterwards; in-place variants run on a scratch copy \
          made before timing",
         n as f64 * 4.0 / (1 << 20) as f64,
+        session.timed_runs(),
         session.clock(),
     ));
     if variants.iter().any(|v| v.op == Op::Sum) {

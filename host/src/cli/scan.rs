@@ -241,11 +241,11 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     let cub = time_cub(&session, args.compare_cub);
     progress_done(&session, err);
     report.note(&format!(
-        "scan of n = {n} i32 ({:.1} MiB), median of {} timed runs; time = all launches of a run (CUDA events{}); \
+        "scan of n = {n} i32 ({:.1} MiB), {}; time = all launches of a run (CUDA events{}); \
          GB/s counts each element read once and written once (8 bytes); every output element of every run is \
          compared with the CPU scan; each variant has its own block size",
         n as f64 * 4.0 / (1 << 20) as f64,
-        session.repeat,
+        session.timed_runs(),
         session.clock(),
     ));
     let profile_note = metrics.as_ref().map(|(p, _)| super::metrics::note(*p).to_string());

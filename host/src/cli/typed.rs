@@ -102,10 +102,10 @@ fn rows<T: Value>(
     }
     let (data, buffer) = typed_input::<T>(&session, err)?;
     report.note(&format!(
-        "n = {n} {} ({:.1} MiB), block {block}, median of {} timed runs; {}",
+        "n = {n} {} ({:.1} MiB), block {block}, {}; {}",
         elem.name(),
         (n * elem.size()) as f64 / (1 << 20) as f64,
-        session.repeat,
+        session.timed_runs(),
         if elem.is_float() && op == Op::Sum {
             "a float sum passes within γ(depth)·Σ|x| of the exact sum (docs: types and operators)"
         } else {

@@ -67,12 +67,12 @@ fn rows<T: Value>(
     // Input and output (the status words and value slots are under 1/1000 of that).
     let (data, buffer) = super::typed::typed_input::<T>(&session, err)?;
     report.note(&format!(
-        "{} scan of n = {n} {} ({:.1} MiB), median of {} timed runs; GB/s counts each element read once and \
+        "{} scan of n = {n} {} ({:.1} MiB), {}; GB/s counts each element read once and \
          written once; every output element of every run is checked: {}",
         op.name(),
         elem.name(),
         (n * elem.size()) as f64 / (1 << 20) as f64,
-        session.repeat,
+        session.timed_runs(),
         if elem.is_float() && op == Op::Sum {
             "within γ(depth)·Σ|x| of the exact prefix sum (docs: types and operators, typed scans)"
         } else {

@@ -808,8 +808,8 @@ def learner_loop_block():
     rel = CPU_SET.relative_to(ROOT)
     out = [f"From a kernel edit to the answer of `./x run --backend emulator --variant interleaved --log2 16`, "
            f"on the 2-core CI machine: {spread(now)} (commit {commit('this')}), against {spread(before)} at commit "
-           f"{commit('other')} (before the emulator's profile lost ThinLTO, `./x` its two rustup calls, and the "
-           f"emulator its dependence on the kernels), the medians of 5 edits in "
+           f"{commit('other')} (before the emulator's profile lost ThinLTO, `./x` its two rustup calls, the "
+           f"emulator its dependence on the kernels, and its two extra timed runs by default), the medians of 5 edits in "
            f"{len(now)} interleaved rounds (`{rel}/learner_loop_pair.csv`; that VM's speed drifts by up to a third "
            f"within an hour, so only the rounds compare)."]
     if check.exists():

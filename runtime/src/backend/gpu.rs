@@ -32,6 +32,11 @@ pub struct Gpu {
     nested: OnceLock<std::result::Result<&'static Module, String>>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
+    /// The room for pending device-side launches the driver has granted (0: not asked yet), and
+    /// whether that is its ceiling (a larger request was clamped to it): what
+    /// [`raise_pending_launch_limit`](Self::raise_pending_launch_limit) answers without asking
+    /// the driver again, on every timed launch of a nested kernel.
+    pending_room: Mutex<(usize, bool)>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
@@ -267,6 +272,7 @@ impl Gpu {
             stream,
             functions: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
+            pending_room: Mutex::new((0, false)),
             nested: OnceLock::new(),
             answer: Mutex::new(Answer::new()?),
             answer_way: AnswerWay::from_env(),
@@ -476,6 +482,44 @@ impl Gpu {
         }
         raised.insert(name, bytes as u32);
         Ok(())
+    }
+
+    /// [`Backend::raise_pending_launch_limit`] on this GPU: the driver is asked only for more
+    /// room than it has granted, and never again past its ceiling.
+    pub fn raise_pending_launch_limit(&self, launches: usize) -> Result<usize> {
+        let mut room = self.pending_room.lock().unwrap();
+        let (granted, at_ceiling) = *room;
+        if granted >= launches || at_ceiling {
+            return Ok(granted);
+        }
+        self.bind()?;
+        let limit = cust::sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
+        let mut now = 0usize;
+        // SAFETY: reads a context setting into a local.
+        let r = unsafe { cust::sys::cuCtxGetLimit(&mut now, limit) };
+        if r == cust::sys::cudaError_enum::CUDA_SUCCESS && now >= launches {
+            *room = (now, false);
+            return Ok(now);
+        }
+        // SAFETY: a plain context setting; the driver checks the value.
+        let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
+        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!(
+                "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit was {now})"
+            )));
+        }
+        // The driver may round or clamp the value: what it grants is what it reads back.
+        let mut granted = 0usize;
+        // SAFETY: as above.
+        let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
+        if read != cust::sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Invalid(format!(
+                "the driver set a limit of {launches} pending device-side launches but cannot say what it granted \
+                 ({read:?})"
+            )));
+        }
+        *room = (granted, granted < launches);
+        Ok(granted)
     }
 
     /// Launches `name` with the packed parameter pointers `params`.

@@ -526,37 +526,11 @@ impl Backend {
     /// ([`MAX_PENDING_LAUNCHES`](crate::emu::nested::MAX_PENDING_LAUNCHES)). The limit is only
     /// ever raised: a smaller request leaves it as it is, so a call for a small grid never takes
     /// room from a large grid's launches still pending on another thread.
+    /// A GPU remembers what its driver granted, so the call that precedes each launch of a nested
+    /// kernel asks the driver nothing once the room is there (or the driver's ceiling is reached).
     pub fn raise_pending_launch_limit(&self, launches: usize) -> Result<usize> {
         match self {
-            Backend::Gpu(g) => {
-                g.gpu.bind()?;
-                let limit = cust::sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
-                let mut now = 0usize;
-                // SAFETY: reads a context setting into a local.
-                let r = unsafe { cust::sys::cuCtxGetLimit(&mut now, limit) };
-                if r == cust::sys::cudaError_enum::CUDA_SUCCESS && now >= launches {
-                    return Ok(now);
-                }
-                // SAFETY: a plain context setting; the driver checks the value.
-                let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
-                if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-                    return Err(Error::Invalid(format!(
-                        "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit \
-                         was {now})"
-                    )));
-                }
-                // The driver may round or clamp the value: what it grants is what it reads back.
-                let mut granted = 0usize;
-                // SAFETY: as above.
-                let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
-                if read != cust::sys::cudaError_enum::CUDA_SUCCESS {
-                    return Err(Error::Invalid(format!(
-                        "the driver set a limit of {launches} pending device-side launches but cannot say what it \
-                         granted ({read:?})"
-                    )));
-                }
-                Ok(granted)
-            }
+            Backend::Gpu(g) => g.gpu.raise_pending_launch_limit(launches),
             Backend::Emulator(emu, _) => Ok(emu.raise_pending_launch_limit(launches)),
         }
     }

@@ -398,14 +398,14 @@ def measured_nested(d, gpu):
 NESTED_NOTES = {
     "recursive_reduce": [
         "",
-        "At 2^24 in blocks of 128 one call takes 37 s, so its rounds have few timed runs: 8d3b524's has one, in "
-        "Rust and in C.",
+        "At 2^24 in blocks of 128 one call takes 37 s, so its rounds have few timed runs: 8d3b524's and 3a552df's "
+        "have one each, in Rust and in C.",
     ],
     "recursive_reduce_nosync": [
         "",
         "2^24 in blocks of 128 runs as two host launches of 65,536 blocks, in Rust and in the C twin: its 131,072 chains "
         "may keep 786,456 launches pending, and the H100's driver grants room for at most 599,186 (`limits.txt`; "
-        "`reduce::plan::blocks_per_nested_launch`). One timed run of each side.",
+        "`reduce::plan::blocks_per_nested_launch`). One timed run of each side per round.",
     ],
 }
 

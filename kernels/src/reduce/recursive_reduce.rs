@@ -57,16 +57,16 @@ kernel! {
     /// traps rather than leaving a partial sum.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_7010bfc_room_one_per_block.csv`, commit 7010bfc, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524); the spread of the rounds' medians:
+    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_7010bfc_room_one_per_block.csv`, commit 7010bfc, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_3a552df.csv`, commit 3a552df, `docs/measurements/2026-11-25-h100/nested/nested_3a552df_2e24_block128.csv`, commit 3a552df); the spread of the rounds' medians:
     ///
     /// | n | block | rounds | time | `interleaved` | time / interleaved's | CUDA C twin | × twin (C / ours) | device-side launches |
     /// |---|---|---|---|---|---|---|---|---|
-    /// | 1,048,583 | 128 | 5 | 647.6 ms – 653.7 ms | 8.72 µs – 8.91 µs | 73,703.8 | 620.3 ms – 627.1 ms | 0.961 | 49,158 |
-    /// | 1,048,583 | 512 | 5 | 183.2 ms – 186.1 ms | 8.38 µs – 8.61 µs | 21,709.8 | 189.2 ms – 190.7 ms | 1.033 | 16,392 |
-    /// | 16,777,216 | 128 | 2 | 36.58 s – 36.72 s | 83.54 µs – 84.00 µs | 437,329.7 | 36.63 s | 1.001 | 786,432 |
-    /// | 16,777,216 | 512 | 4 | 5.11 s – 5.17 s | 101.5 µs – 101.7 µs | 50,465.7 | 5.28 s – 5.31 s | 1.033 | 262,144 |
+    /// | 1,048,583 | 128 | 6 | 647.6 ms – 654.3 ms | 8.72 µs – 8.91 µs | 73,683.3 | 620.3 ms – 627.3 ms | 0.960 | 49,158 |
+    /// | 1,048,583 | 512 | 6 | 183.2 ms – 186.4 ms | 8.38 µs – 8.61 µs | 21,743.4 | 189.2 ms – 191.8 ms | 1.031 | 16,392 |
+    /// | 16,777,216 | 128 | 3 | 36.58 s – 36.90 s | 83.54 µs – 84.45 µs | 437,845.9 | 36.63 s – 36.94 s | 1.001 | 786,432 |
+    /// | 16,777,216 | 512 | 5 | 5.11 s – 5.17 s | 101.5 µs – 101.8 µs | 50,608.4 | 5.28 s – 5.32 s | 1.030 | 262,144 |
     ///
-    /// At 2^24 in blocks of 128 one call takes 37 s, so its rounds have few timed runs: 8d3b524's has one, in Rust and in C.
+    /// At 2^24 in blocks of 128 one call takes 37 s, so its rounds have few timed runs: 8d3b524's and 3a552df's have one each, in Rust and in C.
     pub unsafe fn recursive_reduce(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

@@ -53,14 +53,14 @@ kernel! {
     /// barrier. A failed device-side launch traps.
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_7010bfc_room_one_per_block.csv`, commit 7010bfc, `docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524); the spread of the rounds' medians:
+    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_7010bfc_room_one_per_block.csv`, commit 7010bfc, `docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_3a552df.csv`, commit 3a552df, `docs/measurements/2026-11-25-h100/nested/nested_3a552df_2e24_block128.csv`, commit 3a552df); the spread of the rounds' medians:
     ///
     /// | n | block | rounds | time | `interleaved` | time / interleaved's | CUDA C twin | × twin (C / ours) | device-side launches |
     /// |---|---|---|---|---|---|---|---|---|
-    /// | 1,048,583 | 128 | 7 | 78.59 µs – 81.36 µs | 8.72 µs – 8.91 µs | 9.0 | 77.55 µs – 80.42 µs | 1.009 | 6 |
-    /// | 1,048,583 | 512 | 7 | 97.04 µs – 101.2 µs | 8.38 µs – 8.61 µs | 11.5 | 94.96 µs – 99.87 µs | 0.993 | 8 |
-    /// | 16,777,216 | 128 | 5 | 594.9 µs – 598.5 µs | 83.54 µs – 84.19 µs | 7.1 | 593.0 µs – 595.5 µs | 0.996 | 6 |
-    /// | 16,777,216 | 512 | 5 | 257.3 µs – 259.4 µs | 101.5 µs – 101.7 µs | 2.5 | 256.5 µs – 259.3 µs | 1.003 | 8 |
+    /// | 1,048,583 | 128 | 8 | 78.59 µs – 81.36 µs | 8.72 µs – 8.91 µs | 9.0 | 76.67 µs – 80.42 µs | 0.999 | 6 |
+    /// | 1,048,583 | 512 | 8 | 97.04 µs – 102.9 µs | 8.38 µs – 8.61 µs | 11.6 | 94.96 µs – 99.87 µs | 0.986 | 8 |
+    /// | 16,777,216 | 128 | 6 | 594.9 µs – 600.5 µs | 83.54 µs – 84.45 µs | 7.1 | 593.0 µs – 600.2 µs | 0.998 | 6 |
+    /// | 16,777,216 | 512 | 6 | 257.3 µs – 264.0 µs | 101.5 µs – 101.8 µs | 2.5 | 256.5 µs – 261.2 µs | 1.003 | 8 |
     pub unsafe fn recursive_reduce2(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32, stride: u32, dim: u32) {
         let tid = thread_idx_x();
         let b = block_idx_x();

@@ -43,16 +43,16 @@ kernel! {
     /// returns for the whole block).
     ///
     /// # Measured
-    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524); the spread of the rounds' medians:
+    /// NVIDIA H100 80GB HBM3, every run checked, `reduce --compare-c` with `interleaved` in the same rounds (`docs/measurements/2026-11-25-h100/nested/nested_3411bfb_room_every_chain.csv`, commit 3411bfb, `docs/measurements/2026-11-25-h100/nested/nested_c7f6e9a_no_twins.csv`, commit c7f6e9a, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_8d3b524_2e24_block128.csv`, commit 8d3b524, `docs/measurements/2026-11-25-h100/nested/nested_3a552df.csv`, commit 3a552df, `docs/measurements/2026-11-25-h100/nested/nested_3a552df_2e24_block128.csv`, commit 3a552df); the spread of the rounds' medians:
     ///
     /// | n | block | rounds | time | `interleaved` | time / interleaved's | CUDA C twin | × twin (C / ours) | device-side launches |
     /// |---|---|---|---|---|---|---|---|---|
-    /// | 1,048,583 | 128 | 5 | 29.1 ms – 29.4 ms | 8.72 µs – 8.91 µs | 3,322.5 | 29.2 ms – 29.5 ms | 1.000 | 49,158 |
-    /// | 1,048,583 | 512 | 5 | 10.2 ms – 10.4 ms | 8.50 µs – 8.61 µs | 1,206.3 | 10.1 ms – 10.3 ms | 0.988 | 16,392 |
-    /// | 16,777,216 | 128 | 1 | 2.38 s | 83.65 µs – 84.19 µs | 28,376.0 | 2.38 s | 0.997 | 786,432 |
-    /// | 16,777,216 | 512 | 3 | 401.0 ms – 401.9 ms | 101.6 µs – 101.7 µs | 3,950.2 | 396.2 ms – 400.6 ms | 0.992 | 262,144 |
+    /// | 1,048,583 | 128 | 6 | 29.1 ms – 29.4 ms | 8.72 µs – 8.91 µs | 3,313.0 | 29.2 ms – 29.5 ms | 1.002 | 49,158 |
+    /// | 1,048,583 | 512 | 6 | 10.2 ms – 10.5 ms | 8.50 µs – 8.61 µs | 1,211.3 | 10.1 ms – 10.5 ms | 0.990 | 16,392 |
+    /// | 16,777,216 | 128 | 2 | 2.38 s – 2.40 s | 83.65 µs – 84.45 µs | 28,450.6 | 2.38 s – 2.40 s | 1.000 | 786,432 |
+    /// | 16,777,216 | 512 | 4 | 401.0 ms – 405.7 ms | 101.6 µs – 101.8 µs | 3,950.2 | 396.2 ms – 405.0 ms | 0.997 | 262,144 |
     ///
-    /// 2^24 in blocks of 128 runs as two host launches of 65,536 blocks, in Rust and in the C twin: its 131,072 chains may keep 786,456 launches pending, and the H100's driver grants room for at most 599,186 (`limits.txt`; `reduce::plan::blocks_per_nested_launch`). One timed run of each side.
+    /// 2^24 in blocks of 128 runs as two host launches of 65,536 blocks, in Rust and in the C twin: its 131,072 chains may keep 786,456 launches pending, and the H100's driver grants room for at most 599,186 (`limits.txt`; `reduce::plan::blocks_per_nested_launch`). One timed run of each side per round.
     pub unsafe fn recursive_reduce_nosync(g_idata: GlobalMut<i32>, g_odata: GlobalMut<i32>, n: u32) {
         let tid = thread_idx_x();
         let block = block_dim_x();

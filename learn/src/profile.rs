@@ -111,6 +111,11 @@ mod tests {
     use super::*;
     use crate::exercises::{EXERCISES, starting};
 
+    /// Held by each test while its stand-in ncu is written and run. Without it, one test's
+    /// fork can inherit the other's script while it is still open for writing, and the other's
+    /// exec then fails with "Text file busy" (ETXTBSY).
+    static STAND_IN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     /// A stand-in for ncu: it records its arguments and writes, as its CSV log, one launch of
     /// `neighbored_less` with a global load efficiency of 12.5 % and 4,096 load requests.
     fn fake_ncu(dir: &Path) -> std::path::PathBuf {
@@ -137,6 +142,7 @@ mod tests {
 
     #[test]
     fn ncus_counters_stand_beside_the_emulators() {
+        let _one_at_a_time = STAND_IN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("learn-fake-ncu-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ncu = fake_ncu(&dir);
@@ -162,6 +168,7 @@ mod tests {
 
     #[test]
     fn a_run_that_profiled_nothing_says_so() {
+        let _one_at_a_time = STAND_IN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = std::env::temp_dir().join(format!("learn-fake-ncu-none-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ncu = fake_ncu(&dir);

@@ -484,8 +484,9 @@ impl Gpu {
         Ok(())
     }
 
-    /// [`Backend::raise_pending_launch_limit`] on this GPU: the driver is asked only for more
-    /// room than it has granted, and never again past its ceiling.
+    /// [`Backend::raise_pending_launch_limit`](super::Backend::raise_pending_launch_limit) on
+    /// this GPU: the driver is asked only for more room than it has granted, and never again
+    /// past its ceiling.
     pub fn raise_pending_launch_limit(&self, launches: usize) -> Result<usize> {
         let mut room = self.pending_room.lock().unwrap();
         let (granted, at_ceiling) = *room;

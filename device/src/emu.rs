@@ -195,6 +195,15 @@ pub enum Fault {
         /// Where.
         site: Site,
     },
+    /// An index at or past the length of a checked buffer ([`slice`](super::slice)).
+    IndexOutOfBounds {
+        /// The index used.
+        index: usize,
+        /// The buffer's length in elements.
+        len: usize,
+        /// Where.
+        site: Site,
+    },
     /// [`trap`](super::trap) was called.
     Trap {
         /// Why, in the kernel's words.

@@ -143,6 +143,7 @@ pub mod check;
 pub mod cli;
 pub mod committed;
 pub mod cub;
+pub mod experiment;
 pub mod input;
 pub mod metrics;
 pub mod output;
@@ -158,9 +159,9 @@ pub mod verify;
 pub use reduce_scan_runtime::__last_ident;
 /// The runtime (crate `reduce-scan-runtime`, folder `runtime/`), under the paths it has always
 /// had here: launches on a GPU or the emulator, the emulator, the PTX, timing, the error type.
-pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, ptx, timing};
+pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, module, ptx, timing};
 
-pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
+pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::sum::Reducer;

@@ -542,6 +542,17 @@ impl Profiler {
 /// `symbols`, and returns ncu's CSV log. An error says, in one line, why ncu gave nothing:
 /// no permission for the counters (`ERR_NVGPUCTRPERM`), an `==ERROR==` line, or the failure.
 pub fn run_ncu(ncu: &Path, exe: &Path, symbols: &[&str], args: &[String]) -> Result<String> {
+    run_ncu_with_env(ncu, exe, symbols, args, &[])
+}
+
+/// [`run_ncu`] with these variables set in the environment ncu and the child inherit.
+pub fn run_ncu_with_env(
+    ncu: &Path,
+    exe: &Path,
+    symbols: &[&str],
+    args: &[String],
+    env: &[(&str, &str)],
+) -> Result<String> {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let log = std::env::temp_dir().join(format!(
         "reduce-ncu-{}-{}.csv",
@@ -554,6 +565,7 @@ pub fn run_ncu(ncu: &Path, exe: &Path, symbols: &[&str], args: &[String]) -> Res
         .arg(&log)
         .arg(exe)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::Unsupported(format!("--metrics: cannot run {}: {e}", ncu.display())))?;

@@ -22,7 +22,10 @@ pub struct Gpu {
     ctx: Context,
     module: &'static Module,
     stream: Stream,
-    functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
+    /// Kernel handles, by module name and kernel name.
+    functions: Mutex<HashMap<(&'static str, &'static str), &'static Function<'static>>>,
+    /// The modules of other kernel crates ([`ptx::Module`]), loaded on first use, by name.
+    modules: Mutex<HashMap<&'static str, &'static Module>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
     /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
@@ -271,6 +274,7 @@ impl Gpu {
             module,
             stream,
             functions: Mutex::new(HashMap::new()),
+            modules: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
             pending_room: Mutex::new((0, false)),
             nested: OnceLock::new(),
@@ -304,15 +308,24 @@ impl Gpu {
         Stream::new(StreamFlags::NON_BLOCKING, None).during("creating a stream")
     }
 
-    /// The kernel `name` of the loaded module (looked up once, then cached).
+    /// The kernel `name` of the project's module (looked up once, then cached).
     pub fn function(&self, name: &'static str) -> Result<&'static Function<'static>> {
+        self.function_in(&ptx::KERNELS, name)
+    }
+
+    /// The kernel `name` of `module` (the module loaded, and the kernel looked up, once).
+    pub fn function_in(&self, module: &'static ptx::Module, name: &'static str) -> Result<&'static Function<'static>> {
         let mut cache = self.functions.lock().unwrap();
-        if let Some(f) = cache.get(name) {
+        if let Some(f) = cache.get(&(module.name, name)) {
             return Ok(f);
         }
         // A kernel that launches from the device lives in the nested module, and is looked up
         // only there (a failed lookup in the main module is an API error under compute-sanitizer).
-        let f = if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
+        let f = if module.name != ptx::KERNELS.name {
+            self.module_of(module)?.get_function(name).map_err(|e| {
+                Error::Invalid(format!("kernel `{name}` is not in the PTX module `{}` ({e})", module.name))
+            })?
+        } else if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
             self.nested_module()?
                 .get_function(name)
                 .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?
@@ -323,8 +336,23 @@ impl Gpu {
         };
         // One handle per kernel name, kept for the life of the process like the module.
         let f: &'static Function<'static> = Box::leak(Box::new(f));
-        cache.insert(name, f);
+        cache.insert((module.name, name), f);
         Ok(f)
+    }
+
+    /// A kernel crate's module, loaded into this context on first use (the newest build the
+    /// device runs) and kept for the process.
+    fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
+        let mut loaded = self.modules.lock().unwrap();
+        if let Some(m) = loaded.get(module.name) {
+            return Ok(m);
+        }
+        let (arch, text) = module.for_compute_capability(self.info.compute_capability)?;
+        self.bind()?;
+        let m = Module::from_ptx(text, &[]).during(format!("loading the {arch} PTX module `{}`", module.name))?;
+        let m: &'static Module = Box::leak(Box::new(m));
+        loaded.insert(module.name, m);
+        Ok(m)
     }
 
     /// The nested kernels' module (they launch from the device), linked with the CUDA device
@@ -537,7 +565,25 @@ impl Gpu {
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<()> {
-        let f = self.function(name)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.launch_in(stream, &ptx::KERNELS, name, grid, block, shared, params) }
+    }
+
+    /// Launches `name` of `module` with the packed parameter pointers `params`.
+    ///
+    /// # Safety
+    /// As for [`launch`](Self::launch).
+    pub unsafe fn launch_in(
+        &self,
+        stream: &Stream,
+        module: &'static ptx::Module,
+        name: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<()> {
+        let f = self.function_in(module, name)?;
         // SAFETY: forwarded from the caller.
         unsafe { stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
     }

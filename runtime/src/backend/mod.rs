@@ -176,6 +176,17 @@ impl Backend {
         }
     }
 
+    /// The emulator again (the same device memory), counting and keeping every access of block
+    /// `block` of each launch, barrier interval by barrier interval
+    /// ([`Emulator::with_trace`](crate::emu::Emulator::with_trace)): the access pictures. `None`
+    /// on a GPU.
+    pub fn tracing(&self, block: u64) -> Option<Backend> {
+        match self {
+            Backend::Emulator(emu, info) => Some(Backend::Emulator(emu.clone().with_trace(block), info.clone())),
+            _ => None,
+        }
+    }
+
     /// The counters of the launches since the last call (empty on a GPU, or when not counting).
     pub fn take_counted(&self) -> Vec<crate::emu::Counted> {
         match self {
@@ -458,12 +469,15 @@ impl Backend {
                 g.gpu.bind()?;
                 args.with_param_ptrs(|params| {
                     // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
-                    unsafe { g.gpu.launch(g.stream(), kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                    unsafe {
+                        g.gpu.launch_in(g.stream(), kernel.module, kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params)
+                    }
                 })
             }
             Backend::Emulator(emu, _) => {
                 let run = kernel.emu;
                 let body = AssertSync(move || {
+                    args.enter_thread();
                     // SAFETY: the caller guarantees the arguments are valid for this kernel.
                     unsafe { run(args) }
                 });
@@ -584,12 +598,28 @@ pub struct LaunchConfig {
     pub shared_bytes: u32,
 }
 
-/// A kernel, as both backends know it: its PTX symbol and its host function.
+/// A kernel, as both backends know it: its PTX symbol and module, and its host function.
+///
+/// The project's kernels are named with [`kernel_ref!`](crate::kernel_ref); a kernel crate's
+/// own with [`Kernel::of`] (or the typed methods of [`module!`](crate::module!)), from the
+/// handle its `kernel!` made.
 pub struct Kernel<A> {
     /// The PTX symbol (= the Rust function's name).
     pub name: &'static str,
     /// The host function the emulator calls for every CUDA thread.
     pub emu: unsafe fn(A),
+    /// The PTX module the GPU finds it in.
+    pub module: &'static crate::ptx::Module,
+}
+
+impl<A: 'static> Kernel<A> {
+    /// The kernel of a kernel crate's PTX `module` that the crate's `kernel!` describes by
+    /// `handle` (`my_kernels::dot::KERNEL`, or `<f32 as my_kernels::dot::Instance>::KERNEL`): its
+    /// arguments are the kernel's own parameter types (`Slice<f32>`, `GlobalMut<u32>`, `u32`, …),
+    /// which the host makes from its buffers ([`DeviceBuffer::slice`] and the like).
+    pub const fn of(module: &'static crate::ptx::Module, handle: device::kernel::KernelFn<A>) -> Self {
+        Kernel { name: handle.name, emu: handle.run, module }
+    }
 }
 
 impl<A> Clone for Kernel<A> {
@@ -615,6 +645,7 @@ macro_rules! kernel_ref {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: the launcher that holds this Kernel checked the arguments.
             emu: |($($arg,)*)| unsafe { $($path)::+($($crate::backend::FromHost::from_host($arg)),*) },
+            module: &$crate::ptx::KERNELS,
         }
     };
 }
@@ -641,9 +672,15 @@ pub struct AnswerSlot {
 /// A value that can be a kernel parameter: the bytes of the value are the parameter.
 ///
 /// # Safety
-/// The type's layout is what PTX expects for the matching `.param`: a 4- or 8-byte scalar
-/// or a 64-bit pointer.
-pub unsafe trait KernelParam: Copy {}
+/// The type's layout is what PTX expects for the matching `.param`: a 4- or 8-byte scalar, a
+/// 64-bit pointer, or a `#[repr(C)]` pointer and length (the device layer's checked buffers: a
+/// 16-byte `.param .align 8 .b8 p[16]`).
+pub unsafe trait KernelParam: Copy {
+    /// Called in each emulated thread before the kernel runs: a parameter the kernel may write
+    /// through tells the emulator so (as the device layer's `GlobalMut::from` does for a pointer
+    /// the kernel receives raw). Nothing for the others.
+    fn enter_thread(&self) {}
+}
 // SAFETY: 4-byte and 8-byte scalars, and 64-bit pointers, as PTX params expect.
 unsafe impl KernelParam for u32 {}
 // SAFETY: as above.
@@ -658,6 +695,30 @@ unsafe impl KernelParam for f32 {}
 unsafe impl<T> KernelParam for *const T {}
 // SAFETY: as above.
 unsafe impl<T> KernelParam for *mut T {}
+// SAFETY: as above.
+unsafe impl KernelParam for f64 {}
+// SAFETY: `#[repr(transparent)]` over a 64-bit pointer.
+unsafe impl<T> KernelParam for Global<T> {}
+// SAFETY: as above.
+unsafe impl<T> KernelParam for GlobalMut<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.addr());
+    }
+}
+// SAFETY: `#[repr(C)]`: a 64-bit pointer, then a 64-bit length.
+unsafe impl<T> KernelParam for device::slice::Slice<T> {}
+// SAFETY: as above.
+unsafe impl<T: Copy> KernelParam for device::slice::DisjointSlice<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.as_global_mut().addr());
+    }
+}
+// SAFETY: as above.
+unsafe impl<T: Copy> KernelParam for device::slice::PerBlock<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.as_global_mut().addr());
+    }
+}
 
 /// A kernel parameter type and the host value it is made from: a device buffer's address
 /// ([`DeviceBuffer::as_ptr`]) becomes a [`Global`]/[`GlobalMut`] parameter, a scalar stays itself.
@@ -701,6 +762,8 @@ pub trait KernelArgs: Copy {
     /// Calls `f` with pointers to each argument, in order, as `cuLaunchKernel` wants them (on
     /// the stack: no allocation per launch).
     fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R;
+    /// [`KernelParam::enter_thread`] of each argument.
+    fn enter_thread(&self);
 }
 
 macro_rules! tuple_args {
@@ -708,6 +771,9 @@ macro_rules! tuple_args {
         impl<$($T: KernelParam),+> KernelArgs for ($($T,)+) {
             fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R {
                 f(&[$(&self.$i as *const $T as *mut c_void),+])
+            }
+            fn enter_thread(&self) {
+                $(self.$i.enter_thread();)+
             }
         }
     };
@@ -720,6 +786,17 @@ tuple_args!(A 0, B 1, C 2, D 3, E 4);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+impl KernelArgs for () {
+    fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R {
+        f(&[])
+    }
+    fn enter_thread(&self) {}
+}
 
 /// An element type a device buffer can hold.
 pub trait Element:
@@ -775,6 +852,40 @@ impl<T: Element> DeviceBuffer<T> {
     /// The device address of element 0, for kernels that write.
     pub fn as_mut_ptr(&mut self) -> *mut T {
         self.as_ptr() as *mut T
+    }
+
+    /// The buffer as a kernel parameter the kernel reads: CUDA C `const T *p`
+    /// ([`Global`]).
+    pub fn global(&self) -> Global<T> {
+        self.as_ptr().into()
+    }
+
+    /// The buffer as a kernel parameter the kernel may write: CUDA C `T *p`
+    /// ([`GlobalMut`]).
+    pub fn global_mut(&mut self) -> GlobalMut<T> {
+        self.as_mut_ptr().into()
+    }
+
+    /// The whole buffer as a checked parameter the kernel reads, with its length
+    /// ([`Slice`](device::slice::Slice)).
+    pub fn slice(&self) -> device::slice::Slice<T> {
+        // SAFETY: the buffer holds `len` aligned elements; what the launch does with them is the
+        // launch's promise (it is `unsafe`).
+        unsafe { device::slice::Slice::from_raw_parts(self.global(), self.len) }
+    }
+
+    /// The whole buffer as a checked parameter that each thread writes at its own indices
+    /// ([`DisjointSlice`](device::slice::DisjointSlice)).
+    pub fn disjoint(&mut self) -> device::slice::DisjointSlice<T> {
+        // SAFETY: as for `slice`.
+        unsafe { device::slice::DisjointSlice::from_raw_parts(self.global_mut(), self.len) }
+    }
+
+    /// The whole buffer as one slot per block, which thread 0 of each block writes
+    /// ([`PerBlock`](device::slice::PerBlock)).
+    pub fn per_block(&mut self) -> device::slice::PerBlock<T> {
+        // SAFETY: as for `slice`.
+        unsafe { device::slice::PerBlock::from_raw_parts(self.global_mut(), self.len) }
     }
 }
 

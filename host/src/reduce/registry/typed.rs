@@ -78,6 +78,7 @@ macro_rules! erased_ref {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: as below; `o` points to one element of the variant's type.
             emu: |(a, b, t, o, n)| unsafe { $($path)::+(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b), t.into(), kernels::device::global::GlobalMut::from_erased(o), n) },
+            module: &$crate::ptx::KERNELS,
         }
     };
     ($($path:ident)::+ (a, b $(, $rest:ident)*)) => {
@@ -86,6 +87,7 @@ macro_rules! erased_ref {
             // SAFETY: the launcher that holds this Kernel checked that the buffers hold this
             // variant's element type (`TypedVariant::elem`) and the arguments.
             emu: |(a, b $(, $rest)*)| unsafe { $($path)::+(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b) $(, $rest)*) },
+            module: &$crate::ptx::KERNELS,
         }
     };
 }

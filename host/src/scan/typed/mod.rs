@@ -89,6 +89,7 @@ macro_rules! typed_scans {
                 emu: |(a, b, c, d, e, f, g)| unsafe {
                     kernels::scan::${concat(lookback, __, $t, _, $o)}(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b), c.into(), kernels::device::global::GlobalMut::from_erased(d), e, f, g)
                 },
+                module: &$crate::ptx::KERNELS,
             },
             threads: LOOKBACK_TYPED_THREADS,
             items: lookback_typed_items::<$t>(),

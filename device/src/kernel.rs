@@ -93,8 +93,8 @@ impl<A> core::fmt::Debug for KernelFn<A> {
 /// ```
 ///
 /// On the GPU an entry is `#[no_mangle] extern "ptx-kernel"`: CUDA C's `extern "C" __global__`.
-#[macro_export]
 #[allow_internal_unstable(abi_ptx)]
+#[macro_export]
 macro_rules! kernel {
     // A generic kernel and the types it is instantiated for.
     (

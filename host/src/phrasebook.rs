@@ -236,6 +236,48 @@ pub static ROWS: &[Row] = &[
         "reduce/neighbored.rs",
     ),
     row(
+        "`extern \"C\" __global__ void k(…)` in a crate of your own; `template <typename T> __global__ void k(…)` with explicit instantiations",
+        "`kernel! { pub fn k(…) { … } }` (safe, or `pub unsafe fn`), `kernel! { pub fn k<T: Bound>(…) for [f32, f64] { … } }` (entries `k__f32`, `k__f64`); each makes `k::KERNEL` (or `<f32 as k::Instance>::KERNEL`), a `kernel::KernelFn` (`name`, `run`)",
+        "`#[kernel] pub unsafe fn k(…)`",
+        "examples/my-kernels/src/lib.rs (README: \"Your kernel, your crate\")",
+    ),
+    row(
+        "`const T *p, size_t n`: `if (i < n) v = p[i];`",
+        "`slice::Slice<T>`: `get(i)` (`Option`), `at(i)` (checked: past the end traps), `len()`, `is_empty()`; `Slice::from_raw_parts(global, len)` (`unsafe`), `as_global()` (the unchecked pointer)",
+        "`&[T]` kernel parameters",
+        "examples/my-kernels/src/lib.rs",
+    ),
+    row(
+        "`T *out`, each thread writing `out[blockIdx.x * blockDim.x + threadIdx.x]` (and the grid-stride loop's indices)",
+        "`slice::DisjointSlice<T>`: `set(i, v)`, `get(i)` with `i` a `slice::ThreadIndex` (`ThreadIndex::global()`, `ThreadIndex::grid_stride(n)`, `.get()` its number); `DisjointSlice::from_raw_parts`, `as_global_mut()`",
+        "`DisjointSlice` (cuda-oxide), or `*mut T` with `unsafe`",
+        "the README's template (`ThreadIndex::grid_stride`)",
+    ),
+    row(
+        "`if (threadIdx.x == 0) partials[blockIdx.x] = v;`",
+        "`slice::PerBlock<T>`: `set(leader, v)` with `slice::BlockLeader::get()` (`Some` in thread 0; `.block()` is `blockIdx.x`); `PerBlock::from_raw_parts`, `as_global_mut()`",
+        "`*mut T` with `unsafe`",
+        "examples/my-kernels/src/lib.rs",
+    ),
+    row(
+        "CUB `cub::BlockReduce<T, THREADS>(temp).Sum(v)` / `Reduce(v, op)`, `cub::BlockScan<T, THREADS>(temp).InclusiveScan(v, op)` / `ExclusiveScan`, with `__shared__ typename …::TempStorage temp;`",
+        "the collective layer (`reduce-scan-collective`, `kernels::collective`): `BlockReduce::new(block_slots!(NAME: T)).sum(v)` / `reduce::<Op>(v)`, `BlockScan::new(block_slots!(NAME: T)).inclusive::<Op>(v)` / `exclusive::<Op>(v)`",
+        "none",
+        "the README's template (`BlockReduce`)",
+    ),
+    row(
+        "CUB `cub::WarpReduce<T>(temp).Reduce(v, op)`, `cub::WarpScan<T>(temp).InclusiveScan(v, op)`",
+        "`warp::warp_reduce_shfl::<T, Op>(v)`, `warp::warp_scan_inclusive::<T, Op>(v)` (collective layer)",
+        "none",
+        "reduce/warp_shuffle.rs (`warp_reduce_shfl`)",
+    ),
+    row(
+        "`cuda::std::plus<>`, `cuda::minimum<>`, `cuda::maximum<>` over `int`, `unsigned`, `long long`, `float`, `double`",
+        "`types::Sum`, `types::Min`, `types::Max` (`types::Operator<T>`), over `types::Element` (`i32`, `u32`, `i64`, `u64`, `f32`, `f64`; `Element::times` multiplies)",
+        "none",
+        "reduce/warp_shuffle.rs (the typed instantiations)",
+    ),
+    row(
         "`k<<<grid, block, smem>>>(args)`",
         "host: `backend::Kernel` launched by `reduce::Reduction` (cust `launch!`)",
         "cust: `launch!(module.k<<<grid, block, smem, stream>>>(args))`",

@@ -286,6 +286,9 @@ mod tests {
         }
         assert_eq!(CudaError::from_code(123_456), CudaError::UnknownError);
         let line = Error::Cuda { during: "launching `k`".into(), error: CudaError::LaunchFailed }.to_string();
-        assert!(line.starts_with("CUDA error while launching `k`: \"") && line.ends_with("\" (LaunchFailed)"), "{line}");
+        assert!(
+            line.starts_with("CUDA error while launching `k`: \"") && line.ends_with("\" (LaunchFailed)"),
+            "{line}"
+        );
     }
 }

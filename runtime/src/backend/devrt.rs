@@ -61,10 +61,8 @@ fn link(ptx: &str, lib: &Path) -> Result<Vec<u8>, String> {
     // The JIT reads PTX as a C string: without its NUL, ptxas reads past the end ("Unexpected
     // non-ASCII character" on the line after the last).
     let ptx = CString::new(ptx).map_err(|_| "the nested PTX holds a NUL byte".to_string())?;
-    let linked = linker
-        .add_ptx(&ptx, c"nested.ptx")
-        .and_then(|()| linker.add_library(&path))
-        .and_then(|()| linker.complete());
+    let linked =
+        linker.add_ptx(&ptx, c"nested.ptx").and_then(|()| linker.add_library(&path)).and_then(|()| linker.complete());
     linked.map_err(|r| failed("the link", r, linker.log()))
 }
 

@@ -16,7 +16,6 @@ use crate::ptx;
 
 /// The GPU: context, the kernels' module, one stream, and a cache of kernel handles.
 pub struct Gpu {
-    ctx: Context,
     /// The kernels' module, loaded from the PTX of the device's architecture.
     module: Module,
     stream: Stream,
@@ -41,6 +40,9 @@ pub struct Gpu {
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
+    /// The device's primary context, last: fields drop in order, and everything above lives in
+    /// it.
+    ctx: Context,
 }
 
 /// Page-locked host memory mapped into the device: an answer word and its flag (8 bytes each).
@@ -223,10 +225,7 @@ impl Gpu {
             // Double data rate: two transfers per memory clock, bus width in bits.
             peak_bandwidth: Some(2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0),
         };
-        let events = (
-            Event::new(&ctx).during("creating an event")?,
-            Event::new(&ctx).during("creating an event")?,
-        );
+        let events = (Event::new(&ctx).during("creating an event")?, Event::new(&ctx).during("creating an event")?);
         let answer = Answer::new(&ctx)?;
         Ok(Gpu {
             ctx,
@@ -345,9 +344,8 @@ impl Gpu {
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<Graph> {
-        let refused = |what: &str, r: CudaError| {
-            Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()))
-        };
+        let refused =
+            |what: &str, r: CudaError| Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()));
         let f = self.function(name)?;
         // SAFETY: forwarded from the caller; `f` is a live function of this context.
         unsafe { Graph::of_kernel(f, grid, block, shared, params) }.map_err(|e| match e {

@@ -242,7 +242,8 @@ impl Backend {
                     .ok_or_else(|| Error::Invalid(format!("a buffer of {len} elements is too large")))?;
                 // `T` is plain data, valid for any bits; a zeroed buffer is filled right below,
                 // before anyone reads it.
-                let mut b = g.gpu.alloc(bytes).map_err(|error| alloc_failed(bytes, driver::mem_get_info().ok(), error))?;
+                let mut b =
+                    g.gpu.alloc(bytes).map_err(|error| alloc_failed(bytes, driver::mem_get_info().ok(), error))?;
                 if zeroed {
                     b.set_bytes(0).during("zero-filling a new GPU buffer")?;
                 }

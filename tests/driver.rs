@@ -154,7 +154,10 @@ fn a_driver_without_a_device_says_so_in_one_line() -> Result<(), Failed> {
     let no_device = dir.write("libcuda_no_device.so", NO_DEVICE)?;
     let zero = dir.write("libcuda_zero_devices.so", ZERO_DEVICES)?;
     for (lib, line) in [
-        (&no_device, "no usable GPU: cuInit failed: \"no CUDA device (a stand-in libcuda.so.1 of the tests)\" (NoDevice)"),
+        (
+            &no_device,
+            "no usable GPU: cuInit failed: \"no CUDA device (a stand-in libcuda.so.1 of the tests)\" (NoDevice)",
+        ),
         (&zero, "no usable GPU: the driver reports no CUDA device"),
     ] {
         let out = run_child("gpu", Some(lib))?;

@@ -1,5 +1,6 @@
-//! One launch API over two backends: a CUDA GPU (through the driver API, [`driver`], which
-//! opens the NVIDIA driver at run time) and the CPU emulator.
+//! One launch API over two backends: a CUDA GPU (through the driver API, whose library the
+//! crate's own driver layer opens at run time: no binary links the NVIDIA driver) and the CPU
+//! emulator.
 //!
 //! Everything above this module (launchers, tests, benches, the CLI) is written once
 //! against [`Backend`], [`DeviceBuffer`] and [`Kernel`]; the backend choice is a value.

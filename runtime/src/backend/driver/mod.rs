@@ -561,8 +561,7 @@ impl Drop for MappedHost {
     }
 }
 
-/// A CUDA graph of one kernel launch, instantiated ([`Graph::of_kernel`]); destroyed when
-/// dropped.
+/// Its handles: the graph and its executable form (`cuGraphCreate`, `cuGraphInstantiate`).
 pub struct Graph {
     graph: sys::CUgraph,
     exec: sys::CUgraphExec,
@@ -590,7 +589,7 @@ impl Graph {
     ///
     /// # Safety
     /// As [`Stream::launch`], for every launch of the graph.
-    pub unsafe fn of_kernel(
+    pub(crate) unsafe fn of_kernel(
         function: Function,
         grid: u32,
         block: u32,
@@ -625,7 +624,7 @@ impl Graph {
     }
 
     /// `cuGraphLaunch` on `stream`.
-    pub fn launch(&self, stream: &Stream) -> Result<(), CudaError> {
+    pub(crate) fn launch(&self, stream: &Stream) -> Result<(), CudaError> {
         // SAFETY: an instantiated graph and a live stream; what its kernel touches was promised
         // valid by the caller of `of_kernel`.
         check(unsafe { (api()?.cuGraphLaunch)(self.exec, stream.raw) })

@@ -5,9 +5,12 @@
 //! [`DeviceMemory`], [`MappedHost`], [`Graph`] and [`Linker`], each of which releases what it
 //! holds when dropped. Every call answers `Result<_, CudaError>`.
 //!
-//! `unsafe` lives here and in [`sys`]: what a call needs (live handles, buffers as long as the
-//! sizes given) is what the types guarantee, except where a method is itself `unsafe` (a
-//! launch's parameters, an asynchronous copy's addresses).
+//! Every call into the driver is made here (the table's lookups in [`sys`]): what a call needs
+//! (live handles, buffers as long as the sizes given) is what the types guarantee, except where
+//! a method is itself `unsafe` (a launch's parameters, an asynchronous copy's addresses).
+//!
+//! A [`Module`] is any PTX text (or linked image) loaded into a context: the GPU backend holds
+//! the kernels' module and the nested kernels' linked one, and looks kernels up by name in them.
 
 mod sys;
 

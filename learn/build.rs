@@ -1,7 +1,6 @@
 //! The learner's files: `learn/exercises/NN_<lesson>.rs`, each copied once from its starting
 //! file in `learn/start/` when it is not there yet, and never overwritten (the learner's work
-//! is theirs; `./x learn N --reset` keeps a copy before it starts over). Also gives the binary
-//! the run path to the stub libcuda that runtime/build.rs built, as the root package does.
+//! is theirs; `./x learn N --reset` keeps a copy before it starts over).
 //!
 //! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
 //! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
@@ -31,12 +30,6 @@ fn main() {
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let ptx = if env::var("LEARN_GPU").is_ok_and(|v| v == "1") { learner_ptx(&out_dir, work) } else { String::new() };
     fs::write(out_dir.join("learner_sm_70.ptx"), ptx).expect("cannot write the learner's PTX");
-    println!("cargo:rerun-if-env-changed=DEP_CUDASTUB_DIR");
-    if let Ok(dir) = std::env::var("DEP_CUDASTUB_DIR")
-        && !dir.is_empty()
-    {
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
-    }
 }
 
 /// An exercise that moved from number `old.1` to `new.1` (Blelloch's padding became 14 when the

@@ -1,33 +1,24 @@
-//! Build script of the runtime crate (`reduce-scan-runtime`). Two jobs:
+//! Build script of the runtime crate (`reduce-scan-runtime`).
 //!
-//! 1. **Kernels → PTX.** Compiles `../kernels` (package `reduce-scan-kernels`) to PTX through
-//!    `reduce-scan-build`, the crate any kernel crate's host uses (one PTX build path for the
-//!    project and its users): one module per architecture (sm_70, sm_80, sm_90), left in
-//!    `OUT_DIR` as `kernels_sm_XX.ptx` for `src/ptx.rs` to embed, and a fourth for sm_70 with
-//!    the kernels crate's `no-entries` and `device-runtime` features, `kernels_nested_sm_70.ptx`:
-//!    the kernels that launch from the device, alone, since their PTX needs the CUDA device
-//!    runtime at link time. Kernel compile errors come out as rustc diagnostics with file:line.
-//!    With `REDUCE_SCAN_NO_PTX=1` (the emulator's build, `./x run` without a GPU) it builds
-//!    none: the PTX files are empty and the GPU backend refuses them with one line.
-//! 2. **libcuda for linking.** `cust` links `-lcuda`. Where the machine has the NVIDIA
-//!    driver, that is the driver's library. Where it has none (CI, laptops), this script
-//!    builds a stub `libcuda.so.1` from `cuda-stub/functions.txt` whose every function
-//!    answers `CUDA_ERROR_NO_DEVICE`, so the host builds, links and runs its tests with no
-//!    GPU and no CUDA toolkit; binaries get a run path to it. On a GPU host the run path
-//!    does not exist and the loader takes the driver's own `libcuda.so.1`.
+//! **Kernels → PTX.** Compiles `../kernels` (package `reduce-scan-kernels`) to PTX through
+//! `reduce-scan-build`, the crate any kernel crate's host uses (one PTX build path for the
+//! project and its users): one module per architecture (sm_70, sm_80, sm_90), left in `OUT_DIR`
+//! as `kernels_sm_XX.ptx` for `src/ptx.rs` to embed, and a fourth for sm_70 with the kernels
+//! crate's `no-entries` and `device-runtime` features, `kernels_nested_sm_70.ptx`: the kernels
+//! that launch from the device, alone, since their PTX needs the CUDA device runtime at link
+//! time. Kernel compile errors come out as rustc diagnostics with file:line. With
+//! `REDUCE_SCAN_NO_PTX=1` (the emulator's build, `./x run` without a GPU) it builds none: the
+//! PTX files are empty and the GPU backend refuses them with one line.
+//!
+//! Nothing here touches libcuda: the GPU backend opens the NVIDIA driver at run time
+//! (`src/backend/driver`), so the build needs no CUDA folder and links no library for it.
 
 use std::env;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap().to_path_buf();
-    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
-
-    println!("cargo:rerun-if-changed=cuda-stub/functions.txt");
-    println!("cargo:rerun-if-env-changed=REDUCE_CUDA_STUB");
-
     println!("cargo:rerun-if-changed={}", workspace.join("rust-toolchain.toml").display());
     println!("cargo:rerun-if-changed={}", workspace.join("Cargo.toml").display());
     let kernels = workspace.join("kernels");
@@ -37,85 +28,4 @@ fn main() {
         .arches(&["sm_70"])
         .features(&["no-entries", "device-runtime"])
         .build();
-    provide_libcuda(&manifest_dir, &out_dir);
-}
-
-// ---------------------------------------------------------------------------------------
-// libcuda
-
-/// Where an installed NVIDIA driver puts libcuda.so.1 on common Linux layouts.
-const DRIVER_DIRS: [&str; 6] = [
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/lib64",
-    "/usr/lib",
-    "/usr/local/nvidia/lib64",
-    "/usr/lib/wsl/lib",
-    "/usr/lib/aarch64-linux-gnu",
-];
-
-fn provide_libcuda(manifest_dir: &Path, out_dir: &Path) {
-    let forced = env::var("REDUCE_CUDA_STUB").ok();
-    let driver = DRIVER_DIRS.iter().map(Path::new).find(|d| d.join("libcuda.so.1").exists());
-    let use_stub = match forced.as_deref() {
-        Some("1") => true,
-        Some("0") => false,
-        _ => driver.is_none(),
-    };
-
-    // cust_raw's own build script insists on a CUDA folder (.cargo/config.toml points it at
-    // cuda-stub/, which has an empty lib64/); the library itself comes from here.
-    let dir = out_dir.join("libcuda");
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-
-    if use_stub {
-        let stub = dir.join("libcuda.so.1");
-        build_stub(manifest_dir, out_dir, &stub);
-        symlink(Path::new("libcuda.so.1"), &dir.join("libcuda.so"));
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        // Binaries find the stub through their run path on this machine; elsewhere the path
-        // does not exist and the real driver is loaded.
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
-        println!("cargo::metadata=dir={}", dir.display());
-    } else {
-        // Link against the driver itself. Only an unversioned `libcuda.so` goes in `dir`,
-        // so putting `dir` on LD_LIBRARY_PATH (cargo run/test do) never hides the driver.
-        let driver = driver.expect("REDUCE_CUDA_STUB=0 but no libcuda.so.1 was found");
-        symlink(&driver.join("libcuda.so.1"), &dir.join("libcuda.so"));
-        println!("cargo:rustc-link-search=native={}", dir.display());
-        println!("cargo::metadata=dir=");
-    }
-}
-
-fn build_stub(manifest_dir: &Path, out_dir: &Path, lib: &Path) {
-    let names = fs::read_to_string(manifest_dir.join("cuda-stub/functions.txt")).unwrap();
-    let mut c = String::from(
-        "/* Generated by runtime/build.rs: a stand-in libcuda.so.1 for machines without the NVIDIA\n   \
-         driver. Every entry point answers CUDA_ERROR_NO_DEVICE (100). */\n\
-         #define NO_DEVICE 100\n\
-         const char reduce_cuda_stub_marker[] = \"stub libcuda built by runtime/build.rs\";\n\
-         int cuGetErrorString(int e, const char **s) { (void)e; *s = \"no CUDA driver on this machine (stub libcuda.so.1)\"; return 0; }\n\
-         int cuGetErrorName(int e, const char **s) { (void)e; *s = \"CUDA_ERROR_NO_DEVICE\"; return 0; }\n",
-    );
-    for name in names.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        if name != "cuGetErrorString" && name != "cuGetErrorName" {
-            c.push_str(&format!("int {name}(void) {{ return NO_DEVICE; }}\n"));
-        }
-    }
-    let src = out_dir.join("cuda_stub.c");
-    fs::write(&src, c).unwrap();
-    let compiler = cc::Build::new().get_compiler();
-    let status = compiler
-        .to_command()
-        .args(["-shared", "-fPIC", "-O1", "-Wl,-soname,libcuda.so.1", "-o"])
-        .arg(lib)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler to build the stub libcuda: {e}"));
-    assert!(status.success(), "the C compiler failed to build the stub libcuda ({src:?})");
-}
-
-fn symlink(target: &Path, link: &Path) {
-    let _ = fs::remove_file(link);
-    std::os::unix::fs::symlink(target, link).unwrap();
 }

@@ -16,6 +16,7 @@
 //! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
 //! | [`typed_scan`] | the typed look-back scan: every type × operator × inclusive/exclusive × sizes that hurt (integers and min/max exact, float sums within the stated bound), NaN and ±0.0, the 64-bit multi-window look-back, `--op scan --type … --combine …` and its errors, the PTX entries; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
+//! | [`driver`] | a binary starts with no NVIDIA driver and no library path and runs on the emulator; a driver without a device gives one line; no executable needs libcuda (its ELF) | nothing (a C compiler builds the stand-in drivers) |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -29,6 +30,7 @@ mod check;
 mod cli;
 mod common;
 mod docs;
+mod driver;
 mod emulator;
 mod faults;
 mod gpu;
@@ -41,6 +43,10 @@ mod typed_scan;
 mod types;
 
 fn main() {
+    // This executable run again by a `driver` test, as a program that does one job.
+    if let Some(status) = driver::child() {
+        std::process::exit(status);
+    }
     let args = libtest_mimic::Arguments::from_args();
     let gpu = reduce_scan::Backend::gpu().err().map(|e| e.to_string());
     if let Some(why) = &gpu {
@@ -65,5 +71,6 @@ fn main() {
     trials.extend(types::trials(gpu.is_none()));
     trials.extend(typed_scan::trials(gpu.is_none()));
     trials.extend(bench_checks::trials());
+    trials.extend(driver::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -279,19 +279,19 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "`k<<<grid, block, smem>>>(args)`",
-        "host: `backend::Kernel` launched by `reduce::Reduction` (cust `launch!`)",
+        "host: `backend::Kernel` launched by `reduce::Reduction` (`Backend::launch`: `cuLaunchKernel`)",
         "cust: `launch!(module.k<<<grid, block, smem, stream>>>(args))`",
         "host/src/reduce/mod.rs",
     ),
     row(
         "`cudaMemcpy(d, h, n, cudaMemcpyHostToDevice)`",
-        "host: `DeviceBuffer::from_slice`, `copy_to`",
+        "host: `Backend::upload`, `Backend::download` (`cuMemcpyHtoD`, `cuMemcpyDtoH`)",
         "cust: `DeviceBuffer::from_slice`, `CopyDestination::copy_to`",
         "runtime/src/backend",
     ),
     row(
         "`cudaEventCreate`, `cudaEventRecord`, `cudaEventElapsedTime`",
-        "host: `timing` (cust `Event::new`, `record`, `elapsed_time_f32`)",
+        "host: `timing` (`Backend::time`: `cuEventCreate`, `cuEventRecord`, `cuEventElapsedTime`)",
         "cust: `event::Event`",
         "runtime/src/timing.rs",
     ),

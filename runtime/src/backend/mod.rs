@@ -1,9 +1,12 @@
-//! One launch API over two backends: a CUDA GPU (through `cust`) and the CPU emulator.
+//! One launch API over two backends: a CUDA GPU (through the driver API, whose library the
+//! crate's own driver layer opens at run time: no binary links the NVIDIA driver) and the CPU
+//! emulator.
 //!
 //! Everything above this module (launchers, tests, benches, the CLI) is written once
 //! against [`Backend`], [`DeviceBuffer`] and [`Kernel`]; the backend choice is a value.
 
 pub mod devrt;
+pub(crate) mod driver;
 mod gpu;
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
@@ -15,7 +18,7 @@ use std::time::Instant;
 pub use gpu::{AnswerWay, GRAPH_SEQ, Gpu, Graph};
 
 use crate::emu::{Dim3, Emulator};
-use crate::error::{CudaContext, Error, Result};
+use crate::error::{CudaContext, CudaError, Error, Result};
 use device::global::{Global, GlobalMut};
 
 /// Which backend to use.
@@ -42,11 +45,11 @@ pub enum Backend {
 /// ([`Backend::with_new_stream`]).
 pub struct GpuStream {
     gpu: &'static Gpu,
-    own: Option<Arc<cust::stream::Stream>>,
+    own: Option<Arc<driver::Stream>>,
 }
 
 impl GpuStream {
-    fn stream(&self) -> &cust::stream::Stream {
+    fn stream(&self) -> &driver::Stream {
         self.own.as_deref().unwrap_or_else(|| self.gpu.stream())
     }
 }
@@ -244,14 +247,17 @@ impl Backend {
         let origin = std::panic::Location::caller();
         self.bind()?;
         let repr = match self {
-            Backend::Gpu(_) => {
-                let bytes = len.max(1).saturating_mul(size_of::<T>());
-                // SAFETY: `T` is plain data, valid for any bits; a zeroed buffer is filled right
-                // below, before anyone reads it.
-                let mut b = unsafe { cust::memory::DeviceBuffer::<T>::uninitialized(len.max(1)) }
-                    .map_err(|error| alloc_failed(bytes, cust::memory::mem_get_info().ok(), error))?;
+            Backend::Gpu(g) => {
+                let bytes = len
+                    .max(1)
+                    .checked_mul(size_of::<T>())
+                    .ok_or_else(|| Error::Invalid(format!("a buffer of {len} elements is too large")))?;
+                // `T` is plain data, valid for any bits; a zeroed buffer is filled right below,
+                // before anyone reads it.
+                let mut b =
+                    g.gpu.alloc(bytes).map_err(|error| alloc_failed(bytes, driver::mem_get_info().ok(), error))?;
                 if zeroed {
-                    b.set_8(0).during("zero-filling a new GPU buffer")?;
+                    b.set_bytes(0).during("zero-filling a new GPU buffer")?;
                 }
                 Repr::Gpu(b)
             }
@@ -276,8 +282,7 @@ impl Backend {
         self.bind()?;
         match &mut buf.repr {
             Repr::Gpu(b) if !data.is_empty() => {
-                use cust::memory::CopyDestination;
-                b.index(..data.len()).copy_from(data).during("copying to the GPU")
+                b.copy_from_host(bytemuck::cast_slice(data)).during("copying to the GPU")
             }
             Repr::Gpu(_) => Ok(()),
             Repr::Host(h) => {
@@ -299,10 +304,9 @@ impl Backend {
         self.synchronize()?;
         match &buf.repr {
             Repr::Gpu(b) => {
-                use cust::memory::CopyDestination;
                 let mut out = vec![T::default(); len];
                 if len > 0 {
-                    b.index(..len).copy_to(&mut out[..]).during("copying from the GPU")?;
+                    b.copy_to_host(bytemuck::cast_slice_mut(&mut out[..])).during("copying from the GPU")?;
                 }
                 Ok(out)
             }
@@ -322,7 +326,7 @@ impl Backend {
         match (self, &buf.repr) {
             (Backend::Gpu(g), Repr::Gpu(b)) if size == 4 || size == 8 => {
                 g.gpu.bind()?;
-                let src = b.as_device_ptr().as_raw() + (index * size) as u64;
+                let src = b.address() + (index * size) as u64;
                 let word = g.gpu.read_word(g.stream(), src, size)?;
                 // SAFETY: `T` is a plain `Element` of at most 8 bytes, and the word's first
                 // `size` bytes are the element's (little-endian host, copied byte for byte).
@@ -437,12 +441,16 @@ impl Backend {
                 if len == 0 {
                     return Ok(());
                 }
-                use cust::memory::AsyncCopyDestination;
                 let Backend::Gpu(g) = self else {
                     return Err(Error::Invalid("GPU buffers given to an emulator backend".into()));
                 };
-                // SAFETY: both slices are live for the copy; the stream orders it with launches.
-                unsafe { d.index(..len).async_copy_from(&s.index(range), g.stream()) }.during("copying on the GPU")
+                let size = size_of::<T>();
+                let src = s.address() + (range.start * size) as u64;
+                // SAFETY: both ranges lie in live allocations (checked above against their
+                // lengths), distinct buffers (`dst` is borrowed mutably); the stream orders the
+                // copy with the launches, and a buffer is freed only after the work queued on it.
+                unsafe { driver::copy_device_async(d.address(), src, len * size, g.stream()) }
+                    .during("copying on the GPU")
             }
             (Repr::Host(s), Repr::Host(d)) => {
                 d.as_mut_slice()[..len].copy_from_slice(&s.as_slice()[range.clone()]);
@@ -551,7 +559,8 @@ impl Backend {
 
     /// `Ok` where kernels that launch from the device can run: always on the emulator; on a
     /// GPU once their module has been linked with the CUDA device runtime
-    /// ([`devrt::load_nested_module`]), else [`Error::Unsupported`] saying in one line why not.
+    /// (`libcudadevrt.a`, found by [`devrt::find_cudadevrt`]), else [`Error::Unsupported`] saying
+    /// in one line why not.
     pub fn nested_ready(&self) -> Result<()> {
         match self {
             Backend::Gpu(g) => g.gpu.nested_module().map(|_| ()),
@@ -572,7 +581,7 @@ impl Backend {
 
 /// The error of a failed device allocation: the bytes asked for and, where the driver can say
 /// (`cuMemGetInfo`), the bytes free and in all.
-fn alloc_failed(bytes: usize, free_total: Option<(usize, usize)>, error: cust::error::CudaError) -> Error {
+fn alloc_failed(bytes: usize, free_total: Option<(usize, usize)>, error: CudaError) -> Error {
     let room = match free_total {
         Some((free, total)) => format!("{free} of its {total} bytes are free"),
         None => "the driver cannot say how many are free".into(),
@@ -798,22 +807,10 @@ impl KernelArgs for () {
     fn enter_thread(&self) {}
 }
 
-/// An element type a device buffer can hold.
-pub trait Element:
-    cust::memory::DeviceCopy + cust::memory::bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static
-{
-}
-impl<T> Element for T where
-    T: cust::memory::DeviceCopy
-        + cust::memory::bytemuck::Pod
-        + Default
-        + fmt::Debug
-        + PartialEq
-        + Send
-        + Sync
-        + 'static
-{
-}
+/// An element type a device buffer can hold: plain data ([`bytemuck::Pod`]: any bits are a
+/// value, no padding, no pointers), copied to and from the GPU byte for byte.
+pub trait Element: bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static {}
+impl<T> Element for T where T: bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static {}
 
 /// Memory of one backend: GPU memory, or 256-byte aligned host memory for the emulator.
 pub struct DeviceBuffer<T: Element> {
@@ -822,7 +819,7 @@ pub struct DeviceBuffer<T: Element> {
 }
 
 enum Repr<T: Element> {
-    Gpu(cust::memory::DeviceBuffer<T>),
+    Gpu(driver::DeviceMemory),
     Host(HostAlloc<T>),
 }
 
@@ -840,11 +837,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// The device address of element 0, as a kernel parameter.
     pub fn as_ptr(&self) -> *const T {
         match &self.repr {
-            Repr::Gpu(b) => {
-                use cust::memory::DeviceSlice;
-                let s: &DeviceSlice<T> = b;
-                s.as_device_ptr().as_raw() as *const T
-            }
+            Repr::Gpu(b) => b.address() as *const T,
             Repr::Host(h) => h.ptr,
         }
     }
@@ -947,9 +940,8 @@ impl<T> Drop for HostAlloc<T> {
 
 #[cfg(test)]
 mod tests {
-    use cust::error::CudaError;
-
     use super::alloc_failed;
+    use crate::error::CudaError;
 
     #[test]
     fn a_failed_allocation_names_the_bytes_asked_for_and_free() {

@@ -14,7 +14,9 @@
 #
 #   scripts/your_kernel.sh          exit status 0 when every check passed
 #
-# KEEP=1 keeps the temporary folder (its path is printed). The target folder is
+# KEEP=1 keeps the temporary folder (its path is printed). BUNDLE=DIR also copies the release
+# binary and the bench executable into DIR (as dot-app and dot-bench: the GPU machine's run,
+# scripts/gpu/your_kernel.sh, takes them from .gpu/extra/). The target folder is
 # target/your-kernel of this checkout (CARGO_TARGET_DIR overrides it), so a second run rebuilds
 # little.
 set -euo pipefail
@@ -87,4 +89,13 @@ out=$(cargo bench --quiet --bench dot -- --warm-up-time 0.5 --measurement-time 1
   fail "cargo bench failed: $out"
 grep -q 'time:' <<<"$out" || fail "criterion reported no time: $out"
 grep 'dot__f32\|time:' <<<"$out" | head -2
+if [ -n "${BUNDLE:-}" ]; then
+  mkdir -p "$BUNDLE"
+  cp "$bin" "$BUNDLE/dot-app"
+  exe=$(cargo bench --bench dot --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
+  cp "$exe" "$BUNDLE/dot-bench"
+  strip "$BUNDLE/dot-app" "$BUNDLE/dot-bench" 2>/dev/null || true
+  say "copied dot-app and dot-bench into $BUNDLE"
+fi
 say "every check passed"

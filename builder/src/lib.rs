@@ -83,6 +83,7 @@ pub struct Ptx {
     arches: Vec<String>,
     features: Vec<String>,
     name: Option<String>,
+    always: bool,
 }
 
 /// What a build left in `OUT_DIR`.
@@ -117,7 +118,13 @@ impl Ptx {
             Some(base) if dir.is_relative() => PathBuf::from(base).join(dir),
             _ => dir.to_path_buf(),
         };
-        Ptx { crate_dir, arches: DEFAULT_ARCHES.iter().map(|a| a.to_string()).collect(), features: Vec::new(), name: None }
+        Ptx {
+            crate_dir,
+            arches: DEFAULT_ARCHES.iter().map(|a| a.to_string()).collect(),
+            features: Vec::new(),
+            name: None,
+            always: false,
+        }
     }
 
     /// Builds for these architectures (`sm_70`, `sm_80`, `sm_90`, …), in this order. The first
@@ -136,6 +143,13 @@ impl Ptx {
     /// Names the output `{name}_{arch}.ptx` (default: the kernel crate's library name).
     pub fn name(mut self, name: &str) -> Self {
         self.name = Some(name.to_string());
+        self
+    }
+
+    /// Builds even with `REDUCE_SCAN_NO_PTX=1`: for PTX wanted beside an emulator-only build of
+    /// everything else (`./x learn N --gpu` builds the learner's kernels so).
+    pub fn always(mut self) -> Self {
+        self.always = true;
         self
     }
 
@@ -162,7 +176,7 @@ impl Ptx {
         println!("cargo:rerun-if-env-changed={NO_PTX}");
         let files: Vec<(String, PathBuf)> =
             self.arches.iter().map(|a| (a.clone(), out_dir.join(format!("{name}_{a}.ptx")))).collect();
-        if env::var(NO_PTX).is_ok_and(|v| v == "1") {
+        if !self.always && env::var(NO_PTX).is_ok_and(|v| v == "1") {
             // Nothing to rebuild on a kernel edit: the emulator runs the host build of the crate.
             for (_, file) in &files {
                 write(file, "")?;

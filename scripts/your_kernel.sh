@@ -69,7 +69,9 @@ planted() {
   local line; line=$(grep -n -F "$code" "$file" | cut -d: -f1)
   local out status=0
   out=$(cargo run --quiet --release 2>&1) || status=$?
-  mv "$file.orig" "$file"
+  # Copied back (not moved): the restored file must be newer than the planted build, or cargo
+  # would take the planted build for up to date.
+  cp "$file.orig" "$file" && rm "$file.orig"
   [ "$status" -ne 0 ] || fail "$what: the program exited 0: $out"
   local report; report=$(grep -m1 "dot-kernels/src/lib.rs:$line" <<<"$out") ||
     fail "$what: no report names dot-kernels/src/lib.rs:$line: $out"

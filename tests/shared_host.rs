@@ -141,7 +141,8 @@ fn a_cache_folder_writable_by_others_is_refused() -> Result<(), Failed> {
     ] {
         chmod(&cache, mode)?;
         let run = reduce(args, &env)?;
-        refused(&run, &cache, "DIR", want).map_err(|e| format!("mode {mode:o}, {args:?}: {e}"))?;
+        refused(&run, &cache, "DIR", want)
+            .map_err(|e| format!("mode {mode:o}, {args:?}: {}", e.message().unwrap_or("")))?;
     }
     // Without --compare-cub or --compare-c no harness runs, so the cache is not looked at.
     let run = reduce(&["--backend", "emulator", "--n", "100", "--variant", "interleaved"], &env)?;

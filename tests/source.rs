@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use libtest_mimic::Trial;
+use libtest_mimic::{Failed, Trial};
 
 /// What raw pointer code looks like: each pattern and why it is refused.
 const RAW: &[(&str, &str)] = &[
@@ -170,6 +170,43 @@ fn kernels_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src")
 }
 
+/// Issue 41: no name in the shared temporary folder in `host/src`, `runtime/src`, `learn/src`.
+fn no_predictable_temp_names() -> Result<(), Failed> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let roots: Vec<PathBuf> = ["host/src", "runtime/src", "learn/src"].iter().map(|d| root.join(d)).collect();
+    let files: usize = roots.iter().map(|r| rust_files(r).len()).sum();
+    if files < 40 {
+        return Err(format!("expected the host, runtime and learn sources, found {files} files").into());
+    }
+    match shared_temp_names(&roots)[..] {
+        [] => Ok(()),
+        ref uses => Err(format!(
+            "a name in the shared temporary folder (use tempfile; a test that needs a fixed name says why on the \
+             line above: `{FIXED_TEMP_NAME}WHY`):\n  {}",
+            uses.join("\n  ")
+        )
+        .into()),
+    }
+}
+
+/// The checker itself: it flags each pattern, and not a comment or a name that says why.
+fn the_shared_temp_check_sees_fixed_names() -> Result<(), Failed> {
+    let dir = crate::common::private_dir("reduce-source-")?;
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    let text = "fn f() {\n    // std::env::temp_dir() in a comment is fine\n    \
+                let a = std::env::temp_dir().join(\"x\");\n    let b = Path::new(\"/tmp/x\");\n    \
+                // fixed temp name: the old name, where this test plants a link\n    \
+                let c = std::env::temp_dir().join(\"y\");\n    // fixed temp name:\n    \
+                let d = std::env::temp_dir();\n}\n";
+    std::fs::write(src.join("bad.rs"), text).map_err(|e| e.to_string())?;
+    let found = shared_temp_names(&[src]);
+    let lines: Vec<&str> = found.iter().map(|u| u.split(": ").next().unwrap_or("")).collect();
+    let expected = ["src/bad.rs:3", "src/bad.rs:4", "src/bad.rs:8"];
+    let ends = lines.len() == expected.len() && lines.iter().zip(expected).all(|(l, e)| l.ends_with(e));
+    if ends { Ok(()) } else { Err(format!("expected fixed names at {expected:?}, got {found:#?}").into()) }
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("source::no_raw_memory_access_outside_the_device_layer", || {
@@ -193,40 +230,8 @@ pub fn trials() -> Vec<Trial> {
             [] => Ok(()),
             ref problems => Err(problems.join("\n").into()),
         }),
-        Trial::test("source::no_predictable_names_in_the_shared_temp_folder", || {
-            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-            let roots: Vec<PathBuf> = ["host/src", "runtime/src", "learn/src"].iter().map(|d| root.join(d)).collect();
-            let files: usize = roots.iter().map(|r| rust_files(r).len()).sum();
-            if files < 40 {
-                return Err(format!("expected the host, runtime and learn sources, found {files} files").into());
-            }
-            match shared_temp_names(&roots)[..] {
-                [] => Ok(()),
-                ref uses => Err(format!(
-                    "a name in the shared temporary folder (use tempfile; a test that needs a fixed name says why \
-                     on the line above: `{FIXED_TEMP_NAME}WHY`):\n  {}",
-                    uses.join("\n  ")
-                )
-                .into()),
-            }
-        }),
-        Trial::test("source::the_shared_temp_check_sees_fixed_names", || {
-            // The checker itself: it flags each pattern, and not a comment or a name that says why.
-            let dir = crate::common::private_dir("reduce-source-")?;
-            let src = dir.path().join("src");
-            std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
-            let text = "fn f() {\n    // std::env::temp_dir() in a comment is fine\n    \
-                        let a = std::env::temp_dir().join(\"x\");\n    let b = Path::new(\"/tmp/x\");\n    \
-                        // fixed temp name: the old name, where this test plants a link\n    \
-                        let c = std::env::temp_dir().join(\"y\");\n    // fixed temp name:\n    \
-                        let d = std::env::temp_dir();\n}\n";
-            std::fs::write(src.join("bad.rs"), text).map_err(|e| e.to_string())?;
-            let found = shared_temp_names(&[src]);
-            let lines: Vec<&str> = found.iter().map(|u| u.split(": ").next().unwrap_or("")).collect();
-            let expected = ["src/bad.rs:3", "src/bad.rs:4", "src/bad.rs:8"];
-            let ends = lines.len() == expected.len() && lines.iter().zip(expected).all(|(l, e)| l.ends_with(e));
-            if ends { Ok(()) } else { Err(format!("expected fixed names at {expected:?}, got {found:#?}").into()) }
-        }),
+        Trial::test("source::no_predictable_names_in_the_shared_temp_folder", no_predictable_temp_names),
+        Trial::test("source::the_shared_temp_check_sees_fixed_names", the_shared_temp_check_sees_fixed_names),
         Trial::test("source::the_raw_access_check_sees_raw_access", || {
             // The checker itself: it must flag each kind of raw access, and not a comment.
             let tmp = crate::common::private_dir("reduce-source-")?;

@@ -519,21 +519,27 @@ mod tests {
     };
     const ARCH: &str = "sm_90";
 
-    /// The child half of the tests below, run by them (this test binary again, in the
-    /// environment they set): finds or builds [`STAND_IN`] as [`build_harness`] does past the
-    /// GPU (the cache of this environment, `$NVCC`, sm_90), runs it, and prints `CHILD ` and its
-    /// line or the error.
-    #[test]
-    #[ignore = "the child half of the cub::tests that play another user; they run it"]
-    fn child_finds_or_builds_the_harness() {
-        let nvcc = find_nvcc().expect("NVCC is set by the parent test");
-        let line = private::cache_dir()
-            .and_then(|dir| cached_or_built(&STAND_IN, &nvcc, ARCH, &dir))
+    /// Set in the environment of a child run of the tests below.
+    const CHILD: &str = "REDUCE_TEST_HARNESS_CHILD";
+
+    /// In a child run (this test binary again, running one of the tests below with [`CHILD`]
+    /// set, in the environment the test planted): finds or builds [`STAND_IN`] as
+    /// [`build_harness`] does past the GPU (the cache of this environment, `$NVCC`, sm_90), runs
+    /// it, prints `CHILD ` and its line or the error, and returns `true`; `false` in the test's
+    /// own run.
+    fn in_child() -> bool {
+        if std::env::var_os(CHILD).is_none() {
+            return false;
+        }
+        let line = find_nvcc()
+            .ok_or_else(|| Error::Unsupported("no NVCC in the child's environment".into()))
+            .and_then(|nvcc| cached_or_built(&STAND_IN, &nvcc, ARCH, &private::cache_dir()?))
             .and_then(|bin| result_line(&bin, "stand-in harness", &[]));
         match line {
             Ok(line) => println!("CHILD {line}"),
             Err(e) => println!("CHILD {e}"),
         }
+        true
     }
 
     /// A stand-in nvcc in `dir`: it counts its runs in `dir/nvcc-runs` and writes, at `-o OUT`,
@@ -558,11 +564,12 @@ mod tests {
         std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     }
 
-    /// Runs [`child_finds_or_builds_the_harness`] with the cache variables, `TMPDIR` and `NVCC`
-    /// cleared, then `vars` set; returns what it printed after `CHILD `.
-    fn child(vars: &[(&str, &Path)]) -> String {
+    /// Runs the test `test` of this module in a child run ([`in_child`]) with the cache
+    /// variables, `TMPDIR` and `NVCC` cleared, then `vars` set; returns what it printed after
+    /// `CHILD `.
+    fn child(test: &str, vars: &[(&str, &Path)]) -> String {
         let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args(["--exact", "cub::tests::child_finds_or_builds_the_harness", "--ignored", "--nocapture"]);
+        cmd.args(["--exact", &format!("cub::tests::{test}"), "--nocapture"]).env(CHILD, "1");
         for var in [private::CACHE_ENV, "XDG_CACHE_HOME", "HOME", "TMPDIR", "NVCC"] {
             cmd.env_remove(var);
         }
@@ -584,6 +591,10 @@ mod tests {
     /// name of the cached source is replaced, never followed.
     #[test]
     fn a_harness_planted_in_the_shared_temp_folder_is_never_run() {
+        if in_child() {
+            return;
+        }
+        let child = |vars: &[(&str, &Path)]| child("a_harness_planted_in_the_shared_temp_folder_is_never_run", vars);
         let (shared, home) =
             (PrivateDir::new("reduce-test-tmp-").unwrap(), PrivateDir::new("reduce-test-home-").unwrap());
         let (tmp, home) = (shared.path(), home.path());
@@ -624,6 +635,10 @@ mod tests {
     /// never run and nothing is built.
     #[test]
     fn an_untrusted_cache_or_harness_is_refused_and_never_run() {
+        if in_child() {
+            return;
+        }
+        let child = |vars: &[(&str, &Path)]| child("an_untrusted_cache_or_harness_is_refused_and_never_run", vars);
         let root = PrivateDir::new("reduce-test-cache-").unwrap();
         let nvcc = stand_in_nvcc(root.path());
         let (_, key) = harness_key(&STAND_IN, &nvcc, ARCH);

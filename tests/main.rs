@@ -17,6 +17,7 @@
 //! | [`typed_scan`] | the typed look-back scan: every type × operator × inclusive/exclusive × sizes that hurt (integers and min/max exact, float sums within the stated bound), NaN and ±0.0, the 64-bit multi-window look-back, `--op scan --type … --combine …` and its errors, the PTX entries; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
 //! | [`driver`] | a binary starts with no NVIDIA driver and no library path and runs on the emulator; a driver without a device gives one line; no executable needs libcuda (its ELF) | nothing (a C compiler builds the stand-in drivers) |
+//! | [`shared_host`] | issue 41: a harness cache another user could have written to (a folder or program writable by others, or theirs; the old cache in the shared temp folder) is refused in one line, exit 2, or never looked at; `reduce` runs as a child process with its own environment | nothing |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -37,6 +38,7 @@ mod gpu;
 mod library;
 mod ptx;
 mod scan;
+mod shared_host;
 mod source;
 mod twins;
 mod typed_scan;
@@ -46,6 +48,11 @@ fn main() {
     // This executable run again by a `driver` test, as a program that does one job.
     if let Some(status) = driver::child() {
         std::process::exit(status);
+    }
+    // `shared_host` runs the `reduce` command line as a child process with an environment of
+    // its own: this binary, with `AS_REDUCE` set, is that command line.
+    if std::env::var_os(shared_host::AS_REDUCE).is_some() {
+        std::process::exit(i32::from(reduce_scan::cli::main()));
     }
     let args = libtest_mimic::Arguments::from_args();
     let gpu = reduce_scan::Backend::gpu().err().map(|e| e.to_string());
@@ -62,6 +69,7 @@ fn main() {
     trials.extend(check::trials());
     trials.extend(source::trials());
     trials.extend(cli::trials());
+    trials.extend(shared_host::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));

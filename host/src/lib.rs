@@ -151,6 +151,7 @@ pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod phrasebook;
+mod private;
 pub mod reduce;
 pub mod report;
 pub mod scan;

@@ -13,14 +13,9 @@
 # overrides it), so a second run rebuilds nothing.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# The fenced block after the marker `<!-- external: NAME -->` in README.md.
-block() {
-  awk -v want="<!-- external: $1 -->" '
-    $0 == want { found = 1; next }
-    found && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }
-  ' "$repo/README.md" | sed "s|/path/to/reduction|$repo|g"
-}
+# shellcheck source=readme_block.sh
+. "$repo/scripts/readme_block.sh"
+block() { readme_block external "$1"; }
 steps=$(block steps.sh); main=$(block src/main.rs)
 [ -n "$steps" ] && [ -n "$main" ] || { echo "external_crate: README.md has no steps.sh or src/main.rs block" >&2; exit 2; }
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT

@@ -21,13 +21,9 @@
 # little.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-block() {
-  awk -v want="<!-- your-kernel: $1 -->" '
-    $0 == want { found = 1; next }
-    found && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }
-  ' "$repo/README.md" | sed "s|/path/to/reduction|$repo|g"
-}
+# shellcheck source=readme_block.sh
+. "$repo/scripts/readme_block.sh"
+block() { readme_block your-kernel "$1"; }
 say() { echo "your_kernel: $*" >&2; }
 fail() { say "FAILED: $*"; exit 1; }
 

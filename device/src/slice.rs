@@ -49,6 +49,34 @@ fn out_of_range(index: usize, len: usize) -> ! {
     super::emu::hooks().fault(super::emu::Fault::IndexOutOfBounds { index, len, site: core::panic::Location::caller() })
 }
 
+/// What the three buffers share: `Clone`/`Copy` (a copy is the same pointer and length) and
+/// their length.
+macro_rules! buffer_common {
+    ($ty:ident) => {
+        impl<T> Clone for $ty<T> {
+            #[inline(always)]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $ty<T> {}
+
+        impl<T: Copy> $ty<T> {
+            /// Elements (CUDA C: the `n` beside the pointer).
+            #[inline(always)]
+            pub fn len(self) -> usize {
+                self.len
+            }
+
+            /// No elements?
+            #[inline(always)]
+            pub fn is_empty(self) -> bool {
+                self.len == 0
+            }
+        }
+    };
+}
+
 /// A buffer a kernel reads, with its length: CUDA C's `const T *p` and `size_t n` as one
 /// parameter. Copying it copies the pointer and the length, not the memory.
 #[repr(C)]
@@ -57,13 +85,7 @@ pub struct Slice<T> {
     len: usize,
 }
 
-impl<T> Clone for Slice<T> {
-    #[inline(always)]
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Slice<T> {}
+buffer_common!(Slice);
 
 impl<T: Copy> Slice<T> {
     /// The `len` elements at `ptr`.
@@ -74,18 +96,6 @@ impl<T: Copy> Slice<T> {
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: Global<T>, len: usize) -> Self {
         Slice { ptr, len }
-    }
-
-    /// Elements (CUDA C: the `n` beside the pointer).
-    #[inline(always)]
-    pub fn len(self) -> usize {
-        self.len
-    }
-
-    /// No elements?
-    #[inline(always)]
-    pub fn is_empty(self) -> bool {
-        self.len == 0
     }
 
     /// Element `i`, or `None` past the end (CUDA C: `if (i < n) v = p[i];`).
@@ -174,13 +184,7 @@ pub struct DisjointSlice<T> {
     len: usize,
 }
 
-impl<T> Clone for DisjointSlice<T> {
-    #[inline(always)]
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for DisjointSlice<T> {}
+buffer_common!(DisjointSlice);
 
 impl<T: Copy> DisjointSlice<T> {
     /// The `len` elements at `ptr`.
@@ -191,18 +195,6 @@ impl<T: Copy> DisjointSlice<T> {
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: GlobalMut<T>, len: usize) -> Self {
         DisjointSlice { ptr, len }
-    }
-
-    /// Elements.
-    #[inline(always)]
-    pub fn len(self) -> usize {
-        self.len
-    }
-
-    /// No elements?
-    #[inline(always)]
-    pub fn is_empty(self) -> bool {
-        self.len == 0
     }
 
     /// Writes `value` at `i` (CUDA C: `out[i] = value`). An index at or past the length stops
@@ -264,13 +256,7 @@ pub struct PerBlock<T> {
     len: usize,
 }
 
-impl<T> Clone for PerBlock<T> {
-    #[inline(always)]
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for PerBlock<T> {}
+buffer_common!(PerBlock);
 
 impl<T: Copy> PerBlock<T> {
     /// The `len` slots at `ptr`.
@@ -280,18 +266,6 @@ impl<T: Copy> PerBlock<T> {
     #[inline(always)]
     pub unsafe fn from_raw_parts(ptr: GlobalMut<T>, len: usize) -> Self {
         PerBlock { ptr, len }
-    }
-
-    /// Slots.
-    #[inline(always)]
-    pub fn len(self) -> usize {
-        self.len
-    }
-
-    /// No slots?
-    #[inline(always)]
-    pub fn is_empty(self) -> bool {
-        self.len == 0
     }
 
     /// Writes `value` into the slot of `leader`'s block. A grid larger than the buffer stops

@@ -108,7 +108,7 @@ fn multi_window() -> Result<(), Failed> {
         let st = b.upload(status).map_err(|e| e.to_string())?;
         let vals = b.upload(values).map_err(|e| e.to_string())?;
         let mut out = b.alloc::<u64>(1).map_err(|e| e.to_string())?;
-        let k = kernel_ref!(kernels::scan::lookback_typed_probe(a, b, c, d, e));
+        let k = kernel_ref!(kernels::scan::lookback_split_probe(a, b, c, d, e));
         let cfg = LaunchConfig { grid: 1, block: 32, shared_bytes: 0 };
         let args = (st.as_ptr() as *mut u64, vals.as_ptr() as *mut u64, out.as_mut_ptr(), tile, 9);
         // SAFETY: `tile` status words and 2·tile value slots, one output; one warp.

@@ -24,7 +24,7 @@
 pub mod cpu;
 
 use kernels::scan::index::MAX_EPOCH;
-use kernels::scan::{LOOKBACK_TYPED_THREADS, lookback_typed_items};
+use kernels::scan::{LOOKBACK_THREADS, lookback_items};
 
 use super::{Kind, Shape, check_shape, config};
 use crate::backend::{Backend, DeviceBuffer, Kernel};
@@ -75,7 +75,8 @@ impl TypedScanVariant {
     }
 }
 
-/// The 18 instantiations: `lookback__{type}_{op}` for every type × operator.
+/// The 17 instantiations: `lookback__{type}_{op}` for every type × operator but `i32` × sum
+/// (which is `lookback` itself, the classic scan's registry entry).
 macro_rules! typed_scans {
     ($([$E:ident $t:ident $O:ident $o:ident])*) => {
         [$(TypedScanVariant {
@@ -90,14 +91,14 @@ macro_rules! typed_scans {
                     kernels::scan::${concat(lookback, __, $t, _, $o)}(kernels::device::global::Global::from_erased(a), kernels::device::global::GlobalMut::from_erased(b), c.into(), kernels::device::global::GlobalMut::from_erased(d), e, f, g)
                 },
             },
-            threads: LOOKBACK_TYPED_THREADS,
-            items: lookback_typed_items::<$t>(),
+            threads: LOOKBACK_THREADS,
+            items: lookback_items::<$t>(),
         },)*]
     };
 }
 
-static VARIANTS: [TypedScanVariant; 18] = typed_scans!(
-    [I32 i32 Sum sum] [U32 u32 Sum sum] [I64 i64 Sum sum] [U64 u64 Sum sum] [F32 f32 Sum sum] [F64 f64 Sum sum]
+static VARIANTS: [TypedScanVariant; 17] = typed_scans!(
+    [U32 u32 Sum sum] [I64 i64 Sum sum] [U64 u64 Sum sum] [F32 f32 Sum sum] [F64 f64 Sum sum]
     [I32 i32 Min min] [U32 u32 Min min] [I64 i64 Min min] [U64 u64 Min min] [F32 f32 Min min] [F64 f64 Min min]
     [I32 i32 Max max] [U32 u32 Max max] [I64 i64 Max max] [U64 u64 Max max] [F32 f32 Max max] [F64 f64 Max max]
 );
@@ -290,13 +291,13 @@ mod tests {
     #[test]
     fn every_pair_once_with_macro_made_names() {
         for elem in Elem::ALL {
-            for op in Op::COMBINES {
+            for op in Op::COMBINES.into_iter().filter(|&op| (elem, op) != (Elem::I32, Op::Sum)) {
                 let t = find("lookback", elem, op).unwrap();
                 assert_eq!(t.symbol(), format!("lookback__{}_{}", elem.name(), op.name()));
                 assert_eq!(t.tile() as usize * elem.size(), 256 * 9 * 16);
             }
         }
-        assert_eq!(all().count(), 18);
+        assert_eq!(all().count(), 17);
         let e = find("bit", Elem::F32, Op::Max).unwrap_err().to_string();
         assert!(e.contains("lookback") && e.contains("i32 sums"), "{e}");
     }

@@ -37,12 +37,12 @@ fn registered() -> Vec<KernelDoc> {
     }
     // The typed instantiations `{name}__{type}_{op}` are `typed_kernel!` instances: one doc, on
     // the generic body `{name}_generic` in the variant's file.
-    for name in registry::typed::generic_names() {
+    for name in registry::generic_names() {
         let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
         out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
     }
-    // The typed scans `lookback__{type}_{op}`: one doc, on the generic body.
-    for name in scan::typed::GENERIC {
+    // The other rows of the generic scans, `lookback__{type}_{op}`: one doc, on the generic body.
+    for name in scan::generic_names() {
         out.push(KernelDoc { variant: name, file: format!("scan/{name}.rs"), function: "lookback_generic" });
     }
     // The benches' check kernels (`kernels/src/check.rs`): one doc on each generic body.

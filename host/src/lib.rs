@@ -136,7 +136,8 @@
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
-// `${concat(..)}` names the typed kernels as the kernels crate does (registry/typed.rs).
+// `${concat(..)}` names the generic kernels' instantiations as the kernels crate does
+// (`every_pair!` in reduce/registry, the scan registry's lookback rows).
 #![feature(macro_metavar_expr_concat)]
 
 pub mod check;
@@ -152,6 +153,7 @@ pub mod report;
 pub mod scan;
 pub mod trace;
 pub mod twins;
+pub mod types;
 pub mod verify;
 
 #[doc(hidden)]
@@ -164,6 +166,6 @@ pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::sum::Reducer;
-pub use reduce::typed::{OpKind, Value};
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;
+pub use types::{OpKind, Value};

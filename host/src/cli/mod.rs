@@ -19,8 +19,6 @@ mod report;
 mod scan;
 mod sweep;
 mod trace;
-mod typed;
-mod typed_scan;
 
 use std::io::Write;
 

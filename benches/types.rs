@@ -14,7 +14,7 @@
 //! * **Reductions** run `iters` launches back to back between two CUDA events, as
 //!   `benches/reduce.rs` does: each launch writes its own result slot (its partials for the
 //!   host-finished variants, its two result words for `atomic_accumulate`:
-//!   `TypedReduction::alloc_slots` / `launch_into`), allocated and filled outside the events
+//!   `Reduction::alloc_slots` / `launch_into`), allocated and filled outside the events
 //!   and read back after them (partials combined pairwise, as the host finishes them, untimed).
 //!   Each answer is compared with one computed once per variant (`reduce_scan::verify::Expected`):
 //!   integers and min/max bit for bit; float sums against the exact sum (double-double) within
@@ -25,7 +25,7 @@
 //!   them, a check kernel (`kernels::check`) compares the output with a reference uploaded once
 //!   before timing and counts the wrong elements into that launch's counter, read once per
 //!   sample. Integers and min/max compare bits; float sums compare `|got − exact|` with a bound
-//!   per element (both arrays from `reduce_scan::scan::typed::cpu::sum_targets`, 16n bytes on the
+//!   per element (both arrays from `reduce_scan::scan::cpu::sum_targets`, 16n bytes on the
 //!   device), in the very `f64` operations of the host's check, so the device accepts exactly
 //!   what the host would. Their figures are per launch, not back to back.
 //!

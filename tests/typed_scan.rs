@@ -178,7 +178,7 @@ fn ptx_entries() -> Result<(), Failed> {
         for (v, elem, op) in generic_rows() {
             let symbols =
                 reduce_scan::with_elem!(elem, T => v.instance::<T>(op).map_err(|e| e.to_string())?.plan.symbols());
-            for symbol in symbols.iter().filter(|s| !have.contains(s)) {
+            if let Some(symbol) = symbols.iter().find(|s| !have.contains(s)) {
                 let id = format!("{}/{}/{}", v.name, elem.name(), op.name());
                 return Err(format!("scan {id}: kernel `{symbol}` is not an .entry of the {arch} PTX").into());
             }

@@ -304,7 +304,7 @@ fn reduction_faults<T: Value>(backend: &Backend, v: &'static Variant, op: Op) ->
             other => return Err(format!("{}: no fault test for its finish {other:?}", inst.id()).into()),
         }
     };
-    expect_fault(&inst.symbols()[0], r)
+    expect_fault(inst.symbols()[0], r)
 }
 
 fn scan_faults<T: Value>(backend: &Backend, v: &'static reduce_scan::scan::ScanVariant, op: Op) -> Result<(), Failed> {
@@ -324,5 +324,5 @@ fn scan_faults<T: Value>(backend: &Backend, v: &'static reduce_scan::scan::ScanV
             other => return Err(format!("{}: no fault test for its plan {other:?}", inst.id()).into()),
         }
     };
-    expect_fault(&inst.plan.symbols()[0], r)
+    expect_fault(inst.plan.symbols()[0], r)
 }

@@ -78,16 +78,17 @@
 //! * **Float sums** are not associative: the answer depends on the kernel's addition tree
 //!   (and, for the atomic finish, on the order blocks reach L2, so the last bits may vary from
 //!   run to run). It lies within `γ(d)·Σ|xᵢ| + 2⁻⁵¹·Σ|xᵢ|` of the exact sum, `d` the depth of
-//!   the tree, not `n` ([`reduce::typed::cpu::float_sum_bound`], [`reduce::typed::sum_depth`],
-//!   [`scan::typed::scan_depth`]).
+//!   the tree, not `n` ([`cpu::float_sum_bound`], [`reduce::sum_depth`], [`scan::scan_depth`]).
 //!
 //! The rules are the kernels crate's (`kernels::types`, its module docs "What each operator
 //! computes"); the emulator follows them bit for bit.
 //!
-//! **Which kernels.** `i32` × `Sum` runs the classic `i32` kernels at their measured plan
-//! ([`sum::SUM_PLAN`]; the classic `lookback` scan); every other pair runs the typed
-//! instantiations. The plan hook [`OpKind::path`] makes that choice from constants of the two
-//! types.
+//! **Which kernels.** One registry, one plan: every variant declares the pairs it runs, and
+//! the library's plans pick a row of it for the pair ([`sum::PLAN`], [`scan::choose`]). `i32` ×
+//! `Sum` runs the classic `i32` kernels at their measured shapes (`atomic_accumulate`, the
+//! classic `lookback` scan); every other pair runs the same kernels' instantiations for its type
+//! and operator (`atomic_accumulate__f32_max`, `lookback__u64_sum`), through the same workspace
+//! and launch path.
 //!
 //! # Errors
 //!
@@ -117,10 +118,12 @@
 //!
 //! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`: any device, any
 //!   stream) and the CPU [`emu`]lator; device buffers; kernel handles.
-//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants, which drives
-//!   everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the reference),
-//!   [`reduce::Reduction`], [`reduce::typed`] (every type × operator) and [`mod@sum`] (the
-//!   library object [`Reducer`]).
+//! * [`types`] — the element types and operators ([`Value`], [`OpKind`], `Elem`, `Op`): the
+//!   type and operator table above, on the host.
+//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants and the pairs each
+//!   runs, which drives everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the
+//!   references), [`reduce::Reduction`] (one row on one input) and [`mod@sum`] (the library
+//!   object [`Reducer`] and its plan).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`Scanner`].
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,

@@ -129,6 +129,12 @@ impl Op {
     }
 }
 
+/// The operator a variant whose own operator is `own` runs for `--combine op`: its own where
+/// `op` selects it (a sum of squares is selected by `sum`), else `op`.
+pub fn own_op(own: Op, op: Op) -> Op {
+    if own.combine() == op { own } else { op }
+}
+
 /// A family of types indexed by an element type: what [`PerType`] holds one of per type (a
 /// registry's rows of one variant, `Row<T>`).
 pub trait PerElement {

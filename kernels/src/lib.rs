@@ -123,8 +123,8 @@ macro_rules! kernel {
 /// //   pub unsafe fn warp_shuffle__f64_max(…), each calling warp_shuffle_generic::<T, Op>(…)
 /// ```
 ///
-/// The host's registry (`reduce_scan::reduce::typed`) lists the same 17 instantiations with the
-/// same macro-made names, so no entry name is ever written by hand.
+/// The host's registry (`every_pair!` in `reduce_scan::reduce::registry`) lists the same 17
+/// instantiations with the same macro-made names, so no entry name is ever written by hand.
 #[macro_export]
 macro_rules! typed_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {

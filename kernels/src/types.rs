@@ -17,7 +17,7 @@
 //! * **Sum of floats** rounds each add to nearest (IEEE 754, no flush to zero). Float addition
 //!   is not associative, so the result depends on the order of the adds (the tree of the
 //!   kernel, and for the atomic finish the order the blocks reach L2); it is within the
-//!   bound `reduce_scan::reduce::typed::float_sum_bound` states of the exact sum.
+//!   bound `reduce_scan::cpu::float_sum_bound` states of the exact sum.
 //! * **Min and max of integers** are exact.
 //! * **Min and max of floats** are exact and independent of the order, because they are
 //!   defined as a min/max in a total order:

@@ -44,8 +44,8 @@ pub use summary::{Summary, cells, emulated_launch, emulated_summary};
 mod tests {
     use super::columns::{DURATION, INST};
     use super::*;
-    use crate::output::Cell;
     use crate::Result;
+    use crate::output::Cell;
     use std::path::{Path, PathBuf};
 
     const GLOBAL: &str = include_str!("../../../docs/measurements/2026-11-22-h100/ncu_global_2e24.csv");

@@ -25,7 +25,7 @@ pub struct Profiler {
 impl Profiler {
     /// A profiler for a run on a GPU, or why there is none, in one line
     /// ([`Error::Unsupported`]): there is no ncu. (The emulator counts for itself:
-    /// [`emulated_launch`].)
+    /// [`emulated_launch`](super::emulated_launch).)
     pub fn new() -> Result<Self> {
         let ncu = find_ncu().ok_or_else(|| {
             Error::Unsupported(

@@ -8,14 +8,14 @@ use super::columns::{LD_SECTORS, Profile, ST_PCT, ST_SECTORS};
 use super::launch::Launch;
 use crate::output::Cell;
 
-/// One value per column of [`METRICS`] for one variant.
+/// One value per column of [`METRICS`](super::METRICS) for one variant.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     /// Where the counters come from (which columns `values` holds).
     pub profile: Profile,
     /// How many launches were aggregated (the kernels of the timed run).
     pub launches: usize,
-    /// One value per [`METRICS`] entry (`None`: ncu gave no number).
+    /// One value per [`METRICS`](super::METRICS) entry (`None`: ncu gave no number).
     pub values: Vec<Option<f64>>,
 }
 
@@ -51,7 +51,7 @@ impl Summary {
         (!run.is_empty()).then(|| Self::of(profile, &run))
     }
 
-    /// The summary of these launches, aggregated as the [module](self) says.
+    /// The summary of these launches, aggregated as the [module docs](super) say.
     pub fn of(profile: Profile, run: &[&Launch]) -> Self {
         Self { profile, launches: run.len(), values: profile.metrics().iter().map(|m| m.rule.value(run)).collect() }
     }

@@ -13,7 +13,7 @@
 //! Sums wrap on overflow, as `i32` addition on the GPU does; [`widened_sum`] gives the
 //! exact total for display.
 //!
-//! **Every element type and operator** ([`reference`], [`check`]):
+//! **Every element type and operator** ([`reference()`], [`check()`]):
 //!
 //! * **Integer sums** wrap (modulo 2^32 or 2^64), as the GPU's integer add does: the
 //!   reference is the wrapping sum, and a kernel must match it exactly (wrapping addition is

@@ -11,7 +11,7 @@
 //! of that type), its items per thread and its shared memory. The fields every row of a
 //! variant shares (the grid, blocks per SM, allowed blocks, compute capability) live in the
 //! registry's `Variant`. [`super::geometry`] turns a row, `n` and a block size into a
-//! [`Geometry`], once; [`super::Workspace`] allocates what the finish needs and launches.
+//! [`Geometry`], once; the reduction's workspace allocates what the finish needs and launches.
 //!
 //! The argument lists are generic over the element type (`ReadArgs<T>`, with `i32` the
 //! default: the curriculum's kernels); a kernel of another type is the same shape with its

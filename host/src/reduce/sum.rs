@@ -103,6 +103,13 @@ pub struct PlanRow {
     pub answer_in_kernel: bool,
 }
 
+/// The plan's former name (before #38 it held the `i32`-sum rows only, which are still its
+/// first three).
+pub const SUM_PLAN: &[PlanRow] = PLAN;
+
+/// The former name of a row of the plan.
+pub type SizeRule = PlanRow;
+
 /// What a [`Reducer`] runs: the first row that serves the pair and covers `n`.
 ///
 /// The `i32` sum rows are from `docs/measurements/2026-11-22-h100/sum_shapes.csv` (NVIDIA H100

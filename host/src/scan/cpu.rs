@@ -3,7 +3,8 @@
 //!
 //! * **`i32` sums** ([`inclusive_scan`], [`exclusive_scan`], [`Kind::reference`]): wrapping
 //!   addition, as the GPU adds.
-//! **Every element type and operator** ([`reference`], [`check`]), and the error bound of float
+//!
+//! **Every element type and operator** ([`reference()`], [`check()`]), and the error bound of float
 //! prefix sums:
 //!
 //! * **Integer sums** wrap, **min and max** are exact (floats: NaN propagates, −0.0 < +0.0,

@@ -1,4 +1,4 @@
-//! Prefix sums (scans) on the GPU or the emulator, laid out like [`crate::reduce`]: one track
+//! Prefix sums (scans) on the GPU or the emulator, laid out like [`crate::reduce`](mod@crate::reduce): one track
 //! for every element type and operator.
 //!
 //! * [`registry`](mod@registry) — the one list of scan variants ([`all()`]); each declares the

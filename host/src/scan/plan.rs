@@ -1,5 +1,5 @@
-//! How a scan row runs on one input: its preconditions ([`check`]), its launches ([`Launch`],
-//! built into the buffers of a scan workspace) and its [`ScanGeometry`].
+//! How a scan row runs on one input: its preconditions ([`check`]), its launches (built into
+//! the buffers of a scan workspace) and its [`ScanGeometry`].
 
 use super::kind::Kind;
 use super::registry::{

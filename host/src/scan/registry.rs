@@ -116,7 +116,7 @@ pub enum ScanPairs {
     /// Its own row only.
     Own,
     /// Every element type × sum, min and max: the table holds the rows besides `i32` × sum
-    /// ([`lookback_rows!`]).
+    /// (`lookback_rows!`).
     Every(&'static PerType<ScanByOp>),
 }
 

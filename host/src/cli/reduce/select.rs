@@ -91,7 +91,7 @@ pub(super) fn check_request<T: Value>(
 
 /// The operator `v` runs for `--combine op`: its own (a sum of squares is selected by `sum`).
 pub(super) fn own_op(v: &Variant, op: Op) -> Op {
-    if v.op.combine() == op { v.op } else { op }
+    crate::types::own_op(v.op, op)
 }
 
 /// `--blocks-per-sm` shapes grid-stride grids only: any other selected variant is bad input.

@@ -14,7 +14,7 @@
 //! curriculum's kernels the only one, an `i32` sum (or sum of squares). The generic variants
 //! — `warp_shuffle`, `vector_loads`, `single_pass`, `atomic_accumulate` — declare every
 //! [`Elem`] × [`Op::COMBINES`] ([`Pairs::Every`]): their own row is the `i32` sum, the 17 others
-//! the instantiations `{name}__{type}_{op}` of their generic body ([`every_pair!`]). One row of
+//! the instantiations `{name}__{type}_{op}` of their generic body (`every_pair!`). One row of
 //! one variant is an [`Instance`] ([`Variant::instance`]; [`instances`] lists them all).
 //!
 //! **Adding a variant** (docs/adding-a-variant.md): one kernel file in `kernels/src/<family>/`,
@@ -98,7 +98,7 @@ pub enum Pairs {
     /// Its own row only ([`Variant::elem`] × [`Variant::op`]): the curriculum's kernels.
     Own,
     /// Every element type × sum, min and max: its own row is `i32` × sum; the table holds the
-    /// others, `{name}__{type}_{op}` ([`every_pair!`]).
+    /// others, `{name}__{type}_{op}` (`every_pair!`).
     Every(&'static PerType<ByOp>),
 }
 
@@ -227,10 +227,11 @@ impl PerElement for RowOf {
 
 /// The instantiations of one generic variant: `$generic::<T, Op>` of the kernels crate made
 /// into entries `{name}__{type}_{op}` by `kernels::typed_kernel!`, for every type × operator but
-/// `i32` × sum (the variant's own row, its classic kernel). `$finish` is the finish arm and
-/// `$args` the argument names of `kernel_ref!`; `$items` and `$shared` give a type's items per
-/// thread and static shared bytes (`const fn`s of the kernels crate). The one place those entry
-/// names are made: the same `${concat(..)}` as the kernels crate's.
+/// `i32` × sum (the variant's own row, its classic kernel). `$finish` is the finish arm (`one`:
+/// its kernel inside `KernelSel::One`) and `$args` the argument names of `kernel_ref!`; `$items`
+/// gives a type's items per thread (a `const fn` of this registry) and `$shared` its static
+/// shared bytes (a `const fn` of `kernels::reduce`). The one place those entry names are made:
+/// the same `${concat(..)}` as the kernels crate's.
 macro_rules! every_pair {
     ($name:ident, $finish:ident $sel:tt ($($arg:ident),*), $items:ident, $shared:ident) => {
         $crate::types::PerType {
@@ -256,7 +257,7 @@ macro_rules! every_pair {
                 $crate::kernel_ref!(kernels::reduce::${concat($name, __, $t, _, $o)}($($arg),*)),
             )),
             items_per_thread: $items::<$t>() as u32,
-            shared: $crate::reduce::plan::SharedMem::Static { bytes: $shared::<$t>() },
+            shared: $crate::reduce::plan::SharedMem::Static { bytes: kernels::reduce::$shared::<$t>() },
         })
     };
     (@row $name:ident $finish:ident kernel ($($arg:ident),*) $items:ident, $shared:ident, $t:ident $o:ident) => {
@@ -265,7 +266,7 @@ macro_rules! every_pair {
                 kernels::reduce::${concat($name, __, $t, _, $o)}($($arg),*)
             )),
             items_per_thread: $items::<$t>() as u32,
-            shared: $crate::reduce::plan::SharedMem::Static { bytes: $shared::<$t>() },
+            shared: $crate::reduce::plan::SharedMem::Static { bytes: kernels::reduce::$shared::<$t>() },
         })
     };
 }
@@ -344,12 +345,14 @@ mod tests {
                 assert_eq!(shared as usize, 32 * elem.size() + flag, "{name} {elem:?} {op:?}");
             }
         }
-        assert_eq!(instances().count(), all().count() + 4 * 17);
-        assert_eq!(generic_names(), ["warp_shuffle", "vector_loads", "single_pass", "atomic_accumulate"]);
+        assert_eq!(instances().count(), all().count() + 17 * generic_names().len());
+        for name in ["warp_shuffle", "vector_loads", "single_pass", "atomic_accumulate"] {
+            assert!(generic_names().contains(&name), "{name} is generic");
+        }
         assert_eq!(instance::<f64>("vector_loads", Op::Sum).unwrap().row.items_per_thread, 8);
         assert_eq!(instance::<f32>("vector_loads", Op::Sum).unwrap().row.items_per_thread, 16);
         let e = instance::<f32>("interleaved", Op::Max).unwrap_err().to_string();
-        assert!(e.contains("warp_shuffle, vector_loads, single_pass, atomic_accumulate"), "{e}");
+        assert!(e.contains(&generic_names().join(", ")), "{e}");
         assert!(find("squares_chunked").unwrap().supports(Elem::I32, Op::Sum));
         assert!(!find("interleaved").unwrap().supports(Elem::I32, Op::Min));
     }

@@ -53,10 +53,6 @@ const fn trip<T: kernels::types::Element>() -> usize {
     kernels::collective::thread::items_per_trip::<T>()
 }
 
-use kernels::reduce::{
-    atomic_accumulate_shared_bytes, single_pass_shared_bytes, vector_loads_shared_bytes, warp_shuffle_shared_bytes,
-};
-
 pub(super) static VARIANTS: &[Variant] = &[
     every(
         modern(

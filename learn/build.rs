@@ -1,17 +1,15 @@
 //! The learner's files: `learn/exercises/NN_<lesson>.rs`, each copied once from its starting
 //! file in `learn/start/` when it is not there yet, and never overwritten (the learner's work
-//! is theirs; `./x learn N --reset` keeps a copy before it starts over). Also gives the binary
-//! the run path to the stub libcuda that runtime/build.rs built, as the root package does.
+//! is theirs; `./x learn N --reset` keeps a copy before it starts over).
 //!
 //! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
 //! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
 //! depends on the kernels crate with its `no-entries` feature, so that the learner's kernels
-//! are the PTX's only entries; rustc's NVPTX backend builds it as runtime/build.rs builds the
-//! project's. Without it, the embedded PTX is empty and `--gpu` says how to get it.
+//! are the PTX's only entries; `reduce-scan-build` builds it as it builds the project's kernels
+//! (runtime/build.rs) and a user's kernel crate. Without it, the embedded PTX is empty and `--gpu` says how to get it.
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn main() {
     let start = Path::new("start");
@@ -29,13 +27,13 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=LEARN_GPU");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let ptx = if env::var("LEARN_GPU").is_ok_and(|v| v == "1") { learner_ptx(&out_dir, work) } else { String::new() };
-    fs::write(out_dir.join("learner_sm_70.ptx"), ptx).expect("cannot write the learner's PTX");
-    println!("cargo:rerun-if-env-changed=DEP_CUDASTUB_DIR");
-    if let Ok(dir) = std::env::var("DEP_CUDASTUB_DIR")
-        && !dir.is_empty()
-    {
-        println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+    if env::var("LEARN_GPU").is_ok_and(|v| v == "1") {
+        learner_ptx(&out_dir, work);
+    } else {
+        let file = out_dir.join("learner_sm_70.ptx");
+        if fs::read_to_string(&file).map_or(true, |old| !old.is_empty()) {
+            fs::write(file, "").expect("cannot write the learner's PTX");
+        }
     }
 }
 
@@ -66,7 +64,7 @@ fn renumbered(work: &Path, old: (&str, u32), new: (&str, u32)) {
 }
 
 /// The learner's files compiled to PTX for sm_70 (see the module doc).
-fn learner_ptx(out_dir: &Path, work: &Path) -> String {
+fn learner_ptx(out_dir: &Path, work: &Path) {
     let here = env::current_dir().expect("the learn/ folder");
     let krate = out_dir.join("learner-ptx");
     fs::create_dir_all(krate.join("src")).expect("cannot create the learner's PTX crate");
@@ -74,10 +72,10 @@ fn learner_ptx(out_dir: &Path, work: &Path) -> String {
     let manifest = format!(
         "[package]\nname = \"learner-ptx\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[lib]\npath = \"src/lib.rs\"\n\n\
          [dependencies]\nkernels = {{ package = \"reduce-scan-kernels\", path = \"{}\", features = [\"no-entries\"] }}\n\n\
-         [features]\nno-entries = []\n\n[profile.release]\nopt-level = 3\nlto = \"fat\"\ncodegen-units = 1\npanic = \"abort\"\n\n[workspace]\n",
+         [features]\nno-entries = []\n\n[workspace]\n",
         kernels.display()
     );
-    fs::write(krate.join("Cargo.toml"), manifest).expect("cannot write the learner's PTX crate");
+    write_if_changed(&krate.join("Cargo.toml"), &manifest);
     let mut lib = String::from(
         "#![no_std]\n#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, macro_metavar_expr_concat)]\n\
          #![allow(unused, internal_features)]\n// The panic handler is the kernels crate's.\n\n",
@@ -105,32 +103,20 @@ fn learner_ptx(out_dir: &Path, work: &Path) -> String {
              b: kernels::device::global::GlobalMut<i32>, n: u32) {{ unsafe {{ e07::complete_unroll::<{block}>(a, b, n) }} }} }}\n"
         ));
     }
-    fs::write(krate.join("src/lib.rs"), lib).expect("cannot write the learner's PTX crate");
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    for (key, _) in env::vars_os() {
-        let key = key.to_string_lossy().into_owned();
-        let keep = matches!(key.as_str(), "CARGO_HOME" | "CARGO_MAKEFLAGS" | "CARGO_NET_OFFLINE");
-        let drop = (key.starts_with("CARGO_") && !keep)
-            || key.starts_with("DEP_")
-            || matches!(
-                key.as_str(),
-                "RUSTFLAGS" | "TARGET" | "HOST" | "OUT_DIR" | "PROFILE" | "OPT_LEVEL" | "DEBUG" | "NUM_JOBS"
-            );
-        if drop {
-            cmd.env_remove(&key);
-        }
+    write_if_changed(&krate.join("src/lib.rs"), &lib);
+    // The same PTX build as the project's kernels and a user's kernel crate (reduce-scan-build),
+    // for sm_70 alone; a compile error stops the build with rustc's diagnostics for the learner's
+    // file:line.
+    // `./x learn N --gpu` builds the rest for the emulator (REDUCE_SCAN_NO_PTX=1): the learner's
+    // PTX is built regardless.
+    reduce_scan_build::Ptx::crate_at(&krate).name("learner").arches(&["sm_70"]).always().build();
+}
+
+/// Writes the generated crate's file only when its text changes: the PTX build reruns when the
+/// crate's files are newer than its last run.
+fn write_if_changed(path: &Path, text: &str) {
+    if fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return;
     }
-    let status = cmd
-        .current_dir(&krate)
-        .env("CARGO_ENCODED_RUSTFLAGS", "-Ctarget-cpu=sm_70")
-        .args(["rustc", "--quiet", "--lib", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
-        .args(["--crate-type", "cdylib", "--target-dir"])
-        .arg(krate.join("target"))
-        .args(["--", "--emit=asm", "-Clinker=true"])
-        .status()
-        .expect("cannot run cargo for the learner's PTX");
-    assert!(status.success(), "your exercise files do not compile for the GPU (nvptx64); rustc's errors are above");
-    let asm = krate.join("target/nvptx64-nvidia-cuda/release/deps/learner_ptx.s");
-    fs::read_to_string(&asm).unwrap_or_else(|e| panic!("no PTX at {}: {e}", asm.display()))
+    fs::write(path, text).expect("cannot write the learner's PTX crate");
 }

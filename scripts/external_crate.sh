@@ -3,22 +3,19 @@
 # `steps.sh` block (with /path/to/reduction replaced by this checkout) makes a new crate that
 # depends on `reduce-scan` (folder host/) by path, its `src/main.rs` block becomes the crate's
 # program, and `cargo run` builds and runs it (on the GPU if there is one, else on the CPU
-# emulator).
+# emulator). Then its release binary is built and run directly, as a user would run it or copy
+# it elsewhere: no cargo, no LD_LIBRARY_PATH; its ELF must not need libcuda or a run path (the
+# runtime opens the NVIDIA driver at run time, where there is one).
 #
-#   scripts/external_crate.sh        exit status: cargo's (0 when the program ran and passed)
+#   scripts/external_crate.sh        exit status: 0 when both runs passed
 #
 # The crate's target folder is target/external-crate of this checkout (CARGO_TARGET_DIR
 # overrides it), so a second run rebuilds nothing.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# The fenced block after the marker `<!-- external: NAME -->` in README.md.
-block() {
-  awk -v want="<!-- external: $1 -->" '
-    $0 == want { found = 1; next }
-    found && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }
-  ' "$repo/README.md" | sed "s|/path/to/reduction|$repo|g"
-}
+# shellcheck source=readme_block.sh
+. "$repo/scripts/readme_block.sh"
+block() { readme_block external "$1"; }
 steps=$(block steps.sh); main=$(block src/main.rs)
 [ -n "$steps" ] && [ -n "$main" ] || { echo "external_crate: README.md has no steps.sh or src/main.rs block" >&2; exit 2; }
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -27,4 +24,14 @@ echo "external_crate: the README's steps in $dir" >&2
 bash -euo pipefail -c "$steps"
 cd myapp
 printf '%s\n' "$main" > src/main.rs
-CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target/external-crate} cargo run --quiet
+target=${CARGO_TARGET_DIR:-$repo/target/external-crate}
+CARGO_TARGET_DIR=$target cargo run --quiet
+echo "external_crate: its release binary, run directly with no library path" >&2
+CARGO_TARGET_DIR=$target cargo build --quiet --release
+app=$target/release/myapp
+dynamic=$(readelf -d "$app")
+if grep -E '\((NEEDED|RPATH|RUNPATH)\)' <<<"$dynamic" | grep -E 'libcuda|RPATH|RUNPATH' >&2; then
+  echo "external_crate: $app needs libcuda or a run path to start (above)" >&2
+  exit 1
+fi
+env -u LD_LIBRARY_PATH "$app"

@@ -1,4 +1,4 @@
-//! What the test modules share: sizes, inputs, and the check of one variant.
+//! What the test modules share: sizes, inputs, the check of one variant, and private temporary folders.
 
 use libtest_mimic::Failed;
 use reduce_scan::backend::Backend;
@@ -15,4 +15,13 @@ pub fn check_variant(backend: &Backend, v: &'static Variant, block: u32, sizes: 
         reduce_scan::check::reduction(backend, v, block, n)?;
     }
     Ok(())
+}
+
+/// A private temporary folder (issue 41): a random name `<prefix><random>`, created exclusively
+/// with mode 0700 (the `tempfile` crate; its default mode is the umask's), removed with all in it
+/// when dropped.
+pub fn private_dir(prefix: &str) -> Result<tempfile::TempDir, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::Permissions::from_mode(0o700);
+    tempfile::Builder::new().prefix(prefix).permissions(mode).tempdir().map_err(|e| e.to_string())
 }

@@ -17,6 +17,8 @@
 //! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
 //! | [`typed_scan`] | the typed look-back scan: every type × operator × inclusive/exclusive × sizes that hurt (integers and min/max exact, float sums within the stated bound), NaN and ±0.0, the 64-bit multi-window look-back, `--op scan --type … --combine …` and its errors, the PTX entries; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
+//! | [`driver`] | a binary starts with no NVIDIA driver and no library path and runs on the emulator; a driver without a device gives one line; no executable needs libcuda (its ELF) | nothing (a C compiler builds the stand-in drivers) |
+//! | [`shared_host`] | issue 41: a harness cache another user could have written to (a folder or program writable by others, or theirs; the old cache in the shared temp folder) is refused in one line, exit 2, or never looked at; `reduce` runs as a child process with its own environment | nothing |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -30,6 +32,7 @@ mod check;
 mod cli;
 mod common;
 mod docs;
+mod driver;
 mod emulator;
 mod faults;
 mod gpu;
@@ -37,12 +40,22 @@ mod imports;
 mod library;
 mod ptx;
 mod scan;
+mod shared_host;
 mod source;
 mod twins;
 mod typed_scan;
 mod types;
 
 fn main() {
+    // This executable run again by a `driver` test, as a program that does one job.
+    if let Some(status) = driver::child() {
+        std::process::exit(status);
+    }
+    // `shared_host` runs the `reduce` command line as a child process with an environment of
+    // its own: this binary, with `AS_REDUCE` set, is that command line.
+    if std::env::var_os(shared_host::AS_REDUCE).is_some() {
+        std::process::exit(i32::from(reduce_scan::cli::main()));
+    }
     let args = libtest_mimic::Arguments::from_args();
     let gpu = reduce_scan::Backend::gpu().err().map(|e| e.to_string());
     if let Some(why) = &gpu {
@@ -59,6 +72,7 @@ fn main() {
     trials.extend(source::trials());
     trials.extend(imports::trials());
     trials.extend(cli::trials());
+    trials.extend(shared_host::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));
@@ -68,5 +82,6 @@ fn main() {
     trials.extend(types::trials(gpu.is_none()));
     trials.extend(typed_scan::trials(gpu.is_none()));
     trials.extend(bench_checks::trials());
+    trials.extend(driver::trials());
     libtest_mimic::run(&args, trials).exit();
 }

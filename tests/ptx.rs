@@ -14,7 +14,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libtest_mimic::{Completion, Failed, Trial};
 use reduce_scan::ptx::{ARCHES, entries};
@@ -39,18 +38,17 @@ fn ptxas() -> Result<PathBuf, Failed> {
 /// has no `target`; an error where ptxas rejects the PTX.
 fn ptxas_log(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Failed> {
     let ptxas = ptxas()?;
-    let dir = std::env::temp_dir().join(format!("reduce-ptx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    // One file per call: several trials assemble the same PTX for the same target at once.
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
-    let file = dir.join(format!("{arch}_{target}_{}.ptx", CALLS.fetch_add(1, Ordering::Relaxed)));
+    // A private folder per call (random name, mode 0700, removed on drop): several trials
+    // assemble the same PTX for the same target at once.
+    let dir = crate::common::private_dir("reduce-ptx-")?;
+    let file = dir.path().join(format!("{arch}_{target}.ptx"));
     std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
     let o = Command::new(&ptxas)
         .args([&format!("-arch={target}"), "-v", "-o", "/dev/null"])
         .arg(&file)
         .output()
         .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-    let _ = std::fs::remove_file(&file);
+    drop(dir);
     let log = String::from_utf8_lossy(&o.stderr).into_owned();
     if !o.status.success() && log.contains("is not defined for option 'gpu-name'") {
         return Ok(None);
@@ -182,7 +180,8 @@ fn check_nested_module() -> Result<Completion, Failed> {
         }
     }
     let ptxas = ptxas()?;
-    let file = std::env::temp_dir().join(format!("reduce-nested-{}.ptx", std::process::id()));
+    let dir = crate::common::private_dir("reduce-nested-")?;
+    let file = dir.path().join("nested.ptx");
     std::fs::write(&file, NESTED_PTX).map_err(|e| e.to_string())?;
     let run = |relocatable: bool| {
         let mut cmd = Command::new(&ptxas);
@@ -193,7 +192,7 @@ fn check_nested_module() -> Result<Completion, Failed> {
         cmd.arg(&file).output().map_err(|e| format!("running {}: {e}", ptxas.display()))
     };
     let (relocatable, alone) = (run(true)?, run(false)?);
-    let _ = std::fs::remove_file(&file);
+    drop(dir);
     if !relocatable.status.success() {
         return Err(
             format!("ptxas -c rejects the nested module:\n{}", String::from_utf8_lossy(&relocatable.stderr)).into()

@@ -14,13 +14,20 @@
 //!   file before it in the family does not have it, and no lesson file takes a tree, fold or
 //!   last warp from `collective` or from another lesson.
 //!
+//! * **Nothing under a name another user can predict in the shared temporary folder**
+//!   (issue 41), checked on the text of `host/src`, `runtime/src` and `learn/src`: no
+//!   `std::env::temp_dir()` and no `"/tmp/…"` path. Temporary files and folders come from the
+//!   `tempfile` crate (random name, `O_EXCL`, mode 0600/0700: `host/src/private.rs`). A test that
+//!   needs a fixed name (one that plants a link where the old code wrote) says why on the line
+//!   above, in a comment `// fixed temp name: WHY`.
+//!
 //! [`Global`]: kernels::device::global::Global
 //! [`GlobalMut`]: kernels::device::global::GlobalMut
 //! [`Shared`]: kernels::device::shared::Shared
 
 use std::path::{Path, PathBuf};
 
-use libtest_mimic::Trial;
+use libtest_mimic::{Failed, Trial};
 
 /// What raw pointer code looks like: each pattern and why it is refused.
 const RAW: &[(&str, &str)] = &[
@@ -79,6 +86,40 @@ fn raw_uses(root: &Path) -> Vec<String> {
     found
 }
 
+/// What names a path in the shared temporary folder, and why it is refused there.
+const SHARED_TEMP: &[(&str, &str)] = &[
+    ("temp_dir()", "a path in the shared temporary folder: use tempfile (a private folder or file)"),
+    ("\"/tmp/", "a fixed path in the shared temporary folder"),
+    ("\"/tmp\"", "the shared temporary folder"),
+    ("\"/var/tmp", "the shared temporary folder"),
+];
+
+/// The comment that lets a test use a fixed temporary name, on the line above it (or on it).
+const FIXED_TEMP_NAME: &str = "// fixed temp name: ";
+
+/// `file:line: pattern (why)` for every path in the shared temporary folder in the `.rs` files
+/// under `roots`, but for those whose line or the one above says why a fixed name is needed.
+fn shared_temp_names(roots: &[PathBuf]) -> Vec<String> {
+    let mut found = Vec::new();
+    for root in roots {
+        for file in rust_files(root) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let name = file.strip_prefix(root.parent().unwrap_or(root)).unwrap_or(&file).display().to_string();
+            for (i, line) in lines.iter().enumerate() {
+                let says_why = |l: &str| l.split_once(FIXED_TEMP_NAME).is_some_and(|(_, why)| !why.trim().is_empty());
+                if says_why(line) || i.checked_sub(1).is_some_and(|above| says_why(lines[above])) {
+                    continue;
+                }
+                for (pattern, why) in SHARED_TEMP.iter().filter(|(p, _)| code(line).contains(p)) {
+                    found.push(format!("{name}:{}: `{pattern}` ({why}): {}", i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The line above a chapter-3 or chapter-5 kernel that names its lesson's code: one line of
 /// the kernel, present in its file and absent from the file of the lesson before it in the
 /// family. It lives in the lesson's own file, so a new lesson is still three edits.
@@ -129,6 +170,43 @@ fn kernels_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src")
 }
 
+/// Issue 41: no name in the shared temporary folder in `host/src`, `runtime/src`, `learn/src`.
+fn no_predictable_temp_names() -> Result<(), Failed> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let roots: Vec<PathBuf> = ["host/src", "runtime/src", "learn/src"].iter().map(|d| root.join(d)).collect();
+    let files: usize = roots.iter().map(|r| rust_files(r).len()).sum();
+    if files < 40 {
+        return Err(format!("expected the host, runtime and learn sources, found {files} files").into());
+    }
+    match shared_temp_names(&roots)[..] {
+        [] => Ok(()),
+        ref uses => Err(format!(
+            "a name in the shared temporary folder (use tempfile; a test that needs a fixed name says why on the \
+             line above: `{FIXED_TEMP_NAME}WHY`):\n  {}",
+            uses.join("\n  ")
+        )
+        .into()),
+    }
+}
+
+/// The checker itself: it flags each pattern, and not a comment or a name that says why.
+fn the_shared_temp_check_sees_fixed_names() -> Result<(), Failed> {
+    let dir = crate::common::private_dir("reduce-source-")?;
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+    let text = "fn f() {\n    // std::env::temp_dir() in a comment is fine\n    \
+                let a = std::env::temp_dir().join(\"x\");\n    let b = Path::new(\"/tmp/x\");\n    \
+                // fixed temp name: the old name, where this test plants a link\n    \
+                let c = std::env::temp_dir().join(\"y\");\n    // fixed temp name:\n    \
+                let d = std::env::temp_dir();\n}\n";
+    std::fs::write(src.join("bad.rs"), text).map_err(|e| e.to_string())?;
+    let found = shared_temp_names(&[src]);
+    let lines: Vec<&str> = found.iter().map(|u| u.split(": ").next().unwrap_or("")).collect();
+    let expected = ["src/bad.rs:3", "src/bad.rs:4", "src/bad.rs:8"];
+    let ends = lines.len() == expected.len() && lines.iter().zip(expected).all(|(l, e)| l.ends_with(e));
+    if ends { Ok(()) } else { Err(format!("expected fixed names at {expected:?}, got {found:#?}").into()) }
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("source::no_raw_memory_access_outside_the_device_layer", || {
@@ -152,9 +230,12 @@ pub fn trials() -> Vec<Trial> {
             [] => Ok(()),
             ref problems => Err(problems.join("\n").into()),
         }),
+        Trial::test("source::no_predictable_names_in_the_shared_temp_folder", no_predictable_temp_names),
+        Trial::test("source::the_shared_temp_check_sees_fixed_names", the_shared_temp_check_sees_fixed_names),
         Trial::test("source::the_raw_access_check_sees_raw_access", || {
             // The checker itself: it must flag each kind of raw access, and not a comment.
-            let dir = std::env::temp_dir().join(format!("reduction-source-{}", std::process::id()));
+            let tmp = crate::common::private_dir("reduce-source-")?;
+            let dir = tmp.path().join("kernels");
             let reduce = dir.join("reduce");
             std::fs::create_dir_all(&reduce).map_err(|e| e.to_string())?;
             std::fs::create_dir_all(dir.join("device")).map_err(|e| e.to_string())?;
@@ -162,7 +243,6 @@ pub fn trials() -> Vec<Trial> {
             std::fs::write(reduce.join("bad.rs"), bad).map_err(|e| e.to_string())?;
             std::fs::write(dir.join("device/ok.rs"), "fn f(p: *mut i32) { p.add(1); }\n").map_err(|e| e.to_string())?;
             let uses = raw_uses(&dir);
-            let _ = std::fs::remove_dir_all(&dir);
             let lines: Vec<&str> = uses.iter().map(|u| u.split(": ").next().unwrap_or("")).collect();
             let expected = ["reduce/bad.rs:1", "reduce/bad.rs:3", "reduce/bad.rs:3", "reduce/bad.rs:3"];
             let ends = lines.len() == expected.len() && lines.iter().zip(expected).all(|(l, e)| l.ends_with(e));

@@ -195,6 +195,15 @@ pub enum Fault {
         /// Where.
         site: Site,
     },
+    /// An index at or past the length of a checked buffer ([`slice`](super::slice)).
+    IndexOutOfBounds {
+        /// The index used.
+        index: usize,
+        /// The buffer's length in elements.
+        len: usize,
+        /// Where.
+        site: Site,
+    },
     /// [`trap`](super::trap) was called.
     Trap {
         /// Why, in the kernel's words.
@@ -293,8 +302,14 @@ pub fn install(hooks: &'static &'static dyn Hooks) {
 /// emulator's launcher.
 #[inline]
 pub fn hooks() -> &'static dyn Hooks {
+    try_hooks().expect("a kernel ran on the host outside the emulator: launch it through reduce_scan::Backend")
+}
+
+/// The installed emulator, if any (host code that makes kernel parameters, such as a GPU
+/// launch's, runs without one).
+#[inline]
+pub fn try_hooks() -> Option<&'static dyn Hooks> {
     let p = HOOKS.load(Ordering::Acquire);
-    assert!(!p.is_null(), "a kernel ran on the host outside the emulator: launch it through reduce_scan::Backend");
-    // SAFETY: `p` came from `install`, which only takes `&'static &'static dyn Hooks`.
-    unsafe { *p }
+    // SAFETY: a non-null `p` came from `install`, which only takes `&'static &'static dyn Hooks`.
+    (!p.is_null()).then(|| unsafe { *p })
 }

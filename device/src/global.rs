@@ -80,8 +80,12 @@ impl<T> From<*mut T> for Global<T> {
 impl<T> From<*mut T> for GlobalMut<T> {
     #[inline(always)]
     fn from(ptr: *mut T) -> Self {
+        // In an emulated thread, the emulator learns that the kernel may write the buffer (host
+        // code that makes a parameter runs without the emulator, or outside its threads).
         #[cfg(not(target_arch = "nvptx64"))]
-        super::emu::hooks().writable(ptr as usize);
+        if let Some(hooks) = super::emu::try_hooks() {
+            hooks.writable(ptr as usize);
+        }
         Self { ptr }
     }
 }

@@ -34,8 +34,22 @@
 //! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
+//! | [`slice`] | `const T *p, size_t n` and `T *out` with their lengths ([`Slice`](slice::Slice), [`DisjointSlice`](slice::DisjointSlice), [`PerBlock`](slice::PerBlock)): every index checked, writes only through a thread's own index ([`ThreadIndex`](slice::ThreadIndex), [`BlockLeader`](slice::BlockLeader)), so a kernel's common accesses need no `unsafe` |
+//! | [`kernel`] | `extern "C" __global__ void k(…)`: the [`kernel!`](crate::kernel) macro, in any crate, and the host's handle of each kernel ([`KernelFn`](kernel::KernelFn)) |
+//!
+//! **A kernel in any crate.** A `no_std` crate that depends on this one (or on
+//! `reduce-scan-collective`, which re-exports it with the block and warp collectives) writes its
+//! kernels with [`kernel!`](crate::kernel) and `use reduce_scan_device::prelude::*;`, and needs
+//! nothing else: no feature gates, no panic handler (this crate provides the GPU's: a `trap`).
+//! The host crate builds it to PTX with `reduce-scan-build` and launches it through
+//! `reduce-scan`. `docs/your-kernel.md` walks through it.
 
 #![no_std]
+// `kernel!` and `static_shared!` expand, in the user's crate, to `extern "ptx-kernel"` entries
+// and inline PTX: their definitions allow those unstable features, so that a kernel crate needs
+// no feature gate of its own.
+#![feature(allow_internal_unstable)]
+#![allow(internal_features)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
@@ -57,11 +71,36 @@ pub mod atomic;
 pub mod bulk;
 pub mod clock;
 pub mod global;
+pub mod kernel;
 pub mod launch;
 pub mod math;
 pub mod shared;
+pub mod slice;
 pub mod thread;
 pub mod warp;
+
+/// What a kernel needs, in one `use reduce_scan_device::prelude::*;`: the [`kernel!`] and
+/// [`static_shared!`] macros, the indices and the block barrier, the checked buffers and their
+/// indices, the raw global and shared views, and the warp constants.
+pub mod prelude {
+    pub use crate::global::{Global, GlobalMut};
+    pub use crate::shared::Shared;
+    pub use crate::slice::{BlockLeader, DisjointSlice, PerBlock, Slice, ThreadIndex};
+    pub use crate::thread::{
+        block_dim_x, block_idx_x, global_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id,
+    };
+    pub use crate::{FULL_MASK, WARP_SIZE, kernel, static_shared};
+}
+
+/// On the GPU a Rust panic (an index or overflow check the optimiser could not remove) traps:
+/// the launch fails with `CUDA_ERROR_ILLEGAL_INSTRUCTION` and the host reports it. Every kernel
+/// crate built for the GPU links this crate, so none needs a handler of its own.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // SAFETY: `trap` has no preconditions.
+    unsafe { core::arch::nvptx::trap() }
+}
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emu;

@@ -11,10 +11,12 @@
 //!
 //! * `nvcc` is `$NVCC`, else the first on the `PATH`, else `/usr/local/cuda/bin/nvcc`, else
 //!   the newest `/usr/local/cuda-*/bin/nvcc`.
-//! * The binary is cached in `$REDUCE_CUB_CACHE`, else `$TMPDIR/reduce-cub`, under a name
-//!   that hashes the harness source, the architecture and the nvcc path, so an edit of
-//!   `bench.cu` rebuilds it. The first build takes a while (CUB's templates); later
-//!   processes reuse it.
+//! * The binary is cached in the user's own space — `$REDUCE_CUB_CACHE`, else
+//!   `$XDG_CACHE_HOME/reduce-scan`, else `~/.cache/reduce-scan` (created with mode 0700) —
+//!   under a name that hashes the harness source, the architecture and the nvcc path, so an
+//!   edit of `bench.cu` rebuilds it. The first build takes a while (CUB's templates); later
+//!   processes reuse it, once the folder and the file pass the checks of a shared machine
+//!   (owned by the user, not writable by group or others: `crate::private`).
 //! * [`time`] runs `bench OP N REPEAT`: the harness allocates and fills the input and CUB's
 //!   temporary storage outside any timing, makes 3 warm-up calls, then `REPEAT` calls each
 //!   between two CUDA events (the same method as [`crate::reduce::measure`] for our
@@ -36,6 +38,7 @@ use std::sync::OnceLock;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::private::{self, PrivateDir, TempFile};
 use crate::registry::Op;
 use crate::timing::median;
 use crate::types::Value;
@@ -85,9 +88,10 @@ pub struct CubTiming {
 
 /// `Ok` when CUB can be timed here: there is a GPU and an nvcc, and the harness builds (the
 /// first call in a machine's life compiles it, which takes a while). `Err` says why not in
-/// one line (no GPU, no nvcc, the compiler's first error line…).
+/// one line (no GPU, no nvcc, the compiler's first error line…): [`Error::Unsupported`], or
+/// [`Error::Invalid`] where the harness cache is refused (another user's, or writable by others).
 pub fn available() -> Result<()> {
-    harness().map(|_| ()).map_err(Error::Unsupported)
+    harness().map(|_| ())
 }
 
 /// Times `op` on `n` elements: `repeat` calls (at least 1), each between two CUDA events,
@@ -95,7 +99,7 @@ pub fn available() -> Result<()> {
 /// harness generates the same values as [`crate::input::Input`] from `seed`: `small` for
 /// the reduction, `full_range` for the scan (what the CLI feeds our kernels).
 pub fn time(op: CubOp, n: usize, repeat: u32, seed: u64) -> Result<CubTiming> {
-    let bin = harness().map_err(Error::Unsupported)?;
+    let bin = harness()?;
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
     }
@@ -136,38 +140,6 @@ fn times_of(line: &str) -> Vec<f64> {
     field(line, "times_us").map(|t| t.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or_default()
 }
 
-/// A harness's input file in the temporary directory, one per call in this process, removed
-/// when dropped.
-pub(crate) struct TempFile(pub(crate) PathBuf);
-
-impl TempFile {
-    /// A new file `reduce-<stem>-<pid>-<k>.<ext>` holding what `fill` writes (buffered);
-    /// `what` names it in the error.
-    pub(crate) fn write(
-        stem: &str,
-        ext: &str,
-        what: &str,
-        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-    ) -> Result<Self> {
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let k = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let file = TempFile(std::env::temp_dir().join(format!("reduce-{stem}-{}-{k}.{ext}", std::process::id())));
-        let write = || -> std::io::Result<()> {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&file.0)?);
-            fill(&mut w)?;
-            w.flush()
-        };
-        write().map_err(|e| Error::Unsupported(format!("cannot write {what} {}: {e}", file.0.display())))?;
-        Ok(file)
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// CUB's `DeviceReduce::Sum` / `Min` / `Max` on `data` (any [`Value`] type), timed as
 /// [`time`] does: `repeat` calls, each between two CUDA events and to its own output. The
 /// values reach the harness through a temporary file (the same bits as ours). Returns the
@@ -190,9 +162,10 @@ pub fn time_typed<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTimin
 /// harness writes it to a second temporary file), for the caller to check element by element.
 pub fn time_typed_scan<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(CubTiming, Vec<T>)> {
     let (line, file) = run_typed("typed-scan", op, data, repeat)?;
-    let out = TempFile(file.0.with_extension(format!("{}.out", T::ELEM.name())));
-    let bytes = std::fs::read(&out.0)
-        .map_err(|e| Error::Unsupported(format!("cannot read CUB's scan output {}: {e}", out.0.display())))?;
+    // `FILE.out`, beside the input in its private folder (removed with it).
+    let out = file.0.with_extension(format!("{}.out", T::ELEM.name()));
+    let bytes = std::fs::read(&out)
+        .map_err(|e| Error::Unsupported(format!("cannot read CUB's scan output {}: {e}", out.display())))?;
     let size = T::ELEM.size();
     if bytes.len() != data.len() * size {
         return Err(Error::Unsupported(format!(
@@ -215,7 +188,7 @@ pub fn time_typed_scan<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(Cub
 /// Runs the harness's typed mode `mode` (`typed`, `typed-scan`) for `op` on `data` written to
 /// a temporary file (kept alive for the caller); returns its `RESULT` line.
 fn run_typed<T: Value>(mode: &str, op: Op, data: &[T], repeat: u32) -> Result<(String, TempFile)> {
-    let bin = harness().map_err(Error::Unsupported)?;
+    let bin = harness()?;
     let n = data.len();
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; the harness takes n in 1..={}", i32::MAX)));
@@ -265,7 +238,7 @@ pub struct Session {
 impl Session {
     /// Starts the harness (building it first if needed).
     pub fn start() -> Result<Self> {
-        let bin = harness().map_err(Error::Unsupported)?;
+        let bin = harness()?;
         let mut child = Command::new(bin)
             .arg("--serve")
             .stdin(Stdio::piped())
@@ -329,18 +302,34 @@ pub(crate) fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(empty)").trim()
 }
 
-/// The built harness, once per process.
-fn harness() -> std::result::Result<&'static Path, String> {
-    static BUILT: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
-    BUILT.get_or_init(build).as_ref().map(PathBuf::as_path).map_err(Clone::clone)
+/// A harness build's error as a `OnceLock` keeps it ([`Error`] is not `Clone`): its kind (the
+/// variant's constructor) and its message. A refused cache stays [`Error::Invalid`].
+pub(crate) type Kept = (fn(String) -> Error, String);
+
+/// `e` as [`Kept`]: the kinds a build fails with, and any other as [`Error::Unsupported`].
+pub(crate) fn keep(e: Error) -> Kept {
+    match e {
+        Error::NoGpu(m) => (Error::NoGpu, m),
+        Error::Invalid(m) => (Error::Invalid, m),
+        Error::Unsupported(m) => (Error::Unsupported, m),
+        e => (Error::Unsupported, e.to_string()),
+    }
 }
 
-fn build() -> std::result::Result<PathBuf, String> {
+/// The built harness, once per process.
+fn harness() -> Result<&'static Path> {
+    static BUILT: OnceLock<std::result::Result<PathBuf, Kept>> = OnceLock::new();
+    match BUILT.get_or_init(build) {
+        Ok(p) => Ok(p),
+        Err((kind, m)) => Err(kind(m.clone())),
+    }
+}
+
+fn build() -> std::result::Result<PathBuf, Kept> {
     build_harness(&Harness { what: "CUB", file: "cub/bench.cu", stem: "cub_bench", source: SOURCE, extra: &[] })
         .map_err(|e| match e {
-            Error::NoGpu(cause) => format!("CUB needs a GPU: {cause}"),
-            Error::Unsupported(m) => m,
-            e => e.to_string(),
+            Error::NoGpu(cause) => keep(Error::Unsupported(format!("CUB needs a GPU: {cause}"))),
+            e => keep(e),
         })
 }
 
@@ -360,10 +349,11 @@ pub(crate) struct Harness {
 }
 
 /// Builds `h` with the machine's nvcc for the GPU's architecture (`-O3 -std=c++17
-/// -arch=sm_XX`, then `h.extra`), or finds it already built in the cache (`$REDUCE_CUB_CACHE`, else
-/// `$TMPDIR/reduce-cub`, under a name that hashes the source, the architecture and the nvcc
-/// path). [`Error::NoGpu`] where there is no GPU, [`Error::Unsupported`] (one line) where there
-/// is no nvcc or it fails.
+/// -arch=sm_XX`, then `h.extra`), or finds it already built in the harness cache (in the user's
+/// own space, `crate::private`: `$REDUCE_CUB_CACHE`, else `$XDG_CACHE_HOME/reduce-scan`, else
+/// `~/.cache/reduce-scan`), under a name that hashes the source, the architecture and the nvcc
+/// path. [`Error::NoGpu`] where there is no GPU, [`Error::Unsupported`] (one line) where there
+/// is no nvcc or it fails, [`Error::Invalid`] where the cache or the cached file is refused.
 pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
     let backend = Backend::gpu().map_err(|e| match e {
         Error::NoGpu(cause) => Error::NoGpu(cause),
@@ -376,24 +366,39 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
             "no nvcc (set NVCC, put nvcc on the PATH, or install the CUDA toolkit in /usr/local/cuda)".to_string(),
         )
     })?;
-    let dir = std::env::var_os("REDUCE_CUB_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("reduce-cub"));
-    let unsupported = Error::Unsupported;
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| unsupported(format!("cannot create the harness cache {}: {e}", dir.display())))?;
+    cached_or_built(h, &nvcc, &arch, &private::cache_dir()?)
+}
+
+/// The source text nvcc compiles for `h`, and its cache key: a hash of the text, the
+/// architecture, the nvcc path and the extra flags. The binary is `{stem}_{arch}_{key}` in the
+/// cache, its source `{stem}_{key}.cu`.
+fn harness_key(h: &Harness, nvcc: &Path, arch: &str) -> (String, String) {
     let text = format!("{COMMON}\n{}", h.source);
     let extra = h.extra.join(" ");
     let key = fnv1a(&[text.as_bytes(), arch.as_bytes(), nvcc.as_os_str().as_encoded_bytes(), extra.as_bytes()]);
-    let stem = h.stem;
-    let bin = dir.join(format!("{stem}_{arch}_{key:016x}"));
-    if bin.is_file() {
+    (text, format!("{key:016x}"))
+}
+
+/// `h`'s binary in the cache `dir` (created private if missing; the folder and a cached file
+/// checked before use), built with `nvcc` for `arch` where there is none.
+fn cached_or_built(h: &Harness, nvcc: &Path, arch: &str, dir: &Path) -> Result<PathBuf> {
+    private::open_cache(dir)?;
+    let (text, key) = harness_key(h, nvcc, arch);
+    let name = format!("{}_{arch}_{key}", h.stem);
+    let bin = dir.join(&name);
+    if let Some(bin) = private::trusted_program(&bin)? {
         return Ok(bin);
     }
-    let src = dir.join(format!("{stem}_{key:016x}.cu"));
-    std::fs::write(&src, &text).map_err(|e| unsupported(format!("cannot write {}: {e}", src.display())))?;
-    // Build under a private name, then rename: concurrent processes never run a half-written file.
-    let tmp = dir.join(format!("{stem}_{arch}_{key:016x}.{}.tmp", std::process::id()));
+    let unsupported = Error::Unsupported;
+    // Built in a private folder inside the cache (nvcc's own temporary files too, through its
+    // TMPDIR), then moved into place: concurrent processes never run a half-written file.
+    let work = PrivateDir::inside(dir, &format!(".build-{name}-"))?;
+    let src = work.path().join(format!("{name}.cu"));
+    private::create_new(&src, 0o600)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| unsupported(format!("cannot write {}: {e}", src.display())))?;
+    let tmp = work.path().join(&name);
+    let extra = h.extra.join(" ");
     eprintln!(
         "building the {} harness with {} -O3 -arch={arch}{}{extra} (once; cached in {})…",
         h.what,
@@ -403,21 +408,26 @@ pub(crate) fn build_harness(h: &Harness) -> Result<PathBuf> {
     );
     // Flags go before the source, libraries (`-l…`) after it, as a linker wants them.
     let (libs, flags): (Vec<&str>, Vec<&str>) = h.extra.iter().partition(|f| f.starts_with("-l"));
-    let out = Command::new(&nvcc)
+    let out = Command::new(nvcc)
         .args(["-O3", "-std=c++17", &format!("-arch={arch}")])
         .args(flags)
         .arg("-o")
         .arg(&tmp)
         .arg(&src)
         .args(libs)
+        .env("TMPDIR", work.path())
         .output()
         .map_err(|e| unsupported(format!("cannot run {}: {e}", nvcc.display())))?;
+    // The source stays beside the binary, for reading nvcc's line numbers.
+    let _ = std::fs::rename(&src, dir.join(format!("{}_{key}.cu", h.stem)));
     if !out.status.success() {
         let log = String::from_utf8_lossy(&out.stderr);
         let first = log.lines().find(|l| l.contains("error")).unwrap_or_else(|| last_line(&log));
         return Err(unsupported(format!("{} could not build {} for {arch}: {}", nvcc.display(), h.file, first.trim())));
     }
-    std::fs::rename(&tmp, &bin)
+    // Executable by this user alone, whatever the umask: the check before each run wants it so.
+    std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .and_then(|()| std::fs::rename(&tmp, &bin))
         .map_err(|e| unsupported(format!("cannot move the {} harness into {}: {e}", h.what, bin.display())))?;
     Ok(bin)
 }
@@ -496,5 +506,163 @@ mod tests {
     fn cache_key_depends_on_every_part() {
         assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
         assert_eq!(fnv1a(&[b"x"]), fnv1a(&[b"x"]));
+    }
+
+    /// Issue 41's tests play another user of a shared machine, without a GPU: a stand-in nvcc
+    /// (a shell script) builds a stand-in harness, which prints a `RESULT` line.
+    const STAND_IN: Harness = Harness {
+        what: "stand-in",
+        file: "cub/stand-in.cu",
+        stem: "stand_in",
+        source: "int main() { return 0; }",
+        extra: &[],
+    };
+    const ARCH: &str = "sm_90";
+
+    /// Set in the environment of a child run of the tests below.
+    const CHILD: &str = "REDUCE_TEST_HARNESS_CHILD";
+
+    /// In a child run (this test binary again, running one of the tests below with [`CHILD`]
+    /// set, in the environment the test planted): finds or builds [`STAND_IN`] as
+    /// [`build_harness`] does past the GPU (the cache of this environment, `$NVCC`, sm_90), runs
+    /// it, prints `CHILD ` and its line or the error, and returns `true`; `false` in the test's
+    /// own run.
+    fn in_child() -> bool {
+        if std::env::var_os(CHILD).is_none() {
+            return false;
+        }
+        let line = find_nvcc()
+            .ok_or_else(|| Error::Unsupported("no NVCC in the child's environment".into()))
+            .and_then(|nvcc| cached_or_built(&STAND_IN, &nvcc, ARCH, &private::cache_dir()?))
+            .and_then(|bin| result_line(&bin, "stand-in harness", &[]));
+        match line {
+            Ok(line) => println!("CHILD {line}"),
+            Err(e) => println!("CHILD {e}"),
+        }
+        true
+    }
+
+    /// A stand-in nvcc in `dir`: it counts its runs in `dir/nvcc-runs` and writes, at `-o OUT`,
+    /// a program printing `RESULT built=yes`, group-writable as a umask of 002 leaves it.
+    fn stand_in_nvcc(dir: &Path) -> PathBuf {
+        let nvcc = dir.join("nvcc");
+        let text = "#!/bin/sh\necho ran >> \"$(dirname \"$0\")/nvcc-runs\"\n\
+                    while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
+                    printf '#!/bin/sh\\necho \"RESULT built=yes\"\\n' > \"$out\"\nchmod 775 \"$out\"\n";
+        private::tests::write_script(&nvcc, text);
+        nvcc
+    }
+
+    /// A program planted at `path` by "another user": it leaves `ran` behind and prints
+    /// `RESULT planted=yes`; writable by everyone.
+    fn plant(path: &Path, ran: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        private::tests::write_script(
+            path,
+            &format!("#!/bin/sh\ntouch '{}'\necho \"RESULT planted=yes\"\n", ran.display()),
+        );
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    }
+
+    /// Runs the test `test` of this module in a child run ([`in_child`]) with the cache
+    /// variables, `TMPDIR` and `NVCC` cleared, then `vars` set; returns what it printed after
+    /// `CHILD `.
+    fn child(test: &str, vars: &[(&str, &Path)]) -> String {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", &format!("cub::tests::{test}"), "--nocapture"]).env(CHILD, "1");
+        for var in [private::CACHE_ENV, "XDG_CACHE_HOME", "HOME", "TMPDIR", "NVCC"] {
+            cmd.env_remove(var);
+        }
+        let out = cmd.envs(vars.iter().copied()).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let said = stdout.lines().find_map(|l| l.strip_prefix("CHILD "));
+        said.unwrap_or_else(|| panic!("the child said nothing:\n{stdout}{}", String::from_utf8_lossy(&out.stderr)))
+            .to_string()
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::os::unix::fs::MetadataExt::mode(&std::fs::symlink_metadata(path).unwrap()) & 0o7777
+    }
+
+    /// Before issue 41 the cache was `$TMPDIR/reduce-cub`, and a program found there under the
+    /// name this run computes was run. Now: planted there (in a folder everyone may write, as
+    /// another user would leave it), it is never run; the cache is `~/.cache/reduce-scan`,
+    /// created 0700, the harness built into it 0700 whatever nvcc left, and a link planted at the
+    /// name of the cached source is replaced, never followed.
+    #[test]
+    fn a_harness_planted_in_the_shared_temp_folder_is_never_run() {
+        if in_child() {
+            return;
+        }
+        let child = |vars: &[(&str, &Path)]| child("a_harness_planted_in_the_shared_temp_folder_is_never_run", vars);
+        let (shared, home) =
+            (PrivateDir::new("reduce-test-tmp-").unwrap(), PrivateDir::new("reduce-test-home-").unwrap());
+        let (tmp, home) = (shared.path(), home.path());
+        let nvcc = stand_in_nvcc(tmp);
+        let (_, key) = harness_key(&STAND_IN, &nvcc, ARCH);
+        let ran = tmp.join("planted-ran");
+        plant(&tmp.join(format!("reduce-cub/stand_in_{ARCH}_{key}")), &ran);
+        std::fs::set_permissions(tmp.join("reduce-cub"), std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+        let cache = home.join(".cache/reduce-scan");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::set_permissions(home.join(".cache"), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(&cache, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        let victim = tmp.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, cache.join(format!("stand_in_{key}.cu"))).unwrap();
+        let env = [("TMPDIR", tmp), ("HOME", home), ("NVCC", nvcc.as_path())];
+        assert_eq!(child(&env), "RESULT built=yes");
+        assert!(!ran.exists(), "the program planted in the shared temp folder ran");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "a planted link was followed");
+        assert_eq!(mode(&cache.join(format!("stand_in_{ARCH}_{key}"))), 0o700);
+        assert!(std::fs::symlink_metadata(cache.join(format!("stand_in_{key}.cu"))).unwrap().is_file());
+        // Reused from the cache by the next process: nvcc ran once.
+        assert_eq!(child(&env), "RESULT built=yes");
+        assert_eq!(std::fs::read_to_string(tmp.join("nvcc-runs")).unwrap().lines().count(), 1);
+        // A fresh home: the cache and the folder above it are created 0700.
+        let fresh = PrivateDir::new("reduce-test-home-").unwrap();
+        let env = [("TMPDIR", tmp), ("HOME", fresh.path()), ("NVCC", nvcc.as_path())];
+        assert_eq!(child(&env), "RESULT built=yes");
+        assert_eq!(
+            (mode(&fresh.path().join(".cache")), mode(&fresh.path().join(".cache/reduce-scan"))),
+            (0o700, 0o700)
+        );
+        assert!(!ran.exists(), "the program planted in the shared temp folder ran");
+    }
+
+    /// A cache folder writable by others, or a cached harness writable by others or another
+    /// user's (as root: given to uid 65534), is refused in one line naming it; the program is
+    /// never run and nothing is built.
+    #[test]
+    fn an_untrusted_cache_or_harness_is_refused_and_never_run() {
+        if in_child() {
+            return;
+        }
+        let child = |vars: &[(&str, &Path)]| child("an_untrusted_cache_or_harness_is_refused_and_never_run", vars);
+        let root = PrivateDir::new("reduce-test-cache-").unwrap();
+        let nvcc = stand_in_nvcc(root.path());
+        let (_, key) = harness_key(&STAND_IN, &nvcc, ARCH);
+        let cache = root.path().join("cache");
+        let (bin, ran) = (cache.join(format!("stand_in_{ARCH}_{key}")), root.path().join("planted-ran"));
+        plant(&bin, &ran);
+        let env = [(private::CACHE_ENV, cache.as_path()), ("NVCC", nvcc.as_path())];
+        for folder in [0o777, 0o770, 0o702] {
+            std::fs::set_permissions(&cache, std::os::unix::fs::PermissionsExt::from_mode(folder)).unwrap();
+            let said = child(&env);
+            let want = format!("invalid request: the harness cache {} is writable by group or others", cache.display());
+            assert!(said.starts_with(&want) && said.contains(&format!("chmod 700 {}", cache.display())), "{said}");
+        }
+        std::fs::set_permissions(&cache, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        let said = child(&env);
+        let want =
+            format!("invalid request: the cached harness {} is writable by group or others (mode 0777)", bin.display());
+        assert!(said.starts_with(&want) && said.ends_with("remove it (the next run rebuilds it)"), "{said}");
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+        if private::tests::give_away(&bin) {
+            let said = child(&env);
+            assert!(said.contains(&format!("{} belongs to uid 65534, not to you (uid 0)", bin.display())), "{said}");
+        }
+        assert!(!ran.exists(), "a refused harness ran");
+        assert!(!root.path().join("nvcc-runs").exists(), "nvcc ran for a refused cache");
     }
 }

@@ -48,7 +48,9 @@
 //!
 //! * **a CUDA GPU** — [`Backend::gpu`] (device 0), [`Backend::gpu_device`]`(n)`, and
 //!   [`Backend::with_new_stream`] for a stream of your own; the kernels run from the PTX this
-//!   crate embeds, through `cust` (the CUDA driver API). Compute capability 7.0 or newer.
+//!   crate embeds, through the CUDA driver API, whose library (`libcuda.so.1`, the NVIDIA driver)
+//!   is opened when a GPU is first asked for: a program starts on a machine without it.
+//!   Compute capability 7.0 or newer.
 //! * **the CPU emulator** — [`Backend::emulator`]: no GPU, no driver, no CUDA toolkit. It runs
 //!   the same kernel code on the CPU, every CUDA thread a coroutine, with CUDA's semantics for
 //!   barriers, warps, shared memory and atomics, and it *reports* what a GPU would silently get
@@ -95,8 +97,8 @@
 //! Every fallible call returns [`Result`]`<T>` = `Result<T, `[`Error`]`>`, one type for
 //! everything: [`Error::Invalid`] (a bad request: a range outside the buffer, an output too
 //! short, an unknown variant — the message gives the numbers), [`Error::Unsupported`] (not on
-//! this device), [`Error::Cuda`] (a CUDA driver failure, with `cust`'s `CudaError`: cust 0.3.2
-//! is this crate's GPU layer and a public dependency through that variant), [`Error::Emulator`]
+//! this device), [`Error::Cuda`] (a CUDA driver failure, with its [`CudaError`](error::CudaError):
+//! `cuda.h`'s code, `{:?}` `OutOfMemory`, `IllegalAddress`, `LaunchFailed`…), [`Error::Emulator`]
 //! (a fault the emulator caught, naming kernel, block, thread and source line), [`Error::NoGpu`]
 //! ([`Backend::gpu`] where no GPU can be used, with the cause) and [`Error::Mismatch`] (a result that differs
 //! from the CPU reference: the checks of the tests, benches and CLI). Every message is one line. [`MainResult`] lets `main` print it as
@@ -109,15 +111,16 @@
 //! script compiles them with rustc's NVPTX backend (`nvptx64-nvidia-cuda`, `-Zbuild-std=core`,
 //! the pinned nightly of `rust-toolchain.toml`) into PTX for sm_70, sm_80 and sm_90, and embeds
 //! the three in the library ([`ptx`] picks one at run time); the CUDA driver JIT-compiles the
-//! PTX on the GPU. The emulator links the same crate as ordinary host code. No CUDA toolkit is
-//! needed to build: where there is no driver, the build script supplies a stub `libcuda` whose
-//! every call answers "no device". Each kernel's doc (`kernels::reduce`, `kernels::scan`) says
+//! PTX on the GPU. The emulator links the same crate as ordinary host code. No CUDA toolkit and
+//! no driver are needed to build, and nothing links `libcuda`: where there is no driver,
+//! [`Backend::gpu`] says so in one line ([`Error::NoGpu`]) and `BackendKind::Auto` runs on the
+//! emulator. Each kernel's doc (`kernels::reduce`, `kernels::scan`) says
 //! what it teaches, its launch and preconditions, and what was measured.
 //!
 //! # Modules
 //!
-//! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (`cust`: any device, any
-//!   stream) and the CPU [`emu`]lator; device buffers; kernel handles.
+//! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (the driver API: any device,
+//!   any stream) and the CPU [`emu`]lator; device buffers; kernel handles.
 //! * [`types`] — the element types and operators ([`Value`], [`OpKind`], `Elem`, `Op`): the
 //!   type and operator table above, on the host.
 //! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants and the pairs each
@@ -147,10 +150,12 @@ pub mod check;
 pub mod cli;
 pub mod committed;
 pub mod cub;
+pub mod experiment;
 pub mod input;
 pub mod metrics;
 pub mod output;
 pub mod phrasebook;
+mod private;
 pub mod reduce;
 pub mod report;
 pub mod scan;
@@ -163,9 +168,9 @@ pub mod verify;
 pub use reduce_scan_runtime::__last_ident;
 /// The runtime (crate `reduce-scan-runtime`, folder `runtime/`), under the paths it has always
 /// had here: launches on a GPU or the emulator, the emulator, the PTX, timing, the error type.
-pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, ptx, timing};
+pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, module, ptx, timing};
 
-pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo};
+pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::sum::Reducer;

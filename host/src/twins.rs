@@ -31,8 +31,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::cpu::Reference;
-use crate::cub::{Harness, TempFile, build_harness, field, result_line};
+use crate::cub::{Harness, Kept, build_harness, field, keep, result_line};
 use crate::error::{Error, Result};
+use crate::private::TempFile;
 use crate::registry;
 use crate::scan;
 
@@ -131,7 +132,8 @@ impl TwinTiming {
 
 /// `Ok` when the twins can be timed here: a GPU, an nvcc, and the harness builds (the first
 /// call on a machine compiles it). Otherwise [`Error::NoGpu`] or [`Error::Unsupported`] with
-/// the one reason.
+/// the one reason, or [`Error::Invalid`] where the harness cache is refused (another user's, or
+/// writable by others: `crate::cub`).
 pub fn available() -> Result<()> {
     harness_for("interleaved").map(|_| ())
 }
@@ -153,8 +155,8 @@ pub struct TwinInput {
 }
 
 impl TwinInput {
-    /// Writes `data` (all of it is the input: n = `data.len()`) to a temporary file, removed
-    /// when this is dropped.
+    /// Writes `data` (all of it is the input: n = `data.len()`) to a private temporary file (in
+    /// a folder of its own, mode 0600), removed when this is dropped.
     pub fn new(data: Vec<i32>) -> Result<Self> {
         if data.is_empty() || data.len() > u32::MAX as usize {
             return Err(Error::Invalid(format!(
@@ -351,7 +353,7 @@ fn is_nested(name: &str) -> bool {
 /// The built harness for the twin of `name`, once per process each (the error kept as its kind
 /// and message, since [`Error`] is not `Clone`).
 fn harness_for(name: &str) -> Result<&'static Path> {
-    type Built = OnceLock<std::result::Result<PathBuf, (bool, String)>>;
+    type Built = OnceLock<std::result::Result<PathBuf, Kept>>;
     static PLAIN: Built = OnceLock::new();
     static NESTED: Built = OnceLock::new();
     let (cell, h) = if is_nested(name) {
@@ -366,17 +368,9 @@ fn harness_for(name: &str) -> Result<&'static Path> {
     } else {
         (&PLAIN, Harness { what: "CUDA C twins", file: "cub/classic.cu", stem: "classic", source: SOURCE, extra: &[] })
     };
-    let built = cell.get_or_init(|| {
-        build_harness(&h).map_err(|e| match e {
-            Error::NoGpu(cause) => (true, cause),
-            Error::Unsupported(m) => (false, m),
-            e => (false, e.to_string()),
-        })
-    });
-    match built {
+    match cell.get_or_init(|| build_harness(&h).map_err(keep)) {
         Ok(p) => Ok(p.as_path()),
-        Err((true, cause)) => Err(Error::NoGpu(cause.clone())),
-        Err((false, m)) => Err(Error::Unsupported(m.clone())),
+        Err((kind, m)) => Err(kind(m.clone())),
     }
 }
 
@@ -431,6 +425,30 @@ mod tests {
         let path = file.0.clone();
         drop(file);
         assert!(!path.exists(), "the temporary input is removed");
+    }
+
+    /// Issue 41: the input was `$TMPDIR/reduce-twin-input-PID-K.i32`, created through any link
+    /// another user planted at that name. Links planted at every such name of this process are
+    /// never followed; the input is in a private folder of its own, mode 0600.
+    #[test]
+    fn a_link_planted_at_the_old_input_name_is_never_followed() {
+        let dir = crate::private::PrivateDir::new("reduce-test-victim-").unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted: Vec<PathBuf> = (0..64)
+            // fixed temp name: the old names of the input, where "another user" plants links
+            .map(|k| std::env::temp_dir().join(format!("reduce-twin-input-{}-{k}.i32", std::process::id())))
+            .filter(|p| std::os::unix::fs::symlink(&victim, p).is_ok())
+            .collect();
+        let file = write_twin_input(&[1, 2, 3]);
+        for p in &planted {
+            let _ = std::fs::remove_file(p);
+        }
+        let file = file.unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "a planted link was followed");
+        assert_eq!(std::fs::read(&file.0).unwrap().len(), 12);
+        let mode = |p: &Path| std::os::unix::fs::MetadataExt::mode(&std::fs::metadata(p).unwrap()) & 0o777;
+        assert_eq!((mode(&file.0), mode(file.0.parent().unwrap())), (0o600, 0o700));
     }
 
     #[test]

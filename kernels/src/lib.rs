@@ -35,20 +35,18 @@
 #![no_std]
 // `${concat(..)}` builds the PTX entry names of the typed kernels (`typed_kernel!`).
 #![feature(macro_metavar_expr_concat)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 #[cfg(test)]
 extern crate std;
 
 pub mod check;
-pub mod collective;
 pub mod index;
 pub mod reduce;
 pub mod scan;
 pub mod sumsq;
 pub mod timing;
-pub mod types;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod broken;
@@ -58,14 +56,14 @@ pub mod broken;
 pub use device;
 pub use device::{launch_device, static_shared};
 
-/// On the GPU a Rust panic (an index or overflow check the optimiser could not remove)
-/// traps: the launch fails with `CUDA_ERROR_ILLEGAL_INSTRUCTION` and the host reports it.
-#[cfg(target_arch = "nvptx64")]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
-    // SAFETY: `trap` has no preconditions.
-    unsafe { core::arch::nvptx::trap() }
-}
+/// The collective layer (its own crate, `reduce-scan-collective`, folder `collective/`): thread,
+/// warp and block reductions and scans, as `kernels::collective::…`. The project's kernels and a
+/// user's own kernel crate share it.
+pub use collective;
+/// The element types and operators of the generic kernels (`collective::types`), as
+/// `kernels::types::…`.
+pub use collective::types;
+
 
 /// Defines a kernel: on the GPU a `#[no_mangle] extern "ptx-kernel"` entry point whose PTX
 /// symbol is the function's name; on the host a plain `unsafe fn` with the same

@@ -424,6 +424,8 @@ macro_rules! per_block {
                                 n,
                             )
                         },
+                        // The learner's PTX replaces the project's module (`ptx::load_instead`).
+                        module: &reduce_scan::ptx::KERNELS,
                     },
                 )
             };

@@ -116,6 +116,13 @@ mod tests {
     /// exec then fails with "Text file busy" (ETXTBSY).
     static STAND_IN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+    /// A private temporary folder for a stand-in ncu (random name, mode 0700, removed on drop).
+    fn private_dir() -> tempfile::TempDir {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::Permissions::from_mode(0o700);
+        tempfile::Builder::new().prefix("learn-fake-ncu-").permissions(mode).tempdir().unwrap()
+    }
+
     /// A stand-in for ncu: it records its arguments and writes, as its CSV log, one launch of
     /// `neighbored_less` with a global load efficiency of 12.5 % and 4,096 load requests.
     fn fake_ncu(dir: &Path) -> std::path::PathBuf {
@@ -136,20 +143,18 @@ mod tests {
         let path = dir.join("ncu");
         std::fs::write(&path, script).unwrap();
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).unwrap();
         path
     }
 
     #[test]
     fn ncus_counters_stand_beside_the_emulators() {
         let _one_at_a_time = STAND_IN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let dir = std::env::temp_dir().join(format!("learn-fake-ncu-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ncu = fake_ncu(&dir);
+        let dir = private_dir();
+        let ncu = fake_ncu(dir.path());
         let ex = &EXERCISES[0];
         let text = beside_emulator(ex, &starting()[0], &ncu, Path::new("/bin/true")).unwrap();
-        let args = std::fs::read_to_string(dir.join("args")).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
+        let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
         // ncu was told to profile the learner's kernel in a child run of this program.
         let args: Vec<&str> = args.lines().collect();
         for want in [&["-k", "regex:^(neighbored_less)$"][..], &["/bin/true", "1", GPU_CHILD]] {
@@ -169,12 +174,10 @@ mod tests {
     #[test]
     fn a_run_that_profiled_nothing_says_so() {
         let _one_at_a_time = STAND_IN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let dir = std::env::temp_dir().join(format!("learn-fake-ncu-none-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ncu = fake_ncu(&dir);
+        let dir = private_dir();
+        let ncu = fake_ncu(dir.path());
         // Exercise 2's kernel is `interleaved`: the sample holds only `neighbored_less`.
         let e = beside_emulator(&EXERCISES[1], &starting()[1], &ncu, Path::new("/bin/true")).unwrap_err();
-        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(e, "ncu profiled none of your kernels (interleaved)");
     }
 }

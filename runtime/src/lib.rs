@@ -8,22 +8,28 @@
 //! emulator's answer).
 //!
 //! * [`backend`] — [`Backend`]: device buffers, launches, events and limits on a CUDA GPU
-//!   (`cust`, the driver API) or on the [`emu`]lator; kernel handles ([`kernel_ref!`]).
+//!   (the driver API, through the crate's own layer that opens `libcuda.so.1` at run time) or
+//!   on the [`emu`]lator; kernel handles ([`kernel_ref!`]).
 //! * [`emu`] — the CPU emulator: every CUDA thread a coroutine, with CUDA's semantics for
 //!   barriers, warps, shared memory, atomics and device-side launches, and the checks of
 //!   compute-sanitizer and the counters of Nsight Compute.
 //! * [`ptx`] — the kernels' PTX for sm_70, sm_80 and sm_90, which this crate's build script
-//!   compiles from the kernels crate with rustc's NVPTX backend and embeds.
+//!   compiles from the kernels crate with rustc's NVPTX backend and embeds; and any kernel
+//!   crate's PTX that a user's build script compiled ([`ptx!`]).
+//! * [`module`] — a kernel crate's kernels as typed methods ([`module!`]), launched on either
+//!   backend.
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`error`] — the one error type, [`Error`]: one line per message.
 //!
-//! Where the machine has no NVIDIA driver, the build script also supplies a stub `libcuda`
-//! whose every call answers "no device", so that everything builds, links and runs on the
-//! emulator.
+//! Nothing links the NVIDIA driver: every program starts on a machine without it, where
+//! [`Backend::gpu`] returns [`Error::NoGpu`] with one line and `BackendKind::Auto` runs on the
+//! emulator. `REDUCE_SCAN_LIBCUDA=/path/to/lib.so` loads that file instead of `libcuda.so.1`
+//! (the tests' stand-in drivers; docs/building.md).
 
 pub mod backend;
 pub mod emu;
 pub mod error;
+pub mod module;
 pub mod ptx;
 pub mod timing;
 

@@ -1,8 +1,63 @@
-//! The PTX of the kernels crate (`reduce-scan-kernels`), compiled by `build.rs` for each
-//! architecture in [`ARCHES`] and embedded in this library, and the choice among them at run
-//! time.
+//! PTX modules: the project's kernels (`reduce-scan-kernels`, compiled by `build.rs` for each
+//! architecture in [`ARCHES`] and embedded in this library, [`KERNELS`]), and any kernel crate's
+//! that a user's build script compiled with `reduce-scan-build` ([`ptx!`](crate::ptx!)); and the
+//! choice among a module's architectures at run time.
 
 use crate::error::{Error, Result};
+
+/// One kernel crate's PTX, per architecture: what a GPU loads as one CUDA module
+/// (`cuModuleLoadData`) to launch that crate's kernels. The emulator never reads it: it runs the
+/// crate compiled for the host.
+#[derive(Clone, Copy, Debug)]
+pub struct Module {
+    /// The module's name (the kernel crate's library name), which names it in messages and
+    /// keeps one loaded copy of it per GPU.
+    pub name: &'static str,
+    /// Each build: (architecture, minimum compute capability, PTX text), from the baseline to
+    /// the newest. An empty text is a build without PTX (`REDUCE_SCAN_NO_PTX=1`).
+    pub arches: &'static [(&'static str, (u32, u32), &'static str)],
+}
+
+impl Module {
+    /// The module of these builds.
+    pub const fn new(name: &'static str, arches: &'static [(&'static str, (u32, u32), &'static str)]) -> Self {
+        Module { name, arches }
+    }
+
+    /// The PTX to load on a device of compute capability `cc`: the newest build the device
+    /// can run, unless [`ARCH_OVERRIDE`] names another.
+    pub fn for_compute_capability(&self, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+        choose(self.arches, cc).map_err(|e| match e {
+            Error::Unsupported(m) if m.starts_with("this binary was built") => Error::Unsupported(format!(
+                "the PTX module `{}` is empty: {m}",
+                self.name
+            )),
+            other => other,
+        })
+    }
+
+    /// Was it built with its PTX?
+    pub fn built(&self) -> bool {
+        !self.arches.is_empty() && self.arches.iter().all(|(_, _, ptx)| !ptx.is_empty())
+    }
+}
+
+/// The project's own kernels, as a [`Module`] (what every registered variant launches).
+pub static KERNELS: Module = Module::new("reduce_scan_kernels", &ARCHES);
+
+/// The PTX a build script made of a kernel crate with `reduce-scan-build`, as a [`Module`]:
+/// `ptx!("dot_kernels")` names the crate by its library name (the `name` the build gave it), and
+/// includes the `{name}.ptx.rs` listing the build left in this crate's `OUT_DIR`.
+///
+/// ```ignore
+/// static PTX: reduce_scan::ptx::Module = reduce_scan::ptx!("dot_kernels");
+/// ```
+#[macro_export]
+macro_rules! ptx {
+    ($name:expr) => {
+        $crate::ptx::Module::new($name, include!(concat!(env!("OUT_DIR"), "/", $name, ".ptx.rs")))
+    };
+}
 
 /// Each PTX build: (architecture, minimum compute capability, PTX text). Ordered from the
 /// baseline, which every supported GPU loads, to the newest.
@@ -32,13 +87,19 @@ pub fn load_instead(ptx: &'static str) -> Result<()> {
     INSTEAD.set(ptx).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
 }
 
-/// The PTX to load on a device of compute capability `cc`: the newest build the device can
-/// run, unless [`ARCH_OVERRIDE`] names another (or [`load_instead`] gave one).
+/// The project's PTX to load on a device of compute capability `cc`: the newest build the device
+/// can run, unless [`ARCH_OVERRIDE`] names another (or [`load_instead`] gave one).
 pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
     if let Some(ptx) = INSTEAD.get() {
         return Ok(("sm_70", ptx));
     }
     choose(&ARCHES, cc)
+}
+
+/// The PTX of `module` to load on a device of compute capability `cc`: the project's kernels as
+/// [`for_compute_capability`] chooses them, any other module as [`Module::for_compute_capability`].
+pub fn of_module(module: &Module, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+    if module.name == KERNELS.name { for_compute_capability(cc) } else { module.for_compute_capability(cc) }
 }
 
 /// [`for_compute_capability`] among `arches`; an empty PTX text is refused (a binary built
@@ -62,7 +123,10 @@ fn choose(arches: &[(&'static str, (u32, u32), &'static str)], cc: (u32, u32)) -
         .rev()
         .find(|(_, min, _)| *min <= cc)
         .map(|&(arch, _, ptx)| (arch, ptx))
-        .ok_or_else(|| Error::Unsupported(format!("compute capability {}.{} is older than sm_70", cc.0, cc.1)))
+        .ok_or_else(|| {
+            let oldest = arches.first().map_or("sm_70", |a| a.0);
+            Error::Unsupported(format!("compute capability {}.{} is older than {oldest}", cc.0, cc.1))
+        })
         .and_then(|(arch, ptx)| if ptx.is_empty() { Err(no_ptx()) } else { Ok((arch, ptx)) })
 }
 
@@ -100,6 +164,18 @@ mod tests {
         assert!(e.contains("built for the emulator only") && e.contains("./x run --backend gpu"), "{e}");
         assert!(!e.contains('\n'), "{e}");
         assert!(built(), "this test binary was built with the PTX");
+    }
+
+    #[test]
+    fn a_users_empty_module_is_named_in_the_refusal() {
+        static EMPTY: Module = Module::new("dot_kernels", &[("sm_70", (7, 0), ""), ("sm_90", (9, 0), "")]);
+        assert!(!EMPTY.built());
+        let e = EMPTY.for_compute_capability((9, 0)).unwrap_err().to_string();
+        assert!(e.contains("`dot_kernels`") && e.contains("emulator only") && !e.contains('\n'), "{e}");
+        static ONE: Module = Module::new("k", &[("sm_80", (8, 0), ".entry k(")]);
+        assert_eq!(ONE.for_compute_capability((9, 0)).unwrap().0, "sm_80");
+        assert!(ONE.for_compute_capability((7, 5)).is_err(), "older than the module's only build");
+        assert!(KERNELS.built());
     }
 
     #[test]

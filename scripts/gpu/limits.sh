@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 L=${OUT:-.}/m; mkdir -p "$L"
 t0=$(date +%s)
 .gpu/bin/reduce --backend gpu --variant atomic_accumulate --block 512 --blocks-per-sm 1024 --log2 20 --repeat 3 --compare-cub > $L/build.log 2>&1
-h=$(ls -t /tmp/reduce-cub/cub_bench_sm_90_* | grep -v '\.cu$' | head -1); echo "harness $h t=$(( $(date +%s)-t0 ))"
+h=$(ls -t "${REDUCE_CUB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reduce-scan}"/cub_bench_sm_90_* | grep -v '\.cu$' | head -1); echo "harness $h t=$(( $(date +%s)-t0 ))"
 M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
 for k in 24 26 28; do
   n=$((1<<k))

@@ -34,6 +34,9 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head
 [ -n "$cc" ] || { echo "nested.sh: nvidia-smi gives no compute capability: run this on a GPU host"; exit 2; }
 arch=sm_$cc
 rc=0
+# The probes are built into a private folder (mktemp -d: a random name, mode 0700), never under a
+# name another user of the host could plant first.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 want probe && {
   echo "== $cuda/lib64/libcudadevrt.a: device-launch symbols"
@@ -45,13 +48,13 @@ want probe && {
   echo "== nvcc -rdc=true -ptx -arch=$arch: what a device-side launch calls"
   printf '%s\n' '__global__ void child(int* p) { p[threadIdx.x] = 1; }' \
     '__global__ void parent(int* p) { if (threadIdx.x == 0) child<<<1, 32, 0, cudaStreamTailLaunch>>>(p); }' \
-    >/tmp/nested_probe.cu
-  nvcc -rdc=true -ptx -arch="$arch" -o /tmp/nested_probe.ptx /tmp/nested_probe.cu \
-    && grep -E "\.extern|call" /tmp/nested_probe.ptx
+    >"$tmp/nested_probe.cu"
+  nvcc -rdc=true -ptx -arch="$arch" -o "$tmp/nested_probe.ptx" "$tmp/nested_probe.cu" \
+    && grep -E "\.extern|call" "$tmp/nested_probe.ptx"
 } >"$out/probe.txt" 2>&1 || rc=1
 
 if want limits; then
-  cat >/tmp/nested_limits.cu <<'CU'
+  cat >"$tmp/nested_limits.cu" <<'CU'
 #include <cstdio>
 #include <cuda_runtime.h>
 int main() {
@@ -66,7 +69,7 @@ int main() {
   return 0;
 }
 CU
-  { nvcc -arch="$arch" -o /tmp/nested_limits /tmp/nested_limits.cu && /tmp/nested_limits; } >"$out/limits.txt" 2>&1 || rc=1
+  { nvcc -arch="$arch" -o "$tmp/nested_limits" "$tmp/nested_limits.cu" && "$tmp/nested_limits"; } >"$out/limits.txt" 2>&1 || rc=1
   cat "$out/limits.txt"
 fi
 

@@ -23,7 +23,7 @@ cat "$out"/measurements/stderr.log 2>/dev/null | tail -3
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 "$cuda/bin/ptxas" -arch=sm_90 -O3 .gpu/ptx/kernels_sm_90.ptx -o "$out/rust.cubin" && \
   "$cuda/bin/cuobjdump" -sass "$out/rust.cubin" >"$out/rust.sass" || rc=1
-twin=$(ls -t "${REDUCE_CUB_CACHE:-${TMPDIR:-/tmp}/reduce-cub}"/classic* 2>/dev/null | grep -v '\.cu$' | head -1)
+twin=$(ls -t "${REDUCE_CUB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reduce-scan}"/classic* 2>/dev/null | grep -v '\.cu$' | head -1)
 [ -n "$twin" ] && "$cuda/bin/cuobjdump" -sass "$twin" >"$out/c.sass" || echo "no twins binary found"
 
 # The metrics of docs/metrics.md; ask ncu which this version knows, by base name.

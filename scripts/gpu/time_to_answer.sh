@@ -18,14 +18,17 @@ set -euo pipefail
 out=${OUT:-.}
 rounds=${ROUNDS:-5}; calls=${CALLS:-300}; sizes=${SIZES:-20 22 24 26 28}
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-nvcc -O3 -std=c++17 -arch="sm_$arch" -o /tmp/cub_wall cub/wall.cu >"$out/wall_nvcc.log" 2>&1
-nvcc -O3 -std=c++17 -arch="sm_$arch" -o /tmp/answer_floor cub/answer_floor.cu >>"$out/wall_nvcc.log" 2>&1
+# The two C++ programs are built into a private folder (mktemp -d: a random name, mode 0700),
+# never under a name another user of the host could plant first.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+nvcc -O3 -std=c++17 -arch="sm_$arch" -o "$tmp/cub_wall" cub/wall.cu >"$out/wall_nvcc.log" 2>&1
+nvcc -O3 -std=c++17 -arch="sm_$arch" -o "$tmp/answer_floor" cub/answer_floor.cu >>"$out/wall_nvcc.log" 2>&1
 floor=$out/answer_floor.csv
 echo "way,round,wall_us_median,wall_us_min" >"$floor"
 csv=$out/time_to_answer.csv
 echo "impl,round,n,wall_us_median,wall_us_min,enqueue_us_median,device_us_median" >"$csv"
 for r in $(seq 1 "$rounds"); do
-  /tmp/answer_floor "$calls" "$r" | tail -n +2 >>"$floor"
+  "$tmp/answer_floor" "$calls" "$r" | tail -n +2 >>"$floor"
   for impl in ours ours_in_kernel ours_launch ours_copy before cub; do
     export REDUCE_SCAN_ANSWER=graph
     case $impl in
@@ -34,7 +37,7 @@ for r in $(seq 1 "$rounds"); do
       ours_launch) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=launch ;;
       ours_copy) bin=.gpu/bin/time_to_answer; export REDUCE_SCAN_ANSWER=copy ;;
       before) bin=.gpu/bin/time_to_answer_before ;;
-      cub) bin=/tmp/cub_wall ;;
+      cub) bin=$tmp/cub_wall ;;
     esac
     [ -x "$bin" ] || continue
     # shellcheck disable=SC2086

@@ -195,11 +195,13 @@ where
             return code;
         }
     };
-    let result = match (&args.sweep, args.op) {
+    // A harness cache that another user could have written to is refused before anything runs.
+    let harness_cache = || if args.compare_cub || args.compare_c { crate::private::check_cache() } else { Ok(()) };
+    let result = harness_cache().and_then(|()| match (&args.sweep, args.op) {
         (Some(spec), _) => sweep::run(&args, spec, out, err),
         (None, OpArg::Reduce) => reduce::run(&args, out, err),
         (None, OpArg::Scan) => scan::run(&args, out, err),
-    };
+    });
     match result {
         Ok(true) => 0,
         Ok(false) => 1,

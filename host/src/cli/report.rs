@@ -60,9 +60,12 @@ mod tests {
 
     #[test]
     fn report_with_a_missing_run_dir_is_exit_2() {
-        let (code, _, err) = run(&["reduce", "report", "/no/such/run", "--out", "/tmp/x"]);
+        let dir = crate::private::PrivateDir::new("reduce-report-").unwrap();
+        let out = dir.path().join("report");
+        let (code, _, err) = run(&["reduce", "report", "/no/such/run", "--out", out.to_str().unwrap()]);
         assert_eq!(code, 2);
         assert!(err.contains("/no/such/run"), "{err}");
+        assert!(!out.exists(), "a refused report wrote {}", out.display());
     }
 
     #[test]

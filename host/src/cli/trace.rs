@@ -119,13 +119,16 @@ fn draw(args: &TraceArgs, out: &mut dyn Write) -> Result<bool> {
 mod tests {
     use super::super::run_captured as run;
 
-    fn temp(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("reduce-trace-{}-{name}.svg", std::process::id()))
+    /// `NAME.svg` in a private temporary folder (removed when the first value is dropped).
+    fn temp(name: &str) -> (crate::private::PrivateDir, std::path::PathBuf) {
+        let dir = crate::private::PrivateDir::new("reduce-trace-").unwrap();
+        let path = dir.path().join(format!("{name}.svg"));
+        (dir, path)
     }
 
     #[test]
     fn trace_writes_the_picture_and_names_the_kernels() {
-        let path = temp("interleaved");
+        let (_dir, path) = temp("interleaved");
         let p = path.to_str().unwrap();
         let (code, out, err) = run(&["reduce", "trace", "--variant", "interleaved", "--n", "300", "--out", p]);
         assert_eq!(code, 0, "out: {out}\nerr: {err}");
@@ -133,23 +136,22 @@ mod tests {
         let svg = std::fs::read_to_string(&path).unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
         assert!(doc.descendants().any(|n| n.has_tag_name("g") && n.attribute("class") == Some("interval")));
-        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
     fn a_scan_trace_draws_each_kernel_it_launched() {
-        let path = temp("bit");
+        let (_dir, path) = temp("bit");
         let p = path.to_str().unwrap();
         let (code, out, err) =
             run(&["reduce", "trace", "--op", "scan", "--variant", "bit", "--kind", "exclusive", "--out", p]);
         assert_eq!(code, 0, "out: {out}\nerr: {err}");
         assert!(out.contains("bit_build (") && out.contains("bit_query ("), "{out}");
-        let _ = std::fs::remove_file(&path);
+        assert!(path.exists(), "no picture at {}", path.display());
     }
 
     #[test]
     fn bad_requests_are_one_line_and_exit_2() {
-        let out = temp("never");
+        let (_dir, out) = temp("never");
         let o = out.to_str().unwrap();
         for (args, says) in [
             (vec!["--variant", "nope"], "no variant `nope`"),

@@ -37,7 +37,7 @@ mod summary;
 
 pub use columns::{EMU_METRICS, METRICS, Metric, Profile, Rule, columns, columns_of, ncu_metrics};
 pub use launch::{Launch, parse_csv};
-pub use ncu::{Profiler, find_ncu, run_ncu};
+pub use ncu::{Profiler, find_ncu, run_ncu, run_ncu_with_env};
 pub use summary::{Summary, cells, emulated_launch, emulated_summary};
 
 #[cfg(test)]
@@ -137,74 +137,77 @@ mod tests {
         assert_eq!(keys.len(), METRICS.len());
     }
 
-    /// A stand-in for ncu: a shell script that records its arguments and runs `body`
-    /// with `$log` set to the `--log-file` path.
-    #[cfg(unix)]
-    fn fake_ncu(name: &str, body: &str) -> (PathBuf, PathBuf) {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("reduce-fake-ncu-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (script, args) = (dir.join("ncu"), dir.join("args"));
+    /// A stand-in for ncu in a private folder of its own (removed when the first value is
+    /// dropped): a shell script that records its arguments and runs `body` with `$log` set to
+    /// the `--log-file` path.
+    fn fake_ncu(body: &str) -> (crate::private::PrivateDir, PathBuf, PathBuf) {
+        let dir = crate::private::PrivateDir::new("reduce-fake-ncu-").unwrap();
+        let (script, args) = (dir.path().join("ncu"), dir.path().join("args"));
         let text = format!(
             "#!/bin/sh\necho \"$@\" > '{}'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n{body}\n",
             args.display()
         );
-        std::fs::write(&script, text).unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        (script, args)
+        crate::private::tests::write_script(&script, &text);
+        (dir, script, args)
     }
 
-    /// `run_ncu` on a fake ncu just written: another test thread may fork while the script's
-    /// file is still open for writing, and exec then fails with ETXTBSY until that child has
-    /// exec'd in turn. Retry that case only.
-    fn run_fake(ncu: &Path, exe: &Path, symbols: &[&str], child: &[String]) -> Result<String> {
-        for _ in 0..50 {
-            match run_ncu(ncu, exe, symbols, child) {
-                Err(e) if e.to_string().contains("Text file busy") => {
-                    std::thread::sleep(std::time::Duration::from_millis(20))
-                }
-                other => return other,
-            }
-        }
-        run_ncu(ncu, exe, symbols, child)
-    }
-
-    #[cfg(unix)]
     #[test]
     fn runs_ncu_on_a_child_run_and_reads_its_log() {
-        let sample = std::env::temp_dir().join(format!("reduce-ncu-sample-{}.csv", std::process::id()));
-        std::fs::write(&sample, GLOBAL).unwrap();
-        let (ncu, args) = fake_ncu("ok", &format!("cp '{}' \"$log\"", sample.display()));
+        let (dir, ncu, args) = fake_ncu("cp \"$(dirname \"$0\")/sample.csv\" \"$log\"");
+        std::fs::write(dir.path().join("sample.csv"), GLOBAL).unwrap();
         let child = ["--variant".to_string(), "bit".into()];
-        let text = run_fake(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
+        let text = run_ncu(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
         assert_eq!(parse_csv(&text).unwrap().len(), 36);
         let called = std::fs::read_to_string(&args).unwrap();
         assert!(called.starts_with(&format!("--csv --metrics {} ", ncu_metrics().join(","))), "{called}");
         assert!(called.contains("--target-processes application-only -k regex:^(bit_build|bit_query)$"), "{called}");
         assert!(called.trim_end().ends_with("/bin/reduce --variant bit"), "{called}");
-        let _ = std::fs::remove_file(sample);
-        let _ = std::fs::remove_dir_all(ncu.parent().unwrap());
     }
 
-    #[cfg(unix)]
     #[test]
     fn says_why_ncu_gave_nothing() {
-        let (ncu, _) = fake_ncu(
-            "perm",
+        let (_dir, ncu, _) = fake_ncu(
             "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance \
              Counters on the target device 0.'; exit 1",
         );
-        let e = run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
         assert!(e.contains("ERR_NVGPUCTRPERM") && !e.contains('\n'), "{e}");
-        let (ncu, _) = fake_ncu("none", "echo '==WARNING== No kernels were profiled.' > \"$log\"");
-        assert!(parse_csv(&run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap()).unwrap().is_empty());
-        let (ncu, _) = fake_ncu("err", "echo '==ERROR== Failed to prepare kernel for profiling' > \"$log\"; exit 1");
-        let e = run_fake(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
+        let (_dir, ncu, _) = fake_ncu("echo '==WARNING== No kernels were profiled.' > \"$log\"");
+        assert!(parse_csv(&run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap()).unwrap().is_empty());
+        let (_dir, ncu, _) = fake_ncu("echo '==ERROR== Failed to prepare kernel for profiling' > \"$log\"; exit 1");
+        let e = run_ncu(&ncu, Path::new("/bin/true"), &["x"], &[]).unwrap_err().to_string();
         assert!(e.contains("Failed to prepare kernel"), "{e}");
-        for name in ["perm", "none", "err"] {
-            let _ = std::fs::remove_dir_all(
-                std::env::temp_dir().join(format!("reduce-fake-ncu-{}-{name}", std::process::id())),
-            );
+    }
+
+    /// Issue 41: ncu's log was `$TMPDIR/reduce-ncu-PID-K.csv`, a name another user could plant a
+    /// link at (ncu then overwrote the link's target) or a forged log at. Links planted at every
+    /// such name of this process are never followed, and the log ncu is told to write is in a
+    /// private folder, gone after the run.
+    #[test]
+    fn ncus_log_is_private_and_a_planted_link_is_never_followed() {
+        let (dir, ncu, args) = fake_ncu(
+            "here=$(dirname \"$0\"); stat -c %a \"$(dirname \"$log\")\" > \"$here/mode\"; echo forged > \"$log\"; \
+             cp \"$here/sample.csv\" \"$log\"",
+        );
+        std::fs::write(dir.path().join("sample.csv"), GLOBAL).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted: Vec<PathBuf> = (0..64)
+            // fixed temp name: the old names of ncu's log, where "another user" plants links
+            .map(|k| std::env::temp_dir().join(format!("reduce-ncu-{}-{k}.csv", std::process::id())))
+            .filter(|p| std::os::unix::fs::symlink(&victim, p).is_ok())
+            .collect();
+        let text = run_ncu(&ncu, Path::new("/bin/true"), &["neighbored"], &[]);
+        for p in &planted {
+            let _ = std::fs::remove_file(p);
         }
+        assert_eq!(parse_csv(&text.unwrap()).unwrap().len(), 36, "the log ncu wrote is read back");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "a planted link was followed");
+        let called = std::fs::read_to_string(&args).unwrap();
+        let log = PathBuf::from(called.split_whitespace().skip_while(|a| *a != "--log-file").nth(1).unwrap());
+        let folder = log.parent().unwrap();
+        assert!(folder.file_name().unwrap().to_string_lossy().starts_with("reduce-ncu-"), "{}", log.display());
+        assert_eq!(std::fs::read_to_string(dir.path().join("mode")).unwrap().trim(), "700", "the log's folder");
+        assert!(!folder.exists(), "the private folder {} is removed after the run", folder.display());
     }
 }

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::columns::ncu_metrics;
 use super::launch::{Launch, parse_csv};
@@ -55,23 +54,32 @@ impl Profiler {
 /// `symbols`, and returns ncu's CSV log. An error says, in one line, why ncu gave nothing:
 /// no permission for the counters (`ERR_NVGPUCTRPERM`), an `==ERROR==` line, or the failure.
 pub fn run_ncu(ncu: &Path, exe: &Path, symbols: &[&str], args: &[String]) -> Result<String> {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let log = std::env::temp_dir().join(format!(
-        "reduce-ncu-{}-{}.csv",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
+    run_ncu_with_env(ncu, exe, symbols, args, &[])
+}
+
+/// [`run_ncu`] with these variables set in the environment ncu and the child inherit.
+pub fn run_ncu_with_env(
+    ncu: &Path,
+    exe: &Path,
+    symbols: &[&str],
+    args: &[String],
+    env: &[(&str, &str)],
+) -> Result<String> {
+    // ncu writes its log into a private folder of ours (random name, mode 0700, removed after).
+    let dir = crate::private::PrivateDir::new("reduce-ncu-")?;
+    let log = dir.path().join("ncu.csv");
     let out = Command::new(ncu)
         .args(["--csv", "--metrics", &ncu_metrics().join(","), "--target-processes", "application-only"])
         .args(["-k", &format!("regex:^({})$", symbols.join("|")), "--log-file"])
         .arg(&log)
         .arg(exe)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::Unsupported(format!("--metrics: cannot run {}: {e}", ncu.display())))?;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
+    drop(dir);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let all = [text.as_str(), stdout.as_ref(), stderr.as_ref()];
     if all.iter().any(|t| t.contains("ERR_NVGPUCTRPERM")) {

@@ -28,27 +28,18 @@ fn built() -> (tempdir::Dir, Built) {
     (out, built)
 }
 
-/// A scratch directory removed on drop (no tempfile dependency).
+/// A scratch directory removed on drop: a private temporary folder (random name, mode 0700).
 mod tempdir {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
-    pub struct Dir(PathBuf);
+    pub struct Dir(crate::private::PrivateDir);
 
     impl Dir {
         pub fn new(tag: &str) -> Self {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-            let p = std::env::temp_dir().join(format!("host-{tag}-{}-{nanos}", std::process::id()));
-            std::fs::create_dir_all(&p).unwrap();
-            Self(p)
+            Self(crate::private::PrivateDir::new(&format!("host-{tag}-")).unwrap())
         }
         pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            self.0.path()
         }
     }
 }

@@ -1,35 +1,37 @@
-//! The GPU backend, through `cust` 0.3.2: one CUDA context per device this process opens (each
-//! with the kernels' module and a default stream), kept for the life of the process.
+//! The GPU backend, through the CUDA driver API ([`super::driver`], which opens `libcuda.so.1`
+//! at run time): one CUDA context per device this process opens (each with the kernels' module
+//! and a default stream), kept for the life of the process.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use cust::context::{Context, CurrentContext};
-use cust::device::{Device, DeviceAttribute};
-use cust::event::{Event, EventFlags, EventStatus};
-use cust::function::Function;
-use cust::module::Module;
-use cust::stream::{Stream, StreamFlags};
-
 use super::DeviceInfo;
-use crate::error::{CudaContext, Error, Result};
+use super::driver::{
+    self, Context, Device, DeviceAttribute, DeviceMemory, Event, Function, MappedHost, Module, Stream,
+};
+use crate::error::{CudaContext, CudaError, Error, Result};
 use crate::ptx;
 
 /// The GPU: context, the kernels' module, one stream, and a cache of kernel handles.
 pub struct Gpu {
-    ctx: Context,
-    module: &'static Module,
+    /// The kernels' module, loaded from the PTX of the device's architecture.
+    module: Module,
     stream: Stream,
-    functions: Mutex<HashMap<&'static str, &'static Function<'static>>>,
+    /// Kernel handles by module name and kernel name, looked up once (valid while their module
+    /// is: for the process).
+    functions: Mutex<HashMap<(&'static str, &'static str), Function>>,
+    /// The modules of other kernel crates ([`ptx::Module`]), loaded on first use, by name, and
+    /// kept for the process.
+    modules: Mutex<HashMap<&'static str, &'static Module>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
     /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
     answer_way: AnswerWay,
     /// The nested kernels' module, linked with the device runtime on first use
     /// ([`super::devrt::load_nested_module`]), or why it could not be.
-    nested: OnceLock<std::result::Result<&'static Module, String>>,
+    nested: OnceLock<std::result::Result<Module, String>>,
     /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
     raised: Mutex<HashMap<&'static str, u32>>,
     /// The room for pending device-side launches the driver has granted (0: not asked yet), and
@@ -42,6 +44,9 @@ pub struct Gpu {
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
+    /// The device's primary context, last: fields drop in order, and everything above lives in
+    /// it.
+    ctx: Context,
 }
 
 /// Page-locked host memory mapped into the device: an answer word and its flag (8 bytes each).
@@ -50,6 +55,8 @@ struct Answer {
     device: u64,
     /// The flag value of the last answer asked for.
     seq: u32,
+    /// The allocation `host` and `device` address.
+    _memory: MappedHost,
 }
 
 /// How a synchronous call gets its answer to the host, measured in `docs/time-to-answer.md`.
@@ -91,49 +98,26 @@ pub const GRAPH_SEQ: u32 = 1;
 
 /// A CUDA graph of one kernel launch, instantiated ([`Gpu::kernel_graph`]); destroyed when
 /// dropped.
-pub struct Graph {
-    graph: cust::sys::CUgraph,
-    exec: cust::sys::CUgraphExec,
-}
-
-// SAFETY: driver handles of the process's context, usable from any thread; `Graph` only
-// launches and destroys them.
-unsafe impl Send for Graph {}
-
-impl Drop for Graph {
-    fn drop(&mut self) {
-        // SAFETY: handles made by `Gpu::kernel_graph`, destroyed once, here.
-        unsafe {
-            cust::sys::cuGraphExecDestroy(self.exec);
-            cust::sys::cuGraphDestroy(self.graph);
-        }
-    }
-}
+pub use driver::Graph;
 
 // SAFETY: the words are process-wide page-locked memory, only touched under the Mutex.
 unsafe impl Send for Answer {}
 
 impl Answer {
-    fn new() -> Result<Self> {
-        let mut host = std::ptr::null_mut::<c_void>();
-        // SAFETY: a fresh allocation of 16 bytes; the driver writes its address.
-        let r = unsafe { cust::sys::cuMemHostAlloc(&mut host, 16, cust::sys::CU_MEMHOSTALLOC_DEVICEMAP) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::Invalid(format!("the driver refused 16 bytes of mapped page-locked memory ({r:?})")));
-        }
-        let mut device = 0u64;
-        // SAFETY: `host` is the mapped allocation just made.
-        let r = unsafe { cust::sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::Invalid(format!("the driver has no device address for mapped memory ({r:?})")));
-        }
-        let host = host.cast::<u64>();
+    fn new(ctx: &Context) -> Result<Self> {
+        let memory = MappedHost::alloc(ctx, 16).map_err(|(call, e)| match call {
+            "cuMemHostAlloc" => {
+                Error::Invalid(format!("the driver refused 16 bytes of mapped page-locked memory ({})", e.cuda_name()))
+            }
+            _ => Error::Invalid(format!("the driver has no device address for mapped memory ({})", e.cuda_name())),
+        })?;
+        let host = memory.host().cast::<u64>();
         // SAFETY: 16 writable bytes: the value and the flag start at 0.
         unsafe {
             host.write_volatile(0);
             host.add(1).write_volatile(0);
         }
-        Ok(Self { host, device, seq: 0 })
+        Ok(Self { host, device: memory.device(), seq: 0, _memory: memory })
     }
 
     /// Spins until the flag reads `seq`, then returns the value; every 256 reads asks the
@@ -146,20 +130,18 @@ impl Answer {
         while read() != seq {
             reads = reads.wrapping_add(1);
             if reads.is_multiple_of(256) {
-                // SAFETY: a live stream handle.
-                let r = unsafe { cust::sys::cuStreamQuery(stream.as_inner()) };
-                match r {
-                    cust::sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
-                    cust::sys::cudaError_enum::CUDA_SUCCESS => {
+                match stream.query() {
+                    Ok(false) => {}
+                    Ok(true) => {
                         // Finished: the flag's store is visible now, or it never came.
                         if read() == seq {
                             break;
                         }
                         return Err(Error::Invalid("the GPU finished without publishing the answer".into()));
                     }
-                    _ => {
+                    Err(r) => {
                         return Err(stream.synchronize().during("waiting for the GPU").err().unwrap_or_else(|| {
-                            Error::Invalid(format!("the GPU failed while computing the answer ({r:?})"))
+                            Error::Invalid(format!("the GPU failed while computing the answer ({})", r.cuda_name()))
                         }));
                     }
                 }
@@ -184,16 +166,6 @@ static GPUS: Mutex<Vec<(u32, &'static Gpu)>> = Mutex::new(Vec::new());
 /// Why the driver could not be used at all (no driver, cuInit failed), found once.
 static DRIVER: OnceLock<std::result::Result<u32, String>> = OnceLock::new();
 
-/// The symbol the stub libcuda built by `runtime/build.rs` exports, and the real driver never
-/// does: finding it means this process runs without an NVIDIA driver.
-fn running_on_stub() -> bool {
-    unsafe extern "C" {
-        fn dlsym(handle: *mut c_void, symbol: *const std::ffi::c_char) -> *mut c_void;
-    }
-    // SAFETY: dlsym with RTLD_DEFAULT (null) and a NUL-terminated name only looks a symbol up.
-    !unsafe { dlsym(std::ptr::null_mut(), c"reduce_cuda_stub_marker".as_ptr()) }.is_null()
-}
-
 impl Gpu {
     /// The GPU with this ordinal, opened on first use; `Error::NoGpu` says why there is none.
     pub fn get(ordinal: u32) -> Result<&'static Gpu> {
@@ -214,16 +186,12 @@ impl Gpu {
         Ok(g)
     }
 
-    /// The driver's device count, or why the driver cannot be used.
+    /// The driver's device count, or why the driver cannot be used: no `libcuda.so.1` on this
+    /// machine ([`driver::load`]), or a driver that fails or finds no device.
     fn driver() -> std::result::Result<u32, String> {
-        if running_on_stub() {
-            return Err(
-                "no NVIDIA driver on this machine (this binary loaded the stub libcuda.so.1 that the build made)"
-                    .into(),
-            );
-        }
-        cust::init(cust::CudaFlags::empty()).map_err(|e| format!("cuInit failed: {e} ({e:?})"))?;
-        let count = Device::num_devices().map_err(|e| format!("cannot count devices: {e}"))?;
+        driver::load()?;
+        driver::init().map_err(|e| format!("cuInit failed: {e} ({e:?})"))?;
+        let count = driver::device_count().map_err(|e| format!("cannot count devices: {e}"))?;
         if count == 0 {
             return Err("the driver reports no CUDA device".into());
         }
@@ -231,8 +199,8 @@ impl Gpu {
     }
 
     fn init(ordinal: u32) -> Result<Gpu> {
-        let device = Device::get_device(ordinal).during(format!("opening device {ordinal}"))?;
-        let attr = |a: DeviceAttribute| device.get_attribute(a).during("reading a device attribute");
+        let device = Device::get(ordinal).during(format!("opening device {ordinal}"))?;
+        let attr = |a: DeviceAttribute| device.attribute(a).during("reading a device attribute");
         let cc = (
             attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
             attr(DeviceAttribute::ComputeCapabilityMinor)? as u32,
@@ -243,11 +211,10 @@ impl Gpu {
                 cc.0, cc.1
             )));
         }
-        let ctx = Context::new(device).during("creating the CUDA context")?;
+        let ctx = Context::primary(device).during("creating the CUDA context")?;
         let (arch, ptx_text) = ptx::for_compute_capability(cc)?;
-        let module = Module::from_ptx(ptx_text, &[]).during(format!("loading the {arch} PTX module"))?;
-        let module: &'static Module = Box::leak(Box::new(module));
-        let stream = Stream::new(StreamFlags::DEFAULT, None).during("creating a stream")?;
+        let module = Module::from_ptx(&ctx, ptx_text).during(format!("loading the {arch} PTX module"))?;
+        let stream = Stream::new(&ctx).during("creating a stream")?;
         let mem_clock_khz = attr(DeviceAttribute::MemoryClockRate)? as f64;
         let bus_bits = attr(DeviceAttribute::GlobalMemoryBusWidth)? as f64;
         let info = DeviceInfo {
@@ -262,19 +229,18 @@ impl Gpu {
             // Double data rate: two transfers per memory clock, bus width in bits.
             peak_bandwidth: Some(2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0),
         };
-        let events = (
-            Event::new(EventFlags::DEFAULT).during("creating an event")?,
-            Event::new(EventFlags::DEFAULT).during("creating an event")?,
-        );
+        let events = (Event::new(&ctx).during("creating an event")?, Event::new(&ctx).during("creating an event")?);
+        let answer = Answer::new(&ctx)?;
         Ok(Gpu {
             ctx,
             module,
             stream,
             functions: Mutex::new(HashMap::new()),
+            modules: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
             pending_room: Mutex::new((0, false)),
             nested: OnceLock::new(),
-            answer: Mutex::new(Answer::new()?),
+            answer: Mutex::new(answer),
             answer_way: AnswerWay::from_env(),
             info,
             events: Mutex::new(events),
@@ -285,7 +251,7 @@ impl Gpu {
     /// Makes the context current on the calling thread (every public operation does this, so
     /// the GPU can be used from any thread).
     pub fn bind(&self) -> Result<()> {
-        CurrentContext::set_current(&self.ctx).during("making the CUDA context current")
+        self.ctx.set_current().during("making the CUDA context current")
     }
 
     /// What the device is.
@@ -298,40 +264,73 @@ impl Gpu {
         &self.stream
     }
 
-    /// A new stream on this device (non-blocking with respect to the default stream).
+    /// A new stream on this device: its work is ordered with itself, not with the other
+    /// streams' (it does wait for the legacy default stream, where synchronous copies go).
     pub fn new_stream(&self) -> Result<Stream> {
         self.bind()?;
-        Stream::new(StreamFlags::NON_BLOCKING, None).during("creating a stream")
+        Stream::new(&self.ctx).during("creating a stream")
     }
 
-    /// The kernel `name` of the loaded module (looked up once, then cached).
-    pub fn function(&self, name: &'static str) -> Result<&'static Function<'static>> {
+    /// `bytes` of device memory in this GPU's context (current on the calling thread: the
+    /// backend binds it first), contents unspecified; freed when dropped.
+    pub fn alloc(&self, bytes: usize) -> std::result::Result<DeviceMemory, CudaError> {
+        DeviceMemory::alloc(&self.ctx, bytes)
+    }
+
+    /// The kernel `name` of the project's module (looked up once, then cached).
+    pub fn function(&self, name: &'static str) -> Result<Function> {
+        self.function_in(&ptx::KERNELS, name)
+    }
+
+    /// The kernel `name` of `module` (the module loaded, and the kernel looked up, once).
+    pub fn function_in(&self, module: &'static ptx::Module, name: &'static str) -> Result<Function> {
         let mut cache = self.functions.lock().unwrap();
-        if let Some(f) = cache.get(name) {
+        if let Some(&f) = cache.get(&(module.name, name)) {
             return Ok(f);
         }
         // A kernel that launches from the device lives in the nested module, and is looked up
         // only there (a failed lookup in the main module is an API error under compute-sanitizer).
-        let f = if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
+        let f = if module.name != ptx::KERNELS.name {
+            self.module_of(module)?.function(name).map_err(|e| {
+                Error::Invalid(format!("kernel `{name}` is not in the PTX module `{}` ({e})", module.name))
+            })?
+        } else if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
             self.nested_module()?
-                .get_function(name)
+                .function(name)
                 .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?
         } else {
-            self.module.get_function(name).map_err(|e| {
+            self.module.function(name).map_err(|e| {
                 Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
             })?
         };
-        // One handle per kernel name, kept for the life of the process like the module.
-        let f: &'static Function<'static> = Box::leak(Box::new(f));
-        cache.insert(name, f);
+        // One handle per kernel, valid for the life of the process like its module.
+        cache.insert((module.name, name), f);
         Ok(f)
+    }
+
+    /// A kernel crate's module, loaded into this context on first use (the newest build the
+    /// device runs) and kept for the process.
+    fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
+        let mut loaded = self.modules.lock().unwrap();
+        if let Some(m) = loaded.get(module.name) {
+            return Ok(m);
+        }
+        let (arch, text) = module.for_compute_capability(self.info.compute_capability)?;
+        self.bind()?;
+        let m = Module::from_ptx(&self.ctx, text).during(format!("loading the {arch} PTX module `{}`", module.name))?;
+        let m: &'static Module = Box::leak(Box::new(m));
+        loaded.insert(module.name, m);
+        Ok(m)
     }
 
     /// The nested kernels' module (they launch from the device), linked with the CUDA device
     /// runtime the first time a nested kernel is asked for; kept for the process.
-    pub fn nested_module(&self) -> Result<&'static Module> {
-        let loaded = self.nested.get_or_init(|| super::devrt::load_nested_module().map(|m| &*Box::leak(Box::new(m))));
-        loaded.clone().map_err(Error::Unsupported)
+    pub fn nested_module(&self) -> Result<&Module> {
+        let loaded = self.nested.get_or_init(|| {
+            self.bind().map_err(|e| e.to_string())?;
+            super::devrt::load_nested_module(&self.ctx)
+        });
+        loaded.as_ref().map_err(|why| Error::Unsupported(why.clone()))
     }
 
     /// How this process's synchronous calls get their answers ([`AnswerWay`]).
@@ -374,42 +373,14 @@ impl Gpu {
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<Graph> {
-        use cust::sys::CUresult;
-        let refused = |what: &str, r: CUresult| Error::Invalid(format!("the driver refused to {what} ({r:?})"));
+        let refused =
+            |what: &str, r: CudaError| Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()));
         let f = self.function(name)?;
-        let node = cust::sys::CUDA_KERNEL_NODE_PARAMS {
-            func: f.to_raw(),
-            gridDimX: grid,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: block,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: shared,
-            kernelParams: params.as_ptr().cast_mut(),
-            extra: std::ptr::null_mut(),
-        };
-        let mut graph = std::ptr::null_mut();
-        // SAFETY: an out-pointer for a new, empty graph.
-        let r = unsafe { cust::sys::cuGraphCreate(&mut graph, 0) };
-        if r != CUresult::CUDA_SUCCESS {
-            return Err(refused("create a graph", r));
-        }
-        let mut exec = std::ptr::null_mut();
-        let mut added = std::ptr::null_mut();
-        // SAFETY: the graph just made; `node` names a live function of this context and points
-        // to `params`, which the driver copies; no dependencies.
-        let mut r = unsafe { cust::sys::cuGraphAddKernelNode(&mut added, graph, std::ptr::null(), 0, &node) };
-        if r == CUresult::CUDA_SUCCESS {
-            // SAFETY: the graph just made, with its one node.
-            r = unsafe { cust::sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) };
-        }
-        if r != CUresult::CUDA_SUCCESS {
-            // SAFETY: the graph just made, not used again.
-            unsafe { cust::sys::cuGraphDestroy(graph) };
-            return Err(refused(&format!("make a graph of `{name}`"), r));
-        }
-        Ok(Graph { graph, exec })
+        // SAFETY: forwarded from the caller; `f` is a live function of this context.
+        unsafe { Graph::of_kernel(f, grid, block, shared, params) }.map_err(|e| match e {
+            driver::GraphError::Create(r) => refused("create a graph", r),
+            driver::GraphError::Build(r) => refused(&format!("make a graph of `{name}`"), r),
+        })
     }
 
     /// Launches `graph` (made by [`kernel_graph`](Self::kernel_graph)) on `stream` and returns the answer
@@ -420,11 +391,9 @@ impl Gpu {
         // SAFETY: the mapped flag word; no kernel writes it now (every answer before this one
         // was waited for, under the same lock).
         unsafe { answer.host.wrapping_add(1).cast::<u32>().write_volatile(0) };
-        // SAFETY: an instantiated graph of this context and a live stream.
-        let r = unsafe { cust::sys::cuGraphLaunch(graph.exec, stream.as_inner()) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::Invalid(format!("the driver refused to launch a graph ({r:?})")));
-        }
+        graph
+            .launch(stream)
+            .map_err(|r| Error::Invalid(format!("the driver refused to launch a graph ({})", r.cuda_name())))?;
         answer.wait(stream, GRAPH_SEQ)
     }
 
@@ -439,10 +408,9 @@ impl Gpu {
             // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
             // copy has completed (the synchronisation below); `src` is the caller's device address
             // of `bytes` readable bytes.
-            let r = unsafe { cust::sys::cuMemcpyDtoHAsync_v2(answer.host.cast(), src, bytes, stream.as_inner()) };
-            if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
-                return Err(Error::Invalid(format!("the driver refused to copy an answer to the host ({r:?})")));
-            }
+            unsafe { driver::copy_to_host_async(answer.host.cast(), src, bytes, stream) }.map_err(|r| {
+                Error::Invalid(format!("the driver refused to copy an answer to the host ({})", r.cuda_name()))
+            })?;
             stream.synchronize().during("waiting for the GPU")?;
             // SAFETY: the copy into the word has completed.
             return Ok(unsafe { answer.host.read_volatile() });
@@ -472,12 +440,10 @@ impl Gpu {
         if bytes <= DEFAULT_LIMIT || raised.get(name).is_some_and(|&r| r as usize >= bytes) {
             return Ok(());
         }
-        let attr = cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-        // SAFETY: a live function handle of this context; the driver checks the value.
-        let r = unsafe { cust::sys::cuFuncSetAttribute(f.to_raw(), attr, bytes as i32) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+        if let Err(r) = f.set_max_dynamic_shared(bytes as i32) {
             return Err(Error::Invalid(format!(
-                "the driver refused `{name}` {bytes} bytes of dynamic shared memory ({r:?})"
+                "the driver refused `{name}` {bytes} bytes of dynamic shared memory ({})",
+                r.cuda_name()
             )));
         }
         raised.insert(name, bytes as u32);
@@ -494,31 +460,29 @@ impl Gpu {
             return Ok(granted);
         }
         self.bind()?;
-        let limit = cust::sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
-        let mut now = 0usize;
-        // SAFETY: reads a context setting into a local.
-        let r = unsafe { cust::sys::cuCtxGetLimit(&mut now, limit) };
-        if r == cust::sys::cudaError_enum::CUDA_SUCCESS && now >= launches {
+        // What the limit was, for the message (0 where the driver cannot say, as before).
+        let now = Context::limit_pending_launches();
+        if let Ok(now) = now
+            && now >= launches
+        {
             *room = (now, false);
             return Ok(now);
         }
-        // SAFETY: a plain context setting; the driver checks the value.
-        let r = unsafe { cust::sys::cuCtxSetLimit(limit, launches) };
-        if r != cust::sys::cudaError_enum::CUDA_SUCCESS {
+        let now = now.unwrap_or(0);
+        if let Err(r) = Context::set_limit_pending_launches(launches) {
             return Err(Error::Invalid(format!(
-                "the driver refused a limit of {launches} pending device-side launches ({r:?}; the limit was {now})"
+                "the driver refused a limit of {launches} pending device-side launches ({}; the limit was {now})",
+                r.cuda_name()
             )));
         }
         // The driver may round or clamp the value: what it grants is what it reads back.
-        let mut granted = 0usize;
-        // SAFETY: as above.
-        let read = unsafe { cust::sys::cuCtxGetLimit(&mut granted, limit) };
-        if read != cust::sys::cudaError_enum::CUDA_SUCCESS {
-            return Err(Error::Invalid(format!(
+        let granted = Context::limit_pending_launches().map_err(|read| {
+            Error::Invalid(format!(
                 "the driver set a limit of {launches} pending device-side launches but cannot say what it granted \
-                 ({read:?})"
-            )));
-        }
+                 ({})",
+                read.cuda_name()
+            ))
+        })?;
         *room = (granted, granted < launches);
         Ok(granted)
     }
@@ -537,7 +501,25 @@ impl Gpu {
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<()> {
-        let f = self.function(name)?;
+        // SAFETY: forwarded from the caller.
+        unsafe { self.launch_in(stream, &ptx::KERNELS, name, grid, block, shared, params) }
+    }
+
+    /// Launches `name` of `module` with the packed parameter pointers `params`.
+    ///
+    /// # Safety
+    /// As for [`launch`](Self::launch).
+    pub unsafe fn launch_in(
+        &self,
+        stream: &Stream,
+        module: &'static ptx::Module,
+        name: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<()> {
+        let f = self.function_in(module, name)?;
         // SAFETY: forwarded from the caller.
         unsafe { stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
     }
@@ -564,17 +546,17 @@ impl Gpu {
         events.0.record(stream).during("recording the start event")?;
         f()?;
         events.1.record(stream).during("recording the stop event")?;
-        if events.0.query().during("querying the start event")? == EventStatus::Ready {
+        if events.0.query().during("querying the start event")? {
             self.hold_ns.store(hold.saturating_mul(2).min(HOLD_MAX_NS), Ordering::Relaxed);
         }
         events.1.synchronize().during("waiting for the timed work")?;
-        let ms = events.1.elapsed_time_f32(&events.0).during("reading the elapsed time")?;
+        let ms = events.1.elapsed_ms_since(&events.0).during("reading the elapsed time")?;
         Ok(ms as f64 * 1e3)
     }
 
     /// How many blocks of `block` threads with `shared` dynamic bytes fit on one SM at once.
     pub fn occupancy(&self, name: &'static str, block: u32, shared: usize) -> Result<u32> {
         let f = self.function(name)?;
-        f.max_active_blocks_per_multiprocessor(block.into(), shared).during(format!("querying occupancy of `{name}`"))
+        f.max_active_blocks_per_multiprocessor(block, shared).during(format!("querying occupancy of `{name}`"))
     }
 }

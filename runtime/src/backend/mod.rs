@@ -1,9 +1,12 @@
-//! One launch API over two backends: a CUDA GPU (through `cust`) and the CPU emulator.
+//! One launch API over two backends: a CUDA GPU (through the driver API, whose library the
+//! crate's own driver layer opens at run time: no binary links the NVIDIA driver) and the CPU
+//! emulator.
 //!
 //! Everything above this module (launchers, tests, benches, the CLI) is written once
 //! against [`Backend`], [`DeviceBuffer`] and [`Kernel`]; the backend choice is a value.
 
 pub mod devrt;
+pub(crate) mod driver;
 mod gpu;
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
@@ -15,7 +18,7 @@ use std::time::Instant;
 pub use gpu::{AnswerWay, GRAPH_SEQ, Gpu, Graph};
 
 use crate::emu::{Dim3, Emulator};
-use crate::error::{CudaContext, Error, Result};
+use crate::error::{CudaContext, CudaError, Error, Result};
 use device::global::{Global, GlobalMut};
 
 /// Which backend to use.
@@ -42,11 +45,11 @@ pub enum Backend {
 /// ([`Backend::with_new_stream`]).
 pub struct GpuStream {
     gpu: &'static Gpu,
-    own: Option<Arc<cust::stream::Stream>>,
+    own: Option<Arc<driver::Stream>>,
 }
 
 impl GpuStream {
-    fn stream(&self) -> &cust::stream::Stream {
+    fn stream(&self) -> &driver::Stream {
         self.own.as_deref().unwrap_or_else(|| self.gpu.stream())
     }
 }
@@ -176,6 +179,17 @@ impl Backend {
         }
     }
 
+    /// The emulator again (the same device memory), counting and keeping every access of block
+    /// `block` of each launch, barrier interval by barrier interval
+    /// ([`Emulator::with_trace`](crate::emu::Emulator::with_trace)): the access pictures. `None`
+    /// on a GPU.
+    pub fn tracing(&self, block: u64) -> Option<Backend> {
+        match self {
+            Backend::Emulator(emu, info) => Some(Backend::Emulator(emu.clone().with_trace(block), info.clone())),
+            _ => None,
+        }
+    }
+
     /// The counters of the launches since the last call (empty on a GPU, or when not counting).
     pub fn take_counted(&self) -> Vec<crate::emu::Counted> {
         match self {
@@ -233,14 +247,17 @@ impl Backend {
         let origin = std::panic::Location::caller();
         self.bind()?;
         let repr = match self {
-            Backend::Gpu(_) => {
-                let bytes = len.max(1).saturating_mul(size_of::<T>());
-                // SAFETY: `T` is plain data, valid for any bits; a zeroed buffer is filled right
-                // below, before anyone reads it.
-                let mut b = unsafe { cust::memory::DeviceBuffer::<T>::uninitialized(len.max(1)) }
-                    .map_err(|error| alloc_failed(bytes, cust::memory::mem_get_info().ok(), error))?;
+            Backend::Gpu(g) => {
+                let bytes = len
+                    .max(1)
+                    .checked_mul(size_of::<T>())
+                    .ok_or_else(|| Error::Invalid(format!("a buffer of {len} elements is too large")))?;
+                // `T` is plain data, valid for any bits; a zeroed buffer is filled right below,
+                // before anyone reads it.
+                let mut b =
+                    g.gpu.alloc(bytes).map_err(|error| alloc_failed(bytes, driver::mem_get_info().ok(), error))?;
                 if zeroed {
-                    b.set_8(0).during("zero-filling a new GPU buffer")?;
+                    b.set_bytes(0).during("zero-filling a new GPU buffer")?;
                 }
                 Repr::Gpu(b)
             }
@@ -265,8 +282,7 @@ impl Backend {
         self.bind()?;
         match &mut buf.repr {
             Repr::Gpu(b) if !data.is_empty() => {
-                use cust::memory::CopyDestination;
-                b.index(..data.len()).copy_from(data).during("copying to the GPU")
+                b.copy_from_host(bytemuck::cast_slice(data)).during("copying to the GPU")
             }
             Repr::Gpu(_) => Ok(()),
             Repr::Host(h) => {
@@ -288,10 +304,9 @@ impl Backend {
         self.synchronize()?;
         match &buf.repr {
             Repr::Gpu(b) => {
-                use cust::memory::CopyDestination;
                 let mut out = vec![T::default(); len];
                 if len > 0 {
-                    b.index(..len).copy_to(&mut out[..]).during("copying from the GPU")?;
+                    b.copy_to_host(bytemuck::cast_slice_mut(&mut out[..])).during("copying from the GPU")?;
                 }
                 Ok(out)
             }
@@ -311,7 +326,7 @@ impl Backend {
         match (self, &buf.repr) {
             (Backend::Gpu(g), Repr::Gpu(b)) if size == 4 || size == 8 => {
                 g.gpu.bind()?;
-                let src = b.as_device_ptr().as_raw() + (index * size) as u64;
+                let src = b.address() + (index * size) as u64;
                 let word = g.gpu.read_word(g.stream(), src, size)?;
                 // SAFETY: `T` is a plain `Element` of at most 8 bytes, and the word's first
                 // `size` bytes are the element's (little-endian host, copied byte for byte).
@@ -426,12 +441,16 @@ impl Backend {
                 if len == 0 {
                     return Ok(());
                 }
-                use cust::memory::AsyncCopyDestination;
                 let Backend::Gpu(g) = self else {
                     return Err(Error::Invalid("GPU buffers given to an emulator backend".into()));
                 };
-                // SAFETY: both slices are live for the copy; the stream orders it with launches.
-                unsafe { d.index(..len).async_copy_from(&s.index(range), g.stream()) }.during("copying on the GPU")
+                let size = size_of::<T>();
+                let src = s.address() + (range.start * size) as u64;
+                // SAFETY: both ranges lie in live allocations (checked above against their
+                // lengths), distinct buffers (`dst` is borrowed mutably); the stream orders the
+                // copy with the launches, and a buffer is freed only after the work queued on it.
+                unsafe { driver::copy_device_async(d.address(), src, len * size, g.stream()) }
+                    .during("copying on the GPU")
             }
             (Repr::Host(s), Repr::Host(d)) => {
                 d.as_mut_slice()[..len].copy_from_slice(&s.as_slice()[range.clone()]);
@@ -458,12 +477,15 @@ impl Backend {
                 g.gpu.bind()?;
                 args.with_param_ptrs(|params| {
                     // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
-                    unsafe { g.gpu.launch(g.stream(), kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                    unsafe {
+                        g.gpu.launch_in(g.stream(), kernel.module, kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params)
+                    }
                 })
             }
             Backend::Emulator(emu, _) => {
                 let run = kernel.emu;
                 let body = AssertSync(move || {
+                    args.enter_thread();
                     // SAFETY: the caller guarantees the arguments are valid for this kernel.
                     unsafe { run(args) }
                 });
@@ -537,7 +559,8 @@ impl Backend {
 
     /// `Ok` where kernels that launch from the device can run: always on the emulator; on a
     /// GPU once their module has been linked with the CUDA device runtime
-    /// ([`devrt::load_nested_module`]), else [`Error::Unsupported`] saying in one line why not.
+    /// (`libcudadevrt.a`, found by [`devrt::find_cudadevrt`]), else [`Error::Unsupported`] saying
+    /// in one line why not.
     pub fn nested_ready(&self) -> Result<()> {
         match self {
             Backend::Gpu(g) => g.gpu.nested_module().map(|_| ()),
@@ -558,7 +581,7 @@ impl Backend {
 
 /// The error of a failed device allocation: the bytes asked for and, where the driver can say
 /// (`cuMemGetInfo`), the bytes free and in all.
-fn alloc_failed(bytes: usize, free_total: Option<(usize, usize)>, error: cust::error::CudaError) -> Error {
+fn alloc_failed(bytes: usize, free_total: Option<(usize, usize)>, error: CudaError) -> Error {
     let room = match free_total {
         Some((free, total)) => format!("{free} of its {total} bytes are free"),
         None => "the driver cannot say how many are free".into(),
@@ -584,12 +607,28 @@ pub struct LaunchConfig {
     pub shared_bytes: u32,
 }
 
-/// A kernel, as both backends know it: its PTX symbol and its host function.
+/// A kernel, as both backends know it: its PTX symbol and module, and its host function.
+///
+/// The project's kernels are named with [`kernel_ref!`](crate::kernel_ref); a kernel crate's
+/// own with [`Kernel::of`] (or the typed methods of [`module!`](crate::module!)), from the
+/// handle its `kernel!` made.
 pub struct Kernel<A> {
     /// The PTX symbol (= the Rust function's name).
     pub name: &'static str,
     /// The host function the emulator calls for every CUDA thread.
     pub emu: unsafe fn(A),
+    /// The PTX module the GPU finds it in.
+    pub module: &'static crate::ptx::Module,
+}
+
+impl<A: 'static> Kernel<A> {
+    /// The kernel of a kernel crate's PTX `module` that the crate's `kernel!` describes by
+    /// `handle` (`my_kernels::dot::KERNEL`, or `<f32 as my_kernels::dot::Instance>::KERNEL`): its
+    /// arguments are the kernel's own parameter types (`Slice<f32>`, `GlobalMut<u32>`, `u32`, …),
+    /// which the host makes from its buffers ([`DeviceBuffer::slice`] and the like).
+    pub const fn of(module: &'static crate::ptx::Module, handle: device::kernel::KernelFn<A>) -> Self {
+        Kernel { name: handle.name, emu: handle.run, module }
+    }
 }
 
 impl<A> Clone for Kernel<A> {
@@ -615,6 +654,7 @@ macro_rules! kernel_ref {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: the launcher that holds this Kernel checked the arguments.
             emu: |($($arg,)*)| unsafe { $($path)::+($($crate::backend::FromHost::from_host($arg)),*) },
+            module: &$crate::ptx::KERNELS,
         }
     };
 }
@@ -641,9 +681,15 @@ pub struct AnswerSlot {
 /// A value that can be a kernel parameter: the bytes of the value are the parameter.
 ///
 /// # Safety
-/// The type's layout is what PTX expects for the matching `.param`: a 4- or 8-byte scalar
-/// or a 64-bit pointer.
-pub unsafe trait KernelParam: Copy {}
+/// The type's layout is what PTX expects for the matching `.param`: a 4- or 8-byte scalar, a
+/// 64-bit pointer, or a `#[repr(C)]` pointer and length (the device layer's checked buffers: a
+/// 16-byte `.param .align 8 .b8 p[16]`).
+pub unsafe trait KernelParam: Copy {
+    /// Called in each emulated thread before the kernel runs: a parameter the kernel may write
+    /// through tells the emulator so (as the device layer's `GlobalMut::from` does for a pointer
+    /// the kernel receives raw). Nothing for the others.
+    fn enter_thread(&self) {}
+}
 // SAFETY: 4-byte and 8-byte scalars, and 64-bit pointers, as PTX params expect.
 unsafe impl KernelParam for u32 {}
 // SAFETY: as above.
@@ -658,6 +704,30 @@ unsafe impl KernelParam for f32 {}
 unsafe impl<T> KernelParam for *const T {}
 // SAFETY: as above.
 unsafe impl<T> KernelParam for *mut T {}
+// SAFETY: as above.
+unsafe impl KernelParam for f64 {}
+// SAFETY: `#[repr(transparent)]` over a 64-bit pointer.
+unsafe impl<T> KernelParam for Global<T> {}
+// SAFETY: as above.
+unsafe impl<T> KernelParam for GlobalMut<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.addr());
+    }
+}
+// SAFETY: `#[repr(C)]`: a 64-bit pointer, then a 64-bit length.
+unsafe impl<T> KernelParam for device::slice::Slice<T> {}
+// SAFETY: as above.
+unsafe impl<T: Copy> KernelParam for device::slice::DisjointSlice<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.as_global_mut().addr());
+    }
+}
+// SAFETY: as above.
+unsafe impl<T: Copy> KernelParam for device::slice::PerBlock<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.as_global_mut().addr());
+    }
+}
 
 /// A kernel parameter type and the host value it is made from: a device buffer's address
 /// ([`DeviceBuffer::as_ptr`]) becomes a [`Global`]/[`GlobalMut`] parameter, a scalar stays itself.
@@ -701,6 +771,8 @@ pub trait KernelArgs: Copy {
     /// Calls `f` with pointers to each argument, in order, as `cuLaunchKernel` wants them (on
     /// the stack: no allocation per launch).
     fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R;
+    /// [`KernelParam::enter_thread`] of each argument.
+    fn enter_thread(&self);
 }
 
 macro_rules! tuple_args {
@@ -708,6 +780,9 @@ macro_rules! tuple_args {
         impl<$($T: KernelParam),+> KernelArgs for ($($T,)+) {
             fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R {
                 f(&[$(&self.$i as *const $T as *mut c_void),+])
+            }
+            fn enter_thread(&self) {
+                $(self.$i.enter_thread();)+
             }
         }
     };
@@ -720,23 +795,22 @@ tuple_args!(A 0, B 1, C 2, D 3, E 4);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
-/// An element type a device buffer can hold.
-pub trait Element:
-    cust::memory::DeviceCopy + cust::memory::bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static
-{
+impl KernelArgs for () {
+    fn with_param_ptrs<R>(&self, f: impl FnOnce(&[*mut c_void]) -> R) -> R {
+        f(&[])
+    }
+    fn enter_thread(&self) {}
 }
-impl<T> Element for T where
-    T: cust::memory::DeviceCopy
-        + cust::memory::bytemuck::Pod
-        + Default
-        + fmt::Debug
-        + PartialEq
-        + Send
-        + Sync
-        + 'static
-{
-}
+
+/// An element type a device buffer can hold: plain data ([`bytemuck::Pod`]: any bits are a
+/// value, no padding, no pointers), copied to and from the GPU byte for byte.
+pub trait Element: bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static {}
+impl<T> Element for T where T: bytemuck::Pod + Default + fmt::Debug + PartialEq + Send + Sync + 'static {}
 
 /// Memory of one backend: GPU memory, or 256-byte aligned host memory for the emulator.
 pub struct DeviceBuffer<T: Element> {
@@ -745,7 +819,7 @@ pub struct DeviceBuffer<T: Element> {
 }
 
 enum Repr<T: Element> {
-    Gpu(cust::memory::DeviceBuffer<T>),
+    Gpu(driver::DeviceMemory),
     Host(HostAlloc<T>),
 }
 
@@ -763,11 +837,7 @@ impl<T: Element> DeviceBuffer<T> {
     /// The device address of element 0, as a kernel parameter.
     pub fn as_ptr(&self) -> *const T {
         match &self.repr {
-            Repr::Gpu(b) => {
-                use cust::memory::DeviceSlice;
-                let s: &DeviceSlice<T> = b;
-                s.as_device_ptr().as_raw() as *const T
-            }
+            Repr::Gpu(b) => b.address() as *const T,
             Repr::Host(h) => h.ptr,
         }
     }
@@ -775,6 +845,40 @@ impl<T: Element> DeviceBuffer<T> {
     /// The device address of element 0, for kernels that write.
     pub fn as_mut_ptr(&mut self) -> *mut T {
         self.as_ptr() as *mut T
+    }
+
+    /// The buffer as a kernel parameter the kernel reads: CUDA C `const T *p`
+    /// ([`Global`]).
+    pub fn global(&self) -> Global<T> {
+        self.as_ptr().into()
+    }
+
+    /// The buffer as a kernel parameter the kernel may write: CUDA C `T *p`
+    /// ([`GlobalMut`]).
+    pub fn global_mut(&mut self) -> GlobalMut<T> {
+        self.as_mut_ptr().into()
+    }
+
+    /// The whole buffer as a checked parameter the kernel reads, with its length
+    /// ([`Slice`](device::slice::Slice)).
+    pub fn slice(&self) -> device::slice::Slice<T> {
+        // SAFETY: the buffer holds `len` aligned elements; what the launch does with them is the
+        // launch's promise (it is `unsafe`).
+        unsafe { device::slice::Slice::from_raw_parts(self.global(), self.len) }
+    }
+
+    /// The whole buffer as a checked parameter that each thread writes at its own indices
+    /// ([`DisjointSlice`](device::slice::DisjointSlice)).
+    pub fn disjoint(&mut self) -> device::slice::DisjointSlice<T> {
+        // SAFETY: as for `slice`.
+        unsafe { device::slice::DisjointSlice::from_raw_parts(self.global_mut(), self.len) }
+    }
+
+    /// The whole buffer as one slot per block, which thread 0 of each block writes
+    /// ([`PerBlock`](device::slice::PerBlock)).
+    pub fn per_block(&mut self) -> device::slice::PerBlock<T> {
+        // SAFETY: as for `slice`.
+        unsafe { device::slice::PerBlock::from_raw_parts(self.global_mut(), self.len) }
     }
 }
 
@@ -836,9 +940,8 @@ impl<T> Drop for HostAlloc<T> {
 
 #[cfg(test)]
 mod tests {
-    use cust::error::CudaError;
-
     use super::alloc_failed;
+    use crate::error::CudaError;
 
     #[test]
     fn a_failed_allocation_names_the_bytes_asked_for_and_free() {

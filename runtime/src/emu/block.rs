@@ -770,6 +770,10 @@ fn fault_failure(f: Fault, thread: Dim3) -> Failure {
             EmuErrorKind::Misaligned,
             format!("thread {t} made a {align}-byte access at misaligned address {addr:#x} at {}", site(s)),
         ),
+        Fault::IndexOutOfBounds { index, len, site: s } => (
+            EmuErrorKind::GlobalOutOfBounds,
+            format!("thread {t} used index {index} of a buffer of {len} elements at {}", site(s)),
+        ),
         Fault::Trap { reason, site: s } => (EmuErrorKind::Trap, format!("thread {t} trapped at {}: {reason}", site(s))),
     }
 }

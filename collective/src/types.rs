@@ -7,7 +7,7 @@
 //!   folds a block's result into the answer, and the warp-level step.
 //!
 //! Kernels are written once, generic over `T: Element` and `O: Operator<T>`, and instantiated
-//! by [`typed_kernel!`](crate::typed_kernel) as one PTX entry per type and operator, named
+//! by the kernels crate's `typed_kernel!` as one PTX entry per type and operator, named
 //! `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`).
 //!
 //! # What each operator computes
@@ -34,7 +34,7 @@
 //! * The **identity** of sum is 0, of min the largest value (`MAX`, or +inf), of max the
 //!   smallest (`MIN`, or −inf): the result of an empty reduction, and what padding lanes hold.
 
-use crate::collective::warp::warp_reduce_shfl;
+use crate::warp::warp_reduce_shfl;
 use crate::device::atomic;
 use crate::device::global::GlobalMut;
 pub use crate::device::warp::Shuffle;
@@ -54,6 +54,9 @@ pub trait Element: Shuffle + PartialEq + 'static {
 
     /// `a + b` as the GPU adds: wrapping for integers, rounded to nearest for floats.
     fn plus(a: Self, b: Self) -> Self;
+    /// `a × b` as the GPU multiplies: wrapping for integers (the low half of the product, CUDA
+    /// C's `a * b` on unsigned types), rounded to nearest for floats (`mul.rn`, no fused add).
+    fn times(a: Self, b: Self) -> Self;
     /// The smaller of `a` and `b` (floats: NaN propagates, −0.0 < +0.0; module docs).
     fn minimum(a: Self, b: Self) -> Self;
     /// The larger of `a` and `b` (floats: NaN propagates, −0.0 < +0.0; module docs).
@@ -173,6 +176,10 @@ macro_rules! integer {
                 a.wrapping_add(b)
             }
             #[inline(always)]
+            fn times(a: Self, b: Self) -> Self {
+                a.wrapping_mul(b)
+            }
+            #[inline(always)]
             fn minimum(a: Self, b: Self) -> Self {
                 if b < a { b } else { a }
             }
@@ -232,6 +239,10 @@ macro_rules! float {
             #[inline(always)]
             fn plus(a: Self, b: Self) -> Self {
                 a + b
+            }
+            #[inline(always)]
+            fn times(a: Self, b: Self) -> Self {
+                a * b
             }
             #[inline(always)]
             fn minimum(a: Self, b: Self) -> Self {

@@ -1,11 +1,12 @@
-//! Warp-level sums: the 32 lanes of one warp add their values in registers
-//! ([`warp_sum_shfl`], [`warp_reduce_shfl`]). (The chapter-3 kernels' unrolled last warp, in
+//! Warp-level sums and scans: the 32 lanes of one warp combine their values in registers
+//! ([`warp_sum_shfl`], [`warp_reduce_shfl`], [`warp_scan_inclusive`]). (The chapter-3 kernels' unrolled last warp, in
 //! memory with warp barriers, is written out in `unroll_warps8` and the kernels after it.)
 //!
 //! `redux.sync` (sm_80+), the hardware's one-instruction warp sum, is taught and used in
 //! `reduce/redux.rs` alone, so it stays there.
 
-use crate::device::warp::shfl_down_sync;
+use crate::device::thread::lane_id;
+use crate::device::warp::{shfl_down_sync, shfl_up_sync};
 use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::types::{Element, Operator};
 
@@ -53,6 +54,36 @@ pub fn warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
         // As in warp_sum_shfl: the clamped reads of the high lanes never reach lane 0.
         v = O::combine(v, shfl_down_sync(FULL_MASK, v, offset));
         offset /= 2;
+    }
+    v
+}
+
+/// The inclusive scan of `value` over the 32 lanes of the warp: lane `i` gets
+/// `O::combine` of lanes `0..=i`, in lane order (CUB's `WarpScan<T>::InclusiveScan`,
+/// `WARP_SCAN_SHFL`).
+///
+/// Five `shfl.up` steps double the distance each time (1, 2, 4, 8, 16, Hillis and Steele's
+/// scan in registers); a lane whose partner would be below lane 0 keeps its value:
+///
+/// ```text
+///  offset 1    lane i ⊕= lane i-1 (i ≥ 1)      each lane holds 2 values' result
+///  offset 2    lane i ⊕= lane i-2 (i ≥ 2)      … 4
+///  offset 4, 8, 16                              lane i holds lanes 0..=i
+/// ```
+///
+/// Every lane of the warp must call it (the mask is the full warp).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn warp_scan_inclusive<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
+    let lane = lane_id() % WARP_SIZE;
+    let mut v = value;
+    let mut offset = 1;
+    while offset < WARP_SIZE {
+        let below = shfl_up_sync(FULL_MASK, v, offset);
+        if lane >= offset {
+            v = O::combine(below, v);
+        }
+        offset *= 2;
     }
     v
 }

@@ -1,0 +1,242 @@
+//! Your own kernels, measured and checked as the project's are: the emulator's counters and
+//! access picture, the GPU's time, and Nsight Compute's counters beside the emulator's.
+//!
+//! A kernel crate of your own (built to PTX by `reduce-scan-build`, launched through
+//! [`module!`](crate::module!) or [`Kernel::of`](crate::backend::Kernel::of)) runs on either
+//! [`Backend`]. On the emulator every launch is already checked as compute-sanitizer checks
+//! (out-of-bounds and misaligned accesses, races in shared and global memory, reads of memory
+//! nothing wrote, barriers not every thread reached), and a fault comes back as an error naming
+//! the kernel, block, thread and your `file:line`. This module adds what `reduce --metrics` and
+//! `reduce trace` give the project's kernels:
+//!
+//! | function | what | where |
+//! |---|---|---|
+//! | [`count`] | the counters of a run of your launches, named as `--metrics` names them (ncu's names where the emulator counts the same thing) | the emulator |
+//! | [`trace`] | one block of your first launch drawn barrier interval by barrier interval (SVG), as `reduce trace` draws the project's | the emulator |
+//! | [`time`] | device time by CUDA events, median of timed runs after an untimed one | the GPU (the emulator: its CPU time) |
+//! | [`device_time`] | the device time of `iters` launches, for criterion's `iter_custom` (`cargo bench`) | the GPU (the emulator: its CPU time) |
+//! | [`ncu_beside`] | Nsight Compute's counters of your kernel beside the emulator's count of the same launch | a GPU host with `ncu` |
+//!
+//! `examples/my_kernel.rs` and the template of the README ("Your kernel, your crate") use them
+//! all.
+
+use std::fmt;
+
+use crate::backend::Backend;
+use crate::metrics::{self, Launch, Profile, Summary};
+use crate::output::{Cell, Column, Format, Report};
+use crate::{Error, Result};
+
+/// What the emulator counted of a run of launches: per kernel, and all together.
+#[derive(Clone, Debug)]
+pub struct Counters {
+    /// The kernels counted, in launch order (each once).
+    pub kernels: Vec<String>,
+    /// Their launches' counters, aggregated as `--metrics` aggregates a row.
+    pub summary: Summary,
+}
+
+impl Counters {
+    /// The counter with this key (`gld_efficiency_pct`, `gld_requests`,
+    /// `shared_ld_bank_conflicts`, …: the column keys of `reduce --metrics --format csv`).
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.summary.get(key)
+    }
+}
+
+impl fmt::Display for Counters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let title = format!(
+            "the emulator's counters of {} launch(es) of {}:",
+            self.summary.launches,
+            self.kernels.join(", ")
+        );
+        f.write_str(&counter_table(&title, &self.summary, None))
+    }
+}
+
+/// Runs `launch` on a counting emulator that shares `backend`'s memory (so `backend`'s buffers
+/// work there), and returns what its launches did, with the emulator's checks as ever. `launch`
+/// gets the counting backend to launch on. On a GPU the counters are ncu's: [`ncu_beside`].
+pub fn count(backend: &Backend, launch: impl FnOnce(&Backend) -> Result<()>) -> Result<Counters> {
+    let counting = backend.counting().ok_or_else(|| {
+        Error::Unsupported(
+            "the emulator counts its own launches; on a GPU the counters are Nsight Compute's \
+             (reduce_scan::experiment::ncu_beside)"
+                .into(),
+        )
+    })?;
+    launch(&counting)?;
+    counters_of(&counting.take_counted())
+}
+
+/// The counters of counted launches: every launch, all kernels together.
+fn counters_of(counted: &[crate::emu::Counted]) -> Result<Counters> {
+    let mut kernels: Vec<String> = Vec::new();
+    for c in counted {
+        if !kernels.contains(&c.kernel) {
+            kernels.push(c.kernel.clone());
+        }
+    }
+    let symbols: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    let summary = metrics::emulated_summary(counted, &symbols, 1)
+        .ok_or_else(|| Error::Invalid("nothing to count: the closure launched no kernel".into()))?;
+    Ok(Counters { kernels, summary })
+}
+
+/// Runs `launch` on an emulator that draws block `block` of each launch (a new emulator, with
+/// `backend`'s memory), and returns the picture of the first launch as SVG text: the active
+/// threads of each warp, the global words and 32-byte sectors and the shared words and banks
+/// they touched, barrier interval by barrier interval. Emulator only.
+pub fn trace(backend: &Backend, block: u32, title: &str, launch: impl FnOnce(&Backend) -> Result<()>) -> Result<String> {
+    let tracing = backend.tracing(u64::from(block)).ok_or_else(|| {
+        Error::Unsupported("the access picture is drawn by the emulator: run it with Backend::emulator()".into())
+    })?;
+    launch(&tracing)?;
+    let counted = tracing.take_counted();
+    let first = counted.iter().find(|c| c.trace.is_some()).ok_or_else(|| {
+        Error::Invalid(format!("no launch had a block {block} to draw (the grids were smaller)"))
+    })?;
+    let traced = crate::trace::Traced {
+        title: title.to_string(),
+        n: 0,
+        passed: true,
+        input: (0, 0),
+        kernels: vec![crate::trace::KernelTrace {
+            kernel: first.kernel.clone(),
+            grid_blocks: first.grid_blocks,
+            trace: first.trace.clone().expect("found with a trace"),
+        }],
+        summary: counters_of(&counted).ok().map(|c| c.summary),
+    };
+    Ok(crate::trace::svg(&traced))
+}
+
+/// Device time of `launch`'s work in microseconds: one untimed run, then `runs` timed runs,
+/// each by CUDA events around it ([`Backend::time`]; on the emulator its CPU time); the median,
+/// fastest and slowest.
+pub fn time(backend: &Backend, runs: u32, mut launch: impl FnMut() -> Result<()>) -> Result<crate::timing::Runs> {
+    if runs == 0 {
+        return Err(Error::Invalid("time: at least one timed run (got 0)".into()));
+    }
+    launch()?;
+    backend.synchronize()?;
+    let mut times = Vec::with_capacity(runs as usize);
+    for _ in 0..runs {
+        times.push(backend.time(&mut launch)?);
+    }
+    Ok(crate::timing::Runs { times_us: times, first_wrong: None })
+}
+
+/// The device time of `iters` launches (each made by `launch`, each timed by CUDA events around
+/// it, as the project's benches time theirs), for criterion's `iter_custom`:
+///
+/// ```ignore
+/// b.iter_custom(|iters| experiment::device_time(&backend, iters, &mut launch).unwrap());
+/// ```
+///
+/// On the emulator, its CPU time.
+pub fn device_time(backend: &Backend, iters: u64, mut launch: impl FnMut() -> Result<()>) -> Result<std::time::Duration> {
+    let mut us = 0.0;
+    for _ in 0..iters {
+        us += backend.time(&mut launch)?;
+    }
+    Ok(std::time::Duration::from_secs_f64(us * 1e-6))
+}
+
+/// The environment variable that marks the child run [`ncu_beside`] starts under ncu.
+pub const NCU_CHILD: &str = "REDUCE_SCAN_NCU_CHILD";
+
+/// Is this process the child run that [`ncu_beside`] profiles? It runs the same program with the
+/// same arguments on the GPU; a program may skip what ncu need not see.
+pub fn under_ncu() -> bool {
+    std::env::var_os(NCU_CHILD).is_some()
+}
+
+/// Nsight Compute's counters of `kernels` (their PTX names: `dot__f32`) beside the emulator's
+/// `counted` of the same launch, as a table, one counter a line: this program is run again, with
+/// the same arguments, as a child under `ncu` (the child sees [`under_ncu`], and does not profile
+/// again), and ncu's first launch of those kernels is compared with the emulator's counters.
+/// `Ok(None)` in the child itself; an error says in one line why there are no counters (no ncu,
+/// no permission for the counters, …).
+pub fn ncu_beside(kernels: &[&str], counted: &Counters) -> Result<Option<String>> {
+    if under_ncu() {
+        return Ok(None);
+    }
+    let ncu = metrics::find_ncu().ok_or_else(|| {
+        Error::Unsupported(
+            "Nsight Compute: no ncu here (set NCU, put ncu on the PATH, or install the CUDA toolkit)".into(),
+        )
+    })?;
+    let exe = std::env::current_exe().map_err(|e| Error::Unsupported(format!("cannot find this executable: {e}")))?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let text = metrics::run_ncu_with_env(&ncu, &exe, kernels, &args, &[(NCU_CHILD, "1")])?;
+    let launches = metrics::parse_csv(&text)?;
+    let first: Vec<&Launch> = launches.iter().filter(|l| kernels.contains(&l.symbol())).take(1).collect();
+    if first.is_empty() {
+        return Err(Error::Unsupported(format!("ncu profiled none of {} in the child run", kernels.join(", "))));
+    }
+    let gpu = Summary::of(Profile::Ncu, &first);
+    let title = format!(
+        "Nsight Compute on the first launch of {} beside the emulator's count ({} launch(es)):",
+        first[0].symbol(),
+        counted.summary.launches
+    );
+    Ok(Some(counter_table(&title, &counted.summary, Some(&gpu))))
+}
+
+/// One counter a line: its `--metrics` key, the emulator's value, and ncu's where given. The
+/// emulator's counters first (ncu's names where it counts the same thing), then ncu's own.
+fn counter_table(title: &str, emu: &Summary, gpu: Option<&Summary>) -> String {
+    // Counts are integers, efficiencies and ratios keep their decimals (as `--metrics` prints them).
+    let is_count = |key: &str| {
+        let all = Profile::Emulator.metrics().iter().chain(Profile::Ncu.metrics());
+        all.into_iter().find(|m| m.column.key == key).is_some_and(|m| m.count)
+    };
+    let value = |s: &Summary, key: &str| match s.get(key) {
+        Some(v) if is_count(key) => Cell::Int(v.round() as i64),
+        Some(v) => Cell::Num(v),
+        None => Cell::Empty,
+    };
+    let mut columns = vec![Column::new("counter", "counter", 34, 0), Column::new("emulator", "emulator", 14, 2)];
+    if gpu.is_some() {
+        columns.push(Column::new("ncu", "ncu", 14, 2));
+    }
+    let mut keys: Vec<&str> = Profile::Emulator.metrics().iter().map(|m| m.column.key).collect();
+    if gpu.is_some() {
+        let ncu_only: Vec<&str> =
+            Profile::Ncu.metrics().iter().map(|m| m.column.key).filter(|k| !keys.contains(k)).collect();
+        keys.extend(ncu_only);
+    }
+    let mut out = Vec::new();
+    let mut report = Report::new(Format::Table, &mut out, columns);
+    report.note(title);
+    report.header();
+    for key in keys {
+        let mut cells = vec![Cell::Text(key.into()), value(emu, key)];
+        if let Some(g) = gpu {
+            cells.push(value(g, key));
+        }
+        report.row(&cells);
+    }
+    report.finish(Default::default(), &[]);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_a_closure_that_launches_nothing_says_so() {
+        let backend = Backend::emulator();
+        let e = count(&backend, |_| Ok(())).unwrap_err().to_string();
+        assert!(e.contains("launched no kernel") && !e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn zero_timed_runs_are_refused() {
+        let e = time(&Backend::emulator(), 0, || Ok(())).unwrap_err().to_string();
+        assert!(e.contains("at least one"), "{e}");
+    }
+}

@@ -1,0 +1,749 @@
+//! The project's own layer over the CUDA driver API: the NVIDIA driver (`libcuda.so.1`) is
+//! opened at run time ([`sys`], through `dlopen`), never linked, so every binary starts on a
+//! machine without it; the GPU backend ([`super::gpu`]) uses the safe types here: [`Context`],
+//! [`Module`] (any PTX text or linked image), [`Function`], [`Stream`], [`Event`],
+//! [`DeviceMemory`], [`MappedHost`], [`Graph`] and [`Linker`], each of which releases what it
+//! holds when dropped. Every call answers `Result<_, CudaError>`.
+//!
+//! Every call into the driver is made here (the table's lookups in [`sys`]): what a call needs
+//! (live handles, buffers as long as the sizes given) is what the types guarantee, except where
+//! a method is itself `unsafe` (a launch's parameters, an asynchronous copy's addresses).
+//!
+//! A [`Module`] is any PTX text (or linked image) loaded into a context: the GPU backend holds
+//! the kernels' module and the nested kernels' linked one, and looks kernels up by name in them.
+
+mod sys;
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+
+use sys::{Api, CUcontext, CUdevice, CUdeviceptr, CUresult};
+
+use crate::error::CudaError;
+
+/// The loaded driver, or why there is none (one line).
+pub fn load() -> Result<(), String> {
+    sys::api().map(|_| ()).map_err(str::to_string)
+}
+
+/// The driver's functions for a call: loaded on first use; where no driver can be loaded, every
+/// call fails as an uninitialised driver's would.
+fn api() -> Result<&'static Api, CudaError> {
+    sys::api().map_err(|_| CudaError::NotInitialized)
+}
+
+fn check(r: CUresult) -> Result<(), CudaError> {
+    if r == sys::CUDA_SUCCESS { Ok(()) } else { Err(CudaError::from_code(r)) }
+}
+
+/// The driver's description of error `code` (`cuGetErrorString`), where a driver is loaded
+/// already (this never loads one).
+pub fn error_string(code: u32) -> Option<&'static CStr> {
+    let api = sys::loaded()?;
+    let mut text: *const c_char = std::ptr::null();
+    // SAFETY: an out-pointer to a local; the driver points it at a static string.
+    let r = unsafe { (api.cuGetErrorString)(code, &mut text) };
+    // SAFETY: on success the driver's string is NUL-terminated and lives for the process.
+    (r == sys::CUDA_SUCCESS && !text.is_null()).then(|| unsafe { CStr::from_ptr(text) })
+}
+
+/// `cuInit(0)`.
+pub fn init() -> Result<(), CudaError> {
+    // SAFETY: no pointers.
+    check(unsafe { (api()?.cuInit)(0) })
+}
+
+/// `cuDeviceGetCount`.
+pub fn device_count() -> Result<u32, CudaError> {
+    let mut count: c_int = 0;
+    // SAFETY: an out-pointer to a local.
+    check(unsafe { (api()?.cuDeviceGetCount)(&mut count) })?;
+    Ok(count.max(0) as u32)
+}
+
+/// `cuMemGetInfo`: the current context's device's free and total memory, bytes.
+pub fn mem_get_info() -> Result<(usize, usize), CudaError> {
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: out-pointers to locals.
+    check(unsafe { (api()?.cuMemGetInfo_v2)(&mut free, &mut total) })?;
+    Ok((free, total))
+}
+
+/// A device attribute this crate reads (`CUdevice_attribute`).
+#[derive(Clone, Copy, Debug)]
+pub enum DeviceAttribute {
+    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR`.
+    ComputeCapabilityMajor,
+    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR`.
+    ComputeCapabilityMinor,
+    /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`.
+    MultiprocessorCount,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR`.
+    MaxThreadsPerMultiprocessor,
+    /// `CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE` (bytes).
+    L2CacheSize,
+    /// `CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE` (kHz).
+    MemoryClockRate,
+    /// `CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH` (bits).
+    GlobalMemoryBusWidth,
+}
+
+impl DeviceAttribute {
+    fn raw(self) -> sys::CUdevice_attribute {
+        match self {
+            DeviceAttribute::ComputeCapabilityMajor => sys::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            DeviceAttribute::ComputeCapabilityMinor => sys::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            DeviceAttribute::MultiprocessorCount => sys::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            DeviceAttribute::MaxThreadsPerMultiprocessor => sys::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            DeviceAttribute::L2CacheSize => sys::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+            DeviceAttribute::MemoryClockRate => sys::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
+            DeviceAttribute::GlobalMemoryBusWidth => sys::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+        }
+    }
+}
+
+/// A device, by the driver's handle (`CUdevice`).
+#[derive(Clone, Copy, Debug)]
+pub struct Device(CUdevice);
+
+impl Device {
+    /// `cuDeviceGet`.
+    pub fn get(ordinal: u32) -> Result<Device, CudaError> {
+        let mut device: CUdevice = 0;
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuDeviceGet)(&mut device, ordinal as c_int) })?;
+        Ok(Device(device))
+    }
+
+    /// `cuDeviceGetAttribute`.
+    pub fn attribute(self, attribute: DeviceAttribute) -> Result<i32, CudaError> {
+        let mut value: c_int = 0;
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuDeviceGetAttribute)(&mut value, attribute.raw(), self.0) })?;
+        Ok(value)
+    }
+
+    /// `cuDeviceGetName`: the marketing name (`NVIDIA H100 80GB HBM3`).
+    pub fn name(self) -> Result<String, CudaError> {
+        let mut name = [0u8; 256];
+        // SAFETY: the driver writes at most `len` bytes, NUL-terminated, into the array.
+        check(unsafe { (api()?.cuDeviceGetName)(name.as_mut_ptr().cast(), name.len() as c_int, self.0) })?;
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        Ok(String::from_utf8_lossy(&name[..end]).into_owned())
+    }
+
+    /// `cuDeviceTotalMem`: device memory, bytes.
+    pub fn total_memory(self) -> Result<usize, CudaError> {
+        let mut bytes = 0usize;
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuDeviceTotalMem_v2)(&mut bytes, self.0) })?;
+        Ok(bytes)
+    }
+}
+
+/// A device's primary context (`cuDevicePrimaryCtxRetain`: the one the CUDA runtime uses too),
+/// released when dropped.
+pub struct Context {
+    raw: CUcontext,
+    device: CUdevice,
+}
+
+// SAFETY: a context handle may be made current on, and used from, any thread.
+unsafe impl Send for Context {}
+// SAFETY: as above; the type has no interior state of its own.
+unsafe impl Sync for Context {}
+
+impl Context {
+    /// Retains `device`'s primary context and makes it current on this thread.
+    pub fn primary(device: Device) -> Result<Context, CudaError> {
+        let mut raw: CUcontext = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuDevicePrimaryCtxRetain)(&mut raw, device.0) })?;
+        let ctx = Context { raw, device: device.0 };
+        ctx.set_current()?;
+        Ok(ctx)
+    }
+
+    /// `cuCtxSetCurrent`: makes the context current on the calling thread.
+    pub fn set_current(&self) -> Result<(), CudaError> {
+        bind(self.raw)
+    }
+
+    /// `cuCtxGetLimit` of the current context.
+    pub fn limit_pending_launches() -> Result<usize, CudaError> {
+        let mut value = 0usize;
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuCtxGetLimit)(&mut value, sys::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) })?;
+        Ok(value)
+    }
+
+    /// `cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches)` of the current context.
+    pub fn set_limit_pending_launches(launches: usize) -> Result<(), CudaError> {
+        // SAFETY: a plain setting; the driver checks the value.
+        check(unsafe { (api()?.cuCtxSetLimit)(sys::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches) })
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        if let Ok(api) = api() {
+            // SAFETY: the retain made in `primary`, released once.
+            unsafe { (api.cuDevicePrimaryCtxRelease_v2)(self.device) };
+        }
+    }
+}
+
+/// Makes `ctx` current (what every owner of a driver object does before releasing it, so that
+/// it can be dropped on any thread).
+fn bind(ctx: CUcontext) -> Result<(), CudaError> {
+    // SAFETY: a context handle this process retained and still holds.
+    check(unsafe { (api()?.cuCtxSetCurrent)(ctx) })
+}
+
+/// A loaded module (`CUmodule`): PTX, which the driver compiles for the device, or a linked
+/// image (cubin); unloaded when dropped. Its [`Function`]s are valid while it lives.
+pub struct Module {
+    raw: sys::CUmodule,
+    ctx: CUcontext,
+}
+
+// SAFETY: a module handle of a context, usable from any thread where that context is current.
+unsafe impl Send for Module {}
+// SAFETY: as above; lookups do not mutate the handle.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// `cuModuleLoadData` of a PTX text into `ctx` (current on this thread). A NUL byte in the
+    /// text is [`CudaError::InvalidPtx`].
+    pub fn from_ptx(ctx: &Context, ptx: &str) -> Result<Module, CudaError> {
+        let text = CString::new(ptx).map_err(|_| CudaError::InvalidPtx)?;
+        Self::load(ctx, text.as_bytes_with_nul())
+    }
+
+    /// `cuModuleLoadData` of a cubin or fatbin image into `ctx` (current on this thread).
+    pub fn from_image(ctx: &Context, image: &[u8]) -> Result<Module, CudaError> {
+        // A NUL after the image, as for a text: the driver reads the image's own length from
+        // its header, and a PTX image needs its terminator.
+        let mut bytes = image.to_vec();
+        bytes.push(0);
+        Self::load(ctx, &bytes)
+    }
+
+    fn load(ctx: &Context, image: &[u8]) -> Result<Module, CudaError> {
+        let mut raw: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local and an image that ends in NUL, alive for the call
+        // (the driver copies what it keeps).
+        check(unsafe { (api()?.cuModuleLoadData)(&mut raw, image.as_ptr().cast()) })?;
+        Ok(Module { raw, ctx: ctx.raw })
+    }
+
+    /// `cuModuleGetFunction`: the kernel entry `name`.
+    pub fn function(&self, name: &str) -> Result<Function, CudaError> {
+        let name = CString::new(name).map_err(|_| CudaError::InvalidValue)?;
+        let mut raw: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local, a live module and a NUL-terminated name.
+        check(unsafe { (api()?.cuModuleGetFunction)(&mut raw, self.raw, name.as_ptr()) })?;
+        Ok(Function(raw))
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if let Ok(api) = api()
+            && bind(self.ctx).is_ok()
+        {
+            // SAFETY: the module loaded in `load`, unloaded once, in its own context.
+            unsafe { (api.cuModuleUnload)(self.raw) };
+        }
+    }
+}
+
+/// A kernel of a loaded [`Module`] (`CUfunction`), valid while the module is loaded.
+#[derive(Clone, Copy, Debug)]
+pub struct Function(sys::CUfunction);
+
+// SAFETY: a function handle may be used from any thread where its context is current.
+unsafe impl Send for Function {}
+// SAFETY: as above.
+unsafe impl Sync for Function {}
+
+impl Function {
+    /// `cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)`.
+    pub fn set_max_dynamic_shared(self, bytes: i32) -> Result<(), CudaError> {
+        // SAFETY: a live function handle; the driver checks the value.
+        check(unsafe {
+            (api()?.cuFuncSetAttribute)(self.0, sys::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
+        })
+    }
+
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `block` threads with `shared`
+    /// dynamic bytes resident on one SM at once.
+    pub fn max_active_blocks_per_multiprocessor(self, block: u32, shared: usize) -> Result<u32, CudaError> {
+        let mut blocks: c_int = 0;
+        // SAFETY: an out-pointer to a local and a live function handle.
+        check(unsafe {
+            (api()?.cuOccupancyMaxActiveBlocksPerMultiprocessor)(&mut blocks, self.0, block as c_int, shared)
+        })?;
+        Ok(blocks.max(0) as u32)
+    }
+}
+
+/// A stream (`CUstream`), destroyed when dropped.
+pub struct Stream {
+    raw: sys::CUstream,
+    ctx: CUcontext,
+}
+
+// SAFETY: a stream handle may be used from any thread where its context is current.
+unsafe impl Send for Stream {}
+// SAFETY: as above; the driver serialises work queued on one stream from several threads.
+unsafe impl Sync for Stream {}
+
+impl Stream {
+    /// `cuStreamCreate(CU_STREAM_DEFAULT)` in `ctx` (current on this thread): ordered with the
+    /// legacy default stream, where synchronous copies and memsets go, so a launch queued after
+    /// them sees them done (cust 0.3.2 made its streams so too, whatever flags it was given).
+    pub fn new(ctx: &Context) -> Result<Stream, CudaError> {
+        let mut raw: sys::CUstream = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuStreamCreate)(&mut raw, sys::CU_STREAM_DEFAULT) })?;
+        Ok(Stream { raw, ctx: ctx.raw })
+    }
+
+    /// `cuLaunchKernel` of `function` over a 1-D grid, with the packed parameter pointers
+    /// `params`.
+    ///
+    /// # Safety
+    /// `params` match the kernel's parameter list in number, order and size, and every device
+    /// address among them is valid for what the kernel does with it.
+    pub unsafe fn launch(
+        &self,
+        function: Function,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<(), CudaError> {
+        let api = api()?;
+        // SAFETY: forwarded from the caller; the driver reads the parameters before returning.
+        check(unsafe {
+            (api.cuLaunchKernel)(
+                function.0,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                shared,
+                self.raw,
+                params.as_ptr().cast_mut(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    /// `cuStreamQuery`: `Ok(true)` once the stream's work has finished, `Ok(false)` while it
+    /// runs, or the error the work raised.
+    pub fn query(&self) -> Result<bool, CudaError> {
+        // SAFETY: a live stream handle.
+        match unsafe { (api()?.cuStreamQuery)(self.raw) } {
+            sys::CUDA_ERROR_NOT_READY => Ok(false),
+            r => check(r).map(|()| true),
+        }
+    }
+
+    /// `cuStreamSynchronize`: waits for the stream's work; reports an error a kernel raised.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        // SAFETY: a live stream handle.
+        check(unsafe { (api()?.cuStreamSynchronize)(self.raw) })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if let Ok(api) = api()
+            && bind(self.ctx).is_ok()
+        {
+            // SAFETY: the stream made in `new`, destroyed once.
+            unsafe { (api.cuStreamDestroy_v2)(self.raw) };
+        }
+    }
+}
+
+/// An event (`CUevent`) that records timing, destroyed when dropped.
+pub struct Event {
+    raw: sys::CUevent,
+    ctx: CUcontext,
+}
+
+// SAFETY: an event handle may be used from any thread where its context is current.
+unsafe impl Send for Event {}
+
+impl Event {
+    /// `cuEventCreate(CU_EVENT_DEFAULT)` in `ctx` (current on this thread).
+    pub fn new(ctx: &Context) -> Result<Event, CudaError> {
+        let mut raw: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuEventCreate)(&mut raw, sys::CU_EVENT_DEFAULT) })?;
+        Ok(Event { raw, ctx: ctx.raw })
+    }
+
+    /// `cuEventRecord` on `stream`.
+    pub fn record(&self, stream: &Stream) -> Result<(), CudaError> {
+        // SAFETY: live event and stream handles.
+        check(unsafe { (api()?.cuEventRecord)(self.raw, stream.raw) })
+    }
+
+    /// `cuEventQuery`: `Ok(true)` once the work before the record has finished.
+    pub fn query(&self) -> Result<bool, CudaError> {
+        // SAFETY: a live event handle.
+        match unsafe { (api()?.cuEventQuery)(self.raw) } {
+            sys::CUDA_ERROR_NOT_READY => Ok(false),
+            r => check(r).map(|()| true),
+        }
+    }
+
+    /// `cuEventSynchronize`.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        // SAFETY: a live event handle.
+        check(unsafe { (api()?.cuEventSynchronize)(self.raw) })
+    }
+
+    /// `cuEventElapsedTime(start, self)`: milliseconds between two recorded events.
+    pub fn elapsed_ms_since(&self, start: &Event) -> Result<f32, CudaError> {
+        let mut ms = 0f32;
+        // SAFETY: an out-pointer to a local and two live event handles.
+        check(unsafe { (api()?.cuEventElapsedTime)(&mut ms, start.raw, self.raw) })?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if let Ok(api) = api()
+            && bind(self.ctx).is_ok()
+        {
+            // SAFETY: the event made in `new`, destroyed once.
+            unsafe { (api.cuEventDestroy_v2)(self.raw) };
+        }
+    }
+}
+
+/// Device memory (`cuMemAlloc`), freed when dropped.
+pub struct DeviceMemory {
+    address: CUdeviceptr,
+    bytes: usize,
+    ctx: CUcontext,
+}
+
+// SAFETY: a device allocation is reachable from any thread of the process; access to its
+// contents goes through the driver's calls, which the owner orders.
+unsafe impl Send for DeviceMemory {}
+// SAFETY: as above; `&DeviceMemory` only reads or hands out the address.
+unsafe impl Sync for DeviceMemory {}
+
+impl DeviceMemory {
+    /// `cuMemAlloc` of `bytes` (at least 1) in `ctx` (current on this thread): contents
+    /// unspecified.
+    pub fn alloc(ctx: &Context, bytes: usize) -> Result<DeviceMemory, CudaError> {
+        let mut address: CUdeviceptr = 0;
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api()?.cuMemAlloc_v2)(&mut address, bytes) })?;
+        Ok(DeviceMemory { address, bytes, ctx: ctx.raw })
+    }
+
+    /// The device address of the first byte.
+    pub fn address(&self) -> u64 {
+        self.address
+    }
+
+    /// `cuMemsetD8` of every byte (on the legacy default stream).
+    pub fn set_bytes(&mut self, value: u8) -> Result<(), CudaError> {
+        // SAFETY: the allocation's own address and size.
+        check(unsafe { (api()?.cuMemsetD8_v2)(self.address, value, self.bytes) })
+    }
+
+    /// `cuMemcpyHtoD` of `src` into the start of the allocation.
+    pub fn copy_from_host(&mut self, src: &[u8]) -> Result<(), CudaError> {
+        if src.len() > self.bytes {
+            return Err(CudaError::InvalidValue);
+        }
+        // SAFETY: `src` is readable for its length, which fits the allocation.
+        check(unsafe { (api()?.cuMemcpyHtoD_v2)(self.address, src.as_ptr().cast(), src.len()) })
+    }
+
+    /// `cuMemcpyDtoH` of the start of the allocation into `dst`.
+    pub fn copy_to_host(&self, dst: &mut [u8]) -> Result<(), CudaError> {
+        if dst.len() > self.bytes {
+            return Err(CudaError::InvalidValue);
+        }
+        // SAFETY: `dst` is writable for its length, which fits the allocation.
+        check(unsafe { (api()?.cuMemcpyDtoH_v2)(dst.as_mut_ptr().cast(), self.address, dst.len()) })
+    }
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        if let Ok(api) = api()
+            && bind(self.ctx).is_ok()
+        {
+            // SAFETY: the allocation made in `alloc`, freed once.
+            unsafe { (api.cuMemFree_v2)(self.address) };
+        }
+    }
+}
+
+/// `cuMemcpyDtoDAsync` of `bytes` from device address `src` to `dst`, queued on `stream`.
+///
+/// # Safety
+/// Both ranges are live device memory of the stream's context for as long as the copy runs,
+/// and do not overlap.
+pub unsafe fn copy_device_async(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<(), CudaError> {
+    let api = api()?;
+    // SAFETY: forwarded from the caller.
+    check(unsafe { (api.cuMemcpyDtoDAsync_v2)(dst, src, bytes, stream.raw) })
+}
+
+/// `cuMemcpyDtoHAsync` of `bytes` from device address `src` to `dst`, queued on `stream`.
+///
+/// # Safety
+/// `src` holds `bytes` readable device bytes, and `dst` is page-locked host memory writable for
+/// `bytes` that stays so until the copy has completed.
+pub unsafe fn copy_to_host_async(dst: *mut c_void, src: u64, bytes: usize, stream: &Stream) -> Result<(), CudaError> {
+    let api = api()?;
+    // SAFETY: forwarded from the caller.
+    check(unsafe { (api.cuMemcpyDtoHAsync_v2)(dst, src, bytes, stream.raw) })
+}
+
+/// Page-locked host memory mapped into the device's address space (`cuMemHostAlloc` with
+/// `CU_MEMHOSTALLOC_DEVICEMAP`), freed when dropped.
+pub struct MappedHost {
+    host: *mut c_void,
+    device: CUdeviceptr,
+    ctx: CUcontext,
+}
+
+// SAFETY: process-wide page-locked memory; its owner orders the accesses.
+unsafe impl Send for MappedHost {}
+
+impl MappedHost {
+    /// `bytes` of mapped memory in `ctx` (current on this thread), and its device address
+    /// (`cuMemHostGetDevicePointer`). The error says which of the two calls failed.
+    pub fn alloc(ctx: &Context, bytes: usize) -> Result<MappedHost, (&'static str, CudaError)> {
+        let api = api().map_err(|e| ("cuMemHostAlloc", e))?;
+        let mut host: *mut c_void = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { (api.cuMemHostAlloc)(&mut host, bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) })
+            .map_err(|e| ("cuMemHostAlloc", e))?;
+        let mut mapped = MappedHost { host, device: 0, ctx: ctx.raw };
+        // SAFETY: an out-pointer into `mapped`, and the mapped allocation just made.
+        check(unsafe { (api.cuMemHostGetDevicePointer_v2)(&mut mapped.device, host, 0) })
+            .map_err(|e| ("cuMemHostGetDevicePointer", e))?;
+        Ok(mapped)
+    }
+
+    /// The host address.
+    pub fn host(&self) -> *mut c_void {
+        self.host
+    }
+
+    /// The device address of the same bytes.
+    pub fn device(&self) -> u64 {
+        self.device
+    }
+}
+
+impl Drop for MappedHost {
+    fn drop(&mut self) {
+        if let Ok(api) = api()
+            && bind(self.ctx).is_ok()
+        {
+            // SAFETY: the allocation made in `alloc`, freed once.
+            unsafe { (api.cuMemFreeHost)(self.host) };
+        }
+    }
+}
+
+/// Its handles: the graph and its executable form (`cuGraphCreate`, `cuGraphInstantiate`).
+pub struct Graph {
+    graph: sys::CUgraph,
+    exec: sys::CUgraphExec,
+}
+
+// SAFETY: driver handles of the process's context, usable from any thread; `Graph` only
+// launches and destroys them.
+unsafe impl Send for Graph {}
+
+/// Which step of [`Graph::of_kernel`] failed: `cuGraphCreate`, or adding the node and
+/// instantiating.
+#[derive(Debug)]
+pub enum GraphError {
+    /// `cuGraphCreate` failed.
+    Create(CudaError),
+    /// `cuGraphAddKernelNode` or `cuGraphInstantiateWithFlags` failed.
+    Build(CudaError),
+}
+
+impl Graph {
+    /// A graph of one node, a launch of `function` over a 1-D grid with the packed parameter
+    /// pointers `params` (the driver copies them), instantiated: built node by node
+    /// (`cuGraphCreate`, `cuGraphAddKernelNode`, `cuGraphInstantiateWithFlags`), not by
+    /// capturing a stream.
+    ///
+    /// # Safety
+    /// As [`Stream::launch`], for every launch of the graph.
+    pub(crate) unsafe fn of_kernel(
+        function: Function,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        params: &[*mut c_void],
+    ) -> Result<Graph, GraphError> {
+        let api = api().map_err(GraphError::Create)?;
+        let node = sys::CUDA_KERNEL_NODE_PARAMS {
+            func: function.0,
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: shared,
+            kernelParams: params.as_ptr().cast_mut(),
+            extra: std::ptr::null_mut(),
+        };
+        let mut graph: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: an out-pointer for a new, empty graph.
+        check(unsafe { (api.cuGraphCreate)(&mut graph, 0) }).map_err(GraphError::Create)?;
+        let mut made = Graph { graph, exec: std::ptr::null_mut() };
+        let mut added: sys::CUgraphNode = std::ptr::null_mut();
+        // SAFETY: the graph just made; `node` names a live function and points to `params`,
+        // which the driver copies; no dependencies.
+        check(unsafe { (api.cuGraphAddKernelNode)(&mut added, graph, std::ptr::null(), 0, &node) })
+            .map_err(GraphError::Build)?;
+        // SAFETY: the graph just made, with its one node; an out-pointer into `made`.
+        check(unsafe { (api.cuGraphInstantiateWithFlags)(&mut made.exec, graph, 0) }).map_err(GraphError::Build)?;
+        Ok(made)
+    }
+
+    /// `cuGraphLaunch` on `stream`.
+    pub(crate) fn launch(&self, stream: &Stream) -> Result<(), CudaError> {
+        // SAFETY: an instantiated graph and a live stream; what its kernel touches was promised
+        // valid by the caller of `of_kernel`.
+        check(unsafe { (api()?.cuGraphLaunch)(self.exec, stream.raw) })
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        if let Ok(api) = api() {
+            // SAFETY: handles made by `of_kernel`, destroyed once, here (the executable graph
+            // only where instantiation succeeded).
+            unsafe {
+                if !self.exec.is_null() {
+                    (api.cuGraphExecDestroy)(self.exec);
+                }
+                (api.cuGraphDestroy)(self.graph);
+            }
+        }
+    }
+}
+
+/// The driver's JIT linker (`cuLinkCreate`): PTX and libraries in, one cubin out; the link
+/// state is destroyed when dropped. Its error log is kept in a buffer of its own.
+pub struct Linker {
+    state: sys::CUlinkState,
+    /// The error log the driver writes (its address was given to `cuLinkCreate`).
+    log: Box<[u8]>,
+}
+
+impl Linker {
+    /// `cuLinkCreate` with an error log of 16 KiB, in the current context.
+    pub fn new() -> Result<Linker, CudaError> {
+        let api = api()?;
+        let mut log = vec![0u8; 16 * 1024].into_boxed_slice();
+        let mut options = [sys::CU_JIT_ERROR_LOG_BUFFER, sys::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+        let mut state: sys::CUlinkState = std::ptr::null_mut();
+        // SAFETY: two options whose values (the log buffer, on the heap, and its size) outlive
+        // the link state: the buffer moves into the `Linker` with it.
+        check(unsafe {
+            (api.cuLinkCreate_v2)(options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr(), &mut state)
+        })?;
+        Ok(Linker { state, log })
+    }
+
+    /// `cuLinkAddData(CU_JIT_INPUT_PTX)`: `ptx` as relocatable code, under `name`.
+    pub fn add_ptx(&mut self, ptx: &CStr, name: &CStr) -> Result<(), CudaError> {
+        let text = ptx.to_bytes_with_nul();
+        // SAFETY: a live link state; the NUL-terminated text and name outlive the call, which
+        // copies them.
+        check(unsafe {
+            (api()?.cuLinkAddData_v2)(
+                self.state,
+                sys::CU_JIT_INPUT_PTX,
+                text.as_ptr().cast_mut().cast(),
+                text.len(),
+                name.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    /// `cuLinkAddFile(CU_JIT_INPUT_LIBRARY)`: the static library at `path` (`libcudadevrt.a`).
+    pub fn add_library(&mut self, path: &CStr) -> Result<(), CudaError> {
+        // SAFETY: a live link state and a NUL-terminated path.
+        check(unsafe {
+            (api()?.cuLinkAddFile_v2)(
+                self.state,
+                sys::CU_JIT_INPUT_LIBRARY,
+                path.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+
+    /// `cuLinkComplete`: the linked cubin, copied out of the link state.
+    pub fn complete(&mut self) -> Result<Vec<u8>, CudaError> {
+        let mut cubin: *mut c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: a live link state and out-pointers to locals.
+        check(unsafe { (api()?.cuLinkComplete)(self.state, &mut cubin, &mut size) })?;
+        // SAFETY: the cubin belongs to the link state, alive until `self` drops: copied now.
+        Ok(unsafe { std::slice::from_raw_parts(cubin.cast::<u8>(), size) }.to_vec())
+    }
+
+    /// The error log so far, as one line (its lines joined with "; ").
+    pub fn log(&self) -> String {
+        let text = self.log.split(|&b| b == 0).next().unwrap_or_default();
+        String::from_utf8_lossy(text).trim().replace('\n', "; ")
+    }
+}
+
+impl Drop for Linker {
+    fn drop(&mut self) {
+        if let Ok(api) = api() {
+            // SAFETY: the link state made in `new`, destroyed once.
+            unsafe { (api.cuLinkDestroy)(self.state) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sys::FUNCTIONS;
+
+    /// The tests' stand-in driver (built by the root package's build script) defines the
+    /// functions of `runtime/cuda-stub/functions.txt`: the same list as the table's.
+    #[test]
+    fn the_function_list_is_the_tables() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/cuda-stub/functions.txt");
+        let text = std::fs::read_to_string(path).unwrap();
+        let listed: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+        assert_eq!(listed, FUNCTIONS, "{path} lists other functions than driver/sys.rs loads");
+    }
+}

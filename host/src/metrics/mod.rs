@@ -44,7 +44,6 @@ pub use summary::{Summary, cells, emulated_launch, emulated_summary};
 mod tests {
     use super::columns::{DURATION, INST};
     use super::*;
-    use crate::Result;
     use crate::output::Cell;
     use std::path::{Path, PathBuf};
 

@@ -110,7 +110,7 @@
 //! `kernels/`, depended on as `kernels`, hence the paths `kernels::…` below). This crate's build
 //! script compiles them with rustc's NVPTX backend (`nvptx64-nvidia-cuda`, `-Zbuild-std=core`,
 //! the pinned nightly of `rust-toolchain.toml`) into PTX for sm_70, sm_80 and sm_90, and embeds
-//! the three in the library ([`ptx`] picks one at run time); the CUDA driver JIT-compiles the
+//! the three in the library ([`mod@ptx`] picks one at run time); the CUDA driver JIT-compiles the
 //! PTX on the GPU. The emulator links the same crate as ordinary host code. No CUDA toolkit and
 //! no driver are needed to build, and nothing links `libcuda`: where there is no driver,
 //! [`Backend::gpu`] says so in one line ([`Error::NoGpu`]) and `BackendKind::Auto` runs on the
@@ -136,7 +136,7 @@
 //! * [`input`] — deterministic inputs from a seed.
 //! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
 //!   shows each lesson's GPU figures from it.
-//! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
+//! * [`mod@ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same

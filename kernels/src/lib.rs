@@ -64,7 +64,6 @@ pub use collective;
 /// `kernels::types::…`.
 pub use collective::types;
 
-
 /// Defines a kernel: on the GPU a `#[no_mangle] extern "ptx-kernel"` entry point whose PTX
 /// symbol is the function's name; on the host a plain `unsafe fn` with the same
 /// parameters, which the emulator calls once per CUDA thread.

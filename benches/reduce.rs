@@ -34,7 +34,7 @@ use reduce_scan::backend::Backend;
 use reduce_scan::cub::CubOp;
 use reduce_scan::input::Input;
 use reduce_scan::reduce::Reduction;
-use reduce_scan::registry::{self, Family, Op, Variant};
+use reduce_scan::registry::{self, Elem, Family, Op, Variant};
 
 // The scans' per-launch device check (`bench_scan_checked`) goes unused here: reductions
 // check every launch with their own result words (`bench_every_launch_checked`, `bench_in_place`).
@@ -164,7 +164,7 @@ fn bench_sum(
     let mut failures = 0;
     // `reduce/sum/{n}`: the full reduction `reduce_scan::sum` runs at this size (the variant and
     // block `sum::choose` picks), the one to hold against CUB. Every launch's sum is checked.
-    match reduce_scan::sum::choose(n, backend.info().compute_capability)
+    match reduce_scan::sum::choose(Elem::I32, Op::Sum, n, backend.info().compute_capability)
         .map_err(|e| Skip::Failed(e.to_string()))
         .and_then(|ch| prepare(backend, ch.variant, input, n, ch.block, sum).map(|_| ch))
     {
@@ -264,7 +264,7 @@ fn bench_every_launch_checked(
     n: usize,
     expected: i32,
 ) -> Result<(), String> {
-    let g = reduce_scan::reduce::plan::geometry(backend, v, n, block, blocks_per_sm).map_err(|e| e.to_string())?;
+    let g = reduce_scan::reduce::geometry(backend, v, n, block, blocks_per_sm).map_err(|e| e.to_string())?;
     let cfg = reduce_scan::backend::LaunchConfig { grid: g.grid, block: g.block, shared_bytes: g.dynamic_shared };
     let needs = v.finish.needs(g.grid as u64, g.block);
     let mut wrong: Option<String> = None;

@@ -14,7 +14,7 @@
 //! * **Reductions** run `iters` launches back to back between two CUDA events, as
 //!   `benches/reduce.rs` does: each launch writes its own result slot (its partials for the
 //!   host-finished variants, its two result words for `atomic_accumulate`:
-//!   `TypedReduction::alloc_slots` / `launch_into`), allocated and filled outside the events
+//!   `Reduction::alloc_slots` / `launch_into`), allocated and filled outside the events
 //!   and read back after them (partials combined pairwise, as the host finishes them, untimed).
 //!   Each answer is compared with one computed once per variant (`reduce_scan::verify::Expected`):
 //!   integers and min/max bit for bit; float sums against the exact sum (double-double) within
@@ -25,7 +25,7 @@
 //!   them, a check kernel (`kernels::check`) compares the output with a reference uploaded once
 //!   before timing and counts the wrong elements into that launch's counter, read once per
 //!   sample. Integers and min/max compare bits; float sums compare `|got − exact|` with a bound
-//!   per element (both arrays from `reduce_scan::scan::typed::cpu::sum_targets`, 16n bytes on the
+//!   per element (both arrays from `reduce_scan::scan::cpu::sum_targets`, 16n bytes on the
 //!   device), in the very `f64` operations of the host's check, so the device accepts exactly
 //!   what the host would. Their figures are per launch, not back to back.
 //!
@@ -35,11 +35,10 @@
 
 use reduce_scan::backend::Backend;
 use reduce_scan::input::{Pattern, typed};
-use reduce_scan::reduce::typed::{TypedReduction, Value};
+use reduce_scan::reduce::{Reduction, registry};
 use reduce_scan::registry::Elem;
-use reduce_scan::registry::typed::{TypedVariant, all};
-use reduce_scan::scan::Kind;
-use reduce_scan::scan::typed::{TypedScan, all as all_scans, cpu as scan_cpu};
+use reduce_scan::scan::{Kind, Scan, ScanInstance, cpu as scan_cpu};
+use reduce_scan::types::Value;
 use reduce_scan::verify::{DeviceCheck, Expected, reference_bytes};
 
 // The helpers for the classic benches (CUB, slow-variant limits) go unused here.
@@ -56,14 +55,7 @@ fn main() {
     let mut failures = 0;
     for n in SIZES {
         for elem in Elem::ALL {
-            let ok = match elem {
-                Elem::I32 => bench_type::<i32>(&mut c, &backend, n, block),
-                Elem::U32 => bench_type::<u32>(&mut c, &backend, n, block),
-                Elem::I64 => bench_type::<i64>(&mut c, &backend, n, block),
-                Elem::U64 => bench_type::<u64>(&mut c, &backend, n, block),
-                Elem::F32 => bench_type::<f32>(&mut c, &backend, n, block),
-                Elem::F64 => bench_type::<f64>(&mut c, &backend, n, block),
-            };
+            let ok = reduce_scan::with_elem!(elem, T => bench_type::<T>(&mut c, &backend, n, block));
             failures += ok.iter().filter(|r| r.is_err()).count();
         }
     }
@@ -74,7 +66,7 @@ fn main() {
     }
 }
 
-/// Every typed instantiation of `T` at `n`; one `Err` per instantiation that failed.
+/// Every row of `T` of the generic variants and scans at `n`; one `Err` per row that failed.
 fn bench_type<T: Value>(
     c: &mut criterion::Criterion,
     backend: &Backend,
@@ -88,26 +80,33 @@ fn bench_type<T: Value>(
     };
     let mut results = Vec::new();
     let mut group = common::group(c, "reduce", (n * T::ELEM.size()) as u64, false);
-    for tv in all().filter(|t| t.elem == T::ELEM) {
-        results.push(bench_one::<T>(&mut group, backend, tv, &input, &data, block));
+    for (v, _, op) in registry::instances().filter(|&(v, elem, _)| v.is_generic() && elem == T::ELEM) {
+        match v.instance::<T>(op) {
+            Ok(tv) => results.push(bench_one::<T>(&mut group, backend, tv, &input, &data, block)),
+            Err(e) => results.push(Err(e.to_string())),
+        }
     }
     group.finish();
     // A scan reads and writes every element: twice the bytes of a reduction.
     let mut group = common::group(c, "scan", (2 * n * T::ELEM.size()) as u64, false);
-    for tv in all_scans().filter(|t| t.elem == T::ELEM) {
-        results.push(bench_scan::<T>(&mut group, backend, tv, &input, &data));
+    let scans = reduce_scan::scan::instances().filter(|&(v, elem, _)| v.is_generic() && elem == T::ELEM);
+    for (v, _, op) in scans {
+        match v.instance::<T>(op) {
+            Ok(tv) => results.push(bench_scan::<T>(&mut group, backend, tv, &input, &data)),
+            Err(e) => results.push(Err(e.to_string())),
+        }
     }
     group.finish();
     results
 }
 
-/// The typed inclusive scan `tv`, checked element by element on the host once before timing,
+/// The inclusive scan row `tv`, checked element by element on the host once before timing,
 /// then every launch of every sample on the device (`common::bench_scan_checked`): integers and
-/// min/max bit for bit, float sums within `scan::typed::cpu::check`'s bound per element.
+/// min/max bit for bit, float sums within `scan::cpu::check`'s bound per element.
 fn bench_scan<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
-    tv: &'static reduce_scan::scan::typed::TypedScanVariant,
+    tv: ScanInstance<T>,
     input: &reduce_scan::DeviceBuffer<T>,
     data: &[T],
 ) -> Result<(), String> {
@@ -118,7 +117,7 @@ fn bench_scan<T: Value>(
         why
     };
     let mut output = backend.alloc::<T>(n).map_err(|e| fail(e.to_string()))?;
-    let mut s = TypedScan::new(backend, tv, Kind::Inclusive, input, &mut output, n).map_err(|e| fail(e.to_string()))?;
+    let mut s = Scan::of(backend, tv, Kind::Inclusive, input, &mut output, n).map_err(|e| fail(e.to_string()))?;
     s.launch().map_err(|e| fail(e.to_string()))?;
     let got = s.result().map_err(|e| fail(e.to_string()))?;
     scan_cpu::check(tv.op, Kind::Inclusive, data, &got, s.depth()).map_err(fail)?;
@@ -138,15 +137,15 @@ fn bench_scan<T: Value>(
     })
 }
 
-/// The typed reduction `tv`, checked once before timing, then every launch of every sample:
+/// The reduction row `tv`, checked once before timing, then every launch of every sample:
 /// `iters` launches back to back between the events, each into its own result slot
-/// (`TypedReduction::launch_into`: its partials or result words), every answer read back after
+/// (`Reduction::launch_into`: its partials or result words), every answer read back after
 /// the batch and compared with the answer computed once (`verify::Expected`: the exact float
 /// sum and its bound, or the exact value).
 fn bench_one<T: Value>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     backend: &Backend,
-    tv: &'static TypedVariant,
+    tv: reduce_scan::registry::Instance<T>,
     input: &reduce_scan::DeviceBuffer<T>,
     data: &[T],
     block: u32,
@@ -157,7 +156,7 @@ fn bench_one<T: Value>(
         println!("reduce/{id}/{n}: FAILED, not benchmarked ({why})");
         why
     };
-    let mut r = TypedReduction::new(backend, tv, input, n, block).map_err(|e| fail(e.to_string()))?;
+    let mut r = Reduction::of(backend, tv, input, n, block).map_err(|e| fail(e.to_string()))?;
     let got = r.launch().and_then(|_| r.result()).map_err(|e| fail(e.to_string()))?;
     let expected = Expected::of(tv.op, data, r.depth());
     expected.check(got).map_err(fail)?;

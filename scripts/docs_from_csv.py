@@ -410,12 +410,21 @@ NESTED_NOTES = {
 }
 
 
-def rewrite_measured(path, lines):
-    """`path`'s text with the body of its first `# Measured` doc section (the file's own kernel;
-    tuning shapes and ablations declared later in the file keep theirs) replaced by `lines`;
-    None where it has no such section."""
-    text = path.read_text().split("\n")
-    out, i, changed = [], 0, False
+def rewrite_measured(path, lines, function=None, text=None):
+    """`path`'s text (or `text`) with the body of its first `# Measured` doc section (the file's
+    own kernel; tuning shapes and ablations declared later in the file keep theirs) replaced by
+    `lines`, or with `function`, the section of the doc of that function; None where it has no
+    such section."""
+    text = (path.read_text() if text is None else text).split("\n")
+    start = 0
+    if function is not None:
+        at = next((k for k, l in enumerate(text) if re.search(rf"\bfn {re.escape(function)}\b", l)), None)
+        if at is None:
+            return None
+        start = at
+        while start > 0 and (text[start - 1].strip().startswith(("///", "#["))):
+            start -= 1
+    out, i, changed = text[:start], start, False
     while i < len(text):
         line = text[i]
         out.append(line)
@@ -678,9 +687,10 @@ def typed_scans(d, gpu, commit):
         return []
     rs = [r for r in rows(f) if r["kind"] == "inclusive" and r["speedup_vs_cub"]]
     sizes = sorted({int(r["n"]) for r in rs})
+    at = file_commit(d, 'typed_scans.csv', commit)
     out = [
         f"{gpu}, inclusive scans, median of 10 timed runs, every output element of every run checked "
-        f"(`{d.rel('typed_scans.csv')}/typed_scans.csv`, commit {file_commit(d, 'typed_scans.csv', commit)}, one "
+        f"(`{d.rel('typed_scans.csv')}/typed_scans.csv`, commit {at}, one "
         "run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):",
         "",
         "| type | op | " + " | ".join(f"2^{n.bit_length() - 1}: µs, × CUB" for n in sizes) + " |",
@@ -694,7 +704,19 @@ def typed_scans(d, gpu, commit):
                 f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0]['speedup_vs_cub']):.2f}" if sel else "—"
             )
         out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    if at in BEFORE_LOOKBACK_MERGE:
+        out += [
+            "",
+            f"**To be re-measured.** Commit {at} ran these scans with a body of their own (`lookback_typed.rs`); "
+            "issue #38 made them instantiations of `lookback`'s body, which changed their PTX (not `lookback`'s: "
+            "`docs/measurements/2026-11-25-ptx/`). The figures above are of the kernels before that change.",
+        ]
     return out
+
+
+# Commits whose typed_scans.csv measured the typed look-back scans before issue #38 made them
+# instantiations of `lookback`'s body (their PTX changed; `lookback`'s did not).
+BEFORE_LOOKBACK_MERGE = {"e032fa9"}
 
 
 def shapes_md(d, commit):
@@ -925,13 +947,18 @@ def outputs(d):
         **measured_bulk(d, gpu),
         **measured_nested(d, gpu),
     }
-    typed = typed_scans(d, gpu, commit)
-    if typed:
-        measured["lookback_typed"] = typed
     out = {}
     for name, lines in measured.items():
         f = kernel_file(name)
         text = rewrite_measured(f, lines) if f else None
+        if text is not None:
+            out[f] = text
+    typed = typed_scans(d, gpu, commit)
+    if typed:
+        # The other 17 pairs of the look-back scan: the `# Measured` of `lookback_generic`, in
+        # `lookback`'s file (after `lookback`'s own section, rewritten above).
+        f = kernel_file("lookback")
+        text = rewrite_measured(f, typed, function="lookback_generic", text=out.get(f))
         if text is not None:
             out[f] = text
     out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)

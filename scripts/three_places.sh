@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Adding a reduction variant takes three places (docs/adding-a-variant.md), and this proves it:
-# in a temporary copy of this checkout it adds a variant `three_places`, a copy of `interleaved`
-# with its lesson's condition written the other way round,
-# with exactly the three edits of the guide, and nothing else:
+# Adding a reduction variant takes three places (docs/adding-a-variant.md), a classic one or a
+# generic one (every element type × operator), and this proves it for both: in a temporary copy
+# of this checkout it adds
 #
-#   1. kernels/src/reduce/three_places.rs        the kernel file (interleaved's, renamed; its
+#   * `three_places`, a copy of `interleaved` with its lesson's condition written the other way
+#     round (an i32 sum), and
+#   * `three_places_generic`, a copy of `vector_loads` (its generic body and its
+#     `typed_kernel!` line: 17 more PTX entries `three_places_generic__{type}_{op}`),
+#
+# each with exactly the three edits of the guide, and nothing else:
+#
+#   1. kernels/src/reduce/<name>.rs              the kernel file (the original's, renamed; its
 #                                                 # Measured says "Not measured on a GPU yet.")
-#   2. kernels/src/reduce/mod.rs                 `mod three_places;` and its `pub use`
-#   3. host/src/reduce/registry/global.rs        its entry (interleaved's, renamed)
+#   2. kernels/src/reduce/mod.rs                 `mod <name>;` and its `pub use`
+#   3. host/src/reduce/registry/<family>.rs      its entry (the original's, renamed)
 #
-# then runs the suite's checks: every unit test, the integration tests that name it (the
-# emulator matrix, the PTX checks with ptxas), the doc-template, source and CLI checks, `reduce --variant three_places`,
-# `reduce check --variant three_places` and `reduce --list`. Run by `./x test` (so by CI); it
-# shares this checkout's target/ (the dependencies are built once).
+# then runs the suite's checks: every unit test, the integration tests that name them (the
+# emulator matrix, every type × operator of the generic one, the PTX checks with ptxas), the
+# doc-template, source and CLI checks, `reduce --variant three_places`, `reduce --variant
+# three_places_generic --type f64 --combine max`, `reduce check` and `reduce --list`. Run by
+# `./x test` (so by CI); it shares this checkout's target/ (the dependencies are built once).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=three_places
@@ -50,8 +57,26 @@ entry = re.search(r'\n    global\(\n        "interleaved",.*?\n    \),', reg, re
 new = re.sub(r"\binterleaved\b", name, entry)
 new = re.sub(r'(\n        "%s",\n        )"[^"]*"' % name, r'\1"interleaved, added in three places by scripts/three_places.sh"', new)
 open("host/src/reduce/registry/global.rs", "w").write(reg.replace(entry, entry + new, 1))
+
+# The generic one: vector_loads's file, mod line and entry, renamed.
+generic = name + "_generic"
+src = open("kernels/src/reduce/vector_loads.rs").read()
+src = re.sub(r"\bvector_loads", generic, src).replace("VECTOR_LOADS", generic.upper())
+src = re.sub(r"(/// # Measured\n)(\s*///.*\n)+?(\s*(?:#\[inline\(always\)\]\n\s*)?pub unsafe fn)",
+             lambda m: m.group(1) + "/// Not measured on a GPU yet.\n" + m.group(3), src)
+open(f"kernels/src/reduce/{generic}.rs", "w").write(src)
+mod = open("kernels/src/reduce/mod.rs").read()
+mod = mod.replace("mod vector_loads;\n", f"mod vector_loads;\nmod {generic};\n", 1)
+mod = mod.replace("pub use vector_loads::*;\n", f"pub use vector_loads::*;\npub use {generic}::*;\n", 1)
+open("kernels/src/reduce/mod.rs", "w").write(mod)
+reg = open("host/src/reduce/registry/modern.rs").read()
+entry = re.search(r'\n    every\(\n        modern\(\n            "vector_loads",.*?\n    \),', reg, re.S).group(0)
+new = re.sub(r"\bvector_loads", generic, entry).replace("VECTOR_LOADS", generic.upper())
+new = re.sub(r'(\n            "%s",\n            )"[^"]*"' % generic, r'\1"vector_loads, added in three places by scripts/three_places.sh"', new)
+open("host/src/reduce/registry/modern.rs", "w").write(reg.replace(entry, entry + new, 1))
 PY
 grep -q "mod $name;" kernels/src/reduce/mod.rs && grep -q "\"$name\"" host/src/reduce/registry/global.rs
+grep -q "mod ${name}_generic;" kernels/src/reduce/mod.rs && grep -q "\"${name}_generic\"" host/src/reduce/registry/modern.rs
 
 export CARGO_TARGET_DIR="$repo/target"
 cargo test --quiet --workspace --lib
@@ -59,6 +84,13 @@ for filter in "$name" docs:: source:: cli::; do
   cargo test --quiet --test main -- "$filter"
 done
 cargo run --quiet --bin reduce -- --backend emulator --variant "$name" --n 100003 --block 256
+cargo run --quiet --bin reduce -- --backend emulator --variant "${name}_generic" --n 100003 --block 256 \
+  --type f64 --combine max
 cargo run --quiet --bin reduce -- check --variant "$name"
-cargo run --quiet --bin reduce -- --list | grep -q "^$name " || { echo "three_places: --list does not show $name" >&2; exit 1; }
-echo "three_places: \`$name\`, added in three places, passed the suite's checks" >&2
+cargo run --quiet --bin reduce -- check --variant "${name}_generic"
+for v in "$name" "${name}_generic"; do
+  cargo run --quiet --bin reduce -- --list | grep -q "^$v " || { echo "three_places: --list does not show $v" >&2; exit 1; }
+done
+cargo run --quiet --bin reduce -- --list --type u64 --combine min | grep -q "^${name}_generic " ||
+  { echo "three_places: --list --type u64 --combine min does not show ${name}_generic" >&2; exit 1; }
+echo "three_places: \`$name\` and \`${name}_generic\`, each added in three places, passed the suite's checks" >&2

@@ -12,11 +12,14 @@ use std::ops::Range;
 
 use libtest_mimic::{Failed, Trial};
 use reduce_scan::backend::{Backend, DeviceBuffer};
+use reduce_scan::cpu;
 use reduce_scan::input::{Pattern, typed};
-use reduce_scan::reduce::typed::{cpu, geometry, identity, library_choice, sum_depth};
+use reduce_scan::reduce::{geometry_of, sum_depth};
 use reduce_scan::registry::Op;
 use reduce_scan::scan::Kind;
-use reduce_scan::scan::typed::{cpu as scan_cpu, find, scan_depth};
+use reduce_scan::scan::{cpu as scan_cpu, find, scan_depth};
+use reduce_scan::sum::choose;
+use reduce_scan::types::identity;
 use reduce_scan::{Max, Min, OpKind, Reducer, Scanner, Sum, Value};
 
 const SEED: u64 = 0xA9124;
@@ -74,9 +77,10 @@ fn reduce_depth<T: Value, O: OpKind>(backend: &Backend, n: usize) -> Result<u64,
     if n == 0 || !T::ELEM.is_float() || O::OP != Op::Sum {
         return Ok(1);
     }
-    let (tv, block) = library_choice(T::ELEM, O::OP).map_err(|e| e.to_string())?;
-    let g = geometry(backend, tv, n, block, None).map_err(|e| e.to_string())?;
-    Ok(sum_depth(tv, n, &g))
+    let choice = choose(T::ELEM, O::OP, n, backend.info().compute_capability).map_err(|e| e.to_string())?;
+    let inst = choice.variant.instance::<T>(O::OP).map_err(|e| e.to_string())?;
+    let g = geometry_of(backend, &inst, n, choice.block, choice.blocks_per_sm).map_err(|e| e.to_string())?;
+    Ok(sum_depth(&inst, n, &g))
 }
 
 /// Checks a reduction's answer `got` over `data`; the failure names everything.
@@ -153,8 +157,7 @@ fn reducer_enqueue<T: Value, O: OpKind>(place: Place) -> Result<(), Failed> {
         }
     }
     reducers[1].enqueue(&buf, 3..3).map_err(|e| format!("{name} enqueue 3..3: {e}"))?;
-    let (got, want) =
-        (reducers[1].result().map_err(|e| e.to_string())?, identity::<T>(O::OP).map_err(|e| e.to_string())?);
+    let (got, want) = (reducers[1].result().map_err(|e| e.to_string())?, identity::<T>(O::OP));
     if !got.same_bits(want) {
         return Err(format!("{name} enqueue 3..3 + result: expected the identity {want}, got {got}").into());
     }
@@ -204,8 +207,9 @@ fn check_scan<T: Value, O: OpKind>(
     let n = data.len();
     let at = |e: String| -> Failed { format!("{} {form} {kind} n={n}: {e}", what::<T, O>("Scanner")).into() };
     let got = backend.download(out).map_err(|e| at(e.to_string()))?;
-    let tv = find("lookback", T::ELEM, O::OP).map_err(|e| at(e.to_string()))?;
-    scan_cpu::check(O::OP, kind, data, &got[..n], scan_depth(tv, n.max(1))).map_err(at)?;
+    let plan = find("lookback").and_then(|v| v.instance::<T>(O::OP)).map_err(|e| at(e.to_string()))?.plan;
+    let depth = scan_depth(&plan, n.max(1));
+    scan_cpu::check(O::OP, kind, data, &got[..n], depth).map_err(at)?;
     match got[n..].iter().position(|g| !g.same_bits(guard)) {
         Some(i) => Err(at(format!(
             "element {} past the scanned ones: expected {guard} (untouched), got {}",

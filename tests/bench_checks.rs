@@ -6,10 +6,10 @@
 use libtest_mimic::{Failed, Trial};
 use reduce_scan::Backend;
 use reduce_scan::input::{Input, Pattern, typed};
-use reduce_scan::reduce::typed::{TypedReduction, Value};
-use reduce_scan::registry::{Elem, Op};
-use reduce_scan::scan::typed::{TypedScan, find};
-use reduce_scan::scan::{Kind, Scan, cpu};
+use reduce_scan::reduce::Reduction;
+use reduce_scan::registry::{self, Elem, Op};
+use reduce_scan::scan::{Kind, Scan, cpu, find};
+use reduce_scan::types::Value;
 use reduce_scan::verify::{DeviceCheck, Expected, batch_verdict};
 
 /// Enough elements that every thread of the emulator's grid loops several times.
@@ -105,7 +105,7 @@ fn typed_scan<T: Value>(b: &Backend, op: Op) -> Result<(), Failed> {
     let data = typed::<T>(N, 5, Pattern::Random);
     let input = b.upload(&data)?;
     let mut out = b.alloc::<T>(N)?;
-    let mut s = TypedScan::new(b, find("lookback", T::ELEM, op)?, Kind::Inclusive, &input, &mut out, N)?;
+    let mut s = Scan::of(b, find("lookback")?.instance::<T>(op)?, Kind::Inclusive, &input, &mut out, N)?;
     let mut check = DeviceCheck::for_scan(b, op, Kind::Inclusive, &data, s.depth())?;
     check.start_batch(b, 3)?;
     for i in 0..3 {
@@ -115,14 +115,15 @@ fn typed_scan<T: Value>(b: &Backend, op: Op) -> Result<(), Failed> {
     batch_verdict(&check.counts(b)?, N).map_err(|e| format!("{} {}: {e}", T::ELEM.name(), op.name()).into())
 }
 
-/// Every typed variant of `T` with `op`: three launches into three slots, each answer passes;
-/// a slot no launch wrote fails and is named.
+/// Every generic variant's row of `T` with `op`: three launches into three slots, each answer
+/// passes; a slot no launch wrote fails and is named.
 fn slots<T: Value>(op: Op) -> Result<(), Failed> {
     let b = Backend::emulator();
     let data = typed::<T>(N, 9, Pattern::Random);
     let input = b.upload(&data)?;
-    for tv in reduce_scan::registry::typed::all().filter(|t| t.elem == T::ELEM && t.op == op) {
-        let mut r = TypedReduction::new(&b, tv, &input, N, 256)?;
+    for v in registry::all().filter(|v| v.is_generic()) {
+        let tv = v.instance::<T>(op)?;
+        let mut r = Reduction::of(&b, tv, &input, N, 256)?;
         let expected = Expected::of(op, &data, r.depth());
         let mut slots = r.alloc_slots(3)?;
         for i in 0..3 {

@@ -184,12 +184,18 @@ mod bad_input {
         c.strip_prefix("`` ").and_then(|c| c.strip_suffix(" ``")).or_else(|| c.strip_prefix('`')?.strip_suffix('`'))
     }
 
-    /// A doc line with `{variants}`, `{scan variants}` and `{scan blocks}` written from the
-    /// registries, in their order: the doc does not list the variants itself, so adding one changes no row.
+    /// A doc line with `{variants}`, `{scan variants}`, `{generic variants}`, `{generic scan
+    /// variants}`, `{grid-stride variants}` and `{scan blocks}` written from the registries, in
+    /// their order: the doc does not list the variants itself, so adding one changes no row.
     fn expand(line: &str) -> String {
+        use reduce_scan::registry::{self, Grid};
         let join = |names: Vec<&str>| names.join(", ");
-        line.replace("{variants}", &join(reduce_scan::registry::all().map(|v| v.name).collect()))
+        let strided = registry::all().filter(|v| matches!(v.grid, Grid::Resident | Grid::PerMultiprocessor));
+        line.replace("{variants}", &join(registry::all().map(|v| v.name).collect()))
             .replace("{scan variants}", &join(reduce_scan::scan::all().map(|v| v.name).collect()))
+            .replace("{generic variants}", &join(registry::generic_names()))
+            .replace("{generic scan variants}", &join(reduce_scan::scan::generic_names()))
+            .replace("{grid-stride variants}", &join(strided.map(|v| v.name).collect()))
             .replace(
                 "{scan blocks}",
                 &reduce_scan::scan::curriculum()

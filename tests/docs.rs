@@ -6,7 +6,7 @@
 //! The doc is read from the kernel's source file: `kernels/src/reduce/<name>.rs` (or
 //! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
 //! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
-//! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback_typed.rs`
+//! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback.rs`
 //! for the typed scans, and the generic bodies in `kernels/src/check.rs` for the benches'
 //! check kernels. Only the headings are checked, not what the sections
 //! say.
@@ -37,13 +37,13 @@ fn registered() -> Vec<KernelDoc> {
     }
     // The typed instantiations `{name}__{type}_{op}` are `typed_kernel!` instances: one doc, on
     // the generic body `{name}_generic` in the variant's file.
-    for name in registry::typed::generic_names() {
+    for name in registry::generic_names() {
         let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
         out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
     }
-    // The typed scans `lookback__{type}_{op}`: one doc, on the generic body.
-    for name in scan::typed::GENERIC {
-        out.push(KernelDoc { variant: name, file: format!("scan/{name}_typed.rs"), function: "lookback_generic" });
+    // The other rows of the generic scans, `lookback__{type}_{op}`: one doc, on the generic body.
+    for name in scan::generic_names() {
+        out.push(KernelDoc { variant: name, file: format!("scan/{name}.rs"), function: "lookback_generic" });
     }
     // The benches' check kernels (`kernels/src/check.rs`): one doc on each generic body.
     for function in ["count_mismatches_generic", "count_outside_generic"] {

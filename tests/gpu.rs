@@ -7,7 +7,6 @@
 use libtest_mimic::{Completion, Trial};
 use reduce_scan::backend::Backend;
 use reduce_scan::error::Error;
-use reduce_scan::reduce::plan;
 use reduce_scan::registry;
 
 use crate::common::{SIZES, check_variant};
@@ -19,7 +18,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             out.push(
                 Trial::ignorable_test(format!("gpu::{}::block_{block}", v.name), move || {
                     let backend = Backend::gpu().map_err(|e| e.to_string())?;
-                    if let Err(Error::Unsupported(why)) = plan::geometry(&backend, v, 1, block, None) {
+                    if let Err(Error::Unsupported(why)) = reduce_scan::reduce::geometry(&backend, v, 1, block, None) {
                         return Ok(Completion::ignored_with(format!("skipped: {why}")));
                     }
                     let mut sizes = SIZES.to_vec();
@@ -44,7 +43,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
 ///
 /// A grid whose fire-and-forget chains need more room for pending launches than the device grants
 /// (`recursive_reduce_nosync` at 2^24 in blocks of 128 needs 786,456; the H100 grants 599,186)
-/// runs, in parts that fit (`plan::blocks_per_nested_launch`). Every block still runs 2^20 + 7.
+/// runs, in parts that fit (`reduce_scan::reduce::nested::blocks_per_nested_launch`). Every block still runs 2^20 + 7.
 fn slow_at_2e24(v: &registry::Variant, block: u32) -> bool {
     matches!(v.finish, registry::Finish::Nested(_)) && block < 128
 }

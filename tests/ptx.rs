@@ -127,9 +127,9 @@ fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion,
     for v in scan::all().filter(|v| v.min_cc <= min_cc) {
         expected.extend(v.symbols().into_iter().map(|s| (v.name, s, scan_static_shared(v, s))));
     }
-    // The typed instantiations: one `T` per warp slot (128 or 256 bytes).
-    for t in registry::typed::all().filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc)) {
-        expected.push((t.name, t.symbol(), Some(t.shared_bytes)));
+    // The other rows of the generic variants: one `T` per warp slot (128 or 256 bytes).
+    for (name, symbol, bytes) in other_rows(min_cc) {
+        expected.push((name, symbol, Some(bytes)));
     }
     // The benches' check kernels use no shared memory.
     expected.extend(reduce_scan::verify::CHECK_KERNELS.iter().map(|&s| ("check", s, Some(0))));
@@ -205,6 +205,20 @@ fn check_nested_module() -> Result<Completion, Failed> {
     Ok(Completion::Completed)
 }
 
+/// The rows of the generic variants besides their own (`{name}__{type}_{op}`) that run on
+/// compute capability `min_cc`: variant, kernel, static shared bytes.
+fn other_rows(min_cc: (u32, u32)) -> Vec<(&'static str, &'static str, u32)> {
+    registry::instances()
+        .filter(|&(v, elem, op)| v.is_generic() && (elem, op) != (v.elem, v.op) && v.min_cc <= min_cc)
+        .map(|(v, elem, op)| {
+            reduce_scan::with_elem!(elem, T => {
+                let row = v.instance::<T>(op).expect("a registered pair").row;
+                (v.name, row.finish.symbols()[0], row.shared.bytes(32))
+            })
+        })
+        .collect()
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut out = vec![Trial::ignorable_test("ptx::nested_module", check_nested_module)];
     for (arch, min_cc, ptx) in ARCHES {
@@ -212,9 +226,7 @@ pub fn trials() -> Vec<Trial> {
             let have = entries(ptx);
             let reductions = in_the_module(min_cc).map(|v| (v.name, v.symbols()));
             let scans = scan::all().filter(|v| v.min_cc <= min_cc).map(|v| (v.name, v.symbols()));
-            let typed = registry::typed::all()
-                .filter(|t| t.base().is_ok_and(|b| b.min_cc <= min_cc))
-                .map(|t| (t.name, vec![t.symbol()]));
+            let typed = other_rows(min_cc).into_iter().map(|(name, symbol, _)| (name, vec![symbol]));
             // The benches' check kernels (`reduce_scan::verify`), launched outside any registry.
             let checks = std::iter::once(("check", reduce_scan::verify::CHECK_KERNELS.to_vec()));
             for (name, symbols) in reductions.chain(scans).chain(typed).chain(checks) {

@@ -31,7 +31,9 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
         // Two levels from t + 1 elements (4097), three past t² (2^24 + 1: the GPU tests).
         ScanPlan::ReduceThenScan { .. } => sizes.extend([2 * t + 1, 1 << 20, (1 << 20) + 1]),
         // A full window of 32 predecessors, and one more.
-        ScanPlan::DecoupledLookback { .. } => sizes.extend([32 * t, 33 * t + 5]),
+        ScanPlan::DecoupledLookback { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
+            sizes.extend([32 * t, 33 * t + 5])
+        }
         // The same, and enough tiles that every persistent block reuses each of its stages
         // (mbarrier phases of both parities) and draws past the last tile.
         ScanPlan::PersistentLookback { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),

@@ -1,4 +1,5 @@
-//! The typed look-back scan (`reduce_scan::scan::typed`): every type × operator × inclusive/exclusive
+//! The look-back scan of every pair (`lookback`'s rows: the classic kernel for `i32` sums,
+//! `lookback__{type}_{op}` for the others): every type × operator × inclusive/exclusive
 //! on the emulator at sizes that hurt (around a warp, around 1024, past one tile, a few tiles
 //! and a partial one), integers and min/max exact, float sums within the stated bound; NaN and
 //! ±0.0 for min/max; the 64-bit (split) look-back across several windows; the CLI; the PTX
@@ -10,37 +11,39 @@ use libtest_mimic::{Failed, Trial};
 use reduce_scan::backend::{Backend, LaunchConfig};
 use reduce_scan::input::{Pattern, typed};
 use reduce_scan::kernel_ref;
-use reduce_scan::reduce::typed::Value;
-use reduce_scan::registry::{Elem, Op};
-use reduce_scan::scan::Kind;
-use reduce_scan::scan::typed::{TypedScan, TypedScanVariant, all, cpu};
+use reduce_scan::scan::{Kind, Scan, ScanVariant, cpu, instances};
+use reduce_scan::types::{Elem, Op, Value};
 
 const SEED: u64 = 0x5CA7;
 
+/// A row of a generic scan: the variant, the element type, the operator.
+type Row = (&'static ScanVariant, Elem, Op);
+
+/// The elements of one tile of `tv`'s row.
+fn tile(tv: Row) -> usize {
+    reduce_scan::with_elem!(tv.1, T => tv.0.instance::<T>(tv.2).map_or(1, |i| i.plan.tile() as usize))
+}
+
 /// The emulator sizes for `tv`: 1, 31, 33, 1023, 1025, a tile ± 1, three tiles and a part.
-fn sizes(tv: &TypedScanVariant) -> Vec<usize> {
-    let t = tv.tile() as usize;
+fn sizes(tv: Row) -> Vec<usize> {
+    let t = tile(tv);
     vec![1, 31, 33, 1023, 1025, t - 1, t + 1, 3 * t + 77]
 }
 
 /// Runs `tv` with `kind` on `data` twice back to back; checks the second run, and the input.
-fn run_one<T: Value>(
-    backend: &Backend,
-    tv: &'static TypedScanVariant,
-    kind: Kind,
-    data: &[T],
-    what: &str,
-) -> Result<(), Failed> {
+fn run_one<T: Value>(backend: &Backend, tv: Row, kind: Kind, data: &[T], what: &str) -> Result<(), Failed> {
+    let (v, elem, op) = tv;
     let n = data.len();
-    let at = || format!("scan {} type {} op {} {kind} n={n} ({what})", tv.name, tv.elem.name(), tv.op.name());
+    let at = || format!("scan {} type {} op {} {kind} n={n} ({what})", v.name, elem.name(), op.name());
     let buf = backend.upload(data).map_err(|e| format!("{}: upload: {e}", at()))?;
     let mut out = backend.alloc::<T>(n).map_err(|e| format!("{}: alloc: {e}", at()))?;
     let (got, depth) = {
-        let mut s = TypedScan::new(backend, tv, kind, &buf, &mut out, n).map_err(|e| format!("{}: {e}", at()))?;
+        let inst = v.instance::<T>(op).map_err(|e| format!("{}: {e}", at()))?;
+        let mut s = Scan::of(backend, inst, kind, &buf, &mut out, n).map_err(|e| format!("{}: {e}", at()))?;
         s.launch().and_then(|_| s.launch()).map_err(|e| format!("{}: {e}", at()))?;
         (s.result().map_err(|e| format!("{}: {e}", at()))?, s.depth())
     };
-    cpu::check(tv.op, kind, data, &got, depth).map_err(|e| format!("{}: {e}", at()))?;
+    cpu::check(op, kind, data, &got, depth).map_err(|e| format!("{}: {e}", at()))?;
     let after = backend.download(&buf).map_err(|e| e.to_string())?;
     if !after.iter().zip(data).all(|(a, b)| a.same_bits(*b)) {
         return Err(format!("{}: the input buffer was modified", at()).into());
@@ -49,13 +52,8 @@ fn run_one<T: Value>(
 }
 
 /// Random input at every size, extremes and all-equal at the small ones.
-fn matrix<T: Value>(
-    backend: &Backend,
-    tv: &'static TypedScanVariant,
-    kind: Kind,
-    sizes: &[usize],
-) -> Result<(), Failed> {
-    let for_sum = tv.op == Op::Sum;
+fn matrix<T: Value>(backend: &Backend, tv: Row, kind: Kind, sizes: &[usize]) -> Result<(), Failed> {
+    let for_sum = tv.2 == Op::Sum;
     for &n in sizes {
         run_one(backend, tv, kind, &typed::<T>(n, SEED ^ n as u64, Pattern::Random), "random")?;
         if n <= 1025 {
@@ -72,8 +70,8 @@ fn matrix<T: Value>(
 
 /// NaN in the middle, then ±0.0 only: min/max scans give the canonical NaN from there on and
 /// −0.0/+0.0 bit for bit.
-fn nan_and_zeros<T: Value>(backend: &Backend, tv: &'static TypedScanVariant, kind: Kind) -> Result<(), Failed> {
-    let n = 2 * tv.tile() as usize + 5;
+fn nan_and_zeros<T: Value>(backend: &Backend, tv: Row, kind: Kind) -> Result<(), Failed> {
+    let n = 2 * tile(tv) + 5;
     let mut data = typed::<T>(n, SEED, Pattern::Random);
     data[n / 3] = T::from_f64(f64::NAN);
     run_one(backend, tv, kind, &data, "NaN at n/3")?;
@@ -81,17 +79,10 @@ fn nan_and_zeros<T: Value>(backend: &Backend, tv: &'static TypedScanVariant, kin
     run_one(backend, tv, kind, &zeros, "±0.0")
 }
 
-/// Dispatches `f::<T>` on `tv`'s element type.
+/// Dispatches `f::<T>` on an element type.
 macro_rules! for_elem {
     ($elem:expr, $f:ident ( $($arg:expr),* )) => {
-        match $elem {
-            Elem::I32 => $f::<i32>($($arg),*),
-            Elem::U32 => $f::<u32>($($arg),*),
-            Elem::I64 => $f::<i64>($($arg),*),
-            Elem::U64 => $f::<u64>($($arg),*),
-            Elem::F32 => $f::<f32>($($arg),*),
-            Elem::F64 => $f::<f64>($($arg),*),
-        }
+        reduce_scan::with_elem!($elem, T => $f::<T>($($arg),*))
     };
 }
 
@@ -108,7 +99,7 @@ fn multi_window() -> Result<(), Failed> {
         let st = b.upload(status).map_err(|e| e.to_string())?;
         let vals = b.upload(values).map_err(|e| e.to_string())?;
         let mut out = b.alloc::<u64>(1).map_err(|e| e.to_string())?;
-        let k = kernel_ref!(kernels::scan::lookback_typed_probe(a, b, c, d, e));
+        let k = kernel_ref!(kernels::scan::lookback_split_probe(a, b, c, d, e));
         let cfg = LaunchConfig { grid: 1, block: 32, shared_bytes: 0 };
         let args = (st.as_ptr() as *mut u64, vals.as_ptr() as *mut u64, out.as_mut_ptr(), tile, 9);
         // SAFETY: `tile` status words and 2·tile value slots, one output; one warp.
@@ -180,29 +171,36 @@ fn cli() -> Result<(), Failed> {
     Ok(())
 }
 
-/// Every `lookback__{type}_{op}` of the registry is an `.entry` of every PTX build.
+/// Every kernel of every row of the generic scans is an `.entry` of every PTX build.
 fn ptx_entries() -> Result<(), Failed> {
     for (arch, _, ptx) in reduce_scan::ptx::ARCHES {
         let have = reduce_scan::ptx::entries(ptx);
-        for tv in all() {
-            if !have.contains(&tv.symbol()) {
-                return Err(
-                    format!("scan {}: kernel `{}` is not an .entry of the {arch} PTX", tv.id(), tv.symbol()).into()
-                );
+        for (v, elem, op) in generic_rows() {
+            let symbols =
+                reduce_scan::with_elem!(elem, T => v.instance::<T>(op).map_err(|e| e.to_string())?.plan.symbols());
+            if let Some(symbol) = symbols.iter().find(|s| !have.contains(s)) {
+                let id = format!("{}/{}/{}", v.name, elem.name(), op.name());
+                return Err(format!("scan {id}: kernel `{symbol}` is not an .entry of the {arch} PTX").into());
             }
         }
     }
     Ok(())
 }
 
+/// Every row of every generic scan.
+fn generic_rows() -> impl Iterator<Item = Row> {
+    instances().filter(|(v, _, _)| v.is_generic())
+}
+
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = Vec::new();
-    for tv in all() {
+    for tv in generic_rows() {
+        let (elem, op) = (tv.1, tv.2);
         for kind in Kind::ALL {
-            let id = format!("{}::{}_{}::{kind}", tv.name, tv.elem.name(), tv.op.name());
+            let id = format!("{}::{}_{}::{kind}", tv.0.name, elem.name(), op.name());
             out.push(
                 Trial::test(format!("typed_scan::emulator::{id}"), move || {
-                    for_elem!(tv.elem, matrix(&Backend::emulator(), tv, kind, &sizes(tv)))
+                    for_elem!(elem, matrix(&Backend::emulator(), tv, kind, &sizes(tv)))
                 })
                 .with_kind("emulator"),
             );
@@ -210,13 +208,13 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
                 Trial::test(format!("typed_scan::gpu::{id}"), move || {
                     let mut s = sizes(tv);
                     s.extend([(1 << 20) + 7, 1 << 24]);
-                    for_elem!(tv.elem, matrix(&gpu()?, tv, kind, &s))
+                    for_elem!(elem, matrix(&gpu()?, tv, kind, &s))
                 })
                 .with_kind("gpu")
                 .with_ignored_flag(!have_gpu),
             );
-            if tv.elem.is_float() && tv.op != Op::Sum {
-                let run = move |b: &Backend| match tv.elem {
+            if elem.is_float() && op != Op::Sum {
+                let run = move |b: &Backend| match elem {
                     Elem::F32 => nan_and_zeros::<f32>(b, tv, kind),
                     _ => nan_and_zeros::<f64>(b, tv, kind),
                 };
@@ -237,10 +235,10 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     out.push(
         Trial::test("typed_scan::emulator::lookback::contended", || {
             let backend = Backend::with_emulator(reduce_scan::emu::Emulator::new().with_workers(8));
-            for tv in all().filter(|t| t.op == Op::Sum && matches!(t.elem, Elem::U64 | Elem::F32)) {
+            for tv in generic_rows().filter(|t| t.2 == Op::Sum && matches!(t.1, Elem::U64 | Elem::F32)) {
                 for kind in Kind::ALL {
-                    let n = 40 * tv.tile() as usize + 3;
-                    for_elem!(tv.elem, matrix(&backend, tv, kind, &[n]))?;
+                    let n = 40 * tile(tv) + 3;
+                    for_elem!(tv.1, matrix(&backend, tv, kind, &[n]))?;
                 }
             }
             Ok(())

@@ -9,9 +9,8 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use reduce_scan::backend::{Backend, DeviceBuffer};
 use reduce_scan::cub::{self, CubOp, Session};
-use reduce_scan::reduce::typed::Value;
 use reduce_scan::scan::Scan;
-use reduce_scan::scan::typed::TypedScan;
+use reduce_scan::types::Value;
 use reduce_scan::verify::{DeviceCheck, batch_verdict};
 
 /// A launch (or scan) slower than this gets 10 samples instead of 20.
@@ -91,23 +90,13 @@ pub trait Checked {
     fn output(&self) -> &DeviceBuffer<Self::Elem>;
 }
 
-impl Checked for Scan<'_> {
-    type Elem = i32;
+impl<T: Value> Checked for Scan<'_, T> {
+    type Elem = T;
     fn launch(&mut self) -> reduce_scan::Result<()> {
         Scan::launch(self)
     }
-    fn output(&self) -> &DeviceBuffer<i32> {
-        Scan::output(self)
-    }
-}
-
-impl<T: Value> Checked for TypedScan<'_, T> {
-    type Elem = T;
-    fn launch(&mut self) -> reduce_scan::Result<()> {
-        TypedScan::launch(self)
-    }
     fn output(&self) -> &DeviceBuffer<T> {
-        TypedScan::output(self)
+        Scan::output(self)
     }
 }
 

@@ -17,7 +17,7 @@
 //! * **Sum of floats** rounds each add to nearest (IEEE 754, no flush to zero). Float addition
 //!   is not associative, so the result depends on the order of the adds (the tree of the
 //!   kernel, and for the atomic finish the order the blocks reach L2); it is within the
-//!   bound `reduce_scan::reduce::typed::float_sum_bound` states of the exact sum.
+//!   bound `reduce_scan::cpu::float_sum_bound` states of the exact sum.
 //! * **Min and max of integers** are exact.
 //! * **Min and max of floats** are exact and independent of the order, because they are
 //!   defined as a min/max in a total order:
@@ -61,6 +61,15 @@ pub trait Element: Shuffle + PartialEq + 'static {
     fn minimum(a: Self, b: Self) -> Self;
     /// The larger of `a` and `b` (floats: NaN propagates, −0.0 < +0.0; module docs).
     fn maximum(a: Self, b: Self) -> Self;
+    /// The low 32 bits of the value's bits: all of them for a 32-bit type (what the packed
+    /// status word of the look-back scan carries).
+    fn low_bits(self) -> u32;
+    /// The value whose bits are `bits`, zero-extended: the inverse of [`low_bits`](Self::low_bits)
+    /// for a 32-bit type.
+    fn from_low_bits(bits: u32) -> Self;
+    /// `a − b` where it undoes [`plus`](Self::plus) exactly (`(a + b) − b = a`): the
+    /// wrapping difference of integers. `None` for floats, whose adds round.
+    fn minus_exact(a: Self, b: Self) -> Option<Self>;
     /// Element `i < PER_128` of 16 bytes loaded as four 32-bit words (little-endian: a
     /// 64-bit element is words `2i` and `2i + 1`).
     fn from_128(words: [u32; 4], i: usize) -> Self;
@@ -179,6 +188,18 @@ macro_rules! integer {
                 if b > a { b } else { a }
             }
             #[inline(always)]
+            fn low_bits(self) -> u32 {
+                self as u32
+            }
+            #[inline(always)]
+            fn from_low_bits(bits: u32) -> Self {
+                bits as $bits as Self
+            }
+            #[inline(always)]
+            fn minus_exact(a: Self, b: Self) -> Option<Self> {
+                Some(a.wrapping_sub(b))
+            }
+            #[inline(always)]
             fn from_128(words: [u32; 4], i: usize) -> Self {
                 Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
             }
@@ -250,6 +271,18 @@ macro_rules! float {
                 }
             }
             #[inline(always)]
+            fn low_bits(self) -> u32 {
+                self.to_bits() as u32
+            }
+            #[inline(always)]
+            fn from_low_bits(bits: u32) -> Self {
+                Self::from_bits(bits.into())
+            }
+            #[inline(always)]
+            fn minus_exact(_: Self, _: Self) -> Option<Self> {
+                None
+            }
+            #[inline(always)]
             fn from_128(words: [u32; 4], i: usize) -> Self {
                 Self::from_halves(if $per == 4 { [words[i], 0] } else { [words[2 * i], words[2 * i + 1]] })
             }
@@ -304,6 +337,15 @@ pub trait Operator<T: Element>: 'static {
     const IDENTITY: T;
     /// `a ⊕ b`.
     fn combine(a: T, b: T) -> T;
+    /// The combination of the values before `own` from the combination up to and including
+    /// it (`inclusive ⊖ own`), where the operator has an exact inverse: integer sums (the
+    /// wrapping difference, [`Element::minus_exact`]). `None` for the others (min and max have
+    /// no inverse, float sums round), which shift an inclusive scan one lane up instead.
+    #[inline(always)]
+    fn exclusive_from(inclusive: T, own: T) -> Option<T> {
+        let _ = (inclusive, own);
+        None
+    }
     /// `*ptr = *ptr ⊕ value` with one fire-and-forget atomic (`red`): the finish of
     /// `atomic_accumulate`.
     ///
@@ -327,7 +369,7 @@ pub struct Max;
 /// `impl Operator<T>` for an operator: its name, identity, combining step and atomic, all
 /// from the element's own functions.
 macro_rules! operator {
-    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident, $warp:ident) => {
+    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident, $warp:ident $(, $inverse:ident)?) => {
         impl<T: Element> Operator<T> for $op {
             const NAME: &'static str = $name;
             const IDENTITY: T = T::$identity;
@@ -335,6 +377,12 @@ macro_rules! operator {
             fn combine(a: T, b: T) -> T {
                 T::$combine(a, b)
             }
+            $(
+            #[inline(always)]
+            fn exclusive_from(inclusive: T, own: T) -> Option<T> {
+                T::$inverse(inclusive, own)
+            }
+            )?
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             unsafe fn red(ptr: GlobalMut<T>, value: T) {
@@ -350,7 +398,7 @@ macro_rules! operator {
     };
 }
 
-operator!(Sum, "sum", ZERO, plus, red_plus, warp_plus);
+operator!(Sum, "sum", ZERO, plus, red_plus, warp_plus, minus_exact);
 operator!(Min, "min", HIGHEST, minimum, red_minimum, warp_minimum);
 operator!(Max, "max", LOWEST, maximum, red_maximum, warp_maximum);
 

@@ -1,16 +1,18 @@
-//! `reduce check`: one reduction variant over the shapes the test suite uses (every size in
-//! [`SIZES`] at every block the variant allows), on the emulator with its checks, each result
-//! against the CPU reference. What an experimenter runs after editing a kernel: a bug that only
-//! shows at some sizes or blocks (a barrier removed between the block-level rounds of a shared
-//! tree shows only at block ≥ 64) is found in seconds.
+//! `reduce check`: one row of a reduction variant (its own, or any element type × operator it
+//! runs) over the shapes the test suite uses (every size in [`SIZES`] at every block the variant
+//! allows), on the emulator with its checks, each result against the CPU reference. What an
+//! experimenter runs after editing a kernel: a bug that only shows at some sizes or blocks (a
+//! barrier removed between the block-level rounds of a shared tree shows only at block ≥ 64) is
+//! found in seconds.
 
 use std::io::Write;
 
 use crate::backend::Backend;
 use crate::cpu::Reference;
-use crate::input::Input;
+use crate::input::{Input, Pattern, typed};
 use crate::reduce::Reduction;
-use crate::registry::Variant;
+use crate::registry::{Instance, Variant};
+use crate::types::{Op, Value};
 use crate::{Error, Result};
 
 /// The sizes every reduction is checked at (the test suite's): 1, around a warp, around a
@@ -41,16 +43,52 @@ pub fn reduction(backend: &Backend, v: &'static Variant, block: u32, n: usize) -
     Ok(())
 }
 
-/// Checks `v` at every block it allows and every size of [`SIZES`] on the emulator (its
-/// default checks on), one line per block on `out` (`block 64: PASS (14 sizes)`, or the first
-/// failing size in full), progress on `err`. Returns whether every shape passed.
+/// [`reduction`] for any other row of a variant (another element type or operator: values over
+/// the type's range, the result against [`crate::cpu::check`]).
+pub fn reduction_of<T: Value>(
+    backend: &Backend,
+    inst: Instance<T>,
+    block: u32,
+    n: usize,
+) -> std::result::Result<(), String> {
+    let at = format!("variant {} n={n} block={block}", inst.id());
+    let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
+    let buf = backend.upload(&data).map_err(|e| format!("{at}: upload: {e}"))?;
+    let mut r = Reduction::of(backend, inst, &buf, n, block).map_err(|e| format!("{at}: {e}"))?;
+    r.launch().map_err(|e| format!("{at}: {e}"))?;
+    let got = r.result().map_err(|e| format!("{at}: {e}"))?;
+    crate::cpu::check(inst.op, &data, got, r.depth()).map_err(|e| format!("{at}: {e}"))
+}
+
+/// Checks `v`'s own row at every block it allows and every size of [`SIZES`] on the emulator
+/// (its default checks on), one line per block on `out` (`block 64: PASS (14 sizes)`, or the
+/// first failing size in full), progress on `err`. Returns whether every shape passed.
 pub fn variant(v: &'static Variant, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    blocks(v, out, err, |backend, block, n| reduction(backend, v, block, n))
+}
+
+/// [`variant`] for `v`'s row of `T` × `op` (its own row where that is the pair).
+pub fn pair<T: Value>(v: &'static Variant, op: Op, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let inst = v.instance::<T>(op)?;
+    if inst.is_own() {
+        return variant(v, out, err);
+    }
+    blocks(v, out, err, |backend, block, n| reduction_of(backend, inst, block, n))
+}
+
+/// One line per block `v` allows: `check` at every size of [`SIZES`], the first failure in full.
+fn blocks(
+    v: &'static Variant,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    check: impl Fn(&Backend, u32, usize) -> std::result::Result<(), String>,
+) -> Result<bool> {
     let backend = Backend::emulator();
     let io = |e: std::io::Error| Error::Invalid(format!("cannot write the output: {e}"));
     let mut passed = true;
     for block in v.blocks.sizes() {
         let _ = write!(err, "checking {} at block {block}…\r", v.name);
-        let failure = SIZES.iter().find_map(|&n| reduction(&backend, v, block, n).err());
+        let failure = SIZES.iter().find_map(|&n| check(&backend, block, n).err());
         match failure {
             None => writeln!(out, "block {block}: PASS ({} sizes, 1 to {})", SIZES.len(), SIZES[SIZES.len() - 1]),
             Some(why) => {

@@ -39,9 +39,9 @@ use std::sync::OnceLock;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::private::{self, PrivateDir, TempFile};
-use crate::reduce::typed::Value;
 use crate::registry::Op;
 use crate::timing::median;
+use crate::types::Value;
 
 /// The harness source, compiled at run time.
 const SOURCE: &str = include_str!("../../cub/bench.cu");

@@ -2,7 +2,7 @@
 //! ([`Input`]) and, for the typed reductions, any [`Value`] type in the patterns of
 //! [`Pattern`] ([`typed`]).
 
-use crate::reduce::typed::Value;
+use crate::types::Value;
 
 /// An input array and how it was made.
 #[derive(Clone, Debug)]

@@ -80,16 +80,17 @@
 //! * **Float sums** are not associative: the answer depends on the kernel's addition tree
 //!   (and, for the atomic finish, on the order blocks reach L2, so the last bits may vary from
 //!   run to run). It lies within `γ(d)·Σ|xᵢ| + 2⁻⁵¹·Σ|xᵢ|` of the exact sum, `d` the depth of
-//!   the tree, not `n` ([`reduce::typed::cpu::float_sum_bound`], [`reduce::typed::sum_depth`],
-//!   [`scan::typed::scan_depth`]).
+//!   the tree, not `n` ([`cpu::float_sum_bound`], [`reduce::sum_depth`], [`scan::scan_depth`]).
 //!
 //! The rules are the kernels crate's (`kernels::types`, its module docs "What each operator
 //! computes"); the emulator follows them bit for bit.
 //!
-//! **Which kernels.** `i32` × `Sum` runs the classic `i32` kernels at their measured plan
-//! ([`sum::SUM_PLAN`]; the classic `lookback` scan); every other pair runs the typed
-//! instantiations. The plan hook [`OpKind::path`] makes that choice from constants of the two
-//! types.
+//! **Which kernels.** One registry, one plan: every variant declares the pairs it runs, and
+//! the library's plans pick a row of it for the pair ([`sum::PLAN`], [`scan::choose`]). `i32` ×
+//! `Sum` runs the classic `i32` kernels at their measured shapes (`atomic_accumulate`, the
+//! classic `lookback` scan); every other pair runs the same kernels' instantiations for its type
+//! and operator (`atomic_accumulate__f32_max`, `lookback__u64_sum`), through the same workspace
+//! and launch path.
 //!
 //! # Errors
 //!
@@ -109,7 +110,7 @@
 //! `kernels/`, depended on as `kernels`, hence the paths `kernels::…` below). This crate's build
 //! script compiles them with rustc's NVPTX backend (`nvptx64-nvidia-cuda`, `-Zbuild-std=core`,
 //! the pinned nightly of `rust-toolchain.toml`) into PTX for sm_70, sm_80 and sm_90, and embeds
-//! the three in the library ([`ptx`] picks one at run time); the CUDA driver JIT-compiles the
+//! the three in the library ([`mod@ptx`] picks one at run time); the CUDA driver JIT-compiles the
 //! PTX on the GPU. The emulator links the same crate as ordinary host code. No CUDA toolkit and
 //! no driver are needed to build, and nothing links `libcuda`: where there is no driver,
 //! [`Backend::gpu`] says so in one line ([`Error::NoGpu`]) and `BackendKind::Auto` runs on the
@@ -120,10 +121,12 @@
 //!
 //! * [`backend`] — one launch API ([`Backend`]) over a CUDA GPU (the driver API: any device,
 //!   any stream) and the CPU [`emu`]lator; device buffers; kernel handles.
-//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants, which drives
-//!   everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the reference),
-//!   [`reduce::Reduction`], [`reduce::typed`] (every type × operator) and [`mod@sum`] (the
-//!   library object [`Reducer`]).
+//! * [`types`] — the element types and operators ([`Value`], [`OpKind`], `Elem`, `Op`): the
+//!   type and operator table above, on the host.
+//! * [`mod@reduce`] — the reductions: [`registry`] (the list of variants and the pairs each
+//!   runs, which drives everything else), [`reduce::plan`] (grid × finish), [`cpu`] (the
+//!   references), [`reduce::Reduction`] (one row on one input) and [`mod@sum`] (the library
+//!   object [`Reducer`] and its plan).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`Scanner`].
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,
@@ -133,13 +136,14 @@
 //! * [`input`] — deterministic inputs from a seed.
 //! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
 //!   shows each lesson's GPU figures from it.
-//! * [`ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
+//! * [`mod@ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
 //! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
-// `${concat(..)}` names the typed kernels as the kernels crate does (registry/typed.rs).
+// `${concat(..)}` names the generic kernels' instantiations as the kernels crate does
+// (`every_pair!` in reduce/registry, the scan registry's lookback rows).
 #![feature(macro_metavar_expr_concat)]
 
 pub mod check;
@@ -157,6 +161,7 @@ pub mod report;
 pub mod scan;
 pub mod trace;
 pub mod twins;
+pub mod types;
 pub mod verify;
 
 #[doc(hidden)]
@@ -169,6 +174,6 @@ pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, Launch
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::sum::Reducer;
-pub use reduce::typed::{OpKind, Value};
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;
+pub use types::{OpKind, Value};

@@ -24,17 +24,17 @@
 //! ```
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
+use crate::cpu::{exact_sum, float_sum_bound, reference};
 use crate::error::{Error, Result};
 use crate::kernel_ref;
-use crate::reduce::typed::Value;
-use crate::reduce::typed::cpu::{exact_sum, float_sum_bound, reference};
 use crate::registry::{Elem, Op};
 use crate::scan::Kind;
+use crate::types::Value;
 use kernels::check::CHECK_BLOCK;
 
 /// What one reduction must give, computed once per input: the value bit for bit (integers,
 /// min, max), or the exact sum and the bound of a tree of the variant's depth (float sums,
-/// `reduce::typed::cpu::check`'s test with its reference computed once).
+/// `reduce::cpu::check`'s test with its reference computed once).
 #[derive(Clone, Copy, Debug)]
 pub enum Expected<T> {
     /// The exact answer.
@@ -63,7 +63,7 @@ impl<T: Value> Expected<T> {
         }
     }
 
-    /// Does `got` pass? The same test and message as `reduce::typed::cpu::check`, in O(1).
+    /// Does `got` pass? The same test and message as `reduce::cpu::check`, in O(1).
     pub fn check(&self, got: T) -> std::result::Result<(), String> {
         match *self {
             Expected::Bits(want) if want.same_bits(got) => Ok(()),
@@ -158,10 +158,10 @@ impl<T: Value> DeviceCheck<T> {
         Self::with(backend, reference, exact.len())
     }
 
-    /// The check of the typed `kind` scan with `op` of `data` by a tree of `depth`: exact
-    /// (integers, min, max), or within `scan::typed::cpu::check`'s bound (float sums).
+    /// The check of the `kind` scan with `op` of `data` by a tree of `depth`: exact
+    /// (integers, min, max), or within `scan::cpu::check`'s bound (float sums).
     pub fn for_scan(backend: &Backend, op: Op, kind: Kind, data: &[T], depth: u64) -> Result<Self> {
-        use crate::scan::typed::cpu;
+        use crate::scan::cpu;
         if op == Op::Sum && T::ELEM.is_float() {
             let (exact, bound) = cpu::sum_targets(kind, data, depth);
             Self::within(backend, &exact, &bound)
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn expected_is_cpu_check_computed_once() {
-        use crate::reduce::typed::cpu::check;
+        use crate::cpu::check;
         let data: Vec<f32> = (0..1000).map(|i| f32::random((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
         let e = Expected::of(Op::Sum, &data, 20);
         let Expected::Within { exact, bound, .. } = e else { panic!("a float sum is bounded") };

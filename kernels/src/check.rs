@@ -109,7 +109,7 @@ pub unsafe fn count_mismatches_generic<W: Copy + PartialEq>(
 /// 2. It widens `got[i]` to `f64` (exact for `f32` and `f64`), computes
 ///    `err = |got[i] − exact[i]|` in `f64` and counts `i` unless `err ≤ bound[i]` (a NaN
 ///    counts). These are the very operations of the host's check
-///    (`reduce_scan::scan::typed::cpu::check`): one rounded subtraction and an exact `abs` and
+///    (`reduce_scan::scan::cpu::check`): one rounded subtraction and an exact `abs` and
 ///    comparison, IEEE on both sides, so the device accepts exactly what the host would.
 /// 3. A thread whose count is not 0 adds it to `*count` (`red_add_u64`).
 ///

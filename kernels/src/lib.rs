@@ -64,7 +64,6 @@ pub use collective;
 /// `kernels::types::…`.
 pub use collective::types;
 
-
 /// Defines a kernel: on the GPU a `#[no_mangle] extern "ptx-kernel"` entry point whose PTX
 /// symbol is the function's name; on the host a plain `unsafe fn` with the same
 /// parameters, which the emulator calls once per CUDA thread.
@@ -121,11 +120,8 @@ macro_rules! kernel {
 /// //   pub unsafe fn warp_shuffle__f64_max(…), each calling warp_shuffle_generic::<T, Op>(…)
 /// ```
 ///
-/// The host's registry (`reduce_scan::reduce::typed`) lists the same 17 instantiations with the
-/// same macro-made names, so no entry name is ever written by hand.
-///
-/// `typed_kernel!(all lookback = lookback_generic(…))` makes all 18, `i32` × sum included
-/// (`lookback__i32_sum`), for a generic kernel whose classic namesake has other arguments.
+/// The host's registry (`every_pair!` in `reduce_scan::reduce::registry`) lists the same 17
+/// instantiations with the same macro-made names, so no entry name is ever written by hand.
 #[macro_export]
 macro_rules! typed_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
@@ -133,11 +129,6 @@ macro_rules! typed_kernel {
             [u32 sum Sum] [i64 sum Sum] [u64 sum Sum] [f32 sum Sum] [f64 sum Sum]
             [i32 min Min] [u32 min Min] [i64 min Min] [u64 min Min] [f32 min Min] [f64 min Min]
             [i32 max Max] [u32 max Max] [i64 max Max] [u64 max Max] [f32 max Max] [f64 max Max]);
-    };
-    // Every type × operator, `i32` × `Sum` included (a kernel with no classic twin of its name).
-    (all $kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
-        $crate::typed_kernel!(@one $kernel $generic ($($arg: $ty),*) i32 sum Sum);
-        $crate::typed_kernel!($kernel = $generic ($($arg: $ty),*));
     };
     (@each $kernel:ident $generic:ident $args:tt $([$t:ident $op:ident $Op:ident])*) => {
         $($crate::typed_kernel!(@one $kernel $generic $args $t $op $Op);)*

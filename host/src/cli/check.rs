@@ -16,6 +16,12 @@ struct CheckArgs {
     /// The reduction variant to check (`reduce --list` lists them).
     #[arg(long)]
     variant: String,
+    /// Element type: any the variant runs (`reduce --list --type T` lists them).
+    #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64"])]
+    elem: String,
+    /// What it combines with: sum, min or max.
+    #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max"])]
+    combine: String,
 }
 
 /// Runs `reduce check …`. Returns the exit status: 0 every shape passed, 1 one failed, 2 bad
@@ -25,7 +31,12 @@ pub(super) fn run(argv: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -
         Ok(a) => a,
         Err(status) => return status,
     };
-    let result = crate::registry::find(&args.variant).and_then(|v| crate::check::variant(v, out, err));
+    let mut check = || {
+        let v = crate::registry::find(&args.variant)?;
+        let (elem, op) = (crate::types::Elem::parse(&args.elem)?, crate::types::Op::parse(&args.combine)?);
+        crate::with_elem!(elem, T => crate::check::pair::<T>(v, crate::types::own_op(v.op, op), out, err))
+    };
+    let result = check();
     match result {
         Ok(passed) => u8::from(!passed),
         Err(e) => {

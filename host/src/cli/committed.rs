@@ -17,6 +17,11 @@ impl Committed {
         Self { on: !session.backend.is_gpu() }
     }
 
+    /// The group where `shown` (the pairs the set measured: `i32` sums), else none.
+    pub(super) fn only_if(self, shown: bool) -> Self {
+        Self { on: self.on && shown }
+    }
+
     /// The group's columns (none on a GPU).
     pub(super) fn columns(&self) -> Vec<Column> {
         if !self.on {

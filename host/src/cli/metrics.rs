@@ -1,14 +1,15 @@
-//! `--metrics`: each selected variant profiled under Nsight Compute in a child run of this
-//! executable ([`crate::metrics`]), before any row is printed, and its counters added as a
-//! column group before the verdict.
+//! `--metrics`: each selected row profiled under Nsight Compute in a child run of this
+//! executable ([`crate::metrics`]), or counted by the emulator on a rerun of its launches
+//! ([`emulated`]: the rows' modules run them), before any row is printed, and its counters added
+//! as a column group before the verdict.
 
 use std::io::Write;
 
 use super::{Session, progress, progress_done};
 use crate::Result;
 use crate::metrics::{Profile, Profiler, Summary};
-use crate::registry::Variant;
-use crate::scan::{Kind, ScanVariant};
+use crate::scan::Kind;
+use crate::types::{Elem, Op};
 
 /// Runs in the child: one warm-up and one timed run (`--repeat 1`).
 const CHILD_RUNS: usize = 2;
@@ -30,38 +31,44 @@ fn common(session: &Session) -> Vec<String> {
 /// The counters of a selection: where they come from, and one summary per row.
 pub(super) type Counted = (Profile, Vec<Option<Summary>>);
 
-/// The summaries of `variants` (reductions at `block`), one per variant, in order; a variant
-/// that cannot run here at this block (the row says SKIP) is not profiled. On the emulator,
-/// its own counters ([`emulated`]).
+/// The Nsight Compute summaries of the reduction rows `rows` (a variant's name and its row's
+/// kernels; `None`: a row that cannot run here, not profiled), each a child run of the
+/// variant at `block` (with `--type`/`--combine` for a `pair` other than `i32` sums).
 pub(super) fn reductions(
     session: &Session,
-    variants: &[&'static Variant],
+    rows: &[Option<(&'static str, Vec<&'static str>)>],
+    pair: Option<(Elem, Op)>,
     block: u32,
     err: &mut dyn Write,
 ) -> Result<Counted> {
-    if !session.backend.is_gpu() {
-        return Ok((Profile::Emulator, super::reduce::counted(session, variants, block, err)?));
-    }
-    let jobs = variants.iter().map(|v| {
+    let jobs = rows.iter().map(|row| {
+        let (name, symbols) = row.clone()?;
         let mut args = common(session);
-        args.extend(["--variant".into(), v.name.into(), "--block".into(), block.to_string()]);
-        let runs = crate::reduce::geometry(&session.backend, v, session.n, block, None).is_ok();
-        runs.then(|| Job { label: v.name.into(), symbols: v.symbols(), args })
+        args.extend(["--variant".into(), name.into(), "--block".into(), block.to_string()]);
+        if let Some((elem, op)) = pair {
+            args.extend(["--type".into(), elem.name().into(), "--combine".into(), op.name().into()]);
+        }
+        Some(Job { label: name.into(), symbols, args })
     });
     Ok((Profile::Ncu, profile_all(session, jobs.collect(), err)?))
 }
 
-/// The summaries of every (scan variant, kind) pair, in order; a pair that cannot run here
-/// (a kind the variant lacks, an older GPU) is not profiled. On the emulator, its own counters.
-pub(super) fn scans(session: &Session, pairs: &[(&'static ScanVariant, Kind)], err: &mut dyn Write) -> Result<Counted> {
-    if !session.backend.is_gpu() {
-        return Ok((Profile::Emulator, super::scan::counted(session, pairs, err)?));
-    }
-    let jobs = pairs.iter().map(|(v, kind)| {
+/// The Nsight Compute summaries of the scan rows `rows` (a variant, a kind and its row's
+/// kernels; `None`: not profiled), in order.
+pub(super) fn scans(
+    session: &Session,
+    rows: &[Option<(&'static str, Kind, Vec<&'static str>)>],
+    pair: Option<(Elem, Op)>,
+    err: &mut dyn Write,
+) -> Result<Counted> {
+    let jobs = rows.iter().map(|row| {
+        let (name, kind, symbols) = row.clone()?;
         let mut args = common(session);
-        args.extend(["--op", "scan", "--variant", v.name, "--kind", kind.name()].map(String::from));
-        let runs = v.kinds.contains(kind) && session.info().compute_capability >= v.min_cc;
-        runs.then(|| Job { label: format!("{} {}", v.name, kind.name()), symbols: v.symbols(), args })
+        args.extend(["--op", "scan", "--variant", name, "--kind", kind.name()].map(String::from));
+        if let Some((elem, op)) = pair {
+            args.extend(["--type".into(), elem.name().into(), "--combine".into(), op.name().into()]);
+        }
+        Some(Job { label: format!("{name} {}", kind.name()), symbols, args })
     });
     Ok((Profile::Ncu, profile_all(session, jobs.collect(), err)?))
 }

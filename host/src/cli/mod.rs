@@ -19,8 +19,6 @@ mod report;
 mod scan;
 mod sweep;
 mod trace;
-mod typed;
-mod typed_scan;
 
 use std::io::Write;
 
@@ -95,7 +93,8 @@ struct Args {
     /// (e.g. 1024) gives one block per tile of the data. Reductions only.
     #[arg(long, value_parser = parse::blocks_per_sm, allow_negative_numbers = true)]
     blocks_per_sm: Option<u32>,
-    /// A variant name, or `all` (with `--op scan`: a scan variant, `all` or `tuning`).
+    /// A variant name, or `all`: every variant that runs the pair (with `--op scan`: a scan
+    /// variant, `all` or `tuning`).
     #[arg(long, default_value = "all")]
     variant: String,
     /// Only the variants of this family (global, shared, modern, sumsq; reductions only).
@@ -125,12 +124,14 @@ struct Args {
     /// What to run: the reductions, or the prefix sums.
     #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
     op: OpArg,
-    /// Element type of the reductions. Other than i32, only the generic variants run
-    /// (warp_shuffle, vector_loads, single_pass, atomic_accumulate); the classic ones are i32 sums.
+    /// Element type. Each variant runs the element types × operators its registry entry
+    /// declares: the selection's variants that run the pair run (`--list` with the pair shows
+    /// them); the curriculum's kernels are i32 sums, the generic ones run every pair.
     #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64"])]
     elem: String,
-    /// What the reductions combine with: sum (wrapping for integers), min or max (floats: NaN
-    /// propagates, -0.0 < +0.0). Other than sum, only the generic variants run.
+    /// What the reduction or scan combines with: sum (wrapping for integers), min or max
+    /// (floats: NaN propagates, -0.0 < +0.0). The pair is `--type` × `--combine`, under the same
+    /// rule.
     #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max"])]
     combine: String,
     /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`) at the

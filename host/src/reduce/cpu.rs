@@ -1,5 +1,6 @@
-//! The CPU reference every kernel is checked against.
+//! The CPU references every reduction is checked against.
 //!
+//! **`i32` sums: the book's recursion.**
 //! [`recursive_reduce`] is the recursion the book checks its kernels with
 //! (`cpuRecursiveReduce` in *Professional CUDA C Programming*, chapter 3): add the second
 //! half of the array onto the first, element by element, and recurse on the first half.
@@ -11,6 +12,20 @@
 //!
 //! Sums wrap on overflow, as `i32` addition on the GPU does; [`widened_sum`] gives the
 //! exact total for display.
+//!
+//! **Every element type and operator** ([`reference()`], [`check()`]):
+//!
+//! * **Integer sums** wrap (modulo 2^32 or 2^64), as the GPU's integer add does: the
+//!   reference is the wrapping sum, and a kernel must match it exactly (wrapping addition is
+//!   associative and commutative, so the kernel's order does not matter).
+//! * **Min and max** must match exactly, bit for bit: for floats, NaN propagates (max gives
+//!   `+NaN` `0x7fc0_0000` / `0x7ff8_…`, min `−NaN` `0xffc0_0000` / `0xfff8_…`) and
+//!   −0.0 < +0.0 (`kernels::types`). The reference here is written from that definition, not
+//!   with the kernels crate's functions.
+//! * **Float sums** are rounded in the kernel's order. They are checked against the exact sum
+//!   (to within a far smaller error: [`exact_sum`]) with [`float_sum_bound`].
+
+use crate::types::{Op, Value};
 
 /// Sum of `data` by the interleaved-pair recursion, wrapping on overflow. `0` for an empty
 /// slice. Works on a copy: `data` is left as it was.
@@ -67,17 +82,113 @@ impl Reference {
     }
 
     /// The reference for `op`.
-    pub fn for_op(op: crate::registry::Op, data: &[i32]) -> Self {
+    pub fn for_op(op: Op, data: &[i32]) -> Self {
         let exact = |v: Option<&i32>, identity: i32| {
             let v = v.copied().unwrap_or(identity);
             Self { wrapped: v, widened: v.into() }
         };
         match op {
-            crate::registry::Op::Sum => Self::of(data),
-            crate::registry::Op::SumOfSquares => Self::of_squares(data),
-            crate::registry::Op::Min => exact(data.iter().min(), i32::MAX),
-            crate::registry::Op::Max => exact(data.iter().max(), i32::MIN),
+            Op::Sum => Self::of(data),
+            Op::SumOfSquares => Self::of_squares(data),
+            Op::Min => exact(data.iter().min(), i32::MAX),
+            Op::Max => exact(data.iter().max(), i32::MIN),
         }
+    }
+}
+
+/// The result a kernel must give for integers, min and max; for float sums, the exact sum
+/// (see [`exact_sum`]) rounded to `T`.
+pub fn reference<T: Value>(op: Op, data: &[T]) -> T {
+    match op {
+        Op::Sum if T::ELEM.is_float() => T::from_f64(exact_sum(data).0),
+        Op::Sum => data.iter().fold(T::ZERO, |a, &x| T::wrapping_add_host(a, x)),
+        Op::Min => ordered(data, true),
+        Op::Max => ordered(data, false),
+        Op::SumOfSquares => data.iter().fold(T::ZERO, |a, &x| T::wrapping_add_host(a, x.square_host())),
+    }
+}
+
+/// Min (`smallest`) or max of `data` from the definition: a canonical NaN if there is a NaN,
+/// else the extreme value with −0.0 below +0.0; the identity for an empty slice.
+fn ordered<T: Value>(data: &[T], smallest: bool) -> T {
+    let identity = if smallest { T::HIGHEST } else { T::LOWEST };
+    data.iter().fold(identity, |a, &b| ordered_step(a, b, smallest))
+}
+
+/// One step of [`ordered`] (and of the typed scans' reference): the canonical NaN if `a` or
+/// `b` is a NaN, else the smaller (`smallest`) or larger of the two, −0.0 below +0.0.
+pub(crate) fn ordered_step<T: Value>(a: T, b: T, smallest: bool) -> T {
+    if a.is_nan_host() || b.is_nan_host() {
+        return T::canonical_nan(smallest);
+    }
+    let (ka, kb) = (a.order_key(), b.order_key());
+    if (smallest && ka <= kb) || (!smallest && ka >= kb) { a } else { b }
+}
+
+/// The sum of `data` in double-double arithmetic (compensated: each add's rounding error is
+/// kept in a second `f64`, Ogita–Rump–Oishi "Sum2"), and Σ|x|. The first value is within
+/// `2⁻⁵³·|s| + γ(n)²·Σ|x|` of the exact sum `s` (γ of `f64`): far below the error a rounded
+/// `f32` or `f64` tree sum may have, so it stands for the exact sum in [`float_sum_bound`].
+pub fn exact_sum<T: Value>(data: &[T]) -> (f64, f64) {
+    let (mut s, mut c, mut abs) = (0.0f64, 0.0f64, 0.0f64);
+    for x in data.iter().map(|x| x.to_f64()) {
+        // TwoSum: t + e == s + x exactly.
+        let t = s + x;
+        let z = t - s;
+        let e = (s - (t - z)) + (x - z);
+        s = t;
+        c += e;
+        abs += x.abs();
+    }
+    (s + c, abs)
+}
+
+/// γ(k) = k·u / (1 − k·u) for unit roundoff `u` (Higham, *Accuracy and Stability of Numerical
+/// Algorithms*, §3.1); infinite when k·u ≥ 1.
+pub fn gamma(k: u64, u: f64) -> f64 {
+    let ku = k as f64 * u;
+    if ku < 1.0 { ku / (1.0 - ku) } else { f64::INFINITY }
+}
+
+/// **The error bound of a float sum.** A sum computed by any tree of rounded additions in
+/// which every element passes through at most `depth` additions satisfies
+///
+/// ```text
+///     |got − exact| ≤ γ(depth) · Σ|xᵢ|,     γ(k) = k·u / (1 − k·u)
+/// ```
+///
+/// with `u` the unit roundoff of `T` (2⁻²⁴ for `f32`, 2⁻⁵³ for `f64`) — Higham §4.2, eq. (4.3)
+/// with `n − 1` replaced by the depth of the tree. A sequential sum has depth `n − 1`, so
+/// for `f32` and n = 2^24 the bound is infinite; the kernels' trees are shallow
+/// (`reduce_scan::reduce::sum_depth`: the elements one thread adds, five warp levels, five
+/// block levels, and the finish: ⌈log₂ grid⌉ pairwise on the host, or `grid` atomic adds in
+/// arrival order). A further `4·2⁻⁵³·Σ|xᵢ|` covers the reference's own error ([`exact_sum`])
+/// and the final rounding to `T`. No subnormal flushing is assumed (the kernels do not flush).
+pub fn float_sum_bound(u: f64, depth: u64, abs_sum: f64) -> f64 {
+    // f64::EPSILON is 2⁻⁵²: 2·EPSILON = 4·2⁻⁵³.
+    gamma(depth, u) * abs_sum + 2.0 * f64::EPSILON * abs_sum
+}
+
+/// Does `got` pass for `op` over `data`, summed with a tree of `depth`? `Err` says expected
+/// and actual (and, for float sums, the error and the bound).
+pub fn check<T: Value>(op: Op, data: &[T], got: T, depth: u64) -> Result<(), String> {
+    if op == Op::Sum && T::ELEM.is_float() {
+        let (exact, abs) = exact_sum(data);
+        let bound = float_sum_bound(T::UNIT_ROUNDOFF, depth, abs);
+        let err = (got.to_f64() - exact).abs();
+        return if err <= bound {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected {exact:e} (exact) ± {bound:e} (γ({depth})·Σ|x|, Σ|x| = {abs:e}), got {got} (error {err:e})"
+            ))
+        };
+    }
+    let want = reference(op, data);
+    if want.same_bits(got) {
+        Ok(())
+    } else {
+        Err(format!("expected {want} (bits {:#x}), got {got} (bits {:#x})", want.bits(), got.bits()))
     }
 }
 
@@ -149,5 +260,28 @@ mod tests {
         assert_eq!(recursive_reduce(&data), 28);
         let mut copy = data.clone();
         assert_ne!(book_recursive_reduce(&mut copy, 7), 28, "the book's recursion loses the odd element");
+    }
+
+    #[test]
+    fn min_max_follow_the_definition() {
+        assert_eq!(reference(Op::Max, &[1.0f32, -0.0, 0.0]).to_bits(), 1.0f32.to_bits());
+        assert_eq!(reference(Op::Max, &[-0.0f32, 0.0]).to_bits(), 0);
+        assert_eq!(reference(Op::Min, &[0.0f64, -0.0]).to_bits(), 1 << 63);
+        assert_eq!(reference(Op::Min, &[1.0f64, f64::from_bits(0x7ff0_0000_0000_0001), -5.0]).to_bits(), 0xfff8 << 48);
+        assert_eq!(reference(Op::Max, &[f32::NEG_INFINITY, -f32::NAN]).to_bits(), 0x7fc0_0000);
+        assert_eq!(reference::<u64>(Op::Max, &[]), 0);
+        assert_eq!(reference::<i64>(Op::Min, &[3, i64::MIN, 7]), i64::MIN);
+        assert_eq!(reference::<u32>(Op::Sum, &[u32::MAX, 2]), 1);
+    }
+
+    #[test]
+    fn the_double_double_sum_keeps_what_f64_loses() {
+        let data = [1e16f64, 1.0, -1e16, 1.0];
+        assert_eq!(data.iter().sum::<f64>(), 1.0); // plain f64 loses one of the 1.0s
+        assert_eq!(exact_sum(&data).0, 2.0);
+        assert!(gamma(1 << 24, 2f64.powi(-24)).is_infinite());
+        assert!((gamma(10, 2f64.powi(-24)) - 10.0 * 2f64.powi(-24)).abs() < 1e-12);
+        assert!(check(Op::Sum, &[0.1f32; 10], 1.0000001, 10).is_ok());
+        assert!(check(Op::Sum, &[0.1f32; 10], 1.01, 10).is_err());
     }
 }

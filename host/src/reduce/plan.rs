@@ -7,103 +7,49 @@
 //!   host adds per-block (or per-thread) partials, the last block adds them on the device, or
 //!   every block adds its partial into the result with an atomic.
 //!
-//! The fields every plan shares (items per thread, blocks per SM, shared memory, allowed
-//! blocks) live in [`Variant`]. [`geometry`] turns a variant, `n`
-//! and a block size into a [`Geometry`], once; [`super::Reduction`] allocates what the
-//! finish needs and launches.
+//! A [`Row`] is what a variant runs on one element type `T`: its finish (holding the kernel
+//! of that type), its items per thread and its shared memory. The fields every row of a
+//! variant shares (the grid, blocks per SM, allowed blocks, compute capability) live in the
+//! registry's `Variant`. [`super::geometry`] turns a row, `n` and a block size into a
+//! [`Geometry`], once; the reduction's workspace allocates what the finish needs and launches.
+//!
+//! The argument lists are generic over the element type (`ReadArgs<T>`, with `i32` the
+//! default: the curriculum's kernels); a kernel of another type is the same shape with its
+//! own pointers (`warp_shuffle__f32_max` takes `ReadArgs<f32>`).
 
 use crate::backend::{Backend, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
 
-use super::registry::Variant;
+use super::nested::{Children, blocks_per_nested_launch, pending_per_chain, per_block_pending_launches};
 
 /// Arguments of a kernel that reads its input: `(g_idata, g_odata, n)`; block `b` writes its
 /// partial result to `g_odata[b]`.
-pub type ReadArgs = (*const i32, *mut i32, u32);
+pub type ReadArgs<T = i32> = (*const T, *mut T, u32);
 /// Arguments of a kernel that works in place on a scratch copy: `(g_idata, g_odata, n)`.
-pub type InPlaceArgs = (*mut i32, *mut i32, u32);
+pub type InPlaceArgs<T = i32> = (*mut T, *mut T, u32);
 /// Arguments of a last-block kernel: `(g_idata, g_partials, g_ticket, g_out, n)`. Blocks
 /// write partials to `g_partials[blockIdx.x]`; the last block to finish (it draws the last
 /// ticket from `*g_ticket`, which it then resets to 0) adds them and writes `*g_out`.
-pub type SinglePassArgs = (*const i32, *mut i32, *mut u32, *mut i32, u32);
-/// Arguments of an accumulating kernel: `(g_idata, g_acc, n, epoch)`. Every block adds its
-/// partial into `g_acc[epoch % 2]` (which must be 0 at the start) and block 0 clears the other
-/// word for the next launch; the host passes consecutive epochs.
-pub type AccumulateArgs = (*const i32, *mut i32, u32, u32);
+pub type SinglePassArgs<T = i32> = (*const T, *mut T, *mut u32, *mut T, u32);
+/// Arguments of an accumulating kernel: `(g_idata, g_acc, n, epoch)`. Every block folds its
+/// partial into `g_acc[epoch % 2]` (which must hold the operator's identity at the start: 0
+/// for a sum) and block 0 resets the other word for the next launch; the host passes
+/// consecutive epochs.
+pub type AccumulateArgs<T = i32> = (*const T, *mut T, u32, u32);
 /// Arguments of `atomic_accumulate_to_host`: `(g_idata, g_tally, n, h_value, h_flag, seq)`.
 /// Every block adds its sum and a count of one into the tally word (0 at the start); the last
 /// block resets it, writes the sum into `h_value` and then `seq` into `h_flag`
 /// ([`crate::backend::AnswerSlot`]).
 pub type ToHostArgs = (*const i32, *mut u64, u32, *mut u64, *mut u32, u32);
-/// CUDA's default limit of pending device-side launches (`cudaLimitDevRuntimePendingLaunchCount`).
-pub const DEFAULT_PENDING_LAUNCHES: usize = 2048;
-
-/// The pending device-side launches a per-block nested grid of `grid` blocks of `block` needs
-/// at once. Each block's chain makes `log2(block) - 1` launches (down to a 2-thread child).
-/// - Children that start after their parent grid (the tail-launch stream): one pending child
-///   per block, and the chain's own while it runs: `grid + 24`.
-/// - Children that start at once (the fire-and-forget stream): every chain may have all its
-///   launches pending together. On the H100, `recursive_reduce_nosync` with `grid + 24` failed
-///   every run (the launch refused, so the kernel trapped).
-///
-/// Not more than that: a larger pool makes every device-side launch slower. On the H100,
-/// `recursive_reduce` at 2^20 + 7 in blocks of 128 took 0.65 s with `grid + 24` and 1.07 s with
-/// the fire-and-forget bound (`docs/nested.md`). At least CUDA's default.
-pub fn per_block_pending_launches(grid: u32, block: u32, children: Children) -> usize {
-    (grid as usize * pending_per_chain(block, children) + kernels::device::launch::MAX_DEPTH as usize)
-        .max(DEFAULT_PENDING_LAUNCHES)
-}
-
-/// The launches of one block's chain that may be pending at once: its one tail-launched child,
-/// or every launch of a fire-and-forget chain (`log2(block) - 1`, down to a 2-thread child).
-fn pending_per_chain(block: u32, children: Children) -> usize {
-    match children {
-        Children::AfterTheGrid => 1,
-        Children::AtOnce => block.max(2).ilog2().saturating_sub(1) as usize,
-    }
-}
-
-/// Blocks per host launch of a per-block nested grid of `grid` blocks of `block`, when the
-/// device grants `room` pending device-side launches: the whole grid where its launches fit
-/// ([`per_block_pending_launches`]), else the grid cut into as few launches of equal size as fit
-/// (the last may be shorter). A host launch completes only once every child it made has, so
-/// each launch starts with the pool empty. `None` when not even one block's chain fits.
-///
-/// On the H100 the driver grants at most 599,186: `recursive_reduce_nosync` at 2^24 in blocks of
-/// 128 (131,072 chains of 6 launches) runs as two launches of 65,536 blocks.
-pub fn blocks_per_nested_launch(grid: u32, block: u32, children: Children, room: usize) -> Option<u32> {
-    if per_block_pending_launches(grid, block, children) <= room {
-        return Some(grid);
-    }
-    let most =
-        room.checked_sub(kernels::device::launch::MAX_DEPTH as usize)? / pending_per_chain(block, children).max(1);
-    let most = u32::try_from(most).unwrap_or(u32::MAX);
-    if most == 0 {
-        return None;
-    }
-    let launches = grid.div_ceil(most);
-    Some(grid.div_ceil(launches))
-}
-
-/// When a per-block nested kernel's children start, which decides how many launches may be
-/// pending at once ([`per_block_pending_launches`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Children {
-    /// After the launching grid has completed (`DeviceStream::Tail`).
-    AfterTheGrid,
-    /// At once, unordered with the launching grid (`DeviceStream::FireAndForget`).
-    AtOnce,
-}
-
 /// Arguments of a nested kernel with one grid per level (`recursive_reduce2`): `(g_idata,
 /// g_odata, n, stride, dim)`. Each block folds its `dim` elements in place with `stride =
 /// blockDim` threads, block 0 launches the next level; the last level writes one partial per
 /// block.
-pub type LevelArgs = (*mut i32, *mut i32, u32, u32, u32);
+pub type LevelArgs<T = i32> = (*mut T, *mut T, u32, u32, u32);
 /// Arguments of a clocked kernel (the sum-of-squares steps): `(g_idata, g_result, g_clocks,
 /// n)`. It writes one result per thread or per block (see [`Per`]) and, per block,
 /// `clock64()` at its start and end to `g_clocks[2b]` and `g_clocks[2b + 1]`.
-pub type ClockedArgs = (*const i32, *mut i32, *mut u64, u32);
+pub type ClockedArgs<T = i32> = (*const T, *mut T, *mut u64, u32);
 
 /// Most threads of a [`Grid::Resident`] grid: the precondition of the grid-stride loads
 /// (`kernels::collective::thread::MAX_GRID_THREADS`, 2^29).
@@ -233,37 +179,38 @@ pub enum Per {
 }
 
 /// The finish axis: the kernel (its arguments say what it writes) and who makes the answer.
+/// `T` is the element type of the kernel's buffers (`i32` for the curriculum's kernels).
 #[derive(Clone, Copy, Debug)]
-pub enum Finish {
+pub enum Finish<T: 'static = i32> {
     /// Reads its input, writes one partial per block; the host adds the partials (untimed).
-    HostAdds(KernelSel<ReadArgs>),
+    HostAdds(KernelSel<ReadArgs<T>>),
     /// Overwrites its input (the host hands it a scratch copy, made before timing), writes one
     /// partial per block; the host adds the partials.
-    HostAddsInPlace(KernelSel<InPlaceArgs>),
+    HostAddsInPlace(KernelSel<InPlaceArgs<T>>),
     /// Writes one partial per block or thread and two `clock64()` stamps per block; the host
     /// adds the partials.
-    HostAddsClocked(Kernel<ClockedArgs>, Per),
+    HostAddsClocked(Kernel<ClockedArgs<T>>, Per),
     /// One launch: the last block to finish adds the per-block partials on the device.
-    LastBlock(Kernel<SinglePassArgs>),
+    LastBlock(Kernel<SinglePassArgs<T>>),
     /// One launch: each block adds its partial into the result word with an atomic.
-    AtomicAccumulate(Kernel<AccumulateArgs>),
+    AtomicAccumulate(Kernel<AccumulateArgs<T>>),
     /// Launches from the device (dynamic parallelism), in place on a scratch copy, one partial
     /// per block that the host adds.
-    Nested(Nesting),
+    Nested(Nesting<T>),
 }
 
 /// How a nested kernel recurses ([`Finish::Nested`]).
 #[derive(Clone, Copy, Debug)]
-pub enum Nesting {
+pub enum Nesting<T: 'static = i32> {
     /// Each block launches its own chain of one-block grids: `(g_idata, g_odata, n)`, launched
     /// with the block asked for; the children start as the second field says.
-    PerBlock(Kernel<InPlaceArgs>, Children),
+    PerBlock(Kernel<InPlaceArgs<T>>, Children),
     /// One grid per level, launched by block 0: `(g_idata, g_odata, n, block / 2, block)`,
     /// launched with half the block asked for (each block still owns `block` elements).
-    PerLevel(Kernel<LevelArgs>),
+    PerLevel(Kernel<LevelArgs<T>>),
 }
 
-impl Nesting {
+impl<T> Nesting<T> {
     /// The kernel's PTX symbol.
     pub fn name(&self) -> &'static str {
         match self {
@@ -291,7 +238,7 @@ pub struct Needs {
     pub clocks: bool,
 }
 
-impl Finish {
+impl<T> Finish<T> {
     /// Every PTX symbol it launches.
     pub fn symbols(&self) -> Vec<&'static str> {
         match self {
@@ -342,12 +289,19 @@ impl Finish {
     /// accumulating workspace.
     ///
     /// # Safety
-    /// `cfg` is the geometry [`geometry`] returned for this variant at `n` and `cfg.block`;
+    /// `cfg` is the geometry [`super::geometry`] returned for this row at `n` and `cfg.block`;
     /// `p.input` (or `p.scratch`, for in-place kernels) holds `n` elements and every other
-    /// pointer the sizes [`Finish::needs`] gave, all buffers of `backend`; for the atomic
-    /// finish, `p.result[epoch % 2]` is 0 (the previous launch of this workspace had epoch
-    /// `epoch - 1`, or the words are fresh and `epoch` < 2).
-    pub unsafe fn launch(&self, backend: &Backend, cfg: LaunchConfig, p: Pointers, n: u32, epoch: u32) -> Result<()> {
+    /// pointer the sizes [`Finish::needs`] gave, all buffers of `backend` of this row's element
+    /// type; for the atomic finish, `p.result[epoch % 2]` holds the identity (the previous
+    /// launch of this workspace had epoch `epoch - 1`, or the words are fresh and `epoch` < 2).
+    pub unsafe fn launch(
+        &self,
+        backend: &Backend,
+        cfg: LaunchConfig,
+        p: Pointers<T>,
+        n: u32,
+        epoch: u32,
+    ) -> Result<()> {
         let missing = || Error::Invalid(format!("no kernel for block {}", cfg.block));
         match self {
             Finish::HostAdds(k) => {
@@ -402,6 +356,21 @@ impl Finish {
         }
     }
 
+    /// Additions a value passes through in the finish of `grid` blocks of `block` threads: the
+    /// host's pairwise tree over the partials, a chain of `grid` atomic adds in arrival order,
+    /// or the last block's `⌈grid / block⌉` adds per thread and its five warp and five block
+    /// levels (the `depth` of a float sum's bound, `reduce_scan::cpu::float_sum_bound`).
+    pub fn depth(&self, grid: u64, block: u64) -> u64 {
+        let needs = self.needs(grid, block as u32);
+        match self {
+            Finish::AtomicAccumulate(_) => grid,
+            Finish::LastBlock(_) => grid.div_ceil(block.max(1)) + 10,
+            Finish::HostAdds(_) | Finish::HostAddsInPlace(_) | Finish::HostAddsClocked(..) | Finish::Nested(_) => {
+                64 - needs.host_adds.saturating_sub(1).leading_zeros() as u64
+            }
+        }
+    }
+
     /// Does it leave the whole answer on the device (no host-side finish)?
     pub fn on_device(&self) -> bool {
         self.needs(1, 32).host_adds == 0
@@ -410,19 +379,32 @@ impl Finish {
 
 /// Device addresses of the buffers of one launch (null where the finish needs none).
 #[derive(Clone, Copy, Debug)]
-pub struct Pointers {
+pub struct Pointers<T = i32> {
     /// The first input element.
-    pub input: *const i32,
+    pub input: *const T,
     /// The first element of the scratch copy, for in-place kernels.
-    pub scratch: *mut i32,
+    pub scratch: *mut T,
     /// Per-block (or per-thread) partials.
-    pub partials: *mut i32,
+    pub partials: *mut T,
     /// The last-block ticket.
     pub ticket: *mut u32,
     /// The result word(s).
-    pub result: *mut i32,
+    pub result: *mut T,
     /// Two `clock64()` stamps per block.
     pub clocks: *mut u64,
+}
+
+/// What a variant runs on one element type `T` (one operator): the kernel, inside its
+/// finish, and the figures that follow the type (a 64-bit type reads 8 elements per trip of
+/// 128-bit loads, not 16, and takes twice the shared slots).
+#[derive(Clone, Copy, Debug)]
+pub struct Row<T: 'static = i32> {
+    /// The kernel, and who turns what it writes into the answer.
+    pub finish: Finish<T>,
+    /// Elements a thread consumes before the block reduction (or per loop trip).
+    pub items_per_thread: u32,
+    /// Shared memory.
+    pub shared: SharedMem,
 }
 
 /// Launch geometry of one run.
@@ -438,50 +420,6 @@ pub struct Geometry {
     pub shared_bytes: u32,
     /// What the finish needs at this grid.
     pub needs: Needs,
-}
-
-/// Checks the preconditions that do not depend on the device's size: `n`, the block rule,
-/// the compute capability, and that the variant has a kernel for the block.
-pub fn check(v: &Variant, n: usize, block: u32, cc: (u32, u32)) -> Result<()> {
-    if n == 0 {
-        return Err(Error::Invalid(format!("variant `{}`: n = 0; a reduction needs n ≥ 1 elements", v.name)));
-    }
-    if n > u32::MAX as usize {
-        return Err(Error::Invalid(format!(
-            "variant `{}`: n = {n} is more than the kernels' 32-bit length parameter allows (n ≤ {})",
-            v.name,
-            u32::MAX
-        )));
-    }
-    let rule = v.blocks;
-    if v.grid.uses_block() && !rule.allows(block) {
-        return Err(Error::Invalid(format!(
-            "variant `{}`: block {block} is not allowed; block must be {rule}",
-            v.name
-        )));
-    }
-    if cc < v.min_cc {
-        return Err(Error::Unsupported(format!(
-            "variant `{}` needs compute capability {}.{} or newer; this device has {}.{}",
-            v.name, v.min_cc.0, v.min_cc.1, cc.0, cc.1
-        )));
-    }
-    if v.finish.symbol_for(block).is_none() {
-        return Err(Error::Invalid(format!("variant `{}` has no kernel for block {block}", v.name)));
-    }
-    Ok(())
-}
-
-/// Resident blocks per SM of `v` at `block` threads: its fixed `blocks_per_sm`, else the
-/// occupancy calculator's answer (asked once per [`super::Reduction`]).
-pub fn resident_per_sm(backend: &Backend, v: &Variant, block: u32) -> Result<u32> {
-    match v.blocks_per_sm {
-        Some(k) => Ok(k),
-        None => {
-            let symbol = v.finish.symbol_for(block).unwrap_or(v.name);
-            Ok(backend.occupancy(symbol, block, v.shared.dynamic_bytes(block) as usize)?.max(1))
-        }
-    }
 }
 
 impl Grid {
@@ -518,121 +456,10 @@ impl Grid {
     }
 }
 
-/// Checks every precondition of running `v` on `n` elements with `block` threads per block
-/// on `backend`, and returns the launch geometry. `resident` is [`resident_per_sm`]'s answer
-/// when the caller has it cached (`None`: asked here, if the grid needs it).
-pub fn geometry(backend: &Backend, v: &Variant, n: usize, block: u32, resident: Option<u32>) -> Result<Geometry> {
-    let info = backend.info();
-    check(v, n, block, info.compute_capability)?;
-    if matches!(v.finish, Finish::Nested(_)) {
-        // On a GPU: their PTX module linked with the device runtime, or one line saying why not.
-        backend.nested_ready().map_err(|e| match e {
-            Error::Unsupported(why) => {
-                Error::Unsupported(format!("variant `{}` launches kernels from the device: {why}", v.name))
-            }
-            e => e,
-        })?;
-    }
-    let ask = || resident.map_or_else(|| resident_per_sm(backend, v, block), Ok);
-    let (grid, block) = v.grid.size(n, block, v.items_per_thread, info.multiprocessors, ask)?;
-    if grid > MAX_GRID {
-        return Err(Error::Invalid(format!(
-            "variant `{}`: n = {n} needs {grid} blocks of {block}; a grid holds at most {MAX_GRID}",
-            v.name
-        )));
-    }
-    Ok(Geometry {
-        grid: grid as u32,
-        block,
-        dynamic_shared: v.shared.dynamic_bytes(block),
-        shared_bytes: v.shared.bytes(block),
-        needs: v.finish.needs(grid, block),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::registry::find;
-
-    #[test]
-    fn a_per_block_nested_grid_has_room_for_the_launches_its_children_keep_pending() {
-        use Children::{AfterTheGrid, AtOnce};
-        // Fire and forget, 2049 blocks of 512: 8 launches per chain (256 … 2 threads) at once,
-        // plus the nesting depth.
-        assert_eq!(per_block_pending_launches(2049, 512, AtOnce), 2049 * 8 + 24);
-        assert_eq!(per_block_pending_launches(524_288, 32, AtOnce), 524_288 * 4 + 24);
-        // Tail launches: one pending child per block.
-        assert_eq!(per_block_pending_launches(32_769, 32, AfterTheGrid), 32_769 + 24);
-        // Never below CUDA's default, even for a grid that needs less.
-        assert_eq!(per_block_pending_launches(1, 32, AtOnce), DEFAULT_PENDING_LAUNCHES);
-        assert_eq!(per_block_pending_launches(2049, 512, AfterTheGrid), 2049 + 24);
-        assert_eq!(per_block_pending_launches(1000, 512, AfterTheGrid), DEFAULT_PENDING_LAUNCHES);
-        assert_eq!(per_block_pending_launches(1, 2, AtOnce), DEFAULT_PENDING_LAUNCHES);
-    }
-
-    #[test]
-    fn a_nested_grid_past_the_room_the_device_grants_is_cut_into_launches_that_fit() {
-        use Children::{AfterTheGrid, AtOnce};
-        const H100: usize = crate::emu::nested::MAX_PENDING_LAUNCHES;
-        // Fits: the whole grid in one launch.
-        assert_eq!(blocks_per_nested_launch(8193, 128, AtOnce, H100), Some(8193));
-        assert_eq!(blocks_per_nested_launch(131_072, 128, AfterTheGrid, H100), Some(131_072));
-        // recursive_reduce_nosync at 2^24 in blocks of 128: 786,456 needed, at most 99,860
-        // chains of 6 fit, so two launches of 65,536.
-        assert_eq!(blocks_per_nested_launch(131_072, 128, AtOnce, H100), Some(65_536));
-        // At 2^24 + 7 the last launch is one block shorter.
-        assert_eq!(blocks_per_nested_launch(131_073, 128, AtOnce, H100), Some(65_537));
-        // Blocks of 32 at 2^24: 524,288 chains of 4, 149,790 fit: four launches of 131,072.
-        assert_eq!(blocks_per_nested_launch(524_288, 32, AtOnce, H100), Some(131_072));
-        // Not even one chain (4 launches and the depth) fits in 27.
-        assert_eq!(blocks_per_nested_launch(10, 32, AtOnce, 27), None);
-        assert_eq!(blocks_per_nested_launch(10, 32, AtOnce, 28), Some(1));
-    }
-
-    #[test]
-    fn a_nested_reduction_runs_in_parts_where_the_device_grants_too_little_room() {
-        use crate::emu::Emulator;
-        // A device granting 3,000: 1,000 chains of 4 fire-and-forget launches need 4,024, so the
-        // plan launches two parts of 500 blocks (at most 744 fit), each with its own segments.
-        let b = Backend::with_emulator(Emulator::new().granting_at_most(3000));
-        let n = 1000 * 32 - 7;
-        let data: Vec<i32> = (0..n).map(|i| ((i as i64 * 7919 % 2003) - 1001) as i32).collect();
-        let want = data.iter().fold(0i32, |a, &x| a.wrapping_add(x));
-        let input = b.upload(&data).unwrap();
-        for name in ["recursive_reduce_nosync", "recursive_reduce"] {
-            let mut r = crate::reduce::Reduction::new(&b, find(name).unwrap(), &input, n, 32).unwrap();
-            r.reset().unwrap();
-            r.launch().unwrap_or_else(|e| panic!("{name} n={n} block=32: {e}"));
-            assert_eq!(r.result().unwrap(), want, "{name} n={n} block=32: expected {want}");
-        }
-        // The same grid as one launch does not fit: the kernel's own launch faults.
-        let mut scratch = b.upload(&data).unwrap();
-        let mut out = b.alloc::<i32>(1000).unwrap();
-        let (p, o) = (scratch.as_mut_ptr(), out.as_mut_ptr());
-        let fire = crate::kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
-        let cfg = LaunchConfig { grid: 1000, block: 32, shared_bytes: 0 };
-        // SAFETY: the buffers hold n and 1000 elements (the kernel's documented launch).
-        let e = unsafe { b.launch(&fire, cfg, (p, o, n as u32)) }.unwrap_err().to_string();
-        assert!(e.contains("3000 device-side launches are already pending"), "{e}");
-    }
-
-    #[test]
-    fn geometry_rejects_bad_requests_with_reasons() {
-        let b = Backend::emulator();
-        let v = find("interleaved").unwrap();
-        let e = geometry(&b, v, 0, 512, None).unwrap_err().to_string();
-        assert!(e.contains("n ≥ 1"), "{e}");
-        let e = geometry(&b, v, 100, 48, None).unwrap_err().to_string();
-        assert!(e.contains("block 48") && e.contains("power of two in 32..=1024"), "{e}");
-        let e = geometry(&b, v, 100, 2048, None).unwrap_err().to_string();
-        assert!(e.contains("block 2048"), "{e}");
-        let g = geometry(&b, v, 1025, 512, None).unwrap();
-        assert_eq!((g.grid, g.block, g.needs.host_adds), (3, 512, 3));
-        assert!(g.needs.scratch);
-        let e = check(v, 10, 64, (6, 1)).unwrap_err().to_string();
-        assert!(e.contains("compute capability 7.0"), "{e}");
-    }
 
     #[test]
     fn grid_axis() {

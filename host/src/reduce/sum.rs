@@ -1,6 +1,7 @@
 //! The library's reductions: [`Reducer`], one reusable object per element type and operator
-//! that owns its temporary storage (as a CUB user keeps `d_temp_storage`), the measured plan of
-//! `i32` sums ([`SUM_PLAN`], [`choose`]), and the one-shot [`sum`] / [`sum_range`].
+//! that owns its temporary storage (as a CUB user keeps `d_temp_storage`), its plan ([`PLAN`],
+//! [`choose`]: which row of the registry runs, by pair and size), and the one-shot [`sum`],
+//! [`sum_range`] and [`reduce()`].
 //!
 //! ```
 //! use reduce_scan::{Backend, Max, Reducer, Sum};
@@ -31,17 +32,17 @@
 //! parameters rather than taking defaults, so name the pair (`Reducer::<i32, Sum>::new`) or
 //! annotate the binding (`let r: Reducer<'_> = Reducer::new(&backend)`).
 //!
-//! **Which kernel.** The plan hook [`OpKind::path`] decides, from constants of the two types:
+//! **Which kernel.** [`choose`] takes the first row of [`PLAN`] that serves the pair and covers
+//! the size: `atomic_accumulate` for every pair, one plan and one launch path.
 //!
-//! * `i32` × `Sum` ([`Path::Classic`]): [`choose`] picks the row of the measured table
-//!   [`SUM_PLAN`] for the size: `atomic_accumulate` at every size, its block and grid by size.
+//! * `i32` × `Sum`: the measured rows, block and grid by size (the classic `atomic_accumulate`).
 //!   Its one launch leaves the final sum on the device (each block adds its partial into the
 //!   result with a fire-and-forget `red.add`), it reads the input with 128-bit loads in a
 //!   grid-stride loop (so any grid works: resident blocks for small n, one block per tile for
 //!   large n), and it accepts any `i32` alignment, so sub-ranges work too.
-//! * every other pair ([`Path::Typed`]): `atomic_accumulate__{type}_{op}`
-//!   ([`library_choice`]: block 256, as many blocks as fit), the same one-launch shape with the
-//!   type's `red` (floats' min/max: two integer `red`s chosen by the sign bit), any start element.
+//! * every other pair: `atomic_accumulate__{type}_{op}` at block 256, as many blocks as fit, the
+//!   same one-launch shape with the type's `red` (floats' min/max: two integer `red`s chosen by
+//!   the sign bit), any start element.
 //!
 //! **Device and stream.** A [`Reducer`] runs on the [`Backend`] it was made with: a GPU chosen
 //! by [`Backend::gpu_device`], on that backend's stream ([`Backend::with_new_stream`] gives
@@ -64,28 +65,31 @@ use std::ops::Range;
 
 use kernels::types::Sum;
 
-use super::Workspace;
-use super::plan::{self, Finish, Geometry};
-use super::registry::{self, Elem, Variant};
-use super::typed::{self, OpKind, Path, TypedWork, Value, check_layout, identity, library_choice};
+use super::geometry::{geometry_of, resident_per_sm};
+use super::plan::Finish;
+#[cfg(test)]
+use super::plan::Geometry;
+use super::registry::{self, Instance, Variant};
+use super::workspace::Workspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
+use crate::types::{Elem, Op, OpKind, Value, check_layout, identity};
 
-/// A variant and a block size.
-#[derive(Clone, Copy, Debug)]
-pub struct Choice {
-    /// The variant.
-    pub variant: &'static Variant,
-    /// Threads per block.
-    pub block: u32,
-    /// Blocks per SM of a grid-stride variant's grid (`None`: as many as fit, from the
-    /// occupancy calculator; see [`Reduction::shaped`](super::Reduction::shaped)).
-    pub blocks_per_sm: Option<u32>,
+/// The pairs a row of [`PLAN`] serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serves {
+    /// `i32` × `Sum`: the curriculum's kernels, at their measured shapes.
+    I32Sum,
+    /// Every pair.
+    Every,
 }
 
-/// One row of [`SUM_PLAN`]: the variant and block for every `n` up to `max_n`.
+/// One row of [`PLAN`]: for the pairs it serves, the variant and launch shape for every `n` up
+/// to `max_n`.
 #[derive(Clone, Copy, Debug)]
-pub struct SizeRule {
+pub struct PlanRow {
+    /// The pairs it serves.
+    pub serves: Serves,
     /// Largest `n` the row covers.
     pub max_n: usize,
     /// Variant name.
@@ -94,14 +98,26 @@ pub struct SizeRule {
     pub block: u32,
     /// Blocks per SM (`None`: as many as fit).
     pub blocks_per_sm: Option<u32>,
+    /// The synchronous call's answer is handed to the host by the kernel's last block
+    /// (`atomic_accumulate_to_host`, `i32` sums: `docs/time-to-answer.md`).
+    pub answer_in_kernel: bool,
 }
 
-/// What [`sum`] runs, by size: the first row whose `max_n` covers `n`. From
-/// `docs/measurements/2026-11-22-h100/sum_shapes.csv` (NVIDIA H100 80GB HBM3, commit 07edd4e:
-/// `atomic_accumulate` at blocks 128/256/512, each with the occupancy calculator's grid and with
-/// one block per tile, 3 interleaved rounds of 30 runs; docs/results.md has the table), and the
-/// block-1024 rows of `sum_shapes_1024.csv` there (a879790, 2 rounds) and of
-/// `docs/measurements/2026-11-23-h200/sum_shapes.csv` (NVIDIA H200, a879790, 2 rounds):
+/// The plan's former name (before #38 it held the `i32`-sum rows only, which are still its
+/// first three).
+pub const SUM_PLAN: &[PlanRow] = PLAN;
+
+/// The former name of a row of the plan.
+pub type SizeRule = PlanRow;
+
+/// What a [`Reducer`] runs: the first row that serves the pair and covers `n`.
+///
+/// The `i32` sum rows are from `docs/measurements/2026-11-22-h100/sum_shapes.csv` (NVIDIA H100
+/// 80GB HBM3, commit 07edd4e: `atomic_accumulate` at blocks 128/256/512, each with the
+/// occupancy calculator's grid and with one block per tile, 3 interleaved rounds of 30 runs;
+/// docs/results.md has the table), and the block-1024 rows of `sum_shapes_1024.csv` there
+/// (a879790, 2 rounds) and of `docs/measurements/2026-11-23-h200/sum_shapes.csv` (NVIDIA H200,
+/// a879790, 2 rounds):
 ///
 /// * up to 2^22: block 256, as many blocks as fit (H100 2^20: 4.70 µs, the fastest row;
 ///   re-measured after `thread_sum_v4` lost its division, `docs/measurements/2026-11-23-h100/
@@ -117,24 +133,75 @@ pub struct SizeRule {
 ///
 /// Two 128-bit loads per trip instead of four (with block 512 one block per tile up to 2^26)
 /// were measured on 2026-11-23 and not kept: at most 0.8% faster on the H100, 0.83× CUB on the
-/// H200 at 2^28
-/// (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS` has the figures).
-pub const SUM_PLAN: &[SizeRule] = &[
-    SizeRule { max_n: 1 << 22, variant: "atomic_accumulate", block: 256, blocks_per_sm: None },
-    SizeRule { max_n: 1 << 24, variant: "atomic_accumulate", block: 512, blocks_per_sm: Some(1024) },
-    SizeRule { max_n: u32::MAX as usize, variant: "atomic_accumulate", block: 1024, blocks_per_sm: Some(1024) },
+/// H200 at 2^28 (`kernels::reduce::ATOMIC_ACCUMULATE_LOADS` has the figures). Every other pair
+/// runs the first row's shape.
+pub const PLAN: &[PlanRow] = &[
+    PlanRow {
+        serves: Serves::I32Sum,
+        max_n: 1 << 22,
+        variant: "atomic_accumulate",
+        block: 256,
+        blocks_per_sm: None,
+        answer_in_kernel: true,
+    },
+    PlanRow {
+        serves: Serves::I32Sum,
+        max_n: 1 << 24,
+        variant: "atomic_accumulate",
+        block: 512,
+        blocks_per_sm: Some(1024),
+        answer_in_kernel: true,
+    },
+    PlanRow {
+        serves: Serves::I32Sum,
+        max_n: u32::MAX as usize,
+        variant: "atomic_accumulate",
+        block: 1024,
+        blocks_per_sm: Some(1024),
+        answer_in_kernel: true,
+    },
+    PlanRow {
+        serves: Serves::Every,
+        max_n: u32::MAX as usize,
+        variant: "atomic_accumulate",
+        block: 256,
+        blocks_per_sm: None,
+        answer_in_kernel: false,
+    },
 ];
 
-/// The variant and block [`sum`] uses for `n` elements on a device of compute capability `cc`:
-/// the first row of [`SUM_PLAN`] that covers `n` and whose variant the device runs.
-pub fn choose(n: usize, cc: (u32, u32)) -> Result<Choice> {
-    for rule in SUM_PLAN.iter().filter(|r| n <= r.max_n) {
+/// A variant and its launch shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Choice {
+    /// The variant.
+    pub variant: &'static Variant,
+    /// Threads per block.
+    pub block: u32,
+    /// Blocks per SM of a grid-stride variant's grid (`None`: as many as fit, from the
+    /// occupancy calculator; see [`Reduction::shaped`](super::Reduction::shaped)).
+    pub blocks_per_sm: Option<u32>,
+    /// The kernel hands a synchronous call's answer to the host ([`PlanRow::answer_in_kernel`]).
+    pub answer_in_kernel: bool,
+}
+
+/// What [`Reducer`]`::<T, O>` runs for `n` elements of `elem` with `op` on a device of compute
+/// capability `cc`: the first row of [`PLAN`] that serves the pair, covers `n` and whose
+/// variant the device runs and has the pair.
+pub fn choose(elem: Elem, op: Op, n: usize, cc: (u32, u32)) -> Result<Choice> {
+    let serves = |r: &&PlanRow| r.serves == Serves::Every || (elem, op) == (Elem::I32, Op::Sum);
+    for rule in PLAN.iter().filter(serves).filter(|r| n <= r.max_n) {
         let variant = registry::find(rule.variant)?;
-        if cc >= variant.min_cc {
-            return Ok(Choice { variant, block: rule.block, blocks_per_sm: rule.blocks_per_sm });
+        if cc >= variant.min_cc && variant.supports(elem, op) {
+            let answer_in_kernel = rule.answer_in_kernel;
+            return Ok(Choice { variant, block: rule.block, blocks_per_sm: rule.blocks_per_sm, answer_in_kernel });
         }
     }
-    Err(Error::Invalid(format!("n = {n}: no row of the sum plan covers it (n must be in 1..={})", u32::MAX)))
+    Err(Error::Invalid(format!(
+        "n = {n}: no row of the plan covers {} {} at that size (n must be in 1..={})",
+        elem.name(),
+        op.name(),
+        u32::MAX
+    )))
 }
 
 /// A reusable reduction of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
@@ -150,12 +217,13 @@ pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
     op: PhantomData<fn() -> O>,
 }
 
-/// What a [`Reducer`] keeps between calls, by the [`Path`] of its type and operator.
-enum Storage<T: Value> {
-    /// The classic `i32` sum: the choice for the last size, its resident blocks per SM, the words.
-    Classic(Choice, u32, Box<Workspace>),
-    /// A typed instantiation: its resident blocks per SM, and buffers of `T`.
-    Typed(u32, TypedWork<T>),
+/// What a [`Reducer`] keeps between calls: the plan's choice for the last size, the row it
+/// runs, its resident blocks per SM, and the workspace.
+struct Storage<T: Value> {
+    choice: Choice,
+    inst: Instance<T>,
+    resident: u32,
+    work: Workspace<T>,
 }
 
 /// What the last call left for [`Reducer::result`].
@@ -186,19 +254,31 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
 
     /// `O` over `input[range]` (any start element, any length); waits for it.
     ///
-    /// The `i32` sum's kernel hands its answer to the host itself
-    /// (`atomic_accumulate_to_host`: one launch; `docs/time-to-answer.md`); every other pair
-    /// is [`enqueue`](Self::enqueue) then [`result`](Self::result).
+    /// Where the plan's row hands the answer to the host from the kernel (`i32` sums:
+    /// `atomic_accumulate_to_host`, one launch; `docs/time-to-answer.md`), that; otherwise
+    /// [`enqueue`](Self::enqueue) then [`result`](Self::result).
     pub fn reduce_range(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
-        if O::path::<T>() == Path::Classic && !range.is_empty() && self.backend.answers_in_kernel() {
-            self.last = Last::Nothing;
-            check_range::<T, O>(input, &range)?;
-            let sum = T::from_bits_u64(self.sum_to_host(input, range)? as u32 as u64);
-            self.last = Last::Answer(sum);
-            return Ok(sum);
+        self.last = Last::Nothing;
+        check_range::<T, O>(input, &range)?;
+        if range.is_empty() {
+            self.last = Last::Identity;
+            return Ok(identity(O::OP));
         }
-        self.enqueue(input, range)?;
-        self.result()
+        let backend = self.backend;
+        let storage = self.prepare(range.len())?;
+        if !(storage.choice.answer_in_kernel && backend.answers_in_kernel()) {
+            self.enqueue(input, range)?;
+            return self.result();
+        }
+        if !matches!(storage.inst.row.finish, Finish::AtomicAccumulate(_)) {
+            let name = storage.choice.variant.name;
+            return Err(Error::Invalid(format!("the plan's `{name}` is not an atomic finish")));
+        }
+        // SAFETY: the range lies within `input` (checked above); the workspace's geometry is
+        // `atomic_accumulate`'s for n (the plan's variant, checked above).
+        let answer = unsafe { storage.work.launch_to_host(backend, input.as_ptr(), range.start, range.len()) }?;
+        self.last = Last::Answer(answer);
+        Ok(answer)
     }
 
     /// Queues `O` over `input[range]` on the backend's stream and returns at once; read the
@@ -212,10 +292,12 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
             self.last = Last::Identity;
             return Ok(());
         }
-        match O::path::<T>() {
-            Path::Classic => self.enqueue_classic(input, range)?,
-            Path::Typed => self.enqueue_typed(input, range)?,
-        }
+        let backend = self.backend;
+        let storage = self.prepare(range.len())?;
+        let finish = storage.inst.row.finish;
+        // SAFETY: the range lies within `input` (checked above); the workspace's geometry is the
+        // chosen row's for n (prepare).
+        unsafe { storage.work.launch(backend, &finish, input.as_ptr(), range.start, range.len()) }?;
         self.last = Last::Launched;
         Ok(())
     }
@@ -223,101 +305,53 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// Waits for the last [`enqueue`](Self::enqueue)d reduction and returns its answer.
     pub fn result(&self) -> Result<T> {
         match (self.last, &self.storage) {
-            (Last::Identity, _) => identity(O::OP),
+            (Last::Identity, _) => Ok(identity(O::OP)),
             (Last::Answer(answer), _) => Ok(answer),
-            // The classic path runs for `i32` only (enqueue_classic checks): the same bits.
-            (Last::Launched, Some(Storage::Classic(_, _, work))) => {
-                Ok(T::from_bits_u64(work.result(self.backend)? as u32 as u64))
-            }
-            (Last::Launched, Some(Storage::Typed(_, work))) => work.result(self.backend),
+            (Last::Launched, Some(storage)) => storage.work.result(self.backend),
             _ => Err(Error::Invalid("result() with nothing enqueued (or the last enqueue failed)".into())),
         }
     }
 
-    /// The classic `i32` sum of the non-empty `input[range]` (in the buffer), by the plan's
-    /// variant and shape ([`SUM_PLAN`]) with its answer handed to the host by its last block.
-    fn sum_to_host(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<i32> {
+    /// The storage for `n` elements, retargeted to `n`'s geometry: the plan's choice, its row
+    /// and workspace, (re)made only when the choice changes or the workspace is too small.
+    fn prepare(&mut self, n: usize) -> Result<&mut Storage<T>> {
         let backend = self.backend;
-        let (choice, work) = self.classic_workspace(range.len())?;
-        if !matches!(choice.variant.finish, Finish::AtomicAccumulate(_)) {
-            return Err(Error::Invalid(format!("the sum plan's `{}` is not an atomic finish", choice.variant.name)));
-        }
-        // SAFETY: T is i32 (classic_workspace checked), so the buffer's address is one of
-        // `i32`s; the range lies within `input` (checked by the caller); the workspace's
-        // geometry is `atomic_accumulate`'s for n (the plan's variant, checked above).
-        unsafe { work.launch_to_host(backend, input.as_ptr().cast::<i32>(), range.start, range.len()) }
-    }
-
-    /// The classic `i32` sum of the non-empty `input[range]` (in the buffer): [`SUM_PLAN`].
-    fn enqueue_classic(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
-        let backend = self.backend;
-        let (choice, work) = self.classic_workspace(range.len())?;
-        // SAFETY: T is i32 (classic_workspace checked), so the buffer's address is one of
-        // `i32`s; the range lies within `input` (enqueue checked it); the workspace's geometry
-        // is the chosen variant's for n.
-        unsafe { work.launch(backend, &choice.variant.finish, input.as_ptr().cast::<i32>(), range.start, range.len()) }
-    }
-
-    /// The plan's choice for `n` elements of `i32` and its workspace, retargeted to `n`'s
-    /// geometry (which it fits: prepare_classic).
-    fn classic_workspace(&mut self, n: usize) -> Result<(&Choice, &mut Workspace)> {
-        if T::ELEM != Elem::I32 {
-            return Err(Error::Invalid(format!("the classic sum plan reduces i32, not {}", T::ELEM.name())));
-        }
-        let geometry = self.prepare_classic(n)?;
-        let Some(Storage::Classic(choice, _, work)) = &mut self.storage else {
-            return Err(Error::Invalid("the classic reducer's storage is missing".into()));
-        };
-        work.retarget(geometry);
-        Ok((choice, work))
-    }
-
-    /// The classic geometry for `n`, (re)making the choice and storage only when they change.
-    fn prepare_classic(&mut self, n: usize) -> Result<Geometry> {
-        let choice = choose(n, self.backend.info().compute_capability)?;
+        let choice = choose(T::ELEM, O::OP, n, backend.info().compute_capability)?;
         let same = |c: &Choice| {
             std::ptr::eq(c.variant, choice.variant)
                 && c.block == choice.block
                 && c.blocks_per_sm == choice.blocks_per_sm
         };
-        if let Some(Storage::Classic(c, resident, work)) = &self.storage
-            && same(c)
-        {
-            let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(*resident))?;
-            if work.fits(&g) {
-                return Ok(g);
+        let kept = match &self.storage {
+            Some(s) if same(&s.choice) => {
+                let g = geometry_of(backend, &s.inst, n, choice.block, Some(s.resident))?;
+                s.work.fits(&g).then_some(g)
             }
-        }
-        let resident = match choice.blocks_per_sm {
-            Some(k) => k,
-            None => plan::resident_per_sm(self.backend, choice.variant, choice.block)?,
+            _ => None,
         };
-        let g = plan::geometry(self.backend, choice.variant, n, choice.block, Some(resident))?;
-        self.storage = Some(Storage::Classic(choice, resident, Box::new(Workspace::new(self.backend, g, 0)?)));
-        Ok(g)
+        let geometry = match kept {
+            Some(g) => g,
+            None => {
+                let inst = choice.variant.instance::<T>(O::OP)?;
+                let resident = match choice.blocks_per_sm {
+                    Some(k) => k,
+                    None => resident_per_sm(backend, &inst, choice.block)?,
+                };
+                let g = geometry_of(backend, &inst, n, choice.block, Some(resident))?;
+                let work = Workspace::new(backend, g, O::OP, 0)?;
+                self.storage = Some(Storage { choice, inst, resident, work });
+                g
+            }
+        };
+        let storage = self.storage.as_mut().ok_or_else(|| Error::Invalid("the reducer's storage is missing".into()))?;
+        storage.work.retarget(geometry);
+        Ok(storage)
     }
 
-    /// `atomic_accumulate__{type}_{op}` on the non-empty `input[range]` (in the buffer), the
-    /// storage remade only when the size needs more.
-    fn enqueue_typed(&mut self, input: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
-        let (tv, block) = library_choice(T::ELEM, O::OP)?;
-        let n = range.len();
-        let resident = match &self.storage {
-            Some(Storage::Typed(r, w)) if std::ptr::eq(w.tv, tv) => *r,
-            _ => self.backend.occupancy(tv.symbol(), block, 0)?.max(1),
-        };
-        let g = typed::geometry(self.backend, tv, n, block, Some(resident))?;
-        let fits = matches!(&self.storage, Some(Storage::Typed(_, w)) if std::ptr::eq(w.tv, tv) && w.fits(&g));
-        if !fits {
-            self.storage = Some(Storage::Typed(resident, TypedWork::new(self.backend, tv, g)?));
-        }
-        let Some(Storage::Typed(_, work)) = &mut self.storage else {
-            return Err(Error::Invalid("the typed reducer's storage is missing".into()));
-        };
-        work.geometry = g;
-        // SAFETY: the range lies within `input` (enqueue checked it); `g` is the variant's for n
-        // and the work fits it (checked or made above).
-        unsafe { work.launch(self.backend, input, range.start, n) }
+    /// The geometry of the last launch, if any (tests).
+    #[cfg(test)]
+    fn geometry(&self) -> Option<Geometry> {
+        self.storage.as_ref().map(|s| s.work.geometry)
     }
 }
 
@@ -347,6 +381,25 @@ pub fn sum_range<T: Value>(backend: &Backend, buf: &DeviceBuffer<T>, range: Rang
     Reducer::<T, Sum>::new(backend).reduce_range(buf, range)
 }
 
+/// `O` over every element of `input` (`reduce_scan::reduce::<f32, Max>(&backend, &buf)`): the
+/// wrapping sum, the minimum or the maximum, in one launch; waits for it. An empty buffer
+/// gives the identity (0, the type's largest value, its smallest). A one-shot
+/// [`Reducer`]`::<T, O>` (which keeps its storage for the next call).
+///
+/// ```
+/// use reduce_scan::{Backend, Max, Min, Sum};
+/// let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+/// let data = backend.upload(&[2.5f64, -1.0, f64::INFINITY, -0.0])?;
+/// assert_eq!(reduce_scan::reduce::<f64, Max>(&backend, &data)?, f64::INFINITY);
+/// assert_eq!(reduce_scan::reduce::<f64, Min>(&backend, &data)?, -1.0);
+/// let ints = backend.upload(&[u64::MAX, 2])?;
+/// assert_eq!(reduce_scan::reduce::<u64, Sum>(&backend, &ints)?, 1); // integer sums wrap
+/// # Ok::<(), reduce_scan::Error>(())
+/// ```
+pub fn reduce<T: Value, O: OpKind>(backend: &Backend, input: &DeviceBuffer<T>) -> Result<T> {
+    Reducer::<T, O>::new(backend).reduce(input)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,12 +422,18 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_hook_sends_only_i32_sums_to_the_classic_plan() {
-        assert_eq!(Sum::path::<i32>(), Path::Classic);
-        assert_eq!(Sum::path::<u32>(), Path::Typed);
-        assert_eq!(Sum::path::<f64>(), Path::Typed);
-        assert_eq!(Min::path::<i32>(), Path::Typed);
-        assert_eq!(Max::path::<i32>(), Path::Typed);
+    fn the_plan_gives_i32_sums_their_measured_rows_and_every_pair_a_row() {
+        let c = |e, o, n| choose(e, o, n, (9, 0)).unwrap();
+        assert_eq!(
+            (c(Elem::I32, Op::Sum, 1 << 20).block, c(Elem::I32, Op::Sum, 1 << 20).answer_in_kernel),
+            (256, true)
+        );
+        assert_eq!(c(Elem::I32, Op::Sum, 1 << 23).block, 512);
+        assert_eq!(c(Elem::I32, Op::Sum, 1 << 28).block, 1024);
+        for (e, o) in [(Elem::U32, Op::Sum), (Elem::F64, Op::Max), (Elem::I32, Op::Min)] {
+            let got = c(e, o, 1 << 28);
+            assert_eq!((got.variant.name, got.block, got.answer_in_kernel), ("atomic_accumulate", 256, false));
+        }
     }
 
     #[test]
@@ -408,14 +467,12 @@ mod tests {
             let want = data[..n].iter().fold(0i32, |a, &x| a.wrapping_add(x));
             assert_eq!(r.reduce_range(&buf, 0..n).unwrap(), want, "call {i}, n = {n}");
         }
-        let words = |r: &Reducer<'_>| match &r.storage {
-            Some(Storage::Classic(_, _, w)) => w.result.as_ref().map(|b| b.as_ptr()),
-            _ => None,
-        };
+        let words = |r: &Reducer<'_>| r.storage.as_ref().and_then(|s| s.work.result.as_ref().map(|b| b.as_ptr()));
         let first = words(&r);
         r.reduce(&buf).unwrap();
         assert!(first.is_some() && first == words(&r), "the storage was remade");
-        assert!(choose(0, (9, 0)).is_ok() && choose(1 << 20, (7, 0)).is_ok());
+        assert!(choose(Elem::I32, Op::Sum, 0, (9, 0)).is_ok() && choose(Elem::I32, Op::Sum, 1 << 20, (7, 0)).is_ok());
+        assert!(r.geometry().is_some());
     }
 
     #[test]
@@ -431,8 +488,8 @@ mod tests {
             // The enqueue way in between: its result words and epochs are its own.
             r.enqueue(&buf, 1..n).unwrap();
             assert_eq!(r.result().unwrap(), sum(1..n), "enqueue after it, n = {n}");
-            let Some(Storage::Classic(_, _, work)) = &r.storage else { panic!("no classic storage") };
-            let tally = b.download(work.tally.as_ref().expect("a tally word")).unwrap();
+            let Some(storage) = &r.storage else { panic!("no storage") };
+            let tally = b.download(storage.work.tally.as_ref().expect("a tally word")).unwrap();
             assert_eq!(tally, [0], "the tally word after n = {n}");
         }
     }

@@ -3,15 +3,15 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use kernels::scan::index::MAX_EPOCH;
 use kernels::types::Sum;
 
-use super::typed::{self, TypedScanVariant};
-use super::{Kind, Shape, check_shape, config, fastest, single_pass_launch};
+use super::kind::Kind;
+use super::plan::check_of;
+use super::registry::choose;
+use super::workspace::ScanWorkspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
-use crate::reduce::typed::{OpKind, Path, Value, check_layout};
-use crate::registry::Elem;
+use crate::types::{OpKind, Value, check_layout};
 
 /// A reusable scan of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
 /// `kernels::types`, re-exported as `reduce_scan::{Sum, Min, Max}`): the single-pass decoupled
@@ -40,11 +40,11 @@ use crate::registry::Elem;
 /// # Ok::<(), reduce_scan::Error>(())
 /// ```
 ///
-/// **Which kernel** (the plan hook [`OpKind::path`]): `i32` × `Sum` runs the classic
-/// `lookback` (packed 64-bit status words; [`fastest`]), every other pair
-/// `lookback__{type}_{op}` ([`typed`]). The shape is [`Reducer`](crate::sum::Reducer)'s, for
-/// the same reasons (its module docs): the pair is fixed per object, the methods are the same
-/// for every pair.
+/// **Which kernel** (the plan, [`choose`](super::choose)): `lookback`'s row of the pair, the
+/// classic `lookback` for `i32` sums (or `lookback_bulk` on sm_90 where
+/// [`BULK_ON_SM90`](super::BULK_ON_SM90) says so), `lookback__{type}_{op}` for every other. The
+/// shape is [`Reducer`](crate::sum::Reducer)'s, for the same reasons (its module docs): the
+/// pair is fixed per object, the methods are the same for every pair.
 ///
 /// **Sub-ranges.** `*_range(input, range, output)` scans `input[range]` into
 /// `output[..range.len()]`. The kernels load 16 bytes at a time, so a range that does not
@@ -52,53 +52,17 @@ use crate::registry::Elem;
 /// scanner's staging buffer; one that does is scanned in place.
 pub struct Scanner<'b, T: Value = i32, O: OpKind = Sum> {
     backend: &'b Backend,
-    /// One status word per tile, tagged with the launch's epoch.
-    status: Option<DeviceBuffer<u64>>,
-    /// The typed scan's two value slots per tile (8 bytes each: room for any element type).
-    values: Option<DeviceBuffer<u64>>,
+    /// The status words and value slots (one workspace shape for every scan).
+    work: ScanWorkspace<T>,
     /// The copy of a sub-range that does not start on a 16-byte boundary.
     staging: Option<DeviceBuffer<T>>,
-    /// The epoch of the last launch on `status` (0: none since it was zeroed).
-    epoch: u32,
     op: PhantomData<fn() -> O>,
-}
-
-/// The kernel a [`Scanner`] launches, by the plan hook.
-#[derive(Clone, Copy)]
-enum Plan {
-    /// The classic `i32` single-pass scan for the device (`lookback`, or `lookback_bulk` on
-    /// sm_90: [`fastest`]).
-    Classic(&'static super::ScanVariant, Shape),
-    /// `lookback__{type}_{op}`.
-    Typed(&'static TypedScanVariant, Shape),
-}
-
-impl Plan {
-    /// The plan for `T` × `O`.
-    fn of<T: Value, O: OpKind>(cc: (u32, u32)) -> Result<Self> {
-        match O::path::<T>() {
-            Path::Classic => {
-                let v = fastest(cc);
-                Ok(Plan::Classic(v, v.shape()))
-            }
-            Path::Typed => {
-                let tv = typed::find("lookback", T::ELEM, O::OP)?;
-                Ok(Plan::Typed(tv, tv.shape()))
-            }
-        }
-    }
-
-    fn shape(&self) -> &Shape {
-        match self {
-            Plan::Classic(_, shape) | Plan::Typed(_, shape) => shape,
-        }
-    }
 }
 
 impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
     /// A scanner on `backend` (its device and stream). Allocates nothing until the first scan.
     pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, status: None, values: None, staging: None, epoch: 0, op: PhantomData }
+        Self { backend, work: ScanWorkspace::new(), staging: None, op: PhantomData }
     }
 
     /// `output[i] = input[0] ⊕ … ⊕ input[i]` for every element of `input`; waits. Integer sums
@@ -162,64 +126,20 @@ impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
         }
         let n = range.len();
         let cc = self.backend.info().compute_capability;
-        let plan = Plan::of::<T, O>(cc)?;
-        check_shape(plan.shape(), kind, n, (n, output.len()), cc)?;
-        let tiles = n.div_ceil(plan.shape().tile as usize);
-        let classic = match plan {
-            Plan::Classic(v, _) => Some(single_pass_launch(self.backend, v, n)?),
-            Plan::Typed(..) => None,
-        };
-        let words = classic.map_or(tiles, |(_, _, words)| words);
-        self.prepare(words, tiles, matches!(plan, Plan::Typed(..)))?;
+        let inst = choose::<T>(O::OP, cc)?;
+        check_of(&inst, kind, n, (n, output.len()), cc)?;
         let src = self.source(input, range)?;
-        let epoch = self.epoch + 1;
-        let status = self.status.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("status"))?;
-        match plan {
-            Plan::Classic(..) => {
-                let Some((kernel, cfg, _)) = classic else { return Err(missing("classic plan")) };
-                if T::ELEM != Elem::I32 {
-                    return Err(Error::Invalid(format!("the classic scan scans i32, not {}", T::ELEM.name())));
-                }
-                let args = (src.cast::<i32>(), output.as_mut_ptr().cast::<i32>(), status, n as u32, epoch, kind.flag());
-                // SAFETY: check_shape verified n ≥ 1, that the output holds n and that the grid
-                // fits; `src` is n elements of `i32` (T is i32, checked above), 16-byte aligned
-                // (source), distinct from `output` (`&` and `&mut`); the status array holds one
-                // word per tile (and the bulk scan's ticket word), each older than `epoch` (zeroed at
-                // allocation, epochs strictly increasing since: prepare); the launch configuration
-                // is the kernel's own (single_pass_launch).
-                unsafe { self.backend.launch(&kernel, cfg, args) }?;
-            }
-            Plan::Typed(tv, _) => {
-                let values = self.values.as_mut().map(DeviceBuffer::as_mut_ptr).ok_or_else(|| missing("values"))?;
-                let out = output.as_mut_ptr().cast::<u8>();
-                let args = (src.cast::<u8>(), out, status, values.cast::<u8>(), n as u32, epoch, kind.flag());
-                // SAFETY: as above, with `tv` the instantiation for T's own element type (found by
-                // T::ELEM), and the value slots two 8-byte words per tile (prepare).
-                unsafe { self.backend.launch(&tv.kernel, config(tiles, tv.threads), args) }?;
-            }
-        }
-        self.epoch = epoch;
-        Ok(())
+        let mut launches = self.work.launches(self.backend, &inst, kind, (src, output.as_mut_ptr()), n)?;
+        // SAFETY: check_of verified n ≥ 1, that the output holds n and that the grid fits; `src`
+        // is n elements of T, 16-byte aligned (source), distinct from `output` (`&` and `&mut`),
+        // and both stay alive until the caller waits (the method's contract).
+        unsafe { self.work.launch(self.backend, &mut launches) }
     }
 
     /// Waits for every scan this scanner (or anything else on its stream) queued; reports a
     /// kernel's failure.
     pub fn wait(&self) -> Result<()> {
         self.backend.synchronize()
-    }
-
-    /// Makes the status array hold `words` words (one per tile, and the bulk scan's ticket
-    /// counter), and, for the typed scan, the value slots `tiles` tiles.
-    fn prepare(&mut self, words: usize, tiles: usize, values: bool) -> Result<()> {
-        if self.epoch >= MAX_EPOCH || self.status.as_ref().is_none_or(|s| s.len() < words) {
-            // Fresh zeroed words: no old word can carry a new epoch.
-            self.status = Some(self.backend.alloc::<u64>(words)?);
-            self.epoch = 0;
-        }
-        if values && self.values.as_ref().is_none_or(|v| v.len() < 2 * tiles) {
-            self.values = Some(self.backend.alloc::<u64>(2 * tiles)?);
-        }
-        Ok(())
     }
 
     /// The device address the kernel reads `input[range]` from: in place when it starts on a
@@ -252,7 +172,7 @@ mod tests {
     fn an_i32_scanner_reuses_its_status_words_across_sizes() {
         // Status words of a larger launch left where a smaller one looks, and the other way round.
         let b = Backend::emulator();
-        let tile = fastest(b.info().compute_capability).tile() as usize;
+        let tile = super::super::fastest(b.info().compute_capability).tile() as usize;
         let data: Vec<i32> = (0..12 * tile as i32 + 5).map(|i| i.wrapping_mul(2_654_435_761u32 as i32) >> 7).collect();
         let input = b.upload(&data).unwrap();
         let mut out = b.alloc::<i32>(data.len()).unwrap();
@@ -294,10 +214,11 @@ mod tests {
 
     #[test]
     fn i32_sums_take_the_classic_kernel() {
+        use crate::scan::choose;
         let sm90 = if super::super::BULK_ON_SM90 { "lookback_bulk" } else { "lookback" };
-        assert!(matches!(Plan::of::<i32, Sum>((9, 0)), Ok(Plan::Classic(v, _)) if v.name == sm90));
-        assert!(matches!(Plan::of::<i32, Sum>((8, 0)), Ok(Plan::Classic(v, _)) if v.name == "lookback"));
-        assert!(matches!(Plan::of::<i32, Min>((9, 0)), Ok(Plan::Typed(..))));
-        assert!(matches!(Plan::of::<u32, Sum>((9, 0)), Ok(Plan::Typed(..))));
+        assert_eq!(choose::<i32>(Sum::OP, (9, 0)).unwrap().variant.name, sm90);
+        assert_eq!(choose::<i32>(Sum::OP, (8, 0)).unwrap().plan.symbols(), ["lookback"]);
+        assert_eq!(choose::<i32>(Min::OP, (9, 0)).unwrap().plan.symbols(), ["lookback__i32_min"]);
+        assert_eq!(choose::<u32>(Sum::OP, (9, 0)).unwrap().plan.symbols(), ["lookback__u32_sum"]);
     }
 }

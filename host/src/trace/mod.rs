@@ -92,16 +92,16 @@ pub fn capture(subject: Subject, n: usize, seed: u64) -> Result<Traced> {
     let (title, passed, input) = match subject {
         Subject::Reduce(v, block) => {
             let data = crate::input::Input::small(n, seed).data;
-            let reference = crate::cpu::Reference::for_op(v.op, &data);
             let buffer = backend.upload(&data)?;
             crate::reduce::geometry(&backend, v, n, block, None)?;
-            let m = crate::reduce::measure(&backend, v, &buffer, n, block, 1, reference)?;
+            let m = crate::reduce::measure_own(&backend, v, (&buffer, &data), (block, None), 1)?;
             (format!("{} (block {block})", v.name), m.pass(), range(&buffer))
         }
         Subject::Scan(v, kind) => {
             let data = crate::input::Input::full_range(n, seed).data;
             let buffer = backend.upload(&data)?;
-            let m = crate::scan::measure(&backend, v, kind, &buffer, n, 1, &kind.reference(&data))?;
+            let reference = kind.reference(&data);
+            let m = crate::scan::measure(&backend, v.own(), kind, (&buffer, &data), Some(&reference), 1)?;
             (format!("{} {kind} (block {})", v.name, v.block()), m.pass(), range(&buffer))
         }
     };

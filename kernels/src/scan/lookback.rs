@@ -1,16 +1,17 @@
 use super::index::{
     FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, pack_status, status_flag,
-    status_value, striped_chunk,
+    status_value, striped_chunk, value_slot,
 };
-use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
+use crate::device::atomic::{load_acquire_u64, load_relaxed_u64, store_relaxed_u64, store_release_u64};
 use crate::device::clock::nanosleep;
 use crate::device::global::l2_evict_first_policy;
 use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
-use crate::device::warp::{all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
+use crate::device::warp::{Word, all_sync, ballot_sync, shfl_up_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
-use crate::{kernel, static_shared};
+use crate::types::{Element, Operator, Sum, to_128};
+use crate::{kernel, static_shared, typed_kernel};
 
 // ---------------------------------------------------------------------------------------
 // Tuning: every knob of the decoupled look-back scan is here.
@@ -89,40 +90,221 @@ pub const fn lookback_shared_bytes(threads: u32, items: u32) -> u32 {
 /// Static shared memory of [`lookback`] per block: `(LOOKBACK_TILE + 36) × 4` bytes.
 pub const LOOKBACK_SHARED_BYTES: u32 = lookback_shared_bytes(LOOKBACK_THREADS, LOOKBACK_ITEMS);
 
-/// Inclusive scan of `x` over the 32 lanes of a full warp (Hillis–Steele with
-/// `__shfl_up_sync`: 5 steps, every lane ends with the sum of lanes `0..=lane`).
+// ---------------------------------------------------------------------------------------
+// The scan, generic over the element type `T` and the operator `O` (`crate::types`): `lookback`
+// is its `i32` × `Sum` instantiation, `lookback__{type}_{op}` ([`lookback_generic`]) the others.
+// Read it with `T = i32` and `O::combine` = `+`: that is the lesson. What the other types add is
+// how a 64-bit value is published (`Status`), and what the operators without an inverse do where
+// `lookback` subtracts (`warp_exclusive`).
+
+/// 32-bit words per element of `T`: 1, or 2 for the 64-bit types. The tile lives in shared
+/// memory as 32-bit words, whatever `T`.
 #[inline(always)]
-fn warp_inclusive_scan(mut x: i32, lane: u32) -> i32 {
+const fn words<T: Element>() -> usize {
+    4 / T::PER_128
+}
+
+/// The elements of the 16 bytes `w` read as four 32-bit words: four of a 32-bit type, or two
+/// of a 64-bit type (then repeated: `[a, b, a, b]`).
+#[inline(always)]
+fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
+    let w = [w[0].to_word(), w[1].to_word(), w[2].to_word(), w[3].to_word()];
+    if T::PER_128 == 4 {
+        [T::from_halves([w[0], 0]), T::from_halves([w[1], 0]), T::from_halves([w[2], 0]), T::from_halves([w[3], 0])]
+    } else {
+        let (a, b) = (T::from_halves([w[0], w[1]]), T::from_halves([w[2], w[3]]));
+        [a, b, a, b]
+    }
+}
+
+/// The 16 bytes that hold the first `T::PER_128` elements of `e`, as four words: the inverse
+/// of [`unpack`].
+#[inline(always)]
+fn pack<T: Element, W: Word>(e: [T; 4]) -> [W; 4] {
+    let w = to_128(e);
+    [W::from_word(w[0]), W::from_word(w[1]), W::from_word(w[2]), W::from_word(w[3])]
+}
+
+/// The elements of the 16 bytes `w` (`T::PER_128` of them) folded into `acc`, in order.
+#[inline(always)]
+fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4]) -> T {
+    let x = unpack::<T, W>(w);
+    let acc = O::combine(O::combine(acc, x[0]), x[1]);
+    if T::PER_128 == 4 { O::combine(O::combine(acc, x[2]), x[3]) } else { acc }
+}
+
+/// `T` in control slot `slot` of the words from `ctrl` on (one word per slot, two for 64-bit
+/// types).
+///
+/// # Safety
+/// The slot's words are in `smem`; no concurrent write (a barrier separates it from this read).
+#[inline(always)]
+unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize) -> T {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if words::<T>() == 1 {
+            T::from_low_bits(smem.read(ctrl + slot).to_word())
+        } else {
+            T::from_halves([smem.read(ctrl + 2 * slot).to_word(), smem.read(ctrl + 2 * slot + 1).to_word()])
+        }
+    }
+}
+
+/// Writes `value` to control slot `slot` (as [`read_slot`]).
+///
+/// # Safety
+/// As for [`read_slot`], with no concurrent access.
+#[inline(always)]
+unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize, value: T) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if words::<T>() == 1 {
+            smem.write(ctrl + slot, W::from_word(value.low_bits()));
+        } else {
+            let h = value.to_halves();
+            smem.write(ctrl + 2 * slot, W::from_word(h[0]));
+            smem.write(ctrl + 2 * slot + 1, W::from_word(h[1]));
+        }
+    }
+}
+
+/// Inclusive `⊕`-scan of `x` over the 32 lanes of a full warp (Hillis–Steele with
+/// `__shfl_up_sync`: 5 steps, every lane ends with lanes `0..=lane` combined; a 64-bit value
+/// crosses as two shuffles).
+#[inline(always)]
+fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
     let mut d = 1;
     while d < WARP_SIZE {
         let y = shfl_up_sync(FULL_MASK, x, d);
         if lane >= d {
-            x = x.wrapping_add(y);
+            // The operators commute (`crate::types`), so `x ⊕ y` is `y ⊕ x`.
+            x = O::combine(x, y);
         }
         d *= 2;
     }
     x
 }
 
-/// Sum of `x` over the 32 lanes of a full warp, returned to every lane (butterfly).
+/// The lanes before this one combined, from `inclusive` (lanes `0..=lane`) and the lane's own
+/// value: `inclusive − own` where the operator has an exact inverse (`i32` sums: `lookback`'s
+/// subtraction); otherwise the inclusive value of the lane below (one more shuffle), the
+/// identity in lane 0. Called by every lane of a full warp.
 #[inline(always)]
-fn warp_sum(mut x: i32) -> i32 {
+fn warp_exclusive<T: Element, O: Operator<T>>(inclusive: T, own: T, lane: u32) -> T {
+    match O::exclusive_from(inclusive, own) {
+        Some(before) => before,
+        None => {
+            let below = shfl_up_sync(FULL_MASK, inclusive, 1);
+            if lane == 0 { O::IDENTITY } else { below }
+        }
+    }
+}
+
+/// `⊕` of `x` over the 32 lanes of a full warp, returned to every lane (butterfly).
+#[inline(always)]
+fn warp_all_reduce<T: Element, O: Operator<T>>(mut x: T) -> T {
     let mut m = 16;
     while m > 0 {
-        x = x.wrapping_add(shfl_xor_sync(FULL_MASK, x, m));
+        x = O::combine(x, shfl_xor_sync(FULL_MASK, x, m));
         m /= 2;
     }
     x
 }
 
-/// The decoupled look-back of tile `tile > 0`, by one full warp: the sum of every element
-/// before the tile. Lane `l` examines tile `end - 32 + l` of a window of 32 predecessors
+/// Is `T` published in the **packed** layout (one 64-bit word `epoch:30 | flag:2 | bits:32`,
+/// the 32-bit types) rather than the **split** one (a flag word and two value slots per tile,
+/// the 64-bit types)? The one place the layout is chosen; "Status words and memory ordering"
+/// in [`lookback`] and [`lookback_generic`] say why.
+#[inline(always)]
+const fn packed<T: Element>() -> bool {
+    core::mem::size_of::<T>() == 4
+}
+
+/// Where tiles publish: one status word per tile and, for the split layout, two value slots
+/// per tile (`index::value_slot`: its aggregate and its inclusive prefix).
+#[derive(Clone, Copy)]
+pub(super) struct Status<T> {
+    words: GlobalMut<u64>,
+    values: GlobalMut<T>,
+}
+
+impl<T: Element> Status<T> {
+    /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
+    #[inline(always)]
+    pub(super) fn packed(words: GlobalMut<u64>) -> Self {
+        // `values` is never read or written in the packed layout.
+        Self { words, values: words.cast() }
+    }
+
+    /// Tile `tile`'s `value` with `flag` (aggregate or inclusive prefix): packed, one relaxed
+    /// 64-bit store of flag and value; split, the value into the slot of its flag, then the
+    /// flag word with release semantics.
+    ///
+    /// # Safety
+    /// `tile` has a word (and, split, two slots); one thread per tile publishes, the aggregate
+    /// before the prefix.
+    #[inline(always)]
+    unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
+        if packed::<T>() {
+            // SAFETY: tile < the status array's length; one atomic word carries flag and value.
+            unsafe { store_relaxed_u64(self.words.offset(tile), pack_status(epoch, flag, value.low_bits() as i32)) };
+        } else {
+            // SAFETY: the value's own slot (never written again during the launch), then the
+            // flag with release semantics: a reader that acquires the flag sees the value.
+            unsafe {
+                T::store_relaxed(self.values.offset(value_slot(tile, flag)), value);
+                store_release_u64(self.words.offset(tile), pack_status(epoch, flag, 0));
+            }
+        }
+    }
+
+    /// Tile `pred`'s status word: a relaxed 64-bit atomic load (packed), an acquire (split).
+    ///
+    /// # Safety
+    /// `pred` is below the status array's length.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn word(self, pred: usize) -> u64 {
+        // SAFETY: forwarded.
+        unsafe {
+            if packed::<T>() {
+                load_relaxed_u64(self.words.as_const().offset(pred))
+            } else {
+                load_acquire_u64(self.words.as_const().offset(pred))
+            }
+        }
+    }
+
+    /// The value of the valid status `word` (`flag`) read for tile `pred`: its low bits
+    /// (packed); the slot its flag names, or the identity before tile 0 (split).
+    ///
+    /// # Safety
+    /// `word` is this launch's, loaded by [`word`](Self::word) (or made for a `pred` before
+    /// tile 0).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    unsafe fn value<O: Operator<T>>(self, word: u64, pred: isize, flag: u32) -> T {
+        if packed::<T>() {
+            return T::from_low_bits(status_value(word) as u32);
+        }
+        if pred < 0 {
+            return O::IDENTITY;
+        }
+        // SAFETY: the slot exists; its value was stored before the release the acquire saw (a
+        // GPU-scope atomic load, never a cached one).
+        let bits = unsafe { load_relaxed_u64(self.values.as_const().offset(value_slot(pred as usize, flag)).cast()) };
+        T::from_halves([bits as u32, (bits >> 32) as u32])
+    }
+}
+
+/// The decoupled look-back of tile `tile > 0`, by one full warp: every element before the tile,
+/// combined. Lane `l` examines tile `end - 32 + l` of a window of 32 predecessors
 /// (lane 31 the nearest), starting with `end = tile`:
 ///
 /// 1. Every lane loads its predecessor's status word (relaxed 64-bit atomic load);
-///    predecessors before tile 0 count as an inclusive prefix of 0. Until no lane of the
-///    window sees [`FLAG_INVALID`] (`__all_sync`), the lanes that saw it load again (the
-///    others keep their word: a valid word stays valid).
+///    predecessors before tile 0 count as an inclusive prefix holding the identity (0 for a
+///    sum). Until no lane of the window sees [`FLAG_INVALID`] (`__all_sync`), the lanes that
+///    saw it load again (the others keep their word: a valid word stays valid).
 /// 2. `__ballot_sync(flag == PREFIX)`: if some lane holds an inclusive prefix, the highest
 ///    such lane is the nearest; the answer is its value plus the aggregates of the lanes
 ///    above it (a warp sum of the values from that lane on). Done.
@@ -133,20 +315,25 @@ fn warp_sum(mut x: i32) -> i32 {
 /// nanoseconds before it loads again (0: no sleep, a tight spin; see [`LOOKBACK_SLEEP_NS`]).
 ///
 /// # Safety
-/// `status` holds at least `tile` words; called by all 32 lanes of one warp with the same
-/// `tile` and `epoch`.
+/// `status` holds at least `tile` words (and their slots); called by all 32 lanes of one warp
+/// with the same `tile` and `epoch`.
 #[inline(always)]
-unsafe fn look_back<const SLEEP_NS: u32>(status: Global<u64>, tile: usize, epoch: u32, lane: u32) -> i32 {
-    let mut exclusive = 0i32;
+unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+    status: Status<T>,
+    tile: usize,
+    epoch: u32,
+    lane: u32,
+) -> T {
+    let mut exclusive = O::IDENTITY;
     let mut end = tile;
     loop {
         let pred = end as isize - WARP_SIZE as isize + lane as isize;
         let load = || {
             if pred >= 0 {
                 // SAFETY: 0 <= pred < tile <= the status array's length.
-                unsafe { load_relaxed_u64(status.offset(pred as usize)) }
+                unsafe { status.word(pred as usize) }
             } else {
-                pack_status(epoch, FLAG_PREFIX, 0)
+                pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32)
             }
         };
         let mut word = load();
@@ -159,19 +346,54 @@ unsafe fn look_back<const SLEEP_NS: u32>(status: Global<u64>, tile: usize, epoch
             }
         }
         let flag = status_flag(word, epoch);
-        let value = status_value(word);
-        let prefixes = ballot_sync(FULL_MASK, flag == FLAG_PREFIX);
+        let is_prefix = flag == FLAG_PREFIX;
+        // SAFETY: this launch's valid word for pred.
+        let value = unsafe { status.value::<O>(word, pred, flag) };
+        let prefixes = ballot_sync(FULL_MASK, is_prefix);
         if prefixes != 0 {
             let nearest = 31 - prefixes.leading_zeros();
-            return exclusive.wrapping_add(warp_sum(if lane >= nearest { value } else { 0 }));
+            return O::combine(exclusive, warp_all_reduce::<T, O>(if lane >= nearest { value } else { O::IDENTITY }));
         }
-        exclusive = exclusive.wrapping_add(warp_sum(value));
+        exclusive = O::combine(exclusive, warp_all_reduce::<T, O>(value));
         end -= WARP_SIZE as usize;
     }
 }
 
-/// The four elements `p .. p + 4` where they exist (`< n`), zeros past the end: a chunk of
-/// the last, partial tile.
+/// The elements `p .. p + T::PER_128` where they exist (`< n`), the identity past the end (0
+/// for a sum), as 16 bytes: a chunk of the last, partial tile.
+///
+/// # Safety
+/// `input` holds `n` elements.
+#[inline(always)]
+unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p: usize, n: usize) -> [W; 4] {
+    let at = |k: usize| {
+        if k < T::PER_128 && p + k < n {
+            // SAFETY: p + k < n.
+            unsafe { input.read(p + k) }
+        } else {
+            O::IDENTITY
+        }
+    };
+    pack::<T, W>([at(0), at(1), at(2), at(3)])
+}
+
+/// Stores the elements of the 16-byte `chunk` at `p ..` that exist (`< n`).
+///
+/// # Safety
+/// `output` holds `n` elements, and nobody else writes these elements concurrently.
+#[inline(always)]
+unsafe fn store_guarded<T: Element, W: Word>(output: GlobalMut<T>, p: usize, n: usize, chunk: [W; 4]) {
+    let elements = unpack::<T, W>(chunk);
+    for (k, &x) in elements[..T::PER_128].iter().enumerate() {
+        if p + k < n {
+            // SAFETY: p + k < n; this thread's element.
+            unsafe { output.write(p + k, x) };
+        }
+    }
+}
+
+/// The four `i32` elements `p .. p + 4` where they exist (`< n`), zeros past the end: a chunk of
+/// the last, partial tile of the `i32` scans (`bit`, `blelloch`, the bulk look-backs).
 ///
 /// # Safety
 /// `input` holds `n` elements.
@@ -215,26 +437,30 @@ pub(super) struct TileThread {
     pub(super) ctrl: usize,
 }
 
-/// Phase 3, reduce: this thread's `4 × ROWS` consecutive elements (blocked), then an inclusive
-/// warp scan of the thread sums; lane 31 leaves its warp's total in control word `warp`.
-/// Returns `(sum, incl)`: the thread's own sum and its inclusive warp scan. Ends with a barrier.
+/// Phase 3, reduce: this thread's `4 × ROWS` consecutive words (blocked), then an inclusive
+/// warp scan of the thread totals; lane 31 leaves its warp's total in control slot `warp`.
+/// Returns `(own, incl)`: the thread's own total and its inclusive warp scan. Ends with a
+/// barrier.
 ///
 /// # Safety
 /// After phase 2 of [`scan_tile`] (the load and its barrier); called by every thread of the
 /// block.
 #[inline(always)]
-unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i32, i32) {
+unsafe fn reduce_tile<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    t: TileThread,
+    smem: Shared<W>,
+) -> (T, T) {
     let items = 4 * ROWS;
-    let mut sum = 0i32;
+    let mut sum = O::IDENTITY;
     for r in 0..ROWS {
         // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
         let x = unsafe { smem.read_v4(blocked_chunk(t.tid, r, items)) };
-        sum = sum.wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]).wrapping_add(x[3]);
+        sum = fold_chunk::<T, O, W>(sum, x);
     }
-    let incl = warp_inclusive_scan(sum, t.lane);
+    let incl = warp_inclusive_scan::<T, O>(sum, t.lane);
     if t.lane == WARP_SIZE - 1 {
         // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
-        unsafe { smem.write(t.ctrl + t.warp, incl) };
+        unsafe { write_slot(smem, t.ctrl, t.warp, incl) };
     }
     sync_threads();
     (sum, incl)
@@ -247,27 +473,27 @@ unsafe fn reduce_tile<const ROWS: usize>(t: TileThread, smem: Shared<i32>) -> (i
 /// # Safety
 /// After [`reduce_tile`]; `status` holds `gridDim.x` words.
 #[inline(always)]
-unsafe fn publish_aggregate<const THREADS: usize>(
+unsafe fn publish_aggregate<T: Element, O: Operator<T>, W: Word, const THREADS: usize>(
     t: TileThread,
-    smem: Shared<i32>,
-    status: GlobalMut<u64>,
+    smem: Shared<W>,
+    status: Status<T>,
     epoch: u32,
-) -> (i32, i32) {
+) -> (T, T) {
     let warps = THREADS / WARP_SIZE as usize;
-    let mut warp_offset = 0i32;
-    let mut aggregate = 0i32;
+    let mut warp_offset = O::IDENTITY;
+    let mut aggregate = O::IDENTITY;
     for w in 0..warps {
         // SAFETY: written before the barrier, not written again.
-        let x = unsafe { smem.read(t.ctrl + w) };
+        let x = unsafe { read_slot::<T, W>(smem, t.ctrl, w) };
         if w < t.warp {
-            warp_offset = warp_offset.wrapping_add(x);
+            warp_offset = O::combine(warp_offset, x);
         }
-        aggregate = aggregate.wrapping_add(x);
+        aggregate = O::combine(aggregate, x);
     }
     if t.tid == 0 {
         let flag = if t.tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
-        // SAFETY: tile < gridDim.x = the status array's length.
-        unsafe { store_relaxed_u64(status.offset(t.tile), pack_status(epoch, flag, aggregate)) };
+        // SAFETY: tile < gridDim.x = the status array's length; thread 0, the aggregate first.
+        unsafe { status.publish(t.tile, epoch, flag, aggregate) };
     }
     (warp_offset, aggregate)
 }
@@ -278,61 +504,73 @@ unsafe fn publish_aggregate<const THREADS: usize>(
 /// # Safety
 /// After [`reduce_tile`]; each thread touches only its own blocked chunks.
 #[inline(always)]
-unsafe fn scan_in_place<const ROWS: usize>(t: TileThread, smem: Shared<i32>, mut run: i32, exclusive: u32) {
+unsafe fn scan_in_place<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    t: TileThread,
+    smem: Shared<W>,
+    mut run: T,
+    exclusive: u32,
+) {
     let items = 4 * ROWS;
     for r in 0..ROWS {
         let at = blocked_chunk(t.tid, r, items);
         // SAFETY: this thread's own chunk.
-        let x = unsafe { smem.read_v4(at) };
-        let mut out = [0i32; 4];
-        for k in 0..4 {
+        let x = unpack::<T, W>(unsafe { smem.read_v4(at) });
+        let mut out = [O::IDENTITY; 4];
+        for k in 0..T::PER_128 {
             if exclusive != 0 {
                 out[k] = run;
-                run = run.wrapping_add(x[k]);
+                run = O::combine(run, x[k]);
             } else {
-                run = run.wrapping_add(x[k]);
+                run = O::combine(run, x[k]);
                 out[k] = run;
             }
         }
         // SAFETY: this thread's own chunk; other threads read it only after the barrier.
-        unsafe { smem.write_v4(at, out) };
+        unsafe { smem.write_v4(at, pack::<T, W>(out)) };
     }
 }
 
 /// Phase 6: warp 0 looks back and publishes the tile's inclusive prefix; every thread gets the
-/// tile's exclusive prefix (through control word `PREFIX_SLOT`, after a barrier).
+/// tile's exclusive prefix (through control slot `PREFIX_SLOT`, after a barrier).
 ///
 /// # Safety
 /// After [`publish_aggregate`]; `status` holds `gridDim.x` words; called by every thread.
 #[inline(always)]
-unsafe fn tile_prefix<const SLEEP_NS: u32>(
+unsafe fn tile_prefix<T: Element, O: Operator<T>, W: Word, const SLEEP_NS: u32>(
     t: TileThread,
-    smem: Shared<i32>,
-    status: GlobalMut<u64>,
+    smem: Shared<W>,
+    status: Status<T>,
     epoch: u32,
-    aggregate: i32,
-) -> i32 {
+    aggregate: T,
+) -> T {
     if t.warp == 0 {
         let prefix = if t.tile == 0 {
-            0
+            O::IDENTITY
         } else {
             // SAFETY: the whole warp calls it, with the same tile and epoch.
-            let prefix = unsafe { look_back::<SLEEP_NS>(status.as_const(), t.tile, epoch, t.lane) };
+            let prefix = unsafe { look_back::<T, O, SLEEP_NS>(status, t.tile, epoch, t.lane) };
             if t.lane == 0 {
-                let inclusive = prefix.wrapping_add(aggregate);
-                // SAFETY: as above.
-                unsafe { store_relaxed_u64(status.offset(t.tile), pack_status(epoch, FLAG_PREFIX, inclusive)) };
+                // SAFETY: as above; this tile's aggregate went out first.
+                unsafe { status.publish(t.tile, epoch, FLAG_PREFIX, O::combine(prefix, aggregate)) };
             }
             prefix
         };
         if t.lane == 0 {
             // SAFETY: read only after the barrier below.
-            unsafe { smem.write(t.ctrl + PREFIX_SLOT, prefix) };
+            unsafe { write_slot(smem, t.ctrl, PREFIX_SLOT, prefix) };
         }
     }
     sync_threads();
     // SAFETY: written before the barrier, never written again.
-    unsafe { smem.read(t.ctrl + PREFIX_SLOT) }
+    unsafe {
+        // (A 32-bit prefix read here rather than through `read_slot` keeps `lookback`'s PTX
+        // as it was before the kernel became generic: `scripts/ptx_diff.py`, #38.)
+        if words::<T>() == 1 {
+            T::from_low_bits(smem.read(t.ctrl + PREFIX_SLOT).to_word())
+        } else {
+            read_slot(smem, t.ctrl, PREFIX_SLOT)
+        }
+    }
 }
 
 /// Phases 3–6 on a loaded tile, in order (reduce, publish the aggregate, scan in place, look
@@ -342,37 +580,54 @@ unsafe fn tile_prefix<const SLEEP_NS: u32>(
 /// # Safety
 /// After the load and its barrier; by every thread of the block; as for the four phases.
 #[inline(always)]
-pub(super) unsafe fn scan_loaded_tile<const THREADS: usize, const ROWS: usize, const SLEEP_NS: u32>(
+pub(super) unsafe fn scan_loaded_tile<
+    T: Element,
+    O: Operator<T>,
+    W: Word,
+    const THREADS: usize,
+    const ROWS: usize,
+    const SLEEP_NS: u32,
+>(
     t: TileThread,
-    smem: Shared<i32>,
-    status: GlobalMut<u64>,
+    smem: Shared<W>,
+    status: Status<T>,
     epoch: u32,
     exclusive: u32,
-) -> i32 {
+) -> T {
     // SAFETY: the caller's guarantees, in the phases' order, by every thread.
     unsafe {
-        let (sum, incl) = reduce_tile::<ROWS>(t, smem);
-        let (warp_offset, aggregate) = publish_aggregate::<THREADS>(t, smem, status, epoch);
-        scan_in_place::<ROWS>(t, smem, warp_offset.wrapping_add(incl.wrapping_sub(sum)), exclusive);
-        tile_prefix::<SLEEP_NS>(t, smem, status, epoch, aggregate)
+        let (sum, incl) = reduce_tile::<T, O, W, ROWS>(t, smem);
+        let (warp_offset, aggregate) = publish_aggregate::<T, O, W, THREADS>(t, smem, status, epoch);
+        let before = warp_exclusive::<T, O>(incl, sum, t.lane);
+        scan_in_place::<T, O, W, ROWS>(t, smem, O::combine(warp_offset, before), exclusive);
+        tile_prefix::<T, O, W, SLEEP_NS>(t, smem, status, epoch, aggregate)
     }
 }
 
-/// The body of `lookback` and of its tuning instantiations: tile `blockIdx.x` of
-/// `THREADS * 4 * ROWS` elements, in the phases of [`lookback`]'s docs: 1, 2 and 7 here, 3–6
-/// one function each.
+/// The body of every look-back scan of one tile per block (`lookback`, its tuning shapes and
+/// ablations, `lookback__{type}_{op}`): tile `blockIdx.x` of `THREADS * 4 * ROWS` words, in the
+/// phases of [`lookback`]'s docs: 1, 2 and 7 here, 3–6 one function each.
 ///
 /// # Safety
-/// As for [`lookback`]; `smem` is the block's shared array of `shared_words(tile)` words.
+/// As for [`lookback`]; `smem` is the block's shared array: the tile's words, then the control
+/// words (36, or 68 for a 64-bit `T`).
 #[inline(always)]
-unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, const SLEEP_NS: u32>(
-    input: Global<i32>,
-    output: GlobalMut<i32>,
-    status: GlobalMut<u64>,
+unsafe fn scan_tile<
+    T: Element,
+    O: Operator<T>,
+    W: Word,
+    const THREADS: usize,
+    const ROWS: usize,
+    const HINTS: u32,
+    const SLEEP_NS: u32,
+>(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: Status<T>,
     n: u32,
     epoch: u32,
     exclusive: u32,
-    smem: Shared<i32>,
+    smem: Shared<W>,
 ) {
     const {
         assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
@@ -381,7 +636,9 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     if block_dim_x() as usize != THREADS {
         trap("lookback launched with a block size other than the one it was compiled for");
     }
-    let tile_len = THREADS * 4 * ROWS;
+    let tile_words = THREADS * 4 * ROWS;
+    let per = words::<T>();
+    let tile_len = tile_words / per;
     let tid = thread_idx_x() as usize;
     let lane = thread_idx_x() % WARP_SIZE;
     let warp = tid / WARP_SIZE as usize;
@@ -390,56 +647,61 @@ unsafe fn scan_tile<const THREADS: usize, const ROWS: usize, const HINTS: u32, c
     let tile = block_idx_x() as usize;
     let base = tile * tile_len;
     let full = base + tile_len <= n;
-    let t = TileThread { tid, lane, warp, tile, ctrl: tile_len };
+    let t = TileThread { tid, lane, warp, tile, ctrl: tile_words };
+    // The buffers as 32-bit words, for the 16-byte copies and stores.
+    let (src, dst) = (input.cast::<W>(), output.cast::<W>());
     // 2. Load: striped 16-byte chunks, global → shared without registers (cp.async);
-    //    the partial last tile through registers, with zeros past n.
+    //    the partial last tile through registers, with the identity past n.
     let policy = if HINTS & HINT_EVICT_FIRST != 0 { l2_evict_first_policy() } else { 0 };
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if full {
-            let src = input.wrapping_offset(base + c);
-            // SAFETY: base + c + 3 < n; both addresses 16-byte aligned (16-byte aligned
-            // buffers, c a multiple of 4); this thread's chunk, untouched until the wait.
+            let from = src.wrapping_offset(base * per + c);
+            // SAFETY: the chunk's elements are < n; both addresses 16-byte aligned (16-byte
+            // aligned buffers, c a multiple of 4 words); this thread's chunk, untouched until
+            // the wait.
             unsafe {
                 if HINTS & HINT_EVICT_FIRST != 0 {
-                    smem.copy_async_v4_evict_first(c, src, policy)
+                    smem.copy_async_v4_evict_first(c, from, policy)
                 } else if HINTS & HINT_PREFETCH_256 != 0 {
-                    smem.copy_async_v4_prefetch256(c, src)
+                    smem.copy_async_v4_prefetch256(c, from)
                 } else {
-                    smem.copy_async_v4(c, src)
+                    smem.copy_async_v4(c, from)
                 }
             };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
-            unsafe { smem.write_v4(c, load_chunk_guarded(input, base + c, n)) };
+            unsafe { smem.write_v4(c, load_guarded::<T, O, W>(input, base + c / per, n)) };
         }
     }
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
     // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
-    let prefix = unsafe { scan_loaded_tile::<THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
+    let prefix = unsafe { scan_loaded_tile::<T, O, W, THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
 
     // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         // SAFETY: written before the barrier.
-        let v = unsafe { smem.read_v4(c) };
-        let out = [
-            v[0].wrapping_add(prefix),
-            v[1].wrapping_add(prefix),
-            v[2].wrapping_add(prefix),
-            v[3].wrapping_add(prefix),
-        ];
+        let v = unpack::<T, W>(unsafe { smem.read_v4(c) });
+        let out = pack::<T, W>([
+            O::combine(v[0], prefix),
+            O::combine(v[1], prefix),
+            O::combine(v[2], prefix),
+            O::combine(v[3], prefix),
+        ]);
         if full && HINTS & HINT_STREAM_STORE != 0 {
-            // SAFETY: base + c + 3 < n; 16-byte aligned global memory; this thread's 16 bytes.
-            unsafe { output.store_v4_streaming(base + c, out) };
+            // SAFETY: the chunk's elements are < n; 16-byte aligned global memory; this
+            // thread's 16 bytes.
+            unsafe { dst.store_v4_streaming(base * per + c, out) };
         } else if full {
-            // SAFETY: base + c + 3 < n; 16-byte aligned; these 16 bytes are this thread's.
-            unsafe { output.store_v4(base + c, out) };
+            // SAFETY: the chunk's elements are < n; 16-byte aligned; these 16 bytes are this
+            // thread's.
+            unsafe { dst.store_v4(base * per + c, out) };
         } else {
             // SAFETY: output holds n elements; these elements are this thread's.
-            unsafe { store_chunk_guarded(output, base + c, n, out) };
+            unsafe { store_guarded::<T, W>(output, base + c / per, n, out) };
         }
     }
 }
@@ -641,7 +903,7 @@ macro_rules! lookback_shape {
                 let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words($threads * $items)]);
                 // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
                 unsafe {
-                    scan_tile::<$threads, { $items / 4 }, LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(input, output, status, n, epoch, exclusive, smem)
+                    scan_tile::<i32, Sum, i32, $threads, { $items / 4 }, LOOKBACK_HINTS, LOOKBACK_SLEEP_NS>(input, output, Status::packed(status), n, epoch, exclusive, smem)
                 }
             }
         }
@@ -670,8 +932,14 @@ unsafe fn lookback_with<const HINTS: u32, const SLEEP_NS: u32>(
     let smem = static_shared!(LOOKBACK_SHARED: [i32; shared_words(LOOKBACK_TILE as usize)]);
     // SAFETY: forwarded from the caller; smem has shared_words(tile) words.
     unsafe {
-        scan_tile::<{ LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, HINTS, SLEEP_NS>(
-            input, output, status, n, epoch, exclusive, smem,
+        scan_tile::<i32, Sum, i32, { LOOKBACK_THREADS as usize }, { LOOKBACK_ITEMS as usize / 4 }, HINTS, SLEEP_NS>(
+            input,
+            output,
+            Status::packed(status),
+            n,
+            epoch,
+            exclusive,
+            smem,
         )
     }
 }
@@ -792,7 +1060,187 @@ kernel! {
     pub unsafe fn lookback_probe(status: GlobalMut<u64>, out: GlobalMut<i32>, tile: u32, epoch: u32) {
         let lane = thread_idx_x() % WARP_SIZE;
         // SAFETY: forwarded from the caller; the whole warp calls it.
-        let prefix = unsafe { look_back::<LOOKBACK_SLEEP_NS>(status.as_const(), tile as usize, epoch, lane) };
+        let prefix = unsafe { look_back::<i32, Sum, LOOKBACK_SLEEP_NS>(Status::packed(status), tile as usize, epoch, lane) };
+        if lane == 0 {
+            // SAFETY: out is valid.
+            unsafe { out.write(0, prefix) };
+        }
+    }
+}
+
+/// Shared words after the tile in `lookback__{type}_{op}`: one slot per warp (at most 32) and
+/// the tile's exclusive prefix, two words each (room for 64-bit values), padded to a 16-byte
+/// multiple.
+const GENERIC_CTRL_WORDS: usize = 68;
+
+/// Static shared memory of every `lookback__{type}_{op}`: `lookback`'s tile (the same 36 KiB
+/// whatever the type) plus 68 control words.
+pub const LOOKBACK_GENERIC_SHARED_BYTES: u32 = ((LOOKBACK_TILE as usize + GENERIC_CTRL_WORDS) * 4) as u32;
+
+/// Elements per thread of the look-back scan of `T`: `lookback`'s 36 words, so 36 elements of
+/// 32 bits or 18 of 64 bits.
+pub const fn lookback_items<T: Element>() -> u32 {
+    LOOKBACK_ITEMS / words::<T>() as u32
+}
+
+/// Elements per tile (per block) of the look-back scan of `T` (9216 or 4608).
+pub const fn lookback_tile<T: Element>() -> u32 {
+    LOOKBACK_THREADS * lookback_items::<T>()
+}
+
+typed_kernel!(lookback = lookback_generic(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+));
+
+/// [`lookback`] for any element type and operator: the same body (`scan_tile::<T, O, …>`),
+/// instantiated by `typed_kernel!` as `lookback__{type}_{op}` for every type × operator but
+/// `i32` × sum, which is [`lookback`] itself.
+///
+/// # Concept
+/// **A scan needs of its operator what a reduction needs: an identity and an associative
+/// combine.** Replace `0` by `O::IDENTITY` (for the padding past `n` and the pseudo-prefix
+/// before tile 0) and `+` by `O::combine`, and the decoupled look-back scans anything. Two
+/// things do not generalise for free. **Subtraction:** `lookback` gets a lane's exclusive
+/// scan as its inclusive scan minus its own value; min and max have no inverse and float sums
+/// round, so for them the warp shifts its inclusive scan one lane up instead (one more
+/// shuffle; `Operator::exclusive_from` says which). **The status word:** a 32-bit value and
+/// its flag fit one 64-bit atomic, a 64-bit value does not.
+///
+/// # Previous problem → fix
+/// `lookback` scans `i32` sums only, and its status word (`epoch:30 | flag:2 | value:32`)
+/// has no room for a 64-bit value. Here 32-bit types keep that packed word; 64-bit types
+/// publish through a flag word plus two value slots per tile, ordered by release/acquire
+/// (below).
+///
+/// # Execution
+/// `lookback`'s phases 1–7 with `⊕` for `+`: block [`LOOKBACK_THREADS`] (256), nine 16-byte
+/// chunks per thread, so 36 elements of 32 bits or 18 of 64 bits ([`lookback_items`]), a tile
+/// of 9216 or 4608 elements (36 KiB either way) in shared memory as 32-bit words; a 64-bit
+/// value crosses lanes as two shuffles and takes two words per control slot. The copies of
+/// phase 2 carry `lookback`'s L2 evict-first policy, the stores of phase 7 are streaming, and
+/// a waiting lane sleeps [`LOOKBACK_SLEEP_NS`] between polls: `lookback`'s choices
+/// ([`LOOKBACK_HINTS`]).
+///
+/// # Status words and memory ordering
+/// The layout is chosen in one place, `packed::<T>()` (the size of `T`), and read and
+/// written only by `Status`'s methods.
+///
+/// * **32-bit types (packed).** One 64-bit word per tile, `epoch:30 | flag:2 | bits:32`
+///   (`index::pack_status`, the value's bits as `u32`), written with one
+///   `st.relaxed.gpu.b64`, read with one `ld.relaxed.gpu.b64`: flag and value travel in one
+///   single-copy-atomic access, so a reader never sees a flag with a stale value, and relaxed
+///   GPU-scope atomics suffice — as in `lookback`. `values` is not used.
+/// * **64-bit types (split).** A 64-bit value and a flag do not fit one 64-bit atomic (and
+///   PTX has no 128-bit atomic load on sm_70/sm_80). Each tile has a flag word in `status`
+///   (`pack_status(epoch, flag, 0)`) and two value slots in `values`
+///   (`index::value_slot`: `2·tile` its aggregate, `2·tile + 1` its inclusive prefix).
+///   **Writer**: stores the value into the slot of its flag (`st.relaxed.gpu.b64`), then the
+///   flag with `st.release.gpu.b64`: release orders the value store before the flag store for
+///   every observer. **Reader**: loads the flag with `ld.acquire.gpu.b64`; once it is this
+///   launch's `A` or `P`, it loads that flag's slot with `ld.relaxed.gpu.b64` — a GPU-scope
+///   atomic load, never a plain (possibly L1-cached, non-coherent) load — which, being after
+///   the acquire that observed the release, returns the value stored before the flag (PTX
+///   memory model: release/acquire patterns establish *base causality order*). Two slots per
+///   tile because a tile publishes twice: with one slot, a reader that saw `A` could load
+///   the slot after the writer overwrote it with the inclusive prefix and add a prefix where
+///   an aggregate belongs; with two, no slot a reader has seen flagged is written again
+///   during the launch. The flag word goes `X → A → P` (tile 0: `X → P`), stores by one
+///   thread to one location, ordered by coherence. Values from an earlier launch sit in the
+///   slots, but are only read after a flag of this launch's epoch, whose release came after
+///   this launch's value store.
+///
+/// The epochs work as in `lookback` ("Status reset"): a word of another launch reads as
+/// invalid, so the status array is zeroed only when allocated; the value slots are never
+/// reset.
+///
+/// # Launch
+/// Grid `ceil(n / lookback_tile::<T>())`, block exactly [`LOOKBACK_THREADS`] (traps
+/// otherwise), [`LOOKBACK_GENERIC_SHARED_BYTES`] of static shared memory (the tile and 68
+/// control words).
+///
+/// # Preconditions
+/// `input` and `output` hold `n ≥ 1` elements each, are 16-byte aligned and do not overlap;
+/// `status` holds `gridDim.x` words, zeroed or written by earlier launches with other
+/// epochs; `values` holds `2 · gridDim.x` elements (64-bit types; unused, but valid, for
+/// 32-bit ones); `epoch` is in `1..=index::MAX_EPOCH` and differs from the epoch of every
+/// earlier launch on this status array since it was zeroed; `exclusive` is 0 (inclusive) or
+/// 1 (exclusive: `output[0]` is the identity).
+///
+/// # Safety
+/// The pointers are valid device memory of those lengths. Every thread reaches every
+/// barrier; the look-back spins only on tiles with smaller ids (`lookback`'s "Tile order"),
+/// through the device layer's atomic loads.
+///
+/// # Measured
+/// NVIDIA H100 80GB HBM3, inclusive scans, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/typed_scans.csv`, commit e032fa9, one run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):
+///
+/// | type | op | 2^24: µs, × CUB |
+/// |---|---|---|
+/// | i32 | min | 49.46, 1.42 |
+/// | i32 | max | 50.40, 1.39 |
+/// | u32 | sum | 50.82, 1.27 |
+/// | u32 | min | 49.04, 1.42 |
+/// | u32 | max | 50.05, 1.40 |
+/// | i64 | sum | 100.91, 1.06 |
+/// | i64 | min | 100.10, 1.25 |
+/// | i64 | max | 100.40, 1.23 |
+/// | u64 | sum | 100.58, 1.05 |
+/// | u64 | min | 100.22, 1.24 |
+/// | u64 | max | 99.79, 1.24 |
+/// | f32 | sum | 50.27, 1.26 |
+/// | f32 | min | 50.00, 1.54 |
+/// | f32 | max | 49.06, 1.55 |
+/// | f64 | sum | 99.25, 1.13 |
+/// | f64 | min | 103.34, 1.32 |
+/// | f64 | max | 101.18, 1.36 |
+///
+/// **To be re-measured.** Commit e032fa9 ran these scans with a body of their own (`lookback_typed.rs`); issue #38 made them instantiations of `lookback`'s body, which changed their PTX (not `lookback`'s: `docs/measurements/2026-11-25-ptx/`). The figures above are of the kernels before that change.
+#[inline(always)]
+pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+) {
+    let smem = static_shared!(LOOKBACK_GENERIC_SHARED: [u32; LOOKBACK_TILE as usize + GENERIC_CTRL_WORDS]);
+    let status = Status { words: status, values };
+    // SAFETY: forwarded from the caller; smem holds the tile and 68 control words.
+    unsafe {
+        scan_tile::<
+            T,
+            O,
+            u32,
+            { LOOKBACK_THREADS as usize },
+            { LOOKBACK_ITEMS as usize / 4 },
+            LOOKBACK_HINTS,
+            LOOKBACK_SLEEP_NS,
+        >(input, output, status, n, epoch, exclusive, smem)
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+kernel! {
+    /// Host-only test hook (not in the PTX): one warp runs the look-back of `tile` for `u64`
+    /// sums (the split layout) over status words and value slots the test prepared; lane 0
+    /// writes the prefix to `*out`. Drives the multi-window path.
+    ///
+    /// # Safety
+    /// `status` holds `tile` words, none invalid for `epoch` forever; `values` `2·tile`
+    /// slots; `out` one valid `u64`; launched with one block of 32 threads.
+    pub unsafe fn lookback_split_probe(status: GlobalMut<u64>, values: GlobalMut<u64>, out: GlobalMut<u64>, tile: u32, epoch: u32) {
+        let lane = thread_idx_x() % WARP_SIZE;
+        let status = Status { words: status, values };
+        // SAFETY: forwarded from the caller; the whole warp calls it.
+        let prefix = unsafe { look_back::<u64, Sum, LOOKBACK_SLEEP_NS>(status, tile as usize, epoch, lane) };
         if lane == 0 {
             // SAFETY: out is valid.
             unsafe { out.write(0, prefix) };

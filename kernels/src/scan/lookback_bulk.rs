@@ -1,5 +1,5 @@
 use super::index::{blocked_is_conflict_free, striped_chunk};
-use super::lookback::{TileThread, load_chunk_guarded, scan_loaded_tile, shared_words, store_chunk_guarded};
+use super::lookback::{Status, TileThread, load_chunk_guarded, scan_loaded_tile, shared_words, store_chunk_guarded};
 use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
 use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
 use crate::device::shared::Shared;
@@ -128,7 +128,13 @@ unsafe fn bulk_tile<const THREADS: usize, const ROWS: usize, const BULK_STORE: b
     let t = TileThread { tid, lane, warp: tid / WARP_SIZE as usize, tile, ctrl: tile_len };
     // 3.–6. `lookback`'s phases. SAFETY: the tile is loaded and visible; every thread runs them.
     let prefix = unsafe {
-        scan_loaded_tile::<THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(t, smem, status, epoch, exclusive)
+        scan_loaded_tile::<i32, crate::types::Sum, i32, THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(
+            t,
+            smem,
+            Status::packed(status),
+            epoch,
+            exclusive,
+        )
     };
     // 7. Store. SAFETY: this thread's chunks of the scanned tile; output holds n elements.
     unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(smem, output, (base, n), prefix, full, policy) };

@@ -1,5 +1,5 @@
 use super::index::{stage_of, striped_chunk, ticket_of, ticket_restart};
-use super::lookback::{CTRL_WORDS, TileThread, load_chunk_guarded, scan_loaded_tile};
+use super::lookback::{CTRL_WORDS, Status, TileThread, load_chunk_guarded, scan_loaded_tile};
 use super::lookback_bulk::store_tile;
 use crate::device::atomic::{atomic_add_u64, atomic_cas_u64, load_relaxed_u64};
 use crate::device::bulk::{Mbarrier, bulk_wait_read, fence_proxy_async};
@@ -221,7 +221,13 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
         // 4.–7. `lookback`'s phases 3–6 on this stage. SAFETY: the tile is loaded and visible
         // (barrier above); every thread runs every phase.
         let prefix = unsafe {
-            scan_loaded_tile::<THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(t, buf, status, epoch, exclusive)
+            scan_loaded_tile::<i32, crate::types::Sum, i32, THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(
+                t,
+                buf,
+                Status::packed(status),
+                epoch,
+                exclusive,
+            )
         };
         // 8. Store.
         // SAFETY: this thread's chunks of the scanned tile; output holds n elements.

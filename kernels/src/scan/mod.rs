@@ -12,8 +12,9 @@
 //! | `lookback_bulk` | [`lookback_bulk`] | O(n) | 1 read + 1 write | `lookback` with sm_90's bulk copies: one instruction moves the tile |
 //! | `lookback_persistent` | [`lookback_persistent`] | O(n) | 1 read + 1 write | persistent blocks, tiles by ticket, the next tile loading during the look-back (slower) |
 //!
-//! [`lookback_generic`] is the same single-pass scan for every element type and operator of
-//! [`crate::types`], as 18 PTX entries `lookback__{type}_{op}` (`lookback__f64_max`).
+//! `lookback`'s body is generic over the element type and operator of [`crate::types`]: `lookback`
+//! is its `i32` × sum, [`lookback_generic`] the other 17 pairs, PTX entries
+//! `lookback__{type}_{op}` (`lookback__f64_max`).
 //!
 //! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
 //! host owns); none writes the caller's input. Index math and the look-back status word are
@@ -26,7 +27,6 @@ pub mod index;
 mod lookback;
 mod lookback_bulk;
 mod lookback_persistent;
-mod lookback_typed;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
 pub use blelloch::{
@@ -34,8 +34,6 @@ pub use blelloch::{
     BLELLOCH_TILE, blelloch_block, blelloch_reduce,
 };
 pub use blelloch_unpadded::{BLELLOCH_UNPADDED_SHARED_BYTES, blelloch_unpadded_block, blelloch_unpadded_reduce};
-#[cfg(not(target_arch = "nvptx64"))]
-pub use lookback::lookback_probe;
 pub use lookback::{
     HINT_EVICT_FIRST, HINT_PREFETCH_256, HINT_STREAM_STORE, HINTS_NONE, LOOKBACK_HINTS, LOOKBACK_ITEMS,
     LOOKBACK_SHARED_BYTES, LOOKBACK_SLEEP_NS, LOOKBACK_THREADS, LOOKBACK_TILE, LOOKBACK_TUNING, lookback,
@@ -43,10 +41,18 @@ pub use lookback::{
     lookback_prefetch256, lookback_shared_bytes, lookback_sleep64, lookback_sleep1024, lookback_spin,
     lookback_stream_store,
 };
+#[cfg(not(target_arch = "nvptx64"))]
+pub use lookback::{lookback_probe, lookback_split_probe};
 pub use lookback_bulk::{BULK_ITEMS, BULK_THREADS, BULK_TILE, lookback_bulk, lookback_bulk_load_only};
 pub use lookback_persistent::{
     PERSISTENT_ITEMS, PERSISTENT_STAGES, PERSISTENT_THREADS, PERSISTENT_TILE, lookback_persistent,
     lookback_persistent_shared_bytes,
 };
-// The typed look-back scan: `lookback_generic`, its 18 entries `lookback__{type}_{op}`, its shape.
-pub use lookback_typed::*;
+// The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
+// `lookback__{type}_{op}`, its shape.
+pub use lookback::{
+    LOOKBACK_GENERIC_SHARED_BYTES, lookback__f32_max, lookback__f32_min, lookback__f32_sum, lookback__f64_max,
+    lookback__f64_min, lookback__f64_sum, lookback__i32_max, lookback__i32_min, lookback__i64_max, lookback__i64_min,
+    lookback__i64_sum, lookback__u32_max, lookback__u32_min, lookback__u32_sum, lookback__u64_max, lookback__u64_min,
+    lookback__u64_sum, lookback_generic, lookback_items, lookback_tile,
+};

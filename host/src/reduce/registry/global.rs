@@ -2,7 +2,9 @@
 //! divergent neighbored-pair tree to the completely unrolled, block-size-specialised kernel.
 //! Every kernel works in place on a scratch copy of the input, like the book's.
 
-use super::{BlockRule, Children, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Nesting, Op, SharedMem, Variant};
+use super::{
+    BlockRule, Children, Elem, Family, Finish, Grid, InPlaceArgs, KernelSel, Nesting, Op, Pairs, SharedMem, Variant,
+};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -24,6 +26,7 @@ const fn chapter3(name: &'static str, concept: &'static str, finish: Finish, ite
         concept,
         op: Op::Sum,
         elem: Elem::I32,
+        pairs: Pairs::Own,
         min_cc: (7, 0),
         finish,
         grid: Grid::PerItems,

@@ -1,6 +1,6 @@
 //! *Professional CUDA C Programming*, chapter 5: reduction in shared memory.
 
-use super::{BlockRule, Elem, Family, Finish, Grid, KernelSel, Op, SharedMem, Variant};
+use super::{BlockRule, Elem, Family, Finish, Grid, KernelSel, Op, Pairs, SharedMem, Variant};
 use crate::kernel_ref;
 
 /// A chapter-5 variant: one block per `block × items` elements, every power-of-two block.
@@ -17,6 +17,7 @@ const fn chapter5(
         concept,
         op: Op::Sum,
         elem: Elem::I32,
+        pairs: Pairs::Own,
         min_cc: (7, 0),
         finish,
         grid: Grid::PerItems,

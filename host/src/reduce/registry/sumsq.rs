@@ -2,7 +2,7 @@
 //!
 //! Steps 4 and 5 run [`BLOCKS_PER_SM`] blocks per multiprocessor.
 
-use super::{BlockRule, ClockedArgs, Elem, Family, Finish, Grid, Op, Per, SharedMem, Variant};
+use super::{BlockRule, ClockedArgs, Elem, Family, Finish, Grid, Op, Pairs, Per, SharedMem, Variant};
 use crate::backend::Kernel;
 use crate::kernel_ref;
 
@@ -28,6 +28,7 @@ const fn step(
         concept,
         op: Op::SumOfSquares,
         elem: Elem::I32,
+        pairs: Pairs::Own,
         min_cc: (7, 0),
         finish: Finish::HostAddsClocked(kernel, per),
         grid,

@@ -1,0 +1,517 @@
+//! The one list of scan variants ([`all()`]): the CLI's `--op scan`, `tests/scan.rs`,
+//! `benches/scan.rs`, `scripts/gpu/scan_table.sh`, the report and the exercises iterate over
+//! it. A [`ScanVariant`] is a multi-kernel plan ([`ScanPlan`]) with its own scratch, and, like a
+//! reduction variant, declares the element types × operators it runs: its own row (an `i32`
+//! sum), or every pair (`lookback`: its own row is the classic `lookback`, the 17 others
+//! `lookback__{type}_{op}`). [`choose`] is the library's plan: which row a
+//! [`Scanner`](super::Scanner) runs.
+
+use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, lookback_items};
+
+use super::kind::Kind;
+use crate::backend::Kernel;
+use crate::error::{Error, Result};
+use crate::kernel_ref;
+use crate::types::{Elem, Op, PerElement, PerType, Value};
+
+/// `bit_build(src, tree, n, stride)`.
+pub type BitBuildArgs<T = i32> = (*const T, *mut T, u32, u32);
+/// `bit_query(tree, output, n, exclusive)`.
+pub type BitQueryArgs<T = i32> = (*const T, *mut T, u32, u32);
+/// `blelloch_block(input, output, offsets, n, exclusive)`.
+pub type BlellochBlockArgs<T = i32> = (*const T, *mut T, *const T, u32, u32);
+/// `blelloch_reduce(input, sums, n)`.
+pub type BlellochReduceArgs<T = i32> = (*const T, *mut T, u32);
+/// `lookback(input, output, status, n, epoch, exclusive)`.
+pub type LookbackArgs<T = i32> = (*const T, *mut T, *mut u64, u32, u32, u32);
+/// `lookback__{type}_{op}(input, output, status, values, n, epoch, exclusive)`: the look-back
+/// with the value slots 64-bit types publish through (`kernels::scan::lookback_generic`).
+pub type LookbackValuesArgs<T = i32> = (*const T, *mut T, *mut u64, *mut T, u32, u32, u32);
+
+/// How a scan variant runs.
+#[derive(Clone, Copy, Debug)]
+pub enum ScanPlan<T: 'static = i32> {
+    /// Build a Fenwick tree (`build` at strides 1, 2048, 2048², … while needed), then
+    /// `query` every prefix, a tile of `span` per block.
+    Fenwick {
+        /// `bit_build`.
+        build: Kernel<BitBuildArgs<T>>,
+        /// `bit_query`.
+        query: Kernel<BitQueryArgs<T>>,
+        /// Threads per block of both (512).
+        block: u32,
+        /// Tree positions (nodes built, prefixes answered) per block of both (2048).
+        span: u32,
+    },
+    /// Reduce-then-scan: `reduce` every tile to its sum, recursively on the sums until one
+    /// tile holds them, then `block_scan` every level top-down, each tile seeded with its
+    /// offset (the scanned sums of the level above).
+    ReduceThenScan {
+        /// `blelloch_reduce`.
+        reduce: Kernel<BlellochReduceArgs<T>>,
+        /// `blelloch_block`.
+        block_scan: Kernel<BlellochBlockArgs<T>>,
+        /// Threads per block (512).
+        block: u32,
+        /// Elements per tile (4096).
+        tile: u32,
+    },
+    /// One launch, one block per tile, decoupled look-back between tiles.
+    DecoupledLookback {
+        /// `lookback` or one of its tuning shapes.
+        kernel: Kernel<LookbackArgs<T>>,
+        /// Threads per block (the kernel is compiled for exactly this).
+        threads: u32,
+        /// Elements per thread.
+        items: u32,
+    },
+    /// [`DecoupledLookback`](Self::DecoupledLookback) with the 64-bit types' value slots
+    /// (`lookback__{type}_{op}`): one launch, one block per tile.
+    DecoupledLookbackValues {
+        /// `lookback__{type}_{op}`.
+        kernel: Kernel<LookbackValuesArgs<T>>,
+        /// Threads per block (the kernel traps on any other).
+        threads: u32,
+        /// Elements per thread (36 of 32 bits, 18 of 64 bits).
+        items: u32,
+    },
+    /// One launch of as many blocks as fit on the GPU at once, each drawing tiles by ticket
+    /// and holding `stages` of them in dynamic shared memory, loaded (and stored) by sm_90's
+    /// bulk-copy engine; decoupled look-back between tiles.
+    PersistentLookback {
+        /// `lookback_persistent`.
+        kernel: Kernel<LookbackArgs<T>>,
+        /// Threads per block (the kernel is compiled for exactly this).
+        threads: u32,
+        /// Elements per thread.
+        items: u32,
+        /// Tiles in shared memory per block.
+        stages: u32,
+    },
+}
+
+/// A scan variant.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanVariant {
+    /// The name: file, kernel prefix, PTX symbols, CLI argument and bench id.
+    pub name: &'static str,
+    /// The idea it teaches, in one line.
+    pub concept: &'static str,
+    /// The kinds it computes.
+    pub kinds: &'static [Kind],
+    /// Oldest GPU it runs on.
+    pub min_cc: (u32, u32),
+    /// A tuning shape of another variant (run only when named, or with `--variant tuning`),
+    /// not a step of the curriculum.
+    pub tuning: bool,
+    /// How its own row (an `i32` sum) runs.
+    pub plan: ScanPlan,
+    /// The element types × operators it runs besides its own row.
+    pub pairs: ScanPairs,
+}
+
+/// The element types × operators a scan variant runs besides its own row (`i32` × sum).
+#[derive(Clone, Copy, Debug)]
+pub enum ScanPairs {
+    /// Its own row only.
+    Own,
+    /// Every element type × sum, min and max: the table holds the rows besides `i32` × sum
+    /// (`lookback_rows!`).
+    Every(&'static PerType<ScanByOp>),
+}
+
+/// A generic scan's rows of one element type, by operator (sum, min, max); `None` where the
+/// variant's own row is that pair (`i32` × sum).
+#[derive(Debug)]
+pub struct ScanByOp;
+
+impl PerElement for ScanByOp {
+    type Of<T: Value> = [Option<ScanPlan<T>>; 3];
+}
+
+/// The plans of one type as [`ScanInstance`]s take them.
+#[derive(Debug)]
+struct PlanOf;
+
+impl PerElement for PlanOf {
+    type Of<T: Value> = ScanPlan<T>;
+}
+
+/// One row of one scan variant: the variant, the operator, and its plan for element type `T`.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanInstance<T: 'static = i32> {
+    /// The variant.
+    pub variant: &'static ScanVariant,
+    /// The operator.
+    pub op: Op,
+    /// How it runs for `T`.
+    pub plan: ScanPlan<T>,
+}
+
+impl<T: Value> ScanInstance<T> {
+    /// `(T, op)`.
+    pub fn pair(&self) -> (Elem, Op) {
+        (T::ELEM, self.op)
+    }
+
+    /// `variant/type/op`, as bench ids and failure messages name a row.
+    pub fn id(&self) -> String {
+        format!("{}/{}/{}", self.variant.name, T::ELEM.name(), self.op.name())
+    }
+}
+
+impl<T> ScanPlan<T> {
+    /// Every PTX symbol it launches.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        match self {
+            ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
+            ScanPlan::ReduceThenScan { reduce, block_scan, .. } => vec![reduce.name, block_scan.name],
+            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::PersistentLookback { kernel, .. } => {
+                vec![kernel.name]
+            }
+            ScanPlan::DecoupledLookbackValues { kernel, .. } => vec![kernel.name],
+        }
+    }
+
+    /// Threads per block of its (main) kernel.
+    pub fn block(&self) -> u32 {
+        match *self {
+            ScanPlan::Fenwick { block, .. } | ScanPlan::ReduceThenScan { block, .. } => block,
+            ScanPlan::DecoupledLookback { threads, .. }
+            | ScanPlan::DecoupledLookbackValues { threads, .. }
+            | ScanPlan::PersistentLookback { threads, .. } => threads,
+        }
+    }
+
+    /// Elements per block of its (main) kernel.
+    pub fn tile(&self) -> u32 {
+        match *self {
+            ScanPlan::Fenwick { span, .. } => span,
+            ScanPlan::ReduceThenScan { tile, .. } => tile,
+            ScanPlan::DecoupledLookback { threads, items, .. }
+            | ScanPlan::DecoupledLookbackValues { threads, items, .. }
+            | ScanPlan::PersistentLookback { threads, items, .. } => threads * items,
+        }
+    }
+
+    /// Bytes of device scratch it needs for `n` elements of `size` bytes (beyond input and
+    /// output).
+    pub fn scratch_bytes(&self, n: usize, size: usize) -> u64 {
+        let tiles = (n as u64).div_ceil(self.tile() as u64);
+        match self {
+            ScanPlan::Fenwick { .. } => (n * size) as u64,
+            ScanPlan::ReduceThenScan { .. } => {
+                let levels = super::levels::blelloch_levels(n);
+                levels[..levels.len() - 1].iter().map(|l| (l.grid * size) as u64).sum()
+            }
+            ScanPlan::DecoupledLookback { .. } => tiles * 8,
+            // The status words, then two value slots per tile.
+            ScanPlan::DecoupledLookbackValues { .. } => tiles * 8 * 3,
+            // The status words, then the ticket counter.
+            ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
+        }
+    }
+}
+
+impl ScanVariant {
+    /// Its own row (`i32` × sum).
+    pub fn own(&'static self) -> ScanInstance<i32> {
+        ScanInstance { variant: self, op: Op::Sum, plan: self.plan }
+    }
+
+    /// Its row for element type `T` and operator `op`, or an error that says which scan
+    /// variants have every pair.
+    pub fn instance<T: Value>(&'static self, op: Op) -> Result<ScanInstance<T>> {
+        if (T::ELEM, op) == (Elem::I32, Op::Sum)
+            && let Some(plan) = T::from_i32::<PlanOf>(self.plan)
+        {
+            return Ok(ScanInstance { variant: self, op, plan });
+        }
+        if let ScanPairs::Every(table) = self.pairs
+            && let Some(at) = Op::COMBINES.iter().position(|&o| o == op)
+            && let Some(plan) = T::of(table)[at]
+        {
+            return Ok(ScanInstance { variant: self, op, plan });
+        }
+        Err(Error::Invalid(format!(
+            "scan variant `{}` has no {} {} kernel: only the generic scan variants ({}) take --type and \
+             --combine; the others are i32 sums",
+            self.name,
+            T::ELEM.name(),
+            op.name(),
+            generic_names().join(", ")
+        )))
+    }
+
+    /// The pairs it runs: `i32` × sum first, then (for a generic scan) the others, operator by
+    /// operator, type by type.
+    pub fn pairs(&self) -> Vec<(Elem, Op)> {
+        let mut out = vec![(Elem::I32, Op::Sum)];
+        if let ScanPairs::Every(_) = self.pairs {
+            let every = Op::COMBINES.iter().flat_map(|&op| Elem::ALL.into_iter().map(move |e| (e, op)));
+            out.extend(every.filter(|&p| p != (Elem::I32, Op::Sum)));
+        }
+        out
+    }
+
+    /// Does it run `elem` × `op`?
+    pub fn supports(&self, elem: Elem, op: Op) -> bool {
+        self.pairs().contains(&(elem, op))
+    }
+
+    /// Is it generic (every element type × operator)?
+    pub fn is_generic(&self) -> bool {
+        matches!(self.pairs, ScanPairs::Every(_))
+    }
+
+    /// Every PTX symbol its own row launches.
+    pub fn symbols(&self) -> Vec<&'static str> {
+        self.plan.symbols()
+    }
+
+    /// Threads per block of its own row's (main) kernel.
+    pub fn block(&self) -> u32 {
+        self.plan.block()
+    }
+
+    /// Elements per block of its own row's (main) kernel.
+    pub fn tile(&self) -> u32 {
+        self.plan.tile()
+    }
+
+    /// Bytes of device scratch its own row needs for `n` elements (beyond input and output).
+    pub fn scratch_bytes(&self, n: usize) -> u64 {
+        self.plan.scratch_bytes(n, 4)
+    }
+}
+
+/// The rows of `lookback` besides `i32` × sum: `lookback__{type}_{op}`, the instantiations of
+/// its generic body (`kernels::scan::lookback_generic`), made with the same `${concat(..)}` as
+/// the kernels crate's.
+macro_rules! lookback_rows {
+    () => {
+        PerType {
+            i32: [None, lookback_rows!(@row i32 min), lookback_rows!(@row i32 max)],
+            u32: lookback_rows!(@ops u32),
+            i64: lookback_rows!(@ops i64),
+            u64: lookback_rows!(@ops u64),
+            f32: lookback_rows!(@ops f32),
+            f64: lookback_rows!(@ops f64),
+        }
+    };
+    (@ops $t:ident) => {
+        [lookback_rows!(@row $t sum), lookback_rows!(@row $t min), lookback_rows!(@row $t max)]
+    };
+    (@row $t:ident $o:ident) => {
+        Some(ScanPlan::DecoupledLookbackValues {
+            kernel: kernel_ref!(kernels::scan::${concat(lookback, __, $t, _, $o)}(a, b, c, d, e, f, g)),
+            threads: LOOKBACK_THREADS,
+            items: lookback_items::<$t>(),
+        })
+    };
+}
+
+const BOTH: &[Kind] = &Kind::ALL;
+
+/// A tuning shape of `lookback`.
+macro_rules! lookback_shape {
+    ($name:ident, $threads:literal, $items:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: "lookback with another tile shape (threads x items per thread), for tuning",
+            kinds: BOTH,
+            min_cc: (7, 0),
+            tuning: true,
+            pairs: ScanPairs::Own,
+            plan: ScanPlan::DecoupledLookback {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                threads: $threads,
+                items: $items,
+            },
+        }
+    };
+}
+
+/// An ablation of `lookback`: its shape, with one instruction changed (a cache hint, or a
+/// sleep in the look-back's wait).
+macro_rules! lookback_hinted {
+    ($name:ident, $concept:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: $concept,
+            kinds: BOTH,
+            min_cc: (7, 0),
+            tuning: true,
+            pairs: ScanPairs::Own,
+            plan: ScanPlan::DecoupledLookback {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                threads: kernels::scan::LOOKBACK_THREADS,
+                items: kernels::scan::LOOKBACK_ITEMS,
+            },
+        }
+    };
+}
+
+/// The scan variants: the curriculum first (`bit` → `blelloch_unpadded` → `blelloch` → `lookback`), then the
+/// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
+static VARIANTS: &[ScanVariant] = &[
+    ScanVariant {
+        name: "bit",
+        concept: "Fenwick tree: build it level by level across blocks, answer every prefix by a query walk (the part above a tile once per tile; O(n log T) work)",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::Fenwick {
+            build: kernel_ref!(kernels::scan::bit_build(a, b, c, d)),
+            query: kernel_ref!(kernels::scan::bit_query(a, b, c, d)),
+            block: BIT_BLOCK,
+            span: BIT_SPAN,
+        },
+    },
+    ScanVariant {
+        name: "blelloch_unpadded",
+        concept: "work-efficient up-sweep/down-sweep over 4-element leaves, the shared tree one word per node: up-to-32-way bank conflicts",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::ReduceThenScan {
+            reduce: kernel_ref!(kernels::scan::blelloch_unpadded_reduce(a, b, c)),
+            block_scan: kernel_ref!(kernels::scan::blelloch_unpadded_block(a, b, c, d, e)),
+            block: BLELLOCH_BLOCK,
+            tile: BLELLOCH_TILE,
+        },
+    },
+    ScanVariant {
+        name: "blelloch",
+        concept: "work-efficient up-sweep/down-sweep in bank-conflict-free padded shared memory over 4-element leaves; reduce-then-scan across blocks",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::ReduceThenScan {
+            reduce: kernel_ref!(kernels::scan::blelloch_reduce(a, b, c)),
+            block_scan: kernel_ref!(kernels::scan::blelloch_block(a, b, c, d, e)),
+            block: BLELLOCH_BLOCK,
+            tile: BLELLOCH_TILE,
+        },
+    },
+    ScanVariant {
+        name: "lookback",
+        concept: "single pass: each tile publishes its sum, then looks back over 32 predecessors at a time (decoupled look-back)",
+        kinds: BOTH,
+        min_cc: (7, 0),
+        tuning: false,
+        pairs: ScanPairs::Every(&lookback_rows!()),
+        plan: ScanPlan::DecoupledLookback {
+            kernel: kernel_ref!(kernels::scan::lookback(a, b, c, d, e, f)),
+            threads: kernels::scan::LOOKBACK_THREADS,
+            items: kernels::scan::LOOKBACK_ITEMS,
+        },
+    },
+    ScanVariant {
+        name: "lookback_bulk",
+        concept: "lookback with sm_90's bulk-copy engine: one thread moves the whole tile (cp.async.bulk + mbarrier), in and out",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: false,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::DecoupledLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_bulk(a, b, c, d, e, f)),
+            threads: kernels::scan::BULK_THREADS,
+            items: kernels::scan::BULK_ITEMS,
+        },
+    },
+    lookback_shape!(lookback_128x44, 128, 44),
+    lookback_shape!(lookback_128x60, 128, 60),
+    lookback_shape!(lookback_192x44, 192, 44),
+    lookback_shape!(lookback_256x28, 256, 28),
+    lookback_hinted!(lookback_no_hints, "lookback without its cache hints (plain stores and copies), an ablation"),
+    lookback_hinted!(lookback_stream_store, "lookback with streaming stores only (no evict-first copies), an ablation"),
+    lookback_hinted!(lookback_evict_first, "lookback with evict-first copies only (plain stores), an ablation"),
+    lookback_hinted!(
+        lookback_prefetch256,
+        "lookback with a 256-byte L2 prefetch on its copies instead of its hints, an ablation"
+    ),
+    lookback_hinted!(lookback_sleep64, "lookback whose waiting lanes sleep 64 ns between polls, an ablation"),
+    lookback_hinted!(lookback_spin, "lookback whose waiting lanes spin without sleeping between polls, an ablation"),
+    lookback_hinted!(lookback_sleep1024, "lookback whose waiting lanes sleep 1024 ns between polls, an ablation"),
+    ScanVariant {
+        name: "lookback_bulk_load_only",
+        concept: "lookback_bulk storing through registers (st.global.cs.v4) instead of a bulk store, an ablation",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: true,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::DecoupledLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_bulk_load_only(a, b, c, d, e, f)),
+            threads: kernels::scan::BULK_THREADS,
+            items: kernels::scan::BULK_ITEMS,
+        },
+    },
+    ScanVariant {
+        name: "lookback_persistent",
+        concept: "lookback_bulk with persistent blocks drawing tiles by ticket, the next tile loading during the look-back: an experiment, slower",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: true,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::PersistentLookback {
+            kernel: kernel_ref!(kernels::scan::lookback_persistent(a, b, c, d, e, f)),
+            threads: kernels::scan::PERSISTENT_THREADS,
+            items: kernels::scan::PERSISTENT_ITEMS,
+            stages: kernels::scan::PERSISTENT_STAGES,
+        },
+    },
+];
+
+/// Every scan variant, tuning shapes included.
+pub fn all() -> impl Iterator<Item = &'static ScanVariant> + Clone {
+    VARIANTS.iter()
+}
+
+/// The variants of the curriculum (no tuning shapes): what `--variant all` runs.
+pub fn curriculum() -> impl Iterator<Item = &'static ScanVariant> + Clone {
+    all().filter(|v| !v.tuning)
+}
+
+/// The scan variant called `name`, or an error listing the names there are.
+pub fn find(name: &str) -> Result<&'static ScanVariant> {
+    all().find(|v| v.name == name).ok_or_else(|| {
+        let names: Vec<_> = all().map(|v| v.name).collect();
+        Error::Invalid(format!("no scan variant `{name}`; the scan variants are: {}", names.join(", ")))
+    })
+}
+
+/// Every row of every scan variant as `(variant, element type, operator)`.
+pub fn instances() -> impl Iterator<Item = (&'static ScanVariant, Elem, Op)> + Clone {
+    all().flat_map(|v| v.pairs().into_iter().map(move |(e, o)| (v, e, o)))
+}
+
+/// Names of the generic scan variants (every element type × operator).
+pub fn generic_names() -> Vec<&'static str> {
+    all().filter(|v| v.is_generic()).map(|v| v.name).collect()
+}
+
+/// Whether `lookback_bulk` is the `i32` scan of the library on sm_90 and newer: the one place
+/// the scan's plan is chosen per architecture (`lookback` everywhere else, and every other pair).
+///
+/// Measured (H100, `docs/measurements/2026-11-25-h100/bulk/`): see `docs/scan-bulk.md`.
+pub const BULK_ON_SM90: bool = false;
+
+/// The variant [`Scanner`](super::Scanner) (and so `inclusive_scan` and `exclusive_scan`)
+/// runs for `i32` sums on a device of compute capability `cc`: a single-pass look-back scan,
+/// with sm_90's bulk copies where [`BULK_ON_SM90`] says they are faster.
+pub fn fastest(cc: (u32, u32)) -> &'static ScanVariant {
+    let name = if BULK_ON_SM90 && cc >= (9, 0) { "lookback_bulk" } else { "lookback" };
+    find(name).expect("both look-back scans are registered")
+}
+
+/// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on a device of
+/// compute capability `cc`: [`fastest`] for `i32` sums, `lookback`'s row of the pair for every
+/// other.
+pub fn choose<T: Value>(op: Op, cc: (u32, u32)) -> Result<ScanInstance<T>> {
+    let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest(cc) } else { find("lookback")? };
+    v.instance::<T>(op)
+}

@@ -6,7 +6,7 @@
 //! `reduce-scan-collective`, which re-exports it). The host crate that launches them calls this
 //! crate from its `build.rs`:
 //!
-//! ```no_run
+//! ```text
 //! // build.rs of the host crate
 //! fn main() {
 //!     reduce_scan_build::Ptx::crate_at("../dot-kernels").build();
@@ -169,7 +169,10 @@ impl Ptx {
     /// Runs the build; the error says in one line what failed (rustc's diagnostics have been
     /// written to stderr by then).
     pub fn try_build(self) -> Result<Built, Error> {
-        let out_dir = PathBuf::from(env::var_os("OUT_DIR").ok_or_else(|| Error("OUT_DIR is not set: call reduce_scan_build from a build script".into()))?);
+        let out_dir = PathBuf::from(
+            env::var_os("OUT_DIR")
+                .ok_or_else(|| Error("OUT_DIR is not set: call reduce_scan_build from a build script".into()))?,
+        );
         let krate = KernelCrate::read(&self.crate_dir)?;
         let name = self.name.clone().unwrap_or_else(|| krate.lib.clone());
         check_names(&name, &self.arches)?;
@@ -184,7 +187,8 @@ impl Ptx {
         } else {
             println!("cargo:rerun-if-changed={}", krate.dir.join("Cargo.toml").display());
             println!("cargo:rerun-if-changed={}", krate.dir.join("src").display());
-            let nested = Nested { krate: &krate, features: &self.features, root: nested_root(&out_dir, &krate.dir, &name) };
+            let nested =
+                Nested { krate: &krate, features: &self.features, root: nested_root(&out_dir, &krate.dir, &name) };
             nested.build_all(&files)?;
         }
         let listing = out_dir.join(format!("{name}.ptx.rs"));
@@ -204,7 +208,9 @@ fn check_names(name: &str, arches: &[String]) -> Result<(), Error> {
     }
     for a in arches {
         if arch_version(a).is_none() {
-            return Err(Error(format!("architecture `{a}`: expected `sm_` and a compute capability, e.g. `sm_70` or `sm_90`")));
+            return Err(Error(format!(
+                "architecture `{a}`: expected `sm_` and a compute capability, e.g. `sm_70` or `sm_90`"
+            )));
         }
     }
     Ok(())
@@ -251,8 +257,9 @@ impl KernelCrate {
     /// Reads the package name (and a `[lib] name`, if any) from `dir/Cargo.toml`.
     fn read(dir: &Path) -> Result<Self, Error> {
         let manifest = dir.join("Cargo.toml");
-        let text = fs::read_to_string(&manifest)
-            .map_err(|e| Error(format!("no kernel crate at {}: cannot read {} ({e})", dir.display(), manifest.display())))?;
+        let text = fs::read_to_string(&manifest).map_err(|e| {
+            Error(format!("no kernel crate at {}: cannot read {} ({e})", dir.display(), manifest.display()))
+        })?;
         let package = toml_value(&text, "package", "name")
             .ok_or_else(|| Error(format!("{} has no [package] name", manifest.display())))?;
         let lib = toml_value(&text, "lib", "name").unwrap_or_else(|| package.replace('-', "_"));
@@ -395,7 +402,9 @@ impl Nested<'_> {
         for arch in arches.filter_map(Result::ok) {
             let deps = arch.path().join(format!("nvptx64-nvidia-cuda/{PROFILE_NAME}/deps"));
             let Ok(entries) = fs::read_dir(&deps) else { continue };
-            for d in entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "d")) {
+            for d in
+                entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "d"))
+            {
                 let text = fs::read_to_string(&d).unwrap_or_default();
                 for path in dep_info_sources(&text) {
                     if !path.contains("/.rustup/") && !path.contains("/registry/src/") && !path.contains("/rustlib/") {
@@ -439,7 +448,10 @@ fn diagnostics(log: &str) -> String {
     // Cargo's "Caused by: process didn't exit successfully: `rustc …`" repeats the command.
     let noise = |l: &str| {
         let l = l.trim_start();
-        l.starts_with("Running `") || l.starts_with("Fresh ") || l.starts_with("Caused by:") || l.starts_with("process didn't exit")
+        l.starts_with("Running `")
+            || l.starts_with("Fresh ")
+            || l.starts_with("Caused by:")
+            || l.starts_with("process didn't exit")
     };
     log.lines().filter(|l| !noise(l) && !is_progress(l)).map(|l| format!("{l}\n")).collect()
 }
@@ -528,7 +540,8 @@ mod tests {
 
     #[test]
     fn the_listing_names_each_file_with_its_compute_capability() {
-        let files = vec![("sm_70".to_string(), PathBuf::from("/o/k_sm_70.ptx")), ("sm_90".into(), "/o/k_sm_90.ptx".into())];
+        let files =
+            vec![("sm_70".to_string(), PathBuf::from("/o/k_sm_70.ptx")), ("sm_90".into(), "/o/k_sm_90.ptx".into())];
         let text = listing_text(&files);
         assert!(text.contains(r#"("sm_70", (7, 0), include_str!("/o/k_sm_70.ptx")),"#), "{text}");
         assert!(text.contains(r#"("sm_90", (9, 0), include_str!("/o/k_sm_90.ptx")),"#), "{text}");

@@ -155,7 +155,7 @@ macro_rules! block_slots {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 fn check_whole_warps() {
-    if block_dim_x() % WARP_SIZE != 0 {
+    if !block_dim_x().is_multiple_of(WARP_SIZE) {
         crate::device::trap("a block collective needs a block of whole warps (a multiple of 32 threads)");
     }
 }

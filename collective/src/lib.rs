@@ -47,12 +47,12 @@ pub mod types;
 pub mod warp;
 
 /// The device layer (crate `reduce-scan-device`): indices, barriers, warps, shared and global
-/// memory, atomics, and the [`kernel!`](device::kernel) macro.
+/// memory, atomics, and the [`kernel!`](device::kernel!) macro.
 pub use device;
 pub use device::{kernel, static_shared};
 
 /// What a kernel crate needs, in one `use`: the device layer's prelude (indices, barriers,
-/// buffers, [`kernel!`](device::kernel), [`static_shared!`](device::static_shared)), the
+/// buffers, [`kernel!`](device::kernel!), [`static_shared!`](device::static_shared)), the
 /// element types and operators, and the block and warp collectives.
 pub mod prelude {
     pub use crate::block::{BLOCK_SLOTS, BlockReduce, BlockScan, BlockSlots};

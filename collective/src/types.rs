@@ -34,10 +34,10 @@
 //! * The **identity** of sum is 0, of min the largest value (`MAX`, or +inf), of max the
 //!   smallest (`MIN`, or −inf): the result of an empty reduction, and what padding lanes hold.
 
-use crate::warp::warp_reduce_shfl;
 use crate::device::atomic;
 use crate::device::global::GlobalMut;
 pub use crate::device::warp::Shuffle;
+use crate::warp::warp_reduce_shfl;
 
 /// An element type of the generic reductions.
 pub trait Element: Shuffle + PartialEq + 'static {

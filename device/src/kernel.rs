@@ -1,4 +1,4 @@
-//! Kernels in any crate: the [`kernel!`](crate::kernel) macro, and what the host needs to know of
+//! Kernels in any crate: the [`kernel!`](crate::kernel!) macro, and what the host needs to know of
 //! each kernel it makes ([`KernelFn`]).
 //!
 //! A kernel crate is a `no_std` library (`#![no_std]` and nothing else at its top) whose
@@ -83,7 +83,7 @@ impl<A> core::fmt::Debug for KernelFn<A> {
     }
 }
 
-/// Defines a kernel, or a generic kernel and its instantiations (module docs: [`crate::kernel`]).
+/// Defines a kernel, or a generic kernel and its instantiations (module docs: [`crate::kernel`](mod@crate::kernel)).
 ///
 /// ```text
 /// kernel! { /// docs

@@ -34,12 +34,12 @@
 //! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
-//! | [`slice`] | `const T *p, size_t n` and `T *out` with their lengths ([`Slice`](slice::Slice), [`DisjointSlice`](slice::DisjointSlice), [`PerBlock`](slice::PerBlock)): every index checked, writes only through a thread's own index ([`ThreadIndex`](slice::ThreadIndex), [`BlockLeader`](slice::BlockLeader)), so a kernel's common accesses need no `unsafe` |
-//! | [`kernel`] | `extern "C" __global__ void k(…)`: the [`kernel!`](crate::kernel) macro, in any crate, and the host's handle of each kernel ([`KernelFn`](kernel::KernelFn)) |
+//! | [`slice`](mod@slice) | `const T *p, size_t n` and `T *out` with their lengths ([`Slice`](slice::Slice), [`DisjointSlice`](slice::DisjointSlice), [`PerBlock`](slice::PerBlock)): every index checked, writes only through a thread's own index ([`ThreadIndex`](slice::ThreadIndex), [`BlockLeader`](slice::BlockLeader)), so a kernel's common accesses need no `unsafe` |
+//! | [`kernel`](mod@kernel) | `extern "C" __global__ void k(…)`: the [`kernel!`](crate::kernel!) macro, in any crate, and the host's handle of each kernel ([`KernelFn`](kernel::KernelFn)) |
 //!
 //! **A kernel in any crate.** A `no_std` crate that depends on this one (or on
 //! `reduce-scan-collective`, which re-exports it with the block and warp collectives) writes its
-//! kernels with [`kernel!`](crate::kernel) and `use reduce_scan_device::prelude::*;`, and needs
+//! kernels with [`kernel!`](crate::kernel!) and `use reduce_scan_device::prelude::*;`, and needs
 //! nothing else: no feature gates, no panic handler (this crate provides the GPU's: a `trap`).
 //! The host crate builds it to PTX with `reduce-scan-build` and launches it through
 //! `reduce-scan`. `docs/your-kernel.md` walks through it.

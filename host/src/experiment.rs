@@ -46,11 +46,8 @@ impl Counters {
 
 impl fmt::Display for Counters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let title = format!(
-            "the emulator's counters of {} launch(es) of {}:",
-            self.summary.launches,
-            self.kernels.join(", ")
-        );
+        let title =
+            format!("the emulator's counters of {} launch(es) of {}:", self.summary.launches, self.kernels.join(", "));
         f.write_str(&counter_table(&title, &self.summary, None))
     }
 }
@@ -88,15 +85,21 @@ fn counters_of(counted: &[crate::emu::Counted]) -> Result<Counters> {
 /// `backend`'s memory), and returns the picture of the first launch as SVG text: the active
 /// threads of each warp, the global words and 32-byte sectors and the shared words and banks
 /// they touched, barrier interval by barrier interval. Emulator only.
-pub fn trace(backend: &Backend, block: u32, title: &str, launch: impl FnOnce(&Backend) -> Result<()>) -> Result<String> {
+pub fn trace(
+    backend: &Backend,
+    block: u32,
+    title: &str,
+    launch: impl FnOnce(&Backend) -> Result<()>,
+) -> Result<String> {
     let tracing = backend.tracing(u64::from(block)).ok_or_else(|| {
         Error::Unsupported("the access picture is drawn by the emulator: run it with Backend::emulator()".into())
     })?;
     launch(&tracing)?;
     let counted = tracing.take_counted();
-    let first = counted.iter().find(|c| c.trace.is_some()).ok_or_else(|| {
-        Error::Invalid(format!("no launch had a block {block} to draw (the grids were smaller)"))
-    })?;
+    let first = counted
+        .iter()
+        .find(|c| c.trace.is_some())
+        .ok_or_else(|| Error::Invalid(format!("no launch had a block {block} to draw (the grids were smaller)")))?;
     let traced = crate::trace::Traced {
         title: title.to_string(),
         n: 0,
@@ -136,7 +139,11 @@ pub fn time(backend: &Backend, runs: u32, mut launch: impl FnMut() -> Result<()>
 /// ```
 ///
 /// On the emulator, its CPU time.
-pub fn device_time(backend: &Backend, iters: u64, mut launch: impl FnMut() -> Result<()>) -> Result<std::time::Duration> {
+pub fn device_time(
+    backend: &Backend,
+    iters: u64,
+    mut launch: impl FnMut() -> Result<()>,
+) -> Result<std::time::Duration> {
     let mut us = 0.0;
     for _ in 0..iters {
         us += backend.time(&mut launch)?;

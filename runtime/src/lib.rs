@@ -13,10 +13,10 @@
 //! * [`emu`] — the CPU emulator: every CUDA thread a coroutine, with CUDA's semantics for
 //!   barriers, warps, shared memory, atomics and device-side launches, and the checks of
 //!   compute-sanitizer and the counters of Nsight Compute.
-//! * [`ptx`] — the kernels' PTX for sm_70, sm_80 and sm_90, which this crate's build script
+//! * [`ptx`](mod@ptx) — the kernels' PTX for sm_70, sm_80 and sm_90, which this crate's build script
 //!   compiles from the kernels crate with rustc's NVPTX backend and embeds; and any kernel
 //!   crate's PTX that a user's build script compiled ([`ptx!`]).
-//! * [`module`] — a kernel crate's kernels as typed methods ([`module!`]), launched on either
+//! * [`module`](mod@module) — a kernel crate's kernels as typed methods ([`module!`]), launched on either
 //!   backend.
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`error`] — the one error type, [`Error`]: one line per message.

@@ -26,7 +26,7 @@
 //! its counters and trace, where the backend counts or traces).
 
 /// Declares a struct whose methods launch the kernels of one kernel crate (module docs:
-/// [`crate::module`]). Each kernel is listed by name, a generic one as `name<T>`; the crate is
+/// [`crate::module`](mod@crate::module)). Each kernel is listed by name, a generic one as `name<T>`; the crate is
 /// named by its library name, which is also its PTX module's name (`ptx!`).
 #[macro_export]
 macro_rules! module {

@@ -28,10 +28,9 @@ impl Module {
     /// can run, unless [`ARCH_OVERRIDE`] names another.
     pub fn for_compute_capability(&self, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
         choose(self.arches, cc).map_err(|e| match e {
-            Error::Unsupported(m) if m.starts_with("this binary was built") => Error::Unsupported(format!(
-                "the PTX module `{}` is empty: {m}",
-                self.name
-            )),
+            Error::Unsupported(m) if m.starts_with("this binary was built") => {
+                Error::Unsupported(format!("the PTX module `{}` is empty: {m}", self.name))
+            }
             other => other,
         })
     }

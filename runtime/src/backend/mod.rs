@@ -478,7 +478,15 @@ impl Backend {
                 args.with_param_ptrs(|params| {
                     // SAFETY: forwarded from the caller; `params` points into `args`, alive here.
                     unsafe {
-                        g.gpu.launch_in(g.stream(), kernel.module, kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params)
+                        g.gpu.launch_in(
+                            g.stream(),
+                            kernel.module,
+                            kernel.name,
+                            cfg.grid,
+                            cfg.block,
+                            cfg.shared_bytes,
+                            params,
+                        )
                     }
                 })
             }

@@ -32,6 +32,8 @@ bench_steps=$(block bench.sh); bench=$(block dot-app/benches/dot.rs)
 for b in steps lib main bench_steps bench; do
   [ -n "${!b}" ] || { say "README.md has no '$b' block under 'Your kernel, your crate'"; exit 2; }
 done
+# BUNDLE is named from where the script was started; it runs in a temporary folder.
+if [ -n "${BUNDLE:-}" ]; then mkdir -p "$BUNDLE"; BUNDLE=$(cd "$BUNDLE" && pwd); fi
 dir=$(mktemp -d)
 if [ "${KEEP:-0}" = 1 ]; then say "keeping $dir"; else trap 'rm -rf "$dir"' EXIT; fi
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target/your-kernel}

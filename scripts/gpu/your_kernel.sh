@@ -4,7 +4,8 @@
 #
 #   scripts/gpu/your_kernel.sh
 #
-# Expects in .gpu/extra/ (scripts/gpu/your_kernel_bundle.sh puts them there):
+# Expects in .gpu/extra/ (`BUNDLE=.gpu/extra scripts/your_kernel.sh` puts the first two there;
+# `cargo build --release --example my_kernel` builds the third, copied there by hand):
 # * dot-app    the README template's release binary ("Your kernel, your crate");
 # * dot-bench  its criterion bench (`cargo bench --no-run`);
 # * my_kernel  examples/my_kernel.rs, built in release.

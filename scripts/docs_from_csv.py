@@ -8,7 +8,7 @@ typed by hand:
 * docs/parity.md, the Rust ↔ CUDA C table, with the causes listed in CAUSES below;
 * docs/results.md, the tables the README quotes (reduce_scan::sum vs CUB, scans vs CUB).
 
-    scripts/docs_from_csv.py [--check] [DIR...]     default DIR: SET (the one measurement set)
+    scripts/docs_from_csv.py [--check] [DIR...]     default DIR: SETS (the measurement set and its re-measurements)
 
 A file in a later directory replaces the same file of an earlier one (a re-measurement after a
 change); each figure names the directory and commit it came from.
@@ -799,6 +799,8 @@ def reduce_shapes_md(d, commit):
 
 
 SET = "docs/measurements/2026-11-25-h100"
+# Later directories re-measure some of SET's files after a change; each replaces those files.
+SETS = [SET, "docs/measurements/2026-11-26-h100"]
 
 
 def readme_blocks(d, gpu, commit):
@@ -969,11 +971,11 @@ def outputs(d):
 
 
 def main():
-    """Writes the docs from the one measurement set (SET, or the directories named); with
+    """Writes the docs from the one measurement set (SETS, or the directories named); with
     --check, writes nothing and fails when a file differs from what the CSVs give."""
     args = [a for a in sys.argv[1:] if a != "--check"]
     check = "--check" in sys.argv[1:]
-    d = Dirs([(ROOT / a).resolve() for a in (args or [SET])])
+    d = Dirs([(ROOT / a).resolve() for a in (args or SETS)])
     stale = []
     for path, text in outputs(d).items():
         if path.read_text() != text:

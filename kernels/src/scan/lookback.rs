@@ -1178,29 +1178,27 @@ typed_kernel!(lookback = lookback_generic(
 /// through the device layer's atomic loads.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, inclusive scans, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-25-h100/typed_scans.csv`, commit e032fa9, one run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):
+/// NVIDIA H100 80GB HBM3, inclusive scans, median of 10 timed runs, every output element of every run checked (`docs/measurements/2026-11-26-h100/typed_scans.csv`, commit 5b923bf, one run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):
 ///
-/// | type | op | 2^24: µs, × CUB |
-/// |---|---|---|
-/// | i32 | min | 49.46, 1.42 |
-/// | i32 | max | 50.40, 1.39 |
-/// | u32 | sum | 50.82, 1.27 |
-/// | u32 | min | 49.04, 1.42 |
-/// | u32 | max | 50.05, 1.40 |
-/// | i64 | sum | 100.91, 1.06 |
-/// | i64 | min | 100.10, 1.25 |
-/// | i64 | max | 100.40, 1.23 |
-/// | u64 | sum | 100.58, 1.05 |
-/// | u64 | min | 100.22, 1.24 |
-/// | u64 | max | 99.79, 1.24 |
-/// | f32 | sum | 50.27, 1.26 |
-/// | f32 | min | 50.00, 1.54 |
-/// | f32 | max | 49.06, 1.55 |
-/// | f64 | sum | 99.25, 1.13 |
-/// | f64 | min | 103.34, 1.32 |
-/// | f64 | max | 101.18, 1.36 |
-///
-/// **To be re-measured.** Commit e032fa9 ran these scans with a body of their own (`lookback_typed.rs`); issue #38 made them instantiations of `lookback`'s body, which changed their PTX (not `lookback`'s: `docs/measurements/2026-11-25-ptx/`). The figures above are of the kernels before that change.
+/// | type | op | 2^24: µs, × CUB | 2^28: µs, × CUB |
+/// |---|---|---|---|
+/// | i32 | min | 48.90, 1.44 | 771.22, 1.32 |
+/// | i32 | max | 49.68, 1.43 | 772.51, 1.32 |
+/// | u32 | sum | 50.21, 1.25 | 772.46, 1.13 |
+/// | u32 | min | 49.97, 1.41 | 773.60, 1.31 |
+/// | u32 | max | 50.22, 1.38 | 770.61, 1.32 |
+/// | i64 | sum | 100.03, 1.07 | 1619.02, 0.97 |
+/// | i64 | min | 99.44, 1.25 | 1617.22, 1.15 |
+/// | i64 | max | 100.85, 1.23 | 1617.97, 1.15 |
+/// | u64 | sum | 99.02, 1.08 | 1617.15, 0.97 |
+/// | u64 | min | 100.45, 1.22 | 1618.13, 1.15 |
+/// | u64 | max | 100.51, 1.23 | 1613.50, 1.15 |
+/// | f32 | sum | 49.89, 1.25 | 771.26, 1.13 |
+/// | f32 | min | 49.23, 1.56 | 770.72, 1.41 |
+/// | f32 | max | 49.63, 1.54 | 771.50, 1.41 |
+/// | f64 | sum | 100.54, 1.10 | 1613.34, 1.02 |
+/// | f64 | min | 102.64, 1.34 | 1631.98, 1.24 |
+/// | f64 | max | 102.69, 1.34 | 1629.54, 1.25 |
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

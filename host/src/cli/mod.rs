@@ -36,6 +36,24 @@ use crate::{Error, Result};
 /// `scripts/learner_loop.sh`, times the default). `--repeat N` asks for more.
 pub const EMULATOR_REPEAT: u32 = 1;
 
+/// What the report shows of a row, by pair: the reduction's rows (`cli/reduce`) and the scan's
+/// (`cli/scan.rs`) alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// `i32` sums, the curriculum's: the variant's name alone (every curriculum variant runs
+    /// it), the committed GPU figures beside the row, CUB's (and for reductions the CUDA C
+    /// twins' and `clock64`'s) columns.
+    Curriculum,
+    /// Every other pair: type and operator beside the name, the result beside the reference.
+    Pair,
+}
+
+impl Layout {
+    fn of(elem: crate::types::Elem, op: crate::types::Op) -> Self {
+        if (elem, op) == (crate::types::Elem::I32, crate::types::Op::Sum) { Layout::Curriculum } else { Layout::Pair }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormatArg {
     Table,

@@ -6,28 +6,12 @@
 use std::io::Write;
 
 use super::metrics::before_last;
-use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use super::{Args, Layout, Session, progress, progress_done, timing_cells, timing_columns};
 use crate::input::{Input, Pattern, typed};
 use crate::output::{Cell, Column, Shown};
 use crate::scan::{Kind, ScanMeasurement, ScanVariant, all, curriculum, find, generic_names, measure};
 use crate::types::{Elem, Op, Value};
 use crate::{Error, Result};
-
-/// What the report shows of a row, by pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Layout {
-    /// `i32` sums, the curriculum's: every scan variant, its launches, CUB's and a copy's rows,
-    /// the committed GPU figures.
-    Curriculum,
-    /// Every other pair: type and operator beside the name, the last element shown.
-    Pair,
-}
-
-impl Layout {
-    fn of(elem: Elem, op: Op) -> Self {
-        if (elem, op) == (Elem::I32, Op::Sum) { Layout::Curriculum } else { Layout::Pair }
-    }
-}
 
 /// The columns of a scan report (the × CUB column is always there; empty without CUB).
 fn columns(layout: Layout) -> Vec<Column> {

@@ -10,7 +10,7 @@ mod notes;
 mod select;
 
 use super::metrics::before_last;
-use super::{Args, Session, progress, progress_done};
+use super::{Args, Layout, Session, progress, progress_done};
 use crate::Result;
 use crate::cpu::Reference;
 use crate::input::{Input, Pattern, typed};
@@ -25,22 +25,6 @@ use select::{check_request, own_op, supporting};
 
 /// The default block of the reductions.
 pub(super) const DEFAULT_BLOCK: u32 = 512;
-
-/// What the report shows of a row, by pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Layout {
-    /// `i32` sums, the curriculum's: the sum beside the CPU recursion's and the exact total,
-    /// `clock64` cycles, the CUDA C twins, the committed GPU figures.
-    Curriculum,
-    /// Every other pair: type and operator beside the name, the result beside the reference.
-    Pair,
-}
-
-impl Layout {
-    fn of(elem: Elem, op: Op) -> Self {
-        if (elem, op) == (Elem::I32, Op::Sum) { Layout::Curriculum } else { Layout::Pair }
-    }
-}
 
 /// Which optional column groups a report has.
 #[derive(Clone, Copy)]

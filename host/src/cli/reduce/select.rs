@@ -2,7 +2,7 @@
 
 use super::super::Args;
 use super::super::Session;
-use super::Layout;
+use crate::cli::Layout;
 use crate::reduce::geometry_of;
 use crate::registry::{self, Elem, Family, Grid, Op, Variant};
 use crate::types::Value;

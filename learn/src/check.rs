@@ -178,7 +178,8 @@ fn scan_answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize) ->
     let Code::Scan(kernels) = attempt.code else { return Ok(None) };
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
     for kind in [Kind::Inclusive, Kind::Exclusive] {
-        let got = scan_output(backend, ex, kernels, &data, kind, &mut |f| f()).map_err(|e| e.to_string())?;
+        let got = scan_output(backend, ex, kernels, &data, kind, &mut |f| f())
+            .map_err(|e| format!("n = {n}, {} scan: {e}", kind.name()))?;
         let want = kind.reference(&data);
         if let Some(i) = (0..n).find(|&i| got.get(i) != want.get(i)) {
             return Ok(Some(format!(
@@ -200,8 +201,8 @@ fn answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize, block: 
         return if block == BLOCKS[0] { scan_answer(backend, ex, attempt, n) } else { Ok(None) };
     }
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
-    let partials = run(backend, ex, attempt, &data, block).map_err(|e| e.to_string())?;
     let shape = format!("n = {n}, block {block}");
+    let partials = run(backend, ex, attempt, &data, block).map_err(|e| format!("{shape}: {e}"))?;
     if let Code::Clocked(_) = attempt.code {
         let want = data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
         let got = partials.iter().fold(0i32, |a, &x| a.wrapping_add(x));
@@ -260,7 +261,8 @@ fn measure_data() -> Vec<i32> {
 pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<Vec<reduce_scan::emu::Counted>, String> {
     let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
     let counting = backend.counting().expect("the emulator counts");
-    run(&counting, ex, attempt, &measure_data(), MEASURE_BLOCK).map_err(|e| e.to_string())?;
+    run(&counting, ex, attempt, &measure_data(), MEASURE_BLOCK)
+        .map_err(|e| format!("n = {MEASURE_N}, block {MEASURE_BLOCK} (the measure's run): {e}"))?;
     Ok(counting.take_counted())
 }
 

@@ -87,14 +87,27 @@ fn remember(number: u32, passed: bool) {
     let _ = std::fs::write(progress_file(), text);
 }
 
+/// Writes `text` to stdout. A closed pipe (`./x learn | head -1`) ends the writing quietly: the
+/// reader has what it wanted, and the exit status is the check's.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// `println!` through [`say`].
+macro_rules! out {
+    ($($arg:tt)*) => { say(&format!("{}\n", format_args!($($arg)*))) };
+}
+
 fn list() -> ExitCode {
     let done = passed_ones();
-    println!("The book's lessons as exercises ({} of {} passed). Check one: ./x learn N", done.len(), EXERCISES.len());
+    out!("The book's lessons as exercises ({} of {} passed). Check one: ./x learn N", done.len(), EXERCISES.len());
     for ex in &EXERCISES {
         let mark = if done.contains(&ex.number) { "[x]" } else { "[ ]" };
-        println!("{mark} {:>2}  {:<24} {}  (from {})", ex.number, ex.lesson, ex.title, ex.from);
+        out!("{mark} {:>2}  {:<24} {}  (from {})", ex.number, ex.lesson, ex.title, ex.from);
     }
-    println!("Your files: learn/exercises/ (made from learn/start/ the first time; never overwritten).");
+    out!("Your files: learn/exercises/ (made from learn/start/ the first time; never overwritten).");
     ExitCode::SUCCESS
 }
 
@@ -125,9 +138,14 @@ fn render(ex: &Exercise, report: &check::Report) -> String {
         None => writeln!(t, "faults   none (memcheck, racecheck, initcheck, synccheck)"),
     };
     let name = ex.goal.measure().name();
+    let judged = report.wrong.is_none() && report.fault.is_none();
     let _ = match report.measure {
         Some(m) => {
-            let mark = if ex.goal.met(m) { "reached" } else { "not yet" };
+            let mark = match (judged, ex.goal.met(m)) {
+                (false, _) => "not judged until the answer is right",
+                (true, true) => "reached",
+                (true, false) => "not yet",
+            };
             writeln!(t, "measure  {name} {} ({}): {mark}", fmt(m), ex.goal.want())
         }
         None => writeln!(t, "measure  {name} not taken (the kernel did not run)"),
@@ -139,7 +157,17 @@ fn render(ex: &Exercise, report: &check::Report) -> String {
             None => writeln!(t, "PASSED. That was the last exercise."),
         };
     } else {
-        let _ = writeln!(t, "{}", wrap(&format!("NOT YET. {}", ex.text), 96));
+        let why = match (&report.fault, &report.wrong) {
+            (Some(_), _) => "NOT YET: fix the fault first. Its line above names the check that stopped the kernel, \
+                             the size and block it ran at, the block and thread, and the line of your file."
+                .to_string(),
+            (None, Some(_)) => "NOT YET: the answer is wrong. The line above says where: the size and block, and \
+                                the first block sum (or scan element) that differs from the CPU's. Look at which \
+                                elements your loop and your index leave out or count twice there."
+                .to_string(),
+            (None, None) => format!("NOT YET. {}", ex.text),
+        };
+        let _ = writeln!(t, "{}", wrap(&why, 96));
         let _ = writeln!(
             t,
             "The place is marked EXERCISE in your file; the project's kernel: ./x learn {} --solution",
@@ -242,9 +270,9 @@ fn solution(ex: &Exercise) -> ExitCode {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("learn: cannot read {}: {e}", p.display()));
     match (read(&mine), read(&theirs)) {
         (Ok(a), Ok(b)) => {
-            println!("--- learn/exercises/{} (yours)", ex.file());
-            println!("+++ {} (the project's, doc comments left out)", ex.solution_path());
-            print!("{}", diff::unified(&diff::normalise(&a), &diff::normalise(&b), 2));
+            out!("--- learn/exercises/{} (yours)", ex.file());
+            out!("+++ {} (the project's, doc comments left out)", ex.solution_path());
+            say(&diff::unified(&diff::normalise(&a), &diff::normalise(&b), 2));
             ExitCode::SUCCESS
         }
         (Err(e), _) | (_, Err(e)) => {
@@ -263,7 +291,7 @@ fn reset(ex: &Exercise) -> ExitCode {
         return ExitCode::from(2);
     }
     remember(ex.number, false);
-    println!("your file is kept as {}; the next build copies the starting file back", copy.display());
+    out!("your file is kept as {}; the next build copies the starting file back", copy.display());
     ExitCode::SUCCESS
 }
 
@@ -281,7 +309,7 @@ fn main() -> ExitCode {
             let attempt = exercises::learner()[(ex.number - 1) as usize];
             let report = check::check(ex, &attempt);
             let passed = report.passed(ex);
-            print!("{}", render(ex, &report));
+            say(&render(ex, &report));
             remember(ex.number, passed);
             if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
@@ -289,10 +317,10 @@ fn main() -> ExitCode {
             let attempt = exercises::learner()[(ex.number - 1) as usize];
             let report = check::check(ex, &attempt);
             let passed = report.passed(ex);
-            print!("{}", render(ex, &report));
+            say(&render(ex, &report));
             remember(ex.number, passed);
             match gpu(ex, &attempt) {
-                Ok(text) => println!("\n{text}"),
+                Ok(text) => out!("\n{text}"),
                 Err(why) => {
                     eprintln!("learn: --gpu: {why}");
                     return ExitCode::from(2);

@@ -69,3 +69,22 @@ fn the_readme_walkthrough_is_what_learn_prints() {
         assert_eq!(got, Some(want.as_str()), "README.md's `{marker}` walkthrough; it should read:\n{want}");
     }
 }
+
+/// After a fault or a wrong answer the verdict speaks of that, not of the lesson's hint, and the
+/// measure is not judged.
+#[test]
+fn a_fault_or_a_wrong_answer_is_what_the_verdict_speaks_of() {
+    let ex = &EXERCISES[1];
+    let fault = "racecheck: … n = 33, block 128: … at learn/exercises/02_interleaved.rs:50".to_string();
+    let wrong = "n = 1025, block 128: block 1 wrote 5, expected 7 (the sum of its 128 elements from 128)".to_string();
+    for (report, says) in [
+        (check::Report { wrong: None, fault: Some(fault), measure: None }, "NOT YET: fix the fault first."),
+        (check::Report { wrong: Some(wrong), fault: None, measure: Some(2.0) }, "NOT YET: the answer is wrong."),
+    ] {
+        let text = crate::render(ex, &report);
+        assert!(text.contains(says), "exercise 2: the verdict should say {says:?}:\n{text}");
+        let hint = ex.text.split_whitespace().take(6).collect::<Vec<_>>().join(" ");
+        assert!(!text.contains(&hint), "exercise 2: the lesson's hint is repeated after a failure:\n{text}");
+        assert!(!text.contains("reached"), "exercise 2: a measure is judged after a failure:\n{text}");
+    }
+}

@@ -12,7 +12,7 @@ use super::memory::{Alloc, Refusal, cross_block};
 use super::race::Hazard;
 
 fn site(s: Site) -> String {
-    format!("{}:{}", s.file(), s.line())
+    super::site_line(s)
 }
 
 /// Stops the calling thread with a report.

@@ -335,7 +335,10 @@ pub(super) fn install_hooks() {
             let inside = CURRENT.with(|c| !c.get().is_null());
             if inside {
                 let msg = info.payload_as_str().unwrap_or("panic").to_string();
-                let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+                let loc = info
+                    .location()
+                    .map(|l| format!(" at {}", super::source_line(l.file(), l.line())))
+                    .unwrap_or_default();
                 *current().panic_message.borrow_mut() = Some(format!("{msg}{loc}"));
             } else {
                 previous(info);
@@ -398,7 +401,7 @@ fn same_site(a: Site, b: Site) -> bool {
 }
 
 fn site(s: Site) -> String {
-    format!("{}:{}", s.file(), s.line())
+    super::site_line(s)
 }
 
 pub(super) fn dim(d: Dim3) -> String {

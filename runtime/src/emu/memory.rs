@@ -49,7 +49,7 @@ impl Span {
 
     /// `a buffer of 128 × 4-byte elements (512 bytes) at 0x…, allocated at file:line`.
     pub fn describe(&self) -> String {
-        let origin = format!("{}:{}", self.origin.file(), self.origin.line());
+        let origin = super::site_line(self.origin);
         if self.elem > 0 && self.bytes.is_multiple_of(self.elem) {
             format!(
                 "a buffer of {} × {}-byte elements ({} bytes) at {:#x}, allocated at {origin}",

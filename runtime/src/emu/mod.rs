@@ -59,6 +59,28 @@ pub mod nested;
 mod race;
 pub(crate) mod warp;
 
+/// `file:line` of a kernel's source as a report names it: the path as the compiler recorded it
+/// with `dir/..` steps taken out (a kernel file that a crate includes with `#[path = "../x.rs"]`
+/// is recorded as `crate/src/../x.rs`; the report says `crate/x.rs`, the file the person edits).
+pub(crate) fn source_line(file: &str, line: u32) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in file.split('/') {
+        match part {
+            "." => {}
+            ".." if parts.last().is_some_and(|p| !p.is_empty() && *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    format!("{}:{line}", parts.join("/"))
+}
+
+/// [`source_line`] of a call site.
+pub(crate) fn site_line(s: device::emu::Site) -> String {
+    source_line(s.file(), s.line())
+}
+
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -602,6 +624,17 @@ pub(crate) fn ranges(indices: impl IntoIterator<Item = u32>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn source_lines_lose_their_parent_steps() {
+        use super::source_line;
+        assert_eq!(source_line("learn/src/../exercises/02_interleaved.rs", 50), "learn/exercises/02_interleaved.rs:50");
+        assert_eq!(source_line("kernels/src/reduce/interleaved.rs", 7), "kernels/src/reduce/interleaved.rs:7");
+        assert_eq!(source_line("a/./b/../../c.rs", 1), "c.rs:1");
+        assert_eq!(source_line("../up.rs", 2), "../up.rs:2");
+        assert_eq!(source_line("/abs/src/../k.rs", 3), "/abs/k.rs:3");
+        assert_eq!(source_line("a/../../b.rs", 4), "../b.rs:4");
+    }
+
     use super::ranges;
 
     #[test]

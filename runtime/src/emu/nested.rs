@@ -112,12 +112,11 @@ impl Pending {
 pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, pending: &Pending, l: DeviceLaunch) -> u32 {
     let launch = t.block.launch;
     let from = format!(
-        "`{}` block {}, thread {}, at {}:{}",
+        "`{}` block {}, thread {}, at {}",
         launch.kernel,
         dim(t.block.idx),
         dim(t.idx),
-        l.site.file(),
-        l.site.line()
+        super::site_line(l.site)
     );
     let what = format!("`{}`<<<{}, {}>>>", l.kernel, dim(l.grid), dim(l.block));
     if depth + 1 > MAX_DEPTH {

@@ -1,6 +1,9 @@
 //! The learner's files: `learn/exercises/NN_<lesson>.rs`, each copied once from its starting
-//! file in `learn/start/` when it is not there yet, and never overwritten (the learner's work
-//! is theirs; `./x learn N --reset` keeps a copy before it starts over).
+//! file in `learn/start/` when its exercise opens (`src/open.rs`: the first at once, each next
+//! one when the one before it passes, any one that `./x learn N` asks for), and never
+//! overwritten (the learner's work is theirs; `./x learn N --reset` keeps a copy before it
+//! starts over). An exercise not yet open is compiled from its starting file, which stays out
+//! of the learner's folder: it holds the previous exercise's answer.
 //!
 //! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
 //! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
@@ -11,24 +14,43 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+#[path = "src/open.rs"]
+mod open;
+
 fn main() {
     let start = Path::new("start");
     let work = Path::new("exercises");
     fs::create_dir_all(work).expect("cannot create learn/exercises/");
     renumbered(work, ("13_blelloch.rs", 13), ("14_blelloch.rs", 14));
     println!("cargo:rerun-if-changed=start");
-    for entry in fs::read_dir(start).expect("learn/start/ holds the starting files") {
-        let path = entry.expect("a starting file").path();
-        let mine = work.join(path.file_name().expect("a file name"));
-        if !mine.exists() {
+    // A file that `./x learn N` opens (copies in) changes the folder: the build then compiles it.
+    println!("cargo:rerun-if-changed=exercises");
+    println!("cargo:rerun-if-changed=exercises/.progress");
+    let passed = open::passed_in(&fs::read_to_string(work.join(".progress")).unwrap_or_default());
+    let mut starts: Vec<PathBuf> = fs::read_dir(start)
+        .expect("learn/start/ holds the starting files")
+        .map(|e| e.expect("a file").path())
+        .collect();
+    starts.sort();
+    let here = env::current_dir().expect("the learn/ folder");
+    let mut files = Vec::new();
+    for path in starts {
+        let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
+        let number: u32 = name[..2].parse().expect("a starting file's name begins with its number");
+        let mine = work.join(&name);
+        if !mine.exists() && open::opens_by_itself(number, &passed) {
             fs::copy(&path, &mine).expect("cannot copy a starting file into learn/exercises/");
         }
-        println!("cargo:rerun-if-changed={}", mine.display());
+        // The learner's file where it is there; the starting file until the exercise opens.
+        let used = if mine.exists() { mine } else { path };
+        println!("cargo:rerun-if-changed={}", used.display());
+        files.push((name, here.join(used)));
     }
-    println!("cargo:rerun-if-env-changed=LEARN_GPU");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    write_work(&out_dir, &files);
+    println!("cargo:rerun-if-env-changed=LEARN_GPU");
     if env::var("LEARN_GPU").is_ok_and(|v| v == "1") {
-        learner_ptx(&out_dir, work);
+        learner_ptx(&out_dir, &files);
     } else {
         let file = out_dir.join("learner_sm_70.ptx");
         if fs::read_to_string(&file).map_or(true, |old| !old.is_empty()) {
@@ -63,8 +85,24 @@ fn renumbered(work: &Path, old: (&str, u32), new: (&str, u32)) {
     println!("cargo:warning=learn/exercises/{} is now {} (exercise {} became {})", old.0, new.0, old.1, new.1);
 }
 
+/// `work_modules.rs` (the learner's exercise modules, `e01` …, each at the file the build
+/// uses) and `work_source.rs` (the macro `work_source!("NN_<lesson>.rs")`: that file's text),
+/// both included by `src/main.rs`.
+fn write_work(out_dir: &Path, files: &[(String, PathBuf)]) {
+    let mut modules = String::new();
+    let mut source = String::from("macro_rules! work_source {\n");
+    for (name, path) in files {
+        let path = path.display().to_string().replace('\\', "/");
+        modules.push_str(&format!("#[path = \"{path}\"]\npub mod e{};\n", &name[..2]));
+        source.push_str(&format!("    (\"{name}\") => {{ include_str!(\"{path}\") }};\n"));
+    }
+    source.push_str("}\n");
+    write_if_changed(&out_dir.join("work_modules.rs"), &modules);
+    write_if_changed(&out_dir.join("work_source.rs"), &source);
+}
+
 /// The learner's files compiled to PTX for sm_70 (see the module doc).
-fn learner_ptx(out_dir: &Path, work: &Path) {
+fn learner_ptx(out_dir: &Path, files: &[(String, PathBuf)]) {
     let here = env::current_dir().expect("the learn/ folder");
     let krate = out_dir.join("learner-ptx");
     fs::create_dir_all(krate.join("src")).expect("cannot create the learner's PTX crate");
@@ -80,14 +118,9 @@ fn learner_ptx(out_dir: &Path, work: &Path) {
         "#![no_std]\n#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, macro_metavar_expr_concat)]\n\
          #![allow(unused, internal_features)]\n// The panic handler is the kernels crate's.\n\n",
     );
-    let mut files: Vec<PathBuf> =
-        fs::read_dir(work).expect("learn/exercises/").filter_map(|e| Some(e.ok()?.path())).collect();
-    files.retain(|p| p.extension().is_some_and(|e| e == "rs"));
-    files.sort();
-    for file in &files {
-        let stem = file.file_stem().expect("a file name").to_string_lossy().into_owned();
-        let module = format!("e{}", &stem[..2]);
-        let path = here.join(file).canonicalize().expect("an exercise file");
+    for (name, file) in files {
+        let module = format!("e{}", &name[..2]);
+        let path = file.canonicalize().expect("an exercise file");
         lib.push_str(&format!("#[path = \"{}\"]\npub mod {module};\n", path.display()));
     }
     // The host times launches behind `stream_hold` (kernels/src/timing.rs), which the

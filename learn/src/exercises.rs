@@ -439,67 +439,63 @@ macro_rules! per_block {
 /// The attempts of an exercise module tree (`work`: the learner's files; `start`: the
 /// starting files), in exercise order.
 macro_rules! attempts {
-    ($root:ident, $dir:literal) => {
+    ($root:ident, $source:ident) => {
         [
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e01::neighbored_less, a, b, n)),
                 items: 1,
-                source: include_str!(concat!($dir, "01_neighbored_less.rs")),
+                source: $source!("01_neighbored_less.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e02::interleaved, a, b, n)),
                 items: 1,
-                source: include_str!(concat!($dir, "02_interleaved.rs")),
+                source: $source!("02_interleaved.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e03::unroll2, a, b, n)),
                 items: $root::e03::ITEMS_PER_THREAD,
-                source: include_str!(concat!($dir, "03_unroll2.rs")),
+                source: $source!("03_unroll2.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e04::unroll8, a, b, n)),
                 items: $root::e04::ITEMS_PER_THREAD,
-                source: include_str!(concat!($dir, "04_unroll8.rs")),
+                source: $source!("04_unroll8.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e05::unroll_warps8, a, b, n)),
                 items: 8,
-                source: include_str!(concat!($dir, "05_unroll_warps8.rs")),
+                source: $source!("05_unroll_warps8.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e06::complete_unroll_warps8, a, b, n)),
                 items: 8,
-                source: include_str!(concat!($dir, "06_complete_unroll_warps8.rs")),
+                source: $source!("06_complete_unroll_warps8.rs"),
             },
-            Attempt {
-                code: Code::PerBlock(per_block!($root)),
-                items: 8,
-                source: include_str!(concat!($dir, "07_complete_unroll.rs")),
-            },
+            Attempt { code: Code::PerBlock(per_block!($root)), items: 8, source: $source!("07_complete_unroll.rs") },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e08::smem, a, b, n)),
                 items: 1,
-                source: include_str!(concat!($dir, "08_smem.rs")),
+                source: $source!("08_smem.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e09::smem_unroll4, a, b, n)),
                 items: $root::e09::ITEMS_PER_THREAD,
-                source: include_str!(concat!($dir, "09_smem_unroll4.rs")),
+                source: $source!("09_smem_unroll4.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e10::smem_unroll4_dyn, a, b, n)),
                 items: 4,
-                source: include_str!(concat!($dir, "10_smem_unroll4_dyn.rs")),
+                source: $source!("10_smem_unroll4_dyn.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e11::warp_shuffle, a, b, n)),
                 items: $root::e11::ITEMS_PER_THREAD,
-                source: include_str!(concat!($dir, "11_warp_shuffle.rs")),
+                source: $source!("11_warp_shuffle.rs"),
             },
             Attempt {
                 code: Code::Clocked(kernel_of!($root::e12::squares_coalesced, a, r, c, n)),
                 items: 1,
-                source: include_str!(concat!($dir, "12_squares_coalesced.rs")),
+                source: $source!("12_squares_coalesced.rs"),
             },
             Attempt {
                 code: Code::Scan(ScanKernels::Fenwick(
@@ -507,7 +503,7 @@ macro_rules! attempts {
                     kernel_of!($root::e13::bit_query, a, b, c, d),
                 )),
                 items: 1,
-                source: include_str!(concat!($dir, "13_bit.rs")),
+                source: $source!("13_bit.rs"),
             },
             Attempt {
                 code: Code::Scan(ScanKernels::ReduceThenScan(
@@ -515,7 +511,7 @@ macro_rules! attempts {
                     kernel_of!($root::e14::blelloch_block, a, b, c, d, e),
                 )),
                 items: 1,
-                source: include_str!(concat!($dir, "14_blelloch.rs")),
+                source: $source!("14_blelloch.rs"),
             },
         ]
     };
@@ -523,12 +519,12 @@ macro_rules! attempts {
 
 /// The learner's files, `learn/exercises/`.
 pub fn learner() -> [Attempt; 14] {
-    attempts!(work, "../exercises/")
+    attempts!(work, work_source)
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
 pub fn starting() -> [Attempt; 14] {
-    attempts!(start, "../start/")
+    attempts!(start, start_source)
 }

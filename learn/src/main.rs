@@ -9,18 +9,31 @@
 //!                            Nsight Compute's counters beside the emulator's (where ncu is)
 //! ```
 //!
-//! Each exercise is the previous lesson's kernel with the lesson's change left to make. The
+//! Each exercise is a lesson's starting kernel (`from`: mostly the previous lesson's) with the
+//! lesson's change left to make, in the learner's file, which opens as `open.rs` says. The
 //! check runs your kernel on the emulator at several sizes and blocks, with its checks (bounds,
 //! races, barriers), and measures the lesson's counter against its goal. Exit status: 0 when
 //! the exercise passes, 1 when not yet, 2 for bad input.
 
+// `work_source!("NN_<lesson>.rs")`: the text of the file `work`'s module eNN is compiled from.
+include!(concat!(env!("OUT_DIR"), "/work_source.rs"));
+
+/// `start_source!("NN_<lesson>.rs")`: the text of a starting file.
+#[cfg(test)]
+macro_rules! start_source {
+    ($file:literal) => {
+        include_str!(concat!("../start/", $file))
+    };
+}
+
 mod check;
 mod diff;
 mod exercises;
+mod open;
 mod profile;
 
-/// The exercise files, one module each, as `work` (the learner's, learn/exercises/) and `start`
-/// (the starting files, learn/start/).
+/// The starting files (learn/start/), one module each, for the tests.
+#[cfg(test)]
 #[rustfmt::skip]
 macro_rules! exercise_files {
     () => {
@@ -41,10 +54,11 @@ macro_rules! exercise_files {
     };
 }
 
+/// The learner's files (learn/exercises/), or the starting file of an exercise not yet open
+/// (build.rs decides, `open.rs` says how).
 #[allow(unused)]
-#[path = "../exercises"]
 mod work {
-    exercise_files!();
+    include!(concat!(env!("OUT_DIR"), "/work_modules.rs"));
 }
 
 #[cfg(test)]
@@ -70,11 +84,43 @@ fn progress_file() -> PathBuf {
 }
 
 fn passed_ones() -> Vec<u32> {
-    std::fs::read_to_string(progress_file())
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.strip_suffix(" passed")?.parse().ok())
-        .collect()
+    open::passed_in(&std::fs::read_to_string(progress_file()).unwrap_or_default())
+}
+
+/// The learner's file of `ex`.
+fn learner_file(ex: &Exercise) -> PathBuf {
+    learn_dir().join("exercises").join(ex.file())
+}
+
+/// Opens `ex`: copies its starting file into the learner's folder if it is not there yet (the
+/// build compiled that same starting file in its place, so the check that follows is of it).
+/// Says so on `err`. An error is one line.
+fn open_exercise(ex: &Exercise, err: &mut dyn std::io::Write) -> Result<(), String> {
+    let mine = learner_file(ex);
+    if mine.exists() {
+        return Ok(());
+    }
+    let start = learn_dir().join("start").join(ex.file());
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    let copied = std::fs::read(&start).and_then(|text| {
+        use std::io::Write;
+        options.open(&mine)?.write_all(&text)
+    });
+    copied.map_err(|e| {
+        format!("learn: cannot open exercise {}: copying {} to {}: {e}", ex.number, start.display(), mine.display())
+    })?;
+    let _ = writeln!(err, "opened exercise {}: your file is learn/exercises/{}", ex.number, ex.file());
+    Ok(())
+}
+
+/// Opens the exercise after `ex`, once `ex` passed (see `open.rs`).
+fn open_next(ex: &Exercise) {
+    if let Some(next) = EXERCISES.iter().find(|e| e.number == ex.number + 1)
+        && open::opens_by_itself(next.number, &passed_ones())
+    {
+        let _ = open_exercise(next, &mut std::io::stderr());
+    }
 }
 
 fn remember(number: u32, passed: bool) {
@@ -105,9 +151,13 @@ fn list() -> ExitCode {
     out!("The book's lessons as exercises ({} of {} passed). Check one: ./x learn N", done.len(), EXERCISES.len());
     for ex in &EXERCISES {
         let mark = if done.contains(&ex.number) { "[x]" } else { "[ ]" };
-        out!("{mark} {:>2}  {:<24} {}  (from {})", ex.number, ex.lesson, ex.title, ex.from);
+        let shut = if learner_file(ex).exists() { "" } else { ", not open yet" };
+        out!("{mark} {:>2}  {:<24} {}  (from {}{shut})", ex.number, ex.lesson, ex.title, ex.from);
     }
-    out!("Your files: learn/exercises/ (made from learn/start/ the first time; never overwritten).");
+    out!(
+        "Your files: learn/exercises/. Each is copied from learn/start/ when its exercise opens (the next one when \
+         one passes, or any one you check: ./x learn N), and never overwritten."
+    );
     ExitCode::SUCCESS
 }
 
@@ -265,7 +315,7 @@ fn fmt(x: f64) -> String {
 }
 
 fn solution(ex: &Exercise) -> ExitCode {
-    let mine = learn_dir().join("exercises").join(ex.file());
+    let mine = learner_file(ex);
     let theirs = learn_dir().join("..").join(ex.solution_path());
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("learn: cannot read {}: {e}", p.display()));
     match (read(&mine), read(&theirs)) {
@@ -283,7 +333,14 @@ fn solution(ex: &Exercise) -> ExitCode {
 }
 
 fn reset(ex: &Exercise) -> ExitCode {
-    let mine = learn_dir().join("exercises").join(ex.file());
+    let mine = learner_file(ex);
+    if !mine.exists() {
+        eprintln!(
+            "learn: exercise {} is not open yet, so there is nothing to reset (./x learn {} opens it)",
+            ex.number, ex.number
+        );
+        return ExitCode::from(2);
+    }
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let copy = mine.with_extension(format!("rs.bak-{stamp}"));
     if let Err(e) = std::fs::copy(&mine, &copy).and_then(|_| std::fs::remove_file(&mine)) {
@@ -295,6 +352,19 @@ fn reset(ex: &Exercise) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Checks `attempt` as `ex`, prints the report, remembers the verdict and, on a pass, opens the
+/// next exercise. Whether it passed.
+fn checked(ex: &Exercise, attempt: &exercises::Attempt) -> bool {
+    let report = check::check(ex, attempt);
+    let passed = report.passed(ex);
+    say(&render(ex, &report));
+    remember(ex.number, passed);
+    if passed {
+        open_next(ex);
+    }
+    passed
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: ./x learn [N [--gpu | --solution | --reset]]";
@@ -304,21 +374,22 @@ fn main() -> ExitCode {
         eprintln!("learn: no exercise `{first}`; the exercises are 1 to {known} (./x learn lists them)");
         return ExitCode::from(2);
     };
-    match args.get(1).map(String::as_str) {
+    let second = args.get(1).map(String::as_str);
+    // Checking an exercise, or asking for its solution, opens it (its file is the learner's).
+    if matches!(second, None | Some("--gpu" | "--solution"))
+        && let Err(e) = open_exercise(ex, &mut std::io::stderr())
+    {
+        eprintln!("{e}");
+        return ExitCode::from(2);
+    }
+    match second {
         None => {
             let attempt = exercises::learner()[(ex.number - 1) as usize];
-            let report = check::check(ex, &attempt);
-            let passed = report.passed(ex);
-            say(&render(ex, &report));
-            remember(ex.number, passed);
-            if passed { ExitCode::SUCCESS } else { ExitCode::from(1) }
+            if checked(ex, &attempt) { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
         Some("--gpu") if args.len() == 2 => {
             let attempt = exercises::learner()[(ex.number - 1) as usize];
-            let report = check::check(ex, &attempt);
-            let passed = report.passed(ex);
-            say(&render(ex, &report));
-            remember(ex.number, passed);
+            let passed = checked(ex, &attempt);
             match gpu(ex, &attempt) {
                 Ok(text) => out!("\n{text}"),
                 Err(why) => {

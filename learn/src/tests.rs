@@ -88,3 +88,52 @@ fn a_fault_or_a_wrong_answer_is_what_the_verdict_speaks_of() {
         assert!(!text.contains("reached"), "exercise 2: a measure is judged after a failure:\n{text}");
     }
 }
+
+/// What the README's "Learn" section says of the exercises holds: their number, one topic per
+/// exercise, and the ones that do not start from the previous lesson's kernel.
+#[test]
+fn the_readme_says_what_the_exercises_are() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let learn = readme.split_once("## Learn: the lessons as exercises").expect("README.md has a Learn section").1;
+    let learn = learn.split_whitespace().collect::<Vec<_>>().join(" ");
+    let n = EXERCISES.len();
+    assert!(learn.contains(&format!("into {n} exercises")), "README.md's Learn section: the number of exercises");
+    let topics = learn.split_once("):").and_then(|(_, rest)| rest.split_once(". Each starts")).map(|(t, _)| t);
+    let topics = topics.expect("README.md's Learn section lists the topics, then `. Each starts`");
+    assert_eq!(topics.split(';').count(), n, "README.md's Learn section: one topic per exercise:{topics}");
+    // The exceptions named: every exercise whose `from` is not the lesson before it.
+    for ex in EXERCISES.iter().skip(1) {
+        let previous = EXERCISES[(ex.number - 2) as usize].lesson;
+        let from = ex.from.split(',').next().unwrap_or_default();
+        if from != previous {
+            let named =
+                format!("{}, {}`{from}`", ex.number, if ex.number == 8 { "which starts from " } else { "from " });
+            assert!(
+                learn.contains(&named),
+                "README.md's Learn section should name exercise {}'s start: {named:?}",
+                ex.number
+            );
+        }
+    }
+}
+
+/// The README's command list is `./x`'s: as many commands as it says, each one `./x` knows.
+#[test]
+fn the_readme_lists_the_commands_of_x() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let x = std::fs::read_to_string(format!("{root}/x")).unwrap();
+    let section = readme.split_once("## The commands").expect("README.md has `## The commands`").1;
+    let block = section.split_once("```sh\n").and_then(|(_, b)| b.split_once("```")).map(|(b, _)| b).unwrap();
+    let commands: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("./x ")?.split_whitespace().next()).collect();
+    assert!(section.contains(&format!("`./x` has {}:", ["", "one", "two", "three", "four", "five"][commands.len()])));
+    for c in &commands {
+        assert!(x.contains(&format!("\n  {c})")), "README.md lists `./x {c}`, which x does not have");
+    }
+    let layout = format!("./x {}", commands.join(" | "));
+    assert!(readme.contains(&layout), "README.md's layout line for x should read {layout:?}");
+    for term in ["PTX", "CUB", "ncu", "sector", "BIT", "redux.sync", "Decoupled look-back"] {
+        let glossary = std::fs::read_to_string(format!("{root}/docs/glossary.md")).unwrap();
+        assert!(glossary.contains(term), "docs/glossary.md does not explain {term}");
+    }
+}

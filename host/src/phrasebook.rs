@@ -228,6 +228,25 @@ pub static ROWS: &[Row] = &[
         "timing.rs",
     ),
     row("`__nanosleep(ns)`", "`clock::nanosleep(ns)`", "none: inline `asm!`", "scan/lookback.rs"),
+    row(
+        "`idx = blockIdx.x * blockDim.x * k + threadIdx.x; if (idx < n)` (a block's segment of `k` data blocks)",
+        "`kernels::index::block_segment(n, b, seg)` → `(start, len)` (the kernels crate's index helpers, not the \
+         device layer; `segment_len(n, start, seg)`, `div_ceil(a, b)`)",
+        "none: the arithmetic by hand",
+        "reduce/neighbored.rs",
+    ),
+    row(
+        "`int index = 2 * stride * tid;` (`reduceNeighboredLess`)",
+        "`kernels::index::neighbored_less_index(tid, stride)`",
+        "none: the arithmetic by hand",
+        "reduce/neighbored_less.rs",
+    ),
+    row(
+        "`idata[tid + k * blockDim.x]` (the unrolled loads), `if (idx + k * blockDim.x < n)`",
+        "`kernels::index::fold_index(tid, block, k)`, `fold_count(len, block, tid, factor)` (how many exist)",
+        "none: the arithmetic by hand",
+        "reduce/unroll2.rs",
+    ),
     row("`__trap()` / `assert`", "`device::trap(reason)`", "`core::intrinsics::abort()` / `panic!`", "broken.rs"),
     row(
         "`__global__ void k(…)`",

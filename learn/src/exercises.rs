@@ -167,9 +167,12 @@ pub const EXERCISES: [Exercise; 14] = [
         title: "unrolling: two data blocks per thread block",
         book: "Professional CUDA C Programming, §3.5 \"Reducing with Unrolling\" (reduceUnrolling2)",
         text: "Half the threads of `interleaved` idle from the first round on. Let each thread block cover two data \
-               blocks: set ITEMS_PER_THREAD to 2 (the host then launches half the blocks) and, before the tree, \
-               let thread tid add the element one block further on into its own (when it exists). Twice the loads \
-               are in flight per thread, and half the trees are built.",
+               blocks: set ITEMS_PER_THREAD to 2 (the host then launches half the blocks), and make the segment \
+               block_segment(n, b, seg) gives twice as long (its third argument is the elements per block, \
+               block * ITEMS_PER_THREAD: it returns the segment's first element and how many of them exist). \
+               Before the tree, let thread tid add the element one block further on into its own (when it \
+               exists: tid + block < len), then a barrier (sync_threads), since the tree's first round reads what \
+               other threads folded. Twice the loads are in flight per thread, and half the trees are built.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 2.0),
     },
     Exercise {
@@ -226,7 +229,9 @@ pub const EXERCISES: [Exercise; 14] = [
         book: "Professional CUDA C Programming, §5.3 \"Reducing Global Memory Accesses\" (reduceSmem)",
         text: "`gmem` builds its tree in global memory: every round writes back to DRAM through L2. Copy the \
                block's segment into a shared array (static_shared!(SMEM: [i32; SHARED_TREE_SLOTS]), one slot per \
-               thread, a barrier after the copy), run the same rounds on the shared array, and let thread 0 write \
+               thread, a barrier after the copy; add `use kernels::static_shared;` and \
+               `use kernels::collective::block::SHARED_TREE_SLOTS;`, docs/device-layer.md lists where each name \
+               lives), run the same rounds on the shared array, and let thread 0 write \
                the block's sum to global memory: one global store per block.",
         goal: Goal::AtMost(Measure::GlobalStoresPerBlock, 1.0),
     },

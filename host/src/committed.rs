@@ -42,6 +42,16 @@ const FILES: [&str; 5] = [
     set_file!("metrics_scan_2e24.csv"),
 ];
 
+/// The emulator's counters of every variant at n = 2^20, block 512, committed beside ncu's in the
+/// set's `counters/` (`scripts/agreement.py`'s inputs): the bank conflicts it counts by address.
+const EMULATOR_FILES: [&str; 5] = [
+    set_file!("counters/emu_global_2e20.csv"),
+    set_file!("counters/emu_shared_2e20.csv"),
+    set_file!("counters/emu_modern_2e20.csv"),
+    set_file!("counters/emu_sumsq_2e20.csv"),
+    set_file!("counters/emu_scan_2e20.csv"),
+];
+
 /// The set's `device.txt`: its commit, date and GPU.
 const DEVICE: &str = set_file!("device.txt");
 
@@ -101,6 +111,18 @@ pub fn figures(variant: &str, kind: Option<&str>) -> Option<Figures> {
         .get_or_init(|| FILES.iter().flat_map(|f| parse(f)).collect())
         .get(&(variant.to_string(), kind.map(String::from)))
         .copied()
+}
+
+/// Whether the emulator, counting by address, finds `variant`'s shared accesses (a scan's with
+/// its `kind`) free of bank conflicts in the committed set's emulator run: where ncu's figure for
+/// such a kernel is not 0, ncu counted conflicts that no two lanes' addresses make
+/// (`docs/counters.md`).
+pub fn conflict_free_by_address(variant: &str, kind: Option<&str>) -> bool {
+    static TABLE: OnceLock<HashMap<(String, Option<String>), Figures>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| EMULATOR_FILES.iter().flat_map(|f| parse(f)).collect())
+        .get(&(variant.to_string(), kind.map(String::from)))
+        .is_some_and(|f| f.bank_conflicts == Some(0.0))
 }
 
 /// The rows of one `reduce --metrics --format csv` file: (variant, kind) → figures.

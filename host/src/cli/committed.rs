@@ -31,7 +31,10 @@ impl Committed {
             Column::new("gpu_time_us", "GPU µs", 9, 1),
             Column::new("gpu_gld_efficiency_pct", "gld eff%", 9, 1),
             Column::new("gpu_warp_efficiency_pct", "thr/warp%", 10, 1),
-            Column::new("gpu_bank_conflicts", "bank confl", 11, 0),
+            Column::new("gpu_bank_conflicts", "bank confl", 11, 0).only(Shown::DataOnly),
+            // The table's: ncu's count, marked `*` where the emulator finds the addresses
+            // conflict-free (the note says what that means).
+            Column::new("gpu_bank_conflicts_marked", "bank confl", 11, 0).only(Shown::TableOnly),
         ]
     }
 
@@ -41,7 +44,7 @@ impl Committed {
         if !self.on {
             return vec![];
         }
-        cells_of(committed::figures(variant, kind))
+        cells_of(committed::figures(variant, kind), committed::conflict_free_by_address(variant, kind))
     }
 
     /// The note above the table: what the columns are and where they come from.
@@ -51,7 +54,10 @@ impl Committed {
             format!(
                 "GPU µs, gld eff% (global load efficiency), thr/warp% (active threads per warp instruction) and \
                  bank confl (shared-memory bank conflicts): the {gpu}'s, measured {date} at {shape} (commit {commit}; \
-                 {set}/) — the lessons show there; the CPU µs only orders the emulator's own work",
+                 {set}/) — the lessons show there; the CPU µs only orders the emulator's own work. * marks ncu's \
+                 bank conflicts on a kernel whose shared addresses are conflict-free (the emulator, counting by \
+                 address, finds 0): ncu also counts requests that no two lanes' addresses make conflict \
+                 (docs/counters.md)",
                 gpu = p.gpu,
                 date = p.date,
                 shape = committed::SHAPE,
@@ -71,13 +77,25 @@ impl Committed {
     }
 }
 
-fn cells_of(f: Option<Figures>) -> Vec<Cell> {
+/// A row's cells: time, efficiencies, ncu's bank conflicts (data) and the same marked `*` where
+/// `conflict_free` (the table).
+fn cells_of(f: Option<Figures>, conflict_free: bool) -> Vec<Cell> {
     let num = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Num);
     match f {
         Some(f) => {
-            vec![Cell::Num(f.time_us), num(f.gld_efficiency_pct), num(f.warp_efficiency_pct), num(f.bank_conflicts)]
+            let marked = match f.bank_conflicts {
+                Some(c) if c > 0.0 && conflict_free => Cell::Text(format!("{c:.0}*")),
+                other => num(other),
+            };
+            vec![
+                Cell::Num(f.time_us),
+                num(f.gld_efficiency_pct),
+                num(f.warp_efficiency_pct),
+                num(f.bank_conflicts),
+                marked,
+            ]
         }
-        None => vec![Cell::Empty; 4],
+        None => vec![Cell::Empty; 5],
     }
 }
 
@@ -105,9 +123,28 @@ mod tests {
 
     #[test]
     fn a_row_without_figures_gets_empty_cells() {
-        assert_eq!(cells_of(None), vec![Cell::Empty; 4]);
+        assert_eq!(cells_of(None, false), vec![Cell::Empty; 5]);
         let f =
             Figures { time_us: 1.5, gld_efficiency_pct: Some(25.0), warp_efficiency_pct: None, bank_conflicts: None };
-        assert_eq!(cells_of(Some(f))[..2], [Cell::Num(1.5), Cell::Num(25.0)]);
+        assert_eq!(cells_of(Some(f), false)[..2], [Cell::Num(1.5), Cell::Num(25.0)]);
+    }
+
+    /// `smem` and `warp_shuffle` address shared memory without conflicts, and ncu counts some:
+    /// the table marks ncu's figure; `blelloch_unpadded`'s conflicts are the lesson's, unmarked;
+    /// CSV and JSON keep ncu's number.
+    #[test]
+    fn ncus_conflicts_on_conflict_free_addresses_are_marked() {
+        for (variant, kind, marked) in
+            [("smem", None, true), ("warp_shuffle", None, true), ("blelloch_unpadded", Some("inclusive"), false)]
+        {
+            let f = committed::figures(variant, kind).expect("a committed row");
+            let ncu = f.bank_conflicts.expect("ncu's bank conflicts");
+            assert!(ncu > 0.0, "{variant}: ncu counted {ncu}");
+            assert_eq!(committed::conflict_free_by_address(variant, kind), marked, "{variant}");
+            let cells = cells_of(Some(f), committed::conflict_free_by_address(variant, kind));
+            assert_eq!(cells[3], Cell::Num(ncu), "{variant}: the data column is ncu's number");
+            let want = if marked { Cell::Text(format!("{ncu:.0}*")) } else { Cell::Num(ncu) };
+            assert_eq!(cells[4], want, "{variant}: the table's cell");
+        }
     }
 }

@@ -5,8 +5,8 @@ lesson's kernel, with the change the lesson teaches left to make and the place m
 `// EXERCISE N: …`. Doc comments and the lesson markers are dropped (the exercise's text is
 what `./x learn N` prints); paths `crate::` become `kernels::`.
 
-    scripts/learn_start.py          rewrite every starting file (the learner's copies in
-                                    learn/exercises/ are never touched)
+    scripts/learn_start.py          rewrite every starting file, the bug hunts' too (the
+                                    learner's copies in learn/exercises/ are never touched)
 
 The exercises themselves (title, text, goal) are in learn/src/exercises.rs; EXERCISES below
 lists, for each, the file it starts from, where its marker goes and what it says.
@@ -230,12 +230,59 @@ def _dedent_kernel_block(body):
     return "\n".join(lines[: start + 1] + fn + rest)
 
 
+# The bug hunts: the project's kernel of a lesson with one bug planted, and its kernel renamed
+# for the bug (the learner's PTX holds every exercise's kernels, so names must differ).
+# (number, lesson, bug: the kernel's name is `{lesson}_{bug}`, the planted text: (what, with what)
+#  replaced exactly once, items-per-thread constant or None). The marker says where to look only
+# as far as the kernel; the emulator's report is the lesson.
+HUNTS = [
+    (15, "interleaved", "nobarrier",
+     ("            sync_threads();\n            stride >>= 1;\n        }\n        return;\n",
+      "            stride >>= 1;\n        }\n        return;\n"), None),
+    (16, "unroll2", "offbyone",
+     ("    if fold_index(tid, block, 1) < len {", "    if fold_index(tid, block, 1) <= len {"), None),
+    (17, "unroll_warps8", "volatile",
+     ("        add_pair(idata, tid, 32, len);\n        sync_warp(FULL_MASK);\n        add_pair(idata, tid, 16, len);\n"
+      "        sync_warp(FULL_MASK);\n        add_pair(idata, tid, 8, len);\n        sync_warp(FULL_MASK);\n",
+      "        add_pair(idata, tid, 32, len);\n        add_pair(idata, tid, 16, len);\n        add_pair(idata, tid, 8, len);\n"),
+     None),
+    (18, "smem", "uninit",
+     ("        let x = if idx < n as usize { unsafe { g_idata.read(idx) } } else { 0 };\n"
+      "        // SAFETY: tid < blockDim <= 1024; each thread writes its own slot.\n"
+      "        unsafe { smem.write(tid as usize, x) };\n",
+      "        if idx < n as usize {\n"
+      "            // SAFETY: tid < blockDim <= 1024; each thread writes its own slot.\n"
+      "            unsafe { smem.write(tid as usize, g_idata.read(idx)) };\n"
+      "        }\n"), None),
+]
+
+
+def hunt_text(number, lesson, bug, planted, items):
+    """A bug hunt's starting file: the project's `lesson` kernel as `{lesson}_{bug}`, with the
+    bug planted (the replacement must match exactly once)."""
+    name = f"{lesson}_{bug}"
+    text = start_text(number, name, f"reduce/{lesson}", "kernel! {",
+                      "a bug hunt. This kernel looks right and is wrong: `./x learn "
+                      f"{number}` runs it under the emulator's checks; read the report, find the line, fix it", items)
+    what, with_what = planted
+    assert text.count(what) == 1, f"hunt {number}: the text to plant the bug in is not in {lesson}.rs once"
+    text = text.replace(what, with_what)
+    header_end = text.index("//! The place to change is marked `EXERCISE`.")
+    header = (f"//! Exercise {number}: a bug hunt in `{name}`, the project's `{lesson}` with one bug planted. `./x learn {number}`\n"
+              f"//! checks this file under the emulator's checks; `./x learn {number} --solution` shows the project's kernel beside it.\n")
+    return header + text[header_end:]
+
+
 def main():
     out = ROOT / "learn" / "start"
     out.mkdir(parents=True, exist_ok=True)
     for ex in EXERCISES:
         path = out / f"{ex[0]:02}_{ex[1]}.rs"
         path.write_text(start_text(*ex))
+        print(f"wrote {path.relative_to(ROOT)}")
+    for number, lesson, bug, planted, items in HUNTS:
+        path = out / f"{number:02}_{lesson}_{bug}.rs"
+        path.write_text(hunt_text(number, lesson, bug, planted, items))
         print(f"wrote {path.relative_to(ROOT)}")
 
 

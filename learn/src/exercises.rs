@@ -115,12 +115,18 @@ pub struct Exercise {
     pub text: &'static str,
     /// The lesson's measure and its goal.
     pub goal: Goal,
+    /// A bug hunt's bug (`Some("nobarrier")`): its starting file is the project's `lesson` kernel
+    /// with that bug planted, as `{lesson}_{bug}`; `None` for a lesson.
+    pub hunt: Option<&'static str>,
 }
 
 impl Exercise {
     /// The file name of its starting file and of the learner's copy.
     pub fn file(&self) -> String {
-        format!("{:02}_{}.rs", self.number, self.lesson)
+        match self.hunt {
+            Some(bug) => format!("{:02}_{}_{bug}.rs", self.number, self.lesson),
+            None => format!("{:02}_{}.rs", self.number, self.lesson),
+        }
     }
 
     /// The project's kernel file, the solution.
@@ -135,7 +141,7 @@ impl Exercise {
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 14] = [
+pub const EXERCISES: [Exercise; 18] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -147,6 +153,7 @@ pub const EXERCISES: [Exercise; 14] = [
                `stride` to the first threads instead: thread tid adds at index 2*stride*tid (when that index and \
                its partner are in the block). Whole warps then have nothing to do and skip the add.",
         goal: Goal::AtLeast(Measure::LanesPerRequest, 20.0),
+        hunt: None,
     },
     Exercise {
         number: 2,
@@ -159,6 +166,7 @@ pub const EXERCISES: [Exercise; 14] = [
                apart with stride halving from block/2 down to 1: thread tid (< stride) adds idata[tid + stride] \
                into idata[tid]. A warp then reads 32 consecutive words: one request, four sectors, all used.",
         goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
+        hunt: None,
     },
     Exercise {
         number: 3,
@@ -174,6 +182,7 @@ pub const EXERCISES: [Exercise; 14] = [
                exists: tid + block < len), then a barrier (sync_threads), since the tree's first round reads what \
                other threads folded. Twice the loads are in flight per thread, and half the trees are built.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 2.0),
+        hunt: None,
     },
     Exercise {
         number: 4,
@@ -185,6 +194,7 @@ pub const EXERCISES: [Exercise; 14] = [
                before the tree (all 8 loads independent, so all 8 in flight). An eighth of the blocks, an eighth \
                of the trees.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 8.0),
+        hunt: None,
     },
     Exercise {
         number: 5,
@@ -197,6 +207,7 @@ pub const EXERCISES: [Exercise; 14] = [
                with sync_warp(FULL_MASK) between them (the book's volatile last warp, with the warp barrier the \
                CUDA rules need since Volta).",
         goal: Goal::AtMost(Measure::BarriersPerBlock, 4.0),
+        hunt: None,
     },
     Exercise {
         number: 6,
@@ -208,6 +219,7 @@ pub const EXERCISES: [Exercise; 14] = [
                out: for strides 512, 256, 128 and 64, `if block >= 2*stride { add }` and a barrier. The loop's \
                counter, compare and branch go.",
         goal: Goal::AtMost(Measure::Loops, 0.0),
+        hunt: None,
     },
     Exercise {
         number: 7,
@@ -220,6 +232,7 @@ pub const EXERCISES: [Exercise; 14] = [
                instead, and put each round's barrier inside its `if BLOCK >= …`, so an instantiation keeps only \
                its own rounds and barriers.",
         goal: Goal::AtMost(Measure::BarriersPerBlock, 4.0),
+        hunt: None,
     },
     Exercise {
         number: 8,
@@ -234,6 +247,7 @@ pub const EXERCISES: [Exercise; 14] = [
                lives), run the same rounds on the shared array, and let thread 0 write \
                the block's sum to global memory: one global store per block.",
         goal: Goal::AtMost(Measure::GlobalStoresPerBlock, 1.0),
+        hunt: None,
     },
     Exercise {
         number: 9,
@@ -244,6 +258,7 @@ pub const EXERCISES: [Exercise; 14] = [
         text: "Each thread of `smem` loads one element. Let it add 4 elements a block apart before it writes its \
                slot (ITEMS_PER_THREAD = 4): 4 loads in flight per thread, a quarter of the blocks and trees.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 4.0),
+        hunt: None,
     },
     Exercise {
         number: 10,
@@ -255,6 +270,7 @@ pub const EXERCISES: [Exercise; 14] = [
                dynamic_shared::<i32>(block_dim_x() as usize) (the host passes 4 bytes per thread as the launch's \
                dynamic shared memory). One kernel then fits every block size exactly.",
         goal: Goal::AtMost(Measure::StaticShared, 0.0),
+        hunt: None,
     },
     Exercise {
         number: 11,
@@ -267,6 +283,7 @@ pub const EXERCISES: [Exercise; 14] = [
                Sum each warp so, let lane 0 of each warp write its sum to a shared slot, one barrier, then let the \
                first warp sum the slots the same way.",
         goal: Goal::AtMost(Measure::BarriersPerBlock, 1.0),
+        hunt: None,
     },
     Exercise {
         number: 12,
@@ -278,6 +295,7 @@ pub const EXERCISES: [Exercise; 14] = [
                words a chunk apart, 32 sectors for 128 useful bytes. Let thread t add elements t, t + blockDim, \
                t + 2·blockDim, … instead: at each step a warp reads 32 consecutive words.",
         goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
+        hunt: None,
     },
     Exercise {
         number: 13,
@@ -293,6 +311,7 @@ pub const EXERCISES: [Exercise; 14] = [
                shared array (static_shared!, BIT_BLOCK words), add the levels there between barriers, and take \
                its node back into its band before the one store_band at the end. The seed makes the same move.",
         goal: Goal::AtMost(Measure::GlobalLoadsPerBlock, GOAL_GLOBAL_LOADS_PER_BLOCK),
+        hunt: None,
     },
     Exercise {
         number: 14,
@@ -306,6 +325,58 @@ pub const EXERCISES: [Exercise; 14] = [
                i/32 (kernels::scan::index), in an array of padded_len(BLELLOCH_LEAVES) words, in both kernels and \
                both sweeps. Consecutive multiples of 32 then fall in different banks.",
         goal: Goal::AtMost(Measure::SharedLoadConflicts, 0.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 15,
+        lesson: "interleaved",
+        from: "interleaved",
+        title: "bug hunt: a race in global memory",
+        book: "Professional CUDA C Programming, §3.4 (reduceInterleaved) and §3.2 on __syncthreads",
+        text: "Your kernel is the project's `interleaved` with one bug planted; on a GPU its answer may even come \
+               out right most of the time. The emulator's racecheck, which compute-sanitizer's does not do for \
+               global memory, stops it: its report names the two threads, the lines of your file and the element. \
+               Find what should order one thread's write before another thread's read in the next round.",
+        goal: Goal::AtLeast(Measure::GldEfficiency, 90.0),
+        hunt: Some("nobarrier"),
+    },
+    Exercise {
+        number: 16,
+        lesson: "unroll2",
+        from: "unroll2",
+        title: "bug hunt: one element too far",
+        book: "Professional CUDA C Programming, §3.5 (reduceUnrolling2)",
+        text: "Your kernel is the project's `unroll2` with one bug planted. At most shapes it is right; at one the \
+               emulator's memcheck stops it: the report names the address, the buffer it is past the end of, the \
+               thread and the line. Work out which index reaches the end, and which comparison lets it.",
+        goal: Goal::AtLeast(Measure::ElementsPerThread, 2.0),
+        hunt: Some("offbyone"),
+    },
+    Exercise {
+        number: 17,
+        lesson: "unroll_warps8",
+        from: "unroll_warps8",
+        title: "bug hunt: the book's last warp",
+        book: "Professional CUDA C Programming, §3.5 (reduceUnrollWarps8, its volatile last warp)",
+        text: "Your kernel is the project's `unroll_warps8` written as the book wrote its last warp: lanes in lock \
+               step, no warp barrier between the rounds. Since Volta a warp's lanes need not run in lock step, and \
+               the emulator's racecheck reports the race between two lanes of warp 0. Put back what orders the \
+               rounds of the warp (the warp's own barrier, not the block's).",
+        goal: Goal::AtMost(Measure::BarriersPerBlock, 4.0),
+        hunt: Some("volatile"),
+    },
+    Exercise {
+        number: 18,
+        lesson: "smem",
+        from: "smem",
+        title: "bug hunt: a slot nobody wrote",
+        book: "Professional CUDA C Programming, §5.3 (reduceSmem)",
+        text: "Your kernel is the project's `smem` with one bug planted. In a full block it is right; in the last, \
+               short block the emulator's initcheck stops it: the tree reads a shared word no thread wrote. \
+               compute-sanitizer's initcheck does not look at shared memory; the emulator does. Make every slot \
+               the tree reads hold a value: what is the identity of a sum?",
+        goal: Goal::AtMost(Measure::GlobalStoresPerBlock, 1.0),
+        hunt: Some("uninit"),
     },
 ];
 
@@ -400,7 +471,11 @@ fn solution_source(number: u32) -> &'static str {
         11 => include_str!("../../kernels/src/reduce/warp_shuffle.rs"),
         12 => include_str!("../../kernels/src/sumsq/squares_coalesced.rs"),
         13 => include_str!("../../kernels/src/scan/bit.rs"),
-        _ => include_str!("../../kernels/src/scan/blelloch.rs"),
+        14 => include_str!("../../kernels/src/scan/blelloch.rs"),
+        15 => include_str!("../../kernels/src/reduce/interleaved.rs"),
+        18 => include_str!("../../kernels/src/reduce/smem.rs"),
+        16 => include_str!("../../kernels/src/reduce/unroll2.rs"),
+        _ => include_str!("../../kernels/src/reduce/unroll_warps8.rs"),
     }
 }
 
@@ -518,18 +593,38 @@ macro_rules! attempts {
                 items: 1,
                 source: $source!("14_blelloch.rs"),
             },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e15::interleaved_nobarrier, a, b, n)),
+                items: 1,
+                source: $source!("15_interleaved_nobarrier.rs"),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e16::unroll2_offbyone, a, b, n)),
+                items: 2,
+                source: $source!("16_unroll2_offbyone.rs"),
+            },
+            Attempt {
+                code: Code::InPlace(kernel_of!($root::e17::unroll_warps8_volatile, a, b, n)),
+                items: 8,
+                source: $source!("17_unroll_warps8_volatile.rs"),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e18::smem_uninit, a, b, n)),
+                items: 1,
+                source: $source!("18_smem_uninit.rs"),
+            },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 14] {
+pub fn learner() -> [Attempt; 18] {
     attempts!(work, work_source)
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 14] {
+pub fn starting() -> [Attempt; 18] {
     attempts!(start, start_source)
 }

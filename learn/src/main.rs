@@ -51,18 +51,23 @@ macro_rules! exercise_files {
         #[path = "12_squares_coalesced.rs"] pub mod e12;
         #[path = "13_bit.rs"] pub mod e13;
         #[path = "14_blelloch.rs"] pub mod e14;
+        #[path = "15_interleaved_nobarrier.rs"] pub mod e15;
+        #[path = "16_unroll2_offbyone.rs"] pub mod e16;
+        #[path = "17_unroll_warps8_volatile.rs"] pub mod e17;
+        #[path = "18_smem_uninit.rs"] pub mod e18;
     };
 }
 
 /// The learner's files (learn/exercises/), or the starting file of an exercise not yet open
 /// (build.rs decides, `open.rs` says how).
-#[allow(unused)]
+// An exercise not yet open is compiled from its starting file, which `start` loads too.
+#[allow(unused, clippy::duplicate_mod)]
 mod work {
     include!(concat!(env!("OUT_DIR"), "/work_modules.rs"));
 }
 
 #[cfg(test)]
-#[allow(unused)]
+#[allow(unused, clippy::duplicate_mod)]
 #[path = "../start"]
 mod start {
     exercise_files!();
@@ -110,7 +115,12 @@ fn open_exercise(ex: &Exercise, err: &mut dyn std::io::Write) -> Result<(), Stri
     copied.map_err(|e| {
         format!("learn: cannot open exercise {}: copying {} to {}: {e}", ex.number, start.display(), mine.display())
     })?;
-    let _ = writeln!(err, "opened exercise {}: your file is learn/exercises/{}", ex.number, ex.file());
+    let _ = writeln!(
+        err,
+        "opened exercise {}: your file is learn/exercises/{} (this first check runs its starting file, the same text)",
+        ex.number,
+        ex.file()
+    );
     Ok(())
 }
 
@@ -166,8 +176,20 @@ fn list() -> ExitCode {
 fn render(ex: &Exercise, report: &check::Report) -> String {
     use std::fmt::Write;
     let mut t = String::new();
-    let _ =
-        writeln!(t, "exercise {} of {}: {}, from {} — {}", ex.number, EXERCISES.len(), ex.lesson, ex.from, ex.title);
+    let _ = match ex.hunt {
+        Some(bug) => writeln!(
+            t,
+            "exercise {} of {}: {}_{bug}, the project's {} with a bug planted — {}",
+            ex.number,
+            EXERCISES.len(),
+            ex.lesson,
+            ex.lesson,
+            ex.title
+        ),
+        None => {
+            writeln!(t, "exercise {} of {}: {}, from {} — {}", ex.number, EXERCISES.len(), ex.lesson, ex.from, ex.title)
+        }
+    };
     let _ = writeln!(t, "the book: {}", ex.book);
     let _ = writeln!(t, "your file: learn/exercises/{}", ex.file());
     let _ = writeln!(t);

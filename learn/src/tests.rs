@@ -8,7 +8,7 @@ use crate::exercises::{EXERCISES, Measure, solution, starting};
 #[test]
 fn every_starting_file_fails_for_its_lessons_reason() {
     let start = starting();
-    for ex in &EXERCISES {
+    for ex in EXERCISES.iter().filter(|e| e.hunt.is_none()) {
         let report = check::check(ex, &start[(ex.number - 1) as usize]);
         let at = format!("exercise {} ({}) starting file", ex.number, ex.lesson);
         assert!(report.fault.is_none(), "{at}: a fault: {:?}", report.fault);
@@ -24,6 +24,33 @@ fn every_starting_file_fails_for_its_lessons_reason() {
             "{at}: the check does not name its counter:\n{text}"
         );
         assert!(text.contains("): not yet") && text.contains("NOT YET."), "{at}: not a failure:\n{text}");
+    }
+}
+
+/// A bug hunt's starting file is stopped by the emulator's check its bug is for, with the line
+/// of the learner's file; its measure is the lesson's and already met, so only the fault stands
+/// between it and a pass.
+#[test]
+fn every_bug_hunt_is_caught_by_its_check() {
+    let start = starting();
+    for ex in EXERCISES.iter().filter(|e| e.hunt.is_some()) {
+        let report = check::check(ex, &start[(ex.number - 1) as usize]);
+        let at = format!("exercise {} (a bug hunt in {}) starting file", ex.number, ex.lesson);
+        let fault = report.fault.clone().unwrap_or_else(|| panic!("{at}: no fault; wrong: {:?}", report.wrong));
+        let kind = match ex.hunt {
+            Some("nobarrier" | "volatile") => "race",
+            Some("offbyone") => "out of bounds",
+            _ => "had written",
+        };
+        assert!(fault.contains(kind), "{at}: the fault should be {kind:?}: {fault}");
+        assert!(
+            fault.contains(&format!("learn/start/{}:", ex.file())),
+            "{at}: the fault names no line of the file: {fault}"
+        );
+        assert!(fault.starts_with("n = "), "{at}: the fault names no shape: {fault}");
+        assert!(!report.passed(ex), "{at}: passes");
+        let text = crate::render(ex, &report);
+        assert!(text.contains("NOT YET: fix the fault first."), "{at}:\n{text}");
     }
 }
 
@@ -96,13 +123,17 @@ fn the_readme_says_what_the_exercises_are() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let learn = readme.split_once("## Learn: the lessons as exercises").expect("README.md has a Learn section").1;
     let learn = learn.split_whitespace().collect::<Vec<_>>().join(" ");
-    let n = EXERCISES.len();
-    assert!(learn.contains(&format!("into {n} exercises")), "README.md's Learn section: the number of exercises");
-    let topics = learn.split_once("):").and_then(|(_, rest)| rest.split_once(". Each starts")).map(|(t, _)| t);
-    let topics = topics.expect("README.md's Learn section lists the topics, then `. Each starts`");
+    let n = EXERCISES.iter().filter(|e| e.hunt.is_none()).count();
+    let hunts = EXERCISES.len() - n;
+    assert!(
+        learn.contains(&format!("into {n} exercises")) && learn.contains(&format!("then {hunts} bug hunts")),
+        "README.md's Learn section: the number of exercises ({n}) and of bug hunts ({hunts})"
+    );
+    let topics = learn.split_once("):").and_then(|(_, rest)| rest.split_once("; then ")).map(|(t, _)| t);
+    let topics = topics.expect("README.md's Learn section lists the topics, then `; then N bug hunts`");
     assert_eq!(topics.split(';').count(), n, "README.md's Learn section: one topic per exercise:{topics}");
     // The exceptions named: every exercise whose `from` is not the lesson before it.
-    for ex in EXERCISES.iter().skip(1) {
+    for ex in EXERCISES.iter().skip(1).filter(|e| e.hunt.is_none()) {
         let previous = EXERCISES[(ex.number - 2) as usize].lesson;
         let from = ex.from.split(',').next().unwrap_or_default();
         if from != previous {

@@ -63,6 +63,19 @@ pub(crate) mod warp;
 /// with `dir/..` steps taken out (a kernel file that a crate includes with `#[path = "../x.rs"]`
 /// is recorded as `crate/src/../x.rs`; the report says `crate/x.rs`, the file the person edits).
 pub(crate) fn source_line(file: &str, line: u32) -> String {
+    let cwd = std::env::current_dir().ok();
+    source_line_from(file, line, cwd.as_deref().and_then(std::path::Path::to_str))
+}
+
+/// [`source_line`] seen from `cwd`: an absolute path under it (a file a build script named by its
+/// full path) is shown from there, as a path the person can open from where they ran the program.
+fn source_line_from(file: &str, line: u32, cwd: Option<&str>) -> String {
+    let file = match cwd {
+        Some(dir) if !dir.is_empty() && dir != "/" => {
+            file.strip_prefix(dir).and_then(|rest| rest.strip_prefix('/')).unwrap_or(file)
+        }
+        _ => file,
+    };
     let mut parts: Vec<&str> = Vec::new();
     for part in file.split('/') {
         match part {
@@ -633,6 +646,12 @@ mod tests {
         assert_eq!(source_line("../up.rs", 2), "../up.rs:2");
         assert_eq!(source_line("/abs/src/../k.rs", 3), "/abs/k.rs:3");
         assert_eq!(source_line("a/../../b.rs", 4), "../b.rs:4");
+        use super::source_line_from;
+        let at = Some("/work/repo");
+        assert_eq!(source_line_from("/work/repo/learn/start/15_x.rs", 42, at), "learn/start/15_x.rs:42");
+        assert_eq!(source_line_from("/work/repository/k.rs", 1, at), "/work/repository/k.rs:1");
+        assert_eq!(source_line_from("/elsewhere/k.rs", 1, at), "/elsewhere/k.rs:1");
+        assert_eq!(source_line_from("kernels/src/k.rs", 1, at), "kernels/src/k.rs:1");
     }
 
     use super::ranges;

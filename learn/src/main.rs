@@ -140,7 +140,11 @@ fn remember(number: u32, passed: bool) {
     }
     done.sort_unstable();
     let text: String = done.iter().map(|n| format!("{n} passed\n")).collect();
-    let _ = std::fs::write(progress_file(), text);
+    // Written only when it changes: the build watches learn/exercises/, so a rewrite would make
+    // the next check rebuild.
+    if std::fs::read_to_string(progress_file()).ok().as_deref() != Some(text.as_str()) {
+        let _ = std::fs::write(progress_file(), text);
+    }
 }
 
 /// Writes `text` to stdout. A closed pipe (`./x learn | head -1`) ends the writing quietly: the

@@ -62,9 +62,16 @@ echo 'fn main() { reduce_scan_build::Ptx::crate_at("../lessons").arches(&["sm_80
 echo 'fn main() {}' > "$dir/host/src/main.rs"
 cp "$repo/rust-toolchain.toml" "$dir/"
 say "building the lessons' PTX from $dir/lessons (the first time: core for the GPU too)"
-(cd "$dir/host" && CARGO_TARGET_DIR="$target/same-ptx" cargo build --quiet)
-theirs=$(find "$target/same-ptx/debug/build" -name lessons_sm_80.ptx -newer "$dir/host/build.rs" | head -1)
-[ -n "$theirs" ] || { say "the build left no lessons_sm_80.ptx"; exit 1; }
+# The host crate's OUT_DIR, as cargo reports it: a reused target folder may keep an unchanged
+# PTX file from an earlier run (the build rewrites only what changed), so no file age is asked.
+out_dir=$(cd "$dir/host" && CARGO_TARGET_DIR="$target/same-ptx" cargo build --quiet --message-format=json |
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and "/host#" in m.get("package_id", ""):
+        print(m["out_dir"])')
+theirs=$out_dir/lessons_sm_80.ptx
+[ -n "$out_dir" ] && [ -s "$theirs" ] || { say "the build left no lessons_sm_80.ptx (OUT_DIR: ${out_dir:-none})"; exit 1; }
 
 report=$(python3 "$repo/scripts/ptx_diff.py" "$ours" "$theirs" || true)
 status=0

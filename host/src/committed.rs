@@ -106,11 +106,8 @@ pub fn provenance_of(device_txt: &str) -> Provenance {
 /// The committed figures of a reduction variant, or of a scan variant and kind
 /// (`kind = Some("inclusive")`); `None` where the set has no such row.
 pub fn figures(variant: &str, kind: Option<&str>) -> Option<Figures> {
-    static TABLE: OnceLock<HashMap<(String, Option<String>), Figures>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| FILES.iter().flat_map(|f| parse(f)).collect())
-        .get(&(variant.to_string(), kind.map(String::from)))
-        .copied()
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| table(&FILES)).get(&(variant.to_string(), kind.map(String::from))).copied()
 }
 
 /// Whether the emulator, counting by address, finds `variant`'s shared accesses (a scan's with
@@ -118,11 +115,19 @@ pub fn figures(variant: &str, kind: Option<&str>) -> Option<Figures> {
 /// such a kernel is not 0, ncu counted conflicts that no two lanes' addresses make
 /// (`docs/counters.md`).
 pub fn conflict_free_by_address(variant: &str, kind: Option<&str>) -> bool {
-    static TABLE: OnceLock<HashMap<(String, Option<String>), Figures>> = OnceLock::new();
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE
-        .get_or_init(|| EMULATOR_FILES.iter().flat_map(|f| parse(f)).collect())
+        .get_or_init(|| table(&EMULATOR_FILES))
         .get(&(variant.to_string(), kind.map(String::from)))
         .is_some_and(|f| f.bank_conflicts == Some(0.0))
+}
+
+/// Figures by (variant, kind), from a set of CSV files.
+type Table = HashMap<(String, Option<String>), Figures>;
+
+/// The rows of `files`, each a `reduce --metrics --format csv` text, by (variant, kind).
+fn table(files: &[&str]) -> Table {
+    files.iter().flat_map(|f| parse(f)).collect()
 }
 
 /// The rows of one `reduce --metrics --format csv` file: (variant, kind) → figures.

@@ -78,9 +78,12 @@ use std::process::ExitCode;
 
 use exercises::{EXERCISES, Exercise};
 
-/// The `learn/` folder.
+/// The `learn/` folder: the checkout the binary was built in, or, for a binary carried to a
+/// machine without Rust (a GPU host, `scripts/gpu/learn_gpu.sh`), `learn/` under the current
+/// folder, the same checkout's copy there.
 fn learn_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if built.is_dir() { built } else { PathBuf::from("learn") }
 }
 
 /// Where passed exercises are remembered.
@@ -110,6 +113,9 @@ fn open_exercise(ex: &Exercise, err: &mut dyn std::io::Write) -> Result<(), Stri
     options.write(true).create_new(true);
     let copied = std::fs::read(&start).and_then(|text| {
         use std::io::Write;
+        if let Some(folder) = mine.parent() {
+            std::fs::create_dir_all(folder)?;
+        }
         options.open(&mine)?.write_all(&text)
     });
     copied.map_err(|e| {

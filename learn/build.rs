@@ -5,9 +5,10 @@
 //! starts over). An exercise not yet open is compiled from its starting file, which stays out
 //! of the learner's folder: it holds the previous exercise's answer.
 //!
-//! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX (sm_70,
-//! which every supported GPU loads): a crate generated in OUT_DIR holds them as modules and
-//! depends on the kernels crate with its `no-entries` feature, so that the learner's kernels
+//! With `LEARN_GPU=1` (`./x learn N --gpu`) it also compiles the learner's files to PTX, for
+//! sm_70 (which every supported GPU loads) and sm_80 (exercise 19 teaches its `redux.sync`, so
+//! that exercise's module is left out of the sm_70 build: `SM_80_ONLY`; a GPU loads the newest
+//! build it runs). A crate generated in OUT_DIR holds them as modules and depends on the kernels crate with its `no-entries` feature, so that the learner's kernels
 //! are the PTX's only entries; `reduce-scan-build` builds it as it builds the project's kernels
 //! (runtime/build.rs) and a user's kernel crate. Without it, the embedded PTX is empty and `--gpu` says how to get it.
 use std::env;
@@ -52,12 +53,20 @@ fn main() {
     if env::var("LEARN_GPU").is_ok_and(|v| v == "1") {
         learner_ptx(&out_dir, &files);
     } else {
-        let file = out_dir.join("learner_sm_70.ptx");
-        if fs::read_to_string(&file).map_or(true, |old| !old.is_empty()) {
-            fs::write(file, "").expect("cannot write the learner's PTX");
+        for arch in ARCHES {
+            let file = out_dir.join(format!("learner_{arch}.ptx"));
+            if fs::read_to_string(&file).map_or(true, |old| !old.is_empty()) {
+                fs::write(file, "").expect("cannot write the learner's PTX");
+            }
         }
     }
 }
+
+/// The architectures the learner's PTX is built for (`src/main.rs` includes one file of each).
+const ARCHES: [&str; 2] = ["sm_70", "sm_80"];
+
+/// The exercise files whose kernels need sm_80 (`redux.sync`): left out of the sm_70 build.
+const SM_80_ONLY: [&str; 1] = ["19_redux.rs"];
 
 /// An exercise that moved from number `old.1` to `new.1` (Blelloch's padding became 14 when the
 /// BIT scan came before it): the learner's file moves to its new name, and its progress with it,
@@ -101,7 +110,7 @@ fn write_work(out_dir: &Path, files: &[(String, PathBuf)]) {
     write_if_changed(&out_dir.join("work_source.rs"), &source);
 }
 
-/// The learner's files compiled to PTX for sm_70 (see the module doc).
+/// The learner's files compiled to PTX for sm_70 and sm_80 (see the module doc).
 fn learner_ptx(out_dir: &Path, files: &[(String, PathBuf)]) {
     let here = env::current_dir().expect("the learn/ folder");
     let krate = out_dir.join("learner-ptx");
@@ -121,6 +130,9 @@ fn learner_ptx(out_dir: &Path, files: &[(String, PathBuf)]) {
     for (name, file) in files {
         let module = format!("e{}", &name[..2]);
         let path = file.canonicalize().expect("an exercise file");
+        if SM_80_ONLY.contains(&name.as_str()) {
+            lib.push_str("#[cfg(any(not(target_arch = \"nvptx64\"), target_feature = \"sm_80\"))]\n");
+        }
         lib.push_str(&format!("#[path = \"{}\"]\npub mod {module};\n", path.display()));
     }
     // The host times launches behind `stream_hold` (kernels/src/timing.rs), which the
@@ -138,11 +150,11 @@ fn learner_ptx(out_dir: &Path, files: &[(String, PathBuf)]) {
     }
     write_if_changed(&krate.join("src/lib.rs"), &lib);
     // The same PTX build as the project's kernels and a user's kernel crate (reduce-scan-build),
-    // for sm_70 alone; a compile error stops the build with rustc's diagnostics for the learner's
-    // file:line.
+    // for sm_70 and sm_80; a compile error stops the build with rustc's diagnostics for the
+    // learner's file:line.
     // `./x learn N --gpu` builds the rest for the emulator (REDUCE_SCAN_NO_PTX=1): the learner's
     // PTX is built regardless.
-    reduce_scan_build::Ptx::crate_at(&krate).name("learner").arches(&["sm_70"]).always().build();
+    reduce_scan_build::Ptx::crate_at(&krate).name("learner").arches(&ARCHES).always().build();
 }
 
 /// Writes the generated crate's file only when its text changes: the PTX build reruns when the

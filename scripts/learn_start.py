@@ -9,7 +9,8 @@ what `./x learn N` prints); paths `crate::` become `kernels::`.
                                     learner's copies in learn/exercises/ are never touched)
 
 The exercises themselves (title, text, goal) are in learn/src/exercises.rs; EXERCISES below
-lists, for each, the file it starts from, where its marker goes and what it says.
+lists, for each, the file it starts from, where its marker goes and what it says; HUNTS the bug
+hunts; LOOKBACK_START is exercise 24's file, written out (see there why).
 """
 import pathlib
 import re
@@ -51,6 +52,21 @@ EXERCISES = [
     (14, "blelloch", "scan/blelloch_unpadded", "let temp = static_shared!(BLELLOCH_UNPADDED_TEMP",
      "pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in "
      "blelloch_reduce and the sweeps", None),
+    (19, "redux", "reduce/warp_shuffle", "let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };",
+     "sum each warp with one instruction: give block_sum a warp step that returns "
+     "reduce_add_sync(FULL_MASK, value) (redux.sync, sm_80 and newer)", None),
+    (20, "grid_stride", "reduce/warp_shuffle", "let start = block_idx_x() as usize * ITEMS_PER_THREAD * block;",
+     "set RESIDENT_GRID to true (a grid of the GPU's size, whatever n) and loop: thread g adds elements g, "
+     "g + gridDim*blockDim, … below n", None),
+    (21, "vector_loads", "reduce/grid_stride", "let mut i = global_idx_x();",
+     "read 16 bytes per load: split the input at its 16-byte boundaries (split_for_v4), load the aligned body "
+     "with load_v4_nc, four vectors per thread per trip, and the unaligned head and tail one element at a time", None),
+    (22, "single_pass", "reduce/vector_loads", "if thread_idx_x() == 0 {",
+     "finish on the device: thread 0 publishes the block's sum to g_partials, fences, draws a ticket; the block "
+     "that draws the last ticket adds every partial into g_out[0] and puts the ticket back to 0", None),
+    (23, "atomic_accumulate", "reduce/atomic_accumulate", "// SAFETY: g_acc holds two elements, and the precondition",
+     "sum the block first (block_sum), then let thread 0 alone add the block's sum into the result: one atomic "
+     "per block", None),
 ]
 
 # Exercise 13 starts from `bit` itself, with the seed's first form of the in-block build: the
@@ -94,8 +110,38 @@ def bit_in_global_memory(body):
     end = body.index(BIT_SHARED_TO, start) + len(BIT_SHARED_TO)
     return body[:start] + BIT_GLOBAL + body[end:]
 
+# Exercise 23 starts from `atomic_accumulate` itself, with no block reduction: every thread adds
+# its own sum into the result with an atomic. The text of the kernel's block sum and atomic, and
+# what replaces it.
+BLOCK_ATOMIC = """        // SAFETY: every thread gets here; the block is a multiple of 32, at most 1024.
+        let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };
+        if thread_idx_x() == 0 {
+            // SAFETY: g_acc holds two elements, and the precondition made this one 0.
+            unsafe { red_add_i32(g_acc.offset((epoch % 2) as usize), total) };
+        }
+"""
+THREAD_ATOMIC = """        // SAFETY: g_acc holds two elements, and the precondition made this one 0.
+        unsafe { red_add_i32(g_acc.offset((epoch % 2) as usize), sum) };
+"""
+
+# Exercise 22 starts from `vector_loads` with `single_pass`'s arguments: its partials go to
+# `g_partials`, and `g_ticket` and `g_out` wait for the lesson.
+SINGLE_PASS_ARGS = (
+    "pub unsafe fn single_pass(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {",
+    "pub unsafe fn single_pass(\n        g_idata: Global<i32>,\n        g_partials: GlobalMut<i32>,\n"
+    "        g_ticket: GlobalMut<u32>,\n        g_out: GlobalMut<i32>,\n        n: u32,\n    ) {",
+)
+
+# Exercise 20's host switch: the grid the check launches (`learn/src/check.rs`).
+RESIDENT_GRID = """/// The grid the host launches: `false`, one block per `ITEMS_PER_THREAD × blockDim` elements (the
+/// grid sized to the data, which this kernel needs); `true`, as many blocks as the GPU holds at
+/// once, whatever n (`Grid::Resident`, the grid sized to the machine: the project's kernel is
+/// registered so). Read by `./x learn`, not by the kernel.
+pub const RESIDENT_GRID: bool = false;"""
+
 # What the starting file is, where it is not simply the previous lesson's kernel.
-FROM_NOTE = {13: " with its tree levels in global memory"}
+FROM_NOTE = {13: " with its tree levels in global memory", 22: " with `single_pass`'s arguments",
+             23: " with an atomic per thread and no block sum"}
 
 ITEMS_DOC = "/// Elements each thread adds before the tree: the grid is ceil(n / (block × ITEMS_PER_THREAD))."
 
@@ -113,6 +159,9 @@ def start_text(number, lesson, source, anchor, marker, items):
         lines.append(line)
     body = "\n".join(lines)
     body = body.replace("crate::", "kernels::")
+    if "use super::ITEMS_PER_THREAD;\n" in body:
+        body = import_in_order(body.replace("use super::ITEMS_PER_THREAD;\n", ""), "use kernels::reduce::ITEMS_PER_THREAD;")
+    body = untyped(body)
     body = body.replace(f"pub unsafe fn {prev}(", f"pub unsafe fn {lesson}(")
     if source.startswith("scan/"):
         # The scan's two kernels, `{prev}_block` and `{prev}_reduce`, become the lesson's; its
@@ -129,6 +178,13 @@ def start_text(number, lesson, source, anchor, marker, items):
         )
     if lesson == "bit":
         body = bit_in_global_memory(body)
+    if number == 22:
+        assert body.count(SINGLE_PASS_ARGS[0]) == 1, "exercise 22: vector_loads' signature"
+        body = body.replace(SINGLE_PASS_ARGS[0], SINGLE_PASS_ARGS[1])
+        body = body.replace("g_odata.write(", "g_partials.write(").replace("g_odata holds", "g_partials holds")
+    if number == 23:
+        assert body.count(BLOCK_ATOMIC) == 1, "exercise 23: atomic_accumulate's block sum and atomic"
+        body = body.replace(BLOCK_ATOMIC, THREAD_ATOMIC)
     if lesson == "complete_unroll":
         body = body.replace(
             "kernel! {\n    pub unsafe fn complete_unroll(",
@@ -160,13 +216,66 @@ def start_text(number, lesson, source, anchor, marker, items):
         body = body.replace("use super::{square, start_block_clock, stop_block_clock};", "use helpers::{square, start_block_clock, stop_block_clock};") + sumsq_helpers()
     if source.startswith("scan/"):
         body += scan_helpers()
+    # What the typed instantiations, the shared-memory constants or the lesson's edit leave unused.
+    body = prune_imports(body, keep={"warp_sum_shfl"} if number == 23 else set())
     body = re.sub(r"\n{3,}", "\n\n", body).strip("\n") + "\n"
     if items is not None:
-        uses_end = max(i for i, l in enumerate(body.split("\n")) if l.startswith("use "))
-        parts = body.split("\n")
-        parts[uses_end + 1 : uses_end + 1] = ["", ITEMS_DOC, f"pub const ITEMS_PER_THREAD: u32 = {items};"]
-        body = "\n".join(parts)
+        body = after_uses(body, [ITEMS_DOC, f"pub const ITEMS_PER_THREAD: u32 = {items};"])
+    if number == 20:
+        body = after_uses(body, RESIDENT_GRID.split("\n"))
     return "\n".join(header) + body
+
+
+def after_uses(body, lines):
+    """`body` with `lines` after its last `use`, a blank line before them."""
+    parts = body.split("\n")
+    uses_end = max(i for i, l in enumerate(parts) if l.startswith("use "))
+    parts[uses_end + 1 : uses_end + 1] = [""] + lines
+    return "\n".join(parts)
+
+
+def import_in_order(body, line):
+    """`body` with the `use` line `line` among its own, before the first that sorts after it."""
+    parts = body.split("\n")
+    at = next((i for i, l in enumerate(parts) if l.startswith("use ") and l > line), None)
+    if at is None:
+        at = max(i for i, l in enumerate(parts) if l.startswith("use ")) + 1
+    parts.insert(at, line)
+    return "\n".join(parts)
+
+
+def untyped(body):
+    """`body` without its typed instantiations (`typed_kernel!` and the generic function and
+    helpers after it, from the `…_shared_bytes::<T>` function on): an exercise is the `i32` sum."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^pub const fn \w+_shared_bytes<T>", line) or line.startswith("typed_kernel!("):
+            return "\n".join(lines[:i]).rstrip("\n") + "\n"
+    return body
+
+
+def prune_imports(body, keep):
+    """`body` with the names its `use` lines bring in but nothing else in it names taken out
+    (what dropping the typed instantiations leaves unused), except those in `keep` (what the
+    lesson's change will use)."""
+    lines = body.split("\n")
+    rest = "\n".join(l for l in lines if not l.startswith("use "))
+    used = lambda name: name in keep or re.search(rf"\b{re.escape(name)}\b", rest) is not None
+    out = []
+    for line in lines:
+        m = re.match(r"^use (.*)::\{(.*)\};$", line)
+        if m:
+            names = [n.strip() for n in m.group(2).split(",") if used(n.strip().split(" as ")[-1])]
+            if len(names) > 1:
+                out.append(f"use {m.group(1)}::{{{', '.join(names)}}};")
+            elif names:
+                out.append(f"use {m.group(1)}::{names[0]};")
+            continue
+        m = re.match(r"^use (.*)::(\w+);$", line)
+        if m and not used(m.group(2)):
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 HELPERS = "// Helpers of kernels/src/sumsq/mod.rs, copied so that this file compiles on its own:"
@@ -254,7 +363,178 @@ HUNTS = [
       "            // SAFETY: tid < blockDim <= 1024; each thread writes its own slot.\n"
       "            unsafe { smem.write(tid as usize, g_idata.read(idx)) };\n"
       "        }\n"), None),
+    (25, "single_pass", "nofence",
+     ("            thread_fence(); // release: the partial before the ticket\n", ""), None),
 ]
+
+
+# Exercise 24's starting file is written out here, not made from a kernel file: `lookback` is
+# generic over the element type and the operator, with cache hints, tuning shapes and `cp.async`
+# loads, and its file is 1,200 lines. The exercise is its `i32` sum written plainly, with the
+# tile status protocol (publish the aggregate, look back, publish the prefix) replaced by a warp
+# that re-reads the input before its tile.
+LOOKBACK_START = r'''//! Exercise 24: `lookback`, from `lookback` with each tile re-reading the input before it. `./x learn 24` says what to change and why,
+//! and checks this file; `./x learn 24 --solution` shows the project's kernel beside it.
+//! The place to change is marked `EXERCISE`.
+//!
+//! This file is `lookback` for `i32` sums, written out plainly: one block of 256 threads per
+//! tile of 9216 elements, the tile in shared memory, loaded and stored with plain 4-byte
+//! accesses. (The project's kernel is generic over the element type and the operator, and
+//! loads with `cp.async`: read it with `T = i32` and `O::combine` = `+`.)
+use kernels::device::global::{Global, GlobalMut};
+use kernels::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
+use kernels::device::warp::{shfl_up_sync, shfl_xor_sync};
+use kernels::device::{FULL_MASK, WARP_SIZE, trap};
+use kernels::scan::{LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE};
+use kernels::{kernel, static_shared};
+
+/// Threads per block (the host launches exactly this many).
+const THREADS: usize = LOOKBACK_THREADS as usize;
+/// Elements per thread.
+const ITEMS: usize = LOOKBACK_ITEMS as usize;
+/// Elements per tile: the host launches one block per tile.
+const TILE: usize = LOOKBACK_TILE as usize;
+/// Warps per block.
+const WARPS: usize = THREADS / WARP_SIZE as usize;
+/// The shared slot, after the tile and the warps' totals, that carries the tile's prefix.
+const PREFIX_SLOT: usize = TILE + WARPS;
+
+/// The sum of `x` over lanes `0..=lane` of a full warp (Hillis–Steele, 5 shuffles).
+#[inline(always)]
+fn warp_inclusive_scan(mut x: i32, lane: u32) -> i32 {
+    let mut d = 1;
+    while d < WARP_SIZE {
+        let y = shfl_up_sync(FULL_MASK, x, d);
+        if lane >= d {
+            x = x.wrapping_add(y);
+        }
+        d *= 2;
+    }
+    x
+}
+
+/// The sum of `x` over a full warp, in every lane (butterfly, 5 shuffles).
+#[inline(always)]
+fn warp_sum(mut x: i32) -> i32 {
+    let mut m = 16;
+    while m > 0 {
+        x = x.wrapping_add(shfl_xor_sync(FULL_MASK, x, m));
+        m /= 2;
+    }
+    x
+}
+
+/// The sum of every element before tile `tile`, in every lane of the warp that calls it: the
+/// warp reads them all again.
+///
+/// # Safety
+/// `input` holds at least `tile * TILE` elements; called by all 32 lanes of one warp.
+#[inline(always)]
+unsafe fn sum_before(input: Global<i32>, tile: usize, lane: u32) -> i32 {
+    let mut sum = 0i32;
+    let mut i = lane as usize;
+    while i < tile * TILE {
+        // SAFETY: i < tile * TILE, which the input holds.
+        sum = sum.wrapping_add(unsafe { input.read(i) });
+        i += WARP_SIZE as usize;
+    }
+    warp_sum(sum)
+}
+
+kernel! {
+    pub unsafe fn lookback(
+        input: Global<i32>,
+        output: GlobalMut<i32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        exclusive: u32,
+    ) {
+        let smem = static_shared!(LOOKBACK_TILE_WORDS: [i32; TILE + WARPS + 1]);
+        if block_dim_x() as usize != THREADS {
+            trap("lookback launched with a block size other than LOOKBACK_THREADS");
+        }
+        let (tid, n) = (thread_idx_x() as usize, n as usize);
+        let (lane, warp) = (thread_idx_x() % WARP_SIZE, tid / WARP_SIZE as usize);
+        let tile = block_idx_x() as usize;
+        let base = tile * TILE;
+
+        // 1. Load the tile, striped: thread tid takes elements tid, tid + THREADS, … (a warp
+        //    reads 32 consecutive words), 0 past n.
+        for k in 0..ITEMS {
+            let i = k * THREADS + tid;
+            // SAFETY: base + i < n.
+            let x = if base + i < n { unsafe { input.read(base + i) } } else { 0 };
+            // SAFETY: i < TILE; this thread's word.
+            unsafe { smem.write(i, x) };
+        }
+        sync_threads();
+
+        // 2. Reduce, blocked: thread tid sums its ITEMS consecutive elements (from tid * ITEMS);
+        //    an inclusive scan of the threads' sums in each warp; lane 31 leaves the warp's
+        //    total after the tile.
+        let mut own = 0i32;
+        for k in 0..ITEMS {
+            // SAFETY: tid * ITEMS + k < TILE, written before the barrier.
+            own = own.wrapping_add(unsafe { smem.read(tid * ITEMS + k) });
+        }
+        let incl = warp_inclusive_scan(own, lane);
+        if lane == WARP_SIZE - 1 {
+            // SAFETY: TILE + warp < PREFIX_SLOT; this warp's slot.
+            unsafe { smem.write(TILE + warp, incl) };
+        }
+        sync_threads();
+
+        // 3. The tile's aggregate (the sum of its elements), and the sum of the warps before
+        //    this thread's.
+        let (mut aggregate, mut warp_offset) = (0i32, 0i32);
+        for w in 0..WARPS {
+            // SAFETY: written before the barrier.
+            let x = unsafe { smem.read(TILE + w) };
+            if w < warp {
+                warp_offset = warp_offset.wrapping_add(x);
+            }
+            aggregate = aggregate.wrapping_add(x);
+        }
+
+        // 4. Scan in place: each thread rewrites its elements with their sums within the tile.
+        let mut run = warp_offset.wrapping_add(incl.wrapping_sub(own));
+        for k in 0..ITEMS {
+            let at = tid * ITEMS + k;
+            // SAFETY: this thread's own word.
+            let x = unsafe { smem.read(at) };
+            let before = run;
+            run = run.wrapping_add(x);
+            // SAFETY: as above; other threads read it only after the next barrier.
+            unsafe { smem.write(at, if exclusive != 0 { before } else { run }) };
+        }
+
+        // 5. The tile's prefix: the sum of every element before the tile, from warp 0 to every
+        //    thread through the shared slot.
+        // EXERCISE 24: publish this tile's aggregate in `status` as soon as step 3 has it, and look back at what the tiles before it published instead of re-reading their input; then publish the tile's inclusive prefix.
+        if warp == 0 {
+            // SAFETY: the input holds the tiles before this one; the whole warp calls it.
+            let prefix = if tile == 0 { 0 } else { unsafe { sum_before(input, tile, lane) } };
+            if lane == 0 {
+                // SAFETY: read only after the barrier below.
+                unsafe { smem.write(PREFIX_SLOT, prefix) };
+            }
+        }
+        sync_threads();
+        // SAFETY: written before the barrier.
+        let prefix = unsafe { smem.read(PREFIX_SLOT) };
+
+        // 6. Store, striped: each element plus the prefix.
+        for k in 0..ITEMS {
+            let i = k * THREADS + tid;
+            if base + i < n {
+                // SAFETY: base + i < n; this thread's element.
+                unsafe { output.write(base + i, smem.read(i).wrapping_add(prefix)) };
+            }
+        }
+    }
+}
+'''
 
 
 def hunt_text(number, lesson, bug, planted, items):
@@ -280,6 +560,9 @@ def main():
         path = out / f"{ex[0]:02}_{ex[1]}.rs"
         path.write_text(start_text(*ex))
         print(f"wrote {path.relative_to(ROOT)}")
+    path = out / "24_lookback.rs"
+    path.write_text(LOOKBACK_START)
+    print(f"wrote {path.relative_to(ROOT)}")
     for number, lesson, bug, planted, items in HUNTS:
         path = out / f"{number:02}_{lesson}_{bug}.rs"
         path.write_text(hunt_text(number, lesson, bug, planted, items))

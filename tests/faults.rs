@@ -661,6 +661,24 @@ fn racecheck_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::cross_block_race(o)), 64, x)
         }),
+        Trial::test("faults::unfenced_publish", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 1,
+                who: strs(&["thread 0 of block 0", "thread 0 of this block"]),
+                sites: &["unfenced_publish/write", "unfenced_publish/read"],
+                detail: |s| {
+                    format!(
+                        "read after write race between blocks on global memory at {{*}} (element 1 of {BUF}): \
+                         thread 0 of block 0 wrote it at {}, then thread 0 of this block read it at {}, in the same \
+                         launch with no release and acquire between them (a __threadfence or st.release before the \
+                         writer's atomic, and an atomic or ld.acquire that the reader's block observed)",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::unfenced_publish(o)), 64, x)
+        }),
     ]
 }
 

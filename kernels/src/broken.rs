@@ -9,7 +9,7 @@
 //! `out` (or `flag`) is valid for one element per thread of the launch.
 #![allow(clippy::missing_safety_doc)]
 
-use crate::device::atomic::load_acquire_u32;
+use crate::device::atomic::{atomic_add_u32, load_acquire_u32, load_relaxed_u32, thread_fence};
 use crate::device::bulk::Mbarrier;
 use crate::device::global::GlobalMut;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
@@ -291,6 +291,30 @@ kernel! {
             } else {
                 // SAFETY: as above.
                 let v = unsafe { out.as_const().read(0) }; // [fault-site: cross_block_race/read]
+                core::hint::black_box(v);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// The last-block finish without its release fence: thread 0 of each block stores its
+    /// partial to `out[1 + b]` and draws a ticket from `out[0]` with an atomic, no
+    /// `__threadfence()` between the two; the block that draws the last ticket fences (its
+    /// acquire) and reads the other blocks' partials with `ld.relaxed`. Nothing orders block 0's
+    /// plain store before block 1's load: a race between blocks. Launch it with 2 blocks, on
+    /// one worker (block 0 runs first and block 1 draws the last ticket).
+    pub unsafe fn unfenced_publish(out: GlobalMut<i32>) {
+        if thread_idx_x() == 0 {
+            let b = block_idx_x() as usize;
+            // SAFETY: out holds 1 + gridDim.x elements; element 1 + b is this block's.
+            unsafe { out.write(1 + b, 7) }; // [fault-site: unfenced_publish/write]
+            // SAFETY: out[0] is an aligned word, used only as the ticket.
+            let ticket = unsafe { atomic_add_u32(out.cast::<u32>(), 1) };
+            if ticket == 1 {
+                thread_fence();
+                // SAFETY: element 1 holds block 0's partial.
+                let v = unsafe { load_relaxed_u32(out.cast::<u32>().as_const().offset(1)) }; // [fault-site: unfenced_publish/read]
                 core::hint::black_box(v);
             }
         }

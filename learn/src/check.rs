@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use reduce_scan::backend::{Backend, LaunchConfig};
+use reduce_scan::backend::{Backend, Kernel, LaunchConfig};
 use reduce_scan::emu::Emulator;
 use reduce_scan::emu::counters::Counters;
 use reduce_scan::input::Input;
-use reduce_scan::reduce::plan::SharedMem;
+use reduce_scan::reduce::plan::{AccumulateArgs, Grid, SharedMem, SinglePassArgs};
 use reduce_scan::scan::{Kind, Scan, ScanPlan, ScanVariant};
 use reduce_scan::{Error, registry};
 
@@ -28,6 +28,75 @@ pub const MEASURE_BLOCK: u32 = 512;
 
 /// How long one launch may run before the emulator calls it hung.
 const BUDGET: Duration = Duration::from_secs(5);
+
+/// Multiprocessors of the GPU the check sizes a resident grid for (`Grid::Resident`: as many
+/// blocks as the GPU holds at once): two of 2048 threads, 8 blocks of 512 or 32 of 128, so that
+/// at the check's sizes a grid-stride loop goes round several times (an H100's 132 would cover
+/// 65,543 elements in one pass). On a GPU (`--gpu`), its own count.
+pub const CHECK_SMS: u32 = 2;
+
+/// What `g_out` holds before a last-block kernel runs: still there after it, the kernel left
+/// the partials for the host to add (no sum the check makes is this value: a test checks).
+pub const UNWRITTEN: i32 = i32::MIN + 0x5EED;
+
+/// What the elements before a shifted input hold (the 16-byte loads' exercises start their
+/// input 1 to 3 elements past a 16-byte boundary): a kernel that adds one is wrong.
+const BEFORE_INPUT: i32 = 1_000_003;
+
+/// What `g_acc[0]` holds before an accumulating kernel's launch at epoch 1, which must clear it
+/// for the next launch.
+const STALE_ACC: i32 = 777;
+
+/// What one run left.
+pub enum Output {
+    /// One partial per block (per thread for the sum of squares), for the host to add.
+    Partials(Vec<i32>),
+    /// The kernel's own answer, and what is wrong with what it left besides (a ticket not put
+    /// back, a word not cleared for the next launch).
+    Answer {
+        /// The answer.
+        value: i32,
+        /// What is wrong besides, in words.
+        left: Option<String>,
+    },
+    /// A scan's output.
+    Scan(Vec<i32>),
+}
+
+impl Output {
+    /// What it adds up to: the partials' sum, the answer, or a scan's last element.
+    fn total(&self) -> i32 {
+        match self {
+            Output::Partials(p) => p.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
+            Output::Answer { value, .. } => *value,
+            Output::Scan(out) => out.last().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The block of a grid-stride loop over `grid` blocks of `block` threads that adds element `i`:
+/// thread g adds elements g, g + G, g + 2G, … (G = grid × block), so element i is thread
+/// i mod G's.
+pub fn grid_stride_block(i: usize, block: usize, grid: usize) -> usize {
+    (i % (block * grid)) / block
+}
+
+/// Elements before the input's first in its buffer at the `index`-th size of [`SIZES`]: 0 to 3
+/// for the kernels of 16-byte loads (a head of 3, 2, 1 or 0 elements before the first 16-byte
+/// boundary), 0 for the others.
+pub fn offset(attempt: &Attempt, index: usize) -> usize {
+    if attempt.grid == Grid::Resident && attempt.items > 1 { index % 4 } else { 0 }
+}
+
+/// The blocks of one launch of `attempt` on `n` elements at `block`: one per `block × items`
+/// elements, or as many as the GPU holds at once (the check's GPU of [`CHECK_SMS`] on the
+/// emulator), through the project's one grid rule (`Grid::size`).
+fn grid_of(backend: &Backend, attempt: &Attempt, n: usize, block: u32) -> Result<usize, Error> {
+    let sms = if backend.is_gpu() { backend.info().multiprocessors } else { CHECK_SMS };
+    let symbol = attempt.code.symbols(block).first().copied().unwrap_or("");
+    let (grid, _) = attempt.grid.size(n, block, attempt.items, sms, || backend.occupancy(symbol, block, 0))?;
+    Ok(grid.max(1) as usize)
+}
 
 /// What a check found.
 pub struct Report {
@@ -51,8 +120,8 @@ pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
     let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
     let mut report = Report { wrong: None, fault: None, measure: None };
     'shapes: for &block in BLOCKS {
-        for &n in SIZES {
-            match answer(&backend, ex, attempt, n, block) {
+        for (index, &n) in SIZES.iter().enumerate() {
+            match answer(&backend, ex, attempt, n, offset(attempt, index), block) {
                 Ok(None) => {}
                 Ok(Some(wrong)) => {
                     report.wrong = Some(wrong);
@@ -77,10 +146,18 @@ pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
 /// How a launch is made: directly, or timed (`Backend::time`, CUDA events on a GPU).
 type Wrap<'a> = &'a mut dyn FnMut(&mut dyn FnMut() -> Result<(), Error>) -> Result<(), Error>;
 
-/// The partials of one run of `attempt` on `data` at `block`: one per block (one per thread of
-/// the one block for the sum of squares).
-fn run(backend: &Backend, ex: &Exercise, attempt: &Attempt, data: &[i32], block: u32) -> Result<Vec<i32>, Error> {
-    run_wrapped(backend, ex, attempt, data, block, &mut |f| f())
+/// One run of `attempt` on `data` (placed `offset` elements into its buffer) at `block`: its
+/// partials, one per block (one per thread of the one block for the sum of squares), or its
+/// own answer.
+fn run(
+    backend: &Backend,
+    ex: &Exercise,
+    attempt: &Attempt,
+    data: &[i32],
+    offset: usize,
+    block: u32,
+) -> Result<Output, Error> {
+    run_wrapped(backend, ex, attempt, data, offset, block, &mut |f| f())
 }
 
 /// [`run`] with each launch made through `wrap`.
@@ -89,36 +166,41 @@ fn run_wrapped(
     ex: &Exercise,
     attempt: &Attempt,
     data: &[i32],
+    offset: usize,
     block: u32,
     wrap: Wrap<'_>,
-) -> Result<Vec<i32>, Error> {
+) -> Result<Output, Error> {
     let n = data.len();
-    let items = attempt.items.max(1) as usize;
     if let Code::Scan(kernels) = attempt.code {
-        return scan_output(backend, ex, kernels, data, Kind::Inclusive, wrap);
+        return scan_output(backend, ex, kernels, data, Kind::Inclusive, wrap).map(Output::Scan);
     }
-    let mut input = backend.upload(data)?;
+    let shifted: Vec<i32> = std::iter::repeat_n(BEFORE_INPUT, offset).chain(data.iter().copied()).collect();
+    let mut input = backend.upload(&shifted)?;
     let v = registry::find(ex.lesson)?;
     let shared_bytes = match v.shared {
         SharedMem::DynamicPerThread(_) => v.shared_bytes(block),
         _ => 0,
     };
     let n32 = n as u32;
+    // The input's first element, `offset` into the buffer.
+    let i = input.as_mut_ptr().wrapping_add(offset);
+    let grid = grid_of(backend, attempt, n, block)?;
+    let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes };
     match attempt.code {
         Code::Clocked(k) => {
             let mut partials = backend.alloc::<i32>(block as usize)?;
             let mut clocks = backend.alloc::<u64>(2)?;
             let cfg = LaunchConfig { grid: 1, block, shared_bytes };
-            let args = (input.as_ptr(), partials.as_mut_ptr(), clocks.as_mut_ptr(), n32);
+            let args = (i.cast_const(), partials.as_mut_ptr(), clocks.as_mut_ptr(), n32);
             // SAFETY: one block; `partials` holds one element per thread, `clocks` two stamps.
             wrap(&mut || unsafe { backend.launch(&k, cfg, args) })?;
-            backend.download(&partials)
+            Ok(Output::Partials(backend.download(&partials)?))
         }
+        Code::LastBlock(k) => last_block(backend, k, cfg, i.cast_const(), n32, wrap),
+        Code::Accumulate(k) => accumulate(backend, k, cfg, i.cast_const(), n32, wrap),
         code => {
-            let grid = n.div_ceil(block as usize * items).max(1);
             let mut partials = backend.alloc::<i32>(grid)?;
-            let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes };
-            let (i, o) = (input.as_mut_ptr(), partials.as_mut_ptr());
+            let o = partials.as_mut_ptr();
             let per_block = match code {
                 Code::PerBlock(table) => match table.iter().find(|(b, _)| *b == block) {
                     Some((_, k)) => Some(*k),
@@ -126,8 +208,9 @@ fn run_wrapped(
                 },
                 _ => None,
             };
-            // SAFETY: `input` holds n elements and `partials` one per block of a grid that
-            // covers n at `items` per thread, the kernels' contract.
+            // SAFETY: `input` holds n elements from `i` and `partials` one per block of a grid
+            // that covers n (at `items` per thread, or by a loop over a resident grid), the
+            // kernels' contract.
             wrap(&mut || unsafe {
                 match (code, per_block) {
                     (Code::InPlace(k), _) | (Code::PerBlock(_), Some(k)) => backend.launch(&k, cfg, (i, o, n32)),
@@ -135,9 +218,62 @@ fn run_wrapped(
                     _ => unreachable!("handled above"),
                 }
             })?;
-            backend.download(&partials)
+            Ok(Output::Partials(backend.download(&partials)?))
         }
     }
+}
+
+/// A last-block kernel's run: its answer, or its partials where it left `g_out` unwritten (the
+/// starting file of the lesson, which leaves them to the host).
+fn last_block(
+    backend: &Backend,
+    k: Kernel<SinglePassArgs>,
+    cfg: LaunchConfig,
+    input: *const i32,
+    n: u32,
+    wrap: Wrap<'_>,
+) -> Result<Output, Error> {
+    let mut partials = backend.alloc::<i32>(cfg.grid as usize)?;
+    let mut ticket = backend.alloc::<u32>(1)?;
+    let mut out = backend.upload(&[UNWRITTEN])?;
+    let args = (input, partials.as_mut_ptr(), ticket.as_mut_ptr(), out.as_mut_ptr(), n);
+    // SAFETY: `input` holds n elements, `partials` one per block, the ticket is one zeroed word
+    // and `out` one element: the last-block kernels' contract.
+    wrap(&mut || unsafe { backend.launch(&k, cfg, args) })?;
+    let value = backend.read_element(&out, 0)?;
+    if value == UNWRITTEN {
+        return Ok(Output::Partials(backend.download(&partials)?));
+    }
+    let left = backend.read_element(&ticket, 0)?;
+    let left = (left != 0).then(|| {
+        format!("the ticket is {left} after the launch, expected 0: the last block puts it back for the next launch")
+    });
+    Ok(Output::Answer { value, left })
+}
+
+/// An accumulating kernel's run at epoch 1: its answer in `g_acc[1]`, and `g_acc[0]`, which it
+/// must clear for the next launch.
+fn accumulate(
+    backend: &Backend,
+    k: Kernel<AccumulateArgs>,
+    cfg: LaunchConfig,
+    input: *const i32,
+    n: u32,
+    wrap: Wrap<'_>,
+) -> Result<Output, Error> {
+    let mut acc = backend.upload(&[STALE_ACC, 0])?;
+    let args = (input, acc.as_mut_ptr(), n, 1);
+    // SAFETY: `input` holds n elements; `acc` two words, the one of epoch 1 zero: the
+    // accumulating kernels' contract.
+    wrap(&mut || unsafe { backend.launch(&k, cfg, args) })?;
+    let (value, other) = (backend.read_element(&acc, 1)?, backend.read_element(&acc, 0)?);
+    let left = (other != 0).then(|| {
+        format!(
+            "g_acc[0] holds {other} after the launch at epoch 1, expected 0: block 0 clears the word the next \
+             launch adds into"
+        )
+    });
+    Ok(Output::Answer { value, left })
 }
 
 /// The registered scan `ex.lesson` with `kernels` in place of its own.
@@ -149,6 +285,9 @@ fn scan_variant(ex: &Exercise, kernels: ScanKernels) -> &'static ScanVariant {
         }
         (ScanPlan::ReduceThenScan { block, tile, .. }, ScanKernels::ReduceThenScan(reduce, block_scan)) => {
             ScanPlan::ReduceThenScan { reduce, block_scan, block, tile }
+        }
+        (ScanPlan::DecoupledLookback { threads, items, .. }, ScanKernels::Lookback(kernel)) => {
+            ScanPlan::DecoupledLookback { kernel, threads, items }
         }
         _ => panic!("{}: the exercise's kernels are not of its registered scan's plan", ex.lesson),
     };
@@ -194,33 +333,90 @@ fn scan_answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize) ->
 }
 
 /// `Ok(None)`: the right answer; `Ok(Some(why))`: a wrong one (the first wrong block and its
-/// value); `Err(fault)`: the emulator stopped the kernel.
-fn answer(backend: &Backend, ex: &Exercise, attempt: &Attempt, n: usize, block: u32) -> Result<Option<String>, String> {
+/// value); `Err(fault)`: the emulator stopped the kernel. `offset`: where the input starts in its
+/// buffer ([`offset`]).
+fn answer(
+    backend: &Backend,
+    ex: &Exercise,
+    attempt: &Attempt,
+    n: usize,
+    offset: usize,
+    block: u32,
+) -> Result<Option<String>, String> {
     if let Code::Scan(..) = attempt.code {
         // A scan runs at its own block: check it once per size.
         return if block == BLOCKS[0] { scan_answer(backend, ex, attempt, n) } else { Ok(None) };
     }
     let data = Input::full_range(n, 0x1EA4 ^ n as u64).data;
-    let shape = format!("n = {n}, block {block}");
-    let partials = run(backend, ex, attempt, &data, block).map_err(|e| format!("{shape}: {e}"))?;
+    let shape = match offset {
+        0 => format!("n = {n}, block {block}"),
+        k => {
+            format!("n = {n} from {k} element{} past a 16-byte boundary, block {block}", if k == 1 { "" } else { "s" })
+        }
+    };
+    let out = run(backend, ex, attempt, &data, offset, block).map_err(|e| format!("{shape}: {e}"))?;
+    let sum = |xs: &mut dyn Iterator<Item = i32>| xs.fold(0i32, |a, x| a.wrapping_add(x));
     if let Code::Clocked(_) = attempt.code {
-        let want = data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x)));
-        let got = partials.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+        let want = sum(&mut data.iter().map(|&x| x.wrapping_mul(x)));
+        let got = out.total();
         return Ok((got != want).then(|| format!("{shape}: the sum of squares is {got}, expected {want}")));
     }
-    let segment = block as usize * attempt.items.max(1) as usize;
-    for (b, &got) in partials.iter().enumerate() {
-        let part = &data[(b * segment).min(n)..((b + 1) * segment).min(n)];
-        let want = part.iter().fold(0i32, |a, &x| a.wrapping_add(x));
-        if got != want {
+    let want = sum(&mut data.iter().copied());
+    let partials = match out {
+        Output::Partials(p) => p,
+        Output::Answer { value, .. } if value != want => {
             return Ok(Some(format!(
+                "{shape}: the kernel's answer is {value}, expected {want} (the sum of all {n} elements)"
+            )));
+        }
+        Output::Answer { left, .. } => return Ok(left.map(|why| format!("{shape}: the answer is right, but {why}"))),
+        Output::Scan(_) => unreachable!("scans return above"),
+    };
+    Ok(wrong_partial(attempt, &data, &partials, block, &shape))
+}
+
+/// The first wrong partial of a run on `data` at `block`, in words, or `None`: each block's
+/// segment (one block per `block × items` elements), each block's share of a grid-stride loop
+/// (one element per thread per pass), or, for the kernels of 16-byte loads, the total (each
+/// shares the input out its own way).
+fn wrong_partial(attempt: &Attempt, data: &[i32], partials: &[i32], block: u32, shape: &str) -> Option<String> {
+    let sum = |xs: &mut dyn Iterator<Item = i32>| xs.fold(0i32, |a, x| a.wrapping_add(x));
+    let (n, grid, block) = (data.len(), partials.len(), block as usize);
+    if attempt.grid == Grid::Resident && attempt.items == 1 {
+        let threads = grid * block;
+        return partials.iter().enumerate().find_map(|(b, &got)| {
+            let mine = data.iter().enumerate().filter(|&(i, _)| grid_stride_block(i, block, grid) == b);
+            let want = sum(&mut mine.map(|(_, &x)| x));
+            (got != want).then(|| {
+                format!(
+                    "{shape}: block {b} wrote {got}, expected {want} (the sum of the elements i with i mod {threads} \
+                     from {} to {}: a grid-stride loop over {grid} blocks of {block})",
+                    b * block,
+                    (b + 1) * block - 1
+                )
+            })
+        });
+    }
+    if attempt.grid == Grid::Resident {
+        let (got, want) = (sum(&mut partials.iter().copied()), sum(&mut data.iter().copied()));
+        return (got != want).then(|| {
+            format!(
+                "{shape}: the {grid} blocks' partials add up to {got}, expected {want} (the sum of all {n} elements)"
+            )
+        });
+    }
+    let segment = block * attempt.items.max(1) as usize;
+    partials.iter().enumerate().find_map(|(b, &got)| {
+        let part = &data[(b * segment).min(n)..((b + 1) * segment).min(n)];
+        let want = sum(&mut part.iter().copied());
+        (got != want).then(|| {
+            format!(
                 "{shape}: block {b} wrote {got}, expected {want} (the sum of its {} elements from {})",
                 part.len(),
                 b * segment
-            )));
-        }
-    }
-    Ok(None)
+            )
+        })
+    })
 }
 
 /// The lesson's measure of `attempt`, at [`MEASURE_N`] and [`MEASURE_BLOCK`].
@@ -234,10 +430,12 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         _ => {}
     }
     let mut c = Counters::default();
-    for launch in counted_run(ex, attempt)? {
+    let (counted, out) = counted_run(ex, attempt)?;
+    for launch in counted {
         c.add(&launch.counters);
     }
     let blocks = c.blocks.max(1) as f64;
+    let per = |x: u64, of: u64| if of == 0 { 0.0 } else { x as f64 / of as f64 };
     Ok(match ex.goal.measure() {
         Measure::LanesPerRequest => c.lanes_per_request(),
         Measure::GldEfficiency => c.gld_efficiency_pct(),
@@ -246,6 +444,14 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::GlobalStoresPerBlock => c.gst_requests as f64 / blocks,
         Measure::SharedLoadConflicts => c.shared_ld_conflicts() as f64,
         Measure::GlobalLoadsPerBlock => c.gld_requests as f64 / blocks,
+        Measure::WarpCollectivesPerWarp => per(c.warp_collectives, c.warps),
+        Measure::BytesPerLoadRequest => per(c.gld_bytes, c.gld_requests),
+        Measure::HostAdds => match out {
+            Output::Partials(p) => p.len() as f64,
+            Output::Answer { .. } | Output::Scan(_) => 0.0,
+        },
+        Measure::AtomicsPerBlock => c.atomics as f64 / blocks,
+        Measure::InputPasses => per(c.gld_bytes, (MEASURE_N * size_of::<i32>()) as u64),
         Measure::Loops | Measure::StaticShared => unreachable!("read from the source above"),
     })
 }
@@ -257,19 +463,26 @@ fn measure_data() -> Vec<i32> {
 }
 
 /// The emulator's counters of each launch of one run of `attempt` at [`MEASURE_N`] and
-/// [`MEASURE_BLOCK`]; `Err` is a fault's line.
-pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<Vec<reduce_scan::emu::Counted>, String> {
-    let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
+/// [`MEASURE_BLOCK`], and what the run left; `Err` is a fault's line.
+pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<(Vec<reduce_scan::emu::Counted>, Output), String> {
+    let mut emulator = Emulator::new().with_budget(BUDGET);
+    if let Code::Scan(ScanKernels::Lookback(_)) = attempt.code {
+        // One block at a time, in order: a tile's predecessors have all published before it
+        // looks back, so its status loads are as many as it needs, not as many as a wait took
+        // (polls would count as loads, and vary from run to run).
+        emulator = emulator.with_workers(1);
+    }
+    let backend = Backend::with_emulator(emulator);
     let counting = backend.counting().expect("the emulator counts");
-    run(&counting, ex, attempt, &measure_data(), MEASURE_BLOCK)
+    let out = run(&counting, ex, attempt, &measure_data(), 0, MEASURE_BLOCK)
         .map_err(|e| format!("n = {MEASURE_N}, block {MEASURE_BLOCK} (the measure's run): {e}"))?;
-    Ok(counting.take_counted())
+    Ok((counting.take_counted(), out))
 }
 
 /// The same run as [`counted_run`], on `backend` (a GPU, under Nsight Compute: `./x learn N
 /// --gpu`'s child run).
 pub fn profiled_run(backend: &Backend, ex: &Exercise, attempt: &Attempt) -> Result<(), String> {
-    run(backend, ex, attempt, &measure_data(), MEASURE_BLOCK).map(|_| ()).map_err(|e| e.to_string())
+    run(backend, ex, attempt, &measure_data(), 0, MEASURE_BLOCK).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The shape of the GPU run: n = 2^24 at block 512, the committed set's.
@@ -295,13 +508,15 @@ pub fn on_gpu(
             }
             Ok(())
         };
-        let out = run_wrapped(backend, ex, attempt, &data, MEASURE_BLOCK, &mut timed).map_err(|e| e.to_string())?;
-        let got = match attempt.code {
-            Code::Scan(..) => out.last().copied().unwrap_or(0),
-            _ => out.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
-        };
+        let out = run_wrapped(backend, ex, attempt, &data, 0, MEASURE_BLOCK, &mut timed).map_err(|e| e.to_string())?;
+        let got = out.total();
         if got != want && wrong.is_none() {
             wrong = Some(format!("run {i}: the total is {got}, expected {want}"));
+        }
+        if let Output::Answer { left: Some(why), .. } = out
+            && wrong.is_none()
+        {
+            wrong = Some(format!("run {i}: the total is right, but {why}"));
         }
     }
     times.sort_by(f64::total_cmp);

@@ -4,14 +4,14 @@
 
 use kernels::device::global::GlobalMut;
 use reduce_scan::backend::{FromHost, Kernel};
-use reduce_scan::reduce::plan::{ClockedArgs, InPlaceArgs, ReadArgs};
+use reduce_scan::reduce::plan::{AccumulateArgs, ClockedArgs, Grid, InPlaceArgs, ReadArgs, SinglePassArgs};
 #[cfg(test)]
 use reduce_scan::reduce::plan::{Finish, KernelSel};
 #[cfg(test)]
 use reduce_scan::registry;
 #[cfg(test)]
 use reduce_scan::scan::ScanPlan;
-use reduce_scan::scan::{BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs};
+use reduce_scan::scan::{BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs, LookbackArgs};
 
 /// Exercise 13's goal: at most this many global load requests per block, over the build and
 /// query launches at the measure's shape (n = 2^16, the emulator's counters): the project's
@@ -44,6 +44,16 @@ pub enum Measure {
     SharedLoadConflicts,
     /// Global load requests (warp-wide load instructions) per block, over every launch.
     GlobalLoadsPerBlock,
+    /// Warp collectives (shuffles, votes, `redux`) per warp.
+    WarpCollectivesPerWarp,
+    /// Bytes asked for per global load request: 128 for a warp's 4-byte loads, 512 for 16-byte.
+    BytesPerLoadRequest,
+    /// Partials the host reads back and adds: one per block, or none when the kernel finishes.
+    HostAdds,
+    /// Atomic read-modify-writes (`atom`, `red`) per block.
+    AtomicsPerBlock,
+    /// Bytes of global memory loaded over the bytes of the input: how many times it is read.
+    InputPasses,
 }
 
 impl Measure {
@@ -59,6 +69,11 @@ impl Measure {
             Measure::StaticShared => "static shared arrays (`static_shared!`) in your file",
             Measure::SharedLoadConflicts => "shared load bank conflicts",
             Measure::GlobalLoadsPerBlock => "global load requests per block",
+            Measure::WarpCollectivesPerWarp => "warp shuffles and reductions per warp",
+            Measure::BytesPerLoadRequest => "bytes per global load request",
+            Measure::HostAdds => "partials the host adds",
+            Measure::AtomicsPerBlock => "atomics per block",
+            Measure::InputPasses => "passes over the input (bytes loaded ÷ input bytes)",
         }
     }
 }
@@ -133,7 +148,7 @@ impl Exercise {
     pub fn solution_path(&self) -> String {
         let dir = match self.number {
             12 => "sumsq",
-            13 | 14 => "scan",
+            13 | 14 | 24 => "scan",
             _ => "reduce",
         };
         format!("kernels/src/{dir}/{}.rs", self.lesson)
@@ -141,7 +156,7 @@ impl Exercise {
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 18] = [
+pub const EXERCISES: [Exercise; 25] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -378,6 +393,143 @@ pub const EXERCISES: [Exercise; 18] = [
         goal: Goal::AtMost(Measure::GlobalStoresPerBlock, 1.0),
         hunt: Some("uninit"),
     },
+    Exercise {
+        number: 19,
+        lesson: "redux",
+        from: "warp_shuffle",
+        title: "a warp sums in one instruction: redux.sync",
+        book: "past the book: the CUDA C++ Programming Guide, \"Warp Reduce Functions\" (__reduce_add_sync, compute capability 8.0 and newer)",
+        text: "`warp_shuffle` sums a warp with five shuffles and five adds (warp_sum_shfl), each waiting for the one \
+               before, and runs that twice per block: in every warp, then in warp 0 over the warps' sums. Since \
+               Ampere (sm_80) one instruction sums a warp: reduce_add_sync(FULL_MASK, value) (PTX \
+               redux.sync.add.s32, CUDA C __reduce_add_sync) returns the wrapping sum of `value` over the 32 lanes \
+               to every lane. block_sum's third argument is the warp step, a function from a lane's value to its \
+               warp's sum: write `fn warp_sum_redux(value: i32) -> i32 { reduce_add_sync(FULL_MASK, value) }` \
+               (with `use kernels::device::FULL_MASK;` and `use kernels::device::warp::reduce_add_sync;`) and pass \
+               it in place of warp_sum_shfl. The emulator runs it anywhere; on a GPU (--gpu) it needs sm_80 or \
+               newer.",
+        goal: Goal::AtMost(Measure::WarpCollectivesPerWarp, 2.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 20,
+        lesson: "grid_stride",
+        from: "warp_shuffle",
+        title: "a grid of the GPU's size: the grid-stride loop",
+        book: "past the book: NVIDIA's blog \"CUDA Pro Tip: Write Flexible Kernels with Grid-Stride Loops\" (2013)",
+        text: "Your kernel sums a segment of 8 × blockDim elements per block, so the host launches one block per \
+               segment, however many that is. A GPU runs a fixed number of blocks at once (its SMs × the blocks \
+               each holds); more run in waves, and each pays its own tree and its own partial. Size the grid to \
+               the machine: set RESIDENT_GRID to true, and the host launches min(ceil(n / blockDim), SMs × \
+               resident blocks per SM) blocks (the check's GPU has 2 SMs of 2048 threads: 8 blocks of 512, 32 of \
+               128). Each thread then walks the input: with g = global_idx_x() (blockIdx × blockDim + threadIdx) \
+               and G = grid_dim_x() × block_dim_x() (use both from kernels::device::thread), add g_idata.read(i) \
+               for i = g, g + G, g + 2G, … while i < n (a `while` loop; each pass, the grid reads G consecutive \
+               elements), then block_sum as before. The segment (start, len, thread_sum_items, ITEMS_PER_THREAD) \
+               goes.",
+        goal: Goal::AtLeast(Measure::ElementsPerThread, 16.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 21,
+        lesson: "vector_loads",
+        from: "grid_stride",
+        title: "16 bytes per load, with the unaligned head and tail",
+        book: "past the book: NVIDIA's blog \"CUDA Pro Tip: Increase Performance with Vectorized Memory Access\" (2013)",
+        text: "`grid_stride` loads one 4-byte word per thread per pass: 128 bytes per warp instruction, 4 bytes in \
+               flight per thread. A 128-bit load moves 16 bytes per thread, 512 per warp instruction, but only \
+               from a 16-byte-aligned address, and an i32 array may start anywhere (the check starts yours 0 to 3 \
+               elements past a 16-byte boundary). Split the input with split_for_v4(g_idata.addr(), n as usize) \
+               (kernels::collective::thread): `head` (0 to 3 elements before the first 16-byte boundary), \
+               `vectors` (whole 16-byte vectors after it), `tail` (0 to 3 elements after them). With body = \
+               g_idata.offset(head), vector k is body.load_v4_nc(4 * k), an [i32; 4]. With T = gridDim × blockDim \
+               threads and g the thread's grid index, add vectors g, g + T, g + 2T, … below `vectors` (the \
+               project issues four independent loads per pass, at + j·T for j < 4, each checked against \
+               `vectors`, so that four are in flight at once); grid threads g < head add g_idata.read(g), and \
+               threads g < tail add body.read(4 * vectors + g). kernels::collective::thread::thread_sum_v4 is all \
+               this, written out: the project's kernel calls it.",
+        goal: Goal::AtLeast(Measure::BytesPerLoadRequest, 500.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 22,
+        lesson: "single_pass",
+        from: "vector_loads, with single_pass's arguments",
+        title: "one launch: the last block adds the partials",
+        book: "past the book: the CUDA C++ Programming Guide, \"Memory Fence Functions\" (its sum with __threadfence and a ticket; the threadFenceReduction sample)",
+        text: "Your kernel leaves one partial per block in g_partials, and the host adds them (a copy back, or a \
+               second launch). Let the last block to finish add them, in this launch. After block_sum, thread 0 \
+               of each block stores the block's sum to g_partials[blockIdx]; then thread_fence() (CUDA \
+               __threadfence: the store is visible to the whole GPU before what follows); then ticket = \
+               atomic_add_u32(g_ticket, 1), which returns the count before its add, so the blocks draw 0, 1, …, \
+               gridDim − 1 in the order they finish. The block that draws grid_dim_x() − 1 is last: every other \
+               block has published. Its thread 0 fences again (the acquire) and writes 1 to a shared flag \
+               (static_shared!(LAST: [u32; 1])), the others write 0; sync_threads(), and every thread reads the \
+               flag. In the last block, thread t adds partials t, t + blockDim, … below gridDim, each read with \
+               load_relaxed_u32(g_partials.offset(i).cast::<u32>().as_const()) as i32 (a load that never sees a \
+               stale copy in its SM's cache), then block_sum(partial, slots, warp_sum_shfl) again, and thread 0 \
+               writes g_out[0] and stores 0 to the ticket (store_relaxed_u32(g_ticket, 0)) for the next launch. \
+               The names: kernels::device::atomic::{atomic_add_u32, load_relaxed_u32, store_relaxed_u32, \
+               thread_fence} and kernels::device::thread::{block_dim_x, grid_dim_x, sync_threads}.",
+        goal: Goal::AtMost(Measure::HostAdds, 0.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 23,
+        lesson: "atomic_accumulate",
+        from: "atomic_accumulate, with an atomic per thread",
+        title: "atomics finish the sum: one per block",
+        book: "past the book: the CUDA C++ Programming Guide, \"Atomic Functions\" (atomicAdd; PTX red.global.add)",
+        text: "Your kernel adds every thread's sum into the result with red_add_i32, a fire-and-forget atomic add \
+               (PTX red.global.add): no block waits for another, as single_pass's last block did, and integer \
+               adds give the same sum in any order. But that is blockDim atomics per block, all to one word, which \
+               L2 applies one after another. Add in the block first: block_sum(sum, slots, warp_sum_shfl) (every \
+               thread calls it; thread 0 gets the block's sum), then let thread 0 alone add that into \
+               g_acc[epoch % 2]: one atomic per block. Keep block 0's store of 0 to the other word: it readies \
+               the word the next launch adds into, without a memset.",
+        goal: Goal::AtMost(Measure::AtomicsPerBlock, 1.0),
+        hunt: None,
+    },
+    Exercise {
+        number: 24,
+        lesson: "lookback",
+        from: "lookback, each tile re-reading the input before it",
+        title: "decoupled look-back: tiles tell each other their sums",
+        book: "past the book: Merrill and Garland, \"Single-pass Parallel Prefix Scan with Decoupled Look-back\" (NVIDIA, 2016)",
+        text: "A tile's output needs the sum of every element before it. In your file warp 0 re-reads the whole \
+               input before its tile (sum_before): tile k reads k tiles again, and the scan reads its input \
+               several times over. Let the tiles tell each other instead, through `status`, one 64-bit word per \
+               tile, all invalid at launch. A word is pack_status(epoch, flag, value), flag FLAG_AGGREGATE (the \
+               tile's own sum) or FLAG_PREFIX (the sum of everything up to and including the tile); \
+               status_flag(word, epoch) is a word's flag (FLAG_INVALID while this launch has not written it), \
+               status_value(word) its value (all in kernels::scan::index). Write one with \
+               store_relaxed_u64(status.offset(tile), word), read one with \
+               load_relaxed_u64(status.as_const().offset(t)) (kernels::device::atomic: flag and value travel in \
+               one atomic access, so no reader sees one without the other). (1) As soon as step 3 has the \
+               aggregate, thread 0 publishes (FLAG_AGGREGATE, aggregate); tile 0 publishes (FLAG_PREFIX, \
+               aggregate). (2) In step 5, lane 0 of warp 0 looks back from t = tile − 1: it loads t's word until \
+               the flag is not FLAG_INVALID, adds its value, and stops at a FLAG_PREFIX, else goes on to t − 1. \
+               It then publishes (FLAG_PREFIX, prefix + aggregate) and puts the prefix in the shared slot. No \
+               tile waits for another's look-back, only for its aggregate. (The project's look_back reads 32 \
+               predecessors at once, a lane each, with all_sync, ballot_sync and a warp sum.)",
+        goal: Goal::AtMost(Measure::InputPasses, 1.1),
+        hunt: None,
+    },
+    Exercise {
+        number: 25,
+        lesson: "single_pass",
+        from: "single_pass",
+        title: "bug hunt: a partial published without a fence",
+        book: "the CUDA C++ Programming Guide, \"Memory Fence Functions\", and the PTX ISA's memory consistency model (release and acquire patterns)",
+        text: "Your kernel is the project's `single_pass` with one bug planted; on a GPU it gives the right sum \
+               nearly every time. The emulator's racecheck follows what each block publishes and what the others \
+               observe, and stops it: the report names the block that wrote a partial, the thread of the last \
+               block that read it, and both lines of your file. A plain store in one block is ordered before a \
+               load in another only by a release in the writer (a fence before its atomic) that an acquire in the \
+               reader observes (its atomic, then a fence). Find the half of the pair that is missing.",
+        goal: Goal::AtMost(Measure::HostAdds, 0.0),
+        hunt: Some("nofence"),
+    },
 ];
 
 /// A kernel under check: the learner's, a starting file's, or the project's.
@@ -391,6 +543,10 @@ pub enum Code {
     PerBlock(&'static [(u32, Kernel<InPlaceArgs>)]),
     /// The sum of squares: one partial per thread, and clock stamps.
     Clocked(Kernel<ClockedArgs>),
+    /// One partial per block, and the last block to finish adds them into one word.
+    LastBlock(Kernel<SinglePassArgs>),
+    /// Every block adds into one of two words, chosen by the launch's epoch.
+    Accumulate(Kernel<AccumulateArgs>),
     /// A scan, run by the registered scan's plan with these kernels in place of its own.
     Scan(ScanKernels),
 }
@@ -404,6 +560,8 @@ pub enum ScanKernels {
     /// Each tile's sum, then each tile's scan from its offset (`blelloch_reduce`,
     /// `blelloch_block`).
     ReduceThenScan(Kernel<BlellochReduceArgs>, Kernel<BlellochBlockArgs>),
+    /// One launch, one block per tile (`lookback`).
+    Lookback(Kernel<LookbackArgs>),
 }
 
 impl Code {
@@ -414,9 +572,12 @@ impl Code {
             Code::InPlace(k) => vec![k.name],
             Code::Read(k) => vec![k.name],
             Code::Clocked(k) => vec![k.name],
+            Code::LastBlock(k) => vec![k.name],
+            Code::Accumulate(k) => vec![k.name],
             Code::PerBlock(table) => table.iter().filter(|(b, _)| *b == block).map(|(_, k)| k.name).collect(),
             Code::Scan(ScanKernels::Fenwick(build, query)) => vec![build.name, query.name],
             Code::Scan(ScanKernels::ReduceThenScan(reduce, block_scan)) => vec![reduce.name, block_scan.name],
+            Code::Scan(ScanKernels::Lookback(k)) => vec![k.name],
         }
     }
 }
@@ -426,8 +587,11 @@ impl Code {
 pub struct Attempt {
     /// The kernel.
     pub code: Code,
-    /// Elements each thread adds (the grid is ceil(n / (block × items))).
+    /// Elements each thread adds (per pass of its loop, for a resident grid).
     pub items: u32,
+    /// How the host sizes the grid: `Grid::PerItems`, ceil(n / (block × items)) blocks; or
+    /// `Grid::Resident`, as many as the GPU holds at once, never more than that.
+    pub grid: Grid,
     /// Its file's text, for the measures read from the source.
     pub source: &'static str,
 }
@@ -439,9 +603,11 @@ pub fn solution(ex: &Exercise) -> Attempt {
         let kernels = match scan.plan {
             ScanPlan::Fenwick { build, query, .. } => ScanKernels::Fenwick(build, query),
             ScanPlan::ReduceThenScan { reduce, block_scan, .. } => ScanKernels::ReduceThenScan(reduce, block_scan),
+            ScanPlan::DecoupledLookback { kernel, .. } => ScanKernels::Lookback(kernel),
             _ => panic!("{}: no exercise shape for its plan", ex.lesson),
         };
-        return Attempt { code: Code::Scan(kernels), items: 1, source: solution_source(ex.number) };
+        let source = solution_source(ex.number);
+        return Attempt { code: Code::Scan(kernels), items: 1, grid: Grid::PerItems, source };
     }
     let v = registry::find(ex.lesson).expect("every exercise's lesson is a registered variant");
     let code = match v.finish {
@@ -449,9 +615,11 @@ pub fn solution(ex: &Exercise) -> Attempt {
         Finish::HostAddsInPlace(KernelSel::PerBlock(table)) => Code::PerBlock(table),
         Finish::HostAdds(KernelSel::One(k)) => Code::Read(k),
         Finish::HostAddsClocked(k, _) => Code::Clocked(k),
+        Finish::LastBlock(k) => Code::LastBlock(k),
+        Finish::AtomicAccumulate(k) => Code::Accumulate(k),
         _ => panic!("{}: no exercise shape for its finish", ex.lesson),
     };
-    Attempt { code, items: v.items_per_thread, source: solution_source(ex.number) }
+    Attempt { code, items: v.items_per_thread, grid: v.grid, source: solution_source(ex.number) }
 }
 
 /// The project's kernel files, for the measures read from the source.
@@ -473,11 +641,21 @@ fn solution_source(number: u32) -> &'static str {
         13 => include_str!("../../kernels/src/scan/bit.rs"),
         14 => include_str!("../../kernels/src/scan/blelloch.rs"),
         15 => include_str!("../../kernels/src/reduce/interleaved.rs"),
-        18 => include_str!("../../kernels/src/reduce/smem.rs"),
         16 => include_str!("../../kernels/src/reduce/unroll2.rs"),
-        _ => include_str!("../../kernels/src/reduce/unroll_warps8.rs"),
+        17 => include_str!("../../kernels/src/reduce/unroll_warps8.rs"),
+        18 => include_str!("../../kernels/src/reduce/smem.rs"),
+        19 => include_str!("../../kernels/src/reduce/redux.rs"),
+        20 => include_str!("../../kernels/src/reduce/grid_stride.rs"),
+        21 => include_str!("../../kernels/src/reduce/vector_loads.rs"),
+        22 | 25 => include_str!("../../kernels/src/reduce/single_pass.rs"),
+        23 => include_str!("../../kernels/src/reduce/atomic_accumulate.rs"),
+        _ => include_str!("../../kernels/src/scan/lookback.rs"),
     }
 }
+
+/// Elements a thread of the 16-byte-load kernels reads per pass of its loop: four loads of four
+/// (the registry's `items_per_thread` for `vector_loads`, `single_pass`, `atomic_accumulate`).
+const TRIP: u32 = kernels::collective::thread::ITEMS_PER_TRIP as u32;
 
 /// A kernel of an exercise module, for the emulator: `kernel_ref!` with the module as a macro
 /// argument.
@@ -524,57 +702,73 @@ macro_rules! attempts {
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e01::neighbored_less, a, b, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("01_neighbored_less.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e02::interleaved, a, b, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("02_interleaved.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e03::unroll2, a, b, n)),
                 items: $root::e03::ITEMS_PER_THREAD,
+                grid: Grid::PerItems,
                 source: $source!("03_unroll2.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e04::unroll8, a, b, n)),
                 items: $root::e04::ITEMS_PER_THREAD,
+                grid: Grid::PerItems,
                 source: $source!("04_unroll8.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e05::unroll_warps8, a, b, n)),
                 items: 8,
+                grid: Grid::PerItems,
                 source: $source!("05_unroll_warps8.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e06::complete_unroll_warps8, a, b, n)),
                 items: 8,
+                grid: Grid::PerItems,
                 source: $source!("06_complete_unroll_warps8.rs"),
             },
-            Attempt { code: Code::PerBlock(per_block!($root)), items: 8, source: $source!("07_complete_unroll.rs") },
+            Attempt {
+                code: Code::PerBlock(per_block!($root)),
+                items: 8,
+                grid: Grid::PerItems,
+                source: $source!("07_complete_unroll.rs"),
+            },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e08::smem, a, b, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("08_smem.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e09::smem_unroll4, a, b, n)),
                 items: $root::e09::ITEMS_PER_THREAD,
+                grid: Grid::PerItems,
                 source: $source!("09_smem_unroll4.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e10::smem_unroll4_dyn, a, b, n)),
                 items: 4,
+                grid: Grid::PerItems,
                 source: $source!("10_smem_unroll4_dyn.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e11::warp_shuffle, a, b, n)),
                 items: $root::e11::ITEMS_PER_THREAD,
+                grid: Grid::PerItems,
                 source: $source!("11_warp_shuffle.rs"),
             },
             Attempt {
                 code: Code::Clocked(kernel_of!($root::e12::squares_coalesced, a, r, c, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("12_squares_coalesced.rs"),
             },
             Attempt {
@@ -583,6 +777,7 @@ macro_rules! attempts {
                     kernel_of!($root::e13::bit_query, a, b, c, d),
                 )),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("13_bit.rs"),
             },
             Attempt {
@@ -591,40 +786,87 @@ macro_rules! attempts {
                     kernel_of!($root::e14::blelloch_block, a, b, c, d, e),
                 )),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("14_blelloch.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e15::interleaved_nobarrier, a, b, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("15_interleaved_nobarrier.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e16::unroll2_offbyone, a, b, n)),
                 items: 2,
+                grid: Grid::PerItems,
                 source: $source!("16_unroll2_offbyone.rs"),
             },
             Attempt {
                 code: Code::InPlace(kernel_of!($root::e17::unroll_warps8_volatile, a, b, n)),
                 items: 8,
+                grid: Grid::PerItems,
                 source: $source!("17_unroll_warps8_volatile.rs"),
             },
             Attempt {
                 code: Code::Read(kernel_of!($root::e18::smem_uninit, a, b, n)),
                 items: 1,
+                grid: Grid::PerItems,
                 source: $source!("18_smem_uninit.rs"),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e19::redux, a, b, n)),
+                items: 8,
+                grid: Grid::PerItems,
+                source: $source!("19_redux.rs"),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e20::grid_stride, a, b, n)),
+                items: if $root::e20::RESIDENT_GRID { 1 } else { 8 },
+                grid: if $root::e20::RESIDENT_GRID { Grid::Resident } else { Grid::PerItems },
+                source: $source!("20_grid_stride.rs"),
+            },
+            Attempt {
+                code: Code::Read(kernel_of!($root::e21::vector_loads, a, b, n)),
+                items: TRIP,
+                grid: Grid::Resident,
+                source: $source!("21_vector_loads.rs"),
+            },
+            Attempt {
+                code: Code::LastBlock(kernel_of!($root::e22::single_pass, a, p, t, o, n)),
+                items: TRIP,
+                grid: Grid::Resident,
+                source: $source!("22_single_pass.rs"),
+            },
+            Attempt {
+                code: Code::Accumulate(kernel_of!($root::e23::atomic_accumulate, a, acc, n, e)),
+                items: TRIP,
+                grid: Grid::Resident,
+                source: $source!("23_atomic_accumulate.rs"),
+            },
+            Attempt {
+                code: Code::Scan(ScanKernels::Lookback(kernel_of!($root::e24::lookback, a, b, c, d, e, f))),
+                items: 1,
+                grid: Grid::PerItems,
+                source: $source!("24_lookback.rs"),
+            },
+            Attempt {
+                code: Code::LastBlock(kernel_of!($root::e25::single_pass_nofence, a, p, t, o, n)),
+                items: TRIP,
+                grid: Grid::Resident,
+                source: $source!("25_single_pass_nofence.rs"),
             },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 18] {
+pub fn learner() -> [Attempt; 25] {
     attempts!(work, work_source)
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 18] {
+pub fn starting() -> [Attempt; 25] {
     attempts!(start, start_source)
 }

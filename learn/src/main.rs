@@ -55,6 +55,13 @@ macro_rules! exercise_files {
         #[path = "16_unroll2_offbyone.rs"] pub mod e16;
         #[path = "17_unroll_warps8_volatile.rs"] pub mod e17;
         #[path = "18_smem_uninit.rs"] pub mod e18;
+        #[path = "19_redux.rs"] pub mod e19;
+        #[path = "20_grid_stride.rs"] pub mod e20;
+        #[path = "21_vector_loads.rs"] pub mod e21;
+        #[path = "22_single_pass.rs"] pub mod e22;
+        #[path = "23_atomic_accumulate.rs"] pub mod e23;
+        #[path = "24_lookback.rs"] pub mod e24;
+        #[path = "25_single_pass_nofence.rs"] pub mod e25;
     };
 }
 
@@ -208,7 +215,11 @@ fn render(ex: &Exercise, report: &check::Report) -> String {
     let sizes = if reduce_scan::scan::find(ex.lesson).is_ok() {
         format!("{} sizes ({first} to {last}), inclusive and exclusive", check::SIZES.len())
     } else {
-        format!("{} sizes ({first} to {last}) at blocks {}", check::SIZES.len(), blocks.join(" and "))
+        let v = reduce_scan::registry::find(ex.lesson).ok();
+        // The kernels of 16-byte loads start their input 0 to 3 elements past a boundary.
+        let shifted = v.is_some_and(|v| v.grid == reduce_scan::reduce::plan::Grid::Resident && v.items_per_thread > 1);
+        let shifted = if shifted { ", each 0 to 3 elements past a 16-byte boundary" } else { "" };
+        format!("{} sizes ({first} to {last}){shifted} at blocks {}", check::SIZES.len(), blocks.join(" and "))
     };
     let _ = match (&report.wrong, &report.fault) {
         (_, Some(_)) => writeln!(t, "answer   none: the emulator stopped the kernel (below)"),
@@ -276,26 +287,61 @@ fn wrap(text: &str, width: usize) -> String {
     lines.join("\n")
 }
 
-/// The learner's kernels as sm_70 PTX, built by build.rs under `LEARN_GPU=1` (`./x learn N
-/// --gpu`); empty otherwise.
-const LEARNER_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/learner_sm_70.ptx"));
+/// The learner's kernels as PTX for sm_70 and sm_80 (which alone has exercise 19's `redux.sync`),
+/// built by build.rs under `LEARN_GPU=1` (`./x learn N --gpu`); empty otherwise. A GPU loads the
+/// newest it runs.
+static LEARNER_PTX: reduce_scan::ptx::Module = reduce_scan::ptx::Module::new(
+    "learner",
+    &[
+        ("sm_70", (7, 0), include_str!(concat!(env!("OUT_DIR"), "/learner_sm_70.ptx"))),
+        ("sm_80", (8, 0), include_str!(concat!(env!("OUT_DIR"), "/learner_sm_80.ptx"))),
+    ],
+);
+
+/// Opens the GPU with the learner's PTX in place of the project's, for exercise `ex`: one line
+/// saying why not where the build has no PTX or the GPU is too old for the lesson's instruction.
+fn learner_gpu(ex: &Exercise) -> Result<reduce_scan::Backend, String> {
+    if !LEARNER_PTX.built() {
+        return Err("this build has no PTX of your kernels; `./x learn N --gpu` builds it".into());
+    }
+    reduce_scan::ptx::load_module_instead(LEARNER_PTX).map_err(|e| e.to_string())?;
+    let backend = reduce_scan::Backend::gpu().map_err(|e| e.to_string())?;
+    let need = match reduce_scan::registry::find(ex.lesson) {
+        Ok(v) => v.min_cc,
+        Err(_) => reduce_scan::scan::find(ex.lesson).map_or((7, 0), |s| s.min_cc),
+    };
+    let info = backend.info();
+    if info.compute_capability < need {
+        return Err(format!(
+            "exercise {} ({}) needs compute capability {}.{} or newer ({} is an sm_{}{} instruction); {} has {}.{},              so your kernel cannot run on it. The emulator's check above is the exercise's verdict.",
+            ex.number,
+            ex.lesson,
+            need.0,
+            need.1,
+            if ex.lesson == "redux" { "redux.sync" } else { "its kernel's" },
+            need.0,
+            need.1,
+            info.name,
+            info.compute_capability.0,
+            info.compute_capability.1
+        ));
+    }
+    Ok(backend)
+}
 
 /// Runs the learner's kernel on the GPU at the committed set's shape, beside the project's
 /// committed figure.
 fn gpu(ex: &Exercise, attempt: &exercises::Attempt) -> Result<String, String> {
-    if LEARNER_PTX.is_empty() {
-        return Err("this build has no PTX of your kernels; `./x learn N --gpu` builds it".into());
-    }
-    reduce_scan::ptx::load_instead(LEARNER_PTX).map_err(|e| e.to_string())?;
-    let backend = reduce_scan::Backend::gpu().map_err(|e| e.to_string())?;
+    let backend = learner_gpu(ex)?;
     let (wrong, times) = check::on_gpu(&backend, ex, attempt, 10)?;
     let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
     let mut t = format!(
         "on the GPU ({}): your kernel {median:.1} µs at n = 2^24, block {} (median of {} timed runs, CUDA events; \
-         sm_70 PTX built from your file); its answer {}",
+         {} PTX built from your file); its answer {}",
         backend.info().name,
         check::MEASURE_BLOCK,
         times.len(),
+        backend.info().ptx_arch,
         wrong.as_deref().map_or("agrees with the CPU".to_string(), |w| format!("is WRONG: {w}"))
     );
     let kind = reduce_scan::scan::find(ex.lesson).ok().map(|_| "inclusive");
@@ -328,11 +374,7 @@ fn gpu(ex: &Exercise, attempt: &exercises::Attempt) -> Result<String, String> {
 /// for Nsight Compute to profile ([`profile::beside_emulator`] starts it under ncu).
 fn gpu_child(ex: &Exercise) -> ExitCode {
     let attempt = exercises::learner()[(ex.number - 1) as usize];
-    let ptx = if LEARNER_PTX.is_empty() { Err("this build has no PTX of your kernels".to_string()) } else { Ok(()) };
-    let ran = ptx
-        .and_then(|()| reduce_scan::ptx::load_instead(LEARNER_PTX).map_err(|e| e.to_string()))
-        .and_then(|()| reduce_scan::Backend::gpu().map_err(|e| e.to_string()))
-        .and_then(|backend| check::profiled_run(&backend, ex, &attempt));
+    let ran = learner_gpu(ex).and_then(|backend| check::profiled_run(&backend, ex, &attempt));
     match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(why) => {

@@ -48,7 +48,15 @@ fn lesson_row(measure: Measure) -> Option<&'static str> {
         Measure::SharedLoadConflicts => Some("shared load bank conflicts"),
         Measure::GlobalLoadsPerBlock => Some("global load requests"),
         Measure::GlobalStoresPerBlock => Some("global store requests"),
-        Measure::ElementsPerThread | Measure::BarriersPerBlock | Measure::Loops | Measure::StaticShared => None,
+        Measure::ElementsPerThread
+        | Measure::BarriersPerBlock
+        | Measure::Loops
+        | Measure::StaticShared
+        | Measure::WarpCollectivesPerWarp
+        | Measure::BytesPerLoadRequest
+        | Measure::HostAdds
+        | Measure::AtomicsPerBlock
+        | Measure::InputPasses => None,
     }
 }
 
@@ -64,7 +72,7 @@ pub fn beside_emulator(ex: &Exercise, attempt: &Attempt, ncu: &Path, exe: &Path)
         return Err(format!("ncu profiled none of your kernels ({})", symbols.join(", ")));
     }
     let gpu = Summary::of(Profile::Ncu, &mine);
-    let counted = check::counted_run(ex, attempt)?;
+    let (counted, _) = check::counted_run(ex, attempt)?;
     let emu = metrics::emulated_summary(&counted, &symbols, 1)
         .ok_or_else(|| format!("the emulator counted none of your kernels ({})", symbols.join(", ")))?;
     Ok(table(ex, &emu, &gpu, mine.len()))

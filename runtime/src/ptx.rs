@@ -77,20 +77,32 @@ pub const NESTED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_nes
 /// the baseline on a newer GPU).
 pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
 
-/// PTX to load in place of the embedded kernels', set by [`load_instead`].
-static INSTEAD: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+/// A module's builds: (architecture, minimum compute capability, PTX text), from the baseline to
+/// the newest ([`Module::arches`]).
+type Builds = &'static [(&'static str, (u32, u32), &'static str)];
+
+/// PTX to load in place of the embedded kernels', set by [`load_instead`] or
+/// [`load_module_instead`].
+static INSTEAD: std::sync::OnceLock<Builds> = std::sync::OnceLock::new();
 
 /// Loads `ptx` (sm_70 or older PTX) instead of the embedded kernels' on every GPU opened after
-/// this call: what `./x learn N --gpu` does with the learner's own kernels. Once per process.
+/// this call. Once per process.
 pub fn load_instead(ptx: &'static str) -> Result<()> {
-    INSTEAD.set(ptx).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
+    load_module_instead(Module::new("instead", Box::leak(Box::new([("sm_70", (7, 0), ptx)]))))
+}
+
+/// Loads `module`'s PTX instead of the embedded kernels' on every GPU opened after this call,
+/// the newest of its builds the GPU runs (as for the embedded kernels): what `./x learn N --gpu`
+/// does with the learner's own kernels (built for sm_70 and sm_80). Once per process.
+pub fn load_module_instead(module: Module) -> Result<()> {
+    INSTEAD.set(module.arches).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
 }
 
 /// The project's PTX to load on a device of compute capability `cc`: the newest build the device
-/// can run, unless [`ARCH_OVERRIDE`] names another (or [`load_instead`] gave one).
+/// can run, unless [`ARCH_OVERRIDE`] names another (or [`load_module_instead`] gave others).
 pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-    if let Some(ptx) = INSTEAD.get() {
-        return Ok(("sm_70", ptx));
+    if let Some(arches) = INSTEAD.get() {
+        return choose(arches, cc);
     }
     choose(&ARCHES, cc)
 }

@@ -2,13 +2,14 @@
 //! device layer's `global_access`, `shared_access` and `fence` hooks. A refused access unwinds
 //! the thread with one report line; host memory is never touched out of bounds.
 
+use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
 use device::emu::{Access, Site};
 
 use super::EmuErrorKind;
 use super::block::{BlockCtx, ThreadCtx, dim, stop_with_report};
-use super::memory::{Alloc, Refusal, cross_block};
+use super::memory::{Alloc, CrossSide, Refusal, cross_block, cross_block_atomic};
 use super::race::Hazard;
 
 fn site(s: Site) -> String {
@@ -27,6 +28,7 @@ fn verb(access: Access) -> &'static str {
 
 /// A global access of `bytes` at `addr` by the current thread `t`.
 pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
+    settle(t);
     let b = t.block;
     let launch = b.launch;
     let who = || format!("thread {}", dim(t.idx));
@@ -81,6 +83,9 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             race(h, &place());
         }
         if access.is_atomic() {
+            if b.race_on && launch.grid.volume() > 1 {
+                atomic_between_blocks(t, alloc, addr, bytes, access, at, &place);
+            }
             synchronise(t, addr, access);
         } else if b.race_on && launch.grid.volume() > 1 {
             between_blocks(t, alloc, addr, bytes, access, at, place);
@@ -167,13 +172,34 @@ pub(super) fn fence(t: &ThreadCtx<'_>, _at: Site) {
     if !t.block.launch.checks.racecheck {
         return;
     }
+    settle(t);
     let b = t.block;
     b.releases.set(b.releases.get() + 1);
     t.fenced.set(true);
     let mut knows = b.knows.borrow_mut();
-    for (block, r) in t.pending.borrow_mut().drain() {
-        let k = knows.entry(block).or_insert(0);
-        *k = (*k).max(r);
+    for addr in t.observed.borrow_mut().drain(..) {
+        b.launch.syncs.acquire(addr, &mut knows);
+    }
+}
+
+/// What the current thread's acquire loads read joins its block's knowledge: called at its next
+/// global access, fence or barrier, when those loads have happened.
+pub(super) fn settle(t: &ThreadCtx<'_>) {
+    let mut acquired = t.acquired.borrow_mut();
+    if acquired.is_empty() {
+        return;
+    }
+    let mut knows = t.block.knows.borrow_mut();
+    for addr in acquired.drain(..) {
+        t.block.launch.syncs.acquire(addr, &mut knows);
+    }
+}
+
+/// Notes the word at `addr` in `words` (once).
+fn note(words: &RefCell<Vec<usize>>, addr: usize) {
+    let mut w = words.borrow_mut();
+    if !w.contains(&addr) {
+        w.push(addr);
     }
 }
 
@@ -211,8 +237,8 @@ fn synchronise(t: &ThreadCtx<'_>, addr: usize, access: Access) {
     let b = t.block;
     let syncs = &b.launch.syncs;
     match access {
-        Access::AtomicLoad { acquire: true } => syncs.acquire(addr, &mut b.knows.borrow_mut()),
-        Access::AtomicLoad { acquire: false } => syncs.acquire(addr, &mut t.pending.borrow_mut()),
+        Access::AtomicLoad { acquire: true } => note(&t.acquired, addr),
+        Access::AtomicLoad { acquire: false } => note(&t.observed, addr),
         Access::AtomicStore { release } => {
             if release {
                 b.releases.set(b.releases.get() + 1);
@@ -222,7 +248,7 @@ fn synchronise(t: &ThreadCtx<'_>, addr: usize, access: Access) {
             }
         }
         Access::AtomicRmw => {
-            syncs.acquire(addr, &mut t.pending.borrow_mut());
+            note(&t.observed, addr);
             if t.fenced.get() {
                 syncs.publish(addr, b.linear, b.releases.get());
             }
@@ -247,6 +273,34 @@ fn between_blocks(
     let knows = b.knows.borrow();
     let ordered = |x: u64, rel: u32| knows.get(&x).is_some_and(|&k| k > rel);
     let Some(other) = cross_block(alloc, addr, bytes, access.writes(), generation, me, ordered) else { return };
+    report_between_blocks(t, other, access, at, &place())
+}
+
+/// An atomic access's check against the plain accesses of the other blocks of the launch: a
+/// partial stored plainly and read back with `ld.relaxed` by the last block, with no fence
+/// before the writer's ticket, races.
+fn atomic_between_blocks(
+    t: &ThreadCtx<'_>,
+    alloc: &Alloc,
+    addr: usize,
+    bytes: usize,
+    access: Access,
+    at: Site,
+    place: &dyn Fn() -> String,
+) {
+    let b = t.block;
+    let knows = b.knows.borrow();
+    let ordered = |x: u64, rel: u32| knows.get(&x).is_some_and(|&k| k > rel);
+    let generation = b.launch.memory.generation;
+    if let Some(other) = cross_block_atomic(alloc, addr, bytes, access.writes(), generation, b.linear, ordered) {
+        drop(knows);
+        report_between_blocks(t, other, access, at, &place());
+    }
+}
+
+/// Stops the thread with the report of a race between its access at `at` and `other`, a plain
+/// access of another block, on `place`.
+fn report_between_blocks(t: &ThreadCtx<'_>, other: CrossSide, access: Access, at: Site, place: &str) -> ! {
     let kind = match (other.wrote, access.writes()) {
         (true, false) => "read after write",
         (false, true) => "write after read",
@@ -264,10 +318,9 @@ fn between_blocks(
     report(
         EmuErrorKind::Race,
         format!(
-            "{kind} race between blocks on {}: {who}, then thread {} of this block {} it at {}, in the same launch \
-             with no release and acquire between them (a __threadfence or st.release before the writer's atomic, and \
-             an atomic or ld.acquire that the reader's block observed)",
-            place(),
+            "{kind} race between blocks on {place}: {who}, then thread {} of this block {} it at {}, in the same \
+             launch with no release and acquire between them (a __threadfence or st.release before the writer's \
+             atomic, and an atomic or ld.acquire that the reader's block observed)",
             t.linear,
             verb(access),
             site(at)

@@ -192,8 +192,14 @@ pub(super) struct ThreadCtx<'a> {
     pub linear: u32,
     /// A fence since this thread's last atomic store: its next one releases.
     pub fenced: Cell<bool>,
-    /// What this thread's relaxed atomic loads observed, acquired at its next fence.
-    pub pending: RefCell<Known>,
+    /// The words this thread's relaxed atomic loads and read-modify-writes observed: what was
+    /// released into them is acquired at its next fence. Not at the atomic itself, whose check
+    /// runs before it happens: the release of the block whose atomic it observes may come (on
+    /// another worker) between the two; by the fence it has.
+    pub observed: RefCell<Vec<usize>>,
+    /// The words this thread's acquire loads read: what was released into them joins the
+    /// block's knowledge at the thread's next global access, fence or barrier (after the load).
+    pub acquired: RefCell<Vec<usize>>,
     /// The allocation this thread's last global access hit (memcheck's first guess).
     pub last_alloc: Cell<usize>,
     yielder: Cell<*const Yielder<Resume, Event>>,
@@ -268,7 +274,9 @@ impl Hooks for EmuHooks {
         current().block.launch.grid
     }
     fn sync_threads(&self, site: Site) {
-        current().suspend(Event::Barrier(site));
+        let t = current();
+        super::access::settle(t);
+        t.suspend(Event::Barrier(site));
     }
     fn warp_op(&self, mask: u32, op: WarpOp, site: Site) -> u32 {
         current().suspend(Event::Warp { mask, op, site })
@@ -434,7 +442,8 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
             block: &block,
             linear: t,
             fenced: Cell::new(false),
-            pending: RefCell::new(Known::default()),
+            observed: RefCell::new(Vec::new()),
+            acquired: RefCell::new(Vec::new()),
             last_alloc: Cell::new(0),
             idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
             yielder: Cell::new(std::ptr::null()),

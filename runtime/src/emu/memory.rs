@@ -375,6 +375,21 @@ const SHARED_READ: u64 = 3;
 /// Blocks above this linear index are not tracked across blocks.
 pub const CROSS_BLOCK_MAX_BLOCKS: u64 = 1 << 30;
 
+impl CrossCell {
+    /// The other side of a hazard on this word: its last plain access, by block `owner`.
+    fn side(&self, owner: u64, state: u64) -> CrossSide {
+        let other = self.who.load(Ordering::Relaxed);
+        let other_site = other >> 16;
+        CrossSide {
+            block: owner,
+            thread: (other_site != 0).then_some((other & 0xffff) as u32),
+            // SAFETY: a non-zero site address was stored from a `&'static Location`.
+            site: (other_site != 0).then(|| unsafe { &*(other_site as *const Location<'static>) }),
+            wrote: state == WRITTEN,
+        }
+    }
+}
+
 impl CrossShadow {
     fn new(words: usize) -> Self {
         Self((0..words).map(|_| CrossCell { word: AtomicU64::new(0), who: AtomicU64::new(0) }).collect())
@@ -450,18 +465,46 @@ pub fn cross_block(
         } else if ordered(owner, rel) {
             mine(if write { WRITTEN } else { READ })
         } else {
-            let other = cell.who.load(Ordering::Relaxed);
-            let other_site = other >> 16;
-            return Some(CrossSide {
-                block: owner,
-                thread: (other_site != 0).then_some((other & 0xffff) as u32),
-                // SAFETY: a non-zero site address was stored from a `&'static Location`.
-                site: (other_site != 0).then(|| unsafe { &*(other_site as *const Location<'static>) }),
-                wrote: state == WRITTEN,
-            });
+            return Some(cell.side(owner, state));
         };
         cell.word.store(next, Ordering::Relaxed);
         cell.who.store(who, Ordering::Relaxed);
+    }
+    None
+}
+
+/// An atomic access `[addr, addr + bytes)` of `alloc` by block `block` in the launch of
+/// generation `generation`: the other block's plain access it races with, if any. Atomics never
+/// race with each other, but an atomic and a plain access of another block do unless a release
+/// and an acquire order them (`ordered`, as for [`cross_block`]): the last-block finish whose
+/// writer stores its partial and takes its ticket with no fence between, read back by the last
+/// block with `ld.relaxed`. Nothing is recorded: the shadow keeps plain accesses only.
+pub fn cross_block_atomic(
+    alloc: &Alloc,
+    addr: usize,
+    bytes: usize,
+    write: bool,
+    generation: u16,
+    block: u64,
+    ordered: impl Fn(u64, u32) -> bool,
+) -> Option<CrossSide> {
+    if block >= CROSS_BLOCK_MAX_BLOCKS {
+        return None;
+    }
+    // No plain access of this launch made the shadow: nothing to race with.
+    let shadow = alloc.cross.get()?;
+    let generation = u64::from(generation);
+    let first = (addr - alloc.start) / 4;
+    let last = (addr + bytes - alloc.start).div_ceil(4);
+    for cell in &shadow.0[first..last] {
+        let cur = cell.word.load(Ordering::Relaxed);
+        let (state, owner, rel) = ((cur >> 16) & 3, (cur >> 18) & (CROSS_BLOCK_MAX_BLOCKS - 1), (cur >> 48) as u32);
+        if cur & 0xffff != generation || state == 0 || owner == block || (state != WRITTEN && !write) {
+            continue;
+        }
+        if !ordered(owner, rel) {
+            return Some(cell.side(owner, state));
+        }
     }
     None
 }

@@ -244,6 +244,10 @@ pub struct DeviceLaunch {
     pub params: *const u8,
     /// How many bytes `params` holds.
     pub params_len: usize,
+    /// The kernel's parameters' sizes, in order: on the GPU the launching thread stores each
+    /// into the device runtime's parameter buffer, at an offset aligned to its size
+    /// ([`param_offset`](super::launch::param_offset)).
+    pub param_sizes: &'static [usize],
     /// Runs one emulated thread of the child from the emulator's copy of `params`.
     pub run: unsafe fn(*const u8),
     /// Where the launch was made.

@@ -39,6 +39,9 @@ use device::emu::{Access, Path, Site, WarpOp};
 pub const SECTOR: usize = 32;
 /// Banks of shared memory, 4 bytes wide.
 pub const BANKS: usize = 32;
+/// The alignment of a device-side launch's parameter buffer: CUDA's Programming Guide
+/// (dynamic parallelism, "Parameter Buffer Layout") guarantees 64 bytes.
+pub const PARAMETER_BUFFER_ALIGN: usize = 64;
 
 /// What one launch (or the part of it that was counted) did, summed over its blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -331,6 +334,26 @@ impl BlockCounting {
         request.lanes.push((thread % 32, addr));
     }
 
+    /// A device-side launch by one thread: its stores of the child's parameters, of `sizes`
+    /// bytes, into the device runtime's parameter buffer (`device::launch`: on the GPU, a store
+    /// per parameter at an offset aligned to its size, by the launching thread alone). Each is a
+    /// global store request of one active lane; the buffer is [`PARAMETER_BUFFER_ALIGN`]-byte
+    /// aligned, so the parameter's offset gives its sectors. The device runtime's own work
+    /// (`cudaGetParameterBufferV2`, `cudaLaunchDeviceV2`) is not counted: `docs/counters.md`,
+    /// "The nested kernels".
+    pub fn parameter_buffer(&mut self, sizes: &[usize]) {
+        let mut offset = 0;
+        for &size in sizes {
+            offset = device::launch::param_offset(offset, size);
+            let t = &mut self.totals;
+            t.gst_requests += 1;
+            t.gst_sectors += sectors(&[(0, offset)], size);
+            t.gst_bytes += size as u64;
+            t.request_lanes += 1;
+            offset += size;
+        }
+    }
+
     /// A warp operation completed for the lanes of one warp.
     pub fn warp_op(&mut self, op: &WarpOp) {
         match op {
@@ -503,6 +526,19 @@ mod tests {
         assert_eq!((t.gld_requests, t.gst_requests, t.shared_ld_requests, t.shared_st_requests), (0, 0, 0, 0));
         assert_eq!((t.requests(), t.request_lanes), (1, 32), "the LDGSTS request and its 32 lanes");
         assert_eq!(t.ldgsts_efficiency_pct(), 100.0);
+    }
+
+    /// A device-side launch's parameters, `(GlobalMut<i32>, GlobalMut<i32>, u32)` as the
+    /// nested reductions pass them: three stores of one lane, 8 + 8 + 4 bytes at offsets 0, 8
+    /// and 16 of the 64-byte aligned buffer, one sector each.
+    #[test]
+    fn a_device_side_launch_stores_each_parameter_once() {
+        let mut b = BlockCounting::start(128, false);
+        b.parameter_buffer(&[8, 8, 4]);
+        b.parameter_buffer(&[4, 8]); // offsets 0 and 8
+        let t = &b.totals;
+        assert_eq!((t.gst_requests, t.gst_sectors, t.gst_bytes, t.request_lanes), (5, 5, 32, 5));
+        assert_eq!(t.gld_requests, 0);
     }
 
     #[test]

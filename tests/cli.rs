@@ -84,6 +84,31 @@ fn the_emulator_plays_the_committed_gpus_geometry() -> Result<(), Failed> {
     )
 }
 
+/// Issue 40: ncu counted 13,866 shared load bank conflicts for `blelloch` at n = 5·2^20 + 3 (and
+/// none at 2^20). The padded tree is conflict-free by address at any n, a partial last tile and a
+/// second level included (the scans run at their own block, 512, whatever `--block` the
+/// reductions get): every shared request of both kinds takes one wavefront per phase.
+fn blelloch_is_conflict_free_at_an_odd_n() -> Result<(), Failed> {
+    let args = ["--backend", "emulator", "--op", "scan", "--variant", "blelloch", "--n", "12291", "--metrics"];
+    let (code, out) = run(&[&args[..], &["--format", "csv"]].concat());
+    check(code == 0, &format!("exit status {code}"), &out)?;
+    let header: Vec<&str> = out.lines().next().unwrap_or_default().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).ok_or(format!("no {name} column"));
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    check(rows.len() == 2, "one row per kind expected", &out)?;
+    for row in rows {
+        let get = |name: &str| -> Result<u64, Failed> {
+            Ok(row.get(col(name)?).and_then(|v| v.parse().ok()).ok_or(format!("{name}: no count"))?)
+        };
+        for space in ["ld", "st"] {
+            let (req, wf) = (get(&format!("shared_{space}_requests"))?, get(&format!("shared_{space}_wavefronts"))?);
+            let conflicts = get(&format!("shared_{space}_bank_conflicts"))?;
+            check(req > 0 && wf == req && conflicts == 0, &format!("{space}: {req} req, {wf} wf, {conflicts}"), &out)?;
+        }
+    }
+    Ok(())
+}
+
 /// A machine without a GPU shows each row's committed GPU figures (issue 28): the emulator's
 /// table has the CPU time, no GPU throughput, the set's columns, where they come from, and where
 /// the report is.
@@ -184,6 +209,7 @@ pub fn trials() -> Vec<Trial> {
             "cli::the_emulator_plays_the_committed_gpus_geometry",
             the_emulator_plays_the_committed_gpus_geometry,
         ),
+        Trial::test("cli::blelloch_is_conflict_free_at_an_odd_n", blelloch_is_conflict_free_at_an_odd_n),
         Trial::test(
             "cli::sweep_is_one_csv_with_a_row_per_size_and_variant",
             sweep_is_one_csv_with_a_row_per_size_and_variant,

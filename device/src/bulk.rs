@@ -364,8 +364,8 @@ impl<T: Word> Shared<T> {
         let bytes = count * core::mem::size_of::<T>();
         let (global_side, shared_side) =
             if into_shared { (Access::Read, Access::Write) } else { (Access::Write, Access::Read) };
-        hooks().global_access(global, bytes, global_side, site);
-        let p = self.emulated(i, count, shared_side);
+        hooks().copy_access(true, global, bytes, global_side, super::emu::Path::Bulk, site);
+        let p = self.emulated_on(i, count, shared_side, super::emu::Path::Bulk);
         check_bulk(p as usize, bytes, site);
         p
     }

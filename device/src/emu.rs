@@ -133,6 +133,21 @@ impl WarpOp {
     }
 }
 
+/// Which path of the GPU a memory access takes, as the profiler counts them apart: the
+/// emulator checks an access the same way on every path, and counts it where ncu counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Path {
+    /// An ordinary load or store (SASS `LDG`, `STG`, `LDS`, `STS`, …): ncu's global and shared
+    /// requests.
+    Lsu,
+    /// `cp.async` (SASS `LDGSTS`): ncu counts its global side apart (`op_ldgsts`), not as a
+    /// global load, and its shared side in no shared-store counter.
+    AsyncCopy,
+    /// A bulk copy through the copy engine (`cp.async.bulk`, the tensor memory accelerator):
+    /// no load or store request at all; ncu counts the bytes it moves.
+    Bulk,
+}
+
 /// What a memory access does, as the emulator's checks see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -229,6 +244,10 @@ pub struct DeviceLaunch {
     pub params: *const u8,
     /// How many bytes `params` holds.
     pub params_len: usize,
+    /// The kernel's parameters' sizes, in order: on the GPU the launching thread stores each
+    /// into the device runtime's parameter buffer, at an offset aligned to its size
+    /// ([`param_offset`](super::launch::param_offset)).
+    pub param_sizes: &'static [usize],
     /// Runs one emulated thread of the child from the emulator's copy of `params`.
     pub run: unsafe fn(*const u8),
     /// Where the launch was made.
@@ -274,6 +293,18 @@ pub trait Hooks: Sync {
     /// about to happen at `site`: checked for races and uninitialised reads as
     /// [`global_access`](Self::global_access) is.
     fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site);
+    /// One side of an asynchronous copy (`path` is [`Path::AsyncCopy`] or [`Path::Bulk`]): a
+    /// global (`global`) or shared access, checked as [`global_access`](Self::global_access)
+    /// and [`shared_access`](Self::shared_access) check it, and counted where the profiler counts
+    /// the copy's path.
+    fn copy_access(&self, global: bool, addr: usize, bytes: usize, access: Access, path: Path, site: Site) {
+        let _ = path;
+        if global {
+            self.global_access(addr, bytes, access, site)
+        } else {
+            self.shared_access(addr, bytes, access, site)
+        }
+    }
     /// The launch passes `addr` as a [`GlobalMut`](super::global::GlobalMut) parameter: the
     /// allocation holding it is memory this kernel may write. (A kernel stores only through
     /// such parameters, so the race checks skip every other allocation: without a store, no

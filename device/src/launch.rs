@@ -130,6 +130,9 @@ pub trait DeviceArgs: Copy {
     type Kernel: Copy;
     /// The arguments in their raw forms (the emulator's copy).
     type Raw: Copy + 'static;
+    /// Each parameter's size in the parameter buffer, in order (the emulator counts the
+    /// launching thread's store of each, as the GPU makes it).
+    const SIZES: &'static [usize];
     /// Stores each argument into `buffer` at its aligned offset.
     ///
     /// # Safety
@@ -156,6 +159,7 @@ macro_rules! tuple_args {
             #[cfg(not(target_arch = "nvptx64"))]
             type Kernel = unsafe fn($($T),+);
             type Raw = ($($T::Raw,)+);
+            const SIZES: &'static [usize] = &[$($T::SIZE),+];
             #[inline(always)]
             unsafe fn write(self, buffer: *mut u8) {
                 let mut offset = 0;
@@ -231,6 +235,7 @@ pub unsafe fn launch<A: DeviceArgs>(
             block: super::emu::Dim3::x(block),
             params: (&raw const child).cast::<u8>(),
             params_len: core::mem::size_of::<Child<A>>(),
+            param_sizes: A::SIZES,
             run: run_child::<A>,
             site: core::panic::Location::caller(),
         };

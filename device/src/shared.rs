@@ -175,10 +175,22 @@ impl<T: Copy> Shared<T> {
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
     pub(super) fn emulated(self, i: usize, count: usize, access: Access) -> *mut T {
+        self.emulated_on(i, count, access, super::emu::Path::Lsu)
+    }
+
+    /// [`emulated`](Self::emulated) for an access on `path` (a bulk copy's shared side).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub(super) fn emulated_on(self, i: usize, count: usize, access: Access, path: super::emu::Path) -> *mut T {
         if i + count > self.len {
             self.out_of_bounds(i + count - 1);
         }
-        self.observe(i, count, access);
+        let (addr, bytes) = (self.ptr.wrapping_add(i) as usize, count * core::mem::size_of::<T>());
+        let site = core::panic::Location::caller();
+        match path {
+            super::emu::Path::Lsu => hooks().shared_access(addr, bytes, access, site),
+            path => hooks().copy_access(false, addr, bytes, access, path, site),
+        }
         self.ptr.wrapping_add(i)
     }
 
@@ -429,12 +441,36 @@ impl<T: Word> Shared<T> {
                 options(nostack, preserves_flags),
             );
         }
-        #[cfg(any(not(target_arch = "nvptx64"), not(target_feature = "sm_80")))]
-        // SAFETY: as above; a synchronous load and store of the same 16 bytes (in the
-        // emulator, both checked before they happen).
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+        // SAFETY: as above; a synchronous load and store of the same 16 bytes.
         unsafe {
             self.write_v4(i, src.load_v4(0))
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        // SAFETY: as above; a synchronous copy of the same 16 bytes, both sides checked first.
+        unsafe {
+            self.emulated_copy_async(i, src)
+        }
+    }
+
+    /// The emulator's `cp.async`: a synchronous copy of 16 bytes, its global side checked (and
+    /// reported, naming the buffer) first, then its shared side; both counted as the GPU's
+    /// `LDGSTS` ([`Path::AsyncCopy`](super::emu::Path::AsyncCopy)), not as a load and a store.
+    ///
+    /// # Safety
+    /// As for [`copy_async_v4`](Self::copy_async_v4).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    unsafe fn emulated_copy_async(self, i: usize, src: Global<T>) {
+        use super::emu::Path;
+        let site = core::panic::Location::caller();
+        hooks().copy_access(true, src.raw() as usize, 16, Access::Read, Path::AsyncCopy, site);
+        self.check_v4(i);
+        let dst = self.ptr.wrapping_add(i);
+        hooks().copy_access(false, dst as usize, 16, Access::Write, Path::AsyncCopy, site);
+        // SAFETY: 16 readable, aligned global bytes and 16 in-bounds, aligned shared bytes
+        // (both checked just above).
+        unsafe { dst.cast::<Vec4<T>>().write(src.raw().cast::<Vec4<T>>().read()) }
     }
 
     /// [`copy_async_v4`](Self::copy_async_v4) with an L2 cache policy (`cp.async.cg …

@@ -219,6 +219,24 @@ mod tests {
         assert_eq!(newest.as_deref(), Some(committed_set!()), "docs/measurements/{newest:?} is newer than {SET}");
     }
 
+    /// The emulator plays the committed GPU's geometry by default (`emu::COMMITTED_GPU_SMS`):
+    /// its SM count and name are the set's `device.txt`'s, so a newer set moves them too.
+    #[test]
+    fn the_emulators_default_geometry_is_the_sets_gpu() {
+        let line = DEVICE.lines().find(|l| l.starts_with("device: ")).expect("a `device:` line in device.txt");
+        let sms: u32 = line
+            .split(", ")
+            .find_map(|part| part.strip_suffix(" SMs"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no `N SMs` in {line}"));
+        assert_eq!(crate::emu::COMMITTED_GPU_SMS, sms, "{SET}/device.txt: {line}");
+        assert_eq!(crate::emu::COMMITTED_GPU, provenance().gpu, "{SET}/device.txt");
+        let emulator = crate::backend::Backend::with_emulator(
+            crate::emu::Emulator::new().with_sms(crate::emu::EmulatedSms::CommittedGpu),
+        );
+        assert_eq!(emulator.info().multiprocessors, sms);
+    }
+
     #[test]
     fn a_row_without_a_number_is_left_out() {
         let rows = parse("variant,time_us_median,gld_efficiency_pct\na,1.5,25\nb,,30\n");

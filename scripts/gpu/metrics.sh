@@ -11,11 +11,15 @@
 # .log (stderr) next to each, under ./metrics-logs/ when OUT is not set. Exit status 0 when
 # every run exits 0, else the last non-zero status (2: no ncu, no counter permission).
 #
-# Environment: BLOCK (default 512), LOG2 (default 24), FAMILIES (default "global shared modern
-# sumsq scan": which of the runs to make), NCU (the ncu to use; else PATH,
-# /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu), BACKEND (default gpu;
-# `emulator` runs the same selection with the emulator's own counters instead of ncu, into
-# emu_{family}_2eLOG2.csv: the other side of the agreement table, scripts/agreement.py).
+# Environment: BLOCK (default 512), LOG2 (default 24), N (an n that is no power of two, e.g.
+# 5242883: then `--n N` instead of `--log2`, and the files are {family}_nN.csv), FAMILIES
+# (default "global shared modern sumsq scan": which of the runs to make), VARIANTS (a variant
+# list for the reduction families, e.g. "recursive_reduce recursive_reduce_nosync": one run per
+# variant instead of one per family, each into {family}_{variant}_…csv), NCU (the ncu to use;
+# else PATH, /usr/local/cuda/bin/ncu, the newest /usr/local/cuda-*/bin/ncu), BACKEND (default
+# gpu; `emulator` runs the same selection with the emulator's own counters instead of ncu, into
+# emu_{family}_….csv: the other side of the agreement table, scripts/agreement.py; the emulator
+# plays the committed GPU's SMs by default, so the grids that fill the device are the GPU's).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-}
@@ -26,20 +30,30 @@ fi
 out=${OUT:+$OUT/metrics}; out=${out:-metrics-logs}; mkdir -p "$out"
 block=${BLOCK:-512}
 log2=${LOG2:-24}
+size=(--log2 "$log2"); suffix=2e$log2
+if [ -n "${N:-}" ]; then size=(--n "$N"); suffix=n$N; fi
 backend=${BACKEND:-gpu}
 prefix=""; [ "$backend" = emulator ] && prefix=emu_
 rc=0
 
 run() {
   local name=$prefix$1; shift
-  echo "== $name: $bin --backend $backend --metrics --log2 $log2 --format csv $*"
-  "$bin" --backend "$backend" --metrics --log2 "$log2" --format csv "$@" >"$out/${name}_2e${log2}.csv" 2>"$out/${name}_2e${log2}.log"
+  local file=$out/${name}_$suffix
+  echo "== $name: $bin --backend $backend --metrics ${size[*]} --format csv $*"
+  local start=$SECONDS
+  "$bin" --backend "$backend" --metrics "${size[@]}" --format csv "$@" >"$file.csv" 2>"$file.log"
   local status=$?
-  if [ $status -ne 0 ]; then rc=$status; echo "   exit $status: $(tail -1 "$out/${name}_2e${log2}.log")"; fi
-  echo "   $(($(wc -l <"$out/${name}_2e${log2}.csv") - 1)) rows"
+  if [ $status -ne 0 ]; then rc=$status; echo "   exit $status: $(tail -1 "$file.log")"; fi
+  echo "   $(($(wc -l <"$file.csv") - 1)) rows, $((SECONDS - start)) s"
 }
 
 for fam in ${FAMILIES:-global shared modern sumsq scan}; do
-  if [ "$fam" = scan ]; then run scan --op scan --variant all; else run "$fam" --family "$fam" --block "$block"; fi
+  if [ "$fam" = scan ]; then
+    run scan --op scan --variant all
+  elif [ -n "${VARIANTS:-}" ]; then
+    for v in $VARIANTS; do run "${fam}_$v" --family "$fam" --variant "$v" --block "$block"; done
+  else
+    run "$fam" --family "$fam" --block "$block"
+  fi
 done
 exit $rc

@@ -136,6 +136,13 @@ struct Args {
     /// initialisation tracking (docs/emulator.md gives the cost).
     #[arg(long, value_enum, default_value_t = ChecksArg::All)]
     emulator_checks: ChecksArg,
+    /// The multiprocessors the emulator plays, which size the grids that fill a device (the
+    /// grid-stride variants', the persistent scan's): `gpu`, the committed GPU's (the H100's
+    /// 132, so its grids are the GPU's and its counters compare with ncu's), `cpu`, one per
+    /// worker thread (fewer, longer-running blocks), or a count. [default: REDUCE_EMULATED_SMS,
+    /// else gpu] (emulator only)
+    #[arg(long, value_name = "SMS", value_parser = parse::emulated_sms)]
+    emulated_sms: Option<crate::emu::EmulatedSms>,
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
@@ -286,8 +293,17 @@ impl Session {
             ChecksArg::Exhaustive => Checks::EXHAUSTIVE,
             ChecksArg::Memcheck => Checks::MEMCHECK,
         };
+        // The flag, else the variable (refused in one line when it names no geometry).
+        let sms = match args.emulated_sms {
+            Some(sms) => Some(sms),
+            None => crate::emu::EmulatedSms::from_env().map_err(Error::Invalid)?,
+        };
         let (backend, no_gpu) = Backend::select(kind)?;
         let backend = backend.with_checks(checks);
+        let backend = match sms {
+            Some(sms) => backend.with_sms(sms),
+            None => backend,
+        };
         let n: u64 = match (args.n, args.log2) {
             (Some(n), _) => n,
             (None, Some(k)) => 1u64 << k,

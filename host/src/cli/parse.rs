@@ -43,6 +43,11 @@ pub(super) fn blocks_per_sm(s: &str) -> Result<u32, String> {
     }
 }
 
+/// `--emulated-sms`: `gpu`, `cpu` or a count (`EmulatedSms::parse`).
+pub(super) fn emulated_sms(s: &str) -> Result<crate::emu::EmulatedSms, String> {
+    crate::emu::EmulatedSms::parse(s)
+}
+
 /// `--block`: any u32 here; the reductions check for a power of two in 32..=1024.
 pub(super) fn block(s: &str) -> Result<u32, String> {
     number(s, 0..=u32::MAX as u64, "a power of two in 32..=1024").map(|v| v as u32)

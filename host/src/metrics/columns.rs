@@ -70,10 +70,48 @@ pub struct Metric {
     pub count: bool,
 }
 
+// Nsight Compute's metric names: every name `--metrics` asks ncu for is here, once (the
+// columns below, the emulator's columns and the emulator's launches, `summary.rs`, use these).
+// `scripts/gpu/ncu_names.sh` checks each against `ncu --query-metrics` on a GPU host; a name a
+// newer ncu spells otherwise is corrected here alone. ncu's Kernel Profiling Guide ("Metrics
+// Reference", "Memory Tables") documents them.
 pub(super) const INST: &str = "smsp__inst_executed.sum";
+pub(super) const WARPS_LAUNCHED: &str = "smsp__warps_launched.sum";
+pub(super) const THREAD_INST_RATIO: &str = "smsp__thread_inst_executed_per_inst_executed.ratio";
 pub(super) const DURATION: &str = "gpu__time_duration.sum";
+pub(super) const OCCUPANCY: &str = "sm__warps_active.avg.pct_of_peak_sustained_active";
+pub(super) const DRAM_PCT: &str = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+pub(super) const STALL_BARRIER: &str = "smsp__warp_issue_stalled_barrier_per_warp_active.pct";
+/// Global loads (SASS `LDG` and generic loads of global memory; not `LDGSTS`): requests,
+/// sectors, and bytes used per sector fetched.
+pub(super) const LD_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 pub(super) const LD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+pub(super) const LD_PCT: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct";
+/// Global stores (`STG`, generic stores of global memory).
+pub(super) const ST_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 pub(super) const ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+pub(super) const ST_PCT: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
+/// `cp.async` (SASS `LDGSTS`, sm_80+): its global side's requests and sectors, which ncu keeps
+/// out of the global loads above.
+pub(super) const LDGSTS_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum";
+pub(super) const LDGSTS_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum";
+/// Bulk copies through the tensor memory accelerator (`cp.async.bulk`, sm_90+): no LSU request;
+/// the bytes they read from L2 into L1 (into shared memory) and write from L1 to L2.
+pub(super) const BULK_LD_BYTES: &str = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum";
+pub(super) const BULK_ST_BYTES: &str = "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum";
+/// Shared memory: instructions (= warp requests), wavefronts, and bank conflicts.
+pub(super) const SH_LD_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_ld.sum";
+pub(super) const SH_LD_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+pub(super) const SH_LD_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+pub(super) const SH_ST_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_st.sum";
+pub(super) const SH_ST_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+pub(super) const SH_ST_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
+/// The metrics only newer GPUs have, with the first compute capability that has each: an older
+/// GPU's ncu is not asked for them (a run never names a metric its GPU does not have), and their
+/// columns stay empty there, where no kernel can make such a copy.
+pub const NEWER_METRICS: [(&str, (u32, u32)); 4] =
+    [(LDGSTS_REQUESTS, (8, 0)), (LDGSTS_SECTORS, (8, 0)), (BULK_LD_BYTES, (9, 0)), (BULK_ST_BYTES, (9, 0))];
 
 const fn count(key: &'static str, title: &'static str, width: usize, nvprof: &'static str, m: &'static str) -> Metric {
     Metric { column: Column::new(key, title, width, 0), nvprof, rule: Rule::Sum(m, 1.0), count: true }
@@ -91,99 +129,39 @@ const fn mean(
 }
 
 /// The columns of the group, in order.
-pub const METRICS: [Metric; 19] = [
-    mean(
-        "gld_efficiency_pct",
-        "gld eff%",
-        "gld_efficiency",
-        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
-        LD_SECTORS,
-    ),
+pub const METRICS: [Metric; 23] = [
+    mean("gld_efficiency_pct", "gld eff%", "gld_efficiency", LD_PCT, LD_SECTORS),
     Metric {
         column: Column::new("warp_execution_efficiency_pct", "warp eff%", 9, 1),
         nvprof: "warp_execution_efficiency",
-        rule: Rule::Mean {
-            metric: "smsp__thread_inst_executed_per_inst_executed.ratio",
-            weight: INST,
-            scale: 100.0 / 32.0,
-        },
+        rule: Rule::Mean { metric: THREAD_INST_RATIO, weight: INST, scale: 100.0 / 32.0 },
         count: false,
     },
     count("inst_executed", "instructions", 12, "inst_executed", INST),
     Metric {
         column: Column::new("inst_per_warp", "inst/warp", 9, 1),
         nvprof: "inst_per_warp",
-        rule: Rule::Quotient(INST, "smsp__warps_launched.sum"),
+        rule: Rule::Quotient(INST, WARPS_LAUNCHED),
         count: false,
     },
-    mean(
-        "achieved_occupancy_pct",
-        "occup%",
-        "achieved_occupancy",
-        "sm__warps_active.avg.pct_of_peak_sustained_active",
-        DURATION,
-    ),
-    mean(
-        "dram_throughput_pct",
-        "DRAM%",
-        "dram_utilization",
-        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-        DURATION,
-    ),
-    count(
-        "shared_ld_bank_conflicts",
-        "bank ld",
-        8,
-        "shared_ld_bank_conflict",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    ),
-    count(
-        "shared_st_bank_conflicts",
-        "bank st",
-        8,
-        "shared_st_bank_conflict",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    ),
-    mean("stall_barrier_pct", "bar stall%", "stall_sync", "smsp__warp_issue_stalled_barrier_per_warp_active.pct", INST),
-    data(count("gld_requests", "gld req", 0, "gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
+    mean("achieved_occupancy_pct", "occup%", "achieved_occupancy", OCCUPANCY, DURATION),
+    mean("dram_throughput_pct", "DRAM%", "dram_utilization", DRAM_PCT, DURATION),
+    count("shared_ld_bank_conflicts", "bank ld", 8, "shared_ld_bank_conflict", SH_LD_CONFLICTS),
+    count("shared_st_bank_conflicts", "bank st", 8, "shared_st_bank_conflict", SH_ST_CONFLICTS),
+    mean("stall_barrier_pct", "bar stall%", "stall_sync", STALL_BARRIER, INST),
+    data(count("gld_requests", "gld req", 0, "gld_requests", LD_REQUESTS)),
     data(count("gld_sectors", "gld sectors", 0, "gld_transactions", LD_SECTORS)),
-    data(count("gst_requests", "gst req", 0, "gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")),
+    data(count("gst_requests", "gst req", 0, "gst_requests", ST_REQUESTS)),
     data(count("gst_sectors", "gst sectors", 0, "gst_transactions", ST_SECTORS)),
-    data(mean(
-        "gst_efficiency_pct",
-        "gst eff%",
-        "gst_efficiency",
-        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
-        ST_SECTORS,
-    )),
-    data(count(
-        "shared_ld_requests",
-        "sh ld req",
-        0,
-        "shared_load_transactions",
-        "smsp__sass_inst_executed_op_shared_ld.sum",
-    )),
-    data(count(
-        "shared_ld_wavefronts",
-        "sh ld wf",
-        0,
-        "(none)",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    )),
-    data(count(
-        "shared_st_requests",
-        "sh st req",
-        0,
-        "shared_store_transactions",
-        "smsp__sass_inst_executed_op_shared_st.sum",
-    )),
-    data(count(
-        "shared_st_wavefronts",
-        "sh st wf",
-        0,
-        "(none)",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    )),
+    data(mean("gst_efficiency_pct", "gst eff%", "gst_efficiency", ST_PCT, ST_SECTORS)),
+    data(count("shared_ld_requests", "sh ld req", 0, "shared_load_transactions", SH_LD_REQUESTS)),
+    data(count("shared_ld_wavefronts", "sh ld wf", 0, "(none)", SH_LD_WAVEFRONTS)),
+    data(count("shared_st_requests", "sh st req", 0, "shared_store_transactions", SH_ST_REQUESTS)),
+    data(count("shared_st_wavefronts", "sh st wf", 0, "(none)", SH_ST_WAVEFRONTS)),
+    data(count("ldgsts_requests", "ldgsts req", 0, "(none: cp.async, sm_80+)", LDGSTS_REQUESTS)),
+    data(count("ldgsts_sectors", "ldgsts sectors", 0, "(none: cp.async, sm_80+)", LDGSTS_SECTORS)),
+    data(count("bulk_ld_bytes", "bulk ld bytes", 0, "(none: cp.async.bulk, sm_90+)", BULK_LD_BYTES)),
+    data(count("bulk_st_bytes", "bulk st bytes", 0, "(none: cp.async.bulk, sm_90+)", BULK_ST_BYTES)),
     Metric {
         column: Column::new("ncu_duration_us", "ncu µs", 9, 2),
         nvprof: "(kernel time)",
@@ -212,66 +190,39 @@ impl Profile {
     }
 }
 
-pub(super) const ST_PCT: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
-
 const fn emu(key: &'static str, title: &'static str, width: usize, rule: Rule, count: bool) -> Metric {
     let decimals = if count { 0 } else { 2 };
     Metric { column: Column::new(key, title, width, decimals), nvprof: "(emulator)", rule, count }
 }
 
+/// An emulator column that sums `metric` (its count under ncu's name), in CSV and JSON only.
+const fn emu_count(key: &'static str, title: &'static str, metric: &'static str) -> Metric {
+    data(emu(key, title, 0, Rule::Sum(metric, 1.0), true))
+}
+
 /// The columns of `--metrics` on the emulator, in order: ncu's names where the emulator
 /// counts the same thing (efficiencies with two decimals), `emu_…` for its own.
-pub const EMU_METRICS: [Metric; 16] = [
-    emu(
-        "gld_efficiency_pct",
-        "gld eff%",
-        9,
-        Rule::Mean {
-            metric: "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
-            weight: LD_SECTORS,
-            scale: 1.0,
-        },
-        false,
-    ),
+pub const EMU_METRICS: [Metric; 20] = [
+    emu("gld_efficiency_pct", "gld eff%", 9, Rule::Mean { metric: LD_PCT, weight: LD_SECTORS, scale: 1.0 }, false),
     emu("gst_efficiency_pct", "gst eff%", 9, Rule::Mean { metric: ST_PCT, weight: ST_SECTORS, scale: 1.0 }, false),
     emu("emu_lanes_per_request", "lanes/req", 9, Rule::Quotient("emu__request_lanes.sum", "emu__requests.sum"), false),
-    emu(
-        "shared_ld_bank_conflicts",
-        "bank ld",
-        8,
-        Rule::Sum("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1.0),
-        true,
-    ),
-    emu(
-        "shared_st_bank_conflicts",
-        "bank st",
-        8,
-        Rule::Sum("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1.0),
-        true,
-    ),
+    emu("shared_ld_bank_conflicts", "bank ld", 8, Rule::Sum(SH_LD_CONFLICTS, 1.0), true),
+    emu("shared_st_bank_conflicts", "bank st", 8, Rule::Sum(SH_ST_CONFLICTS, 1.0), true),
     emu("emu_barriers_per_block", "bar/block", 9, Rule::Quotient("emu__barriers.sum", "emu__blocks.sum"), false),
-    data(emu("gld_requests", "gld req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0), true)),
-    data(emu("gld_sectors", "gld sectors", 0, Rule::Sum(LD_SECTORS, 1.0), true)),
-    data(emu("gst_requests", "gst req", 0, Rule::Sum("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1.0), true)),
-    data(emu("gst_sectors", "gst sectors", 0, Rule::Sum(ST_SECTORS, 1.0), true)),
-    data(emu("shared_ld_requests", "sh ld req", 0, Rule::Sum("smsp__sass_inst_executed_op_shared_ld.sum", 1.0), true)),
-    data(emu(
-        "shared_ld_wavefronts",
-        "sh ld wf",
-        0,
-        Rule::Sum("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0),
-        true,
-    )),
-    data(emu("shared_st_requests", "sh st req", 0, Rule::Sum("smsp__sass_inst_executed_op_shared_st.sum", 1.0), true)),
-    data(emu(
-        "shared_st_wavefronts",
-        "sh st wf",
-        0,
-        Rule::Sum("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1.0),
-        true,
-    )),
-    data(emu("emu_warp_collectives", "warp ops", 0, Rule::Sum("emu__warp_collectives.sum", 1.0), true)),
-    data(emu("emu_atomics", "atomics", 0, Rule::Sum("emu__atomics.sum", 1.0), true)),
+    emu_count("gld_requests", "gld req", LD_REQUESTS),
+    emu_count("gld_sectors", "gld sectors", LD_SECTORS),
+    emu_count("gst_requests", "gst req", ST_REQUESTS),
+    emu_count("gst_sectors", "gst sectors", ST_SECTORS),
+    emu_count("shared_ld_requests", "sh ld req", SH_LD_REQUESTS),
+    emu_count("shared_ld_wavefronts", "sh ld wf", SH_LD_WAVEFRONTS),
+    emu_count("shared_st_requests", "sh st req", SH_ST_REQUESTS),
+    emu_count("shared_st_wavefronts", "sh st wf", SH_ST_WAVEFRONTS),
+    emu_count("ldgsts_requests", "ldgsts req", LDGSTS_REQUESTS),
+    emu_count("ldgsts_sectors", "ldgsts sectors", LDGSTS_SECTORS),
+    emu_count("bulk_ld_bytes", "bulk ld bytes", BULK_LD_BYTES),
+    emu_count("bulk_st_bytes", "bulk st bytes", BULK_ST_BYTES),
+    emu_count("emu_warp_collectives", "warp ops", "emu__warp_collectives.sum"),
+    emu_count("emu_atomics", "atomics", "emu__atomics.sum"),
 ];
 
 /// `m`, shown in CSV and JSON only (the request and sector counts would make the table too wide).
@@ -281,9 +232,16 @@ const fn data(m: Metric) -> Metric {
 
 /// The ncu metrics that [`METRICS`] read, each once, in order (the `--metrics` list).
 pub fn ncu_metrics() -> Vec<&'static str> {
+    ncu_metrics_for(None)
+}
+
+/// [`ncu_metrics`] that a GPU of compute capability `cc` has: without the [`NEWER_METRICS`]
+/// it is older than (all of them for `None`, a GPU not known).
+pub fn ncu_metrics_for(cc: Option<(u32, u32)>) -> Vec<&'static str> {
+    let lacks = |m: &str| cc.is_some_and(|cc| NEWER_METRICS.iter().any(|&(name, since)| name == m && cc < since));
     let mut names: Vec<&'static str> = Vec::new();
     for m in METRICS.iter().flat_map(|m| m.rule.reads()) {
-        if !names.contains(&m) {
+        if !names.contains(&m) && !lacks(m) {
             names.push(m);
         }
     }

@@ -35,9 +35,11 @@ mod launch;
 mod ncu;
 mod summary;
 
-pub use columns::{EMU_METRICS, METRICS, Metric, Profile, Rule, columns, columns_of, ncu_metrics};
+pub use columns::{
+    EMU_METRICS, METRICS, Metric, NEWER_METRICS, Profile, Rule, columns, columns_of, ncu_metrics, ncu_metrics_for,
+};
 pub use launch::{Launch, parse_csv};
-pub use ncu::{Profiler, find_ncu, run_ncu, run_ncu_with_env};
+pub use ncu::{Profiler, find_ncu, ncu_metrics_here, run_ncu, run_ncu_with_env};
 pub use summary::{Summary, cells, emulated_launch, emulated_summary};
 
 #[cfg(test)]
@@ -124,9 +126,15 @@ mod tests {
     }
 
     #[test]
-    fn the_metric_list_is_the_nineteen_ncu_names() {
+    fn the_metric_list_is_the_twenty_three_ncu_names() {
         let names = ncu_metrics();
-        assert_eq!(names.len(), 19, "{names:?}");
+        assert_eq!(names.len(), 23, "{names:?}");
+        // An older GPU is not asked for the copies' metrics: its ncu would refuse the run.
+        assert_eq!(ncu_metrics_for(Some((9, 0))), names);
+        let sm80 = ncu_metrics_for(Some((8, 0)));
+        assert_eq!(sm80.len(), 21, "no TMA metrics on sm_80: {sm80:?}");
+        assert!(sm80.contains(&"l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"));
+        assert_eq!(ncu_metrics_for(Some((7, 0))).len(), 19, "no LDGSTS on sm_70");
         for name in ["smsp__warps_launched.sum", DURATION, "smsp__sass_inst_executed_op_shared_ld.sum"] {
             assert!(names.contains(&name), "{name} missing from {names:?}");
         }
@@ -134,6 +142,39 @@ mod tests {
         keys.sort();
         keys.dedup();
         assert_eq!(keys.len(), METRICS.len());
+    }
+
+    /// The emulator's launch carries the copies as ncu counts them (issue 40): `cp.async` in the
+    /// load requests and sectors and in the LDGSTS columns, never in the load efficiency; a
+    /// bulk copy in its bytes only.
+    #[test]
+    fn the_emulators_copies_are_counted_as_ncu_counts_them() {
+        let counters = crate::emu::counters::Counters {
+            gld_requests: 10,
+            gld_sectors: 20,
+            gld_bytes: 320,
+            ldgsts_requests: 5,
+            ldgsts_sectors: 40,
+            ldgsts_bytes: 1280,
+            bulk_ld_bytes: 4096,
+            bulk_st_bytes: 96,
+            ..Default::default()
+        };
+        let counted = crate::emu::Counted { kernel: "k".into(), grid_blocks: 1, counters, trace: None };
+        let launch = emulated_launch(0, &counted);
+        let s = Summary::of(Profile::Emulator, &[&launch]);
+        close(s.get("gld_requests"), 15.0);
+        close(s.get("gld_sectors"), 60.0);
+        close(s.get("gld_efficiency_pct"), 50.0); // 320 bytes of 20 loaded sectors: LDG alone
+        close(s.get("ldgsts_requests"), 5.0);
+        close(s.get("ldgsts_sectors"), 40.0);
+        close(s.get("bulk_ld_bytes"), 4096.0);
+        close(s.get("bulk_st_bytes"), 96.0);
+        let keys: Vec<&str> = EMU_METRICS.iter().map(|m| m.column.key).collect();
+        for key in ["ldgsts_requests", "ldgsts_sectors", "bulk_ld_bytes", "bulk_st_bytes"] {
+            assert!(METRICS.iter().any(|m| m.column.key == key), "ncu's columns lack {key}");
+            assert!(keys.contains(&key), "the emulator's columns lack {key}");
+        }
     }
 
     /// A stand-in for ncu in a private folder of its own (removed when the first value is
@@ -158,7 +199,7 @@ mod tests {
         let text = run_ncu(&ncu, Path::new("/bin/reduce"), &["bit_build", "bit_query"], &child).unwrap();
         assert_eq!(parse_csv(&text).unwrap().len(), 36);
         let called = std::fs::read_to_string(&args).unwrap();
-        assert!(called.starts_with(&format!("--csv --metrics {} ", ncu_metrics().join(","))), "{called}");
+        assert!(called.starts_with(&format!("--csv --metrics {} ", ncu_metrics_here().join(","))), "{called}");
         assert!(called.contains("--target-processes application-only -k regex:^(bit_build|bit_query)$"), "{called}");
         assert!(called.trim_end().ends_with("/bin/reduce --variant bit"), "{called}");
     }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::columns::ncu_metrics;
+use super::columns::ncu_metrics_for;
 use super::launch::{Launch, parse_csv};
 use crate::{Error, Result};
 
@@ -50,7 +50,14 @@ impl Profiler {
     }
 }
 
-/// Runs `exe args` under `ncu` with the [`ncu_metrics`], profiling only the kernels named
+/// The metrics asked of ncu on this machine: [`ncu_metrics_for`] GPU 0 (the child runs there),
+/// every one where no GPU can be opened (a stand-in ncu in the tests).
+pub fn ncu_metrics_here() -> Vec<&'static str> {
+    let cc = crate::backend::Backend::gpu().ok().map(|b| b.info().compute_capability);
+    ncu_metrics_for(cc)
+}
+
+/// Runs `exe args` under `ncu` with the [`ncu_metrics_here`], profiling only the kernels named
 /// `symbols`, and returns ncu's CSV log. An error says, in one line, why ncu gave nothing:
 /// no permission for the counters (`ERR_NVGPUCTRPERM`), an `==ERROR==` line, or the failure.
 pub fn run_ncu(ncu: &Path, exe: &Path, symbols: &[&str], args: &[String]) -> Result<String> {
@@ -69,7 +76,7 @@ pub fn run_ncu_with_env(
     let dir = crate::private::PrivateDir::new("reduce-ncu-")?;
     let log = dir.path().join("ncu.csv");
     let out = Command::new(ncu)
-        .args(["--csv", "--metrics", &ncu_metrics().join(","), "--target-processes", "application-only"])
+        .args(["--csv", "--metrics", &ncu_metrics_here().join(","), "--target-processes", "application-only"])
         .args(["-k", &format!("regex:^({})$", symbols.join("|")), "--log-file"])
         .arg(&log)
         .arg(exe)

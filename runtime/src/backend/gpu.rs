@@ -223,6 +223,7 @@ impl Gpu {
             compute_capability: cc,
             ptx_arch: arch,
             multiprocessors: attr(DeviceAttribute::MultiprocessorCount)? as u32,
+            emulator: None,
             max_threads_per_multiprocessor: attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32,
             l2_bytes: attr(DeviceAttribute::L2CacheSize)? as u64,
             memory_bytes: device.total_memory().during("reading the memory size")? as u64,

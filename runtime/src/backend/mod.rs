@@ -65,8 +65,12 @@ pub struct DeviceInfo {
     pub compute_capability: (u32, u32),
     /// Which PTX build was loaded (`sm_90`), or `host` for the emulator.
     pub ptx_arch: &'static str,
-    /// Streaming multiprocessors (for the emulator: its worker threads).
+    /// Streaming multiprocessors: for the emulator, the ones it plays (the committed GPU's by
+    /// default: [`EmulatedSms`](crate::emu::EmulatedSms)).
     pub multiprocessors: u32,
+    /// The emulator's worker threads, and where its multiprocessor count comes from; `None`
+    /// on a GPU.
+    pub emulator: Option<(usize, crate::emu::EmulatedSms)>,
     /// Resident threads per SM.
     pub max_threads_per_multiprocessor: u32,
     /// L2 cache bytes.
@@ -95,7 +99,16 @@ impl fmt::Display for DeviceInfo {
             }
             Ok(())
         } else {
-            write!(f, "{} ({} worker threads)", self.name, self.multiprocessors)
+            match self.emulator {
+                Some((workers, sms)) => write!(
+                    f,
+                    "{} ({workers} worker threads; grids sized for {} SMs, {})",
+                    self.name,
+                    self.multiprocessors,
+                    sms.describe()
+                ),
+                None => write!(f, "{} ({} SMs)", self.name, self.multiprocessors),
+            }
         }
     }
 }
@@ -127,18 +140,21 @@ impl Backend {
         Self::with_emulator(Emulator::new())
     }
 
-    /// The CPU emulator with the given settings. It reports its worker threads as its
-    /// multiprocessors (what sizes the grids that fill the device), unless
-    /// `REDUCE_EMULATED_SMS` names another count: `REDUCE_EMULATED_SMS=132` gives the grids
-    /// of an H100, so that the emulator's counters of those variants compare with ncu's.
+    /// The CPU emulator with the given settings. It reports the multiprocessors it plays
+    /// ([`Emulator::with_sms`]; what sizes the grids that fill the device): by default the
+    /// committed GPU's ([`COMMITTED_GPU_SMS`](crate::emu::COMMITTED_GPU_SMS), the H100's 132),
+    /// so that a grid-stride variant launches the grid the GPU launched and its counters
+    /// compare with ncu's; `REDUCE_EMULATED_SMS=cpu` (or `--emulated-sms cpu`) gives one per
+    /// worker thread.
     pub fn with_emulator(emu: Emulator) -> Self {
-        let sms = std::env::var("REDUCE_EMULATED_SMS").ok().and_then(|s| s.parse::<u32>().ok()).filter(|&n| n > 0);
+        let (sms, from) = emu.sms();
         let info = DeviceInfo {
             name: "CPU emulator".into(),
             is_gpu: false,
             compute_capability: (9, 0),
             ptx_arch: "host",
-            multiprocessors: sms.unwrap_or(emu.workers() as u32),
+            multiprocessors: sms,
+            emulator: Some((emu.workers(), from)),
             max_threads_per_multiprocessor: 2048,
             l2_bytes: 0,
             memory_bytes: 0,
@@ -157,6 +173,15 @@ impl Backend {
                 Ok(b) => Ok((b, None)),
                 Err(e) => Ok((Self::emulator(), Some(e.to_string()))),
             },
+        }
+    }
+
+    /// The same backend with the emulator playing `sms` multiprocessors (a GPU backend is
+    /// returned unchanged): what sizes the grids that fill the device.
+    pub fn with_sms(self, sms: crate::emu::EmulatedSms) -> Self {
+        match self {
+            Backend::Emulator(emu, _) => Self::with_emulator(emu.with_sms(sms)),
+            gpu => gpu,
         }
     }
 

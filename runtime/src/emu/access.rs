@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
-use device::emu::{Access, Site};
+use device::emu::{Access, Path, Site};
 
 use super::EmuErrorKind;
 use super::block::{BlockCtx, ThreadCtx, dim, stop_with_report};
@@ -26,8 +26,8 @@ fn verb(access: Access) -> &'static str {
     if access.writes() { "wrote" } else { "read" }
 }
 
-/// A global access of `bytes` at `addr` by the current thread `t`.
-pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
+/// A global access of `bytes` at `addr` by the current thread `t`, on `path` (counted there).
+pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, path: Path, at: Site) {
     settle(t);
     let b = t.block;
     let launch = b.launch;
@@ -95,7 +95,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         alloc.mark_init(from, to);
     }
     if let Some(c) = &b.counting {
-        c.borrow_mut().access(t.linear, true, addr, bytes, access, at);
+        c.borrow_mut().access(t.linear, true, addr, bytes, access, path, at);
     }
 }
 
@@ -112,8 +112,8 @@ pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
 }
 
 /// A shared access of `bytes` at `addr` (inside one of the block's arrays: `Shared` checked
-/// the index) by the current thread `t`.
-pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, at: Site) {
+/// the index) by the current thread `t`, on `path` (counted there).
+pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, path: Path, at: Site) {
     let b = t.block;
     let checks = b.launch.checks;
     if !b.race_on && !checks.initcheck && b.counting.is_none() {
@@ -162,7 +162,7 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         race(h, &place());
     }
     if let Some(c) = &b.counting {
-        c.borrow_mut().access(t.linear, false, addr, bytes, access, at);
+        c.borrow_mut().access(t.linear, false, addr, bytes, access, path, at);
     }
 }
 

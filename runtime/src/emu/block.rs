@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Site, WarpOp};
+use device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Path, Site, WarpOp};
 
 use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
@@ -310,10 +310,17 @@ impl Hooks for EmuHooks {
         unwind(current(), Outcome::Fault(fault))
     }
     fn global_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
-        super::access::global(current(), addr, bytes, access, site);
+        super::access::global(current(), addr, bytes, access, Path::Lsu, site);
     }
     fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
-        super::access::shared(current(), addr, bytes, access, site);
+        super::access::shared(current(), addr, bytes, access, Path::Lsu, site);
+    }
+    fn copy_access(&self, global: bool, addr: usize, bytes: usize, access: Access, path: Path, site: Site) {
+        if global {
+            super::access::global(current(), addr, bytes, access, path, site);
+        } else {
+            super::access::shared(current(), addr, bytes, access, path, site);
+        }
     }
     fn fence(&self, site: Site) {
         super::access::fence(current(), site);

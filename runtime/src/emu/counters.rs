@@ -23,17 +23,25 @@
 //! * **active lanes**: summed over every global and shared request (the divergence measure).
 //!
 //! Atomics (`atom`, `red`) are counted apart, not as loads or stores; `ld.acquire`/`ld.relaxed`
-//! and `st.release`/`st.relaxed` count as loads and stores. `cp.async` counts as the global
-//! load and the shared store it does in the emulator (the GPU counts it as its own kind).
+//! and `st.release`/`st.relaxed` count as loads and stores. The asynchronous copies count where
+//! ncu counts them (the device layer tells their path, [`Path`]): a `cp.async` (SASS `LDGSTS`)
+//! as an LDGSTS request of its warp with its sectors and bytes, apart from the global loads
+//! (ncu's L1 request and sector counts add the two, its load efficiency does not: the host's
+//! `metrics::emulated_launch` maps them so), and its shared side in no shared counter; a bulk copy (`cp.async.bulk`, the tensor memory
+//! accelerator) as no request at all, only the bytes of the 32-byte sectors its global side
+//! touches, loads (into shared memory) and stores (out of it) apart.
 
 use std::collections::HashMap;
 
-use device::emu::{Access, Site, WarpOp};
+use device::emu::{Access, Path, Site, WarpOp};
 
 /// Bytes in a sector of global memory.
 pub const SECTOR: usize = 32;
 /// Banks of shared memory, 4 bytes wide.
 pub const BANKS: usize = 32;
+/// The alignment of a device-side launch's parameter buffer: CUDA's Programming Guide
+/// (dynamic parallelism, "Parameter Buffer Layout") guarantees 64 bytes.
+pub const PARAMETER_BUFFER_ALIGN: usize = 64;
 
 /// What one launch (or the part of it that was counted) did, summed over its blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,7 +70,19 @@ pub struct Counters {
     pub shared_st_wavefronts: u64,
     /// See [`shared_st_requests`](Self::shared_st_requests).
     pub shared_st_ideal: u64,
-    /// Active lanes summed over every global and shared request.
+    /// `cp.async` requests (SASS `LDGSTS`, one per warp and execution, as a load's), the
+    /// sectors of their global side, and the bytes they asked for.
+    pub ldgsts_requests: u64,
+    /// See [`ldgsts_requests`](Self::ldgsts_requests).
+    pub ldgsts_sectors: u64,
+    /// See [`ldgsts_requests`](Self::ldgsts_requests).
+    pub ldgsts_bytes: u64,
+    /// Bulk copies into shared memory (`cp.async.bulk`, TMA loads): the bytes of the 32-byte
+    /// sectors their global side touches.
+    pub bulk_ld_bytes: u64,
+    /// Bulk copies out of shared memory (TMA stores): the bytes of the global sectors written.
+    pub bulk_st_bytes: u64,
+    /// Active lanes summed over every global, shared and LDGSTS request.
     pub request_lanes: u64,
     /// Block barriers passed, counted once per block.
     pub barriers: u64,
@@ -93,7 +113,7 @@ impl Counters {
         }
     }
 
-    fn fields(&self) -> [u64; 19] {
+    fn fields(&self) -> [u64; 24] {
         let c = self;
         [
             c.gld_requests,
@@ -102,6 +122,11 @@ impl Counters {
             c.gst_requests,
             c.gst_sectors,
             c.gst_bytes,
+            c.ldgsts_requests,
+            c.ldgsts_sectors,
+            c.ldgsts_bytes,
+            c.bulk_ld_bytes,
+            c.bulk_st_bytes,
             c.shared_ld_requests,
             c.shared_ld_wavefronts,
             c.shared_ld_ideal,
@@ -118,7 +143,7 @@ impl Counters {
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 19] {
+    fn fields_mut(&mut self) -> [&mut u64; 24] {
         let c = self;
         [
             &mut c.gld_requests,
@@ -127,6 +152,11 @@ impl Counters {
             &mut c.gst_requests,
             &mut c.gst_sectors,
             &mut c.gst_bytes,
+            &mut c.ldgsts_requests,
+            &mut c.ldgsts_sectors,
+            &mut c.ldgsts_bytes,
+            &mut c.bulk_ld_bytes,
+            &mut c.bulk_st_bytes,
             &mut c.shared_ld_requests,
             &mut c.shared_ld_wavefronts,
             &mut c.shared_ld_ideal,
@@ -143,9 +173,9 @@ impl Counters {
         ]
     }
 
-    /// Every memory request, global and shared.
+    /// Every memory request, global, LDGSTS and shared.
     pub fn requests(&self) -> u64 {
-        self.gld_requests + self.gst_requests + self.shared_ld_requests + self.shared_st_requests
+        self.gld_requests + self.gst_requests + self.ldgsts_requests + self.shared_ld_requests + self.shared_st_requests
     }
 
     /// Global load efficiency, %: bytes asked for / bytes of the sectors fetched (0 without loads).
@@ -156,6 +186,11 @@ impl Counters {
     /// Global store efficiency, % (as [`gld_efficiency_pct`](Self::gld_efficiency_pct)).
     pub fn gst_efficiency_pct(&self) -> f64 {
         efficiency_pct(self.gst_bytes, self.gst_sectors)
+    }
+
+    /// `cp.async` (LDGSTS) efficiency, % (as [`gld_efficiency_pct`](Self::gld_efficiency_pct)).
+    pub fn ldgsts_efficiency_pct(&self) -> f64 {
+        efficiency_pct(self.ldgsts_bytes, self.ldgsts_sectors)
     }
 
     /// Shared load bank conflicts: wavefronts beyond the conflict-free number.
@@ -183,6 +218,8 @@ fn efficiency_pct(bytes: u64, sectors: u64) -> f64 {
 enum Space {
     GlobalLoad,
     GlobalStore,
+    /// The global side of a `cp.async`.
+    Ldgsts,
     SharedLoad,
     SharedStore,
 }
@@ -250,21 +287,44 @@ impl BlockCounting {
         Self { totals, trace, ..Self::default() }
     }
 
-    /// Thread `thread` makes `access` of `bytes` at `addr` at `site`, in global memory or not.
-    pub fn access(&mut self, thread: u32, global: bool, addr: usize, bytes: usize, access: Access, site: Site) {
+    /// Thread `thread` makes `access` of `bytes` at `addr` at `site`, in global memory or not,
+    /// on `path`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        thread: u32,
+        global: bool,
+        addr: usize,
+        bytes: usize,
+        access: Access,
+        path: Path,
+        site: Site,
+    ) {
         if let Some(t) = &mut self.trace {
             let write = access.writes();
             t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write });
         }
-        let space = match (global, access) {
-            (true, Access::AtomicRmw) => {
+        let space = match (path, global, access) {
+            // A copy's shared side: in no shared counter of ncu's.
+            (Path::AsyncCopy | Path::Bulk, false, _) => return,
+            (Path::Bulk, true, a) => {
+                let sector_bytes = SECTOR as u64 * sectors(&[(0, addr)], bytes);
+                if a.writes() {
+                    self.totals.bulk_st_bytes += sector_bytes;
+                } else {
+                    self.totals.bulk_ld_bytes += sector_bytes;
+                }
+                return;
+            }
+            (Path::AsyncCopy, true, _) => Space::Ldgsts,
+            (Path::Lsu, true, Access::AtomicRmw) => {
                 self.totals.atomics += 1;
                 return;
             }
-            (true, a) if a.writes() => Space::GlobalStore,
-            (true, _) => Space::GlobalLoad,
-            (false, a) if a.writes() => Space::SharedStore,
-            (false, _) => Space::SharedLoad,
+            (Path::Lsu, true, a) if a.writes() => Space::GlobalStore,
+            (Path::Lsu, true, _) => Space::GlobalLoad,
+            (Path::Lsu, false, a) if a.writes() => Space::SharedStore,
+            (Path::Lsu, false, _) => Space::SharedLoad,
         };
         let key = site as *const _ as usize;
         let k = self.executions.entry((thread, key, space)).or_insert(0);
@@ -272,6 +332,26 @@ impl BlockCounting {
         *k += 1;
         request.bytes = bytes;
         request.lanes.push((thread % 32, addr));
+    }
+
+    /// A device-side launch by one thread: its stores of the child's parameters, of `sizes`
+    /// bytes, into the device runtime's parameter buffer (`device::launch`: on the GPU, a store
+    /// per parameter at an offset aligned to its size, by the launching thread alone). Each is a
+    /// global store request of one active lane; the buffer is [`PARAMETER_BUFFER_ALIGN`]-byte
+    /// aligned, so the parameter's offset gives its sectors. The device runtime's own work
+    /// (`cudaGetParameterBufferV2`, `cudaLaunchDeviceV2`) is not counted: `docs/counters.md`,
+    /// "The nested kernels".
+    pub fn parameter_buffer(&mut self, sizes: &[usize]) {
+        let mut offset = 0;
+        for &size in sizes {
+            offset = device::launch::param_offset(offset, size);
+            let t = &mut self.totals;
+            t.gst_requests += 1;
+            t.gst_sectors += sectors(&[(0, offset)], size);
+            t.gst_bytes += size as u64;
+            t.request_lanes += 1;
+            offset += size;
+        }
     }
 
     /// A warp operation completed for the lanes of one warp.
@@ -318,6 +398,11 @@ impl BlockCounting {
                     t.gst_requests += 1;
                     t.gst_sectors += sectors(&r.lanes, r.bytes);
                     t.gst_bytes += asked;
+                }
+                Space::Ldgsts => {
+                    t.ldgsts_requests += 1;
+                    t.ldgsts_sectors += sectors(&r.lanes, r.bytes);
+                    t.ldgsts_bytes += asked;
                 }
                 Space::SharedLoad | Space::SharedStore => {
                     let (w, ideal) = wavefronts(&r.lanes, r.bytes);
@@ -410,7 +495,7 @@ mod tests {
         let mut b = BlockCounting::start(64, false);
         for round in 0..2usize {
             for t in 0..64u32 {
-                b.access(t, true, 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, site);
+                b.access(t, true, 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, Path::Lsu, site);
             }
         }
         b.flush();
@@ -419,17 +504,54 @@ mod tests {
         assert_eq!((b.totals.request_lanes, b.totals.warps, b.totals.blocks), (128, 2, 1));
     }
 
+    /// Issue 40: ncu counts `cp.async` as LDGSTS, apart from the global loads, and a bulk copy
+    /// as bytes, not as requests; the copies' shared sides are in no shared counter.
+    #[test]
+    fn the_copies_count_apart_from_the_loads_and_stores() {
+        let site: Site = std::panic::Location::caller();
+        let mut b = BlockCounting::start(32, false);
+        for t in 0..32u32 {
+            // One cp.async per lane: 16 consecutive bytes each, 512 bytes in 16 sectors.
+            b.access(t, true, 4096 + 16 * t as usize, 16, Access::Read, Path::AsyncCopy, site);
+            b.access(t, false, 16 * t as usize, 16, Access::Write, Path::AsyncCopy, site);
+        }
+        // One bulk copy of 4,096 bytes in (128 sectors), one of 80 bytes out, over parts of 3 sectors.
+        b.access(0, true, 8192, 4096, Access::Read, Path::Bulk, site);
+        b.access(0, false, 0, 4096, Access::Write, Path::Bulk, site);
+        b.access(0, true, 65_536 + 16, 80, Access::Write, Path::Bulk, site);
+        b.flush();
+        let t = &b.totals;
+        assert_eq!((t.ldgsts_requests, t.ldgsts_sectors, t.ldgsts_bytes), (1, 16, 512));
+        assert_eq!((t.bulk_ld_bytes, t.bulk_st_bytes), (4096, 96));
+        assert_eq!((t.gld_requests, t.gst_requests, t.shared_ld_requests, t.shared_st_requests), (0, 0, 0, 0));
+        assert_eq!((t.requests(), t.request_lanes), (1, 32), "the LDGSTS request and its 32 lanes");
+        assert_eq!(t.ldgsts_efficiency_pct(), 100.0);
+    }
+
+    /// A device-side launch's parameters, `(GlobalMut<i32>, GlobalMut<i32>, u32)` as the
+    /// nested reductions pass them: three stores of one lane, 8 + 8 + 4 bytes at offsets 0, 8
+    /// and 16 of the 64-byte aligned buffer, one sector each.
+    #[test]
+    fn a_device_side_launch_stores_each_parameter_once() {
+        let mut b = BlockCounting::start(128, false);
+        b.parameter_buffer(&[8, 8, 4]);
+        b.parameter_buffer(&[4, 8]); // offsets 0 and 8
+        let t = &b.totals;
+        assert_eq!((t.gst_requests, t.gst_sectors, t.gst_bytes, t.request_lanes), (5, 5, 32, 5));
+        assert_eq!(t.gld_requests, 0);
+    }
+
     #[test]
     fn a_trace_keeps_each_interval_with_its_own_counters() {
         let site: Site = std::panic::Location::caller();
         let mut b = BlockCounting::start(32, true);
         for t in 0..32u32 {
-            b.access(t, true, 4096 + 4 * t as usize, 4, Access::Read, site);
+            b.access(t, true, 4096 + 4 * t as usize, 4, Access::Read, Path::Lsu, site);
         }
         b.barrier();
         for t in 0..32u32 {
             // Stride 2: every other word, two requests' worth of sectors in one.
-            b.access(t, false, 8 * t as usize, 4, Access::Write, site);
+            b.access(t, false, 8 * t as usize, 4, Access::Write, Path::Lsu, site);
         }
         b.flush();
         let trace = b.trace.as_ref().unwrap();

@@ -101,6 +101,94 @@ use std::time::{Duration, Instant};
 
 pub use device::emu::Dim3;
 
+/// The streaming multiprocessors of the GPU whose measurements are committed: the NVIDIA
+/// H100 80GB HBM3 of `docs/measurements/2026-11-25-h100/device.txt` ("132 SMs"), the set
+/// `reduce`'s emulator table prints beside its rows (`reduce_scan::committed`, whose test keeps
+/// this number equal to the set's). The emulator plays this geometry by default
+/// ([`EmulatedSms::CommittedGpu`]): a grid sized to fill the device (the grid-stride
+/// variants', 2112 blocks of 128 on the H100) is the GPU's grid, so its per-block counters are
+/// the GPU's too.
+pub const COMMITTED_GPU_SMS: u32 = 132;
+
+/// The committed GPU, short, as the emulator's device line names it (the set's `device.txt`).
+pub const COMMITTED_GPU: &str = "H100";
+
+/// The environment variable that chooses the emulator's [`EmulatedSms`] (`cpu`, `gpu`, or a
+/// count), as the CLI's `--emulated-sms` does.
+pub const EMULATED_SMS_VAR: &str = "REDUCE_EMULATED_SMS";
+
+/// Most multiprocessors the emulator plays.
+pub const MAX_EMULATED_SMS: u32 = 1024;
+
+/// How many streaming multiprocessors the emulator reports (what sizes the grids that fill a
+/// device: `Grid::Resident` and `Grid::PerMultiprocessor` in the reduction registry, the
+/// persistent scan's blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EmulatedSms {
+    /// The committed GPU's, [`COMMITTED_GPU_SMS`] (the default): the emulator launches the
+    /// grids the GPU beside its rows launched.
+    #[default]
+    CommittedGpu,
+    /// One per worker thread: the CPU's own geometry (fewer blocks of a grid-stride kernel, each
+    /// doing more trips; the answer is the same).
+    Cpu,
+    /// This many (1..=[`MAX_EMULATED_SMS`]): another GPU's geometry.
+    Count(u32),
+}
+
+impl EmulatedSms {
+    /// `gpu` (the committed GPU's), `cpu` (one per worker thread) or a count in
+    /// 1..=[`MAX_EMULATED_SMS`]; otherwise one line saying what is allowed.
+    ///
+    /// ```
+    /// use reduce_scan_runtime::emu::EmulatedSms;
+    /// assert_eq!(EmulatedSms::parse("cpu"), Ok(EmulatedSms::Cpu));
+    /// assert_eq!(EmulatedSms::parse("132"), Ok(EmulatedSms::Count(132)));
+    /// assert!(EmulatedSms::parse("0").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "gpu" => Ok(EmulatedSms::CommittedGpu),
+            "cpu" => Ok(EmulatedSms::Cpu),
+            t => match t.parse::<u32>() {
+                Ok(n) if (1..=MAX_EMULATED_SMS).contains(&n) => Ok(EmulatedSms::Count(n)),
+                _ => Err(format!(
+                    "`{text}` names no geometry; allowed: gpu (the committed GPU's {COMMITTED_GPU_SMS} SMs, the \
+                     default), cpu (one SM per worker thread) or a count in 1..={MAX_EMULATED_SMS}"
+                )),
+            },
+        }
+    }
+
+    /// What [`EMULATED_SMS_VAR`] says: `None` when it is unset or empty, an error (one line)
+    /// when it is not a value [`parse`](Self::parse) accepts.
+    pub fn from_env() -> Result<Option<Self>, String> {
+        match std::env::var(EMULATED_SMS_VAR) {
+            Ok(v) if !v.trim().is_empty() => Self::parse(&v).map(Some).map_err(|e| format!("{EMULATED_SMS_VAR}: {e}")),
+            _ => Ok(None),
+        }
+    }
+
+    /// The count, for an emulator of `workers` worker threads.
+    pub fn count(self, workers: usize) -> u32 {
+        match self {
+            EmulatedSms::CommittedGpu => COMMITTED_GPU_SMS,
+            EmulatedSms::Cpu => workers.clamp(1, MAX_EMULATED_SMS as usize) as u32,
+            EmulatedSms::Count(n) => n,
+        }
+    }
+
+    /// Where the count comes from, for the device line: `the committed H100's`, `one per worker
+    /// thread`, or `as asked`.
+    pub fn describe(self) -> String {
+        match self {
+            EmulatedSms::CommittedGpu => format!("the committed {COMMITTED_GPU}'s"),
+            EmulatedSms::Cpu => "one per worker thread".into(),
+            EmulatedSms::Count(_) => "as asked".into(),
+        }
+    }
+}
+
 /// Largest block the emulator accepts (the CUDA limit on every GPU since Fermi).
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// Largest dynamic shared memory per block without an opt-in attribute (48 KiB).
@@ -264,6 +352,8 @@ pub struct Emulator {
     /// Device-side launches queued and not yet completed, and how many may be
     /// ([`set_pending_launch_limit`](Self::set_pending_launch_limit)).
     pending: std::sync::Arc<nested::Pending>,
+    /// The multiprocessors it reports ([`with_sms`](Self::with_sms)).
+    sms: EmulatedSms,
 }
 
 /// One launch's counters ([`Emulator::with_counting`]).
@@ -293,9 +383,13 @@ impl Default for Emulator {
 }
 
 impl Emulator {
-    /// An emulator running blocks on every available core, with a 60 s budget per launch.
+    /// An emulator running blocks on every available core, with a 60 s budget per launch,
+    /// reporting the multiprocessors [`EMULATED_SMS_VAR`] names (a value it does not accept is
+    /// ignored here: the CLI refuses it in one line), else the committed GPU's
+    /// ([`COMMITTED_GPU_SMS`]).
     pub fn new() -> Self {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let sms = EmulatedSms::from_env().ok().flatten().unwrap_or_default();
         Self {
             workers,
             budget: Duration::from_secs(60),
@@ -306,7 +400,19 @@ impl Emulator {
             trace_block: None,
             opted_in: Default::default(),
             pending: Default::default(),
+            sms,
         }
+    }
+
+    /// Reports `sms` multiprocessors ([`EmulatedSms`]): the committed GPU's by default.
+    pub fn with_sms(mut self, sms: EmulatedSms) -> Self {
+        self.sms = sms;
+        self
+    }
+
+    /// The multiprocessors it reports, and where the number comes from.
+    pub fn sms(&self) -> (u32, EmulatedSms) {
+        (self.sms.count(self.workers), self.sms)
     }
 
     /// Lets `kernel` launch with up to `bytes` of dynamic shared memory, past the 48 KiB a

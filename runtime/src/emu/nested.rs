@@ -142,6 +142,10 @@ pub(super) fn queue(t: &ThreadCtx<'_>, depth: u32, children: &Children, pending:
             ),
         );
     }
+    // The launching thread's stores into the parameter buffer, as the GPU makes them.
+    if let Some(c) = &t.block.counting {
+        c.borrow_mut().parameter_buffer(l.param_sizes);
+    }
     // SAFETY: the device layer passes its `Child` as `params_len` readable bytes, alive for
     // this call.
     let params = unsafe { std::slice::from_raw_parts(l.params, l.params_len) }.to_vec();
@@ -259,6 +263,48 @@ mod tests {
                     assert_eq!(got, want, "{kernel} n={n} block={block}: expected {want}, got {got}");
                 }
             }
+        }
+    }
+
+    /// Issue 40: the counters of a nested reduction are those of every level of every chain, and
+    /// of the launching threads' stores of three parameters (two pointers and the length) per
+    /// device-side launch. At n = 2 × 128 + 3, block 128: two full chains of 16 loads and 8
+    /// stores (the first level's two warps make 4 and 2, each of the six children's one warp 2
+    /// and 1), the 3-element block's chain 4 and 2, and 3 × 6 launches; docs/counters.md works
+    /// the same sums at n = 5·2^20 + 3.
+    #[test]
+    fn a_nested_reductions_counters_are_every_level_and_the_parameter_stores() {
+        let (n, block) = (2 * 128 + 3usize, 128u32);
+        let grid = n.div_ceil(block as usize) as u32;
+        for kernel in ["recursive_reduce", "recursive_reduce_nosync"] {
+            let b = Backend::emulator().counting().unwrap();
+            let mut buf = b.upload(&input(n)).unwrap();
+            let mut out = b.alloc::<i32>(grid as usize).unwrap();
+            let (p, o) = (buf.as_mut_ptr(), out.as_mut_ptr());
+            let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
+            b.raise_pending_launch_limit(room_for_every_chain(grid, block)).unwrap();
+            let tail = kernel_ref!(kernels::reduce::recursive_reduce(p, o, n));
+            let fire = kernel_ref!(kernels::reduce::recursive_reduce_nosync(p, o, n));
+            // SAFETY: the buffers hold n and grid elements (the kernels' documented launch).
+            let r = unsafe {
+                if kernel == "recursive_reduce" {
+                    b.launch(&tail, cfg, (p, o, n as u32))
+                } else {
+                    b.launch(&fire, cfg, (p, o, n as u32))
+                }
+            };
+            r.unwrap();
+            let counted = b.take_counted();
+            assert_eq!(counted.len(), 1 + 3 * 6, "{kernel}: the host's launch and 6 children per block");
+            let mut total = crate::emu::counters::Counters::default();
+            counted.iter().for_each(|c| total.add(&c.counters));
+            let launches = 3 * 6;
+            assert_eq!(total.gld_requests, 2 * 16 + 4, "{kernel}: loads");
+            assert_eq!(total.gst_requests, 2 * 8 + 2 + 3 * launches, "{kernel}: stores");
+            // A full chain's stores are 2 × 32 lanes, then 32, 16, 8, 4, 2 and 1 lanes, of 4 bytes;
+            // the short chain's two of one lane; each launch's parameters 8 + 8 + 4 bytes.
+            let chain = (2 * 32 + 32 + 16 + 8 + 4 + 2 + 1) * 4;
+            assert_eq!(total.gst_bytes, 2 * chain + 2 * 4 + 20 * launches, "{kernel}: store bytes");
         }
     }
 

@@ -403,8 +403,10 @@ impl<T: Word> Shared<T> {
     /// threads of the block after a barrier that follows that wait.
     ///
     /// Built for sm_70 (no `cp.async`) it is a plain 128-bit global load followed by a
-    /// 128-bit shared store: the same result, synchronously. In the emulator it is a plain
-    /// 16-byte copy (misalignment is reported), and commit and wait do nothing.
+    /// 128-bit shared store: the same result, synchronously. In the emulator both sides are
+    /// checked here (as that load and that store, by this thread), and the 16 bytes land only
+    /// at the [`copy_async_wait`] that covers the copy's group: until then they are *in
+    /// flight*, and any thread's access to them is reported (a missing wait).
     ///
     /// # Safety
     /// As for [`write_v4`](Self::write_v4) at `i`, until the copy's group is waited for
@@ -429,11 +431,23 @@ impl<T: Word> Shared<T> {
                 options(nostack, preserves_flags),
             );
         }
-        #[cfg(any(not(target_arch = "nvptx64"), not(target_feature = "sm_80")))]
-        // SAFETY: as above; a synchronous load and store of the same 16 bytes (in the
-        // emulator, both checked before they happen).
+        #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+        // SAFETY: as above; a synchronous load and store of the same 16 bytes.
         unsafe {
             self.write_v4(i, src.load_v4(0))
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let site = core::panic::Location::caller();
+            // The source as a 16-byte load and the destination as a 16-byte store by this
+            // thread, both checked (and counted) now; the bytes move at the wait.
+            hooks().global_access(src.raw() as usize, 16, Access::Read, site);
+            self.check_v4(i);
+            self.observe(i, 4, Access::Write);
+            let dst = self.ptr.wrapping_add(i) as usize;
+            let copy =
+                super::emu::AsyncCopy { dst, src: src.raw() as usize, bytes: 16, done: super::emu::CopyDone::Group };
+            hooks().async_copy(copy, site);
         }
     }
 
@@ -506,8 +520,8 @@ impl<T: Word> Shared<T> {
 
 /// Closes this thread's current group of [`Shared::copy_async_v4`] copies (PTX
 /// `cp.async.commit_group`; CUDA C `__pipeline_commit()`). A group may be empty; groups
-/// complete in the order they were committed. A no-op for sm_70 and in the emulator, where
-/// the copies are synchronous.
+/// complete in the order they were committed. A no-op for sm_70, where the copies are
+/// synchronous; the emulator keeps the groups as the GPU does.
 #[inline(always)]
 pub fn copy_async_commit() {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -515,15 +529,19 @@ pub fn copy_async_commit() {
     unsafe {
         core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags))
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_commit(false);
 }
 
 /// Waits until at most `PENDING` of this thread's committed copy groups are still in flight
 /// (PTX `cp.async.wait_group PENDING`; CUDA C `__pipeline_wait_prior(PENDING)`): with `k`
 /// groups committed, groups `0 .. k - PENDING` are complete and their data is visible to
 /// this thread. Other threads see it after a barrier that follows their own waits.
-/// `PENDING` is 0, 1, 2 or 3 (a compile error otherwise). A no-op for sm_70 and in the
-/// emulator.
+/// `PENDING` is 0, 1, 2 or 3 (a compile error otherwise). A no-op for sm_70; in the emulator
+/// the covered groups' copies land here (copies not yet committed stay in flight, as on the
+/// GPU).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn copy_async_wait<const PENDING: u32>() {
     const { assert!(PENDING <= 3, "copy_async_wait: PENDING is 0, 1, 2 or 3") };
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -537,6 +555,8 @@ pub fn copy_async_wait<const PENDING: u32>() {
             _ => core::arch::asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
         }
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_wait(false, PENDING, core::panic::Location::caller());
 }
 
 /// The block's dynamic shared memory as an array of `T` (CUDA C:

@@ -153,6 +153,30 @@ mod tests {
     }
 
     #[test]
+    fn warpspec_shapes_match_the_kernels_list() {
+        let shapes: Vec<(u32, u32, u32)> = all()
+            .filter_map(|v| match v.plan {
+                ScanPlan::WarpSpecialized { warps, items, stages, .. } => Some((warps, items, stages)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
+        let default = (kernels::scan::WARPSPEC_WARPS, kernels::scan::WARPSPEC_ITEMS, kernels::scan::WARPSPEC_STAGES);
+        assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
+        for v in all().filter(|v| matches!(v.plan, ScanPlan::WarpSpecialized { .. })) {
+            let ScanPlan::WarpSpecialized { warps, items, stages, .. } = v.plan else { unreachable!() };
+            let name = if (warps, items, stages) == default {
+                "lookback_warpspec".to_string()
+            } else {
+                format!("lookback_warpspec_{warps}x{items}x{stages}")
+            };
+            assert_eq!((v.name, v.tuning), (name.as_str(), name != "lookback_warpspec"));
+            assert_eq!(v.block(), 32 * (warps + 2));
+            assert_eq!(v.tile(), 32 * warps * items);
+        }
+    }
+
+    #[test]
     fn levels_and_strides() {
         assert_eq!(blelloch_levels(1), vec![Level { len: 1, grid: 1 }]);
         assert_eq!(

@@ -13,8 +13,9 @@
 #   warpspec_sweep.log   the invocations' stderr (progress, any failure)
 #   warpspec_summary.txt the table printed last: per size, the spread of the rounds' medians of
 #                        each variant, its ratio to the copy, and the fastest warp-specialized shape
-#   warpspec_table_rows.csv  the rows for host/src/scan/warpspec_table.csv that this GPU's
-#                        figures give (device, size_from, variant), for the coordinator to commit
+#   warpspec_table_rows.csv  the rows for host/src/scan/plan_by_device.csv that this GPU's
+#                        figures give (device, size_from, variant; source left empty: the path
+#                        the CSV is committed under), for the coordinator to commit
 #
 #   scripts/gpu/warpspec_sweep.sh [REDUCE_BINARY]     default: .gpu/bin/reduce
 #   ROUNDS=3 REPEAT=10 SIZES="65536 1048576" VARIANTS="lookback,lookback_warpspec" scripts/gpu/warpspec_sweep.sh
@@ -77,7 +78,9 @@ done
 python3 - "$csv" "$out/warpspec_summary.txt" "$out/warpspec_table_rows.csv" <<'PY'
 import csv, statistics, sys
 path, summary, table = sys.argv[1:]
-rows = [r for r in csv.DictReader(open(path)) if r.get("time_us_median")]
+# Only rows that passed (every output checked) or are references (CUB, the copy) count.
+ok = lambda r: r.get("time_us_median") and r.get("verdict", "").startswith(("PASS", "REFERENCE"))
+rows = [r for r in csv.DictReader(open(path)) if ok(r)]
 device = rows[0]["device"] if rows else "unknown"
 by = {}
 for r in rows:
@@ -101,11 +104,12 @@ print("\n".join(lines))
 # The table's rows for this device: from each size on, the fastest scan (a row only where the
 # choice changes); the coordinator commits them under the device's name.
 with open(table, "w") as f:
-    f.write("device,size_from,variant\n")
+    f.write("device,size_from,variant,source\n")
     last = None
     for n, v in best:
         if v != last:
-            f.write(f"{device},{n if last is not None else 1},{v}\n")
+            f.write(f"{device},{n if last is not None else 1},{v},\n")
             last = v
+print(f"rows for host/src/scan/plan_by_device.csv (source: the committed warpspec_sweep.csv): {table}")
 PY
 exit "$failed"

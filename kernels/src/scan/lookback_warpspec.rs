@@ -30,7 +30,7 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// thread, ring stages): the kernel `lookback_warpspec_{warps}x{items}x{stages}`, and
 /// `lookback_warpspec` for the first. The host registers one variant per entry (a unit test
 /// keeps the lists equal); `scripts/gpu/warpspec_sweep.sh` times them all, and the per-device
-/// table (`host/src/scan/warpspec_table.csv`) names the one the plan runs on each GPU.
+/// table (`host/src/scan/plan_by_device.csv`) names the one the plan runs on each GPU.
 ///
 /// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
 /// memory, and the bytes a block keeps in flight (up to `stages - 1` tiles loading while one is

@@ -115,8 +115,9 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     if !b.race_on && !checks.initcheck && b.counting.is_none() && !copies {
         return;
     }
-    // The array's place for reports, the bytes in flight there, and whether they were written.
-    let (place, in_flight, written) = {
+    // The array (name, bytes, the access's offset), the bytes in flight there, and whether they
+    // were written.
+    let (name, size, from, in_flight, written) = {
         let mut arrays = b.static_shared.borrow_mut();
         let mut dynamic = b.dynamic_shared.borrow_mut();
         let array = arrays
@@ -136,12 +137,12 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         let from = addr - array.start();
         let in_flight = if copies { array.in_flight(from, from + bytes, access.writes()) } else { None };
         let written = !checks.initcheck || array.touch(from, from + bytes, access.writes());
-        (array.place(from), in_flight, written)
+        (array.name, array.bytes, from, in_flight, written)
     };
+    let place = || super::block::shared_place(name, size, from);
     if let Some(incoming) = in_flight {
-        super::copies::in_flight(t, addr, (bytes, access.writes()), at, incoming, &place);
+        super::copies::in_flight(t, addr, (bytes, access.writes()), at, incoming, &place());
     }
-    let place = || place.clone();
     if access.reads() && !written {
         note_uninit(b, || {
             format!(

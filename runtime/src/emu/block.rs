@@ -187,9 +187,7 @@ impl SharedArray {
 
     /// `shared array `NAME` (BYTES bytes) at byte offset FROM`: how reports name a place.
     pub fn place(&self, from: usize) -> String {
-        let short = self.name.rsplit("::").next().unwrap_or(self.name);
-        let name = if self.name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
-        format!("{name} ({} bytes) at byte offset {from}", self.bytes)
+        shared_place(self.name, self.bytes, from)
     }
 
     /// Marks bytes `[from, to)` as the destination (`incoming`) or the bulk-store source of one
@@ -234,6 +232,14 @@ impl SharedArray {
         }
         all
     }
+}
+
+/// How reports name byte `from` of the shared array `name` of `bytes` bytes: `shared array
+/// `NAME` (BYTES bytes) at byte offset FROM` (or `dynamic shared memory (…)`).
+pub(super) fn shared_place(name: &str, bytes: usize, from: usize) -> String {
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
+    format!("{name} ({bytes} bytes) at byte offset {from}")
 }
 
 /// One emulated CUDA thread's identity, and the way back to its coroutine.

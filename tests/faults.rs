@@ -482,6 +482,7 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(memcheck_trials());
     trials.extend(racecheck_trials());
     trials.extend(initcheck_trials());
+    trials.extend(in_flight_trials());
     trials.push(Trial::test("faults::bad_launch_is_an_error", || {
         let backend = Backend::emulator();
         let mut out = backend.alloc::<i32>(1).map_err(|e| e.to_string())?;
@@ -715,6 +716,66 @@ fn initcheck_trials() -> Vec<Trial> {
                 },
             };
             expect_with(kernel_ref!(kernels::broken::increment_each(o)), 64, Buffer::Uninit, x)
+        }),
+    ]
+}
+
+/// The copies' missing waits: an access to shared bytes an asynchronous copy has not finished
+/// with (`runtime/src/emu/copies.rs`).
+fn in_flight_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::cp_async_without_wait", || {
+            let x = Expect {
+                kind: EmuErrorKind::InFlight,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["cp_async_without_wait", "cp_async_issued"],
+                detail: |s| {
+                    format!(
+                        "thread 0 read 4 bytes at {} that an asynchronous copy has not written yet (a missing wait): \
+                         shared array `STAGED` (512 bytes) at byte offset 0 is the destination of the cp.async that \
+                         thread 0 issued at {}, which lands only at that thread's cp.async.wait_group covering its \
+                         group (closed by cp.async.commit_group)",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::cp_async_without_wait(o)), 64, x)
+        }),
+        Trial::test("faults::bulk_copy_without_wait", || {
+            let x = Expect {
+                kind: EmuErrorKind::InFlight,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["bulk_without_wait", "bulk_issued"],
+                detail: |s| {
+                    format!(
+                        "thread 0 read 4 bytes at {} that an asynchronous copy has not written yet (a missing wait): \
+                         shared array `TILE` (256 bytes) at byte offset 0 is the destination of the cp.async.bulk that \
+                         thread 0 issued at {}, which lands only at a wait on its mbarrier (mbarrier.try_wait.parity)",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::bulk_without_wait(o)), 64, x)
+        }),
+        Trial::test("faults::bulk_store_overwritten_before_its_read", || {
+            let x = Expect {
+                kind: EmuErrorKind::InFlight,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["bulk_store_overwritten", "bulk_store_issued"],
+                detail: |s| {
+                    format!(
+                        "thread 0 wrote 4 bytes at {} that a bulk store is still reading (a missing wait): shared \
+                         array `OUTGOING` (256 bytes) at byte offset 0 is the source of the bulk store (cp.async.bulk, \
+                         shared to global) that thread 0 issued at {}, which reads it only by that thread's \
+                         cp.async.bulk.wait_group.read",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::bulk_store_overwritten(o)), 64, x)
         }),
     ]
 }

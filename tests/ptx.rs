@@ -103,6 +103,11 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         // The tiles are in dynamic shared memory; the static bytes are one mbarrier per stage,
         // which ptxas rounds up to the array's 16-byte alignment.
         (scan::ScanPlan::PersistentLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
+        // The ring is in dynamic shared memory; the static bytes are the barriers and the
+        // control words.
+        (scan::ScanPlan::WarpSpecialized { warps, stages, .. }, _) => {
+            Some(kernels::scan::warpspec_static_bytes(warps, stages))
+        }
         _ => None,
     }
 }

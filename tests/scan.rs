@@ -36,7 +36,9 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
         }
         // The same, and enough tiles that every persistent block reuses each of its stages
         // (mbarrier phases of both parities) and draws past the last tile.
-        ScanPlan::PersistentLookback { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),
+        ScanPlan::PersistentLookback { .. } | ScanPlan::WarpSpecialized { .. } => {
+            sizes.extend([32 * t, 33 * t + 5, 70 * t + 3])
+        }
     }
     sizes
 }
@@ -94,6 +96,21 @@ fn emulator_trials() -> Vec<Trial> {
         Trial::test("scan::emulator::lookback::contended", || {
             let backend = Backend::with_emulator(Emulator::new().with_workers(8));
             let v = scan::find("lookback").map_err(|e| e.to_string())?;
+            let t = v.tile() as usize;
+            for kind in Kind::ALL {
+                check(&backend, v, kind, &[40 * t + 3])?;
+            }
+            Ok(())
+        })
+        .with_kind("emulator"),
+    );
+    // The same for the warp-specialized scan: its persistent blocks overlap on 8 workers, so
+    // look-ahead warps meet predecessors of other blocks that have published nothing yet, or
+    // only their aggregate, while their own producers and compute warps run ahead.
+    out.push(
+        Trial::test("scan::emulator::lookback_warpspec::contended", || {
+            let backend = Backend::with_emulator(Emulator::new().with_workers(8));
+            let v = scan::find("lookback_warpspec").map_err(|e| e.to_string())?;
             let t = v.tile() as usize;
             for kind in Kind::ALL {
                 check(&backend, v, kind, &[40 * t + 3])?;

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | [`Mbarrier::init`] | `mbarrier.init.shared.b64` | `cuda::barrier` `init(&bar, count)` |
 //! | [`Mbarrier::arrive_expect_tx`] | `mbarrier.arrive.expect_tx.shared::cta.b64` | `cuda::device::barrier_arrive_tx` |
+//! | [`Mbarrier::arrive`] | `mbarrier.arrive.shared::cta.b64` | `bar.arrive()` |
 //! | [`Mbarrier::wait_parity`] | `mbarrier.try_wait.parity.shared::cta.b64` in a loop | `bar.wait_parity(phase)` |
 //! | [`Shared::copy_bulk`] | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` | `cuda::memcpy_async(smem, gmem, bytes, bar)` |
 //! | [`Shared::store_bulk`] | `cp.async.bulk.global.shared::cta.bulk_group` | `cuda::device::experimental::cp_async_bulk_shared_to_global` |
@@ -30,50 +31,31 @@
 //! operations do nothing, so kernels built on them assemble everywhere; the host runs such a
 //! kernel only on sm_90 (its `min_cc`).
 //!
-//! **In the emulator** a bulk copy is a synchronous copy by the thread that issues it, checked
-//! like any access (bounds, alignment to 16 bytes, initialised source, races): its shared
-//! bytes count as that thread's stores. The `mbarrier` keeps its arrivals, bytes and phase in
-//! its word, so a wait whose bytes never arrive (a wrong byte count) hangs as it would on the
-//! GPU, and the emulator's time budget reports it. Its waits poll: a waiter lets the other
-//! threads run. The race checks order a copy's stores before another thread's loads only by a
-//! barrier: kernels here wait on the `mbarrier` with the issuing thread, then `sync_threads`.
+//! **In the emulator** a bulk copy is checked where it is issued, like any access by the issuing
+//! thread (bounds, alignment to 16 bytes, initialised source, races), and its bytes move
+//! later, as on the GPU: a copy into shared memory lands at a wait on its `mbarrier`
+//! ([`Mbarrier::try_wait_parity`]), a bulk store reads its shared bytes (and writes global
+//! memory) at the issuing thread's [`bulk_wait_read`]. Until then the bytes are *in flight*: a
+//! thread that touches a copy's destination, or writes a bulk store's source, is reported (a
+//! missing wait), and so is a block that exits before its bulk stores were read. The `mbarrier`
+//! keeps its arrivals, bytes and phase in its word, so a wait whose bytes never arrive (a wrong
+//! byte count) hangs as it would on the GPU, and the emulator's time budget reports it. Its
+//! arrivals release and its completed waits acquire (the race checks order a thread's accesses
+//! after the phase it waited for), and the bytes of a copy count as stores of the copy engine
+//! that the phase's completion publishes. Its waits poll: a waiter lets the other threads run.
 
 use super::global::{Global, GlobalMut};
 use super::shared::Shared;
 use super::warp::Word;
 
 #[cfg(not(target_arch = "nvptx64"))]
-use super::emu::{Access, hooks};
+use super::emu::{Access, AsyncCopy, CopyDone, MbarrierOp, hooks};
 
 /// An `mbarrier`: a 64-bit word of shared memory that counts arrivals and bytes.
 #[derive(Clone, Copy)]
 #[cfg_attr(all(target_arch = "nvptx64", not(target_feature = "sm_90")), allow(dead_code))]
 pub struct Mbarrier {
     word: Shared<u64>,
-}
-
-/// The emulator's `mbarrier` word: pending bytes (low 32 bits, signed), pending arrivals
-/// (bits 32..43), expected arrivals (bits 43..54), phase parity (bit 63).
-#[cfg(not(target_arch = "nvptx64"))]
-mod emulated {
-    pub(super) const ARRIVALS: u32 = 32;
-    pub(super) const EXPECTED: u32 = 43;
-    pub(super) const PHASE: u32 = 63;
-    pub(super) const FIELD: u64 = (1 << 11) - 1;
-
-    /// The word after `arrivals` arrivals and `bytes` more (or, negative, fewer) pending
-    /// bytes: when both reach zero the phase completes and the counts start over.
-    pub(super) fn step(word: u64, arrivals: u64, bytes: i64) -> u64 {
-        let tx = (word as u32 as i32 as i64) + bytes;
-        let pending = ((word >> ARRIVALS) & FIELD) - arrivals;
-        let expected = (word >> EXPECTED) & FIELD;
-        let phase = word >> PHASE;
-        if pending == 0 && tx == 0 {
-            ((phase ^ 1) << PHASE) | (expected << EXPECTED) | (expected << ARRIVALS)
-        } else {
-            (phase << PHASE) | (expected << EXPECTED) | (pending << ARRIVALS) | (tx as i32 as u32 as u64)
-        }
-    }
 }
 
 impl Mbarrier {
@@ -106,12 +88,7 @@ impl Mbarrier {
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
         let _ = count;
         #[cfg(not(target_arch = "nvptx64"))]
-        {
-            let c = u64::from(count) & emulated::FIELD;
-            let p = self.word.emulated(0, 1, Access::Write);
-            // SAFETY: in bounds (checked by `emulated`); nobody uses the barrier meanwhile.
-            unsafe { p.write((c << emulated::EXPECTED) | (c << emulated::ARRIVALS)) };
-        }
+        self.emulate(Access::Write, MbarrierOp::Init { count });
     }
 
     /// Arrives on the barrier, and adds `bytes` to the bytes the current phase waits for
@@ -138,27 +115,44 @@ impl Mbarrier {
         #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
         let _ = bytes;
         #[cfg(not(target_arch = "nvptx64"))]
-        // SAFETY: an initialised barrier.
-        unsafe {
-            self.update(1, i64::from(bytes))
-        }
+        self.emulate(Access::AtomicRmw, MbarrierOp::Arrive { tx: bytes });
     }
 
-    /// The emulator's read-modify-write of the barrier word: `arrivals` arrivals, `bytes`
-    /// more pending bytes (negative: bytes that landed).
+    /// Arrives on the barrier (PTX `mbarrier.arrive.shared::cta.b64`, CUDA C `bar.arrive()`):
+    /// one of the phase's expected arrivals, with release semantics (this thread's earlier
+    /// accesses are visible to whoever sees the phase complete). What a consumer does to hand a
+    /// buffer back to its producer, and a producer that fills a buffer itself does to hand it on.
     ///
     /// # Safety
-    /// The barrier was initialised.
+    /// The barrier was initialised; the current phase still expects an arrival.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub unsafe fn arrive(self) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+        // SAFETY: an initialised barrier; the state result is discarded.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %st;",
+                "mbarrier.arrive.shared::cta.b64 %st, [{w}];",
+                "}}",
+                w = in(reg64) self.word.window_at(0),
+                options(nostack, preserves_flags),
+            );
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.emulate(Access::AtomicRmw, MbarrierOp::Arrive { tx: 0 });
+    }
+
+    /// The emulator's side of an operation on the barrier: the word's access checked and
+    /// reported as `access` by this thread, then the operation done by the emulator, which keeps
+    /// the word's arrivals, bytes and phase. Returns what a try-wait found.
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
-    unsafe fn update(self, arrivals: u64, bytes: i64) {
-        let p = self.word.emulated(0, 1, Access::AtomicRmw);
-        // SAFETY: in bounds (checked by `emulated`), 8-byte aligned shared memory; the
-        // emulator runs one thread of a block at a time, and every access to the word is
-        // through these atomics.
-        let word = unsafe { core::sync::atomic::AtomicU64::from_ptr(p) };
-        let old = word.load(core::sync::atomic::Ordering::Relaxed);
-        word.store(emulated::step(old, arrivals, bytes), core::sync::atomic::Ordering::Relaxed);
+    fn emulate(self, access: Access, op: MbarrierOp) -> bool {
+        let site = core::panic::Location::caller();
+        let p = self.word.emulated(0, 1, access);
+        hooks().mbarrier(p as usize, op, site)
     }
 
     /// Whether the phase of parity `parity` has completed (PTX `mbarrier.try_wait.parity`,
@@ -195,13 +189,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            let site = core::panic::Location::caller();
-            hooks().poll(site);
-            let p = self.word.emulated(0, 1, Access::AtomicLoad { acquire: false });
-            // SAFETY: as in `update`.
-            let word =
-                unsafe { core::sync::atomic::AtomicU64::from_ptr(p) }.load(core::sync::atomic::Ordering::Relaxed);
-            (word >> emulated::PHASE) as u32 != (parity & 1)
+            hooks().poll(core::panic::Location::caller());
+            self.emulate(Access::AtomicLoad { acquire: true }, MbarrierOp::TryWait { parity })
         }
     }
 
@@ -230,8 +219,8 @@ pub fn fence_proxy_async() {
 }
 
 /// Closes this thread's current group of [`Shared::store_bulk`] copies (PTX
-/// `cp.async.bulk.commit_group`). Nothing to do off sm_90 and in the emulator, where the
-/// copies are synchronous.
+/// `cp.async.bulk.commit_group`). Nothing to do off sm_90, where the copies are synchronous;
+/// the emulator keeps the groups as the GPU does.
 #[inline(always)]
 pub fn bulk_commit() {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
@@ -239,19 +228,25 @@ pub fn bulk_commit() {
     unsafe {
         core::arch::asm!("cp.async.bulk.commit_group;", options(nostack, preserves_flags))
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_commit(true);
 }
 
 /// Waits until at most `PENDING` of this thread's committed [`Shared::store_bulk`] groups
 /// still have shared memory to *read* (PTX `cp.async.bulk.wait_group.read PENDING`): after
 /// it, the shared bytes of the older groups may be overwritten (or the block may exit). The
-/// global writes themselves may still be in flight; they complete by the end of the kernel.
+/// global writes themselves may still be in flight; they complete by the end of the kernel (in
+/// the emulator, the covered stores read shared memory and write global memory here).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn bulk_wait_read<const PENDING: u32>() {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
     // SAFETY: waiting has no preconditions.
     unsafe {
         core::arch::asm!("cp.async.bulk.wait_group.read {n};", n = const PENDING, options(nostack, preserves_flags))
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_wait(true, PENDING, core::panic::Location::caller());
 }
 
 /// Bulk copies of whole tiles for arrays of 32-bit words.
@@ -298,12 +293,13 @@ impl<T: Word> Shared<T> {
             }
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        // SAFETY: both sides checked by the emulator before the copy.
-        unsafe {
+        {
             let _ = policy;
-            let dst = self.emulated_bulk(i, count, src.raw() as usize, true);
-            core::ptr::copy_nonoverlapping(src.raw(), dst, count);
-            bar.update(0, -((count * core::mem::size_of::<T>()) as i64));
+            let dst = self.emulated_bulk(i, count, src.raw() as usize, true) as usize;
+            let bytes = count * core::mem::size_of::<T>();
+            let done = CopyDone::Mbarrier(bar.word.as_ptr() as usize);
+            hooks()
+                .async_copy(AsyncCopy { dst, src: src.raw() as usize, bytes, done }, core::panic::Location::caller());
         }
     }
 
@@ -345,11 +341,12 @@ impl<T: Word> Shared<T> {
             }
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        // SAFETY: both sides checked by the emulator before the copy.
-        unsafe {
+        {
             let _ = policy;
-            let src = self.emulated_bulk(i, count, dst.raw() as usize, false);
-            core::ptr::copy_nonoverlapping(src, dst.raw(), count);
+            let src = self.emulated_bulk(i, count, dst.raw() as usize, false) as usize;
+            let bytes = count * core::mem::size_of::<T>();
+            let copy = AsyncCopy { dst: dst.raw() as usize, src, bytes, done: CopyDone::BulkGroup };
+            hooks().async_copy(copy, core::panic::Location::caller());
         }
     }
 
@@ -381,35 +378,5 @@ fn check_bulk(shared_addr: usize, bytes: usize, site: super::emu::Site) {
     }
     if !shared_addr.is_multiple_of(16) {
         hooks().fault(super::emu::Fault::Misaligned { addr: shared_addr, align: 16, site });
-    }
-}
-
-#[cfg(all(test, not(target_arch = "nvptx64")))]
-mod tests {
-    use super::emulated::{ARRIVALS, EXPECTED, PHASE, step};
-
-    fn fresh(count: u64) -> u64 {
-        (count << EXPECTED) | (count << ARRIVALS)
-    }
-
-    #[test]
-    fn a_phase_completes_when_its_arrivals_and_bytes_are_in() {
-        let w = step(fresh(1), 1, 4096); // arrive, expecting 4096 bytes
-        assert_eq!(w >> PHASE, 0, "bytes still pending");
-        let w = step(w, 0, -4000);
-        assert_eq!(w >> PHASE, 0, "96 bytes still pending");
-        let w = step(w, 0, -96);
-        assert_eq!(w, (1 << PHASE) | fresh(1), "phase 1 starts with the counts reset");
-        // The bytes may land before the arrival that expects them.
-        let w = step(step(w, 0, -64), 1, 64);
-        assert_eq!(w, fresh(1), "phase 2 (parity 0) starts");
-    }
-
-    #[test]
-    fn a_phase_waits_for_every_arrival() {
-        let w = step(fresh(3), 1, 0);
-        let w = step(w, 1, 0);
-        assert_eq!(w >> PHASE, 0);
-        assert_eq!(step(w, 1, 0) >> PHASE, 1);
     }
 }

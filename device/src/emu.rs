@@ -228,6 +228,60 @@ pub enum Fault {
     },
 }
 
+/// How an asynchronous copy ([`Hooks::async_copy`]) completes: what the issuing thread (or
+/// another) must wait on before the bytes may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyDone {
+    /// `cp.async` (global → shared, 16 bytes): it joins the issuing thread's open copy group
+    /// (`cp.async.commit_group` closes it) and lands at that thread's `cp.async.wait_group`
+    /// that covers the group.
+    Group,
+    /// `cp.async.bulk` global → shared: its bytes land on the `mbarrier` at this shared address
+    /// (the emulator's host address of the barrier word), at a wait on that barrier.
+    Mbarrier(usize),
+    /// `cp.async.bulk` shared → global: it joins the issuing thread's open bulk group
+    /// (`cp.async.bulk.commit_group`) and reads its shared bytes at that thread's
+    /// `cp.async.bulk.wait_group.read` that covers the group.
+    BulkGroup,
+}
+
+/// An asynchronous copy, as the device layer hands it to the emulator once both sides have
+/// been checked (bounds, alignment, initialised source, races, at the issuing thread): the data
+/// moves later, when the copy completes ([`CopyDone`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsyncCopy {
+    /// The destination's host address (shared memory, or global for [`CopyDone::BulkGroup`]).
+    pub dst: usize,
+    /// The source's host address (global memory, or shared for [`CopyDone::BulkGroup`]).
+    pub src: usize,
+    /// Bytes moved.
+    pub bytes: usize,
+    /// How it completes.
+    pub done: CopyDone,
+}
+
+/// An operation on an `mbarrier` word ([`Hooks::mbarrier`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarrierOp {
+    /// `mbarrier.init`: `count` arrivals per phase, phase 0.
+    Init {
+        /// Arrivals that complete a phase.
+        count: u32,
+    },
+    /// `mbarrier.arrive` (`tx` = 0) or `mbarrier.arrive.expect_tx` (`tx` more bytes expected
+    /// in the current phase): one arrival, with release semantics.
+    Arrive {
+        /// Bytes the current phase now waits for besides its arrivals.
+        tx: u32,
+    },
+    /// `mbarrier.try_wait.parity`: has the phase of this parity completed? (acquire semantics
+    /// when it has). The copies that complete on the barrier land first.
+    TryWait {
+        /// 0 or 1.
+        parity: u32,
+    },
+}
+
 /// A device-side launch, as the emulator receives it ([`Hooks::device_launch`]).
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceLaunch {
@@ -317,6 +371,24 @@ pub trait Hooks: Sync {
     /// as its stream says; returns `cudaSuccess` (0). A launch that cannot be made (too deep, a
     /// bad shape) is reported as a fault instead, and unwinds out of the kernel.
     fn device_launch(&self, launch: DeviceLaunch) -> u32;
+    /// An asynchronous copy issued by this thread, both sides checked: the bytes move when it
+    /// completes ([`CopyDone`]); until then its destination is *in flight* (any access to it is
+    /// reported), and for a bulk store its shared source may not be written.
+    fn async_copy(&self, copy: AsyncCopy, site: Site);
+    /// `cp.async.commit_group` (`bulk` false) or `cp.async.bulk.commit_group` (`bulk` true):
+    /// closes this thread's open group of such copies.
+    fn async_commit(&self, bulk: bool);
+    /// `cp.async.wait_group pending` (`bulk` false: the copies of every committed group but the
+    /// newest `pending` land) or `cp.async.bulk.wait_group.read pending` (`bulk` true: those
+    /// groups' bulk stores read their shared bytes, and write global memory).
+    fn async_wait(&self, bulk: bool, pending: u32, site: Site);
+    /// An operation on the `mbarrier` whose word is at host address `word` (in this block's
+    /// shared memory, already bounds-checked); returns whether a [`MbarrierOp::TryWait`] found
+    /// its phase complete (false for the others).
+    fn mbarrier(&self, word: usize, op: MbarrierOp, site: Site) -> bool;
+    /// `bar.sync id, count`: a named barrier among `count` threads of the block (`id` 1 to 15;
+    /// 0 is `sync_threads`'s): returns once `count` threads have arrived at barrier `id`.
+    fn named_barrier(&self, id: u32, count: u32, site: Site);
 }
 
 static HOOKS: AtomicPtr<&'static dyn Hooks> = AtomicPtr::new(core::ptr::null_mut());

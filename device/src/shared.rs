@@ -415,8 +415,10 @@ impl<T: Word> Shared<T> {
     /// threads of the block after a barrier that follows that wait.
     ///
     /// Built for sm_70 (no `cp.async`) it is a plain 128-bit global load followed by a
-    /// 128-bit shared store: the same result, synchronously. In the emulator it is a plain
-    /// 16-byte copy (misalignment is reported), and commit and wait do nothing.
+    /// 128-bit shared store: the same result, synchronously. In the emulator both sides are
+    /// checked here (as that load and that store, by this thread), and the 16 bytes land only
+    /// at the [`copy_async_wait`] that covers the copy's group: until then they are *in
+    /// flight*, and any thread's access to them is reported (a missing wait).
     ///
     /// # Safety
     /// As for [`write_v4`](Self::write_v4) at `i`, until the copy's group is waited for
@@ -447,30 +449,20 @@ impl<T: Word> Shared<T> {
             self.write_v4(i, src.load_v4(0))
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        // SAFETY: as above; a synchronous copy of the same 16 bytes, both sides checked first.
-        unsafe {
-            self.emulated_copy_async(i, src)
+        {
+            use super::emu::Path;
+            let site = core::panic::Location::caller();
+            // Both sides checked and counted now, as the GPU's `LDGSTS`
+            // ([`Path::AsyncCopy`](super::emu::Path::AsyncCopy)), not as a load and a store; the
+            // bytes move at the wait.
+            hooks().copy_access(true, src.raw() as usize, 16, Access::Read, Path::AsyncCopy, site);
+            self.check_v4(i);
+            let dst = self.ptr.wrapping_add(i) as usize;
+            hooks().copy_access(false, dst, 16, Access::Write, Path::AsyncCopy, site);
+            let copy =
+                super::emu::AsyncCopy { dst, src: src.raw() as usize, bytes: 16, done: super::emu::CopyDone::Group };
+            hooks().async_copy(copy, site);
         }
-    }
-
-    /// The emulator's `cp.async`: a synchronous copy of 16 bytes, its global side checked (and
-    /// reported, naming the buffer) first, then its shared side; both counted as the GPU's
-    /// `LDGSTS` ([`Path::AsyncCopy`](super::emu::Path::AsyncCopy)), not as a load and a store.
-    ///
-    /// # Safety
-    /// As for [`copy_async_v4`](Self::copy_async_v4).
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[track_caller]
-    unsafe fn emulated_copy_async(self, i: usize, src: Global<T>) {
-        use super::emu::Path;
-        let site = core::panic::Location::caller();
-        hooks().copy_access(true, src.raw() as usize, 16, Access::Read, Path::AsyncCopy, site);
-        self.check_v4(i);
-        let dst = self.ptr.wrapping_add(i);
-        hooks().copy_access(false, dst as usize, 16, Access::Write, Path::AsyncCopy, site);
-        // SAFETY: 16 readable, aligned global bytes and 16 in-bounds, aligned shared bytes
-        // (both checked just above).
-        unsafe { dst.cast::<Vec4<T>>().write(src.raw().cast::<Vec4<T>>().read()) }
     }
 
     /// [`copy_async_v4`](Self::copy_async_v4) with an L2 cache policy (`cp.async.cg …
@@ -542,8 +534,8 @@ impl<T: Word> Shared<T> {
 
 /// Closes this thread's current group of [`Shared::copy_async_v4`] copies (PTX
 /// `cp.async.commit_group`; CUDA C `__pipeline_commit()`). A group may be empty; groups
-/// complete in the order they were committed. A no-op for sm_70 and in the emulator, where
-/// the copies are synchronous.
+/// complete in the order they were committed. A no-op for sm_70, where the copies are
+/// synchronous; the emulator keeps the groups as the GPU does.
 #[inline(always)]
 pub fn copy_async_commit() {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -551,15 +543,19 @@ pub fn copy_async_commit() {
     unsafe {
         core::arch::asm!("cp.async.commit_group;", options(nostack, preserves_flags))
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_commit(false);
 }
 
 /// Waits until at most `PENDING` of this thread's committed copy groups are still in flight
 /// (PTX `cp.async.wait_group PENDING`; CUDA C `__pipeline_wait_prior(PENDING)`): with `k`
 /// groups committed, groups `0 .. k - PENDING` are complete and their data is visible to
 /// this thread. Other threads see it after a barrier that follows their own waits.
-/// `PENDING` is 0, 1, 2 or 3 (a compile error otherwise). A no-op for sm_70 and in the
-/// emulator.
+/// `PENDING` is 0, 1, 2 or 3 (a compile error otherwise). A no-op for sm_70; in the emulator
+/// the covered groups' copies land here (copies not yet committed stay in flight, as on the
+/// GPU).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn copy_async_wait<const PENDING: u32>() {
     const { assert!(PENDING <= 3, "copy_async_wait: PENDING is 0, 1, 2 or 3") };
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -573,6 +569,8 @@ pub fn copy_async_wait<const PENDING: u32>() {
             _ => core::arch::asm!("cp.async.wait_group 3;", options(nostack, preserves_flags)),
         }
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().async_wait(false, PENDING, core::panic::Location::caller());
 }
 
 /// The block's dynamic shared memory as an array of `T` (CUDA C:

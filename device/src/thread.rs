@@ -103,3 +103,30 @@ pub fn sync_threads() {
     #[cfg(not(target_arch = "nvptx64"))]
     hooks().sync_threads(core::panic::Location::caller())
 }
+
+/// A named barrier among `threads` threads of the block (PTX `bar.sync id, threads`; CUDA C
+/// `asm("bar.sync %0, %1;")`, or `cuda::ptx::barrier_sync`): returns once `threads` threads have
+/// arrived at barrier `id`, and orders their earlier shared and global accesses before their
+/// later ones, as [`sync_threads`] does for the whole block. It lets a group of warps (the
+/// compute warps of a warp-specialized kernel) synchronise among themselves while other warps
+/// of the block (a producer, a look-ahead warp) go on.
+///
+/// The rules: `id` is 1 to 15 (barrier 0 is `sync_threads`'s); `threads` is a multiple of 32,
+/// and every thread of a participating warp executes the same `named_barrier_sync` (the
+/// instruction is `.aligned`); all users of one `id` agree on `threads`. The emulator reports a
+/// barrier that not enough threads reach, or that two groups reach with different counts.
+///
+/// # Safety
+/// The rules above: a barrier that fewer than `threads` threads reach hangs the block.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn named_barrier_sync(id: u32, threads: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: `bar.sync` has no memory-safety preconditions; the caller keeps the rules above.
+    // No `nomem`: the compiler must not move memory accesses across it.
+    unsafe {
+        core::arch::asm!("bar.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads, options(nostack, preserves_flags));
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    hooks().named_barrier(id, threads, core::panic::Location::caller())
+}

@@ -14,7 +14,7 @@
 //! | [`count`] | the counters of a run of your launches, named as `--metrics` names them (ncu's names where the emulator counts the same thing) | the emulator |
 //! | [`trace`] | one block of your first launch drawn barrier interval by barrier interval (SVG), as `reduce trace` draws the project's | the emulator |
 //! | [`time`] | device time by CUDA events, median of timed runs after an untimed one | the GPU (the emulator: its CPU time) |
-//! | [`device_time`] | the device time of `iters` launches, for criterion's `iter_custom` (`cargo bench`) | the GPU (the emulator: its CPU time) |
+//! | [`device_time`] | the device time of `iters` launches after an untimed one, for criterion's `iter_custom` (`cargo bench`) | the GPU (the emulator: its CPU time) |
 //! | [`ncu_beside`] | Nsight Compute's counters of your kernel beside the emulator's count of the same launch | a GPU host with `ncu` |
 //!
 //! `examples/my_kernel.rs` and the template of the README ("Your kernel, your crate") use them
@@ -132,18 +132,24 @@ pub fn time(backend: &Backend, runs: u32, mut launch: impl FnMut() -> Result<()>
 }
 
 /// The device time of `iters` launches (each made by `launch`, each timed by CUDA events around
-/// it, as the project's benches time theirs), for criterion's `iter_custom`:
+/// it, as the project's benches time theirs), after one untimed launch, for criterion's
+/// `iter_custom`:
 ///
 /// ```ignore
 /// b.iter_custom(|iters| experiment::device_time(&backend, iters, &mut launch).unwrap());
 /// ```
 ///
-/// On the emulator, its CPU time.
+/// On the emulator, its CPU time. The untimed launch comes first in every call, so that no
+/// measurement ever contains a process's first launch (module load, the device runtime's setup:
+/// issue #37 saw a first launch of a nested kernel triple its median of 5); criterion's own
+/// warm-up does the same across calls.
 pub fn device_time(
     backend: &Backend,
     iters: u64,
     mut launch: impl FnMut() -> Result<()>,
 ) -> Result<std::time::Duration> {
+    launch()?;
+    backend.synchronize()?;
     let mut us = 0.0;
     for _ in 0..iters {
         us += backend.time(&mut launch)?;
@@ -239,6 +245,27 @@ mod tests {
         let backend = Backend::emulator();
         let e = count(&backend, |_| Ok(())).unwrap_err().to_string();
         assert!(e.contains("launched no kernel") && !e.contains('\n'), "{e}");
+    }
+
+    /// Every timed measurement begins with an untimed launch (issue #37): `time` and
+    /// `device_time` launch once more than they time.
+    #[test]
+    fn the_first_launch_is_never_timed() {
+        let backend = Backend::emulator();
+        let mut launches = 0;
+        let runs = time(&backend, 3, || {
+            launches += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!((launches, runs.times_us.len()), (4, 3));
+        let mut launches = 0;
+        device_time(&backend, 5, || {
+            launches += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(launches, 6);
     }
 
     #[test]

@@ -81,6 +81,12 @@ pub static ROWS: &[Row] = &[
         "reduce/neighbored.rs",
     ),
     row("`__syncthreads()`", "`thread::sync_threads()`", "`thread::sync_threads()`", "reduce/neighbored.rs"),
+    row(
+        "a named barrier among some warps: `asm(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(threads))`",
+        "`thread::named_barrier_sync(id, threads)`",
+        "none: inline `asm!`",
+        "scan/lookback_warpspec.rs",
+    ),
     row("`__syncwarp(mask)`", "`warp::sync_warp(mask)`", "`warp::sync_warp(mask)`", "reduce/unroll_warps8.rs"),
     row(
         "`__shared__ int smem[N];`",
@@ -204,7 +210,7 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "TMA bulk copies (sm_90): `cuda::memcpy_async(smem, gmem, bytes, bar)` with a `cuda::barrier`; `cp.async.bulk` shared → global; `fence.proxy.async`",
-        "`bulk::Mbarrier` (`at`, `init`, `arrive_expect_tx`, `try_wait_parity`, `wait_parity`), `Shared::copy_bulk(i, src, count, bar, policy)`, `Shared::store_bulk(i, dst, count, policy)`, `bulk::bulk_commit()`, `bulk::bulk_wait_read::<N>()`, `bulk::fence_proxy_async()`",
+        "`bulk::Mbarrier` (`at`, `init`, `arrive_expect_tx`, `arrive`, `try_wait_parity`, `wait_parity`), `Shared::copy_bulk(i, src, count, bar, policy)`, `Shared::store_bulk(i, dst, count, policy)`, `bulk::bulk_commit()`, `bulk::bulk_wait_read::<N>()`, `bulk::fence_proxy_async()`",
         "none: inline `asm!`",
         "scan/lookback_bulk.rs",
     ),

@@ -10,8 +10,9 @@
 #![allow(clippy::missing_safety_doc)]
 
 use crate::device::atomic::{atomic_add_u32, load_acquire_u32, load_relaxed_u32, thread_fence};
-use crate::device::bulk::Mbarrier;
+use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
 use crate::device::global::GlobalMut;
+use crate::device::shared::copy_async_commit;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
@@ -392,6 +393,76 @@ kernel! {
             }
         }
         sync_threads();
+    }
+}
+
+kernel! {
+    /// The first 32 threads each start a `cp.async` of 16 bytes into shared memory and close its
+    /// group, but never wait for it (no `cp.async.wait_group`); after the barrier every thread
+    /// reads its word. The copies are still in flight: on the GPU thread 0 may read the poison
+    /// that was there before; the emulator reports the read. Launch it with 64 threads.
+    pub unsafe fn cp_async_without_wait(out: GlobalMut<i32>) {
+        let staged = static_shared!(STAGED: [i32; 128]);
+        let tid = thread_idx_x() as usize;
+        if tid < 32 {
+            // SAFETY: chunk tid of out's 128 elements, 16-byte aligned; deliberately never waited for.
+            unsafe { staged.copy_async_v4(4 * tid, out.as_const().wrapping_offset(4 * tid)) }; // [fault-site: cp_async_issued]
+            copy_async_commit();
+        }
+        sync_threads();
+        // SAFETY: tid < 128.
+        let v = unsafe { staged.read(tid) }; // [fault-site: cp_async_without_wait]
+        // SAFETY: out holds one element per thread of the grid.
+        unsafe { out.write(global_index(), v) };
+    }
+}
+
+kernel! {
+    /// Thread 0 starts a bulk copy of 64 elements into shared memory on an `mbarrier`, and then,
+    /// instead of waiting on the barrier, goes straight to the block barrier: every thread reads
+    /// its element of the tile while the copy is in flight (a missing `mbarrier.try_wait`).
+    pub unsafe fn bulk_without_wait(out: GlobalMut<i32>) {
+        let bars = static_shared!(BARS: [u64; 1]);
+        let tile = static_shared!(TILE: [i32; 64]);
+        if thread_idx_x() == 0 {
+            // SAFETY: one barrier, one thread; the bytes expected are the bytes copied, but
+            // nobody waits for them.
+            unsafe {
+                let bar = Mbarrier::at(bars, 0);
+                bar.init(1);
+                bar.arrive_expect_tx(256);
+                tile.copy_bulk(0, out.as_const(), 64, bar, 0); // [fault-site: bulk_issued]
+            }
+        }
+        sync_threads();
+        // SAFETY: tid < 64.
+        let v = unsafe { tile.read(thread_idx_x() as usize) }; // [fault-site: bulk_without_wait]
+        // SAFETY: out holds one element per thread of the grid.
+        unsafe { out.write(global_index(), v) };
+    }
+}
+
+kernel! {
+    /// Every thread writes its element of a shared tile; thread 0 stores the tile to global
+    /// memory with one bulk store, and then writes the tile again before the store has read it
+    /// (its `cp.async.bulk.wait_group.read` comes one line too late).
+    pub unsafe fn bulk_store_overwritten(out: GlobalMut<i32>) {
+        let tile = static_shared!(OUTGOING: [i32; 64]);
+        let tid = thread_idx_x() as usize;
+        // SAFETY: tid < 64.
+        unsafe { tile.write(tid, tid as i32) };
+        fence_proxy_async();
+        sync_threads();
+        if tid == 0 {
+            // SAFETY: 64 elements at block 0's or 1's half of out (16-byte aligned), fenced and
+            // behind the barrier; deliberately overwritten before the wait.
+            unsafe {
+                tile.store_bulk(0, out.offset(64 * block_idx_x() as usize), 64, 0); // [fault-site: bulk_store_issued]
+                bulk_commit();
+                tile.write(0, -1); // [fault-site: bulk_store_overwritten]
+            }
+            bulk_wait_read::<0>();
+        }
     }
 }
 

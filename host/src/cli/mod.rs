@@ -112,7 +112,8 @@ struct Args {
     #[arg(long, value_parser = parse::blocks_per_sm, allow_negative_numbers = true)]
     blocks_per_sm: Option<u32>,
     /// A variant name, or `all`: every variant that runs the pair (with `--op scan`: a scan
-    /// variant, `all` or `tuning`).
+    /// variant, `all`, `tuning`, or several scan variants separated by commas, run in that
+    /// order on one input: `lookback,lookback_warpspec`).
     #[arg(long, default_value = "all")]
     variant: String,
     /// Only the variants of this family (global, shared, modern, sumsq; reductions only).

@@ -179,9 +179,13 @@ fn time_copy<T: Value>(session: &Session, input: &crate::DeviceBuffer<T>, asked:
 /// sums, a variant that does not (or `tuning`) is a one-line refusal.
 fn selected(args: &Args, elem: Elem, op: Op) -> Result<Vec<&'static ScanVariant>> {
     let name = args.variant.as_str();
-    if Layout::of(elem, op) == Layout::Pair && name != "all" && !find(name).is_ok_and(|v| v.supports(elem, op)) {
+    let unfit = name.split(',').map(str::trim).find(|one| !find(one).is_ok_and(|v| v.supports(elem, op)));
+    if Layout::of(elem, op) == Layout::Pair
+        && name != "all"
+        && let Some(one) = unfit
+    {
         return Err(Error::Invalid(format!(
-            "--op scan --type {} --combine {}: scan variant `{name}` is an i32 sum only; the generic scan variants \
+            "--op scan --type {} --combine {}: scan variant `{one}` is an i32 sum only; the generic scan variants \
              are: {}",
             elem.name(),
             op.name(),
@@ -191,7 +195,7 @@ fn selected(args: &Args, elem: Elem, op: Op) -> Result<Vec<&'static ScanVariant>
     let list: Vec<&'static ScanVariant> = match name {
         "all" => curriculum().collect(),
         "tuning" => all().filter(|v| v.name.starts_with("lookback")).collect(),
-        name => vec![find(name)?],
+        name => name.split(',').map(|one| find(one.trim())).collect::<Result<_>>()?,
     };
     Ok(list.into_iter().filter(|v| v.supports(elem, op)).collect())
 }

@@ -17,6 +17,7 @@
 //! | `lookback` (and its tuning shapes) | `lookback` once (`lookback__{type}_{op}` for the other pairs) | one status word per tile (and two value slots per tile for the other pairs) |
 //! | `lookback_bulk` (and `lookback_bulk_load_only`; sm_90) | itself once | one status word per tile |
 //! | `lookback_persistent` (sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
+//! | `lookback_warpspec` (and its tuning shapes; sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
 //!
 //! Every row runs through one workspace shape (`ScanWorkspace`: status words, value slots,
 //! the recursions' scratch) and one launch path, for a prepared [`Scan`] and for a [`Scanner`]
@@ -25,6 +26,7 @@
 //! **Never the input.** Every kernel reads `input` and writes `output` or scratch the
 //! workspace owns; `input` and `output` are distinct buffers by construction (`&` and `&mut`).
 
+pub mod by_device;
 pub mod cpu;
 mod kind;
 mod levels;
@@ -39,8 +41,8 @@ pub use levels::{Level, bit_strides, blelloch_levels};
 pub use plan::{ScanGeometry, check, check_of};
 pub use registry::{
     BULK_ON_SM90, BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs, LookbackArgs, LookbackValuesArgs,
-    ScanByOp, ScanInstance, ScanPairs, ScanPlan, ScanVariant, all, choose, curriculum, fastest, find, generic_names,
-    instances,
+    ScanByOp, ScanInstance, ScanPairs, ScanPlan, ScanVariant, all, choose, choose_on, curriculum, fastest, fastest_on,
+    find, generic_names, instances,
 };
 pub use run::{Scan, ScanMeasurement, measure, mismatch_text, scan_depth, scan_with, verdict};
 pub use scanner::Scanner;
@@ -147,6 +149,30 @@ mod tests {
         assert_eq!(shapes, kernels::scan::LOOKBACK_TUNING.to_vec());
         for v in all().filter(reshaped) {
             assert_eq!(v.name, format!("lookback_{}x{}", v.block(), v.tile() / v.block()));
+        }
+    }
+
+    #[test]
+    fn warpspec_shapes_match_the_kernels_list() {
+        let shapes: Vec<(u32, u32, u32)> = all()
+            .filter_map(|v| match v.plan {
+                ScanPlan::WarpSpecialized { warps, items, stages, .. } => Some((warps, items, stages)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
+        let default = (kernels::scan::WARPSPEC_WARPS, kernels::scan::WARPSPEC_ITEMS, kernels::scan::WARPSPEC_STAGES);
+        assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
+        for v in all().filter(|v| matches!(v.plan, ScanPlan::WarpSpecialized { .. })) {
+            let ScanPlan::WarpSpecialized { warps, items, stages, .. } = v.plan else { unreachable!() };
+            let name = if (warps, items, stages) == default {
+                "lookback_warpspec".to_string()
+            } else {
+                format!("lookback_warpspec_{warps}x{items}x{stages}")
+            };
+            assert_eq!((v.name, v.tuning), (name.as_str(), name != "lookback_warpspec"));
+            assert_eq!(v.block(), 32 * (warps + 2));
+            assert_eq!(v.tile(), 32 * warps * items);
         }
     }
 

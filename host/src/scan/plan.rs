@@ -21,6 +21,7 @@ pub(crate) fn single_pass_launch<T>(
     match inst.plan {
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
+        ScanPlan::WarpSpecialized { kernel, .. } => Ok((kernel, warpspec_config(backend, inst, n)?, tiles + 1)),
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
             Err(Error::Invalid(format!("scan `{}` is not a single-pass scan of the packed status", inst.variant.name)))
         }
@@ -184,6 +185,22 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
         return Err(Error::Invalid(format!("scan `{}` is not a persistent scan", inst.variant.name)));
     };
     let shared = kernels::scan::lookback_persistent_shared_bytes(threads, items, stages);
+    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
+    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
+    let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
+    let grid = n.div_ceil(inst.plan.tile() as usize).min(resident);
+    Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })
+}
+
+/// The launch of a [`ScanPlan::WarpSpecialized`] variant on `n` elements: its ring in dynamic
+/// shared memory, its block (compute warps and two more), and as many blocks as fit on the
+/// device at once (at most one per tile): persistent blocks that draw their tiles by ticket.
+fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
+    let ScanPlan::WarpSpecialized { kernel, warps, items, stages } = inst.plan else {
+        return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
+    };
+    let shared = kernels::scan::warpspec_shared_bytes(warps, items, stages);
+    let threads = kernels::scan::warpspec_threads(warps);
     backend.allow_dynamic_shared(kernel.name, shared as usize)?;
     let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;

@@ -9,7 +9,7 @@
 use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, lookback_items};
 
 use super::kind::Kind;
-use crate::backend::Kernel;
+use crate::backend::{DeviceInfo, Kernel};
 use crate::error::{Error, Result};
 use crate::kernel_ref;
 use crate::types::{Elem, Op, PerElement, PerType, Value};
@@ -86,6 +86,20 @@ pub enum ScanPlan<T: 'static = i32> {
         /// Elements per thread.
         items: u32,
         /// Tiles in shared memory per block.
+        stages: u32,
+    },
+    /// One launch of as many warp-specialized blocks as fit on the GPU at once (sm_90), each
+    /// drawing tiles by ticket into a ring of `stages` tiles: a producer warp loads them with the
+    /// bulk-copy engine, a look-ahead warp runs the decoupled look-back, `warps` compute warps
+    /// reduce, scan and store (`kernels::scan::lookback_warpspec`).
+    WarpSpecialized {
+        /// `lookback_warpspec` or one of its tuning shapes.
+        kernel: Kernel<LookbackArgs<T>>,
+        /// Compute warps per block (the block has two more: the producer and the look-ahead).
+        warps: u32,
+        /// Elements per compute thread.
+        items: u32,
+        /// Tiles in the block's shared-memory ring.
         stages: u32,
     },
 }
@@ -166,9 +180,9 @@ impl<T> ScanPlan<T> {
         match self {
             ScanPlan::Fenwick { build, query, .. } => vec![build.name, query.name],
             ScanPlan::ReduceThenScan { reduce, block_scan, .. } => vec![reduce.name, block_scan.name],
-            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::PersistentLookback { kernel, .. } => {
-                vec![kernel.name]
-            }
+            ScanPlan::DecoupledLookback { kernel, .. }
+            | ScanPlan::PersistentLookback { kernel, .. }
+            | ScanPlan::WarpSpecialized { kernel, .. } => vec![kernel.name],
             ScanPlan::DecoupledLookbackValues { kernel, .. } => vec![kernel.name],
         }
     }
@@ -180,6 +194,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, .. }
             | ScanPlan::DecoupledLookbackValues { threads, .. }
             | ScanPlan::PersistentLookback { threads, .. } => threads,
+            ScanPlan::WarpSpecialized { warps, .. } => kernels::scan::warpspec_threads(warps),
         }
     }
 
@@ -191,6 +206,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, items, .. }
             | ScanPlan::DecoupledLookbackValues { threads, items, .. }
             | ScanPlan::PersistentLookback { threads, items, .. } => threads * items,
+            ScanPlan::WarpSpecialized { warps, items, .. } => kernels::scan::warpspec_tile(warps, items),
         }
     }
 
@@ -208,7 +224,7 @@ impl<T> ScanPlan<T> {
             // The status words, then two value slots per tile.
             ScanPlan::DecoupledLookbackValues { .. } => tiles * 8 * 3,
             // The status words, then the ticket counter.
-            ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
+            ScanPlan::PersistentLookback { .. } | ScanPlan::WarpSpecialized { .. } => (tiles + 1) * 8,
         }
     }
 }
@@ -352,6 +368,31 @@ macro_rules! lookback_hinted {
     };
 }
 
+/// A shape of the warp-specialized scan (compute warps, items per thread, stages): `lookback_warpspec`
+/// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`.
+macro_rules! warpspec_shape {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: if $tuning {
+                "lookback_warpspec with another shape (compute warps x items per thread x ring stages), for tuning"
+            } else {
+                "warp-specialized persistent blocks: a producer warp fills a ring of stages with bulk copies, a look-ahead warp runs the look-back, compute warps reduce, scan and store, no block barrier on the look-back path"
+            },
+            kinds: BOTH,
+            min_cc: (9, 0),
+            tuning: $tuning,
+            pairs: ScanPairs::Own,
+            plan: ScanPlan::WarpSpecialized {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                warps: $warps,
+                items: $items,
+                stages: $stages,
+            },
+        }
+    };
+}
+
 /// The scan variants: the curriculum first (`bit` → `blelloch_unpadded` → `blelloch` → `lookback`), then the
 /// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
 static VARIANTS: &[ScanVariant] = &[
@@ -423,6 +464,7 @@ static VARIANTS: &[ScanVariant] = &[
             items: kernels::scan::BULK_ITEMS,
         },
     },
+    warpspec_shape!(lookback_warpspec, 8, 20, 4, false),
     lookback_shape!(lookback_128x44, 128, 44),
     lookback_shape!(lookback_128x60, 128, 60),
     lookback_shape!(lookback_192x44, 192, 44),
@@ -464,6 +506,13 @@ static VARIANTS: &[ScanVariant] = &[
             stages: kernels::scan::PERSISTENT_STAGES,
         },
     },
+    warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4, true),
+    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true),
+    warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3, true),
+    warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4, true),
+    warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4, true),
+    warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3, true),
+    warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4, true),
 ];
 
 /// Every scan variant, tuning shapes included.
@@ -508,10 +557,28 @@ pub fn fastest(cc: (u32, u32)) -> &'static ScanVariant {
     find(name).expect("both look-back scans are registered")
 }
 
-/// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on a device of
-/// compute capability `cc`: [`fastest`] for `i32` sums, `lookback`'s row of the pair for every
-/// other.
+/// The plan for a device of compute capability `cc` when neither the device nor the size is
+/// known: [`fastest`] for `i32` sums, `lookback`'s row of the pair for every other.
+/// [`choose_on`] is what a [`Scanner`](super::Scanner) runs.
 pub fn choose<T: Value>(op: Op, cc: (u32, u32)) -> Result<ScanInstance<T>> {
     let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest(cc) } else { find("lookback")? };
+    v.instance::<T>(op)
+}
+
+/// The `i32`-sum scan variant for `n` elements on `device`: the plan's per-device table
+/// (`host/src/scan/plan_by_device.csv`, [`by_device`](super::by_device)), by the device's name
+/// and the size, with the `*` rows for a device it does not name; [`fastest`] should the table
+/// have no row (its unit tests keep that from happening).
+pub fn fastest_on(device: &DeviceInfo, n: usize) -> &'static ScanVariant {
+    let cc = device.compute_capability;
+    let rows = super::by_device::table().unwrap_or_default();
+    super::by_device::variant_for(&rows, &device.name, cc, n).unwrap_or_else(|| fastest(cc))
+}
+
+/// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on `device` for
+/// `n` elements: [`fastest_on`] for `i32` sums (by device and size), `lookback`'s row of the pair
+/// for every other.
+pub fn choose_on<T: Value>(op: Op, device: &DeviceInfo, n: usize) -> Result<ScanInstance<T>> {
+    let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest_on(device, n) } else { find("lookback")? };
     v.instance::<T>(op)
 }

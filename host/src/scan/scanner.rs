@@ -7,7 +7,7 @@ use kernels::types::Sum;
 
 use super::kind::Kind;
 use super::plan::check_of;
-use super::registry::choose;
+use super::registry::choose_on;
 use super::workspace::ScanWorkspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
@@ -40,9 +40,10 @@ use crate::types::{OpKind, Value, check_layout};
 /// # Ok::<(), reduce_scan::Error>(())
 /// ```
 ///
-/// **Which kernel** (the plan, [`choose`](super::choose)): `lookback`'s row of the pair, the
-/// classic `lookback` for `i32` sums (or `lookback_bulk` on sm_90 where
-/// [`BULK_ON_SM90`](super::BULK_ON_SM90) says so), `lookback__{type}_{op}` for every other. The
+/// **Which kernel** (the plan, [`choose_on`](super::choose_on)): for `i32` sums the variant the
+/// per-device table names for this GPU and size (`lookback`, or `lookback_warpspec` where a
+/// sweep found it faster; `host/src/scan/plan_by_device.csv`), `lookback__{type}_{op}` for
+/// every other pair. The
 /// shape is [`Reducer`](crate::sum::Reducer)'s, for the same reasons (its module docs): the
 /// pair is fixed per object, the methods are the same for every pair.
 ///
@@ -125,8 +126,9 @@ impl<'b, T: Value, O: OpKind> Scanner<'b, T, O> {
             return Ok(());
         }
         let n = range.len();
-        let cc = self.backend.info().compute_capability;
-        let inst = choose::<T>(O::OP, cc)?;
+        let info = self.backend.info();
+        let cc = info.compute_capability;
+        let inst = choose_on::<T>(O::OP, info, n)?;
         check_of(&inst, kind, n, (n, output.len()), cc)?;
         let src = self.source(input, range)?;
         let mut launches = self.work.launches(self.backend, &inst, kind, (src, output.as_mut_ptr()), n)?;

@@ -83,7 +83,9 @@ impl<T: Value> ScanWorkspace<T> {
             ScanPlan::ReduceThenScan { reduce, block_scan, block, .. } => {
                 self.reduce_then_scan(backend, (reduce, block_scan, block), (input, output), n, excl)?
             }
-            ScanPlan::DecoupledLookback { .. } | ScanPlan::PersistentLookback { .. } => {
+            ScanPlan::DecoupledLookback { .. }
+            | ScanPlan::PersistentLookback { .. }
+            | ScanPlan::WarpSpecialized { .. } => {
                 let (kernel, cfg, words) = single_pass_launch(backend, inst, n)?;
                 let status = self.status(backend, words)?;
                 vec![Launch::Lookback(kernel, cfg, (input, output, status, n32, 0, excl))]

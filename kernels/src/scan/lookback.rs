@@ -100,14 +100,14 @@ pub const LOOKBACK_SHARED_BYTES: u32 = lookback_shared_bytes(LOOKBACK_THREADS, L
 /// 32-bit words per element of `T`: 1, or 2 for the 64-bit types. The tile lives in shared
 /// memory as 32-bit words, whatever `T`.
 #[inline(always)]
-const fn words<T: Element>() -> usize {
+pub(super) const fn words<T: Element>() -> usize {
     4 / T::PER_128
 }
 
 /// The elements of the 16 bytes `w` read as four 32-bit words: four of a 32-bit type, or two
 /// of a 64-bit type (then repeated: `[a, b, a, b]`).
 #[inline(always)]
-fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
+pub(super) fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
     let w = [w[0].to_word(), w[1].to_word(), w[2].to_word(), w[3].to_word()];
     if T::PER_128 == 4 {
         [T::from_halves([w[0], 0]), T::from_halves([w[1], 0]), T::from_halves([w[2], 0]), T::from_halves([w[3], 0])]
@@ -120,14 +120,14 @@ fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
 /// The 16 bytes that hold the first `T::PER_128` elements of `e`, as four words: the inverse
 /// of [`unpack`].
 #[inline(always)]
-fn pack<T: Element, W: Word>(e: [T; 4]) -> [W; 4] {
+pub(super) fn pack<T: Element, W: Word>(e: [T; 4]) -> [W; 4] {
     let w = to_128(e);
     [W::from_word(w[0]), W::from_word(w[1]), W::from_word(w[2]), W::from_word(w[3])]
 }
 
 /// The elements of the 16 bytes `w` (`T::PER_128` of them) folded into `acc`, in order.
 #[inline(always)]
-fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4]) -> T {
+pub(super) fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4]) -> T {
     let x = unpack::<T, W>(w);
     let acc = O::combine(O::combine(acc, x[0]), x[1]);
     if T::PER_128 == 4 { O::combine(O::combine(acc, x[2]), x[3]) } else { acc }
@@ -139,7 +139,7 @@ fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4]) -> T {
 /// # Safety
 /// The slot's words are in `smem`; no concurrent write (a barrier separates it from this read).
 #[inline(always)]
-unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize) -> T {
+pub(super) unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize) -> T {
     // SAFETY: the caller's promise.
     unsafe {
         if words::<T>() == 1 {
@@ -155,7 +155,7 @@ unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usi
 /// # Safety
 /// As for [`read_slot`], with no concurrent access.
 #[inline(always)]
-unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize, value: T) {
+pub(super) unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize, value: T) {
     // SAFETY: the caller's promise.
     unsafe {
         if words::<T>() == 1 {
@@ -172,7 +172,7 @@ unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: us
 /// `__shfl_up_sync`: 5 steps, every lane ends with lanes `0..=lane` combined; a 64-bit value
 /// crosses as two shuffles).
 #[inline(always)]
-fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
+pub(super) fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
     let mut d = 1;
     while d < WARP_SIZE {
         let y = shfl_up_sync(FULL_MASK, x, d);
@@ -190,7 +190,7 @@ fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
 /// subtraction); otherwise the inclusive value of the lane below (one more shuffle), the
 /// identity in lane 0. Called by every lane of a full warp.
 #[inline(always)]
-fn warp_exclusive<T: Element, O: Operator<T>>(inclusive: T, own: T, lane: u32) -> T {
+pub(super) fn warp_exclusive<T: Element, O: Operator<T>>(inclusive: T, own: T, lane: u32) -> T {
     match O::exclusive_from(inclusive, own) {
         Some(before) => before,
         None => {
@@ -244,7 +244,7 @@ impl<T: Element> Status<T> {
     /// `tile` has a word (and, split, two slots); one thread per tile publishes, the aggregate
     /// before the prefix.
     #[inline(always)]
-    unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
+    pub(super) unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
         if packed::<T>() {
             // SAFETY: tile < the status array's length; one atomic word carries flag and value.
             unsafe { store_relaxed_u64(self.words.offset(tile), pack_status(epoch, flag, value.low_bits() as i32)) };
@@ -318,7 +318,7 @@ impl<T: Element> Status<T> {
 /// `status` holds at least `tile` words (and their slots); called by all 32 lanes of one warp
 /// with the same `tile` and `epoch`.
 #[inline(always)]
-unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     status: Status<T>,
     tile: usize,
     epoch: u32,
@@ -365,7 +365,7 @@ unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p: usize, n: usize) -> [W; 4] {
+pub(super) unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p: usize, n: usize) -> [W; 4] {
     let at = |k: usize| {
         if k < T::PER_128 && p + k < n {
             // SAFETY: p + k < n.
@@ -382,7 +382,7 @@ unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p:
 /// # Safety
 /// `output` holds `n` elements, and nobody else writes these elements concurrently.
 #[inline(always)]
-unsafe fn store_guarded<T: Element, W: Word>(output: GlobalMut<T>, p: usize, n: usize, chunk: [W; 4]) {
+pub(super) unsafe fn store_guarded<T: Element, W: Word>(output: GlobalMut<T>, p: usize, n: usize, chunk: [W; 4]) {
     let elements = unpack::<T, W>(chunk);
     for (k, &x) in elements[..T::PER_128].iter().enumerate() {
         if p + k < n {

@@ -49,7 +49,7 @@ pub const fn lookback_persistent_shared_bytes(threads: u32, items: u32, stages: 
 /// # Safety
 /// `counter` is the launch's ticket word (zeroed, or left by launches with other epochs).
 #[inline(always)]
-unsafe fn draw_tile(counter: GlobalMut<u64>, epoch: u32, first: bool) -> usize {
+pub(super) unsafe fn draw_tile(counter: GlobalMut<u64>, epoch: u32, first: bool) -> usize {
     if !first {
         // SAFETY: the caller's ticket word; every access to it is atomic.
         return unsafe { atomic_add_u64(counter, 1) } as u32 as usize;
@@ -108,11 +108,14 @@ unsafe fn produce<const STAGES: usize, const BULK_STORE: bool>(
     p.drawn += 1;
     // SAFETY: the stage's ticket slot; read by the others after the next barrier.
     unsafe { smem.write(STAGES * tile_len + TICKET_SLOT + stage, tile as i32) };
+    if BULK_STORE {
+        // The stage's last bulk store must have read its bytes before they are overwritten: by
+        // the copy engine for a full tile, by every thread for the partial last one. (Waiting
+        // only before a bulk load left the partial tile's stores racing with the store's reads;
+        // the emulator's in-flight check found it.)
+        bulk_wait_read::<0>();
+    }
     if (tile + 1) * tile_len <= n {
-        if BULK_STORE {
-            // The stage's last bulk store must have read its bytes before they are overwritten.
-            bulk_wait_read::<0>();
-        }
         // Earlier reads and writes of the buffer by the threads (generic proxy) come first.
         fence_proxy_async();
         // SAFETY: an initialised barrier; a whole tile inside the input (16-byte aligned: the

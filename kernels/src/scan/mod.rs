@@ -11,6 +11,7 @@
 //! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //! | `lookback_bulk` | [`lookback_bulk`] | O(n) | 1 read + 1 write | `lookback` with sm_90's bulk copies: one instruction moves the tile |
 //! | `lookback_persistent` | [`lookback_persistent`] | O(n) | 1 read + 1 write | persistent blocks, tiles by ticket, the next tile loading during the look-back (slower) |
+//! | `lookback_warpspec` | [`lookback_warpspec`] | O(n) | 1 read + 1 write | warp-specialized persistent blocks: a producer warp, a look-ahead warp, compute warps, joined by a ring of stages and `mbarrier`s, no block barrier on the look-back path |
 //!
 //! `lookback`'s body is generic over the element type and operator of [`crate::types`]: `lookback`
 //! is its `i32` × sum, [`lookback_generic`] the other 17 pairs, PTX entries
@@ -27,6 +28,7 @@ pub mod index;
 mod lookback;
 mod lookback_bulk;
 mod lookback_persistent;
+mod lookback_warpspec;
 
 pub use bit::{BIT_BLOCK, BIT_BUILD_SHARED_BYTES, BIT_ITEMS, BIT_QUERY_SHARED_BYTES, BIT_SPAN, bit_build, bit_query};
 pub use blelloch::{
@@ -47,6 +49,12 @@ pub use lookback_bulk::{BULK_ITEMS, BULK_THREADS, BULK_TILE, lookback_bulk, look
 pub use lookback_persistent::{
     PERSISTENT_ITEMS, PERSISTENT_STAGES, PERSISTENT_THREADS, PERSISTENT_TILE, lookback_persistent,
     lookback_persistent_shared_bytes,
+};
+pub use lookback_warpspec::{
+    WARPSPEC_ITEMS, WARPSPEC_SHAPES, WARPSPEC_STAGES, WARPSPEC_WARPS, lookback_warpspec, lookback_warpspec_4x20x4,
+    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x28x3,
+    lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, warpspec_shared_bytes, warpspec_static_bytes,
+    warpspec_threads, warpspec_tile,
 };
 // The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
 // `lookback__{type}_{op}`, its shape.

@@ -116,11 +116,13 @@ pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
 pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, path: Path, at: Site) {
     let b = t.block;
     let checks = b.launch.checks;
-    if !b.race_on && !checks.initcheck && b.counting.is_none() {
+    let copies = b.copies.borrow().in_flight > 0;
+    if !b.race_on && !checks.initcheck && b.counting.is_none() && !copies {
         return;
     }
-    // The array, as (name, its bytes, the access's offset), and whether the bytes were written.
-    let (name, size, from, written) = {
+    // The array (name, bytes, the access's offset), the bytes in flight there, and whether they
+    // were written.
+    let (name, size, from, in_flight, written) = {
         let mut arrays = b.static_shared.borrow_mut();
         let mut dynamic = b.dynamic_shared.borrow_mut();
         let array = arrays
@@ -138,14 +140,14 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             )
         };
         let from = addr - array.start();
+        let in_flight = if copies { array.in_flight(from, from + bytes, access.writes()) } else { None };
         let written = !checks.initcheck || array.touch(from, from + bytes, access.writes());
-        (array.name, array.bytes, from, written)
+        (array.name, array.bytes, from, in_flight, written)
     };
-    let place = || {
-        let short = name.rsplit("::").next().unwrap_or(name);
-        let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
-        format!("{name} ({size} bytes) at byte offset {from}")
-    };
+    let place = || super::block::shared_place(name, size, from);
+    if let Some(incoming) = in_flight {
+        super::copies::in_flight(t, addr, (bytes, access.writes()), at, incoming, &place());
+    }
     if access.reads() && !written {
         note_uninit(b, || {
             format!(
@@ -163,6 +165,16 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     }
     if let Some(c) = &b.counting {
         c.borrow_mut().access(t.linear, false, addr, bytes, access, path, at);
+    }
+}
+
+/// Who made one side of a hazard: `thread N`, or the copy engine of a bulk copy (a
+/// pseudo-thread numbered from the block's thread count on).
+fn who(side: &super::race::Side, threads: usize) -> String {
+    if side.thread as usize >= threads {
+        format!("the bulk copy issued at {}", site(side.site))
+    } else {
+        format!("thread {}", side.thread)
     }
 }
 
@@ -214,6 +226,22 @@ fn note_uninit(b: &BlockCtx<'_>, detail: impl FnOnce() -> String) {
 
 /// Stops the thread with the report of hazard `h` on `place`.
 fn race(h: Hazard, place: &str) -> ! {
+    let threads = super::block::current().block.launch.block.volume() as usize;
+    if h.earlier.thread as usize >= threads {
+        // The earlier side is a bulk copy's bytes, which only a wait on its mbarrier orders.
+        report(
+            EmuErrorKind::Race,
+            format!(
+                "{} race on {place}: {} wrote it, then {} {} it at {}, without waiting for the mbarrier phase that \
+                 completes the copy (mbarrier.try_wait.parity, or a barrier after another thread's wait)",
+                h.kind(),
+                who(&h.earlier, threads),
+                who(&h.later, threads),
+                if h.later_wrote { "wrote" } else { "read" },
+                site(h.later.site)
+            ),
+        )
+    }
     report(
         EmuErrorKind::Race,
         format!(

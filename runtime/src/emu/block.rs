@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use device::emu::{Access, DeviceLaunch, Dim3, Fault, Hooks, Path, Site, WarpOp};
+use device::emu::{Access, AsyncCopy, DeviceLaunch, Dim3, Fault, Hooks, MbarrierOp, Path, Site, WarpOp};
 
 use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
@@ -81,7 +81,17 @@ impl LaunchCtx<'_> {
 #[derive(Clone, Copy)]
 enum Event {
     Barrier(Site),
-    Warp { mask: u32, op: WarpOp, site: Site },
+    /// `bar.sync id, count`.
+    Named {
+        id: u32,
+        count: u32,
+        site: Site,
+    },
+    Warp {
+        mask: u32,
+        op: WarpOp,
+        site: Site,
+    },
     Poll(Site),
 }
 
@@ -144,6 +154,8 @@ pub(super) struct BlockCtx<'a> {
     pub releases: Cell<u32>,
     /// What this block acquired of other blocks: block → its release count.
     pub knows: RefCell<Known>,
+    /// The asynchronous copies in flight, and the `mbarrier`s.
+    pub copies: RefCell<super::copies::BlockCopies>,
 }
 
 /// One shared-memory array of a block, with a bit per 4-byte word that says it was written.
@@ -154,6 +166,11 @@ pub(super) struct SharedArray {
     /// Bytes the kernel may use.
     pub bytes: usize,
     pub init: Vec<u64>,
+    /// Per 4-byte word, how many asynchronous copies still have to write it (empty until a
+    /// copy targets the array).
+    incoming: Vec<u8>,
+    /// Per 4-byte word, how many bulk stores still have to read it.
+    outgoing: Vec<u8>,
 }
 
 impl SharedArray {
@@ -163,6 +180,39 @@ impl SharedArray {
             buf: vec![u128::from_ne_bytes([SHARED_POISON; 16]); bytes.div_ceil(16).max(1)],
             bytes,
             init: vec![0; bytes.div_ceil(4).div_ceil(64).max(1)],
+            incoming: Vec::new(),
+            outgoing: Vec::new(),
+        }
+    }
+
+    /// `shared array `NAME` (BYTES bytes) at byte offset FROM`: how reports name a place.
+    pub fn place(&self, from: usize) -> String {
+        shared_place(self.name, self.bytes, from)
+    }
+
+    /// Marks bytes `[from, to)` as the destination (`incoming`) or the bulk-store source of one
+    /// more asynchronous copy in flight (`on`), or of one fewer.
+    pub fn mark_in_flight(&mut self, from: usize, to: usize, incoming: bool, on: bool) {
+        let marks = if incoming { &mut self.incoming } else { &mut self.outgoing };
+        if marks.is_empty() {
+            marks.resize(self.buf.len() * 4, 0);
+        }
+        for m in &mut marks[from / 4..to.div_ceil(4)] {
+            *m = if on { m.saturating_add(1) } else { m.saturating_sub(1) };
+        }
+    }
+
+    /// Whether an access to bytes `[from, to)` (a store when `writes`) touches bytes in flight:
+    /// `Some(true)` a copy's destination, `Some(false)` a bulk store's source that it would
+    /// overwrite.
+    pub fn in_flight(&self, from: usize, to: usize, writes: bool) -> Option<bool> {
+        let any = |marks: &[u8]| !marks.is_empty() && marks[from / 4..to.div_ceil(4)].iter().any(|&m| m > 0);
+        if any(&self.incoming) {
+            Some(true)
+        } else if writes && any(&self.outgoing) {
+            Some(false)
+        } else {
+            None
         }
     }
 
@@ -182,6 +232,14 @@ impl SharedArray {
         }
         all
     }
+}
+
+/// How reports name byte `from` of the shared array `name` of `bytes` bytes: `shared array
+/// `NAME` (BYTES bytes) at byte offset FROM` (or `dynamic shared memory (…)`).
+pub(super) fn shared_place(name: &str, bytes: usize, from: usize) -> String {
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
+    format!("{name} ({bytes} bytes) at byte offset {from}")
 }
 
 /// One emulated CUDA thread's identity, and the way back to its coroutine.
@@ -336,6 +394,21 @@ impl Hooks for EmuHooks {
         let grid = t.block.launch;
         super::nested::queue(t, grid.depth, &grid.children, grid.pending, launch)
     }
+    fn async_copy(&self, copy: AsyncCopy, site: Site) {
+        super::copies::issue(current(), copy, site);
+    }
+    fn async_commit(&self, bulk: bool) {
+        super::copies::commit(current(), bulk);
+    }
+    fn async_wait(&self, bulk: bool, pending: u32, _site: Site) {
+        super::copies::wait(current(), bulk, pending);
+    }
+    fn mbarrier(&self, word: usize, op: MbarrierOp, site: Site) -> bool {
+        super::copies::mbarrier(current(), word, op, site)
+    }
+    fn named_barrier(&self, id: u32, count: u32, site: Site) {
+        current().suspend(Event::Named { id, count, site });
+    }
 }
 
 /// Installs the hooks into the kernels crate, and a panic hook that keeps a kernel's panic
@@ -405,8 +478,18 @@ impl StackPool {
 enum State {
     Ready,
     Barrier(Site),
+    /// At named barrier `id` (`bar.sync id, count`).
+    Named(u32),
     Warp,
     Done,
+}
+
+/// The threads waiting at one named barrier, the count they wait for, and where the first came.
+#[derive(Clone, Default)]
+struct NamedWait {
+    count: u32,
+    site: Option<Site>,
+    threads: Vec<u32>,
 }
 
 /// Two barrier sites are the same call when they are the same `Location` (the compiler emits one
@@ -443,6 +526,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         uninit: RefCell::new(None),
         releases: Cell::new(0),
         knows: RefCell::new(Known::default()),
+        copies: RefCell::new(Default::default()),
     };
     let threads: Vec<ThreadCtx<'_>> = (0..n as u32)
         .map(|t| ThreadCtx {
@@ -486,7 +570,10 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
     }
 
     let mut sched = Scheduler::new(n);
-    let result = sched.run(launch, &block, &threads, &mut cos).and_then(|()| uninit_read(&block));
+    let result = sched
+        .run(launch, &block, &threads, &mut cos)
+        .and_then(|()| uninit_read(&block))
+        .and_then(|()| super::copies::at_block_end(&block));
 
     // Tear down: resume every unfinished thread with Abort so that it unwinds to its end.
     for co in cos.iter_mut() {
@@ -515,6 +602,8 @@ struct Scheduler {
     arrived: Vec<u32>,
     /// Where each thread last suspended (a barrier, warp operation or poll).
     last_site: Vec<Option<Site>>,
+    /// The named barriers 1..=15 (`bar.sync id, count`), by id.
+    named: Vec<NamedWait>,
 }
 
 type Failure = (EmuErrorKind, String);
@@ -530,6 +619,7 @@ impl Scheduler {
             warp_ops: vec![None; n],
             arrived: vec![0; n.div_ceil(32)],
             last_site: vec![None; n],
+            named: vec![NamedWait::default(); 16],
         }
     }
 
@@ -557,6 +647,10 @@ impl Scheduler {
                 CoroutineResult::Yield(Event::Barrier(s)) => {
                     self.last_site[ti] = Some(s);
                     self.barrier(t, s, block)?;
+                }
+                CoroutineResult::Yield(Event::Named { id, count, site }) => {
+                    self.last_site[ti] = Some(site);
+                    self.named_barrier(t, (id, count), site, block)?;
                 }
                 CoroutineResult::Yield(Event::Warp { mask, op, site }) => {
                     self.last_site[ti] = Some(site);
@@ -617,6 +711,61 @@ impl Scheduler {
             self.input[i] = 0;
         }
         self.queue.extend(0..self.n as u32);
+        Ok(())
+    }
+
+    /// Thread `t` arrived at named barrier `id` for `count` threads: checked, and released with
+    /// the others when it is the `count`-th.
+    fn named_barrier(&mut self, t: u32, (id, count): (u32, u32), s: Site, block: &BlockCtx<'_>) -> Result<(), Failure> {
+        let at = site(s);
+        if !(1..16).contains(&id) {
+            return Err((
+                EmuErrorKind::BarrierDivergence,
+                format!(
+                    "thread {t} waits at named barrier {id} at {at}: named barriers are 1 to 15 (0 is sync_threads's)"
+                ),
+            ));
+        }
+        if count == 0 || !count.is_multiple_of(32) || count as usize > self.n.next_multiple_of(32) {
+            return Err((
+                EmuErrorKind::BarrierDivergence,
+                format!(
+                    "thread {t} waits at named barrier {id} at {at} for {count} threads: the count is a multiple of \
+                     32 (whole warps) and at most the block's {} threads",
+                    self.n
+                ),
+            ));
+        }
+        let w = &mut self.named[id as usize];
+        if !w.threads.is_empty() && w.count != count {
+            let first = w.site.map(site).unwrap_or_default();
+            return Err((
+                EmuErrorKind::BarrierDivergence,
+                format!(
+                    "thread {t} waits at named barrier {id} at {at} for {count} threads, while threads {} wait at it \
+                     at {first} for {}: every user of a named barrier gives the same count",
+                    ranges(w.threads.iter().copied()),
+                    w.count
+                ),
+            ));
+        }
+        if w.threads.is_empty() {
+            (w.count, w.site) = (count, Some(s));
+        }
+        w.threads.push(t);
+        self.state[t as usize] = State::Named(id);
+        if w.threads.len() < count as usize {
+            return Ok(());
+        }
+        let members = std::mem::take(&mut w.threads);
+        if block.race_on {
+            block.race.borrow_mut().named_barrier(&members);
+        }
+        for &m in &members {
+            self.state[m as usize] = State::Ready;
+            self.input[m as usize] = 0;
+            self.queue.push_back(m);
+        }
         Ok(())
     }
 
@@ -723,6 +872,7 @@ impl Scheduler {
                 match self.state[w * 32 + l as usize] {
                     State::Done => "exited",
                     State::Barrier(_) => "wait at sync_threads",
+                    State::Named(_) => "wait at a named barrier",
                     _ => "wait at another warp operation",
                 }
             };
@@ -736,6 +886,26 @@ impl Scheduler {
                     site(s),
                     ranges(missing_lanes.iter().copied()),
                     what(missing_lanes[0]),
+                ),
+            );
+        }
+        // A named barrier that fewer threads reach than it counts.
+        if let Some((id, w)) = self.named.iter().enumerate().find(|(_, w)| !w.threads.is_empty()) {
+            let at = w.site.map(site).unwrap_or_default();
+            let others = (0..self.n as u32).filter(|i| !w.threads.contains(i));
+            let elsewhere: Vec<u32> = others.filter(|&i| self.state[i as usize] != State::Done).collect();
+            return (
+                EmuErrorKind::BarrierDivergence,
+                format!(
+                    "named barrier {id} at {at} waits for {} threads; threads {} arrived, threads {} exited{}",
+                    w.count,
+                    ranges(w.threads.iter().copied()),
+                    ranges(done.iter().copied()),
+                    if elsewhere.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" and threads {} wait elsewhere", ranges(elsewhere))
+                    }
                 ),
             );
         }

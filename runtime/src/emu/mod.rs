@@ -53,6 +53,7 @@
 
 mod access;
 mod block;
+mod copies;
 pub mod counters;
 pub mod memory;
 pub mod nested;
@@ -218,6 +219,12 @@ pub enum EmuErrorKind {
     /// A load of shared memory no thread of the block wrote, or of device memory nothing
     /// wrote since it was allocated (initcheck).
     Uninitialized,
+    /// An access to shared memory that an asynchronous copy (`cp.async`, `cp.async.bulk`) has
+    /// not finished writing, a store to shared memory that a bulk store has not finished
+    /// reading, or a block that exits before its bulk stores have read their bytes: a missing
+    /// wait (`cp.async.wait_group`, a wait on the copy's `mbarrier`,
+    /// `cp.async.bulk.wait_group.read`).
+    InFlight,
     /// The kernel called `trap`.
     Trap,
     /// The kernel panicked (an overflow or index check in the Rust code).

@@ -11,6 +11,15 @@
 //! in lock step, as none do since Volta: the book's warp-synchronous last warp without
 //! `__syncwarp` races here, as it does on the hardware.
 //!
+//! **Beyond warps and block barriers.** A named barrier (`bar.sync id, count`) orders the
+//! threads that meet at it, and an `mbarrier` orders every arrival of a phase before every wait
+//! that sees the phase complete (an arrival releases, a completed wait acquires). Both are
+//! tracked with a second vector clock per thread over every thread of the block, allocated only
+//! for a thread that acquires something that way (most kernels never do). The bytes a bulk copy
+//! lands count as stores of a *copy engine*, one pseudo-thread per `mbarrier` (numbered after
+//! the block's threads), whose clock the barrier's phase publishes: a thread that reads them
+//! without having waited for that phase races with the engine.
+//!
 //! **A hazard** is a store and another access (load or store) of the same word by two different
 //! threads, in one interval, unordered, not both atomic: read after write, write after read,
 //! write after write. The first one found stops the launch, so each is reported once, with both
@@ -153,6 +162,14 @@ pub struct BlockRace {
     many: Fast<usize, (u32, Vec<Side>)>,
     /// Per thread, its lane's clocks of the 32 lanes of its warp.
     clocks: Vec<[u32; 32]>,
+    /// Per thread, what it learnt of every thread's (and copy engine's) clock through named
+    /// barriers and `mbarrier`s, indexed by thread (engines after the threads); empty until it
+    /// learns anything that way.
+    far: Vec<Vec<u32>>,
+    /// Threads in the block.
+    threads: usize,
+    /// The copy engines' clocks (pseudo-thread `threads + k` is engine `k`).
+    engines: Vec<u32>,
     /// One thread: nothing to race with.
     alone: bool,
     /// The site table: number → site, and back (with the last one looked up).
@@ -179,6 +196,67 @@ impl BlockRace {
             c[t % 32] = 1;
             c
         }));
+        self.far.iter_mut().for_each(Vec::clear);
+        self.far.resize_with(threads, Vec::new);
+        self.threads = threads;
+        self.engines.clear();
+    }
+
+    /// Thread `me`'s knowledge of every clock: what it learnt through named barriers and
+    /// `mbarrier`s, joined with its lane clocks (its own clock included).
+    fn knowledge(&self, me: usize) -> Vec<u32> {
+        let mut v = self.far[me].clone();
+        let base = me / 32 * 32;
+        let lanes = (self.threads - base).min(32);
+        if v.len() < base + lanes {
+            v.resize(base + lanes, 0);
+        }
+        for (k, c) in v[base..base + lanes].iter_mut().zip(&self.clocks[me]) {
+            *k = (*k).max(*c);
+        }
+        v
+    }
+
+    /// A release by thread `me` (an `mbarrier` arrival): what it knows, to be published; its
+    /// later accesses are not covered by it.
+    pub fn release(&mut self, me: u32) -> Vec<u32> {
+        let v = self.knowledge(me as usize);
+        self.clocks[me as usize][(me % 32) as usize] += 1;
+        v
+    }
+
+    /// An acquire by thread `me` (a wait that saw a phase complete) of what the phase published.
+    pub fn acquire(&mut self, me: u32, published: &[u32]) {
+        join(&mut self.far[me as usize], published);
+    }
+
+    /// The threads `members` met at a named barrier: each knows what any of them knew.
+    pub fn named_barrier(&mut self, members: &[u32]) {
+        let mut all = Vec::new();
+        for &m in members {
+            join(&mut all, &self.knowledge(m as usize));
+        }
+        for &m in members {
+            join(&mut self.far[m as usize], &all);
+            self.clocks[m as usize][(m % 32) as usize] += 1;
+        }
+    }
+
+    /// Copy engine `engine` wrote the `bytes` bytes at `addr` (a bulk copy landed; `site` is
+    /// where it was issued): recorded as the engine's stores, unchecked (the issuing thread's
+    /// store was checked when it issued the copy). Returns the engine's pseudo-thread and the
+    /// clock of these stores, for the `mbarrier` phase that publishes them.
+    pub fn engine_write(&mut self, engine: usize, addr: usize, bytes: usize, site: Site) -> (usize, u32) {
+        if self.engines.len() <= engine {
+            self.engines.resize(engine + 1, 0);
+        }
+        self.engines[engine] += 1;
+        let (thread, clock) = (self.threads + engine, self.engines[engine]);
+        if !self.alone {
+            let side = Side { thread: thread as u32, clock, site, atomic: false };
+            self.record(addr, bytes, side, true, false);
+        }
+        (thread, clock)
     }
 
     /// Drops every page (their records are stale or may be lost).
@@ -248,6 +326,15 @@ impl BlockRace {
                 *j = (*j).max(*c);
             }
         }
+        if lanes.clone().any(|l| !self.far[base + l].is_empty()) {
+            let mut far = Vec::new();
+            for l in lanes.clone() {
+                join(&mut far, &self.far[base + l]);
+            }
+            for l in lanes.clone() {
+                self.far[base + l].clone_from(&far);
+            }
+        }
         for l in lanes {
             let c = &mut self.clocks[base + l];
             *c = joined;
@@ -307,18 +394,24 @@ impl BlockRace {
         if self.alone {
             return None;
         }
-        let number = self.site_number(site);
         let side =
             Side { thread: me, clock: self.clocks[me as usize][(me % 32) as usize], site, atomic: access.is_atomic() };
-        let writes = access.writes();
+        self.record(addr, bytes, side, access.writes(), true)
+    }
+
+    /// Records `side`'s access (a store when `writes`) to the `bytes` bytes at `addr`; with
+    /// `check`, returns the first hazard it completes.
+    fn record(&mut self, addr: usize, bytes: usize, side: Side, writes: bool, check: bool) -> Option<Hazard> {
+        let number = self.site_number(side.site);
         let mut found = None;
         let mut word = addr & !3;
         while word < addr + bytes {
             let i = self.slot(word);
             let e = &mut self.slots[i].entry;
-            if found.is_none() {
+            if check && found.is_none() {
                 let many = if e.reader == MANY { self.many.get(&word) } else { None };
-                found = hazard(&self.clocks, &self.sites, e, many, self.stamp, &side, writes);
+                let order = Order { clocks: &self.clocks, far: &self.far, threads: self.threads };
+                found = hazard(&order, &self.sites, e, many, self.stamp, &side, writes);
             }
             if writes {
                 (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);
@@ -373,16 +466,35 @@ fn add_reader(
     }
 }
 
+/// `a` joined with `b`, entry by entry (the longer length).
+fn join(a: &mut Vec<u32>, b: &[u32]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = (*x).max(*y);
+    }
+}
+
+/// What orders two accesses: the lane clocks, the far clocks, and where the engines start.
+struct Order<'a> {
+    clocks: &'a [[u32; 32]],
+    far: &'a [Vec<u32>],
+    threads: usize,
+}
+
 /// Is `earlier` ordered before the current point of thread `me`?
-fn ordered(clocks: &[[u32; 32]], earlier: &Side, me: u32) -> bool {
-    earlier.thread == me
-        || (earlier.thread / 32 == me / 32 && clocks[me as usize][(earlier.thread % 32) as usize] >= earlier.clock)
+fn ordered(order: &Order<'_>, earlier: &Side, me: u32) -> bool {
+    let (t, m) = (earlier.thread as usize, me as usize);
+    t == m
+        || (t < order.threads && t / 32 == m / 32 && order.clocks[m][t % 32] >= earlier.clock)
+        || order.far[m].get(t).is_some_and(|&c| c >= earlier.clock)
 }
 
 /// The hazard between the word's earlier accesses (`e`, and its readers in `many` when
 /// several) and `side`'s, if any.
 fn hazard(
-    clocks: &[[u32; 32]],
+    order: &Order<'_>,
     sites: &[Site],
     e: &Entry,
     many: Option<&(u32, Vec<Side>)>,
@@ -390,7 +502,7 @@ fn hazard(
     side: &Side,
     writes: bool,
 ) -> Option<Hazard> {
-    let races = |other: &Side| !(other.atomic && side.atomic) && !ordered(clocks, other, side.thread);
+    let races = |other: &Side| !(other.atomic && side.atomic) && !ordered(order, other, side.thread);
     if let Some(w) = Entry::side(e.writer, e.writer_clock, e.writer_site, sites).filter(|w| races(w)) {
         return Some(Hazard { earlier: w, earlier_wrote: true, later: *side, later_wrote: writes });
     }
@@ -476,6 +588,43 @@ mod tests {
         // Threads 1 and 2 are ordered before thread 3 by the warp sync; thread 40 is not.
         let h = r.access(0x100, 4, Access::Write, 3, site()).expect("write after thread 40's read");
         assert_eq!((h.earlier.thread, h.later.thread, h.kind()), (40, 3, "write after read"));
+    }
+
+    #[test]
+    fn named_barriers_and_mbarriers_order_across_warps() {
+        let mut r = race(96);
+        r.access(0x100, 4, Access::Write, 33, site());
+        r.named_barrier(&(32..96).collect::<Vec<_>>());
+        assert!(r.access(0x100, 4, Access::Read, 70, site()).is_none(), "both met at the named barrier");
+        r.access(0x200, 4, Access::Write, 33, site());
+        r.named_barrier(&(32..96).collect::<Vec<_>>());
+        assert!(r.access(0x200, 4, Access::Read, 0, site()).is_some(), "thread 0 was not at the named barrier");
+        // An arrival releases, a completed wait acquires; what follows the arrival is not covered.
+        r.access(0x300, 4, Access::Write, 40, site());
+        let published = r.release(40);
+        r.access(0x304, 4, Access::Write, 40, site());
+        r.acquire(5, &published);
+        assert!(r.access(0x300, 4, Access::Read, 5, site()).is_none(), "written before the arrival");
+        assert!(r.access(0x304, 4, Access::Read, 5, site()).is_some(), "written after the arrival");
+        // What thread 5 acquired, its warp learns at a __syncwarp.
+        r.access(0x308, 4, Access::Write, 41, site());
+        let published = r.release(41);
+        r.acquire(5, &published);
+        r.warp_sync(0, u32::MAX);
+        assert!(r.access(0x308, 4, Access::Read, 6, site()).is_none(), "transitively, through the warp sync");
+    }
+
+    #[test]
+    fn a_copy_engine_s_stores_are_ordered_by_the_phase_only() {
+        let mut r = race(64);
+        let (engine, clock) = r.engine_write(0, 0x400, 16, site());
+        assert_eq!((engine, clock), (64, 1));
+        let h = r.access(0x404, 4, Access::Read, 3, site()).expect("no wait: a race with the engine");
+        assert_eq!((h.earlier.thread, h.kind()), (64, "read after write"));
+        let mut phase = vec![0; engine + 1];
+        phase[engine] = clock;
+        r.acquire(40, &phase);
+        assert!(r.access(0x408, 4, Access::Read, 40, site()).is_none(), "the waiter saw the phase");
     }
 
     #[test]

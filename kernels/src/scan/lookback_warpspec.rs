@@ -1,0 +1,686 @@
+use super::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, stage_of, striped_chunk};
+use super::lookback::{
+    LOOKBACK_SLEEP_NS, Status, fold_chunk, load_guarded, look_back, pack, read_slot, store_guarded, unpack,
+    warp_exclusive, warp_inclusive_scan, words, write_slot,
+};
+use super::lookback_persistent::draw_tile;
+use crate::device::bulk::{Mbarrier, fence_proxy_async};
+use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
+use crate::device::shared::{Shared, dynamic_shared};
+use crate::device::thread::{block_dim_x, named_barrier_sync, sync_threads, thread_idx_x};
+use crate::device::warp::{Word, shfl_sync, sync_warp};
+use crate::device::{FULL_MASK, WARP_SIZE, trap};
+use crate::types::{Element, Operator, Sum};
+use crate::{kernel, static_shared};
+
+// ---------------------------------------------------------------------------------------
+// Tuning: every knob of the warp-specialized scan is a const generic of its body; the shapes
+// compiled into the PTX are listed here, `lookback_warpspec` itself being the first.
+
+/// Compute warps per block of `lookback_warpspec` (the block adds a producer warp and a
+/// look-ahead warp).
+pub const WARPSPEC_WARPS: u32 = 8;
+/// Elements per compute thread of `lookback_warpspec`: an odd multiple of 4 (conflict-free
+/// blocked shared reads, as in `lookback`).
+pub const WARPSPEC_ITEMS: u32 = 20;
+/// Tiles in `lookback_warpspec`'s shared-memory ring.
+pub const WARPSPEC_STAGES: u32 = 4;
+
+/// Every shape of the warp-specialized scan compiled into the PTX, as (compute warps, items per
+/// thread, ring stages): the kernel `lookback_warpspec_{warps}x{items}x{stages}`, and
+/// `lookback_warpspec` for the first. The host registers one variant per entry (a unit test
+/// keeps the lists equal); `scripts/gpu/warpspec_sweep.sh` times them all, and the per-device
+/// table (`host/src/scan/plan_by_device.csv`) names the one the plan runs on each GPU.
+///
+/// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
+/// memory, and the bytes a block keeps in flight (up to `stages - 1` tiles loading while one is
+/// scanned); the block has `(warps + 2) × 32` threads.
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 8] =
+    [(8, 20, 4), (8, 12, 4), (8, 12, 6), (8, 28, 3), (4, 20, 4), (4, 36, 4), (8, 36, 3), (16, 12, 4)];
+
+/// Threads per block of the warp-specialized scan with `warps` compute warps: one producer
+/// warp, one look-ahead warp, the compute warps.
+pub const fn warpspec_threads(warps: u32) -> u32 {
+    (warps + 2) * WARP_SIZE
+}
+
+/// Elements per tile of the warp-specialized scan of 32-bit elements with `warps` compute warps
+/// of `items` elements per thread.
+pub const fn warpspec_tile(warps: u32, items: u32) -> u32 {
+    warps * WARP_SIZE * items
+}
+
+/// Dynamic shared memory of a warp-specialized block: its ring of `stages` tiles.
+pub const fn warpspec_shared_bytes(warps: u32, items: u32, stages: u32) -> u32 {
+    stages * warpspec_tile(warps, items) * 4
+}
+
+/// Static shared memory of a warp-specialized block: four `mbarrier`s per stage, then per stage
+/// the ticket word and two 2-word slots per compute warp (each array 16-byte aligned).
+pub const fn warpspec_static_bytes(warps: u32, stages: u32) -> u32 {
+    let bars = 4 * stages * 8;
+    let ctrl = stages * ctrl_per_stage(warps as usize) as u32 * 4;
+    bars.next_multiple_of(16) + ctrl.next_multiple_of(16)
+}
+
+/// The named barrier (`bar.sync 1, warps × 32`) at which the compute warps meet once per tile,
+/// after their reduce; no other warp takes part.
+const COMPUTE_BARRIER: u32 = 1;
+
+/// Control words per stage: the tile's ticket, then one slot per compute warp for its total,
+/// then one per compute warp for its offset (two words per slot: room for 64-bit values).
+const fn ctrl_per_stage(warps: usize) -> usize {
+    1 + 4 * warps
+}
+
+/// The four `mbarrier`s of stage `s` among `4 × stages`: which one, by role.
+#[derive(Clone, Copy)]
+enum Bar {
+    /// The tile has landed (the producer arrives; the copy's bytes count).
+    Full = 0,
+    /// The compute warps have reduced it (compute warp 0 arrives, after their named barrier).
+    Summed = 1,
+    /// The look-ahead warp has written the compute warps' offsets (it arrives).
+    Ready = 2,
+    /// The compute warps are done with the stage (each compute warp arrives once).
+    Empty = 3,
+}
+
+/// Where one block keeps its stages: the ring, the control words, the barriers.
+#[derive(Clone, Copy)]
+struct Ring<W> {
+    /// `stages` tiles of `tile_words` words.
+    tiles: Shared<W>,
+    /// `stages × ctrl_per_stage(warps)` words.
+    ctrl: Shared<u32>,
+    /// `4 × stages` barriers, `Bar` by `Bar`.
+    bars: Shared<u64>,
+    stages: usize,
+    warps: usize,
+    tile_words: usize,
+}
+
+impl<W: Word> Ring<W> {
+    /// Barrier `which` of stage `s`.
+    #[inline(always)]
+    fn bar(self, which: Bar, s: usize) -> Mbarrier {
+        // SAFETY: which × stages + s < 4 × stages, the array's length.
+        unsafe { Mbarrier::at(self.bars, which as usize * self.stages + s) }
+    }
+
+    /// Stage `s`'s tile.
+    #[inline(always)]
+    fn tile(self, s: usize) -> Shared<W> {
+        // SAFETY: s < stages, so the tile lies inside the ring.
+        unsafe { self.tiles.offset(s * self.tile_words) }
+    }
+
+    /// Word of stage `s`'s control block where its ticket is.
+    #[inline(always)]
+    fn ticket_at(self, s: usize) -> usize {
+        s * ctrl_per_stage(self.warps)
+    }
+
+    /// Word of stage `s`'s control block where the compute warps' totals start.
+    #[inline(always)]
+    fn totals_at(self, s: usize) -> usize {
+        self.ticket_at(s) + 1
+    }
+
+    /// Word where the compute warps' offsets start.
+    #[inline(always)]
+    fn offsets_at(self, s: usize) -> usize {
+        self.totals_at(s) + 2 * self.warps
+    }
+}
+
+/// What every role knows of the launch.
+#[derive(Clone, Copy)]
+struct Launch<T> {
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: Status<T>,
+    /// The ticket counter (`status[tiles]`).
+    counter: GlobalMut<u64>,
+    n: usize,
+    tiles: usize,
+    /// Elements per tile.
+    tile_len: usize,
+    epoch: u32,
+    exclusive: u32,
+}
+
+/// The producer warp: draws each stage's tile by ticket and fills the stage, `stages` tiles
+/// ahead of the compute warps. A full tile is one bulk copy by lane 0 (`arrive.expect_tx`, then
+/// `cp.async.bulk`); the partial last tile is loaded by the 32 lanes through registers, with the
+/// identity past `n`; a ticket past the last tile is passed on as `tiles`, and ends the loop.
+///
+/// # Safety
+/// Called by the 32 lanes of warp 0, after the barriers were initialised; `ring` and `l` as
+/// [`warpspec`] describes them.
+#[inline(always)]
+unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<T>, lane: u32) {
+    let per = words::<T>();
+    let policy = l2_evict_first_policy();
+    let mut k = 0;
+    loop {
+        let (s, parity) = stage_of(k, ring.stages);
+        if lane == 0 && k >= ring.stages {
+            // The compute warps are done with the stage's previous tile. SAFETY: an initialised
+            // barrier; its phase for that tile is the last one, of the other parity.
+            unsafe { ring.bar(Bar::Empty, s).wait_parity(parity ^ 1) };
+        }
+        // The other lanes touch the stage only after lane 0's wait.
+        sync_warp(FULL_MASK);
+        let drawn = if lane == 0 {
+            // SAFETY: the launch's ticket word.
+            unsafe { draw_tile(l.counter, l.epoch, k == 0) }.min(l.tiles)
+        } else {
+            0
+        };
+        let tile = shfl_sync(FULL_MASK, drawn as u32, 0) as usize;
+        let base = tile * l.tile_len;
+        let stage = ring.tile(s);
+        if lane == 0 {
+            // SAFETY: the stage's ticket word, read by the others after this lane's arrival.
+            unsafe { ring.ctrl.write(ring.ticket_at(s), tile as u32) };
+        }
+        if tile < l.tiles && base + l.tile_len <= l.n {
+            if lane == 0 {
+                // The compute warps' accesses to the stage (generic proxy) come before the copy
+                // engine's writes. SAFETY: an initialised barrier; a whole tile inside the input,
+                // 16-byte aligned (a multiple of 4 words from an aligned input); nobody touches
+                // the stage until the phase completes.
+                unsafe {
+                    fence_proxy_async();
+                    let bar = ring.bar(Bar::Full, s);
+                    bar.arrive_expect_tx((ring.tile_words * 4) as u32);
+                    stage.copy_bulk(0, l.input.cast::<W>().wrapping_offset(base * per), ring.tile_words, bar, policy);
+                }
+            }
+        } else {
+            if tile < l.tiles {
+                for r in 0..ring.tile_words / (4 * WARP_SIZE as usize) {
+                    let c = striped_chunk(lane as usize, r, WARP_SIZE as usize);
+                    // SAFETY: input holds n elements; this lane's chunk of the stage, which no
+                    // other warp touches before the arrival below.
+                    unsafe { stage.write_v4(c, load_guarded::<T, O, W>(l.input, base + c / per, l.n)) };
+                }
+            }
+            sync_warp(FULL_MASK);
+            if lane == 0 {
+                // SAFETY: an initialised barrier, whose phase expects this one arrival.
+                unsafe { ring.bar(Bar::Full, s).arrive() };
+            }
+            if tile >= l.tiles {
+                return;
+            }
+        }
+        k += 1;
+    }
+}
+
+/// The look-ahead warp: for each of the block's tiles in turn, once the compute warps have
+/// reduced it, looks back over its predecessors (the decoupled look-back, a whole warp),
+/// publishes its inclusive prefix, and hands each compute warp its offset (the tile's prefix
+/// and the totals of the compute warps before it). Ends at the ticket past the last tile.
+///
+/// # Safety
+/// Called by the 32 lanes of warp 1, after the barriers were initialised.
+#[inline(always)]
+unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<T>, lane: u32) {
+    let mut k = 0;
+    loop {
+        let (s, parity) = stage_of(k, ring.stages);
+        // SAFETY: an initialised barrier; this tile's phase.
+        unsafe { ring.bar(Bar::Summed, s).wait_parity(parity) };
+        // SAFETY: written before the arrival this wait saw (the producer's, through the compute
+        // warps' acquire and release).
+        let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
+        if tile >= l.tiles {
+            return;
+        }
+        let own = if (lane as usize) < ring.warps {
+            // SAFETY: compute warp `lane`'s total, written before compute warp 0's arrival.
+            unsafe { read_slot::<T, u32>(ring.ctrl, ring.totals_at(s), lane as usize) }
+        } else {
+            O::IDENTITY
+        };
+        let inclusive = warp_inclusive_scan::<T, O>(own, lane);
+        let before = warp_exclusive::<T, O>(inclusive, own, lane);
+        let aggregate = shfl_sync(FULL_MASK, inclusive, ring.warps as u32 - 1);
+        let prefix = if tile == 0 {
+            O::IDENTITY
+        } else {
+            // SAFETY: the whole warp, with the same tile and epoch; status holds tiles words.
+            let prefix = unsafe { look_back::<T, O, LOOKBACK_SLEEP_NS>(l.status, tile, l.epoch, lane) };
+            if lane == 0 {
+                // SAFETY: tile < tiles; its aggregate went out first (compute warp 0, before the
+                // arrival this warp waited for).
+                unsafe { l.status.publish(tile, l.epoch, FLAG_PREFIX, O::combine(prefix, aggregate)) };
+            }
+            prefix
+        };
+        if (lane as usize) < ring.warps {
+            // SAFETY: compute warp `lane`'s offset slot, read after the arrival below.
+            unsafe { write_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), lane as usize, O::combine(prefix, before)) };
+        }
+        sync_warp(FULL_MASK);
+        if lane == 0 {
+            // SAFETY: an initialised barrier, whose phase expects this one arrival.
+            unsafe { ring.bar(Bar::Ready, s).arrive() };
+        }
+        k += 1;
+    }
+}
+
+/// A compute warp's first pass over the tile of use `k`: waits for the stage, reduces the
+/// lane's blocked chunks, scans the lane totals across the warp (lane 31 leaves the warp's total
+/// in its slot), and meets the other compute warps; compute warp 0 then publishes the tile's
+/// aggregate (tile 0: its inclusive prefix) and hands the stage to the look-ahead warp.
+/// Returns the tile and the lane's `(own, inclusive)` totals, or `None` past the last tile.
+///
+/// # Safety
+/// Called by every lane of every compute warp (`cw` its number), uses in order.
+#[inline(always)]
+unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    k: usize,
+    (cw, lane): (usize, u32),
+) -> Option<(usize, T, T)> {
+    let (s, parity) = stage_of(k, ring.stages);
+    // SAFETY: an initialised barrier; this use's phase.
+    unsafe { ring.bar(Bar::Full, s).wait_parity(parity) };
+    // SAFETY: written by the producer before its arrival.
+    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
+    if tile >= l.tiles {
+        if cw == 0 && lane == 0 {
+            // The look-ahead warp learns of the end through the same barrier. SAFETY: as above.
+            unsafe { ring.bar(Bar::Summed, s).arrive() };
+        }
+        return None;
+    }
+    let region = ring.tile(s);
+    let items = 4 * ROWS;
+    let first = cw * WARP_SIZE as usize * items;
+    let mut own = O::IDENTITY;
+    for r in 0..ROWS {
+        // SAFETY: this lane's chunk, landed (the phase above) and not written by anyone now.
+        own = fold_chunk::<T, O, W>(own, unsafe { region.read_v4(first + blocked_chunk(lane as usize, r, items)) });
+    }
+    let inclusive = warp_inclusive_scan::<T, O>(own, lane);
+    if lane == WARP_SIZE - 1 {
+        // SAFETY: this warp's total slot of the stage; read after the named barrier.
+        unsafe { write_slot::<T, u32>(ring.ctrl, ring.totals_at(s), cw, inclusive) };
+    }
+    // SAFETY: every compute thread comes here once per use, with the same count.
+    unsafe { named_barrier_sync(COMPUTE_BARRIER, (ring.warps * WARP_SIZE as usize) as u32) };
+    if cw == 0 && lane == 0 {
+        let mut aggregate = O::IDENTITY;
+        for w in 0..ring.warps {
+            // SAFETY: written before the named barrier.
+            aggregate = O::combine(aggregate, unsafe { read_slot::<T, u32>(ring.ctrl, ring.totals_at(s), w) });
+        }
+        let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+        // SAFETY: tile < tiles = the status words; its first publication, by this thread alone.
+        // Then the stage goes to the look-ahead warp (an initialised barrier; one arrival).
+        unsafe {
+            l.status.publish(tile, l.epoch, flag, aggregate);
+            ring.bar(Bar::Summed, s).arrive();
+        }
+    }
+    Some((tile, own, inclusive))
+}
+
+/// A compute warp's second pass over the tile of use `k`, once the look-ahead warp has its
+/// offset: the lane's elements scanned in place (blocked), then the warp's region stored
+/// (striped, whole-warp 16-byte stores); the stage goes back to the producer.
+///
+/// # Safety
+/// After [`reduce`] of the same use returned `Some((tile, own, inclusive))`; by every lane of
+/// the compute warp.
+#[inline(always)]
+unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    k: usize,
+    (cw, lane): (usize, u32),
+    (tile, own, inclusive): (usize, T, T),
+) {
+    let (s, parity) = stage_of(k, ring.stages);
+    // SAFETY: an initialised barrier; this use's phase.
+    unsafe { ring.bar(Bar::Ready, s).wait_parity(parity) };
+    // SAFETY: written by the look-ahead warp before its arrival.
+    let offset = unsafe { read_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), cw) };
+    let mut run = O::combine(offset, warp_exclusive::<T, O>(inclusive, own, lane));
+    let region = ring.tile(s);
+    let items = 4 * ROWS;
+    let first = cw * WARP_SIZE as usize * items;
+    for r in 0..ROWS {
+        let at = first + blocked_chunk(lane as usize, r, items);
+        // SAFETY: this lane's own chunk.
+        let x = unpack::<T, W>(unsafe { region.read_v4(at) });
+        let mut out = [O::IDENTITY; 4];
+        for e in 0..T::PER_128 {
+            if l.exclusive != 0 {
+                out[e] = run;
+                run = O::combine(run, x[e]);
+            } else {
+                run = O::combine(run, x[e]);
+                out[e] = run;
+            }
+        }
+        // SAFETY: this lane's own chunk; the warp's other lanes read it after the warp sync.
+        unsafe { region.write_v4(at, pack::<T, W>(out)) };
+    }
+    sync_warp(FULL_MASK);
+    let per = words::<T>();
+    let base = tile * l.tile_len;
+    let full = base + l.tile_len <= l.n;
+    let dst = l.output.cast::<W>();
+    for r in 0..ROWS {
+        let c = first + striped_chunk(lane as usize, r, WARP_SIZE as usize);
+        // SAFETY: written by a lane of this warp before the warp sync.
+        let v = unsafe { region.read_v4(c) };
+        if full {
+            // SAFETY: inside the output (a full tile), 16-byte aligned; this lane's 16 bytes.
+            unsafe { dst.store_v4_streaming(base * per + c, v) };
+        } else {
+            // SAFETY: output holds n elements; these are this lane's.
+            unsafe { store_guarded::<T, W>(l.output, base + c / per, l.n, v) };
+        }
+    }
+    // This warp's shared accesses (generic proxy) before the copy engine refills the stage.
+    fence_proxy_async();
+    sync_warp(FULL_MASK);
+    if lane == 0 {
+        // SAFETY: an initialised barrier expecting one arrival per compute warp.
+        unsafe { ring.bar(Bar::Empty, s).arrive() };
+    }
+}
+
+/// A compute warp: reduces each tile one use ahead of the one it scans, so that the block's
+/// next aggregate is published while the look-ahead warp waits on this tile's predecessors.
+///
+/// # Safety
+/// Called by every lane of compute warp `cw`, after the barriers were initialised.
+#[inline(always)]
+unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    who: (usize, u32),
+) {
+    // SAFETY: uses in order, by every lane of the warp.
+    let mut current = unsafe { reduce::<T, O, W, ROWS>(ring, l, 0, who) };
+    let mut k = 0;
+    while let Some(reduced) = current {
+        // SAFETY: as above; use k + 1 is reduced before use k is scanned.
+        current = unsafe { reduce::<T, O, W, ROWS>(ring, l, k + 1, who) };
+        // SAFETY: use k was reduced.
+        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who, reduced) };
+        k += 1;
+    }
+}
+
+/// The body of every warp-specialized scan: a persistent block of `WARPS + 2` warps whose roles
+/// run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes.
+///
+/// # Safety
+/// As for [`lookback_warpspec`], with this shape's block and shared memory.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: usize, const STAGES: usize>(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: Status<T>,
+    status_words: GlobalMut<u64>,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+) {
+    const {
+        assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
+        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
+        assert!(STAGES >= 3, "a ring of at least 3 stages: one loading, one reduced ahead, one scanned");
+    };
+    let threads = (WARPS + 2) * WARP_SIZE as usize;
+    if block_dim_x() as usize != threads {
+        trap("lookback_warpspec launched with a block size other than the one it was compiled for");
+    }
+    let tile_words = WARPS * WARP_SIZE as usize * 4 * ROWS;
+    let bars = static_shared!(WARPSPEC_BARRIERS: [u64; 4 * STAGES]);
+    let ctrl = static_shared!(WARPSPEC_CTRL: [u32; STAGES * ctrl_per_stage(WARPS)]);
+    // SAFETY: the launch gives warpspec_shared_bytes(..) of dynamic shared memory: the ring.
+    let tiles = unsafe { dynamic_shared::<u32>(STAGES * tile_words) };
+    let ring = Ring { tiles, ctrl, bars, stages: STAGES, warps: WARPS, tile_words };
+    let n = n as usize;
+    let tile_len = tile_words / words::<T>();
+    let count = n.div_ceil(tile_len);
+    // SAFETY: status holds tiles + 1 words; the last is the ticket counter.
+    let counter = unsafe { status_words.offset(count) };
+    let l = Launch { input, output, status, counter, n, tiles: count, tile_len, epoch, exclusive };
+    let tid = thread_idx_x() as usize;
+    let (warp, lane) = (tid / WARP_SIZE as usize, thread_idx_x() % WARP_SIZE);
+    // 1. Thread 0 sets the barriers up; the one block-wide barrier of the kernel.
+    if tid == 0 {
+        for s in 0..STAGES {
+            // SAFETY: nobody else touches the barriers before the block barrier below; the
+            // counts are the arrivals each phase expects.
+            unsafe {
+                ring.bar(Bar::Full, s).init(1);
+                ring.bar(Bar::Summed, s).init(1);
+                ring.bar(Bar::Ready, s).init(1);
+                ring.bar(Bar::Empty, s).init(WARPS as u32);
+            }
+        }
+        // The barriers' initialisation, visible to the copy engine.
+        fence_proxy_async();
+    }
+    sync_warp(FULL_MASK);
+    sync_threads();
+    // 2. The roles. SAFETY: each called by every lane of its warps, after the barriers' setup.
+    unsafe {
+        match warp {
+            0 => produce::<T, O, u32>(ring, l, lane),
+            1 => look_ahead::<T, O, u32>(ring, l, lane),
+            w => compute::<T, O, u32, ROWS>(ring, l, (w - 2, lane)),
+        }
+    }
+}
+
+kernel! {
+    /// Single-pass scan by a warp-specialized persistent block: a producer warp streams tiles
+    /// into a ring of shared-memory stages with the bulk-copy engine, a look-ahead warp runs the
+    /// decoupled look-back for each tile, and the compute warps reduce, scan and store, with no
+    /// block-wide barrier between them (CUB's warp-specialized scan, NVIDIA/cccl PR #6811).
+    ///
+    /// # Concept
+    /// **Warp specialization.** Give each warp of a block one job and let the jobs run at once,
+    /// handing work to each other through shared memory and `mbarrier`s rather than meeting
+    /// at `__syncthreads`. A barrier makes every warp wait for the slowest; a hand-off makes
+    /// only the warp that needs a result wait for it. Here the slow job is the look-back,
+    /// which waits for other blocks: given to a warp of its own, it no longer stops the
+    /// loads (the producer keeps `STAGES - 1` tiles in flight) nor the reduction of the next
+    /// tile (the compute warps publish its aggregate meanwhile, so other blocks' look-backs
+    /// find it early). The `mbarrier` is the hand-off: an arrival releases what the arriving
+    /// thread wrote, a wait that sees the phase complete acquires it, and a bulk copy counts
+    /// its bytes into the phase of the stage it fills.
+    ///
+    /// # Previous problem → fix
+    /// In `lookback` a block holds its tile from load to store; while warp 0 looks back, the
+    /// other warps wait at a block barrier and the block has no load in flight (issue #25:
+    /// half of `lookback`'s stall cycles on an H100 at 2^28 are at that barrier), so DRAM
+    /// stays busy only through other blocks' loads, and the scan runs above a copy's time.
+    /// `lookback_bulk` moved the tile with the copy engine behind the same barriers, and
+    /// `lookback_persistent` loaded the next tile during the look-back, but its next tile
+    /// published its aggregate only after the block had finished the tile before, which
+    /// lengthened every look-back. Here no warp waits at a block barrier on the look-back
+    /// path: loads run `STAGES - 1` tiles ahead, reductions one tile ahead, and the look-back
+    /// of a tile overlaps the loading and reducing of the next ones.
+    ///
+    /// # Execution
+    /// Block of `WARPSPEC_WARPS + 2` warps; a ring of `WARPSPEC_STAGES` tiles of
+    /// `WARPSPEC_WARPS × 32 × WARPSPEC_ITEMS` elements in dynamic shared memory; four
+    /// `mbarrier`s per stage (*full*, *summed*, *ready*, *empty*) and per stage a ticket word,
+    /// one total and one offset per compute warp in static shared memory.
+    /// 1. **Setup**: thread 0 initialises the barriers (*full*, *summed*, *ready* for one
+    ///    arrival, *empty* for one per compute warp) and fences them for the copy engine;
+    ///    `__syncthreads` (the only block barrier).
+    /// 2. **Producer** (warp 0), tile use `k` into stage `k mod STAGES`: lane 0 waits on
+    ///    *empty* (the stage's previous tile is done; not for the first `STAGES` uses), draws a
+    ///    ticket (`atom.add` on the ticket counter, as `lookback_persistent`), writes it into the
+    ///    stage's ticket word, and for a full tile arrives on *full* expecting the tile's bytes
+    ///    and issues one `cp.async.bulk` (evict-first). The partial last tile is loaded by the
+    ///    32 lanes through registers (identity past `n`), then lane 0 arrives; a ticket past the
+    ///    last tile is passed on the same way and ends the warp.
+    /// 3. **Reduce** (compute warps, use `k + 1` before the scan of use `k`): wait on *full*;
+    ///    each lane folds its blocked `ITEMS` elements (the warp owns a contiguous
+    ///    `32 × ITEMS` region of the tile); warp inclusive scan of the lane totals
+    ///    (`__shfl_up_sync`), lane 31 writes the warp's total; named barrier 1 among the
+    ///    compute warps (`bar.sync 1, WARPS × 32`); compute warp 0's lane 0 adds the totals,
+    ///    publishes `(A, aggregate)` (tile 0: `(P, aggregate)`) and arrives on *summed*.
+    /// 4. **Look-ahead** (warp 1), tile by tile in the block's order: wait on *summed*; lanes
+    ///    `0..WARPS` read the totals and scan them (each compute warp's offset within the tile,
+    ///    and the aggregate); the warp looks back over the predecessors (`lookback`'s
+    ///    `look_back`: 32 status words at a time) and lane 0 publishes `(P, prefix ⊕
+    ///    aggregate)`; lanes write `prefix ⊕ offset` for each compute warp; `__syncwarp`; lane 0
+    ///    arrives on *ready*.
+    /// 5. **Scan and store** (compute warps): wait on *ready*; each lane rescans its chunks
+    ///    from its warp's offset and its lanes' exclusive total, in place (blocked);
+    ///    `__syncwarp`; the warp stores its region striped (`st.global.cs.v4`, guarded in the
+    ///    partial tile); `fence.proxy.async` (the copy engine overwrites the stage next);
+    ///    `__syncwarp`; lane 0 arrives on *empty*.
+    ///
+    /// ```text
+    ///  producer:   [load t0][load t1][load t2][load t3] wait empty0 [load t4] …
+    ///  compute:         [reduce t0][reduce t1][scan t0][reduce t2][scan t1][reduce t3] …
+    ///  look-ahead:                 [look back t0 ──][look back t1 ──][look back t2 …
+    ///  stage hand-offs:  full → (compute) → summed → (look-ahead) → ready → (compute) → empty
+    /// ```
+    ///
+    /// # Tile order
+    /// Tiles are drawn by ticket (`status[tiles]`, as in `lookback_persistent`), so every
+    /// ticket belongs to a block that was running when it drew it. A block takes its tiles in
+    /// ticket order through every role: the smallest ticket not yet finished belongs to a block
+    /// whose earlier tiles are all finished, so its producer can load it (its stage's previous
+    /// tile is done), its compute warps reduce it (they wait only for the load), and its
+    /// look-back meets only finished predecessors. No deadlock, whatever the grid and whichever
+    /// blocks are resident; the host launches as many blocks as fit on the GPU at once
+    /// (persistent), at most one per tile. (A static assignment, tile `b + k × grid` to block
+    /// `b`, would save the ticket's `atom.add` but make a block wait for blocks that may not
+    /// have started.)
+    ///
+    /// # Status words and memory ordering
+    /// As `lookback`'s (one packed 64-bit status word per tile, relaxed GPU-scope atomics,
+    /// epochs instead of a reset). A tile's aggregate is published by compute warp 0 before
+    /// its arrival on *summed*, its prefix by the look-ahead warp after its wait on it: the
+    /// arrival's release and the wait's acquire order the two stores to the word (A before
+    /// P). Inside the block, every hand-off is an `mbarrier` phase (or the compute warps'
+    /// named barrier, for their totals): the arrival releases the arriving thread's shared
+    /// stores (after a `__syncwarp` that orders its lanes' stores before it), the completed
+    /// wait acquires them, and a bulk copy's bytes are visible once the *full* phase that
+    /// counts them has completed.
+    ///
+    /// # Launch
+    /// Any grid ≥ 1 (the host launches as many blocks as fit at once, at most one per tile),
+    /// block exactly `(WARPSPEC_WARPS + 2) × 32` threads ([`warpspec_threads`]; traps
+    /// otherwise), [`warpspec_shared_bytes`]`(WARPSPEC_WARPS, WARPSPEC_ITEMS, WARPSPEC_STAGES)`
+    /// bytes of dynamic shared memory (80 KiB: the host raises the kernel's limit), plus the
+    /// barriers and control words in static shared memory. sm_90 only (the host's `min_cc`).
+    ///
+    /// # Preconditions
+    /// As for `lookback`, with `status` holding `ceil(n / tile) + 1` words (the status words,
+    /// then the ticket counter), zeroed or written by earlier launches with other epochs.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths. Each role's warp runs its loop
+    /// with all 32 lanes; the only block barrier comes before the roles split; the compute
+    /// warps all reach their named barrier once per tile (they leave their loop at the same
+    /// ticket); every `mbarrier` phase gets exactly the arrivals it was initialised for; a
+    /// stage is refilled only after every compute warp arrived on its *empty* barrier, after
+    /// their proxy fences; a tile's shared words are read only after the *full* phase that
+    /// lands them. The look-back waits only on smaller tickets (see *Tile order*).
+    ///
+    /// # Measured
+    /// Not measured on a GPU yet.
+    pub unsafe fn lookback_warpspec(
+        input: Global<i32>,
+        output: GlobalMut<i32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        exclusive: u32,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }>(
+                input, output, Status::packed(status), status, n, epoch, exclusive,
+            )
+        }
+    }
+}
+
+/// Declares one tuning shape of `lookback_warpspec` (compute warps, items per thread, stages).
+macro_rules! warpspec_shape {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        kernel! {
+            /// `lookback_warpspec` compiled for another shape (compute warps × items per
+            /// thread × ring stages, in the name), for tuning: same algorithm, same arguments,
+            /// same preconditions.
+            ///
+            /// # Concept
+            /// **Tuning by instantiation.** How many tiles a block keeps in flight (the ring's
+            /// stages), how large a tile is (warps × items) and so how many blocks fit on an
+            /// SM decide whether DRAM stays busy; the best shape differs between GPUs with more
+            /// or less bandwidth per SM. Each candidate is the same code with other constants
+            /// (`WARPSPEC_SHAPES`), timed on each GPU.
+            ///
+            /// # Previous problem → fix
+            /// `lookback_warpspec` is compiled for one shape; these are the alternatives that
+            /// `scripts/gpu/warpspec_sweep.sh` times next to it, and the per-device table
+            /// names the one the plan runs.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), with this kernel's compute
+            /// warps, items per thread and stages.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`, with this kernel's shape.
+            ///
+            /// # Measured
+            /// A tuning shape: `scripts/gpu/warpspec_sweep.sh` times it beside
+            /// `lookback_warpspec`.
+            pub unsafe fn $name(
+                input: Global<i32>,
+                output: GlobalMut<i32>,
+                status: GlobalMut<u64>,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                // SAFETY: forwarded from the caller.
+                unsafe {
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages>(
+                        input, output, Status::packed(status), status, n, epoch, exclusive,
+                    )
+                }
+            }
+        }
+    };
+}
+
+warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4);
+warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6);
+warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
+warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
+warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4);
+warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3);
+warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4);

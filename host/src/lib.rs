@@ -173,6 +173,7 @@ pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, module, ptx, timi
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
+pub use reduce::arg::{ArgReducer, Extremum, argmax, argmin};
 pub use reduce::sum::Reducer;
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;

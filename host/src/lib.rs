@@ -153,6 +153,7 @@ pub mod cub;
 pub mod experiment;
 pub mod input;
 pub mod metrics;
+pub mod ops;
 pub mod output;
 pub mod phrasebook;
 mod private;

@@ -256,18 +256,21 @@ pub fn exact_dot<T: Value>(a: &[T], b: Option<&[T]>) -> (f64, f64) {
     (s + c, abs)
 }
 
-/// **The error bound of a float dot product** (or sum of squares) summed by a tree of `depth`
-/// additions: each product is rounded once (`mul.rn`), then passes through at most `depth`
-/// rounded additions, so (Higham §3.1, eq. (3.5) with the tree's depth for `n`)
+/// **The error bound of a float dot product** (or sum of squares) of `n` products summed by
+/// a tree of `depth` additions: each product is rounded once (`mul.rn`), then passes through at
+/// most `depth` rounded additions, so (Higham §3.1, eq. (3.5) with the tree's depth for `n`)
 ///
 /// ```text
-///     |got − exact| ≤ γ(depth + 1) · Σ|aᵢ·bᵢ| + 2⁻⁵¹·Σ|aᵢ·bᵢ|
+///     |got − exact| ≤ γ(depth + 1)·Σ|aᵢ·bᵢ| + 2⁻⁵¹·Σ|aᵢ·bᵢ| + n·η
 /// ```
 ///
-/// the last term, as in [`float_sum_bound`], the reference's own error and the final rounding.
-/// For a sum of squares `Σ|aᵢbᵢ| = Σxᵢ²` is the answer itself: a relative bound.
-pub fn float_dot_bound(u: f64, depth: u64, abs_sum: f64) -> f64 {
-    float_sum_bound(u, depth + 1, abs_sum)
+/// the second term, as in [`float_sum_bound`], the reference's own error and the final
+/// rounding; the last, products that underflow: each loses at most half the smallest subnormal
+/// `η` of the type, twice that allowing for the sums it then passes through (`tiny` = `η`: 2⁻¹⁴⁹
+/// for `f32`, 2⁻¹⁰⁷⁴ for `f64`; additions of subnormals are exact). For a sum of squares without
+/// underflow, `Σ|aᵢbᵢ| = Σxᵢ²` is the answer itself: a relative bound.
+pub fn float_dot_bound(u: f64, depth: u64, abs_sum: f64, n: usize, tiny: f64) -> f64 {
+    float_sum_bound(u, depth + 1, abs_sum) + n as f64 * tiny
 }
 
 /// The result a dot product (`b = Some`) or sum of squares (`b = None`) must give for an
@@ -279,6 +282,11 @@ pub fn transform_reference<T: Value>(a: &[T], b: Option<&[T]>) -> T {
         acc = T::wrapping_add_host(acc, wrapping_mul_host(x, y));
     }
     acc
+}
+
+/// The smallest positive subnormal of a float type (`η` of [`float_dot_bound`]).
+pub fn smallest_subnormal<T: Value>() -> f64 {
+    T::from_bits_u64(1).to_f64()
 }
 
 /// `x · y` as the GPU multiplies: wrapping for integers (the low half), rounded for floats.
@@ -296,13 +304,13 @@ fn wrapping_mul_host<T: Value>(x: T, y: T) -> T {
 pub fn check_transform<T: Value>(a: &[T], b: Option<&[T]>, got: T, depth: u64) -> Result<(), String> {
     if T::ELEM.is_float() {
         let (exact, abs) = exact_dot(a, b);
-        let bound = float_dot_bound(T::UNIT_ROUNDOFF, depth, abs);
+        let bound = float_dot_bound(T::UNIT_ROUNDOFF, depth, abs, a.len(), smallest_subnormal::<T>());
         let err = (got.to_f64() - exact).abs();
         return if err <= bound {
             Ok(())
         } else {
             Err(format!(
-                "expected {exact:e} (exact) ± {bound:e} (γ({})·Σ|ab|, Σ|ab| = {abs:e}), got {got} (error {err:e})",
+                "expected {exact:e} (exact) ± {bound:e} (γ({})·Σ|ab| + n·η, Σ|ab| = {abs:e}), got {got} (error {err:e})",
                 depth + 1
             ))
         };

@@ -49,6 +49,17 @@ impl OnePass {
         sized.map_or(self.max_grid, |(g, _)| (g as u32).clamp(1, self.max_grid))
     }
 
+    /// The depth of the addition tree of `n` elements (the `depth` of
+    /// [`cpu::float_sum_bound`](crate::cpu::float_sum_bound)): the elements one thread folds
+    /// (`⌈n / (threads · items)⌉ · items`, and an unaligned head and tail element), five warp and
+    /// five block levels, then the last block's: `⌈grid / block⌉` partials per thread and its
+    /// own ten levels.
+    pub fn depth(&self, n: usize) -> u64 {
+        let (grid, block, items) = (self.grid(n) as u64, self.block as u64, self.items.max(1) as u64);
+        let per_thread = (n as u64).div_ceil(grid * block * items) * items + 2;
+        per_thread + 10 + grid.div_ceil(block) + 10
+    }
+
     /// The launch of `n` elements (static shared memory only).
     pub fn config(&self, n: usize) -> LaunchConfig {
         LaunchConfig { grid: self.grid(n), block: self.block, shared_bytes: 0 }

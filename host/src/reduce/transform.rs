@@ -27,16 +27,16 @@
 //!
 //! * **Integers wrap**, products and sums alike (modulo 2³² or 2⁶⁴, as the GPU's `mul.lo` and
 //!   `add` do): exact modulo 2^bits, whatever the order. The norm of integers is the square
-//!   root, in `f64`, of that wrapped sum of squares: the true norm while Σx² fits the type (an
-//!   `i32` sum of squares wraps past 2³¹ − 1; widen the input to `i64` or `f64` beyond it).
+//!   root, in `f64`, of that wrapped sum of squares read as unsigned: the true norm while
+//!   Σx² < 2³² (32-bit types) or 2⁶⁴ (widen the input to `i64` or `f64` beyond it).
 //! * **Floats**: each product rounded to nearest (`mul.rn`), then summed by the kernel's tree
 //!   in a fixed order (the same bits on every run of the same grid). The result lies within
-//!   `γ(d + 1)·Σ|aᵢbᵢ| + 2⁻⁵¹·Σ|aᵢbᵢ|` of the exact dot product, `d` the depth of the addition
-//!   tree ([`sum_depth`](super::sum_depth)); the `+ 1` is the product's rounding
-//!   ([`cpu::float_dot_bound`](crate::cpu::float_dot_bound), `docs/types.md`). For a sum of
-//!   squares `Σ|aᵢbᵢ| = Σxᵢ²`, so the bound is relative: γ(d + 1) of the answer. The norm's
-//!   square root is taken in `f64` and adds at most half of that relative error, plus `f64`'s
-//!   rounding.
+//!   `γ(d + 1)·Σ|aᵢbᵢ| + 2⁻⁵¹·Σ|aᵢbᵢ| + n·η` of the exact dot product, `d` the depth of the
+//!   addition tree ([`OnePass::depth`]), the `+ 1` the product's rounding, `η` the smallest
+//!   subnormal (products that underflow; [`cpu::float_dot_bound`](crate::cpu::float_dot_bound),
+//!   `docs/types.md`). For a sum of squares without underflow `Σ|aᵢbᵢ| = Σxᵢ²`, so the bound is
+//!   relative: γ(d + 1) of the answer. The norm's square root is taken in `f64` and adds at most
+//!   half of that relative error, plus `f64`'s rounding.
 //!
 //! **Sizes.** The two inputs of a dot product must have the same length (or, for the `_range`
 //! forms, hold the range): anything else is one line, [`Error::Invalid`], before any launch.
@@ -282,9 +282,10 @@ impl<'b, T: Value> Reducer<'b, T, Sum> {
     }
 }
 
-/// The norm from a sum of squares: its square root in `f64`.
+/// The norm from a sum of squares: its square root in `f64`; an integer sum of squares (which
+/// wraps) is read as unsigned, its value modulo 2^bits.
 pub fn norm_of<T: Value>(sum_of_squares: T) -> f64 {
-    sum_of_squares.to_f64().sqrt()
+    if T::ELEM.is_float() { sum_of_squares.to_f64().sqrt() } else { (sum_of_squares.bits() as f64).sqrt() }
 }
 
 /// The block of a reducer's transform-reduce launches, unless set (`Reducer::with_block`).

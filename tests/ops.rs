@@ -211,6 +211,54 @@ fn reuse() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `reduce --op OP --type T`: every operation × type on the emulator, one CSV row each, PASS;
+/// the table and JSON forms; `--list`; a sweep.
+fn cli() -> Result<(), Failed> {
+    let run = |args: &[&str]| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
+        let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
+        (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+    };
+    for op in Operation::ALL {
+        for elem in Elem::ALL {
+            let (code, out, err) = run(&["--op", op.name(), "--type", elem.name(), "--n", "5003", "--format", "csv"]);
+            let rows: Vec<&str> = out.lines().skip(1).collect();
+            let head = format!("{},{},5003,", op.name(), elem.name());
+            if code != 0 || rows.len() != 1 || !rows[0].starts_with(&head) || !rows[0].ends_with(",PASS") {
+                return Err(format!(
+                    "--op {} --type {}: exit {code}, want 0 and one PASS row:\n{out}{err}",
+                    op.name(),
+                    elem.name()
+                )
+                .into());
+            }
+        }
+    }
+    let (code, out, _) = run(&["--op", "argmax", "--type", "i64", "--n", "3000", "--block", "64"]);
+    if code != 0
+        || !out.contains("argmax of 3000 i64 elements")
+        || !out.contains("arg_reduce__i64_max")
+        || !out.contains("PASS")
+    {
+        return Err(format!("table: exit {code}\n{out}").into());
+    }
+    let (code, out, _) = run(&["--op", "norm", "--type", "f64", "--n", "3000", "--format", "json"]);
+    if code != 0 || !out.contains("\"operation\":\"norm\"") || !out.contains("\"verdict\":\"PASS\"") {
+        return Err(format!("json: exit {code}\n{out}").into());
+    }
+    let (code, out, _) = run(&["--op", "dot", "--list"]);
+    if code != 0 || out.lines().count() != Operation::ALL.len() || !out.contains("torch.linalg.vector_norm") {
+        return Err(format!("--list: exit {code}\n{out}").into());
+    }
+    let (code, out, _) = run(&["--op", "argmin", "--type", "u32", "--sweep", "8..10"]);
+    let rows = out.lines().filter(|l| l.starts_with("argmin,u32,") && l.ends_with(",PASS")).count();
+    if code != 0 || rows != 3 {
+        return Err(format!("--sweep 8..10: exit {code}, {rows} PASS rows, want 3\n{out}").into());
+    }
+    Ok(())
+}
+
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = Vec::new();
     for op in Operation::ALL {
@@ -268,6 +316,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         );
     }
     out.push(Trial::test("ops::errors", errors));
+    out.push(Trial::test("ops::cli", cli));
     out.push(Trial::test("ops::reuse", reuse));
     out.push(Trial::test("ops::answers_print", || {
         let e = reduce_scan::Extremum { value: 2.5f32, index: 7 };

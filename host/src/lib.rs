@@ -137,7 +137,8 @@
 //! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
 //!   shows each lesson's GPU figures from it.
 //! * [`mod@ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
-//! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
+//! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc);
+//!   [`cub_ops`] — its counterparts of [`ops`] (ArgMin/ArgMax, TransformReduce).
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
@@ -150,6 +151,7 @@ pub mod check;
 pub mod cli;
 pub mod committed;
 pub mod cub;
+pub mod cub_ops;
 pub mod experiment;
 pub mod input;
 pub mod metrics;

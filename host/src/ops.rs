@@ -92,6 +92,14 @@ impl Operation {
         })
     }
 
+    /// Static shared memory per block of its kernel for `elem` (the kernels crate's constants).
+    pub fn shared_bytes(self, elem: Elem) -> u32 {
+        crate::with_elem!(elem, T => match self {
+            Operation::ArgMin | Operation::ArgMax => kernels::reduce::arg_reduce_shared_bytes::<T>(),
+            _ => kernels::reduce::transform_reduce_shared_bytes::<T>(),
+        })
+    }
+
     /// CUB's counterpart.
     pub fn cub(self) -> &'static str {
         match self {

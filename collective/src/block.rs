@@ -8,7 +8,7 @@
 //!   `BlockReduce` and `BlockScan` with their `TempStorage`, which check the block's shape and
 //!   order their own reuse of the slots, so a kernel calls them without `unsafe`.
 //! * [`block_arg_reduce`] — [`block_reduce`] for a value and its index (argmin, argmax).
-//! * [`is_last_block`] — the last-block protocol of a one-launch reduction: which block finishes
+//! * [`is_last_block`], [`is_last_of`] — the last-block protocol of a one-launch reduction: which block finishes
 //!   the job (CUDA's *threadFenceReduction* sample).
 //! * [`SHARED_TREE_SLOTS`] — the size of the one-slot-per-thread shared arrays of the
 //!   chapter-5 kernels, whose trees are written out in their own files (`smem`,
@@ -163,11 +163,24 @@ pub unsafe fn block_arg_reduce<T: Element, O: Extreme<T>>(
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn is_last_block(g_ticket: GlobalMut<u32>, flag: Shared<u32>) -> bool {
+    // SAFETY: forwarded; every block of the grid draws from the one ticket.
+    unsafe { is_last_of(g_ticket, grid_dim_x(), flag) }
+}
+
+/// [`is_last_block`] among `blocks` blocks that share the ticket `*g_ticket` (the blocks of one
+/// segment, in a grid that serves several): `true` in the block that draws ticket `blocks − 1`.
+///
+/// # Safety
+/// As [`is_last_block`], with exactly `blocks` blocks of the launch drawing from `g_ticket`
+/// (each once), and `blocks ≥ 1`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn is_last_of(g_ticket: GlobalMut<u32>, blocks: u32, flag: Shared<u32>) -> bool {
     if thread_idx_x() == 0 {
         thread_fence(); // release: the block's partials before the ticket
         // SAFETY: g_ticket is one aligned u32 (the caller's promise).
         let ticket = unsafe { atomic_add_u32(g_ticket, 1) };
-        let last = ticket == grid_dim_x() - 1;
+        let last = ticket == blocks - 1;
         if last {
             thread_fence(); // acquire: every other block's partials before our reads
         }

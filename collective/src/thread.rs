@@ -10,11 +10,15 @@
 //!   type and operator (the typed `warp_shuffle__*`, `vector_loads__*`,
 //!   `atomic_accumulate__*` kernels), with [`split_for_128`] for any element size.
 //! * [`thread_arg_v128`] — the same loads keeping the extreme's index (`arg_reduce`).
+//! * [`thread_fold_v128`] — the same loads by any group of threads (a warp, a block, the grid)
+//!   over any range, for any [`Fold`] (a plain value, or a value and its index): the segmented
+//!   reductions.
 //! * [`thread_transform_v128`] — the same loads of one or two inputs, each element (or pair)
 //!   transformed before it is combined (`transform_reduce`: dot products, sums of squares).
 
 use crate::device::global::Global;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+use crate::fold::Fold;
 use crate::types::{Arg, Element, Extreme, Operator, Transform};
 
 /// Sum of the `len` elements at `segment` that thread `tid` of a `block`-thread block owns:
@@ -350,6 +354,74 @@ pub unsafe fn thread_arg_v128<T: Element, O: Extreme<T>>(g_idata: Global<T>, n: 
         let i = per * vectors + gid;
         // SAFETY: head + PER_128*vectors + gid < n.
         acc = acc.update::<O>(unsafe { body.read(i as usize) }, head + i);
+    }
+    acc
+}
+
+/// [`thread_arg_v128`] for any group of `ranks` threads and any [`Fold`]: thread `rank` of the
+/// group folds its share of `g[..n]` — 128-bit loads of the 16-byte-aligned body, vector
+/// `rank`, `rank + ranks`, … (four independent loads per trip while a whole trip exists), the
+/// unaligned head first and the tail last, so that it meets its elements in index order;
+/// element `i` is passed to [`Fold::step`] with index `base + i`. With the group a warp (`rank`
+/// the lane, `ranks` 32) it is a warp's share of one segment; a block (`threadIdx.x`,
+/// `blockDim.x`), a block's tile of one segment. `F::identity()` where the thread owns nothing.
+///
+/// # Safety
+/// `g` is valid, `T`-aligned global memory for reading `n` elements that no thread writes
+/// during the kernel; `rank < ranks`, `ranks ≤ 2^29`, and `base + n ≤ u32::MAX`.
+#[inline(always)]
+pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
+    g: Global<T>,
+    n: u32,
+    base: u32,
+    rank: u32,
+    ranks: u32,
+) -> F::Acc {
+    let V4Split { head, vectors, tail } = split_for_128(g.addr(), n as usize, core::mem::size_of::<T>());
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let mut acc = F::identity();
+    if rank < head {
+        // SAFETY: rank < head <= n.
+        acc = F::step(acc, unsafe { g.read(rank as usize) }, base + rank);
+    }
+    // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
+    let body = unsafe { g.offset(head as usize) };
+    let words = body.cast::<u32>();
+    let per = T::PER_128 as u32;
+    let first = base + head;
+    let fold = |acc: F::Acc, w: [u32; VEC], at: u32| {
+        let mut a = acc;
+        for e in 0..per {
+            a = F::step(a, T::from_128(w, e as usize), first + per * at + e);
+        }
+        a
+    };
+    let window = LOADS_PER_TRIP as u32 * ranks;
+    let last = (LOADS_PER_TRIP as u32 - 1) * ranks;
+    let stride = VEC * ranks as usize;
+    let mut at = rank;
+    while at + last < vectors {
+        let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        // SAFETY: at < vectors.
+        let trip = unsafe { words.offset(VEC * at as usize) };
+        for (j, slot) in v.iter_mut().enumerate() {
+            // SAFETY: at + j*ranks <= at + last < vectors; every vector of the body is aligned.
+            *slot = unsafe { trip.load_v4_nc(j * stride) };
+        }
+        for (j, w) in v.iter().enumerate() {
+            acc = fold(acc, *w, at + j as u32 * ranks);
+        }
+        at += window;
+    }
+    while at < vectors {
+        // SAFETY: at < vectors.
+        acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
+        at += ranks;
+    }
+    if rank < tail {
+        let i = per * vectors + rank;
+        // SAFETY: head + PER_128*vectors + rank < n.
+        acc = F::step(acc, unsafe { body.read(i as usize) }, first + i);
     }
     acc
 }

@@ -194,6 +194,7 @@ pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, Launch
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::arg::{ArgReducer, Extremum, argmax, argmin};
+pub use reduce::segmented::{SegmentedReducer, Segments};
 pub use reduce::sum::Reducer;
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;

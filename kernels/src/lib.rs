@@ -204,3 +204,43 @@ macro_rules! transform_kernel {
         pub use self::${concat($kernel, __, $t, _, $x, _, $op)}::${concat($kernel, __, $t, _, $x, _, $op)};
     };
 }
+
+/// [`typed_kernel!`] for a body generic over the element type and a fold
+/// (`collective::fold::Fold`: what a thread keeps — a plain sum, minimum or maximum, or an
+/// argmin's or argmax's value and index): one entry per element type × fold, named
+/// `{kernel}__{type}_{fold}` (`segmented_warp__f32_argmax`), each calling
+/// `$generic::<T, Reduce<Sum>>`, …, `ArgOf<Max>`. Thirty entries.
+#[macro_export]
+macro_rules! fold_kernel {
+    ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $crate::fold_kernel!(@types $kernel $generic ($($arg: $ty),*) i32 u32 i64 u64 f32 f64);
+    };
+    (@types $kernel:ident $generic:ident $args:tt $($t:ident)*) => {
+        $(
+            $crate::fold_kernel!(@one $kernel $generic $args $t sum Reduce Sum);
+            $crate::fold_kernel!(@one $kernel $generic $args $t min Reduce Min);
+            $crate::fold_kernel!(@one $kernel $generic $args $t max Reduce Max);
+            $crate::fold_kernel!(@one $kernel $generic $args $t argmin ArgOf Min);
+            $crate::fold_kernel!(@one $kernel $generic $args $t argmax ArgOf Max);
+        )*
+    };
+    (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $f:ident $Fold:ident $Op:ident) => {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        pub mod ${concat($kernel, __, $t, _, $f)} {
+            #[allow(unused_imports)]
+            use super::*;
+            /// The element type of this instantiation (the argument list's `T`).
+            pub type T = $t;
+            $crate::kernel! {
+                #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Fold), "<", stringify!($Op), ">>` as a kernel.")]
+                #[allow(non_snake_case)]
+                pub unsafe fn ${concat($kernel, __, $t, _, $f)}($($arg: $ty),*) {
+                    // SAFETY: this kernel's contract is the generic body's.
+                    unsafe { $generic::<$t, $crate::collective::fold::$Fold<$crate::types::$Op>>($($arg),*) }
+                }
+            }
+        }
+        pub use self::${concat($kernel, __, $t, _, $f)}::${concat($kernel, __, $t, _, $f)};
+    };
+}

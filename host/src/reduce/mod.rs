@@ -17,7 +17,8 @@
 //!   [`transform`] — the transform-reduce methods of [`sum::Reducer`] (dot product, sum of
 //!   squares, norm): the library's one-launch reductions beyond the registry's whole-buffer
 //!   rows, each one kernel generic over type and operator (and transform), launched through
-//!   [`one_pass`] (the plan's resident grid and last-block finish).
+//!   [`one_pass`] (the plan's resident grid and last-block finish); [`segmented`] — many
+//!   reductions in one launch, over CSR offsets or a matrix's rows ([`segmented::SegmentedReducer`]).
 //!
 //! Every row runs through one workspace shape (the buffers its finish needs, of its element
 //! type) and one launch: `i32` sums are the curriculum's rows, not a second path.
@@ -30,6 +31,7 @@ pub mod one_pass;
 pub mod plan;
 pub mod registry;
 mod run;
+pub mod segmented;
 pub mod sum;
 pub mod transform;
 mod workspace;

@@ -4,7 +4,10 @@
 //! as the entries `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`, …). Beside them, the
 //! library's reductions that a CUB or PyTorch user reaches for next: the position of the
 //! extreme (`arg_reduce_generic`, entries `arg_reduce__{type}_{min|max}`) and a transform
-//! fused into the reduction (`transform_reduce_generic`, `transform_reduce__{type}_{product|square}_sum`).
+//! fused into the reduction (`transform_reduce_generic`, `transform_reduce__{type}_{product|square}_sum`),
+//! and many reductions in one launch over CSR offsets or the rows of a matrix, for any fold
+//! (`collective::fold`: sum, min, max, argmin, argmax): `segmented_warp_generic` (a warp per
+//! segment) and `segmented_tiles_generic` (blocks in proportion to each segment's length).
 //!
 //! Every kernel of this family turns `n` inputs into one partial sum per block, written
 //! to `g_odata[blockIdx.x]`; the host adds the partials (or, for the single-pass kernels,
@@ -56,6 +59,8 @@ mod recursive_reduce2;
 mod recursive_reduce_nosync;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
+mod segmented_tiles;
+mod segmented_warp;
 mod single_pass;
 mod transform_reduce;
 mod vector_loads;
@@ -92,6 +97,8 @@ pub use recursive_reduce_nosync::recursive_reduce_nosync;
 pub use recursive_reduce2::recursive_reduce2;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};
+pub use segmented_tiles::*;
+pub use segmented_warp::*;
 pub use single_pass::*;
 pub use transform_reduce::*;
 pub use vector_loads::*;

@@ -372,6 +372,36 @@ mod bad_input {
                 }
                 documented(says)
             }),
+            Trial::test("cli::bad_input::library::operations", || {
+                use reduce_scan::{ArgReducer, Max, Min, Reducer, Sum};
+                let b = reduce_scan::Backend::emulator();
+                let x = b.upload(&[1.0f64; 8]).map_err(|e| e.to_string())?;
+                let y = b.upload(&[1.0f64; 5]).map_err(|e| e.to_string())?;
+                let f = b.upload(&[1.0f32; 8]).map_err(|e| e.to_string())?;
+                let mut r = Reducer::<f64, Sum>::new(&b);
+                let got = [
+                    ArgReducer::<f32, Max>::new(&b).reduce_range(&f, 4..9).err(),
+                    ArgReducer::<u32, Min>::with_block(&b, 48).err(),
+                    r.dot(&x, &y).err(),
+                    r.dot_range(&x, &y, 2..7).err(),
+                    r.norm_range(&x, 6..9).err(),
+                ];
+                let says = [
+                    "invalid request: argmax of elements 4..9 of a buffer of 8: the range must lie within the buffer",
+                    "invalid request: block 48 is not allowed; block must be a power of two in 32..=1024",
+                    "invalid request: dot of buffers of 8 and 5 elements: the lengths must match",
+                    "invalid request: dot of elements 2..7 of buffers of 8 and 5 elements: the range must lie within both",
+                    "invalid request: sum of squares of elements 6..9 of a buffer of 8: the range must lie within the buffer",
+                ];
+                for (got, says) in got.into_iter().zip(says) {
+                    let got = got.map(|e| e.to_string());
+                    if got.as_deref() != Some(says) {
+                        return Err(format!("got {got:?}, expected `{says}`").into());
+                    }
+                    documented(says)?;
+                }
+                Ok(())
+            }),
         ]
     }
 

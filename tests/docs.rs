@@ -7,8 +7,9 @@
 //! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
 //! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
 //! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback.rs`
-//! for the typed scans, and the generic bodies in `kernels/src/check.rs` for the benches'
-//! check kernels. Only the headings are checked, not what the sections
+//! for the typed scans, the generic bodies `arg_reduce_generic` and `transform_reduce_generic`
+//! for the library's operations (`reduce_scan::ops`), and the generic bodies in
+//! `kernels/src/check.rs` for the benches' check kernels. Only the headings are checked, not what the sections
 //! say.
 
 use std::path::PathBuf;
@@ -44,6 +45,14 @@ fn registered() -> Vec<KernelDoc> {
     // The other rows of the generic scans, `lookback__{type}_{op}`: one doc, on the generic body.
     for name in scan::generic_names() {
         out.push(KernelDoc { variant: name, file: format!("scan/{name}.rs"), function: "lookback_generic" });
+    }
+    // The library's operations (`reduce_scan::ops`): one doc on each kernel's generic body,
+    // `{kernel}_generic` in `reduce/{kernel}.rs`.
+    let mut kernels: Vec<&'static str> = reduce_scan::ops::Operation::ALL.iter().map(|o| o.kernel()).collect();
+    kernels.dedup();
+    for name in kernels {
+        let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
+        out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
     }
     // The benches' check kernels (`kernels/src/check.rs`): one doc on each generic body.
     for function in ["count_mismatches_generic", "count_outside_generic"] {

@@ -211,9 +211,10 @@ fn check_nested_module() -> Result<Completion, Failed> {
 }
 
 /// The rows of the generic variants besides their own (`{name}__{type}_{op}`) that run on
-/// compute capability `min_cc`: variant, kernel, static shared bytes.
+/// compute capability `min_cc`, and the kernels of the library's operations (`reduce_scan::ops`,
+/// every compute capability): variant (or operation), kernel, static shared bytes.
 fn other_rows(min_cc: (u32, u32)) -> Vec<(&'static str, &'static str, u32)> {
-    registry::instances()
+    let mut rows: Vec<_> = registry::instances()
         .filter(|&(v, elem, op)| v.is_generic() && (elem, op) != (v.elem, v.op) && v.min_cc <= min_cc)
         .map(|(v, elem, op)| {
             reduce_scan::with_elem!(elem, T => {
@@ -221,7 +222,16 @@ fn other_rows(min_cc: (u32, u32)) -> Vec<(&'static str, &'static str, u32)> {
                 (v.name, row.finish.symbols()[0], row.shared.bytes(32))
             })
         })
-        .collect()
+        .collect();
+    for op in reduce_scan::ops::Operation::ALL {
+        for elem in reduce_scan::types::Elem::ALL {
+            let symbol = op.symbol(elem);
+            if !rows.iter().any(|(_, s, _)| *s == symbol) {
+                rows.push((op.name(), symbol, op.shared_bytes(elem)));
+            }
+        }
+    }
+    rows
 }
 
 pub fn trials() -> Vec<Trial> {

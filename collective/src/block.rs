@@ -7,15 +7,20 @@
 //! * [`BlockReduce`] and [`BlockScan`] — the same as objects over their shared slots, CUB's
 //!   `BlockReduce` and `BlockScan` with their `TempStorage`, which check the block's shape and
 //!   order their own reuse of the slots, so a kernel calls them without `unsafe`.
+//! * [`block_arg_reduce`] — [`block_reduce`] for a value and its index (argmin, argmax).
+//! * [`is_last_block`], [`is_last_of`] — the last-block protocol of a one-launch reduction: which block finishes
+//!   the job (CUDA's *threadFenceReduction* sample).
 //! * [`SHARED_TREE_SLOTS`] — the size of the one-slot-per-thread shared arrays of the
 //!   chapter-5 kernels, whose trees are written out in their own files (`smem`,
 //!   `smem_unroll4`, `smem_unroll4_dyn`).
 
 use crate::device::WARP_SIZE;
+use crate::device::atomic::{atomic_add_u32, thread_fence};
+use crate::device::global::GlobalMut;
 use crate::device::shared::Shared;
-use crate::device::thread::{block_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
-use crate::types::{Element, Operator, Sum};
-use crate::warp::warp_scan_inclusive;
+use crate::device::thread::{block_dim_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use crate::types::{Arg, Element, Extreme, Operator, Sum};
+use crate::warp::{warp_arg_reduce, warp_scan_inclusive};
 
 /// Warps in the largest block (1024 / 32): the shared slots [`block_sum`] needs, one `i32`
 /// per warp. A kernel declares its slots as `static_shared!(NAME: [i32; BLOCK_SUM_SLOTS])`.
@@ -98,6 +103,93 @@ pub unsafe fn block_reduce<T: Element, O: Operator<T>>(value: T, slots: Shared<T
         total = O::warp_reduce(parked);
     }
     total
+}
+
+/// [`block_reduce`] for a value and its index: [`Arg::combine`] over the whole block, complete
+/// in **thread 0** (the extreme with the lowest index). Each warp reduces with
+/// [`warp_arg_reduce`], lane 0 of each warp parks its winner in `values[warp]` and
+/// `indices[warp]`, one block barrier, then warp 0 reduces the slots (lanes past the last warp
+/// hold [`Arg::identity`]).
+///
+/// # Safety
+/// As for [`block_reduce`], for both slot arrays: every thread of the block calls it, the block
+/// is a multiple of 32 threads and at most `32 × len` (the shorter array's length), and no
+/// thread may still read the slots from an earlier use.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn block_arg_reduce<T: Element, O: Extreme<T>>(
+    arg: Arg<T>,
+    values: Shared<T>,
+    indices: Shared<u32>,
+) -> Arg<T> {
+    let warp_best = warp_arg_reduce::<T, O>(arg);
+    if lane_id() == 0 {
+        let w = warp_id() as usize;
+        // SAFETY: warp_id < blockDim/32 <= the slots' length; each warp writes its own slots.
+        unsafe {
+            values.write(w, warp_best.value);
+            indices.write(w, warp_best.index);
+        }
+    }
+    sync_threads();
+    let mut best = Arg::identity::<O>();
+    if warp_id() == 0 {
+        let warps = block_dim_x() / WARP_SIZE;
+        let lane = lane_id();
+        if lane < warps {
+            // SAFETY: lane < warps <= the slots' length; the barrier above ordered the writes.
+            best = unsafe { Arg { value: values.read(lane as usize), index: indices.read(lane as usize) } };
+        }
+        best = warp_arg_reduce::<T, O>(best);
+    }
+    best
+}
+
+/// The last-block protocol of a one-launch reduction: is this block the last of the grid to
+/// finish? Thread 0 fences (release: the partials its block published before the call become
+/// visible first) and draws a ticket from `*g_ticket` (`atom.add`); the block that draws
+/// `gridDim.x − 1` fences again (acquire: every other block's partials are visible to it) and
+/// knows every partial is in. Thread 0 writes the answer to `flag[0]`, a block barrier hands it
+/// to the whole block: `true` in every thread of the last block, `false` in every other, so a
+/// barrier inside `if is_last_block(…)` is reached by the whole block or none of it. The
+/// caller's last block resets `*g_ticket` to 0 when it is done (every block has drawn its
+/// ticket by then). CUDA C: `__threadfence()` + `atomicInc`, the *threadFenceReduction* sample;
+/// `single_pass` teaches it step by step.
+///
+/// # Safety
+/// Every thread of the block calls it; thread 0 has written its block's partials before the
+/// call; `g_ticket` is one aligned `u32` that only this launch's blocks touch, 0 at launch;
+/// `flag` holds one element that nothing else uses.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn is_last_block(g_ticket: GlobalMut<u32>, flag: Shared<u32>) -> bool {
+    // SAFETY: forwarded; every block of the grid draws from the one ticket.
+    unsafe { is_last_of(g_ticket, grid_dim_x(), flag) }
+}
+
+/// [`is_last_block`] among `blocks` blocks that share the ticket `*g_ticket` (the blocks of one
+/// segment, in a grid that serves several): `true` in the block that draws ticket `blocks − 1`.
+///
+/// # Safety
+/// As [`is_last_block`], with exactly `blocks` blocks of the launch drawing from `g_ticket`
+/// (each once), and `blocks ≥ 1`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn is_last_of(g_ticket: GlobalMut<u32>, blocks: u32, flag: Shared<u32>) -> bool {
+    if thread_idx_x() == 0 {
+        thread_fence(); // release: the block's partials before the ticket
+        // SAFETY: g_ticket is one aligned u32 (the caller's promise).
+        let ticket = unsafe { atomic_add_u32(g_ticket, 1) };
+        let last = ticket == blocks - 1;
+        if last {
+            thread_fence(); // acquire: every other block's partials before our reads
+        }
+        // SAFETY: index 0 of a 1-element array; read by the others only after the barrier.
+        unsafe { flag.write(0, last as u32) };
+    }
+    sync_threads();
+    // SAFETY: written by thread 0 before the barrier; not written again in this launch.
+    unsafe { flag.read(0) != 0 }
 }
 
 /// Slots a kernel's shared array needs for its shared-memory tree at any block size: one `i32` per

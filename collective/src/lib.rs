@@ -14,7 +14,10 @@
 //! |---|---|---|
 //! | [`thread`] | one thread, its share of the input in registers | [`thread_sum_items`](thread::thread_sum_items), [`thread_sum_v4`](thread::thread_sum_v4), [`thread_reduce_items`](thread::thread_reduce_items), [`thread_reduce_v128`](thread::thread_reduce_v128) |
 //! | [`warp`] | the 32 lanes of a warp | [`warp_sum_shfl`](warp::warp_sum_shfl), [`warp_reduce_shfl`](warp::warp_reduce_shfl), [`warp_scan_inclusive`](warp::warp_scan_inclusive) |
-//! | [`block`] | every thread of the block (they contain block barriers) | [`block_sum`](block::block_sum), [`block_reduce`](block::block_reduce), [`BlockReduce`](block::BlockReduce), [`BlockScan`](block::BlockScan) |
+//! | [`block`] | every thread of the block (they contain block barriers) | [`block_sum`](block::block_sum), [`block_reduce`](block::block_reduce), [`block_arg_reduce`](block::block_arg_reduce), [`BlockReduce`](block::BlockReduce), [`BlockScan`](block::BlockScan), [`is_last_block`](block::is_last_block) |
+//!
+//! [`fold`] makes "what a thread keeps" an axis of its own — a plain value, or a value and its
+//! index (argmin, argmax) — over the three layers, so one kernel body serves both.
 //!
 //! The CUDA C and CUB name of each, and what it compiles to:
 //!
@@ -42,6 +45,7 @@
 extern crate std;
 
 pub mod block;
+pub mod fold;
 pub mod thread;
 pub mod types;
 pub mod warp;

@@ -9,10 +9,17 @@
 //! * [`thread_reduce_items`], [`thread_reduce_v128`] — the same two loads for any element
 //!   type and operator (the typed `warp_shuffle__*`, `vector_loads__*`,
 //!   `atomic_accumulate__*` kernels), with [`split_for_128`] for any element size.
+//! * [`thread_arg_v128`] — the same loads keeping the extreme's index (`arg_reduce`).
+//! * [`thread_fold_v128`] — the same loads by any group of threads (a warp, a block, the grid)
+//!   over any range, for any [`Fold`] (a plain value, or a value and its index): the segmented
+//!   reductions.
+//! * [`thread_transform_v128`] — the same loads of one or two inputs, each element (or pair)
+//!   transformed before it is combined (`transform_reduce`: dot products, sums of squares).
 
 use crate::device::global::Global;
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
-use crate::types::{Element, Operator};
+use crate::fold::Fold;
+use crate::types::{Arg, Element, Extreme, Operator, Transform};
 
 /// Sum of the `len` elements at `segment` that thread `tid` of a `block`-thread block owns:
 /// `segment[tid + j*block]` for `j < ITEMS`. A full segment takes the unrolled path (`ITEMS`
@@ -282,6 +289,233 @@ pub unsafe fn thread_reduce_v128<T: Element, O: Operator<T>>(g_idata: Global<T>,
     if gid < tail {
         // SAFETY: head + PER_128*vectors + gid < n.
         acc = O::combine(acc, unsafe { body.read(per * vectors as usize + gid as usize) });
+    }
+    acc
+}
+
+/// [`thread_reduce_v128`] keeping the position: this thread's extreme of its share of
+/// `g_idata[..n]` and its index ([`Arg`]; the first index where the extreme repeats), read
+/// with the same grid-stride loop of four independent 128-bit loads per trip. The head element
+/// (the one before the first 16-byte boundary that this thread owns) is taken first and the
+/// tail last, so a thread meets its elements in increasing index order and [`Arg::update`]
+/// keeps the first of equal values. `Arg::identity` where the thread owns no element.
+///
+/// # Safety
+/// As for [`thread_reduce_v128`]: `g_idata` is valid, `T`-aligned global memory for reading `n`
+/// elements that no thread writes during the kernel; `gridDim.x × blockDim.x ≤`
+/// [`MAX_GRID_THREADS`].
+#[inline(always)]
+pub unsafe fn thread_arg_v128<T: Element, O: Extreme<T>>(g_idata: Global<T>, n: u32) -> Arg<T> {
+    let V4Split { head, vectors, tail } = split_for_128(g_idata.addr(), n as usize, core::mem::size_of::<T>());
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let block = block_dim_x();
+    let threads = grid_dim_x() * block;
+    let gid = block_idx_x() * block + thread_idx_x();
+    let mut acc = Arg::identity::<O>();
+    if gid < head {
+        // SAFETY: gid < head <= n.
+        acc = acc.update::<O>(unsafe { g_idata.read(gid as usize) }, gid);
+    }
+    // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
+    let body = unsafe { g_idata.offset(head as usize) };
+    let words = body.cast::<u32>();
+    let per = T::PER_128 as u32;
+    // Vector `at` holds elements `head + per·at ..`, below n (< 2^32): no index overflows.
+    let fold = |acc: Arg<T>, w: [u32; VEC], at: u32| {
+        let mut a = acc;
+        for e in 0..per {
+            a = a.update::<O>(T::from_128(w, e as usize), head + per * at + e);
+        }
+        a
+    };
+    let window = LOADS_PER_TRIP as u32 * threads;
+    let last = (LOADS_PER_TRIP as u32 - 1) * threads;
+    let stride = VEC * threads as usize;
+    let mut at = gid;
+    while at + last < vectors {
+        let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        // SAFETY: at < vectors.
+        let first = unsafe { words.offset(VEC * at as usize) };
+        for (j, slot) in v.iter_mut().enumerate() {
+            // SAFETY: at + j*threads <= at + last < vectors; every vector of the body is aligned.
+            *slot = unsafe { first.load_v4_nc(j * stride) };
+        }
+        for (j, w) in v.iter().enumerate() {
+            acc = fold(acc, *w, at + j as u32 * threads);
+        }
+        at += window;
+    }
+    while at < vectors {
+        // SAFETY: at < vectors.
+        acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
+        at += threads;
+    }
+    if gid < tail {
+        let i = per * vectors + gid;
+        // SAFETY: head + PER_128*vectors + gid < n.
+        acc = acc.update::<O>(unsafe { body.read(i as usize) }, head + i);
+    }
+    acc
+}
+
+/// [`thread_arg_v128`] for any group of `ranks` threads and any [`Fold`]: thread `rank` of the
+/// group folds its share of `g[..n]` — 128-bit loads of the 16-byte-aligned body, vector
+/// `rank`, `rank + ranks`, … (four independent loads per trip while a whole trip exists), the
+/// unaligned head first and the tail last, so that it meets its elements in index order;
+/// element `i` is passed to [`Fold::step`] with index `base + i`. With the group a warp (`rank`
+/// the lane, `ranks` 32) it is a warp's share of one segment; a block (`threadIdx.x`,
+/// `blockDim.x`), a block's tile of one segment. `F::identity()` where the thread owns nothing.
+///
+/// # Safety
+/// `g` is valid, `T`-aligned global memory for reading `n` elements that no thread writes
+/// during the kernel; `rank < ranks`, `ranks ≤ 2^29`, and `base + n ≤ u32::MAX`.
+#[inline(always)]
+pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
+    g: Global<T>,
+    n: u32,
+    base: u32,
+    rank: u32,
+    ranks: u32,
+) -> F::Acc {
+    let V4Split { head, vectors, tail } = split_for_128(g.addr(), n as usize, core::mem::size_of::<T>());
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let mut acc = F::identity();
+    if rank < head {
+        // SAFETY: rank < head <= n.
+        acc = F::step(acc, unsafe { g.read(rank as usize) }, base + rank);
+    }
+    // SAFETY: head <= n; `body` is 16-byte aligned and holds `PER_128 * vectors + tail` elements.
+    let body = unsafe { g.offset(head as usize) };
+    let words = body.cast::<u32>();
+    let per = T::PER_128 as u32;
+    let first = base + head;
+    let fold = |acc: F::Acc, w: [u32; VEC], at: u32| {
+        let mut a = acc;
+        for e in 0..per {
+            a = F::step(a, T::from_128(w, e as usize), first + per * at + e);
+        }
+        a
+    };
+    let window = LOADS_PER_TRIP as u32 * ranks;
+    let last = (LOADS_PER_TRIP as u32 - 1) * ranks;
+    let stride = VEC * ranks as usize;
+    let mut at = rank;
+    while at + last < vectors {
+        let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        // SAFETY: at < vectors.
+        let trip = unsafe { words.offset(VEC * at as usize) };
+        for (j, slot) in v.iter_mut().enumerate() {
+            // SAFETY: at + j*ranks <= at + last < vectors; every vector of the body is aligned.
+            *slot = unsafe { trip.load_v4_nc(j * stride) };
+        }
+        for (j, w) in v.iter().enumerate() {
+            acc = fold(acc, *w, at + j as u32 * ranks);
+        }
+        at += window;
+    }
+    while at < vectors {
+        // SAFETY: at < vectors.
+        acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
+        at += ranks;
+    }
+    if rank < tail {
+        let i = per * vectors + rank;
+        // SAFETY: head + PER_128*vectors + rank < n.
+        acc = F::step(acc, unsafe { body.read(i as usize) }, first + i);
+    }
+    acc
+}
+
+/// [`thread_reduce_v128`] of transformed elements: this thread's `O::combine` over
+/// `X::apply(a[i], b[i])` for its share of `i < n`, one pass, no temporary (CUB's
+/// `TransformReduce`). A unary transform (`X::INPUTS == 1`, a square) never reads `b`; a binary
+/// one (a product) reads both inputs with two 128-bit loads each per trip, the same 64 bytes in
+/// flight per thread as the four loads of one input. Where `a` and `b` sit at different
+/// offsets from a 16-byte boundary (sub-ranges of two buffers), no 128-bit load can serve both:
+/// each thread then takes elements `gid, gid + threads, …` one by one (coalesced, but one
+/// 32- or 64-bit load per element).
+///
+/// # Safety
+/// `a` (and, for a binary transform, `b`) are valid, `T`-aligned global memory for reading `n`
+/// elements that no thread writes during the kernel; `gridDim.x × blockDim.x ≤`
+/// [`MAX_GRID_THREADS`].
+#[inline(always)]
+pub unsafe fn thread_transform_v128<T: Element, X: Transform<T>, O: Operator<T>>(
+    a: Global<T>,
+    b: Global<T>,
+    n: u32,
+) -> T {
+    let block = block_dim_x();
+    let threads = grid_dim_x() * block;
+    let gid = block_idx_x() * block + thread_idx_x();
+    let both = X::INPUTS == 2;
+    let mut acc = O::IDENTITY;
+    if both && !(a.addr() ^ b.addr()).is_multiple_of(16) {
+        let mut i = gid as usize;
+        while i < n as usize {
+            // SAFETY: i < n.
+            acc = O::combine(acc, X::apply(unsafe { a.read(i) }, unsafe { b.read(i) }));
+            i += threads as usize;
+        }
+        return acc;
+    }
+    let V4Split { head, vectors, tail } = split_for_128(a.addr(), n as usize, core::mem::size_of::<T>());
+    let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
+    let pick = |x: Global<T>| if both { x } else { a };
+    // SAFETY: head <= n; both bodies are 16-byte aligned (the same offset from a boundary) and
+    // hold `PER_128 * vectors + tail` elements.
+    let (body_a, body_b) = unsafe { (a.offset(head as usize), pick(b).offset(head as usize)) };
+    let (words_a, words_b) = (body_a.cast::<u32>(), body_b.cast::<u32>());
+    let per = T::PER_128;
+    let fold = |acc: T, wa: [u32; VEC], wb: [u32; VEC]| {
+        let mut r = acc;
+        for e in 0..per {
+            r = O::combine(r, X::apply(T::from_128(wa, e), T::from_128(wb, e)));
+        }
+        r
+    };
+    let loads = LOADS_PER_TRIP as u32 / X::INPUTS;
+    let window = loads * threads;
+    let last = (loads - 1) * threads;
+    let stride = VEC * threads as usize;
+    let mut at = gid;
+    while at + last < vectors {
+        let (mut va, mut vb) = ([[0u32; VEC]; LOADS_PER_TRIP], [[0u32; VEC]; LOADS_PER_TRIP]);
+        // SAFETY: at < vectors.
+        let (fa, fb) = unsafe { (words_a.offset(VEC * at as usize), words_b.offset(VEC * at as usize)) };
+        for j in 0..loads as usize {
+            // SAFETY: at + j*threads <= at + last < vectors; every vector of a body is aligned.
+            va[j] = unsafe { fa.load_v4_nc(j * stride) };
+            if both {
+                // SAFETY: as above, for b's body.
+                vb[j] = unsafe { fb.load_v4_nc(j * stride) };
+            }
+        }
+        for j in 0..loads as usize {
+            acc = fold(acc, va[j], if both { vb[j] } else { va[j] });
+        }
+        at += window;
+    }
+    while at < vectors {
+        // SAFETY: at < vectors.
+        let wa = unsafe { words_a.load_v4_nc(VEC * at as usize) };
+        // SAFETY: as above, for b's body (read only for a binary transform).
+        let wb = if both { unsafe { words_b.load_v4_nc(VEC * at as usize) } } else { wa };
+        acc = fold(acc, wa, wb);
+        at += threads;
+    }
+    let element = |x: Global<T>, i: u32| {
+        // SAFETY: the callers below pass i < n (of `a`, and of `b` where it is read).
+        unsafe { x.read(i as usize) }
+    };
+    if gid < head {
+        let x = element(a, gid);
+        acc = O::combine(acc, X::apply(x, if both { element(b, gid) } else { x }));
+    }
+    if gid < tail {
+        let i = head + per as u32 * vectors + gid;
+        let x = element(a, i);
+        acc = O::combine(acc, X::apply(x, if both { element(b, i) } else { x }));
     }
     acc
 }

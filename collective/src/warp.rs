@@ -1,5 +1,6 @@
 //! Warp-level sums and scans: the 32 lanes of one warp combine their values in registers
-//! ([`warp_sum_shfl`], [`warp_reduce_shfl`], [`warp_scan_inclusive`]). (The chapter-3 kernels' unrolled last warp, in
+//! ([`warp_sum_shfl`], [`warp_reduce_shfl`], [`warp_scan_inclusive`], and for a value with its
+//! index [`warp_arg_reduce`]). (The chapter-3 kernels' unrolled last warp, in
 //! memory with warp barriers, is written out in `unroll_warps8` and the kernels after it.)
 //!
 //! `redux.sync` (sm_80+), the hardware's one-instruction warp sum, is taught and used in
@@ -8,7 +9,7 @@
 use crate::device::thread::lane_id;
 use crate::device::warp::{shfl_down_sync, shfl_up_sync};
 use crate::device::{FULL_MASK, WARP_SIZE};
-use crate::types::{Element, Operator};
+use crate::types::{Arg, Element, Extreme, Operator};
 
 /// The warp step of `warp_shuffle` and of every kernel after it: the wrapping sum of `value`
 /// over the 32 lanes of the warp, complete in **lane 0** (the other lanes end with partial
@@ -86,4 +87,26 @@ pub fn warp_scan_inclusive<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
         offset *= 2;
     }
     v
+}
+
+/// [`warp_reduce_shfl`] for a value and its index (an argmin or argmax): [`Arg::combine`] over
+/// the 32 lanes, complete in **lane 0**, in five `shfl.down` steps; each step shuffles the value
+/// (one or two 32-bit words) and the index. The winner is the extreme with the lowest index,
+/// whatever the lanes' order (CUB's `WarpReduce<KeyValuePair<int, T>>::Reduce` with
+/// `ArgMin`/`ArgMax`).
+///
+/// Every lane of the warp must call it (the mask is the full warp).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn warp_arg_reduce<T: Element, O: Extreme<T>>(arg: Arg<T>) -> Arg<T> {
+    let mut a = arg;
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        // As in warp_sum_shfl: the clamped reads of the high lanes never reach lane 0.
+        let value = shfl_down_sync(FULL_MASK, a.value, offset);
+        let index = shfl_down_sync(FULL_MASK, a.index, offset);
+        a = a.combine::<O>(Arg { value, index });
+        offset /= 2;
+    }
+    a
 }

@@ -1,13 +1,13 @@
 //! Parallel reduction and scan on a GPU, in Rust: the kernels of the classic CUDA reduction
 //! curriculum and the modern single-pass ones, launched on an NVIDIA GPU or on a CPU emulator
 //! that runs the same kernel code, checked against a CPU reference and timed — and, for other
-//! Rust code, a small library in the shape a CUB user knows: [`Reducer`] and [`Scanner`], one
-//! object per algorithm, generic over element type and operator.
+//! Rust code, a small library in the shape a CUB user knows: [`Reducer`], [`ArgReducer`] and
+//! [`Scanner`], one object per algorithm, generic over element type and operator.
 //!
 //! # Use it from Rust
 //!
 //! ```
-//! use reduce_scan::{Backend, Max, Min, Reducer, Scanner, Sum};
+//! use reduce_scan::{ArgReducer, Backend, Max, Min, Reducer, Scanner, Sum};
 //! // The CPU emulator runs this example anywhere; on a GPU host use `Backend::gpu()?`
 //! // (or `Backend::gpu_device(1)?`, and `.with_new_stream()?` for a stream of your own).
 //! let backend = Backend::emulator();
@@ -29,15 +29,30 @@
 //! let mut maxima = backend.alloc::<f64>(3)?;
 //! Scanner::<f64, Max>::new(&backend).inclusive(&floats, &mut maxima)?;
 //! assert_eq!(backend.download(&maxima)?, [0.5, 0.5, 8.0]);
+//!
+//! let top = ArgReducer::<f64, Max>::new(&backend).reduce(&floats)?.expect("not empty");
+//! assert_eq!((top.value, top.index), (8.0, 2)); // argmax: the value and its first index
+//! let mut sums = Reducer::<f64, Sum>::new(&backend);
+//! assert_eq!(sums.dot(&floats, &floats)?, 68.25); // no temporary: a·b summed in one pass
+//! assert_eq!(sums.norm(&floats)?, 68.25f64.sqrt());
 //! # Ok::<(), reduce_scan::Error>(())
 //! ```
 //!
-//! | object | synchronous | queued |
-//! |---|---|---|
-//! | [`Reducer<T, Op>`](Reducer) | [`reduce`](Reducer::reduce), [`reduce_range`](Reducer::reduce_range) | [`enqueue`](Reducer::enqueue), then [`result`](Reducer::result) |
-//! | [`Scanner<T, Op>`](Scanner) | [`inclusive`](Scanner::inclusive), [`exclusive`](Scanner::exclusive), [`inclusive_range`](Scanner::inclusive_range), [`exclusive_range`](Scanner::exclusive_range) | [`enqueue`](Scanner::enqueue), then [`wait`](Scanner::wait) |
+//! | object | what | synchronous | queued |
+//! |---|---|---|---|
+//! | [`Reducer<T, Op>`](Reducer) | sum, min, max (`cub::DeviceReduce::Sum`/`Min`/`Max`) | [`reduce`](Reducer::reduce), [`reduce_range`](Reducer::reduce_range) | [`enqueue`](Reducer::enqueue), then [`result`](Reducer::result) |
+//! | [`Reducer<T, Sum>`](Reducer) | dot product, sum of squares, L2 norm (`DeviceReduce::TransformReduce`, `torch.dot`, `torch.linalg.vector_norm`) | [`dot`](Reducer::dot), [`dot_range`](Reducer::dot_range), [`sum_of_squares`](Reducer::sum_of_squares), [`sum_of_squares_range`](Reducer::sum_of_squares_range), [`norm`](Reducer::norm), [`norm_range`](Reducer::norm_range) | [`enqueue_dot`](Reducer::enqueue_dot), [`enqueue_sum_of_squares`](Reducer::enqueue_sum_of_squares), then [`result`](Reducer::result) |
+//! | [`ArgReducer<T, Min/Max>`](ArgReducer) | argmin, argmax: the extreme and its first index (`DeviceReduce::ArgMin`/`ArgMax`, `torch.argmin`/`argmax`) | [`reduce`](ArgReducer::reduce), [`reduce_range`](ArgReducer::reduce_range) | [`enqueue`](ArgReducer::enqueue), then [`result`](ArgReducer::result) |
+//! | [`Scanner<T, Op>`](Scanner) | inclusive and exclusive scans (`DeviceScan`) | [`inclusive`](Scanner::inclusive), [`exclusive`](Scanner::exclusive), [`inclusive_range`](Scanner::inclusive_range), [`exclusive_range`](Scanner::exclusive_range) | [`enqueue`](Scanner::enqueue), then [`wait`](Scanner::wait) |
 //!
-//! One-shot conveniences: [`sum::sum`], [`sum::sum_range`], [`reduce()`]`::<T, Op>`,
+//! Argmin and argmax ([`reduce::arg`]): ties go to the lowest index; for floats a NaN is the
+//! extreme (the first NaN wins, as in PyTorch) and −0.0 ties with +0.0; the index is a `u64`
+//! (a `u32` on the device: every length fits); an empty input gives `None`. Dot products and
+//! sums of squares ([`reduce::transform`]): integers wrap, floats lie within a stated bound of
+//! the exact result (`docs/types.md`). [`ops`] lists these operations, as the command line
+//! runs them (`reduce --op argmax`, …).
+//!
+//! One-shot conveniences: [`argmin()`], [`argmax()`], [`sum::sum`], [`sum::sum_range`], [`reduce()`]`::<T, Op>`,
 //! [`scan::inclusive_scan`] / [`scan::exclusive_scan`] (`i32` sums) and
 //! [`scan::typed::inclusive_scan`] / [`scan::typed::exclusive_scan`]`::<T, Op>`.
 //! [`sum`](mod@sum) says why the type and the operator are parameters of the object.
@@ -128,6 +143,8 @@
 //!   references), [`reduce::Reduction`] (one row on one input) and [`mod@sum`] (the library
 //!   object [`Reducer`] and its plan).
 //! * [`scan`] — the prefix sums, laid out the same way, and [`Scanner`].
+//! * [`ops`] — the library's operations beyond them (argmin, argmax, dot product, sum of
+//!   squares, norm): the one list the command line, tests, benches and GPU script iterate.
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,
 //!   a scan's reference on the device with the check kernels of `kernels::check`.
@@ -137,7 +154,8 @@
 //! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
 //!   shows each lesson's GPU figures from it.
 //! * [`mod@ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
-//! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc).
+//! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc);
+//!   [`cub_ops`] — its counterparts of [`ops`] (ArgMin/ArgMax, TransformReduce).
 //! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
@@ -150,9 +168,11 @@ pub mod check;
 pub mod cli;
 pub mod committed;
 pub mod cub;
+pub mod cub_ops;
 pub mod experiment;
 pub mod input;
 pub mod metrics;
+pub mod ops;
 pub mod output;
 pub mod phrasebook;
 mod private;
@@ -173,6 +193,8 @@ pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, module, ptx, timi
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
+pub use reduce::arg::{ArgReducer, Extremum, argmax, argmin};
+pub use reduce::segmented::{SegmentedReducer, Segments};
 pub use reduce::sum::Reducer;
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;

@@ -162,9 +162,94 @@ pub const fn tally_sum(word: u64) -> i32 {
     (word >> TALLY_COUNT_BITS) as u32 as i32
 }
 
+/// The segment that block `block` serves when segment `s` is served by the blocks
+/// `first(s)..first(s + 1)` (`first` nondecreasing, `first(0) ≤ block < first(segments)`): the
+/// last `s < segments` with `first(s) ≤ block`, by binary search (`segmented_tiles`, where the
+/// host gives every segment `⌈len / tile⌉` blocks, at least one).
+///
+/// ```
+/// use reduce_scan_kernels::index::segment_of_block;
+/// let first = [0u32, 3, 3, 4, 9]; // segments of 3, 0, 1 and 5 blocks
+/// let at = |s: u32| first[s as usize];
+/// assert_eq!([0, 2, 3, 4, 8].map(|b| segment_of_block(b, 4, at)), [0, 0, 2, 3, 3]);
+/// ```
+#[inline(always)]
+pub fn segment_of_block(block: u32, segments: u32, first: impl Fn(u32) -> u32) -> u32 {
+    // Invariant: first(lo) <= block, and the answer lies in lo..hi.
+    let (mut lo, mut hi) = (0u32, segments);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if first(mid) <= block {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The first element and the end of segment `s`: `offset(s)..offset(s + 1)` of CSR offsets, or,
+/// for `rows`, row `s` of `cols` elements (`offset` unused). The segmented kernels read the
+/// offsets through `offset`.
+///
+/// ```
+/// use reduce_scan_kernels::index::segment_bounds;
+/// let offsets = [0u32, 3, 3, 10];
+/// assert_eq!(segment_bounds(1, 0, |i| offsets[i as usize], false), (3, 3));
+/// assert_eq!(segment_bounds(2, 0, |i| offsets[i as usize], false), (3, 10));
+/// assert_eq!(segment_bounds(2, 256, |_| unreachable!(), true), (512, 768));
+/// ```
+#[inline(always)]
+pub fn segment_bounds(s: u32, cols: u32, offset: impl Fn(u32) -> u32, rows: bool) -> (u32, u32) {
+    if rows { (s * cols, s * cols + cols) } else { (offset(s), offset(s + 1)) }
+}
+
+/// Elements `lo..hi` of a segment `start..end` that chunk `chunk` of `tile` elements covers:
+/// `lo = start + chunk × tile`, `hi = min(lo + tile, end)`, in 64-bit arithmetic so that no
+/// sum near `u32::MAX` wraps. A chunk past the end (or of an empty segment) is empty: `lo = hi`.
+///
+/// ```
+/// use reduce_scan_kernels::index::tile_bounds;
+/// assert_eq!(tile_bounds(100, 10_100, 1, 4096), (4196, 8292));
+/// assert_eq!(tile_bounds(100, 10_100, 2, 4096), (8292, 10_100));
+/// assert_eq!(tile_bounds(7, 7, 0, 4096), (7, 7));
+/// assert_eq!(tile_bounds(u32::MAX - 5, u32::MAX, 0, 4096), (u32::MAX - 5, u32::MAX));
+/// ```
+#[inline(always)]
+pub const fn tile_bounds(start: u32, end: u32, chunk: u32, tile: u32) -> (u32, u32) {
+    let lo = start as u64 + chunk as u64 * tile as u64;
+    let lo = if lo > end as u64 { end as u64 } else { lo };
+    let hi = if lo + (tile as u64) < end as u64 { lo + tile as u64 } else { end as u64 };
+    (lo as u32, hi as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_block_finds_its_segment_and_the_chunks_cover_it() {
+        // Segments of 0..7 tiles (empty segments get one block), as the host lays them out.
+        let lens: [u32; 9] = [0, 1, 4096, 4097, 0, 20_000, 3, 0, 8192];
+        let tile = 4096;
+        let mut first = std::vec![0u32];
+        let mut starts = std::vec![0u32];
+        for &l in &lens {
+            first.push(first.last().unwrap() + l.div_ceil(tile).max(1));
+            starts.push(starts.last().unwrap() + l);
+        }
+        let at = |s: u32| first[s as usize];
+        for (s, &l) in lens.iter().enumerate() {
+            let mut covered = 0;
+            for b in first[s]..first[s + 1] {
+                assert_eq!(segment_of_block(b, lens.len() as u32, at), s as u32, "block {b}");
+                let (lo, hi) = tile_bounds(starts[s], starts[s] + l, b - first[s], tile);
+                assert_eq!(lo, starts[s] + covered, "segment {s} block {b}");
+                covered += hi - lo;
+            }
+            assert_eq!(covered, l, "segment {s}");
+        }
+    }
 
     #[test]
     fn segment_len_covers_every_element_once() {

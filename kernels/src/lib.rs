@@ -153,3 +153,94 @@ macro_rules! typed_kernel {
         pub use self::${concat($kernel, __, $t, _, $op)}::${concat($kernel, __, $t, _, $op)};
     };
 }
+
+/// [`typed_kernel!`] for a kernel whose operator is an extreme (`types::Extreme`: an argmin or
+/// argmax): one entry per element type × `min`/`max`, named `{kernel}__{type}_{op}`
+/// (`arg_reduce__f32_max`), each calling `$generic::<T, Min or Max>`. Twelve entries; no sum.
+#[macro_export]
+macro_rules! extreme_kernel {
+    ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $crate::typed_kernel!(@each $kernel $generic ($($arg: $ty),*)
+            [i32 min Min] [u32 min Min] [i64 min Min] [u64 min Min] [f32 min Min] [f64 min Min]
+            [i32 max Max] [u32 max Max] [i64 max Max] [u64 max Max] [f32 max Max] [f64 max Max]);
+    };
+}
+
+/// [`typed_kernel!`] for a transform-reduce body generic over the element type, the transform
+/// and the operator (`$generic::<T, X, O>`): one entry per element type × transform × operator
+/// it lists, named `{kernel}__{type}_{transform}_{op}` (`transform_reduce__f32_product_sum`).
+/// Today the product (dot products) and the square (sums of squares and norms), with the sum,
+/// for the six types: twelve entries. The host's table of them (`reduce_scan::transform`) makes
+/// the same names with the same `${concat(..)}`.
+#[macro_export]
+macro_rules! transform_kernel {
+    ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $crate::transform_kernel!(@each $kernel $generic ($($arg: $ty),*)
+            [i32 product Product sum Sum] [u32 product Product sum Sum] [i64 product Product sum Sum]
+            [u64 product Product sum Sum] [f32 product Product sum Sum] [f64 product Product sum Sum]
+            [i32 square Square sum Sum] [u32 square Square sum Sum] [i64 square Square sum Sum]
+            [u64 square Square sum Sum] [f32 square Square sum Sum] [f64 square Square sum Sum]);
+    };
+    (@each $kernel:ident $generic:ident $args:tt $([$t:ident $x:ident $X:ident $op:ident $Op:ident])*) => {
+        $($crate::transform_kernel!(@one $kernel $generic $args $t $x $X $op $Op);)*
+    };
+    (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $x:ident $X:ident $op:ident $Op:ident) => {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        pub mod ${concat($kernel, __, $t, _, $x, _, $op)} {
+            #[allow(unused_imports)]
+            use super::*;
+            /// The element type of this instantiation (the argument list's `T`).
+            pub type T = $t;
+            $crate::kernel! {
+                #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($X), ", ", stringify!($Op), ">` as a kernel.")]
+                #[allow(non_snake_case)]
+                pub unsafe fn ${concat($kernel, __, $t, _, $x, _, $op)}($($arg: $ty),*) {
+                    // SAFETY: this kernel's contract is the generic body's.
+                    unsafe { $generic::<$t, $crate::types::$X, $crate::types::$Op>($($arg),*) }
+                }
+            }
+        }
+        pub use self::${concat($kernel, __, $t, _, $x, _, $op)}::${concat($kernel, __, $t, _, $x, _, $op)};
+    };
+}
+
+/// [`typed_kernel!`] for a body generic over the element type and a fold
+/// (`collective::fold::Fold`: what a thread keeps — a plain sum, minimum or maximum, or an
+/// argmin's or argmax's value and index): one entry per element type × fold, named
+/// `{kernel}__{type}_{fold}` (`segmented_warp__f32_argmax`), each calling
+/// `$generic::<T, Reduce<Sum>>`, …, `ArgOf<Max>`. Thirty entries.
+#[macro_export]
+macro_rules! fold_kernel {
+    ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $crate::fold_kernel!(@types $kernel $generic ($($arg: $ty),*) i32 u32 i64 u64 f32 f64);
+    };
+    (@types $kernel:ident $generic:ident $args:tt $($t:ident)*) => {
+        $(
+            $crate::fold_kernel!(@one $kernel $generic $args $t sum Reduce Sum);
+            $crate::fold_kernel!(@one $kernel $generic $args $t min Reduce Min);
+            $crate::fold_kernel!(@one $kernel $generic $args $t max Reduce Max);
+            $crate::fold_kernel!(@one $kernel $generic $args $t argmin ArgOf Min);
+            $crate::fold_kernel!(@one $kernel $generic $args $t argmax ArgOf Max);
+        )*
+    };
+    (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $f:ident $Fold:ident $Op:ident) => {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        pub mod ${concat($kernel, __, $t, _, $f)} {
+            #[allow(unused_imports)]
+            use super::*;
+            /// The element type of this instantiation (the argument list's `T`).
+            pub type T = $t;
+            $crate::kernel! {
+                #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Fold), "<", stringify!($Op), ">>` as a kernel.")]
+                #[allow(non_snake_case)]
+                pub unsafe fn ${concat($kernel, __, $t, _, $f)}($($arg: $ty),*) {
+                    // SAFETY: this kernel's contract is the generic body's.
+                    unsafe { $generic::<$t, $crate::collective::fold::$Fold<$crate::types::$Op>>($($arg),*) }
+                }
+            }
+        }
+        pub use self::${concat($kernel, __, $t, _, $f)}::${concat($kernel, __, $t, _, $f)};
+    };
+}

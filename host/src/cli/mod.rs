@@ -13,6 +13,7 @@
 mod check;
 mod committed;
 mod metrics;
+mod ops;
 mod parse;
 mod reduce;
 mod report;
@@ -67,6 +68,32 @@ enum OpArg {
     Reduce,
     /// The prefix sums (reduce_scan::scan): bit, blelloch, lookback × inclusive/exclusive.
     Scan,
+    /// The smallest element and its first index (NaN is the smallest).
+    Argmin,
+    /// The largest element and its first index (NaN is the largest).
+    Argmax,
+    /// Σ a[i]·b[i] of two inputs, no temporary.
+    Dot,
+    /// Σ x[i]², no temporary.
+    #[value(name = "sum_of_squares")]
+    SumOfSquares,
+    /// The L2 norm √(Σ x[i]²).
+    Norm,
+}
+
+impl OpArg {
+    /// The library operation it names (`reduce_scan::ops`), if it is one.
+    fn operation(self) -> Option<crate::ops::Operation> {
+        use crate::ops::Operation;
+        match self {
+            OpArg::Reduce | OpArg::Scan => None,
+            OpArg::Argmin => Some(Operation::ArgMin),
+            OpArg::Argmax => Some(Operation::ArgMax),
+            OpArg::Dot => Some(Operation::Dot),
+            OpArg::SumOfSquares => Some(Operation::SumOfSquares),
+            OpArg::Norm => Some(Operation::Norm),
+        }
+    }
 }
 
 /// What the emulator checks on every access (`docs/emulator.md`).
@@ -103,7 +130,8 @@ struct Args {
     /// Number of elements as a power of two: n = 2^LOG2 (0..=31).
     #[arg(long, value_parser = parse::log2, allow_negative_numbers = true)]
     log2: Option<u32>,
-    /// Threads per block (reductions only; each scan has its own) [default: 512].
+    /// Threads per block (reductions, and the library's operations: argmin, …, norm; each scan
+    /// has its own) [default: 512; for the operations, their plan's 256].
     #[arg(long, value_parser = parse::block, allow_negative_numbers = true)]
     block: Option<u32>,
     /// Grid-stride variants only (grid_stride, vector_loads, single_pass, atomic_accumulate):
@@ -147,7 +175,8 @@ struct Args {
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
-    /// What to run: the reductions, or the prefix sums.
+    /// What to run: the reductions, the prefix sums, or one of the library's operations
+    /// (argmin, argmax, dot, sum_of_squares, norm: one row, --type's input; --list lists them).
     #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
     op: OpArg,
     /// Element type. Each variant runs the element types × operators its registry entry
@@ -160,9 +189,10 @@ struct Args {
     /// rule.
     #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max"])]
     combine: String,
-    /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`) at the
-    /// same n (needs nvcc on the GPU host) and add a `× CUB` column: CUB's time over ours
-    /// (> 1: faster than CUB).
+    /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`, or the
+    /// operation's counterpart: DeviceReduce::ArgMin/ArgMax, TransformReduce) at the same n
+    /// (needs nvcc on the GPU host) and add a `× CUB` column: CUB's time over ours (> 1: faster
+    /// than CUB).
     #[arg(long)]
     compare_cub: bool,
     /// Also time each classic kernel's CUDA C twin (cub/classic.cu, built with the host's nvcc)
@@ -227,6 +257,10 @@ where
         (Some(spec), _) => sweep::run(&args, spec, out, err),
         (None, OpArg::Reduce) => reduce::run(&args, out, err),
         (None, OpArg::Scan) => scan::run(&args, out, err),
+        (None, op) => match op.operation() {
+            Some(operation) => ops::run(&args, operation, out, err),
+            None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),
+        },
     });
     match result {
         Ok(true) => 0,

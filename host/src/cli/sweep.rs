@@ -53,9 +53,10 @@ pub(super) fn run(args: &Args, spec: &str, out: &mut dyn Write, err: &mut dyn Wr
             eta.map_or(String::new(), |s| format!(", about {s:.0} s left"))
         );
         let mut csv = Vec::new();
-        all_passed &= match one.op {
-            OpArg::Reduce => super::reduce::run(&one, &mut csv, err)?,
-            OpArg::Scan => super::scan::run(&one, &mut csv, err)?,
+        all_passed &= match (one.op, one.op.operation()) {
+            (OpArg::Scan, _) => super::scan::run(&one, &mut csv, err)?,
+            (_, Some(operation)) => super::ops::run(&one, operation, &mut csv, err)?,
+            (_, None) => super::reduce::run(&one, &mut csv, err)?,
         };
         // The header once: every size's CSV starts with the same one.
         let text = String::from_utf8_lossy(&csv);

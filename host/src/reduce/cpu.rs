@@ -24,6 +24,12 @@
 //!   with the kernels crate's functions.
 //! * **Float sums** are rounded in the kernel's order. They are checked against the exact sum
 //!   (to within a far smaller error: [`exact_sum`]) with [`float_sum_bound`].
+//!
+//! **Argmin and argmax** ([`arg_reference`]): a left-to-right scan that keeps the first
+//! extreme, NaN the extreme, ±0.0 equal; checked exactly (index, and the value's bits).
+//! **Dot products and sums of squares** ([`transform_reference`], [`check_transform`]): integers
+//! exact (wrapping); floats against the exact dot product (double-double, each product split
+//! exactly: [`exact_dot`]) with [`float_dot_bound`].
 
 use crate::types::{Op, Value};
 
@@ -192,10 +198,162 @@ pub fn check<T: Value>(op: Op, data: &[T], got: T, depth: u64) -> Result<(), Str
     }
 }
 
+/// The argmin (`smallest`) or argmax of `data` and its index, from the definition: a NaN beats
+/// every number (the first NaN wins), otherwise values compare as numbers (−0.0 equals +0.0),
+/// and of equal values the first wins. `None` for an empty slice. Written independently of
+/// the kernels' `Extreme::beats`.
+pub fn arg_reference<T: Value>(smallest: bool, data: &[T]) -> Option<(T, u64)> {
+    // ±0.0 share a key; otherwise the order key of the value.
+    let key = |x: T| if x.to_f64() == 0.0 { 0 } else { x.order_key() };
+    let beats = |a: T, b: T| match (a.is_nan_host(), b.is_nan_host()) {
+        (true, b_nan) => !b_nan,
+        (false, true) => false,
+        (false, false) if smallest => key(a) < key(b),
+        (false, false) => key(a) > key(b),
+    };
+    let mut best: Option<(T, u64)> = None;
+    for (i, &x) in data.iter().enumerate() {
+        if best.is_none_or(|(b, _)| beats(x, b)) {
+            best = Some((x, i as u64));
+        }
+    }
+    best
+}
+
+/// Does `got` (value, index) pass as the argmin or argmax of `data`? Index equal, value the
+/// same bits as `data[index]`.
+pub fn check_arg<T: Value>(smallest: bool, data: &[T], got: Option<(T, u64)>) -> Result<(), String> {
+    let want = arg_reference(smallest, data);
+    let same = match (want, got) {
+        (None, None) => true,
+        (Some((wv, wi)), Some((gv, gi))) => wi == gi && wv.same_bits(gv),
+        _ => false,
+    };
+    let show = |x: Option<(T, u64)>| x.map_or("none (empty)".to_string(), |(v, i)| format!("{v} at index {i}"));
+    if same { Ok(()) } else { Err(format!("expected {}, got {}", show(want), show(got))) }
+}
+
+/// The exact `Σ aᵢ·bᵢ` of two float slices of the same length, to within far less than any
+/// kernel's error, and `Σ|aᵢ·bᵢ|`: each product split exactly into `p + e` (`e` from a fused
+/// multiply-add: TwoProduct) and both parts summed in double-double ([`exact_sum`]'s method).
+/// `b = None` squares `a`.
+pub fn exact_dot<T: Value>(a: &[T], b: Option<&[T]>) -> (f64, f64) {
+    let (mut s, mut c, mut abs) = (0.0f64, 0.0f64, 0.0f64);
+    let mut add = |x: f64| {
+        let t = s + x;
+        let z = t - s;
+        c += (s - (t - z)) + (x - z);
+        s = t;
+    };
+    for (i, x) in a.iter().enumerate() {
+        let (x, y) = (x.to_f64(), b.map_or(x.to_f64(), |b| b[i].to_f64()));
+        let p = x * y;
+        let e = x.mul_add(y, -p);
+        add(p);
+        add(e);
+        abs += p.abs();
+    }
+    (s + c, abs)
+}
+
+/// **The error bound of a float dot product** (or sum of squares) of `n` products summed by
+/// a tree of `depth` additions: each product is rounded once (`mul.rn`), then passes through at
+/// most `depth` rounded additions, so (Higham §3.1, eq. (3.5) with the tree's depth for `n`)
+///
+/// ```text
+///     |got − exact| ≤ γ(depth + 1)·Σ|aᵢ·bᵢ| + 2⁻⁵¹·Σ|aᵢ·bᵢ| + n·η
+/// ```
+///
+/// the second term, as in [`float_sum_bound`], the reference's own error and the final
+/// rounding; the last, products that underflow: each loses at most half the smallest subnormal
+/// `η` of the type, twice that allowing for the sums it then passes through (`tiny` = `η`: 2⁻¹⁴⁹
+/// for `f32`, 2⁻¹⁰⁷⁴ for `f64`; additions of subnormals are exact). For a sum of squares without
+/// underflow, `Σ|aᵢbᵢ| = Σxᵢ²` is the answer itself: a relative bound.
+pub fn float_dot_bound(u: f64, depth: u64, abs_sum: f64, n: usize, tiny: f64) -> f64 {
+    float_sum_bound(u, depth + 1, abs_sum) + n as f64 * tiny
+}
+
+/// The result a dot product (`b = Some`) or sum of squares (`b = None`) must give for an
+/// integer type: wrapping products, wrapping sum. (Floats: [`exact_dot`].)
+pub fn transform_reference<T: Value>(a: &[T], b: Option<&[T]>) -> T {
+    let mut acc = T::ZERO;
+    for (i, &x) in a.iter().enumerate() {
+        let y = b.map_or(x, |b| b[i]);
+        acc = T::wrapping_add_host(acc, wrapping_mul_host(x, y));
+    }
+    acc
+}
+
+/// The smallest positive subnormal of a float type (`η` of [`float_dot_bound`]).
+pub fn smallest_subnormal<T: Value>() -> f64 {
+    T::from_bits_u64(1).to_f64()
+}
+
+/// `x · y` as the GPU multiplies: wrapping for integers (the low half), rounded for floats.
+fn wrapping_mul_host<T: Value>(x: T, y: T) -> T {
+    if T::ELEM.is_float() {
+        T::from_f64(x.to_f64() * y.to_f64())
+    } else {
+        // The low bits of the product are the product of the low bits: i128 holds it exactly.
+        T::from_bits_u64((x.order_key().wrapping_mul(y.order_key())) as u64)
+    }
+}
+
+/// Does `got` pass as the dot product of `a` and `b` (or, `b = None`, the sum of squares of
+/// `a`) summed with a tree of `depth`? Integers exact; floats within [`float_dot_bound`].
+pub fn check_transform<T: Value>(a: &[T], b: Option<&[T]>, got: T, depth: u64) -> Result<(), String> {
+    if T::ELEM.is_float() {
+        let (exact, abs) = exact_dot(a, b);
+        let bound = float_dot_bound(T::UNIT_ROUNDOFF, depth, abs, a.len(), smallest_subnormal::<T>());
+        let err = (got.to_f64() - exact).abs();
+        return if err <= bound {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected {exact:e} (exact) ± {bound:e} (γ({})·Σ|ab| + n·η, Σ|ab| = {abs:e}), got {got} (error {err:e})",
+                depth + 1
+            ))
+        };
+    }
+    let want = transform_reference(a, b);
+    if want.same_bits(got) {
+        Ok(())
+    } else {
+        Err(format!("expected {want} (bits {:#x}), got {got} (bits {:#x})", want.bits(), got.bits()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::input::Input;
+
+    #[test]
+    fn arg_reference_follows_its_rules() {
+        let nan = f32::NAN;
+        assert_eq!(arg_reference(false, &[1.0f32, 3.0, 3.0]), Some((3.0, 1)));
+        assert_eq!(arg_reference(true, &[0.0f32, -0.0]).map(|x| (x.0.to_bits(), x.1)), Some((0, 0)));
+        assert_eq!(arg_reference(false, &[1.0f32, nan, 9.0, nan]).map(|x| x.1), Some(1));
+        assert_eq!(arg_reference(true, &[1.0f32, nan]).map(|x| x.1), Some(1));
+        assert_eq!(arg_reference(false, &[i64::MIN, i64::MIN]), Some((i64::MIN, 0)));
+        assert_eq!(arg_reference::<u32>(true, &[]), None);
+        assert!(check_arg(false, &[2u64, 7, 7], Some((7, 1))).is_ok());
+        assert!(check_arg(false, &[2u64, 7, 7], Some((7, 2))).unwrap_err().contains("expected 7 at index 1"));
+    }
+
+    #[test]
+    fn transform_references() {
+        assert_eq!(transform_reference(&[i32::MAX, 3], Some(&[2, -1])), -5); // -2 - 3, wrapped
+        assert_eq!(transform_reference(&[u64::MAX, 2], None), 5); // 1 + 4, wrapped
+        assert_eq!(transform_reference(&[i64::MIN, -1], Some(&[-1, i64::MIN])), 0);
+        let (exact, abs) = exact_dot(&[1e16f64, 1.0, -1e16], Some(&[1.0, 1.0, 1.0]));
+        assert_eq!((exact, abs), (1.0, 2e16 + 1.0));
+        // (1 + ε)² − (1 + 2ε) = ε²: the product's rounding error is kept (TwoProduct).
+        let e = f64::EPSILON;
+        assert_eq!(exact_dot(&[1.0 + e, -1.0], Some(&[1.0 + e, 1.0 + 2.0 * e])).0, e * e);
+        assert!(check_transform(&[3.0f32, 4.0], None, 25.0, 1).is_ok());
+        assert!(check_transform(&[3.0f32, 4.0], None, 25.01, 1).is_err());
+    }
 
     /// The book's version, kept to show the bug it has.
     fn book_recursive_reduce(data: &mut [i32], size: usize) -> i32 {

@@ -13,16 +13,27 @@
 //!   element type and operator), its plan ([`sum::PLAN`]), and the one-shot [`sum::sum`] and
 //!   [`reduce()`] (`reduce_scan::reduce::<f32, Max>(&backend, &buf)`).
 //!
+//! * [`arg`] — [`arg::ArgReducer`], the position of the extreme (argmin, argmax), and
+//!   [`transform`] — the transform-reduce methods of [`sum::Reducer`] (dot product, sum of
+//!   squares, norm): the library's one-launch reductions beyond the registry's whole-buffer
+//!   rows, each one kernel generic over type and operator (and transform), launched through
+//!   [`one_pass`] (the plan's resident grid and last-block finish); [`segmented`] — many
+//!   reductions in one launch, over CSR offsets or a matrix's rows ([`segmented::SegmentedReducer`]).
+//!
 //! Every row runs through one workspace shape (the buffers its finish needs, of its element
 //! type) and one launch: `i32` sums are the curriculum's rows, not a second path.
 
+pub mod arg;
 pub mod cpu;
 mod geometry;
 pub mod nested;
+pub mod one_pass;
 pub mod plan;
 pub mod registry;
 mod run;
+pub mod segmented;
 pub mod sum;
+pub mod transform;
 mod workspace;
 
 pub use geometry::{check, check_of, geometry, geometry_of, resident_per_sm};

@@ -70,6 +70,7 @@ use super::plan::Finish;
 #[cfg(test)]
 use super::plan::Geometry;
 use super::registry::{self, Instance, Variant};
+use super::transform::Fused;
 use super::workspace::Workspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
@@ -212,6 +213,11 @@ pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
     backend: &'b Backend,
     /// The device storage, once a first launch made it.
     storage: Option<Storage<T>>,
+    /// The storage of the transform-reduce calls (`dot`, `sum_of_squares`, `norm`: the
+    /// [`transform`](super::transform) module), once one made it.
+    fused: Option<Fused<T>>,
+    /// The block of the transform-reduce launches.
+    fused_block: u32,
     /// What [`result`](Self::result) answers.
     last: Last<T>,
     op: PhantomData<fn() -> O>,
@@ -237,12 +243,24 @@ enum Last<T> {
     Launched,
     /// The answer of a synchronous call, already on the host.
     Answer(T),
+    /// A transform-reduce launch, whose answer the fused storage holds.
+    Fused,
 }
 
 impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, storage: None, last: Last::Nothing, op: PhantomData }
+        let fused_block = super::transform::default_block();
+        Self { backend, storage: None, fused: None, fused_block, last: Last::Nothing, op: PhantomData }
+    }
+
+    /// A reducer whose transform-reduce launches (`dot`, `sum_of_squares`, `norm`) run at
+    /// `block` threads per block (a power of two in 32..=1024), for experiments and tests; its
+    /// `reduce` calls keep the plan's block. The answer is the same at every block (floats:
+    /// within the same bound).
+    pub fn with_transform_block(backend: &'b Backend, block: u32) -> Result<Self> {
+        super::transform::check_fused_block(block)?;
+        Ok(Self { fused_block: block, ..Self::new(backend) })
     }
 
     /// `O` over every element of `input`; waits for it. Integer sums wrap; float min/max
@@ -308,8 +326,34 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
             (Last::Identity, _) => Ok(identity(O::OP)),
             (Last::Answer(answer), _) => Ok(answer),
             (Last::Launched, Some(storage)) => storage.work.result(self.backend),
+            (Last::Fused, _) => match &self.fused {
+                Some(fused) => fused.answer(self.backend),
+                None => Err(Error::Invalid("the reducer's transform storage is missing".into())),
+            },
             _ => Err(Error::Invalid("result() with nothing enqueued (or the last enqueue failed)".into())),
         }
+    }
+
+    /// The backend it runs on.
+    pub(crate) fn backend(&self) -> &'b Backend {
+        self.backend
+    }
+
+    /// A transform-reduce call begins: nothing for `result` until it has launched.
+    pub(crate) fn begin_fused(&mut self) {
+        self.last = Last::Nothing;
+    }
+
+    /// A transform-reduce call ended: a launch (`Some`), or an empty range (`None`: the
+    /// identity, no launch).
+    pub(crate) fn end_fused(&mut self, launched: Option<()>) {
+        self.last = if launched.is_some() { Last::Fused } else { Last::Identity };
+    }
+
+    /// The transform-reduce storage, made on first use.
+    pub(crate) fn fused_storage(&mut self) -> &mut Fused<T> {
+        let block = self.fused_block;
+        self.fused.get_or_insert_with(|| Fused::new(block))
     }
 
     /// The storage for `n` elements, retargeted to `n`'s geometry: the plan's choice, its row

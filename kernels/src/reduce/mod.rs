@@ -1,7 +1,13 @@
 //! Sum reductions of `i32` (wrapping, as the GPU's integer add is), and — for
 //! `warp_shuffle`, `vector_loads` and `atomic_accumulate` — sums, minima and maxima of every
 //! element type of [`crate::types`]: generic bodies (`warp_shuffle_generic`, …) instantiated
-//! as the entries `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`, …).
+//! as the entries `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`, …). Beside them, the
+//! library's reductions that a CUB or PyTorch user reaches for next: the position of the
+//! extreme (`arg_reduce_generic`, entries `arg_reduce__{type}_{min|max}`) and a transform
+//! fused into the reduction (`transform_reduce_generic`, `transform_reduce__{type}_{product|square}_sum`),
+//! and many reductions in one launch over CSR offsets or the rows of a matrix, for any fold
+//! (`collective::fold`: sum, min, max, argmin, argmax): `segmented_warp_generic` (a warp per
+//! segment) and `segmented_tiles_generic` (blocks in proportion to each segment's length).
 //!
 //! Every kernel of this family turns `n` inputs into one partial sum per block, written
 //! to `g_odata[blockIdx.x]`; the host adds the partials (or, for the single-pass kernels,
@@ -37,6 +43,7 @@ mod smem_unroll4;
 mod smem_unroll4_dyn;
 
 // Modern: warp shuffles, redux.sync, grid-stride loops, vector loads, single pass.
+mod arg_reduce;
 mod atomic_accumulate;
 mod atomic_accumulate_to_host;
 mod grid_stride;
@@ -52,7 +59,10 @@ mod recursive_reduce2;
 mod recursive_reduce_nosync;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
+mod segmented_tiles;
+mod segmented_warp;
 mod single_pass;
+mod transform_reduce;
 mod vector_loads;
 mod warp_shuffle;
 
@@ -75,6 +85,7 @@ pub use smem::{SMEM_SHARED_BYTES, smem};
 pub use smem_unroll4::{SMEM_UNROLL4_SHARED_BYTES, smem_unroll4};
 pub use smem_unroll4_dyn::smem_unroll4_dyn;
 
+pub use arg_reduce::*;
 pub use atomic_accumulate::*;
 pub use atomic_accumulate_to_host::atomic_accumulate_to_host;
 pub use grid_stride::{GRID_STRIDE_SHARED_BYTES, grid_stride};
@@ -86,7 +97,10 @@ pub use recursive_reduce_nosync::recursive_reduce_nosync;
 pub use recursive_reduce2::recursive_reduce2;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};
+pub use segmented_tiles::*;
+pub use segmented_warp::*;
 pub use single_pass::*;
+pub use transform_reduce::*;
 pub use vector_loads::*;
 pub use warp_shuffle::*;
 

@@ -1,0 +1,347 @@
+//! The library's operations beyond the whole-buffer reduction and scan — the ones a CUB or
+//! PyTorch user reaches for next — in one list ([`Operation::ALL`]) that the command line
+//! (`reduce --op argmax`, …), the tests (`tests/ops.rs`), the benches (`benches/ops.rs`), the GPU
+//! script (`scripts/gpu/library_ops.sh`) and the crate docs' table iterate; and [`Prepared`],
+//! one operation on one input, launched, timed and checked against the CPU reference the same
+//! way by all of them.
+//!
+//! | operation | Rust | kernel | CUB | PyTorch |
+//! |---|---|---|---|---|
+//! | `argmin`, `argmax` | [`ArgReducer`]`<T, Min/Max>` | `arg_reduce__{type}_{min\|max}` | `DeviceReduce::ArgMin` / `ArgMax` | `torch.argmin` / `argmax` |
+//! | `dot` | [`Reducer::dot`] | `transform_reduce__{type}_product_sum` | `DeviceReduce::TransformReduce` (or `InnerProduct`) | `torch.dot` |
+//! | `sum_of_squares` | [`Reducer::sum_of_squares`] | `transform_reduce__{type}_square_sum` | `DeviceReduce::TransformReduce` | `(x * x).sum()` |
+//! | `norm` | [`Reducer::norm`] | `transform_reduce__{type}_square_sum` | `TransformReduce`, then `sqrt` | `torch.linalg.vector_norm` |
+
+use kernels::types::{Max, Min, Sum};
+
+use crate::backend::{Backend, DeviceBuffer};
+use crate::cpu;
+use crate::error::{Error, Result};
+use crate::reduce::arg::{self, ArgReducer, Extremum};
+use crate::reduce::one_pass::{DEFAULT_BLOCK, OnePass};
+use crate::reduce::sum::Reducer;
+use crate::reduce::transform::{self, Transform};
+use crate::timing::Rerun;
+use crate::types::{Elem, Op, Value};
+
+/// One of the library's operations beyond the whole-buffer reduction and scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// The smallest element and its first index.
+    ArgMin,
+    /// The largest element and its first index.
+    ArgMax,
+    /// `Σ a[i]·b[i]`.
+    Dot,
+    /// `Σ x[i]²`.
+    SumOfSquares,
+    /// `√(Σ x[i]²)`.
+    Norm,
+}
+
+impl Operation {
+    /// Every operation, in the order of the docs' table and `--op`'s list.
+    pub const ALL: [Operation; 5] =
+        [Operation::ArgMin, Operation::ArgMax, Operation::Dot, Operation::SumOfSquares, Operation::Norm];
+
+    /// The name: `--op`'s value, the bench id's first part.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::ArgMin => "argmin",
+            Operation::ArgMax => "argmax",
+            Operation::Dot => "dot",
+            Operation::SumOfSquares => "sum_of_squares",
+            Operation::Norm => "norm",
+        }
+    }
+
+    /// The operation called `name`, or an error listing them.
+    pub fn parse(name: &str) -> Result<Operation> {
+        Operation::ALL.into_iter().find(|o| o.name() == name).ok_or_else(|| {
+            let names: Vec<_> = Operation::ALL.iter().map(|o| o.name()).collect();
+            Error::Invalid(format!("no operation `{name}`; the operations are: {}", names.join(", ")))
+        })
+    }
+
+    /// What it computes, in one line.
+    pub fn what(self) -> &'static str {
+        match self {
+            Operation::ArgMin => "the smallest element and its first index (NaN is the smallest)",
+            Operation::ArgMax => "the largest element and its first index (NaN is the largest)",
+            Operation::Dot => "Σ a[i]·b[i] of two buffers, no temporary",
+            Operation::SumOfSquares => "Σ x[i]², no temporary",
+            Operation::Norm => "the L2 norm √(Σ x[i]²)",
+        }
+    }
+
+    /// The kernel (file, and the PTX entries' prefix).
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Operation::ArgMin | Operation::ArgMax => "arg_reduce",
+            Operation::Dot | Operation::SumOfSquares | Operation::Norm => "transform_reduce",
+        }
+    }
+
+    /// The PTX entry it launches for `elem`.
+    pub fn symbol(self, elem: Elem) -> &'static str {
+        crate::with_elem!(elem, T => match self {
+            Operation::ArgMin => arg::kernel::<T>(Op::Min).map_or("", |k| k.name),
+            Operation::ArgMax => arg::kernel::<T>(Op::Max).map_or("", |k| k.name),
+            Operation::Dot => transform::kernel::<T>(Transform::Product).name,
+            Operation::SumOfSquares | Operation::Norm => transform::kernel::<T>(Transform::Square).name,
+        })
+    }
+
+    /// Static shared memory per block of its kernel for `elem` (the kernels crate's constants).
+    pub fn shared_bytes(self, elem: Elem) -> u32 {
+        crate::with_elem!(elem, T => match self {
+            Operation::ArgMin | Operation::ArgMax => kernels::reduce::arg_reduce_shared_bytes::<T>(),
+            _ => kernels::reduce::transform_reduce_shared_bytes::<T>(),
+        })
+    }
+
+    /// CUB's counterpart.
+    pub fn cub(self) -> &'static str {
+        match self {
+            Operation::ArgMin => "cub::DeviceReduce::ArgMin",
+            Operation::ArgMax => "cub::DeviceReduce::ArgMax",
+            Operation::Dot | Operation::SumOfSquares => "cub::DeviceReduce::TransformReduce",
+            Operation::Norm => "cub::DeviceReduce::TransformReduce + sqrt",
+        }
+    }
+
+    /// PyTorch's counterpart.
+    pub fn torch(self) -> &'static str {
+        match self {
+            Operation::ArgMin => "torch.argmin",
+            Operation::ArgMax => "torch.argmax",
+            Operation::Dot => "torch.dot",
+            Operation::SumOfSquares => "(x * x).sum()",
+            Operation::Norm => "torch.linalg.vector_norm",
+        }
+    }
+
+    /// Input buffers it reads: 2 for a dot product, else 1.
+    pub fn inputs(self) -> usize {
+        match self {
+            Operation::Dot => 2,
+            _ => 1,
+        }
+    }
+
+    /// Bytes it must read at least for `n` elements of `elem`: what its throughput and its
+    /// bound (bytes over peak bandwidth) count.
+    pub fn bytes(self, n: usize, elem: Elem) -> usize {
+        n * elem.size() * self.inputs()
+    }
+}
+
+/// What an operation answers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Answer<T> {
+    /// Argmin, argmax: the extreme and its index (`None`: empty input).
+    Position(Option<Extremum<T>>),
+    /// Dot product, sum of squares.
+    Value(T),
+    /// Norm.
+    Norm(f64),
+}
+
+impl<T: Value> std::fmt::Display for Answer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Position(Some(e)) => write!(f, "{} at {}", e.value, e.index),
+            Answer::Position(None) => write!(f, "none"),
+            Answer::Value(v) => write!(f, "{v}"),
+            Answer::Norm(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// The object that runs an operation.
+enum Runner<'b, T: Value> {
+    ArgMin(ArgReducer<'b, T, Min>),
+    ArgMax(ArgReducer<'b, T, Max>),
+    Fused(Reducer<'b, T, Sum>),
+}
+
+/// One operation prepared on one input: the data on the host (for the reference) and on the
+/// device, and the library object that runs it at a given block. What the CLI, the tests and
+/// the benches launch, time ([`Rerun`]) and check.
+pub struct Prepared<'b, T: Value> {
+    backend: &'b Backend,
+    op: Operation,
+    block: u32,
+    a: Vec<T>,
+    b: Option<Vec<T>>,
+    da: DeviceBuffer<T>,
+    db: Option<DeviceBuffer<T>>,
+    runner: Runner<'b, T>,
+    shape: OnePass,
+}
+
+impl<'b, T: Value> Prepared<'b, T> {
+    /// `op` on `a` (and, for a dot product, `b`: the same length) at `block` threads per block
+    /// (`None`: the plan's), uploaded to `backend`.
+    pub fn new(backend: &'b Backend, op: Operation, a: Vec<T>, b: Option<Vec<T>>, block: Option<u32>) -> Result<Self> {
+        let block = block.unwrap_or(DEFAULT_BLOCK);
+        let b = if op.inputs() == 2 {
+            let b = b.ok_or_else(|| Error::Invalid(format!("{}: a second input is needed", op.name())))?;
+            if b.len() != a.len() {
+                return Err(Error::Invalid(format!(
+                    "{} of inputs of {} and {} elements: the lengths must match",
+                    op.name(),
+                    a.len(),
+                    b.len()
+                )));
+            }
+            Some(b)
+        } else {
+            None
+        };
+        let runner = match op {
+            Operation::ArgMin => Runner::ArgMin(ArgReducer::with_block(backend, block)?),
+            Operation::ArgMax => Runner::ArgMax(ArgReducer::with_block(backend, block)?),
+            _ => Runner::Fused(Reducer::with_transform_block(backend, block)?),
+        };
+        let shape = OnePass::new(backend, op.symbol(T::ELEM), block, arg::items::<T>())?;
+        let da = backend.upload(&a)?;
+        let db = b.as_deref().map(|b| backend.upload(b)).transpose()?;
+        Ok(Self { backend, op, block, a, b, da, db, runner, shape })
+    }
+
+    /// Elements.
+    pub fn n(&self) -> usize {
+        self.a.len()
+    }
+
+    /// The launch shape of its kernel (`shape().config(n)`: the grid and block of one run).
+    pub fn shape(&self) -> OnePass {
+        self.shape
+    }
+
+    /// The block it launches with.
+    pub fn block(&self) -> u32 {
+        self.block
+    }
+
+    /// The backend it runs on.
+    pub fn backend(&self) -> &'b Backend {
+        self.backend
+    }
+
+    /// The operation.
+    pub fn op(&self) -> Operation {
+        self.op
+    }
+
+    /// Queues one run on the backend's stream.
+    pub fn enqueue(&mut self) -> Result<()> {
+        let n = self.a.len();
+        match (&mut self.runner, self.op) {
+            (Runner::ArgMin(r), _) => r.enqueue(&self.da, 0..n),
+            (Runner::ArgMax(r), _) => r.enqueue(&self.da, 0..n),
+            (Runner::Fused(r), Operation::Dot) => {
+                let db = self.db.as_ref().ok_or_else(|| Error::Invalid("dot: no second input".into()))?;
+                r.enqueue_dot(&self.da, db, 0..n)
+            }
+            (Runner::Fused(r), _) => r.enqueue_sum_of_squares(&self.da, 0..n),
+        }
+    }
+
+    /// The answer of the last run (waits for it).
+    pub fn answer(&self) -> Result<Answer<T>> {
+        Ok(match (&self.runner, self.op) {
+            (Runner::ArgMin(r), _) => Answer::Position(r.result()?),
+            (Runner::ArgMax(r), _) => Answer::Position(r.result()?),
+            (Runner::Fused(r), Operation::Norm) => Answer::Norm(transform::norm_of(r.result()?)),
+            (Runner::Fused(r), _) => Answer::Value(r.result()?),
+        })
+    }
+
+    /// Does `got` pass against the CPU reference? Argmin/argmax exactly; integer dot products
+    /// and sums of squares exactly (wrapping); floats within [`cpu::float_dot_bound`] of the
+    /// kernel's tree; a norm within half that relative bound and `f64`'s rounding.
+    pub fn check(&self, got: Answer<T>) -> std::result::Result<(), String> {
+        let depth = self.shape.depth(self.n());
+        match got {
+            Answer::Position(p) => cpu::check_arg(self.op == Operation::ArgMin, &self.a, p.map(|e| (e.value, e.index))),
+            Answer::Value(v) => cpu::check_transform(&self.a, self.b.as_deref(), v, depth),
+            Answer::Norm(x) => check_norm(&self.a, x, depth),
+        }
+    }
+
+    /// The reference answer, for reports: the position, the exact (integers: wrapped) value, or
+    /// the norm of the exact sum of squares.
+    pub fn reference(&self) -> String {
+        match self.op {
+            Operation::ArgMin | Operation::ArgMax => cpu::arg_reference(self.op == Operation::ArgMin, &self.a)
+                .map_or("none".into(), |(v, i)| format!("{v} at {i}")),
+            Operation::Norm => format!("{}", reference_norm(&self.a)),
+            _ if T::ELEM.is_float() => format!("{:e}", cpu::exact_dot(&self.a, self.b.as_deref()).0),
+            _ => format!("{}", cpu::transform_reference(&self.a, self.b.as_deref())),
+        }
+    }
+}
+
+/// The norm of the exact (floats) or wrapped (integers, read as unsigned) sum of squares.
+fn reference_norm<T: Value>(a: &[T]) -> f64 {
+    if T::ELEM.is_float() {
+        cpu::exact_dot(a, None).0.sqrt()
+    } else {
+        transform::norm_of(cpu::transform_reference(a, None))
+    }
+}
+
+/// A norm against [`reference_norm`]: relative error at most `γ(depth + 1)/2` from the sum and
+/// a few `f64` roundings, and `√(n·η)` for squares that underflow (`cpu::float_dot_bound`);
+/// integers: the root's rounding alone.
+fn check_norm<T: Value>(a: &[T], got: f64, depth: u64) -> std::result::Result<(), String> {
+    let want = reference_norm(a);
+    let (sum_rel, under) = if T::ELEM.is_float() {
+        (cpu::gamma(depth + 1, T::UNIT_ROUNDOFF), (a.len() as f64 * cpu::smallest_subnormal::<T>()).sqrt())
+    } else {
+        (0.0, 0.0)
+    };
+    let bound = (sum_rel / 2.0 + 4.0 * f64::EPSILON) * want + under;
+    let err = (got - want).abs();
+    if err <= bound { Ok(()) } else { Err(format!("expected {want:e} ± {bound:e}, got {got:e} (error {err:e})")) }
+}
+
+impl<T: Value> Rerun for Prepared<'_, T> {
+    fn reset(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        self.enqueue()
+    }
+
+    fn check(&mut self) -> Result<Option<String>> {
+        let got = self.answer()?;
+        Ok(Prepared::check(self, got).err())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_every_operation_runs_on_the_emulator() {
+        let b = Backend::emulator();
+        for op in Operation::ALL {
+            assert_eq!(Operation::parse(op.name()).unwrap(), op);
+            let a: Vec<f32> = (0..3001).map(|i| ((i * 37) % 101) as f32 * 0.25 - 12.0).collect();
+            let other = Some(a.iter().rev().copied().collect());
+            let mut p = Prepared::new(&b, op, a, other, Some(64)).unwrap();
+            p.enqueue().unwrap();
+            let got = p.answer().unwrap();
+            p.check(got).unwrap_or_else(|e| panic!("{}: {e}", op.name()));
+            assert!(op.symbol(Elem::F32).starts_with(op.kernel()));
+        }
+        assert!(Operation::parse("argmid").unwrap_err().to_string().contains("argmin, argmax, dot"));
+        let e = Prepared::new(&b, Operation::Dot, vec![1i32, 2], Some(vec![3]), None).err().unwrap().to_string();
+        assert!(e.contains("inputs of 2 and 1 elements"), "{e}");
+    }
+}

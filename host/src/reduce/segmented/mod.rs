@@ -1,0 +1,370 @@
+//! Many reductions in one launch: [`SegmentedReducer`] over [`Segments`] — CSR offsets
+//! (`cub::DeviceSegmentedReduce`) or the rows of a row-major matrix (`torch.sum(x, dim=-1)`) —
+//! for sums, minima and maxima ([`reduce`](SegmentedReducer::reduce)) and argmins and argmaxes
+//! ([`arg_reduce`](SegmentedReducer::arg_reduce)), every element type.
+//!
+//! ```
+//! use reduce_scan::{Backend, Max, SegmentedReducer, Segments, Sum};
+//! let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+//! let data = backend.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+//! let segments = Segments::from_offsets(&backend, &[0, 2, 2, 6])?; // [1, 2], [], [3, 4, 5, 6]
+//! let mut sums = backend.alloc::<f32>(segments.count())?;
+//! SegmentedReducer::<f32, Sum>::new(&backend).reduce(&data, &segments, &mut sums)?;
+//! assert_eq!(backend.download(&sums)?, [3.0, 0.0, 18.0]); // an empty segment: the identity
+//!
+//! let rows = Segments::rows(2, 3)?; // a 2 × 3 matrix, row-major: its rows
+//! let (mut top, mut at) = (backend.alloc::<f32>(2)?, backend.alloc::<u32>(2)?);
+//! SegmentedReducer::<f32, Max>::new(&backend).arg_reduce(&data, &rows, &mut top, &mut at)?;
+//! assert_eq!((backend.download(&top)?, backend.download(&at)?), (vec![3.0, 6.0], vec![2, 2]));
+//! # Ok::<(), reduce_scan::Error>(())
+//! ```
+//!
+//! **What it answers.** `out[s]` = the reduction of segment `s` with the rules of the
+//! whole-buffer ones (integer sums wrap; float min/max propagate NaN, −0.0 < +0.0; float sums
+//! within the bound of the kernel's tree); argmin/argmax the rules of
+//! [`ArgReducer`](super::arg::ArgReducer), the index **within the segment** (as CUB and
+//! `torch.argmax(dim=-1)` give it). An empty segment gives the identity (0, the type's largest
+//! or smallest value), and for argmin/argmax the value the identity and the index [`NO_INDEX`]
+//! (`u32::MAX`: no element).
+//!
+//! **Bad segments** are refused in one line ([`Error::Invalid`]) before any launch: offsets
+//! that decrease, no offsets at all, a last offset past the input, an output shorter than the
+//! segments, a matrix whose `rows × cols` is not the input's length.
+//!
+//! **The plan** ([`Strategy::choose`]), from the lengths, once per [`Segments`]: a warp per
+//! segment where the longest segment is short (at most [`WARP_MAX`] elements: a warp reads it in a
+//! few 128-bit passes, with shuffles and no barrier); a block per segment where every segment fits
+//! one tile ([`TILE`] elements); otherwise every segment cut into tiles, a block each, and the last
+//! block of each segment combining its tiles (a device-wide pass over few long or skewed segments:
+//! every block does the same work, whatever the lengths). Kernels `segmented_warp__{type}_{fold}`
+//! and `segmented_tiles__{type}_{fold}`, one body each for the five folds.
+
+use std::marker::PhantomData;
+
+use kernels::types::Sum;
+
+use super::arg::ExtremeKind;
+use super::one_pass::{DEFAULT_BLOCK, check_block};
+use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
+use crate::error::{Error, Result};
+use crate::types::{Op, OpKind, PerElement, PerType, Value, check_layout};
+
+/// Elements of one tile of `segmented_tiles`: what one block folds.
+pub const TILE: u32 = 8192;
+/// The longest segment a warp is given (`segmented_warp`).
+pub const WARP_MAX: u32 = 1024;
+/// The index of an empty segment's argmin or argmax: no element.
+pub const NO_INDEX: u32 = u32::MAX;
+
+/// How a [`Segments`] is reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// A warp per segment (`segmented_warp`): the longest segment is at most [`WARP_MAX`].
+    WarpPerSegment,
+    /// A block per segment (`segmented_tiles`, one tile each): every segment fits a [`TILE`].
+    BlockPerSegment,
+    /// Blocks per segment in proportion to its length (`segmented_tiles` with its table).
+    DeviceWide,
+}
+
+impl Strategy {
+    /// The strategy for segments whose longest holds `max_len` elements.
+    pub fn choose(max_len: u32) -> Strategy {
+        if max_len <= WARP_MAX {
+            Strategy::WarpPerSegment
+        } else if max_len <= TILE {
+            Strategy::BlockPerSegment
+        } else {
+            Strategy::DeviceWide
+        }
+    }
+
+    /// Its name in reports (`warp_per_segment`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::WarpPerSegment => "warp_per_segment",
+            Strategy::BlockPerSegment => "block_per_segment",
+            Strategy::DeviceWide => "device_wide",
+        }
+    }
+}
+
+/// Where the segments are: CSR offsets on the device (and the host), or the rows of a matrix.
+enum Layout {
+    Csr { host: Vec<u32>, offsets: DeviceBuffer<u32>, first: Option<DeviceBuffer<u32>>, blocks: u32 },
+    Rows { cols: u32 },
+}
+
+/// The segments of a segmented reduction, checked and planned once: CSR offsets
+/// ([`from_offsets`](Self::from_offsets)) or the rows of a row-major matrix
+/// ([`rows`](Self::rows)). Reuse it for every input with the same segments.
+pub struct Segments {
+    count: u32,
+    end: u32,
+    max_len: u32,
+    strategy: Strategy,
+    layout: Layout,
+}
+
+impl Segments {
+    /// `offsets.len() − 1` segments, segment `s` the elements `offsets[s]..offsets[s + 1]` of the
+    /// input (CSR; the first offset need not be 0). The offsets must not decrease (equal
+    /// neighbours are an empty segment); they are uploaded to `backend`, with the table of
+    /// blocks the plan needs.
+    pub fn from_offsets(backend: &Backend, offsets: &[u32]) -> Result<Self> {
+        let Some(&last) = offsets.last() else {
+            return Err(Error::Invalid(
+                "no offsets: segments need at least one offset (segments + 1 of them; [0] is no segment)".into(),
+            ));
+        };
+        if offsets.len() - 1 > u32::MAX as usize - 1 {
+            return Err(Error::Invalid(format!("{} segments; at most {}", offsets.len() - 1, u32::MAX - 1)));
+        }
+        if let Some(s) = offsets.windows(2).position(|w| w[1] < w[0]) {
+            return Err(Error::Invalid(format!(
+                "offsets decrease at segment {s}: offsets[{s}] = {}, offsets[{}] = {}; they must not decrease",
+                offsets[s],
+                s + 1,
+                offsets[s + 1]
+            )));
+        }
+        let max_len = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let strategy = Strategy::choose(max_len);
+        let count = (offsets.len() - 1) as u32;
+        let (first, blocks) = match strategy {
+            Strategy::DeviceWide => {
+                let table = first_blocks(offsets)?;
+                let blocks = *table.last().unwrap_or(&0);
+                (Some(backend.upload(&table)?), blocks)
+            }
+            _ => (None, count),
+        };
+        let layout = Layout::Csr { host: offsets.to_vec(), offsets: backend.upload(offsets)?, first, blocks };
+        Ok(Self { count, end: last, max_len, strategy, layout })
+    }
+
+    /// The `rows` rows of a row-major `rows × cols` matrix (batched rows: `x.sum(dim=-1)`); no
+    /// device memory. `rows × cols` must be at most `u32::MAX`.
+    pub fn rows(rows: usize, cols: usize) -> Result<Self> {
+        let total = rows.checked_mul(cols).filter(|&t| t <= u32::MAX as usize);
+        let Some(total) = total.filter(|_| rows < u32::MAX as usize) else {
+            return Err(Error::Invalid(format!(
+                "a {rows} × {cols} matrix: rows × cols must be at most {} (the kernels' 32-bit lengths)",
+                u32::MAX
+            )));
+        };
+        let cols = cols as u32;
+        Ok(Self {
+            count: rows as u32,
+            end: total as u32,
+            max_len: cols,
+            strategy: Strategy::choose(cols),
+            layout: Layout::Rows { cols },
+        })
+    }
+
+    /// Segments (rows).
+    pub fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The elements the input must hold: the last offset (rows × cols, exactly, for rows).
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    /// The longest segment.
+    pub fn max_len(&self) -> usize {
+        self.max_len as usize
+    }
+
+    /// How they are reduced.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Segment `s`'s elements `start..end` (host side; `s < count`).
+    pub fn bounds(&self, s: usize) -> (usize, usize) {
+        match &self.layout {
+            Layout::Csr { host, .. } => (host[s] as usize, host[s + 1] as usize),
+            Layout::Rows { cols } => (s * *cols as usize, (s + 1) * *cols as usize),
+        }
+    }
+
+    /// Blocks of the launch at `block` threads (the warp kernel: `⌈segments / warps per block⌉`).
+    pub fn grid(&self, block: u32) -> u32 {
+        match (&self.layout, self.strategy) {
+            (_, Strategy::WarpPerSegment) => self.count.div_ceil(block / 32).max(1),
+            (Layout::Csr { blocks, .. }, _) => (*blocks).max(1),
+            (Layout::Rows { cols }, _) => self.count * per_row(*cols),
+        }
+    }
+
+    /// The depth of the addition tree of segment `s` at `block` threads with `per` elements
+    /// per 128-bit load (the `depth` of `cpu::float_sum_bound`): a lane's or thread's elements,
+    /// five warp levels, and for tiles five block levels and the last block's.
+    pub fn depth(&self, s: usize, block: u32, per: u32) -> u64 {
+        let (start, end) = self.bounds(s);
+        let len = (end - start) as u64;
+        let folded = |threads: u64, n: u64| n.div_ceil(threads * per as u64) * per as u64 + 2;
+        match self.strategy {
+            Strategy::WarpPerSegment => folded(32, len) + 5,
+            _ => {
+                let tiles = len.div_ceil(TILE as u64).max(1);
+                folded(block as u64, len.min(TILE as u64)) + 10 + tiles.div_ceil(block as u64) + 10
+            }
+        }
+    }
+}
+
+/// Blocks per row of `cols` elements: one per tile, at least one.
+fn per_row(cols: u32) -> u32 {
+    cols.div_ceil(TILE).max(1)
+}
+
+/// The first block of every segment (and the grid, last): a prefix sum of `max(1, ⌈len /
+/// TILE⌉)`, or an error where the grid would pass `gridDim.x`'s limit.
+fn first_blocks(offsets: &[u32]) -> Result<Vec<u32>> {
+    let mut table = Vec::with_capacity(offsets.len());
+    let mut at = 0u64;
+    table.push(0);
+    for w in offsets.windows(2) {
+        at += (w[1] - w[0]).div_ceil(TILE).max(1) as u64;
+        if at > (1 << 31) - 1 {
+            return Err(Error::Invalid(format!("{} segments need more than 2^31 − 1 blocks", offsets.len() - 1)));
+        }
+        table.push(at as u32);
+    }
+    Ok(table)
+}
+
+/// `segmented_warp__{type}_{fold}(input, offsets, cols, segments, values, indices)`.
+pub type WarpArgs<T> = (*const T, *const u32, u32, u32, *mut T, *mut u32);
+/// `segmented_tiles__{type}_{fold}(input, offsets, cols, segments, first, per_row, tile,
+/// partial values, partial indices, tickets, values, indices)`.
+pub type TilesArgs<T> =
+    (*const T, *const u32, u32, u32, *const u32, u32, u32, *mut T, *mut u32, *mut u32, *mut T, *mut u32);
+
+/// The segmented kernels of one type: `(warp, tiles)` per fold (sum, min, max, argmin, argmax).
+#[derive(Debug)]
+pub struct ByFold;
+
+impl PerElement for ByFold {
+    type Of<T: Value> = [(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>); 5];
+}
+
+macro_rules! fold_pair {
+    ($t:ident $f:ident) => {
+        (
+            crate::kernel_ref!(kernels::reduce::${concat(segmented_warp__, $t, _, $f)}(a, o, c, s, v, i)),
+            crate::kernel_ref!(kernels::reduce::${concat(segmented_tiles__, $t, _, $f)}(
+                a, o, c, s, f, r, t, pv, pi, k, v, i
+            )),
+        )
+    };
+}
+
+/// The sixty entries, named as `kernels::fold_kernel!` names them.
+macro_rules! segmented_kernels {
+    ($($t:ident),*) => {
+        PerType { $($t: [
+            fold_pair!($t sum), fold_pair!($t min), fold_pair!($t max), fold_pair!($t argmin), fold_pair!($t argmax),
+        ]),* }
+    };
+}
+
+/// Every segmented kernel, by element type and fold.
+pub static KERNELS: PerType<ByFold> = segmented_kernels!(i32, u32, i64, u64, f32, f64);
+
+/// The kernels of `T` for `op` (`indexed`: its argument, argmin or argmax).
+pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>)> {
+    let at = match (op, indexed) {
+        (Op::Sum, false) => 0,
+        (Op::Min, false) => 1,
+        (Op::Max, false) => 2,
+        (Op::Min, true) => 3,
+        (Op::Max, true) => 4,
+        _ => return Err(Error::Invalid(format!("no segmented {}{}", if indexed { "arg" } else { "" }, op.name()))),
+    };
+    Ok(T::of(&KERNELS)[at])
+}
+
+mod run;
+pub use run::SegmentedReducer;
+
+/// A one-shot [`SegmentedReducer`]`<T, Sum>`: the sum of every segment into `out`.
+pub fn segmented_sum<T: Value>(
+    backend: &Backend,
+    input: &DeviceBuffer<T>,
+    segments: &Segments,
+    out: &mut DeviceBuffer<T>,
+) -> Result<()> {
+    SegmentedReducer::<T, Sum>::new(backend).reduce(input, segments, out)
+}
+
+/// Does the device's answer for every segment pass against the CPU? `values` (and, for
+/// argmin/argmax, `indices`) as downloaded; sums against [`cpu::check`](crate::cpu::check) with
+/// each segment's depth at `block`, min/max exactly, arguments against
+/// [`cpu::check_arg`](crate::cpu::check_arg) (an empty segment: the identity and [`NO_INDEX`]).
+/// `Err` names the first wrong segment, its bounds, expected and actual.
+pub fn check_all<T: Value>(
+    op: Op,
+    data: &[T],
+    segments: &Segments,
+    values: &[T],
+    indices: Option<&[u32]>,
+    block: u32,
+) -> std::result::Result<(), String> {
+    let per = <T as kernels::types::Element>::PER_128 as u32;
+    for s in 0..segments.count() {
+        let (start, end) = segments.bounds(s);
+        let part = &data[start..end];
+        let at = |why: String| format!("segment {s} ({start}..{end}, {}): {why}", segments.strategy().name());
+        match indices {
+            Some(indices) => {
+                let got = (indices[s] != NO_INDEX).then_some((values[s], indices[s] as u64));
+                crate::cpu::check_arg(op == Op::Min, part, got).map_err(at)?;
+                if part.is_empty() && !values[s].same_bits(crate::types::identity(op)) {
+                    return Err(at(format!("an empty segment's value is {}, not the identity", values[s])));
+                }
+            }
+            None => crate::cpu::check(op, part, values[s], segments.depth(s, block, per)).map_err(at)?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_offsets_and_matrices_are_one_line_errors() {
+        let b = Backend::emulator();
+        let e = |r: Result<Segments>| r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(
+            e(Segments::from_offsets(&b, &[0, 5, 3, 9])),
+            "invalid request: offsets decrease at segment 1: offsets[1] = 5, offsets[2] = 3; they must not decrease"
+        );
+        assert!(e(Segments::from_offsets(&b, &[])).starts_with("invalid request: no offsets"));
+        assert!(e(Segments::rows(1 << 20, 1 << 20)).contains("rows × cols must be at most 4294967295"));
+        let s = Segments::from_offsets(&b, &[7]).unwrap();
+        assert_eq!((s.count(), s.end()), (0, 7));
+    }
+
+    #[test]
+    fn the_plan_follows_the_longest_segment() {
+        let b = Backend::emulator();
+        assert_eq!(Segments::from_offsets(&b, &[0, 3, 3, 1024]).unwrap().strategy(), Strategy::WarpPerSegment);
+        assert_eq!(Segments::from_offsets(&b, &[0, 5000, 6000]).unwrap().strategy(), Strategy::BlockPerSegment);
+        let wide = Segments::from_offsets(&b, &[0, 20_000, 20_000, 20_001]).unwrap();
+        assert_eq!((wide.strategy(), wide.grid(256)), (Strategy::DeviceWide, 3 + 1 + 1));
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001]).unwrap(), [0, 3, 4, 5]);
+        let rows = Segments::rows(4096, 4096).unwrap();
+        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::BlockPerSegment, 4096));
+        let rows = Segments::rows(65_536, 256).unwrap();
+        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::WarpPerSegment, 8192));
+        let rows = Segments::rows(3, 100_000).unwrap();
+        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::DeviceWide, 3 * 13));
+    }
+}

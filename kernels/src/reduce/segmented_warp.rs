@@ -1,0 +1,104 @@
+use crate::collective::fold::Fold;
+use crate::collective::thread::thread_fold_v128;
+use crate::device::WARP_SIZE;
+use crate::device::global::{Global, GlobalMut};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, warp_id};
+use crate::fold_kernel;
+use crate::index::segment_bounds;
+use crate::types::Element;
+
+fold_kernel!(segmented_warp = segmented_warp_generic(
+    g_idata: Global<T>,
+    g_offsets: Global<u32>,
+    cols: u32,
+    segments: u32,
+    g_values: GlobalMut<T>,
+    g_indices: GlobalMut<u32>
+));
+
+/// Segmented reduction, **a warp per segment**: `out[s]` = the fold of segment `s`, for many
+/// short segments — CSR offsets (`offsets[s]..offsets[s + 1]`) or the rows of a row-major
+/// matrix (`cols` each) — in one launch (`cub::DeviceSegmentedReduce` with small segments,
+/// `torch.sum(x, dim=-1)` of a matrix with short rows). Instantiated by `fold_kernel!` as
+/// `segmented_warp__{type}_{sum|min|max|argmin|argmax}`.
+///
+/// # Concept
+/// **Match the worker to the work.** A segment of a few dozen elements gives a block of 256
+/// threads almost nothing to do, and a block barrier to wait at; a warp reads it in one or two
+/// coalesced passes and reduces it with shuffles alone, no shared memory, no barrier. Each
+/// warp takes segments `w, w + warps, …` of the grid, so one launch serves any count.
+///
+/// # Previous problem → fix
+/// [`single_pass_generic`](super::single_pass_generic) reduces one array with the whole grid;
+/// run once per segment, a million segments would be a million launches, each of a few
+/// microseconds. Here segment boundaries are data (the offsets), read by the warp that owns the
+/// segment, and the warp's lanes share the segment with the same 128-bit loads
+/// (`collective::thread::thread_fold_v128` with the lane as rank). What is kept per lane is the
+/// fold's (`collective::fold`): a value, or a value and its index within the segment for
+/// argmin and argmax, so the five folds are one body.
+///
+/// # Execution
+/// 1. Warp `w` of the grid (`blockIdx.x × warps per block + warp`) takes segment `s = w`.
+/// 2. Its bounds (`index::segment_bounds`): two loads of the offsets (or `s × cols`, no load,
+///    for rows).
+/// 3. `thread_fold_v128` with rank = lane, 32 ranks: the unaligned head, 128-bit loads of the
+///    body (vector `lane`, `lane + 32`, …), the tail; element `i` is index `i` of the segment.
+/// 4. `Fold::warp` (five `shfl.down` steps; for argmin/argmax the index moves with the value);
+///    lane 0 writes `g_values[s]` (and `g_indices[s]`). An empty segment writes the identity
+///    (and index `u32::MAX`).
+/// 5. `s += warps of the grid`, while `s < segments`.
+///
+/// ```text
+///  offsets   0     3          40 40      97
+///  warp 0    [x x x]                          lanes 0-2 one element each → out[0]
+///  warp 1          [x x … x x]               lanes share 37 elements   → out[1]
+///  warp 2                      []             empty: identity           → out[2]
+///  warp 3                         [x … x]     57 elements               → out[3]
+/// ```
+///
+/// # Launch
+/// Any grid (a grid-stride loop over the segments; the host gives `⌈segments / warps per
+/// block⌉` blocks, at most the GPU's resident blocks × 8), block a multiple of 32 in 32..=1024,
+/// no shared memory.
+///
+/// # Preconditions
+/// `g_offsets` holds `segments + 1` nondecreasing offsets with `offsets[segments] ≤` the
+/// elements of `g_idata`, or is null and `g_idata` holds `segments × cols ≤ u32::MAX` elements
+/// (rows); `g_idata` is `T`-aligned; `g_values` (and, for argmin/argmax, `g_indices`) hold
+/// `segments` elements; the grid holds at most 2^29 threads.
+///
+/// # Safety
+/// The pointers are valid device memory of those lengths, and nothing writes the input or the
+/// offsets during the kernel. Every lane of a warp takes the same segments (the loop's bound
+/// and step are uniform in the warp), so every shuffle is reached by the whole warp; there is no
+/// block barrier.
+///
+/// # Measured
+/// Not measured on a GPU yet.
+#[inline(always)]
+pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
+    g_idata: Global<T>,
+    g_offsets: Global<u32>,
+    cols: u32,
+    segments: u32,
+    g_values: GlobalMut<T>,
+    g_indices: GlobalMut<u32>,
+) {
+    let lane = lane_id();
+    let per_block = block_dim_x() / WARP_SIZE;
+    let warps = grid_dim_x() * per_block;
+    let mut s = block_idx_x() * per_block + warp_id();
+    while s < segments {
+        // SAFETY: s < segments: offsets s and s + 1 exist (read only when there are offsets).
+        let offset = |i: u32| unsafe { g_offsets.read(i as usize) };
+        let (start, end) = segment_bounds(s, cols, offset, g_offsets.is_null());
+        // SAFETY: start..end lies within the input (the offsets' precondition); lane < 32.
+        let mine = unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, lane, WARP_SIZE) };
+        let total = F::warp(mine);
+        if lane == 0 {
+            // SAFETY: s < segments, the outputs' length.
+            unsafe { F::store(g_values, g_indices, s as usize, total) };
+        }
+        s += warps;
+    }
+}

@@ -1,0 +1,248 @@
+//! Segmented reductions (`reduce_scan::SegmentedReducer` over `Segments`): every element type ×
+//! sum, min, max, argmin, argmax × blocks 32, 256, 1024 × layouts that reach every plan — many
+//! tiny segments with empty ones (a warp per segment), segments of one tile (a block per
+//! segment), a few long ones with empties between them (device-wide), power-law lengths, the
+//! rows of matrices of each plan — on random input, few distinct values (ties), and, for floats,
+//! NaN and ±0.0; every segment checked against the CPU. Errors: offsets that decrease, a last
+//! offset past the input, an output too short, a matrix of the wrong size. The same on the GPU
+//! with the shapes (ignored where there is none). Failures name the fold, type, block,
+//! layout and segment.
+
+use libtest_mimic::{Failed, Trial};
+use reduce_scan::backend::Backend;
+use reduce_scan::input::{Pattern, typed};
+use reduce_scan::reduce::segmented::{Strategy, check_all};
+use reduce_scan::types::{Elem, Op, Value};
+use reduce_scan::{Max, Min, SegmentedReducer, Segments, Sum};
+
+const SEED: u64 = 0x5E6;
+const BLOCKS: &[u32] = &[32, 256, 1024];
+/// The folds: an operator, and whether its argument is asked.
+const FOLDS: [(Op, bool); 5] = [(Op::Sum, false), (Op::Min, false), (Op::Max, false), (Op::Min, true), (Op::Max, true)];
+
+/// A layout of segments: CSR offsets, or a matrix (rows, cols).
+#[derive(Clone, Debug)]
+enum Shape {
+    Offsets(&'static str, Vec<u32>),
+    Rows(usize, usize),
+}
+
+impl Shape {
+    /// The layout in a failure message.
+    fn name(&self) -> String {
+        match self {
+            Shape::Offsets(what, o) => {
+                format!("{what}: {} segments, offsets {}..{}", o.len() - 1, o[0], o.last().unwrap_or(&0))
+            }
+            Shape::Rows(r, c) => format!("{r} × {c} rows"),
+        }
+    }
+}
+
+/// Offsets from lengths.
+fn offsets(lens: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut out = vec![0u32];
+    for l in lens {
+        out.push(out.last().copied().unwrap_or(0) + l);
+    }
+    out
+}
+
+/// Power-law lengths: `count` segments, length ⌊scale / (i + 1)^1.2⌋ in a shuffled order (many
+/// short, a few long), some 0.
+fn power_law(count: usize, scale: f64) -> Vec<u32> {
+    let mut lens: Vec<u32> = (0..count).map(|i| (scale / ((i + 1) as f64).powf(1.2)) as u32).collect();
+    let r = typed::<u64>(count, SEED, Pattern::Random);
+    for i in (1..count).rev() {
+        lens.swap(i, (r[i] % (i as u64 + 1)) as usize);
+    }
+    lens
+}
+
+/// The layouts the emulator runs: one per plan, and a skewed one.
+fn shapes() -> Vec<Shape> {
+    let tiny: Vec<u32> = (0..700).map(|i| [0, 1, 2, 31, 32, 33, 5, 0, 64, 100][i % 10]).collect();
+    vec![
+        Shape::Offsets("tiny with empties", offsets(tiny)),
+        Shape::Offsets("one tile each", offsets([1025, 0, 8192, 4099, 7, 1500])),
+        Shape::Offsets("a few long", offsets([0, 20_011, 0, 8193, 16_384, 1, 0])),
+        Shape::Offsets("power law", offsets(power_law(300, 30_000.0))),
+        Shape::Offsets("starts past 0", vec![17, 17, 40, 3000]),
+        Shape::Rows(129, 33),
+        Shape::Rows(7, 4096),
+        Shape::Rows(2, 20_000),
+    ]
+}
+
+/// The GPU's layouts: the (10, 10^3, 10^5, 10^6 segments over 2^26 elements, equal and
+/// power-law; rows 4096 × 4096 and 65536 × 256) and the emulator's.
+fn gpu_shapes() -> Vec<Shape> {
+    let n = 1u64 << 26;
+    let mut out = shapes();
+    for count in [10u64, 1000, 100_000, 1_000_000] {
+        out.push(Shape::Offsets("equal", offsets((0..count).map(|_| (n / count) as u32))));
+        out.push(Shape::Offsets("power law", offsets(power_law(count as usize, n as f64 / 4.0))));
+    }
+    out.extend([Shape::Rows(4096, 4096), Shape::Rows(65_536, 256)]);
+    out
+}
+
+/// Input with few distinct values: ties everywhere.
+fn ties<T: Value>(n: usize, seed: u64) -> Vec<T> {
+    typed::<u64>(n, seed, Pattern::Random).iter().map(|&w| T::from_f64((w % 5) as f64 - 2.0)).collect()
+}
+
+/// One fold on one input over one layout, checked segment by segment.
+fn run<T: Value>(
+    backend: &Backend,
+    (op, arg): (Op, bool),
+    shape: &Shape,
+    data: &[T],
+    block: u32,
+) -> Result<(), Failed> {
+    let segments = match shape {
+        Shape::Offsets(_, o) => Segments::from_offsets(backend, o),
+        Shape::Rows(r, c) => Segments::rows(*r, *c),
+    };
+    let segments = segments.map_err(|e| format!("{}: {e}", shape.name()))?;
+    let what = format!(
+        "{}{} type {} block {block} {} ({})",
+        if arg { "arg" } else { "" },
+        op.name(),
+        T::ELEM.name(),
+        shape.name(),
+        segments.strategy().name()
+    );
+    let input = backend.upload(data).map_err(|e| format!("{what}: {e}"))?;
+    let count = segments.count().max(1);
+    let mut values = backend.alloc::<T>(count).map_err(|e| e.to_string())?;
+    let mut indices = backend.alloc::<u32>(count).map_err(|e| e.to_string())?;
+    let launched = match (op, arg) {
+        (Op::Sum, _) => SegmentedReducer::<T, Sum>::with_block(backend, block)?.reduce(&input, &segments, &mut values),
+        (Op::Min, false) => {
+            SegmentedReducer::<T, Min>::with_block(backend, block)?.reduce(&input, &segments, &mut values)
+        }
+        (Op::Max, false) => {
+            SegmentedReducer::<T, Max>::with_block(backend, block)?.reduce(&input, &segments, &mut values)
+        }
+        (Op::Min, true) => SegmentedReducer::<T, Min>::with_block(backend, block)?.arg_reduce(
+            &input,
+            &segments,
+            &mut values,
+            &mut indices,
+        ),
+        _ => SegmentedReducer::<T, Max>::with_block(backend, block)?.arg_reduce(
+            &input,
+            &segments,
+            &mut values,
+            &mut indices,
+        ),
+    };
+    launched.map_err(|e| format!("{what}: {e}"))?;
+    let values = backend.download(&values).map_err(|e| e.to_string())?;
+    let indices = if arg { Some(backend.download(&indices).map_err(|e| e.to_string())?) } else { None };
+    check_all(op, data, &segments, &values, indices.as_deref(), block).map_err(|e| format!("{what}: {e}").into())
+}
+
+/// Every layout, random input and ties; for floats, zeros of both signs and (min, max, the
+/// arguments) NaN in a few segments.
+fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[Shape]) -> Result<(), Failed> {
+    for shape in shapes {
+        let n = match shape {
+            Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3, // a few past the last offset
+            Shape::Rows(r, c) => r * c,
+        };
+        run(backend, fold, shape, &typed::<T>(n, SEED ^ n as u64, Pattern::Random), block)?;
+        run(backend, fold, shape, &ties::<T>(n, SEED ^ 7), block)?;
+        if T::ELEM.is_float() && n > 100 {
+            let mut data = typed::<T>(n, SEED ^ 3, Pattern::Random);
+            // NaN for min, max and the arguments (a float sum with a NaN is NaN, checked by the
+            // whole-buffer tests' reference, not this one's bound).
+            if fold.0 != Op::Sum {
+                for at in [0, n / 3, n / 3 + 1, n - 1] {
+                    data[at] = T::from_f64(f64::NAN);
+                }
+            }
+            for (i, x) in data.iter_mut().enumerate().skip(n / 2).take(50) {
+                *x = T::from_f64(if i % 2 == 0 { -0.0 } else { 0.0 });
+            }
+            run(backend, fold, shape, &data, block)?;
+        }
+    }
+    Ok(())
+}
+
+/// Bad segments: one line each, before any launch.
+fn errors() -> Result<(), Failed> {
+    let b = Backend::emulator();
+    let input = b.upload(&[1.0f32; 10]).map_err(|e| e.to_string())?;
+    let mut out = b.alloc::<f32>(3).map_err(|e| e.to_string())?;
+    let mut r = SegmentedReducer::<f32, Sum>::new(&b);
+    let past = Segments::from_offsets(&b, &[0, 4, 11]).map_err(|e| e.to_string())?;
+    let many = Segments::from_offsets(&b, &[0, 1, 2, 3, 4]).map_err(|e| e.to_string())?;
+    let rows = Segments::rows(3, 4).map_err(|e| e.to_string())?;
+    let got = [
+        Segments::from_offsets(&b, &[0, 4, 2]).err(),
+        r.reduce(&input, &past, &mut out).err(),
+        r.reduce(&input, &many, &mut out).err(),
+        r.reduce(&input, &rows, &mut out).err(),
+    ];
+    let want = [
+        "invalid request: offsets decrease at segment 1: offsets[1] = 4, offsets[2] = 2; they must not decrease",
+        "invalid request: segmented sum: the last offset is 11, past the input of 10 elements",
+        "invalid request: segmented sum of 4 segments: the output holds 3 elements; it must hold one per segment",
+        "invalid request: segmented sum of 3 rows × 4 columns = 12 elements: the input holds 10; they must match",
+    ];
+    for (got, want) in got.into_iter().zip(want) {
+        let got = got.map(|e| e.to_string());
+        if got.as_deref() != Some(want) {
+            return Err(format!("want `{want}`, got {got:?}").into());
+        }
+    }
+    Ok(())
+}
+
+fn plans_reached() -> Result<(), Failed> {
+    let b = Backend::emulator();
+    let mut seen = Vec::new();
+    for shape in shapes() {
+        let s = match &shape {
+            Shape::Offsets(_, o) => Segments::from_offsets(&b, o),
+            Shape::Rows(r, c) => Segments::rows(*r, *c),
+        };
+        seen.push(s.map_err(|e| e.to_string())?.strategy());
+    }
+    for want in [Strategy::WarpPerSegment, Strategy::BlockPerSegment, Strategy::DeviceWide] {
+        if !seen.contains(&want) {
+            return Err(format!("no test layout reaches {}", want.name()).into());
+        }
+    }
+    Ok(())
+}
+
+pub fn trials(have_gpu: bool) -> Vec<Trial> {
+    let mut out =
+        vec![Trial::test("segmented::errors", errors), Trial::test("segmented::plans_reached", plans_reached)];
+    for elem in Elem::ALL {
+        for fold in FOLDS {
+            let id = format!("{}{}_{}", if fold.1 { "arg" } else { "" }, fold.0.name(), elem.name());
+            for &block in BLOCKS {
+                out.push(
+                    Trial::test(format!("segmented::emulator::{id}::block_{block}"), move || {
+                        reduce_scan::with_elem!(elem, T => matrix::<T>(&Backend::emulator(), fold, block, &shapes()))
+                    })
+                    .with_kind("emulator"),
+                );
+            }
+            out.push(
+                Trial::test(format!("segmented::gpu::{id}"), move || {
+                    let b = Backend::gpu().map_err(|e| e.to_string())?;
+                    reduce_scan::with_elem!(elem, T => matrix::<T>(&b, fold, 256, &gpu_shapes()))
+                })
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+            );
+        }
+    }
+    out
+}

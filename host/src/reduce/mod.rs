@@ -29,6 +29,7 @@ mod geometry;
 pub mod nested;
 pub mod one_pass;
 pub mod plan;
+mod reducer_transform;
 pub mod registry;
 mod run;
 pub mod segmented;

@@ -378,20 +378,23 @@ LOOKBACK_START = r'''//! Exercise 24: `lookback`, from `lookback` with each tile
 //! The place to change is marked `EXERCISE`.
 //!
 //! This file is `lookback` for `i32` sums, written out plainly: one block of 256 threads per
-//! tile of 9216 elements, the tile in shared memory, loaded and stored with plain 4-byte
-//! accesses. (The project's kernel is generic over the element type and the operator, and
-//! loads with `cp.async`: read it with `T = i32` and `O::combine` = `+`.)
+//! tile of 9216 elements, the tile in shared memory, loaded and stored in 16-byte chunks with
+//! plain loads and stores. (The project's kernel is generic over the element type and the
+//! operator, and copies the tile with `cp.async`: read it with `T = i32` and `O::combine` = `+`.)
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use kernels::device::warp::{shfl_up_sync, shfl_xor_sync};
 use kernels::device::{FULL_MASK, WARP_SIZE, trap};
+use kernels::scan::index::{blocked_chunk, striped_chunk};
 use kernels::scan::{LOOKBACK_ITEMS, LOOKBACK_THREADS, LOOKBACK_TILE};
 use kernels::{kernel, static_shared};
 
 /// Threads per block (the host launches exactly this many).
 const THREADS: usize = LOOKBACK_THREADS as usize;
-/// Elements per thread.
+/// Elements per thread: 9 chunks of 4.
 const ITEMS: usize = LOOKBACK_ITEMS as usize;
+/// 16-byte chunks per thread.
+const ROWS: usize = ITEMS / 4;
 /// Elements per tile: the host launches one block per tile.
 const TILE: usize = LOOKBACK_TILE as usize;
 /// Warps per block.
@@ -450,7 +453,7 @@ kernel! {
         epoch: u32,
         exclusive: u32,
     ) {
-        let smem = static_shared!(LOOKBACK_TILE_WORDS: [i32; TILE + WARPS + 1]);
+        let smem = static_shared!(LOOKBACK_TILE_WORDS: [i32; TILE + WARPS + 4]);
         if block_dim_x() as usize != THREADS {
             trap("lookback launched with a block size other than LOOKBACK_THREADS");
         }
@@ -458,15 +461,23 @@ kernel! {
         let (lane, warp) = (thread_idx_x() % WARP_SIZE, tid / WARP_SIZE as usize);
         let tile = block_idx_x() as usize;
         let base = tile * TILE;
+        let full = base + TILE <= n;
 
-        // 1. Load the tile, striped: thread tid takes elements tid, tid + THREADS, … (a warp
-        //    reads 32 consecutive words), 0 past n.
-        for k in 0..ITEMS {
-            let i = k * THREADS + tid;
-            // SAFETY: base + i < n.
-            let x = if base + i < n { unsafe { input.read(base + i) } } else { 0 };
-            // SAFETY: i < TILE; this thread's word.
-            unsafe { smem.write(i, x) };
+        // 1. Load the tile, striped: chunk r of thread tid is elements (r * THREADS + tid) * 4 ..
+        //    + 4 (a warp reads 512 consecutive bytes); in the last, partial tile one element at a
+        //    time, 0 past n.
+        for r in 0..ROWS {
+            let c = striped_chunk(tid, r, THREADS);
+            let x = if full {
+                // SAFETY: base + c + 4 <= n; 16-byte aligned (an aligned input, c a multiple of 4).
+                unsafe { input.load_v4(base + c) }
+            } else {
+                // SAFETY: each element read is below n.
+                let at = |k: usize| if base + c + k < n { unsafe { input.read(base + c + k) } } else { 0 };
+                [at(0), at(1), at(2), at(3)]
+            };
+            // SAFETY: c + 4 <= TILE; this thread's chunk.
+            unsafe { smem.write_v4(c, x) };
         }
         sync_threads();
 
@@ -474,9 +485,10 @@ kernel! {
         //    an inclusive scan of the threads' sums in each warp; lane 31 leaves the warp's
         //    total after the tile.
         let mut own = 0i32;
-        for k in 0..ITEMS {
-            // SAFETY: tid * ITEMS + k < TILE, written before the barrier.
-            own = own.wrapping_add(unsafe { smem.read(tid * ITEMS + k) });
+        for r in 0..ROWS {
+            // SAFETY: in the tile, written before the barrier.
+            let x = unsafe { smem.read_v4(blocked_chunk(tid, r, ITEMS)) };
+            own = own.wrapping_add(x[0]).wrapping_add(x[1]).wrapping_add(x[2]).wrapping_add(x[3]);
         }
         let incl = warp_inclusive_scan(own, lane);
         if lane == WARP_SIZE - 1 {
@@ -499,14 +511,18 @@ kernel! {
 
         // 4. Scan in place: each thread rewrites its elements with their sums within the tile.
         let mut run = warp_offset.wrapping_add(incl.wrapping_sub(own));
-        for k in 0..ITEMS {
-            let at = tid * ITEMS + k;
-            // SAFETY: this thread's own word.
-            let x = unsafe { smem.read(at) };
-            let before = run;
-            run = run.wrapping_add(x);
+        for r in 0..ROWS {
+            let at = blocked_chunk(tid, r, ITEMS);
+            // SAFETY: this thread's own chunk.
+            let x = unsafe { smem.read_v4(at) };
+            let mut out = [0i32; 4];
+            for k in 0..4 {
+                let before = run;
+                run = run.wrapping_add(x[k]);
+                out[k] = if exclusive != 0 { before } else { run };
+            }
             // SAFETY: as above; other threads read it only after the next barrier.
-            unsafe { smem.write(at, if exclusive != 0 { before } else { run }) };
+            unsafe { smem.write_v4(at, out) };
         }
 
         // 5. The tile's prefix: the sum of every element before the tile, from warp 0 to every
@@ -525,11 +541,21 @@ kernel! {
         let prefix = unsafe { smem.read(PREFIX_SLOT) };
 
         // 6. Store, striped: each element plus the prefix.
-        for k in 0..ITEMS {
-            let i = k * THREADS + tid;
-            if base + i < n {
-                // SAFETY: base + i < n; this thread's element.
-                unsafe { output.write(base + i, smem.read(i).wrapping_add(prefix)) };
+        for r in 0..ROWS {
+            let c = striped_chunk(tid, r, THREADS);
+            // SAFETY: written before the barrier.
+            let v = unsafe { smem.read_v4(c) };
+            let out = [v[0].wrapping_add(prefix), v[1].wrapping_add(prefix), v[2].wrapping_add(prefix), v[3].wrapping_add(prefix)];
+            if full {
+                // SAFETY: base + c + 4 <= n; 16-byte aligned; this thread's chunk.
+                unsafe { output.store_v4(base + c, out) };
+            } else {
+                for (k, &x) in out.iter().enumerate() {
+                    if base + c + k < n {
+                        // SAFETY: below n; this thread's element.
+                        unsafe { output.write(base + c + k, x) };
+                    }
+                }
             }
         }
     }

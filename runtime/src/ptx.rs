@@ -98,6 +98,12 @@ pub fn load_module_instead(module: Module) -> Result<()> {
     INSTEAD.set(module.arches).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
 }
 
+/// Whether [`load_module_instead`] replaced the embedded kernels: the replacement (a learner's
+/// kernels) need not hold the project's helpers, such as `publish_answer`.
+pub fn replaced() -> bool {
+    INSTEAD.get().is_some()
+}
+
 /// The project's PTX to load on a device of compute capability `cc`: the newest build the device
 /// can run, unless [`ARCH_OVERRIDE`] names another (or [`load_module_instead`] gave others).
 pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {

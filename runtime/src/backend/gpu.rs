@@ -402,9 +402,11 @@ impl Gpu {
     /// before has finished: what a synchronous call needs of its answer when its kernel does
     /// not publish it itself. [`AnswerWay::Copy`] copies it and synchronises; otherwise a
     /// one-thread `publish_answer` launch behind the work publishes it ([`answer_from`](Self::answer_from)).
+    /// PTX loaded in place of the project's (a learner's, `./x learn N --gpu`) has no
+    /// `publish_answer`: there the answer is copied.
     pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
         debug_assert!(bytes == 4 || bytes == 8);
-        if self.answer_way() == AnswerWay::Copy {
+        if self.answer_way() == AnswerWay::Copy || ptx::replaced() {
             let answer = self.answer.lock().unwrap();
             // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
             // copy has completed (the synchronisation below); `src` is the caller's device address

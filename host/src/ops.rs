@@ -159,6 +159,8 @@ impl<T: Value> std::fmt::Display for Answer<T> {
 }
 
 /// The object that runs an operation.
+// One runner per call, never in a collection: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Runner<'b, T: Value> {
     ArgMin(ArgReducer<'b, T, Min>),
     ArgMax(ArgReducer<'b, T, Max>),

@@ -276,8 +276,11 @@ macro_rules! segmented_kernels {
 /// Every segmented kernel, by element type and fold.
 pub static KERNELS: PerType<ByFold> = segmented_kernels!(i32, u32, i64, u64, f32, f64);
 
+/// The two segmented kernels of a pair: a warp per segment, and tiles of blocks.
+pub type SegmentedKernels<T> = (Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>);
+
 /// The kernels of `T` for `op` (`indexed`: its argument, argmin or argmax).
-pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>)> {
+pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<SegmentedKernels<T>> {
     let at = match (op, indexed) {
         (Op::Sum, false) => 0,
         (Op::Min, false) => 1,

@@ -102,7 +102,7 @@ pub fn variant_for(rows: &[DeviceRow], device: &str, cc: (u32, u32), n: usize) -
 
 /// The `i32`-sum scan variant for `n` elements on `device`: the plan's per-device table
 /// (`host/src/scan/plan_by_device.csv`, this module), by the device's name
-/// and the size, with the `*` rows for a device it does not name; [`fastest`](super::fastest) should the table
+/// and the size, with the `*` rows for a device it does not name; [`fastest`] should the table
 /// have no row (its unit tests keep that from happening).
 pub fn fastest_on(device: &DeviceInfo, n: usize) -> &'static ScanVariant {
     let cc = device.compute_capability;

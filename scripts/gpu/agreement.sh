@@ -13,7 +13,8 @@
 #                  three nested reductions ($OUT/agreement/n5242883_b128/)
 #   b-nested-gpu, b-nested-emu
 #                  shape B, the nested reductions (recursive_reduce, recursive_reduce_nosync,
-#                  recursive_reduce2), one run each: under ncu each takes minutes
+#                  recursive_reduce2), one run each: under ncu each takes minutes (NESTED="…"
+#                  names fewer, to split the step over several commands)
 #   nested-small   the nested reductions at n = 2^14 + 3, 2^17 + 3, 2^20 + 3 (block 128), ncu and
 #                  the emulator, and ncu's per-instruction counts (source page, SASS) of one launch
 #                  of recursive_reduce at 2^14 + 3: where their extra requests come from
@@ -38,11 +39,12 @@ bin=${2:-.gpu/bin/reduce}
 [ -x "$bin" ] || { echo "agreement.sh: no reduce binary at $bin (build the bundle: ../shared/gpu/bundle)"; exit 2; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 base=${OUT:-agreement-logs}/agreement
-nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
+all_nested="recursive_reduce recursive_reduce_nosync recursive_reduce2"
+nested=${NESTED:-$all_nested}
 
 # Every global variant but the nested ones, from the binary's own list.
 plain_global() {
-  "$bin" --list --family global | awk '{print $1}' | grep -vxE "$(echo "$nested" | tr ' ' '|')" | tr '\n' ' '
+  "$bin" --list --family global | awk '{print $1}' | grep -vxE "$(echo "$all_nested" | tr ' ' '|')" | tr '\n' ' '
 }
 
 metrics() { # $1 = out dir, rest = environment for metrics.sh

@@ -5,8 +5,10 @@
 //! takes the `*` rows (the rule for unknown devices), as does a device older than a row's
 //! variant needs.
 
-use super::registry::{ScanVariant, find};
+use super::registry::{ScanInstance, ScanVariant, fastest, find};
+use crate::backend::DeviceInfo;
 use crate::error::{Error, Result};
+use crate::types::{Elem, Op, Value};
 
 /// The table, as committed.
 const TABLE: &str = include_str!("plan_by_device.csv");
@@ -50,7 +52,7 @@ pub fn parse(text: &str) -> Result<Vec<DeviceRow>> {
         let size_from =
             size_from.parse::<usize>().map_err(|_| bad(format!("size_from `{size_from}` is not a size")))?;
         let variant = find(variant).map_err(|e| bad(e.to_string()))?;
-        if !variant.supports(crate::types::Elem::I32, crate::types::Op::Sum) {
+        if !variant.supports(Elem::I32, Op::Sum) {
             return Err(bad(format!("`{}` does not scan i32 sums", variant.name)));
         }
         match rows.last() {
@@ -96,6 +98,24 @@ pub fn variant_for(rows: &[DeviceRow], device: &str, cc: (u32, u32), n: usize) -
         let row = rows.iter().rev().find(|r| r.device == g && r.size_from <= n.max(1))?;
         (cc >= row.variant.min_cc).then_some(row.variant)
     })
+}
+
+/// The `i32`-sum scan variant for `n` elements on `device`: the plan's per-device table
+/// (`host/src/scan/plan_by_device.csv`, this module), by the device's name
+/// and the size, with the `*` rows for a device it does not name; [`fastest`] should the table
+/// have no row (its unit tests keep that from happening).
+pub fn fastest_on(device: &DeviceInfo, n: usize) -> &'static ScanVariant {
+    let cc = device.compute_capability;
+    let rows = table().unwrap_or_default();
+    variant_for(&rows, &device.name, cc, n).unwrap_or_else(|| fastest(cc))
+}
+
+/// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on `device` for
+/// `n` elements: [`fastest_on`] for `i32` sums (by device and size), `lookback`'s row of the pair
+/// for every other.
+pub fn choose_on<T: Value>(op: Op, device: &DeviceInfo, n: usize) -> Result<ScanInstance<T>> {
+    let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest_on(device, n) } else { find("lookback")? };
+    v.instance::<T>(op)
 }
 
 #[cfg(test)]

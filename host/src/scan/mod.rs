@@ -36,13 +36,14 @@ mod run;
 mod scanner;
 mod workspace;
 
+pub use by_device::{choose_on, fastest_on};
 pub use kind::Kind;
 pub use levels::{Level, bit_strides, blelloch_levels};
 pub use plan::{ScanGeometry, check, check_of};
 pub use registry::{
     BULK_ON_SM90, BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs, LookbackArgs, LookbackValuesArgs,
-    ScanByOp, ScanInstance, ScanPairs, ScanPlan, ScanVariant, all, choose, choose_on, curriculum, fastest, fastest_on,
-    find, generic_names, instances,
+    ScanByOp, ScanInstance, ScanPairs, ScanPlan, ScanVariant, all, choose, curriculum, fastest, find, generic_names,
+    instances,
 };
 pub use run::{Scan, ScanMeasurement, measure, mismatch_text, scan_depth, scan_with, verdict};
 pub use scanner::Scanner;

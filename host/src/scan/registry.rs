@@ -9,7 +9,7 @@
 use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, lookback_items};
 
 use super::kind::Kind;
-use crate::backend::{DeviceInfo, Kernel};
+use crate::backend::Kernel;
 use crate::error::{Error, Result};
 use crate::kernel_ref;
 use crate::types::{Elem, Op, PerElement, PerType, Value};
@@ -559,26 +559,9 @@ pub fn fastest(cc: (u32, u32)) -> &'static ScanVariant {
 
 /// The plan for a device of compute capability `cc` when neither the device nor the size is
 /// known: [`fastest`] for `i32` sums, `lookback`'s row of the pair for every other.
-/// [`choose_on`] is what a [`Scanner`](super::Scanner) runs.
+/// [`choose_on`](super::choose_on) is what a [`Scanner`](super::Scanner) runs.
 pub fn choose<T: Value>(op: Op, cc: (u32, u32)) -> Result<ScanInstance<T>> {
     let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest(cc) } else { find("lookback")? };
     v.instance::<T>(op)
 }
 
-/// The `i32`-sum scan variant for `n` elements on `device`: the plan's per-device table
-/// (`host/src/scan/plan_by_device.csv`, [`by_device`](super::by_device)), by the device's name
-/// and the size, with the `*` rows for a device it does not name; [`fastest`] should the table
-/// have no row (its unit tests keep that from happening).
-pub fn fastest_on(device: &DeviceInfo, n: usize) -> &'static ScanVariant {
-    let cc = device.compute_capability;
-    let rows = super::by_device::table().unwrap_or_default();
-    super::by_device::variant_for(&rows, &device.name, cc, n).unwrap_or_else(|| fastest(cc))
-}
-
-/// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on `device` for
-/// `n` elements: [`fastest_on`] for `i32` sums (by device and size), `lookback`'s row of the pair
-/// for every other.
-pub fn choose_on<T: Value>(op: Op, device: &DeviceInfo, n: usize) -> Result<ScanInstance<T>> {
-    let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest_on(device, n) } else { find("lookback")? };
-    v.instance::<T>(op)
-}

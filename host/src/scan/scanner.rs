@@ -7,7 +7,7 @@ use kernels::types::Sum;
 
 use super::kind::Kind;
 use super::plan::check_of;
-use super::registry::choose_on;
+use super::by_device::choose_on;
 use super::workspace::ScanWorkspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};

@@ -564,4 +564,3 @@ pub fn choose<T: Value>(op: Op, cc: (u32, u32)) -> Result<ScanInstance<T>> {
     let v = if (T::ELEM, op) == (Elem::I32, Op::Sum) { fastest(cc) } else { find("lookback")? };
     v.instance::<T>(op)
 }
-

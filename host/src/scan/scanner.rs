@@ -5,9 +5,9 @@ use std::ops::Range;
 
 use kernels::types::Sum;
 
+use super::by_device::choose_on;
 use super::kind::Kind;
 use super::plan::check_of;
-use super::by_device::choose_on;
 use super::workspace::ScanWorkspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};

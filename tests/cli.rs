@@ -154,6 +154,23 @@ fn sweep_is_one_csv_with_a_row_per_size_and_variant() -> Result<(), Failed> {
     check(err.contains("sweep: size 3/3 (n = 2048)") && err.contains("variant atomic_accumulate"), "progress", &err)
 }
 
+/// `--op scan --variant a,b`: the listed scans in that order on one input (what
+/// `scripts/gpu/warpspec_sweep.sh` runs), every row checked; a name that is no scan variant is
+/// one line and exit status 2.
+fn scan_variants_as_a_list() -> Result<(), Failed> {
+    let args = ["--backend", "emulator", "--op", "scan", "--n", "12000", "--kind", "inclusive", "--format", "csv"];
+    let (code, out) = run(&[&args[..], &["--repeat", "1", "--variant", "lookback_warpspec,lookback"]].concat());
+    check(code == 0, &format!("exit status {code}"), &out)?;
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    check(rows.len() == 2, &format!("{} rows, expected 2", rows.len()), &out)?;
+    for (row, name) in rows.iter().zip(["lookback_warpspec", "lookback"]) {
+        let ok = row.starts_with(&format!("{name},inclusive,12000,")) && row.ends_with(",PASS");
+        check(ok, &format!("a passing {name} row, in the listed order"), &out)?;
+    }
+    let (code, _, err) = run_err(&[&args[..], &["--variant", "lookback,nope"]].concat());
+    check(code == 2 && err.lines().count() == 1 && err.contains("no scan variant `nope`"), "one line for `nope`", &err)
+}
+
 pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
         Trial::test("cli::table_on_the_emulator", || {
@@ -218,6 +235,7 @@ pub fn trials() -> Vec<Trial> {
             let (code, out) = run(&["--list"]);
             check(code == 0 && out.contains("interleaved"), "list", &out)
         }),
+        Trial::test("cli::scan_variants_as_a_list", scan_variants_as_a_list),
     ];
     trials.extend(bad_input::trials());
     trials

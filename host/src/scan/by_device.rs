@@ -52,7 +52,7 @@ pub fn parse(text: &str) -> Result<Vec<DeviceRow>> {
         let size_from =
             size_from.parse::<usize>().map_err(|_| bad(format!("size_from `{size_from}` is not a size")))?;
         let variant = find(variant).map_err(|e| bad(e.to_string()))?;
-        if !variant.supports(crate::types::Elem::I32, crate::types::Op::Sum) {
+        if !variant.supports(Elem::I32, Op::Sum) {
             return Err(bad(format!("`{}` does not scan i32 sums", variant.name)));
         }
         match rows.last() {

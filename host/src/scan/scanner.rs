@@ -222,5 +222,13 @@ mod tests {
         assert_eq!(choose::<i32>(Sum::OP, (8, 0)).unwrap().plan.symbols(), ["lookback"]);
         assert_eq!(choose::<i32>(Min::OP, (9, 0)).unwrap().plan.symbols(), ["lookback__i32_min"]);
         assert_eq!(choose::<u32>(Sum::OP, (9, 0)).unwrap().plan.symbols(), ["lookback__u32_sum"]);
+        // A Scanner's plan by device and size: the table's `*` rows for the emulator, whatever n;
+        // the other pairs keep lookback's rows.
+        use crate::scan::choose_on;
+        let emulator = Backend::emulator();
+        for n in [1, 1 << 16, 1 << 28] {
+            assert_eq!(choose_on::<i32>(Sum::OP, emulator.info(), n).unwrap().variant.name, "lookback", "n = {n}");
+        }
+        assert_eq!(choose_on::<f64>(Max::OP, emulator.info(), 1 << 20).unwrap().plan.symbols(), ["lookback__f64_max"]);
     }
 }

@@ -173,6 +173,11 @@ impl Segments {
         self.end as usize
     }
 
+    /// Are they the rows of a matrix?
+    pub fn is_rows(&self) -> bool {
+        matches!(self.layout, Layout::Rows { .. })
+    }
+
     /// The longest segment.
     pub fn max_len(&self) -> usize {
         self.max_len as usize
@@ -304,7 +309,8 @@ pub fn segmented_sum<T: Value>(
 
 /// Does the device's answer for every segment pass against the CPU? `values` (and, for
 /// argmin/argmax, `indices`) as downloaded; sums against [`cpu::check`](crate::cpu::check) with
-/// each segment's depth at `block`, min/max exactly, arguments against
+/// each segment's depth at `block` (`None`: any order of additions, depth the segment's
+/// length, for another library's answer), min/max exactly, arguments against
 /// [`cpu::check_arg`](crate::cpu::check_arg) (an empty segment: the identity and [`NO_INDEX`]).
 /// `Err` names the first wrong segment, its bounds, expected and actual.
 pub fn check_all<T: Value>(
@@ -313,7 +319,7 @@ pub fn check_all<T: Value>(
     segments: &Segments,
     values: &[T],
     indices: Option<&[u32]>,
-    block: u32,
+    block: Option<u32>,
 ) -> std::result::Result<(), String> {
     let per = <T as kernels::types::Element>::PER_128 as u32;
     for s in 0..segments.count() {
@@ -328,7 +334,10 @@ pub fn check_all<T: Value>(
                     return Err(at(format!("an empty segment's value is {}, not the identity", values[s])));
                 }
             }
-            None => crate::cpu::check(op, part, values[s], segments.depth(s, block, per)).map_err(at)?,
+            None => {
+                let depth = block.map_or(part.len() as u64, |b| segments.depth(s, b, per));
+                crate::cpu::check(op, part, values[s], depth).map_err(at)?
+            }
         }
     }
     Ok(())

@@ -59,7 +59,7 @@ fn main() {
 enum One<'b, T: Value> {
     Min(ArgReducer<'b, T, Min>),
     Max(ArgReducer<'b, T, Max>),
-    Sum(Reducer<'b, T, Sum>),
+    Sum(Box<Reducer<'b, T, Sum>>),
 }
 
 impl<'b, T: Value> One<'b, T> {
@@ -67,7 +67,7 @@ impl<'b, T: Value> One<'b, T> {
         Ok(match op {
             Operation::ArgMin => One::Min(ArgReducer::with_block(backend, block)?),
             Operation::ArgMax => One::Max(ArgReducer::with_block(backend, block)?),
-            _ => One::Sum(Reducer::with_transform_block(backend, block)?),
+            _ => One::Sum(Box::new(Reducer::with_transform_block(backend, block)?)),
         })
     }
 

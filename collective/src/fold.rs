@@ -191,7 +191,7 @@ mod tests {
             .fold(<ArgOf<Max> as Fold<f32>>::identity(), |a, (i, &x)| <ArgOf<Max> as Fold<f32>>::step(a, x, i as u32));
         assert_eq!((arg.value, arg.index), (7.0, 1));
         assert_eq!(<ArgOf<Min> as Fold<u64>>::identity().index, EMPTY_INDEX);
-        assert!(<ArgOf<Min> as Fold<u64>>::INDEXED && !<Reduce<Max> as Fold<u64>>::INDEXED);
+        const { assert!(<ArgOf<Min> as Fold<u64>>::INDEXED && !<Reduce<Max> as Fold<u64>>::INDEXED) };
         assert_eq!(<Reduce<Min> as Fold<u32>>::combine(3, 9), 3);
     }
 }

@@ -501,8 +501,9 @@ impl<T: Element> Arg<T> {
 }
 
 /// What a transform-reduce applies before the operator combines: `apply(a, b)` for an element
-/// `a` of the first input and `b` of the second. A unary transform ([`INPUTS`](Self::INPUTS) =
-/// 1) ignores `b`, and its kernel never reads a second input. The axis beside the operator:
+/// `a` of the first input and `b` of the second. A unary transform (one of
+/// [`INPUTS`](Self::INPUTS)) ignores `b`, and its kernel never reads a second input. The axis
+/// beside the operator:
 /// `Product` × `Sum` is a dot product, `Square` × `Sum` a sum of squares (CUB's
 /// `DeviceReduce::TransformReduce` with a transform functor, `thrust::inner_product`).
 pub trait Transform<T: Element>: 'static {

@@ -168,7 +168,7 @@ impl<T: Value> std::fmt::Display for Answer<T> {
 enum Runner<'b, T: Value> {
     ArgMin(ArgReducer<'b, T, Min>),
     ArgMax(ArgReducer<'b, T, Max>),
-    Fused(Reducer<'b, T, Sum>),
+    Fused(Box<Reducer<'b, T, Sum>>),
 }
 
 /// One operation prepared on one input: the data on the host (for the reference) and on the
@@ -209,7 +209,7 @@ impl<'b, T: Value> Prepared<'b, T> {
         let runner = match op {
             Operation::ArgMin => Runner::ArgMin(ArgReducer::with_block(backend, block)?),
             Operation::ArgMax => Runner::ArgMax(ArgReducer::with_block(backend, block)?),
-            _ => Runner::Fused(Reducer::with_transform_block(backend, block)?),
+            _ => Runner::Fused(Box::new(Reducer::with_transform_block(backend, block)?)),
         };
         let shape = OnePass::new(backend, op.symbol(T::ELEM), block, arg::items::<T>())?;
         let da = backend.upload(&a)?;

@@ -250,12 +250,15 @@ pub type WarpArgs<T> = (*const T, *const u32, u32, u32, *mut T, *mut u32);
 pub type TilesArgs<T> =
     (*const T, *const u32, u32, u32, *const u32, u32, u32, *mut T, *mut u32, *mut u32, *mut T, *mut u32);
 
-/// The segmented kernels of one type: `(warp, tiles)` per fold (sum, min, max, argmin, argmax).
+/// The two kernels of one type and fold: `(segmented_warp, segmented_tiles)`.
+pub type KernelPair<T> = (Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>);
+
+/// The segmented kernels of one type: a [`KernelPair`] per fold (sum, min, max, argmin, argmax).
 #[derive(Debug)]
 pub struct ByFold;
 
 impl PerElement for ByFold {
-    type Of<T: Value> = [(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>); 5];
+    type Of<T: Value> = [KernelPair<T>; 5];
 }
 
 macro_rules! fold_pair {
@@ -282,7 +285,7 @@ macro_rules! segmented_kernels {
 pub static KERNELS: PerType<ByFold> = segmented_kernels!(i32, u32, i64, u64, f32, f64);
 
 /// The kernels of `T` for `op` (`indexed`: its argument, argmin or argmax).
-pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>)> {
+pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<KernelPair<T>> {
     let at = match (op, indexed) {
         (Op::Sum, false) => 0,
         (Op::Min, false) => 1,

@@ -6,7 +6,7 @@
 //!
 //! | fold | keeps | thread | warp | block |
 //! |---|---|---|---|---|
-//! | [`Reduce<O>`] | `T` | `O::combine` | [`warp_reduce_shfl`] (or `redux.sync`) | [`block_reduce`] |
+//! | [`Reduce<O>`] | `T` | `O::combine` | [`warp_reduce_shfl`](crate::warp::warp_reduce_shfl) (or `redux.sync`) | [`block_reduce`] |
 //! | [`ArgOf<O>`] | [`Arg<T>`] | [`Arg::update`] | [`warp_arg_reduce`] | [`block_arg_reduce`] |
 //!
 //! A fold's result is written as a value and, for the indexed folds, an index ([`Fold::store`]),

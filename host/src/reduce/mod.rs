@@ -25,6 +25,7 @@
 
 pub mod arg;
 pub mod cpu;
+mod fused;
 mod geometry;
 pub mod nested;
 pub mod one_pass;

@@ -14,6 +14,13 @@
 //     method as the Rust side's), and prints one line
 //     RESULT op=OP n=N repeat=R median_us=M min_us=m times_us=t,... value=HEX index=I
 //     with the last call's result (value bits zero-extended to 64, hex; index -1 for a value).
+//   segmented OP TYPE N SEGMENTS REPEAT FILE OFFSETS_FILE
+//     cub::DeviceSegmentedReduce::Sum / Min / Max / ArgMin / ArgMax (OP = sum | min | max |
+//     argmin | argmax) over SEGMENTS + 1 offsets (u32, little-endian) of the N elements in FILE,
+//     segment s = [offsets[s], offsets[s + 1]); timed as above; the last call's values go to
+//     FILE.out (TYPE) and, for argmin/argmax, its indices within the segments to FILE.idx (i32:
+//     CUB's KeyValuePair keys, 1 for an empty segment, whose value is CUB's, not ours).
+//     RESULT op=segmented_OP n=N repeat=R median_us=M min_us=m times_us=t,... value=0 index=-1
 // Integer products and sums are done in the unsigned type of the same width (they wrap, as ours
 // do; a signed overflow would be undefined in C++). Any failure prints "ERROR <what>".
 #define CCCL_IGNORE_DEPRECATED_API
@@ -137,15 +144,94 @@ static int run_transform(const std::string& op, long long n, long long repeat, c
   return 0;
 }
 
+static void write_file(const std::string& path, const void* data, size_t bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(data, 1, bytes, f) != bytes) fail("cannot write " + path);
+  std::fclose(f);
+}
+
+template <class T>
+static int run_segmented(const std::string& op, long long n, long long segments, long long repeat, const char* file,
+                         const char* offsets_file) {
+  T* in = upload(read_file<T>(n, file));
+  unsigned* offsets = upload(read_file<unsigned>(segments + 1, offsets_file));
+  int num = static_cast<int>(segments);
+  bool arg = op == "argmin" || op == "argmax";
+  T* out = nullptr;
+  cub::KeyValuePair<int, T>* pairs = nullptr;
+  if (arg) {
+    CHECK(cudaMalloc(&pairs, sizeof(*pairs) * size_t(segments)));
+  } else {
+    CHECK(cudaMalloc(&out, sizeof(T) * size_t(segments)));
+  }
+  auto times = timed(repeat, [&](void* temp, size_t& bytes) {
+    if (op == "sum") {
+      CHECK(cub::DeviceSegmentedReduce::Sum(temp, bytes, in, out, num, offsets, offsets + 1));
+    } else if (op == "min") {
+      CHECK(cub::DeviceSegmentedReduce::Min(temp, bytes, in, out, num, offsets, offsets + 1));
+    } else if (op == "max") {
+      CHECK(cub::DeviceSegmentedReduce::Max(temp, bytes, in, out, num, offsets, offsets + 1));
+    } else if (op == "argmin") {
+      CHECK(cub::DeviceSegmentedReduce::ArgMin(temp, bytes, in, pairs, num, offsets, offsets + 1));
+    } else {
+      CHECK(cub::DeviceSegmentedReduce::ArgMax(temp, bytes, in, pairs, num, offsets, offsets + 1));
+    }
+  });
+  std::vector<T> values(static_cast<size_t>(segments));
+  if (arg) {
+    std::vector<cub::KeyValuePair<int, T>> got(static_cast<size_t>(segments));
+    CHECK(cudaMemcpy(got.data(), pairs, sizeof(got[0]) * got.size(), cudaMemcpyDeviceToHost));
+    std::vector<int> keys(got.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      values[i] = got[i].value;
+      keys[i] = got[i].key;
+    }
+    write_file(std::string(file) + ".idx", keys.data(), sizeof(int) * keys.size());
+    CHECK(cudaFree(pairs));
+  } else {
+    CHECK(cudaMemcpy(values.data(), out, sizeof(T) * values.size(), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(out));
+  }
+  write_file(std::string(file) + ".out", values.data(), sizeof(T) * values.size());
+  print_result("segmented_" + op, n, times, 0, -1);
+  CHECK(cudaFree(offsets));
+  CHECK(cudaFree(in));
+  return 0;
+}
+
 template <class T>
 static int run(const std::string& op, long long n, long long repeat, const char* file_a, const char* file_b) {
   if (op == "argmin" || op == "argmax") return run_arg<T>(op, n, repeat, file_a);
   return run_transform<T>(op, n, repeat, file_a, file_b);
 }
 
+// `segmented OP TYPE N SEGMENTS REPEAT FILE OFFSETS_FILE`.
+static int segmented(int argc, char** argv) {
+  if (argc != 9) fail("usage: segmented OP TYPE N SEGMENTS REPEAT FILE OFFSETS_FILE");
+  std::string op = argv[2], type = argv[3];
+  if (op != "sum" && op != "min" && op != "max" && op != "argmin" && op != "argmax") {
+    fail("OP must be sum, min, max, argmin or argmax, got `" + op + "`");
+  }
+  long long n = std::strtoll(argv[4], nullptr, 10), segments = std::strtoll(argv[5], nullptr, 10);
+  long long repeat = std::strtoll(argv[6], nullptr, 10);
+  if (n < 1 || n > INT_MAX || segments < 1 || segments > INT_MAX || repeat < 1) {
+    fail("N and SEGMENTS must be in 1..=2^31-1 and REPEAT at least 1");
+  }
+  const char* file = argv[7];
+  const char* offsets = argv[8];
+  if (type == "i32") return run_segmented<int32_t>(op, n, segments, repeat, file, offsets);
+  if (type == "u32") return run_segmented<uint32_t>(op, n, segments, repeat, file, offsets);
+  if (type == "i64") return run_segmented<int64_t>(op, n, segments, repeat, file, offsets);
+  if (type == "u64") return run_segmented<uint64_t>(op, n, segments, repeat, file, offsets);
+  if (type == "f32") return run_segmented<float>(op, n, segments, repeat, file, offsets);
+  if (type == "f64") return run_segmented<double>(op, n, segments, repeat, file, offsets);
+  fail("TYPE must be i32, u32, i64, u64, f32 or f64, got `" + type + "`");
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "segmented") == 0) return segmented(argc, argv);
   if (argc < 7 || std::strcmp(argv[1], "ops") != 0) {
-    fail("usage: ops ops OP TYPE N REPEAT FILE_A [FILE_B]   (OP = argmin | argmax | dot | sum_of_squares | norm)");
+    fail("usage: ops OP TYPE N REPEAT FILE_A [FILE_B] (OP = argmin | argmax | dot | sum_of_squares | norm), or segmented …");
   }
   std::string op = argv[2], type = argv[3];
   if (op != "argmin" && op != "argmax" && op != "dot" && op != "sum_of_squares" && op != "norm") {

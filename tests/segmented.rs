@@ -141,7 +141,7 @@ fn run<T: Value>(
     launched.map_err(|e| format!("{what}: {e}"))?;
     let values = backend.download(&values).map_err(|e| e.to_string())?;
     let indices = if arg { Some(backend.download(&indices).map_err(|e| e.to_string())?) } else { None };
-    check_all(op, data, &segments, &values, indices.as_deref(), block).map_err(|e| format!("{what}: {e}").into())
+    check_all(op, data, &segments, &values, indices.as_deref(), Some(block)).map_err(|e| format!("{what}: {e}").into())
 }
 
 /// Every layout, random input and ties; for floats, zeros of both signs and (min, max, the
@@ -193,10 +193,14 @@ fn errors() -> Result<(), Failed> {
         "invalid request: segmented sum of 4 segments: the output holds 3 elements; it must hold one per segment",
         "invalid request: segmented sum of 3 rows × 4 columns = 12 elements: the input holds 10; they must match",
     ];
+    let doc = include_str!("../docs/bad-input.md");
     for (got, want) in got.into_iter().zip(want) {
         let got = got.map(|e| e.to_string());
         if got.as_deref() != Some(want) {
             return Err(format!("want `{want}`, got {got:?}").into());
+        }
+        if !doc.contains(&format!("`` {want} ``")) {
+            return Err(format!("docs/bad-input.md does not show `{want}`").into());
         }
     }
     Ok(())

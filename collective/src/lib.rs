@@ -44,6 +44,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod arg;
 pub mod block;
 pub mod fold;
 pub mod thread;

@@ -61,6 +61,78 @@ pub fn time<T: Value>(op: Operation, a: &[T], b: Option<&[T]>, repeat: u32) -> R
     parse(&line, n)
 }
 
+/// CUB's `DeviceSegmentedReduce::Sum`/`Min`/`Max` (`arg`: `ArgMin`/`ArgMax`) of `data` over the
+/// CSR `offsets` (`offsets.len() − 1` segments), `repeat` calls between CUDA events. Returns the
+/// timing, the last call's values and, for `arg`, its indices within the segments — CUB's
+/// convention for an empty segment (index 1, its own value) replaced by this library's (the
+/// identity and `u32::MAX`), so that `segmented::check_all` checks the rest.
+pub fn time_segmented<T: Value>(
+    op: crate::types::Op,
+    arg: bool,
+    data: &[T],
+    offsets: &[u32],
+    repeat: u32,
+) -> Result<(CubTiming, Vec<T>, Option<Vec<u32>>)> {
+    let bin = harness()?;
+    let (n, segments) = (data.len(), offsets.len().saturating_sub(1));
+    if n == 0 || n > i32::MAX as usize || segments == 0 || segments > i32::MAX as usize {
+        return Err(Error::Invalid(format!(
+            "CUB timing: n = {n}, {segments} segments; both must be in 1..={}",
+            i32::MAX
+        )));
+    }
+    let file = write_input("cub-segmented", data)?;
+    let offsets_file = TempFile::write("cub-offsets", "u32", "CUB's offsets file", |w| {
+        offsets.iter().try_for_each(|o| w.write_all(&o.to_le_bytes()))
+    })?;
+    let name = format!("{}{}", if arg { "arg" } else { "" }, op.name());
+    let args = [
+        "segmented".to_string(),
+        name,
+        T::ELEM.name().to_string(),
+        n.to_string(),
+        segments.to_string(),
+        repeat.max(1).to_string(),
+        file.0.display().to_string(),
+        offsets_file.0.display().to_string(),
+    ];
+    let (timing, _) = parse(&result_line(bin, "CUB ops harness", &args)?, n)?;
+    let read = |ext: &str, size: usize| {
+        let path = file.0.with_extension(format!("{}.{ext}", T::ELEM.name()));
+        let bytes =
+            std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
+        if bytes.len() != segments * size {
+            return Err(Error::Unsupported(format!(
+                "{} holds {} bytes, not {}",
+                path.display(),
+                bytes.len(),
+                segments * size
+            )));
+        }
+        Ok(bytes)
+    };
+    let size = T::ELEM.size();
+    let mut values: Vec<T> = read("out", size)?
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            T::from_bits_u64(u64::from_le_bytes(b))
+        })
+        .collect();
+    let indices = if arg {
+        let mut idx: Vec<u32> =
+            read("idx", 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        for s in (0..segments).filter(|&s| offsets[s] == offsets[s + 1]) {
+            (values[s], idx[s]) = (crate::types::identity(op), crate::reduce::segmented::NO_INDEX);
+        }
+        Some(idx)
+    } else {
+        None
+    };
+    Ok((timing, values, indices))
+}
+
 /// The timing and answer of a `RESULT` line (or the error of an `ERROR` line).
 fn parse(line: &str, n: usize) -> Result<(CubTiming, CubAnswer)> {
     if let Some(why) = line.strip_prefix("ERROR ") {

@@ -43,14 +43,18 @@
 //! | [`Reducer<T, Op>`](Reducer) | sum, min, max (`cub::DeviceReduce::Sum`/`Min`/`Max`) | [`reduce`](Reducer::reduce), [`reduce_range`](Reducer::reduce_range) | [`enqueue`](Reducer::enqueue), then [`result`](Reducer::result) |
 //! | [`Reducer<T, Sum>`](Reducer) | dot product, sum of squares, L2 norm (`DeviceReduce::TransformReduce`, `torch.dot`, `torch.linalg.vector_norm`) | [`dot`](Reducer::dot), [`dot_range`](Reducer::dot_range), [`sum_of_squares`](Reducer::sum_of_squares), [`sum_of_squares_range`](Reducer::sum_of_squares_range), [`norm`](Reducer::norm), [`norm_range`](Reducer::norm_range) | [`enqueue_dot`](Reducer::enqueue_dot), [`enqueue_sum_of_squares`](Reducer::enqueue_sum_of_squares), then [`result`](Reducer::result) |
 //! | [`ArgReducer<T, Min/Max>`](ArgReducer) | argmin, argmax: the extreme and its first index (`DeviceReduce::ArgMin`/`ArgMax`, `torch.argmin`/`argmax`) | [`reduce`](ArgReducer::reduce), [`reduce_range`](ArgReducer::reduce_range) | [`enqueue`](ArgReducer::enqueue), then [`result`](ArgReducer::result) |
+//! | [`SegmentedReducer<T, Op>`](SegmentedReducer) over [`Segments`] | a sum, min, max (or, with `Min`/`Max`, argmin, argmax) per segment of CSR offsets or per row of a matrix (`DeviceSegmentedReduce`, `torch.sum(x, dim=-1)`) | [`reduce`](SegmentedReducer::reduce), [`arg_reduce`](SegmentedReducer::arg_reduce) | [`enqueue`](SegmentedReducer::enqueue), [`enqueue_arg`](SegmentedReducer::enqueue_arg), then any download |
 //! | [`Scanner<T, Op>`](Scanner) | inclusive and exclusive scans (`DeviceScan`) | [`inclusive`](Scanner::inclusive), [`exclusive`](Scanner::exclusive), [`inclusive_range`](Scanner::inclusive_range), [`exclusive_range`](Scanner::exclusive_range) | [`enqueue`](Scanner::enqueue), then [`wait`](Scanner::wait) |
 //!
 //! Argmin and argmax ([`reduce::arg`]): ties go to the lowest index; for floats a NaN is the
 //! extreme (the first NaN wins, as in PyTorch) and −0.0 ties with +0.0; the index is a `u64`
 //! (a `u32` on the device: every length fits); an empty input gives `None`. Dot products and
 //! sums of squares ([`reduce::transform`]): integers wrap, floats lie within a stated bound of
-//! the exact result (`docs/types.md`). [`ops`] lists these operations, as the command line
-//! runs them (`reduce --op argmax`, …).
+//! the exact result (`docs/types.md`). Segmented reductions ([`reduce::segmented`]): an empty
+//! segment gives the identity (an argmin or argmax: index `u32::MAX`), offsets that decrease or
+//! pass the input are one-line errors, and the plan (a warp per segment, a block per segment,
+//! or tiles of every segment across the device) follows the longest segment. [`ops`] lists
+//! these operations, as the command line runs them (`reduce --op argmax`, `--op segmented`, …).
 //!
 //! One-shot conveniences: [`argmin()`], [`argmax()`], [`sum::sum`], [`sum::sum_range`], [`reduce()`]`::<T, Op>`,
 //! [`scan::inclusive_scan`] / [`scan::exclusive_scan`] (`i32` sums) and

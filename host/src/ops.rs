@@ -11,6 +11,12 @@
 //! | `dot` | [`Reducer::dot`] | `transform_reduce__{type}_product_sum` | `DeviceReduce::TransformReduce` (or `InnerProduct`) | `torch.dot` |
 //! | `sum_of_squares` | [`Reducer::sum_of_squares`] | `transform_reduce__{type}_square_sum` | `DeviceReduce::TransformReduce` | `(x * x).sum()` |
 //! | `norm` | [`Reducer::norm`] | `transform_reduce__{type}_square_sum` | `TransformReduce`, then `sqrt` | `torch.linalg.vector_norm` |
+//!
+//! Beside them, the segmented reductions (`reduce --op segmented`, `--op rows`):
+//! [`SegmentedReducer`](crate::SegmentedReducer) over [`Segments`](crate::Segments), kernels
+//! `segmented_warp__{type}_{fold}` and `segmented_tiles__{type}_{fold}`
+//! (`cub::DeviceSegmentedReduce`, `torch.sum(x, dim=-1)`), which take segments rather than one
+//! input and answer one value (and index) per segment: [`crate::reduce::segmented`].
 
 use kernels::types::{Max, Min, Sum};
 
@@ -164,7 +170,7 @@ impl<T: Value> std::fmt::Display for Answer<T> {
 enum Runner<'b, T: Value> {
     ArgMin(ArgReducer<'b, T, Min>),
     ArgMax(ArgReducer<'b, T, Max>),
-    Fused(Reducer<'b, T, Sum>),
+    Fused(Box<Reducer<'b, T, Sum>>),
 }
 
 /// One operation prepared on one input: the data on the host (for the reference) and on the
@@ -180,6 +186,7 @@ pub struct Prepared<'b, T: Value> {
     db: Option<DeviceBuffer<T>>,
     runner: Runner<'b, T>,
     shape: OnePass,
+    expected: std::sync::OnceLock<Expectation<T>>,
 }
 
 impl<'b, T: Value> Prepared<'b, T> {
@@ -204,12 +211,12 @@ impl<'b, T: Value> Prepared<'b, T> {
         let runner = match op {
             Operation::ArgMin => Runner::ArgMin(ArgReducer::with_block(backend, block)?),
             Operation::ArgMax => Runner::ArgMax(ArgReducer::with_block(backend, block)?),
-            _ => Runner::Fused(Reducer::with_transform_block(backend, block)?),
+            _ => Runner::Fused(Box::new(Reducer::with_transform_block(backend, block)?)),
         };
         let shape = OnePass::new(backend, op.symbol(T::ELEM), block, arg::items::<T>())?;
         let da = backend.upload(&a)?;
         let db = b.as_deref().map(|b| backend.upload(b)).transpose()?;
-        Ok(Self { backend, op, block, a, b, da, db, runner, shape })
+        Ok(Self { backend, op, block, a, b, da, db, runner, shape, expected: std::sync::OnceLock::new() })
     }
 
     /// Elements.
@@ -263,51 +270,117 @@ impl<'b, T: Value> Prepared<'b, T> {
 
     /// Does `got` pass against the CPU reference? Argmin/argmax exactly; integer dot products
     /// and sums of squares exactly (wrapping); floats within [`cpu::float_dot_bound`] of the
-    /// kernel's tree; a norm within half that relative bound and `f64`'s rounding.
+    /// kernel's tree; a norm within half that relative bound and `f64`'s rounding. The reference
+    /// is computed once ([`expectation`](Self::expectation)) and kept.
     pub fn check(&self, got: Answer<T>) -> std::result::Result<(), String> {
-        let depth = self.shape.depth(self.n());
-        match got {
-            Answer::Position(p) => cpu::check_arg(self.op == Operation::ArgMin, &self.a, p.map(|e| (e.value, e.index))),
-            Answer::Value(v) => cpu::check_transform(&self.a, self.b.as_deref(), v, depth),
-            Answer::Norm(x) => check_norm(&self.a, x, depth),
-        }
+        self.expectation().check(got)
+    }
+
+    /// What a run must answer, computed once (the exact dot product of 2^28 elements takes a
+    /// while): the checks of the timed runs and of the benches' every launch are then a
+    /// comparison.
+    pub fn expectation(&self) -> &Expectation<T> {
+        self.expected
+            .get_or_init(|| Expectation::of(self.op, &self.a, self.b.as_deref(), self.shape.depth(self.a.len())))
     }
 
     /// The reference answer, for reports: the position, the exact (integers: wrapped) value, or
     /// the norm of the exact sum of squares.
     pub fn reference(&self) -> String {
-        match self.op {
-            Operation::ArgMin | Operation::ArgMax => cpu::arg_reference(self.op == Operation::ArgMin, &self.a)
-                .map_or("none".into(), |(v, i)| format!("{v} at {i}")),
-            Operation::Norm => format!("{}", reference_norm(&self.a)),
-            _ if T::ELEM.is_float() => format!("{:e}", cpu::exact_dot(&self.a, self.b.as_deref()).0),
-            _ => format!("{}", cpu::transform_reference(&self.a, self.b.as_deref())),
+        match self.expectation() {
+            Expectation::Position(p) => p.map_or("none".into(), |(v, i)| format!("{v} at {i}")),
+            Expectation::Exact(v) => format!("{v}"),
+            Expectation::Within { exact, .. } => format!("{exact:e}"),
+            Expectation::Norm { want, .. } => format!("{want}"),
         }
     }
 }
 
-/// The norm of the exact (floats) or wrapped (integers, read as unsigned) sum of squares.
-fn reference_norm<T: Value>(a: &[T]) -> f64 {
-    if T::ELEM.is_float() {
-        cpu::exact_dot(a, None).0.sqrt()
-    } else {
-        transform::norm_of(cpu::transform_reference(a, None))
-    }
+/// What an operation must answer on one input, computed once.
+#[derive(Clone, Debug)]
+pub enum Expectation<T> {
+    /// Argmin, argmax: exactly this value (bits) and index.
+    Position(Option<(T, u64)>),
+    /// An integer dot product or sum of squares: these bits.
+    Exact(T),
+    /// A float one: within `bound` of `exact` (`cpu::float_dot_bound`).
+    Within {
+        /// The exact value.
+        exact: f64,
+        /// The bound.
+        bound: f64,
+    },
+    /// A norm: within `bound` of `want`.
+    Norm {
+        /// The norm of the exact (integers: wrapped) sum of squares.
+        want: f64,
+        /// Half the sum's relative bound, a few `f64` roundings, and `√(n·η)` for underflow.
+        bound: f64,
+    },
 }
 
-/// A norm against [`reference_norm`]: relative error at most `γ(depth + 1)/2` from the sum and
-/// a few `f64` roundings, and `√(n·η)` for squares that underflow (`cpu::float_dot_bound`);
-/// integers: the root's rounding alone.
-fn check_norm<T: Value>(a: &[T], got: f64, depth: u64) -> std::result::Result<(), String> {
-    let want = reference_norm(a);
-    let (sum_rel, under) = if T::ELEM.is_float() {
-        (cpu::gamma(depth + 1, T::UNIT_ROUNDOFF), (a.len() as f64 * cpu::smallest_subnormal::<T>()).sqrt())
-    } else {
-        (0.0, 0.0)
-    };
-    let bound = (sum_rel / 2.0 + 4.0 * f64::EPSILON) * want + under;
-    let err = (got - want).abs();
-    if err <= bound { Ok(()) } else { Err(format!("expected {want:e} ± {bound:e}, got {got:e} (error {err:e})")) }
+impl<T: Value> Expectation<T> {
+    /// The expectation of `op` on `a` (and `b`) summed with a tree of `depth`.
+    pub fn of(op: Operation, a: &[T], b: Option<&[T]>, depth: u64) -> Self {
+        match op {
+            Operation::ArgMin | Operation::ArgMax => {
+                Expectation::Position(cpu::arg_reference(op == Operation::ArgMin, a))
+            }
+            Operation::Norm => {
+                let (want, sum_rel, under) = if T::ELEM.is_float() {
+                    let under = (a.len() as f64 * cpu::smallest_subnormal::<T>()).sqrt();
+                    (cpu::exact_dot(a, None).0.sqrt(), cpu::gamma(depth + 1, T::UNIT_ROUNDOFF), under)
+                } else {
+                    (transform::norm_of(cpu::transform_reference(a, None)), 0.0, 0.0)
+                };
+                Expectation::Norm { want, bound: (sum_rel / 2.0 + 4.0 * f64::EPSILON) * want + under }
+            }
+            _ if T::ELEM.is_float() => {
+                let (exact, abs) = cpu::exact_dot(a, b);
+                let bound = cpu::float_dot_bound(T::UNIT_ROUNDOFF, depth, abs, a.len(), cpu::smallest_subnormal::<T>());
+                Expectation::Within { exact, bound }
+            }
+            _ => Expectation::Exact(cpu::transform_reference(a, b)),
+        }
+    }
+
+    /// Does `got` pass? `Err` says expected and actual.
+    pub fn check(&self, got: Answer<T>) -> std::result::Result<(), String> {
+        let show = |x: Option<(T, u64)>| x.map_or("none (empty)".to_string(), |(v, i)| format!("{v} at index {i}"));
+        let fail = |want: String, got: String| Err(format!("expected {want}, got {got}"));
+        match (self, got) {
+            (Expectation::Position(want), Answer::Position(got)) => {
+                let got = got.map(|e| (e.value, e.index));
+                let same = match (want, got) {
+                    (None, None) => true,
+                    (Some((wv, wi)), Some((gv, gi))) => *wi == gi && wv.same_bits(gv),
+                    _ => false,
+                };
+                if same { Ok(()) } else { fail(show(*want), show(got)) }
+            }
+            (Expectation::Exact(want), Answer::Value(v)) if want.same_bits(v) => Ok(()),
+            (Expectation::Exact(want), Answer::Value(v)) => {
+                fail(format!("{want} (bits {:#x})", want.bits()), format!("{v} (bits {:#x})", v.bits()))
+            }
+            (Expectation::Within { exact, bound }, Answer::Value(v)) => {
+                let err = (v.to_f64() - exact).abs();
+                if err <= *bound {
+                    Ok(())
+                } else {
+                    fail(format!("{exact:e} (exact) ± {bound:e}"), format!("{v} (error {err:e})"))
+                }
+            }
+            (Expectation::Norm { want, bound }, Answer::Norm(x)) => {
+                let err = (x - want).abs();
+                if err <= *bound {
+                    Ok(())
+                } else {
+                    fail(format!("{want:e} ± {bound:e}"), format!("{x:e} (error {err:e})"))
+                }
+            }
+            (want, got) => Err(format!("expected an answer like {want:?}, got {got:?}")),
+        }
+    }
 }
 
 impl<T: Value> Rerun for Prepared<'_, T> {

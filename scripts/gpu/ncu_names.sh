@@ -7,7 +7,7 @@
 #
 # The names are read from their one table, the `pub(super) const … = "…";` lines at the top of
 # host/src/metrics/columns.rs. Each is looked up by its base name (the part before the first
-# `.`: `l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts` for `….sum`) in `ncu --query-metrics`
+# `.`: `l1tex__t_requests_pipe_lsu_mem_global_op_st` for `….sum`) in `ncu --query-metrics`
 # (the metrics of the GPU present). Output: $OUT/ncu_names.txt (else ./ncu-names.txt): one line
 # per name, `ok` or `MISSING`, then every metric of the query whose name holds `ldgsts`, `tma`
 # or `bulk` (where the right name is, if one is missing). Exit status 1 if a name is missing, 2

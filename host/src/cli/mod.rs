@@ -18,6 +18,7 @@ mod parse;
 mod reduce;
 mod report;
 mod scan;
+mod segmented;
 mod sweep;
 mod trace;
 
@@ -79,6 +80,10 @@ enum OpArg {
     SumOfSquares,
     /// The L2 norm √(Σ x[i]²).
     Norm,
+    /// Many reductions in one launch, over CSR offsets (--segments K [--lengths], or --offsets).
+    Segmented,
+    /// The rows of a row-major --rows × --cols matrix, each reduced (x.sum(dim=-1)).
+    Rows,
 }
 
 impl OpArg {
@@ -86,7 +91,7 @@ impl OpArg {
     fn operation(self) -> Option<crate::ops::Operation> {
         use crate::ops::Operation;
         match self {
-            OpArg::Reduce | OpArg::Scan => None,
+            OpArg::Reduce | OpArg::Scan | OpArg::Segmented | OpArg::Rows => None,
             OpArg::Argmin => Some(Operation::ArgMin),
             OpArg::Argmax => Some(Operation::ArgMax),
             OpArg::Dot => Some(Operation::Dot),
@@ -175,8 +180,9 @@ struct Args {
     /// List the variants and what each teaches, then exit.
     #[arg(long)]
     list: bool,
-    /// What to run: the reductions, the prefix sums, or one of the library's operations
-    /// (argmin, argmax, dot, sum_of_squares, norm: one row, --type's input; --list lists them).
+    /// What to run: the reductions, the prefix sums, one of the library's operations (argmin,
+    /// argmax, dot, sum_of_squares, norm: one row, --type's input; --list lists them), or a
+    /// segmented reduction (segmented: over offsets; rows: over a matrix's rows).
     #[arg(long, value_enum, default_value_t = OpArg::Reduce)]
     op: OpArg,
     /// Element type. Each variant runs the element types × operators its registry entry
@@ -186,8 +192,8 @@ struct Args {
     elem: String,
     /// What the reduction or scan combines with: sum (wrapping for integers), min or max
     /// (floats: NaN propagates, -0.0 < +0.0). The pair is `--type` × `--combine`, under the same
-    /// rule.
-    #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max"])]
+    /// rule. `--op segmented` and `--op rows` also take argmin and argmax.
+    #[arg(long, default_value = "sum", value_parser = ["sum", "min", "max", "argmin", "argmax"])]
     combine: String,
     /// Also time CUB (DeviceReduce::Sum, or DeviceScan::InclusiveSum with `--op scan`, or the
     /// operation's counterpart: DeviceReduce::ArgMin/ArgMax, TransformReduce) at the same n
@@ -215,6 +221,23 @@ struct Args {
     /// lengths 10^2, 10^3, …, 10^9 (sizes the device cannot hold are skipped rows).
     #[arg(long, conflicts_with_all = ["n", "log2"])]
     sweep: Option<String>,
+    /// `--op segmented`: K segments over the n elements (1..=n), lengths as --lengths says.
+    #[arg(long, conflicts_with = "offsets", value_parser = parse::segments, allow_negative_numbers = true)]
+    segments: Option<u64>,
+    /// `--op segmented` with --segments: `equal` lengths, or `power` (power-law: many short
+    /// segments, a few long ones).
+    #[arg(long, value_parser = ["equal", "power"])]
+    lengths: Option<String>,
+    /// `--op segmented`: the CSR offsets themselves, comma-separated (`0,4,4,10`: three
+    /// segments, the second empty); they must not decrease, and the last must be at most n.
+    #[arg(long, value_parser = parse::offsets)]
+    offsets: Option<parse::OffsetList>,
+    /// `--op rows`: the matrix's rows (n = rows × cols).
+    #[arg(long, requires = "cols", conflicts_with_all = ["n", "log2", "sweep"], value_parser = parse::dimension, allow_negative_numbers = true)]
+    rows: Option<u64>,
+    /// `--op rows`: the matrix's columns, the length of each row reduced.
+    #[arg(long, requires = "rows", value_parser = parse::dimension, allow_negative_numbers = true)]
+    cols: Option<u64>,
     /// Set by `--sweep` for the run of one size: (size index, sizes) for the progress lines.
     #[arg(skip)]
     sweep_step: Option<(usize, usize)>,
@@ -257,6 +280,8 @@ where
         (Some(spec), _) => sweep::run(&args, spec, out, err),
         (None, OpArg::Reduce) => reduce::run(&args, out, err),
         (None, OpArg::Scan) => scan::run(&args, out, err),
+        (None, OpArg::Segmented) => segmented::run(&args, false, out, err),
+        (None, OpArg::Rows) => segmented::run(&args, true, out, err),
         (None, op) => match op.operation() {
             Some(operation) => ops::run(&args, operation, out, err),
             None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),

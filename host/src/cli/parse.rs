@@ -58,6 +58,32 @@ pub(super) fn seed(s: &str) -> Result<u64, String> {
     number(s, 0..=u64::MAX, &format!("a whole number in 0..={}", u64::MAX))
 }
 
+/// `--segments`: 1..=2^32−1 (at most n; checked with n).
+pub(super) fn segments(s: &str) -> Result<u64, String> {
+    number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX))
+}
+
+/// `--rows`, `--cols`: 1..=2^32−1 (their product at most 2^32−1; checked together).
+pub(super) fn dimension(s: &str) -> Result<u64, String> {
+    number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX))
+}
+
+/// The CSR offsets of `--offsets`.
+#[derive(Clone, Debug)]
+pub(super) struct OffsetList(pub(super) Vec<u32>);
+
+/// `--offsets`: comma-separated whole numbers in 0..=2^32−1.
+pub(super) fn offsets(s: &str) -> Result<OffsetList, String> {
+    s.split(',')
+        .map(|x| {
+            number(x.trim(), 0..=u32::MAX as u64, &format!("comma-separated whole numbers in 0..={}", u32::MAX))
+                .map(|v| v as u32)
+                .map_err(|e| format!("`{}`: {e}", x.trim()))
+        })
+        .collect::<Result<Vec<u32>, String>>()
+        .map(OffsetList)
+}
+
 /// `--repeat`: at least one timed run.
 pub(super) fn repeat(s: &str) -> Result<u32, String> {
     number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX)).map(|v| v as u32)

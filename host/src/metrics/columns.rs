@@ -92,9 +92,10 @@ pub(super) const ST_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_s
 pub(super) const ST_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 pub(super) const ST_PCT: &str = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
 /// `cp.async` (SASS `LDGSTS`, sm_80+): its global side's requests and sectors, which ncu keeps
-/// out of the global loads above.
-pub(super) const LDGSTS_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum";
-pub(super) const LDGSTS_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum";
+/// out of the global loads above. The SASS-level names: `l1tex__t_{requests,sectors}_…_op_ldgsts`
+/// are not metrics (`ncu --query-metrics` on the H100, gh100; `scripts/gpu/ncu_names.sh`).
+pub(super) const LDGSTS_REQUESTS: &str = "smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum";
+pub(super) const LDGSTS_SECTORS: &str = "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum";
 /// Bulk copies through the tensor memory accelerator (`cp.async.bulk`, sm_90+): no LSU request;
 /// the bytes they read from L2 into L1 (into shared memory) and write from L1 to L2.
 pub(super) const BULK_LD_BYTES: &str = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum";

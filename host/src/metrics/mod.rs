@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(ncu_metrics_for(Some((9, 0))), names);
         let sm80 = ncu_metrics_for(Some((8, 0)));
         assert_eq!(sm80.len(), 21, "no TMA metrics on sm_80: {sm80:?}");
-        assert!(sm80.contains(&"l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum"));
+        assert!(sm80.contains(&"smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum"));
         assert_eq!(ncu_metrics_for(Some((7, 0))).len(), 19, "no LDGSTS on sm_70");
         for name in ["smsp__warps_launched.sum", DURATION, "smsp__sass_inst_executed_op_shared_ld.sum"] {
             assert!(names.contains(&name), "{name} missing from {names:?}");

@@ -25,11 +25,11 @@
 
 pub mod arg;
 pub mod cpu;
+mod fused;
 mod geometry;
 pub mod nested;
 pub mod one_pass;
 pub mod plan;
-mod reducer_transform;
 pub mod registry;
 mod run;
 pub mod segmented;

@@ -65,12 +65,12 @@ use std::ops::Range;
 
 use kernels::types::Sum;
 
+use super::fused::Fused;
 use super::geometry::{geometry_of, resident_per_sm};
 use super::plan::Finish;
 #[cfg(test)]
 use super::plan::Geometry;
 use super::registry::{self, Instance, Variant};
-use super::transform::Fused;
 use super::workspace::Workspace;
 use crate::backend::{Backend, DeviceBuffer};
 use crate::error::{Error, Result};
@@ -250,7 +250,7 @@ enum Last<T> {
 impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        let fused_block = super::transform::default_block();
+        let fused_block = super::fused::default_block();
         Self { backend, storage: None, fused: None, fused_block, last: Last::Nothing, op: PhantomData }
     }
 
@@ -259,7 +259,7 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// `reduce` calls keep the plan's block. The answer is the same at every block (floats:
     /// within the same bound).
     pub fn with_transform_block(backend: &'b Backend, block: u32) -> Result<Self> {
-        super::transform::check_fused_block(block)?;
+        super::fused::check_fused_block(block)?;
         Ok(Self { fused_block: block, ..Self::new(backend) })
     }
 

@@ -1,5 +1,5 @@
 //! Transform-reduce: a map fused into the reduction, with no temporary — the dot product, the
-//! sum of squares and the L2 norm of [`Reducer`](super::sum::Reducer)`<T, Sum>` (`cub::DeviceReduce::TransformReduce`,
+//! sum of squares and the L2 norm of [`Reducer`]`<T, Sum>` (`cub::DeviceReduce::TransformReduce`,
 //! `torch.dot`, `torch.linalg.vector_norm`), for the six element types.
 //!
 //! ```
@@ -32,7 +32,7 @@
 //! * **Floats**: each product rounded to nearest (`mul.rn`), then summed by the kernel's tree
 //!   in a fixed order (the same bits on every run of the same grid). The result lies within
 //!   `γ(d + 1)·Σ|aᵢbᵢ| + 2⁻⁵¹·Σ|aᵢbᵢ| + n·η` of the exact dot product, `d` the depth of the
-//!   addition tree ([`OnePass::depth`]), the `+ 1` the product's rounding, `η` the smallest
+//!   addition tree ([`OnePass::depth`](super::one_pass::OnePass::depth)), the `+ 1` the product's rounding, `η` the smallest
 //!   subnormal (products that underflow; [`cpu::float_dot_bound`](crate::cpu::float_dot_bound),
 //!   `docs/types.md`). For a sum of squares without underflow `Σ|aᵢbᵢ| = Σxᵢ²`, so the bound is
 //!   relative: γ(d + 1) of the answer. The norm's square root is taken in `f64` and adds at most
@@ -42,134 +42,118 @@
 //! forms, hold the range): anything else is one line, [`Error::Invalid`], before any launch.
 //! Empty input gives 0 (and a norm of 0.0) without a launch.
 
-use super::one_pass::{DEFAULT_BLOCK, LastBlockWords, OnePass, check_block};
-use crate::backend::{Backend, Kernel};
+use std::ops::Range;
+
+use kernels::types::Sum;
+
+pub use super::fused::{ByTransform, KERNELS, Transform, TransformArgs, items, kernel};
+use super::one_pass::check_len;
+use super::sum::Reducer;
+use crate::backend::DeviceBuffer;
 use crate::error::{Error, Result};
-use crate::types::{PerElement, PerType, Value};
+use crate::types::{Value, check_layout};
 
-/// What a transform-reduce applies to each element (or pair) before the sum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Transform {
-    /// `a[i] · b[i]`: the dot product.
-    Product,
-    /// `x[i]²`: the sum of squares (and, by its square root, the norm).
-    Square,
+/// The lengths of a dot product's inputs, checked: both hold `range`.
+fn check_pair<T: Value>(a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, range: &Range<usize>) -> Result<()> {
+    if range.start > range.end || range.end > a.len() || range.end > b.len() {
+        return Err(Error::Invalid(format!(
+            "dot of elements {}..{} of buffers of {} and {} elements: the range must lie within both",
+            range.start,
+            range.end,
+            a.len(),
+            b.len()
+        )));
+    }
+    check_layout::<T>()
 }
 
-impl Transform {
-    /// Both transforms, in the kernel table's order.
-    pub const ALL: [Transform; 2] = [Transform::Product, Transform::Square];
+/// One input's range, checked.
+fn check_one<T: Value>(what: &str, x: &DeviceBuffer<T>, range: &Range<usize>) -> Result<()> {
+    if range.start > range.end || range.end > x.len() {
+        return Err(Error::Invalid(format!(
+            "{what} of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+            range.start,
+            range.end,
+            x.len()
+        )));
+    }
+    check_layout::<T>()
+}
 
-    /// The name in PTX entry names (`transform_reduce__f32_product_sum`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Transform::Product => "product",
-            Transform::Square => "square",
+impl<'b, T: Value> Reducer<'b, T, Sum> {
+    /// `Σ a[i]·b[i]` over every element; waits. The buffers must have the same length
+    /// (`torch.dot`'s rule). Integers wrap; floats within the bound of the module docs.
+    pub fn dot(&mut self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>) -> Result<T> {
+        if a.len() != b.len() {
+            return Err(Error::Invalid(format!(
+                "dot of buffers of {} and {} elements: the lengths must match",
+                a.len(),
+                b.len()
+            )));
         }
+        self.dot_range(a, b, 0..a.len())
     }
 
-    /// Inputs it reads: 2 for a product, 1 for a square.
-    pub fn inputs(self) -> usize {
-        match self {
-            Transform::Product => 2,
-            Transform::Square => 1,
-        }
-    }
-}
-
-/// `transform_reduce__{type}_{transform}_sum(a, b, partials, ticket, n)`: the partials and the
-/// answer after them (`grid + 1`), the ticket.
-pub type TransformArgs<T> = (*const T, *const T, *mut T, *mut u32, u32);
-
-/// The kernels of one element type: `[product, square]`, with the sum.
-#[derive(Debug)]
-pub struct ByTransform;
-
-impl PerElement for ByTransform {
-    type Of<T: Value> = [Kernel<TransformArgs<T>>; 2];
-}
-
-/// The twelve entries, named as `kernels::transform_kernel!` names them.
-macro_rules! transform_kernels {
-    ($($t:ident),*) => {
-        PerType { $($t: [
-            crate::kernel_ref!(kernels::reduce::${concat(transform_reduce__, $t, _product_sum)}(a, b, p, t, n)),
-            crate::kernel_ref!(kernels::reduce::${concat(transform_reduce__, $t, _square_sum)}(a, b, p, t, n)),
-        ]),* }
-    };
-}
-
-/// Every transform-reduce kernel, by element type.
-pub static KERNELS: PerType<ByTransform> = transform_kernels!(i32, u32, i64, u64, f32, f64);
-
-/// The kernel of `T` for `transform` (with the sum).
-pub fn kernel<T: Value>(transform: Transform) -> Kernel<TransformArgs<T>> {
-    T::of(&KERNELS)[match transform {
-        Transform::Product => 0,
-        Transform::Square => 1,
-    }]
-}
-
-/// Elements a thread consumes per trip (of each input): four 128-bit loads' worth.
-pub fn items<T: Value>() -> u32 {
-    kernels::collective::thread::items_per_trip::<T>() as u32
-}
-
-/// The storage of a [`Reducer`](super::sum::Reducer)'s transform-reduce calls: one launch shape and its words per
-/// transform (their kernels' occupancy may differ), made by the first call of each.
-pub(crate) struct Fused<T: Value> {
-    block: u32,
-    shapes: [Option<(OnePass, LastBlockWords<T>)>; 2],
-    /// The transform and grid of the last launch, whose answer `result` reads.
-    pub(crate) last: Option<(Transform, u32)>,
-}
-
-impl<T: Value> Fused<T> {
-    pub(crate) fn new(block: u32) -> Self {
-        Self { block, shapes: [None, None], last: None }
+    /// `Σ a[i]·b[i]` for `i` in `range` (which both buffers hold); waits.
+    pub fn dot_range(&mut self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
+        self.enqueue_dot(a, b, range)?;
+        self.result()
     }
 
-    /// Queues `transform` × sum over `n` elements of `a` (and `b`) from the given device
-    /// addresses.
-    ///
-    /// # Safety
-    /// `a` holds `n` elements of `T` of this backend, and so does `b` for a product (for a
-    /// square it is never read); `1 ≤ n ≤ u32::MAX`.
-    pub(super) unsafe fn launch(
-        &mut self,
-        backend: &Backend,
-        transform: Transform,
-        a: *const T,
-        b: *const T,
-        n: usize,
-    ) -> Result<()> {
-        self.last = None;
-        let k = kernel::<T>(transform);
-        let slot = &mut self.shapes[transform as usize];
-        if slot.is_none() {
-            let shape = OnePass::new(backend, k.name, self.block, items::<T>())?;
-            *slot = Some((shape, LastBlockWords::new(backend, &shape, false)?));
+    /// `Σ x[i]²` over every element; waits.
+    pub fn sum_of_squares(&mut self, x: &DeviceBuffer<T>) -> Result<T> {
+        self.sum_of_squares_range(x, 0..x.len())
+    }
+
+    /// `Σ x[i]²` for `i` in `range`; waits.
+    pub fn sum_of_squares_range(&mut self, x: &DeviceBuffer<T>, range: Range<usize>) -> Result<T> {
+        self.enqueue_sum_of_squares(x, range)?;
+        self.result()
+    }
+
+    /// The L2 norm `√(Σ x[i]²)`, the square root taken in `f64` (`torch.linalg.vector_norm`);
+    /// waits. Integers: the root of the wrapping sum of squares (module docs).
+    pub fn norm(&mut self, x: &DeviceBuffer<T>) -> Result<f64> {
+        self.norm_range(x, 0..x.len())
+    }
+
+    /// The L2 norm of `x[range]`; waits.
+    pub fn norm_range(&mut self, x: &DeviceBuffer<T>, range: Range<usize>) -> Result<f64> {
+        Ok(norm_of(self.sum_of_squares_range(x, range)?))
+    }
+
+    /// Queues `Σ a[i]·b[i]` over `range` on the backend's stream; read it with
+    /// [`result`](Self::result). Keep both buffers alive until then.
+    pub fn enqueue_dot(&mut self, a: &DeviceBuffer<T>, b: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        self.begin_fused();
+        check_pair(a, b, &range)?;
+        self.launch_fused(Transform::Product, a.as_ptr(), b.as_ptr(), range)
+    }
+
+    /// Queues `Σ x[i]²` over `range`; read it with [`result`](Self::result) (the norm is its
+    /// square root).
+    pub fn enqueue_sum_of_squares(&mut self, x: &DeviceBuffer<T>, range: Range<usize>) -> Result<()> {
+        self.begin_fused();
+        check_one("sum of squares", x, &range)?;
+        self.launch_fused(Transform::Square, x.as_ptr(), x.as_ptr(), range)
+    }
+
+    /// One launch of `transform` over `range` of the inputs at `a` and `b` (checked by the
+    /// caller), or the identity for an empty range.
+    fn launch_fused(&mut self, transform: Transform, a: *const T, b: *const T, range: Range<usize>) -> Result<()> {
+        if range.is_empty() {
+            self.end_fused(None);
+            return Ok(());
         }
-        let Some((shape, words)) = slot.as_mut() else {
-            return Err(Error::Invalid("the transform-reduce storage is missing".into()));
-        };
-        let cfg = shape.config(n);
-        let args = (a, b, words.values.as_mut_ptr(), words.ticket.as_mut_ptr(), n as u32);
-        // SAFETY: the inputs are the caller's promise; the partials hold max_grid + 1 ≥ grid + 1
-        // elements; the ticket is this storage's, 0 between launches, on the backend's one
-        // stream; the grid is within 2^29 threads (OnePass).
-        unsafe { backend.launch(&k, cfg, args) }?;
-        self.last = Some((transform, cfg.grid));
+        check_len(if transform == Transform::Product { "dot" } else { "sum of squares" }, range.len())?;
+        let backend = self.backend();
+        let fused = self.fused_storage();
+        let (a, b) = (a.wrapping_add(range.start), b.wrapping_add(range.start));
+        // SAFETY: the range lies within both inputs (the callers checked it) and holds
+        // 1..=u32::MAX elements (checked above).
+        unsafe { fused.launch(backend, transform, a, b, range.len()) }?;
+        self.end_fused(Some(()));
         Ok(())
-    }
-
-    /// The answer of the last launch (waits for it).
-    pub(crate) fn answer(&self, backend: &Backend) -> Result<T> {
-        let (transform, grid) = self.last.ok_or_else(|| Error::Invalid("no transform-reduce launched".into()))?;
-        match &self.shapes[transform as usize] {
-            Some((_, words)) => Ok(words.answer(backend, grid)?.0),
-            None => Err(Error::Invalid("the transform-reduce storage is missing".into())),
-        }
     }
 }
 
@@ -177,14 +161,4 @@ impl<T: Value> Fused<T> {
 /// wraps) is read as unsigned, its value modulo 2^bits.
 pub fn norm_of<T: Value>(sum_of_squares: T) -> f64 {
     if T::ELEM.is_float() { sum_of_squares.to_f64().sqrt() } else { (sum_of_squares.bits() as f64).sqrt() }
-}
-
-/// The block of a reducer's transform-reduce launches, unless set (`Reducer::with_block`).
-pub(crate) fn default_block() -> u32 {
-    DEFAULT_BLOCK
-}
-
-/// `Ok` for a block the transform-reduce kernels take.
-pub(crate) fn check_fused_block(block: u32) -> Result<()> {
-    check_block(block)
 }

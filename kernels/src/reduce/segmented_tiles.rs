@@ -113,6 +113,8 @@ pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     };
     let last_flag = static_shared!(SEGMENTED_TILES_LAST: [u32; 1]);
     let (b, tid) = (block_idx_x(), thread_idx_x());
+    // At least 1 (the precondition): also spares the division its divide-by-zero check.
+    let per_row = per_row.max(1);
     let (s, first, blocks) = if g_first.is_null() {
         (b / per_row, b / per_row * per_row, per_row)
     } else {

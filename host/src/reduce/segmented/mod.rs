@@ -173,6 +173,11 @@ impl Segments {
         self.end as usize
     }
 
+    /// Are they the rows of a matrix?
+    pub fn is_rows(&self) -> bool {
+        matches!(self.layout, Layout::Rows { .. })
+    }
+
     /// The longest segment.
     pub fn max_len(&self) -> usize {
         self.max_len as usize
@@ -245,12 +250,15 @@ pub type WarpArgs<T> = (*const T, *const u32, u32, u32, *mut T, *mut u32);
 pub type TilesArgs<T> =
     (*const T, *const u32, u32, u32, *const u32, u32, u32, *mut T, *mut u32, *mut u32, *mut T, *mut u32);
 
-/// The segmented kernels of one type: `(warp, tiles)` per fold (sum, min, max, argmin, argmax).
+/// The two kernels of one type and fold: `(segmented_warp, segmented_tiles)`.
+pub type KernelPair<T> = (Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>);
+
+/// The segmented kernels of one type: a [`KernelPair`] per fold (sum, min, max, argmin, argmax).
 #[derive(Debug)]
 pub struct ByFold;
 
 impl PerElement for ByFold {
-    type Of<T: Value> = [(Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>); 5];
+    type Of<T: Value> = [KernelPair<T>; 5];
 }
 
 macro_rules! fold_pair {
@@ -276,11 +284,8 @@ macro_rules! segmented_kernels {
 /// Every segmented kernel, by element type and fold.
 pub static KERNELS: PerType<ByFold> = segmented_kernels!(i32, u32, i64, u64, f32, f64);
 
-/// The two segmented kernels of a pair: a warp per segment, and tiles of blocks.
-pub type SegmentedKernels<T> = (Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>);
-
 /// The kernels of `T` for `op` (`indexed`: its argument, argmin or argmax).
-pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<SegmentedKernels<T>> {
+pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<KernelPair<T>> {
     let at = match (op, indexed) {
         (Op::Sum, false) => 0,
         (Op::Min, false) => 1,
@@ -307,7 +312,8 @@ pub fn segmented_sum<T: Value>(
 
 /// Does the device's answer for every segment pass against the CPU? `values` (and, for
 /// argmin/argmax, `indices`) as downloaded; sums against [`cpu::check`](crate::cpu::check) with
-/// each segment's depth at `block`, min/max exactly, arguments against
+/// each segment's depth at `block` (`None`: any order of additions, depth the segment's
+/// length, for another library's answer), min/max exactly, arguments against
 /// [`cpu::check_arg`](crate::cpu::check_arg) (an empty segment: the identity and [`NO_INDEX`]).
 /// `Err` names the first wrong segment, its bounds, expected and actual.
 pub fn check_all<T: Value>(
@@ -316,7 +322,7 @@ pub fn check_all<T: Value>(
     segments: &Segments,
     values: &[T],
     indices: Option<&[u32]>,
-    block: u32,
+    block: Option<u32>,
 ) -> std::result::Result<(), String> {
     let per = <T as kernels::types::Element>::PER_128 as u32;
     for s in 0..segments.count() {
@@ -331,7 +337,10 @@ pub fn check_all<T: Value>(
                     return Err(at(format!("an empty segment's value is {}, not the identity", values[s])));
                 }
             }
-            None => crate::cpu::check(op, part, values[s], segments.depth(s, block, per)).map_err(at)?,
+            None => {
+                let depth = block.map_or(part.len() as u64, |b| segments.depth(s, b, per));
+                crate::cpu::check(op, part, values[s], depth).map_err(at)?
+            }
         }
     }
     Ok(())

@@ -1,0 +1,322 @@
+//! The rows of a segmented reduction (`reduce --op segmented`, `--op rows`,
+//! [`crate::reduce::segmented`]): the segments from `--segments K` (`--lengths equal` or
+//! `power`), `--offsets LIST`, or `--rows R --cols C`; `--combine` sum, min, max, argmin or
+//! argmax; one row: the plan, the time, GB/s, the bound, and with `--compare-cub`
+//! `cub::DeviceSegmentedReduce` on the same values, every segment of ours (and CUB's) checked.
+
+use std::io::Write;
+
+use super::reduce::fits_device;
+use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use crate::backend::DeviceBuffer;
+use crate::input::{Pattern, typed};
+use crate::output::{Cell, Column, Shown};
+use crate::reduce::segmented::{SegmentedReducer, Segments, check_all};
+use crate::timing::Rerun;
+use crate::types::{Elem, Op, Value};
+use crate::{Error, Max, Min, Result, Sum};
+
+/// The columns of a segmented report.
+fn columns() -> Vec<Column> {
+    let mut c = vec![
+        Column::new("operation", "operation", 10, 0),
+        Column::new("type", "type", 5, 0),
+        Column::new("combine", "combine", 8, 0),
+        Column::new("segments", "segments", 9, 0),
+        Column::new("n", "n", 0, 0).only(Shown::DataOnly),
+        Column::new("strategy", "plan", 18, 0),
+        Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
+        Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
+        Column::new("block", "block", 0, 0).only(Shown::DataOnly),
+    ];
+    c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
+    c.extend([
+        Column::new("bound_us", "bound µs", 9, 2),
+        Column::new("pct_of_bound", "% bound", 8, 1),
+        Column::new("cub_median_us", "CUB µs", 9, 2),
+        Column::new("x_cub", "× CUB", 7, 2),
+        Column::new("verdict", "verdict", 0, 0),
+    ]);
+    c
+}
+
+/// Runs `--op segmented` (`rows` false) or `--op rows`; `Ok(false)` when the row failed.
+pub(super) fn run(args: &Args, rows: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    refuse_flags(args, rows)?;
+    let (op, arg) = combine(&args.combine)?;
+    let elem = Elem::parse(&args.elem)?;
+    let mut args = args.clone();
+    if let (Some(r), Some(c)) = (args.rows, args.cols) {
+        args.n = Some(r.checked_mul(c).filter(|&t| t <= u32::MAX as u64).ok_or_else(|| {
+            Error::Invalid(format!("--rows {r} --cols {c}: rows × cols must be at most {}", u32::MAX))
+        })?);
+    }
+    crate::with_elem!(elem, T => row::<T>(&args, rows, (op, arg), out, err))
+}
+
+/// `--combine` as an operator and whether its argument is asked.
+fn combine(name: &str) -> Result<(Op, bool)> {
+    match name {
+        "argmin" => Ok((Op::Min, true)),
+        "argmax" => Ok((Op::Max, true)),
+        other => Op::parse(other).map(|op| (op, false)),
+    }
+}
+
+/// The flags of the other operations are refused here, never ignored.
+fn refuse_flags(args: &Args, rows: bool) -> Result<()> {
+    let name = if rows { "rows" } else { "segmented" };
+    let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
+    match () {
+        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
+        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
+        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
+        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
+        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
+        () if rows && (args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some()) => {
+            refuse("--segments, --offsets and --lengths".into(), "its segments are the rows of --rows × --cols")
+        }
+        () if rows && args.rows.is_none() => {
+            Err(Error::Invalid("--op rows needs --rows R --cols C (a row-major R × C matrix)".into()))
+        }
+        () if !rows && args.rows.is_some() => refuse("--rows and --cols".into(), "use --op rows"),
+        () if !rows && args.segments.is_none() && args.offsets.is_none() => Err(Error::Invalid(
+            "--op segmented needs --segments K (with --lengths equal or power) or --offsets LIST".into(),
+        )),
+        () if args.lengths.is_some() && args.segments.is_none() => {
+            refuse("--lengths".into(), "it shapes the segments of --segments K")
+        }
+        () => match args.block {
+            Some(b) if crate::reduce::one_pass::check_block(b).is_err() => {
+                Err(Error::Invalid(format!("--block {b}: the block must be a power of two in 32..=1024")))
+            }
+            _ => Ok(()),
+        },
+    }
+}
+
+/// The CSR offsets the flags ask for over `n` elements.
+fn offsets(args: &Args, n: usize) -> Result<Vec<u32>> {
+    if let Some(list) = &args.offsets {
+        return Ok(list.0.clone());
+    }
+    let k = args.segments.unwrap_or(1) as usize;
+    if k > n {
+        return Err(Error::Invalid(format!("--segments {k}: at most n = {n} segments")));
+    }
+    let lens: Vec<u64> = match args.lengths.as_deref() {
+        Some("power") => power_law(n, k, args.seed),
+        _ => (0..k).map(|s| ((s + 1) * n / k - s * n / k) as u64).collect(),
+    };
+    let mut out = Vec::with_capacity(k + 1);
+    out.push(0u32);
+    for l in lens {
+        out.push(out[out.len() - 1] + l as u32);
+    }
+    Ok(out)
+}
+
+/// `k` power-law lengths (∝ 1/(i + 1)^1.2, shuffled by the seed) summing to `n`.
+fn power_law(n: usize, k: usize, seed: u64) -> Vec<u64> {
+    let weights: Vec<f64> = (0..k).map(|i| 1.0 / ((i + 1) as f64).powf(1.2)).collect();
+    let total: f64 = weights.iter().sum();
+    let mut lens: Vec<u64> = weights.iter().map(|w| (w / total * n as f64) as u64).collect();
+    let short = n as u64 - lens.iter().sum::<u64>();
+    lens[0] += short;
+    let r = typed::<u64>(k, seed ^ 0x5E6, Pattern::Random);
+    for i in (1..k).rev() {
+        lens.swap(i, (r[i] % (i as u64 + 1)) as usize);
+    }
+    lens
+}
+
+/// A segmented reduction prepared on one input: what the timing loop launches and checks.
+struct Job<'b, T: Value> {
+    backend: &'b crate::Backend,
+    data: Vec<T>,
+    input: DeviceBuffer<T>,
+    segments: Segments,
+    values: DeviceBuffer<T>,
+    indices: DeviceBuffer<u32>,
+    fold: (Op, bool),
+    block: u32,
+    reducer: Reducers<'b, T>,
+}
+
+/// The reducer of each operator.
+enum Reducers<'b, T: Value> {
+    Sum(SegmentedReducer<'b, T, Sum>),
+    Min(SegmentedReducer<'b, T, Min>),
+    Max(SegmentedReducer<'b, T, Max>),
+}
+
+impl<T: Value> Rerun for Job<'_, T> {
+    fn reset(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let (input, segs, values, indices) = (&self.input, &self.segments, &mut self.values, &mut self.indices);
+        match (&mut self.reducer, self.fold.1) {
+            (Reducers::Sum(r), _) => r.enqueue(input, segs, values),
+            (Reducers::Min(r), false) => r.enqueue(input, segs, values),
+            (Reducers::Max(r), false) => r.enqueue(input, segs, values),
+            (Reducers::Min(r), true) => r.enqueue_arg(input, segs, values, indices),
+            (Reducers::Max(r), true) => r.enqueue_arg(input, segs, values, indices),
+        }
+    }
+
+    fn check(&mut self) -> Result<Option<String>> {
+        let values = self.backend.download(&self.values)?;
+        let indices = if self.fold.1 { Some(self.backend.download(&self.indices)?) } else { None };
+        let verdict = check_all(self.fold.0, &self.data, &self.segments, &values, indices.as_deref(), Some(self.block));
+        Ok(verdict.err())
+    }
+}
+
+impl<'b, T: Value> Job<'b, T> {
+    /// The job of `fold` on `data` over `segments` at `block`, uploaded to `backend`.
+    fn new(
+        backend: &'b crate::Backend,
+        data: Vec<T>,
+        segments: Segments,
+        fold: (Op, bool),
+        block: u32,
+    ) -> Result<Self> {
+        let count = segments.count().max(1);
+        let reducer = match fold.0 {
+            Op::Min => Reducers::Min(SegmentedReducer::with_block(backend, block)?),
+            Op::Max => Reducers::Max(SegmentedReducer::with_block(backend, block)?),
+            _ => Reducers::Sum(SegmentedReducer::with_block(backend, block)?),
+        };
+        let (input, values, indices) =
+            (backend.upload(&data)?, backend.alloc::<T>(count)?, backend.alloc::<u32>(count)?);
+        Ok(Self { backend, data, input, segments, values, indices, fold, block, reducer })
+    }
+
+    /// Bytes a run must move: the input, the offsets it reads, the outputs it writes.
+    fn bytes(&self) -> f64 {
+        let (n, count, size) = (self.data.len(), self.segments.count(), T::ELEM.size());
+        let offsets = if self.segments.is_rows() { 0 } else { 4 * (count + 1) };
+        let outputs = count * (size + if self.fold.1 { 4 } else { 0 });
+        (n * size + offsets + outputs) as f64
+    }
+
+    /// The segments' offsets on the host (the rows' too), for CUB.
+    fn host_offsets(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = (0..self.segments.count()).map(|s| self.segments.bounds(s).0 as u32).collect();
+        out.push(self.segments.end() as u32);
+        out
+    }
+}
+
+/// The report of one segmented reduction of `T`.
+fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let session = Session::open(args)?;
+    let n = session.n;
+    let segments = match (args.rows, args.cols) {
+        (Some(r), Some(c)) if rows => Segments::rows(r as usize, c as usize)?,
+        _ => Segments::from_offsets(&session.backend, &offsets(args, n)?)?,
+    };
+    let name = if fold.1 { format!("arg{}", fold.0.name()) } else { fold.0.name().to_string() };
+    if segments.end() > n {
+        return Err(Error::Invalid(format!(
+            "segmented {name}: the last offset is {}, past the input of {n} elements",
+            segments.end()
+        )));
+    }
+    if session.backend.is_gpu() {
+        fits_device(n, T::ELEM.size() as u64, 1, session.info().memory_bytes)?;
+    }
+    let block = args.block.unwrap_or(crate::reduce::one_pass::DEFAULT_BLOCK);
+    let mut report = session.report(out, columns());
+    for line in session.banner() {
+        report.note(&line);
+    }
+    report.note(&format!(
+        "{name} of {n} {} elements in {} segments (the longest {}): plan {}, {} (CUDA events{})",
+        T::ELEM.name(),
+        segments.count(),
+        segments.max_len(),
+        segments.strategy().name(),
+        session.timed_runs(),
+        session.clock()
+    ));
+    progress(&session, err, &format!("generating {n} {} inputs (seed {})", T::ELEM.name(), session.seed));
+    let data = typed::<T>(n, session.seed, Pattern::Random);
+    progress_done(&session, err);
+    let mut job = Job::new(&session.backend, data, segments, fold, block)?;
+    let cub = args.compare_cub.then(|| time_cub(&session, &job));
+    if let Some(Err(why)) = &cub {
+        let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
+        report.note(&line);
+        if !report.is_table() {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+    super::sweep_progress(args, err, n, if rows { "rows" } else { "segmented" });
+    progress(&session, err, &format!("running the segmented {name}"));
+    let runs = crate::timing::timed_runs(&session.backend, &mut job, session.repeat)?;
+    progress_done(&session, err);
+    let verdict = match (job.check()?, &runs.first_wrong) {
+        (Some(why), _) => Cell::Verdict("FAIL", Some(why)),
+        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
+        (None, None) => Cell::Verdict("PASS", None),
+    };
+    let failed = matches!(verdict, Cell::Verdict("FAIL", _));
+    report.header();
+    let cells = cells(&session, &job, (rows, &name), &runs, (cub.and_then(|c| c.ok()), verdict));
+    report.row(&cells);
+    let mut meta = session.meta();
+    meta.insert("operation".into(), (if rows { "rows" } else { "segmented" }).into());
+    meta.insert("type".into(), T::ELEM.name().into());
+    super::finish(report, meta, failed as usize, "operation(s)", None);
+    Ok(!failed)
+}
+
+/// The cells of the row.
+fn cells<T: Value>(
+    session: &Session,
+    job: &Job<'_, T>,
+    (rows, name): (bool, &str),
+    runs: &crate::timing::Runs,
+    (cub, verdict): (Option<f64>, Cell),
+) -> Vec<Cell> {
+    let (segs, block) = (&job.segments, job.block);
+    let grid = segs.grid(block);
+    let bytes = job.bytes();
+    let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);
+    let median = runs.median_us();
+    let mut row = vec![
+        Cell::Text((if rows { "rows" } else { "segmented" }).into()),
+        Cell::Text(T::ELEM.name().into()),
+        Cell::Text(name.into()),
+        Cell::Int(segs.count() as i64),
+        Cell::Int(job.data.len() as i64),
+        Cell::Text(segs.strategy().name().into()),
+        Cell::Text(format!("{grid}×{block}")),
+        Cell::Int(grid.into()),
+        Cell::Int(block.into()),
+    ];
+    row.extend(timing_cells(session, runs, bytes));
+    row.extend([
+        bound.map_or(Cell::Empty, Cell::Num),
+        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
+        cub.map_or(Cell::Empty, Cell::Num),
+        cub.map_or(Cell::Empty, |c| Cell::Num(c / median)),
+        verdict,
+    ]);
+    row
+}
+
+/// `cub::DeviceSegmentedReduce` on the same values: its median µs, or why there is none.
+fn time_cub<T: Value>(session: &Session, job: &Job<'_, T>) -> std::result::Result<f64, String> {
+    let repeat = session.cub_calls()?;
+    let (op, arg) = job.fold;
+    let (timing, values, indices) =
+        crate::cub_ops::time_segmented(op, arg, &job.data, &job.host_offsets(), repeat).map_err(|e| e.to_string())?;
+    // CUB's order of additions is not ours: the bound for any order (None).
+    check_all(op, &job.data, &job.segments, &values, indices.as_deref(), None)
+        .map_err(|why| format!("CUB's answer is wrong: {why}"))?;
+    Ok(timing.median_us)
+}

@@ -502,6 +502,27 @@ pub fn trials() -> Vec<Trial> {
             other => Err(format!("BadLaunch of `traps`: expected a BadLaunch error, got {other:?}").into()),
         }
     }));
+    trials.push(Trial::test("faults::static_and_dynamic_shared_past_48k_need_the_opt_in", || {
+        // 48 KiB of dynamic shared memory beside a 128-byte static array: the GPU refuses the
+        // launch without cudaFuncSetAttribute (lookback_warpspec_8x12x4 on the H100); so does
+        // the emulator, at the array. With the opt-in the kernel runs (into its own planted fault).
+        let backend = Backend::emulator();
+        let mut out = backend.alloc::<i32>(32).map_err(|e| e.to_string())?;
+        let k = kernel_ref!(kernels::broken::shared_out_of_bounds(o));
+        let cfg = LaunchConfig { grid: 1, block: 32, shared_bytes: 48 * 1024 };
+        // SAFETY: `out` holds one element per thread; the launch stops at the shared array.
+        match unsafe { backend.launch(&k, cfg, (out.as_mut_ptr(),)) } {
+            Err(Error::Emulator(e))
+                if e.kind == EmuErrorKind::BadLaunch && e.to_string().contains("49280 bytes of shared memory") => {}
+            other => return Err(format!("48 KiB dynamic + 128 static without the opt-in: got {other:?}").into()),
+        }
+        backend.allow_dynamic_shared("shared_out_of_bounds", 48 * 1024).map_err(|e| e.to_string())?;
+        // SAFETY: as above; the kernel's own out-of-bounds write is caught before it lands.
+        match unsafe { backend.launch(&k, cfg, (out.as_mut_ptr(),)) } {
+            Err(Error::Emulator(e)) if e.kind == EmuErrorKind::SharedOutOfBounds => Ok(()),
+            other => Err(format!("after the opt-in: expected the planted SharedOutOfBounds, got {other:?}").into()),
+        }
+    }));
     trials.push(Trial::test("faults::a_fault_leaving_main_is_one_readable_line", || {
         // What an example (`fn main() -> reduce_scan::MainResult`) prints when a kernel faults: the
         // CLI's one line, with kernel, block, thread and file:line, not the derived Debug form.

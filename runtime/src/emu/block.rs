@@ -33,6 +33,10 @@ pub(super) struct LaunchCtx<'a> {
     pub grid: Dim3,
     pub block: Dim3,
     pub dynamic_shared: usize,
+    /// The most shared memory, static and dynamic together, a block of this launch may hold:
+    /// 48 KiB, or [`MAX_DYNAMIC_SHARED_OPT_IN`](super::MAX_DYNAMIC_SHARED_OPT_IN) for a kernel
+    /// that opted in (`cudaFuncSetAttribute`).
+    pub shared_limit: usize,
     pub body: &'a (dyn Fn() + Sync),
     pub start: Instant,
     pub deadline: Instant,
@@ -349,6 +353,20 @@ impl Hooks for EmuHooks {
         let mut array = SharedArray::new(key, bytes);
         let ptr = array.buf.as_mut_ptr().cast();
         arrays.push(array);
+        // The GPU refuses the launch ("invalid argument") when the block's static arrays and its
+        // dynamic shared memory together pass the limit; here, at the array that passes it.
+        let held = arrays.iter().map(|a| a.bytes).sum::<usize>() + block.launch.dynamic_shared;
+        if held > block.launch.shared_limit {
+            drop(arrays);
+            stop_with_report(
+                EmuErrorKind::BadLaunch,
+                format!(
+                    "{held} bytes of shared memory ({} dynamic, the rest static, `{key}` the last); a block \
+                     holds at most {} without cudaFuncSetAttribute (Backend::allow_dynamic_shared)",
+                    block.launch.dynamic_shared, block.launch.shared_limit
+                ),
+            );
+        }
         ptr
     }
     fn dynamic_shared(&self) -> (*mut u8, usize) {

@@ -574,11 +574,13 @@ impl Emulator {
         block::install_hooks();
         self.check_launch(kernel, grid, block, dynamic_shared)?;
         let start = Instant::now();
+        let opted = self.opted_in.lock().unwrap().contains_key(kernel);
         let launch = block::LaunchCtx {
             kernel,
             grid,
             block,
             dynamic_shared,
+            shared_limit: if opted { MAX_DYNAMIC_SHARED_OPT_IN } else { MAX_DYNAMIC_SHARED },
             body,
             start,
             deadline: start + self.budget,

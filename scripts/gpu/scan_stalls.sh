@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Why the look-back scans stay above the copy's time (issue 25): Nsight Compute's sections and
-# the stall breakdown of `lookback` and `lookback_bulk` at n = 10^8 (each inclusive, then
-# exclusive), one process of the CLI per kernel. The full report goes to
-# $OUT/ncu_scan_stalls_1e8.txt (else ./); a summary per kernel to stdout: time, DRAM throughput,
-# and the stall reasons' share of all stall cycles, largest first.
+# Why the look-back scans stay above the copy's time (issues 25 and 37): Nsight Compute's
+# sections and the stall breakdown of each scan kernel of VARIANTS (default "lookback
+# lookback_bulk") at n = N (default 10^8), each inclusive, then exclusive, one process of the CLI
+# per kernel. The full report goes to $OUT/ncu_scan_stalls_1e8.txt (at another N:
+# ncu_scan_stalls_N.txt; else ./); a summary per kernel to stdout: time, DRAM throughput, and
+# the stall reasons' share of all stall cycles, largest first. (In a warp-specialized kernel the
+# stall cycles are those of every role's warps together.)
+#
+#   VARIANTS="lookback lookback_warpspec" N=268435456 scripts/gpu/scan_stalls.sh [REDUCE_BINARY]
 set -uo pipefail
 bin=${1:-.gpu/bin/reduce}
 out=${OUT:-.}
-report=$out/ncu_scan_stalls_1e8.txt
+n=${N:-100000000}
+tag=$n; [ "$n" = 100000000 ] && tag=1e8
+report=$out/ncu_scan_stalls_$tag.txt
 : >"$report"
-for v in lookback lookback_bulk; do
+for v in ${VARIANTS:-lookback lookback_bulk}; do
   ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
     --section LaunchStats --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     -k "regex:^$v\$" --launch-count 2 \
-    "$bin" --op scan --backend gpu --variant "$v" --n 100000000 --repeat 1 >>"$report" 2>&1
+    "$bin" --op scan --backend gpu --variant "$v" --n "$n" --repeat 1 >>"$report" 2>&1
   echo "ncu $v: exit $?"
 done
 python3 - "$report" <<'PY'

@@ -469,7 +469,9 @@ fn thread_trials() -> Vec<Trial> {
                     )
                 },
             };
-            let budget = Duration::from_millis(200);
+            // A second, not 200 ms: on a loaded 16-core GPU host (the whole suite at once) 200 ms
+            // ran out before block 1 had started, and the report named no block (H100, c9d5beb).
+            let budget = Duration::from_secs(1);
             expect_in(kernel_ref!(kernels::broken::spin_forever(f)), 32, budget, budget + PROMPT, x)
         }),
     ]

@@ -55,7 +55,7 @@ NESTED = ("recursive_reduce", "recursive_reduce_nosync", "recursive_reduce2")
 # Why a counter cannot agree: (variants, column prefix) → reason. Measured, not assumed: each
 # entry is a disagreement seen in the committed CSVs. A variant matches by its exact name.
 WHY = [
-    (("lookback", "lookback_bulk"), "gld", "ncu's own accounting of timing: what is left of the loads once the tile copies "
+    (("lookback", "lookback_bulk", "lookback_warpspec"), "gld", "ncu's own accounting of timing: what is left of the loads once the tile copies "
      "are apart (LDGSTS, bulk) is the look-back's polls of other tiles' status words, whose number and spread depend "
      "on how far each tile must look back when it looks, on the GPU as on the emulator"),
     (("lookback", "lookback_bulk"), "shared_ld", "the compiler's: it reads the eight warp totals with two 128-bit "

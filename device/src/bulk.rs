@@ -151,7 +151,7 @@ impl Mbarrier {
     #[track_caller]
     fn emulate(self, access: Access, op: MbarrierOp) -> bool {
         let site = core::panic::Location::caller();
-        let p = self.word.emulated(0, 1, access);
+        let p = self.word.emulated_on(0, 1, access, super::emu::Path::Barrier);
         hooks().mbarrier(p as usize, op, site)
     }
 

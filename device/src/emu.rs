@@ -146,6 +146,10 @@ pub enum Path {
     /// A bulk copy through the copy engine (`cp.async.bulk`, the tensor memory accelerator):
     /// no load or store request at all; ncu counts the bytes it moves.
     Bulk,
+    /// An `mbarrier` operation (`init`, `arrive`, `try_wait`: SASS `SYNCS.*`): checked as an
+    /// access of its shared word, counted in no shared counter (ncu gives `SYNCS` no shared
+    /// request or wavefront: its per-instruction counts of `lookback_warpspec`, issue #37).
+    Barrier,
 }
 
 /// What a memory access does, as the emulator's checks see it.

@@ -305,8 +305,8 @@ impl BlockCounting {
             t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write });
         }
         let space = match (path, global, access) {
-            // A copy's shared side: in no shared counter of ncu's.
-            (Path::AsyncCopy | Path::Bulk, false, _) => return,
+            // A copy's shared side, and an mbarrier's word: in no shared counter of ncu's.
+            (Path::AsyncCopy | Path::Bulk, false, _) | (Path::Barrier, _, _) => return,
             (Path::Bulk, true, a) => {
                 let sector_bytes = SECTOR as u64 * sectors(&[(0, addr)], bytes);
                 if a.writes() {
@@ -505,7 +505,8 @@ mod tests {
     }
 
     /// Issue 40: ncu counts `cp.async` as LDGSTS, apart from the global loads, and a bulk copy
-    /// as bytes, not as requests; the copies' shared sides are in no shared counter.
+    /// as bytes, not as requests; the copies' shared sides are in no shared counter, nor are an
+    /// `mbarrier`'s operations.
     #[test]
     fn the_copies_count_apart_from_the_loads_and_stores() {
         let site: Site = std::panic::Location::caller();
@@ -519,6 +520,12 @@ mod tests {
         b.access(0, true, 8192, 4096, Access::Read, Path::Bulk, site);
         b.access(0, false, 0, 4096, Access::Write, Path::Bulk, site);
         b.access(0, true, 65_536 + 16, 80, Access::Write, Path::Bulk, site);
+        // An mbarrier's init, arrivals and polls (SASS SYNCS.*): no shared request in ncu.
+        b.access(0, false, 8192, 8, Access::Write, Path::Barrier, site);
+        for t in 0..32u32 {
+            b.access(t, false, 8192, 8, Access::AtomicRmw, Path::Barrier, site);
+            b.access(t, false, 8192, 8, Access::AtomicLoad { acquire: true }, Path::Barrier, site);
+        }
         b.flush();
         let t = &b.totals;
         assert_eq!((t.ldgsts_requests, t.ldgsts_sectors, t.ldgsts_bytes), (1, 16, 512));

@@ -35,8 +35,34 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
 /// memory, and the bytes a block keeps in flight (up to `stages - 1` tiles loading while one is
 /// scanned); the block has `(warps + 2) × 32` threads.
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 8] =
-    [(8, 20, 4), (8, 12, 4), (8, 12, 6), (8, 28, 3), (4, 20, 4), (4, 36, 4), (8, 36, 3), (16, 12, 4)];
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 10] = [
+    (8, 20, 4),
+    (8, 12, 4),
+    (8, 12, 6),
+    (8, 28, 3),
+    (4, 20, 4),
+    (4, 36, 4),
+    (8, 36, 3),
+    (16, 12, 4),
+    (8, 20, 6),
+    (8, 28, 5),
+];
+
+/// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
+const MAX_BLOCK_SHARED: u32 = 227 * 1024;
+
+// Every shape's ring and control words fit one block's shared memory.
+const _: () = {
+    let mut i = 0;
+    while i < WARPSPEC_SHAPES.len() {
+        let (warps, items, stages) = WARPSPEC_SHAPES[i];
+        assert!(
+            warpspec_shared_bytes(warps, items, stages) + warpspec_static_bytes(warps, stages) <= MAX_BLOCK_SHARED,
+            "a shape of WARPSPEC_SHAPES needs more than 227 KiB of shared memory"
+        );
+        i += 1;
+    }
+};
 
 /// Threads per block of the warp-specialized scan with `warps` compute warps: one producer
 /// warp, one look-ahead warp, the compute warps.
@@ -185,6 +211,7 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
             // SAFETY: the stage's ticket word, read by the others after this lane's arrival.
             unsafe { ring.ctrl.write(ring.ticket_at(s), tile as u32) };
         }
+        let full = ring.bar(Bar::Full, s);
         if tile < l.tiles && base + l.tile_len <= l.n {
             if lane == 0 {
                 // The compute warps' accesses to the stage (generic proxy) come before the copy
@@ -193,10 +220,12 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
                 // the stage until the phase completes.
                 unsafe {
                     fence_proxy_async();
-                    let bar = ring.bar(Bar::Full, s);
-                    bar.arrive_expect_tx((ring.tile_words * 4) as u32);
-                    stage.copy_bulk(0, l.input.cast::<W>().wrapping_offset(base * per), ring.tile_words, bar, policy);
+                    full.arrive_expect_tx((ring.tile_words * 4) as u32);
+                    stage.copy_bulk(0, l.input.cast::<W>().wrapping_offset(base * per), ring.tile_words, full, policy);
                 }
+            } else {
+                // SAFETY: an initialised barrier, whose phase expects the warp's 32 arrivals.
+                unsafe { full.arrive() };
             }
         } else {
             if tile < l.tiles {
@@ -207,11 +236,9 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
                     unsafe { stage.write_v4(c, load_guarded::<T, O, W>(l.input, base + c / per, l.n)) };
                 }
             }
-            sync_warp(FULL_MASK);
-            if lane == 0 {
-                // SAFETY: an initialised barrier, whose phase expects this one arrival.
-                unsafe { ring.bar(Bar::Full, s).arrive() };
-            }
+            // Every lane releases its own stores (and lane 0 the ticket word) by its arrival.
+            // SAFETY: an initialised barrier, whose phase expects the warp's 32 arrivals.
+            unsafe { full.arrive() };
             if tile >= l.tiles {
                 return;
             }
@@ -262,23 +289,48 @@ unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Laun
             prefix
         };
         if (lane as usize) < ring.warps {
-            // SAFETY: compute warp `lane`'s offset slot, read after the arrival below.
+            // SAFETY: compute warp `lane`'s offset slot, read after this lane's arrival below.
             unsafe { write_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), lane as usize, O::combine(prefix, before)) };
         }
-        sync_warp(FULL_MASK);
-        if lane == 0 {
-            // SAFETY: an initialised barrier, whose phase expects this one arrival.
-            unsafe { ring.bar(Bar::Ready, s).arrive() };
-        }
+        // Every lane releases its own write by its arrival. SAFETY: an initialised barrier,
+        // whose phase expects the warp's 32 arrivals.
+        unsafe { ring.bar(Bar::Ready, s).arrive() };
         k += 1;
     }
+}
+
+/// The lane's `ROWS` blocked chunks of compute warp `cw`'s region of stage `s`.
+///
+/// # Safety
+/// The stage has landed (its *Full* phase completed for this use) and is not written until this
+/// warp's scan of it.
+#[inline(always)]
+unsafe fn lane_chunks<W: Word, const ROWS: usize>(ring: Ring<W>, s: usize, (cw, lane): (usize, u32)) -> [[W; 4]; ROWS] {
+    let region = ring.tile(s);
+    let items = 4 * ROWS;
+    let first = cw * WARP_SIZE as usize * items;
+    // SAFETY: this lane's chunks of the stage, as the caller promises.
+    core::array::from_fn(|r| unsafe { region.read_v4(first + blocked_chunk(lane as usize, r, items)) })
+}
+
+/// The lane's total: `⊕` of its chunks, in their order (the same fold in [`reduce`] and in
+/// [`scan_store`], so both find the same value, for floats too).
+#[inline(always)]
+fn lane_total<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(chunks: &[[W; 4]; ROWS]) -> T {
+    let mut own = O::IDENTITY;
+    for c in chunks {
+        own = fold_chunk::<T, O, W>(own, *c);
+    }
+    own
 }
 
 /// A compute warp's first pass over the tile of use `k`: waits for the stage, reduces the
 /// lane's blocked chunks, scans the lane totals across the warp (lane 31 leaves the warp's total
 /// in its slot), and meets the other compute warps; compute warp 0 then publishes the tile's
-/// aggregate (tile 0: its inclusive prefix) and hands the stage to the look-ahead warp.
-/// Returns the tile and the lane's `(own, inclusive)` totals, or `None` past the last tile.
+/// aggregate (tile 0: its inclusive prefix) and hands the stage to the look-ahead warp. Keeps
+/// nothing in registers ([`scan_store`] recomputes what it needs from the stage). Returns
+/// whether the use had a tile: `false` at the ticket past the last tile, which is passed on to
+/// the look-ahead warp through the same barrier.
 ///
 /// # Safety
 /// Called by every lane of every compute warp (`cw` its number), uses in order.
@@ -288,27 +340,21 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     l: Launch<T>,
     k: usize,
     (cw, lane): (usize, u32),
-) -> Option<(usize, T, T)> {
+) -> bool {
     let (s, parity) = stage_of(k, ring.stages);
     // SAFETY: an initialised barrier; this use's phase.
     unsafe { ring.bar(Bar::Full, s).wait_parity(parity) };
-    // SAFETY: written by the producer before its arrival.
+    // SAFETY: written by the producer's lane 0 before its arrival.
     let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
     if tile >= l.tiles {
         if cw == 0 && lane == 0 {
             // The look-ahead warp learns of the end through the same barrier. SAFETY: as above.
             unsafe { ring.bar(Bar::Summed, s).arrive() };
         }
-        return None;
+        return false;
     }
-    let region = ring.tile(s);
-    let items = 4 * ROWS;
-    let first = cw * WARP_SIZE as usize * items;
-    let mut own = O::IDENTITY;
-    for r in 0..ROWS {
-        // SAFETY: this lane's chunk, landed (the phase above) and not written by anyone now.
-        own = fold_chunk::<T, O, W>(own, unsafe { region.read_v4(first + blocked_chunk(lane as usize, r, items)) });
-    }
+    // SAFETY: landed (the phase above), and not written before this warp's scan of the use.
+    let own = lane_total::<T, O, W, ROWS>(&unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) });
     let inclusive = warp_inclusive_scan::<T, O>(own, lane);
     if lane == WARP_SIZE - 1 {
         // SAFETY: this warp's total slot of the stage; read after the named barrier.
@@ -330,37 +376,43 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             ring.bar(Bar::Summed, s).arrive();
         }
     }
-    Some((tile, own, inclusive))
+    true
 }
 
-/// A compute warp's second pass over the tile of use `k`, once the look-ahead warp has its
-/// offset: the lane's elements scanned in place (blocked), then the warp's region stored
-/// (striped, whole-warp 16-byte stores); the stage goes back to the producer.
+/// A compute warp's second pass over the tile of use `k`: recomputes the lane's total and the
+/// warp's scan of the lane totals from the stage (what [`reduce`] found, `STAGES - 2` uses
+/// earlier; not kept, since registers indexed by use would go to local memory) and reads the
+/// tile from the stage's ticket word, while the look-ahead warp may still be working; once
+/// it has the warp's offset, scans the lane's elements in place (blocked), then stores the
+/// warp's region (striped, whole-warp 16-byte stores); the stage goes back to the producer.
 ///
 /// # Safety
-/// After [`reduce`] of the same use returned `Some((tile, own, inclusive))`; by every lane of
-/// the compute warp.
+/// After [`reduce`] of the same use returned `true`; by every lane of the compute warp.
 #[inline(always)]
 unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     ring: Ring<W>,
     l: Launch<T>,
     k: usize,
     (cw, lane): (usize, u32),
-    (tile, own, inclusive): (usize, T, T),
 ) {
     let (s, parity) = stage_of(k, ring.stages);
+    // SAFETY: landed (reduce waited for the phase), and written only by this warp's scan below.
+    let chunks = unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) };
+    let own = lane_total::<T, O, W, ROWS>(&chunks);
+    let before = warp_exclusive::<T, O>(warp_inclusive_scan::<T, O>(own, lane), own, lane);
+    // SAFETY: written by the producer before the *Full* phase reduce waited for; rewritten only
+    // after this warp's arrival on *Empty*.
+    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
     // SAFETY: an initialised barrier; this use's phase.
     unsafe { ring.bar(Bar::Ready, s).wait_parity(parity) };
-    // SAFETY: written by the look-ahead warp before its arrival.
+    // SAFETY: written by the look-ahead warp's lane `cw` before its arrival.
     let offset = unsafe { read_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), cw) };
-    let mut run = O::combine(offset, warp_exclusive::<T, O>(inclusive, own, lane));
+    let mut run = O::combine(offset, before);
     let region = ring.tile(s);
     let items = 4 * ROWS;
     let first = cw * WARP_SIZE as usize * items;
-    for r in 0..ROWS {
-        let at = first + blocked_chunk(lane as usize, r, items);
-        // SAFETY: this lane's own chunk.
-        let x = unpack::<T, W>(unsafe { region.read_v4(at) });
+    for (r, chunk) in chunks.iter().enumerate() {
+        let x = unpack::<T, W>(*chunk);
         let mut out = [O::IDENTITY; 4];
         for e in 0..T::PER_128 {
             if l.exclusive != 0 {
@@ -372,7 +424,7 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             }
         }
         // SAFETY: this lane's own chunk; the warp's other lanes read it after the warp sync.
-        unsafe { region.write_v4(at, pack::<T, W>(out)) };
+        unsafe { region.write_v4(first + blocked_chunk(lane as usize, r, items), pack::<T, W>(out)) };
     }
     sync_warp(FULL_MASK);
     let per = words::<T>();
@@ -400,8 +452,15 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     }
 }
 
-/// A compute warp: reduces each tile one use ahead of the one it scans, so that the block's
-/// next aggregate is published while the look-ahead warp waits on this tile's predecessors.
+/// A compute warp: reduces each tile `STAGES - 2` uses (at least one) ahead of the one it
+/// scans, so that the block's aggregates are published as soon as their tiles land, while the
+/// look-ahead warp waits on earlier tiles' predecessors (a block that reduced only one tile
+/// ahead published late, and every later block's look-back waited for it).
+///
+/// Deadlock-free: the reduce of use `k + D` (`D = STAGES - 2`), before the scan of use `k`,
+/// waits for a stage whose previous use, `k + D - STAGES = k - 2`, every compute warp has
+/// scanned or can scan (its offset depends only on reduces already done), so the producer
+/// can refill it.
 ///
 /// # Safety
 /// Called by every lane of compute warp `cw`, after the barriers were initialised.
@@ -411,14 +470,29 @@ unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     l: Launch<T>,
     who: (usize, u32),
 ) {
-    // SAFETY: uses in order, by every lane of the warp.
-    let mut current = unsafe { reduce::<T, O, W, ROWS>(ring, l, 0, who) };
+    let ahead = ring.stages.saturating_sub(2).max(1);
+    // The first use whose reduce found no tile, once known.
+    let mut end = usize::MAX;
+    // The next use to reduce.
+    let mut next = 0;
+    while next < ahead && end == usize::MAX {
+        // SAFETY: uses in order, by every lane of the warp.
+        if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+            end = next;
+        }
+        next += 1;
+    }
     let mut k = 0;
-    while let Some(reduced) = current {
-        // SAFETY: as above; use k + 1 is reduced before use k is scanned.
-        current = unsafe { reduce::<T, O, W, ROWS>(ring, l, k + 1, who) };
-        // SAFETY: use k was reduced.
-        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who, reduced) };
+    while k < end {
+        if end == usize::MAX {
+            // Use k + ahead, before the scan of use k. SAFETY: as above.
+            if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+                end = next;
+            }
+            next += 1;
+        }
+        // SAFETY: use k was reduced, and had a tile (k < end).
+        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who) };
         k += 1;
     }
 }
@@ -468,9 +542,9 @@ unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: u
             // SAFETY: nobody else touches the barriers before the block barrier below; the
             // counts are the arrivals each phase expects.
             unsafe {
-                ring.bar(Bar::Full, s).init(1);
+                ring.bar(Bar::Full, s).init(WARP_SIZE);
                 ring.bar(Bar::Summed, s).init(1);
-                ring.bar(Bar::Ready, s).init(1);
+                ring.bar(Bar::Ready, s).init(WARP_SIZE);
                 ring.bar(Bar::Empty, s).init(WARPS as u32);
             }
         }
@@ -684,3 +758,5 @@ warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
 warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4);
 warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3);
 warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4);
+warpspec_shape!(lookback_warpspec_8x20x6, 8, 20, 6);
+warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);

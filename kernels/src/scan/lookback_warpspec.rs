@@ -33,8 +33,10 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// table (`host/src/scan/plan_by_device.csv`) names the one the plan runs on each GPU.
 ///
 /// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
-/// memory, and the bytes a block keeps in flight (up to `stages - 1` tiles loading while one is
-/// scanned); the block has `(warps + 2) × 32` threads.
+/// memory (with the static barriers and control words, at most 227 KiB: checked below), and the
+/// bytes a block keeps in flight (up to `stages - 1` tiles loading while one is scanned); the
+/// block has `(warps + 2) × 32` threads. The stages also set how far ahead the compute warps
+/// reduce: `stages - 2` uses (at least one).
 pub const WARPSPEC_SHAPES: [(u32, u32, u32); 10] = [
     (8, 20, 4),
     (8, 12, 4),
@@ -102,11 +104,13 @@ const fn ctrl_per_stage(warps: usize) -> usize {
 /// The four `mbarrier`s of stage `s` among `4 × stages`: which one, by role.
 #[derive(Clone, Copy)]
 enum Bar {
-    /// The tile has landed (the producer arrives; the copy's bytes count).
+    /// The tile has landed (the producer's 32 lanes arrive, each after its own writes; the
+    /// copy's bytes count).
     Full = 0,
     /// The compute warps have reduced it (compute warp 0 arrives, after their named barrier).
     Summed = 1,
-    /// The look-ahead warp has written the compute warps' offsets (it arrives).
+    /// The look-ahead warp has written the compute warps' offsets (its 32 lanes arrive, each
+    /// after its own write).
     Ready = 2,
     /// The compute warps are done with the stage (each compute warp arrives once).
     Empty = 3,
@@ -178,8 +182,11 @@ struct Launch<T> {
 
 /// The producer warp: draws each stage's tile by ticket and fills the stage, `stages` tiles
 /// ahead of the compute warps. A full tile is one bulk copy by lane 0 (`arrive.expect_tx`, then
-/// `cp.async.bulk`); the partial last tile is loaded by the 32 lanes through registers, with the
-/// identity past `n`; a ticket past the last tile is passed on as `tiles`, and ends the loop.
+/// `cp.async.bulk`), the other lanes arriving plainly; the partial last tile is loaded by the 32
+/// lanes through registers, with the identity past `n`, each lane arriving after its stores; a
+/// ticket past the last tile is passed on as `tiles`, and ends the loop. Every lane arrives on
+/// *Full* (32 arrivals a phase): a lane's own arrival is what releases its stores (a
+/// `__syncwarp` and lane 0's arrival do not, for compute-sanitizer's racecheck).
 ///
 /// # Safety
 /// Called by the 32 lanes of warp 0, after the barriers were initialised; `ring` and `l` as
@@ -250,7 +257,9 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
 /// The look-ahead warp: for each of the block's tiles in turn, once the compute warps have
 /// reduced it, looks back over its predecessors (the decoupled look-back, a whole warp),
 /// publishes its inclusive prefix, and hands each compute warp its offset (the tile's prefix
-/// and the totals of the compute warps before it). Ends at the ticket past the last tile.
+/// and the totals of the compute warps before it): lane `w` writes compute warp `w`'s, and
+/// every lane arrives on *Ready* (32 arrivals a phase, each releasing its lane's write). Ends at
+/// the ticket past the last tile.
 ///
 /// # Safety
 /// Called by the 32 lanes of warp 1, after the barriers were initialised.
@@ -576,10 +585,10 @@ kernel! {
     /// only the warp that needs a result wait for it. Here the slow job is the look-back,
     /// which waits for other blocks: given to a warp of its own, it no longer stops the
     /// loads (the producer keeps `STAGES - 1` tiles in flight) nor the reduction of the next
-    /// tile (the compute warps publish its aggregate meanwhile, so other blocks' look-backs
-    /// find it early). The `mbarrier` is the hand-off: an arrival releases what the arriving
-    /// thread wrote, a wait that sees the phase complete acquires it, and a bulk copy counts
-    /// its bytes into the phase of the stage it fills.
+    /// tiles (the compute warps publish their aggregates meanwhile, so other blocks'
+    /// look-backs find them early). The `mbarrier` is the hand-off: an arrival releases what
+    /// the arriving thread wrote, a wait that sees the phase complete acquires it, and a bulk
+    /// copy counts its bytes into the phase of the stage it fills.
     ///
     /// # Previous problem → fix
     /// In `lookback` a block holds its tile from load to store; while warp 0 looks back, the
@@ -590,46 +599,73 @@ kernel! {
     /// `lookback_persistent` loaded the next tile during the look-back, but its next tile
     /// published its aggregate only after the block had finished the tile before, which
     /// lengthened every look-back. Here no warp waits at a block barrier on the look-back
-    /// path: loads run `STAGES - 1` tiles ahead, reductions one tile ahead, and the look-back
-    /// of a tile overlaps the loading and reducing of the next ones.
+    /// path: loads run `STAGES - 1` tiles ahead, and the look-back of a tile overlaps the
+    /// loading and reducing of the next ones.
+    ///
+    /// The first version reduced only one tile ahead of the one it scanned, so a tile's
+    /// aggregate went out only once the compute warps had scanned the tile before, which
+    /// waited for that tile's look-back: every block's aggregates came late, every later
+    /// block's look-back waited for them, and the blocks moved as a convoy, each tile of a
+    /// block a whole look-back after the last. 66.6 % of all stall samples were the compute
+    /// warps spinning on the *ready* wait, and the look-ahead warp spent its time in the
+    /// look-back waiting for predecessors' status words (ncu source counters at 2^28 on the
+    /// H100 80GB HBM3, this session's run of c9d5beb). Now the compute warps reduce
+    /// `STAGES - 2` uses ahead (at least one), as soon as the tiles land, so a block
+    /// publishes the aggregates of every landed tile while its look-ahead warp still waits
+    /// (CUB's design gives this to a reduce group of its own); with 3 stages it is one
+    /// use ahead, as before.
     ///
     /// # Execution
     /// Block of `WARPSPEC_WARPS + 2` warps; a ring of `WARPSPEC_STAGES` tiles of
     /// `WARPSPEC_WARPS × 32 × WARPSPEC_ITEMS` elements in dynamic shared memory; four
     /// `mbarrier`s per stage (*full*, *summed*, *ready*, *empty*) and per stage a ticket word,
     /// one total and one offset per compute warp in static shared memory.
-    /// 1. **Setup**: thread 0 initialises the barriers (*full*, *summed*, *ready* for one
-    ///    arrival, *empty* for one per compute warp) and fences them for the copy engine;
-    ///    `__syncthreads` (the only block barrier).
+    /// 1. **Setup**: thread 0 initialises the barriers (*full* and *ready* for 32 arrivals,
+    ///    the whole role warp; *summed* for one arrival; *empty* for one per compute warp) and
+    ///    fences them for the copy engine; `__syncthreads` (the only block barrier).
     /// 2. **Producer** (warp 0), tile use `k` into stage `k mod STAGES`: lane 0 waits on
     ///    *empty* (the stage's previous tile is done; not for the first `STAGES` uses), draws a
-    ///    ticket (`atom.add` on the ticket counter, as `lookback_persistent`), writes it into the
-    ///    stage's ticket word, and for a full tile arrives on *full* expecting the tile's bytes
-    ///    and issues one `cp.async.bulk` (evict-first). The partial last tile is loaded by the
-    ///    32 lanes through registers (identity past `n`), then lane 0 arrives; a ticket past the
-    ///    last tile is passed on the same way and ends the warp.
-    /// 3. **Reduce** (compute warps, use `k + 1` before the scan of use `k`): wait on *full*;
-    ///    each lane folds its blocked `ITEMS` elements (the warp owns a contiguous
-    ///    `32 × ITEMS` region of the tile); warp inclusive scan of the lane totals
-    ///    (`__shfl_up_sync`), lane 31 writes the warp's total; named barrier 1 among the
-    ///    compute warps (`bar.sync 1, WARPS × 32`); compute warp 0's lane 0 adds the totals,
-    ///    publishes `(A, aggregate)` (tile 0: `(P, aggregate)`) and arrives on *summed*.
+    ///    ticket (`atom.add` on the ticket counter, as `lookback_persistent`) and writes it into
+    ///    the stage's ticket word. For a full tile, lane 0 arrives on *full* expecting the
+    ///    tile's bytes and issues one `cp.async.bulk` (evict-first), and lanes 1..31 arrive. The
+    ///    partial last tile is loaded by the 32 lanes through registers (identity past `n`),
+    ///    each lane arriving after its own stores; a ticket past the last tile is passed on the
+    ///    same way and ends the warp. (Each writing lane arrives itself: compute-sanitizer's
+    ///    racecheck does not count a `__syncwarp` and one lane's arrival as releasing the
+    ///    other lanes' stores.)
+    /// 3. **Reduce** (compute warps), `D = STAGES - 2` uses (at least one) ahead of the scan:
+    ///    uses `0..D` first, then use `k + D` before the scan of use `k`, until a use finds the
+    ///    end ticket. Wait on *full*; each lane folds its blocked `ITEMS` elements (the warp
+    ///    owns a contiguous `32 × ITEMS` region of the tile); warp inclusive scan of the lane
+    ///    totals (`__shfl_up_sync`), lane 31 writes the warp's total; named barrier 1 among
+    ///    the compute warps (`bar.sync 1, WARPS × 32`); compute warp 0's lane 0 adds the
+    ///    totals, publishes `(A, aggregate)` (tile 0: `(P, aggregate)`) and arrives on
+    ///    *summed*. Nothing is kept in registers from one use to the next (registers indexed
+    ///    by use would go to local memory): the scan recomputes what it needs.
     /// 4. **Look-ahead** (warp 1), tile by tile in the block's order: wait on *summed*; lanes
     ///    `0..WARPS` read the totals and scan them (each compute warp's offset within the tile,
     ///    and the aggregate); the warp looks back over the predecessors (`lookback`'s
     ///    `look_back`: 32 status words at a time) and lane 0 publishes `(P, prefix ⊕
-    ///    aggregate)`; lanes write `prefix ⊕ offset` for each compute warp; `__syncwarp`; lane 0
+    ///    aggregate)`; lane `w` writes `prefix ⊕ offset` for compute warp `w`; every lane
     ///    arrives on *ready*.
-    /// 5. **Scan and store** (compute warps): wait on *ready*; each lane rescans its chunks
-    ///    from its warp's offset and its lanes' exclusive total, in place (blocked);
-    ///    `__syncwarp`; the warp stores its region striped (`st.global.cs.v4`, guarded in the
-    ///    partial tile); `fence.proxy.async` (the copy engine overwrites the stage next);
-    ///    `__syncwarp`; lane 0 arrives on *empty*.
+    /// 5. **Scan and store** (compute warps), use `k`: each lane reads its chunks again and
+    ///    refolds its total, the warp rescans the lane totals, and the tile is read from the
+    ///    stage's ticket word (valid until the warp's *empty* arrival); then wait on *ready*;
+    ///    each lane scans its chunks from its warp's offset and its lanes' exclusive total, in
+    ///    place (blocked); `__syncwarp`; the warp stores its region striped
+    ///    (`st.global.cs.v4`, guarded in the partial tile); `fence.proxy.async` (the copy
+    ///    engine overwrites the stage next); `__syncwarp`; lane 0 arrives on *empty*.
+    ///
+    /// The reduce of use `k + D` cannot deadlock: its stage's previous use is
+    /// `k + D - STAGES = k - 2`, which this warp has scanned, and every other compute warp can
+    /// scan (its offset needs only reduces already done), so the producer can refill it.
     ///
     /// ```text
-    ///  producer:   [load t0][load t1][load t2][load t3] wait empty0 [load t4] …
-    ///  compute:         [reduce t0][reduce t1][scan t0][reduce t2][scan t1][reduce t3] …
-    ///  look-ahead:                 [look back t0 ──][look back t1 ──][look back t2 …
+    ///  4 stages (D = 2):
+    ///  producer:   [load t0][load t1][load t2][load t3] wait empty0 [load t4] wait empty1 [load t5] …
+    ///  compute:        [reduce t0][reduce t1][reduce t2][scan t0][reduce t3][scan t1][reduce t4] …
+    ///  look-ahead:                [look back t0 ──][look back t1 ──][look back t2 …
+    ///  aggregates out:            t0       t1         t2                t3                t4
     ///  stage hand-offs:  full → (compute) → summed → (look-ahead) → ready → (compute) → empty
     /// ```
     ///
@@ -651,10 +687,10 @@ kernel! {
     /// its arrival on *summed*, its prefix by the look-ahead warp after its wait on it: the
     /// arrival's release and the wait's acquire order the two stores to the word (A before
     /// P). Inside the block, every hand-off is an `mbarrier` phase (or the compute warps'
-    /// named barrier, for their totals): the arrival releases the arriving thread's shared
-    /// stores (after a `__syncwarp` that orders its lanes' stores before it), the completed
-    /// wait acquires them, and a bulk copy's bytes are visible once the *full* phase that
-    /// counts them has completed.
+    /// named barrier, for their totals): each thread that wrote the shared words handed on
+    /// arrives itself (the producer's and the look-ahead warp's 32 lanes on *full* and
+    /// *ready*), its arrival releasing its own stores, the completed wait acquires them, and
+    /// a bulk copy's bytes are visible once the *full* phase that counts them has completed.
     ///
     /// # Launch
     /// Any grid ≥ 1 (the host launches as many blocks as fit at once, at most one per tile),
@@ -671,10 +707,14 @@ kernel! {
     /// The pointers are valid device memory of those lengths. Each role's warp runs its loop
     /// with all 32 lanes; the only block barrier comes before the roles split; the compute
     /// warps all reach their named barrier once per tile (they leave their loop at the same
-    /// ticket); every `mbarrier` phase gets exactly the arrivals it was initialised for; a
+    /// ticket); every `mbarrier` phase gets exactly the arrivals it was initialised for (*full*
+    /// and *ready*: the 32 lanes of the producer or look-ahead warp, each after its own
+    /// writes; *summed*: compute warp 0's lane 0; *empty*: lane 0 of each compute warp); a
     /// stage is refilled only after every compute warp arrived on its *empty* barrier, after
-    /// their proxy fences; a tile's shared words are read only after the *full* phase that
-    /// lands them. The look-back waits only on smaller tickets (see *Tile order*).
+    /// their proxy fences; a tile's shared words and ticket are read only after the *full*
+    /// phase that lands them and before the reading warp's *empty* arrival. The look-back
+    /// waits only on smaller tickets (see *Tile order*); the reduce `STAGES - 2` uses ahead
+    /// waits only for a stage whose previous use has been scanned (see *Execution*).
     ///
     /// # Measured
     /// Not measured on a GPU yet.

@@ -106,19 +106,23 @@ fn emulator_trials() -> Vec<Trial> {
     );
     // The same for the warp-specialized scan: its persistent blocks overlap on 8 workers, so
     // look-ahead warps meet predecessors of other blocks that have published nothing yet, or
-    // only their aggregate, while their own producers and compute warps run ahead.
-    out.push(
-        Trial::test("scan::emulator::lookback_warpspec::contended", || {
-            let backend = Backend::with_emulator(Emulator::new().with_workers(8));
-            let v = scan::find("lookback_warpspec").map_err(|e| e.to_string())?;
-            let t = v.tile() as usize;
-            for kind in Kind::ALL {
-                check(&backend, v, kind, &[40 * t + 3])?;
-            }
-            Ok(())
-        })
-        .with_kind("emulator"),
-    );
+    // only their aggregate, while their own producers and compute warps run ahead; the compute
+    // warps reduce 2 uses ahead of their scan in `lookback_warpspec` (4 stages), 4 in the 6-stage
+    // shape.
+    for name in ["lookback_warpspec", "lookback_warpspec_8x20x6"] {
+        out.push(
+            Trial::test(format!("scan::emulator::{name}::contended"), move || {
+                let backend = Backend::with_emulator(Emulator::new().with_workers(8));
+                let v = scan::find(name).map_err(|e| e.to_string())?;
+                let t = v.tile() as usize;
+                for kind in Kind::ALL {
+                    check(&backend, v, kind, &[40 * t + 3])?;
+                }
+                Ok(())
+            })
+            .with_kind("emulator"),
+        );
+    }
     // The third level of the multi-launch plans, where it first appears: a third bit_build
     // launch from 2·2048² elements, a third Blelloch level past 4096². One kind each (the
     // kinds differ only in the last launch, which the other sizes cover); seconds each.

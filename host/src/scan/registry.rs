@@ -513,6 +513,8 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4, true),
     warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3, true),
     warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4, true),
+    warpspec_shape!(lookback_warpspec_8x20x6, 8, 20, 6, true),
+    warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5, true),
 ];
 
 /// Every scan variant, tuning shapes included.

@@ -33,10 +33,38 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// table (`host/src/scan/plan_by_device.csv`) names the one the plan runs on each GPU.
 ///
 /// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
-/// memory, and the bytes a block keeps in flight (up to `stages - 1` tiles loading while one is
-/// scanned); the block has `(warps + 2) × 32` threads.
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 8] =
-    [(8, 20, 4), (8, 12, 4), (8, 12, 6), (8, 28, 3), (4, 20, 4), (4, 36, 4), (8, 36, 3), (16, 12, 4)];
+/// memory (with the static barriers and control words, at most 227 KiB: checked below), and the
+/// bytes a block keeps in flight (up to `stages - 1` tiles loading while one is scanned); the
+/// block has `(warps + 2) × 32` threads. The stages also set how far ahead the compute warps
+/// reduce: `stages - 2` uses (at least one).
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 10] = [
+    (8, 20, 4),
+    (8, 12, 4),
+    (8, 12, 6),
+    (8, 28, 3),
+    (4, 20, 4),
+    (4, 36, 4),
+    (8, 36, 3),
+    (16, 12, 4),
+    (8, 20, 6),
+    (8, 28, 5),
+];
+
+/// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
+const MAX_BLOCK_SHARED: u32 = 227 * 1024;
+
+// Every shape's ring and control words fit one block's shared memory.
+const _: () = {
+    let mut i = 0;
+    while i < WARPSPEC_SHAPES.len() {
+        let (warps, items, stages) = WARPSPEC_SHAPES[i];
+        assert!(
+            warpspec_shared_bytes(warps, items, stages) + warpspec_static_bytes(warps, stages) <= MAX_BLOCK_SHARED,
+            "a shape of WARPSPEC_SHAPES needs more than 227 KiB of shared memory"
+        );
+        i += 1;
+    }
+};
 
 /// Threads per block of the warp-specialized scan with `warps` compute warps: one producer
 /// warp, one look-ahead warp, the compute warps.
@@ -76,11 +104,13 @@ const fn ctrl_per_stage(warps: usize) -> usize {
 /// The four `mbarrier`s of stage `s` among `4 × stages`: which one, by role.
 #[derive(Clone, Copy)]
 enum Bar {
-    /// The tile has landed (the producer arrives; the copy's bytes count).
+    /// The tile has landed (the producer's 32 lanes arrive, each after its own writes; the
+    /// copy's bytes count).
     Full = 0,
     /// The compute warps have reduced it (compute warp 0 arrives, after their named barrier).
     Summed = 1,
-    /// The look-ahead warp has written the compute warps' offsets (it arrives).
+    /// The look-ahead warp has written the compute warps' offsets (its 32 lanes arrive, each
+    /// after its own write).
     Ready = 2,
     /// The compute warps are done with the stage (each compute warp arrives once).
     Empty = 3,
@@ -152,8 +182,11 @@ struct Launch<T> {
 
 /// The producer warp: draws each stage's tile by ticket and fills the stage, `stages` tiles
 /// ahead of the compute warps. A full tile is one bulk copy by lane 0 (`arrive.expect_tx`, then
-/// `cp.async.bulk`); the partial last tile is loaded by the 32 lanes through registers, with the
-/// identity past `n`; a ticket past the last tile is passed on as `tiles`, and ends the loop.
+/// `cp.async.bulk`), the other lanes arriving plainly; the partial last tile is loaded by the 32
+/// lanes through registers, with the identity past `n`, each lane arriving after its stores; a
+/// ticket past the last tile is passed on as `tiles`, and ends the loop. Every lane arrives on
+/// *Full* (32 arrivals a phase): a lane's own arrival is what releases its stores (a
+/// `__syncwarp` and lane 0's arrival do not, for compute-sanitizer's racecheck).
 ///
 /// # Safety
 /// Called by the 32 lanes of warp 0, after the barriers were initialised; `ring` and `l` as
@@ -185,6 +218,7 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
             // SAFETY: the stage's ticket word, read by the others after this lane's arrival.
             unsafe { ring.ctrl.write(ring.ticket_at(s), tile as u32) };
         }
+        let full = ring.bar(Bar::Full, s);
         if tile < l.tiles && base + l.tile_len <= l.n {
             if lane == 0 {
                 // The compute warps' accesses to the stage (generic proxy) come before the copy
@@ -193,10 +227,12 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
                 // the stage until the phase completes.
                 unsafe {
                     fence_proxy_async();
-                    let bar = ring.bar(Bar::Full, s);
-                    bar.arrive_expect_tx((ring.tile_words * 4) as u32);
-                    stage.copy_bulk(0, l.input.cast::<W>().wrapping_offset(base * per), ring.tile_words, bar, policy);
+                    full.arrive_expect_tx((ring.tile_words * 4) as u32);
+                    stage.copy_bulk(0, l.input.cast::<W>().wrapping_offset(base * per), ring.tile_words, full, policy);
                 }
+            } else {
+                // SAFETY: an initialised barrier, whose phase expects the warp's 32 arrivals.
+                unsafe { full.arrive() };
             }
         } else {
             if tile < l.tiles {
@@ -207,11 +243,9 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
                     unsafe { stage.write_v4(c, load_guarded::<T, O, W>(l.input, base + c / per, l.n)) };
                 }
             }
-            sync_warp(FULL_MASK);
-            if lane == 0 {
-                // SAFETY: an initialised barrier, whose phase expects this one arrival.
-                unsafe { ring.bar(Bar::Full, s).arrive() };
-            }
+            // Every lane releases its own stores (and lane 0 the ticket word) by its arrival.
+            // SAFETY: an initialised barrier, whose phase expects the warp's 32 arrivals.
+            unsafe { full.arrive() };
             if tile >= l.tiles {
                 return;
             }
@@ -223,7 +257,9 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
 /// The look-ahead warp: for each of the block's tiles in turn, once the compute warps have
 /// reduced it, looks back over its predecessors (the decoupled look-back, a whole warp),
 /// publishes its inclusive prefix, and hands each compute warp its offset (the tile's prefix
-/// and the totals of the compute warps before it). Ends at the ticket past the last tile.
+/// and the totals of the compute warps before it): lane `w` writes compute warp `w`'s, and
+/// every lane arrives on *Ready* (32 arrivals a phase, each releasing its lane's write). Ends at
+/// the ticket past the last tile.
 ///
 /// # Safety
 /// Called by the 32 lanes of warp 1, after the barriers were initialised.
@@ -262,23 +298,48 @@ unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Laun
             prefix
         };
         if (lane as usize) < ring.warps {
-            // SAFETY: compute warp `lane`'s offset slot, read after the arrival below.
+            // SAFETY: compute warp `lane`'s offset slot, read after this lane's arrival below.
             unsafe { write_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), lane as usize, O::combine(prefix, before)) };
         }
-        sync_warp(FULL_MASK);
-        if lane == 0 {
-            // SAFETY: an initialised barrier, whose phase expects this one arrival.
-            unsafe { ring.bar(Bar::Ready, s).arrive() };
-        }
+        // Every lane releases its own write by its arrival. SAFETY: an initialised barrier,
+        // whose phase expects the warp's 32 arrivals.
+        unsafe { ring.bar(Bar::Ready, s).arrive() };
         k += 1;
     }
+}
+
+/// The lane's `ROWS` blocked chunks of compute warp `cw`'s region of stage `s`.
+///
+/// # Safety
+/// The stage has landed (its *Full* phase completed for this use) and is not written until this
+/// warp's scan of it.
+#[inline(always)]
+unsafe fn lane_chunks<W: Word, const ROWS: usize>(ring: Ring<W>, s: usize, (cw, lane): (usize, u32)) -> [[W; 4]; ROWS] {
+    let region = ring.tile(s);
+    let items = 4 * ROWS;
+    let first = cw * WARP_SIZE as usize * items;
+    // SAFETY: this lane's chunks of the stage, as the caller promises.
+    core::array::from_fn(|r| unsafe { region.read_v4(first + blocked_chunk(lane as usize, r, items)) })
+}
+
+/// The lane's total: `⊕` of its chunks, in their order (the same fold in [`reduce`] and in
+/// [`scan_store`], so both find the same value, for floats too).
+#[inline(always)]
+fn lane_total<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(chunks: &[[W; 4]; ROWS]) -> T {
+    let mut own = O::IDENTITY;
+    for c in chunks {
+        own = fold_chunk::<T, O, W>(own, *c);
+    }
+    own
 }
 
 /// A compute warp's first pass over the tile of use `k`: waits for the stage, reduces the
 /// lane's blocked chunks, scans the lane totals across the warp (lane 31 leaves the warp's total
 /// in its slot), and meets the other compute warps; compute warp 0 then publishes the tile's
-/// aggregate (tile 0: its inclusive prefix) and hands the stage to the look-ahead warp.
-/// Returns the tile and the lane's `(own, inclusive)` totals, or `None` past the last tile.
+/// aggregate (tile 0: its inclusive prefix) and hands the stage to the look-ahead warp. Keeps
+/// nothing in registers ([`scan_store`] recomputes what it needs from the stage). Returns
+/// whether the use had a tile: `false` at the ticket past the last tile, which is passed on to
+/// the look-ahead warp through the same barrier.
 ///
 /// # Safety
 /// Called by every lane of every compute warp (`cw` its number), uses in order.
@@ -288,27 +349,21 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     l: Launch<T>,
     k: usize,
     (cw, lane): (usize, u32),
-) -> Option<(usize, T, T)> {
+) -> bool {
     let (s, parity) = stage_of(k, ring.stages);
     // SAFETY: an initialised barrier; this use's phase.
     unsafe { ring.bar(Bar::Full, s).wait_parity(parity) };
-    // SAFETY: written by the producer before its arrival.
+    // SAFETY: written by the producer's lane 0 before its arrival.
     let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
     if tile >= l.tiles {
         if cw == 0 && lane == 0 {
             // The look-ahead warp learns of the end through the same barrier. SAFETY: as above.
             unsafe { ring.bar(Bar::Summed, s).arrive() };
         }
-        return None;
+        return false;
     }
-    let region = ring.tile(s);
-    let items = 4 * ROWS;
-    let first = cw * WARP_SIZE as usize * items;
-    let mut own = O::IDENTITY;
-    for r in 0..ROWS {
-        // SAFETY: this lane's chunk, landed (the phase above) and not written by anyone now.
-        own = fold_chunk::<T, O, W>(own, unsafe { region.read_v4(first + blocked_chunk(lane as usize, r, items)) });
-    }
+    // SAFETY: landed (the phase above), and not written before this warp's scan of the use.
+    let own = lane_total::<T, O, W, ROWS>(&unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) });
     let inclusive = warp_inclusive_scan::<T, O>(own, lane);
     if lane == WARP_SIZE - 1 {
         // SAFETY: this warp's total slot of the stage; read after the named barrier.
@@ -330,37 +385,43 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             ring.bar(Bar::Summed, s).arrive();
         }
     }
-    Some((tile, own, inclusive))
+    true
 }
 
-/// A compute warp's second pass over the tile of use `k`, once the look-ahead warp has its
-/// offset: the lane's elements scanned in place (blocked), then the warp's region stored
-/// (striped, whole-warp 16-byte stores); the stage goes back to the producer.
+/// A compute warp's second pass over the tile of use `k`: recomputes the lane's total and the
+/// warp's scan of the lane totals from the stage (what [`reduce`] found, `STAGES - 2` uses
+/// earlier; not kept, since registers indexed by use would go to local memory) and reads the
+/// tile from the stage's ticket word, while the look-ahead warp may still be working; once
+/// it has the warp's offset, scans the lane's elements in place (blocked), then stores the
+/// warp's region (striped, whole-warp 16-byte stores); the stage goes back to the producer.
 ///
 /// # Safety
-/// After [`reduce`] of the same use returned `Some((tile, own, inclusive))`; by every lane of
-/// the compute warp.
+/// After [`reduce`] of the same use returned `true`; by every lane of the compute warp.
 #[inline(always)]
 unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     ring: Ring<W>,
     l: Launch<T>,
     k: usize,
     (cw, lane): (usize, u32),
-    (tile, own, inclusive): (usize, T, T),
 ) {
     let (s, parity) = stage_of(k, ring.stages);
+    // SAFETY: landed (reduce waited for the phase), and written only by this warp's scan below.
+    let chunks = unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) };
+    let own = lane_total::<T, O, W, ROWS>(&chunks);
+    let before = warp_exclusive::<T, O>(warp_inclusive_scan::<T, O>(own, lane), own, lane);
+    // SAFETY: written by the producer before the *Full* phase reduce waited for; rewritten only
+    // after this warp's arrival on *Empty*.
+    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
     // SAFETY: an initialised barrier; this use's phase.
     unsafe { ring.bar(Bar::Ready, s).wait_parity(parity) };
-    // SAFETY: written by the look-ahead warp before its arrival.
+    // SAFETY: written by the look-ahead warp's lane `cw` before its arrival.
     let offset = unsafe { read_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), cw) };
-    let mut run = O::combine(offset, warp_exclusive::<T, O>(inclusive, own, lane));
+    let mut run = O::combine(offset, before);
     let region = ring.tile(s);
     let items = 4 * ROWS;
     let first = cw * WARP_SIZE as usize * items;
-    for r in 0..ROWS {
-        let at = first + blocked_chunk(lane as usize, r, items);
-        // SAFETY: this lane's own chunk.
-        let x = unpack::<T, W>(unsafe { region.read_v4(at) });
+    for (r, chunk) in chunks.iter().enumerate() {
+        let x = unpack::<T, W>(*chunk);
         let mut out = [O::IDENTITY; 4];
         for e in 0..T::PER_128 {
             if l.exclusive != 0 {
@@ -372,7 +433,7 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             }
         }
         // SAFETY: this lane's own chunk; the warp's other lanes read it after the warp sync.
-        unsafe { region.write_v4(at, pack::<T, W>(out)) };
+        unsafe { region.write_v4(first + blocked_chunk(lane as usize, r, items), pack::<T, W>(out)) };
     }
     sync_warp(FULL_MASK);
     let per = words::<T>();
@@ -400,8 +461,15 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     }
 }
 
-/// A compute warp: reduces each tile one use ahead of the one it scans, so that the block's
-/// next aggregate is published while the look-ahead warp waits on this tile's predecessors.
+/// A compute warp: reduces each tile `STAGES - 2` uses (at least one) ahead of the one it
+/// scans, so that the block's aggregates are published as soon as their tiles land, while the
+/// look-ahead warp waits on earlier tiles' predecessors (a block that reduced only one tile
+/// ahead published late, and every later block's look-back waited for it).
+///
+/// Deadlock-free: the reduce of use `k + D` (`D = STAGES - 2`), before the scan of use `k`,
+/// waits for a stage whose previous use, `k + D - STAGES = k - 2`, every compute warp has
+/// scanned or can scan (its offset depends only on reduces already done), so the producer
+/// can refill it.
 ///
 /// # Safety
 /// Called by every lane of compute warp `cw`, after the barriers were initialised.
@@ -411,14 +479,29 @@ unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     l: Launch<T>,
     who: (usize, u32),
 ) {
-    // SAFETY: uses in order, by every lane of the warp.
-    let mut current = unsafe { reduce::<T, O, W, ROWS>(ring, l, 0, who) };
+    let ahead = ring.stages.saturating_sub(2).max(1);
+    // The first use whose reduce found no tile, once known.
+    let mut end = usize::MAX;
+    // The next use to reduce.
+    let mut next = 0;
+    while next < ahead && end == usize::MAX {
+        // SAFETY: uses in order, by every lane of the warp.
+        if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+            end = next;
+        }
+        next += 1;
+    }
     let mut k = 0;
-    while let Some(reduced) = current {
-        // SAFETY: as above; use k + 1 is reduced before use k is scanned.
-        current = unsafe { reduce::<T, O, W, ROWS>(ring, l, k + 1, who) };
-        // SAFETY: use k was reduced.
-        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who, reduced) };
+    while k < end {
+        if end == usize::MAX {
+            // Use k + ahead, before the scan of use k. SAFETY: as above.
+            if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+                end = next;
+            }
+            next += 1;
+        }
+        // SAFETY: use k was reduced, and had a tile (k < end).
+        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who) };
         k += 1;
     }
 }
@@ -468,9 +551,9 @@ unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: u
             // SAFETY: nobody else touches the barriers before the block barrier below; the
             // counts are the arrivals each phase expects.
             unsafe {
-                ring.bar(Bar::Full, s).init(1);
+                ring.bar(Bar::Full, s).init(WARP_SIZE);
                 ring.bar(Bar::Summed, s).init(1);
-                ring.bar(Bar::Ready, s).init(1);
+                ring.bar(Bar::Ready, s).init(WARP_SIZE);
                 ring.bar(Bar::Empty, s).init(WARPS as u32);
             }
         }
@@ -502,10 +585,10 @@ kernel! {
     /// only the warp that needs a result wait for it. Here the slow job is the look-back,
     /// which waits for other blocks: given to a warp of its own, it no longer stops the
     /// loads (the producer keeps `STAGES - 1` tiles in flight) nor the reduction of the next
-    /// tile (the compute warps publish its aggregate meanwhile, so other blocks' look-backs
-    /// find it early). The `mbarrier` is the hand-off: an arrival releases what the arriving
-    /// thread wrote, a wait that sees the phase complete acquires it, and a bulk copy counts
-    /// its bytes into the phase of the stage it fills.
+    /// tiles (the compute warps publish their aggregates meanwhile, so other blocks'
+    /// look-backs find them early). The `mbarrier` is the hand-off: an arrival releases what
+    /// the arriving thread wrote, a wait that sees the phase complete acquires it, and a bulk
+    /// copy counts its bytes into the phase of the stage it fills.
     ///
     /// # Previous problem → fix
     /// In `lookback` a block holds its tile from load to store; while warp 0 looks back, the
@@ -516,46 +599,73 @@ kernel! {
     /// `lookback_persistent` loaded the next tile during the look-back, but its next tile
     /// published its aggregate only after the block had finished the tile before, which
     /// lengthened every look-back. Here no warp waits at a block barrier on the look-back
-    /// path: loads run `STAGES - 1` tiles ahead, reductions one tile ahead, and the look-back
-    /// of a tile overlaps the loading and reducing of the next ones.
+    /// path: loads run `STAGES - 1` tiles ahead, and the look-back of a tile overlaps the
+    /// loading and reducing of the next ones.
+    ///
+    /// The first version reduced only one tile ahead of the one it scanned, so a tile's
+    /// aggregate went out only once the compute warps had scanned the tile before, which
+    /// waited for that tile's look-back: every block's aggregates came late, every later
+    /// block's look-back waited for them, and the blocks moved as a convoy, each tile of a
+    /// block a whole look-back after the last. 66.6 % of all stall samples were the compute
+    /// warps spinning on the *ready* wait, and the look-ahead warp spent its time in the
+    /// look-back waiting for predecessors' status words (ncu source counters at 2^28 on the
+    /// H100 80GB HBM3, this session's run of c9d5beb). Now the compute warps reduce
+    /// `STAGES - 2` uses ahead (at least one), as soon as the tiles land, so a block
+    /// publishes the aggregates of every landed tile while its look-ahead warp still waits
+    /// (CUB's design gives this to a reduce group of its own); with 3 stages it is one
+    /// use ahead, as before.
     ///
     /// # Execution
     /// Block of `WARPSPEC_WARPS + 2` warps; a ring of `WARPSPEC_STAGES` tiles of
     /// `WARPSPEC_WARPS × 32 × WARPSPEC_ITEMS` elements in dynamic shared memory; four
     /// `mbarrier`s per stage (*full*, *summed*, *ready*, *empty*) and per stage a ticket word,
     /// one total and one offset per compute warp in static shared memory.
-    /// 1. **Setup**: thread 0 initialises the barriers (*full*, *summed*, *ready* for one
-    ///    arrival, *empty* for one per compute warp) and fences them for the copy engine;
-    ///    `__syncthreads` (the only block barrier).
+    /// 1. **Setup**: thread 0 initialises the barriers (*full* and *ready* for 32 arrivals,
+    ///    the whole role warp; *summed* for one arrival; *empty* for one per compute warp) and
+    ///    fences them for the copy engine; `__syncthreads` (the only block barrier).
     /// 2. **Producer** (warp 0), tile use `k` into stage `k mod STAGES`: lane 0 waits on
     ///    *empty* (the stage's previous tile is done; not for the first `STAGES` uses), draws a
-    ///    ticket (`atom.add` on the ticket counter, as `lookback_persistent`), writes it into the
-    ///    stage's ticket word, and for a full tile arrives on *full* expecting the tile's bytes
-    ///    and issues one `cp.async.bulk` (evict-first). The partial last tile is loaded by the
-    ///    32 lanes through registers (identity past `n`), then lane 0 arrives; a ticket past the
-    ///    last tile is passed on the same way and ends the warp.
-    /// 3. **Reduce** (compute warps, use `k + 1` before the scan of use `k`): wait on *full*;
-    ///    each lane folds its blocked `ITEMS` elements (the warp owns a contiguous
-    ///    `32 × ITEMS` region of the tile); warp inclusive scan of the lane totals
-    ///    (`__shfl_up_sync`), lane 31 writes the warp's total; named barrier 1 among the
-    ///    compute warps (`bar.sync 1, WARPS × 32`); compute warp 0's lane 0 adds the totals,
-    ///    publishes `(A, aggregate)` (tile 0: `(P, aggregate)`) and arrives on *summed*.
+    ///    ticket (`atom.add` on the ticket counter, as `lookback_persistent`) and writes it into
+    ///    the stage's ticket word. For a full tile, lane 0 arrives on *full* expecting the
+    ///    tile's bytes and issues one `cp.async.bulk` (evict-first), and lanes 1..31 arrive. The
+    ///    partial last tile is loaded by the 32 lanes through registers (identity past `n`),
+    ///    each lane arriving after its own stores; a ticket past the last tile is passed on the
+    ///    same way and ends the warp. (Each writing lane arrives itself: compute-sanitizer's
+    ///    racecheck does not count a `__syncwarp` and one lane's arrival as releasing the
+    ///    other lanes' stores.)
+    /// 3. **Reduce** (compute warps), `D = STAGES - 2` uses (at least one) ahead of the scan:
+    ///    uses `0..D` first, then use `k + D` before the scan of use `k`, until a use finds the
+    ///    end ticket. Wait on *full*; each lane folds its blocked `ITEMS` elements (the warp
+    ///    owns a contiguous `32 × ITEMS` region of the tile); warp inclusive scan of the lane
+    ///    totals (`__shfl_up_sync`), lane 31 writes the warp's total; named barrier 1 among
+    ///    the compute warps (`bar.sync 1, WARPS × 32`); compute warp 0's lane 0 adds the
+    ///    totals, publishes `(A, aggregate)` (tile 0: `(P, aggregate)`) and arrives on
+    ///    *summed*. Nothing is kept in registers from one use to the next (registers indexed
+    ///    by use would go to local memory): the scan recomputes what it needs.
     /// 4. **Look-ahead** (warp 1), tile by tile in the block's order: wait on *summed*; lanes
     ///    `0..WARPS` read the totals and scan them (each compute warp's offset within the tile,
     ///    and the aggregate); the warp looks back over the predecessors (`lookback`'s
     ///    `look_back`: 32 status words at a time) and lane 0 publishes `(P, prefix ⊕
-    ///    aggregate)`; lanes write `prefix ⊕ offset` for each compute warp; `__syncwarp`; lane 0
+    ///    aggregate)`; lane `w` writes `prefix ⊕ offset` for compute warp `w`; every lane
     ///    arrives on *ready*.
-    /// 5. **Scan and store** (compute warps): wait on *ready*; each lane rescans its chunks
-    ///    from its warp's offset and its lanes' exclusive total, in place (blocked);
-    ///    `__syncwarp`; the warp stores its region striped (`st.global.cs.v4`, guarded in the
-    ///    partial tile); `fence.proxy.async` (the copy engine overwrites the stage next);
-    ///    `__syncwarp`; lane 0 arrives on *empty*.
+    /// 5. **Scan and store** (compute warps), use `k`: each lane reads its chunks again and
+    ///    refolds its total, the warp rescans the lane totals, and the tile is read from the
+    ///    stage's ticket word (valid until the warp's *empty* arrival); then wait on *ready*;
+    ///    each lane scans its chunks from its warp's offset and its lanes' exclusive total, in
+    ///    place (blocked); `__syncwarp`; the warp stores its region striped
+    ///    (`st.global.cs.v4`, guarded in the partial tile); `fence.proxy.async` (the copy
+    ///    engine overwrites the stage next); `__syncwarp`; lane 0 arrives on *empty*.
+    ///
+    /// The reduce of use `k + D` cannot deadlock: its stage's previous use is
+    /// `k + D - STAGES = k - 2`, which this warp has scanned, and every other compute warp can
+    /// scan (its offset needs only reduces already done), so the producer can refill it.
     ///
     /// ```text
-    ///  producer:   [load t0][load t1][load t2][load t3] wait empty0 [load t4] …
-    ///  compute:         [reduce t0][reduce t1][scan t0][reduce t2][scan t1][reduce t3] …
-    ///  look-ahead:                 [look back t0 ──][look back t1 ──][look back t2 …
+    ///  4 stages (D = 2):
+    ///  producer:   [load t0][load t1][load t2][load t3] wait empty0 [load t4] wait empty1 [load t5] …
+    ///  compute:        [reduce t0][reduce t1][reduce t2][scan t0][reduce t3][scan t1][reduce t4] …
+    ///  look-ahead:                [look back t0 ──][look back t1 ──][look back t2 …
+    ///  aggregates out:            t0       t1         t2                t3                t4
     ///  stage hand-offs:  full → (compute) → summed → (look-ahead) → ready → (compute) → empty
     /// ```
     ///
@@ -577,10 +687,10 @@ kernel! {
     /// its arrival on *summed*, its prefix by the look-ahead warp after its wait on it: the
     /// arrival's release and the wait's acquire order the two stores to the word (A before
     /// P). Inside the block, every hand-off is an `mbarrier` phase (or the compute warps'
-    /// named barrier, for their totals): the arrival releases the arriving thread's shared
-    /// stores (after a `__syncwarp` that orders its lanes' stores before it), the completed
-    /// wait acquires them, and a bulk copy's bytes are visible once the *full* phase that
-    /// counts them has completed.
+    /// named barrier, for their totals): each thread that wrote the shared words handed on
+    /// arrives itself (the producer's and the look-ahead warp's 32 lanes on *full* and
+    /// *ready*), its arrival releasing its own stores, the completed wait acquires them, and
+    /// a bulk copy's bytes are visible once the *full* phase that counts them has completed.
     ///
     /// # Launch
     /// Any grid ≥ 1 (the host launches as many blocks as fit at once, at most one per tile),
@@ -597,10 +707,14 @@ kernel! {
     /// The pointers are valid device memory of those lengths. Each role's warp runs its loop
     /// with all 32 lanes; the only block barrier comes before the roles split; the compute
     /// warps all reach their named barrier once per tile (they leave their loop at the same
-    /// ticket); every `mbarrier` phase gets exactly the arrivals it was initialised for; a
+    /// ticket); every `mbarrier` phase gets exactly the arrivals it was initialised for (*full*
+    /// and *ready*: the 32 lanes of the producer or look-ahead warp, each after its own
+    /// writes; *summed*: compute warp 0's lane 0; *empty*: lane 0 of each compute warp); a
     /// stage is refilled only after every compute warp arrived on its *empty* barrier, after
-    /// their proxy fences; a tile's shared words are read only after the *full* phase that
-    /// lands them. The look-back waits only on smaller tickets (see *Tile order*).
+    /// their proxy fences; a tile's shared words and ticket are read only after the *full*
+    /// phase that lands them and before the reading warp's *empty* arrival. The look-back
+    /// waits only on smaller tickets (see *Tile order*); the reduce `STAGES - 2` uses ahead
+    /// waits only for a stage whose previous use has been scanned (see *Execution*).
     ///
     /// # Measured
     /// Not measured on a GPU yet.
@@ -684,3 +798,5 @@ warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
 warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4);
 warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3);
 warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4);
+warpspec_shape!(lookback_warpspec_8x20x6, 8, 20, 6);
+warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);

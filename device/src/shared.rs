@@ -169,16 +169,10 @@ impl<T: Copy> Shared<T> {
         self.window + (i * core::mem::size_of::<T>()) as u64
     }
 
-    /// The emulator's side of a device-layer operation on elements `i .. i + count` (`bulk`):
-    /// the index checked like any access, the access reported, and the elements' host pointer
-    /// returned for the operation to do its work.
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[track_caller]
-    pub(super) fn emulated(self, i: usize, count: usize, access: Access) -> *mut T {
-        self.emulated_on(i, count, access, super::emu::Path::Lsu)
-    }
-
-    /// [`emulated`](Self::emulated) for an access on `path` (a bulk copy's shared side).
+    /// The emulator's side of a device-layer operation on elements `i .. i + count` (`bulk`) on
+    /// `path` (a bulk copy's shared side, an `mbarrier`'s word): the index checked like any
+    /// access, the access reported, and the elements' host pointer returned for the operation to
+    /// do its work.
     #[cfg(not(target_arch = "nvptx64"))]
     #[track_caller]
     pub(super) fn emulated_on(self, i: usize, count: usize, access: Access, path: super::emu::Path) -> *mut T {

@@ -32,7 +32,8 @@ repeat=${REPEAT:-10}
 sizes=${SIZES:-65536 1048576 16777216 100000000 268435456}
 shapes="lookback_warpspec_8x12x4,lookback_warpspec_8x12x6,lookback_warpspec_8x28x3,lookback_warpspec_4x20x4"
 shapes="$shapes,lookback_warpspec_4x36x4,lookback_warpspec_8x36x3,lookback_warpspec_16x12x4"
-shapes="$shapes,lookback_warpspec_8x20x6,lookback_warpspec_8x28x5"
+shapes="$shapes,lookback_warpspec_8x20x6,lookback_warpspec_8x28x5,lookback_warpspec_8x12x8,lookback_warpspec_8x12x10"
+shapes="$shapes,lookback_warpspec_16x12x6"
 variants=${VARIANTS:-lookback,lookback_warpspec,$shapes}
 case "$rounds$repeat" in *[!0-9]*)
   echo "warpspec_sweep: ROUNDS and REPEAT are whole numbers (got ROUNDS=$rounds REPEAT=$repeat)" >&2; exit 2 ;;

@@ -100,12 +100,17 @@ pub(super) const LDGSTS_SECTORS: &str = "smsp__sass_l1tex_t_sectors_pipe_lsu_mem
 /// the bytes they read from L2 into L1 (into shared memory) and write from L1 to L2.
 pub(super) const BULK_LD_BYTES: &str = "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum";
 pub(super) const BULK_ST_BYTES: &str = "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum";
-/// Shared memory: instructions (= warp requests), wavefronts, and bank conflicts.
+/// Shared memory: instructions (= warp requests), wavefronts, and bank conflicts. The wavefronts
+/// are the SASS-level count, from each instruction's addresses (`smsp__sass_…`): the hardware's
+/// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*` adds passes on conflict-free requests (on
+/// the H100 at n = 5·2^20 + 3, block 128: `smem` 726,229 against the SASS-level 696,337 = its
+/// load instructions; `redux`, `warp_shuffle` likewise), which the bank-conflict counters below
+/// (hardware-level: ncu has no SASS-level one for `LDS`/`STS`) still include.
 pub(super) const SH_LD_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_ld.sum";
-pub(super) const SH_LD_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+pub(super) const SH_LD_WAVEFRONTS: &str = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
 pub(super) const SH_LD_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 pub(super) const SH_ST_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_st.sum";
-pub(super) const SH_ST_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+pub(super) const SH_ST_WAVEFRONTS: &str = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 pub(super) const SH_ST_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 
 /// The metrics only newer GPUs have, with the first compute capability that has each: an older

@@ -515,6 +515,9 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4, true),
     warpspec_shape!(lookback_warpspec_8x20x6, 8, 20, 6, true),
     warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5, true),
+    warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8, true),
+    warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10, true),
+    warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6, true),
 ];
 
 /// Every scan variant, tuning shapes included.

@@ -37,7 +37,7 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// bytes a block keeps in flight (up to `stages - 1` tiles loading while one is scanned); the
 /// block has `(warps + 2) × 32` threads. The stages also set how far ahead the compute warps
 /// reduce: `stages - 2` uses (at least one).
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 10] = [
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 13] = [
     (8, 20, 4),
     (8, 12, 4),
     (8, 12, 6),
@@ -48,6 +48,9 @@ pub const WARPSPEC_SHAPES: [(u32, u32, u32); 10] = [
     (16, 12, 4),
     (8, 20, 6),
     (8, 28, 5),
+    (8, 12, 8),
+    (8, 12, 10),
+    (16, 12, 6),
 ];
 
 /// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
@@ -800,3 +803,6 @@ warpspec_shape!(lookback_warpspec_8x36x3, 8, 36, 3);
 warpspec_shape!(lookback_warpspec_16x12x4, 16, 12, 4);
 warpspec_shape!(lookback_warpspec_8x20x6, 8, 20, 6);
 warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);
+warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8);
+warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10);
+warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);

@@ -52,9 +52,10 @@ pub use lookback_persistent::{
 };
 pub use lookback_warpspec::{
     WARPSPEC_ITEMS, WARPSPEC_SHAPES, WARPSPEC_STAGES, WARPSPEC_WARPS, lookback_warpspec, lookback_warpspec_4x20x4,
-    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x20x6,
-    lookback_warpspec_8x28x3, lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_16x12x4,
-    warpspec_shared_bytes, warpspec_static_bytes, warpspec_threads, warpspec_tile,
+    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x8,
+    lookback_warpspec_8x12x10, lookback_warpspec_8x20x6, lookback_warpspec_8x28x3, lookback_warpspec_8x28x5,
+    lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6, warpspec_shared_bytes,
+    warpspec_static_bytes, warpspec_threads, warpspec_tile,
 };
 // The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
 // `lookback__{type}_{op}`, its shape.

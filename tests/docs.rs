@@ -221,12 +221,55 @@ fn has_figure(line: &str) -> bool {
     })
 }
 
+/// The README's "Use it from Rust" block is `examples/library_tour.rs` between its markers (which
+/// `./x test` runs), line for line with whitespace runs collapsed, but for the README's
+/// `let backend = Backend::gpu()?;`, which the example replaces to run without a GPU.
+fn readme_tour_is_the_example() -> Result<(), Failed> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md"))?;
+    let example = std::fs::read_to_string(format!("{root}/examples/library_tour.rs"))?;
+    let squash = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = readme.find("```rust\nuse reduce_scan::{ArgReducer").ok_or("README: no library tour block")?;
+    let block = &readme[start + "```rust\n".len()..];
+    let block = &block[..block.find("```").ok_or("README: the tour block does not end")?];
+    let from_readme: Vec<String> =
+        block.lines().filter(|l| !l.starts_with("let backend = ")).map(squash).filter(|l| !l.is_empty()).collect();
+    let begin = example.find("// README: begin").ok_or("example: no `// README: begin`")?;
+    let end = example.find("// README: end").ok_or("example: no `// README: end`")?;
+    let uses = example.lines().filter(|l| l.starts_with("use reduce_scan::")).map(squash);
+    let from_example: Vec<String> = uses
+        .chain(
+            example[begin..end]
+                .lines()
+                .skip(1)
+                .map(squash)
+                .filter(|l| !l.is_empty() && !l.starts_with("// README:") && !l.starts_with("let (backend, _) =")),
+        )
+        .collect();
+    if from_readme == from_example {
+        return Ok(());
+    }
+    let at = from_readme
+        .iter()
+        .zip(&from_example)
+        .position(|(a, b)| a != b)
+        .unwrap_or(from_readme.len().min(from_example.len()));
+    Err(format!(
+        "README's tour and examples/library_tour.rs differ at line {} of the block: README {:?}, example {:?}",
+        at + 1,
+        from_readme.get(at),
+        from_example.get(at)
+    )
+    .into())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("docs::device_layer_names_are_in_the_phrasebook", device_layer_names_are_in_the_phrasebook),
         Trial::test("docs::kernel_doc_template", check_all),
         Trial::test("docs::figures_agree_with_their_csvs", figures_agree_with_their_csvs),
         Trial::test("docs::readme_figures_are_generated", readme_figures_are_generated),
+        Trial::test("docs::readme_tour_is_the_example", readme_tour_is_the_example),
         Trial::test("docs::a_hand_typed_figure_is_found", || {
             let text = "prose 101.6 µs here\n<!-- generated: x -->\n1.18× inside\n<!-- end generated -->\n```\n5 %\n```\nn = 2^20, sm_70\n";
             let found = hand_typed_figures(text);

@@ -107,6 +107,27 @@ fn nan_and_zeros<T: Value>(backend: &Backend, op: Operation) -> Result<(), Faile
     run(backend, op, zeros[1..].to_vec(), None, 1024, "±0.0, −0.0 first")
 }
 
+/// A float dot product, sum of squares or norm with a NaN (first, middle, last, and a second
+/// one): NaN, as the CPU's sum and CUB's give, whatever the block.
+fn transform_nan<T: Value>(backend: &Backend, op: Operation) -> Result<(), Failed> {
+    let n = 2053;
+    let second = |p: u64| (op.inputs() == 2).then(|| typed::<T>(n, SEED ^ p, Pattern::Random));
+    for at in [0, n / 2, n - 1] {
+        let mut data = typed::<T>(n, SEED ^ at as u64, Pattern::Random);
+        data[at] = T::from_f64(f64::NAN);
+        run(backend, op, data.clone(), second(1), 256, &format!("NaN at {at}"))?;
+        data[(at + 700) % n] = T::from_f64(f64::NAN);
+        run(backend, op, data, second(2), 64, &format!("NaNs at {at} and {}", (at + 700) % n))?;
+    }
+    // The NaN in the second input of a dot product.
+    if op.inputs() == 2 {
+        let mut b = typed::<T>(n, SEED ^ 3, Pattern::Random);
+        b[n / 3] = T::from_f64(f64::NAN);
+        run(backend, op, typed::<T>(n, SEED, Pattern::Random), Some(b), 1024, "NaN in b")?;
+    }
+    Ok(())
+}
+
 /// Sub-ranges at odd starts and lengths: the index counts from the start of the buffer.
 fn ranges<T: Value>(backend: &Backend) -> Result<(), Failed> {
     let data = ties::<T>(20_011, SEED);
@@ -277,6 +298,20 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
                         let sizes: Vec<usize> = SIZES.iter().chain(GPU_SIZES).copied().collect();
                         reduce_scan::with_elem!(elem, T => matrix::<T>(&gpu()?, op, block, &sizes))
                     })
+                    .with_kind("gpu")
+                    .with_ignored_flag(!have_gpu),
+                );
+            }
+            if elem.is_float() && !matches!(op, Operation::ArgMin | Operation::ArgMax) {
+                out.push(Trial::test(
+                    format!("ops::emulator::{id}::nan"),
+                    move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&emulator()?, op)),
+                ));
+                out.push(
+                    Trial::test(
+                        format!("ops::gpu::{id}::nan"),
+                        move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&gpu()?, op)),
+                    )
                     .with_kind("gpu")
                     .with_ignored_flag(!have_gpu),
                 );

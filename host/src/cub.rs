@@ -174,15 +174,21 @@ pub fn time_typed_scan<T: Value>(op: Op, data: &[T], repeat: u32) -> Result<(Cub
             data.len() * size
         )));
     }
-    let got = bytes
+    Ok((timing_of(&line, data.len())?, values_of(&bytes)))
+}
+
+/// The `T`s a harness wrote: `T::ELEM.size()` little-endian bytes each (a trailing part of an
+/// element is dropped; the callers check the length first).
+pub(crate) fn values_of<T: Value>(bytes: &[u8]) -> Vec<T> {
+    let size = T::ELEM.size();
+    bytes
         .chunks_exact(size)
         .map(|c| {
             let mut b = [0u8; 8];
             b[..size].copy_from_slice(c);
             T::from_bits_u64(u64::from_le_bytes(b))
         })
-        .collect();
-    Ok((timing_of(&line, data.len())?, got))
+        .collect()
 }
 
 /// Runs the harness's typed mode `mode` (`typed`, `typed-scan`) for `op` on `data` written to

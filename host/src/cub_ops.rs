@@ -112,14 +112,7 @@ pub fn time_segmented<T: Value>(
         Ok(bytes)
     };
     let size = T::ELEM.size();
-    let mut values: Vec<T> = read("out", size)?
-        .chunks_exact(size)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..size].copy_from_slice(c);
-            T::from_bits_u64(u64::from_le_bytes(b))
-        })
-        .collect();
+    let mut values: Vec<T> = crate::cub::values_of(&read("out", size)?);
     let indices = if arg {
         let mut idx: Vec<u32> =
             read("idx", 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();

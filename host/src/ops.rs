@@ -365,12 +365,18 @@ impl<T: Value> Expectation<T> {
             // A NaN (or an infinity) in the exact answer: the same, not a bound (a NaN's error
             // would compare false with any bound and fail a right answer).
             (Expectation::Within { exact, .. }, Answer::Value(v)) if !exact.is_finite() => {
-                let same = (exact.is_nan() && v.to_f64().is_nan()) || v.to_f64() == *exact;
-                if same { Ok(()) } else { fail(format!("{exact} (a NaN or infinity in the input)"), format!("{v}")) }
+                if crate::cpu::same_non_finite(*exact, v.to_f64()) {
+                    Ok(())
+                } else {
+                    fail(format!("{exact} (a NaN or infinity in the input)"), format!("{v}"))
+                }
             }
             (Expectation::Norm { want, .. }, Answer::Norm(x)) if !want.is_finite() => {
-                let same = (want.is_nan() && x.is_nan()) || x == *want;
-                if same { Ok(()) } else { fail(format!("{want} (a NaN or infinity in the input)"), format!("{x}")) }
+                if crate::cpu::same_non_finite(*want, x) {
+                    Ok(())
+                } else {
+                    fail(format!("{want} (a NaN or infinity in the input)"), format!("{x}"))
+                }
             }
             (Expectation::Within { exact, bound }, Answer::Value(v)) => {
                 let err = (v.to_f64() - exact).abs();

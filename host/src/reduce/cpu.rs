@@ -299,6 +299,12 @@ fn wrapping_mul_host<T: Value>(x: T, y: T) -> T {
     }
 }
 
+/// Whether `got` is the non-finite answer `exact` (a NaN in the input gives NaN, an infinity
+/// the same infinity): where an error bound cannot judge, since a NaN compares false with any.
+pub fn same_non_finite(exact: f64, got: f64) -> bool {
+    (exact.is_nan() && got.is_nan()) || got == exact
+}
+
 /// Does `got` pass as the dot product of `a` and `b` (or, `b = None`, the sum of squares of
 /// `a`) summed with a tree of `depth`? Integers exact; floats within [`float_dot_bound`].
 pub fn check_transform<T: Value>(a: &[T], b: Option<&[T]>, got: T, depth: u64) -> Result<(), String> {
@@ -306,8 +312,7 @@ pub fn check_transform<T: Value>(a: &[T], b: Option<&[T]>, got: T, depth: u64) -
         let (exact, abs) = exact_dot(a, b);
         if !exact.is_finite() {
             // A NaN or an infinity in the input: the answer is the same, not within a bound.
-            let same = (exact.is_nan() && got.to_f64().is_nan()) || got.to_f64() == exact;
-            return if same {
+            return if same_non_finite(exact, got.to_f64()) {
                 Ok(())
             } else {
                 Err(format!("expected {exact} (a NaN or infinity in the input), got {got}"))

@@ -179,6 +179,16 @@ pub fn float_sum_bound(u: f64, depth: u64, abs_sum: f64) -> f64 {
 /// and actual (and, for float sums, the error and the bound).
 pub fn check<T: Value>(op: Op, data: &[T], got: T, depth: u64) -> Result<(), String> {
     if op == Op::Sum && T::ELEM.is_float() {
+        if data.iter().any(|x| !x.to_f64().is_finite()) {
+            // A NaN or an infinity in the input: the answer is IEEE's (NaN, or the infinity),
+            // not a value within a bound (a NaN compares false with any).
+            let exact: f64 = data.iter().map(|x| x.to_f64()).sum();
+            return if same_non_finite(exact, got.to_f64()) {
+                Ok(())
+            } else {
+                Err(format!("expected {exact} (a NaN or infinity in the input), got {got}"))
+            };
+        }
         let (exact, abs) = exact_sum(data);
         let bound = float_sum_bound(T::UNIT_ROUNDOFF, depth, abs);
         let err = (got.to_f64() - exact).abs();
@@ -353,6 +363,18 @@ mod tests {
         assert_eq!(arg_reference::<u32>(true, &[]), None);
         assert!(check_arg(false, &[2u64, 7, 7], Some((7, 1))).is_ok());
         assert!(check_arg(false, &[2u64, 7, 7], Some((7, 2))).unwrap_err().contains("expected 7 at index 1"));
+    }
+
+    #[test]
+    fn a_float_sum_with_a_nan_or_an_infinity_checks_as_ieee_says() {
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        assert!(check(Op::Sum, &[1.0f32, nan, 2.0], nan, 3).is_ok());
+        let e = check(Op::Sum, &[1.0f32, nan, 2.0], 3.0, 3).unwrap_err();
+        assert_eq!(e, "expected NaN (a NaN or infinity in the input), got 3");
+        assert!(check(Op::Sum, &[1.0f64, f64::INFINITY], f64::INFINITY, 2).is_ok());
+        assert!(check(Op::Sum, &[1.0f32, inf], -inf, 2).is_err());
+        assert!(check(Op::Sum, &[inf, -inf], nan, 2).is_ok()); // ∞ − ∞ is NaN
+        assert!(check(Op::Sum, &[1.0f32, 2.0], 3.0, 2).is_ok());
     }
 
     #[test]

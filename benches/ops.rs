@@ -2,7 +2,7 @@
 //! timed with CUDA events:
 //!
 //! * `ops/{operation}/{type}/{n}` — argmin, argmax, dot, sum_of_squares, norm × the six types ×
-//!   n ∈ {2^24, 2^26} (`reduce_scan::ops`), at the plan's block (or `REDUCE_BENCH_BLOCK`);
+//!   n ∈ {2^24, 2^26} (`reduce_scan::ops`), at the plan's block and grid (or `REDUCE_BENCH_BLOCK` on the resident grid);
 //!   `Throughput::Bytes` the bytes the operation must read (two inputs for a dot product). The
 //!   `iters` launches of a sample run back to back between two events, **each on an object of
 //!   its own** (a pool of `ArgReducer`s or `Reducer`s, made and warmed outside the events), so
@@ -22,7 +22,7 @@ use criterion::measurement::WallTime;
 use reduce_scan::backend::{Backend, DeviceBuffer};
 use reduce_scan::input::{Pattern, typed};
 use reduce_scan::ops::{Answer, Expectation, Operation};
-use reduce_scan::reduce::one_pass::{DEFAULT_BLOCK, OnePass};
+use reduce_scan::reduce::one_pass::{DEFAULT_BLOCK, OnePass, Sizing};
 use reduce_scan::reduce::segmented::Segments;
 use reduce_scan::types::{Elem, Value};
 use reduce_scan::verify::DeviceCheck;
@@ -35,8 +35,15 @@ const SIZES: [usize; 2] = [1 << 24, 1 << 26];
 
 fn main() {
     let Some(backend) = common::gpu_or_skip("ops") else { return };
-    let block: u32 = std::env::var("REDUCE_BENCH_BLOCK").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_BLOCK);
-    println!("library operation benches on {}, block {block}", backend.info());
+    let asked: Option<u32> = std::env::var("REDUCE_BENCH_BLOCK").ok().and_then(|s| s.parse().ok());
+    let block = match asked.map(Sizing::block).transpose() {
+        Ok(sizing) => sizing.unwrap_or(Sizing::Plan),
+        Err(e) => {
+            println!("REDUCE_BENCH_BLOCK: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("library operation benches on {}, {block:?}", backend.info());
     let mut c = common::criterion();
     let mut failures = 0;
     for n in SIZES {
@@ -63,11 +70,11 @@ enum One<'b, T: Value> {
 }
 
 impl<'b, T: Value> One<'b, T> {
-    fn new(backend: &'b Backend, op: Operation, block: u32) -> reduce_scan::Result<Self> {
+    fn new(backend: &'b Backend, op: Operation, block: Sizing) -> reduce_scan::Result<Self> {
         Ok(match op {
-            Operation::ArgMin => One::Min(ArgReducer::with_block(backend, block)?),
-            Operation::ArgMax => One::Max(ArgReducer::with_block(backend, block)?),
-            _ => One::Sum(Box::new(Reducer::with_transform_block(backend, block)?)),
+            Operation::ArgMin => One::Min(ArgReducer::with_sizing(backend, block)),
+            Operation::ArgMax => One::Max(ArgReducer::with_sizing(backend, block)),
+            _ => One::Sum(Box::new(Reducer::with_transform_sizing(backend, block))),
         })
     }
 
@@ -95,7 +102,7 @@ impl<'b, T: Value> One<'b, T> {
 fn grow<'b, T: Value>(
     pool: &mut Vec<One<'b, T>>,
     len: usize,
-    (backend, op, block): (&'b Backend, Operation, u32),
+    (backend, op, block): (&'b Backend, Operation, Sizing),
     (a, b): (&DeviceBuffer<T>, &DeviceBuffer<T>),
 ) -> reduce_scan::Result<()> {
     while pool.len() < len {
@@ -113,7 +120,7 @@ fn bench_op<'b, T: Value>(
     backend: &'b Backend,
     op: Operation,
     n: usize,
-    block: u32,
+    block: Sizing,
 ) -> Result<(), String> {
     let id = format!("{}/{}", op.name(), T::ELEM.name());
     let fail = |why: String| {
@@ -124,7 +131,7 @@ fn bench_op<'b, T: Value>(
     let b = typed::<T>(n, 2, Pattern::Random);
     let (da, db) =
         (backend.upload(&a).map_err(|e| fail(e.to_string()))?, backend.upload(&b).map_err(|e| fail(e.to_string()))?);
-    let shape = OnePass::new(backend, op.symbol(T::ELEM), block, reduce_scan::reduce::arg::items::<T>())
+    let shape = OnePass::sized(backend, op.symbol(T::ELEM), block, reduce_scan::reduce::arg::items::<T>(), n)
         .map_err(|e| fail(e.to_string()))?;
     let expected = Expectation::of(op, &a, (op.inputs() == 2).then_some(&b[..]), shape.depth(n));
     drop((a, b));

@@ -24,7 +24,7 @@ use crate::backend::{Backend, DeviceBuffer};
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::reduce::arg::{self, ArgReducer, Extremum};
-use crate::reduce::one_pass::{DEFAULT_BLOCK, OnePass};
+use crate::reduce::one_pass::{OnePass, Sizing};
 use crate::reduce::sum::Reducer;
 use crate::reduce::transform::{self, Transform};
 use crate::timing::Rerun;
@@ -179,7 +179,6 @@ enum Runner<'b, T: Value> {
 pub struct Prepared<'b, T: Value> {
     backend: &'b Backend,
     op: Operation,
-    block: u32,
     a: Vec<T>,
     b: Option<Vec<T>>,
     da: DeviceBuffer<T>,
@@ -191,9 +190,22 @@ pub struct Prepared<'b, T: Value> {
 
 impl<'b, T: Value> Prepared<'b, T> {
     /// `op` on `a` (and, for a dot product, `b`: the same length) at `block` threads per block
-    /// (`None`: the plan's), uploaded to `backend`.
+    /// on the resident grid (`None`: the plan's block and grid), uploaded to `backend`.
     pub fn new(backend: &'b Backend, op: Operation, a: Vec<T>, b: Option<Vec<T>>, block: Option<u32>) -> Result<Self> {
-        let block = block.unwrap_or(DEFAULT_BLOCK);
+        let sizing = match block {
+            Some(block) => Sizing::block(block)?,
+            None => Sizing::Plan,
+        };
+        Self::with_sizing(backend, op, (a, b), sizing)
+    }
+
+    /// The same at the block and grid `sizing` gives (`--block`, `--blocks-per-sm`).
+    pub fn with_sizing(
+        backend: &'b Backend,
+        op: Operation,
+        (a, b): (Vec<T>, Option<Vec<T>>),
+        sizing: Sizing,
+    ) -> Result<Self> {
         let b = if op.inputs() == 2 {
             let b = b.ok_or_else(|| Error::Invalid(format!("{}: a second input is needed", op.name())))?;
             if b.len() != a.len() {
@@ -209,14 +221,14 @@ impl<'b, T: Value> Prepared<'b, T> {
             None
         };
         let runner = match op {
-            Operation::ArgMin => Runner::ArgMin(ArgReducer::with_block(backend, block)?),
-            Operation::ArgMax => Runner::ArgMax(ArgReducer::with_block(backend, block)?),
-            _ => Runner::Fused(Box::new(Reducer::with_transform_block(backend, block)?)),
+            Operation::ArgMin => Runner::ArgMin(ArgReducer::with_sizing(backend, sizing)),
+            Operation::ArgMax => Runner::ArgMax(ArgReducer::with_sizing(backend, sizing)),
+            _ => Runner::Fused(Box::new(Reducer::with_transform_sizing(backend, sizing))),
         };
-        let shape = OnePass::new(backend, op.symbol(T::ELEM), block, arg::items::<T>())?;
+        let shape = OnePass::sized(backend, op.symbol(T::ELEM), sizing, arg::items::<T>(), a.len())?;
         let da = backend.upload(&a)?;
         let db = b.as_deref().map(|b| backend.upload(b)).transpose()?;
-        Ok(Self { backend, op, block, a, b, da, db, runner, shape, expected: std::sync::OnceLock::new() })
+        Ok(Self { backend, op, a, b, da, db, runner, shape, expected: std::sync::OnceLock::new() })
     }
 
     /// Elements.
@@ -231,7 +243,7 @@ impl<'b, T: Value> Prepared<'b, T> {
 
     /// The block it launches with.
     pub fn block(&self) -> u32 {
-        self.block
+        self.shape.block
     }
 
     /// The backend it runs on.

@@ -136,12 +136,12 @@ struct Args {
     #[arg(long, value_parser = parse::log2, allow_negative_numbers = true)]
     log2: Option<u32>,
     /// Threads per block (reductions, and the library's operations: argmin, …, norm; each scan
-    /// has its own) [default: 512; for the operations, their plan's 256].
+    /// has its own) [default: 512; for the operations, their plan's by size].
     #[arg(long, value_parser = parse::block, allow_negative_numbers = true)]
     block: Option<u32>,
-    /// Grid-stride variants only (grid_stride, vector_loads, single_pass, atomic_accumulate):
-    /// at most K blocks per SM instead of what the occupancy calculator says fits; a large K
-    /// (e.g. 1024) gives one block per tile of the data. Reductions only.
+    /// Grid-stride variants (grid_stride, vector_loads, single_pass, atomic_accumulate) and the
+    /// operations (argmin, …, norm): at most K blocks per SM instead of what the occupancy
+    /// calculator says fits; a large K (e.g. 1024) gives one block per tile of the data.
     #[arg(long, value_parser = parse::blocks_per_sm, allow_negative_numbers = true)]
     blocks_per_sm: Option<u32>,
     /// A variant name, or `all`: every variant that runs the pair (with `--op scan`: a scan

@@ -12,6 +12,7 @@ use super::{Args, Session, progress, progress_done, shape_columns, timing_cells,
 use crate::input::{Pattern, typed};
 use crate::ops::{Answer, Operation, Prepared};
 use crate::output::{Cell, Column, Shown};
+use crate::reduce::one_pass::Sizing;
 use crate::types::{Elem, Value};
 use crate::{Error, Result};
 
@@ -57,9 +58,6 @@ fn refuse_flags(args: &Args, op: Operation) -> Result<()> {
     }
     if let Some(f) = &args.family {
         return refuse(format!("--family {f}"), &format!("it runs one kernel, {}", op.kernel()));
-    }
-    if let Some(k) = args.blocks_per_sm {
-        return refuse(format!("--blocks-per-sm {k}"), "its grid is the resident blocks, sized by the plan");
     }
     if args.compare_c {
         return refuse(
@@ -119,7 +117,8 @@ fn row<T: Value>(args: &Args, op: Operation, out: &mut dyn Write, err: &mut dyn 
         }
     }
     super::sweep_progress(args, err, session.n, op.name());
-    let mut p = Prepared::new(&session.backend, op, a, b, args.block)?;
+    let sizing = Sizing::asked(args.block, args.blocks_per_sm)?;
+    let mut p = Prepared::with_sizing(&session.backend, op, (a, b), sizing)?;
     progress(&session, err, &format!("running {}", op.name()));
     let runs = crate::timing::timed_runs(&session.backend, &mut p, session.repeat)?;
     progress_done(&session, err);

@@ -46,7 +46,7 @@ use std::ops::Range;
 
 use kernels::types::{Max, Min};
 
-use super::one_pass::{DEFAULT_BLOCK, LastBlockWords, OnePass, check_block};
+use super::one_pass::{Shapes, Sizing};
 use crate::backend::{Backend, DeviceBuffer, Kernel};
 use crate::error::{Error, Result};
 use crate::types::{Op, OpKind, PerElement, PerType, Value, check_layout};
@@ -114,8 +114,8 @@ pub fn items<T: Value>() -> u32 {
 /// give the rules (ties, NaN, ±0.0, the index type, empty input).
 pub struct ArgReducer<'b, T: Value, O: ExtremeKind> {
     backend: &'b Backend,
-    block: u32,
-    storage: Option<(OnePass, LastBlockWords<T>)>,
+    sizing: Sizing,
+    storage: Option<Shapes<T>>,
     last: Last,
     op: PhantomData<fn() -> O>,
 }
@@ -125,21 +125,26 @@ pub struct ArgReducer<'b, T: Value, O: ExtremeKind> {
 enum Last {
     Nothing,
     Empty,
-    Launched { grid: u32, offset: usize },
+    Launched { grid: u32, offset: usize, slot: usize },
 }
 
 impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
-    /// An argmin or argmax on `backend`, at the plan's block ([`DEFAULT_BLOCK`]). Allocates
-    /// nothing until the first call.
+    /// An argmin or argmax on `backend`, at the plan's block and grid for each length
+    /// ([`one_pass::PLAN`](super::one_pass::PLAN)). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        Self { backend, block: DEFAULT_BLOCK, storage: None, last: Last::Nothing, op: PhantomData }
+        Self { backend, sizing: Sizing::Plan, storage: None, last: Last::Nothing, op: PhantomData }
     }
 
-    /// The same at `block` threads per block (a power of two in 32..=1024), for experiments
-    /// and tests; the answer is the same at every block.
+    /// The same at `block` threads per block (a power of two in 32..=1024) on the resident
+    /// grid, for experiments and tests; the answer is the same at every block.
     pub fn with_block(backend: &'b Backend, block: u32) -> Result<Self> {
-        check_block(block)?;
-        Ok(Self { block, ..Self::new(backend) })
+        Ok(Self { sizing: Sizing::block(block)?, ..Self::new(backend) })
+    }
+
+    /// The same at the block and grid `sizing` gives (`reduce --op argmax --block B
+    /// --blocks-per-sm K`).
+    pub fn with_sizing(backend: &'b Backend, sizing: Sizing) -> Self {
+        Self { sizing, ..Self::new(backend) }
     }
 
     /// The extreme of every element of `input` and its first index; waits. `None` for an empty
@@ -168,14 +173,9 @@ impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
         super::one_pass::check_len(&format!("arg{}", O::OP.name()), range.len())?;
         let kernel = kernel::<T>(O::OP)?;
         let backend = self.backend;
-        if self.storage.is_none() {
-            let shape = OnePass::new(backend, kernel.name, self.block, items::<T>())?;
-            let words = LastBlockWords::new(backend, &shape, true)?;
-            self.storage = Some((shape, words));
-        }
-        let Some((shape, words)) = self.storage.as_mut() else {
-            return Err(Error::Invalid("the argument reducer's storage is missing".into()));
-        };
+        let shapes = self.storage.get_or_insert_with(|| Shapes::new(kernel.name, items::<T>(), true, self.sizing));
+        let slot = shapes.for_len(backend, range.len())?;
+        let (shape, words) = shapes.get(slot)?;
         let cfg = shape.config(range.len());
         let indices = words.indices.as_mut().map_or(std::ptr::null_mut(), DeviceBuffer::as_mut_ptr);
         let args = (
@@ -190,7 +190,7 @@ impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
         // grid + 1 elements; the ticket is this reducer's, 0 between launches, and its launches
         // share the backend's one stream; the grid is within 2^29 threads (OnePass).
         unsafe { backend.launch(&kernel, cfg, args) }?;
-        self.last = Last::Launched { grid: cfg.grid, offset: range.start };
+        self.last = Last::Launched { grid: cfg.grid, offset: range.start, slot };
         Ok(())
     }
 
@@ -199,8 +199,8 @@ impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
     pub fn result(&self) -> Result<Option<Extremum<T>>> {
         match (self.last, &self.storage) {
             (Last::Empty, _) => Ok(None),
-            (Last::Launched { grid, offset }, Some((_, words))) => {
-                let (value, index) = words.answer(self.backend, grid)?;
+            (Last::Launched { grid, offset, slot }, Some(shapes)) => {
+                let (value, index) = shapes.words(slot)?.answer(self.backend, grid)?;
                 let index = index.ok_or_else(|| Error::Invalid("the argument reducer has no index words".into()))?;
                 if index as usize >= u32::MAX as usize {
                     return Err(Error::Invalid(format!("arg{}: the kernel left no index", O::OP.name())));
@@ -211,9 +211,9 @@ impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
         }
     }
 
-    /// The block it launches with.
-    pub fn block(&self) -> u32 {
-        self.block
+    /// The block and blocks per SM it launches `n` elements with.
+    pub fn shape_at(&self, n: usize) -> (u32, Option<u32>) {
+        self.sizing.at(n)
     }
 }
 

@@ -4,7 +4,7 @@
 //! file so that `sum.rs` (which keeps a [`Fused`] in every reducer) and `transform.rs` (which
 //! adds the methods to `Reducer`) need not import each other.
 
-use super::one_pass::{DEFAULT_BLOCK, LastBlockWords, OnePass, check_block};
+use super::one_pass::{Shapes, Sizing};
 use crate::backend::{Backend, Kernel};
 use crate::error::{Error, Result};
 use crate::types::{PerElement, PerType, Value};
@@ -77,18 +77,18 @@ pub fn items<T: Value>() -> u32 {
     kernels::collective::thread::items_per_trip::<T>() as u32
 }
 
-/// The storage of a [`Reducer`]'s transform-reduce calls: one launch shape and its words per
-/// transform (their kernels' occupancy may differ), made by the first call of each.
+/// The storage of a [`Reducer`]'s transform-reduce calls: the launch shapes and their words
+/// per transform (their kernels' occupancy may differ), made by the first call that needs each.
 pub(crate) struct Fused<T: Value> {
-    block: u32,
-    shapes: [Option<(OnePass, LastBlockWords<T>)>; 2],
-    /// The transform and grid of the last launch, whose answer `result` reads.
-    pub(crate) last: Option<(Transform, u32)>,
+    sizing: Sizing,
+    shapes: [Option<Shapes<T>>; 2],
+    /// The transform, grid and shape slot of the last launch, whose answer `result` reads.
+    pub(crate) last: Option<(Transform, u32, usize)>,
 }
 
 impl<T: Value> Fused<T> {
-    pub(crate) fn new(block: u32) -> Self {
-        Self { block, shapes: [None, None], last: None }
+    pub(crate) fn new(sizing: Sizing) -> Self {
+        Self { sizing, shapes: [None, None], last: None }
     }
 
     /// Queues `transform` × sum over `n` elements of `a` (and `b`) from the given device
@@ -107,40 +107,27 @@ impl<T: Value> Fused<T> {
     ) -> Result<()> {
         self.last = None;
         let k = kernel::<T>(transform);
-        let slot = &mut self.shapes[transform as usize];
-        if slot.is_none() {
-            let shape = OnePass::new(backend, k.name, self.block, items::<T>())?;
-            *slot = Some((shape, LastBlockWords::new(backend, &shape, false)?));
-        }
-        let Some((shape, words)) = slot.as_mut() else {
-            return Err(Error::Invalid("the transform-reduce storage is missing".into()));
-        };
+        let sizing = self.sizing;
+        let shapes =
+            self.shapes[transform as usize].get_or_insert_with(|| Shapes::new(k.name, items::<T>(), false, sizing));
+        let slot = shapes.for_len(backend, n)?;
+        let (shape, words) = shapes.get(slot)?;
         let cfg = shape.config(n);
         let args = (a, b, words.values.as_mut_ptr(), words.ticket.as_mut_ptr(), n as u32);
         // SAFETY: the inputs are the caller's promise; the partials hold max_grid + 1 ≥ grid + 1
         // elements; the ticket is this storage's, 0 between launches, on the backend's one
         // stream; the grid is within 2^29 threads (OnePass).
         unsafe { backend.launch(&k, cfg, args) }?;
-        self.last = Some((transform, cfg.grid));
+        self.last = Some((transform, cfg.grid, slot));
         Ok(())
     }
 
     /// The answer of the last launch (waits for it).
     pub(crate) fn answer(&self, backend: &Backend) -> Result<T> {
-        let (transform, grid) = self.last.ok_or_else(|| Error::Invalid("no transform-reduce launched".into()))?;
+        let (transform, grid, slot) = self.last.ok_or_else(|| Error::Invalid("no transform-reduce launched".into()))?;
         match &self.shapes[transform as usize] {
-            Some((_, words)) => Ok(words.answer(backend, grid)?.0),
+            Some(shapes) => Ok(shapes.words(slot)?.answer(backend, grid)?.0),
             None => Err(Error::Invalid("the transform-reduce storage is missing".into())),
         }
     }
-}
-
-/// The block of a reducer's transform-reduce launches, unless set (`Reducer::with_block`).
-pub(crate) fn default_block() -> u32 {
-    DEFAULT_BLOCK
-}
-
-/// `Ok` for a block the transform-reduce kernels take.
-pub(crate) fn check_fused_block(block: u32) -> Result<()> {
-    check_block(block)
 }

@@ -67,6 +67,7 @@ use kernels::types::Sum;
 
 use super::fused::Fused;
 use super::geometry::{geometry_of, resident_per_sm};
+use super::one_pass::Sizing;
 use super::plan::Finish;
 #[cfg(test)]
 use super::plan::Geometry;
@@ -216,8 +217,8 @@ pub struct Reducer<'b, T: Value = i32, O: OpKind = Sum> {
     /// The storage of the transform-reduce calls (`dot`, `sum_of_squares`, `norm`: the
     /// [`transform`](super::transform) module), once one made it.
     fused: Option<Fused<T>>,
-    /// The block of the transform-reduce launches.
-    fused_block: u32,
+    /// The block and grid of the transform-reduce launches.
+    fused_sizing: Sizing,
     /// What [`result`](Self::result) answers.
     last: Last<T>,
     op: PhantomData<fn() -> O>,
@@ -250,8 +251,8 @@ enum Last<T> {
 impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// A reducer on `backend` (its device and stream). Allocates nothing until the first call.
     pub fn new(backend: &'b Backend) -> Self {
-        let fused_block = super::fused::default_block();
-        Self { backend, storage: None, fused: None, fused_block, last: Last::Nothing, op: PhantomData }
+        let fused_sizing = Sizing::Plan;
+        Self { backend, storage: None, fused: None, fused_sizing, last: Last::Nothing, op: PhantomData }
     }
 
     /// A reducer whose transform-reduce launches (`dot`, `sum_of_squares`, `norm`) run at
@@ -259,8 +260,13 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
     /// `reduce` calls keep the plan's block. The answer is the same at every block (floats:
     /// within the same bound).
     pub fn with_transform_block(backend: &'b Backend, block: u32) -> Result<Self> {
-        super::fused::check_fused_block(block)?;
-        Ok(Self { fused_block: block, ..Self::new(backend) })
+        Ok(Self { fused_sizing: Sizing::block(block)?, ..Self::new(backend) })
+    }
+
+    /// A reducer whose transform-reduce launches take the block and grid `sizing` gives
+    /// (`reduce --op dot --block B --blocks-per-sm K`); its `reduce` calls keep the plan's.
+    pub fn with_transform_sizing(backend: &'b Backend, sizing: Sizing) -> Self {
+        Self { fused_sizing: sizing, ..Self::new(backend) }
     }
 
     /// `O` over every element of `input`; waits for it. Integer sums wrap; float min/max
@@ -352,8 +358,8 @@ impl<'b, T: Value, O: OpKind> Reducer<'b, T, O> {
 
     /// The transform-reduce storage, made on first use.
     pub(crate) fn fused_storage(&mut self) -> &mut Fused<T> {
-        let block = self.fused_block;
-        self.fused.get_or_insert_with(|| Fused::new(block))
+        let sizing = self.fused_sizing;
+        self.fused.get_or_insert_with(|| Fused::new(sizing))
     }
 
     /// The storage for `n` elements, retargeted to `n`'s geometry: the plan's choice, its row

@@ -117,6 +117,48 @@ fn streams_and_devices() -> Result<(), Failed> {
     }
 }
 
+/// `Scanner<i32, Sum>` on this GPU at each size where the per-device table
+/// (`host/src/scan/plan_by_device.csv`) changes variant, and just below it, inclusive and
+/// exclusive, whole buffers and an unaligned sub-range (staged): every element compared, and
+/// the variant the plan picks named in the failure.
+fn scanner_on_the_device_table() -> Result<(), Failed> {
+    use reduce_scan::scan::by_device::{choose_on, table};
+    let backend = Backend::gpu().map_err(|e| fail("gpu", e))?;
+    let info = backend.info().clone();
+    let rows = table().map_err(|e| fail("table", e))?;
+    let mut sizes: Vec<usize> = vec![1 << 20];
+    for r in rows.iter().filter(|r| r.size_from > 1 && info.name.contains(r.device.as_str())) {
+        sizes.extend([r.size_from - 1, r.size_from + 7]);
+    }
+    let most = *sizes.iter().max().unwrap_or(&1) + 1;
+    if most as u64 * 12 + (64 << 20) > info.memory_bytes {
+        return Err(format!("{most} elements need more memory than the GPU's {} bytes", info.memory_bytes).into());
+    }
+    let data: Vec<i32> = (0..most).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as i32 % 1000).collect();
+    let buf = backend.upload(&data).map_err(|e| fail("upload", e))?;
+    let mut out = backend.alloc::<i32>(most).map_err(|e| fail("alloc", e))?;
+    let mut scanner = Scanner::<i32, Sum>::new(&backend);
+    for n in sizes {
+        let variant =
+            choose_on::<i32>(reduce_scan::types::Op::Sum, &info, n).map_err(|e| fail("plan", e))?.variant.name;
+        for (kind, start) in [(Kind::Inclusive, 0), (Kind::Exclusive, 0), (Kind::Inclusive, 1)] {
+            let at = format!("Scanner {kind} of {}..{} on {} ({variant})", start, start + n, info.name);
+            scanner.enqueue(kind, &buf, start..start + n, &mut out).map_err(|e| fail(&at, e))?;
+            scanner.wait().map_err(|e| fail(&at, e))?;
+            let got = backend.download_prefix(&out, n).map_err(|e| fail(&at, e))?;
+            let mut acc = 0i32;
+            for (i, (&g, &x)) in got.iter().zip(&data[start..start + n]).enumerate() {
+                let want = if kind == Kind::Inclusive { acc.wrapping_add(x) } else { acc };
+                if g != want {
+                    return Err(format!("{at}: index {i}: expected {want}, got {g}").into());
+                }
+                acc = acc.wrapping_add(x);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The full reduction and the look-back scan on `n` elements (n past 2^31): values `i % 7 - 3`
 /// so that the CPU references are quick, and every element of the scan compared.
 fn huge(n: usize) -> Result<(), Failed> {
@@ -160,6 +202,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         gpu("interleaved_objects", || interleaved_objects(&Backend::gpu().map_err(|e| fail("gpu", e))?)),
         gpu("ten_thousand_launches", || many_launches(&Backend::gpu().map_err(|e| fail("gpu", e))?, 10_000)),
         gpu("streams_and_devices", streams_and_devices),
+        gpu("scanner_on_every_row_of_the_device_table", scanner_on_the_device_table),
         gpu("n_2_31_plus_5", || huge((1 << 31) + 5)),
         gpu("n_2_32_minus_1", || huge(u32::MAX as usize)),
     ]

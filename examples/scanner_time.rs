@@ -9,15 +9,17 @@
 //! ```
 //!
 //! Defaults: 30 timed calls per row, 1 round, sizes 10^8 and 2^28. One CSV row per (round,
-//! size) on stdout: `round,n,variant,device_us_median,device_us_min`. The output of one
-//! untimed call (the first, which also makes the storage) is compared element by element with
-//! the CPU's scan. On a machine without a GPU it runs on the emulator (figures meaningless).
+//! size) on stdout: `round,n,variant,device_us_median,device_us_min`. Every call's output (the
+//! first, untimed, which also makes the storage, and each timed one) is compared element by
+//! element with the CPU's scan on the device, outside the events, as the CLI checks its runs.
+//! On a machine without a GPU it runs on the emulator (figures meaningless).
 
 use std::process::ExitCode;
 
-use reduce_scan::scan::Kind;
 use reduce_scan::scan::by_device::choose_on;
+use reduce_scan::scan::{Kind, cpu};
 use reduce_scan::types::Op;
+use reduce_scan::verify::DeviceCheck;
 use reduce_scan::{Backend, Scanner, Sum};
 
 /// What the command line asks for.
@@ -56,25 +58,27 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// One row: an untimed, checked call, then `calls` calls each timed alone.
+/// One row: an untimed call, then `calls` calls each timed alone; after each call, outside its
+/// events, the device check of its output against the CPU's scan (`verify::DeviceCheck`), as
+/// the CLI checks each of its timed runs (so that both leave the GPU's caches alike between
+/// runs: the check reads the output, and writes nothing back but a counter).
 fn row(backend: &Backend, host: &[i32], calls: usize) -> Result<String, String> {
     let err = |e: reduce_scan::Error| e.to_string();
     let n = host.len();
     let input = backend.upload(host).map_err(err)?;
     let mut output = backend.alloc::<i32>(n).map_err(err)?;
+    let mut check = DeviceCheck::<i32>::exact(backend, &cpu::inclusive_scan(host)).map_err(err)?;
+    check.start_batch(backend, calls + 1).map_err(err)?;
     let mut scanner = Scanner::<i32, Sum>::new(backend);
-    scanner.inclusive(&input, &mut output).map_err(err)?;
-    let got = backend.download(&output).map_err(err)?;
-    let mut acc = 0i32;
-    for (i, (&g, &x)) in got.iter().zip(host).enumerate() {
-        acc = acc.wrapping_add(x);
-        if g != acc {
-            return Err(format!("n = {n}: element {i} is {g}, expected {acc}"));
-        }
-    }
+    scanner.enqueue(Kind::Inclusive, &input, 0..n, &mut output).map_err(err)?;
+    check.enqueue(backend, &output, 0).map_err(err)?;
     let mut device = Vec::with_capacity(calls);
-    for _ in 0..calls {
+    for call in 1..=calls {
         device.push(backend.time(&mut || scanner.enqueue(Kind::Inclusive, &input, 0..n, &mut output)).map_err(err)?);
+        check.enqueue(backend, &output, call).map_err(err)?;
+    }
+    if let Some((call, wrong)) = check.counts(backend).map_err(err)?.iter().enumerate().find(|&(_, &c)| c > 0) {
+        return Err(format!("n = {n}: call {call} left {wrong} elements unlike the CPU's scan"));
     }
     let variant = choose_on::<i32>(Op::Sum, backend.info(), n).map_err(err)?.variant.name;
     let min = device.iter().copied().fold(f64::INFINITY, f64::min);

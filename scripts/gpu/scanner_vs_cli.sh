@@ -2,9 +2,13 @@
 # Issue #37 on a GPU host: the library's `Scanner<i32, Sum>` against the CLI's timing of the
 # kernel it runs, in interleaved rounds. Each round, at each size: `scanner_time` (examples/
 # scanner_time.rs: the Scanner's enqueue timed alone between CUDA events, CALLS times, after an
-# untimed checked call), then `reduce --op scan --variant V` with V the variant the Scanner ran
-# (the per-device plan's), REPEAT timed launches after an untimed one, every output checked; the
-# order of the two alternates from round to round.
+# untimed call), then `reduce --op scan --variant V` with V the variant the Scanner ran (the
+# per-device plan's), CALLS timed launches after an untimed one; the order of the two alternates
+# from round to round. Both check every run's output on the device after its stop event (a
+# kernel that reads the output and the reference): the same work between timed runs on both
+# sides. (Without it, back-to-back scans start with the previous one's output still dirty in
+# L2, ~6 µs more per scan on the H100 on 2026-11-26: docs/measurements/2026-11-26-h100/
+# scanner-4f7feb7/.)
 #
 #   scripts/gpu/scanner_vs_cli.sh        writes $OUT/scanner_vs_cli.csv (default ./)
 #

@@ -270,6 +270,21 @@ mod tests {
     }
 
     #[test]
+    fn each_row_of_the_plan_gives_the_reference() {
+        let b = Backend::emulator();
+        let n = (1 << 22) + 5; // past the first row: block 1024
+        let data: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(-1_640_531_535) >> 9).collect();
+        let buf = b.upload(&data).unwrap();
+        let mut max = ArgReducer::<i32, Max>::new(&b);
+        for (len, shape) in [(n, (1024, None)), (1 << 20, (256, None)), (n, (1024, None))] {
+            assert_eq!(max.shape_at(len), shape, "n = {len}");
+            let got = max.reduce_range(&buf, 0..len).unwrap().unwrap();
+            let (value, index) = arg_reference(false, &data[..len]).unwrap();
+            assert_eq!((got.value, got.index), (value, index), "n = {len}, shape {shape:?}");
+        }
+    }
+
+    #[test]
     fn every_block_gives_the_reference() {
         let b = Backend::emulator();
         let data: Vec<i64> = (0..20_011).map(|i: i64| (i * 7919) % 1009 - (i % 3) * 2000).collect();

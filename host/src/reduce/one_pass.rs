@@ -5,16 +5,16 @@
 //! one per tile of `block × items` elements), the finish is the last block's (`single_pass`'s:
 //! partials, a ticket, the answer after the partials). One place sizes both.
 //!
-//! **Block.** [`DEFAULT_BLOCK`] (256), the block the typed pairs of [`PLAN`](super::sum::PLAN)
-//! run at, unless the caller asks for another (`with_block`, `--block`): any power of two in
-//! 32..=1024.
+//! **Block and grid** by size, from [`PLAN`] (measured on the H100: block 256 up to 2^22,
+//! block 1024 above, both on the resident grid), unless the caller fixes them (`with_block`,
+//! `with_sizing`; `--block`, `--blocks-per-sm`): any power of two in 32..=1024, at most K blocks
+//! per SM ([`Sizing`]). Each shape a reducer meets gets its own storage ([`Shapes`]).
 
 use super::plan::{BlockRule, Grid};
 use crate::backend::{Backend, DeviceBuffer, Element, LaunchConfig};
 use crate::error::{Error, Result};
 
-/// The block the plan gives the one-launch reductions where a caller fixes nothing but the
-/// block's absence, and the block `with_block` callers replace.
+/// The block of the plan's first row, and of a caller who fixes the grid but not the block.
 pub const DEFAULT_BLOCK: u32 = 256;
 
 /// One row of [`PLAN`]: the launch shape of the one-launch reductions for every `n` up to
@@ -31,10 +31,26 @@ pub struct OnePassRow {
 }
 
 /// The plan of `arg_reduce` and `transform_reduce` by size: the first row covering `n`.
-/// Today one row, the resident grid at block 256 (`docs/measurements/2026-11-26-h100/
-/// library-ops-c9d5beb/`: 89–92 % of the bandwidth bound at 2^28 on the H100, where ncu
-/// shows `arg_reduce` at 88.8 % of DRAM peak on that grid).
-pub const PLAN: &[OnePassRow] = &[OnePassRow { max_n: u32::MAX as usize, block: DEFAULT_BLOCK, blocks_per_sm: None }];
+///
+/// From `docs/measurements/2026-11-26-h100/ops-grid-4f7feb7/ops_grid.csv` (NVIDIA H100 80GB
+/// HBM3, `scripts/gpu/ops_grid.sh`, 2 interleaved rounds of 20 runs, f32 argmax and dot; every
+/// run checked): block 1024 on the resident grid (264 blocks) is the fastest shape or ties it at
+/// 2^24 and 2^28 —
+///
+/// | n | op | 1024, resident | 256, resident (the plan before) | 1024, a block per tile |
+/// |---|---|---|---|---|
+/// | 2^24 | argmax | 27.90 µs | 29.23–29.36 | 28.59–28.86 |
+/// | 2^24 | dot | 48.14–48.30 | 49.04–49.41 | 48.19–48.29 |
+/// | 2^28 | argmax | 344.8–345.6 | 355.0–358.6 | 347.8–348.0 |
+/// | 2^28 | dot | 684.1–684.2 | 697.8–698.5 | 681.6 (one round) |
+///
+/// (block 512 a block per tile and 256 with 16 blocks per SM were slower still). Up to 2^22,
+/// not measured for these kernels, the row of the plan before (block 256, as the typed sums'
+/// `sum::PLAN` runs there).
+pub const PLAN: &[OnePassRow] = &[
+    OnePassRow { max_n: 1 << 22, block: DEFAULT_BLOCK, blocks_per_sm: None },
+    OnePassRow { max_n: u32::MAX as usize, block: 1024, blocks_per_sm: None },
+];
 
 /// How a caller shapes the launches: by the [`PLAN`], or at a block (and grid) it fixes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

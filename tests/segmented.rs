@@ -67,6 +67,7 @@ fn shapes() -> Vec<Shape> {
         Shape::Offsets("one tile each", offsets([1025, 0, 8192, 4099, 7, 1500])),
         Shape::Offsets("a few long", offsets([0, 20_011, 0, 8193, 16_384, 1, 0])),
         Shape::Offsets("power law", offsets(power_law(300, 30_000.0))),
+        Shape::Offsets("many short, a few long", offsets(power_law(4200, 4000.0).into_iter().chain([20_011, 0, 9000]))),
         Shape::Offsets("starts past 0", vec![17, 17, 40, 3000]),
         Shape::Rows(129, 33),
         Shape::Rows(7, 4096),
@@ -214,7 +215,7 @@ fn plans_reached() -> Result<(), Failed> {
         };
         seen.push(s.map_err(|e| e.to_string())?.strategy());
     }
-    for want in [Strategy::WarpPerSegment, Strategy::BlockPerSegment, Strategy::DeviceWide] {
+    for want in [Strategy::WarpPerSegment, Strategy::BlockPerSegment, Strategy::DeviceWide, Strategy::Split] {
         if !seen.contains(&want) {
             return Err(format!("no test layout reaches {}", want.name()).into());
         }

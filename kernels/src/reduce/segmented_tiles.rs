@@ -72,14 +72,15 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// ```
 ///
 /// # Launch
-/// Grid `first(segments)` (Σ ⌈len / tile⌉, each at least 1), or `segments × per_row` for rows,
+/// Grid `first(segments)` (Σ ⌈len / tile⌉, each at least 1 or left out), or `segments × per_row` for rows,
 /// block a power of two in 32..=1024, `tile` a multiple of 16 ≥ the block,
 /// [`segmented_tiles_shared_bytes`]`::<T>()` bytes of static shared memory.
 ///
 /// # Preconditions
 /// `g_offsets` holds `segments + 1` nondecreasing offsets within `g_idata`, and `g_first`
 /// `segments + 1` first blocks (`first(0) = 0`, `first(s + 1) − first(s) = max(1, ⌈len(s) /
-/// tile⌉)`); or both are null, and the input is `segments` rows of `cols` elements, each
+/// tile⌉)`, or 0 for a segment left to another launch: no block visits it, and `g_values[s]`
+/// is not written); or both are null, and the input is `segments` rows of `cols` elements, each
 /// `per_row = max(1, ⌈cols / tile⌉)` blocks. `g_partial_values` and `g_partial_indices` hold
 /// `gridDim.x` elements, `g_tickets` `segments` zeros (every completed launch leaves them 0),
 /// `g_values` and `g_indices` `segments` (`g_indices` and the partial indices only read or

@@ -12,6 +12,7 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
     g_offsets: Global<u32>,
     cols: u32,
     segments: u32,
+    max_len: u32,
     g_values: GlobalMut<T>,
     g_indices: GlobalMut<u32>
 ));
@@ -48,6 +49,11 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 ///    (and index `u32::MAX`).
 /// 5. `s += warps of the grid`, while `s < segments`.
 ///
+/// A segment longer than `max_len` is passed over: its `g_values[s]` is left for another
+/// launch (the host's split plan gives short segments to this kernel and long ones to
+/// [`segmented_tiles_generic`](super::segmented_tiles_generic) on the same stream; `u32::MAX`:
+/// every segment is this kernel's).
+///
 /// ```text
 ///  offsets   0     3          40 40      97
 ///  warp 0    [x x x]                          lanes 0-2 one element each → out[0]
@@ -65,13 +71,13 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// `g_offsets` holds `segments + 1` nondecreasing offsets with `offsets[segments] ≤` the
 /// elements of `g_idata`, or is null and `g_idata` holds `segments × cols ≤ u32::MAX` elements
 /// (rows); `g_idata` is `T`-aligned; `g_values` (and, for argmin/argmax, `g_indices`) hold
-/// `segments` elements; the grid holds at most 2^29 threads.
+/// `segments` elements; the grid holds at most 2^29 threads. Any `max_len`.
 ///
 /// # Safety
 /// The pointers are valid device memory of those lengths, and nothing writes the input or the
 /// offsets during the kernel. Every lane of a warp takes the same segments (the loop's bound
-/// and step are uniform in the warp), so every shuffle is reached by the whole warp; there is no
-/// block barrier.
+/// and step are uniform in the warp) and passes over the same ones (their bounds are the
+/// warp's), so every shuffle is reached by the whole warp; there is no block barrier.
 ///
 /// # Measured
 /// Not measured on a GPU yet.
@@ -81,6 +87,7 @@ pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     g_offsets: Global<u32>,
     cols: u32,
     segments: u32,
+    max_len: u32,
     g_values: GlobalMut<T>,
     g_indices: GlobalMut<u32>,
 ) {
@@ -92,12 +99,15 @@ pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
         // SAFETY: s < segments: offsets s and s + 1 exist (read only when there are offsets).
         let offset = |i: u32| unsafe { g_offsets.read(i as usize) };
         let (start, end) = segment_bounds(s, cols, offset, g_offsets.is_null());
-        // SAFETY: start..end lies within the input (the offsets' precondition); lane < 32.
-        let mine = unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, lane, WARP_SIZE) };
-        let total = F::warp(mine);
-        if lane == 0 {
-            // SAFETY: s < segments, the outputs' length.
-            unsafe { F::store(g_values, g_indices, s as usize, total) };
+        if end - start <= max_len {
+            // SAFETY: start..end lies within the input (the offsets' precondition); lane < 32.
+            let mine =
+                unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, lane, WARP_SIZE) };
+            let total = F::warp(mine);
+            if lane == 0 {
+                // SAFETY: s < segments, the outputs' length.
+                unsafe { F::store(g_values, g_indices, s as usize, total) };
+            }
         }
         s += warps;
     }

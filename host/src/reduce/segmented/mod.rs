@@ -36,7 +36,9 @@
 //! few 128-bit passes, with shuffles and no barrier); a block per segment where every segment fits
 //! one tile ([`TILE`] elements); otherwise every segment cut into tiles, a block each, and the last
 //! block of each segment combining its tiles (a device-wide pass over few long or skewed segments:
-//! every block does the same work, whatever the lengths). Kernels `segmented_warp__{type}_{fold}`
+//! every block does the same work, whatever the lengths). Where at least [`SPLIT_MIN_SHORT`]
+//! short segments sit beside longer ones, the work is split: a warp for each short segment, then
+//! tiles for the others, two launches ([`Strategy::Split`]). Kernels `segmented_warp__{type}_{fold}`
 //! and `segmented_tiles__{type}_{fold}`, one body each for the five folds.
 
 use std::marker::PhantomData;
@@ -53,6 +55,10 @@ use crate::types::{Op, OpKind, PerElement, PerType, Value, check_layout};
 pub const TILE: u32 = 8192;
 /// The longest segment a warp is given (`segmented_warp`).
 pub const WARP_MAX: u32 = 1024;
+/// The fewest short segments (at most [`WARP_MAX`] elements) beside long ones (over [`TILE`]…
+/// or over `WARP_MAX`) for which the plan splits the work ([`Strategy::Split`]) rather than
+/// giving every segment a block: below it, a block each costs less than a second launch.
+pub const SPLIT_MIN_SHORT: usize = 4096;
 /// The index of an empty segment's argmin or argmax: no element.
 pub const NO_INDEX: u32 = u32::MAX;
 
@@ -65,13 +71,20 @@ pub enum Strategy {
     BlockPerSegment,
     /// Blocks per segment in proportion to its length (`segmented_tiles` with its table).
     DeviceWide,
+    /// Many short segments beside long ones: the short ones a warp each (`segmented_warp`,
+    /// passing over the long ones), then the others in tiles (`segmented_tiles`, its table
+    /// giving the short ones no block): two launches on one stream.
+    Split,
 }
 
 impl Strategy {
-    /// The strategy for segments whose longest holds `max_len` elements.
-    pub fn choose(max_len: u32) -> Strategy {
+    /// The strategy for segments whose longest holds `max_len` elements, `short` of them at
+    /// most [`WARP_MAX`].
+    pub fn choose(max_len: u32, short: usize) -> Strategy {
         if max_len <= WARP_MAX {
             Strategy::WarpPerSegment
+        } else if short >= SPLIT_MIN_SHORT {
+            Strategy::Split
         } else if max_len <= TILE {
             Strategy::BlockPerSegment
         } else {
@@ -85,6 +98,7 @@ impl Strategy {
             Strategy::WarpPerSegment => "warp_per_segment",
             Strategy::BlockPerSegment => "block_per_segment",
             Strategy::DeviceWide => "device_wide",
+            Strategy::Split => "warps_and_tiles",
         }
     }
 }
@@ -129,11 +143,12 @@ impl Segments {
             )));
         }
         let max_len = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-        let strategy = Strategy::choose(max_len);
+        let short = offsets.windows(2).filter(|w| w[1] - w[0] <= WARP_MAX).count();
+        let strategy = Strategy::choose(max_len, short);
         let count = (offsets.len() - 1) as u32;
         let (first, blocks) = match strategy {
-            Strategy::DeviceWide => {
-                let table = first_blocks(offsets)?;
+            Strategy::DeviceWide | Strategy::Split => {
+                let table = first_blocks(offsets, strategy == Strategy::Split)?;
                 let blocks = *table.last().unwrap_or(&0);
                 (Some(backend.upload(&table)?), blocks)
             }
@@ -158,7 +173,7 @@ impl Segments {
             count: rows as u32,
             end: total as u32,
             max_len: cols,
-            strategy: Strategy::choose(cols),
+            strategy: Strategy::choose(cols, 0),
             layout: Layout::Rows { cols },
         })
     }
@@ -196,12 +211,27 @@ impl Segments {
         }
     }
 
-    /// Blocks of the launch at `block` threads (the warp kernel: `⌈segments / warps per block⌉`).
+    /// Blocks of the launch at `block` threads (the warp kernel: `⌈segments / warps per block⌉`;
+    /// the split plan: of its tiles launch, [`warp_grid`](Self::warp_grid) the other).
     pub fn grid(&self, block: u32) -> u32 {
         match (&self.layout, self.strategy) {
-            (_, Strategy::WarpPerSegment) => self.count.div_ceil(block / 32).max(1),
+            (_, Strategy::WarpPerSegment) => self.warp_grid(block),
             (Layout::Csr { blocks, .. }, _) => (*blocks).max(1),
             (Layout::Rows { cols }, _) => self.count * per_row(*cols),
+        }
+    }
+
+    /// Blocks of a warp-per-segment launch at `block` threads: `⌈segments / warps per block⌉`.
+    pub fn warp_grid(&self, block: u32) -> u32 {
+        self.count.div_ceil(block / 32).max(1)
+    }
+
+    /// Is segment `s` a warp's (rather than tiles')?
+    fn warps_own(&self, len: u64) -> bool {
+        match self.strategy {
+            Strategy::WarpPerSegment => true,
+            Strategy::Split => len <= WARP_MAX as u64,
+            Strategy::BlockPerSegment | Strategy::DeviceWide => false,
         }
     }
 
@@ -212,9 +242,9 @@ impl Segments {
         let (start, end) = self.bounds(s);
         let len = (end - start) as u64;
         let folded = |threads: u64, n: u64| n.div_ceil(threads * per as u64) * per as u64 + 2;
-        match self.strategy {
-            Strategy::WarpPerSegment => folded(32, len) + 5,
-            _ => {
+        match self.warps_own(len) {
+            true => folded(32, len) + 5,
+            false => {
                 let tiles = len.div_ceil(TILE as u64).max(1);
                 folded(block as u64, len.min(TILE as u64)) + 10 + tiles.div_ceil(block as u64) + 10
             }
@@ -228,13 +258,15 @@ fn per_row(cols: u32) -> u32 {
 }
 
 /// The first block of every segment (and the grid, last): a prefix sum of `max(1, ⌈len /
-/// TILE⌉)`, or an error where the grid would pass `gridDim.x`'s limit.
-fn first_blocks(offsets: &[u32]) -> Result<Vec<u32>> {
+/// TILE⌉)` (`split`: 0 for a segment of at most [`WARP_MAX`], a warp's), or an error where the
+/// grid would pass `gridDim.x`'s limit.
+fn first_blocks(offsets: &[u32], split: bool) -> Result<Vec<u32>> {
     let mut table = Vec::with_capacity(offsets.len());
     let mut at = 0u64;
     table.push(0);
     for w in offsets.windows(2) {
-        at += (w[1] - w[0]).div_ceil(TILE).max(1) as u64;
+        let len = w[1] - w[0];
+        at += if split && len <= WARP_MAX { 0 } else { len.div_ceil(TILE).max(1) as u64 };
         if at > (1 << 31) - 1 {
             return Err(Error::Invalid(format!("{} segments need more than 2^31 − 1 blocks", offsets.len() - 1)));
         }
@@ -243,8 +275,8 @@ fn first_blocks(offsets: &[u32]) -> Result<Vec<u32>> {
     Ok(table)
 }
 
-/// `segmented_warp__{type}_{fold}(input, offsets, cols, segments, values, indices)`.
-pub type WarpArgs<T> = (*const T, *const u32, u32, u32, *mut T, *mut u32);
+/// `segmented_warp__{type}_{fold}(input, offsets, cols, segments, max_len, values, indices)`.
+pub type WarpArgs<T> = (*const T, *const u32, u32, u32, u32, *mut T, *mut u32);
 /// `segmented_tiles__{type}_{fold}(input, offsets, cols, segments, first, per_row, tile,
 /// partial values, partial indices, tickets, values, indices)`.
 pub type TilesArgs<T> =
@@ -264,7 +296,7 @@ impl PerElement for ByFold {
 macro_rules! fold_pair {
     ($t:ident $f:ident) => {
         (
-            crate::kernel_ref!(kernels::reduce::${concat(segmented_warp__, $t, _, $f)}(a, o, c, s, v, i)),
+            crate::kernel_ref!(kernels::reduce::${concat(segmented_warp__, $t, _, $f)}(a, o, c, s, m, v, i)),
             crate::kernel_ref!(kernels::reduce::${concat(segmented_tiles__, $t, _, $f)}(
                 a, o, c, s, f, r, t, pv, pi, k, v, i
             )),
@@ -369,9 +401,18 @@ mod tests {
         let b = Backend::emulator();
         assert_eq!(Segments::from_offsets(&b, &[0, 3, 3, 1024]).unwrap().strategy(), Strategy::WarpPerSegment);
         assert_eq!(Segments::from_offsets(&b, &[0, 5000, 6000]).unwrap().strategy(), Strategy::BlockPerSegment);
+        let mut split: Vec<u32> = (0..SPLIT_MIN_SHORT as u32 + 1).map(|i| i * 3).collect();
+        let short_end = *split.last().unwrap();
+        split.push(short_end + 20_000);
+        let split = Segments::from_offsets(&b, &split).unwrap();
+        assert_eq!(split.strategy(), Strategy::Split);
+        assert_eq!((split.grid(256), split.warp_grid(256)), (3, (SPLIT_MIN_SHORT as u32 + 1).div_ceil(8)));
+        assert_eq!(Strategy::choose(5000, SPLIT_MIN_SHORT - 1), Strategy::BlockPerSegment);
+        assert_eq!(Strategy::choose(1024, SPLIT_MIN_SHORT), Strategy::WarpPerSegment);
         let wide = Segments::from_offsets(&b, &[0, 20_000, 20_000, 20_001]).unwrap();
         assert_eq!((wide.strategy(), wide.grid(256)), (Strategy::DeviceWide, 3 + 1 + 1));
-        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001]).unwrap(), [0, 3, 4, 5]);
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], false).unwrap(), [0, 3, 4, 5]);
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], true).unwrap(), [0, 3, 3, 3]);
         let rows = Segments::rows(4096, 4096).unwrap();
         assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::BlockPerSegment, 4096));
         let rows = Segments::rows(65_536, 256).unwrap();

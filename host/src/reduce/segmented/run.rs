@@ -71,12 +71,19 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
             }
             Layout::Rows { cols } => (std::ptr::null(), std::ptr::null(), *cols),
         };
-        if segs.strategy == Strategy::WarpPerSegment {
-            let args = (input.as_ptr(), offsets, cols, segs.count, out.0, out.1);
+        if matches!(segs.strategy, Strategy::WarpPerSegment | Strategy::Split) {
+            // The split plan's warps take the short segments and pass over the others, which
+            // the tiles launch below (same stream) writes.
+            let max_len = if segs.strategy == Strategy::Split { WARP_MAX } else { u32::MAX };
+            let warp_cfg = LaunchConfig { grid: segs.warp_grid(self.block), ..cfg };
+            let args = (input.as_ptr(), offsets, cols, segs.count, max_len, out.0, out.1);
             // SAFETY: the segments lie within the input (checked: end ≤ its length; the offsets
             // do not decrease), the outputs hold `count` elements (checked; the indices are
             // written only by an indexed fold, which has them), the block is whole warps.
-            return unsafe { self.backend.launch(&warp, cfg, args) };
+            unsafe { self.backend.launch(&warp, warp_cfg, args) }?;
+            if segs.strategy == Strategy::WarpPerSegment {
+                return Ok(());
+            }
         }
         let per_row = match &segs.layout {
             Layout::Rows { cols } => per_row(*cols),
@@ -84,8 +91,9 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
         };
         let (pv, pi, tickets) = self.storage(cfg.grid, segs.count)?;
         let args = (input.as_ptr(), offsets, cols, segs.count, first, per_row, TILE, pv, pi, tickets, out.0, out.1);
-        // SAFETY: as above; the table (device-wide) or `per_row` gives every segment its blocks
-        // and the grid is their sum (`Segments::grid`); the partials hold one per block and the
+        // SAFETY: as above; the table (device-wide, split) or `per_row` gives every segment its
+        // blocks (the split plan's short segments none) and the grid is their sum
+        // (`Segments::grid`); the partials hold one per block and the
         // tickets one per segment, zeroed, and every completed launch leaves them 0; this
         // reducer's launches share the backend's one stream.
         unsafe { self.backend.launch(&tiles, cfg, args) }

@@ -92,7 +92,11 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// around them (one block or several, the last block or not) are uniform in the block.
 ///
 /// # Measured
-/// Not measured on a GPU yet.
+/// NVIDIA H100 80GB HBM3, f32 sums over 2^26 elements, 2 interleaved rounds of 20 runs, every
+/// segment checked, CUB `DeviceSegmentedReduce::Sum` on the same values
+/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit 939a239): 10 segments 94.7 µs (84.6 % of the bound,
+/// 95 % of the whole-buffer sum's throughput, 32.9× CUB), 10^3 equal 100.4–100.6 µs (1.01× CUB),
+/// 10^3 power-law 99.6–99.9 µs (72× CUB).
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

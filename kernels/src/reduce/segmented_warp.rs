@@ -80,7 +80,11 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// warp's), so every shuffle is reached by the whole warp; there is no block barrier.
 ///
 /// # Measured
-/// Not measured on a GPU yet.
+/// NVIDIA H100 80GB HBM3, f32 sums over 2^26 elements, 2 interleaved rounds of 20 runs, every
+/// segment checked, CUB `DeviceSegmentedReduce::Sum` on the same values
+/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit 939a239): 10^5 equal segments 93.0–93.1 µs (86 % of
+/// the bound, 1.86× CUB), 10^6 equal 225.8–225.9 µs (36.5 %, 5.0× CUB: each warp waits for its
+/// offsets, then its data); with the split plan's tiles, 10^6 power-law 279.6–279.7 µs (23× CUB).
 #[inline(always)]
 pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -22,40 +22,23 @@ use reduce_scan::types::Op;
 use reduce_scan::verify::DeviceCheck;
 use reduce_scan::{Backend, Scanner, Sum};
 
-/// What the command line asks for.
-struct Args {
-    calls: usize,
-    rounds: usize,
-    sizes: Vec<usize>,
-}
+#[path = "common/timing_args.rs"]
+mod timing_args;
+use timing_args::median;
 
-fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut a = Args { calls: 30, rounds: 1, sizes: Vec::new() };
-    let number = |flag: &str, v: Option<String>| -> Result<usize, String> {
-        let v = v.ok_or(format!("{flag} needs a number"))?;
-        v.parse::<usize>().ok().filter(|&x| x > 0).ok_or(format!("{flag} {v}: a positive whole number is allowed"))
+/// `[--calls N] [--rounds R] N …`: 30 calls, 1 round, 10^8 and 2^28 unless given.
+fn parse(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String> {
+    let whole = |k: &str| {
+        k.parse::<usize>()
+            .ok()
+            .filter(|&n| (1..=u32::MAX as usize).contains(&n))
+            .ok_or(format!("`{k}`: a size is a whole number of elements in 1..={}", u32::MAX))
     };
-    while let Some(arg) = argv.next() {
-        match arg.as_str() {
-            "--calls" => a.calls = number("--calls", argv.next())?,
-            "--rounds" => a.rounds = number("--rounds", argv.next())?,
-            k => a.sizes.push(
-                k.parse::<usize>()
-                    .ok()
-                    .filter(|&n| (1..=u32::MAX as usize).contains(&n))
-                    .ok_or(format!("`{k}`: a size is a whole number of elements in 1..={}", u32::MAX))?,
-            ),
-        }
-    }
+    let mut a = timing_args::parse(argv, (30, 1), whole)?;
     if a.sizes.is_empty() {
         a.sizes = vec![100_000_000, 1 << 28];
     }
     Ok(a)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// One row: `Scanner::inclusive`'s enqueue and the plan's kernel launched directly

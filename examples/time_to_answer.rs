@@ -18,40 +18,23 @@ use std::time::Instant;
 
 use reduce_scan::{Backend, Reducer, Sum};
 
-/// What the command line asks for.
-struct Args {
-    calls: usize,
-    rounds: usize,
-    sizes: Vec<u32>,
-}
+#[path = "common/timing_args.rs"]
+mod timing_args;
+use timing_args::median;
 
-fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut a = Args { calls: 300, rounds: 3, sizes: Vec::new() };
-    let number = |flag: &str, v: Option<String>| -> Result<usize, String> {
-        let v = v.ok_or(format!("{flag} needs a number"))?;
-        v.parse::<usize>().ok().filter(|&x| x > 0).ok_or(format!("{flag} {v}: a positive whole number is allowed"))
+/// `[--calls N] [--rounds R] LOG2 …`: 300 calls, 3 rounds, 2^20 … 2^28 unless given.
+fn parse(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String> {
+    let exponent = |k: &str| {
+        k.parse::<usize>()
+            .ok()
+            .filter(|k| (1..=30).contains(k))
+            .ok_or(format!("`{k}`: sizes are powers of two given by their exponent, 1..=30 (20 for 2^20)"))
     };
-    while let Some(arg) = argv.next() {
-        match arg.as_str() {
-            "--calls" => a.calls = number("--calls", argv.next())?,
-            "--rounds" => a.rounds = number("--rounds", argv.next())?,
-            k => a.sizes.push(
-                k.parse::<u32>()
-                    .ok()
-                    .filter(|k| (1..=30).contains(k))
-                    .ok_or(format!("`{k}`: sizes are powers of two given by their exponent, 1..=30 (20 for 2^20)"))?,
-            ),
-        }
-    }
+    let mut a = timing_args::parse(argv, (300, 3), exponent)?;
     if a.sizes.is_empty() {
         a.sizes = vec![20, 22, 24, 26, 28];
     }
     Ok(a)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// One row: `calls` synchronous sums of `data`, each checked, then the same number of enqueues

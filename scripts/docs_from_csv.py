@@ -907,6 +907,38 @@ def headline_block(d, gpu):
                 out.append(f"- **Look-back scan** at {label}: {t:.1f} µs against CUB `InclusiveSum` {c:.1f} µs "
                            f"({c / t:.2f}×) and a device-to-device copy of the input {k:.1f} µs (the scan takes "
                            f"{t / k:.2f}× the copy's time; {cite(d, 'scans.csv', '?')}).")
+    out.extend(scan_plan_lines())
+    return out
+
+
+def scan_plan_lines():
+    """One line per row of the scan plan's device table (`host/src/scan/plan_by_device.csv`,
+    what `Scanner` runs) that takes another variant from a size on: that variant against
+    `lookback`, CUB and a copy at each size of its sweep from there, from the row's source."""
+    table = ROOT / "host/src/scan/plan_by_device.csv"
+    out = []
+    for r in csv.DictReader(l for l in table.read_text().splitlines() if l.strip() and not l.startswith("#")):
+        size_from = int(r["size_from"])
+        if r["device"] == "*" or size_from <= 1 or not r["source"]:
+            continue
+        src = ROOT / r["source"]
+        rs = rows(src)
+        label = lambda n: f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"10^{len(str(n)) - 1}"
+        parts = []
+        for n in sorted({int(x["n"]) for x in rs if int(x["n"]) >= size_from}):
+            at = [x for x in rs if int(x["n"]) == n]
+            med = lambda v: statistics.median(float(x["time_us_median"]) for x in at if x["variant"] == v)
+            w, lb, cub, cp = (med(v) for v in (r["variant"], "lookback", "cub", "d2d_copy"))
+            rounds = len([x for x in at if x["variant"] == r["variant"]])
+            parts.append(f"{label(n)}: {w:.1f} µs against `lookback` {lb:.1f}, CUB `InclusiveSum` {cub:.1f} "
+                         f"({cub / w:.2f}×) and a device-to-device copy {cp:.1f} (the scan takes {w / cp:.3f}× the "
+                         f"copy's time; {rounds} rounds)")
+        commit = re.search(r"commit (\w{7})", (src.parent / "device.txt").read_text())
+        gpu = re.match(r"(NVIDIA [^,]+),", (src.parent / "device.txt").read_text())
+        out.append(f"- **What `Scanner` runs on the {r['device']} from {label(size_from)}** "
+                   f"(`host/src/scan/plan_by_device.csv`): `{r['variant']}`, {gpu.group(1) if gpu else r['device']}, "
+                   f"medians of interleaved rounds (`{r['source']}` (commit {commit.group(1) if commit else '?'})): "
+                   + "; ".join(parts) + ".")
     return out
 
 

@@ -215,6 +215,14 @@ impl<'b, T: Value, O: ExtremeKind> ArgReducer<'b, T, O> {
     pub fn shape_at(&self, n: usize) -> (u32, Option<u32>) {
         self.sizing.at(n)
     }
+
+    /// The block it launches a short range with (the block set by `with_block`, or the plan's
+    /// first row). Since the plan's block depends on the length, [`shape_at`](Self::shape_at)
+    /// says which block a length gets.
+    #[deprecated(note = "the plan's block depends on the length: use `shape_at(n).0`")]
+    pub fn block(&self) -> u32 {
+        self.sizing.at(1).0
+    }
 }
 
 /// Is `range` within a buffer of `len` elements? One line naming the operation otherwise.

@@ -106,8 +106,10 @@ pub fn variant_for(rows: &[DeviceRow], device: &str, cc: (u32, u32), n: usize) -
 /// have no row (its unit tests keep that from happening).
 pub fn fastest_on(device: &DeviceInfo, n: usize) -> &'static ScanVariant {
     let cc = device.compute_capability;
-    let rows = table().unwrap_or_default();
-    variant_for(&rows, &device.name, cc, n).unwrap_or_else(|| fastest(cc))
+    // Parsed once per process: every `Scanner::enqueue` asks.
+    static ROWS: std::sync::OnceLock<Vec<DeviceRow>> = std::sync::OnceLock::new();
+    let rows = ROWS.get_or_init(|| table().unwrap_or_default());
+    variant_for(rows, &device.name, cc, n).unwrap_or_else(|| fastest(cc))
 }
 
 /// **The library's plan**: the row a [`Scanner`](super::Scanner)`::<T, O>` runs on `device` for

@@ -242,13 +242,11 @@ impl Segments {
         let (start, end) = self.bounds(s);
         let len = (end - start) as u64;
         let folded = |threads: u64, n: u64| n.div_ceil(threads * per as u64) * per as u64 + 2;
-        match self.warps_own(len) {
-            true => folded(32, len) + 5,
-            false => {
-                let tiles = len.div_ceil(TILE as u64).max(1);
-                folded(block as u64, len.min(TILE as u64)) + 10 + tiles.div_ceil(block as u64) + 10
-            }
+        if self.warps_own(len) {
+            return folded(32, len) + 5;
         }
+        let tiles = len.div_ceil(TILE as u64).max(1);
+        folded(block as u64, len.min(TILE as u64)) + 10 + tiles.div_ceil(block as u64) + 10
     }
 }
 

@@ -19,6 +19,10 @@
 #                  the emulator, and ncu's per-instruction counts (source page, SASS) of one launch
 #                  of recursive_reduce at 2^14 + 3: where their extra requests come from
 #                  ($OUT/agreement/nested/; docs/counters.md, "The nested kernels")
+#   sass DIR       scripts/gpu/sass_conflicts.py DIR: ncu's bank conflicts from each SASS
+#                  instruction's addresses (source counters), for every GPU row of DIR
+#                  (DIR/sass_conflicts.csv), which the table then compares in place of ncu's
+#                  hardware conflict counters
 #   table DIR      scripts/agreement.py DIR: agreement.csv and agreement.md from both sides
 #
 # Exit status: that of the last failing run (2: no ncu, no counter permission), else 0.
@@ -27,12 +31,15 @@ cd "$(dirname "$0")/../.."
 step=${1:-}
 case "$step" in
   names) OUT=${OUT:-.} exec scripts/gpu/ncu_names.sh ;;
+  sass)
+    dir=${2:?agreement.sh sass DIR [REDUCE_BINARY]}
+    SKIP="recursive_reduce recursive_reduce_nosync recursive_reduce2" exec python3 scripts/gpu/sass_conflicts.py "$dir" "${3:-.gpu/bin/reduce}" ;;
   table)
     dir=${2:?agreement.sh table DIR}
     exec python3 scripts/agreement.py "$dir" --md "$dir/agreement.md" ;;
   a-gpu | a-emu | b-gpu | b-emu | b-nested-gpu | b-nested-emu | nested-small) ;;
   *)
-    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;
 esac
 bin=${2:-.gpu/bin/reduce}

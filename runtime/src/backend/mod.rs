@@ -603,11 +603,12 @@ impl Backend {
 
     /// Blocks of kernel `kernel` with `block` threads (and `shared` dynamic bytes) that fit on
     /// one SM at once.
-    /// The emulator answers as a GPU with 2048 threads per SM would for a light kernel.
+    /// The emulator answers for the committed GPU's SM, by threads and by shared memory
+    /// ([`emu::blocks_per_sm`](crate::emu::blocks_per_sm)).
     pub fn occupancy(&self, kernel: &'static str, block: u32, shared: usize) -> Result<u32> {
         match self {
             Backend::Gpu(g) => g.gpu.occupancy(kernel, block, shared),
-            Backend::Emulator(..) => Ok((2048 / block.max(1)).clamp(1, 32)),
+            Backend::Emulator(..) => Ok(crate::emu::blocks_per_sm(block, shared)),
         }
     }
 }

@@ -114,6 +114,32 @@ pub const COMMITTED_GPU_SMS: u32 = 132;
 /// The committed GPU, short, as the emulator's device line names it (the set's `device.txt`).
 pub const COMMITTED_GPU: &str = "H100";
 
+/// Shared memory of one SM of the committed GPU (sm_90: 228 KiB), which the emulator's
+/// occupancy divides among a kernel's blocks ([`blocks_per_sm`]), as the driver's
+/// `cuOccupancyMaxActiveBlocksPerMultiprocessor` does.
+pub const COMMITTED_GPU_SHARED_PER_SM: usize = 228 * 1024;
+
+/// Shared memory the driver reserves for each resident block (1 KiB from sm_80 on).
+pub const SHARED_RESERVED_PER_BLOCK: usize = 1024;
+
+/// Threads one SM of the committed GPU holds at once (sm_90: 2048).
+pub const COMMITTED_GPU_THREADS_PER_SM: u32 = 2048;
+
+/// Blocks of `block` threads with `shared` dynamic shared bytes that one SM of the committed
+/// GPU holds at once, as the emulator answers `Backend::occupancy`: the fewer of the threads'
+/// limit and the shared memory's, at least one and at most 32 (sm_90's blocks per SM). What the
+/// emulator cannot see is left out: registers, and the kernel's static shared memory (a few
+/// hundred bytes for the kernels here). The warp-specialized scan's 80 KiB ring gives 2 blocks
+/// of 320 threads, the H100's answer, where threads alone would give 6.
+pub fn blocks_per_sm(block: u32, shared: usize) -> u32 {
+    let by_threads = COMMITTED_GPU_THREADS_PER_SM / block.max(1);
+    let by_shared = match shared {
+        0 => u32::MAX,
+        s => u32::try_from(COMMITTED_GPU_SHARED_PER_SM / (s + SHARED_RESERVED_PER_BLOCK)).unwrap_or(u32::MAX),
+    };
+    by_threads.min(by_shared).clamp(1, 32)
+}
+
 /// The environment variable that chooses the emulator's [`EmulatedSms`] (`cpu`, `gpu`, or a
 /// count), as the CLI's `--emulated-sms` does.
 pub const EMULATED_SMS_VAR: &str = "REDUCE_EMULATED_SMS";
@@ -752,6 +778,25 @@ pub(crate) fn ranges(indices: impl IntoIterator<Item = u32>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn occupancy_counts_threads_and_shared_memory() {
+        use super::blocks_per_sm;
+        // By threads: 2048 per SM.
+        assert_eq!(blocks_per_sm(128, 0), 16);
+        assert_eq!(blocks_per_sm(320, 0), 6);
+        assert_eq!(blocks_per_sm(1024, 0), 2);
+        assert_eq!(blocks_per_sm(32, 0), 32, "at most 32 blocks");
+        assert_eq!(blocks_per_sm(4096, 0), 1, "at least one");
+        // By shared memory: the warp-specialized scan's rings, as the H100's driver answered
+        // (grids of 264, 396 and 132 on its 132 SMs: docs/measurements/2026-11-26-h100/
+        // warpspec-7ad10f4/warpspec_sweep.csv): the default 8x20x4, 8x12x6 and 8x20x6.
+        assert_eq!(blocks_per_sm(320, 4 * 5120 * 4), 2);
+        assert_eq!(blocks_per_sm(320, 6 * 3072 * 4), 3);
+        assert_eq!(blocks_per_sm(320, 6 * 5120 * 4), 1);
+        assert_eq!(blocks_per_sm(128, 227 * 1024), 1);
+        assert_eq!(blocks_per_sm(128, 512), 16, "a small dynamic array leaves the threads' limit");
+    }
+
     #[test]
     fn source_lines_lose_their_parent_steps() {
         use super::source_line;

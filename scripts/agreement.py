@@ -82,6 +82,10 @@ WHY = [
      "docs/measurements/2026-11-26-h200/tma-62f6b32/), while DRAM reads the input once (4.22 MB) and "
      "`lookback_bulk`'s copies, through the same instruction with the same cache hint, bring exactly their bytes; "
      "the emulator counts the bytes each copy asks for"),
+    (("blelloch_unpadded",), "shared_bank_conflicts_sass", "the compiler's, as for its shared loads: with the "
+     "sweeps unrolled and every offset a constant, the GPU runs fewer shared loads than the source's reads, and "
+     "the conflicts of the loads it dropped are not counted (the padded `blelloch`, whose loops agree, has none on "
+     "either side)"),
     (NESTED, "gld", "ncu's own accounting: it counts, inside the host's launch, every child grid (as the emulator "
      "does) and the device runtime's own loads and stores for each device-side launch (libcudadevrt's "
      "`cudaGetParameterBufferV2` and `cudaLaunchDeviceV2`, linked into the kernel), a number that is no whole "

@@ -14,8 +14,8 @@ conflict as the emulator counts one (wavefronts − the wavefronts a conflict-fr
 For every row of the GPU's `reduce --metrics` CSVs in DIR (`{name}.csv` beside an
 `emu_{name}.csv`: scripts/gpu/agreement.sh), this runs the same variant, n and block (a scan at
 its own block, one kind at a time) once under `ncu --section SourceCounters`, reads the report's
-raw page, and keeps one run of the variant's kernels (the CLI's untimed launch; the timed one is
-checked to be equal). Writes DIR/sass_conflicts.csv: variant, kind, the kernels, and the shared
+raw page, and keeps one run of the variant's kernels (the CLI's untimed run; the timed one is
+checked to have the same kernels and figures). Writes DIR/sass_conflicts.csv: variant, kind, the kernels, and the shared
 wavefronts, ideal wavefronts and excess (loads, stores and atomics together: the raw page does not
 split them), which scripts/agreement.py compares with the emulator's load and store conflicts.
 SKIP="v1 v2" leaves variants out. Progress on stderr; exit status 2 without ncu or the binary, 1 if a run failed.
@@ -24,6 +24,7 @@ SKIP="v1 v2" leaves variants out. Progress on stderr; exit status 2 without ncu 
 import csv
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,26 +60,26 @@ def raw_launches(ncu, report):
 
 
 def runs(launches):
-    """The launches split into runs of the variant: a run ends where its first kernel comes again."""
-    groups = []
-    for kernel, values in launches:
-        if not groups or kernel == groups[0][0][0]:
-            groups.append([])
-        groups[-1].append((kernel, values))
-    return groups
+    """The launches split into the CLI's runs of the variant (its untimed run, then its timed one with
+    `--repeat 1`): two halves with the same kernels in the same order, else one run of them all."""
+    half = len(launches) // 2
+    first, second = launches[:half], launches[half:]
+    if half and len(first) == len(second) and [k for k, _ in first] == [k for k, _ in second]:
+        return [first, second]
+    return [launches] if launches else []
 
 
 def total(run):
     return {m: sum(v[m] for _, v in run) for m in METRICS}
 
 
-def command(bin_, family, row):
+def command(bin_, family, row, block):
     n = row["n"]
     if family == "scan":
         return [bin_, "--op", "scan", "--backend", "gpu", "--variant", row["variant"], "--kind", row["kind"],
                 "--n", n, "--repeat", "1"]
     return [bin_, "--backend", "gpu", "--family", family, "--variant", row["variant"], "--n", n,
-            "--block", row["block"], "--repeat", "1"]
+            "--block", block or row["block"], "--repeat", "1"]
 
 
 def main():
@@ -93,6 +94,10 @@ def main():
     # SKIP: variants left out (agreement.sh leaves out the nested reductions: minutes each under
     # ncu, and no shared memory).
     skip = tuple(os.environ.get("SKIP", "").split())
+    # The block the reductions ran at: the folder's `_bNNN` (a row's own block may be the
+    # variant's, e.g. 1 for squares_one_thread), else each row's.
+    shape_block = re.search(r"_b(\d+)$", os.path.normpath(out_dir))
+    block = shape_block.group(1) if shape_block else None
     jobs = []
     for emu in sorted(glob.glob(os.path.join(out_dir, "emu_*.csv"))):
         gpu = os.path.join(out_dir, os.path.basename(emu)[4:])
@@ -107,7 +112,7 @@ def main():
             name = row["variant"] + (f" {row['kind']}" if row.get("kind") else "")
             print(f"sass_conflicts: {i}/{len(jobs)} {family} {name}", file=sys.stderr)
             report = os.path.join(tmp, "r")
-            run = subprocess.run([ncu, "--section", "SourceCounters", "-f", "-o", report] + command(bin_, family, row),
+            run = subprocess.run([ncu, "--section", "SourceCounters", "-f", "-o", report] + command(bin_, family, row, block),
                                  capture_output=True, text=True)
             if run.returncode != 0 or not os.path.exists(report + ".ncu-rep"):
                 print(f"   failed ({run.returncode}): {(run.stderr or run.stdout).strip().splitlines()[-1:]}",

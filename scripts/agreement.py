@@ -169,7 +169,7 @@ def value(column, gpu_row, emu_row, sass, name):
     """(ncu's, the emulator's) text of `column` for row `name`."""
     if column == SASS_CONFLICTS[0]:
         ld, st = (number(emu_row.get(f"shared_{s}_bank_conflicts")) for s in ("ld", "st"))
-        emu = None if ld is None or st is None else f"{ld + st:g}"
+        emu = None if ld is None or st is None else f"{ld + st:.0f}"
         return sass[name], emu
     return gpu_row.get(column), emu_row.get(column)
 

@@ -17,7 +17,7 @@ use crate::exercises::{Attempt, Code, Exercise, Measure, ScanKernels};
 /// The sizes each answer is checked at: one element, around a warp and a block, and a size
 /// no block divides (2^14 + 27), over which a grid-stride loop on [`CHECK_SMS`] goes round four
 /// times and a tail. It was 65,543 until the edit-to-verdict target of issue #40: a quarter of the
-/// elements takes about 0.1 s off every check on the 2-core CI machine.
+/// elements (docs/measurements/2026-11-26-cpu/, the A/B/A of session 21).
 pub const SIZES: &[usize] = &[1, 33, 1000, 1025, 4097, 16_411];
 
 /// The blocks each answer is checked at.

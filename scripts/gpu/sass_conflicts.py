@@ -83,8 +83,10 @@ def command(bin_, family, row, block):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    if len(sys.argv) not in (2, 3) or not os.path.isdir(sys.argv[1]):
+        print("sass_conflicts: usage: scripts/gpu/sass_conflicts.py DIR [REDUCE_BINARY] (DIR: a folder of "
+              "`reduce --metrics` CSVs, {name}.csv beside emu_{name}.csv)", file=sys.stderr)
+        sys.exit(2)
     out_dir = sys.argv[1]
     bin_ = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else ".gpu/bin/reduce")
     ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/usr/local/cuda*/bin/ncu"))), None)

@@ -231,41 +231,8 @@ struct Request {
     lanes: Vec<(u32, usize)>,
 }
 
-/// The hasher of the counting's maps: one multiply per integer of the key (FxHash's step). The
-/// keys (warp, site, execution, space) are the emulator's own, so SipHash's defence against
-/// chosen keys buys nothing, and it was a tenth of a counted run (`./x learn 24`, perf).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl KeyHasher {
-    fn add(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
-    }
-}
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        bytes.iter().for_each(|&b| self.add(u64::from(b)));
-    }
-    fn write_u8(&mut self, x: u8) {
-        self.add(u64::from(x));
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.add(u64::from(x));
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.add(x);
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.add(x as u64);
-    }
-}
-
-/// A map of the counting, hashed by [`KeyHasher`].
-type Keyed<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
+/// A map of the counting, hashed by the emulator's [`WordHasher`](super::race::WordHasher).
+type Keyed<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<super::race::WordHasher>>;
 
 /// One block's counting: the requests of the current barrier interval, each thread's
 /// executions per site in it, and the block's totals so far.

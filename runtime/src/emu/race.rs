@@ -126,21 +126,37 @@ impl Hazard {
     }
 }
 
-/// A fast hash for page numbers and word addresses.
+/// The emulator's hash for its own integer keys (page numbers, word addresses, the counters'
+/// warp × site × space tuples): one multiply per integer (FxHash's step). The keys are the
+/// emulator's, not an attacker's, so SipHash's defence against chosen keys buys nothing (the
+/// counting's maps used it, and it showed in `perf` profiles of a counted run).
 #[derive(Default)]
 pub struct WordHasher(u64);
+
+impl WordHasher {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
+        bytes.iter().for_each(|&b| self.add(u64::from(b)));
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.add(u64::from(x));
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.add(u64::from(x));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
     }
     fn write_usize(&mut self, x: usize) {
-        self.0 = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.add(x as u64);
     }
 }
 

@@ -75,11 +75,11 @@ pub fn beside_emulator(ex: &Exercise, attempt: &Attempt, ncu: &Path, exe: &Path)
     let (counted, _) = check::counted_run(ex, attempt)?;
     let emu = metrics::emulated_summary(&counted, &symbols, 1)
         .ok_or_else(|| format!("the emulator counted none of your kernels ({})", symbols.join(", ")))?;
-    Ok(table(ex, &emu, &gpu, mine.len()))
+    Ok(table(ex, &emu, &gpu, mine.len(), check::measure_n(attempt)))
 }
 
 /// The comparison, one counter a line, through the project's output pipeline (a table).
-fn table(ex: &Exercise, emu: &Summary, gpu: &Summary, launches: usize) -> String {
+fn table(ex: &Exercise, emu: &Summary, gpu: &Summary, launches: usize, n: usize) -> String {
     let cell = |s: &Summary, key: Option<&str>| match key.and_then(|k| s.get(k)) {
         Some(v) if v.fract() == 0.0 => Cell::Int(v as i64),
         Some(v) => Cell::Num(v),
@@ -97,7 +97,7 @@ fn table(ex: &Exercise, emu: &Summary, gpu: &Summary, launches: usize) -> String
     report.note(&format!(
         "Nsight Compute on your kernel ({launches} launch(es)) at n = {}, block {}, beside the emulator's count of \
          the same run:",
-        check::MEASURE_N,
+        n,
         check::MEASURE_BLOCK
     ));
     report.header();

@@ -1,5 +1,5 @@
 //! The learner's files: `learn/exercises/NN_<lesson>.rs`, each copied once from its starting
-//! file in `learn/start/` when its exercise opens (`src/open.rs`: the first at once, each next
+//! file in `learn/start/` when its exercise opens (`course/src/open.rs`: the first at once, each next
 //! one when the one before it passes, any one that `./x learn N` asks for), and never
 //! overwritten (the learner's work is theirs; `./x learn N --reset` keeps a copy before it
 //! starts over). An exercise not yet open is compiled from its starting file, which stays out
@@ -15,7 +15,7 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-#[path = "src/open.rs"]
+#[path = "course/src/open.rs"]
 mod open;
 
 fn main() {

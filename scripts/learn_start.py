@@ -8,7 +8,7 @@ what `./x learn N` prints); paths `crate::` become `kernels::`.
     scripts/learn_start.py          rewrite every starting file, the bug hunts' too (the
                                     learner's copies in learn/exercises/ are never touched)
 
-The exercises themselves (title, text, goal) are in learn/src/exercises.rs; EXERCISES below
+The exercises themselves (title, text, goal) are in learn/course/src/exercises.rs; EXERCISES below
 lists, for each, the file it starts from, where its marker goes and what it says; HUNTS the bug
 hunts; LOOKBACK_START is exercise 24's file, written out (see there why).
 """
@@ -132,7 +132,7 @@ SINGLE_PASS_ARGS = (
     "        g_ticket: GlobalMut<u32>,\n        g_out: GlobalMut<i32>,\n        n: u32,\n    ) {",
 )
 
-# Exercise 20's host switch: the grid the check launches (`learn/src/check.rs`).
+# Exercise 20's host switch: the grid the check launches (`learn/course/src/check.rs`).
 RESIDENT_GRID = """/// The grid the host launches: `false`, one block per `ITEMS_PER_THREAD × blockDim` elements (the
 /// grid sized to the data, which this kernel needs); `true`, as many blocks as the GPU holds at
 /// once, whatever n (`Grid::Resident`, the grid sized to the machine: the project's kernel is

@@ -2,8 +2,13 @@
 //! the goal, or its answer is wrong where the lesson changes the work per thread), and the
 //! project's own kernel passes the same check.
 
-use crate::check;
-use crate::exercises::{EXERCISES, Measure, solution, starting};
+use course::check;
+use course::cli::render;
+use course::exercises::{EXERCISES, Measure, solution};
+
+use crate::attempts::starting;
+
+mod ncu;
 
 #[test]
 fn every_starting_file_fails_for_its_lessons_reason() {
@@ -17,7 +22,7 @@ fn every_starting_file_fails_for_its_lessons_reason() {
         assert!(!ex.goal.met(m), "{at}: its {} is {m}, which already meets {:?}", ex.goal.measure().name(), ex.goal);
         assert!(!report.passed(ex), "{at}: passes");
         // What the learner reads names the lesson's counter, its value and its goal.
-        let text = crate::render(ex, &report);
+        let text = render(ex, &report);
         let line = format!("measure  {} ", ex.goal.measure().name());
         assert!(
             text.contains(&line) && text.contains(&ex.goal.want()),
@@ -49,7 +54,7 @@ fn every_bug_hunt_is_caught_by_its_check() {
         );
         assert!(fault.starts_with("n = "), "{at}: the fault names no shape: {fault}");
         assert!(!report.passed(ex), "{at}: passes");
-        let text = crate::render(ex, &report);
+        let text = render(ex, &report);
         assert!(text.contains("NOT YET: fix the fault first."), "{at}:\n{text}");
     }
 }
@@ -91,7 +96,7 @@ fn the_readme_walkthrough_is_what_learn_prints() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let ex = &EXERCISES[0];
     for (marker, attempt) in [("start", starting()[0]), ("solution", solution(ex))] {
-        let want = crate::render(ex, &check::check(ex, &attempt));
+        let want = render(ex, &check::check(ex, &attempt));
         let open = format!("<!-- learn: {marker} -->\n```text\n$ ./x learn 1\n");
         let got = readme.split_once(&open).and_then(|(_, rest)| rest.split_once("```\n")).map(|(block, _)| block);
         assert_eq!(got, Some(want.as_str()), "README.md's `{marker}` walkthrough; it should read:\n{want}");
@@ -109,7 +114,7 @@ fn a_fault_or_a_wrong_answer_is_what_the_verdict_speaks_of() {
         (check::Report { wrong: None, fault: Some(fault), measure: None }, "NOT YET: fix the fault first."),
         (check::Report { wrong: Some(wrong), fault: None, measure: Some(2.0) }, "NOT YET: the answer is wrong."),
     ] {
-        let text = crate::render(ex, &report);
+        let text = render(ex, &report);
         assert!(text.contains(says), "exercise 2: the verdict should say {says:?}:\n{text}");
         let hint = ex.text.split_whitespace().take(6).collect::<Vec<_>>().join(" ");
         assert!(!text.contains(&hint), "exercise 2: the lesson's hint is repeated after a failure:\n{text}");

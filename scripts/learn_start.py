@@ -159,6 +159,8 @@ def start_text(number, lesson, source, anchor, marker, items):
         lines.append(line)
     body = "\n".join(lines)
     body = body.replace("crate::", "kernels::")
+    # The doc comments are left out, so a comment's pointer into them would lead nowhere.
+    body = body.replace(" (step 4 of the docs)", "")
     if "use super::ITEMS_PER_THREAD;\n" in body:
         body = import_in_order(body.replace("use super::ITEMS_PER_THREAD;\n", ""), "use kernels::reduce::ITEMS_PER_THREAD;")
     body = untyped(body)

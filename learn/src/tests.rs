@@ -103,6 +103,21 @@ fn the_readme_walkthrough_is_what_learn_prints() {
     }
 }
 
+/// The first check after an exercise opens runs its starting file (compiled before the copy):
+/// its fault names the learner's copy, every mention of it.
+#[test]
+fn a_fault_in_the_starting_file_names_the_learners_copy() {
+    let ex = &EXERCISES[24];
+    let file = ex.file();
+    let fault =
+        format!("n = 1, block 128: race … wrote it at learn/start/{file}:23, then … read it at learn/start/{file}:65");
+    let mut report = check::Report { wrong: None, fault: Some(fault), measure: None, measure_n: check::MEASURE_N };
+    report.name_learners_file(&file);
+    let got = report.fault.unwrap();
+    assert!(!got.contains("learn/start/"), "{got}");
+    assert_eq!(got.matches(&format!("learn/exercises/{file}:")).count(), 2, "{got}");
+}
+
 /// After a fault or a wrong answer the verdict speaks of that, not of the lesson's hint, and the
 /// measure is not judged.
 #[test]
@@ -111,8 +126,14 @@ fn a_fault_or_a_wrong_answer_is_what_the_verdict_speaks_of() {
     let fault = "racecheck: … n = 33, block 128: … at learn/exercises/02_interleaved.rs:50".to_string();
     let wrong = "n = 1025, block 128: block 1 wrote 5, expected 7 (the sum of its 128 elements from 128)".to_string();
     for (report, says) in [
-        (check::Report { wrong: None, fault: Some(fault), measure: None }, "NOT YET: fix the fault first."),
-        (check::Report { wrong: Some(wrong), fault: None, measure: Some(2.0) }, "NOT YET: the answer is wrong."),
+        (
+            check::Report { wrong: None, fault: Some(fault), measure: None, measure_n: check::MEASURE_N },
+            "NOT YET: fix the fault first.",
+        ),
+        (
+            check::Report { wrong: Some(wrong), fault: None, measure: Some(2.0), measure_n: check::MEASURE_N },
+            "NOT YET: the answer is wrong.",
+        ),
     ] {
         let text = render(ex, &report);
         assert!(text.contains(says), "exercise 2: the verdict should say {says:?}:\n{text}");
@@ -132,8 +153,10 @@ fn the_readme_says_what_the_exercises_are() {
     let n = EXERCISES.iter().filter(|e| e.hunt.is_none()).count();
     let hunts = EXERCISES.len() - n;
     assert!(
-        learn.contains(&format!("into {n} exercises")) && learn.contains(&format!("then {hunts} bug hunts")),
-        "README.md's Learn section: the number of exercises ({n}) and of bug hunts ({hunts})"
+        learn.contains(&format!("into {} exercises: {n} lessons", EXERCISES.len()))
+            && learn.contains(&format!("then {hunts} bug hunts")),
+        "README.md's Learn section: the number of exercises ({}), of lessons ({n}) and of bug hunts ({hunts})",
+        EXERCISES.len()
     );
     let topics = learn.split_once("):").and_then(|(_, rest)| rest.split_once("; then ")).map(|(t, _)| t);
     let topics = topics.expect("README.md's Learn section lists the topics, then `; then N bug hunts`");

@@ -61,7 +61,7 @@ kernel! {
             // sit in L2, and this runs once, on the critical path of the launch.
             let read = |i: usize| -> i32 {
                 // SAFETY: i < gridDim.x; every block's store to g_partials[i] happens-before
-                // this load (step 4 of the docs).
+                // this load.
                 unsafe { load_relaxed_u32(g_partials.offset(i).cast::<u32>().as_const()) as i32 }
             };
             let mut partial = 0i32;

@@ -113,9 +113,21 @@ pub struct Report {
     pub fault: Option<String>,
     /// The lesson's measure, when the kernel ran at the measure's shape.
     pub measure: Option<f64>,
+    /// The size of the measure's run ([`measure_n`]; its block is [`MEASURE_BLOCK`]).
+    pub measure_n: usize,
 }
 
 impl Report {
+    /// Names the learner's file `learn/exercises/{file}` where the fault or the wrong answer
+    /// names the starting file `learn/start/{file}` (a check of the starting file the learner's
+    /// file is a copy of).
+    pub fn name_learners_file(&mut self, file: &str) {
+        let (from, to) = (format!("learn/start/{file}"), format!("learn/exercises/{file}"));
+        for line in [&mut self.fault, &mut self.wrong].into_iter().flatten() {
+            *line = line.replace(&from, &to);
+        }
+    }
+
     /// Right answers, no fault, and the goal reached.
     pub fn passed(&self, ex: &Exercise) -> bool {
         self.wrong.is_none() && self.fault.is_none() && self.measure.is_some_and(|m| ex.goal.met(m))
@@ -125,7 +137,7 @@ impl Report {
 /// Checks `attempt` as exercise `ex`.
 pub fn check(ex: &Exercise, attempt: &Attempt) -> Report {
     let backend = Backend::with_emulator(Emulator::new().with_budget(BUDGET));
-    let mut report = Report { wrong: None, fault: None, measure: None };
+    let mut report = Report { wrong: None, fault: None, measure: None, measure_n: measure_n(attempt) };
     'shapes: for &block in BLOCKS {
         for (index, &n) in SIZES.iter().enumerate() {
             match answer(&backend, ex, attempt, n, offset(attempt, index), block) {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::exercises::{Attempt, EXERCISES, Exercise};
+use crate::exercises::{Attempt, EXERCISES, Exercise, Measure};
 use crate::{check, diff, open, profile};
 
 /// What the learner's program (`learn/src/main.rs`) brings to the course: its kernels, compiled
@@ -112,7 +112,7 @@ fn list() -> ExitCode {
     for ex in &EXERCISES {
         let mark = if done.contains(&ex.number) { "[x]" } else { "[ ]" };
         let shut = if learner_file(ex).exists() { "" } else { ", not open yet" };
-        out!("{mark} {:>2}  {:<24} {}  (from {}{shut})", ex.number, ex.lesson, ex.title, ex.from);
+        out!("{mark} {:>2}  {:<24} {}  (from {}{shut})", ex.number, ex.kernel(), ex.title, ex.from);
     }
     out!(
         "Your files: learn/exercises/. Each is copied from learn/start/ when its exercise opens (the next one when \
@@ -164,6 +164,11 @@ pub fn render(ex: &Exercise, report: &check::Report) -> String {
         None => writeln!(t, "faults   none (memcheck, racecheck, initcheck, synccheck)"),
     };
     let name = ex.goal.measure().name();
+    // Where the measure comes from: the file's text, or the counted run's shape.
+    let shape = match ex.goal.measure() {
+        Measure::Loops | Measure::StaticShared => String::new(),
+        _ => format!(" at n = {}, block {}", report.measure_n, check::MEASURE_BLOCK),
+    };
     let judged = report.wrong.is_none() && report.fault.is_none();
     let _ = match report.measure {
         Some(m) => {
@@ -172,7 +177,7 @@ pub fn render(ex: &Exercise, report: &check::Report) -> String {
                 (true, true) => "reached",
                 (true, false) => "not yet",
             };
-            writeln!(t, "measure  {name} {} ({}): {mark}", fmt(m), ex.goal.want())
+            writeln!(t, "measure  {name} {}{} ({}): {mark}", fmt(m), shape, ex.goal.want())
         }
         None => writeln!(t, "measure  {name} not taken (the kernel did not run)"),
     };
@@ -180,7 +185,21 @@ pub fn render(ex: &Exercise, report: &check::Report) -> String {
     if report.passed(ex) {
         let _ = match EXERCISES.iter().find(|e| e.number == ex.number + 1) {
             Some(n) => writeln!(t, "PASSED. Next: ./x learn {} ({}).", n.number, n.lesson),
-            None => writeln!(t, "PASSED. That was the last exercise."),
+            None => {
+                let left: Vec<String> = EXERCISES
+                    .iter()
+                    .filter(|e| e.number != ex.number && !passed_ones().contains(&e.number))
+                    .map(|e| e.number.to_string())
+                    .collect();
+                match left.len() {
+                    0 => writeln!(t, "PASSED. That was the last exercise, and every one has passed."),
+                    _ => writeln!(
+                        t,
+                        "PASSED. That was the last exercise; not passed yet: {} (./x learn lists them).",
+                        left.join(", ")
+                    ),
+                }
+            }
         };
     } else {
         let why = match (&report.fault, &report.wrong) {
@@ -348,10 +367,22 @@ fn reset(ex: &Exercise) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The first check after an exercise opens ran its starting file, compiled before the file was
+/// copied in (`open_exercise`): where the learner's file still holds that same text, a fault or a
+/// wrong answer names the learner's file, the one they will edit, not `learn/start/`'s.
+fn in_learners_file(ex: &Exercise, report: &mut check::Report) {
+    let start = learn_dir().join("start").join(ex.file());
+    let same = matches!((std::fs::read(&start), std::fs::read(learner_file(ex))), (Ok(a), Ok(b)) if a == b);
+    if same {
+        report.name_learners_file(&ex.file());
+    }
+}
+
 /// Checks `attempt` as `ex`, prints the report, remembers the verdict and, on a pass, opens the
 /// next exercise. Whether it passed.
 fn checked(ex: &Exercise, attempt: &Attempt) -> bool {
-    let report = check::check(ex, attempt);
+    let mut report = check::check(ex, attempt);
+    in_learners_file(ex, &mut report);
     let passed = report.passed(ex);
     say(&render(ex, &report));
     remember(ex.number, passed);

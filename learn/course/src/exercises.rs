@@ -131,12 +131,17 @@ pub struct Exercise {
 }
 
 impl Exercise {
+    /// The kernel of its starting file: the lesson's, or for a bug hunt `{lesson}_{bug}`.
+    pub fn kernel(&self) -> String {
+        match self.hunt {
+            Some(bug) => format!("{}_{bug}", self.lesson),
+            None => self.lesson.to_string(),
+        }
+    }
+
     /// The file name of its starting file and of the learner's copy.
     pub fn file(&self) -> String {
-        match self.hunt {
-            Some(bug) => format!("{:02}_{}_{bug}.rs", self.number, self.lesson),
-            None => format!("{:02}_{}.rs", self.number, self.lesson),
-        }
+        format!("{:02}_{}.rs", self.number, self.kernel())
     }
 
     /// The project's kernel file, the solution.
@@ -416,10 +421,12 @@ pub const EXERCISES: [Exercise; 25] = [
                segment, however many that is. A GPU runs a fixed number of blocks at once (its SMs × the blocks \
                each holds); more run in waves, and each pays its own tree and its own partial. Size the grid to \
                the machine: set RESIDENT_GRID to true, and the host launches min(ceil(n / blockDim), SMs × \
-               resident blocks per SM) blocks (the check's GPU has 2 SMs of 2048 threads: 8 blocks of 512, 32 of \
-               128). Each thread then walks the input: with g = global_idx_x() (blockIdx × blockDim + threadIdx) \
-               and G = grid_dim_x() × block_dim_x() (use both from kernels::device::thread), add g_idata.read(i) \
-               for i = g, g + G, g + 2G, … while i < n (a `while` loop; each pass, the grid reads G consecutive \
+               resident blocks per SM) blocks (this check sizes the grid for a GPU of 2 SMs of 2048 threads, 8 \
+               blocks of 512 or 32 of 128, so that its small inputs still take several passes; `./x run` plays \
+               the H100's 132). Each thread then walks the input: with g = global_idx_x() (blockIdx × blockDim + \
+               threadIdx) and G = grid_dim_x() × block_dim_x() (use both from kernels::device::thread), add \
+               g_idata.read(i) into a wrapping sum (sum = sum.wrapping_add(…): the sums wrap, as thread_sum_items's do) for \
+               i = g, g + G, g + 2G, … while i < n (a `while` loop; each pass, the grid reads G consecutive \
                elements), then block_sum as before. The segment (start, len, thread_sum_items, ITEMS_PER_THREAD) \
                goes.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 16.0),
@@ -459,10 +466,11 @@ pub const EXERCISES: [Exercise; 25] = [
                atomic_add_u32(g_ticket, 1), which returns the count before its add, so the blocks draw 0, 1, …, \
                gridDim − 1 in the order they finish. The block that draws grid_dim_x() − 1 is last: every other \
                block has published. Its thread 0 fences again (the acquire) and writes 1 to a shared flag \
-               (static_shared!(LAST: [u32; 1])), the others write 0; sync_threads(), and every thread reads the \
+               (static_shared!(LAST: [u32; 1])), thread 0 of every other block 0; sync_threads(), and every thread reads the \
                flag. In the last block, thread t adds partials t, t + blockDim, … below gridDim, each read with \
                load_relaxed_u32(g_partials.offset(i).cast::<u32>().as_const()) as i32 (a load that never sees a \
-               stale copy in its SM's cache), then block_sum(partial, slots, warp_sum_shfl) again, and thread 0 \
+               stale copy in its SM's cache), then block_sum(partial, slots, warp_sum_shfl) again (the same slots: the barrier after the flag \
+               comes after the first block_sum's last read of them), and thread 0 \
                writes g_out[0] and stores 0 to the ticket (store_relaxed_u32(g_ticket, 0)) for the next launch. \
                The names: kernels::device::atomic::{atomic_add_u32, load_relaxed_u32, store_relaxed_u32, \
                thread_fence} and kernels::device::thread::{block_dim_x, grid_dim_x, sync_threads}.",
@@ -502,9 +510,12 @@ pub const EXERCISES: [Exercise; 25] = [
                load_relaxed_u64(status.as_const().offset(t)) (kernels::device::atomic: flag and value travel in \
                one atomic access, so no reader sees one without the other). (1) As soon as step 3 has the \
                aggregate, thread 0 publishes (FLAG_AGGREGATE, aggregate); tile 0 publishes (FLAG_PREFIX, \
-               aggregate). (2) In step 5, lane 0 of warp 0 looks back from t = tile − 1: it loads t's word until \
+               aggregate). (2) In step 5, tile 0's prefix is 0 (it has published its FLAG_PREFIX already); in \
+               every other tile, lane 0 of warp 0 (the other lanes of warp 0 do nothing here, and the block waits \
+               at the barrier that follows) looks back from t = tile − 1: it loads t's word until \
                the flag is not FLAG_INVALID, adds its value, and stops at a FLAG_PREFIX, else goes on to t − 1. \
-               It then publishes (FLAG_PREFIX, prefix + aggregate) and puts the prefix in the shared slot. No \
+               It then publishes (FLAG_PREFIX, prefix + aggregate) and puts the prefix in the shared slot \
+               (sum_before is then no longer needed). No \
                tile waits for another's look-back, only for its aggregate. (The project's look_back reads 32 \
                predecessors at once, a lane each, with all_sync, ballot_sync and a warp sum.)",
         goal: Goal::AtMost(Measure::InputPasses, 1.1),

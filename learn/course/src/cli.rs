@@ -184,7 +184,7 @@ pub fn render(ex: &Exercise, report: &check::Report) -> String {
     let _ = writeln!(t);
     if report.passed(ex) {
         let _ = match EXERCISES.iter().find(|e| e.number == ex.number + 1) {
-            Some(n) => writeln!(t, "PASSED. Next: ./x learn {} ({}).", n.number, n.lesson),
+            Some(n) => writeln!(t, "PASSED. Next: ./x learn {} ({}).", n.number, n.kernel()),
             None => {
                 let left: Vec<String> = EXERCISES
                     .iter()

@@ -305,7 +305,7 @@ pub const EXERCISES: [Exercise; 25] = [
         lesson: "squares_coalesced",
         from: "squares_chunked",
         title: "coalesced loads in one block",
-        book: "the sum-of-squares tutorial's third step (seed 001)",
+        book: "the sum-of-squares tutorial's third step (its coalesced loads)",
         text: "In `squares_chunked` thread t adds a contiguous chunk: at each step the 32 lanes of a warp read 32 \
                words a chunk apart, 32 sectors for 128 useful bytes. Let thread t add elements t, t + blockDim, \
                t + 2·blockDim, … instead: at each step a warp reads 32 consecutive words.",
@@ -317,14 +317,15 @@ pub const EXERCISES: [Exercise; 25] = [
         lesson: "bit",
         from: "bit, its tree levels in global memory",
         title: "the Fenwick tree built in shared memory",
-        book: "the BIT scan of seed 002 (\"继续优化基于树状数组的cuda前缀和\": the reduce phase, built in shared memory)",
+        book: "the BIT scan of \"继续优化基于树状数组的cuda前缀和\" (a CUDA prefix-sum write-up: the reduce phase, built in shared memory)",
         text: "A Fenwick tree is what a reduction leaves when it keeps every partial sum: node k holds the sum of the \
                lowbit(k) elements that end at k, and a prefix is the sum of log2(k) nodes. `bit_build` makes one \
                level per round, as the neighbored tree does: thread t adds its partner's node d places back when \
                (t + 1) is a multiple of 2d. Your file adds the levels in the tree itself, in global memory: two \
                loads and a store per working thread per round, nine rounds. Let each thread put its top node in a \
                shared array (static_shared!, BIT_BLOCK words), add the levels there between barriers, and take \
-               its node back into its band before the one store_band at the end. The seed makes the same move.",
+               its node back into its band before the one store_band at the end (so the store_band above the \
+               EXERCISE mark moves below it). The BIT scan this lesson is taken from makes the same move.",
         goal: Goal::AtMost(Measure::GlobalLoadsPerBlock, GOAL_GLOBAL_LOADS_PER_BLOCK),
         hunt: None,
     },
@@ -333,12 +334,13 @@ pub const EXERCISES: [Exercise; 25] = [
         lesson: "blelloch",
         from: "blelloch_unpadded",
         title: "bank conflicts: pad the shared tree",
-        book: "GPU Gems 3, ch. 39, \"Avoiding Bank Conflicts\" (the Blelloch scan of seed 002)",
+        book: "GPU Gems 3, ch. 39, \"Avoiding Bank Conflicts\"",
         text: "Shared memory has 32 banks, one 4-byte word each, and a warp's accesses to different words of one bank \
                are served one after another. The sweeps of `blelloch_unpadded` reach nodes 2, 4, 8, … words apart: \
                at stride 32 every lane of a warp hits the same bank. Pad the tree: store node i at padded(i) = i + \
-               i/32 (kernels::scan::index), in an array of padded_len(BLELLOCH_LEAVES) words, in both kernels and \
-               both sweeps. Consecutive multiples of 32 then fall in different banks.",
+               i/32 (kernels::scan::index), in an array of padded_len(BLELLOCH_LEAVES as usize) words, everywhere \
+               the tree is indexed: the leaves' writes and reads, both sweeps, the root, in both kernels. \
+               Consecutive multiples of 32 then fall in different banks.",
         goal: Goal::AtMost(Measure::SharedLoadConflicts, 0.0),
         hunt: None,
     },

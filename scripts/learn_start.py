@@ -50,8 +50,8 @@ EXERCISES = [
      "build the levels in a shared array of BIT_BLOCK words (static_shared!): each thread puts its top node "
      "there, the levels add in shared memory, and each thread stores its band once at the end", None),
     (14, "blelloch", "scan/blelloch_unpadded", "let temp = static_shared!(BLELLOCH_UNPADDED_TEMP",
-     "pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in "
-     "blelloch_reduce and the sweeps", None),
+     "pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES as usize) words, "
+     "wherever the tree is indexed (the leaves, the sweeps, the root), here and in blelloch_reduce", None),
     (19, "redux", "reduce/warp_shuffle", "let total = unsafe { block_sum(sum, slots, warp_sum_shfl) };",
      "sum each warp with one instruction: give block_sum a warp step that returns "
      "reduce_add_sync(FULL_MASK, value) (redux.sync, sm_80 and newer)", None),
@@ -161,6 +161,8 @@ def start_text(number, lesson, source, anchor, marker, items):
     body = body.replace("crate::", "kernels::")
     # The doc comments are left out, so a comment's pointer into them would lead nowhere.
     body = body.replace(" (step 4 of the docs)", "")
+    body = body.replace("a warp barrier per level (see the docs for\n        // why the book's lock-step `volatile` version races on Volta and later).",
+                        "a warp barrier per level (the book's lock-step `volatile`\n        // version, without it, races on Volta and later: exercise 17).")
     if "use super::ITEMS_PER_THREAD;\n" in body:
         body = import_in_order(body.replace("use super::ITEMS_PER_THREAD;\n", ""), "use kernels::reduce::ITEMS_PER_THREAD;")
     body = untyped(body)

@@ -37,7 +37,7 @@ macro_rules! per_block {
                                 n,
                             )
                         },
-                        // The learner's PTX replaces the project's module (`ptx::load_instead`).
+                        // The learner's PTX replaces the project's module (`ptx::load_module_instead`).
                         module: &reduce_scan::ptx::KERNELS,
                     },
                 )

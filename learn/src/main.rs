@@ -66,7 +66,7 @@ macro_rules! exercise_files {
 }
 
 /// The learner's files (learn/exercises/), or the starting file of an exercise not yet open
-/// (build.rs decides, `open.rs` says how).
+/// (build.rs decides, `learn/course/src/open.rs` says how).
 // An exercise not yet open is compiled from its starting file, which `start` loads too.
 #[allow(unused, clippy::duplicate_mod)]
 mod work {

@@ -30,8 +30,8 @@ kernel! {
             }
             sync_threads();
         }
-        // The last warp: no block barrier, a warp barrier per level (see the docs for
-        // why the book's lock-step `volatile` version races on Volta and later).
+        // The last warp: no block barrier, a warp barrier per level (the book's lock-step `volatile`
+        // version, without it, races on Volta and later: exercise 17).
         if tid < 32 {
             for s in [32u32, 16, 8, 4, 2, 1] {
                 if tid < s && tid + s < len {

@@ -49,7 +49,7 @@ unsafe fn down_sweep(temp: Shared<i32>, tid: usize, mut offset: usize) {
 
 kernel! {
     pub unsafe fn blelloch_block(input: Global<i32>, output: GlobalMut<i32>, offsets: Global<i32>, n: u32, exclusive: u32) {
-        // EXERCISE 14: pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES) words, here and in blelloch_reduce and the sweeps.
+        // EXERCISE 14: pad the tree: node i at padded(i), in an array of padded_len(BLELLOCH_LEAVES as usize) words, wherever the tree is indexed (the leaves, the sweeps, the root), here and in blelloch_reduce.
         let temp = static_shared!(BLELLOCH_UNPADDED_TEMP: [i32; BLELLOCH_LEAVES as usize]);
         let tid = thread_idx_x() as usize;
         let half = BLELLOCH_BLOCK as usize;

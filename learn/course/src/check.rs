@@ -44,7 +44,7 @@ pub const CHECK_SMS: u32 = 2;
 
 /// What `g_out` holds before a last-block kernel runs: still there after it, the kernel left
 /// the partials for the host to add (no sum the check makes is this value: a test checks).
-pub const UNWRITTEN: i32 = i32::MIN + 0x5EED;
+pub(crate) const UNWRITTEN: i32 = i32::MIN + 0x5EED;
 
 /// What the elements before a shifted input hold (the 16-byte loads' exercises start their
 /// input 1 to 3 elements past a 16-byte boundary): a kernel that adds one is wrong.
@@ -55,7 +55,7 @@ const BEFORE_INPUT: i32 = 1_000_003;
 const STALE_ACC: i32 = 777;
 
 /// What one run left.
-pub enum Output {
+pub(crate) enum Output {
     /// One partial per block (per thread for the sum of squares), for the host to add.
     Partials(Vec<i32>),
     /// The kernel's own answer, and what is wrong with what it left besides (a ticket not put
@@ -84,14 +84,14 @@ impl Output {
 /// The block of a grid-stride loop over `grid` blocks of `block` threads that adds element `i`:
 /// thread g adds elements g, g + G, g + 2G, … (G = grid × block), so element i is thread
 /// i mod G's.
-pub fn grid_stride_block(i: usize, block: usize, grid: usize) -> usize {
+pub(crate) fn grid_stride_block(i: usize, block: usize, grid: usize) -> usize {
     (i % (block * grid)) / block
 }
 
 /// Elements before the input's first in its buffer at the `index`-th size of [`SIZES`]: 0 to 3
 /// for the kernels of 16-byte loads (a head of 3, 2, 1 or 0 elements before the first 16-byte
 /// boundary), 0 for the others.
-pub fn offset(attempt: &Attempt, index: usize) -> usize {
+pub(crate) fn offset(attempt: &Attempt, index: usize) -> usize {
     if attempt.grid == Grid::Resident && attempt.items > 1 { index % 4 } else { 0 }
 }
 
@@ -121,7 +121,7 @@ impl Report {
     /// Names the learner's file `learn/exercises/{file}` where the fault or the wrong answer
     /// names the starting file `learn/start/{file}` (a check of the starting file the learner's
     /// file is a copy of).
-    pub fn name_learners_file(&mut self, file: &str) {
+    pub(crate) fn name_learners_file(&mut self, file: &str) {
         let (from, to) = (format!("learn/start/{file}"), format!("learn/exercises/{file}"));
         for line in [&mut self.fault, &mut self.wrong].into_iter().flatten() {
             *line = line.replace(&from, &to);
@@ -491,7 +491,10 @@ fn measure_data(attempt: &Attempt) -> Vec<i32> {
 
 /// The emulator's counters of each launch of one run of `attempt` at [`measure_n`] and
 /// [`MEASURE_BLOCK`], and what the run left; `Err` is a fault's line.
-pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<(Vec<reduce_scan::emu::Counted>, Output), String> {
+pub(crate) fn counted_run(
+    ex: &Exercise,
+    attempt: &Attempt,
+) -> Result<(Vec<reduce_scan::emu::Counted>, Output), String> {
     let mut emulator = Emulator::new().with_budget(BUDGET);
     if let Code::Scan(ScanKernels::Lookback(_)) = attempt.code {
         // One block at a time, in order: a tile's predecessors have all published before it
@@ -509,16 +512,16 @@ pub fn counted_run(ex: &Exercise, attempt: &Attempt) -> Result<(Vec<reduce_scan:
 
 /// The same run as [`counted_run`], on `backend` (a GPU, under Nsight Compute: `./x learn N
 /// --gpu`'s child run).
-pub fn profiled_run(backend: &Backend, ex: &Exercise, attempt: &Attempt) -> Result<(), String> {
+pub(crate) fn profiled_run(backend: &Backend, ex: &Exercise, attempt: &Attempt) -> Result<(), String> {
     run(backend, ex, attempt, &measure_data(attempt), 0, MEASURE_BLOCK).map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The shape of the GPU run: n = 2^24 at block 512, the committed set's.
-pub const GPU_N: usize = 1 << 24;
+pub(crate) const GPU_N: usize = 1 << 24;
 
 /// `attempt` on `backend` (a GPU) at [`GPU_N`], block 512: whether its answer is the CPU's, and
 /// its launch times over `runs` timed runs (CUDA events; a fresh input before each).
-pub fn on_gpu(
+pub(crate) fn on_gpu(
     backend: &Backend,
     ex: &Exercise,
     attempt: &Attempt,

@@ -22,8 +22,10 @@ pub struct Learner {
 /// for a binary carried to a machine without Rust (a GPU host, `scripts/gpu/learn_gpu.sh`),
 /// `learn/` under the current folder, the same checkout's copy there.
 fn learn_dir() -> PathBuf {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    if built.is_dir() { built } else { PathBuf::from("learn") }
+    match Path::new(env!("CARGO_MANIFEST_DIR")).parent() {
+        Some(built) if built.is_dir() => built.to_path_buf(),
+        _ => PathBuf::from("learn"),
+    }
 }
 
 /// Where passed exercises are remembered.
@@ -123,7 +125,7 @@ fn list() -> ExitCode {
 
 /// What `./x learn N` prints for `report`: the exercise, the answer, the faults, the measure
 /// and the verdict (the README's "Learn" walkthrough is this text, checked by a test).
-pub fn render(ex: &Exercise, report: &check::Report) -> String {
+pub fn render(ex: &Exercise, report: &check::Report, passed: &[u32]) -> String {
     use std::fmt::Write;
     let mut t = String::new();
     let _ = match ex.hunt {
@@ -182,44 +184,47 @@ pub fn render(ex: &Exercise, report: &check::Report) -> String {
         None => writeln!(t, "measure  {name} not taken (the kernel did not run)"),
     };
     let _ = writeln!(t);
+    t.push_str(&verdict(ex, report, passed));
+    t
+}
+
+/// The verdict's lines of [`render`]: the next exercise after a pass (or, after the last, which
+/// are left of those not in `passed`), else what to do now.
+fn verdict(ex: &Exercise, report: &check::Report, passed: &[u32]) -> String {
     if report.passed(ex) {
-        let _ = match EXERCISES.iter().find(|e| e.number == ex.number + 1) {
-            Some(n) => writeln!(t, "PASSED. Next: ./x learn {} ({}).", n.number, n.kernel()),
+        return match EXERCISES.iter().find(|e| e.number == ex.number + 1) {
+            Some(n) => format!("PASSED. Next: ./x learn {} ({}).\n", n.number, n.kernel()),
             None => {
                 let left: Vec<String> = EXERCISES
                     .iter()
-                    .filter(|e| e.number != ex.number && !passed_ones().contains(&e.number))
+                    .filter(|e| e.number != ex.number && !passed.contains(&e.number))
                     .map(|e| e.number.to_string())
                     .collect();
                 match left.len() {
-                    0 => writeln!(t, "PASSED. That was the last exercise, and every one has passed."),
-                    _ => writeln!(
-                        t,
-                        "PASSED. That was the last exercise; not passed yet: {} (./x learn lists them).",
+                    0 => "PASSED. That was the last exercise, and every one has passed.\n".to_string(),
+                    _ => format!(
+                        "PASSED. That was the last exercise; not passed yet: {} (./x learn lists them).\n",
                         left.join(", ")
                     ),
                 }
             }
         };
-    } else {
-        let why = match (&report.fault, &report.wrong) {
-            (Some(_), _) => "NOT YET: fix the fault first. Its line above names the check that stopped the kernel, \
-                             the size and block it ran at, the block and thread, and the line of your file."
-                .to_string(),
-            (None, Some(_)) => "NOT YET: the answer is wrong. The line above says where: the size and block, and \
-                                the first block sum (or scan element) that differs from the CPU's. Look at which \
-                                elements your loop and your index leave out or count twice there."
-                .to_string(),
-            (None, None) => format!("NOT YET. {}", ex.text),
-        };
-        let _ = writeln!(t, "{}", wrap(&why, 96));
-        let _ = writeln!(
-            t,
-            "The place is marked EXERCISE in your file; the project's kernel: ./x learn {} --solution",
-            ex.number
-        );
     }
-    t
+    let why = match (&report.fault, &report.wrong) {
+        (Some(_), _) => "NOT YET: fix the fault first. Its line above names the check that stopped the kernel, the \
+                         size and block it ran at, the block and thread, and the line of your file."
+            .to_string(),
+        (None, Some(_)) => "NOT YET: the answer is wrong. The line above says where: the size and block, and the \
+                            first block sum (or scan element) that differs from the CPU's. Look at which elements \
+                            your loop and your index leave out or count twice there."
+            .to_string(),
+        (None, None) => format!("NOT YET. {}", ex.text),
+    };
+    format!(
+        "{}\nThe place is marked EXERCISE in your file; the project's kernel: ./x learn {} --solution\n",
+        wrap(&why, 96),
+        ex.number
+    )
 }
 
 /// `text` in lines of at most `width` characters, broken at spaces.
@@ -254,7 +259,8 @@ fn learner_gpu(ex: &Exercise, ptx: reduce_scan::ptx::Module) -> Result<reduce_sc
     let info = backend.info();
     if info.compute_capability < need {
         return Err(format!(
-            "exercise {} ({}) needs compute capability {}.{} or newer ({} is an sm_{}{} instruction); {} has {}.{},              so your kernel cannot run on it. The emulator's check above is the exercise's verdict.",
+            "exercise {} ({}) needs compute capability {}.{} or newer ({} is an sm_{}{} instruction); {} has {}.{}, \
+             so your kernel cannot run on it. The emulator's check above is the exercise's verdict.",
             ex.number,
             ex.lesson,
             need.0,
@@ -384,7 +390,7 @@ fn checked(ex: &Exercise, attempt: &Attempt) -> bool {
     let mut report = check::check(ex, attempt);
     in_learners_file(ex, &mut report);
     let passed = report.passed(ex);
-    say(&render(ex, &report));
+    say(&render(ex, &report, &passed_ones()));
     remember(ex.number, passed);
     if passed {
         open_next(ex);

@@ -68,7 +68,7 @@ impl Measure {
             Measure::BytesPerLoadRequest => "bytes per global load request",
             Measure::HostAdds => "partials the host adds",
             Measure::AtomicsPerBlock => "atomics per block",
-            Measure::InputPasses => "passes over the input (bytes loaded ÷ input bytes)",
+            Measure::InputPasses => "passes over the input (bytes read ÷ input bytes)",
         }
     }
 }
@@ -468,7 +468,7 @@ pub const EXERCISES: [Exercise; 25] = [
                atomic_add_u32(g_ticket, 1), which returns the count before its add, so the blocks draw 0, 1, …, \
                gridDim − 1 in the order they finish. The block that draws grid_dim_x() − 1 is last: every other \
                block has published. Its thread 0 fences again (the acquire) and writes 1 to a shared flag \
-               (static_shared!(LAST: [u32; 1])), thread 0 of every other block 0; sync_threads(), and every thread reads the \
+               (static_shared!(LAST: [u32; 1])), thread 0 of every other block writes 0; sync_threads(), and every thread reads the \
                flag. In the last block, thread t adds partials t, t + blockDim, … below gridDim, each read with \
                load_relaxed_u32(g_partials.offset(i).cast::<u32>().as_const()) as i32 (a load that never sees a \
                stale copy in its SM's cache), then block_sum(partial, slots, warp_sum_shfl) again (the same slots: the barrier after the flag \

@@ -18,3 +18,6 @@ mod diff;
 pub mod exercises;
 mod open;
 pub mod profile;
+
+#[cfg(test)]
+mod tests;

@@ -10,8 +10,9 @@
 #              summary line per run
 #   stalls     scripts/gpu/scan_stalls.sh for lookback and lookback_warpspec at N (default 2^28):
 #              sections, occupancy and the stall breakdown before (lookback) and after
-#   source     ncu's source counters of one launch of lookback_warpspec at N: the SASS with each
-#              instruction's warp-stall samples ($OUT/source_lookback_warpspec_sass.csv), and the
+#   source     ncu's source counters of one launch of SOURCE_VARIANT (default lookback_warpspec)
+#              at N: the SASS with each instruction's warp-stall samples
+#              ($OUT/source_{SOURCE_VARIANT}_sass.csv), and the
 #              instructions holding most samples, with their role's function where the SASS names
 #              one (stdout): where the warps wait (an mbarrier try-wait on *full* is a compute warp
 #              waiting for its tile; on *ready*, for the look-ahead warp)
@@ -50,9 +51,10 @@ stalls() {
 }
 
 source_counters() {
-  local rep=$out/source_lookback_warpspec
-  ncu --section SourceCounters --section WarpStateStats -k regex:'^lookback_warpspec$' -c 1 -f -o "$rep" \
-    "$bin" --op scan --backend gpu --variant lookback_warpspec --n "$n" --repeat 1 >"$out/source.log" 2>&1 || rc=1
+  local v=${SOURCE_VARIANT:-lookback_warpspec}
+  local rep=$out/source_$v
+  ncu --section SourceCounters --section WarpStateStats -k regex:"^$v\$" -c 1 -f -o "$rep" \
+    "$bin" --op scan --backend gpu --variant "$v" --n "$n" --repeat 1 >"$out/source.log" 2>&1 || rc=1
   ncu --import "$rep.ncu-rep" --page source --print-source sass --csv >"${rep}_sass.csv" 2>>"$out/source.log" || rc=1
   python3 - "${rep}_sass.csv" <<'PY'
 import csv, sys
@@ -89,6 +91,6 @@ case "$step" in
   stalls) stalls ;;
   source) source_counters ;;
   all) sanitizer; stalls; source_counters ;;
-  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
 exit $rc

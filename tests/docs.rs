@@ -30,6 +30,15 @@ struct KernelDoc {
     function: &'static str,
 }
 
+/// The file (under `kernels/src/scan/`, without `.rs`) of scan variant `name`: its name, less a
+/// tuning shape's `_{w}x{i}x{s}` suffix.
+fn scan_file(name: &str) -> &str {
+    match name.rsplit_once('_') {
+        Some((base, shape)) if shape.split('x').count() > 1 && shape.split('x').all(|p| p.parse::<u32>().is_ok()) => base,
+        _ => name,
+    }
+}
+
 fn registered() -> Vec<KernelDoc> {
     let mut out = Vec::new();
     for v in registry::all() {
@@ -42,9 +51,13 @@ fn registered() -> Vec<KernelDoc> {
         let function: &'static str = Box::leak(format!("{name}_generic").into_boxed_str());
         out.push(KernelDoc { variant: name, file: format!("reduce/{name}.rs"), function });
     }
-    // The other rows of the generic scans, `lookback__{type}_{op}`: one doc, on the generic body.
+    // The other rows of the generic scans, `{name}__{type}_{op}`: one doc, on the generic body
+    // `{file}_generic` of the file the variant's kernel is in (a tuning shape's file is its
+    // base scan's: `lookback_warpspec_8x12x6` is in `lookback_warpspec.rs`).
     for name in scan::generic_names() {
-        out.push(KernelDoc { variant: name, file: format!("scan/{name}.rs"), function: "lookback_generic" });
+        let file = scan_file(name);
+        let function: &'static str = Box::leak(format!("{file}_generic").into_boxed_str());
+        out.push(KernelDoc { variant: name, file: format!("scan/{file}.rs"), function });
     }
     // The library's operations (`reduce_scan::ops`): one doc on each kernel's generic body,
     // `{kernel}_generic` in `reduce/{kernel}.rs`.

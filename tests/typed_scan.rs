@@ -1,5 +1,6 @@
-//! The look-back scan of every pair (`lookback`'s rows: the classic kernel for `i32` sums,
-//! `lookback__{type}_{op}` for the others): every type × operator × inclusive/exclusive
+//! The look-back scans of every pair (`lookback`'s rows: the classic kernel for `i32` sums,
+//! `lookback__{type}_{op}` for the others; `lookback_warpspec_8x12x6`'s, with
+//! `lookback_warpspec_8x12x6__{type}_{op}`): every type × operator × inclusive/exclusive
 //! on the emulator at sizes that hurt (around a warp, around 1024, past one tile, a few tiles
 //! and a partial one), integers and min/max exact, float sums within the stated bound; NaN and
 //! ±0.0 for min/max; the 64-bit (split) look-back across several windows; the CLI; the PTX
@@ -11,7 +12,7 @@ use libtest_mimic::{Failed, Trial};
 use reduce_scan::backend::{Backend, LaunchConfig};
 use reduce_scan::input::{Pattern, typed};
 use reduce_scan::kernel_ref;
-use reduce_scan::scan::{Kind, Scan, ScanVariant, cpu, instances};
+use reduce_scan::scan::{Kind, Scan, ScanPlan, ScanVariant, cpu, instances};
 use reduce_scan::types::{Elem, Op, Value};
 
 const SEED: u64 = 0x5CA7;
@@ -24,10 +25,20 @@ fn tile(tv: Row) -> usize {
     reduce_scan::with_elem!(tv.1, T => tv.0.instance::<T>(tv.2).map_or(1, |i| i.plan.tile() as usize))
 }
 
-/// The emulator sizes for `tv`: 1, 31, 33, 1023, 1025, a tile ± 1, three tiles and a part.
+/// The emulator sizes for `tv`: 1, 31, 33, 1023, 1025, a tile ± 1, three tiles and a part;
+/// for a persistent (warp-specialized) row also more than twice its ring's stages in tiles, so
+/// that a block refills every stage (its `mbarrier`s' phases of both parities).
 fn sizes(tv: Row) -> Vec<usize> {
     let t = tile(tv);
-    vec![1, 31, 33, 1023, 1025, t - 1, t + 1, 3 * t + 77]
+    let mut out = vec![1, 31, 33, 1023, 1025, t - 1, t + 1, 3 * t + 77];
+    let stages = reduce_scan::with_elem!(tv.1, T => tv.0.instance::<T>(tv.2).map_or(0, |i| match i.plan {
+        ScanPlan::WarpSpecializedValues { stages, .. } | ScanPlan::WarpSpecialized { stages, .. } => stages,
+        _ => 0,
+    }));
+    if stages > 0 {
+        out.push((2 * stages as usize + 2) * t + 5);
+    }
+    out
 }
 
 /// Runs `tv` with `kind` on `data` twice back to back; checks the second run, and the input.

@@ -220,7 +220,7 @@ mod tests {
             };
             assert_eq!(symbols, [want]);
         }
-        assert_eq!(generic_names(), ["lookback"]);
+        assert_eq!(generic_names(), ["lookback", "lookback_warpspec_8x12x6"]);
         let e = find("bit").unwrap().instance::<f32>(crate::types::Op::Max).unwrap_err().to_string();
         assert!(e.contains("lookback") && e.contains("i32 sums"), "{e}");
     }

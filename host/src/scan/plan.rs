@@ -22,7 +22,10 @@ pub(crate) fn single_pass_launch<T>(
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
         ScanPlan::WarpSpecialized { kernel, .. } => Ok((kernel, warpspec_config(backend, inst, n)?, tiles + 1)),
-        ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
+        ScanPlan::Fenwick { .. }
+        | ScanPlan::ReduceThenScan { .. }
+        | ScanPlan::DecoupledLookbackValues { .. }
+        | ScanPlan::WarpSpecializedValues { .. } => {
             Err(Error::Invalid(format!("scan `{}` is not a single-pass scan of the packed status", inst.variant.name)))
         }
     }
@@ -192,17 +195,20 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })
 }
 
-/// The launch of a [`ScanPlan::WarpSpecialized`] variant on `n` elements: its ring in dynamic
-/// shared memory, its block (compute warps and two more), and as many blocks as fit on the
-/// device at once (at most one per tile): persistent blocks that draw their tiles by ticket.
-fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
-    let ScanPlan::WarpSpecialized { kernel, warps, items, stages } = inst.plan else {
-        return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
+/// The launch of a [`ScanPlan::WarpSpecialized`] or [`ScanPlan::WarpSpecializedValues`] variant
+/// on `n` elements: its ring in dynamic shared memory (`stages` tiles of `T`), its block
+/// (compute warps and two more), and as many blocks as fit on the device at once (at most one
+/// per tile): persistent blocks that draw their tiles by ticket.
+pub(crate) fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
+    let (name, warps, stages) = match inst.plan {
+        ScanPlan::WarpSpecialized { kernel, warps, stages, .. } => (kernel.name, warps, stages),
+        ScanPlan::WarpSpecializedValues { kernel, warps, stages, .. } => (kernel.name, warps, stages),
+        _ => return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name))),
     };
-    let shared = kernels::scan::warpspec_shared_bytes(warps, items, stages);
+    let shared = stages * inst.plan.tile() * std::mem::size_of::<T>() as u32;
     let threads = kernels::scan::warpspec_threads(warps);
-    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
-    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
+    backend.allow_dynamic_shared(name, shared as usize)?;
+    let per_sm = backend.occupancy(name, threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
     let grid = n.div_ceil(inst.plan.tile() as usize).min(resident);
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })

@@ -6,7 +6,9 @@
 //! `lookback__{type}_{op}`). [`choose`] is the library's plan: which row a
 //! [`Scanner`](super::Scanner) runs.
 
-use kernels::scan::{BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, lookback_items};
+use kernels::scan::{
+    BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, WARPSPEC_TYPED, lookback_items, warpspec_items,
+};
 
 use super::kind::Kind;
 use crate::backend::Kernel;
@@ -102,6 +104,18 @@ pub enum ScanPlan<T: 'static = i32> {
         /// Tiles in the block's shared-memory ring.
         stages: u32,
     },
+    /// [`WarpSpecialized`](Self::WarpSpecialized) with the 64-bit types' value slots
+    /// (`lookback_warpspec_8x12x6__{type}_{op}`, `kernels::scan::lookback_warpspec_generic`).
+    WarpSpecializedValues {
+        /// `lookback_warpspec_8x12x6__{type}_{op}`.
+        kernel: Kernel<LookbackValuesArgs<T>>,
+        /// Compute warps per block.
+        warps: u32,
+        /// Elements of `T` per compute thread (12 of 32 bits, 6 of 64 bits).
+        items: u32,
+        /// Tiles in the block's shared-memory ring.
+        stages: u32,
+    },
 }
 
 /// A scan variant.
@@ -183,7 +197,9 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { kernel, .. }
             | ScanPlan::PersistentLookback { kernel, .. }
             | ScanPlan::WarpSpecialized { kernel, .. } => vec![kernel.name],
-            ScanPlan::DecoupledLookbackValues { kernel, .. } => vec![kernel.name],
+            ScanPlan::DecoupledLookbackValues { kernel, .. } | ScanPlan::WarpSpecializedValues { kernel, .. } => {
+                vec![kernel.name]
+            }
         }
     }
 
@@ -194,7 +210,9 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, .. }
             | ScanPlan::DecoupledLookbackValues { threads, .. }
             | ScanPlan::PersistentLookback { threads, .. } => threads,
-            ScanPlan::WarpSpecialized { warps, .. } => kernels::scan::warpspec_threads(warps),
+            ScanPlan::WarpSpecialized { warps, .. } | ScanPlan::WarpSpecializedValues { warps, .. } => {
+                kernels::scan::warpspec_threads(warps)
+            }
         }
     }
 
@@ -206,7 +224,9 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, items, .. }
             | ScanPlan::DecoupledLookbackValues { threads, items, .. }
             | ScanPlan::PersistentLookback { threads, items, .. } => threads * items,
-            ScanPlan::WarpSpecialized { warps, items, .. } => kernels::scan::warpspec_tile(warps, items),
+            ScanPlan::WarpSpecialized { warps, items, .. } | ScanPlan::WarpSpecializedValues { warps, items, .. } => {
+                kernels::scan::warpspec_tile(warps, items)
+            }
         }
     }
 
@@ -225,6 +245,8 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookbackValues { .. } => tiles * 8 * 3,
             // The status words, then the ticket counter.
             ScanPlan::PersistentLookback { .. } | ScanPlan::WarpSpecialized { .. } => (tiles + 1) * 8,
+            // The status words and the ticket counter, then two value slots per tile.
+            ScanPlan::WarpSpecializedValues { .. } => (tiles + 1) * 8 + tiles * 16,
         }
     }
 }
@@ -327,6 +349,33 @@ macro_rules! lookback_rows {
     };
 }
 
+/// The rows of `lookback_warpspec_8x12x6` besides `i32` × sum:
+/// `lookback_warpspec_8x12x6__{type}_{op}`, the instantiations of its generic body
+/// (`kernels::scan::lookback_warpspec_generic`, at the shape `WARPSPEC_TYPED`).
+macro_rules! warpspec_rows {
+    () => {
+        PerType {
+            i32: [None, warpspec_rows!(@row i32 min), warpspec_rows!(@row i32 max)],
+            u32: warpspec_rows!(@ops u32),
+            i64: warpspec_rows!(@ops i64),
+            u64: warpspec_rows!(@ops u64),
+            f32: warpspec_rows!(@ops f32),
+            f64: warpspec_rows!(@ops f64),
+        }
+    };
+    (@ops $t:ident) => {
+        [warpspec_rows!(@row $t sum), warpspec_rows!(@row $t min), warpspec_rows!(@row $t max)]
+    };
+    (@row $t:ident $o:ident) => {
+        Some(ScanPlan::WarpSpecializedValues {
+            kernel: kernel_ref!(kernels::scan::${concat(lookback_warpspec_8x12x6, __, $t, _, $o)}(a, b, c, d, e, f, g)),
+            warps: WARPSPEC_TYPED.0,
+            items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
+            stages: WARPSPEC_TYPED.2,
+        })
+    };
+}
+
 const BOTH: &[Kind] = &Kind::ALL;
 
 /// A tuning shape of `lookback`.
@@ -372,6 +421,9 @@ macro_rules! lookback_hinted {
 /// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`.
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
+        warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)
+    };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr) => {
         ScanVariant {
             name: stringify!($name),
             concept: if $tuning {
@@ -382,7 +434,7 @@ macro_rules! warpspec_shape {
             kinds: BOTH,
             min_cc: (9, 0),
             tuning: $tuning,
-            pairs: ScanPairs::Own,
+            pairs: $pairs,
             plan: ScanPlan::WarpSpecialized {
                 kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
                 warps: $warps,
@@ -507,7 +559,8 @@ static VARIANTS: &[ScanVariant] = &[
         },
     },
     warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4, true),
-    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true),
+    // Its other rows are the typed warp-specialized scans (`WARPSPEC_TYPED`).
+    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true, ScanPairs::Every(&warpspec_rows!())),
     warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3, true),
     warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4, true),
     warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4, true),

@@ -229,6 +229,13 @@ pub(super) struct Status<T> {
 }
 
 impl<T: Element> Status<T> {
+    /// A status array of `T`'s layout: the status words, and the value slots that only the
+    /// split layout reads and writes (two per tile; unused, and may be anything, for 32-bit `T`).
+    #[inline(always)]
+    pub(super) fn of(words: GlobalMut<u64>, values: GlobalMut<T>) -> Self {
+        Self { words, values }
+    }
+
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
     #[inline(always)]
     pub(super) fn packed(words: GlobalMut<u64>) -> Self {
@@ -1210,7 +1217,7 @@ pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     exclusive: u32,
 ) {
     let smem = static_shared!(LOOKBACK_GENERIC_SHARED: [u32; LOOKBACK_TILE as usize + GENERIC_CTRL_WORDS]);
-    let status = Status { words: status, values };
+    let status = Status::of(status, values);
     // SAFETY: forwarded from the caller; smem holds the tile and 68 control words.
     unsafe {
         scan_tile::<

@@ -11,7 +11,7 @@ use crate::device::thread::{block_dim_x, named_barrier_sync, sync_threads, threa
 use crate::device::warp::{Word, shfl_sync, sync_warp};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::types::{Element, Operator, Sum};
-use crate::{kernel, static_shared};
+use crate::{kernel, static_shared, typed_kernel};
 
 // ---------------------------------------------------------------------------------------
 // Tuning: every knob of the warp-specialized scan is a const generic of its body; the shapes
@@ -423,8 +423,12 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     let region = ring.tile(s);
     let items = 4 * ROWS;
     let first = cw * WARP_SIZE as usize * items;
-    for (r, chunk) in chunks.iter().enumerate() {
-        let x = unpack::<T, W>(*chunk);
+    for r in 0..ROWS {
+        let at = first + blocked_chunk(lane as usize, r, items);
+        // Read again rather than taken from `chunks`: a loop over that array that the compiler
+        // does not unroll (a float min's branches) would put it in local memory.
+        // SAFETY: this lane's own chunk, landed.
+        let x = unpack::<T, W>(unsafe { region.read_v4(at) });
         let mut out = [O::IDENTITY; 4];
         for e in 0..T::PER_128 {
             if l.exclusive != 0 {
@@ -436,7 +440,7 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             }
         }
         // SAFETY: this lane's own chunk; the warp's other lanes read it after the warp sync.
-        unsafe { region.write_v4(first + blocked_chunk(lane as usize, r, items), pack::<T, W>(out)) };
+        unsafe { region.write_v4(at, pack::<T, W>(out)) };
     }
     sync_warp(FULL_MASK);
     let per = words::<T>();
@@ -811,3 +815,90 @@ warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);
 warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8);
 warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10);
 warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
+
+/// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
+/// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
+/// H100 at 2^27 and above (`docs/measurements/2026-11-27-h100/warpspec-mid-cea6deb/`), so
+/// `lookback_warpspec_8x12x6__{type}_{op}` are that variant's other rows.
+pub const WARPSPEC_TYPED: (u32, u32, u32) = (8, 12, 6);
+
+/// Elements of `T` per compute thread of a warp-specialized shape of `items` 32-bit words per
+/// thread (12 words: 12 elements of 32 bits, 6 of 64 bits). The ring holds the same bytes for
+/// every type.
+pub const fn warpspec_items<T: Element>(items: u32) -> u32 {
+    items / words::<T>() as u32
+}
+
+typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+));
+
+/// [`lookback_warpspec`] for any element type and operator, at the shape [`WARPSPEC_TYPED`]
+/// (8x12x6): the same body (`warpspec::<T, O, …>`), instantiated by `typed_kernel!` as
+/// `lookback_warpspec_8x12x6__{type}_{op}` for every type × operator but `i32` × sum, which is
+/// [`lookback_warpspec_8x12x6`] itself.
+///
+/// # Concept
+/// **A pipeline does not care what flows through it.** The roles, the ring and the hand-offs
+/// of [`lookback_warpspec`] move 16-byte chunks of words; only the fold, the scan and the
+/// status words know the element type. Replace `+` by `O::combine` and `0` by `O::IDENTITY`
+/// (as [`lookback_generic`](super::lookback_generic) does for `lookback`), and a 64-bit value
+/// crosses lanes as two shuffles and takes the two words that every control slot already has.
+///
+/// # Previous problem → fix
+/// `lookback_warpspec` and its shapes scan `i32` sums only: the plan could take the
+/// warp-specialized scan for a `Scanner::<i32, Sum>` but not for any other type. The ring and
+/// the control slots were already sized for 64-bit values; what 64-bit types lacked is the
+/// status word, which has no room for a 64-bit value beside its flag. Here 32-bit types keep
+/// the packed word and 64-bit types publish through the split layout (a flag word and two
+/// value slots per tile, release/acquire), both chosen in one place by `Status`, as in
+/// `lookback_generic`.
+///
+/// # Execution
+/// [`lookback_warpspec`]'s phases 1–5 with `⊕` for `+`: 8 compute warps, a ring of 6 stages
+/// of 8 × 32 × 12 words (12 elements of 32 bits or 6 of 64 bits per compute thread,
+/// [`warpspec_items`]: a tile of 3072 or 1536 elements, 12 KiB either way); the look-ahead
+/// warp's look-back reads the status of `T`'s layout (split: acquire the flag, then load the
+/// value of its slot).
+///
+/// # Launch
+/// As `lookback_warpspec_8x12x6`: block `10 × 32` threads (traps otherwise),
+/// `warpspec_shared_bytes(8, 12, 6)` (72 KiB) of dynamic shared memory, any grid ≥ 1 (the
+/// host launches as many blocks as fit at once, at most one per tile). sm_90 only.
+///
+/// # Preconditions
+/// As for `lookback_warpspec`, with `status` holding `tiles + 1` words (the status words, then
+/// the ticket counter) and, for 64-bit `T`, `values` holding `2 × tiles` elements (never
+/// reset: read only after a flag of this launch's epoch); `tiles = ceil(n / tile)`.
+///
+/// # Safety
+/// As for `lookback_warpspec`; `values` is valid for `2 × tiles` elements of `T` when `T` is
+/// 64 bits wide (unused otherwise).
+///
+/// # Measured
+/// Against `lookback__{type}_{op}` per type: `scripts/gpu/warpspec_sweep.sh` with `TYPES`
+/// (the plan's per-device table has a row per type where it was measured faster).
+#[inline(always)]
+pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
+    input: Global<T>,
+    output: GlobalMut<T>,
+    status: GlobalMut<u64>,
+    values: GlobalMut<T>,
+    n: u32,
+    epoch: u32,
+    exclusive: u32,
+) {
+    const WARPS: usize = WARPSPEC_TYPED.0 as usize;
+    const ROWS: usize = WARPSPEC_TYPED.1 as usize / 4;
+    const STAGES: usize = WARPSPEC_TYPED.2 as usize;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        warpspec::<T, O, WARPS, ROWS, STAGES>(input, output, Status::of(status, values), status, n, epoch, exclusive)
+    }
+}

@@ -57,6 +57,17 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6, warpspec_shared_bytes,
     warpspec_static_bytes, warpspec_threads, warpspec_tile,
 };
+// The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
+// 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.
+pub use lookback_warpspec::{
+    WARPSPEC_TYPED, lookback_warpspec_8x12x6__f32_max, lookback_warpspec_8x12x6__f32_min,
+    lookback_warpspec_8x12x6__f32_sum, lookback_warpspec_8x12x6__f64_max, lookback_warpspec_8x12x6__f64_min,
+    lookback_warpspec_8x12x6__f64_sum, lookback_warpspec_8x12x6__i32_max, lookback_warpspec_8x12x6__i32_min,
+    lookback_warpspec_8x12x6__i64_max, lookback_warpspec_8x12x6__i64_min, lookback_warpspec_8x12x6__i64_sum,
+    lookback_warpspec_8x12x6__u32_max, lookback_warpspec_8x12x6__u32_min, lookback_warpspec_8x12x6__u32_sum,
+    lookback_warpspec_8x12x6__u64_max, lookback_warpspec_8x12x6__u64_min, lookback_warpspec_8x12x6__u64_sum,
+    lookback_warpspec_generic, warpspec_items,
+};
 // The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
 // `lookback__{type}_{op}`, its shape.
 pub use lookback::{

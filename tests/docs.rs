@@ -34,7 +34,9 @@ struct KernelDoc {
 /// tuning shape's `_{w}x{i}x{s}` suffix.
 fn scan_file(name: &str) -> &str {
     match name.rsplit_once('_') {
-        Some((base, shape)) if shape.split('x').count() > 1 && shape.split('x').all(|p| p.parse::<u32>().is_ok()) => base,
+        Some((base, shape)) if shape.split('x').count() > 1 && shape.split('x').all(|p| p.parse::<u32>().is_ok()) => {
+            base
+        }
         _ => name,
     }
 }

@@ -117,43 +117,59 @@ fn streams_and_devices() -> Result<(), Failed> {
     }
 }
 
-/// `Scanner<i32, Sum>` on this GPU at each size where the per-device table
-/// (`host/src/scan/plan_by_device.csv`) changes variant, and just below it, inclusive and
-/// exclusive, whole buffers and an unaligned sub-range (staged): every element compared, and
-/// the variant the plan picks named in the failure.
+/// `Scanner<T, Sum>` and `Scanner<T, Max>` on this GPU, for every element type, at each size
+/// where the per-device table (`host/src/scan/plan_by_device.csv`) changes variant for that type,
+/// and just below it, inclusive and exclusive, whole buffers and an unaligned sub-range (staged):
+/// every element checked (`scan::cpu::check`: integers and max exact, float sums within the
+/// bound), and the variant the plan picks named in the failure.
 fn scanner_on_the_device_table() -> Result<(), Failed> {
-    use reduce_scan::scan::by_device::{choose_on, table};
+    use reduce_scan::Max;
+    use reduce_scan::scan::by_device::table;
+    use reduce_scan::types::Elem;
     let backend = Backend::gpu().map_err(|e| fail("gpu", e))?;
     let info = backend.info().clone();
     let rows = table().map_err(|e| fail("table", e))?;
-    let mut sizes: Vec<usize> = vec![1 << 20];
-    for r in rows.iter().filter(|r| r.size_from > 1 && info.name.contains(r.device.as_str())) {
-        sizes.extend([r.size_from - 1, r.size_from + 7]);
+    for elem in Elem::ALL {
+        let mut sizes: Vec<usize> = vec![1 << 20];
+        let here = |r: &&reduce_scan::scan::by_device::DeviceRow| {
+            r.size_from > 1 && info.name.contains(r.device.as_str()) && r.elem.is_none_or(|e| e == elem)
+        };
+        for r in rows.iter().filter(here) {
+            sizes.extend([r.size_from - 1, r.size_from + 7]);
+        }
+        reduce_scan::with_elem!(elem, T => {
+            scanner_at::<T, Sum>(&backend, &sizes)?;
+            scanner_at::<T, Max>(&backend, &sizes)?;
+        });
     }
+    Ok(())
+}
+
+/// `Scanner<T, O>` at every size of `sizes` (see [`scanner_on_the_device_table`]).
+fn scanner_at<T: reduce_scan::types::Value, O: reduce_scan::types::OpKind>(
+    backend: &Backend,
+    sizes: &[usize],
+) -> Result<(), Failed> {
+    use reduce_scan::input::{Pattern, typed};
+    use reduce_scan::scan::{choose_on, cpu, scan_depth};
+    let info = backend.info().clone();
     let most = *sizes.iter().max().unwrap_or(&1) + 1;
-    if most as u64 * 12 + (64 << 20) > info.memory_bytes {
+    if (most * 3 * T::ELEM.size()) as u64 + (64 << 20) > info.memory_bytes {
         return Err(format!("{most} elements need more memory than the GPU's {} bytes", info.memory_bytes).into());
     }
-    let data: Vec<i32> = (0..most).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as i32 % 1000).collect();
+    let data = typed::<T>(most, 0x5CA7, Pattern::Random);
     let buf = backend.upload(&data).map_err(|e| fail("upload", e))?;
-    let mut out = backend.alloc::<i32>(most).map_err(|e| fail("alloc", e))?;
-    let mut scanner = Scanner::<i32, Sum>::new(&backend);
-    for n in sizes {
-        let variant =
-            choose_on::<i32>(reduce_scan::types::Op::Sum, &info, n).map_err(|e| fail("plan", e))?.variant.name;
+    let mut out = backend.alloc::<T>(most).map_err(|e| fail("alloc", e))?;
+    let mut scanner = Scanner::<T, O>::new(backend);
+    for &n in sizes {
+        let inst = choose_on::<T>(O::OP, &info, n).map_err(|e| fail("plan", e))?;
         for (kind, start) in [(Kind::Inclusive, 0), (Kind::Exclusive, 0), (Kind::Inclusive, 1)] {
-            let at = format!("Scanner {kind} of {}..{} on {} ({variant})", start, start + n, info.name);
+            let at = format!("Scanner {kind} of {}..{} on {} ({})", start, start + n, info.name, inst.id());
             scanner.enqueue(kind, &buf, start..start + n, &mut out).map_err(|e| fail(&at, e))?;
             scanner.wait().map_err(|e| fail(&at, e))?;
             let got = backend.download_prefix(&out, n).map_err(|e| fail(&at, e))?;
-            let mut acc = 0i32;
-            for (i, (&g, &x)) in got.iter().zip(&data[start..start + n]).enumerate() {
-                let want = if kind == Kind::Inclusive { acc.wrapping_add(x) } else { acc };
-                if g != want {
-                    return Err(format!("{at}: index {i}: expected {want}, got {g}").into());
-                }
-                acc = acc.wrapping_add(x);
-            }
+            cpu::check(O::OP, kind, &data[start..start + n], &got, scan_depth(&inst.plan, n))
+                .map_err(|e| fail(&at, e))?;
         }
     }
     Ok(())

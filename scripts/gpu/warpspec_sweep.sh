@@ -14,11 +14,16 @@
 #   warpspec_summary.txt the table printed last: per size, the spread of the rounds' medians of
 #                        each variant, its ratio to the copy, and the fastest warp-specialized shape
 #   warpspec_table_rows.csv  the rows for host/src/scan/plan_by_device.csv that this GPU's
-#                        figures give (device, size_from, variant; source left empty: the path
-#                        the CSV is committed under), for the coordinator to commit
+#                        figures give (device, type, size_from, variant; source left empty: the
+#                        path the CSV is committed under), for the coordinator to commit
+#
+# TYPE (default i32) and COMBINE (default sum) scan another pair (`--type`, `--combine`): then
+# VARIANTS must be generic scans (default `lookback,lookback_warpspec_8x12x6`), no copy is timed,
+# and CUB's time is its `DeviceScan::InclusiveScan` of the pair (the rows' cub_time_us).
 #
 #   scripts/gpu/warpspec_sweep.sh [REDUCE_BINARY]     default: .gpu/bin/reduce
 #   ROUNDS=3 REPEAT=10 SIZES="65536 1048576" VARIANTS="lookback,lookback_warpspec" scripts/gpu/warpspec_sweep.sh
+#   TYPE=u64 SIZES="33554432 134217728" scripts/gpu/warpspec_sweep.sh
 set -uo pipefail
 bin=${1:-.gpu/bin/reduce}
 if [ ! -x "$bin" ]; then
@@ -34,19 +39,27 @@ shapes="lookback_warpspec_8x12x4,lookback_warpspec_8x12x6,lookback_warpspec_8x28
 shapes="$shapes,lookback_warpspec_4x36x4,lookback_warpspec_8x36x3,lookback_warpspec_16x12x4"
 shapes="$shapes,lookback_warpspec_8x20x6,lookback_warpspec_8x28x5,lookback_warpspec_8x12x8,lookback_warpspec_8x12x10"
 shapes="$shapes,lookback_warpspec_16x12x6"
-variants=${VARIANTS:-lookback,lookback_warpspec,$shapes}
+type=${TYPE:-i32}
+combine=${COMBINE:-sum}
+pair=()
+if [ "$type,$combine" = "i32,sum" ]; then
+  variants=${VARIANTS:-lookback,lookback_warpspec,$shapes}
+else
+  variants=${VARIANTS:-lookback,lookback_warpspec_8x12x6}
+  pair=(--type "$type" --combine "$combine")
+fi
 case "$rounds$repeat" in *[!0-9]*)
   echo "warpspec_sweep: ROUNDS and REPEAT are whole numbers (got ROUNDS=$rounds REPEAT=$repeat)" >&2; exit 2 ;;
 esac
 # Every name must be a scan variant of this binary: one refusal here, not one per invocation.
-if ! "$bin" --op scan --variant "$variants" --list >/dev/null 2>"$out/warpspec_sweep.log"; then
+if ! "$bin" --op scan "${pair[@]}" --variant "$variants" --list >/dev/null 2>"$out/warpspec_sweep.log"; then
   echo "warpspec_sweep: $bin does not know every variant of: $variants" >&2
   cat "$out/warpspec_sweep.log" >&2
   exit 2
 fi
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 device=${device:-unknown}
-echo "warpspec_sweep: $device, $rounds round(s), sizes: $sizes" | tee -a "$out/warpspec_sweep.log"
+echo "warpspec_sweep: $device, $type $combine, $rounds round(s), sizes: $sizes" | tee -a "$out/warpspec_sweep.log"
 
 # $1 = round; the variant list rotated by round - 1 places.
 rotated() {
@@ -66,7 +79,7 @@ for r in $(seq 1 "$rounds"); do
   for n in $sizes; do
     echo "round $r/$rounds, n = $n" | tee -a "$out/warpspec_sweep.log"
     tmp=$(mktemp)
-    if ! "$bin" --format csv --op scan --backend gpu --n "$n" --kind inclusive --repeat "$repeat" \
+    if ! "$bin" --format csv --op scan "${pair[@]}" --backend gpu --n "$n" --kind inclusive --repeat "$repeat" \
       --compare-cub --variant "$order" >"$tmp" 2>>"$out/warpspec_sweep.log"; then
       echo "exit $? for round $r, n = $n" | tee -a "$out/warpspec_sweep.log"
       failed=1
@@ -77,17 +90,24 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 
-python3 - "$csv" "$out/warpspec_summary.txt" "$out/warpspec_table_rows.csv" <<'PY'
+python3 - "$csv" "$out/warpspec_summary.txt" "$out/warpspec_table_rows.csv" "$type" "$combine" <<'PY'
 import csv, statistics, sys
-path, summary, table = sys.argv[1:]
+path, summary, table, elem, combine = sys.argv[1:]
 # Only rows that passed (every output checked) or are references (CUB, the copy) count.
 ok = lambda r: r.get("time_us_median") and r.get("verdict", "").startswith(("PASS", "REFERENCE"))
 rows = [r for r in csv.DictReader(open(path)) if ok(r)]
+variants_first = {}
+for r in rows:
+    variants_first.setdefault((r["round"], r["n"]), r["variant"])
 device = rows[0]["device"] if rows else "unknown"
 by = {}
 for r in rows:
     by.setdefault((int(r["n"]), r["variant"]), []).append(float(r["time_us_median"]))
-lines = [f"{device}: the spread of the rounds' medians (inclusive scans; d2d_copy is the copy)",
+    # A pair's rows carry CUB's time of the same invocation (no row of its own): once per
+    # invocation, from its first variant's row.
+    if r.get("type") and r.get("cub_time_us") and r["variant"] == variants_first.get((r["round"], r["n"])):
+        by.setdefault((int(r["n"]), "cub"), []).append(float(r["cub_time_us"]))
+lines = [f"{device}, {elem} {combine}: the spread of the rounds' medians (inclusive scans; d2d_copy is the copy)",
          f"{'n':>10} {'variant':<28} {'min µs':>9} {'max µs':>9} {'× copy':>7}"]
 best = []
 for n in sorted({n for n, _ in by}):
@@ -106,11 +126,11 @@ print("\n".join(lines))
 # The table's rows for this device: from each size on, the fastest scan (a row only where the
 # choice changes); the coordinator commits them under the device's name.
 with open(table, "w") as f:
-    f.write("device,size_from,variant,source\n")
+    f.write("device,type,size_from,variant,source\n")
     last = None
     for n, v in best:
         if v != last:
-            f.write(f"{device},{n if last is not None else 1},{v},\n")
+            f.write(f"{device},{elem},{n if last is not None else 1},{v},\n")
             last = v
 print(f"rows for host/src/scan/plan_by_device.csv (source: the committed warpspec_sweep.csv): {table}")
 PY

@@ -7,7 +7,8 @@
 //! [`Scanner`](super::Scanner) runs.
 
 use kernels::scan::{
-    BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, WARPSPEC_TYPED, lookback_items, warpspec_items,
+    BIT_BLOCK, BIT_SPAN, BLELLOCH_BLOCK, BLELLOCH_TILE, LOOKBACK_THREADS, WARPSPEC_TYPED, lookback_items,
+    warpspec_items,
 };
 
 use super::kind::Kind;

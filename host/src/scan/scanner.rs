@@ -40,11 +40,11 @@ use crate::types::{OpKind, Value, check_layout};
 /// # Ok::<(), reduce_scan::Error>(())
 /// ```
 ///
-/// **Which kernel** (the plan, [`choose_on`](super::choose_on)): for `i32` sums the variant the
-/// per-device table names for this GPU and size (`lookback`, or `lookback_warpspec` where a
-/// sweep found it faster; `host/src/scan/plan_by_device.csv`), `lookback__{type}_{op}` for
-/// every other pair. The
-/// shape is [`Reducer`](crate::sum::Reducer)'s, for the same reasons (its module docs): the
+/// **Which kernel** (the plan, [`choose_on`](super::choose_on)): the variant the per-device
+/// table names for this GPU, element type and size (`lookback`, or the warp-specialized
+/// `lookback_warpspec_8x12x6` where a sweep found it faster; `host/src/scan/plan_by_device.csv`),
+/// in the row of the pair: the classic kernel for `i32` sums, `{variant}__{type}_{op}` for every
+/// other pair. The shape is [`Reducer`](crate::sum::Reducer)'s, for the same reasons (its module docs): the
 /// pair is fixed per object, the methods are the same for every pair.
 ///
 /// **Sub-ranges.** `*_range(input, range, output)` scans `input[range]` into

@@ -26,6 +26,11 @@ bin=${2:-.gpu/bin/reduce}
 out=${OUT:-.}; mkdir -p "$out"
 n=${N:-268435456}
 variants=${VARIANTS:-lookback_warpspec lookback_warpspec_8x12x4}
+# TYPE and COMBINE (sanitizer, source): another pair of a generic scan (`--type`, `--combine`).
+pair=(); tag=""
+if [ -n "${TYPE:-}${COMBINE:-}" ]; then
+  pair=(--type "${TYPE:-i32}" --combine "${COMBINE:-sum}"); tag="_${TYPE:-i32}_${COMBINE:-sum}"
+fi
 rc=0
 
 sanitizer() {
@@ -35,12 +40,12 @@ sanitizer() {
       # racecheck and synccheck run ~100x slower: tens of tiles are enough for them.
       sizes="1000003 9217"; [ "$tool" = memcheck ] || sizes="100003 9217"
       for size in $sizes; do
-        log=$out/sanitizer_${tool}_${v}_$size.log
-        compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" --op scan --backend gpu --variant "$v" \
-          --n "$size" --repeat 2 >"$log" 2>&1
+        log=$out/sanitizer_${tool}_${v}${tag}_$size.log
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" --op scan "${pair[@]}" --backend gpu \
+          --variant "$v" --n "$size" --repeat 2 >"$log" 2>&1
         local code=$?
         [ $code -eq 0 ] || rc=1
-        echo "$tool $v n=$size: exit $code ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1))"
+        echo "$tool $v${tag} n=$size: exit $code ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1))"
       done
     done
   done
@@ -52,9 +57,10 @@ stalls() {
 
 source_counters() {
   local v=${SOURCE_VARIANT:-lookback_warpspec}
-  local rep=$out/source_$v
-  ncu --section SourceCounters --section WarpStateStats -k regex:"^$v\$" -c 1 -f -o "$rep" \
-    "$bin" --op scan --backend gpu --variant "$v" --n "$n" --repeat 1 >"$out/source.log" 2>&1 || rc=1
+  local k=$v${tag:+__${tag#_}}
+  local rep=$out/source_$k
+  ncu --section SourceCounters --section WarpStateStats -k regex:"^$k\$" -c 1 -f -o "$rep" \
+    "$bin" --op scan "${pair[@]}" --backend gpu --variant "$v" --n "$n" --repeat 1 >"$out/source.log" 2>&1 || rc=1
   ncu --import "$rep.ncu-rep" --page source --print-source sass --csv >"${rep}_sass.csv" 2>>"$out/source.log" || rc=1
   python3 - "${rep}_sass.csv" <<'PY'
 import csv, sys

@@ -914,28 +914,34 @@ def headline_block(d, gpu):
 def scan_plan_lines():
     """One line per row of the scan plan's device table (`host/src/scan/plan_by_device.csv`,
     what `Scanner` runs) that takes another variant from a size on: that variant against
-    `lookback`, CUB and a copy at each size of its sweep from there, from the row's source."""
+    `lookback`, CUB and (for `i32` sums) a copy at each size of its sweep from there, from the
+    row's source."""
     table = ROOT / "host/src/scan/plan_by_device.csv"
     out = []
     for r in csv.DictReader(l for l in table.read_text().splitlines() if l.strip() and not l.startswith("#")):
         size_from = int(r["size_from"])
-        if r["device"] == "*" or size_from <= 1 or not r["source"]:
+        if r["device"] == "*" or r["type"] == "*" or size_from <= 1 or not r["source"]:
             continue
         src = ROOT / r["source"]
         rs = rows(src)
         label = lambda n: f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"10^{len(str(n)) - 1}"
         parts = []
         for n in sorted({int(x["n"]) for x in rs if int(x["n"]) >= size_from}):
-            at = [x for x in rs if int(x["n"]) == n]
-            med = lambda v: statistics.median(float(x["time_us_median"]) for x in at if x["variant"] == v)
-            w, lb, cub, cp = (med(v) for v in (r["variant"], "lookback", "cub", "d2d_copy"))
+            at = [x for x in rs if int(x["n"]) == n and x["verdict"].startswith(("PASS", "REFERENCE"))]
+            med = lambda v, col="time_us_median": statistics.median(float(x[col]) for x in at if x["variant"] == v)
+            w, lb = med(r["variant"]), med("lookback")
+            typed = bool(at[0].get("type"))
+            cub = med("lookback", "cub_time_us") if typed else med("cub")
             rounds = len([x for x in at if x["variant"] == r["variant"]])
-            parts.append(f"{label(n)}: {w:.1f} µs against `lookback` {lb:.1f}, CUB `InclusiveSum` {cub:.1f} "
-                         f"({cub / w:.2f}×) and a device-to-device copy {cp:.1f} (the scan takes {w / cp:.3f}× the "
-                         f"copy's time; {rounds} rounds)")
-        commit = re.search(r"commit (\w{7})", (src.parent / "device.txt").read_text())
-        gpu = re.match(r"(NVIDIA [^,]+),", (src.parent / "device.txt").read_text())
-        out.append(f"- **What `Scanner` runs on the {r['device']} from {label(size_from)}** "
+            what = "CUB `InclusiveScan`" if typed else "CUB `InclusiveSum`"
+            copy = "" if typed else f" and a device-to-device copy {med('d2d_copy'):.1f} (the scan takes {w / med('d2d_copy'):.3f}× the copy's time)"
+            parts.append(f"{label(n)}: {w:.1f} µs against `lookback` {lb:.1f}, {what} {cub:.1f} "
+                         f"({cub / w:.2f}×){copy}; {rounds} rounds")
+        # The device.txt beside the CSV, or in the folder above (a sweep per type in a subfolder).
+        dev = next(d / "device.txt" for d in (src.parent, src.parent.parent) if (d / "device.txt").exists())
+        commit = re.search(r"commit (\w{7})", dev.read_text())
+        gpu = re.match(r"(NVIDIA [^,]+),", dev.read_text())
+        out.append(f"- **What `Scanner` runs on the {r['device']} for {r['type']} from {label(size_from)}** "
                    f"(`host/src/scan/plan_by_device.csv`): `{r['variant']}`, {gpu.group(1) if gpu else r['device']}, "
                    f"medians of interleaved rounds (`{r['source']}` (commit {commit.group(1) if commit else '?'})): "
                    + "; ".join(parts) + ".")

@@ -729,7 +729,12 @@ kernel! {
     /// 817.6 µs at 2^28 (1,318 µs before the compute warps reduced ahead), `lookback` 773.1 µs,
     /// the copy 713.7 µs; the fastest shape, `lookback_warpspec_8x12x6`, 759.8 µs (1.065× the
     /// copy, 1.15× CUB). ncu: the compute warps' wait on the look-ahead warp fell from 66.6 % to
-    /// 23.7 % of the stall samples. Below 10^8 `lookback` is faster. Not measured on an H200.
+    /// 23.7 % of the stall samples. Below 10^8 `lookback` is faster. Since the scan pass reads
+    /// its chunks from the stage again (7f82da0, for the typed rows' sake), 8x12x6 took
+    /// 759.6–760.3 µs at 2^28 and 283.1–285.1 µs at 10^8 in 3 interleaved rounds, against
+    /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
+    /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
+    /// beats `lookback` only at 2^28 and by under 1 %: the plan keeps `lookback` there.
     pub unsafe fn lookback_warpspec(
         input: Global<i32>,
         output: GlobalMut<i32>,
@@ -882,8 +887,27 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// 64 bits wide (unused otherwise).
 ///
 /// # Measured
-/// Against `lookback__{type}_{op}` per type: `scripts/gpu/warpspec_sweep.sh` with `TYPES`
-/// (the plan's per-device table has a row per type where it was measured faster).
+/// H100 80GB HBM3, inclusive scans, medians of interleaved rounds against
+/// `lookback__{type}_{op}` (`scripts/gpu/warpspec_sweep.sh` with `TYPE`;
+/// `docs/measurements/2026-11-27-h100/warpspec-typed-7f82da0/`):
+///
+/// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |
+/// |---|---|---|---|---|---|
+/// | u32 sum | 10^8 | 4 | 285.0–287.2 | 283.7–286.5 | 0.997–1.012 |
+/// | u32 sum | 2^28 | 2 | 771.6–774.7 | 763.9–764.5 | 1.009–1.014 |
+/// | i32 max | 2^28 | 2 | 768.9–771.2 | 763.5–765.7 | 1.004–1.010 |
+/// | u64 sum | 5·10^7 | 3 | 296.7–300.0 | 406.4–406.5 | 0.730–0.738 |
+/// | u64 sum | 2^27 | 2 | 805.5–806.7 | 1082.0–1083.8 | 0.744 |
+/// | f64 sum | 5·10^7 | 3 | 296.4–297.6 | 409.3–409.6 | 0.724–0.727 |
+///
+/// 32-bit types gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lose a quarter.
+/// ncu's source counters for u64 at 5·10^7 put 49.2 % of the stall samples on the compute
+/// warps' *ready* wait (12 % for `i32` at 2^28): the look-ahead warp is the bottleneck. Its
+/// split-layout look-back acquires each flag (`ld.acquire`, an L1 invalidation) before loading
+/// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
+/// for every tile in turn, where `lookback` runs a look-back per resident block. So the plan
+/// (`host/src/scan/plan_by_device.csv`) takes this kernel for u32 from 2^28 on the H100, and
+/// keeps `lookback` for 64-bit types.
 #[inline(always)]
 pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

@@ -15,7 +15,9 @@
 //!
 //! `lookback`'s body is generic over the element type and operator of [`crate::types`]: `lookback`
 //! is its `i32` × sum, [`lookback_generic`] the other 17 pairs, PTX entries
-//! `lookback__{type}_{op}` (`lookback__f64_max`).
+//! `lookback__{type}_{op}` (`lookback__f64_max`). So is `lookback_warpspec`'s, at the shape
+//! [`WARPSPEC_TYPED`] (8x12x6): [`lookback_warpspec_generic`], PTX entries
+//! `lookback_warpspec_8x12x6__{type}_{op}`.
 //!
 //! Every kernel reads its `input` and writes a separate `output` (or a scratch buffer the
 //! host owns); none writes the caller's input. Index math and the look-back status word are

@@ -105,11 +105,9 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         (scan::ScanPlan::PersistentLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
         // The ring is in dynamic shared memory; the static bytes are the barriers and the
         // control words.
-        (
-            scan::ScanPlan::WarpSpecialized { warps, stages, .. }
-            | scan::ScanPlan::WarpSpecializedValues { warps, stages, .. },
-            _,
-        ) => Some(kernels::scan::warpspec_static_bytes(warps, stages)),
+        (scan::ScanPlan::WarpSpecialized { warps, stages, .. }, _) => {
+            Some(kernels::scan::warpspec_static_bytes(warps, stages))
+        }
         _ => None,
     }
 }

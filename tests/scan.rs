@@ -36,9 +36,9 @@ fn own_sizes(v: &ScanVariant) -> Vec<usize> {
         }
         // The same, and enough tiles that every persistent block reuses each of its stages
         // (mbarrier phases of both parities) and draws past the last tile.
-        ScanPlan::PersistentLookback { .. }
-        | ScanPlan::WarpSpecialized { .. }
-        | ScanPlan::WarpSpecializedValues { .. } => sizes.extend([32 * t, 33 * t + 5, 70 * t + 3]),
+        ScanPlan::PersistentLookback { .. } | ScanPlan::WarpSpecialized { .. } => {
+            sizes.extend([32 * t, 33 * t + 5, 70 * t + 3])
+        }
     }
     sizes
 }

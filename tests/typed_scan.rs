@@ -32,7 +32,7 @@ fn sizes(tv: Row) -> Vec<usize> {
     let t = tile(tv);
     let mut out = vec![1, 31, 33, 1023, 1025, t - 1, t + 1, 3 * t + 77];
     let stages = reduce_scan::with_elem!(tv.1, T => tv.0.instance::<T>(tv.2).map_or(0, |i| match i.plan {
-        ScanPlan::WarpSpecializedValues { stages, .. } | ScanPlan::WarpSpecialized { stages, .. } => stages,
+        ScanPlan::WarpSpecialized { stages, .. } => stages,
         _ => 0,
     }));
     if stages > 0 {

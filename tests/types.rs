@@ -317,8 +317,10 @@ fn scan_faults<T: Value>(backend: &Backend, v: &'static reduce_scan::scan::ScanV
     // first instruction on a block it was not compiled for.
     let r = unsafe {
         match inst.plan {
-            ScanPlan::DecoupledLookback { kernel, .. } => backend.launch(&kernel, cfg, (input, out, status, n, 1, 0)),
-            ScanPlan::DecoupledLookbackValues { kernel, .. } | ScanPlan::WarpSpecializedValues { kernel, .. } => {
+            ScanPlan::DecoupledLookback { kernel, .. } | ScanPlan::WarpSpecialized { kernel, .. } => {
+                backend.launch(&kernel, cfg, (input, out, status, n, 1, 0))
+            }
+            ScanPlan::DecoupledLookbackValues { kernel, .. } => {
                 backend.launch(&kernel, cfg, (input, out, status, out.wrapping_add(FAULT_N as usize), n, 1, 0))
             }
             other => return Err(format!("{}: no fault test for its plan {other:?}", inst.id()).into()),

@@ -4,7 +4,7 @@
 use super::kind::Kind;
 use super::registry::{
     BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs, LookbackArgs, LookbackValuesArgs, ScanInstance,
-    ScanPlan, ScanVariant,
+    ScanPlan, ScanVariant, status_words_per_tile,
 };
 use crate::backend::{Backend, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -21,11 +21,11 @@ pub(crate) fn single_pass_launch<T>(
     match inst.plan {
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
-        ScanPlan::WarpSpecialized { kernel, .. } => Ok((kernel, warpspec_config(backend, inst, n)?, tiles + 1)),
-        ScanPlan::Fenwick { .. }
-        | ScanPlan::ReduceThenScan { .. }
-        | ScanPlan::DecoupledLookbackValues { .. }
-        | ScanPlan::WarpSpecializedValues { .. } => {
+        ScanPlan::WarpSpecialized { kernel, .. } => {
+            let words = tiles * status_words_per_tile(std::mem::size_of::<T>()) + 1;
+            Ok((kernel, warpspec_config(backend, inst, n)?, words))
+        }
+        ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
             Err(Error::Invalid(format!("scan `{}` is not a single-pass scan of the packed status", inst.variant.name)))
         }
     }
@@ -195,16 +195,15 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })
 }
 
-/// The launch of a [`ScanPlan::WarpSpecialized`] or [`ScanPlan::WarpSpecializedValues`] variant
-/// on `n` elements: its ring in dynamic shared memory (`stages` tiles of `T`), its block
-/// (compute warps and two more), and as many blocks as fit on the device at once (at most one
-/// per tile): persistent blocks that draw their tiles by ticket.
-pub(crate) fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
-    let (name, warps, stages) = match inst.plan {
-        ScanPlan::WarpSpecialized { kernel, warps, stages, .. } => (kernel.name, warps, stages),
-        ScanPlan::WarpSpecializedValues { kernel, warps, stages, .. } => (kernel.name, warps, stages),
-        _ => return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name))),
+/// The launch of a [`ScanPlan::WarpSpecialized`] variant on `n` elements: its ring in dynamic
+/// shared memory (`stages` tiles of `T`), its block (compute warps and two more), and as many
+/// blocks as fit on the device at once (at most one per tile): persistent blocks that draw
+/// their tiles by ticket.
+fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
+    let ScanPlan::WarpSpecialized { kernel, warps, stages, .. } = inst.plan else {
+        return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
     };
+    let name = kernel.name;
     let shared = stages * inst.plan.tile() * std::mem::size_of::<T>() as u32;
     let threads = kernels::scan::warpspec_threads(warps);
     backend.allow_dynamic_shared(name, shared as usize)?;

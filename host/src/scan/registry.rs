@@ -96,23 +96,12 @@ pub enum ScanPlan<T: 'static = i32> {
     /// bulk-copy engine, a look-ahead warp runs the decoupled look-back, `warps` compute warps
     /// reduce, scan and store (`kernels::scan::lookback_warpspec`).
     WarpSpecialized {
-        /// `lookback_warpspec` or one of its tuning shapes.
+        /// `lookback_warpspec` or one of its tuning shapes; `lookback_warpspec_8x12x6__{type}_{op}`
+        /// for the other pairs (`kernels::scan::lookback_warpspec_generic`).
         kernel: Kernel<LookbackArgs<T>>,
         /// Compute warps per block (the block has two more: the producer and the look-ahead).
         warps: u32,
-        /// Elements per compute thread.
-        items: u32,
-        /// Tiles in the block's shared-memory ring.
-        stages: u32,
-    },
-    /// [`WarpSpecialized`](Self::WarpSpecialized) with the 64-bit types' value slots
-    /// (`lookback_warpspec_8x12x6__{type}_{op}`, `kernels::scan::lookback_warpspec_generic`).
-    WarpSpecializedValues {
-        /// `lookback_warpspec_8x12x6__{type}_{op}`.
-        kernel: Kernel<LookbackValuesArgs<T>>,
-        /// Compute warps per block.
-        warps: u32,
-        /// Elements of `T` per compute thread (12 of 32 bits, 6 of 64 bits).
+        /// Elements of `T` per compute thread (for the typed rows: 12 of 32 bits, 6 of 64 bits).
         items: u32,
         /// Tiles in the block's shared-memory ring.
         stages: u32,
@@ -198,9 +187,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { kernel, .. }
             | ScanPlan::PersistentLookback { kernel, .. }
             | ScanPlan::WarpSpecialized { kernel, .. } => vec![kernel.name],
-            ScanPlan::DecoupledLookbackValues { kernel, .. } | ScanPlan::WarpSpecializedValues { kernel, .. } => {
-                vec![kernel.name]
-            }
+            ScanPlan::DecoupledLookbackValues { kernel, .. } => vec![kernel.name],
         }
     }
 
@@ -211,9 +198,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, .. }
             | ScanPlan::DecoupledLookbackValues { threads, .. }
             | ScanPlan::PersistentLookback { threads, .. } => threads,
-            ScanPlan::WarpSpecialized { warps, .. } | ScanPlan::WarpSpecializedValues { warps, .. } => {
-                kernels::scan::warpspec_threads(warps)
-            }
+            ScanPlan::WarpSpecialized { warps, .. } => kernels::scan::warpspec_threads(warps),
         }
     }
 
@@ -225,9 +210,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, items, .. }
             | ScanPlan::DecoupledLookbackValues { threads, items, .. }
             | ScanPlan::PersistentLookback { threads, items, .. } => threads * items,
-            ScanPlan::WarpSpecialized { warps, items, .. } | ScanPlan::WarpSpecializedValues { warps, items, .. } => {
-                kernels::scan::warpspec_tile(warps, items)
-            }
+            ScanPlan::WarpSpecialized { warps, items, .. } => kernels::scan::warpspec_tile(warps, items),
         }
     }
 
@@ -245,9 +228,10 @@ impl<T> ScanPlan<T> {
             // The status words, then two value slots per tile.
             ScanPlan::DecoupledLookbackValues { .. } => tiles * 8 * 3,
             // The status words, then the ticket counter.
-            ScanPlan::PersistentLookback { .. } | ScanPlan::WarpSpecialized { .. } => (tiles + 1) * 8,
-            // The status words and the ticket counter, then two value slots per tile.
-            ScanPlan::WarpSpecializedValues { .. } => (tiles + 1) * 8 + tiles * 16,
+            ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
+            // The status words (two per tile for a 64-bit type: the halves layout), then the
+            // ticket counter.
+            ScanPlan::WarpSpecialized { .. } => (tiles * status_words_per_tile(size) as u64 + 1) * 8,
         }
     }
 }
@@ -368,8 +352,8 @@ macro_rules! warpspec_rows {
         [warpspec_rows!(@row $t sum), warpspec_rows!(@row $t min), warpspec_rows!(@row $t max)]
     };
     (@row $t:ident $o:ident) => {
-        Some(ScanPlan::WarpSpecializedValues {
-            kernel: kernel_ref!(kernels::scan::${concat(lookback_warpspec_8x12x6, __, $t, _, $o)}(a, b, c, d, e, f, g)),
+        Some(ScanPlan::WarpSpecialized {
+            kernel: kernel_ref!(kernels::scan::${concat(lookback_warpspec_8x12x6, __, $t, _, $o)}(a, b, c, d, e, f)),
             warps: WARPSPEC_TYPED.0,
             items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
             stages: WARPSPEC_TYPED.2,
@@ -378,6 +362,12 @@ macro_rules! warpspec_rows {
 }
 
 const BOTH: &[Kind] = &Kind::ALL;
+
+/// Status words per tile of the warp-specialized scan of elements of `size` bytes: 2 for a
+/// 64-bit type (the halves layout of `kernels::scan::lookback_warpspec_generic`), else 1.
+pub(crate) fn status_words_per_tile(size: usize) -> usize {
+    if size == 8 { 2 } else { 1 }
+}
 
 /// A tuning shape of `lookback`.
 macro_rules! lookback_shape {

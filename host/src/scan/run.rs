@@ -192,9 +192,7 @@ pub fn scan_depth<T>(plan: &ScanPlan<T>, n: usize) -> u64 {
         | ScanPlan::DecoupledLookbackValues { threads, items, .. }
         | ScanPlan::PersistentLookback { threads, items, .. } => (threads as u64, items as u64),
         // The compute warps hold the tile (the bound's W is theirs).
-        ScanPlan::WarpSpecialized { warps, items, .. } | ScanPlan::WarpSpecializedValues { warps, items, .. } => {
-            (32 * warps as u64, items as u64)
-        }
+        ScanPlan::WarpSpecialized { warps, items, .. } => (32 * warps as u64, items as u64),
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } => return n as u64,
     };
     let tiles = (n as u64).div_ceil(threads * items).max(1);

@@ -9,7 +9,7 @@ use kernels::scan::index::{MAX_EPOCH, bit_positions};
 
 use super::kind::Kind;
 use super::levels::{bit_strides, blelloch_levels};
-use super::plan::{Launch, config, single_pass_launch, warpspec_config};
+use super::plan::{Launch, config, single_pass_launch};
 use super::registry::{BlellochBlockArgs, BlellochReduceArgs, ScanInstance, ScanPlan};
 use crate::backend::{Backend, DeviceBuffer, Kernel};
 use crate::error::{Error, Result};
@@ -100,14 +100,6 @@ impl<T: Value> ScanWorkspace<T> {
                     config(tiles, threads),
                     (input, output, status, values, n32, 0, excl),
                 )]
-            }
-            ScanPlan::WarpSpecializedValues { kernel, .. } => {
-                let cfg = warpspec_config(backend, inst, n)?;
-                // The status words, then the ticket counter.
-                let status = self.status(backend, tiles + 1)?;
-                at_least(backend, &mut self.values, 2 * tiles)?;
-                let values = address(&mut self.values)?.cast::<T>();
-                vec![Launch::LookbackValues(kernel, cfg, (input, output, status, values, n32, 0, excl))]
             }
         })
     }

@@ -252,6 +252,28 @@ pub const fn value_slot(tile: usize, flag: u32) -> usize {
     2 * tile + (flag == FLAG_PREFIX) as usize
 }
 
+/// A 64-bit value's status in the **halves** layout (the warp-specialized scan's 64-bit types):
+/// two status words `pack_status(epoch, flag, half)`, its low then its high 32 bits, each
+/// written and read as one 64-bit atomic, so that each half carries the flag it belongs to.
+#[inline(always)]
+pub const fn pack_halves(epoch: u32, flag: u32, [lo, hi]: [u32; 2]) -> [u64; 2] {
+    [pack_status(epoch, flag, lo as i32), pack_status(epoch, flag, hi as i32)]
+}
+
+/// Do two words read for one tile in the halves layout belong to the same publication (the
+/// same epoch and flag)? A reader that finds them apart (one half of an aggregate, one of the
+/// prefix that replaced it, or of another launch) reads again.
+#[inline(always)]
+pub const fn halves_agree(lo: u64, hi: u64) -> bool {
+    lo >> 32 == hi >> 32
+}
+
+/// The value's two 32-bit halves from its two words in the halves layout (low, high).
+#[inline(always)]
+pub const fn unpack_halves(lo: u64, hi: u64) -> [u32; 2] {
+    [lo as u32, hi as u32]
+}
+
 /// Word offset, within a look-back tile held in shared memory, of the 16-byte chunk `row`
 /// of thread `tid` in the **striped** layout: chunk `row * threads + tid`. Consecutive
 /// threads take consecutive chunks, so a warp's 128-bit global load or store of one row
@@ -344,6 +366,25 @@ pub const fn stage_of(k: usize, stages: usize) -> (usize, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn halves_carry_their_flag_and_agree_only_within_one_publication() {
+        let v = 0xDEAD_BEEF_0123_4567u64;
+        let halves = [v as u32, (v >> 32) as u32];
+        let [lo, hi] = pack_halves(7, FLAG_AGGREGATE, halves);
+        assert!(halves_agree(lo, hi));
+        assert_eq!(unpack_halves(lo, hi), halves);
+        assert_eq!((status_flag(lo, 7), status_flag(hi, 7)), (FLAG_AGGREGATE, FLAG_AGGREGATE));
+        // The prefix that replaces the aggregate, half of it seen: not taken.
+        let [plo, phi] = pack_halves(7, FLAG_PREFIX, [1, 2]);
+        assert!(halves_agree(plo, phi));
+        assert!(!halves_agree(plo, hi) && !halves_agree(lo, phi));
+        // Another launch's half: not taken either; and (0, 0), what a reader makes of halves
+        // apart, reads as not published for any launch (epochs start at 1).
+        let [old, _] = pack_halves(6, FLAG_AGGREGATE, halves);
+        assert!(!halves_agree(old, hi));
+        assert_eq!(status_flag(0, 1), FLAG_INVALID);
+    }
     use std::vec;
     use std::vec::Vec;
 

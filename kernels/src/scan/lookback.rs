@@ -1,6 +1,6 @@
 use super::index::{
-    FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, pack_status, status_flag,
-    status_value, striped_chunk, value_slot,
+    FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, halves_agree, pack_halves,
+    pack_status, status_flag, status_value, striped_chunk, unpack_halves, value_slot,
 };
 use crate::device::atomic::{load_acquire_u64, load_relaxed_u64, store_relaxed_u64, store_release_u64};
 use crate::device::clock::nanosleep;
@@ -221,11 +221,15 @@ const fn packed<T: Element>() -> bool {
 }
 
 /// Where tiles publish: one status word per tile and, for the split layout, two value slots
-/// per tile (`index::value_slot`: its aggregate and its inclusive prefix).
+/// per tile (`index::value_slot`: its aggregate and its inclusive prefix); or, for the
+/// **halves** layout of 64-bit types (the warp-specialized scan's), two tagged status words
+/// per tile (`index::pack_halves`).
 #[derive(Clone, Copy)]
 pub(super) struct Status<T> {
     words: GlobalMut<u64>,
     values: GlobalMut<T>,
+    /// A 64-bit `T` publishes in the halves layout rather than the split one.
+    halves: bool,
 }
 
 impl<T: Element> Status<T> {
@@ -233,14 +237,33 @@ impl<T: Element> Status<T> {
     /// split layout reads and writes (two per tile; unused, and may be anything, for 32-bit `T`).
     #[inline(always)]
     pub(super) fn of(words: GlobalMut<u64>, values: GlobalMut<T>) -> Self {
-        Self { words, values }
+        Self { words, values, halves: false }
+    }
+
+    /// A status array whose 64-bit `T` publish in the **halves** layout: tile `t`'s two status
+    /// words at `words[2t]` and `words[2t + 1]`, each `epoch:30 | flag:2 | half:32`
+    /// (`index::pack_halves`), written and read with relaxed 64-bit atomics alone; a reader takes
+    /// a tile's status only when both words carry the same epoch and flag
+    /// (`index::halves_agree`), and polls again otherwise. No fence on either side: each half
+    /// carries its own flag, as the packed word does; and the words are status words, zeroed
+    /// when allocated, so the epochs keep every other launch's out. 32-bit `T` keep the packed
+    /// layout.
+    #[inline(always)]
+    pub(super) fn halves(words: GlobalMut<u64>) -> Self {
+        Self { words, values: words.cast(), halves: true }
+    }
+
+    /// Status words per tile: 2 in the halves layout, else 1.
+    #[inline(always)]
+    pub(super) fn words_per_tile(self) -> usize {
+        if !packed::<T>() && self.halves { 2 } else { 1 }
     }
 
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
     #[inline(always)]
     pub(super) fn packed(words: GlobalMut<u64>) -> Self {
         // `values` is never read or written in the packed layout.
-        Self { words, values: words.cast() }
+        Self { words, values: words.cast(), halves: false }
     }
 
     /// Tile `tile`'s `value` with `flag` (aggregate or inclusive prefix): packed, one relaxed
@@ -255,6 +278,13 @@ impl<T: Element> Status<T> {
         if packed::<T>() {
             // SAFETY: tile < the status array's length; one atomic word carries flag and value.
             unsafe { store_relaxed_u64(self.words.offset(tile), pack_status(epoch, flag, value.low_bits() as i32)) };
+        } else if self.halves {
+            let [lo, hi] = pack_halves(epoch, flag, value.to_halves());
+            // SAFETY: tile's two words (2·tile + 1 < 2 × tiles); each carries its own flag.
+            unsafe {
+                store_relaxed_u64(self.words.offset(2 * tile), lo);
+                store_relaxed_u64(self.words.offset(2 * tile + 1), hi);
+            }
         } else {
             // SAFETY: the value's own slot (never written again during the launch), then the
             // flag with release semantics: a reader that acquires the flag sees the value.
@@ -265,19 +295,25 @@ impl<T: Element> Status<T> {
         }
     }
 
-    /// Tile `pred`'s status word: a relaxed 64-bit atomic load (packed), an acquire (split).
+    /// Tile `pred`'s status as seen: its status word (a relaxed 64-bit atomic load, packed; an
+    /// acquire, split) and 0; halves, its two words (relaxed loads) where they agree, else
+    /// `(0, 0)`, which reads as not yet published.
     ///
     /// # Safety
     /// `pred` is below the status array's length.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    unsafe fn word(self, pred: usize) -> u64 {
+    unsafe fn word(self, pred: usize) -> (u64, u64) {
         // SAFETY: forwarded.
         unsafe {
             if packed::<T>() {
-                load_relaxed_u64(self.words.as_const().offset(pred))
+                (load_relaxed_u64(self.words.as_const().offset(pred)), 0)
+            } else if self.halves {
+                let at = self.words.as_const();
+                let (lo, hi) = (load_relaxed_u64(at.offset(2 * pred)), load_relaxed_u64(at.offset(2 * pred + 1)));
+                if halves_agree(lo, hi) { (lo, hi) } else { (0, 0) }
             } else {
-                load_acquire_u64(self.words.as_const().offset(pred))
+                (load_acquire_u64(self.words.as_const().offset(pred)), 0)
             }
         }
     }
@@ -290,12 +326,15 @@ impl<T: Element> Status<T> {
     /// tile 0).
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-    unsafe fn value<O: Operator<T>>(self, word: u64, pred: isize, flag: u32) -> T {
+    unsafe fn value<O: Operator<T>>(self, (word, high): (u64, u64), pred: isize, flag: u32) -> T {
         if packed::<T>() {
             return T::from_low_bits(status_value(word) as u32);
         }
         if pred < 0 {
             return O::IDENTITY;
+        }
+        if self.halves {
+            return T::from_halves(unpack_halves(word, high));
         }
         // SAFETY: the slot exists; its value was stored before the release the acquire saw (a
         // GPU-scope atomic load, never a cached one).
@@ -340,19 +379,19 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
                 // SAFETY: 0 <= pred < tile <= the status array's length.
                 unsafe { status.word(pred as usize) }
             } else {
-                pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32)
+                (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
             }
         };
         let mut word = load();
-        while !all_sync(FULL_MASK, status_flag(word, epoch) != FLAG_INVALID) {
-            if status_flag(word, epoch) == FLAG_INVALID {
+        while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
+            if status_flag(word.0, epoch) == FLAG_INVALID {
                 if SLEEP_NS > 0 {
                     nanosleep(SLEEP_NS);
                 }
                 word = load();
             }
         }
-        let flag = status_flag(word, epoch);
+        let flag = status_flag(word.0, epoch);
         let is_prefix = flag == FLAG_PREFIX;
         // SAFETY: this launch's valid word for pred.
         let value = unsafe { status.value::<O>(word, pred, flag) };
@@ -1243,7 +1282,7 @@ kernel! {
     /// slots; `out` one valid `u64`; launched with one block of 32 threads.
     pub unsafe fn lookback_split_probe(status: GlobalMut<u64>, values: GlobalMut<u64>, out: GlobalMut<u64>, tile: u32, epoch: u32) {
         let lane = thread_idx_x() % WARP_SIZE;
-        let status = Status { words: status, values };
+        let status = Status::of(status, values);
         // SAFETY: forwarded from the caller; the whole warp calls it.
         let prefix = unsafe { look_back::<u64, Sum, LOOKBACK_SLEEP_NS>(status, tile as usize, epoch, lane) };
         if lane == 0 {

@@ -547,8 +547,8 @@ unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: u
     let n = n as usize;
     let tile_len = tile_words / words::<T>();
     let count = n.div_ceil(tile_len);
-    // SAFETY: status holds tiles + 1 words; the last is the ticket counter.
-    let counter = unsafe { status_words.offset(count) };
+    // SAFETY: status holds words_per_tile × tiles + 1 words; the last is the ticket counter.
+    let counter = unsafe { status_words.offset(status.words_per_tile() * count) };
     let l = Launch { input, output, status, counter, n, tiles: count, tile_len, epoch, exclusive };
     let tid = thread_idx_x() as usize;
     let (warp, lane) = (tid / WARP_SIZE as usize, thread_idx_x() % WARP_SIZE);
@@ -838,7 +838,6 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
     input: Global<T>,
     output: GlobalMut<T>,
     status: GlobalMut<u64>,
-    values: GlobalMut<T>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -860,17 +859,23 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// `lookback_warpspec` and its shapes scan `i32` sums only: the plan could take the
 /// warp-specialized scan for a `Scanner::<i32, Sum>` but not for any other type. The ring and
 /// the control slots were already sized for 64-bit values; what 64-bit types lacked is the
-/// status word, which has no room for a 64-bit value beside its flag. Here 32-bit types keep
-/// the packed word and 64-bit types publish through the split layout (a flag word and two
-/// value slots per tile, release/acquire), both chosen in one place by `Status`, as in
-/// `lookback_generic`.
+/// status word, which has no room for a 64-bit value beside its flag. 32-bit types keep the
+/// packed word. 64-bit types first took `lookback_generic`'s split layout (a flag word and two
+/// value slots per tile, `st.release` after the value, `ld.acquire` before it), and lost a
+/// quarter of their speed (`# Measured`): one look-ahead warp per block pays those fences for
+/// every tile in turn. So here they publish in the **halves** layout: two status words per
+/// tile, each `epoch:30 | flag:2 | half:32` (`index::pack_halves`), written and read with
+/// relaxed 64-bit atomics and no fence; a reader takes a tile's status only when both words
+/// carry the same epoch and flag (`index::halves_agree`), and polls again when it catches an
+/// aggregate's half beside the prefix's that replaced it. Each half is single-copy atomic with
+/// its own flag, as the packed word is, so no order between the two stores is needed.
 ///
 /// # Execution
 /// [`lookback_warpspec`]'s phases 1–5 with `⊕` for `+`: 8 compute warps, a ring of 6 stages
 /// of 8 × 32 × 12 words (12 elements of 32 bits or 6 of 64 bits per compute thread,
 /// [`warpspec_items`]: a tile of 3072 or 1536 elements, 12 KiB either way); the look-ahead
-/// warp's look-back reads the status of `T`'s layout (split: acquire the flag, then load the
-/// value of its slot).
+/// warp's look-back reads the status of `T`'s layout (halves: both words of each predecessor,
+/// relaxed, in one window of 32 as the packed words are).
 ///
 /// # Launch
 /// As `lookback_warpspec_8x12x6`: block `10 × 32` threads (traps otherwise),
@@ -878,13 +883,12 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// host launches as many blocks as fit at once, at most one per tile). sm_90 only.
 ///
 /// # Preconditions
-/// As for `lookback_warpspec`, with `status` holding `tiles + 1` words (the status words, then
-/// the ticket counter) and, for 64-bit `T`, `values` holding `2 × tiles` elements (never
-/// reset: read only after a flag of this launch's epoch); `tiles = ceil(n / tile)`.
+/// As for `lookback_warpspec`, with `status` holding `w × tiles + 1` words, `w` = 1 for 32-bit
+/// `T` and 2 for 64-bit `T` (the status words, then the ticket counter), zeroed or written by
+/// earlier launches with other epochs; `tiles = ceil(n / tile)`.
 ///
 /// # Safety
-/// As for `lookback_warpspec`; `values` is valid for `2 × tiles` elements of `T` when `T` is
-/// 64 bits wide (unused otherwise).
+/// As for `lookback_warpspec`, with `status` valid for `w × tiles + 1` words.
 ///
 /// # Measured
 /// H100 80GB HBM3, inclusive scans, medians of interleaved rounds against
@@ -899,21 +903,22 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | u64 sum | 5·10^7 | 3 | 296.7–300.0 | 406.4–406.5 | 0.730–0.738 |
 /// | u64 sum | 2^27 | 2 | 805.5–806.7 | 1082.0–1083.8 | 0.744 |
 /// | f64 sum | 5·10^7 | 3 | 296.4–297.6 | 409.3–409.6 | 0.724–0.727 |
+/// | i64 sum | 5·10^7 | 3 | 297.2–298.5 | 405.9–407.1 | 0.730–0.734 |
 ///
-/// 32-bit types gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lose a quarter.
+/// The 64-bit rows are of the split layout (7f82da0, before the halves layout). 32-bit types
+/// gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lost a quarter.
 /// ncu's source counters for u64 at 5·10^7 put 49.2 % of the stall samples on the compute
 /// warps' *ready* wait (12 % for `i32` at 2^28): the look-ahead warp is the bottleneck. Its
 /// split-layout look-back acquires each flag (`ld.acquire`, an L1 invalidation) before loading
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
-/// for every tile in turn, where `lookback` runs a look-back per resident block. So the plan
-/// (`host/src/scan/plan_by_device.csv`) takes this kernel for u32 from 2^28 on the H100, and
-/// keeps `lookback` for 64-bit types.
+/// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
+/// halves layout; the plan (`host/src/scan/plan_by_device.csv`) takes this kernel for u32 from
+/// 2^28 on the H100, and for the 64-bit types where the halves layout was measured faster.
 #[inline(always)]
 pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     input: Global<T>,
     output: GlobalMut<T>,
     status: GlobalMut<u64>,
-    values: GlobalMut<T>,
     n: u32,
     epoch: u32,
     exclusive: u32,
@@ -922,7 +927,5 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const ROWS: usize = WARPSPEC_TYPED.1 as usize / 4;
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
-    unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES>(input, output, Status::of(status, values), status, n, epoch, exclusive)
-    }
+    unsafe { warpspec::<T, O, WARPS, ROWS, STAGES>(input, output, Status::halves(status), status, n, epoch, exclusive) }
 }

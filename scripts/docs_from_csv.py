@@ -911,6 +911,15 @@ def headline_block(d, gpu):
     return out
 
 
+def size_label(n):
+    """2^k for a power of two, else d·10^k (10^k for d = 1)."""
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    k = len(str(n)) - 1
+    d = n // 10 ** k
+    return f"10^{k}" if d == 1 else f"{d}·10^{k}"
+
+
 def scan_plan_lines():
     """One line per row of the scan plan's device table (`host/src/scan/plan_by_device.csv`,
     what `Scanner` runs) that takes another variant from a size on: that variant against
@@ -924,7 +933,6 @@ def scan_plan_lines():
             continue
         src = ROOT / r["source"]
         rs = rows(src)
-        label = lambda n: f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"10^{len(str(n)) - 1}"
         parts = []
         for n in sorted({int(x["n"]) for x in rs if int(x["n"]) >= size_from}):
             at = [x for x in rs if int(x["n"]) == n and x["verdict"].startswith(("PASS", "REFERENCE"))]
@@ -935,13 +943,13 @@ def scan_plan_lines():
             rounds = len([x for x in at if x["variant"] == r["variant"]])
             what = "CUB `InclusiveScan`" if typed else "CUB `InclusiveSum`"
             copy = "" if typed else f" and a device-to-device copy {med('d2d_copy'):.1f} (the scan takes {w / med('d2d_copy'):.3f}× the copy's time)"
-            parts.append(f"{label(n)}: {w:.1f} µs against `lookback` {lb:.1f}, {what} {cub:.1f} "
-                         f"({cub / w:.2f}×){copy}; {rounds} rounds")
+            parts.append(f"{size_label(n)}: {w:.1f} µs against `lookback` {lb:.1f}, {what} {cub:.1f} "
+                         f"({cub / w:.2f}×){copy}; {rounds} round{'s' if rounds != 1 else ''}")
         # The device.txt beside the CSV, or in the folder above (a sweep per type in a subfolder).
         dev = next(d / "device.txt" for d in (src.parent, src.parent.parent) if (d / "device.txt").exists())
         commit = re.search(r"commit (\w{7})", dev.read_text())
         gpu = re.match(r"(NVIDIA [^,]+),", dev.read_text())
-        out.append(f"- **What `Scanner` runs on the {r['device']} for {r['type']} from {label(size_from)}** "
+        out.append(f"- **What `Scanner` runs on the {r['device']} for {r['type']} from {size_label(size_from)}** "
                    f"(`host/src/scan/plan_by_device.csv`): `{r['variant']}`, {gpu.group(1) if gpu else r['device']}, "
                    f"medians of interleaved rounds (`{r['source']}` (commit {commit.group(1) if commit else '?'})): "
                    + "; ".join(parts) + ".")

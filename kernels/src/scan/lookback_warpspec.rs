@@ -905,15 +905,26 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | f64 sum | 5·10^7 | 3 | 296.4–297.6 | 409.3–409.6 | 0.724–0.727 |
 /// | i64 sum | 5·10^7 | 3 | 297.2–298.5 | 405.9–407.1 | 0.730–0.734 |
 ///
-/// The 64-bit rows are of the split layout (7f82da0, before the halves layout). 32-bit types
-/// gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lost a quarter.
+/// The 64-bit rows above are of the split layout (7f82da0). With the halves layout (7a970bd,
+/// `docs/measurements/2026-11-27-h100/warpspec-halves-7a970bd/`):
+///
+/// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |
+/// |---|---|---|---|---|---|
+/// | u64 sum | 5·10^7 | 2 | 297.8 | 284.5–284.9 | 1.045–1.046 |
+/// | u64 sum | 2^27 | 1 | 808.1 | 763.8 | 1.058 |
+/// | f64 sum | 5·10^7 | 2 | 295.6–297.9 | 285.4 | 1.036–1.044 |
+///
+/// 32-bit types gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lost a quarter
+/// with the split layout and gain 4–6 % with the halves layout (at 2^27 CUB takes 1.04× this
+/// kernel's time for u64 sums, where it took 0.98× `lookback`'s).
 /// ncu's source counters for u64 at 5·10^7 put 49.2 % of the stall samples on the compute
 /// warps' *ready* wait (12 % for `i32` at 2^28): the look-ahead warp is the bottleneck. Its
 /// split-layout look-back acquires each flag (`ld.acquire`, an L1 invalidation) before loading
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
-/// halves layout; the plan (`host/src/scan/plan_by_device.csv`) takes this kernel for u32 from
-/// 2^28 on the H100, and for the 64-bit types where the halves layout was measured faster.
+/// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
+/// for u32 from 2^28 and for u64 and f64 from 5·10^7; f32 and i64, not timed enough, keep
+/// `lookback`.
 #[inline(always)]
 pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

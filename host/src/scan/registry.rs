@@ -134,7 +134,7 @@ pub enum ScanPairs {
     /// Its own row only.
     Own,
     /// Every element type × sum, min and max: the table holds the rows besides `i32` × sum
-    /// (`lookback_rows!`).
+    /// (`every_other_pair!`).
     Every(&'static PerType<ScanByOp>),
 }
 
@@ -308,24 +308,26 @@ impl ScanVariant {
     }
 }
 
-/// The rows of `lookback` besides `i32` × sum: `lookback__{type}_{op}`, the instantiations of
-/// its generic body (`kernels::scan::lookback_generic`), made with the same `${concat(..)}` as
-/// the kernels crate's.
-macro_rules! lookback_rows {
-    () => {
+/// The rows of a generic scan besides `i32` × sum, one `$row!(type op)` per pair: a
+/// [`PerType`] of [`ScanByOp`].
+macro_rules! every_other_pair {
+    ($row:ident) => {
         PerType {
-            i32: [None, lookback_rows!(@row i32 min), lookback_rows!(@row i32 max)],
-            u32: lookback_rows!(@ops u32),
-            i64: lookback_rows!(@ops i64),
-            u64: lookback_rows!(@ops u64),
-            f32: lookback_rows!(@ops f32),
-            f64: lookback_rows!(@ops f64),
+            i32: [None, $row!(i32 min), $row!(i32 max)],
+            u32: [$row!(u32 sum), $row!(u32 min), $row!(u32 max)],
+            i64: [$row!(i64 sum), $row!(i64 min), $row!(i64 max)],
+            u64: [$row!(u64 sum), $row!(u64 min), $row!(u64 max)],
+            f32: [$row!(f32 sum), $row!(f32 min), $row!(f32 max)],
+            f64: [$row!(f64 sum), $row!(f64 min), $row!(f64 max)],
         }
     };
-    (@ops $t:ident) => {
-        [lookback_rows!(@row $t sum), lookback_rows!(@row $t min), lookback_rows!(@row $t max)]
-    };
-    (@row $t:ident $o:ident) => {
+}
+
+/// A row of `lookback` besides `i32` × sum: `lookback__{type}_{op}`, an instantiation of its
+/// generic body (`kernels::scan::lookback_generic`), named with the same `${concat(..)}` as the
+/// kernels crate's.
+macro_rules! lookback_row {
+    ($t:ident $o:ident) => {
         Some(ScanPlan::DecoupledLookbackValues {
             kernel: kernel_ref!(kernels::scan::${concat(lookback, __, $t, _, $o)}(a, b, c, d, e, f, g)),
             threads: LOOKBACK_THREADS,
@@ -334,24 +336,11 @@ macro_rules! lookback_rows {
     };
 }
 
-/// The rows of `lookback_warpspec_8x12x6` besides `i32` × sum:
-/// `lookback_warpspec_8x12x6__{type}_{op}`, the instantiations of its generic body
+/// A row of `lookback_warpspec_8x12x6` besides `i32` × sum:
+/// `lookback_warpspec_8x12x6__{type}_{op}`, an instantiation of its generic body
 /// (`kernels::scan::lookback_warpspec_generic`, at the shape `WARPSPEC_TYPED`).
-macro_rules! warpspec_rows {
-    () => {
-        PerType {
-            i32: [None, warpspec_rows!(@row i32 min), warpspec_rows!(@row i32 max)],
-            u32: warpspec_rows!(@ops u32),
-            i64: warpspec_rows!(@ops i64),
-            u64: warpspec_rows!(@ops u64),
-            f32: warpspec_rows!(@ops f32),
-            f64: warpspec_rows!(@ops f64),
-        }
-    };
-    (@ops $t:ident) => {
-        [warpspec_rows!(@row $t sum), warpspec_rows!(@row $t min), warpspec_rows!(@row $t max)]
-    };
-    (@row $t:ident $o:ident) => {
+macro_rules! warpspec_row {
+    ($t:ident $o:ident) => {
         Some(ScanPlan::WarpSpecialized {
             kernel: kernel_ref!(kernels::scan::${concat(lookback_warpspec_8x12x6, __, $t, _, $o)}(a, b, c, d, e, f)),
             warps: WARPSPEC_TYPED.0,
@@ -487,7 +476,7 @@ static VARIANTS: &[ScanVariant] = &[
         kinds: BOTH,
         min_cc: (7, 0),
         tuning: false,
-        pairs: ScanPairs::Every(&lookback_rows!()),
+        pairs: ScanPairs::Every(&every_other_pair!(lookback_row)),
         plan: ScanPlan::DecoupledLookback {
             kernel: kernel_ref!(kernels::scan::lookback(a, b, c, d, e, f)),
             threads: kernels::scan::LOOKBACK_THREADS,
@@ -551,7 +540,7 @@ static VARIANTS: &[ScanVariant] = &[
     },
     warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4, true),
     // Its other rows are the typed warp-specialized scans (`WARPSPEC_TYPED`).
-    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true, ScanPairs::Every(&warpspec_rows!())),
+    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true, ScanPairs::Every(&every_other_pair!(warpspec_row))),
     warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3, true),
     warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4, true),
     warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4, true),

@@ -4,7 +4,7 @@
 use super::kind::Kind;
 use super::registry::{
     BitBuildArgs, BitQueryArgs, BlellochBlockArgs, BlellochReduceArgs, LookbackArgs, LookbackValuesArgs, ScanInstance,
-    ScanPlan, ScanVariant, status_words_per_tile,
+    ScanPlan, ScanVariant,
 };
 use crate::backend::{Backend, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -22,7 +22,7 @@ pub(crate) fn single_pass_launch<T>(
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
         ScanPlan::WarpSpecialized { kernel, .. } => {
-            let words = tiles * status_words_per_tile(std::mem::size_of::<T>()) + 1;
+            let words = tiles * kernels::scan::warpspec_status_words(std::mem::size_of::<T>()) + 1;
             Ok((kernel, warpspec_config(backend, inst, n)?, words))
         }
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
@@ -200,14 +200,14 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
 /// blocks as fit on the device at once (at most one per tile): persistent blocks that draw
 /// their tiles by ticket.
 fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
-    let ScanPlan::WarpSpecialized { kernel, warps, stages, .. } = inst.plan else {
+    let ScanPlan::WarpSpecialized { kernel, warps, items, stages } = inst.plan else {
         return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
     };
-    let name = kernel.name;
-    let shared = stages * inst.plan.tile() * std::mem::size_of::<T>() as u32;
+    // `items` elements of T are items × size / 4 words.
+    let shared = kernels::scan::warpspec_shared_bytes(warps, items * std::mem::size_of::<T>() as u32 / 4, stages);
     let threads = kernels::scan::warpspec_threads(warps);
-    backend.allow_dynamic_shared(name, shared as usize)?;
-    let per_sm = backend.occupancy(name, threads, shared as usize)?.max(1);
+    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
+    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
     let grid = n.div_ceil(inst.plan.tile() as usize).min(resident);
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })

@@ -231,7 +231,7 @@ impl<T> ScanPlan<T> {
             ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
             // The status words (two per tile for a 64-bit type: the halves layout), then the
             // ticket counter.
-            ScanPlan::WarpSpecialized { .. } => (tiles * status_words_per_tile(size) as u64 + 1) * 8,
+            ScanPlan::WarpSpecialized { .. } => (tiles * kernels::scan::warpspec_status_words(size) as u64 + 1) * 8,
         }
     }
 }
@@ -351,12 +351,6 @@ macro_rules! warpspec_row {
 }
 
 const BOTH: &[Kind] = &Kind::ALL;
-
-/// Status words per tile of the warp-specialized scan of elements of `size` bytes: 2 for a
-/// 64-bit type (the halves layout of `kernels::scan::lookback_warpspec_generic`), else 1.
-pub(crate) fn status_words_per_tile(size: usize) -> usize {
-    if size == 8 { 2 } else { 1 }
-}
 
 /// A tuning shape of `lookback`.
 macro_rules! lookback_shape {

@@ -253,12 +253,6 @@ impl<T: Element> Status<T> {
         Self { words, values: words.cast(), halves: true }
     }
 
-    /// Status words per tile: 2 in the halves layout, else 1.
-    #[inline(always)]
-    pub(super) fn words_per_tile(self) -> usize {
-        if !packed::<T>() && self.halves { 2 } else { 1 }
-    }
-
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
     #[inline(always)]
     pub(super) fn packed(words: GlobalMut<u64>) -> Self {

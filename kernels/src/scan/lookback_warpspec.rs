@@ -547,8 +547,9 @@ unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: u
     let n = n as usize;
     let tile_len = tile_words / words::<T>();
     let count = n.div_ceil(tile_len);
-    // SAFETY: status holds words_per_tile × tiles + 1 words; the last is the ticket counter.
-    let counter = unsafe { status_words.offset(status.words_per_tile() * count) };
+    // SAFETY: status holds warpspec_status_words(size of T) × tiles + 1 words; the last is the
+    // ticket counter.
+    let counter = unsafe { status_words.offset(warpspec_status_words(core::mem::size_of::<T>()) * count) };
     let l = Launch { input, output, status, counter, n, tiles: count, tile_len, epoch, exclusive };
     let tid = thread_idx_x() as usize;
     let (warp, lane) = (tid / WARP_SIZE as usize, thread_idx_x() % WARP_SIZE);
@@ -826,6 +827,13 @@ warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
 /// H100 at 2^27 and above (`docs/measurements/2026-11-27-h100/warpspec-mid-cea6deb/`), so
 /// `lookback_warpspec_8x12x6__{type}_{op}` are that variant's other rows.
 pub const WARPSPEC_TYPED: (u32, u32, u32) = (8, 12, 6);
+
+/// Status words per tile of the warp-specialized scan of elements of `size` bytes: 2 for a
+/// 64-bit type (its two halves, `Status::halves`), else 1 (the packed word). The status array
+/// holds this many words per tile, then the ticket counter.
+pub const fn warpspec_status_words(size: usize) -> usize {
+    if size == 8 { 2 } else { 1 }
+}
 
 /// Elements of `T` per compute thread of a warp-specialized shape of `items` 32-bit words per
 /// thread (12 words: 12 elements of 32 bits, 6 of 64 bits). The ring holds the same bytes for

@@ -68,7 +68,7 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x12x6__i64_max, lookback_warpspec_8x12x6__i64_min, lookback_warpspec_8x12x6__i64_sum,
     lookback_warpspec_8x12x6__u32_max, lookback_warpspec_8x12x6__u32_min, lookback_warpspec_8x12x6__u32_sum,
     lookback_warpspec_8x12x6__u64_max, lookback_warpspec_8x12x6__u64_min, lookback_warpspec_8x12x6__u64_sum,
-    lookback_warpspec_generic, warpspec_items,
+    lookback_warpspec_generic, warpspec_items, warpspec_status_words,
 };
 // The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
 // `lookback__{type}_{op}`, its shape.

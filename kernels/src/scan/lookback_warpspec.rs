@@ -922,6 +922,14 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | u64 sum | 2^27 | 1 | 808.1 | 763.8 | 1.058 |
 /// | f64 sum | 5·10^7 | 2 | 295.6–297.9 | 285.4 | 1.036–1.044 |
 ///
+/// And at fc6a518 (the same 64-bit entries; `docs/measurements/2026-11-27-h100/warpspec-typed-fc6a518/`):
+///
+/// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |
+/// |---|---|---|---|---|---|
+/// | i64 sum | 5·10^7 | 3 | 296.3–297.6 | 283.6–284.4 | 1.042–1.047 |
+/// | i64 sum | 2^27 | 3 | 803.2–805.3 | 763.8–764.9 | 1.052–1.054 |
+/// | f32 sum | 10^8 | 3 | 284.0–285.5 | 282.6–283.8 | 1.004–1.008 |
+///
 /// 32-bit types gain what `i32` sums gain (about 1 % at 2^28); 64-bit types lost a quarter
 /// with the split layout and gain 4–6 % with the halves layout (at 2^27 CUB takes 1.04× this
 /// kernel's time for u64 sums, where it took 0.98× `lookback`'s).
@@ -931,8 +939,7 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
 /// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
-/// for u32 from 2^28 and for u64 and f64 from 5·10^7; f32 and i64, not timed enough, keep
-/// `lookback`.
+/// for f32 from 10^8 (as `i32`), for u32 from 2^28 and for i64, u64 and f64 from 5·10^7.
 #[inline(always)]
 pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

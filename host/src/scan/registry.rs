@@ -545,6 +545,20 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8, true),
     warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10, true),
     warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6, true),
+    ScanVariant {
+        name: "lookback_warpspec_store_bulk",
+        concept: "lookback_warpspec_8x12x6 storing each warp's scanned region with one bulk copy (cp.async.bulk shared -> global), an experiment",
+        kinds: BOTH,
+        min_cc: (9, 0),
+        tuning: true,
+        pairs: ScanPairs::Own,
+        plan: ScanPlan::WarpSpecialized {
+            kernel: kernel_ref!(kernels::scan::lookback_warpspec_store_bulk(a, b, c, d, e, f)),
+            warps: 8,
+            items: 12,
+            stages: 6,
+        },
+    },
 ];
 
 /// Every scan variant, tuning shapes included.

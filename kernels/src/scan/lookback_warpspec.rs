@@ -4,7 +4,7 @@ use super::lookback::{
     warp_exclusive, warp_inclusive_scan, words, write_slot,
 };
 use super::lookback_persistent::draw_tile;
-use crate::device::bulk::{Mbarrier, fence_proxy_async};
+use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
 use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
 use crate::device::shared::{Shared, dynamic_shared};
 use crate::device::thread::{block_dim_x, named_barrier_sync, sync_threads, thread_idx_x};
@@ -401,7 +401,7 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
 /// # Safety
 /// After [`reduce`] of the same use returned `true`; by every lane of the compute warp.
 #[inline(always)]
-unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const STORE_BULK: bool>(
     ring: Ring<W>,
     l: Launch<T>,
     k: usize,
@@ -447,6 +447,16 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     let base = tile * l.tile_len;
     let full = base + l.tile_len <= l.n;
     let dst = l.output.cast::<W>();
+    if STORE_BULK && full {
+        // SAFETY: as store_region_bulk asks: this warp's region, scanned above by its lanes.
+        unsafe { store_region_bulk(region, dst.wrapping_offset(base * per), first, WARP_SIZE as usize * items, lane) };
+        if lane == 0 {
+            // The copy engine has read the region. SAFETY: an initialised barrier expecting
+            // one arrival per compute warp.
+            unsafe { ring.bar(Bar::Empty, s).arrive() };
+        }
+        return;
+    }
     for r in 0..ROWS {
         let c = first + striped_chunk(lane as usize, r, WARP_SIZE as usize);
         // SAFETY: written by a lane of this warp before the warp sync.
@@ -468,6 +478,28 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     }
 }
 
+/// Stores a compute warp's scanned region of the stage, `count` words from word `first`, to
+/// `dst[first..]` with one bulk copy (`cp.async.bulk.global.shared::cta`) by lane 0, which waits
+/// until the copy engine has read the region (`cp.async.bulk.wait_group.read 0`) before
+/// returning: the stage can then be handed back to the producer.
+///
+/// # Safety
+/// By every lane of the warp, after each wrote its chunks of the region; the region lies in
+/// the stage, `dst[first..first + count]` is inside the output, both 16-byte aligned, `count`
+/// a multiple of 4, and nobody else touches either until this returns.
+#[inline(always)]
+unsafe fn store_region_bulk<W: Word>(region: Shared<W>, dst: GlobalMut<W>, first: usize, count: usize, lane: u32) {
+    // Each lane's writes (generic proxy), visible to the copy engine before lane 0 issues it.
+    fence_proxy_async();
+    sync_warp(FULL_MASK);
+    if lane == 0 {
+        // SAFETY: the caller's promise; fenced by every writer before the warp sync above.
+        unsafe { region.store_bulk(first, dst.wrapping_offset(first), count, l2_evict_first_policy()) };
+        bulk_commit();
+        bulk_wait_read::<0>();
+    }
+}
+
 /// A compute warp: reduces each tile `STAGES - 2` uses (at least one) ahead of the one it
 /// scans, so that the block's aggregates are published as soon as their tiles land, while the
 /// look-ahead warp waits on earlier tiles' predecessors (a block that reduced only one tile
@@ -481,7 +513,7 @@ unsafe fn scan_store<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
 /// # Safety
 /// Called by every lane of compute warp `cw`, after the barriers were initialised.
 #[inline(always)]
-unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const STORE_BULK: bool>(
     ring: Ring<W>,
     l: Launch<T>,
     who: (usize, u32),
@@ -508,7 +540,7 @@ unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
             next += 1;
         }
         // SAFETY: use k was reduced, and had a tile (k < end).
-        unsafe { scan_store::<T, O, W, ROWS>(ring, l, k, who) };
+        unsafe { scan_store::<T, O, W, ROWS, STORE_BULK>(ring, l, k, who) };
         k += 1;
     }
 }
@@ -520,7 +552,14 @@ unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
 /// As for [`lookback_warpspec`], with this shape's block and shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: usize, const STAGES: usize>(
+unsafe fn warpspec<
+    T: Element,
+    O: Operator<T>,
+    const WARPS: usize,
+    const ROWS: usize,
+    const STAGES: usize,
+    const STORE_BULK: bool,
+>(
     input: Global<T>,
     output: GlobalMut<T>,
     status: Status<T>,
@@ -575,7 +614,7 @@ unsafe fn warpspec<T: Element, O: Operator<T>, const WARPS: usize, const ROWS: u
         match warp {
             0 => produce::<T, O, u32>(ring, l, lane),
             1 => look_ahead::<T, O, u32>(ring, l, lane),
-            w => compute::<T, O, u32, ROWS>(ring, l, (w - 2, lane)),
+            w => compute::<T, O, u32, ROWS, STORE_BULK>(ring, l, (w - 2, lane)),
         }
     }
 }
@@ -746,7 +785,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, false>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -800,7 +839,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, false>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -821,6 +860,61 @@ warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);
 warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8);
 warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10);
 warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
+
+kernel! {
+    /// `lookback_warpspec_8x12x6` whose compute warps store their scanned region with the
+    /// bulk-copy engine (`cp.async.bulk.global.shared::cta`, one copy of 1.5 KiB per warp and
+    /// tile) instead of 16-byte stores from registers: an experiment toward the copy's time.
+    ///
+    /// # Concept
+    /// **The copy engine works both ways.** A bulk copy can move shared memory out to global
+    /// memory as well as in: one thread issues it, the engine reads the shared bytes and writes
+    /// them in whole lines, and `cp.async.bulk.wait_group.read` says when the shared bytes may
+    /// be reused (the global writes may still be on their way). The warp's scanned elements are
+    /// already in the stage, in order; the store needs no registers and no striped re-read.
+    ///
+    /// # Previous problem → fix
+    /// `lookback_warpspec_8x12x6` stays at 1.065× the copy's time at 2^28 on the H100 (issue
+    /// #37 asks ≤ 1.03×). Its compute warps re-read the scanned region from the stage in striped
+    /// order and store it with `st.global.cs.v4`, 3 × 32 stores of 16 bytes per warp and tile,
+    /// through the load/store unit that also serves their shared reads. Here lane 0 hands the
+    /// whole region to the copy engine, waits only until the engine has read it, and arrives on
+    /// *empty*. Partial tiles keep the guarded stores.
+    ///
+    /// # Execution
+    /// As `lookback_warpspec` (phases 1–5 of its docs) at 8x12x6, but in phase 4 a compute
+    /// warp, after scanning its region in place, fences it for the async proxy (every lane),
+    /// meets its warp, and lane 0 issues one bulk store of the region (evict-first), commits
+    /// it, waits for its read (`wait_group.read 0`) and arrives on *empty*.
+    ///
+    /// # Launch
+    /// As `lookback_warpspec_8x12x6`: block `10 × 32` threads (traps otherwise),
+    /// `warpspec_shared_bytes(8, 12, 6)` (72 KiB) of dynamic shared memory; sm_90 only.
+    ///
+    /// # Preconditions
+    /// As for `lookback_warpspec`; the output 16-byte aligned (as every scan's output here).
+    ///
+    /// # Safety
+    /// As for `lookback_warpspec`; a stage is handed back to the producer only after the copy
+    /// engine has read the bulk store's shared bytes.
+    ///
+    /// # Measured
+    /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
+    /// `lookback_warpspec_8x12x6` (`VARIANTS`).
+    pub unsafe fn lookback_warpspec_store_bulk(
+        input: Global<i32>,
+        output: GlobalMut<i32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        exclusive: u32,
+    ) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            warpspec::<i32, Sum, 8, { 12 / 4 }, 6, true>(input, output, Status::packed(status), status, n, epoch, exclusive)
+        }
+    }
+}
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -953,5 +1047,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const ROWS: usize = WARPSPEC_TYPED.1 as usize / 4;
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
-    unsafe { warpspec::<T, O, WARPS, ROWS, STAGES>(input, output, Status::halves(status), status, n, epoch, exclusive) }
+    unsafe {
+        warpspec::<T, O, WARPS, ROWS, STAGES, false>(input, output, Status::halves(status), status, n, epoch, exclusive)
+    }
 }

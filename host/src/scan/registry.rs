@@ -419,6 +419,27 @@ macro_rules! warpspec_shape {
     };
 }
 
+/// An experiment on a warp-specialized shape: its compute warps reduce fewer uses ahead
+/// (`kernels::scan::lookback_warpspec_{shape}_ahead{n}`), so more of the ring's stages load.
+macro_rules! warpspec_ahead {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        ScanVariant {
+            name: stringify!($name),
+            concept: "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment",
+            kinds: BOTH,
+            min_cc: (9, 0),
+            tuning: true,
+            pairs: ScanPairs::Own,
+            plan: ScanPlan::WarpSpecialized {
+                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
+                warps: $warps,
+                items: $items,
+                stages: $stages,
+            },
+        }
+    };
+}
+
 /// The scan variants: the curriculum first (`bit` → `blelloch_unpadded` → `blelloch` → `lookback`), then the
 /// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
 static VARIANTS: &[ScanVariant] = &[
@@ -545,6 +566,10 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8, true),
     warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10, true),
     warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6, true),
+    warpspec_ahead!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6),
+    warpspec_ahead!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6),
+    warpspec_ahead!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8),
+    warpspec_ahead!(lookback_warpspec_8x12x8_ahead4, 8, 12, 8),
     ScanVariant {
         name: "lookback_warpspec_store_bulk",
         concept: "lookback_warpspec_8x12x6 storing each warp's scanned region with one bulk copy (cp.async.bulk shared -> global), an experiment",

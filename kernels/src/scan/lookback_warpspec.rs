@@ -500,7 +500,7 @@ unsafe fn store_region_bulk<W: Word>(region: Shared<W>, dst: GlobalMut<W>, first
     }
 }
 
-/// A compute warp: reduces each tile `STAGES - 2` uses (at least one) ahead of the one it
+/// A compute warp: reduces each tile `AHEAD` uses (0: `STAGES - 2`, at least one) ahead of the one it
 /// scans, so that the block's aggregates are published as soon as their tiles land, while the
 /// look-ahead warp waits on earlier tiles' predecessors (a block that reduced only one tile
 /// ahead published late, and every later block's look-back waited for it).
@@ -513,12 +513,19 @@ unsafe fn store_region_bulk<W: Word>(region: Shared<W>, dst: GlobalMut<W>, first
 /// # Safety
 /// Called by every lane of compute warp `cw`, after the barriers were initialised.
 #[inline(always)]
-unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const STORE_BULK: bool>(
+unsafe fn compute<
+    T: Element,
+    O: Operator<T>,
+    W: Word,
+    const ROWS: usize,
+    const AHEAD: usize,
+    const STORE_BULK: bool,
+>(
     ring: Ring<W>,
     l: Launch<T>,
     who: (usize, u32),
 ) {
-    let ahead = ring.stages.saturating_sub(2).max(1);
+    let ahead = if AHEAD == 0 { ring.stages.saturating_sub(2).max(1) } else { AHEAD };
     // The first use whose reduce found no tile, once known.
     let mut end = usize::MAX;
     // The next use to reduce.
@@ -546,7 +553,10 @@ unsafe fn compute<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const 
 }
 
 /// The body of every warp-specialized scan: a persistent block of `WARPS + 2` warps whose roles
-/// run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes.
+/// run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes. The
+/// compute warps reduce `AHEAD` uses ahead of their scan (0: `STAGES - 2`, at least one, every
+/// shape's rule), and store each tile through registers, or with one bulk copy per warp where
+/// `STORE_BULK` (`lookback_warpspec_store_bulk`).
 ///
 /// # Safety
 /// As for [`lookback_warpspec`], with this shape's block and shared memory.
@@ -558,6 +568,7 @@ unsafe fn warpspec<
     const WARPS: usize,
     const ROWS: usize,
     const STAGES: usize,
+    const AHEAD: usize,
     const STORE_BULK: bool,
 >(
     input: Global<T>,
@@ -572,6 +583,7 @@ unsafe fn warpspec<
         assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
         assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
         assert!(STAGES >= 3, "a ring of at least 3 stages: one loading, one reduced ahead, one scanned");
+        assert!(AHEAD + 2 <= STAGES, "reduce 1 to STAGES - 2 uses ahead (0: STAGES - 2): a stage stays free to load");
     };
     let threads = (WARPS + 2) * WARP_SIZE as usize;
     if block_dim_x() as usize != threads {
@@ -614,7 +626,7 @@ unsafe fn warpspec<
         match warp {
             0 => produce::<T, O, u32>(ring, l, lane),
             1 => look_ahead::<T, O, u32>(ring, l, lane),
-            w => compute::<T, O, u32, ROWS, STORE_BULK>(ring, l, (w - 2, lane)),
+            w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK>(ring, l, (w - 2, lane)),
         }
     }
 }
@@ -785,7 +797,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, false>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -839,7 +851,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, false>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, 0, false>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -911,10 +923,74 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, 8, { 12 / 4 }, 6, true>(input, output, Status::packed(status), status, n, epoch, exclusive)
+            warpspec::<i32, Sum, 8, { 12 / 4 }, 6, 0, true>(input, output, Status::packed(status), status, n, epoch, exclusive)
         }
     }
 }
+
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose compute
+/// warps reduce `ahead` uses ahead of the scan instead of `stages - 2`.
+macro_rules! warpspec_ahead {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal) => {
+        kernel! {
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) whose compute warps reduce fewer uses ahead of the scan (the
+            /// `ahead` of the name) than the `stages - 2` of every other shape: an experiment.
+            ///
+            /// # Concept
+            /// **A ring's stages are split between waiting and loading.** A stage holds a tile
+            /// from its load until its scan; the compute warps reduce `ahead` tiles before they
+            /// scan them, so those `ahead` stages hold landed tiles and only `stages − ahead`
+            /// tiles of the block can be loading. Bytes in flight per SM, what Little's law
+            /// asks of a memory-bound kernel, are `blocks × (stages − ahead) × tile bytes`.
+            ///
+            /// # Previous problem → fix
+            /// Every shape of `WARPSPEC_SHAPES` reduces `stages − 2` uses ahead, so every one
+            /// of them keeps two tiles loading per block, whatever its ring's depth: the sweep
+            /// over 4 to 10 stages never raised the bytes in flight. Here `ahead` is its own
+            /// knob, and `stages − ahead` tiles load at once.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), the compute warps' reduce
+            /// running `ahead` uses before their scan.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`; deadlock-free for `1 ≤ ahead ≤ stages − 2` by the
+            /// same argument (checked at compile time).
+            ///
+            /// # Measured
+            /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
+            /// `lookback_warpspec_8x12x6` (`VARIANTS`).
+            pub unsafe fn $name(
+                input: Global<i32>,
+                output: GlobalMut<i32>,
+                status: GlobalMut<u64>,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                // SAFETY: forwarded from the caller.
+                unsafe {
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, false>(
+                        input, output, Status::packed(status), status, n, epoch, exclusive,
+                    )
+                }
+            }
+        }
+    };
+}
+
+warpspec_ahead!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6, 2);
+warpspec_ahead!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6, 3);
+warpspec_ahead!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8, 3);
+warpspec_ahead!(lookback_warpspec_8x12x8_ahead4, 8, 12, 8, 4);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -1048,6 +1124,14 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
     unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES, false>(input, output, Status::halves(status), status, n, epoch, exclusive)
+        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false>(
+            input,
+            output,
+            Status::halves(status),
+            status,
+            n,
+            epoch,
+            exclusive,
+        )
     }
 }

@@ -54,10 +54,11 @@ pub use lookback_persistent::{
 };
 pub use lookback_warpspec::{
     WARPSPEC_ITEMS, WARPSPEC_SHAPES, WARPSPEC_STAGES, WARPSPEC_WARPS, lookback_warpspec, lookback_warpspec_4x20x4,
-    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x8,
-    lookback_warpspec_8x12x10, lookback_warpspec_8x20x6, lookback_warpspec_8x28x3, lookback_warpspec_8x28x5,
-    lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6, lookback_warpspec_store_bulk,
-    warpspec_shared_bytes, warpspec_static_bytes, warpspec_threads, warpspec_tile,
+    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x6_ahead2,
+    lookback_warpspec_8x12x6_ahead3, lookback_warpspec_8x12x8, lookback_warpspec_8x12x8_ahead3,
+    lookback_warpspec_8x12x8_ahead4, lookback_warpspec_8x12x10, lookback_warpspec_8x20x6, lookback_warpspec_8x28x3,
+    lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6,
+    lookback_warpspec_store_bulk, warpspec_shared_bytes, warpspec_static_bytes, warpspec_threads, warpspec_tile,
 };
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
 // 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.

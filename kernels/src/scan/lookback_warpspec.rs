@@ -37,7 +37,7 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// bytes a block keeps in flight (up to `stages - 1` tiles loading while one is scanned); the
 /// block has `(warps + 2) × 32` threads. The stages also set how far ahead the compute warps
 /// reduce: `stages - 2` uses (at least one).
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 13] = [
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
     (8, 20, 4),
     (8, 12, 4),
     (8, 12, 6),
@@ -51,6 +51,9 @@ pub const WARPSPEC_SHAPES: [(u32, u32, u32); 13] = [
     (8, 12, 8),
     (8, 12, 10),
     (16, 12, 6),
+    (4, 12, 6),
+    (4, 12, 8),
+    (8, 4, 6),
 ];
 
 /// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
@@ -872,6 +875,9 @@ warpspec_shape!(lookback_warpspec_8x28x5, 8, 28, 5);
 warpspec_shape!(lookback_warpspec_8x12x8, 8, 12, 8);
 warpspec_shape!(lookback_warpspec_8x12x10, 8, 12, 10);
 warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
+warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6);
+warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8);
+warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6);
 
 kernel! {
     /// `lookback_warpspec_8x12x6` whose compute warps store their scanned region with the

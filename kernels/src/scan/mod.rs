@@ -53,8 +53,9 @@ pub use lookback_persistent::{
     lookback_persistent_shared_bytes,
 };
 pub use lookback_warpspec::{
-    WARPSPEC_ITEMS, WARPSPEC_SHAPES, WARPSPEC_STAGES, WARPSPEC_WARPS, lookback_warpspec, lookback_warpspec_4x20x4,
-    lookback_warpspec_4x36x4, lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x6_ahead2,
+    WARPSPEC_ITEMS, WARPSPEC_SHAPES, WARPSPEC_STAGES, WARPSPEC_WARPS, lookback_warpspec, lookback_warpspec_4x12x6,
+    lookback_warpspec_4x12x8, lookback_warpspec_4x20x4, lookback_warpspec_4x36x4, lookback_warpspec_8x4x6,
+    lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x6_ahead2,
     lookback_warpspec_8x12x6_ahead3, lookback_warpspec_8x12x8, lookback_warpspec_8x12x8_ahead3,
     lookback_warpspec_8x12x8_ahead4, lookback_warpspec_8x12x10, lookback_warpspec_8x20x6, lookback_warpspec_8x28x3,
     lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6,

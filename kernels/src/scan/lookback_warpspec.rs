@@ -790,6 +790,12 @@ kernel! {
     /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
     /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
     /// beats `lookback` only at 2^28 and by under 1 %: the plan keeps `lookback` there.
+    ///
+    /// What did not bring it nearer the copy (H100, 2^28, 8x12x6's 759–761 µs in the same
+    /// rounds; `docs/measurements/2026-11-27-h100/`): storing with the bulk-copy engine
+    /// (`lookback_warpspec_store_bulk`, 766–768 µs), more tiles loading by reducing fewer ahead
+    /// (`…_ahead2`, `…_ahead3`: 767–850 µs), more blocks per SM with smaller tiles (4x12x6
+    /// 801 µs, 8x4x6 880 µs).
     pub unsafe fn lookback_warpspec(
         input: Global<i32>,
         output: GlobalMut<i32>,
@@ -917,8 +923,12 @@ kernel! {
     /// engine has read the bulk store's shared bytes.
     ///
     /// # Measured
-    /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
-    /// `lookback_warpspec_8x12x6` (`VARIANTS`).
+    /// H100 80GB HBM3, int32 inclusive sums, 3 interleaved rounds
+    /// (`docs/measurements/2026-11-27-h100/warpspec-store-bulk-a27f316/`): 765.9–768.4 µs at
+    /// 2^28 against `lookback_warpspec_8x12x6`'s 759.7–761.0 (1.007–1.010× its time per round),
+    /// 285.8–287.0 against 282.9–285.1 at 10^8: slower. ncu's source counters: 9.5 % of the
+    /// stall samples on the *empty* arrival after the wait for the store's read, while the
+    /// compute warps' wait for a tile to land keeps its 35 %.
     pub unsafe fn lookback_warpspec_store_bulk(
         input: Global<i32>,
         output: GlobalMut<i32>,
@@ -972,8 +982,12 @@ macro_rules! warpspec_ahead {
             /// same argument (checked at compile time).
             ///
             /// # Measured
-            /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
-            /// `lookback_warpspec_8x12x6` (`VARIANTS`).
+            /// H100 80GB HBM3, int32 inclusive sums at 2^28, 3 interleaved rounds
+            /// (`docs/measurements/2026-11-27-h100/warpspec-ahead-628fa43/`), against
+            /// `lookback_warpspec_8x12x6` (ahead 4) at 759.6–760.4 µs: 8x12x6 ahead 3
+            /// 766.6–769.1, ahead 2 840.2–849.9, 8x12x8 ahead 4 773.0–775.0, ahead 3
+            /// 806.0–810.1. Every one slower in every round, at 10^8 too: more tiles loading
+            /// do not help, tiles reduced (and published) later do hurt.
             pub unsafe fn $name(
                 input: Global<i32>,
                 output: GlobalMut<i32>,

@@ -392,19 +392,26 @@ macro_rules! lookback_hinted {
 }
 
 /// A shape of the warp-specialized scan (compute warps, items per thread, stages): `lookback_warpspec`
-/// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`.
+/// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`; with `concept:`, an
+/// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too.
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
         warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)
     };
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, if $tuning {
+            "lookback_warpspec with another shape (compute warps x items per thread x ring stages), for tuning"
+        } else {
+            "warp-specialized persistent blocks: a producer warp fills a ring of stages with bulk copies, a look-ahead warp runs the look-back, compute warps reduce, scan and store, no block barrier on the look-back path"
+        })
+    };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept)
+    };
+    (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr) => {
         ScanVariant {
             name: stringify!($name),
-            concept: if $tuning {
-                "lookback_warpspec with another shape (compute warps x items per thread x ring stages), for tuning"
-            } else {
-                "warp-specialized persistent blocks: a producer warp fills a ring of stages with bulk copies, a look-ahead warp runs the look-back, compute warps reduce, scan and store, no block barrier on the look-back path"
-            },
+            concept: $concept,
             kinds: BOTH,
             min_cc: (9, 0),
             tuning: $tuning,
@@ -419,26 +426,8 @@ macro_rules! warpspec_shape {
     };
 }
 
-/// An experiment on a warp-specialized shape: its compute warps reduce fewer uses ahead
-/// (`kernels::scan::lookback_warpspec_{shape}_ahead{n}`), so more of the ring's stages load.
-macro_rules! warpspec_ahead {
-    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
-        ScanVariant {
-            name: stringify!($name),
-            concept: "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment",
-            kinds: BOTH,
-            min_cc: (9, 0),
-            tuning: true,
-            pairs: ScanPairs::Own,
-            plan: ScanPlan::WarpSpecialized {
-                kernel: kernel_ref!(kernels::scan::$name(a, b, c, d, e, f)),
-                warps: $warps,
-                items: $items,
-                stages: $stages,
-            },
-        }
-    };
-}
+/// The concept of the `…_ahead{n}` experiments.
+const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
 
 /// The scan variants: the curriculum first (`bit` → `blelloch_unpadded` → `blelloch` → `lookback`), then the
 /// tuning shapes of `lookback` (same order as `kernels::scan::LOOKBACK_TUNING`).
@@ -569,24 +558,17 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6, true),
     warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8, true),
     warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6, true),
-    warpspec_ahead!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6),
-    warpspec_ahead!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6),
-    warpspec_ahead!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8),
-    warpspec_ahead!(lookback_warpspec_8x12x8_ahead4, 8, 12, 8),
-    ScanVariant {
-        name: "lookback_warpspec_store_bulk",
-        concept: "lookback_warpspec_8x12x6 storing each warp's scanned region with one bulk copy (cp.async.bulk shared -> global), an experiment",
-        kinds: BOTH,
-        min_cc: (9, 0),
-        tuning: true,
-        pairs: ScanPairs::Own,
-        plan: ScanPlan::WarpSpecialized {
-            kernel: kernel_ref!(kernels::scan::lookback_warpspec_store_bulk(a, b, c, d, e, f)),
-            warps: 8,
-            items: 12,
-            stages: 6,
-        },
-    },
+    warpspec_shape!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6, concept: AHEAD_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6, concept: AHEAD_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8, concept: AHEAD_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x8_ahead4, 8, 12, 8, concept: AHEAD_CONCEPT),
+    warpspec_shape!(
+        lookback_warpspec_store_bulk,
+        8,
+        12,
+        6,
+        concept: "lookback_warpspec_8x12x6 storing each warp's scanned region with one bulk copy (cp.async.bulk shared -> global), an experiment"
+    ),
 ];
 
 /// Every scan variant, tuning shapes included.

@@ -816,7 +816,7 @@ kernel! {
 /// Declares one tuning shape of `lookback_warpspec` (compute warps, items per thread, stages).
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
-        kernel! {
+        warpspec_shape!(@entry [
             /// `lookback_warpspec` compiled for another shape (compute warps × items per
             /// thread × ring stages, in the name), for tuning: same algorithm, same arguments,
             /// same preconditions.
@@ -850,6 +850,13 @@ macro_rules! warpspec_shape {
             /// # Measured
             /// A tuning shape: `scripts/gpu/warpspec_sweep.sh` times it beside
             /// `lookback_warpspec`.
+        ] $name, $warps, $items, $stages, 0, false);
+    };
+    // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
+    // `stages - 2`) and store path.
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal) => {
+        kernel! {
+            $($doc)*
             pub unsafe fn $name(
                 input: Global<i32>,
                 output: GlobalMut<i32>,
@@ -860,7 +867,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, 0, false>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -885,7 +892,7 @@ warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6);
 warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8);
 warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6);
 
-kernel! {
+warpspec_shape!(@entry [
     /// `lookback_warpspec_8x12x6` whose compute warps store their scanned region with the
     /// bulk-copy engine (`cp.async.bulk.global.shared::cta`, one copy of 1.5 KiB per warp and
     /// tile) instead of 16-byte stores from registers: an experiment toward the copy's time.
@@ -929,26 +936,13 @@ kernel! {
     /// 285.8–287.0 against 282.9–285.1 at 10^8: slower. ncu's source counters: 9.5 % of the
     /// stall samples on the *empty* arrival after the wait for the store's read, while the
     /// compute warps' wait for a tile to land keeps its 35 %.
-    pub unsafe fn lookback_warpspec_store_bulk(
-        input: Global<i32>,
-        output: GlobalMut<i32>,
-        status: GlobalMut<u64>,
-        n: u32,
-        epoch: u32,
-        exclusive: u32,
-    ) {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            warpspec::<i32, Sum, 8, { 12 / 4 }, 6, 0, true>(input, output, Status::packed(status), status, n, epoch, exclusive)
-        }
-    }
-}
+] lookback_warpspec_store_bulk, 8, 12, 6, 0, true);
 
 /// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose compute
 /// warps reduce `ahead` uses ahead of the scan instead of `stages - 2`.
 macro_rules! warpspec_ahead {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal) => {
-        kernel! {
+        warpspec_shape!(@entry [
             /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
             /// in the name) whose compute warps reduce fewer uses ahead of the scan (the
             /// `ahead` of the name) than the `stages - 2` of every other shape: an experiment.
@@ -988,22 +982,7 @@ macro_rules! warpspec_ahead {
             /// 766.6–769.1, ahead 2 840.2–849.9, 8x12x8 ahead 4 773.0–775.0, ahead 3
             /// 806.0–810.1. Every one slower in every round, at 10^8 too: more tiles loading
             /// do not help, tiles reduced (and published) later do hurt.
-            pub unsafe fn $name(
-                input: Global<i32>,
-                output: GlobalMut<i32>,
-                status: GlobalMut<u64>,
-                n: u32,
-                epoch: u32,
-                exclusive: u32,
-            ) {
-                // SAFETY: forwarded from the caller.
-                unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, false>(
-                        input, output, Status::packed(status), status, n, epoch, exclusive,
-                    )
-                }
-            }
-        }
+        ] $name, $warps, $items, $stages, $ahead, false);
     };
 }
 

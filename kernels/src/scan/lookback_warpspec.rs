@@ -34,9 +34,11 @@ pub const WARPSPEC_STAGES: u32 = 4;
 ///
 /// What bounds a shape: the ring, `stages × warps × 32 × items × 4` bytes of dynamic shared
 /// memory (with the static barriers and control words, at most 227 KiB: checked below), and the
-/// bytes a block keeps in flight (up to `stages - 1` tiles loading while one is scanned); the
-/// block has `(warps + 2) × 32` threads. The stages also set how far ahead the compute warps
-/// reduce: `stages - 2` uses (at least one).
+/// bytes a block keeps in flight; the block has `(warps + 2) × 32` threads. The stages also set
+/// how far ahead the compute warps reduce: `stages - 2` uses (at least one). A stage holds its
+/// tile from the load to the scan, so while the compute warps wait for a tile, `stages - ahead`
+/// = 2 tiles are loading per block whatever the depth (the `…_ahead{n}` experiments load more:
+/// slower, `docs/measurements/2026-11-27-h100/warpspec-ahead-628fa43/`).
 pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
     (8, 20, 4),
     (8, 12, 4),
@@ -646,11 +648,11 @@ kernel! {
     /// at `__syncthreads`. A barrier makes every warp wait for the slowest; a hand-off makes
     /// only the warp that needs a result wait for it. Here the slow job is the look-back,
     /// which waits for other blocks: given to a warp of its own, it no longer stops the
-    /// loads (the producer keeps `STAGES - 1` tiles in flight) nor the reduction of the next
-    /// tiles (the compute warps publish their aggregates meanwhile, so other blocks'
-    /// look-backs find them early). The `mbarrier` is the hand-off: an arrival releases what
-    /// the arriving thread wrote, a wait that sees the phase complete acquires it, and a bulk
-    /// copy counts its bytes into the phase of the stage it fills.
+    /// loads (the producer refills every stage the compute warps are done with) nor the
+    /// reduction of the next tiles (the compute warps publish their aggregates meanwhile, so
+    /// other blocks' look-backs find them early). The `mbarrier` is the hand-off: an arrival
+    /// releases what the arriving thread wrote, a wait that sees the phase complete acquires
+    /// it, and a bulk copy counts its bytes into the phase of the stage it fills.
     ///
     /// # Previous problem → fix
     /// In `lookback` a block holds its tile from load to store; while warp 0 looks back, the
@@ -661,7 +663,7 @@ kernel! {
     /// `lookback_persistent` loaded the next tile during the look-back, but its next tile
     /// published its aggregate only after the block had finished the tile before, which
     /// lengthened every look-back. Here no warp waits at a block barrier on the look-back
-    /// path: loads run `STAGES - 1` tiles ahead, and the look-back of a tile overlaps the
+    /// path: loads run ahead into every free stage, and the look-back of a tile overlaps the
     /// loading and reducing of the next ones.
     ///
     /// The first version reduced only one tile ahead of the one it scanned, so a tile's

@@ -797,7 +797,10 @@ kernel! {
     /// rounds; `docs/measurements/2026-11-27-h100/`): storing with the bulk-copy engine
     /// (`lookback_warpspec_store_bulk`, 766–768 µs), more tiles loading by reducing fewer ahead
     /// (`…_ahead2`, `…_ahead3`: 767–850 µs), more blocks per SM with smaller tiles (4x12x6
-    /// 801 µs, 8x4x6 880 µs).
+    /// 801 µs, 8x4x6 880 µs). ncu's stall samples say why (`…/stalls-ahead-5405082/`): 8x12x6's
+    /// compute warps wait 34 % for tiles to land and 14 % for the look-ahead warp; with more
+    /// tiles loading the first wait vanishes and the second grows to 39–50 %. One look-ahead
+    /// warp per block, running its tiles' look-backs one after another, is the other limit.
     pub unsafe fn lookback_warpspec(
         input: Global<i32>,
         output: GlobalMut<i32>,

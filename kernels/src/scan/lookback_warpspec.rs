@@ -791,7 +791,12 @@ kernel! {
     /// 759.6–760.3 µs at 2^28 and 283.1–285.1 µs at 10^8 in 3 interleaved rounds, against
     /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
     /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
-    /// beats `lookback` only at 2^28 and by under 1 %: the plan keeps `lookback` there.
+    /// beats `lookback` only at 2^28 and by under 1 %: the plan keeps `lookback` there for
+    /// 32-bit types; again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
+    /// µs against 597.1–598.6 at 2^28, 1.17–1.18× the copy, slower at 10^8). Its 64-bit rows
+    /// are 1.04–1.07× faster than `lookback` there (i64, u64, f64 at 5·10^7 and 2^27), and the
+    /// H200's plan takes them from 5·10^7. ncu on the H200 (`…/stalls-5405082/`): the compute
+    /// warps wait 24.5 % of their samples for tiles and 11.4 % for the look-ahead warp.
     ///
     /// What did not bring it nearer the copy (H100, 2^28, 8x12x6's 759–761 µs in the same
     /// rounds; `docs/measurements/2026-11-27-h100/`): storing with the bulk-copy engine

@@ -155,29 +155,43 @@ mod tests {
 
     #[test]
     fn warpspec_shapes_match_the_kernels_list() {
-        // The experiments on a shape's code (named for what they change) are not shapes.
-        let experiment = |v: &&ScanVariant| v.name == "lookback_warpspec_store_bulk" || v.name.contains("_ahead");
-        let shapes: Vec<(u32, u32, u32)> = all()
-            .filter(|v| !experiment(v))
-            .filter_map(|v| match v.plan {
-                ScanPlan::WarpSpecialized { warps, items, stages, .. } => Some((warps, items, stages)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
+        // A shape's name is its numbers (`lookback_warpspec` for the first); an experiment on a
+        // shape's code is named for the shape, or `lookback_warpspec`, and what it changes.
         let default = (kernels::scan::WARPSPEC_WARPS, kernels::scan::WARPSPEC_ITEMS, kernels::scan::WARPSPEC_STAGES);
-        assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
-        for v in all().filter(|v| !experiment(v) && matches!(v.plan, ScanPlan::WarpSpecialized { .. })) {
-            let ScanPlan::WarpSpecialized { warps, items, stages, .. } = v.plan else { unreachable!() };
-            let name = if (warps, items, stages) == default {
+        let shape_name = |shape: (u32, u32, u32)| {
+            if shape == default {
                 "lookback_warpspec".to_string()
             } else {
-                format!("lookback_warpspec_{warps}x{items}x{stages}")
-            };
-            assert_eq!((v.name, v.tuning), (name.as_str(), name != "lookback_warpspec"));
-            assert_eq!(v.block(), 32 * (warps + 2));
-            assert_eq!(v.tile(), 32 * warps * items);
+                format!("lookback_warpspec_{}x{}x{}", shape.0, shape.1, shape.2)
+            }
+        };
+        let (mut shapes, mut experiments) = (Vec::new(), 0);
+        for v in all() {
+            let ScanPlan::WarpSpecialized { warps, items, stages, lookaheads, .. } = v.plan else { continue };
+            let name = shape_name((warps, items, stages));
+            if v.name == name {
+                shapes.push((warps, items, stages));
+                assert_eq!(v.tuning, name != "lookback_warpspec", "{}", v.name);
+                assert_eq!(lookaheads, 1, "{}", v.name);
+            } else {
+                let base =
+                    if (warps, items, stages) == (8, 12, 6) { "lookback_warpspec_8x12x6" } else { name.as_str() };
+                let known = kernels::scan::WARPSPEC_SHAPES.contains(&(warps, items, stages));
+                assert!(
+                    known && v.name.starts_with(&format!("{base}_")) || v.name == "lookback_warpspec_store_bulk",
+                    "{}",
+                    v.name
+                );
+                assert!(v.tuning, "{} is an experiment", v.name);
+                assert_eq!(v.name.contains("_lookahead"), lookaheads > 1, "{}", v.name);
+                experiments += 1;
+            }
+            assert_eq!(v.block(), 32 * (warps + 1 + lookaheads), "{}", v.name);
+            assert_eq!(v.tile(), 32 * warps * items, "{}", v.name);
         }
+        assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
+        assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
+        assert_eq!(experiments, 11, "store_bulk, four ahead, six lookahead experiments");
     }
 
     #[test]

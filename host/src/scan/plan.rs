@@ -196,16 +196,17 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
 }
 
 /// The launch of a [`ScanPlan::WarpSpecialized`] variant on `n` elements: its ring in dynamic
-/// shared memory (`stages` tiles of `T`), its block (compute warps and two more), and as many
+/// shared memory (`stages` tiles of `T`), its block (compute warps, the producer and the
+/// look-ahead warps), and as many
 /// blocks as fit on the device at once (at most one per tile): persistent blocks that draw
 /// their tiles by ticket.
 fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
-    let ScanPlan::WarpSpecialized { kernel, warps, items, stages } = inst.plan else {
+    let ScanPlan::WarpSpecialized { kernel, warps, items, stages, lookaheads } = inst.plan else {
         return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
     };
     // `items` elements of T are items × size / 4 words.
     let shared = kernels::scan::warpspec_shared_bytes(warps, items * std::mem::size_of::<T>() as u32 / 4, stages);
-    let threads = kernels::scan::warpspec_threads(warps);
+    let threads = kernels::scan::warpspec_threads_with(warps, lookaheads);
     backend.allow_dynamic_shared(kernel.name, shared as usize)?;
     let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;

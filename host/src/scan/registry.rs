@@ -93,18 +93,21 @@ pub enum ScanPlan<T: 'static = i32> {
     },
     /// One launch of as many warp-specialized blocks as fit on the GPU at once (sm_90), each
     /// drawing tiles by ticket into a ring of `stages` tiles: a producer warp loads them with the
-    /// bulk-copy engine, a look-ahead warp runs the decoupled look-back, `warps` compute warps
-    /// reduce, scan and store (`kernels::scan::lookback_warpspec`).
+    /// bulk-copy engine, `lookaheads` look-ahead warps run the decoupled look-back (one, but in
+    /// the `…_lookahead{n}` experiments), `warps` compute warps reduce, scan and store
+    /// (`kernels::scan::lookback_warpspec`).
     WarpSpecialized {
         /// `lookback_warpspec` or one of its tuning shapes; `lookback_warpspec_8x12x6__{type}_{op}`
         /// for the other pairs (`kernels::scan::lookback_warpspec_generic`).
         kernel: Kernel<LookbackArgs<T>>,
-        /// Compute warps per block (the block has two more: the producer and the look-ahead).
+        /// Compute warps per block (the block adds the producer and the look-ahead warps).
         warps: u32,
         /// Elements of `T` per compute thread (for the typed rows: 12 of 32 bits, 6 of 64 bits).
         items: u32,
         /// Tiles in the block's shared-memory ring.
         stages: u32,
+        /// Look-ahead warps per block, taking the tiles in turn.
+        lookaheads: u32,
     },
 }
 
@@ -198,7 +201,9 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookback { threads, .. }
             | ScanPlan::DecoupledLookbackValues { threads, .. }
             | ScanPlan::PersistentLookback { threads, .. } => threads,
-            ScanPlan::WarpSpecialized { warps, .. } => kernels::scan::warpspec_threads(warps),
+            ScanPlan::WarpSpecialized { warps, lookaheads, .. } => {
+                kernels::scan::warpspec_threads_with(warps, lookaheads)
+            }
         }
     }
 
@@ -346,6 +351,7 @@ macro_rules! warpspec_row {
             warps: WARPSPEC_TYPED.0,
             items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
             stages: WARPSPEC_TYPED.2,
+            lookaheads: 1,
         })
     };
 }
@@ -393,7 +399,8 @@ macro_rules! lookback_hinted {
 
 /// A shape of the warp-specialized scan (compute warps, items per thread, stages): `lookback_warpspec`
 /// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`; with `concept:`, an
-/// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too.
+/// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too, and with
+/// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`).
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
         warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)
@@ -408,7 +415,13 @@ macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept)
     };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, lookaheads: $looks:literal) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, LOOKAHEAD_CONCEPT, $looks)
+    };
     (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, $concept, 1)
+    };
+    (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr, $looks:literal) => {
         ScanVariant {
             name: stringify!($name),
             concept: $concept,
@@ -421,10 +434,14 @@ macro_rules! warpspec_shape {
                 warps: $warps,
                 items: $items,
                 stages: $stages,
+                lookaheads: $looks,
             },
         }
     };
 }
+
+/// The concept of the `…_lookahead{n}` experiments.
+const LOOKAHEAD_CONCEPT: &str = "lookback_warpspec at a shape with more look-ahead warps (the name's lookahead), taking the tiles' look-backs in turn, an experiment";
 
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
@@ -569,6 +586,12 @@ static VARIANTS: &[ScanVariant] = &[
         6,
         concept: "lookback_warpspec_8x12x6 storing each warp's scanned region with one bulk copy (cp.async.bulk shared -> global), an experiment"
     ),
+    warpspec_shape!(lookback_warpspec_8x12x6_lookahead2, 8, 12, 6, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x6_lookahead3, 8, 12, 6, lookaheads: 3),
+    warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_ahead2, 8, 12, 6, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_ahead3, 8, 12, 6, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x8_lookahead2_ahead4, 8, 12, 8, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, lookaheads: 2),
 ];
 
 /// Every scan variant, tuning shapes included.

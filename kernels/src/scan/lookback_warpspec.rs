@@ -77,7 +77,14 @@ const _: () = {
 /// Threads per block of the warp-specialized scan with `warps` compute warps: one producer
 /// warp, one look-ahead warp, the compute warps.
 pub const fn warpspec_threads(warps: u32) -> u32 {
-    (warps + 2) * WARP_SIZE
+    warpspec_threads_with(warps, 1)
+}
+
+/// Threads per block of a warp-specialized scan with `warps` compute warps and `lookaheads`
+/// look-ahead warps (the `…_lookahead{n}` experiments): one producer warp, the look-ahead
+/// warps, the compute warps.
+pub const fn warpspec_threads_with(warps: u32, lookaheads: u32) -> u32 {
+    (warps + 1 + lookaheads) * WARP_SIZE
 }
 
 /// Elements per tile of the warp-specialized scan of 32-bit elements with `warps` compute warps
@@ -200,10 +207,16 @@ struct Launch<T> {
 /// Called by the 32 lanes of warp 0, after the barriers were initialised; `ring` and `l` as
 /// [`warpspec`] describes them.
 #[inline(always)]
-unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<T>, lane: u32) {
+unsafe fn produce<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    lane: u32,
+) {
     let per = words::<T>();
     let policy = l2_evict_first_policy();
     let mut k = 0;
+    // Tickets past the last tile passed on so far: one per look-ahead warp ends the loop.
+    let mut ends = 0;
     loop {
         let (s, parity) = stage_of(k, ring.stages);
         if lane == 0 && k >= ring.stages {
@@ -213,7 +226,9 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
         }
         // The other lanes touch the stage only after lane 0's wait.
         sync_warp(FULL_MASK);
-        let drawn = if lane == 0 {
+        let drawn = if LOOKAHEADS > 1 && ends > 0 {
+            l.tiles
+        } else if lane == 0 {
             // SAFETY: the launch's ticket word.
             unsafe { draw_tile(l.counter, l.epoch, k == 0) }.min(l.tiles)
         } else {
@@ -255,7 +270,10 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
             // SAFETY: an initialised barrier, whose phase expects the warp's 32 arrivals.
             unsafe { full.arrive() };
             if tile >= l.tiles {
-                return;
+                ends += 1;
+                if LOOKAHEADS == 1 || ends == LOOKAHEADS {
+                    return;
+                }
             }
         }
         k += 1;
@@ -270,10 +288,15 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<
 /// the ticket past the last tile.
 ///
 /// # Safety
-/// Called by the 32 lanes of warp 1, after the barriers were initialised.
+/// Called by the 32 lanes of look-ahead warp `j` (warp `j + 1`, taking uses `j`, `j + LOOKAHEADS`,
+/// …), after the barriers were initialised.
 #[inline(always)]
-unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Launch<T>, lane: u32) {
-    let mut k = 0;
+unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    (j, lane): (usize, u32),
+) {
+    let mut k = j;
     loop {
         let (s, parity) = stage_of(k, ring.stages);
         // SAFETY: an initialised barrier; this tile's phase.
@@ -312,7 +335,7 @@ unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word>(ring: Ring<W>, l: Laun
         // Every lane releases its own write by its arrival. SAFETY: an initialised barrier,
         // whose phase expects the warp's 32 arrivals.
         unsafe { ring.bar(Bar::Ready, s).arrive() };
-        k += 1;
+        k += LOOKAHEADS;
     }
 }
 
@@ -525,6 +548,7 @@ unsafe fn compute<
     const ROWS: usize,
     const AHEAD: usize,
     const STORE_BULK: bool,
+    const LOOKAHEADS: usize,
 >(
     ring: Ring<W>,
     l: Launch<T>,
@@ -555,13 +579,23 @@ unsafe fn compute<
         unsafe { scan_store::<T, O, W, ROWS, STORE_BULK>(ring, l, k, who) };
         k += 1;
     }
+    // With more look-ahead warps, each takes its own end ticket (the producer passes on one
+    // per look-ahead warp, in uses end, end + 1, …). (The `if` keeps the code of one look-ahead
+    // warp as it was, instruction for instruction.)
+    if LOOKAHEADS > 1 {
+        for j in 1..LOOKAHEADS {
+            // SAFETY: uses in order, as above; each finds no tile and only passes it on.
+            unsafe { reduce::<T, O, W, ROWS>(ring, l, end + j, who) };
+        }
+    }
 }
 
-/// The body of every warp-specialized scan: a persistent block of `WARPS + 2` warps whose roles
-/// run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes. The
-/// compute warps reduce `AHEAD` uses ahead of their scan (0: `STAGES - 2`, at least one, every
+/// The body of every warp-specialized scan: a persistent block of `WARPS + 1 + LOOKAHEADS` warps
+/// whose roles run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes.
+/// The compute warps reduce `AHEAD` uses ahead of their scan (0: `STAGES - 2`, at least one, every
 /// shape's rule), and store each tile through registers, or with one bulk copy per warp where
-/// `STORE_BULK` (`lookback_warpspec_store_bulk`).
+/// `STORE_BULK` (`lookback_warpspec_store_bulk`); `LOOKAHEADS` warps (1 but in the
+/// `…_lookahead{n}` experiments) take the tiles' look-backs in turn.
 ///
 /// # Safety
 /// As for [`lookback_warpspec`], with this shape's block and shared memory.
@@ -575,6 +609,7 @@ unsafe fn warpspec<
     const STAGES: usize,
     const AHEAD: usize,
     const STORE_BULK: bool,
+    const LOOKAHEADS: usize,
 >(
     input: Global<T>,
     output: GlobalMut<T>,
@@ -589,8 +624,12 @@ unsafe fn warpspec<
         assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
         assert!(STAGES >= 3, "a ring of at least 3 stages: one loading, one reduced ahead, one scanned");
         assert!(AHEAD + 2 <= STAGES, "reduce 1 to STAGES - 2 uses ahead (0: STAGES - 2): a stage stays free to load");
+        assert!(
+            LOOKAHEADS >= 1 && STAGES.is_multiple_of(LOOKAHEADS) && WARPS + 1 + LOOKAHEADS <= 32,
+            "look-ahead warps: at least one, dividing the stages (each stage's barriers belong to one of them)"
+        );
     };
-    let threads = (WARPS + 2) * WARP_SIZE as usize;
+    let threads = (WARPS + 1 + LOOKAHEADS) * WARP_SIZE as usize;
     if block_dim_x() as usize != threads {
         trap("lookback_warpspec launched with a block size other than the one it was compiled for");
     }
@@ -628,10 +667,20 @@ unsafe fn warpspec<
     sync_threads();
     // 2. The roles. SAFETY: each called by every lane of its warps, after the barriers' setup.
     unsafe {
-        match warp {
-            0 => produce::<T, O, u32>(ring, l, lane),
-            1 => look_ahead::<T, O, u32>(ring, l, lane),
-            w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK>(ring, l, (w - 2, lane)),
+        // Warp 0 produces, warps 1 to LOOKAHEADS look ahead, the others compute. (One look-ahead
+        // warp keeps its own match: the guard of the general one changes its code's order.)
+        if LOOKAHEADS == 1 {
+            match warp {
+                0 => produce::<T, O, u32, 1>(ring, l, lane),
+                1 => look_ahead::<T, O, u32, 1>(ring, l, (0, lane)),
+                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, 1>(ring, l, (w - 2, lane)),
+            }
+        } else {
+            match warp {
+                0 => produce::<T, O, u32, LOOKAHEADS>(ring, l, lane),
+                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS>(ring, l, (w - 1, lane)),
+                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, LOOKAHEADS>(ring, l, (w - 1 - LOOKAHEADS, lane)),
+            }
         }
     }
 }
@@ -816,7 +865,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -860,11 +909,11 @@ macro_rules! warpspec_shape {
             /// # Measured
             /// A tuning shape: `scripts/gpu/warpspec_sweep.sh` times it beside
             /// `lookback_warpspec`.
-        ] $name, $warps, $items, $stages, 0, false);
+        ] $name, $warps, $items, $stages, 0, false, 1);
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
-    // `stages - 2`) and store path.
-    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal) => {
+    // `stages - 2`), store path and look-ahead warps.
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal) => {
         kernel! {
             $($doc)*
             pub unsafe fn $name(
@@ -877,7 +926,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -946,7 +995,7 @@ warpspec_shape!(@entry [
     /// 285.8–287.0 against 282.9–285.1 at 10^8: slower. ncu's source counters: 9.5 % of the
     /// stall samples on the *empty* arrival after the wait for the store's read, while the
     /// compute warps' wait for a tile to land keeps its 35 %.
-] lookback_warpspec_store_bulk, 8, 12, 6, 0, true);
+] lookback_warpspec_store_bulk, 8, 12, 6, 0, true, 1);
 
 /// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose compute
 /// warps reduce `ahead` uses ahead of the scan instead of `stages - 2`.
@@ -992,7 +1041,7 @@ macro_rules! warpspec_ahead {
             /// 766.6–769.1, ahead 2 840.2–849.9, 8x12x8 ahead 4 773.0–775.0, ahead 3
             /// 806.0–810.1. Every one slower in every round, at 10^8 too: more tiles loading
             /// do not help, tiles reduced (and published) later do hurt.
-        ] $name, $warps, $items, $stages, $ahead, false);
+        ] $name, $warps, $items, $stages, $ahead, false, 1);
     };
 }
 
@@ -1000,6 +1049,68 @@ warpspec_ahead!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6, 2);
 warpspec_ahead!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6, 3);
 warpspec_ahead!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8, 3);
 warpspec_ahead!(lookback_warpspec_8x12x8_ahead4, 8, 12, 8, 4);
+
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) with
+/// `looks` look-ahead warps on alternate uses, reducing `ahead` uses ahead (0: `stages - 2`).
+macro_rules! warpspec_lookahead {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $looks:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) with more than one look-ahead warp (the `lookahead` of the name),
+            /// taking the block's tiles in turn, and, where the name says `ahead`, reducing
+            /// that many uses ahead: an experiment.
+            ///
+            /// # Concept
+            /// **A serial role is a pipeline's speed limit.** When one warp does a job for every
+            /// tile in turn, the block can go no faster than one job's latency per tile, however
+            /// many bytes are in flight. The look-back of a tile waits for other blocks' status
+            /// words (a round trip to L2 per window of 32 predecessors), so give the job to
+            /// several warps on alternate tiles: warp `j` takes uses `j, j + L, j + 2L, …`, and
+            /// the look-backs of consecutive tiles overlap, as `lookback`'s do across its
+            /// resident blocks.
+            ///
+            /// # Previous problem → fix
+            /// In `lookback_warpspec_8x12x6` the one look-ahead warp is busy all the time: at
+            /// 2^28 on the H100 its stall samples are 10.8 % of all (one warp of ten), 56 % of
+            /// them waiting for status words, and almost none waiting for work (ncu source
+            /// counters, `docs/measurements/2026-11-27-h100/stalls-ahead-5405082/`); a block
+            /// scans a tile every 3.44 µs, the look-ahead warp's pace. Loading more tiles at once
+            /// (the `…_ahead{n}` experiments) only moved the compute warps' wait onto it. Here
+            /// `L` warps share the look-backs; each stage's *summed* and *ready* barriers belong
+            /// to one of them (`stages` a multiple of `L`).
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs) with warps 1 to `L` as look-ahead
+            /// warps, warp `j + 1` taking uses `k ≡ j (mod L)`; the compute warps follow. At the
+            /// end the producer passes on `L` tickets past the last tile (uses `end` to
+            /// `end + L − 1`), and the compute warps hand each on through *summed*, so that every
+            /// look-ahead warp meets one and stops.
+            ///
+            /// # Launch
+            /// Block `(warps + 1 + L) × 32` threads (`warpspec_threads_with`; traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`: a look-back waits only on smaller tickets, whichever
+            /// warp runs it, and every tile's aggregate is out before its *summed* arrival; the
+            /// end tickets are written after the *empty* wait of their stage, as every ticket.
+            ///
+            /// # Measured
+            /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
+            /// `lookback_warpspec_8x12x6` (issue #37).
+        ] $name, $warps, $items, $stages, $ahead, false, $looks);
+    };
+}
+
+warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead2, 8, 12, 6, 0, 2);
+warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead3, 8, 12, 6, 0, 3);
+warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead2_ahead2, 8, 12, 6, 2, 2);
+warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead2_ahead3, 8, 12, 6, 3, 2);
+warpspec_lookahead!(lookback_warpspec_8x12x8_lookahead2_ahead4, 8, 12, 8, 4, 2);
+warpspec_lookahead!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, 0, 2);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -1133,7 +1244,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
     unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false>(
+        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1>(
             input,
             output,
             Status::halves(status),

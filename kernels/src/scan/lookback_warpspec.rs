@@ -855,6 +855,10 @@ kernel! {
     /// compute warps wait 34 % for tiles to land and 14 % for the look-ahead warp; with more
     /// tiles loading the first wait vanishes and the second grows to 39–50 %. One look-ahead
     /// warp per block, running its tiles' look-backs one after another, is the other limit.
+    /// Yet two or three look-ahead warps on alternate tiles (`…_lookahead{n}`) are slower too,
+    /// on the H100 (790–796 µs) and the H200: the wait for the look-ahead warp vanishes, the
+    /// wait for tiles to land grows, and the look-backs get longer
+    /// (`docs/measurements/2026-11-27-h200/warpspec-lookahead-f798654/`).
     pub unsafe fn lookback_warpspec(
         input: Global<i32>,
         output: GlobalMut<i32>,
@@ -1099,8 +1103,20 @@ macro_rules! warpspec_lookahead {
             /// end tickets are written after the *empty* wait of their stage, as every ticket.
             ///
             /// # Measured
-            /// An experiment: `scripts/gpu/warpspec_sweep.sh` times it beside
-            /// `lookback_warpspec_8x12x6` (issue #37).
+            /// int32 inclusive sums, 2 interleaved rounds against `lookback_warpspec_8x12x6`
+            /// (one look-ahead warp) in the same invocations: slower, every one, in every
+            /// round. NVIDIA H200 (`docs/measurements/2026-11-27-h200/warpspec-lookahead-f798654/`),
+            /// at 2^28: 8x12x6 589.5–590.1 µs; `…_lookahead2` 612.9–615.5, `…_lookahead3`
+            /// 645.9, `…_lookahead2_ahead3` 627.1–627.4, `…_lookahead2_ahead2` 745.0–745.1,
+            /// `…_8x12x8_lookahead2_ahead4` 611.5–612.8, `…_8x12x4_lookahead2` 696.1–699.5.
+            /// H100 80GB HBM3 (`docs/measurements/2026-11-27-h100/warpspec-lookahead-f798654/`),
+            /// at 2^28: 8x12x6 760.0–761.8 µs, `…_lookahead2` 790.3–796.0,
+            /// `…_8x12x8_lookahead2_ahead4` 778.2–786.4. ncu's source counters on the H200:
+            /// with two look-ahead warps the compute warps' wait for their offsets falls from
+            /// 10.5 % to 2.0 % of the stall samples, their wait for tiles to land grows from
+            /// 25.4 % to 31.4 %, and a look-back reads 2.47 windows of status words instead of
+            /// 2.25 (a block's consecutive tiles look back at once, so the younger walks past its
+            /// block-mate's missing prefix).
         ] $name, $warps, $items, $stages, $ahead, false, $looks);
     };
 }
@@ -1229,7 +1245,10 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
 /// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
-/// for f32 from 10^8 (as `i32`), for u32 from 2^28 and for i64, u64 and f64 from 5·10^7.
+/// for f32 from 10^8 (as `i32`), for u32 from 2^28 and for i64, u64 and f64 from 5·10^7; on the
+/// H200 for i64, u64 and f64 from 5·10^7, where it is 1.04–1.07× faster than `lookback`
+/// (`docs/measurements/2026-11-27-h200/warpspec-typed-5405082/`: u64 at 2^27 604.8–605.1 µs
+/// against 642.6–643.0, CUB 622.9–626.6).
 #[inline(always)]
 pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

@@ -199,7 +199,8 @@ struct Launch<T> {
 /// ahead of the compute warps. A full tile is one bulk copy by lane 0 (`arrive.expect_tx`, then
 /// `cp.async.bulk`), the other lanes arriving plainly; the partial last tile is loaded by the 32
 /// lanes through registers, with the identity past `n`, each lane arriving after its stores; a
-/// ticket past the last tile is passed on as `tiles`, and ends the loop. Every lane arrives on
+/// ticket past the last tile is passed on as `tiles`, once per look-ahead warp (in consecutive
+/// uses, drawing no more tickets after the first), and ends the loop. Every lane arrives on
 /// *Full* (32 arrivals a phase): a lane's own arrival is what releases its stores (a
 /// `__syncwarp` and lane 0's arrival do not, for compute-sanitizer's racecheck).
 ///

@@ -1,16 +1,16 @@
-//! How much the library's scan costs over its kernel, on the GPU: `Scanner::<i32, Sum>::inclusive`
-//! as a caller runs it (the plan's choice for this GPU and size, `host/src/scan/plan_by_device.csv`)
+//! How much the library's scan costs over its kernel, on the GPU: `Scanner::<T, Sum>::inclusive`
+//! (`T` = `i32` unless `--type` says another integer type) as a caller runs it (the plan's choice for this GPU and size, `host/src/scan/plan_by_device.csv`)
 //! against the same kernel launched directly (`scan::Scan`, what `reduce --op scan --variant V`
 //! times), in one process, call by call alternating (issue #37: the Scanner within 1 % of the
 //! kernel's time).
 //!
 //! ```text
-//! cargo run --release --example scanner_time -- [--calls N] [--rounds R] N …
+//! cargo run --release --example scanner_time -- [--type i32|u32|i64|u64] [--calls N] [--rounds R] N …
 //! ```
 //!
-//! Defaults: 30 timed calls of each per row, 1 round, sizes 10^8 and 2^28. One CSV row per
-//! (round, size) on stdout: `round,n,variant,scanner_us_median,kernel_us_median,
-//! scanner_over_kernel`. Each call is timed alone between CUDA events and its output compared
+//! Defaults: `i32`, 30 timed calls of each per row, 1 round, sizes 10^8 and 2^28. One CSV row
+//! per (round, size) on stdout: `round,n,variant,scanner_us_median,kernel_us_median,
+//! scanner_over_kernel,type`. Each call is timed alone between CUDA events and its output compared
 //! element by element with the CPU's scan on the device, outside the events. On a machine
 //! without a GPU it runs on the emulator (figures meaningless).
 
@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use reduce_scan::scan::by_device::choose_on;
 use reduce_scan::scan::{Kind, Scan, cpu};
-use reduce_scan::types::Op;
+use reduce_scan::types::{Elem, Op, Value};
 use reduce_scan::verify::DeviceCheck;
 use reduce_scan::{Backend, Scanner, Sum};
 
@@ -26,8 +26,28 @@ use reduce_scan::{Backend, Scanner, Sum};
 mod timing_args;
 use timing_args::median;
 
-/// `[--calls N] [--rounds R] N …`: 30 calls, 1 round, 10^8 and 2^28 unless given.
-fn parse(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String> {
+/// The element types whose sums the device check compares exactly (integer sums wrap alike on
+/// the CPU and the GPU).
+const TYPES: [&str; 4] = ["i32", "u32", "i64", "u64"];
+
+/// `[--type T] [--calls N] [--rounds R] N …`: `i32`, 30 calls, 1 round, 10^8 and 2^28 unless
+/// given.
+fn parse(argv: impl Iterator<Item = String>) -> Result<(&'static str, timing_args::Args), String> {
+    let (mut ty, mut rest) = ("i32", Vec::new());
+    let mut argv = argv.into_iter();
+    while let Some(arg) = argv.next() {
+        if arg == "--type" {
+            let t = argv.next().ok_or("--type needs a type: i32, u32, i64 or u64")?;
+            ty = TYPES.into_iter().find(|&k| k == t).ok_or(format!("--type {t}: i32, u32, i64 or u64 are allowed"))?;
+        } else {
+            rest.push(arg);
+        }
+    }
+    Ok((ty, sizes(rest.into_iter())?))
+}
+
+/// The rest of the command line, as `time_to_answer` reads it.
+fn sizes(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String> {
     let whole = |k: &str| {
         k.parse::<usize>()
             .ok()
@@ -47,17 +67,17 @@ fn parse(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String
 /// alone between CUDA events and followed, outside its events, by the device check of its
 /// output against the CPU's scan (`verify::DeviceCheck`). Both run in one process, on one
 /// input, under the same load, so their ratio is the library's own cost.
-fn row(backend: &Backend, host: &[i32], calls: usize) -> Result<String, String> {
+fn row<T: Value>(backend: &Backend, host: &[T], calls: usize) -> Result<String, String> {
     let err = |e: reduce_scan::Error| e.to_string();
     let n = host.len();
     let input = backend.upload(host).map_err(err)?;
-    let mut output = backend.alloc::<i32>(n).map_err(err)?;
-    let mut direct_output = backend.alloc::<i32>(n).map_err(err)?;
-    let mut check = DeviceCheck::<i32>::exact(backend, &cpu::inclusive_scan(host)).map_err(err)?;
+    let mut output = backend.alloc::<T>(n).map_err(err)?;
+    let mut direct_output = backend.alloc::<T>(n).map_err(err)?;
+    let mut check = DeviceCheck::<T>::exact(backend, &cpu::reference(Op::Sum, Kind::Inclusive, host)).map_err(err)?;
     check.start_batch(backend, 2 * (calls + 1)).map_err(err)?;
-    let inst = choose_on::<i32>(Op::Sum, backend.info(), n).map_err(err)?;
+    let inst = choose_on::<T>(Op::Sum, backend.info(), n).map_err(err)?;
     let mut direct = Scan::of(backend, inst, Kind::Inclusive, &input, &mut direct_output, n).map_err(err)?;
-    let mut scanner = Scanner::<i32, Sum>::new(backend);
+    let mut scanner = Scanner::<T, Sum>::new(backend);
     let (mut library, mut kernel) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
     for call in 0..=calls {
         for which in [call % 2, 1 - call % 2] {
@@ -81,11 +101,32 @@ fn row(backend: &Backend, host: &[i32], calls: usize) -> Result<String, String> 
         return Err(format!("n = {n}: {who} call {} left {wrong} elements unlike the CPU's scan", at / 2));
     }
     let (lib, ker) = (median(library), median(kernel));
-    Ok(format!("{n},{},{lib:.3},{ker:.3},{:.4}", inst.variant.name, lib / ker))
+    Ok(format!("{n},{},{lib:.3},{ker:.3},{:.4},{}", inst.variant.name, lib / ker, T::ELEM.name()))
+}
+
+/// The rows of every round and size, for elements of `T`: the same input per size in every
+/// round (`i32`: small values; the others: the type's whole range, sums wrapping).
+fn rows<T: Value>(backend: &Backend, args: &timing_args::Args) -> Result<(), String> {
+    for round in 1..=args.rounds {
+        for &n in &args.sizes {
+            let host: Vec<T> = (0..n)
+                .map(|i| {
+                    let h = (i as u32).wrapping_mul(2_654_435_761);
+                    if matches!(T::ELEM, Elem::I32) {
+                        T::random(((h >> 20) as i32 - 2048) as u64)
+                    } else {
+                        T::random((i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                    }
+                })
+                .collect();
+            println!("{round},{}", row(backend, &host, args.calls)?);
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
-    let args = match parse(std::env::args().skip(1)) {
+    let (ty, args) = match parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("scanner_time: {e}");
@@ -97,18 +138,16 @@ fn main() -> ExitCode {
         Backend::emulator()
     });
     eprintln!("scanner_time on {}", backend.info().name);
-    println!("round,n,variant,scanner_us_median,kernel_us_median,scanner_over_kernel");
-    for round in 1..=args.rounds {
-        for &n in &args.sizes {
-            let host: Vec<i32> = (0..n).map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 20) as i32 - 2048).collect();
-            match row(&backend, &host, args.calls) {
-                Ok(line) => println!("{round},{line}"),
-                Err(e) => {
-                    eprintln!("scanner_time: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
+    println!("round,n,variant,scanner_us_median,kernel_us_median,scanner_over_kernel,type");
+    let done = match ty {
+        "u32" => rows::<u32>(&backend, &args),
+        "i64" => rows::<i64>(&backend, &args),
+        "u64" => rows::<u64>(&backend, &args),
+        _ => rows::<i32>(&backend, &args),
+    };
+    if let Err(e) = done {
+        eprintln!("scanner_time: {e}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

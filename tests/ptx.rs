@@ -104,9 +104,9 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         // which ptxas rounds up to the array's 16-byte alignment.
         (scan::ScanPlan::PersistentLookback { stages, .. }, _) => Some((8 * stages).next_multiple_of(16)),
         // The ring is in dynamic shared memory; the static bytes are the barriers and the
-        // control words.
-        (scan::ScanPlan::WarpSpecialized { warps, stages, .. }, _) => {
-            Some(kernels::scan::warpspec_static_bytes(warps, stages))
+        // control words (and a hand-off word per stage where the stage is given back early).
+        (scan::ScanPlan::WarpSpecialized { warps, stages, .. }, s) => {
+            Some(kernels::scan::warpspec_static_bytes_with(warps, stages, s.ends_with("_early_empty")))
         }
         _ => None,
     }

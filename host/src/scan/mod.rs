@@ -191,7 +191,7 @@ mod tests {
         }
         assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
         assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
-        assert_eq!(experiments, 11, "store_bulk, four ahead, six lookahead experiments");
+        assert_eq!(experiments, 13, "store_bulk, four ahead, six lookahead, two early_empty experiments");
     }
 
     #[test]

@@ -443,6 +443,9 @@ macro_rules! warpspec_shape {
 /// The concept of the `…_lookahead{n}` experiments.
 const LOOKAHEAD_CONCEPT: &str = "lookback_warpspec at a shape with more look-ahead warps (the name's lookahead), taking the tiles' look-backs in turn, an experiment";
 
+/// The concept of the `…_early_empty` experiments.
+const EARLY_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps give each stage back as soon as they have read it, then scan and store from registers, an experiment";
+
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
 
@@ -592,6 +595,8 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_ahead3, 8, 12, 6, lookaheads: 2),
     warpspec_shape!(lookback_warpspec_8x12x8_lookahead2_ahead4, 8, 12, 8, lookaheads: 2),
     warpspec_shape!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6, concept: EARLY_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4, concept: EARLY_CONCEPT),
 ];
 
 /// Every scan variant, tuning shapes included.

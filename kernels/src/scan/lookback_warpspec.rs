@@ -101,8 +101,14 @@ pub const fn warpspec_shared_bytes(warps: u32, items: u32, stages: u32) -> u32 {
 /// Static shared memory of a warp-specialized block: four `mbarrier`s per stage, then per stage
 /// the ticket word and two 2-word slots per compute warp (each array 16-byte aligned).
 pub const fn warpspec_static_bytes(warps: u32, stages: u32) -> u32 {
+    warpspec_static_bytes_with(warps, stages, false)
+}
+
+/// Static shared memory of a warp-specialized block, with one hand-off word per stage after the
+/// control words where `handoff` (the `…_early_empty` experiments).
+pub const fn warpspec_static_bytes_with(warps: u32, stages: u32, handoff: bool) -> u32 {
     let bars = 4 * stages * 8;
-    let ctrl = stages * ctrl_per_stage(warps as usize) as u32 * 4;
+    let ctrl = (stages * ctrl_per_stage(warps as usize) as u32 + if handoff { stages } else { 0 }) * 4;
     bars.next_multiple_of(16) + ctrl.next_multiple_of(16)
 }
 
@@ -176,6 +182,14 @@ impl<W: Word> Ring<W> {
     #[inline(always)]
     fn offsets_at(self, s: usize) -> usize {
         self.totals_at(s) + 2 * self.warps
+    }
+
+    /// Word where compute warp 0 hands stage `s`'s ticket to the look-ahead warp, in the
+    /// `…_early_empty` experiments (after every stage's control block): there the producer may
+    /// rewrite the stage's own ticket word before the look-ahead warp reads it.
+    #[inline(always)]
+    fn handoff_at(self, s: usize) -> usize {
+        self.stages * ctrl_per_stage(self.warps) + s
     }
 }
 
@@ -292,7 +306,7 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
 /// Called by the 32 lanes of look-ahead warp `j` (warp `j + 1`, taking uses `j`, `j + LOOKAHEADS`,
 /// …), after the barriers were initialised.
 #[inline(always)]
-unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
+unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize, const EARLY: bool>(
     ring: Ring<W>,
     l: Launch<T>,
     (j, lane): (usize, u32),
@@ -303,8 +317,8 @@ unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usiz
         // SAFETY: an initialised barrier; this tile's phase.
         unsafe { ring.bar(Bar::Summed, s).wait_parity(parity) };
         // SAFETY: written before the arrival this wait saw (the producer's, through the compute
-        // warps' acquire and release).
-        let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
+        // warps' acquire and release; or compute warp 0's hand-off, where EARLY).
+        let tile = unsafe { ring.ctrl.read(if EARLY { ring.handoff_at(s) } else { ring.ticket_at(s) }) } as usize;
         if tile >= l.tiles {
             return;
         }
@@ -376,7 +390,7 @@ fn lane_total<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(chunks: &[
 /// # Safety
 /// Called by every lane of every compute warp (`cw` its number), uses in order.
 #[inline(always)]
-unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const EARLY: bool>(
     ring: Ring<W>,
     l: Launch<T>,
     k: usize,
@@ -387,6 +401,12 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     unsafe { ring.bar(Bar::Full, s).wait_parity(parity) };
     // SAFETY: written by the producer's lane 0 before its arrival.
     let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
+    if EARLY && cw == 0 && lane == 0 {
+        // The ticket for the look-ahead warp, in a word the producer does not write. SAFETY:
+        // compute warp 0's own word; the look-ahead warp reads it after the arrival below, and
+        // it is rewritten only at this stage's next reduce, after this use's offsets were read.
+        unsafe { ring.ctrl.write(ring.handoff_at(s), tile as u32) };
+    }
     if tile >= l.tiles {
         if cw == 0 && lane == 0 {
             // The look-ahead warp learns of the end through the same barrier. SAFETY: as above.
@@ -418,6 +438,99 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
         }
     }
     true
+}
+
+/// The start of a compute warp's second pass over stage `s`: the lane's blocked chunks, the
+/// warp's exclusive scan of the lane totals (what [`reduce`] found), and the tile's ticket.
+///
+/// # Safety
+/// The stage has landed, and neither it nor its ticket word is rewritten before the caller's
+/// *empty* arrival.
+#[inline(always)]
+unsafe fn pass_start<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    ring: Ring<W>,
+    s: usize,
+    (cw, lane): (usize, u32),
+) -> ([[W; 4]; ROWS], T, usize) {
+    // SAFETY: as the caller promises.
+    let chunks = unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) };
+    let own = lane_total::<T, O, W, ROWS>(&chunks);
+    let before = warp_exclusive::<T, O>(warp_inclusive_scan::<T, O>(own, lane), own, lane);
+    // SAFETY: written by the producer before the *Full* phase the caller's reduce waited for.
+    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
+    (chunks, before, tile)
+}
+
+/// The scanned elements of one 16-byte chunk `x` after the running value `run` (inclusive,
+/// or exclusive where `exclusive` ≠ 0), `run` moving past them. ([`scan_store`] keeps its own
+/// copy of this loop, and [`pass_start`]'s lines: through these helpers its measured entries'
+/// PTX changes, the float min/max rows' branch sense and 8x4x6's registers.)
+#[inline(always)]
+fn scan_chunk<T: Element, O: Operator<T>>(x: [T; 4], run: &mut T, exclusive: u32) -> [T; 4] {
+    let mut out = [O::IDENTITY; 4];
+    for e in 0..T::PER_128 {
+        if exclusive != 0 {
+            out[e] = *run;
+            *run = O::combine(*run, x[e]);
+        } else {
+            *run = O::combine(*run, x[e]);
+            out[e] = *run;
+        }
+    }
+    out
+}
+
+/// A compute warp's second pass over the tile of use `k`, giving the stage back first (the
+/// `…_early_empty` experiments): reads the lane's blocked chunks and the tile's ticket, arrives
+/// on *empty* (the producer may refill the stage from here on), then waits for the warp's
+/// offset, scans the chunks in registers and stores each to its blocked place in the output
+/// (16 bytes per lane at a stride of `4 × ROWS` words: the warp's region in `ROWS` stores whose
+/// sectors interleave).
+///
+/// # Safety
+/// As for [`scan_store`].
+#[inline(always)]
+unsafe fn scan_store_early<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
+    ring: Ring<W>,
+    l: Launch<T>,
+    k: usize,
+    (cw, lane): (usize, u32),
+) {
+    let (s, parity) = stage_of(k, ring.stages);
+    // SAFETY: landed (reduce waited for the phase); the stage and its ticket word are
+    // rewritten only after this warp's arrival on *Empty* below.
+    let (chunks, before, tile) = unsafe { pass_start::<T, O, W, ROWS>(ring, s, (cw, lane)) };
+    // This warp's shared reads (generic proxy) before the copy engine refills the stage.
+    fence_proxy_async();
+    sync_warp(FULL_MASK);
+    if lane == 0 {
+        // SAFETY: an initialised barrier expecting one arrival per compute warp.
+        unsafe { ring.bar(Bar::Empty, s).arrive() };
+    }
+    // SAFETY: an initialised barrier; this use's phase. The offset slots of the stage's next
+    // use are written only after every compute warp reduced that use, after this pass.
+    unsafe { ring.bar(Bar::Ready, s).wait_parity(parity) };
+    // SAFETY: written by the look-ahead warp's lane `cw` before its arrival.
+    let offset = unsafe { read_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), cw) };
+    let mut run = O::combine(offset, before);
+    let items = 4 * ROWS;
+    let first = cw * WARP_SIZE as usize * items;
+    let per = words::<T>();
+    let base = tile * l.tile_len;
+    let full = base + l.tile_len <= l.n;
+    let dst = l.output.cast::<W>();
+    for (r, chunk) in chunks.iter().enumerate() {
+        let x = unpack::<T, W>(*chunk);
+        let out = scan_chunk::<T, O>(x, &mut run, l.exclusive);
+        let c = first + blocked_chunk(lane as usize, r, items);
+        if full {
+            // SAFETY: inside the output (a full tile), 16-byte aligned; this lane's 16 bytes.
+            unsafe { dst.store_v4_streaming(base * per + c, pack::<T, W>(out)) };
+        } else {
+            // SAFETY: output holds n elements; these are this lane's.
+            unsafe { store_guarded::<T, W>(l.output, base + c / per, l.n, pack::<T, W>(out)) };
+        }
+    }
 }
 
 /// A compute warp's second pass over the tile of use `k`: recomputes the lane's total and the
@@ -550,6 +663,7 @@ unsafe fn compute<
     const AHEAD: usize,
     const STORE_BULK: bool,
     const LOOKAHEADS: usize,
+    const EARLY: bool,
 >(
     ring: Ring<W>,
     l: Launch<T>,
@@ -562,7 +676,7 @@ unsafe fn compute<
     let mut next = 0;
     while next < ahead && end == usize::MAX {
         // SAFETY: uses in order, by every lane of the warp.
-        if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+        if !unsafe { reduce::<T, O, W, ROWS, EARLY>(ring, l, next, who) } {
             end = next;
         }
         next += 1;
@@ -571,13 +685,19 @@ unsafe fn compute<
     while k < end {
         if end == usize::MAX {
             // Use k + ahead, before the scan of use k. SAFETY: as above.
-            if !unsafe { reduce::<T, O, W, ROWS>(ring, l, next, who) } {
+            if !unsafe { reduce::<T, O, W, ROWS, EARLY>(ring, l, next, who) } {
                 end = next;
             }
             next += 1;
         }
         // SAFETY: use k was reduced, and had a tile (k < end).
-        unsafe { scan_store::<T, O, W, ROWS, STORE_BULK>(ring, l, k, who) };
+        unsafe {
+            if EARLY {
+                scan_store_early::<T, O, W, ROWS>(ring, l, k, who)
+            } else {
+                scan_store::<T, O, W, ROWS, STORE_BULK>(ring, l, k, who)
+            }
+        };
         k += 1;
     }
     // With more look-ahead warps, each takes its own end ticket (the producer passes on one
@@ -586,7 +706,7 @@ unsafe fn compute<
     if LOOKAHEADS > 1 {
         for j in 1..LOOKAHEADS {
             // SAFETY: uses in order, as above; each finds no tile and only passes it on.
-            unsafe { reduce::<T, O, W, ROWS>(ring, l, end + j, who) };
+            unsafe { reduce::<T, O, W, ROWS, EARLY>(ring, l, end + j, who) };
         }
     }
 }
@@ -596,7 +716,9 @@ unsafe fn compute<
 /// The compute warps reduce `AHEAD` uses ahead of their scan (0: `STAGES - 2`, at least one, every
 /// shape's rule), and store each tile through registers, or with one bulk copy per warp where
 /// `STORE_BULK` (`lookback_warpspec_store_bulk`); `LOOKAHEADS` warps (1 but in the
-/// `…_lookahead{n}` experiments) take the tiles' look-backs in turn.
+/// `…_lookahead{n}` experiments) take the tiles' look-backs in turn; where `EARLY` (the
+/// `…_early_empty` experiments) a compute warp gives the stage back before it waits for its
+/// offset, and scans and stores from registers.
 ///
 /// # Safety
 /// As for [`lookback_warpspec`], with this shape's block and shared memory.
@@ -611,6 +733,7 @@ unsafe fn warpspec<
     const AHEAD: usize,
     const STORE_BULK: bool,
     const LOOKAHEADS: usize,
+    const EARLY: bool,
 >(
     input: Global<T>,
     output: GlobalMut<T>,
@@ -636,7 +759,7 @@ unsafe fn warpspec<
     }
     let tile_words = WARPS * WARP_SIZE as usize * 4 * ROWS;
     let bars = static_shared!(WARPSPEC_BARRIERS: [u64; 4 * STAGES]);
-    let ctrl = static_shared!(WARPSPEC_CTRL: [u32; STAGES * ctrl_per_stage(WARPS)]);
+    let ctrl = static_shared!(WARPSPEC_CTRL: [u32; STAGES * ctrl_per_stage(WARPS) + STAGES * EARLY as usize]);
     // SAFETY: the launch gives warpspec_shared_bytes(..) of dynamic shared memory: the ring.
     let tiles = unsafe { dynamic_shared::<u32>(STAGES * tile_words) };
     let ring = Ring { tiles, ctrl, bars, stages: STAGES, warps: WARPS, tile_words };
@@ -673,14 +796,18 @@ unsafe fn warpspec<
         if LOOKAHEADS == 1 {
             match warp {
                 0 => produce::<T, O, u32, 1>(ring, l, lane),
-                1 => look_ahead::<T, O, u32, 1>(ring, l, (0, lane)),
-                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, 1>(ring, l, (w - 2, lane)),
+                1 => look_ahead::<T, O, u32, 1, EARLY>(ring, l, (0, lane)),
+                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, 1, EARLY>(ring, l, (w - 2, lane)),
             }
         } else {
             match warp {
                 0 => produce::<T, O, u32, LOOKAHEADS>(ring, l, lane),
-                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS>(ring, l, (w - 1, lane)),
-                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, LOOKAHEADS>(ring, l, (w - 1 - LOOKAHEADS, lane)),
+                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS, EARLY>(ring, l, (w - 1, lane)),
+                w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, LOOKAHEADS, EARLY>(
+                    ring,
+                    l,
+                    (w - 1 - LOOKAHEADS, lane),
+                ),
             }
         }
     }
@@ -870,7 +997,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1, false>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -914,11 +1041,11 @@ macro_rules! warpspec_shape {
             /// # Measured
             /// A tuning shape: `scripts/gpu/warpspec_sweep.sh` times it beside
             /// `lookback_warpspec`.
-        ] $name, $warps, $items, $stages, 0, false, 1);
+        ] $name, $warps, $items, $stages, 0, false, 1, false);
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
-    // `stages - 2`), store path and look-ahead warps.
-    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal) => {
+    // `stages - 2`), store path, look-ahead warps and whether the stage goes back before the scan.
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal) => {
         kernel! {
             $($doc)*
             pub unsafe fn $name(
@@ -931,7 +1058,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -1000,7 +1127,7 @@ warpspec_shape!(@entry [
     /// 285.8–287.0 against 282.9–285.1 at 10^8: slower. ncu's source counters: 9.5 % of the
     /// stall samples on the *empty* arrival after the wait for the store's read, while the
     /// compute warps' wait for a tile to land keeps its 35 %.
-] lookback_warpspec_store_bulk, 8, 12, 6, 0, true, 1);
+] lookback_warpspec_store_bulk, 8, 12, 6, 0, true, 1, false);
 
 /// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose compute
 /// warps reduce `ahead` uses ahead of the scan instead of `stages - 2`.
@@ -1046,7 +1173,7 @@ macro_rules! warpspec_ahead {
             /// 766.6–769.1, ahead 2 840.2–849.9, 8x12x8 ahead 4 773.0–775.0, ahead 3
             /// 806.0–810.1. Every one slower in every round, at 10^8 too: more tiles loading
             /// do not help, tiles reduced (and published) later do hurt.
-        ] $name, $warps, $items, $stages, $ahead, false, 1);
+        ] $name, $warps, $items, $stages, $ahead, false, 1, false);
     };
 }
 
@@ -1118,7 +1245,7 @@ macro_rules! warpspec_lookahead {
             /// 25.4 % to 31.4 %, and a look-back reads 2.47 windows of status words instead of
             /// 2.25 (a block's consecutive tiles look back at once, so the younger walks past its
             /// block-mate's missing prefix).
-        ] $name, $warps, $items, $stages, $ahead, false, $looks);
+        ] $name, $warps, $items, $stages, $ahead, false, $looks, false);
     };
 }
 
@@ -1128,6 +1255,73 @@ warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead2_ahead2, 8, 12, 6, 2, 2);
 warpspec_lookahead!(lookback_warpspec_8x12x6_lookahead2_ahead3, 8, 12, 6, 3, 2);
 warpspec_lookahead!(lookback_warpspec_8x12x8_lookahead2_ahead4, 8, 12, 8, 4, 2);
 warpspec_lookahead!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, 0, 2);
+
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose compute
+/// warps give a stage back as soon as they have read it.
+macro_rules! warpspec_early {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) whose compute warps hand a stage back to the producer (*empty*) as
+            /// soon as they have read its tile into registers, before they wait for their
+            /// offset: an experiment.
+            ///
+            /// # Concept
+            /// **A buffer is busy until its last read, not until the work on it ends.** A stage
+            /// can be refilled once nobody will read it again. Holding it through a wait that
+            /// does not need it (here, for the look-ahead warp's offset) and through the stores
+            /// keeps the next load from starting; reading the tile into registers first frees
+            /// the stage a wait and a store earlier, so each load has that much longer to land,
+            /// with the same number of stages and tiles reduced ahead.
+            ///
+            /// # Previous problem → fix
+            /// In `lookback_warpspec_8x12x6` the compute warps wait 25–34 % of their stall samples
+            /// for tiles to land (H200 and H100, ncu source counters at 2^28): a tile is issued
+            /// when the stage of the use two back comes free, after that use's wait for its
+            /// offset, its scan and its stores, so it has about one tile's period to land.
+            /// Loading more by reducing fewer ahead delays the aggregates, and every look-back
+            /// with them (the `…_ahead{n}` experiments). Here the stage comes free right after the
+            /// scan pass has read it; the scan and the stores run from registers, each lane
+            /// storing its own blocked chunks (16 bytes at a stride of 48, the warp's three
+            /// stores filling each other's sectors) instead of the striped re-read from the
+            /// stage.
+            ///
+            /// The stage's ticket word then comes free early too, and the look-ahead warp, which
+            /// read it after *summed*, could find the next use's ticket there: the emulator's race
+            /// check caught this in the first version (a write after read on `WARPSPEC_CTRL`
+            /// between the producer and the look-ahead warp). So compute warp 0 hands each ticket
+            /// to the look-ahead warp in a word of its own.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), but in phase 3 compute warp 0
+            /// also writes the tile's ticket into the stage's hand-off word before its *summed*
+            /// arrival, which the look-ahead warp reads instead of the ticket word; in phase 4 a
+            /// compute warp reads its blocked chunks and the ticket, fences, meets its warp and
+            /// arrives on *empty*; then waits on *ready*, scans the chunks in registers and
+            /// stores them (partial tiles guarded).
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`; no shared read of a stage or its ticket word follows its
+            /// *empty* arrival; the hand-off word, the totals and the offset slots of the stage's
+            /// next use are written only once every compute warp reduces that use, after its
+            /// pass over this one.
+            ///
+            /// # Measured
+            /// Not measured yet (no device time was left in the session that wrote it):
+            /// `scripts/gpu/warpspec_sweep.sh` times it beside `lookback_warpspec_8x12x6`.
+        ] $name, $warps, $items, $stages, 0, false, 1, true);
+    };
+}
+
+warpspec_early!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6);
+warpspec_early!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -1264,7 +1458,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
     unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1>(
+        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false>(
             input,
             output,
             Status::halves(status),

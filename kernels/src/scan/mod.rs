@@ -61,11 +61,13 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6,
     lookback_warpspec_store_bulk, warpspec_shared_bytes, warpspec_static_bytes, warpspec_threads, warpspec_tile,
 };
-// The experiments with more than one look-ahead warp (#37), and their block size.
+// The experiments with more than one look-ahead warp and with the stage given back early (#37),
+// the block size of the first and the static shared memory of the second.
 pub use lookback_warpspec::{
-    lookback_warpspec_8x12x4_lookahead2, lookback_warpspec_8x12x6_lookahead2,
-    lookback_warpspec_8x12x6_lookahead2_ahead2, lookback_warpspec_8x12x6_lookahead2_ahead3,
-    lookback_warpspec_8x12x6_lookahead3, lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_threads_with,
+    lookback_warpspec_8x12x4_early_empty, lookback_warpspec_8x12x4_lookahead2, lookback_warpspec_8x12x6_early_empty,
+    lookback_warpspec_8x12x6_lookahead2, lookback_warpspec_8x12x6_lookahead2_ahead2,
+    lookback_warpspec_8x12x6_lookahead2_ahead3, lookback_warpspec_8x12x6_lookahead3,
+    lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with, warpspec_threads_with,
 };
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
 // 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.

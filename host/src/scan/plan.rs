@@ -197,9 +197,8 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
 
 /// The launch of a [`ScanPlan::WarpSpecialized`] variant on `n` elements: its ring in dynamic
 /// shared memory (`stages` tiles of `T`), its block (compute warps, the producer and the
-/// look-ahead warps), and as many
-/// blocks as fit on the device at once (at most one per tile): persistent blocks that draw
-/// their tiles by ticket.
+/// look-ahead warps), and as many blocks as fit on the device at once (at most one per tile):
+/// persistent blocks that draw their tiles by ticket.
 fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
     let ScanPlan::WarpSpecialized { kernel, warps, items, stages, lookaheads } = inst.plan else {
         return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));

@@ -440,31 +440,10 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const E
     true
 }
 
-/// The start of a compute warp's second pass over stage `s`: the lane's blocked chunks, the
-/// warp's exclusive scan of the lane totals (what [`reduce`] found), and the tile's ticket.
-///
-/// # Safety
-/// The stage has landed, and neither it nor its ticket word is rewritten before the caller's
-/// *empty* arrival.
-#[inline(always)]
-unsafe fn pass_start<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
-    ring: Ring<W>,
-    s: usize,
-    (cw, lane): (usize, u32),
-) -> ([[W; 4]; ROWS], T, usize) {
-    // SAFETY: as the caller promises.
-    let chunks = unsafe { lane_chunks::<W, ROWS>(ring, s, (cw, lane)) };
-    let own = lane_total::<T, O, W, ROWS>(&chunks);
-    let before = warp_exclusive::<T, O>(warp_inclusive_scan::<T, O>(own, lane), own, lane);
-    // SAFETY: written by the producer before the *Full* phase the caller's reduce waited for.
-    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
-    (chunks, before, tile)
-}
-
 /// The scanned elements of one 16-byte chunk `x` after the running value `run` (inclusive,
 /// or exclusive where `exclusive` ≠ 0), `run` moving past them. ([`scan_store`] keeps its own
-/// copy of this loop, and [`pass_start`]'s lines: through these helpers its measured entries'
-/// PTX changes, the float min/max rows' branch sense and 8x4x6's registers.)
+/// copy of this loop: through this helper its measured entries' PTX changes, the float min/max
+/// rows' branch sense.)
 #[inline(always)]
 fn scan_chunk<T: Element, O: Operator<T>>(x: [T; 4], run: &mut T, exclusive: u32) -> [T; 4] {
     let mut out = [O::IDENTITY; 4];
@@ -481,11 +460,14 @@ fn scan_chunk<T: Element, O: Operator<T>>(x: [T; 4], run: &mut T, exclusive: u32
 }
 
 /// A compute warp's second pass over the tile of use `k`, giving the stage back first (the
-/// `…_early_empty` experiments): reads the lane's blocked chunks and the tile's ticket, arrives
-/// on *empty* (the producer may refill the stage from here on), then waits for the warp's
-/// offset, scans the chunks in registers and stores each to its blocked place in the output
-/// (16 bytes per lane at a stride of `4 × ROWS` words: the warp's region in `ROWS` stores whose
-/// sectors interleave).
+/// `…_early_empty` experiments): reads the lane's chunks **striped** (chunk `32 r + lane` of the
+/// warp's region, row `r`) and the tile's ticket, arrives on *empty* (the producer may refill the
+/// stage from here on), scans each row's chunk totals across the warp, then waits for the warp's
+/// offset, scans the chunks in registers and stores each row with one whole-warp 16-byte store
+/// (512 consecutive bytes). The first form kept the chunks blocked, as [`reduce`] reads them, and
+/// stored them so: 16 bytes per lane at a stride of `4 × ROWS` words, every 32-byte sector half
+/// written by each store; it took 1.6× the copy's time on the H200
+/// (`docs/measurements/2026-11-27-h200/warpspec-early-24b7022/`).
 ///
 /// # Safety
 /// As for [`scan_store`].
@@ -497,9 +479,14 @@ unsafe fn scan_store_early<T: Element, O: Operator<T>, W: Word, const ROWS: usiz
     (cw, lane): (usize, u32),
 ) {
     let (s, parity) = stage_of(k, ring.stages);
+    let region = ring.tile(s);
+    let first = cw * WARP_SIZE as usize * 4 * ROWS;
+    let at = |r: usize| first + striped_chunk(lane as usize, r, WARP_SIZE as usize);
     // SAFETY: landed (reduce waited for the phase); the stage and its ticket word are
     // rewritten only after this warp's arrival on *Empty* below.
-    let (chunks, before, tile) = unsafe { pass_start::<T, O, W, ROWS>(ring, s, (cw, lane)) };
+    let chunks: [[W; 4]; ROWS] = core::array::from_fn(|r| unsafe { region.read_v4(at(r)) });
+    // SAFETY: as above; written by the producer before the *Full* phase.
+    let tile = unsafe { ring.ctrl.read(ring.ticket_at(s)) } as usize;
     // This warp's shared reads (generic proxy) before the copy engine refills the stage.
     fence_proxy_async();
     sync_warp(FULL_MASK);
@@ -507,28 +494,34 @@ unsafe fn scan_store_early<T: Element, O: Operator<T>, W: Word, const ROWS: usiz
         // SAFETY: an initialised barrier expecting one arrival per compute warp.
         unsafe { ring.bar(Bar::Empty, s).arrive() };
     }
+    // Each chunk's prefix within the warp's region: the rows before it, then the lanes before
+    // it in its row.
+    let mut before = [O::IDENTITY; ROWS];
+    let mut rows = O::IDENTITY;
+    for (r, chunk) in chunks.iter().enumerate() {
+        let own = fold_chunk::<T, O, W>(O::IDENTITY, *chunk);
+        let inclusive = warp_inclusive_scan::<T, O>(own, lane);
+        before[r] = O::combine(rows, warp_exclusive::<T, O>(inclusive, own, lane));
+        rows = O::combine(rows, shfl_sync(FULL_MASK, inclusive, WARP_SIZE - 1));
+    }
     // SAFETY: an initialised barrier; this use's phase. The offset slots of the stage's next
     // use are written only after every compute warp reduced that use, after this pass.
     unsafe { ring.bar(Bar::Ready, s).wait_parity(parity) };
     // SAFETY: written by the look-ahead warp's lane `cw` before its arrival.
     let offset = unsafe { read_slot::<T, u32>(ring.ctrl, ring.offsets_at(s), cw) };
-    let mut run = O::combine(offset, before);
-    let items = 4 * ROWS;
-    let first = cw * WARP_SIZE as usize * items;
     let per = words::<T>();
     let base = tile * l.tile_len;
     let full = base + l.tile_len <= l.n;
     let dst = l.output.cast::<W>();
     for (r, chunk) in chunks.iter().enumerate() {
-        let x = unpack::<T, W>(*chunk);
-        let out = scan_chunk::<T, O>(x, &mut run, l.exclusive);
-        let c = first + blocked_chunk(lane as usize, r, items);
+        let mut run = O::combine(offset, before[r]);
+        let out = pack::<T, W>(scan_chunk::<T, O>(unpack::<T, W>(*chunk), &mut run, l.exclusive));
         if full {
             // SAFETY: inside the output (a full tile), 16-byte aligned; this lane's 16 bytes.
-            unsafe { dst.store_v4_streaming(base * per + c, pack::<T, W>(out)) };
+            unsafe { dst.store_v4_streaming(base * per + at(r), out) };
         } else {
             // SAFETY: output holds n elements; these are this lane's.
-            unsafe { store_guarded::<T, W>(l.output, base + c / per, l.n, pack::<T, W>(out)) };
+            unsafe { store_guarded::<T, W>(l.output, base + at(r) / per, l.n, out) };
         }
     }
 }
@@ -1281,10 +1274,14 @@ macro_rules! warpspec_early {
             /// offset, its scan and its stores, so it has about one tile's period to land.
             /// Loading more by reducing fewer ahead delays the aggregates, and every look-back
             /// with them (the `…_ahead{n}` experiments). Here the stage comes free right after the
-            /// scan pass has read it; the scan and the stores run from registers, each lane
-            /// storing its own blocked chunks (16 bytes at a stride of 48, the warp's three
-            /// stores filling each other's sectors) instead of the striped re-read from the
-            /// stage.
+            /// scan pass has read it; the scan and the stores run from registers. The pass reads
+            /// its chunks striped (lane `l` of row `r` holds chunk `32 r + l`), so each row is one
+            /// whole-warp store of 512 consecutive bytes, and scans each row's chunk totals across
+            /// the warp (three warp scans instead of one). The first form read them blocked and
+            /// stored them so, 16 bytes per lane at a stride of 48, every sector half written by
+            /// each store: 1.62× the copy's time on the H200 at 2^28 (816.9–818.6 µs against
+            /// 588.4–591.2 for `lookback_warpspec_8x12x6`,
+            /// `docs/measurements/2026-11-27-h200/warpspec-early-24b7022/`).
             ///
             /// The stage's ticket word then comes free early too, and the look-ahead warp, which
             /// read it after *summed*, could find the next use's ticket there: the emulator's race
@@ -1296,9 +1293,10 @@ macro_rules! warpspec_early {
             /// As `lookback_warpspec` (phases 1–5 of its docs), but in phase 3 compute warp 0
             /// also writes the tile's ticket into the stage's hand-off word before its *summed*
             /// arrival, which the look-ahead warp reads instead of the ticket word; in phase 4 a
-            /// compute warp reads its blocked chunks and the ticket, fences, meets its warp and
-            /// arrives on *empty*; then waits on *ready*, scans the chunks in registers and
-            /// stores them (partial tiles guarded).
+            /// compute warp reads its striped chunks and the ticket, fences, meets its warp and
+            /// arrives on *empty*, scans each row's chunk totals across the warp; then waits on
+            /// *ready*, scans the chunks in registers and stores each row with one whole-warp
+            /// store (partial tiles guarded).
             ///
             /// # Launch
             /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),

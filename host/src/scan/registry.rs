@@ -415,6 +415,9 @@ macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept)
     };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr, lookaheads: $looks:literal) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept, $looks)
+    };
     ($name:ident, $warps:literal, $items:literal, $stages:literal, lookaheads: $looks:literal) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, LOOKAHEAD_CONCEPT, $looks)
     };
@@ -444,7 +447,7 @@ macro_rules! warpspec_shape {
 const LOOKAHEAD_CONCEPT: &str = "lookback_warpspec at a shape with more look-ahead warps (the name's lookahead), taking the tiles' look-backs in turn, an experiment";
 
 /// The concept of the `…_early_empty` experiments.
-const EARLY_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps give each stage back as soon as they have read it, then scan and store from registers, an experiment";
+const EARLY_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps give each stage back as soon as they have read it, then scan and store from registers (with the name's lookahead look-ahead warps, if any), an experiment";
 
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
@@ -597,6 +600,7 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, lookaheads: 2),
     warpspec_shape!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6, concept: EARLY_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4, concept: EARLY_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_early_empty, 8, 12, 6, concept: EARLY_CONCEPT, lookaheads: 2),
 ];
 
 /// Every scan variant, tuning shapes included.

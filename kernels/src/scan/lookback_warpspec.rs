@@ -1253,11 +1253,15 @@ warpspec_lookahead!(lookback_warpspec_8x12x4_lookahead2, 8, 12, 4, 0, 2);
 /// warps give a stage back as soon as they have read it.
 macro_rules! warpspec_early {
     ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        warpspec_early!($name, $warps, $items, $stages, 1);
+    };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $looks:literal) => {
         warpspec_shape!(@entry [
             /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
             /// in the name) whose compute warps hand a stage back to the producer (*empty*) as
             /// soon as they have read its tile into registers, before they wait for their
-            /// offset: an experiment.
+            /// offset, and, where the name says `lookahead`, with that many look-ahead warps
+            /// (`…_lookahead{n}`'s, taking the tiles in turn): an experiment.
             ///
             /// # Concept
             /// **A buffer is busy until its last read, not until the work on it ends.** A stage
@@ -1299,7 +1303,7 @@ macro_rules! warpspec_early {
             /// store (partial tiles guarded).
             ///
             /// # Launch
-            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// As `lookback_warpspec`: block `(warps + 1 + lookaheads) × 32` threads (traps otherwise),
             /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
             ///
             /// # Preconditions
@@ -1314,12 +1318,13 @@ macro_rules! warpspec_early {
             /// # Measured
             /// Not measured yet (no device time was left in the session that wrote it):
             /// `scripts/gpu/warpspec_sweep.sh` times it beside `lookback_warpspec_8x12x6`.
-        ] $name, $warps, $items, $stages, 0, false, 1, true);
+        ] $name, $warps, $items, $stages, 0, false, $looks, true);
     };
 }
 
 warpspec_early!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6);
 warpspec_early!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4);
+warpspec_early!(lookback_warpspec_8x12x6_lookahead2_early_empty, 8, 12, 6, 2);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the

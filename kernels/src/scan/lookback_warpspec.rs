@@ -1316,8 +1316,18 @@ macro_rules! warpspec_early {
             /// pass over this one.
             ///
             /// # Measured
-            /// Not measured yet (no device time was left in the session that wrote it):
-            /// `scripts/gpu/warpspec_sweep.sh` times it beside `lookback_warpspec_8x12x6`.
+            /// int32 inclusive sums, 2 interleaved rounds against `lookback_warpspec_8x12x6` in
+            /// the same invocations: slower, every one, in every round. NVIDIA H200 at 2^28
+            /// (`docs/measurements/2026-11-27-h200/warpspec-early-c8dc81d/`, `…-8606920/`): 8x12x6
+            /// 588.7–589.7 µs; `…_8x12x6_early_empty` 601.6–602.2, `…_8x12x4_early_empty`
+            /// 615.0–617.0, `…_8x12x6_lookahead2_early_empty` 618.1–618.6 (copy 504.3–504.7).
+            /// H100 80GB HBM3 at 2^28 (`docs/measurements/2026-11-27-h100/warpspec-early-8606920/`):
+            /// 8x12x6 759.6–759.9 µs, `…_8x12x6_early_empty` 777.8–779.0,
+            /// `…_8x12x6_lookahead2_early_empty` 796.1–797.1. ncu's source counters on the H200:
+            /// the compute warps' wait for tiles falls from 25.4 % to 10.1 % of the stall samples,
+            /// and their wait for offsets grows from 10.5 % to 26.9 % (H100: 34.0 → 17.7 % and
+            /// 13.7 → 26.5 %): the stage comes free, and the look-ahead warp becomes the wait.
+            /// With two look-ahead warps the wait goes back to the tiles (26.5 % and 4.4 %).
         ] $name, $warps, $items, $stages, 0, false, $looks, true);
     };
 }

@@ -152,6 +152,25 @@ struct Ring<W> {
 }
 
 impl<W: Word> Ring<W> {
+    /// Sets every stage's four barriers up, with the arrivals each phase expects, and makes
+    /// the initialisation visible to the copy engine (`fence.proxy.async`).
+    ///
+    /// # Safety
+    /// By one thread, before any other touches the barriers (a block barrier after it).
+    #[inline(always)]
+    unsafe fn init_barriers(self) {
+        for s in 0..self.stages {
+            // SAFETY: the caller's promise; the counts are the arrivals each phase expects.
+            unsafe {
+                self.bar(Bar::Full, s).init(WARP_SIZE);
+                self.bar(Bar::Summed, s).init(1);
+                self.bar(Bar::Ready, s).init(WARP_SIZE);
+                self.bar(Bar::Empty, s).init(self.warps as u32);
+            }
+        }
+        fence_proxy_async();
+    }
+
     /// Barrier `which` of stage `s`.
     #[inline(always)]
     fn bar(self, which: Bar, s: usize) -> Mbarrier {
@@ -767,18 +786,8 @@ unsafe fn warpspec<
     let (warp, lane) = (tid / WARP_SIZE as usize, thread_idx_x() % WARP_SIZE);
     // 1. Thread 0 sets the barriers up; the one block-wide barrier of the kernel.
     if tid == 0 {
-        for s in 0..STAGES {
-            // SAFETY: nobody else touches the barriers before the block barrier below; the
-            // counts are the arrivals each phase expects.
-            unsafe {
-                ring.bar(Bar::Full, s).init(WARP_SIZE);
-                ring.bar(Bar::Summed, s).init(1);
-                ring.bar(Bar::Ready, s).init(WARP_SIZE);
-                ring.bar(Bar::Empty, s).init(WARPS as u32);
-            }
-        }
-        // The barriers' initialisation, visible to the copy engine.
-        fence_proxy_async();
+        // SAFETY: nobody else touches the barriers before the block barrier below.
+        unsafe { ring.init_barriers() };
     }
     sync_warp(FULL_MASK);
     sync_threads();

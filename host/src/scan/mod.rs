@@ -190,7 +190,7 @@ mod tests {
         }
         assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
         assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
-        assert_eq!(experiments, 14, "store_bulk, four ahead, six lookahead, three early_empty experiments");
+        assert_eq!(experiments, 16, "store_bulk, four ahead, six lookahead, three early_empty, two sleep experiments");
     }
 
     #[test]

@@ -449,6 +449,9 @@ const LOOKAHEAD_CONCEPT: &str = "lookback_warpspec at a shape with more look-ahe
 /// The concept of the `…_early_empty` experiments.
 const EARLY_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps give each stage back as soon as they have read it, then scan and store from registers (with the name's lookahead look-ahead warps, if any), an experiment";
 
+/// The concept of the `…_spin` and `…_sleep{n}` experiments.
+const SLEEP_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp sleeps less between polls of an unpublished predecessor (spin: not at all; sleep64: 64 ns; 256 otherwise), an experiment";
+
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
 
@@ -601,6 +604,8 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6, concept: EARLY_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4, concept: EARLY_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_early_empty, 8, 12, 6, concept: EARLY_CONCEPT, lookaheads: 2),
+    warpspec_shape!(lookback_warpspec_8x12x6_spin, 8, 12, 6, concept: SLEEP_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_sleep64, 8, 12, 6, concept: SLEEP_CONCEPT),
 ];
 
 /// Every scan variant, tuning shapes included.

@@ -325,7 +325,14 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
 /// Called by the 32 lanes of look-ahead warp `j` (warp `j + 1`, taking uses `j`, `j + LOOKAHEADS`,
 /// …), after the barriers were initialised.
 #[inline(always)]
-unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize, const EARLY: bool>(
+unsafe fn look_ahead<
+    T: Element,
+    O: Operator<T>,
+    W: Word,
+    const LOOKAHEADS: usize,
+    const EARLY: bool,
+    const SLEEP_NS: u32,
+>(
     ring: Ring<W>,
     l: Launch<T>,
     (j, lane): (usize, u32),
@@ -354,7 +361,7 @@ unsafe fn look_ahead<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usiz
             O::IDENTITY
         } else {
             // SAFETY: the whole warp, with the same tile and epoch; status holds tiles words.
-            let prefix = unsafe { look_back::<T, O, LOOKBACK_SLEEP_NS>(l.status, tile, l.epoch, lane) };
+            let prefix = unsafe { look_back::<T, O, SLEEP_NS>(l.status, tile, l.epoch, lane) };
             if lane == 0 {
                 // SAFETY: tile < tiles; its aggregate went out first (compute warp 0, before the
                 // arrival this warp waited for).
@@ -746,6 +753,7 @@ unsafe fn warpspec<
     const STORE_BULK: bool,
     const LOOKAHEADS: usize,
     const EARLY: bool,
+    const SLEEP_NS: u32,
 >(
     input: Global<T>,
     output: GlobalMut<T>,
@@ -798,13 +806,13 @@ unsafe fn warpspec<
         if LOOKAHEADS == 1 {
             match warp {
                 0 => produce::<T, O, u32, 1>(ring, l, lane),
-                1 => look_ahead::<T, O, u32, 1, EARLY>(ring, l, (0, lane)),
+                1 => look_ahead::<T, O, u32, 1, EARLY, SLEEP_NS>(ring, l, (0, lane)),
                 w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, 1, EARLY>(ring, l, (w - 2, lane)),
             }
         } else {
             match warp {
                 0 => produce::<T, O, u32, LOOKAHEADS>(ring, l, lane),
-                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS, EARLY>(ring, l, (w - 1, lane)),
+                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS, EARLY, SLEEP_NS>(ring, l, (w - 1, lane)),
                 w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, LOOKAHEADS, EARLY>(
                     ring,
                     l,
@@ -999,7 +1007,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1, false>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1, false, LOOKBACK_SLEEP_NS>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -1046,8 +1054,12 @@ macro_rules! warpspec_shape {
         ] $name, $warps, $items, $stages, 0, false, 1, false);
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
-    // `stages - 2`), store path, look-ahead warps and whether the stage goes back before the scan.
+    // `stages - 2`), store path, look-ahead warps, whether the stage goes back before the scan,
+    // and (where given) the look-back's sleep between polls (else `LOOKBACK_SLEEP_NS`).
     (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal) => {
+        warpspec_shape!(@entry [$($doc)*] $name, $warps, $items, $stages, $ahead, $bulk, $looks, $early, LOOKBACK_SLEEP_NS);
+    };
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal, $sleep:expr) => {
         kernel! {
             $($doc)*
             pub unsafe fn $name(
@@ -1060,7 +1072,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early, { $sleep }>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -1345,6 +1357,53 @@ warpspec_early!(lookback_warpspec_8x12x6_early_empty, 8, 12, 6);
 warpspec_early!(lookback_warpspec_8x12x4_early_empty, 8, 12, 4);
 warpspec_early!(lookback_warpspec_8x12x6_lookahead2_early_empty, 8, 12, 6, 2);
 
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose
+/// look-ahead warp sleeps `$sleep` nanoseconds between two polls of an unpublished predecessor.
+macro_rules! warpspec_sleep {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $sleep:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) whose look-ahead warp polls an unpublished predecessor's status word
+            /// again after a shorter sleep (`…_spin`: none; `…_sleep{n}`: `n` ns) than
+            /// [`LOOKBACK_SLEEP_NS`] (256): an experiment.
+            ///
+            /// # Concept
+            /// **A serial role's wait is the pipeline's wait.** `lookback`'s 256 ns sleep lets the
+            /// block's other warps issue while warp 0 polls, and gained 0.5 % there; here the
+            /// look-ahead warp is alone on the block's critical path, and each sleep can delay a
+            /// tile's prefix, and every compute warp waiting for it, by up to its length.
+            ///
+            /// # Previous problem → fix
+            /// In the `…_early_empty` experiments the compute warps wait for the look-ahead warp
+            /// in 27 % of their stall samples (H200, ncu source counters at 2^28), and its
+            /// look-backs read 61.8 sectors of status words per tile instead of 8x12x6's 19.2
+            /// (`docs/measurements/2026-11-27-h200/memory-8606920/`): it polls predecessors that
+            /// are not yet published, sleeping 256 ns each time. Here it sleeps less or not at all.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), with the look-back's sleep of the
+            /// name.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Measured
+            /// See `docs/notes.md` (session 26): timed in interleaved rounds against
+            /// `lookback_warpspec_8x12x6` by `scripts/gpu/warpspec_sweep.sh`.
+        ] $name, $warps, $items, $stages, 0, false, 1, false, $sleep);
+    };
+}
+
+warpspec_sleep!(lookback_warpspec_8x12x6_spin, 8, 12, 6, 0);
+warpspec_sleep!(lookback_warpspec_8x12x6_sleep64, 8, 12, 6, 64);
+
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
 /// H100 at 2^27 and above (`docs/measurements/2026-11-27-h100/warpspec-mid-cea6deb/`), so
@@ -1480,7 +1539,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
     unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false>(
+        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false, LOOKBACK_SLEEP_NS>(
             input,
             output,
             Status::halves(status),

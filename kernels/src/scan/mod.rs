@@ -67,8 +67,8 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x12x4_early_empty, lookback_warpspec_8x12x4_lookahead2, lookback_warpspec_8x12x6_early_empty,
     lookback_warpspec_8x12x6_lookahead2, lookback_warpspec_8x12x6_lookahead2_ahead2,
     lookback_warpspec_8x12x6_lookahead2_ahead3, lookback_warpspec_8x12x6_lookahead2_early_empty,
-    lookback_warpspec_8x12x6_lookahead3, lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with,
-    warpspec_threads_with,
+    lookback_warpspec_8x12x6_lookahead3, lookback_warpspec_8x12x6_sleep64, lookback_warpspec_8x12x6_spin,
+    lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with, warpspec_threads_with,
 };
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
 // 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.

@@ -1395,8 +1395,13 @@ macro_rules! warpspec_sleep {
             /// As for `lookback_warpspec`.
             ///
             /// # Measured
-            /// See `docs/notes.md` (session 26): timed in interleaved rounds against
-            /// `lookback_warpspec_8x12x6` by `scripts/gpu/warpspec_sweep.sh`.
+            /// int32 inclusive sums, 2 interleaved rounds against `lookback_warpspec_8x12x6` in
+            /// the same invocations, NVIDIA H200 at 2^28
+            /// (`docs/measurements/2026-11-27-h200/warpspec-sleep-dbacd53/`): 8x12x6 594.4–597.3 µs,
+            /// `…_sleep64` 594.7–596.0, `…_spin` 595.6–598.0 (copy 508.3–508.5): no difference
+            /// beyond the spread, at 10^8 neither. ncu: the L2 sectors read are the same with and
+            /// without the sleep (35.23 million), so 8x12x6's look-ahead warp almost never polls
+            /// twice; its pace is its reads' latency, not its sleep.
         ] $name, $warps, $items, $stages, 0, false, 1, false, $sleep);
     };
 }

@@ -106,7 +106,7 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
         // The ring is in dynamic shared memory; the static bytes are the barriers and the
         // control words (and a hand-off word per stage where the stage is given back early).
         (scan::ScanPlan::WarpSpecialized { warps, stages, .. }, s) => {
-            Some(kernels::scan::warpspec_static_bytes_with(warps, stages, s.ends_with("_early_empty")))
+            Some(kernels::scan::warpspec_static_bytes_with(warps, stages, s.contains("_early_empty")))
         }
         _ => None,
     }

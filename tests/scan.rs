@@ -139,59 +139,72 @@ fn emulator_trials() -> Vec<Trial> {
     out
 }
 
-/// The look-back alone, on a status array the test writes: one warp of `lookback_probe`.
-fn probe(backend: &Backend, status: &[u64], tile: u32, epoch: u32) -> Result<i32, Error> {
+/// The look-back alone, on a status array the test writes: one warp of `lookback_probe`
+/// (`windows` 1), or of `lookback_windows_probe` reading `windows` windows per round trip.
+fn probe(backend: &Backend, status: &[u64], tile: u32, epoch: u32, windows: u32) -> Result<i32, Error> {
     let st = backend.upload(status)?;
     let mut out = backend.alloc::<i32>(1)?;
-    let k = kernel_ref!(kernels::scan::lookback_probe(a, b, c, d));
     let cfg = LaunchConfig { grid: 1, block: 32, shared_bytes: 0 };
-    // SAFETY: `st` holds `tile` words (tile ≤ status.len()), `out` one element; one warp.
-    unsafe { backend.launch(&k, cfg, (st.as_ptr() as *mut u64, out.as_mut_ptr(), tile, epoch))? };
+    if windows == 1 {
+        let k = kernel_ref!(kernels::scan::lookback_probe(a, b, c, d));
+        // SAFETY: `st` holds `tile` words (tile ≤ status.len()), `out` one element; one warp.
+        unsafe { backend.launch(&k, cfg, (st.as_ptr() as *mut u64, out.as_mut_ptr(), tile, epoch))? };
+    } else {
+        let k = kernel_ref!(kernels::scan::lookback_windows_probe(a, b, c, d, e));
+        // SAFETY: as above; windows is 2 or 4 (the callers below).
+        unsafe { backend.launch(&k, cfg, (st.as_ptr() as *mut u64, out.as_mut_ptr(), tile, epoch, windows))? };
+    }
     Ok(backend.download(&out)?[0])
+}
+
+/// The multi-window look-back's cases, through the look-back reading `windows` windows per
+/// round trip: aggregates only back to tile 0 (every window, and with 2 windows two round
+/// trips), a prefix in the nearest window, one in the second (garbage before each, never read),
+/// and a tile whose window reaches before tile 0.
+fn multi_window(windows: u32) -> Result<(), Failed> {
+    let epoch = 5;
+    let vals = Input::full_range(100, SEED).data;
+    let sum = |v: &[i32]| v.iter().fold(0i32, |a, &x| a.wrapping_add(x));
+    let check = |what: &str, status: &[u64], tile: u32, want: i32| -> Result<(), Failed> {
+        let got = probe(&Backend::emulator(), status, tile, epoch, windows).map_err(|e| e.to_string())?;
+        if got != want {
+            return Err(format!("{windows} window(s), {what}: expected {want}, got {got}").into());
+        }
+        Ok(())
+    };
+    // 100 predecessors: tile 0 has its prefix, the rest only aggregates.
+    let mut status: Vec<u64> = vals.iter().map(|&v| pack_status(epoch, FLAG_AGGREGATE, v)).collect();
+    status[0] = pack_status(epoch, FLAG_PREFIX, vals[0]);
+    let want = sum(&vals);
+    check("aggregates only", &status, 100, want)?;
+    // A prefix ends the look-back: tiles before it are not used (garbage aggregates there).
+    for at in [70, 40] {
+        let mut s = status.clone();
+        s[at] = pack_status(epoch, FLAG_PREFIX, sum(&vals[..=at]));
+        for w in &mut s[1..at - 2] {
+            *w = pack_status(epoch, FLAG_AGGREGATE, 0x7777);
+        }
+        check(&format!("prefix at tile {at}"), &s, 100, want)?;
+    }
+    // Tiles 1..31 read the pseudo-prefix 0 before tile 0.
+    let mut small: Vec<u64> = vals[..5].iter().map(|&v| pack_status(epoch, FLAG_AGGREGATE, v)).collect();
+    small[0] = pack_status(epoch, FLAG_PREFIX, vals[0]);
+    check("tile 5", &small, 5, sum(&vals[..5]))
 }
 
 fn probe_trials() -> Vec<Trial> {
     vec![
-        Trial::test("scan::lookback::multi_window_look_back", || {
-            // 100 predecessors: tile 0 has its prefix, the rest only aggregates; the look-back
-            // must walk 4 windows of 32 and add them all.
-            let epoch = 5;
-            let vals = Input::full_range(100, SEED).data;
-            let mut status: Vec<u64> = vals.iter().map(|&v| pack_status(epoch, FLAG_AGGREGATE, v)).collect();
-            status[0] = pack_status(epoch, FLAG_PREFIX, vals[0]);
-            let want = vals.iter().fold(0i32, |a, &v| a.wrapping_add(v));
-            let got = probe(&Backend::emulator(), &status, 100, epoch).map_err(|e| e.to_string())?;
-            if got != want {
-                return Err(format!("aggregates only: expected {want}, got {got}").into());
-            }
-            // A prefix at tile 70 ends the look-back there: tiles before it are not read (we
-            // put garbage aggregates there to prove it).
-            let incl70 = vals[..=70].iter().fold(0i32, |a, &v| a.wrapping_add(v));
-            status[70] = pack_status(epoch, FLAG_PREFIX, incl70);
-            for s in &mut status[1..68] {
-                *s = pack_status(epoch, FLAG_AGGREGATE, 0x7777);
-            }
-            let got = probe(&Backend::emulator(), &status, 100, epoch).map_err(|e| e.to_string())?;
-            if got != want {
-                return Err(format!("prefix at tile 70: expected {want}, got {got}").into());
-            }
-            // Tiles 1..31 read the pseudo-prefix 0 before tile 0.
-            let want5 = vals[..5].iter().fold(0i32, |a, &v| a.wrapping_add(v));
-            let mut small: Vec<u64> = vals[..5].iter().map(|&v| pack_status(epoch, FLAG_AGGREGATE, v)).collect();
-            small[0] = pack_status(epoch, FLAG_PREFIX, vals[0]);
-            let got = probe(&Backend::emulator(), &small, 5, epoch).map_err(|e| e.to_string())?;
-            if got != want5 {
-                return Err(format!("tile 5: expected {want5}, got {got}").into());
-            }
-            Ok(())
-        })
-        .with_kind("emulator"),
+        Trial::test("scan::lookback::multi_window_look_back", || multi_window(1)).with_kind("emulator"),
+        Trial::test("scan::lookback::multi_window_look_back_two_per_round_trip", || multi_window(2))
+            .with_kind("emulator"),
+        Trial::test("scan::lookback::multi_window_look_back_four_per_round_trip", || multi_window(4))
+            .with_kind("emulator"),
         Trial::test("scan::lookback::stale_epoch_is_waited_for_within_the_budget", || {
             // Words of another launch (epoch 4) read as "nothing yet": the warp spins, through
             // the device layer's atomic loads, until the emulator's budget stops it.
             let status = vec![pack_status(4, FLAG_PREFIX, 1); 3];
             let backend = Backend::with_emulator(Emulator::new().with_budget(Duration::from_millis(300)));
-            match probe(&backend, &status, 3, 5) {
+            match probe(&backend, &status, 3, 5, 1) {
                 Err(Error::Emulator(e)) if e.kind == EmuErrorKind::Timeout => Ok(()),
                 other => Err(format!("expected a timeout, got {other:?}").into()),
             }

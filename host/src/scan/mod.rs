@@ -190,7 +190,10 @@ mod tests {
         }
         assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
         assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
-        assert_eq!(experiments, 16, "store_bulk, four ahead, six lookahead, three early_empty, two sleep experiments");
+        assert_eq!(
+            experiments, 19,
+            "store_bulk, four ahead, six lookahead, three early_empty, two sleep, three windows experiments"
+        );
     }
 
     #[test]

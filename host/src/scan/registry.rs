@@ -452,6 +452,9 @@ const EARLY_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps gi
 /// The concept of the `…_spin` and `…_sleep{n}` experiments.
 const SLEEP_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp sleeps less between polls of an unpublished predecessor (spin: not at all; sleep64: 64 ns; 256 otherwise), an experiment";
 
+/// The concept of the `…_windows{n}` experiments.
+const WINDOWS_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp loads n windows of 32 predecessors per round trip (the name's windows; with early_empty, the stage given back early too), an experiment";
+
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
 
@@ -606,6 +609,9 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x6_lookahead2_early_empty, 8, 12, 6, concept: EARLY_CONCEPT, lookaheads: 2),
     warpspec_shape!(lookback_warpspec_8x12x6_spin, 8, 12, 6, concept: SLEEP_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_sleep64, 8, 12, 6, concept: SLEEP_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_windows2, 8, 12, 6, concept: WINDOWS_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, concept: WINDOWS_CONCEPT),
+    warpspec_shape!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, concept: WINDOWS_CONCEPT),
 ];
 
 /// Every scan variant, tuning shapes included.

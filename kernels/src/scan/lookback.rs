@@ -399,6 +399,63 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     }
 }
 
+/// [`look_back`] reading `WINDOWS` windows of 32 predecessors with one round trip: every lane
+/// loads its predecessor in each window (`end - 32 (w + 1) + lane` for window `w`, the nearest
+/// first) before it looks at any, then the windows are taken in order as [`look_back`] takes its
+/// one (wait until the window has no invalid word, polling again after `SLEEP_NS` nanoseconds;
+/// the nearest prefix ends it, else its aggregates are added); past the last, `end` moves
+/// `32 × WINDOWS` back. Same answer as [`look_back`]; the loads of the windows it does not reach
+/// are spent.
+///
+/// # Safety
+/// As for [`look_back`].
+#[inline(always)]
+pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_NS: u32, const WINDOWS: usize>(
+    status: Status<T>,
+    tile: usize,
+    epoch: u32,
+    lane: u32,
+) -> T {
+    let mut exclusive = O::IDENTITY;
+    let mut end = tile;
+    loop {
+        let pred = |w: usize| end as isize - ((w + 1) * WARP_SIZE as usize) as isize + lane as isize;
+        let load = |p: isize| {
+            if p >= 0 {
+                // SAFETY: 0 <= p < tile <= the status array's length.
+                unsafe { status.word(p as usize) }
+            } else {
+                (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
+            }
+        };
+        let words: [(u64, u64); WINDOWS] = core::array::from_fn(|w| load(pred(w)));
+        for (w, &first) in words.iter().enumerate() {
+            let mut word = first;
+            while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
+                if status_flag(word.0, epoch) == FLAG_INVALID {
+                    if SLEEP_NS > 0 {
+                        nanosleep(SLEEP_NS);
+                    }
+                    word = load(pred(w));
+                }
+            }
+            let flag = status_flag(word.0, epoch);
+            // SAFETY: this launch's valid word for pred(w).
+            let value = unsafe { status.value::<O>(word, pred(w), flag) };
+            let prefixes = ballot_sync(FULL_MASK, flag == FLAG_PREFIX);
+            if prefixes != 0 {
+                let nearest = 31 - prefixes.leading_zeros();
+                return O::combine(
+                    exclusive,
+                    warp_all_reduce::<T, O>(if lane >= nearest { value } else { O::IDENTITY }),
+                );
+            }
+            exclusive = O::combine(exclusive, warp_all_reduce::<T, O>(value));
+        }
+        end -= WINDOWS * WARP_SIZE as usize;
+    }
+}
+
 /// The elements `p .. p + T::PER_128` where they exist (`< n`), the identity past the end (0
 /// for a sum), as 16 bytes: a chunk of the last, partial tile.
 ///
@@ -1101,6 +1158,32 @@ kernel! {
         let lane = thread_idx_x() % WARP_SIZE;
         // SAFETY: forwarded from the caller; the whole warp calls it.
         let prefix = unsafe { look_back::<i32, Sum, LOOKBACK_SLEEP_NS>(Status::packed(status), tile as usize, epoch, lane) };
+        if lane == 0 {
+            // SAFETY: out is valid.
+            unsafe { out.write(0, prefix) };
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+kernel! {
+    /// Host-only test hook (not in the PTX): `lookback_probe` through [`look_back_windows`]
+    /// reading `windows` (2 or 4) windows per round trip, the look-back of the
+    /// `lookback_warpspec_…_windows{n}` experiments.
+    ///
+    /// # Safety
+    /// As for `lookback_probe`; `windows` is 2 or 4 (traps otherwise).
+    pub unsafe fn lookback_windows_probe(status: GlobalMut<u64>, out: GlobalMut<i32>, tile: u32, epoch: u32, windows: u32) {
+        let lane = thread_idx_x() % WARP_SIZE;
+        let (st, t) = (Status::packed(status), tile as usize);
+        // SAFETY: forwarded from the caller; the whole warp calls it.
+        let prefix = unsafe {
+            match windows {
+                2 => look_back_windows::<i32, Sum, LOOKBACK_SLEEP_NS, 2>(st, t, epoch, lane),
+                4 => look_back_windows::<i32, Sum, LOOKBACK_SLEEP_NS, 4>(st, t, epoch, lane),
+                _ => trap("lookback_windows_probe: windows must be 2 or 4"),
+            }
+        };
         if lane == 0 {
             // SAFETY: out is valid.
             unsafe { out.write(0, prefix) };

@@ -1,7 +1,7 @@
 use super::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, blocked_is_conflict_free, stage_of, striped_chunk};
 use super::lookback::{
-    LOOKBACK_SLEEP_NS, Status, fold_chunk, load_guarded, look_back, pack, read_slot, store_guarded, unpack,
-    warp_exclusive, warp_inclusive_scan, words, write_slot,
+    LOOKBACK_SLEEP_NS, Status, fold_chunk, load_guarded, look_back, look_back_windows, pack, read_slot, store_guarded,
+    unpack, warp_exclusive, warp_inclusive_scan, words, write_slot,
 };
 use super::lookback_persistent::draw_tile;
 use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
@@ -314,6 +314,63 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
     }
 }
 
+/// The look-back a look-ahead warp runs, chosen by type: [`look_back`] (one window of 32
+/// predecessors per round trip) for `Windows<1>`, [`look_back_windows`] for more.
+trait LookBack {
+    /// The decoupled look-back of `tile`, by one full warp.
+    ///
+    /// # Safety
+    /// As for [`look_back`].
+    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+        status: Status<T>,
+        tile: usize,
+        epoch: u32,
+        lane: u32,
+    ) -> T;
+}
+
+/// `N` windows of 32 predecessors read per round trip of the look-back.
+struct Windows<const N: usize>;
+
+impl LookBack for Windows<1> {
+    #[inline(always)]
+    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+        status: Status<T>,
+        tile: usize,
+        epoch: u32,
+        lane: u32,
+    ) -> T {
+        // SAFETY: forwarded.
+        unsafe { look_back::<T, O, SLEEP_NS>(status, tile, epoch, lane) }
+    }
+}
+
+impl LookBack for Windows<2> {
+    #[inline(always)]
+    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+        status: Status<T>,
+        tile: usize,
+        epoch: u32,
+        lane: u32,
+    ) -> T {
+        // SAFETY: forwarded.
+        unsafe { look_back_windows::<T, O, SLEEP_NS, 2>(status, tile, epoch, lane) }
+    }
+}
+
+impl LookBack for Windows<4> {
+    #[inline(always)]
+    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+        status: Status<T>,
+        tile: usize,
+        epoch: u32,
+        lane: u32,
+    ) -> T {
+        // SAFETY: forwarded.
+        unsafe { look_back_windows::<T, O, SLEEP_NS, 4>(status, tile, epoch, lane) }
+    }
+}
+
 /// The look-ahead warp: for each of the block's tiles in turn, once the compute warps have
 /// reduced it, looks back over its predecessors (the decoupled look-back, a whole warp),
 /// publishes its inclusive prefix, and hands each compute warp its offset (the tile's prefix
@@ -332,11 +389,14 @@ unsafe fn look_ahead<
     const LOOKAHEADS: usize,
     const EARLY: bool,
     const SLEEP_NS: u32,
+    const WINDOWS: usize,
 >(
     ring: Ring<W>,
     l: Launch<T>,
     (j, lane): (usize, u32),
-) {
+) where
+    Windows<WINDOWS>: LookBack,
+{
     let mut k = j;
     loop {
         let (s, parity) = stage_of(k, ring.stages);
@@ -361,7 +421,8 @@ unsafe fn look_ahead<
             O::IDENTITY
         } else {
             // SAFETY: the whole warp, with the same tile and epoch; status holds tiles words.
-            let prefix = unsafe { look_back::<T, O, SLEEP_NS>(l.status, tile, l.epoch, lane) };
+            let prefix =
+                unsafe { <Windows<WINDOWS> as LookBack>::look_back::<T, O, SLEEP_NS>(l.status, tile, l.epoch, lane) };
             if lane == 0 {
                 // SAFETY: tile < tiles; its aggregate went out first (compute warp 0, before the
                 // arrival this warp waited for).
@@ -754,6 +815,7 @@ unsafe fn warpspec<
     const LOOKAHEADS: usize,
     const EARLY: bool,
     const SLEEP_NS: u32,
+    const WINDOWS: usize,
 >(
     input: Global<T>,
     output: GlobalMut<T>,
@@ -762,7 +824,9 @@ unsafe fn warpspec<
     n: u32,
     epoch: u32,
     exclusive: u32,
-) {
+) where
+    Windows<WINDOWS>: LookBack,
+{
     const {
         assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
         assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
@@ -806,13 +870,15 @@ unsafe fn warpspec<
         if LOOKAHEADS == 1 {
             match warp {
                 0 => produce::<T, O, u32, 1>(ring, l, lane),
-                1 => look_ahead::<T, O, u32, 1, EARLY, SLEEP_NS>(ring, l, (0, lane)),
+                1 => look_ahead::<T, O, u32, 1, EARLY, SLEEP_NS, WINDOWS>(ring, l, (0, lane)),
                 w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, 1, EARLY>(ring, l, (w - 2, lane)),
             }
         } else {
             match warp {
                 0 => produce::<T, O, u32, LOOKAHEADS>(ring, l, lane),
-                w if w <= LOOKAHEADS => look_ahead::<T, O, u32, LOOKAHEADS, EARLY, SLEEP_NS>(ring, l, (w - 1, lane)),
+                w if w <= LOOKAHEADS => {
+                    look_ahead::<T, O, u32, LOOKAHEADS, EARLY, SLEEP_NS, WINDOWS>(ring, l, (w - 1, lane))
+                }
                 w => compute::<T, O, u32, ROWS, AHEAD, STORE_BULK, LOOKAHEADS, EARLY>(
                     ring,
                     l,
@@ -1007,7 +1073,7 @@ kernel! {
     ) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1, false, LOOKBACK_SLEEP_NS>(
+            warpspec::<i32, Sum, { WARPSPEC_WARPS as usize }, { WARPSPEC_ITEMS as usize / 4 }, { WARPSPEC_STAGES as usize }, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1>(
                 input, output, Status::packed(status), status, n, epoch, exclusive,
             )
         }
@@ -1055,11 +1121,12 @@ macro_rules! warpspec_shape {
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
     // `stages - 2`), store path, look-ahead warps, whether the stage goes back before the scan,
-    // and (where given) the look-back's sleep between polls (else `LOOKBACK_SLEEP_NS`).
+    // and (where given) the look-back's sleep between polls and windows per round trip (else
+    // `LOOKBACK_SLEEP_NS` and 1).
     (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal) => {
-        warpspec_shape!(@entry [$($doc)*] $name, $warps, $items, $stages, $ahead, $bulk, $looks, $early, LOOKBACK_SLEEP_NS);
+        warpspec_shape!(@entry [$($doc)*] $name, $warps, $items, $stages, $ahead, $bulk, $looks, $early, LOOKBACK_SLEEP_NS, 1);
     };
-    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal, $sleep:expr) => {
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal, $sleep:expr, $windows:literal) => {
         kernel! {
             $($doc)*
             pub unsafe fn $name(
@@ -1072,7 +1139,7 @@ macro_rules! warpspec_shape {
             ) {
                 // SAFETY: forwarded from the caller.
                 unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early, { $sleep }>(
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early, { $sleep }, $windows>(
                         input, output, Status::packed(status), status, n, epoch, exclusive,
                     )
                 }
@@ -1402,12 +1469,67 @@ macro_rules! warpspec_sleep {
             /// beyond the spread, at 10^8 neither. ncu: the L2 sectors read are the same with and
             /// without the sleep (35.23 million), so 8x12x6's look-ahead warp almost never polls
             /// twice; its pace is its reads' latency, not its sleep.
-        ] $name, $warps, $items, $stages, 0, false, 1, false, $sleep);
+        ] $name, $warps, $items, $stages, 0, false, 1, false, $sleep, 1);
     };
 }
 
 warpspec_sleep!(lookback_warpspec_8x12x6_spin, 8, 12, 6, 0);
 warpspec_sleep!(lookback_warpspec_8x12x6_sleep64, 8, 12, 6, 64);
+
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose
+/// look-ahead warp reads `$windows` windows of predecessors per round trip, and gives the stage
+/// back early where `$early`.
+macro_rules! warpspec_windows {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $windows:literal, $early:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) whose look-ahead warp loads `n` windows of 32 predecessors' status
+            /// words at once (`…_windows{n}`), and, where the name says `early_empty`, whose
+            /// compute warps give the stage back as soon as they have read it (as
+            /// `lookback_warpspec_8x12x6_early_empty`): an experiment.
+            ///
+            /// # Concept
+            /// **Issue the loads you will probably need together.** A serial chain of dependent
+            /// loads costs a round trip each; loads that do not depend on each other can share
+            /// one. The look-back reads a window, and only if it holds no inclusive prefix the
+            /// next: read the next ones with it, and the common case costs one round trip.
+            ///
+            /// # Previous problem → fix
+            /// The look-ahead warp sets the block's pace when the tiles land in time (the
+            /// `…_early_empty` experiments: their compute warps wait for it in 27 % of the stall
+            /// samples on the H200). Its look-back is not polling (`…_spin`, `…_sleep64`: the
+            /// same time and the same L2 reads), but it reads 2.25 windows per tile on average,
+            /// one after another, each an L2 round trip
+            /// (`docs/measurements/2026-11-27-h200/memory-8606920/`). Here every lane loads its
+            /// word of each of `n` windows before it looks at any (`look_back_windows`).
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs; with the `…_early_empty`
+            /// experiments' phases 3 and 4 where the name says so), the look-ahead warp's
+            /// look-back reading `n` windows per round trip.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec` (and the `…_early_empty` experiments where named);
+            /// the loads of windows past the nearest prefix read status words below the tile,
+            /// which exist.
+            ///
+            /// # Measured
+            /// Not measured yet (no device time was left in the session that wrote it):
+            /// `scripts/gpu/warpspec_sweep.sh` times it beside `lookback_warpspec_8x12x6`.
+        ] $name, $warps, $items, $stages, 0, false, 1, $early, LOOKBACK_SLEEP_NS, $windows);
+    };
+}
+
+warpspec_windows!(lookback_warpspec_8x12x6_windows2, 8, 12, 6, 2, false);
+warpspec_windows!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, 4, false);
+warpspec_windows!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, 2, true);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -1544,7 +1666,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
     const STAGES: usize = WARPSPEC_TYPED.2 as usize;
     // SAFETY: forwarded from the caller.
     unsafe {
-        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false, LOOKBACK_SLEEP_NS>(
+        warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1>(
             input,
             output,
             Status::halves(status),

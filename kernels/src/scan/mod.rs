@@ -46,7 +46,7 @@ pub use lookback::{
     lookback_stream_store,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use lookback::{lookback_probe, lookback_split_probe};
+pub use lookback::{lookback_probe, lookback_split_probe, lookback_windows_probe};
 pub use lookback_bulk::{BULK_ITEMS, BULK_THREADS, BULK_TILE, lookback_bulk, lookback_bulk_load_only};
 pub use lookback_persistent::{
     PERSISTENT_ITEMS, PERSISTENT_STAGES, PERSISTENT_THREADS, PERSISTENT_TILE, lookback_persistent,
@@ -65,10 +65,12 @@ pub use lookback_warpspec::{
 // the block size of the first and the static shared memory of the second.
 pub use lookback_warpspec::{
     lookback_warpspec_8x12x4_early_empty, lookback_warpspec_8x12x4_lookahead2, lookback_warpspec_8x12x6_early_empty,
-    lookback_warpspec_8x12x6_lookahead2, lookback_warpspec_8x12x6_lookahead2_ahead2,
-    lookback_warpspec_8x12x6_lookahead2_ahead3, lookback_warpspec_8x12x6_lookahead2_early_empty,
-    lookback_warpspec_8x12x6_lookahead3, lookback_warpspec_8x12x6_sleep64, lookback_warpspec_8x12x6_spin,
-    lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with, warpspec_threads_with,
+    lookback_warpspec_8x12x6_early_empty_windows2, lookback_warpspec_8x12x6_lookahead2,
+    lookback_warpspec_8x12x6_lookahead2_ahead2, lookback_warpspec_8x12x6_lookahead2_ahead3,
+    lookback_warpspec_8x12x6_lookahead2_early_empty, lookback_warpspec_8x12x6_lookahead3,
+    lookback_warpspec_8x12x6_sleep64, lookback_warpspec_8x12x6_spin, lookback_warpspec_8x12x6_windows2,
+    lookback_warpspec_8x12x6_windows4, lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with,
+    warpspec_threads_with,
 };
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
 // 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.

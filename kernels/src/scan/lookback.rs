@@ -312,6 +312,21 @@ impl<T: Element> Status<T> {
         }
     }
 
+    /// [`word`](Self::word) of tile `pred` where `pred >= 0`; before tile 0, an inclusive
+    /// prefix holding the identity (what the look-back finds there).
+    ///
+    /// # Safety
+    /// `pred` < the status array's length.
+    #[inline(always)]
+    unsafe fn word_or_prefix<O: Operator<T>>(self, pred: isize, epoch: u32) -> (u64, u64) {
+        if pred >= 0 {
+            // SAFETY: 0 <= pred < the status array's length.
+            unsafe { self.word(pred as usize) }
+        } else {
+            (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
+        }
+    }
+
     /// The value of the valid status `word` (`flag`) read for tile `pred`: its low bits
     /// (packed); the slot its flag names, or the identity before tile 0 (split).
     ///
@@ -368,14 +383,8 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     let mut end = tile;
     loop {
         let pred = end as isize - WARP_SIZE as isize + lane as isize;
-        let load = || {
-            if pred >= 0 {
-                // SAFETY: 0 <= pred < tile <= the status array's length.
-                unsafe { status.word(pred as usize) }
-            } else {
-                (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
-            }
-        };
+        // SAFETY: pred < tile <= the status array's length.
+        let load = || unsafe { status.word_or_prefix::<O>(pred, epoch) };
         let mut word = load();
         while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
             if status_flag(word.0, epoch) == FLAG_INVALID {
@@ -420,14 +429,8 @@ pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_N
     let mut end = tile;
     loop {
         let pred = |w: usize| end as isize - ((w + 1) * WARP_SIZE as usize) as isize + lane as isize;
-        let load = |p: isize| {
-            if p >= 0 {
-                // SAFETY: 0 <= p < tile <= the status array's length.
-                unsafe { status.word(p as usize) }
-            } else {
-                (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
-            }
-        };
+        // SAFETY: p < tile <= the status array's length.
+        let load = |p: isize| unsafe { status.word_or_prefix::<O>(p, epoch) };
         let words: [(u64, u64); WINDOWS] = core::array::from_fn(|w| load(pred(w)));
         for (w, &first) in words.iter().enumerate() {
             let mut word = first;

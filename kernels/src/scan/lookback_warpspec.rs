@@ -314,60 +314,27 @@ unsafe fn produce<T: Element, O: Operator<T>, W: Word, const LOOKAHEADS: usize>(
     }
 }
 
-/// The look-back a look-ahead warp runs, chosen by type: [`look_back`] (one window of 32
-/// predecessors per round trip) for `Windows<1>`, [`look_back_windows`] for more.
-trait LookBack {
-    /// The decoupled look-back of `tile`, by one full warp.
-    ///
-    /// # Safety
-    /// As for [`look_back`].
-    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
-        status: Status<T>,
-        tile: usize,
-        epoch: u32,
-        lane: u32,
-    ) -> T;
-}
-
-/// `N` windows of 32 predecessors read per round trip of the look-back.
-struct Windows<const N: usize>;
-
-impl LookBack for Windows<1> {
-    #[inline(always)]
-    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
-        status: Status<T>,
-        tile: usize,
-        epoch: u32,
-        lane: u32,
-    ) -> T {
-        // SAFETY: forwarded.
-        unsafe { look_back::<T, O, SLEEP_NS>(status, tile, epoch, lane) }
-    }
-}
-
-impl LookBack for Windows<2> {
-    #[inline(always)]
-    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
-        status: Status<T>,
-        tile: usize,
-        epoch: u32,
-        lane: u32,
-    ) -> T {
-        // SAFETY: forwarded.
-        unsafe { look_back_windows::<T, O, SLEEP_NS, 2>(status, tile, epoch, lane) }
-    }
-}
-
-impl LookBack for Windows<4> {
-    #[inline(always)]
-    unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
-        status: Status<T>,
-        tile: usize,
-        epoch: u32,
-        lane: u32,
-    ) -> T {
-        // SAFETY: forwarded.
-        unsafe { look_back_windows::<T, O, SLEEP_NS, 4>(status, tile, epoch, lane) }
+/// The look-back a look-ahead warp runs: [`look_back`] (one window of 32 predecessors per round
+/// trip) where `WINDOWS` is 1, else [`look_back_windows`] (`WINDOWS` windows per round trip).
+/// (Its own function: the same choice written in the look-ahead warp moved an instruction in every
+/// warp-specialized entry.)
+///
+/// # Safety
+/// As for [`look_back`].
+#[inline(always)]
+unsafe fn look_back_by<T: Element, O: Operator<T>, const SLEEP_NS: u32, const WINDOWS: usize>(
+    status: Status<T>,
+    tile: usize,
+    epoch: u32,
+    lane: u32,
+) -> T {
+    // SAFETY: forwarded.
+    unsafe {
+        if WINDOWS == 1 {
+            look_back::<T, O, SLEEP_NS>(status, tile, epoch, lane)
+        } else {
+            look_back_windows::<T, O, SLEEP_NS, WINDOWS>(status, tile, epoch, lane)
+        }
     }
 }
 
@@ -394,9 +361,7 @@ unsafe fn look_ahead<
     ring: Ring<W>,
     l: Launch<T>,
     (j, lane): (usize, u32),
-) where
-    Windows<WINDOWS>: LookBack,
-{
+) {
     let mut k = j;
     loop {
         let (s, parity) = stage_of(k, ring.stages);
@@ -421,8 +386,7 @@ unsafe fn look_ahead<
             O::IDENTITY
         } else {
             // SAFETY: the whole warp, with the same tile and epoch; status holds tiles words.
-            let prefix =
-                unsafe { <Windows<WINDOWS> as LookBack>::look_back::<T, O, SLEEP_NS>(l.status, tile, l.epoch, lane) };
+            let prefix = unsafe { look_back_by::<T, O, SLEEP_NS, WINDOWS>(l.status, tile, l.epoch, lane) };
             if lane == 0 {
                 // SAFETY: tile < tiles; its aggregate went out first (compute warp 0, before the
                 // arrival this warp waited for).
@@ -824,9 +788,7 @@ unsafe fn warpspec<
     n: u32,
     epoch: u32,
     exclusive: u32,
-) where
-    Windows<WINDOWS>: LookBack,
-{
+) {
     const {
         assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
         assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");

@@ -1170,7 +1170,7 @@ kernel! {
 
 #[cfg(not(target_arch = "nvptx64"))]
 kernel! {
-    /// Host-only test hook (not in the PTX): `lookback_probe` through [`look_back_windows`]
+    /// Host-only test hook (not in the PTX): `lookback_probe` through `look_back_windows`
     /// reading `windows` (2 or 4) windows per round trip, the look-back of the
     /// `lookback_warpspec_…_windows{n}` experiments.
     ///

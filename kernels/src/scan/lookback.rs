@@ -425,6 +425,7 @@ pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_N
     epoch: u32,
     lane: u32,
 ) -> T {
+    const { assert!(WINDOWS >= 1, "at least one window per round trip (none would never end)") };
     let mut exclusive = O::IDENTITY;
     let mut end = tile;
     loop {

@@ -2,7 +2,8 @@
 # Issue 37's arithmetic of the bound, in CUDA C beside the Rust kernels (scripts/gpu/explore/):
 #   loaded_latency.cu  the latency of one DRAM load, alone and while a copy keeps DRAM busy, and
 #                      by Little's law the bytes an SM keeps loading at that copy's rate
-#   copy_kernels.cu    grid-stride copy kernels of several shapes against the runtime's
+#   copy_kernels.cu    copy kernels of several shapes (grid-stride loads and stores, and the
+#                      bulk-copy engine through a ring in shared memory) against the runtime's
 #                      device-to-device cudaMemcpy (the scan's yardstick), at 2^28 int32
 #
 #   scripts/gpu/copy_bound.sh   -> $OUT/loaded_latency.csv (round,what,value,unit),
@@ -49,11 +50,11 @@ import csv, glob, sys
 by = {}
 for r in csv.reader(open(sys.argv[1])):
     if r and r[0].isdigit():
-        by.setdefault(" ".join(x for x in r[1:5] if x), []).append(float(r[5]))
+        by.setdefault(" ".join(x for x in r[1:4] if x), []).append(float(r[4]))
 for f in sorted(glob.glob(sys.argv[2] + "/scan_round_*/warpspec_sweep.csv")):
     for r in csv.DictReader(open(f)):
         by.setdefault("sweep " + r["variant"], []).append(float(r["time_us_median"]))
 for k, v in sorted(by.items(), key=lambda kv: min(kv[1])):
-    print(f"{k:40s} {min(v):8.1f} {max(v):8.1f} us  ({len(v)} rounds)")
+    print(f"{k:44s} {min(v):8.1f} {max(v):8.1f} us  ({len(v)} rounds)")
 PY
 exit $rc

@@ -6,12 +6,13 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o "$dir/ck" scripts/gpu/explore/copy_kernels.cu && "$dir/ck"
 //   (scripts/gpu/loaded_latency.sh builds and runs it in a private temporary folder)
 //
-// Shapes: LOADS int4 loads per thread per trip (1, 2, 4, 8), grid-stride over as many blocks of
-// 512 threads as BLOCKS_PER_SM × SMs (1, 2, 4), with streaming (.cs) or default cache hints.
+// Shapes: `copy_kernel`, LOADS int4 loads per thread per trip (1, 2, 4, 8), grid-stride over
+// blocks of 512 threads, 1, 2 or 4 per SM, with streaming (.cs) or default cache hints; and
+// `bulk_copy`, the bulk-copy engine with a ring of tiles in shared memory (below).
 // Each shape and cudaMemcpy alternate in `rounds` rounds (argv[1], default 3) on one
 // 2^28-int32 buffer; each time is the median of 10 launches after an untimed one. Every copy is
 // checked. Output CSV on stdout:
-// round,what,loads,blocks_per_sm,hint,median_us,gb_per_s_rw
+// round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -51,15 +52,72 @@ __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out,
   }
 }
 
-using Launch = void (*)(const int4*, int4*, size_t, int, cudaStream_t);
+// The bulk-copy engine (TMA) as the scan's producer warp uses it: one thread per block runs a
+// ring of STAGES tiles of TILE bytes in shared memory; each tile comes in with one
+// cp.async.bulk (an mbarrier counts its bytes) and goes out with one bulk store, and a stage is
+// refilled once the engine has read its store's source. Tiles are dealt to blocks round-robin.
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+template <int TILE, int STAGES>
+__global__ void bulk_copy(const char* __restrict__ in, char* __restrict__ out, size_t total) {
+  const size_t tiles = (total + TILE - 1) / TILE;
+  extern __shared__ __align__(128) char ring[];
+  __shared__ __align__(8) unsigned long long full[STAGES];
+  if (threadIdx.x != 0) return;
+  for (int st = 0; st < STAGES; ++st)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[st])) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  // The last tile may be short (a multiple of 16 bytes, as the engine needs).
+  auto bytes = [&](size_t t) { return unsigned(total - t * TILE < TILE ? total - t * TILE : TILE); };
+  auto load = [&](size_t t, int st) {
+    const unsigned bar = smem_addr(&full[st]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes(t)) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(smem_addr(ring + st * TILE)), "l"(in + t * TILE), "r"(bytes(t)), "r"(bar) : "memory");
+  };
+  const size_t first = blockIdx.x, step = gridDim.x;
+  for (int st = 0; st < STAGES && first + st * step < tiles; ++st) load(first + st * step, st);
+  size_t k = 0;
+  for (size_t t = first; t < tiles; t += step, ++k) {
+    const int st = int(k % STAGES);
+    const unsigned parity = unsigned(k / STAGES) & 1, bar = smem_addr(&full[st]);
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                 ::"l"(out + t * TILE), "r"(smem_addr(ring + st * TILE)), "r"(bytes(t)) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    const size_t again = t + STAGES * step;
+    if (again < tiles) {
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      load(again, st);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+// A launch of one shape on `grid` blocks.
+using Launch = void (*)(const int4*, int4*, int, cudaStream_t);
 template <int LOADS, bool STREAMING>
-void launch(const int4* in, int4* out, size_t nvec, int grid, cudaStream_t s) {
-  copy_kernel<LOADS, STREAMING><<<grid, 512, 0, s>>>(in, out, nvec);
+void launch(const int4* in, int4* out, int grid, cudaStream_t s) {
+  copy_kernel<LOADS, STREAMING><<<grid, 512, 0, s>>>(in, out, N / 4);
+}
+template <int TILE, int STAGES>
+void launch_bulk(const int4* in, int4* out, int grid, cudaStream_t s) {
+  static const bool raised = [] {
+    CHECK(cudaFuncSetAttribute(bulk_copy<TILE, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE * STAGES));
+    return true;
+  }();
+  (void)raised;
+  bulk_copy<TILE, STAGES><<<grid, 32, TILE * STAGES, s>>>(reinterpret_cast<const char*>(in),
+                                                          reinterpret_cast<char*>(out), N * 4);
 }
 
 struct Shape {
-  int loads;
-  bool streaming;
+  const char* what;   // copy_kernel or bulk_copy
+  const char* shape;  // loads per thread and hint, or tile and stages
+  int per_sm[3];      // blocks per SM to run it at (0: none)
   Launch run;
 };
 
@@ -114,23 +172,30 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const Shape shapes[] = {
-      {1, true, launch<1, true>},   {2, true, launch<2, true>},   {4, true, launch<4, true>},
-      {8, true, launch<8, true>},   {4, false, launch<4, false>}, {8, false, launch<8, false>},
+      {"copy_kernel", "loads1_cs", {1, 2, 4}, launch<1, true>},
+      {"copy_kernel", "loads2_cs", {1, 2, 4}, launch<2, true>},
+      {"copy_kernel", "loads4_cs", {1, 2, 4}, launch<4, true>},
+      {"copy_kernel", "loads8_cs", {1, 2, 4}, launch<8, true>},
+      {"copy_kernel", "loads4_default", {1, 2, 4}, launch<4, false>},
+      {"copy_kernel", "loads8_default", {1, 2, 4}, launch<8, false>},
+      {"bulk_copy", "tile16k_stages4", {1, 2, 3}, launch_bulk<16384, 4>},
+      {"bulk_copy", "tile8k_stages8", {1, 2, 3}, launch_bulk<8192, 8>},
+      {"bulk_copy", "tile32k_stages3", {1, 2, 0}, launch_bulk<32768, 3>},
+      {"bulk_copy", "tile12k_stages6", {1, 2, 3}, launch_bulk<12288, 6>},
   };
   const double bytes = 2.0 * N * 4;
   printf("device,%s\n", p.name);
-  printf("round,what,loads,blocks_per_sm,hint,median_us,gb_per_s_rw\n");
+  printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
   for (int r = 1; r <= rounds; ++r) {
     const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
-    printf("%d,cudaMemcpy,,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
+    printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
     check_and_clear(d_out, ramp, back, "cudaMemcpy");
     for (const Shape& sh : shapes)
-      for (int per_sm : {1, 2, 4}) {
-        const int grid = per_sm * p.multiProcessorCount;
-        const double t = median_us([&] { sh.run(d_in, d_out, N / 4, grid, s); }, s);
-        printf("%d,copy_kernel,%d,%d,%s,%.1f,%.1f\n", r, sh.loads, per_sm, sh.streaming ? "cs" : "default", t,
-               bytes / (t * 1e3));
-        check_and_clear(d_out, ramp, back, "copy_kernel");
+      for (int per_sm : sh.per_sm) {
+        if (per_sm == 0) continue;
+        const double t = median_us([&] { sh.run(d_in, d_out, per_sm * p.multiProcessorCount, s); }, s);
+        printf("%d,%s,%s,%d,%.1f,%.1f\n", r, sh.what, sh.shape, per_sm, t, bytes / (t * 1e3));
+        check_and_clear(d_out, ramp, back, sh.what);
       }
   }
   return 0;

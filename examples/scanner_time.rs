@@ -9,13 +9,15 @@
 //! ```
 //!
 //! Defaults: `i32`, 30 timed calls of each per row, 1 round, sizes 10^8 and 2^28. One CSV row
-//! per (round, size) on stdout: `round,n,variant,scanner_us_median,kernel_us_median,
+//! per (round, size) on stdout, through the CLI's output pipeline (`reduce_scan::output`, numbers
+//! to three decimals): `round,n,variant,scanner_us_median,kernel_us_median,
 //! scanner_over_kernel,type`. Each call is timed alone between CUDA events and its output compared
 //! element by element with the CPU's scan on the device, outside the events. On a machine
 //! without a GPU it runs on the emulator (figures meaningless).
 
 use std::process::ExitCode;
 
+use reduce_scan::output::{Cell, Column, Format, Report};
 use reduce_scan::scan::by_device::choose_on;
 use reduce_scan::scan::{Kind, Scan, cpu};
 use reduce_scan::types::{Elem, Op, Value};
@@ -67,7 +69,7 @@ fn sizes(argv: impl Iterator<Item = String>) -> Result<timing_args::Args, String
 /// alone between CUDA events and followed, outside its events, by the device check of its
 /// output against the CPU's scan (`verify::DeviceCheck`). Both run in one process, on one
 /// input, under the same load, so their ratio is the library's own cost.
-fn row<T: Value>(backend: &Backend, host: &[T], calls: usize) -> Result<String, String> {
+fn row<T: Value>(backend: &Backend, host: &[T], calls: usize) -> Result<Vec<Cell>, String> {
     let err = |e: reduce_scan::Error| e.to_string();
     let n = host.len();
     let input = backend.upload(host).map_err(err)?;
@@ -101,12 +103,28 @@ fn row<T: Value>(backend: &Backend, host: &[T], calls: usize) -> Result<String, 
         return Err(format!("n = {n}: {who} call {} left {wrong} elements unlike the CPU's scan", at / 2));
     }
     let (lib, ker) = (median(library), median(kernel));
-    Ok(format!("{n},{},{lib:.3},{ker:.3},{:.4},{}", inst.variant.name, lib / ker, T::ELEM.name()))
+    Ok(vec![
+        Cell::Int(n as i64),
+        Cell::Text(inst.variant.name.into()),
+        Cell::Num(lib),
+        Cell::Num(ker),
+        Cell::Num(lib / ker),
+        Cell::Text(T::ELEM.name().into()),
+    ])
+}
+
+/// The CSV's columns (the CLI's output pipeline, `reduce_scan::output`), a row's cells after
+/// its round.
+fn columns() -> Vec<Column> {
+    ["round", "n", "variant", "scanner_us_median", "kernel_us_median", "scanner_over_kernel", "type"]
+        .into_iter()
+        .map(|key| Column::new(key, key, 0, 3))
+        .collect()
 }
 
 /// The rows of every round and size, for elements of `T`: the same input per size in every
 /// round (`i32`: small values; the others: the type's whole range, sums wrapping).
-fn rows<T: Value>(backend: &Backend, args: &timing_args::Args) -> Result<(), String> {
+fn rows<T: Value>(backend: &Backend, args: &timing_args::Args, report: &mut Report<'_>) -> Result<(), String> {
     for round in 1..=args.rounds {
         for &n in &args.sizes {
             let host: Vec<T> = (0..n)
@@ -119,7 +137,9 @@ fn rows<T: Value>(backend: &Backend, args: &timing_args::Args) -> Result<(), Str
                     }
                 })
                 .collect();
-            println!("{round},{}", row(backend, &host, args.calls)?);
+            let mut cells = vec![Cell::Int(round as i64)];
+            cells.extend(row(backend, &host, args.calls)?);
+            report.row(&cells);
         }
     }
     Ok(())
@@ -138,13 +158,16 @@ fn main() -> ExitCode {
         Backend::emulator()
     });
     eprintln!("scanner_time on {}", backend.info().name);
-    println!("round,n,variant,scanner_us_median,kernel_us_median,scanner_over_kernel,type");
+    let mut stdout = std::io::stdout();
+    let mut report = Report::new(Format::Csv, &mut stdout, columns());
+    report.header();
     let done = match ty {
-        "u32" => rows::<u32>(&backend, &args),
-        "i64" => rows::<i64>(&backend, &args),
-        "u64" => rows::<u64>(&backend, &args),
-        _ => rows::<i32>(&backend, &args),
+        "u32" => rows::<u32>(&backend, &args, &mut report),
+        "i64" => rows::<i64>(&backend, &args, &mut report),
+        "u64" => rows::<u64>(&backend, &args, &mut report),
+        _ => rows::<i32>(&backend, &args, &mut report),
     };
+    report.finish(Default::default(), &[]);
     if let Err(e) = done {
         eprintln!("scanner_time: {e}");
         return ExitCode::FAILURE;

@@ -385,15 +385,7 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
         let pred = end as isize - WARP_SIZE as isize + lane as isize;
         // SAFETY: pred < tile <= the status array's length.
         let load = || unsafe { status.word_or_prefix::<O>(pred, epoch) };
-        let mut word = load();
-        while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
-            if status_flag(word.0, epoch) == FLAG_INVALID {
-                if SLEEP_NS > 0 {
-                    nanosleep(SLEEP_NS);
-                }
-                word = load();
-            }
-        }
+        let word = settle::<SLEEP_NS>(load(), load, epoch);
         let flag = status_flag(word.0, epoch);
         let is_prefix = flag == FLAG_PREFIX;
         // SAFETY: this launch's valid word for pred.
@@ -406,6 +398,22 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
         exclusive = O::combine(exclusive, warp_all_reduce::<T, O>(value));
         end -= WARP_SIZE as usize;
     }
+}
+
+/// Step 1 of [`look_back`] from the first load on: starting from `word` (the lane's load for
+/// its predecessor), the lanes that see [`FLAG_INVALID`] sleep `SLEEP_NS` nanoseconds and `load`
+/// again until no lane of the warp sees it. Returns the lane's valid word.
+#[inline(always)]
+fn settle<const SLEEP_NS: u32>(mut word: (u64, u64), load: impl Fn() -> (u64, u64), epoch: u32) -> (u64, u64) {
+    while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
+        if status_flag(word.0, epoch) == FLAG_INVALID {
+            if SLEEP_NS > 0 {
+                nanosleep(SLEEP_NS);
+            }
+            word = load();
+        }
+    }
+    word
 }
 
 /// [`look_back`] reading `WINDOWS` windows of 32 predecessors with one round trip: every lane
@@ -434,15 +442,7 @@ pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_N
         let load = |p: isize| unsafe { status.word_or_prefix::<O>(p, epoch) };
         let words: [(u64, u64); WINDOWS] = core::array::from_fn(|w| load(pred(w)));
         for (w, &first) in words.iter().enumerate() {
-            let mut word = first;
-            while !all_sync(FULL_MASK, status_flag(word.0, epoch) != FLAG_INVALID) {
-                if status_flag(word.0, epoch) == FLAG_INVALID {
-                    if SLEEP_NS > 0 {
-                        nanosleep(SLEEP_NS);
-                    }
-                    word = load(pred(w));
-                }
-            }
+            let word = settle::<SLEEP_NS>(first, || load(pred(w)), epoch);
             let flag = status_flag(word.0, epoch);
             // SAFETY: this launch's valid word for pred(w).
             let value = unsafe { status.value::<O>(word, pred(w), flag) };

@@ -1485,14 +1485,15 @@ macro_rules! warpspec_windows {
             /// # Measured
             /// H100 80GB HBM3, int32 inclusive sums, 2 interleaved rounds against
             /// `lookback_warpspec_8x12x6` in the same invocations
-            /// (`docs/measurements/2026-11-27-h100/warpspec-windows-4c3dc28/`): at 2^28 8x12x6
-            /// 760.5–761.2 µs; `…_windows2` 780.6–781.4, `…_windows4` 799.9–802.9,
-            /// `…_early_empty_windows2` 793.3–794.0 (copy 713.3–713.6); slower at 10^8 too. ncu
+            /// (`docs/measurements/2026-11-27-h100/warpspec-windows-df58a70/`): at 2^28 8x12x6
+            /// 760.4–760.7 µs; `…_windows2` 781.3–781.7, `…_windows4` 800.6–803.4,
+            /// `…_early_empty_windows2` 792.2–792.4 (copy 713.2–713.7); slower at 10^8 too. ncu
             /// on `…_windows2`: the compute warps' wait for the look-ahead warp fell from 13.7 %
-            /// to 5.6 % of the stall samples, their wait for tiles grew from 34.0 % to 41.0 %;
-            /// the L2 reads per tile grew from 18.2 sectors (2.28 windows) to 26.6 (`…_windows4`:
-            /// 42.4). The look-ahead warp got faster and the tiles set the pace again. Not run on
-            /// the H200 (none was lent that session).
+            /// to 5.8 % of the stall samples, their wait for tiles grew from 34.0 % to 40.6 %.
+            /// The L2 reads per tile (at 4c3dc28, `…/warpspec-windows-4c3dc28/`, whose windows
+            /// code loads the same words) grew from 18.2 sectors (2.28 windows) to 26.6
+            /// (`…_windows4`: 42.4). The look-ahead warp got faster and the tiles set the pace
+            /// again. Not run on the H200 (none was lent in session 27).
         ] $name, $warps, $items, $stages, 0, false, 1, $early, LOOKBACK_SLEEP_NS, $windows);
     };
 }

@@ -21,6 +21,7 @@
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
 //! | [`driver`] | a binary starts with no NVIDIA driver and no library path and runs on the emulator; a driver without a device gives one line; no executable needs libcuda (its ELF) | nothing (a C compiler builds the stand-in drivers) |
 //! | [`shared_host`] | issue 41: a harness cache another user could have written to (a folder or program writable by others, or theirs; the old cache in the shared temp folder) is refused in one line, exit 2, or never looked at; `reduce` runs as a child process with its own environment | nothing |
+//! | [`scripts`] | every shell script (`scripts/`, `x`, `.ci/run`) parses with `bash -n`; `scripts/gpu/copy_bound.sh` refuses bad `ROUNDS` in one line, exit 2 | bash |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says
@@ -43,6 +44,7 @@ mod library;
 mod ops;
 mod ptx;
 mod scan;
+mod scripts;
 mod segmented;
 mod shared_host;
 mod source;
@@ -77,6 +79,7 @@ fn main() {
     trials.extend(imports::trials());
     trials.extend(cli::trials());
     trials.extend(shared_host::trials());
+    trials.extend(scripts::trials());
     trials.extend(gpu::trials(gpu.is_none()));
     trials.extend(alignment::trials(gpu.is_none()));
     trials.extend(scan::trials(gpu.is_none()));

@@ -17,11 +17,11 @@
 # are built in a private temporary folder.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+rounds=${ROUNDS:-3}
+case $rounds in ''|*[!0-9]*|0*) echo "copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '$rounds'" >&2; exit 2;; esac
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "copy_bound.sh: no nvcc (the CUDA toolkit) on this machine" >&2; exit 2; }
 out=${OUT:-.}; mkdir -p "$out"
-rounds=${ROUNDS:-3}
-case $rounds in ''|*[!0-9]*|0) echo "copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '$rounds'" >&2; exit 2;; esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for p in loaded_latency copy_kernels; do
   "$nvcc" -O3 -arch=sm_90 -std=c++17 -o "$tmp/$p" "scripts/gpu/explore/$p.cu" || exit 1

@@ -1,0 +1,74 @@
+//! The shell scripts (`scripts/`, `x`, `.ci/run`): every one parses (`bash -n`), so a script the
+//! GPU machine runs once a session does not fail there on a typo; and the GPU scripts that check
+//! their input refuse bad input in one line with exit status 2 before they look for a GPU or a
+//! toolkit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use libtest_mimic::{Failed, Trial};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Every `*.sh` below `dir`, in a stable order.
+fn shell_scripts(dir: &Path, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let path = e.path();
+        if path.is_dir() {
+            shell_scripts(&path, found)?;
+        } else if path.extension().is_some_and(|x| x == "sh") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// `bash -n` on every script: syntax only, nothing runs.
+fn every_script_parses() -> Result<(), Failed> {
+    let root = Path::new(ROOT);
+    let mut scripts = vec![root.join("x"), root.join(".ci/run")];
+    shell_scripts(&root.join("scripts"), &mut scripts)?;
+    if scripts.len() < 20 {
+        return Err(format!("only {} scripts found under scripts/: {scripts:?}", scripts.len()).into());
+    }
+    let mut bad = Vec::new();
+    for s in &scripts {
+        let out = Command::new("bash").arg("-n").arg(s).output().map_err(|e| format!("cannot run bash -n: {e}"))?;
+        if !out.status.success() {
+            bad.push(format!("{}: {}", s.display(), String::from_utf8_lossy(&out.stderr).trim()));
+        }
+    }
+    if bad.is_empty() { Ok(()) } else { Err(format!("scripts that do not parse:\n{}", bad.join("\n")).into()) }
+}
+
+/// `scripts/gpu/copy_bound.sh` with ROUNDS that is no whole number ≥ 1: one line on stderr
+/// naming ROUNDS and the value, nothing on stdout, exit 2, before it looks for nvcc.
+fn copy_bound_refuses_bad_rounds() -> Result<(), Failed> {
+    for rounds in ["0", "00", "x", "-1", "2.5"] {
+        let out = Command::new(Path::new(ROOT).join("scripts/gpu/copy_bound.sh"))
+            .env("ROUNDS", rounds)
+            .env("OUT", std::env::temp_dir())
+            .output()
+            .map_err(|e| format!("cannot run copy_bound.sh: {e}"))?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want = format!("copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '{rounds}'\n");
+        if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
+            return Err(format!(
+                "ROUNDS={rounds}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}, stdout {:?}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout)
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("scripts::every_script_parses", every_script_parses),
+        Trial::test("scripts::copy_bound_refuses_bad_rounds", copy_bound_refuses_bad_rounds),
+    ]
+}

@@ -8,7 +8,8 @@
 //
 // Shapes: `copy_kernel`, LOADS int4 loads per thread per trip (1, 2, 4, 8), grid-stride over
 // blocks of 512 threads, 1, 2 or 4 per SM, with streaming (.cs) or default cache hints; and
-// `bulk_copy`, the bulk-copy engine with a ring of tiles in shared memory (below).
+// `bulk_copy`, the bulk-copy engine with a ring of tiles in shared memory, and
+// `bulk_in_stg_out`, the same ring emptied by 8 warps' 16-byte stores (below).
 // Each shape and cudaMemcpy alternate in `rounds` rounds (argv[1], default 3) on one
 // 2^28-int32 buffer; each time is the median of 10 launches after an untimed one. Every copy is
 // checked. Output CSV on stdout:
@@ -97,6 +98,60 @@ __global__ void bulk_copy(const char* __restrict__ in, char* __restrict__ out, s
   asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
+// The scan's data path without the scan (`bulk_in_stg_out`): as `bulk_copy`, the tiles come in
+// through the ring with the bulk-copy engine, but WARPS warps take each tile out of shared
+// memory and store it with 16-byte streaming stores (the scan's STG.E.EF.128), then hand the
+// stage back on an *empty* barrier (one arrival per warp, after a proxy fence) before the
+// producer (warp 0, lane 0) refills it.
+template <int TILE, int STAGES, int WARPS>
+__global__ void bulk_in_stg_out(const char* __restrict__ in, int4* __restrict__ out, size_t total) {
+  const size_t tiles = (total + TILE - 1) / TILE;
+  extern __shared__ __align__(128) char ring[];
+  __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < STAGES; ++st) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[st])) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(&empty[st])), "r"(WARPS) : "memory");
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  auto bytes = [&](size_t t) { return unsigned(total - t * TILE < TILE ? total - t * TILE : TILE); };
+  auto wait = [](unsigned long long* bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+  };
+  const size_t first = blockIdx.x, step = gridDim.x;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp == 0) {
+    if (lane != 0) return;
+    size_t k = 0;
+    for (size_t t = first; t < tiles; t += step, ++k) {
+      const int st = int(k % STAGES);
+      if (k >= STAGES) wait(&empty[st], unsigned(k / STAGES - 1) & 1);
+      const unsigned bar = smem_addr(&full[st]);
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes(t)) : "memory");
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                   ::"r"(smem_addr(ring + st * TILE)), "l"(in + t * TILE), "r"(bytes(t)), "r"(bar) : "memory");
+    }
+    return;
+  }
+  const int me = threadIdx.x - 32;
+  size_t k = 0;
+  for (size_t t = first; t < tiles; t += step, ++k) {
+    const int st = int(k % STAGES);
+    wait(&full[st], unsigned(k / STAGES) & 1);
+    const int4* tile = reinterpret_cast<const int4*>(ring + st * TILE);
+    const unsigned vecs = bytes(t) / 16;
+    for (unsigned v = me; v < vecs; v += 32 * WARPS) __stcs(out + t * (TILE / 16) + v, tile[v]);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncwarp();
+    if (lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(&empty[st])) : "memory");
+  }
+}
+
 // A launch of one shape on `grid` blocks.
 using Launch = void (*)(const int4*, int4*, int, cudaStream_t);
 template <int LOADS, bool STREAMING>
@@ -114,8 +169,21 @@ void launch_bulk(const int4* in, int4* out, int grid, cudaStream_t s) {
                                                           reinterpret_cast<char*>(out), N * 4);
 }
 
+template <int TILE, int STAGES>
+void launch_bulk_stg(const int4* in, int4* out, int grid, cudaStream_t s) {
+  constexpr int WARPS = 8;
+  static const bool raised = [] {
+    CHECK(cudaFuncSetAttribute(bulk_in_stg_out<TILE, STAGES, WARPS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               TILE * STAGES));
+    return true;
+  }();
+  (void)raised;
+  bulk_in_stg_out<TILE, STAGES, WARPS>
+      <<<grid, 32 * (WARPS + 1), TILE * STAGES, s>>>(reinterpret_cast<const char*>(in), out, N * 4);
+}
+
 struct Shape {
-  const char* what;   // copy_kernel or bulk_copy
+  const char* what;   // copy_kernel, bulk_copy or bulk_in_stg_out
   const char* shape;  // loads per thread and hint, or tile and stages
   int per_sm[3];      // blocks per SM to run it at (0: none)
   Launch run;
@@ -182,6 +250,8 @@ int main(int argc, char** argv) {
       {"bulk_copy", "tile8k_stages8", {1, 2, 3}, launch_bulk<8192, 8>},
       {"bulk_copy", "tile32k_stages3", {1, 2, 0}, launch_bulk<32768, 3>},
       {"bulk_copy", "tile12k_stages6", {1, 2, 3}, launch_bulk<12288, 6>},
+      {"bulk_in_stg_out", "tile12k_stages6_warps8", {1, 2, 3}, launch_bulk_stg<12288, 6>},
+      {"bulk_in_stg_out", "tile32k_stages3_warps8", {1, 2, 0}, launch_bulk_stg<32768, 3>},
   };
   const double bytes = 2.0 * N * 4;
   printf("device,%s\n", p.name);

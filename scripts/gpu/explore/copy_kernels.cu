@@ -14,20 +14,9 @@
 // 2^28-int32 buffer; each time is the median of 10 launches after an untimed one. Every copy is
 // checked. Output CSV on stdout:
 // round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
 
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "copy_kernels: %s at line %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+// CHECK (one line "ERROR …" and exit 1 on a failed CUDA call), shared with the harnesses.
+#include "../../../cub/harness_common.cuh"
 
 constexpr size_t N = size_t(1) << 28;
 constexpr int TIMED = 10;

@@ -11,19 +11,9 @@
 // copy of 2^28 int32 runs on another stream ("loaded"); both kernels read %globaltimer at their
 // start and end, and the output says how much of the walk the copy covered. Every copy is
 // checked. Output: CSV rows `what,value,unit` on stdout.
-#include <cstdio>
-#include <cstdint>
-#include <cstdlib>
-#include <vector>
 
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "loaded_latency: %s at line %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
+// CHECK (one line "ERROR …" and exit 1 on a failed CUDA call), shared with the harnesses.
+#include "../../../cub/harness_common.cuh"
 
 constexpr size_t LINE_WORDS = 32;  // 128 bytes per step
 constexpr size_t LINES_MIB = 1024;

@@ -1493,7 +1493,10 @@ macro_rules! warpspec_windows {
             /// The L2 reads per tile (at 4c3dc28, `…/warpspec-windows-4c3dc28/`, whose windows
             /// code loads the same words) grew from 18.2 sectors (2.28 windows) to 26.6
             /// (`…_windows4`: 42.4). The look-ahead warp got faster and the tiles set the pace
-            /// again. Not run on the H200 (none was lent in session 27).
+            /// again. H200 (`docs/measurements/2026-11-27-h200/warpspec-windows-df58a70/`): 8x12x6
+            /// 596.0–596.8 µs at 2^28; `…_windows2` 617.2–618.0, `…_windows4` 638.8–639.8,
+            /// `…_early_empty_windows2` 626.0–627.1; tiles' wait 24.5 → 32.8 %, offsets'
+            /// 11.4 → 3.7 %.
         ] $name, $warps, $items, $stages, 0, false, 1, $early, LOOKBACK_SLEEP_NS, $windows);
     };
 }

@@ -43,32 +43,57 @@ fn every_script_parses() -> Result<(), Failed> {
     if bad.is_empty() { Ok(()) } else { Err(format!("scripts that do not parse:\n{}", bad.join("\n")).into()) }
 }
 
+/// Runs `scripts/gpu/copy_bound.sh` with `var=value`; expects one line on stderr, `want`,
+/// nothing on stdout and exit 2.
+fn copy_bound_refuses(var: &str, value: &str, want: &str) -> Result<(), Failed> {
+    let out = Command::new(Path::new(ROOT).join("scripts/gpu/copy_bound.sh"))
+        .env(var, value)
+        .env("OUT", std::env::temp_dir())
+        .output()
+        .map_err(|e| format!("cannot run copy_bound.sh: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
+        return Err(format!(
+            "{var}={value}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}, stdout {:?}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout)
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// `scripts/gpu/copy_bound.sh` with ROUNDS that is no whole number ≥ 1: one line on stderr
 /// naming ROUNDS and the value, nothing on stdout, exit 2, before it looks for nvcc.
 fn copy_bound_refuses_bad_rounds() -> Result<(), Failed> {
     for rounds in ["0", "00", "x", "-1", "2.5"] {
-        let out = Command::new(Path::new(ROOT).join("scripts/gpu/copy_bound.sh"))
-            .env("ROUNDS", rounds)
-            .env("OUT", std::env::temp_dir())
-            .output()
-            .map_err(|e| format!("cannot run copy_bound.sh: {e}"))?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        let want = format!("copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '{rounds}'\n");
-        if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
-            return Err(format!(
-                "ROUNDS={rounds}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}, stdout {:?}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout)
-            )
-            .into());
-        }
+        copy_bound_refuses(
+            "ROUNDS",
+            rounds,
+            &format!("copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '{rounds}'\n"),
+        )?;
     }
     Ok(())
+}
+
+/// `scripts/gpu/copy_bound.sh` with PROGRAMS naming a program it does not have, or none: one
+/// line naming the allowed ones, exit 2, before it looks for nvcc.
+fn copy_bound_refuses_bad_programs() -> Result<(), Failed> {
+    let allowed = "loaded_latency, copy_kernels or scan_steps";
+    for (programs, bad) in [("copy_kernel", "copy_kernel"), ("scan_steps x", "x"), ("*", "*")] {
+        copy_bound_refuses("PROGRAMS", programs, &format!("copy_bound.sh: PROGRAMS holds {allowed}, not '{bad}'\n"))?;
+    }
+    copy_bound_refuses(
+        "PROGRAMS",
+        " ",
+        "copy_bound.sh: PROGRAMS names none of loaded_latency, copy_kernels, scan_steps\n",
+    )
 }
 
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
         Trial::test("scripts::copy_bound_refuses_bad_rounds", copy_bound_refuses_bad_rounds),
+        Trial::test("scripts::copy_bound_refuses_bad_programs", copy_bound_refuses_bad_programs),
     ]
 }

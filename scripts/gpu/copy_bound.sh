@@ -5,53 +5,76 @@
 #   copy_kernels.cu    copy kernels of several shapes (grid-stride loads and stores, and the
 #                      bulk-copy engine through a ring in shared memory) against the runtime's
 #                      device-to-device cudaMemcpy (the scan's yardstick), at 2^28 int32
+#   scan_steps.cu      the Rust scan's block in CUDA C, built up from its data path (a copy) a
+#                      step at a time to the whole scan: what each step adds to the time
 #
 #   scripts/gpu/copy_bound.sh   -> $OUT/loaded_latency.csv (round,what,value,unit),
-#                                  $OUT/copy_kernels.csv, and with SCAN_VARIANTS also
-#                                  $OUT/scan_round_<r>/ (scripts/gpu/warpspec_sweep.sh's files)
+#                                  $OUT/copy_kernels.csv, $OUT/scan_steps.csv, and with
+#                                  SCAN_VARIANTS also $OUT/scan_round_<r>/
+#                                  (scripts/gpu/warpspec_sweep.sh's files)
 #
-# ROUNDS (default 3) rounds. With SCAN_VARIANTS (a comma list, e.g.
+# ROUNDS (default 3) rounds. PROGRAMS (default "loaded_latency copy_kernels scan_steps") picks
+# which of the three run. With SCAN_VARIANTS (a comma list, e.g.
 # "lookback,lookback_warpspec_8x12x6"), each round first runs one round of warpspec_sweep.sh at
-# 2^28 (those scans, the copy and CUB), then one of copy_kernels: the scans and the copy kernels
-# are interleaved on the same machine. Needs nvcc (the GPU machine's CUDA toolkit); the binaries
-# are built in a private temporary folder.
+# 2^28 (those scans, the copy and CUB), then one of copy_kernels and one of scan_steps: the scans
+# and the CUDA C kernels are interleaved on the same machine. Needs nvcc (the GPU machine's CUDA
+# toolkit); the binaries are built in a private temporary folder.
 set -uo pipefail
+set -f  # PROGRAMS is split on spaces, never globbed
 cd "$(dirname "$0")/../.."
 rounds=${ROUNDS:-3}
 case $rounds in ''|*[!0-9]*|0*) echo "copy_bound.sh: ROUNDS must be a whole number ≥ 1, not '$rounds'" >&2; exit 2;; esac
+programs=${PROGRAMS:-loaded_latency copy_kernels scan_steps}
+for p in $programs; do
+  case $p in loaded_latency|copy_kernels|scan_steps) ;;
+    *) echo "copy_bound.sh: PROGRAMS holds loaded_latency, copy_kernels or scan_steps, not '$p'" >&2; exit 2;; esac
+done
+[ -n "${programs// /}" ] || { echo "copy_bound.sh: PROGRAMS names none of loaded_latency, copy_kernels, scan_steps" >&2; exit 2; }
+has() { case " $programs " in *" $1 "*) return 0;; *) return 1;; esac; }
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$nvcc" ] || { echo "copy_bound.sh: no nvcc (the CUDA toolkit) on this machine" >&2; exit 2; }
 out=${OUT:-.}; mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for p in loaded_latency copy_kernels; do
+for p in $programs; do
   "$nvcc" -O3 -arch=sm_90 -std=c++17 -o "$tmp/$p" "scripts/gpu/explore/$p.cu" || exit 1
 done
 rc=0
-csv=$out/loaded_latency.csv
-echo "round,what,value,unit" >"$csv"
-for r in $(seq 1 "$rounds"); do
-  "$tmp/loaded_latency" >"$tmp/run.csv" || rc=1
-  tail -n +2 "$tmp/run.csv" | sed "s/^/$r,/" >>"$csv"
-done
-grep -E "latency|copy_during|memcpy|in_flight|covered" "$csv"
-ck=$out/copy_kernels.csv
-: >"$ck"
+if has loaded_latency; then
+  csv=$out/loaded_latency.csv
+  echo "round,what,value,unit" >"$csv"
+  for r in $(seq 1 "$rounds"); do
+    "$tmp/loaded_latency" >"$tmp/run.csv" || rc=1
+    tail -n +2 "$tmp/run.csv" | sed "s/^/$r,/" >>"$csv"
+  done
+  grep -E "latency|copy_during|memcpy|in_flight|covered" "$csv"
+fi
+# One round of program $1, its rows renumbered as round $2, appended to $out/$1.csv (whose
+# first two lines, device and header, come from round 1).
+round_of() {
+  "$tmp/$1" 1 >"$tmp/$1.round.csv" || rc=1
+  if [ "$2" = 1 ]; then head -2 "$tmp/$1.round.csv" >"$out/$1.csv"; fi
+  tail -n +3 "$tmp/$1.round.csv" | sed "s/^1,/$2,/" >>"$out/$1.csv"
+}
 for r in $(seq 1 "$rounds"); do
   if [ -n "${SCAN_VARIANTS:-}" ]; then
     ROUNDS=1 SIZES=268435456 VARIANTS=$SCAN_VARIANTS OUT=$out/scan_round_$r scripts/gpu/warpspec_sweep.sh \
       >"$out/scan_round_$r.log" 2>&1 || rc=1
   fi
-  "$tmp/copy_kernels" 1 >"$tmp/ck.csv" || rc=1
-  if [ "$r" = 1 ]; then head -2 "$tmp/ck.csv" >>"$ck"; fi
-  tail -n +3 "$tmp/ck.csv" | sed "s/^1,/$r,/" >>"$ck"
+  for p in copy_kernels scan_steps; do
+    if has $p; then round_of $p "$r"; fi
+  done
 done
-python3 - "$ck" "$out" <<'PY'
-import csv, glob, sys
+python3 - "$out" <<'PY'
+import csv, glob, os, sys
 by = {}
-for r in csv.reader(open(sys.argv[1])):
-    if r and r[0].isdigit():
-        by.setdefault(" ".join(x for x in r[1:4] if x), []).append(float(r[4]))
-for f in sorted(glob.glob(sys.argv[2] + "/scan_round_*/warpspec_sweep.csv")):
+for name in ("copy_kernels.csv", "scan_steps.csv"):
+    path = os.path.join(sys.argv[1], name)
+    if not os.path.exists(path):
+        continue
+    for r in csv.reader(open(path)):
+        if r and r[0].isdigit():
+            by.setdefault(" ".join(x for x in r[1:4] if x), []).append(float(r[4]))
+for f in sorted(glob.glob(sys.argv[1] + "/scan_round_*/warpspec_sweep.csv")):
     for r in csv.DictReader(open(f)):
         by.setdefault("sweep " + r["variant"], []).append(float(r["time_us_median"]))
 for k, v in sorted(by.items(), key=lambda kv: min(kv[1])):

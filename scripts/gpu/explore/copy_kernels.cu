@@ -17,9 +17,10 @@
 
 // CHECK (one line "ERROR …" and exit 1 on a failed CUDA call), shared with the harnesses.
 #include "../../../cub/harness_common.cuh"
+// The ring primitives, the timing rule and the check, shared with scan_steps.cu.
+#include "explore.cuh"
 
 constexpr size_t N = size_t(1) << 28;
-constexpr int TIMED = 10;
 
 template <int LOADS, bool STREAMING>
 __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out, size_t nvec) {
@@ -46,7 +47,11 @@ __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out,
 // ring of STAGES tiles of TILE bytes in shared memory; each tile comes in with one
 // cp.async.bulk (an mbarrier counts its bytes) and goes out with one bulk store, and a stage is
 // refilled once the engine has read its store's source. Tiles are dealt to blocks round-robin.
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+// The last tile may be short (a multiple of 16 bytes, as the engine needs).
+template <int TILE>
+__device__ __forceinline__ unsigned tile_bytes(size_t total, size_t t) {
+  return unsigned(total - t * TILE < TILE ? total - t * TILE : TILE);
+}
 
 template <int TILE, int STAGES>
 __global__ void bulk_copy(const char* __restrict__ in, char* __restrict__ out, size_t total) {
@@ -54,29 +59,17 @@ __global__ void bulk_copy(const char* __restrict__ in, char* __restrict__ out, s
   extern __shared__ __align__(128) char ring[];
   __shared__ __align__(8) unsigned long long full[STAGES];
   if (threadIdx.x != 0) return;
-  for (int st = 0; st < STAGES; ++st)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[st])) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  // The last tile may be short (a multiple of 16 bytes, as the engine needs).
-  auto bytes = [&](size_t t) { return unsigned(total - t * TILE < TILE ? total - t * TILE : TILE); };
-  auto load = [&](size_t t, int st) {
-    const unsigned bar = smem_addr(&full[st]);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes(t)) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(smem_addr(ring + st * TILE)), "l"(in + t * TILE), "r"(bytes(t)), "r"(bar) : "memory");
-  };
+  for (int st = 0; st < STAGES; ++st) mbar_init(&full[st], 1);
+  fence_barrier_init();
+  auto load = [&](size_t t, int st) { bulk_load(ring + st * TILE, in + t * TILE, tile_bytes<TILE>(total, t), &full[st]); };
   const size_t first = blockIdx.x, step = gridDim.x;
   for (int st = 0; st < STAGES && first + st * step < tiles; ++st) load(first + st * step, st);
   size_t k = 0;
   for (size_t t = first; t < tiles; t += step, ++k) {
     const int st = int(k % STAGES);
-    const unsigned parity = unsigned(k / STAGES) & 1, bar = smem_addr(&full[st]);
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                   : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    mbar_wait(&full[st], unsigned(k / STAGES) & 1);
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                 ::"l"(out + t * TILE), "r"(smem_addr(ring + st * TILE)), "r"(bytes(t)) : "memory");
+                 ::"l"(out + t * TILE), "r"(smem_addr(ring + st * TILE)), "r"(tile_bytes<TILE>(total, t)) : "memory");
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
     const size_t again = t + STAGES * step;
     if (again < tiles) {
@@ -99,19 +92,12 @@ __global__ void bulk_in_stg_out(const char* __restrict__ in, int4* __restrict__ 
   __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
   if (threadIdx.x == 0) {
     for (int st = 0; st < STAGES; ++st) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&full[st])) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(&empty[st])), "r"(WARPS) : "memory");
+      mbar_init(&full[st], 1);
+      mbar_init(&empty[st], WARPS);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_barrier_init();
   }
   __syncthreads();
-  auto bytes = [&](size_t t) { return unsigned(total - t * TILE < TILE ? total - t * TILE : TILE); };
-  auto wait = [](unsigned long long* bar, unsigned parity) {
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                   : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-  };
   const size_t first = blockIdx.x, step = gridDim.x;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == 0) {
@@ -119,11 +105,8 @@ __global__ void bulk_in_stg_out(const char* __restrict__ in, int4* __restrict__ 
     size_t k = 0;
     for (size_t t = first; t < tiles; t += step, ++k) {
       const int st = int(k % STAGES);
-      if (k >= STAGES) wait(&empty[st], unsigned(k / STAGES - 1) & 1);
-      const unsigned bar = smem_addr(&full[st]);
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes(t)) : "memory");
-      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                   ::"r"(smem_addr(ring + st * TILE)), "l"(in + t * TILE), "r"(bytes(t)), "r"(bar) : "memory");
+      if (k >= STAGES) mbar_wait(&empty[st], unsigned(k / STAGES - 1) & 1);
+      bulk_load(ring + st * TILE, in + t * TILE, tile_bytes<TILE>(total, t), &full[st]);
     }
     return;
   }
@@ -131,13 +114,13 @@ __global__ void bulk_in_stg_out(const char* __restrict__ in, int4* __restrict__ 
   size_t k = 0;
   for (size_t t = first; t < tiles; t += step, ++k) {
     const int st = int(k % STAGES);
-    wait(&full[st], unsigned(k / STAGES) & 1);
+    mbar_wait(&full[st], unsigned(k / STAGES) & 1);
     const int4* tile = reinterpret_cast<const int4*>(ring + st * TILE);
-    const unsigned vecs = bytes(t) / 16;
+    const unsigned vecs = tile_bytes<TILE>(total, t) / 16;
     for (unsigned v = me; v < vecs; v += 32 * WARPS) __stcs(out + t * (TILE / 16) + v, tile[v]);
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    fence_proxy_async();
     __syncwarp();
-    if (lane == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(&empty[st])) : "memory");
+    if (lane == 0) mbar_arrive(&empty[st]);
   }
 }
 
@@ -149,10 +132,7 @@ void launch(const int4* in, int4* out, int grid, cudaStream_t s) {
 }
 template <int TILE, int STAGES>
 void launch_bulk(const int4* in, int4* out, int grid, cudaStream_t s) {
-  static const bool raised = [] {
-    CHECK(cudaFuncSetAttribute(bulk_copy<TILE, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, TILE * STAGES));
-    return true;
-  }();
+  static const bool raised = raise_shared(bulk_copy<TILE, STAGES>, TILE * STAGES);
   (void)raised;
   bulk_copy<TILE, STAGES><<<grid, 32, TILE * STAGES, s>>>(reinterpret_cast<const char*>(in),
                                                           reinterpret_cast<char*>(out), N * 4);
@@ -161,11 +141,7 @@ void launch_bulk(const int4* in, int4* out, int grid, cudaStream_t s) {
 template <int TILE, int STAGES>
 void launch_bulk_stg(const int4* in, int4* out, int grid, cudaStream_t s) {
   constexpr int WARPS = 8;
-  static const bool raised = [] {
-    CHECK(cudaFuncSetAttribute(bulk_in_stg_out<TILE, STAGES, WARPS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               TILE * STAGES));
-    return true;
-  }();
+  static const bool raised = raise_shared(bulk_in_stg_out<TILE, STAGES, WARPS>, TILE * STAGES);
   (void)raised;
   bulk_in_stg_out<TILE, STAGES, WARPS>
       <<<grid, 32 * (WARPS + 1), TILE * STAGES, s>>>(reinterpret_cast<const char*>(in), out, N * 4);
@@ -177,39 +153,6 @@ struct Shape {
   int per_sm[3];      // blocks per SM to run it at (0: none)
   Launch run;
 };
-
-// The median of TIMED calls of `call` on `s`, after an untimed one, in microseconds.
-template <typename F>
-double median_us(F call, cudaStream_t s) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  call();
-  std::vector<float> ms(TIMED);
-  for (int k = 0; k < TIMED; ++k) {
-    CHECK(cudaEventRecord(e0, s));
-    call();
-    CHECK(cudaEventRecord(e1, s));
-    CHECK(cudaEventSynchronize(e1));
-    CHECK(cudaEventElapsedTime(&ms[k], e0, e1));
-  }
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
-  std::sort(ms.begin(), ms.end());
-  return 1000.0 * (ms[TIMED / 2 - 1] + ms[TIMED / 2]) / 2;
-}
-
-// Checks that `d_out` holds `want`, then clears it (so the next copy must write every element).
-void check_and_clear(int4* d_out, const std::vector<int>& want, std::vector<int>& back, const char* what) {
-  CHECK(cudaMemcpy(back.data(), d_out, N * 4, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < N; ++i)
-    if (back[i] != want[i]) {
-      fprintf(stderr, "copy_kernels: %s is wrong at %zu\n", what, i);
-      exit(1);
-    }
-  CHECK(cudaMemset(d_out, 0, N * 4));
-}
 
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? atoi(argv[1]) : 3;
@@ -248,13 +191,13 @@ int main(int argc, char** argv) {
   for (int r = 1; r <= rounds; ++r) {
     const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
     printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
-    check_and_clear(d_out, ramp, back, "cudaMemcpy");
+    check_and_clear(d_out, ramp, back, "copy_kernels", "cudaMemcpy");
     for (const Shape& sh : shapes)
       for (int per_sm : sh.per_sm) {
         if (per_sm == 0) continue;
         const double t = median_us([&] { sh.run(d_in, d_out, per_sm * p.multiProcessorCount, s); }, s);
         printf("%d,%s,%s,%d,%.1f,%.1f\n", r, sh.what, sh.shape, per_sm, t, bytes / (t * 1e3));
-        check_and_clear(d_out, ramp, back, sh.what);
+        check_and_clear(d_out, ramp, back, "copy_kernels", sh.what);
       }
   }
   return 0;

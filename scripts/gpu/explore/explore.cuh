@@ -1,0 +1,105 @@
+// What the exploration programs of issue 37 share (copy_kernels.cu, scan_steps.cu): the
+// bulk-copy engine's ring primitives in PTX (mbarrier, cp.async.bulk, the proxy fence), the
+// timing rule (the median of TIMED launches after an untimed one) and the check of a result.
+// Include after cub/harness_common.cuh (CHECK).
+#pragma once
+
+constexpr int TIMED = 10;
+
+// ---- device: a ring of tiles in shared memory, filled by the bulk-copy engine -------------
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+// mbarrier.init with `count` arrivals a phase (by one thread; fence_barrier_init after all).
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+
+// Makes the barriers' initialisation visible to the copy engine.
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// One arrival (release at CTA scope: the arriving thread's earlier writes come with it).
+__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
+}
+
+// One thread: the barrier expects `bytes` more, and the engine copies them from `src` to `dst`
+// (both 16-byte aligned, `bytes` a multiple of 16), completing them on the barrier. With
+// EVICT_FIRST, under an L2 evict-first policy (as the Rust scan's producer warp loads).
+template <bool EVICT_FIRST = false>
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
+  const unsigned b = smem_addr(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(bytes) : "memory");
+  if (EVICT_FIRST) {
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;"
+        ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(b), "l"(policy)
+        : "memory");
+  } else {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(b)
+                 : "memory");
+  }
+}
+
+// This thread's shared-memory accesses (generic proxy) come before the engine's next writes.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// ---- host ---------------------------------------------------------------------------------
+
+// Lets `kernel` take `bytes` of dynamic shared memory (once per kernel: call from a static).
+template <typename K>
+bool raise_shared(K kernel, int bytes) {
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return true;
+}
+
+// The median of TIMED calls of `call` on `s`, after an untimed one, in microseconds.
+template <typename F>
+double median_us(F call, cudaStream_t s) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  call();
+  std::vector<float> ms(TIMED);
+  for (int k = 0; k < TIMED; ++k) {
+    CHECK(cudaEventRecord(e0, s));
+    call();
+    CHECK(cudaEventRecord(e1, s));
+    CHECK(cudaEventSynchronize(e1));
+    CHECK(cudaEventElapsedTime(&ms[k], e0, e1));
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventDestroy(e0));
+  CHECK(cudaEventDestroy(e1));
+  std::sort(ms.begin(), ms.end());
+  return 1000.0 * (ms[TIMED / 2 - 1] + ms[TIMED / 2]) / 2;
+}
+
+// Checks that the `want.size()` ints at `d_out` are `want` (else one line naming `prog`, `what`
+// and the first wrong index, exit 1), then clears them: the next run must write every element.
+inline void check_and_clear(void* d_out, const std::vector<int>& want, std::vector<int>& back, const char* prog,
+                            const char* what) {
+  const size_t n = want.size();
+  CHECK(cudaMemcpy(back.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < n; ++i)
+    if (back[i] != want[i]) {
+      fprintf(stderr, "%s: %s is wrong at %zu: %d, not %d\n", prog, what, i, back[i], want[i]);
+      exit(1);
+    }
+  CHECK(cudaMemset(d_out, 0, n * 4));
+}

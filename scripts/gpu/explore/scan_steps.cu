@@ -1,0 +1,387 @@
+// Exploration for issue 37 on the H200: of the time `lookback_warpspec_8x12x6` adds to its data
+// path (8.5-9.7 % there, 1.6-2.5 % on the H100), how much is the compute warps' own work on a
+// tile, how much the hand-off to the look-ahead warp, and how much the look-back across blocks?
+// One kernel, the Rust scan's block in CUDA C, built up a step at a time (STEP):
+//
+//   store     the data path: the ring filled by the bulk-copy engine, emptied by 8 compute warps'
+//             16-byte streaming stores (copy_kernels.cu's bulk_in_stg_out, with the Rust
+//             producer's L2 evict-first hint): a copy.
+//   one_pass  + each tile scanned in one pass: a lane's 12 blocked elements read once, reduced,
+//             scanned across the warp and (after a named barrier) across the 8 warps; scanned in
+//             registers, written back blocked, read again striped and stored. A scan of each
+//             tile on its own.
+//   two_pass  + the Rust kernel's passes instead: each tile reduced 4 uses ahead of its scan
+//             (warp totals to shared, named barrier), and scanned by reading the lane's chunks
+//             twice more (the lane total and warp scan again, then the scan in place). Tiles
+//             still scanned on their own.
+//   handoff   + the look-ahead warp between the passes: compute warp 0 hands it each reduced tile
+//             (*summed*), it scans the warp totals and hands each compute warp its offset
+//             (*ready*), with no look-back (each tile's prefix is 0). Tiles still on their own.
+//   full      + the decoupled look-back: compute warp 0 publishes each tile's aggregate, the
+//             look-ahead warp looks back over 32 predecessors at a time (sleeping 256 ns between
+//             polls of a window with a word not yet published) and publishes the inclusive
+//             prefix: the whole inclusive scan, as the Rust kernel computes it.
+//
+// Shape as the Rust kernel's 8x12x6: 8 compute warps × 12 int32 each (3,072 per 12 KiB tile), a
+// ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
+// warp. Tiles go to blocks round-robin (the Rust kernel draws tickets; with every block resident
+// both orders are deadlock-free). Each step and cudaMemcpy alternate in `rounds` rounds (argv[1],
+// default 3) on one 2^28-int32 buffer (its last tile short); each time is the median of 10
+// launches after an untimed one; every result is checked (store: the input; one_pass to handoff:
+// each tile's own inclusive scan; full: the inclusive scan). Output CSV on stdout, the columns of
+// copy_kernels.cu's: round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
+//
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o "$dir/ss" scripts/gpu/explore/scan_steps.cu && "$dir/ss"
+//   (scripts/gpu/copy_bound.sh builds and runs it in a private temporary folder)
+
+#include "../../../cub/harness_common.cuh"
+// The ring primitives, the timing rule and the check, shared with copy_kernels.cu.
+#include "explore.cuh"
+
+constexpr size_t N = size_t(1) << 28;
+constexpr int WARPS = 8, ROWS = 3, ITEMS = 4 * ROWS, STAGES = 6, AHEAD = STAGES - 2;
+constexpr int TILE_LEN = WARPS * 32 * ITEMS;  // int32 per tile
+constexpr int TILE = TILE_LEN * 4;            // bytes per tile
+constexpr int THREADS = (WARPS + 2) * 32;
+constexpr int PER_SM = 3;
+constexpr unsigned SLEEP_NS = 256;
+// Status words: the high half is epoch << 2 | flag, the low half the value.
+constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
+
+enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL };
+const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full"};
+
+// One block's shared state: the ring, each stage's ticket, the compute warps' totals and
+// offsets per stage, and four barriers per stage.
+struct Ring {
+  int* tiles;
+  int* ticket;   // [STAGES]
+  int* totals;   // [STAGES][WARPS]
+  int* offsets;  // [STAGES][WARPS]
+  unsigned long long *full, *summed, *ready, *empty;
+};
+
+struct Args {
+  const int* in;
+  int* out;
+  unsigned long long* status;
+  size_t n, tiles;
+  unsigned epoch;
+};
+
+__device__ __forceinline__ unsigned long long status_word(unsigned epoch, unsigned flag, int value) {
+  return (static_cast<unsigned long long>(epoch << 2 | flag) << 32) | unsigned(value);
+}
+__device__ __forceinline__ unsigned status_flag(unsigned long long w, unsigned epoch) {
+  const unsigned hi = unsigned(w >> 32);
+  return hi >> 2 == epoch ? (hi & 3) : INVALID;
+}
+__device__ __forceinline__ void publish(const Args& a, size_t tile, unsigned flag, int value) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.status + tile), "l"(status_word(a.epoch, flag, value))
+               : "memory");
+}
+__device__ __forceinline__ unsigned long long status_or_prefix(const Args& a, long pred) {
+  if (pred < 0) return status_word(a.epoch, PREFIX, 0);
+  unsigned long long w;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(a.status + pred) : "memory");
+  return w;
+}
+
+__device__ __forceinline__ int warp_inclusive(int v, int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+    const int u = __shfl_up_sync(~0u, v, d);
+    if (lane >= d) v += u;
+  }
+  return v;
+}
+__device__ __forceinline__ int warp_sum(int v) {
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(~0u, v, d);
+  return v;
+}
+__device__ __forceinline__ void compute_barrier() { asm volatile("bar.sync 1, %0;" ::"r"(WARPS * 32) : "memory"); }
+
+// The exclusive prefix of `tile` over its predecessors: the decoupled look-back by one warp,
+// 32 predecessors a round trip (the Rust `look_back`).
+__device__ int look_back(const Args& a, size_t tile, int lane) {
+  int exclusive = 0;
+  long end = long(tile);
+  while (true) {
+    const long pred = end - 32 + lane;
+    unsigned long long w = status_or_prefix(a, pred);
+    while (!__all_sync(~0u, status_flag(w, a.epoch) != INVALID))
+      if (status_flag(w, a.epoch) == INVALID) {
+        __nanosleep(SLEEP_NS);
+        w = status_or_prefix(a, pred);
+      }
+    const int value = int(unsigned(w));
+    const unsigned prefixes = __ballot_sync(~0u, status_flag(w, a.epoch) == PREFIX);
+    if (prefixes) {
+      const int nearest = 31 - __clz(prefixes);
+      return exclusive + warp_sum(lane >= nearest ? value : 0);
+    }
+    exclusive += warp_sum(value);
+    end -= 32;
+  }
+}
+
+// Warp 0, lane 0: stage k % STAGES gets tile blockIdx.x + k × gridDim.x once the compute warps
+// gave it back; the ticket past the last tile ends every role.
+__device__ void produce(const Ring& r, const Args& a) {
+  size_t k = 0;
+  for (size_t t = blockIdx.x;; t += gridDim.x, ++k) {
+    const int s = int(k % STAGES);
+    if (k >= STAGES) mbar_wait(&r.empty[s], unsigned(k / STAGES - 1) & 1);
+    r.ticket[s] = int(t < a.tiles ? t : a.tiles);
+    if (t >= a.tiles) {
+      mbar_arrive(&r.full[s]);
+      return;
+    }
+    const unsigned bytes = unsigned(a.n - t * TILE_LEN < size_t(TILE_LEN) ? (a.n - t * TILE_LEN) * 4 : TILE);
+    bulk_load<true>(r.tiles + s * TILE_LEN, a.in + t * TILE_LEN, bytes, &r.full[s]);
+  }
+}
+
+// Warp 1 (handoff, full): per tile, the compute warps' offsets from their totals, after the
+// look-back (full) or with a prefix of 0 (handoff).
+template <int STEP>
+__device__ void look_ahead(const Ring& r, const Args& a, int lane) {
+  for (size_t k = 0;; ++k) {
+    const int s = int(k % STAGES);
+    mbar_wait(&r.summed[s], unsigned(k / STAGES) & 1);
+    const size_t tile = size_t(r.ticket[s]);
+    if (tile >= a.tiles) return;
+    const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
+    const int inclusive = warp_inclusive(own, lane);
+    int prefix = 0;
+    if (STEP == FULL && tile > 0) {
+      prefix = look_back(a, tile, lane);
+      const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
+      if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
+    }
+    if (lane < WARPS) r.offsets[s * WARPS + lane] = prefix + inclusive - own;
+    mbar_arrive(&r.ready[s]);
+  }
+}
+
+// The lane's chunks of compute warp cw's region of stage s, blocked (lane owns ITEMS in a row).
+__device__ __forceinline__ int blocked_at(int s, int cw, int lane, int row) {
+  return s * TILE_LEN + cw * 32 * ITEMS + lane * ITEMS + row * 4;
+}
+__device__ __forceinline__ int striped_at(int s, int cw, int lane, int row) {
+  return s * TILE_LEN + cw * 32 * ITEMS + (row * 32 + lane) * 4;
+}
+__device__ __forceinline__ int lane_total(const Ring& r, int s, int cw, int lane) {
+  int own = 0;
+#pragma unroll
+  for (int row = 0; row < ROWS; ++row) {
+    const int4 c = *reinterpret_cast<const int4*>(r.tiles + blocked_at(s, cw, lane, row));
+    own += c.x + c.y + c.z + c.w;
+  }
+  return own;
+}
+
+// Scans the lane's chunks in place after `run`, then stores the warp's region striped and
+// gives the stage back.
+__device__ __forceinline__ void scan_and_store(const Ring& r, const Args& a, size_t tile, int s, int cw, int lane,
+                                               int run) {
+#pragma unroll
+  for (int row = 0; row < ROWS; ++row) {
+    int4* p = reinterpret_cast<int4*>(r.tiles + blocked_at(s, cw, lane, row));
+    int4 c = *p;
+    c.x += run, c.y += c.x, c.z += c.y, c.w += c.z, run = c.w;
+    *p = c;
+  }
+  __syncwarp();
+  const size_t base = tile * TILE_LEN;
+#pragma unroll
+  for (int row = 0; row < ROWS; ++row) {
+    const int at = striped_at(s, cw, lane, row);
+    const size_t i = base + (at - s * TILE_LEN);
+    if (i < a.n) __stcs(reinterpret_cast<int4*>(a.out + i), *reinterpret_cast<const int4*>(r.tiles + at));
+  }
+  fence_proxy_async();
+  __syncwarp();
+  if (lane == 0) mbar_arrive(&r.empty[s]);
+}
+
+// The first pass of two_pass, handoff and full over use k: the warp's total to shared, then
+// (after the compute warps' barrier) compute warp 0 publishes the aggregate (full) and hands the
+// tile on (handoff, full). False at the end ticket.
+template <int STEP>
+__device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane) {
+  const int s = int(k % STAGES);
+  mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
+  const size_t tile = size_t(r.ticket[s]);
+  if (tile >= a.tiles) {
+    if (STEP >= HANDOFF && cw == 0 && lane == 0) mbar_arrive(&r.summed[s]);
+    return false;
+  }
+  const int inclusive = warp_inclusive(lane_total(r, s, cw, lane), lane);
+  if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
+  compute_barrier();
+  if (STEP >= HANDOFF && cw == 0 && lane == 0) {
+    if (STEP == FULL) {
+      int aggregate = 0;
+      for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
+      publish(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+    }
+    mbar_arrive(&r.summed[s]);
+  }
+  return true;
+}
+
+// The second pass over use k: the lane total and warp scan again, the warp's offset (from the
+// totals in two_pass, from the look-ahead warp after), the scan in place and the store.
+template <int STEP>
+__device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int lane) {
+  const int s = int(k % STAGES);
+  const int own = lane_total(r, s, cw, lane);
+  const int before = warp_inclusive(own, lane) - own;
+  const size_t tile = size_t(r.ticket[s]);
+  int offset = 0;
+  if (STEP == TWO_PASS) {
+    for (int w = 0; w < cw; ++w) offset += r.totals[s * WARPS + w];
+  } else {
+    mbar_wait(&r.ready[s], unsigned(k / STAGES) & 1);
+    offset = r.offsets[s * WARPS + cw];
+  }
+  scan_and_store(r, a, tile, s, cw, lane, offset + before);
+}
+
+// A compute warp (cw = 0 .. WARPS - 1).
+template <int STEP>
+__device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
+  if constexpr (STEP == STORE || STEP == ONE_PASS) {
+    for (size_t k = 0;; ++k) {
+      const int s = int(k % STAGES);
+      mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
+      const size_t tile = size_t(r.ticket[s]);
+      if (tile >= a.tiles) return;
+      int run = 0;
+      if (STEP == ONE_PASS) {
+        const int own = lane_total(r, s, cw, lane);
+        const int inclusive = warp_inclusive(own, lane);
+        if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
+        compute_barrier();
+        for (int w = 0; w < cw; ++w) run += r.totals[s * WARPS + w];
+        run += inclusive - own;
+        scan_and_store(r, a, tile, s, cw, lane, run);
+      } else {
+        const size_t base = tile * TILE_LEN;
+#pragma unroll
+        for (int row = 0; row < ROWS; ++row) {
+          const int at = striped_at(s, cw, lane, row);
+          const size_t i = base + (at - s * TILE_LEN);
+          if (i < a.n) __stcs(reinterpret_cast<int4*>(a.out + i), *reinterpret_cast<const int4*>(r.tiles + at));
+        }
+        fence_proxy_async();
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&r.empty[s]);
+      }
+    }
+  } else {
+    // Reduce AHEAD uses ahead of the scan, as the Rust kernel's compute warps do.
+    size_t end = SIZE_MAX, next = 0;
+    for (; next < AHEAD && end == SIZE_MAX; ++next)
+      if (!reduce<STEP>(r, a, next, cw, lane)) end = next;
+    for (size_t k = 0; k < end; ++k) {
+      if (end == SIZE_MAX) {
+        if (!reduce<STEP>(r, a, next, cw, lane)) end = next;
+        ++next;
+      }
+      scan_store<STEP>(r, a, k, cw, lane);
+    }
+  }
+}
+
+template <int STEP>
+__global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
+  extern __shared__ __align__(128) int ring[];
+  __shared__ __align__(8) unsigned long long bars[4 * STAGES];
+  __shared__ int ctrl[STAGES * (1 + 2 * WARPS)];
+  const Ring r{ring, ctrl, ctrl + STAGES, ctrl + STAGES * (1 + WARPS), bars, bars + STAGES, bars + 2 * STAGES,
+               bars + 3 * STAGES};
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&r.full[s], 1);
+      mbar_init(&r.summed[s], 1);
+      mbar_init(&r.ready[s], 32);
+      mbar_init(&r.empty[s], WARPS);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp == 0) {
+    if (lane == 0) produce(r, a);
+  } else if (warp == 1) {
+    if (STEP >= HANDOFF) look_ahead<STEP>(r, a, lane);
+  } else {
+    compute<STEP>(r, a, warp - 2, lane);
+  }
+}
+
+template <int STEP>
+void launch(Args a, int grid, cudaStream_t s) {
+  static const bool raised = raise_shared(scan_step<STEP>, STAGES * TILE);
+  (void)raised;
+  scan_step<STEP><<<grid, THREADS, STAGES * TILE, s>>>(a);
+}
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? atoi(argv[1]) : 3;
+  if (rounds < 1 || rounds > 100) {
+    fprintf(stderr, "scan_steps: rounds must be 1 to 100, not %s\n", argv[1]);
+    return 2;
+  }
+  cudaDeviceProp p;
+  CHECK(cudaGetDeviceProperties(&p, 0));
+  std::vector<int> input(N), back(N), tile_scan(N), scan(N);
+  uint32_t x = 0x2545F491u;
+  for (size_t i = 0; i < N; ++i) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    input[i] = int(x % 201) - 100;
+  }
+  unsigned run = 0, tile_run = 0;
+  for (size_t i = 0; i < N; ++i) {
+    if (i % TILE_LEN == 0) tile_run = 0;
+    run += unsigned(input[i]), tile_run += unsigned(input[i]);
+    scan[i] = int(run), tile_scan[i] = int(tile_run);
+  }
+  const size_t tiles = (N + TILE_LEN - 1) / TILE_LEN;
+  int *d_in, *d_out;
+  unsigned long long* d_status;
+  CHECK(cudaMalloc(&d_in, N * 4));
+  CHECK(cudaMalloc(&d_out, N * 4));
+  CHECK(cudaMalloc(&d_status, tiles * 8));
+  CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(d_out, 0, N * 4));
+  CHECK(cudaMemset(d_status, 0, tiles * 8));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // Every launch its own epoch, so that no launch reads an earlier one's status words.
+  unsigned epoch = 0;
+  const auto step = [&](auto run_step) {
+    return [&, run_step] { run_step(Args{d_in, d_out, d_status, N, tiles, ++epoch}, PER_SM * p.multiProcessorCount, s); };
+  };
+  using Run = void (*)(Args, int, cudaStream_t);
+  const Run runs[] = {launch<STORE>, launch<ONE_PASS>, launch<TWO_PASS>, launch<HANDOFF>, launch<FULL>};
+  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan};
+  const double bytes = 2.0 * N * 4;
+  printf("device,%s\n", p.name);
+  printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
+  for (int r = 1; r <= rounds; ++r) {
+    const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
+    printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
+    check_and_clear(d_out, input, back, "scan_steps", "cudaMemcpy");
+    for (int st = STORE; st <= FULL; ++st) {
+      const double t = median_us(step(runs[st]), s);
+      printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, STEP_NAMES[st], PER_SM, t, bytes / (t * 1e3));
+      fflush(stdout);
+      check_and_clear(d_out, *wants[st], back, "scan_steps", STEP_NAMES[st]);
+    }
+  }
+  return 0;
+}

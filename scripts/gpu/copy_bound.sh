@@ -64,20 +64,5 @@ for r in $(seq 1 "$rounds"); do
     if has $p; then round_of $p "$r"; fi
   done
 done
-python3 - "$out" <<'PY'
-import csv, glob, os, sys
-by = {}
-for name in ("copy_kernels.csv", "scan_steps.csv"):
-    path = os.path.join(sys.argv[1], name)
-    if not os.path.exists(path):
-        continue
-    for r in csv.reader(open(path)):
-        if r and r[0].isdigit():
-            by.setdefault(" ".join(x for x in r[1:4] if x), []).append(float(r[4]))
-for f in sorted(glob.glob(sys.argv[1] + "/scan_round_*/warpspec_sweep.csv")):
-    for r in csv.DictReader(open(f)):
-        by.setdefault("sweep " + r["variant"], []).append(float(r["time_us_median"]))
-for k, v in sorted(by.items(), key=lambda kv: min(kv[1])):
-    print(f"{k:44s} {min(v):8.1f} {max(v):8.1f} us  ({len(v)} rounds)")
-PY
+scripts/gpu/copy_bound_summary.py "$out" || rc=1
 exit $rc

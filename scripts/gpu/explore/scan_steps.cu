@@ -21,14 +21,20 @@
 //             look-ahead warp looks back over 32 predecessors at a time (sleeping 256 ns between
 //             polls of a window with a word not yet published) and publishes the inclusive
 //             prefix: the whole inclusive scan, as the Rust kernel computes it.
+//   drawn     full, with each tile drawn from a ticket counter (one atomic add per tile by the
+//             producer, after the wait for the stage, as the Rust kernel draws them) instead of
+//             dealt round-robin.
+//   drawn_ahead  full, with each ticket drawn one use ahead: the add for the next tile is issued
+//             right after the current tile's load, so its round trip overlaps the wait for
+//             the stage.
 //
 // Shape as the Rust kernel's 8x12x6: 8 compute warps × 12 int32 each (3,072 per 12 KiB tile), a
 // ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
-// warp. Tiles go to blocks round-robin (the Rust kernel draws tickets; with every block resident
-// both orders are deadlock-free). Each step and cudaMemcpy alternate in `rounds` rounds (argv[1],
+// warp. Tiles go to blocks round-robin up to full (the Rust kernel draws tickets, as drawn does;
+// with every block resident both orders are deadlock-free). Each step and cudaMemcpy alternate in `rounds` rounds (argv[1],
 // default 3) on one 2^28-int32 buffer (its last tile short); each time is the median of 10
 // launches after an untimed one; every result is checked (store: the input; one_pass to handoff:
-// each tile's own inclusive scan; full: the inclusive scan). Output CSV on stdout, the columns of
+// each tile's own inclusive scan; full and after: the inclusive scan). Output CSV on stdout, the columns of
 // copy_kernels.cu's: round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o "$dir/ss" scripts/gpu/explore/scan_steps.cu && "$dir/ss"
@@ -48,8 +54,10 @@ constexpr unsigned SLEEP_NS = 256;
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
-enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL };
-const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full"};
+enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, DRAWN, DRAWN_AHEAD };
+const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full", "drawn", "drawn_ahead"};
+// The launches a run makes, each with its own zeroed ticket counter.
+constexpr unsigned MAX_LAUNCHES = 4096;
 
 // One block's shared state: the ring, each stage's ticket, the compute warps' totals and
 // offsets per stage, and four barriers per stage.
@@ -65,6 +73,7 @@ struct Args {
   const int* in;
   int* out;
   unsigned long long* status;
+  unsigned* counters;  // [MAX_LAUNCHES], zero; launch `epoch` draws from counters[epoch]
   size_t n, tiles;
   unsigned epoch;
 };
@@ -126,13 +135,19 @@ __device__ int look_back(const Args& a, size_t tile, int lane) {
   }
 }
 
-// Warp 0, lane 0: stage k % STAGES gets tile blockIdx.x + k × gridDim.x once the compute warps
-// gave it back; the ticket past the last tile ends every role.
+// Warp 0, lane 0: stage k % STAGES gets, once the compute warps gave it back, tile
+// blockIdx.x + k × gridDim.x (up to full) or the next ticket (drawn: after the wait; drawn_ahead:
+// drawn after the previous use's load); the ticket past the last tile ends every role.
+template <int STEP>
 __device__ void produce(const Ring& r, const Args& a) {
-  size_t k = 0;
-  for (size_t t = blockIdx.x;; t += gridDim.x, ++k) {
+  unsigned* counter = a.counters + a.epoch;
+  size_t ahead = STEP == DRAWN_AHEAD ? atomicAdd(counter, 1u) : 0;
+  for (size_t k = 0;; ++k) {
     const int s = int(k % STAGES);
     if (k >= STAGES) mbar_wait(&r.empty[s], unsigned(k / STAGES - 1) & 1);
+    size_t t = blockIdx.x + k * gridDim.x;
+    if (STEP == DRAWN) t = atomicAdd(counter, 1u);
+    if (STEP == DRAWN_AHEAD) t = ahead;
     r.ticket[s] = int(t < a.tiles ? t : a.tiles);
     if (t >= a.tiles) {
       mbar_arrive(&r.full[s]);
@@ -140,6 +155,7 @@ __device__ void produce(const Ring& r, const Args& a) {
     }
     const unsigned bytes = unsigned(a.n - t * TILE_LEN < size_t(TILE_LEN) ? (a.n - t * TILE_LEN) * 4 : TILE);
     bulk_load<true>(r.tiles + s * TILE_LEN, a.in + t * TILE_LEN, bytes, &r.full[s]);
+    if (STEP == DRAWN_AHEAD) ahead = atomicAdd(counter, 1u);
   }
 }
 
@@ -155,7 +171,7 @@ __device__ void look_ahead(const Ring& r, const Args& a, int lane) {
     const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
     const int inclusive = warp_inclusive(own, lane);
     int prefix = 0;
-    if (STEP == FULL && tile > 0) {
+    if (STEP >= FULL && tile > 0) {
       prefix = look_back(a, tile, lane);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
       if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
@@ -222,7 +238,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane)
   if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
   compute_barrier();
   if (STEP >= HANDOFF && cw == 0 && lane == 0) {
-    if (STEP == FULL) {
+    if (STEP >= FULL) {
       int aggregate = 0;
       for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
       publish(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
@@ -315,7 +331,7 @@ __global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == 0) {
-    if (lane == 0) produce(r, a);
+    if (lane == 0) produce<STEP>(r, a);
   } else if (warp == 1) {
     if (STEP >= HANDOFF) look_ahead<STEP>(r, a, lane);
   } else {
@@ -353,9 +369,12 @@ int main(int argc, char** argv) {
   const size_t tiles = (N + TILE_LEN - 1) / TILE_LEN;
   int *d_in, *d_out;
   unsigned long long* d_status;
+  unsigned* d_counters;
   CHECK(cudaMalloc(&d_in, N * 4));
   CHECK(cudaMalloc(&d_out, N * 4));
   CHECK(cudaMalloc(&d_status, tiles * 8));
+  CHECK(cudaMalloc(&d_counters, MAX_LAUNCHES * 4));
+  CHECK(cudaMemset(d_counters, 0, MAX_LAUNCHES * 4));
   CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemset(d_out, 0, N * 4));
   CHECK(cudaMemset(d_status, 0, tiles * 8));
@@ -364,11 +383,18 @@ int main(int argc, char** argv) {
   // Every launch its own epoch, so that no launch reads an earlier one's status words.
   unsigned epoch = 0;
   const auto step = [&](auto run_step) {
-    return [&, run_step] { run_step(Args{d_in, d_out, d_status, N, tiles, ++epoch}, PER_SM * p.multiProcessorCount, s); };
+    return [&, run_step] {
+      if (++epoch >= MAX_LAUNCHES) {
+        fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
+        exit(2);
+      }
+      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch}, PER_SM * p.multiProcessorCount, s);
+    };
   };
   using Run = void (*)(Args, int, cudaStream_t);
-  const Run runs[] = {launch<STORE>, launch<ONE_PASS>, launch<TWO_PASS>, launch<HANDOFF>, launch<FULL>};
-  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan};
+  const Run runs[] = {launch<STORE>, launch<ONE_PASS>, launch<TWO_PASS>, launch<HANDOFF>,
+                      launch<FULL>,  launch<DRAWN>,    launch<DRAWN_AHEAD>};
+  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan, &scan, &scan};
   const double bytes = 2.0 * N * 4;
   printf("device,%s\n", p.name);
   printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
@@ -376,7 +402,7 @@ int main(int argc, char** argv) {
     const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
     printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
     check_and_clear(d_out, input, back, "scan_steps", "cudaMemcpy");
-    for (int st = STORE; st <= FULL; ++st) {
+    for (int st = STORE; st <= DRAWN_AHEAD; ++st) {
       const double t = median_us(step(runs[st]), s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, STEP_NAMES[st], PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);

@@ -24,23 +24,7 @@ constexpr size_t N = size_t(1) << 28;
 
 template <int LOADS, bool STREAMING>
 __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out, size_t nvec) {
-  const size_t threads = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nvec; i += LOADS * threads) {
-    int4 v[LOADS];
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j) {
-      const size_t k = i + j * threads;
-      v[j] = k < nvec ? (STREAMING ? __ldcs(in + k) : in[k]) : int4{};
-    }
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j) {
-      const size_t k = i + j * threads;
-      if (k < nvec) {
-        if (STREAMING) __stcs(out + k, v[j]);
-        else out[k] = v[j];
-      }
-    }
-  }
+  grid_stride_copy<LOADS, STREAMING>(in, out, nvec);
 }
 
 // The bulk-copy engine (TMA) as the scan's producer warp uses it: one thread per block runs a

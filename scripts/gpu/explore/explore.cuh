@@ -1,6 +1,6 @@
-// What the exploration programs of issue 37 share (copy_kernels.cu, scan_steps.cu): the
-// bulk-copy engine's ring primitives in PTX (mbarrier, cp.async.bulk, the proxy fence), the
-// timing rule (the median of TIMED launches after an untimed one) and the check of a result.
+// What the exploration programs of issue 37 share (copy_kernels.cu, scan_steps.cu,
+// loaded_latency.cu): the bulk-copy engine's ring primitives in PTX (mbarrier, cp.async.bulk, the
+// proxy fence), the grid-stride copy, the timing rule (the median of TIMED launches after an untimed one) and the check of a result.
 // Include after cub/harness_common.cuh (CHECK).
 #pragma once
 
@@ -58,6 +58,31 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned b
 
 // This thread's shared-memory accesses (generic proxy) come before the engine's next writes.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// ---- device: a grid-stride copy ---------------------------------------------------------
+
+// The grid-stride int4 copy of `nvec` vectors: each thread LOADS loads in flight per trip (all
+// issued before any store), with streaming (.cs) or default cache hints.
+template <int LOADS, bool STREAMING>
+__device__ __forceinline__ void grid_stride_copy(const int4* __restrict__ in, int4* __restrict__ out, size_t nvec) {
+  const size_t threads = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nvec; i += LOADS * threads) {
+    int4 v[LOADS];
+#pragma unroll
+    for (int j = 0; j < LOADS; ++j) {
+      const size_t k = i + j * threads;
+      v[j] = k < nvec ? (STREAMING ? __ldcs(in + k) : in[k]) : int4{};
+    }
+#pragma unroll
+    for (int j = 0; j < LOADS; ++j) {
+      const size_t k = i + j * threads;
+      if (k < nvec) {
+        if (STREAMING) __stcs(out + k, v[j]);
+        else out[k] = v[j];
+      }
+    }
+  }
+}
 
 // ---- host ---------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@
 
 // CHECK (one line "ERROR …" and exit 1 on a failed CUDA call), shared with the harnesses.
 #include "../../../cub/harness_common.cuh"
+// The grid-stride copy, shared with copy_kernels.cu.
+#include "explore.cuh"
 
 constexpr size_t LINE_WORDS = 32;  // 128 bytes per step
 constexpr size_t LINES_MIB = 1024;
@@ -40,19 +42,12 @@ __global__ void walk(const uint32_t* __restrict__ next, int steps, uint64_t* tim
   *at_io = at;
 }
 
-// Grid-stride copy, LOADS int4 loads in flight per thread per trip; block 0 thread 0 records
-// the first launch's start (slot 0) and every launch's end (slot 1, the last one stays).
+// copy_kernels.cu's grid-stride copy with LOADS streaming loads per thread per trip; block 0
+// thread 0 records the first launch's start (slot 0) and every launch's end (slot 1, the last
+// one stays).
 __global__ void copy4(const int4* __restrict__ in, int4* __restrict__ out, size_t nvec, uint64_t* times, int first) {
   if (first && blockIdx.x == 0 && threadIdx.x == 0) times[0] = now_ns();
-  const size_t threads = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < nvec; i += LOADS * threads) {
-    int4 v[LOADS];
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j) v[j] = i + j * threads < nvec ? __ldcs(in + i + j * threads) : int4{};
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j)
-      if (i + j * threads < nvec) __stcs(out + i + j * threads, v[j]);
-  }
+  grid_stride_copy<LOADS, true>(in, out, nvec);
   __syncthreads();
   if (threadIdx.x == 0) atomicMax(reinterpret_cast<unsigned long long*>(times + 1), now_ns());
 }

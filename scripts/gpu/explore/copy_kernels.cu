@@ -139,11 +139,7 @@ struct Shape {
 };
 
 int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? atoi(argv[1]) : 3;
-  if (rounds < 1 || rounds > 100) {
-    fprintf(stderr, "copy_kernels: rounds must be 1 to 100, not %s\n", argv[1]);
-    return 2;
-  }
+  const int rounds = rounds_arg(argc, argv, "copy_kernels");
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
   std::vector<int> ramp(N), back(N);
@@ -170,12 +166,9 @@ int main(int argc, char** argv) {
       {"bulk_in_stg_out", "tile32k_stages3_warps8", {1, 2, 0}, launch_bulk_stg<32768, 3>},
   };
   const double bytes = 2.0 * N * 4;
-  printf("device,%s\n", p.name);
-  printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
+  print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
-    const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
-    printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
-    check_and_clear(d_out, ramp, back, "copy_kernels", "cudaMemcpy");
+    memcpy_row(r, d_in, d_out, ramp, back, s, "copy_kernels");
     for (const Shape& sh : shapes)
       for (int per_sm : sh.per_sm) {
         if (per_sm == 0) continue;

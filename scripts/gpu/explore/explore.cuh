@@ -86,6 +86,16 @@ __device__ __forceinline__ void grid_stride_copy(const int4* __restrict__ in, in
 
 // ---- host ---------------------------------------------------------------------------------
 
+// The rounds a program runs: argv[1], default 3; outside 1..100 one line naming `prog`, exit 2.
+inline int rounds_arg(int argc, char** argv, const char* prog) {
+  const int rounds = argc > 1 ? atoi(argv[1]) : 3;
+  if (rounds < 1 || rounds > 100) {
+    fprintf(stderr, "%s: rounds must be 1 to 100, not %s\n", prog, argv[1]);
+    exit(2);
+  }
+  return rounds;
+}
+
 // Lets `kernel` take `bytes` of dynamic shared memory (once per kernel: call from a static).
 template <typename K>
 bool raise_shared(K kernel, int bytes) {
@@ -127,4 +137,20 @@ inline void check_and_clear(void* d_out, const std::vector<int>& want, std::vect
       exit(1);
     }
   CHECK(cudaMemset(d_out, 0, n * 4));
+}
+
+// The CSV's first lines: the device, then the columns every program's rows have.
+inline void print_csv_head(const cudaDeviceProp& p) {
+  printf("device,%s\n", p.name);
+  printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
+}
+
+// Round r's cudaMemcpy row: the device-to-device copy of `want` (at d_in) to d_out timed, its row
+// printed (GB/s counting bytes read and written), the copy checked.
+inline void memcpy_row(int r, const void* d_in, void* d_out, const std::vector<int>& want, std::vector<int>& back,
+                       cudaStream_t s, const char* prog) {
+  const size_t bytes = want.size() * 4;
+  const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, s)); }, s);
+  printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, 2.0 * bytes / (m * 1e3));
+  check_and_clear(d_out, want, back, prog, "cudaMemcpy");
 }

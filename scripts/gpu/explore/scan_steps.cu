@@ -198,6 +198,22 @@ __device__ __forceinline__ int lane_total(const Ring& r, int s, int cw, int lane
   return own;
 }
 
+// Stores compute warp cw's region of stage s (striped: 16-byte stores, 512 consecutive bytes a
+// row) to the tile's place in the output, then gives the stage back to the producer.
+__device__ __forceinline__ void store_and_give_back(const Ring& r, const Args& a, size_t tile, int s, int cw,
+                                                    int lane) {
+  const size_t base = tile * TILE_LEN;
+#pragma unroll
+  for (int row = 0; row < ROWS; ++row) {
+    const int at = striped_at(s, cw, lane, row);
+    const size_t i = base + (at - s * TILE_LEN);
+    if (i < a.n) __stcs(reinterpret_cast<int4*>(a.out + i), *reinterpret_cast<const int4*>(r.tiles + at));
+  }
+  fence_proxy_async();
+  __syncwarp();
+  if (lane == 0) mbar_arrive(&r.empty[s]);
+}
+
 // Scans the lane's chunks in place after `run`, then stores the warp's region striped and
 // gives the stage back.
 __device__ __forceinline__ void scan_and_store(const Ring& r, const Args& a, size_t tile, int s, int cw, int lane,
@@ -210,16 +226,7 @@ __device__ __forceinline__ void scan_and_store(const Ring& r, const Args& a, siz
     *p = c;
   }
   __syncwarp();
-  const size_t base = tile * TILE_LEN;
-#pragma unroll
-  for (int row = 0; row < ROWS; ++row) {
-    const int at = striped_at(s, cw, lane, row);
-    const size_t i = base + (at - s * TILE_LEN);
-    if (i < a.n) __stcs(reinterpret_cast<int4*>(a.out + i), *reinterpret_cast<const int4*>(r.tiles + at));
-  }
-  fence_proxy_async();
-  __syncwarp();
-  if (lane == 0) mbar_arrive(&r.empty[s]);
+  store_and_give_back(r, a, tile, s, cw, lane);
 }
 
 // The first pass of two_pass, handoff and full over use k: the warp's total to shared, then
@@ -285,16 +292,7 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
         run += inclusive - own;
         scan_and_store(r, a, tile, s, cw, lane, run);
       } else {
-        const size_t base = tile * TILE_LEN;
-#pragma unroll
-        for (int row = 0; row < ROWS; ++row) {
-          const int at = striped_at(s, cw, lane, row);
-          const size_t i = base + (at - s * TILE_LEN);
-          if (i < a.n) __stcs(reinterpret_cast<int4*>(a.out + i), *reinterpret_cast<const int4*>(r.tiles + at));
-        }
-        fence_proxy_async();
-        __syncwarp();
-        if (lane == 0) mbar_arrive(&r.empty[s]);
+        store_and_give_back(r, a, tile, s, cw, lane);
       }
     }
   } else {
@@ -347,11 +345,7 @@ void launch(Args a, int grid, cudaStream_t s) {
 }
 
 int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? atoi(argv[1]) : 3;
-  if (rounds < 1 || rounds > 100) {
-    fprintf(stderr, "scan_steps: rounds must be 1 to 100, not %s\n", argv[1]);
-    return 2;
-  }
+  const int rounds = rounds_arg(argc, argv, "scan_steps");
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
   std::vector<int> input(N), back(N), tile_scan(N), scan(N);
@@ -396,12 +390,9 @@ int main(int argc, char** argv) {
                       launch<FULL>,  launch<DRAWN>,    launch<DRAWN_AHEAD>};
   const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan, &scan, &scan};
   const double bytes = 2.0 * N * 4;
-  printf("device,%s\n", p.name);
-  printf("round,what,shape,blocks_per_sm,median_us,gb_per_s_rw\n");
+  print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
-    const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice, s)); }, s);
-    printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, bytes / (m * 1e3));
-    check_and_clear(d_out, input, back, "scan_steps", "cudaMemcpy");
+    memcpy_row(r, d_in, d_out, input, back, s, "scan_steps");
     for (int st = STORE; st <= DRAWN_AHEAD; ++st) {
       const double t = median_us(step(runs[st]), s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, STEP_NAMES[st], PER_SM, t, bytes / (t * 1e3));

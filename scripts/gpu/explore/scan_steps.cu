@@ -27,6 +27,8 @@
 //   drawn_ahead  full, with each ticket drawn one use ahead: the add for the next tile is issued
 //             right after the current tile's load, so its round trip overlaps the wait for
 //             the stage.
+//   two_pass_drawn  two_pass with the tiles drawn as in drawn: without the chain, does the way
+//             tiles are handed out change the time?
 //
 // Shape as the Rust kernel's 8x12x6: 8 compute warps × 12 int32 each (3,072 per 12 KiB tile), a
 // ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
@@ -54,8 +56,14 @@ constexpr unsigned SLEEP_NS = 256;
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
-enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, DRAWN, DRAWN_AHEAD };
-const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full", "drawn", "drawn_ahead"};
+enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, DRAWN, DRAWN_AHEAD, TWO_PASS_DRAWN, LAST = TWO_PASS_DRAWN };
+const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full", "drawn", "drawn_ahead",
+                                  "two_pass_drawn"};
+// What a step's block does (the steps after full differ from full or two_pass only in how the
+// producer gets its tiles), and how it gets them: dealt round-robin (0), drawn from the counter
+// after the wait for the stage (1), or drawn one use ahead (2).
+__host__ __device__ constexpr int work_of(int step) { return step == DRAWN || step == DRAWN_AHEAD ? FULL : step == TWO_PASS_DRAWN ? TWO_PASS : step; }
+__host__ __device__ constexpr int tickets_of(int step) { return step == DRAWN || step == TWO_PASS_DRAWN ? 1 : step == DRAWN_AHEAD ? 2 : 0; }
 // The launches a run makes, each with its own zeroed ticket counter.
 constexpr unsigned MAX_LAUNCHES = 4096;
 
@@ -141,13 +149,13 @@ __device__ int look_back(const Args& a, size_t tile, int lane) {
 template <int STEP>
 __device__ void produce(const Ring& r, const Args& a) {
   unsigned* counter = a.counters + a.epoch;
-  size_t ahead = STEP == DRAWN_AHEAD ? atomicAdd(counter, 1u) : 0;
+  size_t ahead = tickets_of(STEP) == 2 ? atomicAdd(counter, 1u) : 0;
   for (size_t k = 0;; ++k) {
     const int s = int(k % STAGES);
     if (k >= STAGES) mbar_wait(&r.empty[s], unsigned(k / STAGES - 1) & 1);
     size_t t = blockIdx.x + k * gridDim.x;
-    if (STEP == DRAWN) t = atomicAdd(counter, 1u);
-    if (STEP == DRAWN_AHEAD) t = ahead;
+    if (tickets_of(STEP) == 1) t = atomicAdd(counter, 1u);
+    if (tickets_of(STEP) == 2) t = ahead;
     r.ticket[s] = int(t < a.tiles ? t : a.tiles);
     if (t >= a.tiles) {
       mbar_arrive(&r.full[s]);
@@ -155,7 +163,7 @@ __device__ void produce(const Ring& r, const Args& a) {
     }
     const unsigned bytes = unsigned(a.n - t * TILE_LEN < size_t(TILE_LEN) ? (a.n - t * TILE_LEN) * 4 : TILE);
     bulk_load<true>(r.tiles + s * TILE_LEN, a.in + t * TILE_LEN, bytes, &r.full[s]);
-    if (STEP == DRAWN_AHEAD) ahead = atomicAdd(counter, 1u);
+    if (tickets_of(STEP) == 2) ahead = atomicAdd(counter, 1u);
   }
 }
 
@@ -171,7 +179,7 @@ __device__ void look_ahead(const Ring& r, const Args& a, int lane) {
     const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
     const int inclusive = warp_inclusive(own, lane);
     int prefix = 0;
-    if (STEP >= FULL && tile > 0) {
+    if (work_of(STEP) == FULL && tile > 0) {
       prefix = look_back(a, tile, lane);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
       if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
@@ -238,14 +246,14 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane)
   mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
   const size_t tile = size_t(r.ticket[s]);
   if (tile >= a.tiles) {
-    if (STEP >= HANDOFF && cw == 0 && lane == 0) mbar_arrive(&r.summed[s]);
+    if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) mbar_arrive(&r.summed[s]);
     return false;
   }
   const int inclusive = warp_inclusive(lane_total(r, s, cw, lane), lane);
   if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
   compute_barrier();
-  if (STEP >= HANDOFF && cw == 0 && lane == 0) {
-    if (STEP >= FULL) {
+  if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) {
+    if (work_of(STEP) == FULL) {
       int aggregate = 0;
       for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
       publish(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
@@ -264,7 +272,7 @@ __device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int l
   const int before = warp_inclusive(own, lane) - own;
   const size_t tile = size_t(r.ticket[s]);
   int offset = 0;
-  if (STEP == TWO_PASS) {
+  if (work_of(STEP) == TWO_PASS) {
     for (int w = 0; w < cw; ++w) offset += r.totals[s * WARPS + w];
   } else {
     mbar_wait(&r.ready[s], unsigned(k / STAGES) & 1);
@@ -276,14 +284,14 @@ __device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int l
 // A compute warp (cw = 0 .. WARPS - 1).
 template <int STEP>
 __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
-  if constexpr (STEP == STORE || STEP == ONE_PASS) {
+  if constexpr (work_of(STEP) == STORE || work_of(STEP) == ONE_PASS) {
     for (size_t k = 0;; ++k) {
       const int s = int(k % STAGES);
       mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
       const size_t tile = size_t(r.ticket[s]);
       if (tile >= a.tiles) return;
       int run = 0;
-      if (STEP == ONE_PASS) {
+      if (work_of(STEP) == ONE_PASS) {
         const int own = lane_total(r, s, cw, lane);
         const int inclusive = warp_inclusive(own, lane);
         if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
@@ -331,7 +339,7 @@ __global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
   if (warp == 0) {
     if (lane == 0) produce<STEP>(r, a);
   } else if (warp == 1) {
-    if (STEP >= HANDOFF) look_ahead<STEP>(r, a, lane);
+    if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, lane);
   } else {
     compute<STEP>(r, a, warp - 2, lane);
   }
@@ -387,13 +395,13 @@ int main(int argc, char** argv) {
   };
   using Run = void (*)(Args, int, cudaStream_t);
   const Run runs[] = {launch<STORE>, launch<ONE_PASS>, launch<TWO_PASS>, launch<HANDOFF>,
-                      launch<FULL>,  launch<DRAWN>,    launch<DRAWN_AHEAD>};
-  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan, &scan, &scan};
+                      launch<FULL>,  launch<DRAWN>,    launch<DRAWN_AHEAD>, launch<TWO_PASS_DRAWN>};
+  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan, &scan, &scan, &tile_scan};
   const double bytes = 2.0 * N * 4;
   print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
     memcpy_row(r, d_in, d_out, input, back, s, "scan_steps");
-    for (int st = STORE; st <= DRAWN_AHEAD; ++st) {
+    for (int st = STORE; st <= LAST; ++st) {
       const double t = median_us(step(runs[st]), s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, STEP_NAMES[st], PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);

@@ -21,23 +21,23 @@
 //             look-ahead warp looks back over 32 predecessors at a time (sleeping 256 ns between
 //             polls of a window with a word not yet published) and publishes the inclusive
 //             prefix: the whole inclusive scan, as the Rust kernel computes it.
-//   drawn     full, with each tile drawn from a ticket counter (one atomic add per tile by the
-//             producer, after the wait for the stage, as the Rust kernel draws them) instead of
-//             dealt round-robin.
-//   drawn_ahead  full, with each ticket drawn one use ahead: the add for the next tile is issued
-//             right after the current tile's load, so its round trip overlaps the wait for
-//             the stage.
-//   two_pass_drawn  two_pass with the tiles drawn as in drawn: without the chain, does the way
-//             tiles are handed out change the time?
+//
+// Each step twice (or three times), by how the producer gets its tiles (TICKETS):
+//   (dealt)        round-robin: block b takes tiles b, b + grid, b + 2 grid, ...
+//   _drawn         from a ticket counter, one atomic add per tile by the producer after the wait
+//                  for the stage, as the Rust kernel draws them (the tiles go to whichever block
+//                  asks first);
+//   _drawn_ahead   (full only) drawn one use ahead: the add for the next tile right after the
+//                  current tile's load, its round trip overlapping the wait for the stage.
 //
 // Shape as the Rust kernel's 8x12x6: 8 compute warps × 12 int32 each (3,072 per 12 KiB tile), a
 // ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
-// warp. Tiles go to blocks round-robin up to full (the Rust kernel draws tickets, as drawn does;
-// with every block resident both orders are deadlock-free). Each step and cudaMemcpy alternate in `rounds` rounds (argv[1],
-// default 3) on one 2^28-int32 buffer (its last tile short); each time is the median of 10
-// launches after an untimed one; every result is checked (store: the input; one_pass to handoff:
-// each tile's own inclusive scan; full and after: the inclusive scan). Output CSV on stdout, the columns of
-// copy_kernels.cu's: round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
+// warp. With every block resident, dealt and drawn tiles are both deadlock-free. Each step and
+// cudaMemcpy alternate in `rounds` rounds (argv[1], default 3) on one 2^28-int32 buffer (its last
+// tile short); each time is the median of 10 launches after an untimed one; every result is
+// checked (store: the input; one_pass to handoff: each tile's own inclusive scan; full: the
+// inclusive scan). Output CSV on stdout, the columns of copy_kernels.cu's:
+// round,what,shape,blocks_per_sm,median_us,gb_per_s_rw
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o "$dir/ss" scripts/gpu/explore/scan_steps.cu && "$dir/ss"
 //   (scripts/gpu/copy_bound.sh builds and runs it in a private temporary folder)
@@ -56,14 +56,12 @@ constexpr unsigned SLEEP_NS = 256;
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
-enum Step { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, DRAWN, DRAWN_AHEAD, TWO_PASS_DRAWN, LAST = TWO_PASS_DRAWN };
-const char* const STEP_NAMES[] = {"store", "one_pass", "two_pass", "handoff", "full", "drawn", "drawn_ahead",
-                                  "two_pass_drawn"};
-// What a step's block does (the steps after full differ from full or two_pass only in how the
-// producer gets its tiles), and how it gets them: dealt round-robin (0), drawn from the counter
-// after the wait for the stage (1), or drawn one use ahead (2).
-__host__ __device__ constexpr int work_of(int step) { return step == DRAWN || step == DRAWN_AHEAD ? FULL : step == TWO_PASS_DRAWN ? TWO_PASS : step; }
-__host__ __device__ constexpr int tickets_of(int step) { return step == DRAWN || step == TWO_PASS_DRAWN ? 1 : step == DRAWN_AHEAD ? 2 : 0; }
+enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL };
+enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
+// A step: what the block does and how its producer gets tiles, as one template argument.
+__host__ __device__ constexpr int step_of(int work, int tickets) { return work + 8 * tickets; }
+__host__ __device__ constexpr int work_of(int step) { return step % 8; }
+__host__ __device__ constexpr int tickets_of(int step) { return step / 8; }
 // The launches a run makes, each with its own zeroed ticket counter.
 constexpr unsigned MAX_LAUNCHES = 4096;
 
@@ -149,13 +147,13 @@ __device__ int look_back(const Args& a, size_t tile, int lane) {
 template <int STEP>
 __device__ void produce(const Ring& r, const Args& a) {
   unsigned* counter = a.counters + a.epoch;
-  size_t ahead = tickets_of(STEP) == 2 ? atomicAdd(counter, 1u) : 0;
+  size_t ahead = tickets_of(STEP) == DRAWN_AHEAD ? atomicAdd(counter, 1u) : 0;
   for (size_t k = 0;; ++k) {
     const int s = int(k % STAGES);
     if (k >= STAGES) mbar_wait(&r.empty[s], unsigned(k / STAGES - 1) & 1);
     size_t t = blockIdx.x + k * gridDim.x;
-    if (tickets_of(STEP) == 1) t = atomicAdd(counter, 1u);
-    if (tickets_of(STEP) == 2) t = ahead;
+    if (tickets_of(STEP) == DRAWN) t = atomicAdd(counter, 1u);
+    if (tickets_of(STEP) == DRAWN_AHEAD) t = ahead;
     r.ticket[s] = int(t < a.tiles ? t : a.tiles);
     if (t >= a.tiles) {
       mbar_arrive(&r.full[s]);
@@ -163,7 +161,7 @@ __device__ void produce(const Ring& r, const Args& a) {
     }
     const unsigned bytes = unsigned(a.n - t * TILE_LEN < size_t(TILE_LEN) ? (a.n - t * TILE_LEN) * 4 : TILE);
     bulk_load<true>(r.tiles + s * TILE_LEN, a.in + t * TILE_LEN, bytes, &r.full[s]);
-    if (tickets_of(STEP) == 2) ahead = atomicAdd(counter, 1u);
+    if (tickets_of(STEP) == DRAWN_AHEAD) ahead = atomicAdd(counter, 1u);
   }
 }
 
@@ -394,18 +392,33 @@ int main(int argc, char** argv) {
     };
   };
   using Run = void (*)(Args, int, cudaStream_t);
-  const Run runs[] = {launch<STORE>, launch<ONE_PASS>, launch<TWO_PASS>, launch<HANDOFF>,
-                      launch<FULL>,  launch<DRAWN>,    launch<DRAWN_AHEAD>, launch<TWO_PASS_DRAWN>};
-  const std::vector<int>* wants[] = {&input, &tile_scan, &tile_scan, &tile_scan, &scan, &scan, &scan, &tile_scan};
+  struct Row {
+    const char* name;
+    Run run;
+    const std::vector<int>* want;
+  };
+  const Row rows[] = {
+      {"store", launch<step_of(STORE, DEALT)>, &input},
+      {"store_drawn", launch<step_of(STORE, DRAWN)>, &input},
+      {"one_pass", launch<step_of(ONE_PASS, DEALT)>, &tile_scan},
+      {"one_pass_drawn", launch<step_of(ONE_PASS, DRAWN)>, &tile_scan},
+      {"two_pass", launch<step_of(TWO_PASS, DEALT)>, &tile_scan},
+      {"two_pass_drawn", launch<step_of(TWO_PASS, DRAWN)>, &tile_scan},
+      {"handoff", launch<step_of(HANDOFF, DEALT)>, &tile_scan},
+      {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, &tile_scan},
+      {"full", launch<step_of(FULL, DEALT)>, &scan},
+      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan},
+      {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan},
+  };
   const double bytes = 2.0 * N * 4;
   print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
     memcpy_row(r, d_in, d_out, input, back, s, "scan_steps");
-    for (int st = STORE; st <= LAST; ++st) {
-      const double t = median_us(step(runs[st]), s);
-      printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, STEP_NAMES[st], PER_SM, t, bytes / (t * 1e3));
+    for (const Row& row : rows) {
+      const double t = median_us(step(row.run), s);
+      printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);
-      check_and_clear(d_out, *wants[st], back, "scan_steps", STEP_NAMES[st]);
+      check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
     }
   }
   return 0;

@@ -21,6 +21,12 @@
 //             look-ahead warp looks back over 32 predecessors at a time (sleeping 256 ns between
 //             polls of a window with a word not yet published) and publishes the inclusive
 //             prefix: the whole inclusive scan, as the Rust kernel computes it.
+//   lookahead_reduces  the whole scan with the work split otherwise (as CUB's warp-specialized
+//             scan splits it, with one warp for both of its reduce and look-ahead roles): the
+//             look-ahead warp reduces each tile as soon as it lands (the compute warps' region
+//             totals too), publishes its aggregate at once, looks back and hands out the offsets;
+//             the compute warps scan each tile in one pass. A tile's aggregate no longer waits
+//             for the compute warps to finish scanning the tiles before it.
 //
 // Each step twice (or three times), by how the producer gets its tiles (TICKETS):
 //   (dealt)        round-robin: block b takes tiles b, b + grid, b + 2 grid, ...
@@ -56,7 +62,7 @@ constexpr unsigned SLEEP_NS = 256;
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
-enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL };
+enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, AGG_FIRST };
 enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // A step: what the block does and how its producer gets tiles, as one template argument.
 __host__ __device__ constexpr int step_of(int work, int tickets) { return work + 8 * tickets; }
@@ -187,6 +193,43 @@ __device__ void look_ahead(const Ring& r, const Args& a, int lane) {
   }
 }
 
+// Warp 1 (lookahead_reduces): per tile, as soon as it lands, the compute warps' region totals
+// (the lanes read the tile striped: rows 3w .. 3w + 2 of 32 chunks are region w), the aggregate
+// published at once, then the look-back, the prefix, and the compute warps' offsets.
+__device__ void look_ahead_reducing(const Ring& r, const Args& a, int lane) {
+  for (size_t k = 0;; ++k) {
+    const int s = int(k % STAGES);
+    mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
+    const size_t tile = size_t(r.ticket[s]);
+    if (tile >= a.tiles) return;
+    const int4* chunks = reinterpret_cast<const int4*>(r.tiles + s * TILE_LEN);
+    int own = 0;  // lane w < WARPS: region w's total
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+      int part = 0;
+#pragma unroll
+      for (int j = 0; j < ROWS; ++j) {
+        const int4 c = chunks[(w * ROWS + j) * 32 + lane];
+        part += c.x + c.y + c.z + c.w;
+      }
+      const int total = warp_sum(part);
+      if (lane == w) own = total;
+    }
+    const int inclusive = warp_inclusive(own, lane);
+    const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
+    int prefix = 0;
+    if (tile == 0) {
+      if (lane == 0) publish(a, tile, PREFIX, aggregate);
+    } else {
+      if (lane == 0) publish(a, tile, AGGREGATE, aggregate);
+      prefix = look_back(a, tile, lane);
+      if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
+    }
+    if (lane < WARPS) r.offsets[s * WARPS + lane] = prefix + inclusive - own;
+    mbar_arrive(&r.ready[s]);
+  }
+}
+
 // The lane's chunks of compute warp cw's region of stage s, blocked (lane owns ITEMS in a row).
 __device__ __forceinline__ int blocked_at(int s, int cw, int lane, int row) {
   return s * TILE_LEN + cw * 32 * ITEMS + lane * ITEMS + row * 4;
@@ -301,6 +344,19 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
         store_and_give_back(r, a, tile, s, cw, lane);
       }
     }
+  } else if constexpr (work_of(STEP) == AGG_FIRST) {
+    // One pass a tile: the offset comes from the look-ahead warp, which reduced the tile itself.
+    for (size_t k = 0;; ++k) {
+      const int s = int(k % STAGES);
+      const unsigned parity = unsigned(k / STAGES) & 1;
+      mbar_wait(&r.full[s], parity);
+      const size_t tile = size_t(r.ticket[s]);
+      if (tile >= a.tiles) return;
+      const int own = lane_total(r, s, cw, lane);
+      const int before = warp_inclusive(own, lane) - own;
+      mbar_wait(&r.ready[s], parity);
+      scan_and_store(r, a, tile, s, cw, lane, r.offsets[s * WARPS + cw] + before);
+    }
   } else {
     // Reduce AHEAD uses ahead of the scan, as the Rust kernel's compute warps do.
     size_t end = SIZE_MAX, next = 0;
@@ -337,7 +393,8 @@ __global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
   if (warp == 0) {
     if (lane == 0) produce<STEP>(r, a);
   } else if (warp == 1) {
-    if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, lane);
+    if (work_of(STEP) == AGG_FIRST) look_ahead_reducing(r, a, lane);
+    else if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, lane);
   } else {
     compute<STEP>(r, a, warp - 2, lane);
   }
@@ -409,6 +466,8 @@ int main(int argc, char** argv) {
       {"full", launch<step_of(FULL, DEALT)>, &scan},
       {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan},
       {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan},
+      {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan},
+      {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan},
   };
   const double bytes = 2.0 * N * 4;
   print_csv_head(p);

@@ -88,6 +88,9 @@ struct Args {
   unsigned* counters;  // [MAX_LAUNCHES], zero; launch `epoch` draws from counters[epoch]
   size_t n, tiles;
   unsigned epoch;
+  // Where not null, the producer leaves here, per block, the tiles it loaded and its SM:
+  // taken[b] = tiles << 8 | smid.
+  unsigned* taken;
 };
 
 __device__ __forceinline__ unsigned long long status_word(unsigned epoch, unsigned flag, int value) {
@@ -163,6 +166,11 @@ __device__ void produce(const Ring& r, const Args& a) {
     r.ticket[s] = int(t < a.tiles ? t : a.tiles);
     if (t >= a.tiles) {
       mbar_arrive(&r.full[s]);
+      if (a.taken) {
+        unsigned sm;
+        asm("mov.u32 %0, %%smid;" : "=r"(sm));
+        a.taken[blockIdx.x] = unsigned(k) << 8 | sm;
+      }
       return;
     }
     const unsigned bytes = unsigned(a.n - t * TILE_LEN < size_t(TILE_LEN) ? (a.n - t * TILE_LEN) * 4 : TILE);
@@ -439,16 +447,48 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // Every launch its own epoch, so that no launch reads an earlier one's status words.
   unsigned epoch = 0;
+  const int grid = PER_SM * p.multiProcessorCount;
+  unsigned* d_taken;
+  CHECK(cudaMalloc(&d_taken, grid * 4));
+  std::vector<unsigned> taken(grid);
+  // For a drawn step: one more launch, recording each block's tiles and SM; a line on stderr
+  // with the spread per block and per SM, and the SMs that took fewest and most.
+  using Run = void (*)(Args, int, cudaStream_t);
+  const auto spread = [&](const char* name, Run run_step) {
+    CHECK(cudaMemset(d_taken, 0, grid * 4));
+    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken}, grid, s);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(taken.data(), d_taken, grid * 4, cudaMemcpyDeviceToHost));
+    // %smid need not be below the SM count: index by it, and keep the SMs that ran a block.
+    std::vector<unsigned> per_block(grid), per_sm(256, 0), blocks_on(256, 0);
+    for (int b = 0; b < grid; ++b) {
+      per_block[b] = taken[b] >> 8;
+      per_sm[taken[b] & 255] += taken[b] >> 8;
+      ++blocks_on[taken[b] & 255];
+    }
+    std::vector<int> sms;
+    for (int i = 0; i < 256; ++i)
+      if (blocks_on[i]) sms.push_back(i);
+    std::sort(sms.begin(), sms.end(), [&](int x, int y) { return per_sm[x] < per_sm[y]; });
+    std::sort(per_block.begin(), per_block.end());
+    fprintf(stderr, "scan_steps: %s tiles per block min %u median %u max %u; per SM min %u (SM %d, %d, %d) max %u (SM %d, %d, %d)\n",
+            name, per_block.front(), per_block[grid / 2], per_block.back(), per_sm[sms[0]], sms[0], sms[1], sms[2],
+            per_sm[sms.back()], sms[sms.size() - 1], sms[sms.size() - 2], sms[sms.size() - 3]);
+    fprintf(stderr, "scan_steps: %s tiles by SM (smid:tiles):", name);
+    for (int i = 0; i < 256; ++i)
+      if (blocks_on[i]) fprintf(stderr, " %d:%u", i, per_sm[i]);
+    fprintf(stderr, "\n");
+  };
   const auto step = [&](auto run_step) {
     return [&, run_step] {
       if (++epoch >= MAX_LAUNCHES) {
         fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
         exit(2);
       }
-      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch}, PER_SM * p.multiProcessorCount, s);
+      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr}, grid, s);
     };
   };
-  using Run = void (*)(Args, int, cudaStream_t);
   struct Row {
     const char* name;
     Run run;
@@ -478,6 +518,10 @@ int main(int argc, char** argv) {
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);
       check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+      if (strstr(row.name, "_drawn") && !strstr(row.name, "lookahead_reduces")) {
+        spread(row.name, row.run);
+        check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+      }
     }
   }
   return 0;

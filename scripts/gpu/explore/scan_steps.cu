@@ -1,6 +1,8 @@
-// Exploration for issue 37 on the H200: of the time `lookback_warpspec_8x12x6` adds to its data
-// path (8.5-9.7 % there, 1.6-2.5 % on the H100), how much is the compute warps' own work on a
-// tile, how much the hand-off to the look-ahead warp, and how much the look-back across blocks?
+// Exploration for issue 37: of the time `lookback_warpspec_8x12x6` takes over a device-to-device
+// copy, how much is the data path, how much the compute warps' own work on a tile, how much the
+// hand-off to the look-ahead warp, and how much the look-back across blocks? (On an H100, with
+// drawn tiles, all but the look-back run at cudaMemcpy's speed and the look-back adds about 5 %:
+// docs/scan-warpspec.md, docs/measurements/2026-11-27-h100/scan-steps-*.)
 // One kernel, the Rust scan's block in CUDA C, built up a step at a time (STEP):
 //
 //   store     the data path: the ring filled by the bulk-copy engine, emptied by 8 compute warps'

@@ -1,7 +1,8 @@
 //! The shell scripts (`scripts/`, `x`, `.ci/run`): every one parses (`bash -n`), so a script the
-//! GPU machine runs once a session does not fail there on a typo; and the GPU scripts that check
+//! GPU machine runs once a session does not fail there on a typo; the GPU scripts that check
 //! their input refuse bad input in one line with exit status 2 before they look for a GPU or a
-//! toolkit.
+//! toolkit; and `copy_bound.sh`'s summary, rerun on the committed runs, prints their committed
+//! `summary.txt` (the figures the docs quote).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -90,10 +91,58 @@ fn copy_bound_refuses_bad_programs() -> Result<(), Failed> {
     )
 }
 
+/// `scripts/gpu/copy_bound_summary.py` on every committed run folder whose `summary.txt` it wrote
+/// (its header line) prints that file again, byte for byte; and without a folder it refuses in
+/// one line, exit 2.
+fn copy_bound_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
+    let script = Path::new(ROOT).join("scripts/gpu/copy_bound_summary.py");
+    let run = |arg: &Path| Command::new("python3").arg(&script).arg(arg).output();
+    let mut checked = 0;
+    let measurements = Path::new(ROOT).join("docs/measurements");
+    let mut days: Vec<_> = std::fs::read_dir(&measurements)?.collect::<Result<_, _>>()?;
+    days.sort_by_key(|e| e.path());
+    for day in days.iter().filter(|d| d.path().is_dir()) {
+        for folder in std::fs::read_dir(day.path())? {
+            let folder = folder?.path();
+            let Ok(committed) = std::fs::read_to_string(folder.join("summary.txt")) else { continue };
+            if !committed.starts_with("kernel ") || !committed.lines().next().is_some_and(|l| l.contains("× copy")) {
+                continue;
+            }
+            let out = run(&folder).map_err(|e| format!("cannot run python3 {}: {e}", script.display()))?;
+            let printed = String::from_utf8_lossy(&out.stdout);
+            if !out.status.success() || printed != committed {
+                return Err(format!(
+                    "{}: copy_bound_summary.py printed (exit {:?})\n{printed}\nbut summary.txt holds\n{committed}",
+                    folder.display(),
+                    out.status.code()
+                )
+                .into());
+            }
+            checked += 1;
+        }
+    }
+    if checked < 5 {
+        return Err(format!("only {checked} committed summaries found; expected the 5 scan-steps runs at least").into());
+    }
+    let out = run(&measurements.join("no-such-run")).map_err(|e| format!("cannot run python3: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = "copy_bound_summary.py: give one folder, copy_bound.sh's OUT\n";
+    if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
+        return Err(
+            format!("no folder: expected exit 2 and {want:?}, got {:?}, stderr {err:?}", out.status.code()).into()
+        );
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
         Trial::test("scripts::copy_bound_refuses_bad_rounds", copy_bound_refuses_bad_rounds),
         Trial::test("scripts::copy_bound_refuses_bad_programs", copy_bound_refuses_bad_programs),
+        Trial::test(
+            "scripts::copy_bound_summary_reproduces_the_committed_ones",
+            copy_bound_summary_reproduces_the_committed_ones,
+        ),
     ]
 }

@@ -417,22 +417,52 @@ void launch(Args a, int grid, cudaStream_t s) {
   scan_step<STEP><<<grid, THREADS, STAGES * TILE, s>>>(a);
 }
 
+// The input (a fixed xorshift sequence in -100..100), each tile's own inclusive scan, and the
+// inclusive scan, wrapping as int32 does on the GPU.
+void reference_data(std::vector<int>& input, std::vector<int>& tile_scan, std::vector<int>& scan) {
+  uint32_t x = 0x2545F491u;
+  unsigned run = 0, tile_run = 0;
+  for (size_t i = 0; i < input.size(); ++i) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    input[i] = int(x % 201) - 100;
+    if (i % TILE_LEN == 0) tile_run = 0;
+    run += unsigned(input[i]), tile_run += unsigned(input[i]);
+    scan[i] = int(run), tile_scan[i] = int(tile_run);
+  }
+}
+
+// Two lines on stderr from the producers' record of one launch (taken[b] = tiles << 8 | smid):
+// the tiles per block and per SM (fewest, median, most, and the SMs at each end), then every
+// SM's tiles. %smid need not be below the SM count: indexed by it, keeping the SMs that ran.
+void print_tile_spread(const char* name, const std::vector<unsigned>& taken) {
+  std::vector<unsigned> per_block, per_sm(256, 0), blocks_on(256, 0);
+  for (unsigned t : taken) {
+    per_block.push_back(t >> 8);
+    per_sm[t & 255] += t >> 8;
+    ++blocks_on[t & 255];
+  }
+  std::vector<int> sms;
+  for (int i = 0; i < 256; ++i)
+    if (blocks_on[i]) sms.push_back(i);
+  std::sort(sms.begin(), sms.end(), [&](int x, int y) { return per_sm[x] < per_sm[y]; });
+  std::sort(per_block.begin(), per_block.end());
+  const size_t last = sms.size() - 1;
+  fprintf(stderr,
+          "scan_steps: %s tiles per block min %u median %u max %u; per SM min %u (SM %d, %d, %d) max %u (SM %d, %d, %d)\n",
+          name, per_block.front(), per_block[per_block.size() / 2], per_block.back(), per_sm[sms[0]], sms[0], sms[1],
+          sms[2], per_sm[sms[last]], sms[last], sms[last - 1], sms[last - 2]);
+  fprintf(stderr, "scan_steps: %s tiles by SM (smid:tiles):", name);
+  for (int i = 0; i < 256; ++i)
+    if (blocks_on[i]) fprintf(stderr, " %d:%u", i, per_sm[i]);
+  fprintf(stderr, "\n");
+}
+
 int main(int argc, char** argv) {
   const int rounds = rounds_arg(argc, argv, "scan_steps");
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
   std::vector<int> input(N), back(N), tile_scan(N), scan(N);
-  uint32_t x = 0x2545F491u;
-  for (size_t i = 0; i < N; ++i) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    input[i] = int(x % 201) - 100;
-  }
-  unsigned run = 0, tile_run = 0;
-  for (size_t i = 0; i < N; ++i) {
-    if (i % TILE_LEN == 0) tile_run = 0;
-    run += unsigned(input[i]), tile_run += unsigned(input[i]);
-    scan[i] = int(run), tile_scan[i] = int(tile_run);
-  }
+  reference_data(input, tile_scan, scan);
   const size_t tiles = (N + TILE_LEN - 1) / TILE_LEN;
   int *d_in, *d_out;
   unsigned long long* d_status;
@@ -453,8 +483,7 @@ int main(int argc, char** argv) {
   unsigned* d_taken;
   CHECK(cudaMalloc(&d_taken, grid * 4));
   std::vector<unsigned> taken(grid);
-  // For a drawn step: one more launch, recording each block's tiles and SM; a line on stderr
-  // with the spread per block and per SM, and the SMs that took fewest and most.
+  // For a drawn step: one more launch, recording each block's tiles and SM (print_tile_spread).
   using Run = void (*)(Args, int, cudaStream_t);
   const auto spread = [&](const char* name, Run run_step) {
     CHECK(cudaMemset(d_taken, 0, grid * 4));
@@ -462,25 +491,7 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(taken.data(), d_taken, grid * 4, cudaMemcpyDeviceToHost));
-    // %smid need not be below the SM count: index by it, and keep the SMs that ran a block.
-    std::vector<unsigned> per_block(grid), per_sm(256, 0), blocks_on(256, 0);
-    for (int b = 0; b < grid; ++b) {
-      per_block[b] = taken[b] >> 8;
-      per_sm[taken[b] & 255] += taken[b] >> 8;
-      ++blocks_on[taken[b] & 255];
-    }
-    std::vector<int> sms;
-    for (int i = 0; i < 256; ++i)
-      if (blocks_on[i]) sms.push_back(i);
-    std::sort(sms.begin(), sms.end(), [&](int x, int y) { return per_sm[x] < per_sm[y]; });
-    std::sort(per_block.begin(), per_block.end());
-    fprintf(stderr, "scan_steps: %s tiles per block min %u median %u max %u; per SM min %u (SM %d, %d, %d) max %u (SM %d, %d, %d)\n",
-            name, per_block.front(), per_block[grid / 2], per_block.back(), per_sm[sms[0]], sms[0], sms[1], sms[2],
-            per_sm[sms.back()], sms[sms.size() - 1], sms[sms.size() - 2], sms[sms.size() - 3]);
-    fprintf(stderr, "scan_steps: %s tiles by SM (smid:tiles):", name);
-    for (int i = 0; i < 256; ++i)
-      if (blocks_on[i]) fprintf(stderr, " %d:%u", i, per_sm[i]);
-    fprintf(stderr, "\n");
+    print_tile_spread(name, taken);
   };
   const auto step = [&](auto run_step) {
     return [&, run_step] {
@@ -495,21 +506,22 @@ int main(int argc, char** argv) {
     const char* name;
     Run run;
     const std::vector<int>* want;
+    bool spread;  // one more launch, counting each block's tiles (the drawn steps)
   };
   const Row rows[] = {
-      {"store", launch<step_of(STORE, DEALT)>, &input},
-      {"store_drawn", launch<step_of(STORE, DRAWN)>, &input},
-      {"one_pass", launch<step_of(ONE_PASS, DEALT)>, &tile_scan},
-      {"one_pass_drawn", launch<step_of(ONE_PASS, DRAWN)>, &tile_scan},
-      {"two_pass", launch<step_of(TWO_PASS, DEALT)>, &tile_scan},
-      {"two_pass_drawn", launch<step_of(TWO_PASS, DRAWN)>, &tile_scan},
-      {"handoff", launch<step_of(HANDOFF, DEALT)>, &tile_scan},
-      {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, &tile_scan},
-      {"full", launch<step_of(FULL, DEALT)>, &scan},
-      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan},
-      {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan},
-      {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan},
-      {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan},
+      {"store", launch<step_of(STORE, DEALT)>, &input, false},
+      {"store_drawn", launch<step_of(STORE, DRAWN)>, &input, true},
+      {"one_pass", launch<step_of(ONE_PASS, DEALT)>, &tile_scan, false},
+      {"one_pass_drawn", launch<step_of(ONE_PASS, DRAWN)>, &tile_scan, true},
+      {"two_pass", launch<step_of(TWO_PASS, DEALT)>, &tile_scan, false},
+      {"two_pass_drawn", launch<step_of(TWO_PASS, DRAWN)>, &tile_scan, true},
+      {"handoff", launch<step_of(HANDOFF, DEALT)>, &tile_scan, false},
+      {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, &tile_scan, true},
+      {"full", launch<step_of(FULL, DEALT)>, &scan, false},
+      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan, true},
+      {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan, true},
+      {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan, false},
+      {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan, false},
   };
   const double bytes = 2.0 * N * 4;
   print_csv_head(p);
@@ -520,7 +532,7 @@ int main(int argc, char** argv) {
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);
       check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
-      if (strstr(row.name, "_drawn") && !strstr(row.name, "lookahead_reduces")) {
+      if (row.spread) {
         spread(row.name, row.run);
         check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
       }

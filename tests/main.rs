@@ -21,7 +21,7 @@
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
 //! | [`driver`] | a binary starts with no NVIDIA driver and no library path and runs on the emulator; a driver without a device gives one line; no executable needs libcuda (its ELF) | nothing (a C compiler builds the stand-in drivers) |
 //! | [`shared_host`] | issue 41: a harness cache another user could have written to (a folder or program writable by others, or theirs; the old cache in the shared temp folder) is refused in one line, exit 2, or never looked at; `reduce` runs as a child process with its own environment | nothing |
-//! | [`scripts`] | every shell script (`scripts/`, `x`, `.ci/run`) parses with `bash -n`; `scripts/gpu/copy_bound.sh` refuses bad `ROUNDS` in one line, exit 2 | bash |
+//! | [`scripts`] | every shell script (`scripts/`, `x`, `.ci/run`) parses with `bash -n`; `scripts/gpu/copy_bound.sh` refuses a bad `ROUNDS` or `PROGRAMS` in one line, exit 2; `copy_bound_summary.py` reprints the committed runs' `summary.txt` | bash, python3 |
 //! | [`twins`] | the CUDA C twin of every classic kernel (`cub/classic.cu`) at 2^20 + 7, against the CPU | a CUDA GPU and nvcc |
 //!
 //! The GPU tests are marked *ignored* when no GPU can be used, and a banner line says

@@ -13,7 +13,7 @@ import sys
 
 
 def rows_of(folder):
-    """(name, round, µs, × copy) for every timed row of the run in `folder`."""
+    """(name, µs, × copy) for every timed row of the run in `folder`, one per round."""
     out = []
     for name in ("copy_kernels.csv", "scan_steps.csv"):
         path = os.path.join(folder, name)
@@ -23,14 +23,14 @@ def rows_of(folder):
         copy = {r[0]: float(r[4]) for r in rows if r[1] == "cudaMemcpy"}
         for r in rows:
             if r[1] != "cudaMemcpy":
-                out.append((" ".join(x for x in r[1:4] if x), r[0], float(r[4]), float(r[4]) / copy[r[0]]))
+                out.append((" ".join(x for x in r[1:4] if x), float(r[4]), float(r[4]) / copy[r[0]]))
     for path in sorted(glob.glob(os.path.join(folder, "scan_round_*", "warpspec_sweep.csv"))):
         rows = list(csv.DictReader(open(path)))
         copy = [float(r["time_us_median"]) for r in rows if r["variant"] == "d2d_copy"]
         for r in rows:
             if r["variant"] != "d2d_copy" and copy:
                 t = float(r["time_us_median"])
-                out.append(("sweep " + r["variant"], path, t, t / copy[0]))
+                out.append(("sweep " + r["variant"], t, t / copy[0]))
     return out
 
 
@@ -39,7 +39,7 @@ def main():
         print("copy_bound_summary.py: give one folder, copy_bound.sh's OUT", file=sys.stderr)
         return 2
     by = {}
-    for name, _, us, ratio in rows_of(sys.argv[1]):
+    for name, us, ratio in rows_of(sys.argv[1]):
         by.setdefault(name, []).append((us, ratio))
     print(f"{'kernel':44s} {'µs':>17s} {'× copy':>13s}")
     for name, v in sorted(by.items(), key=lambda kv: min(t for t, _ in kv[1])):

@@ -66,10 +66,19 @@ constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
 enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, AGG_FIRST };
 enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
-// A step: what the block does and how its producer gets tiles, as one template argument.
-__host__ __device__ constexpr int step_of(int work, int tickets) { return work + 8 * tickets; }
+// How the look-ahead warp looks back (full): 32 predecessors a round trip, sleeping SLEEP_NS
+// between polls (as the Rust kernel); the same without sleeping; 128 a round trip (4 loads a
+// lane in flight), waiting only for the words after the nearest prefix.
+enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128 };
+// A step: what the block does, how its producer gets tiles, how it looks back, and whether it
+// records where the time goes (PROBED: one more launch, Probe below), as one template argument.
+__host__ __device__ constexpr int step_of(int work, int tickets, int look = WINDOW_32, bool probed = false) {
+  return work + 8 * tickets + 32 * look + 128 * probed;
+}
 __host__ __device__ constexpr int work_of(int step) { return step % 8; }
-__host__ __device__ constexpr int tickets_of(int step) { return step / 8; }
+__host__ __device__ constexpr int tickets_of(int step) { return step / 8 % 4; }
+__host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
+__host__ __device__ constexpr bool probed(int step) { return step >= 128; }
 // The launches a run makes, each with its own zeroed ticket counter.
 constexpr unsigned MAX_LAUNCHES = 4096;
 
@@ -93,7 +102,32 @@ struct Args {
   // Where not null, the producer leaves here, per block, the tiles it loaded and its SM:
   // taken[b] = tiles << 8 | smid.
   unsigned* taken;
+  // A probed step's sums over every block (PROBE_* below); zero before the launch.
+  unsigned long long* probe;
 };
+
+// What a probed step adds up (SM clock cycles from clock64; the look-ahead warp's lane 0 and
+// compute warp 0's lane 0, summed over blocks). HIST + w: look-backs that took w round trips
+// (31: 31 or more).
+enum Probe {
+  PROBE_TILES,           // tiles the look-ahead warps looked back for
+  PROBE_SUMMED_WAIT,     // look-ahead warp: cycles waiting for the compute warps' totals
+  PROBE_LOOK_BACK,       // look-ahead warp: cycles in the look-back
+  PROBE_TRIPS,           // look-back round trips (windows read)
+  PROBE_POLLS,           // polls of a window with a word not yet published
+  PROBE_DISTANCE,        // tiles back to the nearest inclusive prefix
+  PROBE_SCANNED,         // tiles compute warp 0 scanned
+  PROBE_FULL_WAIT,       // compute warp 0: cycles waiting for a tile's load (first pass)
+  PROBE_READY_WAIT,      // compute warp 0: cycles waiting for the offsets (second pass)
+  PROBE_CLOCK0, PROBE_CLOCK1, PROBE_TIMER0, PROBE_TIMER1,  // block 0's clock64 and globaltimer
+  PROBE_HIST = 16,
+  PROBE_WORDS = PROBE_HIST + 32
+};
+__device__ __forceinline__ unsigned long long global_timer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 __device__ __forceinline__ unsigned long long status_word(unsigned epoch, unsigned flag, int value) {
   return (static_cast<unsigned long long>(epoch << 2 | flag) << 32) | unsigned(value);
@@ -128,27 +162,84 @@ __device__ __forceinline__ int warp_sum(int v) {
 }
 __device__ __forceinline__ void compute_barrier() { asm volatile("bar.sync 1, %0;" ::"r"(WARPS * 32) : "memory"); }
 
+// What a probed look-back counts (every lane the same).
+struct Walk {
+  unsigned trips = 0, polls = 0;
+  long distance = 0;
+};
+
 // The exclusive prefix of `tile` over its predecessors: the decoupled look-back by one warp,
-// 32 predecessors a round trip (the Rust `look_back`).
-__device__ int look_back(const Args& a, size_t tile, int lane) {
+// 32 predecessors a round trip (the Rust `look_back`); SPIN: polls without sleeping.
+template <bool SPIN>
+__device__ int look_back(const Args& a, size_t tile, int lane, Walk& walk) {
   int exclusive = 0;
   long end = long(tile);
   while (true) {
     const long pred = end - 32 + lane;
     unsigned long long w = status_or_prefix(a, pred);
-    while (!__all_sync(~0u, status_flag(w, a.epoch) != INVALID))
+    ++walk.trips;
+    while (!__all_sync(~0u, status_flag(w, a.epoch) != INVALID)) {
+      ++walk.polls;
       if (status_flag(w, a.epoch) == INVALID) {
-        __nanosleep(SLEEP_NS);
+        if (!SPIN) __nanosleep(SLEEP_NS);
         w = status_or_prefix(a, pred);
       }
+    }
     const int value = int(unsigned(w));
     const unsigned prefixes = __ballot_sync(~0u, status_flag(w, a.epoch) == PREFIX);
     if (prefixes) {
       const int nearest = 31 - __clz(prefixes);
+      walk.distance = long(tile) - (end - 32 + nearest);
       return exclusive + warp_sum(lane >= nearest ? value : 0);
     }
     exclusive += warp_sum(value);
     end -= 32;
+  }
+}
+
+// The same, 128 predecessors a round trip: lane l reads end - 128 + 32 j + l for j = 0..3, all
+// four loads in flight at once. Only the words after the nearest inclusive prefix must be
+// published (an older word is never added); polls reload the words still unpublished.
+__device__ int look_back_wide(const Args& a, size_t tile, int lane, Walk& walk) {
+  constexpr int J = 4;
+  int exclusive = 0;
+  long end = long(tile);
+  while (true) {
+    unsigned long long w[J];
+#pragma unroll
+    for (int j = 0; j < J; ++j) w[j] = status_or_prefix(a, end - 32 * (J - j) + lane);
+    ++walk.trips;
+    while (true) {
+      // The nearest prefix: the highest lane of the highest j with one (j = J: none).
+      int pj = -1, nearest = 0;
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const unsigned prefixes = __ballot_sync(~0u, status_flag(w[j], a.epoch) == PREFIX);
+        if (prefixes) pj = j, nearest = 31 - __clz(prefixes);
+      }
+      bool missing = false;  // a word this lane must add, not yet published
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+        if ((j > pj || (j == pj && lane >= nearest)) && status_flag(w[j], a.epoch) == INVALID) missing = true;
+      if (!__any_sync(~0u, missing)) {
+        int part = 0;
+#pragma unroll
+        for (int j = 0; j < J; ++j)
+          if (j > pj || (j == pj && lane >= nearest)) part += int(unsigned(w[j]));
+        exclusive += warp_sum(part);
+        if (pj >= 0) {
+          walk.distance = long(tile) - (end - 32 * (J - pj) + nearest);
+          return exclusive;
+        }
+        break;
+      }
+      ++walk.polls;
+      __nanosleep(SLEEP_NS);
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+        if (status_flag(w[j], a.epoch) == INVALID) w[j] = status_or_prefix(a, end - 32 * (J - j) + lane);
+    }
+    end -= 32 * J;
   }
 }
 
@@ -185,21 +276,39 @@ __device__ void produce(const Ring& r, const Args& a) {
 // look-back (full) or with a prefix of 0 (handoff).
 template <int STEP>
 __device__ void look_ahead(const Ring& r, const Args& a, int lane) {
+  // Probed: the sums of Probe's look-ahead words, and the histogram (lane w: trips == w).
+  unsigned long long tiles = 0, summed_wait = 0, in_look_back = 0, trips = 0, polls = 0, distance = 0, hist = 0;
   for (size_t k = 0;; ++k) {
     const int s = int(k % STAGES);
+    const long long t0 = probed(STEP) ? clock64() : 0;
     mbar_wait(&r.summed[s], unsigned(k / STAGES) & 1);
     const size_t tile = size_t(r.ticket[s]);
-    if (tile >= a.tiles) return;
+    if (tile >= a.tiles) break;
     const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
     const int inclusive = warp_inclusive(own, lane);
     int prefix = 0;
     if (work_of(STEP) == FULL && tile > 0) {
-      prefix = look_back(a, tile, lane);
+      const long long t1 = probed(STEP) ? clock64() : 0;
+      Walk walk;
+      if (look_of(STEP) == WINDOW_128) prefix = look_back_wide(a, tile, lane, walk);
+      else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN>(a, tile, lane, walk);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
       if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
+      if (probed(STEP)) {
+        ++tiles, summed_wait += t1 - t0, in_look_back += clock64() - t1;
+        trips += walk.trips, polls += walk.polls, distance += walk.distance;
+        hist += lane == int(min(walk.trips, 31u));
+      }
     }
     if (lane < WARPS) r.offsets[s * WARPS + lane] = prefix + inclusive - own;
     mbar_arrive(&r.ready[s]);
+  }
+  if (probed(STEP)) {
+    if (lane == 0) {
+      const unsigned long long sums[] = {tiles, summed_wait, in_look_back, trips, polls, distance};
+      for (int i = 0; i < 6; ++i) atomicAdd(a.probe + PROBE_TILES + i, sums[i]);
+    }
+    atomicAdd(a.probe + PROBE_HIST + lane, hist);
   }
 }
 
@@ -291,10 +400,17 @@ __device__ __forceinline__ void scan_and_store(const Ring& r, const Args& a, siz
 // The first pass of two_pass, handoff and full over use k: the warp's total to shared, then
 // (after the compute warps' barrier) compute warp 0 publishes the aggregate (full) and hands the
 // tile on (handoff, full). False at the end ticket.
+// Probed, compute warp 0 adds up its waits (Probe's compute words).
+struct Waits {
+  unsigned long long scanned = 0, full = 0, ready = 0;
+};
+
 template <int STEP>
-__device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane) {
+__device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane, Waits& waits) {
   const int s = int(k % STAGES);
+  const long long t0 = probed(STEP) ? clock64() : 0;
   mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
+  if (probed(STEP)) waits.full += clock64() - t0;
   const size_t tile = size_t(r.ticket[s]);
   if (tile >= a.tiles) {
     if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) mbar_arrive(&r.summed[s]);
@@ -317,7 +433,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane)
 // The second pass over use k: the lane total and warp scan again, the warp's offset (from the
 // totals in two_pass, from the look-ahead warp after), the scan in place and the store.
 template <int STEP>
-__device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int lane) {
+__device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int lane, Waits& waits) {
   const int s = int(k % STAGES);
   const int own = lane_total(r, s, cw, lane);
   const int before = warp_inclusive(own, lane) - own;
@@ -326,7 +442,9 @@ __device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int l
   if (work_of(STEP) == TWO_PASS) {
     for (int w = 0; w < cw; ++w) offset += r.totals[s * WARPS + w];
   } else {
+    const long long t0 = probed(STEP) ? clock64() : 0;
     mbar_wait(&r.ready[s], unsigned(k / STAGES) & 1);
+    if (probed(STEP)) waits.ready += clock64() - t0, ++waits.scanned;
     offset = r.offsets[s * WARPS + cw];
   }
   scan_and_store(r, a, tile, s, cw, lane, offset + before);
@@ -369,15 +487,22 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
     }
   } else {
     // Reduce AHEAD uses ahead of the scan, as the Rust kernel's compute warps do.
+    Waits waits;
     size_t end = SIZE_MAX, next = 0;
     for (; next < AHEAD && end == SIZE_MAX; ++next)
-      if (!reduce<STEP>(r, a, next, cw, lane)) end = next;
+      if (!reduce<STEP>(r, a, next, cw, lane, waits)) end = next;
     for (size_t k = 0; k < end; ++k) {
       if (end == SIZE_MAX) {
-        if (!reduce<STEP>(r, a, next, cw, lane)) end = next;
+        if (!reduce<STEP>(r, a, next, cw, lane, waits)) end = next;
         ++next;
       }
-      scan_store<STEP>(r, a, k, cw, lane);
+      scan_store<STEP>(r, a, k, cw, lane, waits);
+    }
+    if (probed(STEP) && cw == 0 && lane == 0) {
+      atomicAdd(a.probe + PROBE_SCANNED, waits.scanned);
+      atomicAdd(a.probe + PROBE_FULL_WAIT, waits.full);
+      atomicAdd(a.probe + PROBE_READY_WAIT, waits.ready);
+      if (blockIdx.x == 0) a.probe[PROBE_CLOCK1] = clock64(), a.probe[PROBE_TIMER1] = global_timer();
     }
   }
 }
@@ -399,6 +524,8 @@ __global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
     fence_barrier_init();
   }
   __syncthreads();
+  if (probed(STEP) && blockIdx.x == 0 && threadIdx.x == 0)
+    a.probe[PROBE_CLOCK0] = clock64(), a.probe[PROBE_TIMER0] = global_timer();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == 0) {
     if (lane == 0) produce<STEP>(r, a);
@@ -457,6 +584,24 @@ void print_tile_spread(const char* name, const std::vector<unsigned>& taken) {
   fprintf(stderr, "\n");
 }
 
+// One line on stderr from a probed launch's sums (Probe): where the look-ahead warp's and
+// compute warp 0's time goes per tile, in ns at the clock block 0 ran at, and how many round
+// trips the look-backs took.
+void print_probe(const char* name, const std::vector<unsigned long long>& p) {
+  const double ghz = double(p[PROBE_CLOCK1] - p[PROBE_CLOCK0]) / double(p[PROBE_TIMER1] - p[PROBE_TIMER0]);
+  const double tiles = double(p[PROBE_TILES]), scanned = double(p[PROBE_SCANNED]);
+  fprintf(stderr,
+          "scan_steps: %s probe: clock %.3f GHz; look-ahead warp per tile: waits for totals %.0f ns, looks back "
+          "%.0f ns, %.2f round trips, %.2f polls, nearest prefix %.1f tiles back; compute warp 0 per tile: waits "
+          "for the load %.0f ns, for the offsets %.0f ns; round trips (count:look-backs)",
+          name, ghz, p[PROBE_SUMMED_WAIT] / ghz / tiles, p[PROBE_LOOK_BACK] / ghz / tiles, p[PROBE_TRIPS] / tiles,
+          p[PROBE_POLLS] / tiles, p[PROBE_DISTANCE] / tiles, p[PROBE_FULL_WAIT] / ghz / scanned,
+          p[PROBE_READY_WAIT] / ghz / scanned);
+  for (int w = 0; w < 32; ++w)
+    if (p[PROBE_HIST + w]) fprintf(stderr, " %d%s:%llu", w, w == 31 ? "+" : "", p[PROBE_HIST + w]);
+  fprintf(stderr, "\n");
+}
+
 int main(int argc, char** argv) {
   const int rounds = rounds_arg(argc, argv, "scan_steps");
   cudaDeviceProp p;
@@ -471,6 +616,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_out, N * 4));
   CHECK(cudaMalloc(&d_status, tiles * 8));
   CHECK(cudaMalloc(&d_counters, MAX_LAUNCHES * 4));
+  unsigned long long* d_probe;
+  CHECK(cudaMalloc(&d_probe, PROBE_WORDS * 8));
+  std::vector<unsigned long long> sums(PROBE_WORDS);
   CHECK(cudaMemset(d_counters, 0, MAX_LAUNCHES * 4));
   CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemset(d_out, 0, N * 4));
@@ -487,11 +635,20 @@ int main(int argc, char** argv) {
   using Run = void (*)(Args, int, cudaStream_t);
   const auto spread = [&](const char* name, Run run_step) {
     CHECK(cudaMemset(d_taken, 0, grid * 4));
-    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken}, grid, s);
+    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken, nullptr}, grid, s);
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(taken.data(), d_taken, grid * 4, cudaMemcpyDeviceToHost));
     print_tile_spread(name, taken);
+  };
+  // For a probed step: one launch of its probed twin (print_probe).
+  const auto probe = [&](const char* name, Run run_probed) {
+    CHECK(cudaMemset(d_probe, 0, PROBE_WORDS * 8));
+    run_probed(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, nullptr, d_probe}, grid, s);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(sums.data(), d_probe, PROBE_WORDS * 8, cudaMemcpyDeviceToHost));
+    print_probe(name, sums);
   };
   const auto step = [&](auto run_step) {
     return [&, run_step] {
@@ -499,14 +656,15 @@ int main(int argc, char** argv) {
         fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
         exit(2);
       }
-      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr}, grid, s);
+      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr, nullptr}, grid, s);
     };
   };
   struct Row {
     const char* name;
     Run run;
     const std::vector<int>* want;
-    bool spread;  // one more launch, counting each block's tiles (the drawn steps)
+    bool spread;      // one more launch, counting each block's tiles (the drawn steps)
+    Run probed = nullptr;  // one more launch, the step's probed twin
   };
   const Row rows[] = {
       {"store", launch<step_of(STORE, DEALT)>, &input, false},
@@ -518,7 +676,11 @@ int main(int argc, char** argv) {
       {"handoff", launch<step_of(HANDOFF, DEALT)>, &tile_scan, false},
       {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, &tile_scan, true},
       {"full", launch<step_of(FULL, DEALT)>, &scan, false},
-      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan, true},
+      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan, true, launch<step_of(FULL, DRAWN, WINDOW_32, true)>},
+      {"full_drawn_spin", launch<step_of(FULL, DRAWN, WINDOW_32_SPIN)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32_SPIN, true)>},
+      {"full_drawn_wide", launch<step_of(FULL, DRAWN, WINDOW_128)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_128, true)>},
       {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan, true},
       {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan, false},
       {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan, false},
@@ -534,6 +696,10 @@ int main(int argc, char** argv) {
       check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
       if (row.spread) {
         spread(row.name, row.run);
+        check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+      }
+      if (row.probed) {
+        probe(row.name, row.probed);
         check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
       }
     }

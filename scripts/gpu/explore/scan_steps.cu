@@ -341,7 +341,8 @@ __device__ void look_ahead_reducing(const Ring& r, const Args& a, int lane) {
       if (lane == 0) publish(a, tile, PREFIX, aggregate);
     } else {
       if (lane == 0) publish(a, tile, AGGREGATE, aggregate);
-      prefix = look_back(a, tile, lane);
+      Walk walk;
+      prefix = look_back<false>(a, tile, lane, walk);
       if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
     }
     if (lane < WARPS) r.offsets[s * WARPS + lane] = prefix + inclusive - own;

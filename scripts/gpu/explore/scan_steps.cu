@@ -58,9 +58,9 @@ constexpr size_t N = size_t(1) << 28;
 constexpr int WARPS = 8, ROWS = 3, ITEMS = 4 * ROWS, STAGES = 6, AHEAD = STAGES - 2;
 constexpr int TILE_LEN = WARPS * 32 * ITEMS;  // int32 per tile
 constexpr int TILE = TILE_LEN * 4;            // bytes per tile
-constexpr int THREADS = (WARPS + 2) * 32;
 constexpr int PER_SM = 3;
 constexpr unsigned SLEEP_NS = 256;
+static_assert(STAGES % 2 == 0, "two look-ahead warps take the uses in turn: each stage must stay one warp's");
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
@@ -70,15 +70,25 @@ enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // between polls (as the Rust kernel); the same without sleeping; 128 a round trip (4 loads a
 // lane in flight), waiting only for the words after the nearest prefix.
 enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128 };
-// A step: what the block does, how its producer gets tiles, how it looks back, and whether it
-// records where the time goes (PROBED: one more launch, Probe below), as one template argument.
-__host__ __device__ constexpr int step_of(int work, int tickets, int look = WINDOW_32, bool probed = false) {
-  return work + 8 * tickets + 32 * look + 128 * probed;
+// Where tile t's status word lies (full): status[t * STRIDE], STRIDE 1 (packed, as the Rust
+// kernel: 16 words a 128-byte line), 4 (one a 32-byte sector) or 16 (one a line).
+enum Spacing { PACKED, SECTOR, LINE };
+__host__ __device__ constexpr int stride_words(int spacing) { return spacing == LINE ? 16 : spacing == SECTOR ? 4 : 1; }
+// A step: what the block does, how its producer gets tiles, how it looks back, whether it
+// records where the time goes (PROBED: one more launch, Probe below), how its status words lie,
+// and how many look-ahead warps share the tiles (1, or 2 taking uses in turn), as one template
+// argument.
+__host__ __device__ constexpr int step_of(int work, int tickets, int look = WINDOW_32, bool probed = false,
+                                          int spacing = PACKED, int lookers = 1) {
+  return work + 8 * tickets + 32 * look + 128 * probed + 256 * spacing + 1024 * (lookers - 1);
 }
 __host__ __device__ constexpr int work_of(int step) { return step % 8; }
 __host__ __device__ constexpr int tickets_of(int step) { return step / 8 % 4; }
 __host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
-__host__ __device__ constexpr bool probed(int step) { return step >= 128; }
+__host__ __device__ constexpr bool probed(int step) { return step / 128 % 2; }
+__host__ __device__ constexpr int stride_of(int step) { return stride_words(step / 256 % 4); }
+__host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024; }
+__host__ __device__ constexpr int threads_of(int step) { return (WARPS + 1 + lookers_of(step)) * 32; }
 // The launches a run makes, each with its own zeroed ticket counter.
 constexpr unsigned MAX_LAUNCHES = 4096;
 
@@ -89,6 +99,7 @@ struct Ring {
   int* ticket;   // [STAGES]
   int* totals;   // [STAGES][WARPS]
   int* offsets;  // [STAGES][WARPS]
+  int* end_use;  // the use that got the end ticket (two look-ahead warps: the other one stops too)
   unsigned long long *full, *summed, *ready, *empty;
 };
 
@@ -136,14 +147,16 @@ __device__ __forceinline__ unsigned status_flag(unsigned long long w, unsigned e
   const unsigned hi = unsigned(w >> 32);
   return hi >> 2 == epoch ? (hi & 3) : INVALID;
 }
+template <int STRIDE = 1>
 __device__ __forceinline__ void publish(const Args& a, size_t tile, unsigned flag, int value) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.status + tile), "l"(status_word(a.epoch, flag, value))
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.status + tile * STRIDE), "l"(status_word(a.epoch, flag, value))
                : "memory");
 }
+template <int STRIDE = 1>
 __device__ __forceinline__ unsigned long long status_or_prefix(const Args& a, long pred) {
   if (pred < 0) return status_word(a.epoch, PREFIX, 0);
   unsigned long long w;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(a.status + pred) : "memory");
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(a.status + pred * STRIDE) : "memory");
   return w;
 }
 
@@ -169,20 +182,21 @@ struct Walk {
 };
 
 // The exclusive prefix of `tile` over its predecessors: the decoupled look-back by one warp,
-// 32 predecessors a round trip (the Rust `look_back`); SPIN: polls without sleeping.
-template <bool SPIN>
+// 32 predecessors a round trip (the Rust `look_back`); SPIN: polls without sleeping; STRIDE:
+// words apart.
+template <bool SPIN, int STRIDE = 1>
 __device__ int look_back(const Args& a, size_t tile, int lane, Walk& walk) {
   int exclusive = 0;
   long end = long(tile);
   while (true) {
     const long pred = end - 32 + lane;
-    unsigned long long w = status_or_prefix(a, pred);
+    unsigned long long w = status_or_prefix<STRIDE>(a, pred);
     ++walk.trips;
     while (!__all_sync(~0u, status_flag(w, a.epoch) != INVALID)) {
       ++walk.polls;
       if (status_flag(w, a.epoch) == INVALID) {
         if (!SPIN) __nanosleep(SLEEP_NS);
-        w = status_or_prefix(a, pred);
+        w = status_or_prefix<STRIDE>(a, pred);
       }
     }
     const int value = int(unsigned(w));
@@ -273,15 +287,17 @@ __device__ void produce(const Ring& r, const Args& a) {
 }
 
 // Warp 1 (handoff, full): per tile, the compute warps' offsets from their totals, after the
-// look-back (full) or with a prefix of 0 (handoff).
+// look-back (full) or with a prefix of 0 (handoff). With two look-ahead warps, warp 1 + looker
+// takes the uses k = looker, looker + 2, ... (an even ring: each stage always the same warp's).
 template <int STEP>
-__device__ void look_ahead(const Ring& r, const Args& a, int lane) {
+__device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
   // Probed: the sums of Probe's look-ahead words, and the histogram (lane w: trips == w).
   unsigned long long tiles = 0, summed_wait = 0, in_look_back = 0, trips = 0, polls = 0, distance = 0, hist = 0;
-  for (size_t k = 0;; ++k) {
+  for (size_t k = looker;; k += lookers_of(STEP)) {
     const int s = int(k % STAGES);
     const long long t0 = probed(STEP) ? clock64() : 0;
     mbar_wait(&r.summed[s], unsigned(k / STAGES) & 1);
+    if (lookers_of(STEP) == 2 && k >= size_t(*r.end_use)) break;
     const size_t tile = size_t(r.ticket[s]);
     if (tile >= a.tiles) break;
     const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
@@ -291,9 +307,9 @@ __device__ void look_ahead(const Ring& r, const Args& a, int lane) {
       const long long t1 = probed(STEP) ? clock64() : 0;
       Walk walk;
       if (look_of(STEP) == WINDOW_128) prefix = look_back_wide(a, tile, lane, walk);
-      else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN>(a, tile, lane, walk);
+      else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN, stride_of(STEP)>(a, tile, lane, walk);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
-      if (lane == 0) publish(a, tile, PREFIX, prefix + aggregate);
+      if (lane == 0) publish<stride_of(STEP)>(a, tile, PREFIX, prefix + aggregate);
       if (probed(STEP)) {
         ++tiles, summed_wait += t1 - t0, in_look_back += clock64() - t1;
         trips += walk.trips, polls += walk.polls, distance += walk.distance;
@@ -414,7 +430,13 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
   if (probed(STEP)) waits.full += clock64() - t0;
   const size_t tile = size_t(r.ticket[s]);
   if (tile >= a.tiles) {
-    if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) mbar_arrive(&r.summed[s]);
+    if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) {
+      *r.end_use = int(k);
+      mbar_arrive(&r.summed[s]);
+      // Two look-ahead warps: the other one waits for use k + 1 (its stage's last use, k - 5,
+      // scanned already), and stops at end_use.
+      if (lookers_of(STEP) == 2) mbar_arrive(&r.summed[(k + 1) % STAGES]);
+    }
     return false;
   }
   const int inclusive = warp_inclusive(lane_total(r, s, cw, lane), lane);
@@ -424,7 +446,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
     if (work_of(STEP) == FULL) {
       int aggregate = 0;
       for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
-      publish(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+      publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
     }
     mbar_arrive(&r.summed[s]);
   }
@@ -509,13 +531,14 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
 }
 
 template <int STEP>
-__global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
+__global__ void __launch_bounds__(threads_of(STEP), PER_SM) scan_step(Args a) {
   extern __shared__ __align__(128) int ring[];
   __shared__ __align__(8) unsigned long long bars[4 * STAGES];
-  __shared__ int ctrl[STAGES * (1 + 2 * WARPS)];
-  const Ring r{ring, ctrl, ctrl + STAGES, ctrl + STAGES * (1 + WARPS), bars, bars + STAGES, bars + 2 * STAGES,
-               bars + 3 * STAGES};
+  __shared__ int ctrl[STAGES * (1 + 2 * WARPS) + 1];
+  const Ring r{ring,        ctrl, ctrl + STAGES, ctrl + STAGES * (1 + WARPS), ctrl + STAGES * (1 + 2 * WARPS),
+               bars,        bars + STAGES,        bars + 2 * STAGES,          bars + 3 * STAGES};
   if (threadIdx.x == 0) {
+    *r.end_use = INT_MAX;
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&r.full[s], 1);
       mbar_init(&r.summed[s], 1);
@@ -530,11 +553,11 @@ __global__ void __launch_bounds__(THREADS, PER_SM) scan_step(Args a) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (warp == 0) {
     if (lane == 0) produce<STEP>(r, a);
-  } else if (warp == 1) {
+  } else if (warp <= lookers_of(STEP)) {
     if (work_of(STEP) == AGG_FIRST) look_ahead_reducing(r, a, lane);
-    else if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, lane);
+    else if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, warp - 1, lane);
   } else {
-    compute<STEP>(r, a, warp - 2, lane);
+    compute<STEP>(r, a, warp - 1 - lookers_of(STEP), lane);
   }
 }
 
@@ -542,7 +565,7 @@ template <int STEP>
 void launch(Args a, int grid, cudaStream_t s) {
   static const bool raised = raise_shared(scan_step<STEP>, STAGES * TILE);
   (void)raised;
-  scan_step<STEP><<<grid, THREADS, STAGES * TILE, s>>>(a);
+  scan_step<STEP><<<grid, threads_of(STEP), STAGES * TILE, s>>>(a);
 }
 
 // The input (a fixed xorshift sequence in -100..100), each tile's own inclusive scan, and the
@@ -615,7 +638,7 @@ int main(int argc, char** argv) {
   unsigned* d_counters;
   CHECK(cudaMalloc(&d_in, N * 4));
   CHECK(cudaMalloc(&d_out, N * 4));
-  CHECK(cudaMalloc(&d_status, tiles * 8));
+  CHECK(cudaMalloc(&d_status, tiles * 8 * stride_words(LINE)));
   CHECK(cudaMalloc(&d_counters, MAX_LAUNCHES * 4));
   unsigned long long* d_probe;
   CHECK(cudaMalloc(&d_probe, PROBE_WORDS * 8));
@@ -623,7 +646,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_counters, 0, MAX_LAUNCHES * 4));
   CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemset(d_out, 0, N * 4));
-  CHECK(cudaMemset(d_status, 0, tiles * 8));
+  CHECK(cudaMemset(d_status, 0, tiles * 8 * stride_words(LINE)));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // Every launch its own epoch, so that no launch reads an earlier one's status words.
@@ -682,6 +705,14 @@ int main(int argc, char** argv) {
        launch<step_of(FULL, DRAWN, WINDOW_32_SPIN, true)>},
       {"full_drawn_wide", launch<step_of(FULL, DRAWN, WINDOW_128)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_128, true)>},
+      {"full_drawn_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, SECTOR)>},
+      {"full_drawn_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE)>},
+      {"full_drawn_two", launch<step_of(FULL, DRAWN, WINDOW_32, false, PACKED, 2)>, &scan, true,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, PACKED, 2)>},
+      {"full_drawn_two_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE, 2)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE, 2)>},
       {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan, true},
       {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan, false},
       {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan, false},

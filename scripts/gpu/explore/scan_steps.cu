@@ -64,7 +64,7 @@ static_assert(STAGES % 2 == 0, "two look-ahead warps take the uses in turn: each
 // Status words: the high half is epoch << 2 | flag, the low half the value.
 constexpr unsigned INVALID = 0, AGGREGATE = 1, PREFIX = 2;
 
-enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, AGG_FIRST };
+enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, AGG_FIRST, SPLIT };
 enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // How the look-ahead warp looks back (full): 32 predecessors a round trip, sleeping SLEEP_NS
 // between polls (as the Rust kernel); the same without sleeping; 128 a round trip (4 loads a
@@ -88,7 +88,13 @@ __host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
 __host__ __device__ constexpr bool probed(int step) { return step / 128 % 2; }
 __host__ __device__ constexpr int stride_of(int step) { return stride_words(step / 256 % 4); }
 __host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024; }
-__host__ __device__ constexpr int threads_of(int step) { return (WARPS + 1 + lookers_of(step)) * 32; }
+// A reduce warp of its own (split)?
+__host__ __device__ constexpr int reducers_of(int step) { return work_of(step) == SPLIT ? 1 : 0; }
+__host__ __device__ constexpr int threads_of(int step) {
+  return (WARPS + 1 + lookers_of(step) + reducers_of(step)) * 32;
+}
+// Does the step look back (the whole scan, its look-ahead warp doing it)?
+__host__ __device__ constexpr bool chained(int step) { return work_of(step) == FULL || work_of(step) == SPLIT; }
 // The launches a run makes, each with its own zeroed ticket counter.
 constexpr unsigned MAX_LAUNCHES = 4096;
 
@@ -303,7 +309,7 @@ __device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
     const int own = lane < WARPS ? r.totals[s * WARPS + lane] : 0;
     const int inclusive = warp_inclusive(own, lane);
     int prefix = 0;
-    if (work_of(STEP) == FULL && tile > 0) {
+    if (chained(STEP) && tile > 0) {
       const long long t1 = probed(STEP) ? clock64() : 0;
       Walk walk;
       if (look_of(STEP) == WINDOW_128) prefix = look_back_wide(a, tile, lane, walk);
@@ -331,25 +337,42 @@ __device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
 // Warp 1 (lookahead_reduces): per tile, as soon as it lands, the compute warps' region totals
 // (the lanes read the tile striped: rows 3w .. 3w + 2 of 32 chunks are region w), the aggregate
 // published at once, then the look-back, the prefix, and the compute warps' offsets.
+// Lane w < WARPS: the total of compute warp w's region of stage s (read striped: rows
+// 3w .. 3w + 2 of 32 chunks are region w); 0 in the other lanes.
+__device__ __forceinline__ int region_totals(const Ring& r, int s, int lane) {
+  const int4* chunks = reinterpret_cast<const int4*>(r.tiles + s * TILE_LEN);
+  int own = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    int part = 0;
+#pragma unroll
+    for (int j = 0; j < ROWS; ++j) {
+      const int4 c = chunks[(w * ROWS + j) * 32 + lane];
+      part += c.x + c.y + c.z + c.w;
+    }
+    const int total = warp_sum(part);
+    if (lane == w) own = total;
+  }
+  return own;
+}
+
+// The use k that got the end ticket: tells the look-ahead warp(s) (lane 0 of the warp that
+// hands it the totals). Two look-ahead warps: the other one waits for use k + 1 (its stage's
+// last use, k - 5, scanned already), and stops at end_use.
+template <int STEP>
+__device__ void summed_end(const Ring& r, size_t k) {
+  *r.end_use = int(k);
+  mbar_arrive(&r.summed[k % STAGES]);
+  if (lookers_of(STEP) == 2) mbar_arrive(&r.summed[(k + 1) % STAGES]);
+}
+
 __device__ void look_ahead_reducing(const Ring& r, const Args& a, int lane) {
   for (size_t k = 0;; ++k) {
     const int s = int(k % STAGES);
     mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
     const size_t tile = size_t(r.ticket[s]);
     if (tile >= a.tiles) return;
-    const int4* chunks = reinterpret_cast<const int4*>(r.tiles + s * TILE_LEN);
-    int own = 0;  // lane w < WARPS: region w's total
-#pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-      int part = 0;
-#pragma unroll
-      for (int j = 0; j < ROWS; ++j) {
-        const int4 c = chunks[(w * ROWS + j) * 32 + lane];
-        part += c.x + c.y + c.z + c.w;
-      }
-      const int total = warp_sum(part);
-      if (lane == w) own = total;
-    }
+    const int own = region_totals(r, s, lane);
     const int inclusive = warp_inclusive(own, lane);
     const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
     int prefix = 0;
@@ -430,13 +453,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
   if (probed(STEP)) waits.full += clock64() - t0;
   const size_t tile = size_t(r.ticket[s]);
   if (tile >= a.tiles) {
-    if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) {
-      *r.end_use = int(k);
-      mbar_arrive(&r.summed[s]);
-      // Two look-ahead warps: the other one waits for use k + 1 (its stage's last use, k - 5,
-      // scanned already), and stops at end_use.
-      if (lookers_of(STEP) == 2) mbar_arrive(&r.summed[(k + 1) % STAGES]);
-    }
+    if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) summed_end<STEP>(r, k);
     return false;
   }
   const int inclusive = warp_inclusive(lane_total(r, s, cw, lane), lane);
@@ -473,6 +490,36 @@ __device__ void scan_store(const Ring& r, const Args& a, size_t k, int cw, int l
   scan_and_store(r, a, tile, s, cw, lane, offset + before);
 }
 
+// Compute warp 0's waits into the probe, and block 0's end stamps.
+__device__ void report_waits(const Args& a, const Waits& waits) {
+  atomicAdd(a.probe + PROBE_SCANNED, waits.scanned);
+  atomicAdd(a.probe + PROBE_FULL_WAIT, waits.full);
+  atomicAdd(a.probe + PROBE_READY_WAIT, waits.ready);
+  if (blockIdx.x == 0) a.probe[PROBE_CLOCK1] = clock64(), a.probe[PROBE_TIMER1] = global_timer();
+}
+
+// The reduce warp (split): per tile, as soon as it lands, the compute warps' region totals to
+// shared and the aggregate published, then the tile handed to the look-ahead warp. It never
+// waits for the look-back.
+template <int STEP>
+__device__ void reduce_warp(const Ring& r, const Args& a, int lane) {
+  for (size_t k = 0;; ++k) {
+    const int s = int(k % STAGES);
+    mbar_wait(&r.full[s], unsigned(k / STAGES) & 1);
+    const size_t tile = size_t(r.ticket[s]);
+    if (tile >= a.tiles) {
+      if (lane == 0) summed_end<STEP>(r, k);
+      return;
+    }
+    const int own = region_totals(r, s, lane);
+    if (lane < WARPS) r.totals[s * WARPS + lane] = own;
+    const int aggregate = warp_sum(own);
+    if (lane == 0) publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&r.summed[s]);
+  }
+}
+
 // A compute warp (cw = 0 .. WARPS - 1).
 template <int STEP>
 __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
@@ -495,19 +542,26 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
         store_and_give_back(r, a, tile, s, cw, lane);
       }
     }
-  } else if constexpr (work_of(STEP) == AGG_FIRST) {
-    // One pass a tile: the offset comes from the look-ahead warp, which reduced the tile itself.
+  } else if constexpr (work_of(STEP) == AGG_FIRST || work_of(STEP) == SPLIT) {
+    // One pass a tile: the offset comes from the look-ahead warp; the tile was reduced by it
+    // (lookahead_reduces) or by the reduce warp (split).
+    Waits waits;
     for (size_t k = 0;; ++k) {
       const int s = int(k % STAGES);
       const unsigned parity = unsigned(k / STAGES) & 1;
+      const long long t0 = probed(STEP) ? clock64() : 0;
       mbar_wait(&r.full[s], parity);
+      const long long t1 = probed(STEP) ? clock64() : 0;
       const size_t tile = size_t(r.ticket[s]);
-      if (tile >= a.tiles) return;
+      if (tile >= a.tiles) break;
       const int own = lane_total(r, s, cw, lane);
       const int before = warp_inclusive(own, lane) - own;
+      const long long t2 = probed(STEP) ? clock64() : 0;
       mbar_wait(&r.ready[s], parity);
+      if (probed(STEP)) waits.full += t1 - t0, waits.ready += clock64() - t2, ++waits.scanned;
       scan_and_store(r, a, tile, s, cw, lane, r.offsets[s * WARPS + cw] + before);
     }
+    if (probed(STEP) && cw == 0 && lane == 0) report_waits(a, waits);
   } else {
     // Reduce AHEAD uses ahead of the scan, as the Rust kernel's compute warps do.
     Waits waits;
@@ -521,12 +575,7 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
       }
       scan_store<STEP>(r, a, k, cw, lane, waits);
     }
-    if (probed(STEP) && cw == 0 && lane == 0) {
-      atomicAdd(a.probe + PROBE_SCANNED, waits.scanned);
-      atomicAdd(a.probe + PROBE_FULL_WAIT, waits.full);
-      atomicAdd(a.probe + PROBE_READY_WAIT, waits.ready);
-      if (blockIdx.x == 0) a.probe[PROBE_CLOCK1] = clock64(), a.probe[PROBE_TIMER1] = global_timer();
-    }
+    if (probed(STEP) && cw == 0 && lane == 0) report_waits(a, waits);
   }
 }
 
@@ -556,8 +605,10 @@ __global__ void __launch_bounds__(threads_of(STEP), PER_SM) scan_step(Args a) {
   } else if (warp <= lookers_of(STEP)) {
     if (work_of(STEP) == AGG_FIRST) look_ahead_reducing(r, a, lane);
     else if (work_of(STEP) >= HANDOFF) look_ahead<STEP>(r, a, warp - 1, lane);
+  } else if (warp <= lookers_of(STEP) + reducers_of(STEP)) {
+    if constexpr (reducers_of(STEP)) reduce_warp<STEP>(r, a, lane);
   } else {
-    compute<STEP>(r, a, warp - 1 - lookers_of(STEP), lane);
+    compute<STEP>(r, a, warp - 1 - lookers_of(STEP) - reducers_of(STEP), lane);
   }
 }
 
@@ -714,6 +765,11 @@ int main(int argc, char** argv) {
       {"full_drawn_two_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE, 2)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE, 2)>},
       {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan, true},
+      {"split_drawn", launch<step_of(SPLIT, DRAWN)>, &scan, true, launch<step_of(SPLIT, DRAWN, WINDOW_32, true)>},
+      {"split_drawn_sector", launch<step_of(SPLIT, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
+       launch<step_of(SPLIT, DRAWN, WINDOW_32, true, SECTOR)>},
+      {"split_drawn_two", launch<step_of(SPLIT, DRAWN, WINDOW_32, false, PACKED, 2)>, &scan, false,
+       launch<step_of(SPLIT, DRAWN, WINDOW_32, true, PACKED, 2)>},
       {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan, false},
       {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan, false},
   };

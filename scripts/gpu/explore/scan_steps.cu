@@ -121,7 +121,12 @@ struct Args {
   unsigned* taken;
   // A probed step's sums over every block (PROBE_* below); zero before the launch.
   unsigned long long* probe;
+  // A probed step also leaves, per tile, the globaltimer (ns) when the tile had landed (seen by
+  // the warp that reduces it), its aggregate was published, and its inclusive prefix:
+  // stamps[4 t + STAMP_*].
+  unsigned long long* stamps;
 };
+enum Stamp { STAMP_LANDED, STAMP_AGGREGATE, STAMP_PREFIX };
 
 // What a probed step adds up (SM clock cycles from clock64; the look-ahead warp's lane 0 and
 // compute warp 0's lane 0, summed over blocks). HIST + w: look-backs that took w round trips
@@ -316,6 +321,7 @@ __device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
       else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN, stride_of(STEP)>(a, tile, lane, walk);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
       if (lane == 0) publish<stride_of(STEP)>(a, tile, PREFIX, prefix + aggregate);
+      if (probed(STEP) && lane == 0) a.stamps[4 * tile + STAMP_PREFIX] = global_timer();
       if (probed(STEP)) {
         ++tiles, summed_wait += t1 - t0, in_look_back += clock64() - t1;
         trips += walk.trips, polls += walk.polls, distance += walk.distance;
@@ -456,6 +462,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
     if (work_of(STEP) >= HANDOFF && cw == 0 && lane == 0) summed_end<STEP>(r, k);
     return false;
   }
+  if (probed(STEP) && cw == 0 && lane == 0) a.stamps[4 * tile + STAMP_LANDED] = global_timer();
   const int inclusive = warp_inclusive(lane_total(r, s, cw, lane), lane);
   if (lane == 31) r.totals[s * WARPS + cw] = inclusive;
   compute_barrier();
@@ -464,6 +471,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
       int aggregate = 0;
       for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
       publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+      if (probed(STEP)) a.stamps[4 * tile + STAMP_AGGREGATE] = global_timer();
     }
     mbar_arrive(&r.summed[s]);
   }
@@ -511,10 +519,12 @@ __device__ void reduce_warp(const Ring& r, const Args& a, int lane) {
       if (lane == 0) summed_end<STEP>(r, k);
       return;
     }
+    if (probed(STEP) && lane == 0) a.stamps[4 * tile + STAMP_LANDED] = global_timer();
     const int own = region_totals(r, s, lane);
     if (lane < WARPS) r.totals[s * WARPS + lane] = own;
     const int aggregate = warp_sum(own);
     if (lane == 0) publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+    if (probed(STEP) && lane == 0) a.stamps[4 * tile + STAMP_AGGREGATE] = global_timer();
     __syncwarp();
     if (lane == 0) mbar_arrive(&r.summed[s]);
   }
@@ -677,6 +687,47 @@ void print_probe(const char* name, const std::vector<unsigned long long>& p) {
   fprintf(stderr, "\n");
 }
 
+// Lines on stderr from a probed launch's stamps: for each eighth of the tiles (by index), the
+// median time its tiles landed (from the first landing), and the medians and 90th percentiles
+// of aggregate - landed and prefix - aggregate, in µs; then the globaltimer's step (the smallest
+// difference between landings).
+void print_timeline(const char* name, const std::vector<unsigned long long>& st) {
+  const size_t tiles = st.size() / 4;
+  unsigned long long first = ~0ull;
+  std::vector<unsigned long long> landed;
+  for (size_t t = 0; t < tiles; ++t) first = std::min(first, st[4 * t]), landed.push_back(st[4 * t]);
+  std::sort(landed.begin(), landed.end());
+  unsigned long long step = ~0ull;
+  for (size_t i = 1; i < tiles; ++i)
+    if (landed[i] > landed[i - 1]) step = std::min(step, landed[i] - landed[i - 1]);
+  const auto pct = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[size_t(q * (v.size() - 1))];
+  };
+  unsigned long long last_prefix = 0;
+  for (size_t t = 0; t < tiles; ++t) last_prefix = std::max(last_prefix, st[4 * t + STAMP_PREFIX]);
+  fprintf(stderr, "scan_steps: %s timeline (globaltimer step %llu ns; last landing %.1f us, last prefix %.1f us):",
+          name, step, (landed.back() - first) / 1e3, (last_prefix - first) / 1e3);
+  for (int e = 0; e < 8; ++e) {
+    std::vector<double> at, agg, pre;
+    for (size_t t = std::max<size_t>(1, e * tiles / 8); t < (e + 1) * tiles / 8; ++t) {
+      at.push_back((st[4 * t] - first) / 1e3);
+      agg.push_back((double(st[4 * t + STAMP_AGGREGATE]) - double(st[4 * t])) / 1e3);
+      pre.push_back((double(st[4 * t + STAMP_PREFIX]) - double(st[4 * t + STAMP_AGGREGATE])) / 1e3);
+    }
+    fprintf(stderr, " | %d/8 at %.0f: agg %.2f (%.2f) pre %.2f (%.2f)", e + 1, pct(at, 0.5), pct(agg, 0.5),
+            pct(agg, 0.9), pct(pre, 0.5), pct(pre, 0.9));
+  }
+  fprintf(stderr, "\n");
+}
+
+// Whether the command line (after the rounds) names this step, or names none.
+bool picked(int argc, char** argv, const char* name) {
+  for (int i = 2; i < argc; ++i)
+    if (!strcmp(argv[i], name)) return true;
+  return argc <= 2;
+}
+
 int main(int argc, char** argv) {
   const int rounds = rounds_arg(argc, argv, "scan_steps");
   cudaDeviceProp p;
@@ -693,7 +744,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_counters, MAX_LAUNCHES * 4));
   unsigned long long* d_probe;
   CHECK(cudaMalloc(&d_probe, PROBE_WORDS * 8));
-  std::vector<unsigned long long> sums(PROBE_WORDS);
+  std::vector<unsigned long long> sums(PROBE_WORDS), stamps(tiles * 4);
+  unsigned long long* d_stamps;
+  CHECK(cudaMalloc(&d_stamps, tiles * 32));
   CHECK(cudaMemset(d_counters, 0, MAX_LAUNCHES * 4));
   CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemset(d_out, 0, N * 4));
@@ -710,7 +763,7 @@ int main(int argc, char** argv) {
   using Run = void (*)(Args, int, cudaStream_t);
   const auto spread = [&](const char* name, Run run_step) {
     CHECK(cudaMemset(d_taken, 0, grid * 4));
-    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken, nullptr}, grid, s);
+    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken, nullptr, nullptr}, grid, s);
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(taken.data(), d_taken, grid * 4, cudaMemcpyDeviceToHost));
@@ -719,11 +772,14 @@ int main(int argc, char** argv) {
   // For a probed step: one launch of its probed twin (print_probe).
   const auto probe = [&](const char* name, Run run_probed) {
     CHECK(cudaMemset(d_probe, 0, PROBE_WORDS * 8));
-    run_probed(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, nullptr, d_probe}, grid, s);
+    CHECK(cudaMemset(d_stamps, 0, tiles * 32));
+    run_probed(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, nullptr, d_probe, d_stamps}, grid, s);
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(sums.data(), d_probe, PROBE_WORDS * 8, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(stamps.data(), d_stamps, tiles * 32, cudaMemcpyDeviceToHost));
     print_probe(name, sums);
+    print_timeline(name, stamps);
   };
   const auto step = [&](auto run_step) {
     return [&, run_step] {
@@ -731,7 +787,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
         exit(2);
       }
-      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr, nullptr}, grid, s);
+      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr, nullptr, nullptr}, grid, s);
     };
   };
   struct Row {
@@ -778,6 +834,7 @@ int main(int argc, char** argv) {
   for (int r = 1; r <= rounds; ++r) {
     memcpy_row(r, d_in, d_out, input, back, s, "scan_steps");
     for (const Row& row : rows) {
+      if (!picked(argc, argv, row.name)) continue;
       const double t = median_us(step(row.run), s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);

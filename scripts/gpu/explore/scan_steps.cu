@@ -68,8 +68,10 @@ enum Work { STORE, ONE_PASS, TWO_PASS, HANDOFF, FULL, AGG_FIRST, SPLIT };
 enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // How the look-ahead warp looks back (full): 32 predecessors a round trip, sleeping SLEEP_NS
 // between polls (as the Rust kernel); the same without sleeping; 128 a round trip (4 loads a
-// lane in flight), waiting only for the words after the nearest prefix.
-enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128 };
+// lane in flight), waiting only for the words after the nearest prefix; 64 a round trip in one
+// load a lane (two neighbouring words, 16 bytes), waiting only for the words after the nearest
+// prefix (packed words only).
+enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128, WINDOW_64_PAIRS };
 // Where tile t's status word lies (full): status[t * STRIDE], STRIDE 1 (packed, as the Rust
 // kernel: 16 words a 128-byte line), 4 (one a 32-byte sector) or 16 (one a line).
 enum Spacing { PACKED, SECTOR, LINE };
@@ -87,9 +89,13 @@ __host__ __device__ constexpr int tickets_of(int step) { return step / 8 % 4; }
 __host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
 __host__ __device__ constexpr bool probed(int step) { return step / 128 % 2; }
 __host__ __device__ constexpr int stride_of(int step) { return stride_words(step / 256 % 4); }
-__host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024; }
+__host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024 % 2; }
 // A reduce warp of its own (split)?
 __host__ __device__ constexpr int reducers_of(int step) { return work_of(step) == SPLIT ? 1 : 0; }
+// How many uses ahead of its scan the compute warps reduce a tile (full): 4 (as the Rust
+// kernel: STAGES - 2), 3 or 2.
+__host__ __device__ constexpr int ahead_of(int step) { return AHEAD - step / 2048 % 4; }
+__host__ __device__ constexpr int with_ahead(int step, int ahead) { return step + 2048 * (AHEAD - ahead); }
 __host__ __device__ constexpr int threads_of(int step) {
   return (WARPS + 1 + lookers_of(step) + reducers_of(step)) * 32;
 }
@@ -186,6 +192,18 @@ __device__ __forceinline__ int warp_sum(int v) {
 }
 __device__ __forceinline__ void compute_barrier() { asm volatile("bar.sync 1, %0;" ::"r"(WARPS * 32) : "memory"); }
 
+// Lane l's two status words base + 2l and base + 2l + 1 (base even: 16 bytes, aligned), in one
+// load; below 0, inclusive prefixes of 0.
+__device__ __forceinline__ void status_pair(const Args& a, long base, int lane, unsigned long long& lo,
+                                            unsigned long long& hi) {
+  const long at = base + 2 * lane;
+  if (at < 0) {
+    lo = hi = status_word(a.epoch, PREFIX, 0);
+    return;
+  }
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(lo), "=l"(hi) : "l"(a.status + at) : "memory");
+}
+
 // What a probed look-back counts (every lane the same).
 struct Walk {
   unsigned trips = 0, polls = 0;
@@ -219,6 +237,44 @@ __device__ int look_back(const Args& a, size_t tile, int lane, Walk& walk) {
     }
     exclusive += warp_sum(value);
     end -= 32;
+  }
+}
+
+// The same, 64 words a round trip, one 16-byte load a lane: the window base .. base + 63 with
+// base even (the first window may reach the tile itself, one past its predecessors: words at
+// or past the tile are not read as predecessors). Only the words after the nearest inclusive
+// prefix must be published; polls reload the lane's pair.
+__device__ int look_back_pairs(const Args& a, size_t tile, int lane, Walk& walk) {
+  int exclusive = 0;
+  long base = long((tile + 1) & ~size_t(1)) - 64;
+  const long limit = long(tile);
+  while (true) {
+    unsigned long long lo, hi;
+    status_pair(a, base, lane, lo, hi);
+    ++walk.trips;
+    const long at = base + 2 * lane;
+    while (true) {
+      const bool lo_prefix = at < limit && status_flag(lo, a.epoch) == PREFIX;
+      const bool hi_prefix = at + 1 < limit && status_flag(hi, a.epoch) == PREFIX;
+      const unsigned bl = __ballot_sync(~0u, lo_prefix), bh = __ballot_sync(~0u, hi_prefix);
+      // The nearest prefix's place in the window (-1: none).
+      const int nearest = max(bh ? 2 * (31 - __clz(bh)) + 1 : -1, bl ? 2 * (31 - __clz(bl)) : -1);
+      const bool lo_adds = at < limit && 2 * lane >= nearest, hi_adds = at + 1 < limit && 2 * lane + 1 >= nearest;
+      const bool missing = (lo_adds && status_flag(lo, a.epoch) == INVALID) ||
+                           (hi_adds && status_flag(hi, a.epoch) == INVALID);
+      if (!__any_sync(~0u, missing)) {
+        exclusive += warp_sum((lo_adds ? int(unsigned(lo)) : 0) + (hi_adds ? int(unsigned(hi)) : 0));
+        if (nearest >= 0) {
+          walk.distance = long(tile) - (base + nearest);
+          return exclusive;
+        }
+        break;
+      }
+      ++walk.polls;
+      __nanosleep(SLEEP_NS);
+      status_pair(a, base, lane, lo, hi);
+    }
+    base -= 64;
   }
 }
 
@@ -318,6 +374,7 @@ __device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
       const long long t1 = probed(STEP) ? clock64() : 0;
       Walk walk;
       if (look_of(STEP) == WINDOW_128) prefix = look_back_wide(a, tile, lane, walk);
+      else if (look_of(STEP) == WINDOW_64_PAIRS) prefix = look_back_pairs(a, tile, lane, walk);
       else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN, stride_of(STEP)>(a, tile, lane, walk);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
       if (lane == 0) publish<stride_of(STEP)>(a, tile, PREFIX, prefix + aggregate);
@@ -576,7 +633,7 @@ __device__ void compute(const Ring& r, const Args& a, int cw, int lane) {
     // Reduce AHEAD uses ahead of the scan, as the Rust kernel's compute warps do.
     Waits waits;
     size_t end = SIZE_MAX, next = 0;
-    for (; next < AHEAD && end == SIZE_MAX; ++next)
+    for (; next < size_t(ahead_of(STEP)) && end == SIZE_MAX; ++next)
       if (!reduce<STEP>(r, a, next, cw, lane, waits)) end = next;
     for (size_t k = 0; k < end; ++k) {
       if (end == SIZE_MAX) {
@@ -812,6 +869,18 @@ int main(int argc, char** argv) {
        launch<step_of(FULL, DRAWN, WINDOW_32_SPIN, true)>},
       {"full_drawn_wide", launch<step_of(FULL, DRAWN, WINDOW_128)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_128, true)>},
+      {"full_drawn_pairs", launch<step_of(FULL, DRAWN, WINDOW_64_PAIRS)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_64_PAIRS, true)>},
+      {"full_drawn_reduce3", launch<with_ahead(step_of(FULL, DRAWN), 3)>, &scan, false,
+       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true), 3)>},
+      {"full_drawn_reduce2", launch<with_ahead(step_of(FULL, DRAWN), 2)>, &scan, false,
+       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true), 2)>},
+      {"full_drawn_pairs_reduce3", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS), 3)>, &scan, false,
+       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS, true), 3)>},
+      {"full_drawn_pairs_reduce2", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS), 2)>, &scan, false,
+       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS, true), 2)>},
+      {"full_drawn_sector_reduce3", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, false, SECTOR), 3)>, &scan,
+       false, launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true, SECTOR), 3)>},
       {"full_drawn_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, SECTOR)>},
       {"full_drawn_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>, &scan, false,

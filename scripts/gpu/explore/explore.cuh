@@ -137,6 +137,9 @@ inline void check_and_clear(void* d_out, const std::vector<int>& want, std::vect
       exit(1);
     }
   CHECK(cudaMemset(d_out, 0, n * 4));
+  // The memset runs on the legacy stream, which the programs' non-blocking streams do not wait
+  // for: done before anything is launched on them.
+  CHECK(cudaDeviceSynchronize());
 }
 
 // The CSV's first lines: the device, then the columns every program's rows have.

@@ -72,10 +72,19 @@ enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // load a lane (two neighbouring words, 16 bytes), waiting only for the words after the nearest
 // prefix (packed words only).
 enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128, WINDOW_64_PAIRS };
-// Where tile t's status word lies (full): status[t * STRIDE], STRIDE 1 (packed, as the Rust
-// kernel: 16 words a 128-byte line), 4 (one a 32-byte sector) or 16 (one a line).
-enum Spacing { PACKED, SECTOR, LINE };
+// Where tile t's status word lies (full): status[t] (packed, as the Rust kernel: 16 words a
+// 128-byte line), status[4 t] (one a 32-byte sector), status[16 t] (one a line), or spread:
+// within each whole group of 128 tiles (1 KiB, 32 sectors), tile 128 g + r at word
+// 128 g + 4 (r % 32) + r / 32, so that 32 consecutive tiles lie in 32 sectors as with one a
+// sector, in the packed layout's room (a last, partial group packed).
+enum Spacing { PACKED, SECTOR, LINE, SPREAD };
 __host__ __device__ constexpr int stride_words(int spacing) { return spacing == LINE ? 16 : spacing == SECTOR ? 4 : 1; }
+template <int SPACING>
+__device__ __forceinline__ size_t status_at(size_t t, size_t tiles) {
+  if (SPACING != SPREAD) return t * stride_words(SPACING);
+  const size_t group = t / 128 * 128;
+  return group + 128 <= tiles ? group + 4 * (t % 32) + t % 128 / 32 : t;
+}
 // A step: what the block does, how its producer gets tiles, how it looks back, whether it
 // records where the time goes (PROBED: one more launch, Probe below), how its status words lie,
 // and how many look-ahead warps share the tiles (1, or 2 taking uses in turn), as one template
@@ -88,7 +97,7 @@ __host__ __device__ constexpr int work_of(int step) { return step % 8; }
 __host__ __device__ constexpr int tickets_of(int step) { return step / 8 % 4; }
 __host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
 __host__ __device__ constexpr bool probed(int step) { return step / 128 % 2; }
-__host__ __device__ constexpr int stride_of(int step) { return stride_words(step / 256 % 4); }
+__host__ __device__ constexpr int spacing_of(int step) { return step / 256 % 4; }
 __host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024 % 2; }
 // A reduce warp of its own (split)?
 __host__ __device__ constexpr int reducers_of(int step) { return work_of(step) == SPLIT ? 1 : 0; }
@@ -164,16 +173,16 @@ __device__ __forceinline__ unsigned status_flag(unsigned long long w, unsigned e
   const unsigned hi = unsigned(w >> 32);
   return hi >> 2 == epoch ? (hi & 3) : INVALID;
 }
-template <int STRIDE = 1>
+template <int SPACING = PACKED>
 __device__ __forceinline__ void publish(const Args& a, size_t tile, unsigned flag, int value) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.status + tile * STRIDE), "l"(status_word(a.epoch, flag, value))
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a.status + status_at<SPACING>(tile, a.tiles)), "l"(status_word(a.epoch, flag, value))
                : "memory");
 }
-template <int STRIDE = 1>
+template <int SPACING = PACKED>
 __device__ __forceinline__ unsigned long long status_or_prefix(const Args& a, long pred) {
   if (pred < 0) return status_word(a.epoch, PREFIX, 0);
   unsigned long long w;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(a.status + pred * STRIDE) : "memory");
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(a.status + status_at<SPACING>(pred, a.tiles)) : "memory");
   return w;
 }
 
@@ -211,21 +220,21 @@ struct Walk {
 };
 
 // The exclusive prefix of `tile` over its predecessors: the decoupled look-back by one warp,
-// 32 predecessors a round trip (the Rust `look_back`); SPIN: polls without sleeping; STRIDE:
-// words apart.
-template <bool SPIN, int STRIDE = 1>
+// 32 predecessors a round trip (the Rust `look_back`); SPIN: polls without sleeping; SPACING:
+// where the status words lie.
+template <bool SPIN, int SPACING = PACKED>
 __device__ int look_back(const Args& a, size_t tile, int lane, Walk& walk) {
   int exclusive = 0;
   long end = long(tile);
   while (true) {
     const long pred = end - 32 + lane;
-    unsigned long long w = status_or_prefix<STRIDE>(a, pred);
+    unsigned long long w = status_or_prefix<SPACING>(a, pred);
     ++walk.trips;
     while (!__all_sync(~0u, status_flag(w, a.epoch) != INVALID)) {
       ++walk.polls;
       if (status_flag(w, a.epoch) == INVALID) {
         if (!SPIN) __nanosleep(SLEEP_NS);
-        w = status_or_prefix<STRIDE>(a, pred);
+        w = status_or_prefix<SPACING>(a, pred);
       }
     }
     const int value = int(unsigned(w));
@@ -375,9 +384,9 @@ __device__ void look_ahead(const Ring& r, const Args& a, int looker, int lane) {
       Walk walk;
       if (look_of(STEP) == WINDOW_128) prefix = look_back_wide(a, tile, lane, walk);
       else if (look_of(STEP) == WINDOW_64_PAIRS) prefix = look_back_pairs(a, tile, lane, walk);
-      else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN, stride_of(STEP)>(a, tile, lane, walk);
+      else prefix = look_back<look_of(STEP) == WINDOW_32_SPIN, spacing_of(STEP)>(a, tile, lane, walk);
       const int aggregate = __shfl_sync(~0u, inclusive, WARPS - 1);
-      if (lane == 0) publish<stride_of(STEP)>(a, tile, PREFIX, prefix + aggregate);
+      if (lane == 0) publish<spacing_of(STEP)>(a, tile, PREFIX, prefix + aggregate);
       if (probed(STEP) && lane == 0) a.stamps[4 * tile + STAMP_PREFIX] = global_timer();
       if (probed(STEP)) {
         ++tiles, summed_wait += t1 - t0, in_look_back += clock64() - t1;
@@ -527,7 +536,7 @@ __device__ bool reduce(const Ring& r, const Args& a, size_t k, int cw, int lane,
     if (work_of(STEP) == FULL) {
       int aggregate = 0;
       for (int w = 0; w < WARPS; ++w) aggregate += r.totals[s * WARPS + w];
-      publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+      publish<spacing_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
       if (probed(STEP)) a.stamps[4 * tile + STAMP_AGGREGATE] = global_timer();
     }
     mbar_arrive(&r.summed[s]);
@@ -580,7 +589,7 @@ __device__ void reduce_warp(const Ring& r, const Args& a, int lane) {
     const int own = region_totals(r, s, lane);
     if (lane < WARPS) r.totals[s * WARPS + lane] = own;
     const int aggregate = warp_sum(own);
-    if (lane == 0) publish<stride_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
+    if (lane == 0) publish<spacing_of(STEP)>(a, tile, tile == 0 ? PREFIX : AGGREGATE, aggregate);
     if (probed(STEP) && lane == 0) a.stamps[4 * tile + STAMP_AGGREGATE] = global_timer();
     __syncwarp();
     if (lane == 0) mbar_arrive(&r.summed[s]);
@@ -819,7 +828,7 @@ int main(int argc, char** argv) {
   // For a drawn step: one more launch, recording each block's tiles and SM (print_tile_spread).
   using Run = void (*)(Args, int, cudaStream_t);
   const auto spread = [&](const char* name, Run run_step) {
-    CHECK(cudaMemset(d_taken, 0, grid * 4));
+    CHECK(cudaMemsetAsync(d_taken, 0, grid * 4, s));
     run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken, nullptr, nullptr}, grid, s);
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
@@ -828,8 +837,8 @@ int main(int argc, char** argv) {
   };
   // For a probed step: one launch of its probed twin (print_probe).
   const auto probe = [&](const char* name, Run run_probed) {
-    CHECK(cudaMemset(d_probe, 0, PROBE_WORDS * 8));
-    CHECK(cudaMemset(d_stamps, 0, tiles * 32));
+    CHECK(cudaMemsetAsync(d_probe, 0, PROBE_WORDS * 8, s));
+    CHECK(cudaMemsetAsync(d_stamps, 0, tiles * 32, s));
     run_probed(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, nullptr, d_probe, d_stamps}, grid, s);
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGetLastError());
@@ -883,6 +892,8 @@ int main(int argc, char** argv) {
        false, launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true, SECTOR), 3)>},
       {"full_drawn_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, SECTOR)>},
+      {"full_drawn_spread", launch<step_of(FULL, DRAWN, WINDOW_32, false, SPREAD)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, SPREAD)>},
       {"full_drawn_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE)>},
       {"full_drawn_two", launch<step_of(FULL, DRAWN, WINDOW_32, false, PACKED, 2)>, &scan, true,

@@ -73,12 +73,15 @@ enum Tickets { DEALT, DRAWN, DRAWN_AHEAD };
 // prefix (packed words only).
 enum LookBack { WINDOW_32, WINDOW_32_SPIN, WINDOW_128, WINDOW_64_PAIRS };
 // Where tile t's status word lies (full): status[t] (packed, as the Rust kernel: 16 words a
-// 128-byte line), status[4 t] (one a 32-byte sector), status[16 t] (one a line), or spread:
+// 128-byte line), status[2 t] (two a 32-byte sector), status[4 t] (one a sector), status[8 t]
+// (two a line), status[16 t] (one a line), or spread:
 // within each whole group of 128 tiles (1 KiB, 32 sectors), tile 128 g + r at word
 // 128 g + 4 (r % 32) + r / 32, so that 32 consecutive tiles lie in 32 sectors as with one a
 // sector, in the packed layout's room (a last, partial group packed).
-enum Spacing { PACKED, SECTOR, LINE, SPREAD };
-__host__ __device__ constexpr int stride_words(int spacing) { return spacing == LINE ? 16 : spacing == SECTOR ? 4 : 1; }
+enum Spacing { PACKED, SECTOR, LINE, SPREAD, HALF_SECTOR, HALF_LINE };
+__host__ __device__ constexpr int stride_words(int spacing) {
+  return spacing == LINE ? 16 : spacing == HALF_LINE ? 8 : spacing == SECTOR ? 4 : spacing == HALF_SECTOR ? 2 : 1;
+}
 template <int SPACING>
 __device__ __forceinline__ size_t status_at(size_t t, size_t tiles) {
   if (SPACING != SPREAD) return t * stride_words(SPACING);
@@ -91,13 +94,14 @@ __device__ __forceinline__ size_t status_at(size_t t, size_t tiles) {
 // argument.
 __host__ __device__ constexpr int step_of(int work, int tickets, int look = WINDOW_32, bool probed = false,
                                           int spacing = PACKED, int lookers = 1) {
-  return work + 8 * tickets + 32 * look + 128 * probed + 256 * spacing + 1024 * (lookers - 1);
+  return work + 8 * tickets + 32 * look + 128 * probed + 256 * (spacing % 4) + 1024 * (lookers - 1) +
+         8192 * (spacing / 4);
 }
 __host__ __device__ constexpr int work_of(int step) { return step % 8; }
 __host__ __device__ constexpr int tickets_of(int step) { return step / 8 % 4; }
 __host__ __device__ constexpr int look_of(int step) { return step / 32 % 4; }
 __host__ __device__ constexpr bool probed(int step) { return step / 128 % 2; }
-__host__ __device__ constexpr int spacing_of(int step) { return step / 256 % 4; }
+__host__ __device__ constexpr int spacing_of(int step) { return step / 256 % 4 + 4 * (step / 8192 % 2); }
 __host__ __device__ constexpr int lookers_of(int step) { return 1 + step / 1024 % 2; }
 // A reduce warp of its own (split)?
 __host__ __device__ constexpr int reducers_of(int step) { return work_of(step) == SPLIT ? 1 : 0; }
@@ -892,6 +896,10 @@ int main(int argc, char** argv) {
        false, launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true, SECTOR), 3)>},
       {"full_drawn_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, SECTOR)>},
+      {"full_drawn_half_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, HALF_SECTOR)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, HALF_SECTOR)>},
+      {"full_drawn_half_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, HALF_LINE)>, &scan, false,
+       launch<step_of(FULL, DRAWN, WINDOW_32, true, HALF_LINE)>},
       {"full_drawn_spread", launch<step_of(FULL, DRAWN, WINDOW_32, false, SPREAD)>, &scan, false,
        launch<step_of(FULL, DRAWN, WINDOW_32, true, SPREAD)>},
       {"full_drawn_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>, &scan, false,

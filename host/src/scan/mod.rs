@@ -168,7 +168,8 @@ mod tests {
         };
         let (mut shapes, mut experiments) = (Vec::new(), 0);
         for v in all() {
-            let ScanPlan::WarpSpecialized { warps, items, stages, lookaheads, .. } = v.plan else { continue };
+            let ScanPlan::WarpSpecialized { warps, items, stages, lookaheads, spacing, .. } = v.plan else { continue };
+            assert_eq!(v.name.ends_with("_spaced"), spacing > 1, "{}", v.name);
             let name = shape_name((warps, items, stages));
             if v.name == name {
                 shapes.push((warps, items, stages));
@@ -191,8 +192,8 @@ mod tests {
         assert_eq!(shapes, kernels::scan::WARPSPEC_SHAPES.to_vec());
         assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
         assert_eq!(
-            experiments, 19,
-            "store_bulk, four ahead, six lookahead, three early_empty, two sleep, three windows experiments"
+            experiments, 20,
+            "store_bulk, four ahead, six lookahead, three early_empty, two sleep, three windows, one spaced experiments"
         );
     }
 

@@ -21,8 +21,8 @@ pub(crate) fn single_pass_launch<T>(
     match inst.plan {
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
-        ScanPlan::WarpSpecialized { kernel, .. } => {
-            let words = tiles * kernels::scan::warpspec_status_words(std::mem::size_of::<T>()) + 1;
+        ScanPlan::WarpSpecialized { kernel, spacing, .. } => {
+            let words = tiles * kernels::scan::warpspec_status_words(std::mem::size_of::<T>()) * spacing as usize + 1;
             Ok((kernel, warpspec_config(backend, inst, n)?, words))
         }
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {
@@ -200,7 +200,7 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
 /// look-ahead warps), and as many blocks as fit on the device at once (at most one per tile):
 /// persistent blocks that draw their tiles by ticket.
 fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Result<LaunchConfig> {
-    let ScanPlan::WarpSpecialized { kernel, warps, items, stages, lookaheads } = inst.plan else {
+    let ScanPlan::WarpSpecialized { kernel, warps, items, stages, lookaheads, .. } = inst.plan else {
         return Err(Error::Invalid(format!("scan `{}` is not a warp-specialized scan", inst.variant.name)));
     };
     // `items` elements of T are items × size / 4 words.

@@ -108,6 +108,9 @@ pub enum ScanPlan<T: 'static = i32> {
         stages: u32,
         /// Look-ahead warps per block, taking the tiles in turn.
         lookaheads: u32,
+        /// Words from one tile's status words to the next's: 1 but in the `…_spaced`
+        /// experiment (`kernels::scan::WARPSPEC_SPACED_WORDS`).
+        spacing: u32,
     },
 }
 
@@ -236,7 +239,9 @@ impl<T> ScanPlan<T> {
             ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
             // The status words (two per tile for a 64-bit type: the halves layout), then the
             // ticket counter.
-            ScanPlan::WarpSpecialized { .. } => (tiles * kernels::scan::warpspec_status_words(size) as u64 + 1) * 8,
+            ScanPlan::WarpSpecialized { spacing, .. } => {
+                (tiles * (kernels::scan::warpspec_status_words(size) * *spacing as usize) as u64 + 1) * 8
+            }
         }
     }
 }
@@ -352,6 +357,7 @@ macro_rules! warpspec_row {
             items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
             stages: WARPSPEC_TYPED.2,
             lookaheads: 1,
+            spacing: 1,
         })
     };
 }
@@ -399,8 +405,9 @@ macro_rules! lookback_hinted {
 
 /// A shape of the warp-specialized scan (compute warps, items per thread, stages): `lookback_warpspec`
 /// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`; with `concept:`, an
-/// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too, and with
-/// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`).
+/// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too, with
+/// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`), and with `spacing:` one
+/// whose status words lie that many words apart (`…_spaced`).
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
         warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)
@@ -421,10 +428,16 @@ macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, lookaheads: $looks:literal) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, LOOKAHEAD_CONCEPT, $looks)
     };
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr, spacing: $spacing:expr) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept, 1, $spacing)
+    };
     (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, $concept, 1)
     };
     (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr, $looks:literal) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, $concept, $looks, 1)
+    };
+    (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr, $looks:literal, $spacing:expr) => {
         ScanVariant {
             name: stringify!($name),
             concept: $concept,
@@ -438,6 +451,7 @@ macro_rules! warpspec_shape {
                 items: $items,
                 stages: $stages,
                 lookaheads: $looks,
+                spacing: $spacing,
             },
         }
     };
@@ -612,6 +626,14 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x6_windows2, 8, 12, 6, concept: WINDOWS_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, concept: WINDOWS_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, concept: WINDOWS_CONCEPT),
+    warpspec_shape!(
+        lookback_warpspec_8x12x6_spaced,
+        8,
+        12,
+        6,
+        concept: "lookback_warpspec_8x12x6 with its tiles' status words 16 bytes apart instead of 8 (one word between unused), an experiment",
+        spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32
+    ),
 ];
 
 /// Every scan variant, tuning shapes included.

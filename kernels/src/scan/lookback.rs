@@ -230,6 +230,9 @@ pub(super) struct Status<T> {
     values: GlobalMut<T>,
     /// A 64-bit `T` publishes in the halves layout rather than the split one.
     halves: bool,
+    /// Packed layout: tile `t`'s word is `words[t × spacing]` (1 but in
+    /// `lookback_warpspec_8x12x6_spaced`, whose words lie 16 bytes apart).
+    spacing: usize,
 }
 
 impl<T: Element> Status<T> {
@@ -237,7 +240,7 @@ impl<T: Element> Status<T> {
     /// split layout reads and writes (two per tile; unused, and may be anything, for 32-bit `T`).
     #[inline(always)]
     pub(super) fn of(words: GlobalMut<u64>, values: GlobalMut<T>) -> Self {
-        Self { words, values, halves: false }
+        Self { words, values, halves: false, spacing: 1 }
     }
 
     /// A status array whose 64-bit `T` publish in the **halves** layout: tile `t`'s two status
@@ -250,14 +253,35 @@ impl<T: Element> Status<T> {
     /// layout.
     #[inline(always)]
     pub(super) fn halves(words: GlobalMut<u64>) -> Self {
-        Self { words, values: words.cast(), halves: true }
+        Self { words, values: words.cast(), halves: true, spacing: 1 }
     }
 
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
     #[inline(always)]
     pub(super) fn packed(words: GlobalMut<u64>) -> Self {
         // `values` is never read or written in the packed layout.
-        Self { words, values: words.cast(), halves: false }
+        Self { words, values: words.cast(), halves: false, spacing: 1 }
+    }
+
+    /// A status array of the packed layout whose tile `t` has its word at `words[t × spacing]`
+    /// (the words between unused): `spacing` × tiles words.
+    #[inline(always)]
+    pub(super) fn packed_spaced(words: GlobalMut<u64>, spacing: usize) -> Self {
+        Self { spacing, ..Self::packed(words) }
+    }
+
+    /// Words of the status array per tile: the spacing for a 32-bit `T` (the packed layout,
+    /// whatever the constructor; 1 but for [`packed_spaced`](Self::packed_spaced)), 2 in the
+    /// halves layout of a 64-bit `T`, 1 in its split layout (the value slots lie elsewhere).
+    #[inline(always)]
+    pub(super) fn words_per_tile(self) -> usize {
+        if packed::<T>() {
+            self.spacing
+        } else if self.halves {
+            2
+        } else {
+            1
+        }
     }
 
     /// Tile `tile`'s `value` with `flag` (aggregate or inclusive prefix): packed, one relaxed
@@ -270,8 +294,14 @@ impl<T: Element> Status<T> {
     #[inline(always)]
     pub(super) unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
         if packed::<T>() {
-            // SAFETY: tile < the status array's length; one atomic word carries flag and value.
-            unsafe { store_relaxed_u64(self.words.offset(tile), pack_status(epoch, flag, value.low_bits() as i32)) };
+            // SAFETY: tile × spacing < the status array's length (the tile has a word); one
+            // atomic word carries flag and value.
+            unsafe {
+                store_relaxed_u64(
+                    self.words.offset(tile * self.spacing),
+                    pack_status(epoch, flag, value.low_bits() as i32),
+                )
+            };
         } else if self.halves {
             let [lo, hi] = pack_halves(epoch, flag, value.to_halves());
             // SAFETY: tile's two words (2·tile + 1 < 2 × tiles); each carries its own flag.
@@ -294,14 +324,14 @@ impl<T: Element> Status<T> {
     /// `(0, 0)`, which reads as not yet published.
     ///
     /// # Safety
-    /// `pred` is below the status array's length.
+    /// `pred` has a word: `pred` is below the number of tiles the status array holds.
     #[inline(always)]
     #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     unsafe fn word(self, pred: usize) -> (u64, u64) {
         // SAFETY: forwarded.
         unsafe {
             if packed::<T>() {
-                (load_relaxed_u64(self.words.as_const().offset(pred)), 0)
+                (load_relaxed_u64(self.words.as_const().offset(pred * self.spacing)), 0)
             } else if self.halves {
                 let at = self.words.as_const();
                 let (lo, hi) = (load_relaxed_u64(at.offset(2 * pred)), load_relaxed_u64(at.offset(2 * pred + 1)));

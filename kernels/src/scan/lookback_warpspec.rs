@@ -812,9 +812,9 @@ unsafe fn warpspec<
     let n = n as usize;
     let tile_len = tile_words / words::<T>();
     let count = n.div_ceil(tile_len);
-    // SAFETY: status holds warpspec_status_words(size of T) × tiles + 1 words; the last is the
-    // ticket counter.
-    let counter = unsafe { status_words.offset(warpspec_status_words(core::mem::size_of::<T>()) * count) };
+    // SAFETY: status holds its words per tile (warpspec_status_words(size of T), times the
+    // spacing of a spaced layout) × tiles + 1 words; the last is the ticket counter.
+    let counter = unsafe { status_words.offset(status.words_per_tile() * count) };
     let l = Launch { input, output, status, counter, n, tiles: count, tile_len, epoch, exclusive };
     let tid = thread_idx_x() as usize;
     let (warp, lane) = (tid / WARP_SIZE as usize, thread_idx_x() % WARP_SIZE);
@@ -1504,6 +1504,77 @@ macro_rules! warpspec_windows {
 warpspec_windows!(lookback_warpspec_8x12x6_windows2, 8, 12, 6, 2, false);
 warpspec_windows!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, 4, false);
 warpspec_windows!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, 2, true);
+
+/// Status words per tile of `lookback_warpspec_8x12x6_spaced`: its tiles' words lie this many
+/// words (here 16 bytes) apart. The CUDA C twin (`scripts/gpu/explore/scan_steps.cu`) ran
+/// 0.5–1.2 % faster so on an H100 than packed, as well as one word a 32-byte sector and better
+/// than 8 or 16 words apart (`docs/measurements/2026-11-27-h100/scan-steps-spacing-81ff217/`).
+pub const WARPSPEC_SPACED_WORDS: usize = 2;
+
+/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose
+/// tiles' status words lie [`WARPSPEC_SPACED_WORDS`] words apart.
+macro_rules! warpspec_spaced {
+    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        kernel! {
+            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
+            /// in the name) whose tiles' status words lie 16 bytes apart
+            /// ([`WARPSPEC_SPACED_WORDS`] words, the word between unused) instead of packed 8
+            /// bytes apart: an experiment.
+            ///
+            /// # Concept
+            /// **Where shared words lie is part of the algorithm.** Every block's look-ahead
+            /// warp reads the newest tiles' status words, and every tile's words are written
+            /// twice by other SMs, all through the L2 while the copy's traffic fills it. How
+            /// many words share a 32-byte sector decides how many SMs' writes and reads meet on
+            /// one sector.
+            ///
+            /// # Previous problem → fix
+            /// With its tiles drawn by ticket, `lookback_warpspec_8x12x6`'s block in CUDA C runs
+            /// at `cudaMemcpy`'s speed on the H100 until the look-back is added, which adds
+            /// 4.4–5.3 %; each look-back takes about 3 µs (2.0–2.1 round trips), whatever its
+            /// window, sleep or number of look-ahead warps
+            /// (`docs/measurements/2026-11-27-h100/scan-steps-probe-be8769d/`). Spacing the
+            /// status words (one or two a sector) was the one change that ran faster there.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), tile `t`'s status word at
+            /// `status[2 t]`.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec`, with `status` holding `2 × ceil(n / tile) + 1` words
+            /// (the spaced status words, then the ticket counter).
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec`, with `status` valid for `2 × ceil(n / tile) + 1`
+            /// words.
+            ///
+            /// # Measured
+            /// Not yet timed against `lookback_warpspec_8x12x6`.
+            pub unsafe fn $name(
+                input: Global<i32>,
+                output: GlobalMut<i32>,
+                status: GlobalMut<u64>,
+                n: u32,
+                epoch: u32,
+                exclusive: u32,
+            ) {
+                // SAFETY: forwarded from the caller; status holds WARPSPEC_SPACED_WORDS words a
+                // tile and the counter.
+                unsafe {
+                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1>(
+                        input, output, Status::packed_spaced(status, WARPSPEC_SPACED_WORDS), status, n, epoch, exclusive,
+                    )
+                }
+            }
+        }
+    };
+}
+
+warpspec_spaced!(lookback_warpspec_8x12x6_spaced, 8, 12, 6);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the

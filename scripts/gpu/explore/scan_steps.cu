@@ -38,10 +38,24 @@
 //   _drawn_ahead   (full only) drawn one use ahead: the add for the next tile right after the
 //                  current tile's load, its round trip overlapping the wait for the stage.
 //
+// And forms of the whole scan, drawn (session 29; each a template argument, step_of):
+//   split          a reduce warp of its own publishes each tile's aggregate as it lands (11 warps)
+//   _spin, _wide, _pairs   the look-back without sleeping; 128 predecessors a round trip (4 loads
+//                  a lane); 64 in one 16-byte load a lane
+//   _sector, _half_sector, _half_line, _line, _spread   the status words 4, 2, 8 or 16 words
+//                  apart, or a sector's worth spread over the packed room (status_at)
+//   _two           two look-ahead warps taking the uses in turn
+//   _reduce3, _reduce2   the compute warps reduce 3 or 2 uses ahead instead of 4
+// A row with a probed twin launches it once more after its timed launches: per tile, the
+// look-ahead warp's waits, look-back time, round trips, polls and distance to the nearest
+// prefix, compute warp 0's waits (print_probe), and each tile's landing, aggregate and prefix
+// times (print_timeline), on stderr.
+//
 // Shape as the Rust kernel's 8x12x6: 8 compute warps × 12 int32 each (3,072 per 12 KiB tile), a
 // ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
 // warp. With every block resident, dealt and drawn tiles are both deadlock-free. Each step and
-// cudaMemcpy alternate in `rounds` rounds (argv[1], default 3) on one 2^28-int32 buffer (its last
+// cudaMemcpy alternate in `rounds` rounds (argv[1], default 3; further arguments name the steps
+// to run, default all) on one 2^28-int32 buffer (its last
 // tile short); each time is the median of 10 launches after an untimed one; every result is
 // checked (store: the input; one_pass to handoff: each tile's own inclusive scan; full: the
 // inclusive scan). Output CSV on stdout, the columns of copy_kernels.cu's:
@@ -798,142 +812,141 @@ bool picked(int argc, char** argv, const char* name) {
   return argc <= 2;
 }
 
+using Run = void (*)(Args, int, cudaStream_t);
+// What a step's output must be: the input (store), each tile's own inclusive scan, or the
+// inclusive scan.
+enum Want { INPUT, TILE_SCAN, SCAN };
+struct Row {
+  const char* name;
+  Run run;
+  Want want;
+  bool spread;           // one more launch, counting each block's tiles (the drawn steps)
+  Run probed = nullptr;  // one more launch, the step's probed twin
+};
+// A row of STEP with its probed twin.
+template <int STEP>
+constexpr Row probed_row(const char* name, bool spread = false) {
+  return {name, launch<STEP>, SCAN, spread, launch<STEP + 128 * !probed(STEP)>};
+}
+constexpr int SECTORED = step_of(FULL, DRAWN, WINDOW_32, false, SECTOR);
+constexpr int PAIRS = step_of(FULL, DRAWN, WINDOW_64_PAIRS);
+const Row ROWS[] = {
+    {"store", launch<step_of(STORE, DEALT)>, INPUT, false},
+    {"store_drawn", launch<step_of(STORE, DRAWN)>, INPUT, true},
+    {"one_pass", launch<step_of(ONE_PASS, DEALT)>, TILE_SCAN, false},
+    {"one_pass_drawn", launch<step_of(ONE_PASS, DRAWN)>, TILE_SCAN, true},
+    {"two_pass", launch<step_of(TWO_PASS, DEALT)>, TILE_SCAN, false},
+    {"two_pass_drawn", launch<step_of(TWO_PASS, DRAWN)>, TILE_SCAN, true},
+    {"handoff", launch<step_of(HANDOFF, DEALT)>, TILE_SCAN, false},
+    {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, TILE_SCAN, true},
+    {"full", launch<step_of(FULL, DEALT)>, SCAN, false},
+    probed_row<step_of(FULL, DRAWN)>("full_drawn", true),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32_SPIN)>("full_drawn_spin"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_128)>("full_drawn_wide"),
+    probed_row<PAIRS>("full_drawn_pairs"),
+    probed_row<with_ahead(step_of(FULL, DRAWN), 3)>("full_drawn_reduce3"),
+    probed_row<with_ahead(step_of(FULL, DRAWN), 2)>("full_drawn_reduce2"),
+    probed_row<with_ahead(PAIRS, 3)>("full_drawn_pairs_reduce3"),
+    probed_row<with_ahead(PAIRS, 2)>("full_drawn_pairs_reduce2"),
+    probed_row<with_ahead(SECTORED, 3)>("full_drawn_sector_reduce3"),
+    probed_row<SECTORED>("full_drawn_sector"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, HALF_SECTOR)>("full_drawn_half_sector"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, HALF_LINE)>("full_drawn_half_line"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, SPREAD)>("full_drawn_spread"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>("full_drawn_line"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, PACKED, 2)>("full_drawn_two", true),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, LINE, 2)>("full_drawn_two_line"),
+    {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, SCAN, true},
+    probed_row<step_of(SPLIT, DRAWN)>("split_drawn", true),
+    probed_row<step_of(SPLIT, DRAWN, WINDOW_32, false, SECTOR)>("split_drawn_sector"),
+    probed_row<step_of(SPLIT, DRAWN, WINDOW_32, false, PACKED, 2)>("split_drawn_two"),
+    {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, SCAN, false},
+    {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, SCAN, false},
+};
+
+// The device side of a run: the buffers, the stream, the grid and the launches' epochs (every
+// launch its own, so that no launch reads an earlier one's status words).
+struct Device {
+  int *in, *out;
+  unsigned long long *status, *probe, *stamps;
+  unsigned *counters, *taken;
+  size_t tiles;
+  int grid;
+  cudaStream_t s;
+  unsigned epoch = 0;
+
+  Device(const std::vector<int>& input, int sms) : tiles((N + TILE_LEN - 1) / TILE_LEN), grid(PER_SM * sms) {
+    CHECK(cudaMalloc(&in, N * 4));
+    CHECK(cudaMalloc(&out, N * 4));
+    CHECK(cudaMalloc(&status, tiles * 8 * stride_words(LINE)));
+    CHECK(cudaMalloc(&counters, MAX_LAUNCHES * 4));
+    CHECK(cudaMalloc(&probe, PROBE_WORDS * 8));
+    CHECK(cudaMalloc(&stamps, tiles * 32));
+    CHECK(cudaMalloc(&taken, grid * 4));
+    CHECK(cudaMemset(counters, 0, MAX_LAUNCHES * 4));
+    CHECK(cudaMemcpy(in, input.data(), N * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(out, 0, N * 4));
+    CHECK(cudaMemset(status, 0, tiles * 8 * stride_words(LINE)));
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  void launch_step(Run run, unsigned* taken_to, unsigned long long* probe_to, unsigned long long* stamps_to) {
+    if (++epoch >= MAX_LAUNCHES) {
+      fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
+      exit(2);
+    }
+    run(Args{in, out, status, counters, N, tiles, epoch, taken_to, probe_to, stamps_to}, grid, s);
+  }
+  // One more launch of a drawn step, recording each block's tiles and SM (print_tile_spread).
+  void spread(const char* name, Run run) {
+    std::vector<unsigned> back(grid);
+    CHECK(cudaMemsetAsync(taken, 0, grid * 4, s));
+    launch_step(run, taken, nullptr, nullptr);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(back.data(), taken, grid * 4, cudaMemcpyDeviceToHost));
+    print_tile_spread(name, back);
+  }
+  // One launch of a step's probed twin (print_probe, print_timeline).
+  void probed(const char* name, Run run) {
+    std::vector<unsigned long long> sums(PROBE_WORDS), back(tiles * 4);
+    CHECK(cudaMemsetAsync(probe, 0, PROBE_WORDS * 8, s));
+    CHECK(cudaMemsetAsync(stamps, 0, tiles * 32, s));
+    launch_step(run, nullptr, probe, stamps);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(sums.data(), probe, PROBE_WORDS * 8, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(back.data(), stamps, tiles * 32, cudaMemcpyDeviceToHost));
+    print_probe(name, sums);
+    print_timeline(name, back);
+  }
+};
+
 int main(int argc, char** argv) {
   const int rounds = rounds_arg(argc, argv, "scan_steps");
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
   std::vector<int> input(N), back(N), tile_scan(N), scan(N);
   reference_data(input, tile_scan, scan);
-  const size_t tiles = (N + TILE_LEN - 1) / TILE_LEN;
-  int *d_in, *d_out;
-  unsigned long long* d_status;
-  unsigned* d_counters;
-  CHECK(cudaMalloc(&d_in, N * 4));
-  CHECK(cudaMalloc(&d_out, N * 4));
-  CHECK(cudaMalloc(&d_status, tiles * 8 * stride_words(LINE)));
-  CHECK(cudaMalloc(&d_counters, MAX_LAUNCHES * 4));
-  unsigned long long* d_probe;
-  CHECK(cudaMalloc(&d_probe, PROBE_WORDS * 8));
-  std::vector<unsigned long long> sums(PROBE_WORDS), stamps(tiles * 4);
-  unsigned long long* d_stamps;
-  CHECK(cudaMalloc(&d_stamps, tiles * 32));
-  CHECK(cudaMemset(d_counters, 0, MAX_LAUNCHES * 4));
-  CHECK(cudaMemcpy(d_in, input.data(), N * 4, cudaMemcpyHostToDevice));
-  CHECK(cudaMemset(d_out, 0, N * 4));
-  CHECK(cudaMemset(d_status, 0, tiles * 8 * stride_words(LINE)));
-  cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  // Every launch its own epoch, so that no launch reads an earlier one's status words.
-  unsigned epoch = 0;
-  const int grid = PER_SM * p.multiProcessorCount;
-  unsigned* d_taken;
-  CHECK(cudaMalloc(&d_taken, grid * 4));
-  std::vector<unsigned> taken(grid);
-  // For a drawn step: one more launch, recording each block's tiles and SM (print_tile_spread).
-  using Run = void (*)(Args, int, cudaStream_t);
-  const auto spread = [&](const char* name, Run run_step) {
-    CHECK(cudaMemsetAsync(d_taken, 0, grid * 4, s));
-    run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, d_taken, nullptr, nullptr}, grid, s);
-    CHECK(cudaStreamSynchronize(s));
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(taken.data(), d_taken, grid * 4, cudaMemcpyDeviceToHost));
-    print_tile_spread(name, taken);
-  };
-  // For a probed step: one launch of its probed twin (print_probe).
-  const auto probe = [&](const char* name, Run run_probed) {
-    CHECK(cudaMemsetAsync(d_probe, 0, PROBE_WORDS * 8, s));
-    CHECK(cudaMemsetAsync(d_stamps, 0, tiles * 32, s));
-    run_probed(Args{d_in, d_out, d_status, d_counters, N, tiles, ++epoch, nullptr, d_probe, d_stamps}, grid, s);
-    CHECK(cudaStreamSynchronize(s));
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpy(sums.data(), d_probe, PROBE_WORDS * 8, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(stamps.data(), d_stamps, tiles * 32, cudaMemcpyDeviceToHost));
-    print_probe(name, sums);
-    print_timeline(name, stamps);
-  };
-  const auto step = [&](auto run_step) {
-    return [&, run_step] {
-      if (++epoch >= MAX_LAUNCHES) {
-        fprintf(stderr, "scan_steps: more than %u launches; give fewer rounds\n", MAX_LAUNCHES - 1);
-        exit(2);
-      }
-      run_step(Args{d_in, d_out, d_status, d_counters, N, tiles, epoch, nullptr, nullptr, nullptr}, grid, s);
-    };
-  };
-  struct Row {
-    const char* name;
-    Run run;
-    const std::vector<int>* want;
-    bool spread;      // one more launch, counting each block's tiles (the drawn steps)
-    Run probed = nullptr;  // one more launch, the step's probed twin
-  };
-  const Row rows[] = {
-      {"store", launch<step_of(STORE, DEALT)>, &input, false},
-      {"store_drawn", launch<step_of(STORE, DRAWN)>, &input, true},
-      {"one_pass", launch<step_of(ONE_PASS, DEALT)>, &tile_scan, false},
-      {"one_pass_drawn", launch<step_of(ONE_PASS, DRAWN)>, &tile_scan, true},
-      {"two_pass", launch<step_of(TWO_PASS, DEALT)>, &tile_scan, false},
-      {"two_pass_drawn", launch<step_of(TWO_PASS, DRAWN)>, &tile_scan, true},
-      {"handoff", launch<step_of(HANDOFF, DEALT)>, &tile_scan, false},
-      {"handoff_drawn", launch<step_of(HANDOFF, DRAWN)>, &tile_scan, true},
-      {"full", launch<step_of(FULL, DEALT)>, &scan, false},
-      {"full_drawn", launch<step_of(FULL, DRAWN)>, &scan, true, launch<step_of(FULL, DRAWN, WINDOW_32, true)>},
-      {"full_drawn_spin", launch<step_of(FULL, DRAWN, WINDOW_32_SPIN)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32_SPIN, true)>},
-      {"full_drawn_wide", launch<step_of(FULL, DRAWN, WINDOW_128)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_128, true)>},
-      {"full_drawn_pairs", launch<step_of(FULL, DRAWN, WINDOW_64_PAIRS)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_64_PAIRS, true)>},
-      {"full_drawn_reduce3", launch<with_ahead(step_of(FULL, DRAWN), 3)>, &scan, false,
-       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true), 3)>},
-      {"full_drawn_reduce2", launch<with_ahead(step_of(FULL, DRAWN), 2)>, &scan, false,
-       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true), 2)>},
-      {"full_drawn_pairs_reduce3", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS), 3)>, &scan, false,
-       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS, true), 3)>},
-      {"full_drawn_pairs_reduce2", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS), 2)>, &scan, false,
-       launch<with_ahead(step_of(FULL, DRAWN, WINDOW_64_PAIRS, true), 2)>},
-      {"full_drawn_sector_reduce3", launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, false, SECTOR), 3)>, &scan,
-       false, launch<with_ahead(step_of(FULL, DRAWN, WINDOW_32, true, SECTOR), 3)>},
-      {"full_drawn_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, SECTOR)>},
-      {"full_drawn_half_sector", launch<step_of(FULL, DRAWN, WINDOW_32, false, HALF_SECTOR)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, HALF_SECTOR)>},
-      {"full_drawn_half_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, HALF_LINE)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, HALF_LINE)>},
-      {"full_drawn_spread", launch<step_of(FULL, DRAWN, WINDOW_32, false, SPREAD)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, SPREAD)>},
-      {"full_drawn_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE)>},
-      {"full_drawn_two", launch<step_of(FULL, DRAWN, WINDOW_32, false, PACKED, 2)>, &scan, true,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, PACKED, 2)>},
-      {"full_drawn_two_line", launch<step_of(FULL, DRAWN, WINDOW_32, false, LINE, 2)>, &scan, false,
-       launch<step_of(FULL, DRAWN, WINDOW_32, true, LINE, 2)>},
-      {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, &scan, true},
-      {"split_drawn", launch<step_of(SPLIT, DRAWN)>, &scan, true, launch<step_of(SPLIT, DRAWN, WINDOW_32, true)>},
-      {"split_drawn_sector", launch<step_of(SPLIT, DRAWN, WINDOW_32, false, SECTOR)>, &scan, false,
-       launch<step_of(SPLIT, DRAWN, WINDOW_32, true, SECTOR)>},
-      {"split_drawn_two", launch<step_of(SPLIT, DRAWN, WINDOW_32, false, PACKED, 2)>, &scan, false,
-       launch<step_of(SPLIT, DRAWN, WINDOW_32, true, PACKED, 2)>},
-      {"lookahead_reduces", launch<step_of(AGG_FIRST, DEALT)>, &scan, false},
-      {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, &scan, false},
-  };
+  const std::vector<int>* wants[] = {&input, &tile_scan, &scan};
+  Device d(input, p.multiProcessorCount);
   const double bytes = 2.0 * N * 4;
   print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
-    memcpy_row(r, d_in, d_out, input, back, s, "scan_steps");
-    for (const Row& row : rows) {
+    memcpy_row(r, d.in, d.out, input, back, d.s, "scan_steps");
+    for (const Row& row : ROWS) {
       if (!picked(argc, argv, row.name)) continue;
-      const double t = median_us(step(row.run), s);
+      const double t = median_us([&] { d.launch_step(row.run, nullptr, nullptr, nullptr); }, d.s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));
       fflush(stdout);
-      check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+      const std::vector<int>& want = *wants[row.want];
+      check_and_clear(d.out, want, back, "scan_steps", row.name);
       if (row.spread) {
-        spread(row.name, row.run);
-        check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+        d.spread(row.name, row.run);
+        check_and_clear(d.out, want, back, "scan_steps", row.name);
       }
       if (row.probed) {
-        probe(row.name, row.probed);
-        check_and_clear(d_out, *row.want, back, "scan_steps", row.name);
+        d.probed(row.name, row.probed);
+        check_and_clear(d.out, want, back, "scan_steps", row.name);
       }
     }
   }

@@ -830,7 +830,7 @@ constexpr Row probed_row(const char* name, bool spread = false) {
 }
 constexpr int SECTORED = step_of(FULL, DRAWN, WINDOW_32, false, SECTOR);
 constexpr int PAIRS = step_of(FULL, DRAWN, WINDOW_64_PAIRS);
-const Row ROWS[] = {
+const Row STEPS[] = {
     {"store", launch<step_of(STORE, DEALT)>, INPUT, false},
     {"store_drawn", launch<step_of(STORE, DRAWN)>, INPUT, true},
     {"one_pass", launch<step_of(ONE_PASS, DEALT)>, TILE_SCAN, false},
@@ -933,7 +933,7 @@ int main(int argc, char** argv) {
   print_csv_head(p);
   for (int r = 1; r <= rounds; ++r) {
     memcpy_row(r, d.in, d.out, input, back, d.s, "scan_steps");
-    for (const Row& row : ROWS) {
+    for (const Row& row : STEPS) {
       if (!picked(argc, argv, row.name)) continue;
       const double t = median_us([&] { d.launch_step(row.run, nullptr, nullptr, nullptr); }, d.s);
       printf("%d,scan_steps,%s,%d,%.1f,%.1f\n", r, row.name, PER_SM, t, bytes / (t * 1e3));

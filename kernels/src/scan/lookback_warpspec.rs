@@ -1084,11 +1084,14 @@ macro_rules! warpspec_shape {
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
     // `stages - 2`), store path, look-ahead warps, whether the stage goes back before the scan,
     // and (where given) the look-back's sleep between polls and windows per round trip (else
-    // `LOOKBACK_SLEEP_NS` and 1).
+    // `LOOKBACK_SLEEP_NS` and 1) and the status words' spacing (else 1: packed).
     (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal) => {
         warpspec_shape!(@entry [$($doc)*] $name, $warps, $items, $stages, $ahead, $bulk, $looks, $early, LOOKBACK_SLEEP_NS, 1);
     };
     (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal, $sleep:expr, $windows:literal) => {
+        warpspec_shape!(@entry [$($doc)*] $name, $warps, $items, $stages, $ahead, $bulk, $looks, $early, $sleep, $windows, 1);
+    };
+    (@entry [$($doc:tt)*] $name:ident, $warps:literal, $items:literal, $stages:literal, $ahead:literal, $bulk:literal, $looks:literal, $early:literal, $sleep:expr, $windows:literal, $spacing:expr) => {
         kernel! {
             $($doc)*
             pub unsafe fn $name(
@@ -1099,10 +1102,11 @@ macro_rules! warpspec_shape {
                 epoch: u32,
                 exclusive: u32,
             ) {
-                // SAFETY: forwarded from the caller.
+                // SAFETY: forwarded from the caller (status holds the spacing's words a tile,
+                // then the counter).
                 unsafe {
                     warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early, { $sleep }, $windows>(
-                        input, output, Status::packed(status), status, n, epoch, exclusive,
+                        input, output, Status::packed_spaced(status, $spacing), status, n, epoch, exclusive,
                     )
                 }
             }
@@ -1516,7 +1520,7 @@ pub const WARPSPEC_SPACED_WORDS: usize = 2;
 /// tiles' status words lie [`WARPSPEC_SPACED_WORDS`] words apart.
 macro_rules! warpspec_spaced {
     ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
-        kernel! {
+        warpspec_shape!(@entry [
             /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
             /// in the name) whose tiles' status words lie 16 bytes apart
             /// ([`WARPSPEC_SPACED_WORDS`] words, the word between unused) instead of packed 8
@@ -1563,23 +1567,7 @@ macro_rules! warpspec_spaced {
             /// compute warps' wait for tiles falls from 33.6 % to 22.2 % of the stall samples,
             /// their wait for the look-ahead warp grows from 13.7 % to 26.1 %. memcheck,
             /// racecheck and synccheck: 0 errors. Not yet run on an H200.
-            pub unsafe fn $name(
-                input: Global<i32>,
-                output: GlobalMut<i32>,
-                status: GlobalMut<u64>,
-                n: u32,
-                epoch: u32,
-                exclusive: u32,
-            ) {
-                // SAFETY: forwarded from the caller; status holds WARPSPEC_SPACED_WORDS words a
-                // tile and the counter.
-                unsafe {
-                    warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1>(
-                        input, output, Status::packed_spaced(status, WARPSPEC_SPACED_WORDS), status, n, epoch, exclusive,
-                    )
-                }
-            }
-        }
+        ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
     };
 }
 

@@ -44,7 +44,8 @@
 //                  a lane); 64 in one 16-byte load a lane
 //   _sector, _half_sector, _half_line, _line, _spread   the status words 4, 2, 8 or 16 words
 //                  apart, or a sector's worth spread over the packed room (status_at)
-//   _two           two look-ahead warps taking the uses in turn
+//   _two           two look-ahead warps taking the uses in turn (with _line, _sector,
+//                  _half_sector: and the status words so spaced)
 //   _reduce3, _reduce2   the compute warps reduce 3 or 2 uses ahead instead of 4
 // A row with a probed twin launches it once more after its timed launches: per tile, the
 // look-ahead warp's waits, look-back time, round trips, polls and distance to the nearest
@@ -856,6 +857,8 @@ const Row STEPS[] = {
     probed_row<step_of(FULL, DRAWN, WINDOW_32, false, LINE)>("full_drawn_line"),
     probed_row<step_of(FULL, DRAWN, WINDOW_32, false, PACKED, 2)>("full_drawn_two", true),
     probed_row<step_of(FULL, DRAWN, WINDOW_32, false, LINE, 2)>("full_drawn_two_line"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, SECTOR, 2)>("full_drawn_two_sector"),
+    probed_row<step_of(FULL, DRAWN, WINDOW_32, false, HALF_SECTOR, 2)>("full_drawn_two_half_sector"),
     {"full_drawn_ahead", launch<step_of(FULL, DRAWN_AHEAD)>, SCAN, true},
     probed_row<step_of(SPLIT, DRAWN)>("split_drawn", true),
     probed_row<step_of(SPLIT, DRAWN, WINDOW_32, false, SECTOR)>("split_drawn_sector"),

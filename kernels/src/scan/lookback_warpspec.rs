@@ -1510,10 +1510,11 @@ warpspec_windows!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, 4, false);
 warpspec_windows!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, 2, true);
 
 /// Status words per tile of `lookback_warpspec_8x12x6_spaced`: its tiles' words lie this many
-/// words (here 16 bytes) apart. The CUDA C twin (`scripts/gpu/explore/scan_steps.cu`) ran
-/// 0.8–1.4 % faster so than packed on an H100, a little faster than one word a 32-byte sector,
-/// and faster than 8 or 16 words apart (3 rounds,
-/// `docs/measurements/2026-11-27-h100/scan-steps-spacing-81ff217/`).
+/// words (here 16 bytes) apart. So spaced, the CUDA C twin (`scripts/gpu/explore/scan_steps.cu`)
+/// ran 0.8–1.3 % faster than packed on an H100, a little faster than one word a 32-byte sector,
+/// and faster than 8 words apart (3 rounds,
+/// `docs/measurements/2026-11-27-h100/scan-steps-spacing-81ff217/`) or 16
+/// (`…/scan-steps-spacing-a980a85/`, `…/scan-steps-spread-2971dee/`).
 pub const WARPSPEC_SPACED_WORDS: usize = 2;
 
 /// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose

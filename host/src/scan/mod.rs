@@ -17,7 +17,7 @@
 //! | `lookback` (and its tuning shapes) | `lookback` once (`lookback__{type}_{op}` for the other pairs) | one status word per tile (and two value slots per tile for the other pairs) |
 //! | `lookback_bulk` (and `lookback_bulk_load_only`; sm_90) | itself once | one status word per tile |
 //! | `lookback_persistent` (sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
-//! | `lookback_warpspec` (its tuning shapes and experiments; sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
+//! | `lookback_warpspec` (its tuning shapes and experiments; sm_90) | itself once, as many blocks as fit at once | one status word per tile (two for 64-bit types and for `…_spaced`), then the ticket counter |
 //!
 //! Every row runs through one workspace shape (`ScanWorkspace`: status words, value slots,
 //! the recursions' scratch) and one launch path, for a prepared [`Scan`] and for a [`Scanner`]
@@ -131,6 +131,39 @@ pub mod typed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Op;
+
+    /// `v`'s row for `T` (sums) at `n`: the plan's `scratch_bytes` (what the CLI and the benches
+    /// report) is 8 bytes for each status word `single_pass_launch` has the workspace allocate.
+    /// Rows that are not single-pass, or that `T` does not have, are skipped.
+    /// Rows that are not single-pass, or that `T` does not have, are skipped (false).
+    fn scratch_agrees<T: Value>(backend: &Backend, v: &'static ScanVariant, n: usize) -> bool {
+        let Ok(inst) = v.instance::<T>(Op::Sum) else { return false };
+        let Ok((_, _, words)) = plan::single_pass_launch(backend, &inst, n) else { return false };
+        let size = std::mem::size_of::<T>();
+        assert_eq!(inst.plan.scratch_bytes(n, size), 8 * words as u64, "{} {:?} n={n}", v.name, T::ELEM);
+        true
+    }
+
+    #[test]
+    fn scratch_bytes_are_the_status_words_a_launch_allocates() {
+        let backend = Backend::emulator();
+        let mut checked = Vec::new();
+        for v in all() {
+            for n in [1, 4097, (1 << 20) + 7] {
+                if scratch_agrees::<i32>(&backend, v, n) {
+                    checked.push(format!("{} i32", v.name));
+                }
+                if scratch_agrees::<u64>(&backend, v, n) {
+                    checked.push(format!("{} u64", v.name));
+                }
+            }
+        }
+        // The three layouts: packed, spaced, and the halves of a 64-bit type.
+        for row in ["lookback i32", "lookback_warpspec_8x12x6_spaced i32", "lookback_warpspec_8x12x6 u64"] {
+            assert!(checked.iter().any(|c| c == row), "{row} was not checked");
+        }
+    }
 
     #[test]
     fn tuning_shapes_match_the_kernels_list() {

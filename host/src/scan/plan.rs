@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 use crate::reduce::MAX_GRID;
 
 /// A single-pass variant's launch on `n` elements: the kernel, its launch configuration, and
-/// the status words it needs (one per tile; the bulk scan's ticket counter after them).
+/// the status words it needs (one per tile, two for the warp-specialized scan of a 64-bit type
+/// or `spacing` in `…_spaced`; the persistent scans' ticket counter after them).
 pub(crate) fn single_pass_launch<T>(
     backend: &Backend,
     inst: &ScanInstance<T>,

@@ -237,8 +237,8 @@ impl<T> ScanPlan<T> {
             ScanPlan::DecoupledLookbackValues { .. } => tiles * 8 * 3,
             // The status words, then the ticket counter.
             ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
-            // The status words (two per tile for a 64-bit type: the halves layout), then the
-            // ticket counter.
+            // The status words (two per tile for a 64-bit type: the halves layout; `spacing`
+            // words a tile in `…_spaced`), then the ticket counter.
             ScanPlan::WarpSpecialized { spacing, .. } => {
                 (tiles * (kernels::scan::warpspec_status_words(size) * *spacing as usize) as u64 + 1) * 8
             }

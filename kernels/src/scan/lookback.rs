@@ -220,7 +220,8 @@ const fn packed<T: Element>() -> bool {
     core::mem::size_of::<T>() == 4
 }
 
-/// Where tiles publish: one status word per tile and, for the split layout, two value slots
+/// Where tiles publish: one status word per tile (packed, or `spacing` words apart in the
+/// layout of [`packed_spaced`](Status::packed_spaced)) and, for the split layout, two value slots
 /// per tile (`index::value_slot`: its aggregate and its inclusive prefix); or, for the
 /// **halves** layout of 64-bit types (the warp-specialized scan's), two tagged status words
 /// per tile (`index::pack_halves`).
@@ -346,11 +347,11 @@ impl<T: Element> Status<T> {
     /// prefix holding the identity (what the look-back finds there).
     ///
     /// # Safety
-    /// `pred` < the status array's length.
+    /// `pred` is below the number of tiles the status array holds.
     #[inline(always)]
     unsafe fn word_or_prefix<O: Operator<T>>(self, pred: isize, epoch: u32) -> (u64, u64) {
         if pred >= 0 {
-            // SAFETY: 0 <= pred < the status array's length.
+            // SAFETY: 0 <= pred < the tiles the status array holds.
             unsafe { self.word(pred as usize) }
         } else {
             (pack_status(epoch, FLAG_PREFIX, O::IDENTITY.low_bits() as i32), 0)
@@ -400,8 +401,8 @@ impl<T: Element> Status<T> {
 /// nanoseconds before it loads again (0: no sleep, a tight spin; see [`LOOKBACK_SLEEP_NS`]).
 ///
 /// # Safety
-/// `status` holds at least `tile` words (and their slots); called by all 32 lanes of one warp
-/// with the same `tile` and `epoch`.
+/// `status` holds at least `tile` tiles' words (`tile × words_per_tile()`, and their slots);
+/// called by all 32 lanes of one warp with the same `tile` and `epoch`.
 #[inline(always)]
 pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     status: Status<T>,
@@ -413,7 +414,7 @@ pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     let mut end = tile;
     loop {
         let pred = end as isize - WARP_SIZE as isize + lane as isize;
-        // SAFETY: pred < tile <= the status array's length.
+        // SAFETY: pred < tile <= the tiles the status array holds.
         let load = || unsafe { status.word_or_prefix::<O>(pred, epoch) };
         let word = settle::<SLEEP_NS>(load(), load, epoch);
         let flag = status_flag(word.0, epoch);
@@ -468,7 +469,7 @@ pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_N
     let mut end = tile;
     loop {
         let pred = |w: usize| end as isize - ((w + 1) * WARP_SIZE as usize) as isize + lane as isize;
-        // SAFETY: p < tile <= the status array's length.
+        // SAFETY: p < tile <= the tiles the status array holds.
         let load = |p: isize| unsafe { status.word_or_prefix::<O>(p, epoch) };
         let words: [(u64, u64); WINDOWS] = core::array::from_fn(|w| load(pred(w)));
         for (w, &first) in words.iter().enumerate() {

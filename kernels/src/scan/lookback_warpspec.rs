@@ -218,7 +218,7 @@ struct Launch<T> {
     input: Global<T>,
     output: GlobalMut<T>,
     status: Status<T>,
-    /// The ticket counter (`status[tiles]`).
+    /// The ticket counter (`status[words_per_tile() × tiles]`, after every tile's words).
     counter: GlobalMut<u64>,
     n: usize,
     tiles: usize,
@@ -385,7 +385,7 @@ unsafe fn look_ahead<
         let prefix = if tile == 0 {
             O::IDENTITY
         } else {
-            // SAFETY: the whole warp, with the same tile and epoch; status holds tiles words.
+            // SAFETY: the whole warp, with the same tile and epoch; status holds every tile's words.
             let prefix = unsafe { look_back_by::<T, O, SLEEP_NS, WINDOWS>(l.status, tile, l.epoch, lane) };
             if lane == 0 {
                 // SAFETY: tile < tiles; its aggregate went out first (compute warp 0, before the
@@ -481,7 +481,8 @@ unsafe fn reduce<T: Element, O: Operator<T>, W: Word, const ROWS: usize, const E
             aggregate = O::combine(aggregate, unsafe { read_slot::<T, u32>(ring.ctrl, ring.totals_at(s), w) });
         }
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
-        // SAFETY: tile < tiles = the status words; its first publication, by this thread alone.
+        // SAFETY: tile < tiles, whose words status holds; its first publication, by this thread
+        // alone.
         // Then the stage goes to the look-ahead warp (an initialised barrier; one arrival).
         unsafe {
             l.status.publish(tile, l.epoch, flag, aggregate);
@@ -765,7 +766,9 @@ unsafe fn compute<
 /// offset, and scans and stores from registers.
 ///
 /// # Safety
-/// As for [`lookback_warpspec`], with this shape's block and shared memory.
+/// As for [`lookback_warpspec`], with this shape's block and shared memory; `status_words` is
+/// `status`'s array, holding `status.words_per_tile() × tiles + 1` words (the last the ticket
+/// counter).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn warpspec<
@@ -1582,7 +1585,8 @@ pub const WARPSPEC_TYPED: (u32, u32, u32) = (8, 12, 6);
 
 /// Status words per tile of the warp-specialized scan of elements of `size` bytes: 2 for a
 /// 64-bit type (its two halves, `Status::halves`), else 1 (the packed word). The status array
-/// holds this many words per tile, then the ticket counter.
+/// holds this many words per tile (times the plan's `spacing`: 2 for
+/// `lookback_warpspec_8x12x6_spaced`), then the ticket counter.
 pub const fn warpspec_status_words(size: usize) -> usize {
     if size == 8 { 2 } else { 1 }
 }

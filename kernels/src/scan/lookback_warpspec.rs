@@ -1562,12 +1562,12 @@ macro_rules! warpspec_spaced {
             /// words.
             ///
             /// # Measured
-            /// H100 80GB HBM3, int32 inclusive sums, 6 interleaved rounds against
+            /// H100 80GB HBM3, int32 inclusive sums, 9 interleaved rounds on two leases against
             /// `lookback_warpspec_8x12x6` in the same invocations
-            /// (`docs/measurements/2026-11-28-h100/warpspec-spaced-bb5302e/`): faster in every
-            /// round, at 2^28 754.7–756.9 µs against 758.9–760.7 (1.058–1.060× the copy against
-            /// 1.063–1.066×; 1.150–1.159× CUB's speed), at 10^8 279.7–280.6 against 281.6–285.0
-            /// (1.038–1.041× the copy against 1.045–1.058×). ncu's source counters at 2^28: the
+            /// (`docs/measurements/2026-11-28-h100/warpspec-spaced-bb5302e/`, `…/warpspec-spaced-lease2-bb5302e/`):
+            /// faster in every round, at 2^28 754.7–756.9 µs against 757.3–760.7 (1.058–1.061× the
+            /// copy against 1.062–1.066×; 1.150–1.167× CUB's speed), at 10^8 279.5–280.6 against
+            /// 281.6–285.0 (1.037–1.042× the copy against 1.045–1.058×). ncu's source counters at 2^28: the
             /// compute warps' wait for tiles falls from 33.6 % to 22.2 % of the stall samples,
             /// their wait for the look-ahead warp grows from 13.7 % to 26.1 %. memcheck,
             /// racecheck and synccheck: 0 errors. Not yet run on an H200.

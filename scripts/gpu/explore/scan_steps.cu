@@ -56,7 +56,7 @@
 // ring of 6 stages, 3 blocks per SM; warp 0 the producer (lane 0 loads), warp 1 the look-ahead
 // warp. With every block resident, dealt and drawn tiles are both deadlock-free. Each step and
 // cudaMemcpy alternate in `rounds` rounds (argv[1], default 3; further arguments name the steps
-// to run, default all) on one 2^28-int32 buffer (its last
+// to run, default all; a name not in STEPS: one line, exit 2) on one 2^28-int32 buffer (its last
 // tile short); each time is the median of 10 launches after an untimed one; every result is
 // checked (store: the input; one_pass to handoff: each tile's own inclusive scan; full: the
 // inclusive scan). Output CSV on stdout, the columns of copy_kernels.cu's:
@@ -867,6 +867,20 @@ const Row STEPS[] = {
     {"lookahead_reduces_drawn", launch<step_of(AGG_FIRST, DRAWN)>, SCAN, false},
 };
 
+// Exits 2 with one line where the command line (after the rounds) names a step not in STEPS,
+// which would otherwise run nothing.
+void check_picks(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    bool known = false;
+    for (const Row& row : STEPS) known = known || !strcmp(argv[i], row.name);
+    if (known) continue;
+    fprintf(stderr, "scan_steps: no step named '%s'; the steps:", argv[i]);
+    for (const Row& row : STEPS) fprintf(stderr, " %s", row.name);
+    fprintf(stderr, "\n");
+    exit(2);
+  }
+}
+
 // The device side of a run: the buffers, the stream, the grid and the launches' epochs (every
 // launch its own, so that no launch reads an earlier one's status words).
 struct Device {
@@ -926,6 +940,7 @@ struct Device {
 
 int main(int argc, char** argv) {
   const int rounds = rounds_arg(argc, argv, "scan_steps");
+  check_picks(argc, argv);
   cudaDeviceProp p;
   CHECK(cudaGetDeviceProperties(&p, 0));
   std::vector<int> input(N), back(N), tile_scan(N), scan(N);

@@ -108,9 +108,11 @@ fn emulator_trials() -> Vec<Trial> {
     // look-ahead warps meet predecessors of other blocks that have published nothing yet, or
     // only their aggregate, while their own producers and compute warps run ahead; the compute
     // warps reduce 2 uses ahead of their scan in `lookback_warpspec` (4 stages), 4 in the 6-stage
-    // shapes; and the experiment whose status words lie 2 words apart (its words between are
-    // never read, and the ticket counter lies past them).
-    for name in ["lookback_warpspec", "lookback_warpspec_8x20x6", "lookback_warpspec_8x12x6_spaced"] {
+    // shapes; and the plan's shape, whose status words lie 2 words apart (its words between are
+    // never read, and the ticket counter lies past them), beside its packed experiment.
+    for name in
+        ["lookback_warpspec", "lookback_warpspec_8x20x6", "lookback_warpspec_8x12x6", "lookback_warpspec_8x12x6_packed"]
+    {
         out.push(
             Trial::test(format!("scan::emulator::{name}::contended"), move || {
                 let backend = Backend::with_emulator(Emulator::new().with_workers(8));

@@ -17,7 +17,7 @@
 //! | `lookback` (and its tuning shapes) | `lookback` once (`lookback__{type}_{op}` for the other pairs) | one status word per tile (and two value slots per tile for the other pairs) |
 //! | `lookback_bulk` (and `lookback_bulk_load_only`; sm_90) | itself once | one status word per tile |
 //! | `lookback_persistent` (sm_90) | itself once, as many blocks as fit at once | one status word per tile, then the ticket counter |
-//! | `lookback_warpspec` (its tuning shapes and experiments; sm_90) | itself once, as many blocks as fit at once | one status word per tile (two for 64-bit types and for `…_spaced`), then the ticket counter |
+//! | `lookback_warpspec` (its tuning shapes and experiments; sm_90) | itself once, as many blocks as fit at once | one status word per tile (two for 64-bit types; two, the second unused, for `lookback_warpspec_8x12x6` and its 32-bit rows), then the ticket counter |
 //!
 //! Every row runs through one workspace shape (`ScanWorkspace`: status words, value slots,
 //! the recursions' scratch) and one launch path, for a prepared [`Scan`] and for a [`Scanner`]
@@ -159,8 +159,14 @@ mod tests {
                 }
             }
         }
-        // The three layouts: packed, spaced, and the halves of a 64-bit type.
-        for row in ["lookback i32", "lookback_warpspec_8x12x6_spaced i32", "lookback_warpspec_8x12x6 u64"] {
+        // The layouts: packed (and the warp-specialized scan's packed, its spaced), and the
+        // halves of a 64-bit type.
+        for row in [
+            "lookback i32",
+            "lookback_warpspec_8x12x6_packed i32",
+            "lookback_warpspec_8x12x6 i32",
+            "lookback_warpspec_8x12x6 u64",
+        ] {
             assert!(checked.iter().any(|c| c == row), "{row} was not checked");
         }
     }
@@ -202,7 +208,8 @@ mod tests {
         let (mut shapes, mut experiments) = (Vec::new(), 0);
         for v in all() {
             let ScanPlan::WarpSpecialized { warps, items, stages, lookaheads, spacing, .. } = v.plan else { continue };
-            assert_eq!(v.name.ends_with("_spaced"), spacing > 1, "{}", v.name);
+            // The plan's shape alone spaces its status words; its experiments keep them packed.
+            assert_eq!(v.name == "lookback_warpspec_8x12x6", spacing > 1, "{}", v.name);
             let name = shape_name((warps, items, stages));
             if v.name == name {
                 shapes.push((warps, items, stages));
@@ -226,7 +233,7 @@ mod tests {
         assert_eq!(shapes[0], default, "lookback_warpspec is the first shape");
         assert_eq!(
             experiments, 20,
-            "store_bulk, four ahead, six lookahead, three early_empty, two sleep, three windows, one spaced experiments"
+            "store_bulk, four ahead, six lookahead, three early_empty, two sleep, three windows, one packed experiments"
         );
     }
 

@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::reduce::MAX_GRID;
 
 /// A single-pass variant's launch on `n` elements: the kernel, its launch configuration, and
-/// the status words it needs (one per tile, two for the warp-specialized scan of a 64-bit type
-/// or `spacing` in `…_spaced`; the persistent scans' ticket counter after them).
+/// the status words it needs (one per tile; for the warp-specialized scan two for a 64-bit type,
+/// `spacing` for a 32-bit one; the persistent scans' ticket counter after them).
 pub(crate) fn single_pass_launch<T>(
     backend: &Backend,
     inst: &ScanInstance<T>,
@@ -23,7 +23,7 @@ pub(crate) fn single_pass_launch<T>(
         ScanPlan::DecoupledLookback { kernel, threads, .. } => Ok((kernel, config(tiles, threads), tiles)),
         ScanPlan::PersistentLookback { kernel, .. } => Ok((kernel, persistent_config(backend, inst, n)?, tiles + 1)),
         ScanPlan::WarpSpecialized { kernel, spacing, .. } => {
-            let words = tiles * kernels::scan::warpspec_status_words(std::mem::size_of::<T>()) * spacing as usize + 1;
+            let words = tiles * kernels::scan::warpspec_status_words(std::mem::size_of::<T>(), spacing as usize) + 1;
             Ok((kernel, warpspec_config(backend, inst, n)?, words))
         }
         ScanPlan::Fenwick { .. } | ScanPlan::ReduceThenScan { .. } | ScanPlan::DecoupledLookbackValues { .. } => {

@@ -108,8 +108,10 @@ pub enum ScanPlan<T: 'static = i32> {
         stages: u32,
         /// Look-ahead warps per block, taking the tiles in turn.
         lookaheads: u32,
-        /// Words from one tile's status words to the next's: 1 but in the `…_spaced`
-        /// experiment (`kernels::scan::WARPSPEC_SPACED_WORDS`).
+        /// Words from one tile's status word to the next's in the packed layout of 32-bit types:
+        /// 1 but in `lookback_warpspec_8x12x6` and its typed rows
+        /// (`kernels::scan::WARPSPEC_SPACED_WORDS`); a 64-bit type's halves layout takes two
+        /// words a tile whatever the spacing (`kernels::scan::warpspec_status_words`).
         spacing: u32,
     },
 }
@@ -238,9 +240,9 @@ impl<T> ScanPlan<T> {
             // The status words, then the ticket counter.
             ScanPlan::PersistentLookback { .. } => (tiles + 1) * 8,
             // The status words (two per tile for a 64-bit type: the halves layout; `spacing`
-            // words a tile in `…_spaced`), then the ticket counter.
+            // words a tile for a 32-bit one), then the ticket counter.
             ScanPlan::WarpSpecialized { spacing, .. } => {
-                (tiles * (kernels::scan::warpspec_status_words(size) * *spacing as usize) as u64 + 1) * 8
+                (tiles * kernels::scan::warpspec_status_words(size, *spacing as usize) as u64 + 1) * 8
             }
         }
     }
@@ -357,7 +359,7 @@ macro_rules! warpspec_row {
             items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
             stages: WARPSPEC_TYPED.2,
             lookaheads: 1,
-            spacing: 1,
+            spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32,
         })
     };
 }
@@ -407,7 +409,7 @@ macro_rules! lookback_hinted {
 /// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`; with `concept:`, an
 /// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too, with
 /// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`), and with `spacing:` one
-/// whose status words lie that many words apart (`…_spaced`).
+/// whose 32-bit status words lie that many words apart (`lookback_warpspec_8x12x6`).
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
         warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)
@@ -428,8 +430,8 @@ macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, lookaheads: $looks:literal) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, LOOKAHEAD_CONCEPT, $looks)
     };
-    ($name:ident, $warps:literal, $items:literal, $stages:literal, concept: $concept:expr, spacing: $spacing:expr) => {
-        warpspec_shape!(@row $name, $warps, $items, $stages, true, ScanPairs::Own, $concept, 1, $spacing)
+    ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, concept: $concept:expr, spacing: $spacing:expr) => {
+        warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, $concept, 1, $spacing)
     };
     (@row $name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal, $pairs:expr, $concept:expr) => {
         warpspec_shape!(@row $name, $warps, $items, $stages, $tuning, $pairs, $concept, 1)
@@ -587,7 +589,16 @@ static VARIANTS: &[ScanVariant] = &[
     },
     warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4, true),
     // Its other rows are the typed warp-specialized scans (`WARPSPEC_TYPED`).
-    warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6, true, ScanPairs::Every(&every_other_pair!(warpspec_row))),
+    warpspec_shape!(
+        lookback_warpspec_8x12x6,
+        8,
+        12,
+        6,
+        true,
+        ScanPairs::Every(&every_other_pair!(warpspec_row)),
+        concept: "lookback_warpspec at the shape the plan runs (compute warps x items per thread x ring stages), its 32-bit status words 16 bytes apart, for tuning",
+        spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32
+    ),
     warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3, true),
     warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4, true),
     warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4, true),
@@ -627,12 +638,11 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, concept: WINDOWS_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, concept: WINDOWS_CONCEPT),
     warpspec_shape!(
-        lookback_warpspec_8x12x6_spaced,
+        lookback_warpspec_8x12x6_packed,
         8,
         12,
         6,
-        concept: "lookback_warpspec_8x12x6 with its tiles' status words 16 bytes apart instead of 8 (one word between unused), an experiment",
-        spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32
+        concept: "lookback_warpspec_8x12x6 with its tiles' status words packed 8 bytes apart (as every other shape), the layout it had before, an experiment"
     ),
 ];
 

@@ -221,7 +221,7 @@ const fn packed<T: Element>() -> bool {
 }
 
 /// Where tiles publish: one status word per tile (packed, or `spacing` words apart in the
-/// layout of [`packed_spaced`](Status::packed_spaced)) and, for the split layout, two value slots
+/// layout of [`spaced`](Status::spaced)) and, for the split layout, two value slots
 /// per tile (`index::value_slot`: its aggregate and its inclusive prefix); or, for the
 /// **halves** layout of 64-bit types (the warp-specialized scan's), two tagged status words
 /// per tile (`index::pack_halves`).
@@ -232,7 +232,7 @@ pub(super) struct Status<T> {
     /// A 64-bit `T` publishes in the halves layout rather than the split one.
     halves: bool,
     /// Packed layout: tile `t`'s word is `words[t × spacing]` (1 but in
-    /// `lookback_warpspec_8x12x6_spaced`, whose words lie 16 bytes apart).
+    /// `lookback_warpspec_8x12x6` and its 32-bit typed rows, whose words lie 16 bytes apart).
     spacing: usize,
 }
 
@@ -264,15 +264,17 @@ impl<T: Element> Status<T> {
         Self { words, values: words.cast(), halves: false, spacing: 1 }
     }
 
-    /// A status array of the packed layout whose tile `t` has its word at `words[t × spacing]`
-    /// (the words between unused): `spacing` × tiles words.
+    /// The same status array, where a 32-bit `T` (the packed layout) has tile `t`'s word at
+    /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words. The layouts of
+    /// a 64-bit `T` keep their places (halves: two words a tile whatever `SPACING`).
     #[inline(always)]
-    pub(super) fn packed_spaced(words: GlobalMut<u64>, spacing: usize) -> Self {
-        Self { spacing, ..Self::packed(words) }
+    pub(super) fn spaced<const SPACING: usize>(self) -> Self {
+        const { assert!(SPACING >= 1, "a spacing of 0 would put every tile on one word") };
+        Self { spacing: SPACING, ..self }
     }
 
     /// Words of the status array per tile: the spacing for a 32-bit `T` (the packed layout,
-    /// whatever the constructor; 1 but for [`packed_spaced`](Self::packed_spaced)), 2 in the
+    /// whatever the constructor; 1 but after [`spaced`](Self::spaced)), 2 in the
     /// halves layout of a 64-bit `T`, 1 in its split layout (the value slots lie elsewhere).
     #[inline(always)]
     pub(super) fn words_per_tile(self) -> usize {

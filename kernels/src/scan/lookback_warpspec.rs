@@ -815,8 +815,8 @@ unsafe fn warpspec<
     let n = n as usize;
     let tile_len = tile_words / words::<T>();
     let count = n.div_ceil(tile_len);
-    // SAFETY: status holds its words per tile (warpspec_status_words(size of T), times the
-    // spacing of a spaced layout) × tiles + 1 words; the last is the ticket counter.
+    // SAFETY: status holds its words per tile (warpspec_status_words(size of T, spacing))
+    // × tiles + 1 words; the last is the ticket counter.
     let counter = unsafe { status_words.offset(status.words_per_tile() * count) };
     let l = Launch { input, output, status, counter, n, tiles: count, tile_len, epoch, exclusive };
     let tid = thread_idx_x() as usize;
@@ -1109,7 +1109,7 @@ macro_rules! warpspec_shape {
                 // then the counter).
                 unsafe {
                     warpspec::<i32, Sum, $warps, { $items / 4 }, $stages, $ahead, $bulk, $looks, $early, { $sleep }, $windows>(
-                        input, output, Status::packed_spaced(status, $spacing), status, n, epoch, exclusive,
+                        input, output, Status::packed(status).spaced::<{ $spacing }>(), status, n, epoch, exclusive,
                     )
                 }
             }
@@ -1118,7 +1118,55 @@ macro_rules! warpspec_shape {
 }
 
 warpspec_shape!(lookback_warpspec_8x12x4, 8, 12, 4);
-warpspec_shape!(lookback_warpspec_8x12x6, 8, 12, 6);
+warpspec_shape!(@entry [
+    /// `lookback_warpspec` at the shape the plan runs on the H100 (8 compute warps × 12 items
+    /// per thread × 6 ring stages, [`WARPSPEC_TYPED`]), its tiles' status words 16 bytes apart
+    /// ([`WARPSPEC_SPACED_WORDS`] words, the word between unused): same algorithm, same
+    /// arguments.
+    ///
+    /// # Concept
+    /// **Tuning by instantiation, and where shared words lie.** How many tiles a block keeps in
+    /// flight (the ring's stages) and how large a tile is (warps × items) decide whether DRAM
+    /// stays busy; the best shape differs between GPUs. And every block's look-ahead warp reads
+    /// the newest tiles' status words, which other SMs write twice each, all through the L2
+    /// while the scan's own traffic fills it: how many words share a 32-byte sector decides how
+    /// many SMs' writes and reads meet on one sector.
+    ///
+    /// # Previous problem → fix
+    /// `lookback_warpspec` is compiled for one shape; the sweep
+    /// (`scripts/gpu/warpspec_sweep.sh`) found this one the fastest for `i32` sums on the H100
+    /// at 2^27 and above. Its status words were packed 8 bytes apart
+    /// (`lookback_warpspec_8x12x6_packed`, kept as the experiment that shows the difference);
+    /// in the CUDA C twin (`scripts/gpu/explore/scan_steps.cu`) spacing them was the one change
+    /// to the look-back that ran faster.
+    ///
+    /// # Execution
+    /// As `lookback_warpspec` (phases 1–5 of its docs), with 8 compute warps, 12 items per
+    /// thread and 6 stages, tile `t`'s status word at `status[2 t]`.
+    ///
+    /// # Launch
+    /// As `lookback_warpspec`: block `10 × 32` threads (traps otherwise),
+    /// `warpspec_shared_bytes(8, 12, 6)` (72 KiB) of dynamic shared memory; sm_90 only.
+    ///
+    /// # Preconditions
+    /// As for `lookback_warpspec`, with `status` holding `2 × ceil(n / tile) + 1` words (the
+    /// spaced status words, then the ticket counter).
+    ///
+    /// # Safety
+    /// As for `lookback_warpspec`, with `status` valid for `2 × ceil(n / tile) + 1` words.
+    ///
+    /// # Measured
+    /// H100 80GB HBM3, int32 inclusive sums, 9 interleaved rounds on two leases against the
+    /// packed layout in the same invocations (measured as `lookback_warpspec_8x12x6_spaced`
+    /// against `lookback_warpspec_8x12x6` at bb5302e, whose PTX are this kernel's and
+    /// `…_packed`'s: `docs/measurements/2026-11-28-h100/warpspec-spaced-bb5302e/`,
+    /// `…/warpspec-spaced-lease2-bb5302e/`): faster in every round, at 2^28 754.7–756.9 µs
+    /// against 757.3–760.7 (1.058–1.061× the copy against 1.062–1.066×; 1.150–1.167× CUB's
+    /// speed), at 10^8 279.5–280.6 against 281.6–285.0 (1.037–1.042× the copy against
+    /// 1.045–1.058×). ncu's source counters at 2^28: the compute warps' wait for tiles falls
+    /// from 33.6 % to 22.2 % of the stall samples, their wait for the look-ahead warp grows
+    /// from 13.7 % to 26.1 %. memcheck, racecheck and synccheck: 0 errors.
+] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
 warpspec_shape!(lookback_warpspec_4x36x4, 4, 36, 4);
@@ -1512,70 +1560,50 @@ warpspec_windows!(lookback_warpspec_8x12x6_windows2, 8, 12, 6, 2, false);
 warpspec_windows!(lookback_warpspec_8x12x6_windows4, 8, 12, 6, 4, false);
 warpspec_windows!(lookback_warpspec_8x12x6_early_empty_windows2, 8, 12, 6, 2, true);
 
-/// Status words per tile of `lookback_warpspec_8x12x6_spaced`: its tiles' words lie this many
-/// words (here 16 bytes) apart. So spaced, the CUDA C twin (`scripts/gpu/explore/scan_steps.cu`)
-/// ran 0.8–1.3 % faster than packed on an H100, a little faster than one word a 32-byte sector,
-/// and faster than 8 words apart (3 rounds,
+/// Words from one tile's status word to the next's in the 32-bit layout of the plan's
+/// warp-specialized scan (`lookback_warpspec_8x12x6` and its typed rows): 2, 16 bytes apart, the
+/// word between unused (64-bit types' halves layout takes two words a tile anyway). So spaced,
+/// the CUDA C twin (`scripts/gpu/explore/scan_steps.cu`) ran 0.8–1.3 % faster than packed on an
+/// H100, a little faster than one word a 32-byte sector, and faster than 8 words apart (3 rounds,
 /// `docs/measurements/2026-11-27-h100/scan-steps-spacing-81ff217/`) or 16
-/// (`…/scan-steps-spacing-a980a85/`, `…/scan-steps-spread-2971dee/`).
+/// (`…/scan-steps-spacing-a980a85/`, `…/scan-steps-spread-2971dee/`); the Rust kernel so spaced
+/// ran 0.2–0.6 % faster than packed in each of 9 rounds at 2^28
+/// (`docs/measurements/2026-11-28-h100/warpspec-spaced-bb5302e/`).
 pub const WARPSPEC_SPACED_WORDS: usize = 2;
 
-/// Declares `lookback_warpspec` at a shape (compute warps, items per thread, stages) whose
-/// tiles' status words lie [`WARPSPEC_SPACED_WORDS`] words apart.
-macro_rules! warpspec_spaced {
-    ($name:ident, $warps:literal, $items:literal, $stages:literal) => {
-        warpspec_shape!(@entry [
-            /// `lookback_warpspec` at a shape (compute warps × items per thread × ring stages,
-            /// in the name) whose tiles' status words lie 16 bytes apart
-            /// ([`WARPSPEC_SPACED_WORDS`] words, the word between unused) instead of packed 8
-            /// bytes apart: an experiment.
-            ///
-            /// # Concept
-            /// **Where shared words lie is part of the algorithm.** Every block's look-ahead
-            /// warp reads the newest tiles' status words, and every tile's words are written
-            /// twice by other SMs, all through the L2 while the copy's traffic fills it. How
-            /// many words share a 32-byte sector decides how many SMs' writes and reads meet on
-            /// one sector.
-            ///
-            /// # Previous problem → fix
-            /// With its tiles drawn by ticket, `lookback_warpspec_8x12x6`'s block in CUDA C runs
-            /// at `cudaMemcpy`'s speed on the H100 until the look-back is added, which adds
-            /// 4.4–5.3 %; each look-back takes about 3 µs (2.0–2.1 round trips), whatever its
-            /// window, sleep or number of look-ahead warps
-            /// (`docs/measurements/2026-11-27-h100/scan-steps-probe-be8769d/`). Spacing the
-            /// status words (one or two a sector) was the one change that ran faster there.
-            ///
-            /// # Execution
-            /// As `lookback_warpspec` (phases 1–5 of its docs), tile `t`'s status word at
-            /// `status[2 t]`.
-            ///
-            /// # Launch
-            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
-            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90 only.
-            ///
-            /// # Preconditions
-            /// As for `lookback_warpspec`, with `status` holding `2 × ceil(n / tile) + 1` words
-            /// (the spaced status words, then the ticket counter).
-            ///
-            /// # Safety
-            /// As for `lookback_warpspec`, with `status` valid for `2 × ceil(n / tile) + 1`
-            /// words.
-            ///
-            /// # Measured
-            /// H100 80GB HBM3, int32 inclusive sums, 9 interleaved rounds on two leases against
-            /// `lookback_warpspec_8x12x6` in the same invocations
-            /// (`docs/measurements/2026-11-28-h100/warpspec-spaced-bb5302e/`, `…/warpspec-spaced-lease2-bb5302e/`):
-            /// faster in every round, at 2^28 754.7–756.9 µs against 757.3–760.7 (1.058–1.061× the
-            /// copy against 1.062–1.066×; 1.150–1.167× CUB's speed), at 10^8 279.5–280.6 against
-            /// 281.6–285.0 (1.037–1.042× the copy against 1.045–1.058×). ncu's source counters at 2^28: the
-            /// compute warps' wait for tiles falls from 33.6 % to 22.2 % of the stall samples,
-            /// their wait for the look-ahead warp grows from 13.7 % to 26.1 %. memcheck,
-            /// racecheck and synccheck: 0 errors. Not yet run on an H200.
-        ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
-    };
-}
-
-warpspec_spaced!(lookback_warpspec_8x12x6_spaced, 8, 12, 6);
+warpspec_shape!(@entry [
+    /// `lookback_warpspec_8x12x6` with its tiles' status words packed 8 bytes apart (tile `t`'s
+    /// word at `status[t]`, four words a 32-byte sector), as every other shape of
+    /// `lookback_warpspec` has them: an experiment, the layout 8x12x6 had before.
+    ///
+    /// # Concept
+    /// **Where shared words lie is part of the algorithm.** Every block's look-ahead warp reads
+    /// the newest tiles' status words, and every tile's word is written twice by other SMs, all
+    /// through the L2 while the scan's own traffic fills it. Packed, four tiles' words share a
+    /// 32-byte sector, and the writes and reads of up to four SMs meet on it.
+    ///
+    /// # Previous problem → fix
+    /// None: this is the packed layout kept beside `lookback_warpspec_8x12x6`, which spaced its
+    /// words ([`WARPSPEC_SPACED_WORDS`]), so that a sweep times the two in the same invocations.
+    ///
+    /// # Execution
+    /// As `lookback_warpspec` (phases 1–5 of its docs) at 8x12x6, tile `t`'s status word at
+    /// `status[t]`.
+    ///
+    /// # Launch
+    /// As `lookback_warpspec_8x12x6`: block `10 × 32` threads (traps otherwise),
+    /// `warpspec_shared_bytes(8, 12, 6)` (72 KiB) of dynamic shared memory; sm_90 only.
+    ///
+    /// # Preconditions
+    /// As for `lookback_warpspec`.
+    ///
+    /// # Safety
+    /// As for `lookback_warpspec`.
+    ///
+    /// # Measured
+    /// H100 80GB HBM3: as `lookback_warpspec_8x12x6` before bb5302e (same PTX), slower than the
+    /// spaced layout in each of 9 rounds (`lookback_warpspec_8x12x6`'s `# Measured`).
+] lookback_warpspec_8x12x6_packed, 8, 12, 6, 0, false, 1, false);
 
 /// The shape of the typed warp-specialized scans (compute warps, 32-bit words per compute
 /// thread, ring stages): `lookback_warpspec_8x12x6`'s, the fastest shape for `i32` sums on the
@@ -1583,12 +1611,13 @@ warpspec_spaced!(lookback_warpspec_8x12x6_spaced, 8, 12, 6);
 /// `lookback_warpspec_8x12x6__{type}_{op}` are that variant's other rows.
 pub const WARPSPEC_TYPED: (u32, u32, u32) = (8, 12, 6);
 
-/// Status words per tile of the warp-specialized scan of elements of `size` bytes: 2 for a
-/// 64-bit type (its two halves, `Status::halves`), else 1 (the packed word). The status array
-/// holds this many words per tile (times the plan's `spacing`: 2 for
-/// `lookback_warpspec_8x12x6_spaced`), then the ticket counter.
-pub const fn warpspec_status_words(size: usize) -> usize {
-    if size == 8 { 2 } else { 1 }
+/// Words of the status array per tile of the warp-specialized scan of elements of `size` bytes
+/// whose 32-bit layout lies `spacing` words a tile: 2 for a 64-bit type (its two halves,
+/// `Status::halves`, whatever the spacing), else `spacing` (the packed word, then the unused
+/// ones: 1 for packed, [`WARPSPEC_SPACED_WORDS`] for `lookback_warpspec_8x12x6` and its typed
+/// rows). The status array holds this many words per tile, then the ticket counter.
+pub const fn warpspec_status_words(size: usize, spacing: usize) -> usize {
+    if size == 8 { 2 } else { spacing }
 }
 
 /// Elements of `T` per compute thread of a warp-specialized shape of `items` 32-bit words per
@@ -1716,7 +1745,7 @@ pub unsafe fn lookback_warpspec_generic<T: Element, O: Operator<T>>(
         warpspec::<T, O, WARPS, ROWS, STAGES, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1>(
             input,
             output,
-            Status::halves(status),
+            Status::halves(status).spaced::<WARPSPEC_SPACED_WORDS>(),
             status,
             n,
             epoch,

@@ -72,8 +72,9 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x12x6_windows4, lookback_warpspec_8x12x8_lookahead2_ahead4, warpspec_static_bytes_with,
     warpspec_threads_with,
 };
-// The experiment whose status words lie apart (#37), and how far.
-pub use lookback_warpspec::{WARPSPEC_SPACED_WORDS, lookback_warpspec_8x12x6_spaced};
+// How far apart the plan's warp-specialized scan lays its 32-bit status words (#37), and the
+// experiment that keeps them packed.
+pub use lookback_warpspec::{WARPSPEC_SPACED_WORDS, lookback_warpspec_8x12x6_packed};
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
 // 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.
 pub use lookback_warpspec::{

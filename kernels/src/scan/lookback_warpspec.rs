@@ -1166,6 +1166,14 @@ warpspec_shape!(@entry [
     /// 1.045–1.058×). ncu's source counters at 2^28: the compute warps' wait for tiles falls
     /// from 33.6 % to 22.2 % of the stall samples, their wait for the look-ahead warp grows
     /// from 13.7 % to 26.1 %. memcheck, racecheck and synccheck: 0 errors.
+///
+/// So spaced, swept against `lookback` and `…_packed` at 96e3d91
+/// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–4 rounds a size): 2^28
+/// 754.6–756.3 µs (packed 759.4–760.2, `lookback` 770.2–772.4, the copy 713.3–713.7); 10^8
+/// 279.5–280.1 (283.7–284.6, 284.7–286.4); 5·10^7 139.9–140.0 (142.3–144.0, 141.9–144.0); 2^24
+/// 48.2–48.8 (50.6–52.4, 48.8–50.0); at 2^22 `lookback` is 1.27–1.29× faster. The plan
+/// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^24. Not yet run on an H200
+/// spaced.
 ] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
@@ -1698,6 +1706,18 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | f64 sum | 5·10^7 | 3 | 296.4–297.6 | 409.3–409.6 | 0.724–0.727 |
 /// | i64 sum | 5·10^7 | 3 | 297.2–298.5 | 405.9–407.1 | 0.730–0.734 |
 ///
+/// The 32-bit rows above are of the packed layout; with the status words 16 bytes apart
+/// (96e3d91, `docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/`, 2–4 rounds):
+///
+/// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |
+/// |---|---|---|---|---|---|
+/// | u32 sum | 2^24 | 2 | 49.5–49.6 | 48.3–48.6 | 1.017–1.027 |
+/// | u32 sum | 10^8 | 4 | 284.5–286.6 | 280.1–280.8 | 1.014–1.023 |
+/// | u32 sum | 2^28 | 2 | 773.9–774.8 | 756.1–756.3 | 1.023–1.025 |
+/// | f32 sum | 2^24 | 2 | 49.2 | 48.4–48.7 | 1.010–1.015 |
+/// | f32 sum | 10^8 | 3 | 285.2–287.5 | 279.8–280.8 | 1.018–1.027 |
+/// | f32 sum | 2^28 | 2 | 771.1–773.4 | 755.7–756.6 | 1.020–1.022 |
+///
 /// The 64-bit rows above are of the split layout (7f82da0). With the halves layout (7a970bd,
 /// `docs/measurements/2026-11-27-h100/warpspec-halves-7a970bd/`):
 ///
@@ -1724,7 +1744,7 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
 /// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
-/// for f32 from 10^8 (as `i32`), for u32 from 2^28 and for i64, u64 and f64 from 5·10^7; on the
+/// for u32 and f32 from 2^24 (as `i32`, spaced) and for i64, u64 and f64 from 5·10^7; on the
 /// H200 for i64, u64 and f64 from 5·10^7, where it is 1.04–1.07× faster than `lookback`
 /// (`docs/measurements/2026-11-27-h200/warpspec-typed-5405082/`: u64 at 2^27 604.8–605.1 µs
 /// against 642.6–643.0, CUB 622.9–626.6).

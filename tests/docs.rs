@@ -5,8 +5,10 @@
 //!
 //! The doc is read from the kernel's source file: `kernels/src/reduce/<name>.rs` (or
 //! `sumsq/`) for a reduction variant, `kernels/src/scan/<name>.rs` for a scan variant (every
-//! kernel it launches), and the `lookback_shape!` template in `kernels/src/scan/lookback.rs`
-//! for the tuning shapes of `lookback`, and `lookback_generic` in `kernels/src/scan/lookback.rs`
+//! kernel it launches), wherever in `kernels/src/scan/` a tuning shape or experiment of a scan is
+//! declared (its own function, an explicit `warpspec_shape!(@entry [ … ] name, …)`, or the
+//! template of the macro that declares it: `lookback_shape!`, `lookback_hinted!` with
+//! `lookback_ablation!`, `warpspec_ahead!`, …), and `lookback_generic` in `kernels/src/scan/lookback.rs`
 //! for the typed scans, the generic bodies `arg_reduce_generic` and `transform_reduce_generic`
 //! for the library's operations (`reduce_scan::ops`), and the generic bodies in
 //! `kernels/src/check.rs` for the benches' check kernels. Only the headings are checked, not what the sections
@@ -73,17 +75,67 @@ fn registered() -> Vec<KernelDoc> {
     for function in ["count_mismatches_generic", "count_outside_generic"] {
         out.push(KernelDoc { variant: "check", file: "check.rs".into(), function });
     }
-    for v in scan::all() {
-        if v.tuning {
-            // The shapes are `lookback_shape!` instances: one template doc for all of them.
-            out.push(KernelDoc { variant: v.name, file: "scan/lookback.rs".into(), function: "$name" });
-        } else {
-            for s in v.symbols() {
-                out.push(KernelDoc { variant: v.name, file: format!("scan/{}.rs", v.name), function: s });
-            }
+    for v in scan::all().filter(|v| !v.tuning) {
+        for s in v.symbols() {
+            out.push(KernelDoc { variant: v.name, file: format!("scan/{}.rs", v.name), function: s });
         }
     }
     out
+}
+
+/// The doc of `kernel`, a tuning shape or experiment of a scan, from whichever file of
+/// `kernels/src/scan/` declares it: its own `pub unsafe fn`, an explicit
+/// `warpspec_shape!(@entry [ … ] kernel, …)` block, or the template of the macro that
+/// `mac!(kernel, …)` invokes (`lookback_shape!`, `warpspec_ahead!`, …; with the doc lines of the
+/// macro it hands them to in `other! { … }`, as `lookback_hinted!` does to `lookback_ablation!`).
+/// The file's name and the doc, or `None`.
+fn tuning_doc(scan_dir: &std::path::Path, kernel: &str) -> Option<(String, Vec<String>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(scan_dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    files.into_iter().find_map(|path| {
+        let src = std::fs::read_to_string(&path).ok()?;
+        let doc = doc_of(&src, kernel).or_else(|| entry_doc(&src, kernel)).or_else(|| {
+            let call = src.lines().find_map(|l| {
+                let (mac, rest) = l.split_once('!')?;
+                let ident = !mac.is_empty() && mac.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                rest.strip_prefix(&format!("({kernel},")).filter(|_| ident).map(|_| mac)
+            })?;
+            macro_template(&src, call)
+        })?;
+        Some((format!("scan/{}", path.file_name()?.to_string_lossy()), doc))
+    })
+}
+
+/// A doc line as `doc_of` gives it: the text of a `///` line, or (for `#[doc = …]`) a stand-in
+/// line; `None` for any other line.
+fn doc_line(line: &str) -> Option<String> {
+    let l = line.trim_start();
+    if let Some(text) = l.strip_prefix("///") {
+        Some(text.strip_prefix(' ').unwrap_or(text).to_string())
+    } else {
+        l.starts_with("#[doc").then(|| "(a #[doc] attribute)".to_string())
+    }
+}
+
+/// The doc lines between `@entry [` and the `] kernel,` that closes them.
+fn entry_doc(src: &str, kernel: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = src.lines().collect();
+    let end = lines.iter().position(|l| l.trim_start().starts_with(&format!("] {kernel},")))?;
+    let start = lines[..end].iter().rposition(|l| l.trim_end().ends_with("@entry ["))?;
+    Some(lines[start + 1..end].iter().filter_map(|l| doc_line(l)).collect())
+}
+
+/// The first run of doc lines in `macro_rules! mac` (its first arm's template), and after them
+/// those of a macro of this file it hands them to (`other! {` right before the run).
+fn macro_template(src: &str, mac: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = src.lines().collect();
+    let at = lines.iter().position(|l| l.trim_end() == format!("macro_rules! {mac} {{"))?;
+    let body = &lines[at + 1..];
+    let first = body.iter().position(|l| doc_line(l).is_some())?;
+    let run: Vec<String> = body[first..].iter().map_while(|l| doc_line(l)).collect();
+    let handed_to = body[..first].last().and_then(|l| l.trim().strip_suffix("! {")).filter(|m| *m != "kernel");
+    let after = handed_to.and_then(|other| macro_template(src, other)).unwrap_or_default();
+    Some(run.into_iter().chain(after).collect())
 }
 
 /// The `///` lines right above `pub unsafe fn <function>` (attributes between them are
@@ -135,13 +187,29 @@ fn check_all() -> Result<(), Failed> {
     for k in registered() {
         let path = root.join(&k.file);
         let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = if k.function == "$name" { k.variant } else { k.function };
         match doc_of(&src, k.function) {
             None => failures
                 .push(format!("variant {}: no `pub unsafe fn {}` in kernels/src/{}", k.variant, k.function, k.file)),
             Some(doc) => {
                 if let Some(problem) = check_doc(&doc) {
-                    failures.push(format!("variant {} (kernel {name}, kernels/src/{}): {problem}", k.variant, k.file));
+                    failures.push(format!(
+                        "variant {} (kernel {}, kernels/src/{}): {problem}",
+                        k.variant, k.function, k.file
+                    ));
+                }
+            }
+        }
+    }
+    // The scans' tuning shapes and experiments, from the macros that declare most of them.
+    let scan_dir = root.join("scan");
+    for v in scan::all().filter(|v| v.tuning) {
+        for kernel in v.symbols() {
+            match tuning_doc(&scan_dir, kernel) {
+                None => failures.push(format!("variant {}: no doc for kernel {kernel} in kernels/src/scan/", v.name)),
+                Some((file, doc)) => {
+                    if let Some(problem) = check_doc(&doc) {
+                        failures.push(format!("variant {} (kernel {kernel}, kernels/src/{file}): {problem}", v.name));
+                    }
                 }
             }
         }

@@ -124,13 +124,16 @@ lines.append("fastest scan per size: " + ", ".join(f"{n}: {v}" for n, v in best)
 open(summary, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 # The table's rows for this device: from each size on, the fastest scan (a row only where the
-# choice changes); the coordinator commits them under the device's name.
+# choice changes); the coordinator commits them under the device's name. Below the smallest size
+# measured nothing was timed, so the rows start with `lookback` (the plan before any sweep) at 1
+# and give a faster scan only from the size where it was measured faster.
 with open(table, "w") as f:
     f.write("device,type,size_from,variant,source\n")
-    last = None
+    last = "lookback"
+    f.write(f"{device},{elem},1,lookback,\n")
     for n, v in best:
         if v != last:
-            f.write(f"{device},{elem},{n if last is not None else 1},{v},\n")
+            f.write(f"{device},{elem},{n},{v},\n")
             last = v
 print(f"rows for host/src/scan/plan_by_device.csv (source: the committed warpspec_sweep.csv): {table}")
 PY

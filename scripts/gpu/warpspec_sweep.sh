@@ -121,17 +121,28 @@ for n in sorted({n for n, _ in by}):
     if scans:
         best.append((n, min(scans)[1]))
 lines.append("fastest scan per size: " + ", ".join(f"{n}: {v}" for n, v in best))
+# Faster only where the spread allows it: a scan other than `lookback` is taken at a size only
+# if it beat `lookback` in every round there (each round's two times are of one invocation).
+per_round = {}
+for r in rows:
+    per_round.setdefault((int(r["n"]), r["round"]), {})[r["variant"]] = float(r["time_us_median"])
+def every_round(v, n):
+    pairs = [(t[v], t["lookback"]) for (m, _), t in per_round.items() if m == n and v in t and "lookback" in t]
+    return bool(pairs) and all(a < b for a, b in pairs)
+strict = [(n, v if v == "lookback" or every_round(v, n) else "lookback") for n, v in best]
+lines.append("faster than lookback in every round: " + ", ".join(f"{n}: {v}" for n, v in strict))
 open(summary, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
-# The table's rows for this device: from each size on, the fastest scan (a row only where the
-# choice changes); the coordinator commits them under the device's name. Below the smallest size
-# measured nothing was timed, so the rows start with `lookback` (the plan before any sweep) at 1
-# and give a faster scan only from the size where it was measured faster.
+# The table's rows for this device: `lookback` (the plan before any sweep) from 1, and from the
+# size above the largest one where `lookback` stays (`strict`) the scan faster in every round,
+# a row where that choice changes; the coordinator commits them under the device's name. Sizes
+# never timed (below the smallest) keep `lookback`, and so do sizes between two measured ones
+# where `lookback` held at the larger: one switch, not a row for each measured size.
 with open(table, "w") as f:
     f.write("device,type,size_from,variant,source\n")
-    last = "lookback"
     f.write(f"{device},{elem},1,lookback,\n")
-    for n, v in best:
+    last, kept = "lookback", max((i for i, (_, v) in enumerate(strict) if v == "lookback"), default=-1)
+    for n, v in strict[kept + 1:]:
         if v != last:
             f.write(f"{device},{elem},{n},{v},\n")
             last = v

@@ -1171,9 +1171,11 @@ warpspec_shape!(@entry [
 /// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–4 rounds a size): 2^28
 /// 754.6–756.3 µs (packed 759.4–760.2, `lookback` 770.2–772.4, the copy 713.3–713.7); 10^8
 /// 279.5–280.1 (283.7–284.6, 284.7–286.4); 5·10^7 139.9–140.0 (142.3–144.0, 141.9–144.0); 2^24
-/// 48.2–48.8 (50.6–52.4, 48.8–50.0); at 2^22 `lookback` is 1.27–1.29× faster. The plan
-/// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^24. Not yet run on an H200
-/// spaced.
+/// 48.2–49.0 (50.6–52.4, 48.8–50.6; faster than `lookback` in 7 of 8 rounds); 2^25 94.0–94.8
+/// (`lookback` 96.6–98.2, 3 rounds); at 1.5·2^24 0.2–0.3 % slower than `lookback` in 3 of 4
+/// rounds; at 2^23 and below `lookback` is faster (1.27–1.29× at 2^20 and 2^22). The plan
+/// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^25, where it was faster in
+/// every round at every larger size measured. Not yet run on an H200 spaced.
 ] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
@@ -1707,14 +1709,15 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | i64 sum | 5·10^7 | 3 | 297.2–298.5 | 405.9–407.1 | 0.730–0.734 |
 ///
 /// The 32-bit rows above are of the packed layout; with the status words 16 bytes apart
-/// (96e3d91, `docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/`, 2–4 rounds):
+/// (96e3d91, `docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/`, 2–4 rounds; at
+/// 2^24 and 1.5·2^24 each type was slower than `lookback` in some round):
 ///
 /// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |
 /// |---|---|---|---|---|---|
-/// | u32 sum | 2^24 | 2 | 49.5–49.6 | 48.3–48.6 | 1.017–1.027 |
+/// | u32 sum | 2^25 | 4 | 96.7–97.3 | 94.4–95.0 | 1.019–1.029 |
 /// | u32 sum | 10^8 | 4 | 284.5–286.6 | 280.1–280.8 | 1.014–1.023 |
 /// | u32 sum | 2^28 | 2 | 773.9–774.8 | 756.1–756.3 | 1.023–1.025 |
-/// | f32 sum | 2^24 | 2 | 49.2 | 48.4–48.7 | 1.010–1.015 |
+/// | f32 sum | 2^25 | 4 | 96.7–97.7 | 94.8–95.1 | 1.016–1.031 |
 /// | f32 sum | 10^8 | 3 | 285.2–287.5 | 279.8–280.8 | 1.018–1.027 |
 /// | f32 sum | 2^28 | 2 | 771.1–773.4 | 755.7–756.6 | 1.020–1.022 |
 ///
@@ -1744,7 +1747,7 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// the value, and publishes with `st.release` (a `MEMBAR.GPU`); one warp per block does that
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
 /// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
-/// for u32 and f32 from 2^24 (as `i32`, spaced) and for i64, u64 and f64 from 5·10^7; on the
+/// for u32 and f32 from 2^25 (as `i32`, spaced) and for i64, u64 and f64 from 5·10^7; on the
 /// H200 for i64, u64 and f64 from 5·10^7, where it is 1.04–1.07× faster than `lookback`
 /// (`docs/measurements/2026-11-27-h200/warpspec-typed-5405082/`: u64 at 2^27 604.8–605.1 µs
 /// against 642.6–643.0, CUB 622.9–626.6).

@@ -20,13 +20,14 @@ csv=$out/scanner_time.csv
 "$scanner" --type "${TYPE:-i32}" --rounds "${ROUNDS:-3}" --calls "${CALLS:-30}" ${SIZES:-100000000 268435456} >"$csv"
 status=$?
 python3 - "$csv" <<'PY'
-import csv, collections, sys
+import csv, collections, statistics, sys
 g = collections.defaultdict(list)
 for r in csv.DictReader(open(sys.argv[1])):
     g[(int(r["n"]), f'{r["variant"]} ({r["type"]})')].append((float(r["scanner_us_median"]), float(r["kernel_us_median"]), float(r["scanner_over_kernel"])))
 for (n, v), rows in sorted(g.items()):
     s, k, x = zip(*rows)
-    print(f"n={n} {v}: Scanner {sorted(s)[len(s)//2]:.1f} [{min(s):.1f}, {max(s):.1f}] µs, kernel "
-          f"{sorted(k)[len(k)//2]:.1f} [{min(k):.1f}, {max(k):.1f}] µs, Scanner/kernel {sorted(x)[len(x)//2]:.4f} [{min(x):.4f}, {max(x):.4f}]")
+    # The median of the rounds (of an even count, the mean of the middle two).
+    print(f"n={n} {v}: Scanner {statistics.median(s):.1f} [{min(s):.1f}, {max(s):.1f}] µs, kernel "
+          f"{statistics.median(k):.1f} [{min(k):.1f}, {max(k):.1f}] µs, Scanner/kernel {statistics.median(x):.4f} [{min(x):.4f}, {max(x):.4f}]")
 PY
 exit $status

@@ -1168,7 +1168,7 @@ warpspec_shape!(@entry [
     /// from 13.7 % to 26.1 %. memcheck, racecheck and synccheck: 0 errors.
 ///
 /// So spaced, swept against `lookback` and `…_packed` at 96e3d91
-/// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–4 rounds a size): 2^28
+/// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–8 rounds a size): 2^28
 /// 754.6–756.3 µs (packed 759.4–760.2, `lookback` 770.2–772.4, the copy 713.3–713.7); 10^8
 /// 279.5–280.1 (283.7–284.6, 284.7–286.4); 5·10^7 139.9–140.0 (142.3–144.0, 141.9–144.0); 2^24
 /// 48.2–49.0 (50.6–52.4, 48.8–50.6; faster than `lookback` in 7 of 8 rounds); 2^25 94.0–94.8
@@ -1709,7 +1709,7 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// | i64 sum | 5·10^7 | 3 | 297.2–298.5 | 405.9–407.1 | 0.730–0.734 |
 ///
 /// The 32-bit rows above are of the packed layout; with the status words 16 bytes apart
-/// (96e3d91, `docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/`, 2–4 rounds; at
+/// (96e3d91, `docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/`, the rounds below; at
 /// 2^24 and 1.5·2^24 each type was slower than `lookback` in some round):
 ///
 /// | pair | n | rounds | `lookback` µs | this µs | `lookback` ÷ this, per round |

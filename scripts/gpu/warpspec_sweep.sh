@@ -15,7 +15,13 @@
 #                        each variant, its ratio to the copy, and the fastest warp-specialized shape
 #   warpspec_table_rows.csv  the rows for host/src/scan/plan_by_device.csv that this GPU's
 #                        figures give (device, type, size_from, variant; source left empty: the
-#                        path the CSV is committed under), for the coordinator to commit
+#                        path the CSV is committed under), for the coordinator to commit: `lookback`
+#                        from 1, then, above the largest size where no scan passed and beat
+#                        `lookback` in every round, at each size the fastest (by median) of those
+#                        that did, a row where it changes
+#
+# The summary and the rows can be made again from a CSV (rounds of several runs joined under
+# distinct round numbers; two rows of one variant, size and round are refused).
 #
 # TYPE (default i32) and COMBINE (default sum) scan another pair (`--type`, `--combine`): then
 # VARIANTS must be generic scans (default `lookback,lookback_warpspec_8x12x6`), no copy is timed,
@@ -50,6 +56,10 @@ else
 fi
 case "$rounds$repeat" in *[!0-9]*)
   echo "warpspec_sweep: ROUNDS and REPEAT are whole numbers (got ROUNDS=$rounds REPEAT=$repeat)" >&2; exit 2 ;;
+esac
+# The table's rule compares every scan with `lookback` in each round.
+case ",$variants," in *,lookback,*) ;; *)
+  echo "warpspec_sweep: VARIANTS must include lookback, which every other scan is compared with (got $variants)" >&2; exit 2 ;;
 esac
 # Every name must be a scan variant of this binary: one refusal here, not one per invocation.
 if ! "$bin" --op scan "${pair[@]}" --variant "$variants" --list >/dev/null 2>"$out/warpspec_sweep.log"; then
@@ -90,12 +100,19 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 
-python3 - "$csv" "$out/warpspec_summary.txt" "$out/warpspec_table_rows.csv" "$type" "$combine" <<'PY'
+python3 - "$csv" "$out/warpspec_summary.txt" "$out/warpspec_table_rows.csv" "$type" "$combine" <<'PY' || failed=1
 import csv, statistics, sys
 path, summary, table, elem, combine = sys.argv[1:]
 # Only rows that passed (every output checked) or are references (CUB, the copy) count.
 ok = lambda r: r.get("time_us_median") and r.get("verdict", "").startswith(("PASS", "REFERENCE"))
-rows = [r for r in csv.DictReader(open(path)) if ok(r)]
+every = list(csv.DictReader(open(path)))
+rows = [r for r in every if ok(r)]
+if not any(r["variant"] == "lookback" for r in rows):
+    sys.exit(f"warpspec_sweep: {path} has no passed row of lookback, the scan every other is compared with")
+# One row per variant, size and round: joined CSVs keep their rounds apart under new numbers.
+keys = [(r["n"], r["round"], r["variant"]) for r in every]
+if len(set(keys)) != len(keys):
+    sys.exit(f"warpspec_sweep: {path} has two rows of one variant at one size in one round")
 variants_first = {}
 for r in rows:
     variants_first.setdefault((r["round"], r["n"]), r["variant"])
@@ -122,14 +139,19 @@ for n in sorted({n for n, _ in by}):
         best.append((n, min(scans)[1]))
 lines.append("fastest scan per size: " + ", ".join(f"{n}: {v}" for n, v in best))
 # Faster only where the spread allows it: a scan other than `lookback` is taken at a size only
-# if it beat `lookback` in every round there (each round's two times are of one invocation).
+# if it passed and beat `lookback` in every round that timed `lookback` there (each round's two
+# times are of one invocation); of those, the fastest by median.
 per_round = {}
 for r in rows:
     per_round.setdefault((int(r["n"]), r["round"]), {})[r["variant"]] = float(r["time_us_median"])
+failed_at = {(int(r["n"]), r["variant"]) for r in every if not ok(r)}
 def every_round(v, n):
-    pairs = [(t[v], t["lookback"]) for (m, _), t in per_round.items() if m == n and v in t and "lookback" in t]
-    return bool(pairs) and all(a < b for a, b in pairs)
-strict = [(n, v if v == "lookback" or every_round(v, n) else "lookback") for n, v in best]
+    timed = [t for (m, _), t in per_round.items() if m == n and "lookback" in t]
+    return (n, v) not in failed_at and bool(timed) and all(v in t and t[v] < t["lookback"] for t in timed)
+strict = []
+for n, _ in best:
+    won = [(statistics.median(by[(n, v)]), v) for (m, v) in by if m == n and v.startswith("lookback_") and every_round(v, n)]
+    strict.append((n, min(won)[1] if won else "lookback"))
 lines.append("faster than lookback in every round: " + ", ".join(f"{n}: {v}" for n, v in strict))
 open(summary, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

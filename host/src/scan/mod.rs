@@ -135,7 +135,6 @@ mod tests {
 
     /// `v`'s row for `T` (sums) at `n`: the plan's `scratch_bytes` (what the CLI and the benches
     /// report) is 8 bytes for each status word `single_pass_launch` has the workspace allocate.
-    /// Rows that are not single-pass, or that `T` does not have, are skipped.
     /// Rows that are not single-pass, or that `T` does not have, are skipped (false).
     fn scratch_agrees<T: Value>(backend: &Backend, v: &'static ScanVariant, n: usize) -> bool {
         let Ok(inst) = v.instance::<T>(Op::Sum) else { return false };

@@ -408,8 +408,9 @@ macro_rules! lookback_hinted {
 /// A shape of the warp-specialized scan (compute warps, items per thread, stages): `lookback_warpspec`
 /// itself, or a tuning shape `lookback_warpspec_{warps}x{items}x{stages}`; with `concept:`, an
 /// experiment on a shape (`lookback_warpspec_store_bulk`, `…_ahead{n}`), tuning too, with
-/// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`), and with `spacing:` one
-/// whose 32-bit status words lie that many words apart (`lookback_warpspec_8x12x6`).
+/// `lookaheads:` one with that many look-ahead warps (`…_lookahead{n}`), and with `tuning`,
+/// `pairs`, `concept:` and `spacing:` one whose 32-bit status words lie that many words apart
+/// (`lookback_warpspec_8x12x6`, with its typed rows).
 macro_rules! warpspec_shape {
     ($name:ident, $warps:literal, $items:literal, $stages:literal, $tuning:literal) => {
         warpspec_shape!($name, $warps, $items, $stages, $tuning, ScanPairs::Own)

@@ -15,8 +15,8 @@ use crate::types::{OpKind, Value, check_layout};
 
 /// A reusable scan of elements of `T` with the operator `O` (`Sum`, `Min`, `Max` of
 /// `kernels::types`, re-exported as `reduce_scan::{Sum, Min, Max}`): the single-pass decoupled
-/// look-back scan, one launch. It owns its temporary storage (one status word per tile, the
-/// 64-bit types' value slots, and a staging copy for sub-ranges that do not start on a 16-byte
+/// look-back scan, one launch. It owns its temporary storage (one or two status words per tile,
+/// the 64-bit types' value slots, and a staging copy for sub-ranges that do not start on a 16-byte
 /// boundary) and reuses it, so repeated scans allocate nothing once the largest input has been
 /// seen. It runs on its backend's device and stream.
 ///

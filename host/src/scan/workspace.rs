@@ -17,7 +17,9 @@ use crate::types::Value;
 
 /// The buffers of a scan's launches, of element type `T`.
 pub(crate) struct ScanWorkspace<T: Value> {
-    /// One status word per tile (and the persistent scan's ticket counter after them).
+    /// The status words: one per tile, or two (the warp-specialized scan's 64-bit halves, and
+    /// the spaced layout of `lookback_warpspec_8x12x6`'s 32-bit rows); the persistent scans'
+    /// ticket counter after them.
     status: Option<DeviceBuffer<u64>>,
     /// Two 8-byte value slots per tile (`lookback__{type}_{op}`: room for any element type).
     values: Option<DeviceBuffer<u64>>,
@@ -185,5 +187,53 @@ impl<T: Value> ScanWorkspace<T> {
             unsafe { l.enqueue(backend, self.epoch) }?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kernels::scan::index::{FLAG_INVALID, status_flag, ticket_of};
+
+    use super::*;
+    use crate::scan::registry::find;
+    use crate::types::Op;
+
+    /// Launches `name`'s row of `T` sums once on the emulator, on the status array its plan
+    /// sizes, and checks where the kernel wrote: `published` of every `stride` words of each
+    /// tile (the others untouched), and the ticket counter in the array's last word. So the
+    /// host's `spacing` and the kernel's layout cannot part, either way.
+    fn status_layout<T: Value>(name: &str, stride: usize, published: usize) {
+        let backend = Backend::emulator();
+        let inst = find(name).and_then(|v| v.instance::<T>(Op::Sum)).expect("a registered row");
+        let n = 3 * inst.plan.tile() as usize + 5;
+        let data: Vec<T> = (0..n as u64).map(T::random).collect();
+        let input = backend.upload(&data).expect("upload");
+        let mut output = backend.alloc::<T>(n).expect("alloc");
+        let mut ws = ScanWorkspace::<T>::new();
+        let io = (input.as_ptr(), output.as_mut_ptr());
+        let mut launches = ws.launches(&backend, &inst, Kind::Inclusive, io, n).expect("launches");
+        // SAFETY: input and output live, n elements each, until the synchronize below.
+        unsafe { ws.launch(&backend, &mut launches) }.expect("launch");
+        backend.synchronize().expect("synchronize");
+        let status = backend.download(ws.status.as_ref().expect("a status array")).expect("download");
+        let (what, epoch, tiles) = (format!("{name} {:?}", T::ELEM), ws.epoch, n.div_ceil(inst.plan.tile() as usize));
+        assert_eq!(status.len(), stride * tiles + 1, "{what}: status words");
+        assert!(ticket_of(status[stride * tiles], epoch).is_some(), "{what}: no ticket counter in the last word");
+        for (i, &word) in status[..stride * tiles].iter().enumerate() {
+            let written = status_flag(word, epoch) != FLAG_INVALID;
+            assert_eq!(written, i % stride < published, "{what}: word {i} of tile {} ({word:#x})", i / stride);
+        }
+    }
+
+    #[test]
+    fn the_warp_specialized_rows_write_the_status_words_their_plan_allocates() {
+        // 8x12x6 and its 32-bit typed rows: one word of two a tile; its packed experiment: every
+        // word; a 64-bit row: both halves of each tile.
+        status_layout::<i32>("lookback_warpspec_8x12x6", 2, 1);
+        status_layout::<u32>("lookback_warpspec_8x12x6", 2, 1);
+        status_layout::<f32>("lookback_warpspec_8x12x6", 2, 1);
+        status_layout::<i32>("lookback_warpspec_8x12x6_packed", 1, 1);
+        status_layout::<i32>("lookback_warpspec", 1, 1);
+        status_layout::<u64>("lookback_warpspec_8x12x6", 2, 2);
     }
 }

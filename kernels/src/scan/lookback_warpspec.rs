@@ -1166,16 +1166,16 @@ warpspec_shape!(@entry [
     /// 1.045–1.058×). ncu's source counters at 2^28: the compute warps' wait for tiles falls
     /// from 33.6 % to 22.2 % of the stall samples, their wait for the look-ahead warp grows
     /// from 13.7 % to 26.1 %. memcheck, racecheck and synccheck: 0 errors.
-///
-/// So spaced, swept against `lookback` and `…_packed` at 96e3d91
-/// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–8 rounds a size): 2^28
-/// 754.6–756.3 µs (packed 759.4–760.2, `lookback` 770.2–772.4, the copy 713.3–713.7); 10^8
-/// 279.5–280.1 (283.7–284.6, 284.7–286.4); 5·10^7 139.9–140.0 (142.3–144.0, 141.9–144.0); 2^24
-/// 48.2–49.0 (50.6–52.4, 48.8–50.6; faster than `lookback` in 7 of 8 rounds); 2^25 94.0–94.8
-/// (`lookback` 96.6–98.2, 3 rounds); at 1.5·2^24 0.2–0.3 % slower than `lookback` in 3 of 4
-/// rounds; at 2^23 and below `lookback` is faster (1.27–1.29× at 2^20 and 2^22). The plan
-/// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^25, where it was faster in
-/// every round at every larger size measured. Not yet run on an H200 spaced.
+    ///
+    /// So spaced, swept against `lookback` and `…_packed` at 96e3d91
+    /// (`docs/measurements/2026-11-28-h100/warpspec-plan-spaced-96e3d91/i32/`, 2–8 rounds a size): 2^28
+    /// 754.6–756.3 µs (packed 759.4–760.2, `lookback` 770.2–772.4, the copy 713.3–713.7); 10^8
+    /// 279.5–280.1 (283.7–284.6, 284.7–286.4); 5·10^7 139.9–140.0 (142.3–144.0, 141.9–144.0); 2^24
+    /// 48.2–49.0 (50.6–52.4, 48.8–50.6; faster than `lookback` in 7 of 8 rounds); 2^25 94.0–94.8
+    /// (`lookback` 96.6–98.2, 3 rounds); at 1.5·2^24 0.2–0.3 % slower than `lookback` in 3 of 4
+    /// rounds; at 2^23 and below `lookback` is faster (1.27–1.29× at 2^20 and 2^22). The plan
+    /// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^25, where it was faster in
+    /// every round at every larger size measured. Not yet run on an H200 spaced.
 ] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
@@ -1627,6 +1627,7 @@ pub const WARPSPEC_TYPED: (u32, u32, u32) = (8, 12, 6);
 /// ones: 1 for packed, [`WARPSPEC_SPACED_WORDS`] for `lookback_warpspec_8x12x6` and its typed
 /// rows). The status array holds this many words per tile, then the ticket counter.
 pub const fn warpspec_status_words(size: usize, spacing: usize) -> usize {
+    assert!(spacing >= 1, "a spacing of 0 would put every tile on one word");
     if size == 8 { 2 } else { spacing }
 }
 
@@ -1686,12 +1687,13 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// host launches as many blocks as fit at once, at most one per tile). sm_90 only.
 ///
 /// # Preconditions
-/// As for `lookback_warpspec`, with `status` holding `w × tiles + 1` words, `w` = 1 for 32-bit
-/// `T` and 2 for 64-bit `T` (the status words, then the ticket counter), zeroed or written by
-/// earlier launches with other epochs; `tiles = ceil(n / tile)`.
+/// As for `lookback_warpspec`, with `status` holding `2 × tiles + 1` words
+/// (`warpspec_status_words(size of T, WARPSPEC_SPACED_WORDS)` a tile: a 32-bit `T`'s word and
+/// the unused one after it, or a 64-bit `T`'s two halves; then the ticket counter), zeroed or
+/// written by earlier launches with other epochs; `tiles = ceil(n / tile)`.
 ///
 /// # Safety
-/// As for `lookback_warpspec`, with `status` valid for `w × tiles + 1` words.
+/// As for `lookback_warpspec`, with `status` valid for `2 × tiles + 1` words.
 ///
 /// # Measured
 /// H100 80GB HBM3, inclusive scans, medians of interleaved rounds against

@@ -88,7 +88,9 @@ fn registered() -> Vec<KernelDoc> {
 /// `warpspec_shape!(@entry [ … ] kernel, …)` block, or the template of the macro that
 /// `mac!(kernel, …)` invokes (`lookback_shape!`, `warpspec_ahead!`, …; with the doc lines of the
 /// macro it hands them to in `other! { … }`, as `lookback_hinted!` does to `lookback_ablation!`).
-/// The file's name and the doc, or `None`.
+/// A declaring call is one that starts a line, `mac!(kernel, …)`; a macro's template is the first
+/// run of doc lines in its body (its first arm's). The file's name and the doc, or `None` (a
+/// failure of the test, not a skip).
 fn tuning_doc(scan_dir: &std::path::Path, kernel: &str) -> Option<(String, Vec<String>)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(scan_dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();

@@ -91,21 +91,30 @@ fn registered() -> Vec<KernelDoc> {
 /// A declaring call is one that starts a line, `mac!(kernel, …)`; a macro's template is the first
 /// run of doc lines in its body (its first arm's). The file's name and the doc, or `None` (a
 /// failure of the test, not a skip).
-fn tuning_doc(scan_dir: &std::path::Path, kernel: &str) -> Option<(String, Vec<String>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(scan_dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    files.sort();
-    files.into_iter().find_map(|path| {
-        let src = std::fs::read_to_string(&path).ok()?;
-        let doc = doc_of(&src, kernel).or_else(|| entry_doc(&src, kernel)).or_else(|| {
+fn tuning_doc(files: &[(String, String)], kernel: &str) -> Option<(String, Vec<String>)> {
+    files.iter().find_map(|(name, src)| {
+        let doc = doc_of(src, kernel).or_else(|| entry_doc(src, kernel)).or_else(|| {
             let call = src.lines().find_map(|l| {
                 let (mac, rest) = l.split_once('!')?;
                 let ident = !mac.is_empty() && mac.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 rest.strip_prefix(&format!("({kernel},")).filter(|_| ident).map(|_| mac)
             })?;
-            macro_template(&src, call)
+            macro_template(src, call)
         })?;
-        Some((format!("scan/{}", path.file_name()?.to_string_lossy()), doc))
+        Some((format!("scan/{name}"), doc))
     })
+}
+
+/// The files of `kernels/src/scan/` (name, text), in name order, read once for every kernel.
+fn scan_sources(scan_dir: &std::path::Path) -> Result<Vec<(String, String)>, Failed> {
+    let entries = std::fs::read_dir(scan_dir).map_err(|e| format!("{}: {e}", scan_dir.display()))?;
+    let mut files = Vec::new();
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push((path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), src));
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// A doc line as `doc_of` gives it: the text of a `///` line, or (for `#[doc = …]`) a stand-in
@@ -203,10 +212,10 @@ fn check_all() -> Result<(), Failed> {
         }
     }
     // The scans' tuning shapes and experiments, from the macros that declare most of them.
-    let scan_dir = root.join("scan");
+    let sources = scan_sources(&root.join("scan"))?;
     for v in scan::all().filter(|v| v.tuning) {
         for kernel in v.symbols() {
-            match tuning_doc(&scan_dir, kernel) {
+            match tuning_doc(&sources, kernel) {
                 None => failures.push(format!("variant {}: no doc for kernel {kernel} in kernels/src/scan/", v.name)),
                 Some((file, doc)) => {
                     if let Some(problem) = check_doc(&doc) {

@@ -912,11 +912,16 @@ def headline_block(d, gpu):
 
 
 def size_label(n):
-    """2^k for a power of two, else d·10^k (10^k for d = 1)."""
+    """2^k for a power of two, 1.5·2^k for three times one, d·10^k (10^k for d = 1) for a digit
+    and zeros, else the number with thousands separated."""
     if n & (n - 1) == 0:
         return f"2^{n.bit_length() - 1}"
+    if n % 3 == 0 and (n // 3) & (n // 3 - 1) == 0:
+        return f"1.5·2^{(n // 3).bit_length()}"
     k = len(str(n)) - 1
     d = n // 10 ** k
+    if d * 10 ** k != n:
+        return f"{n:,}"
     return f"10^{k}" if d == 1 else f"{d}·10^{k}"
 
 

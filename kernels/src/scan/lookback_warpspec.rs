@@ -1009,8 +1009,8 @@ kernel! {
     /// 759.6–760.3 µs at 2^28 and 283.1–285.1 µs at 10^8 in 3 interleaved rounds, against
     /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
     /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
-    /// beats `lookback` only at 2^28 and by under 1 %: the plan keeps `lookback` there for
-    /// 32-bit types; again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
+    /// (packed) beats `lookback` only at 2^28 and by under 1 %: the plan kept `lookback` there
+    /// for 32-bit types until the spaced layout (below); again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
     /// µs against 597.1–598.6 at 2^28, 1.17–1.18× the copy, slower at 10^8). Its 64-bit rows
     /// are 1.04–1.07× faster than `lookback` there (i64, u64, f64 at 5·10^7 and 2^27), and the
     /// H200's plan takes them from 5·10^7. ncu on the H200 (`…/stalls-5405082/`): the compute
@@ -1175,7 +1175,11 @@ warpspec_shape!(@entry [
     /// (`lookback` 96.6–98.2, 3 rounds); at 1.5·2^24 0.2–0.3 % slower than `lookback` in 3 of 4
     /// rounds; at 2^23 and below `lookback` is faster (1.27–1.29× at 2^20 and 2^22). The plan
     /// (`host/src/scan/plan_by_device.csv`) runs it on the H100 from 2^25, where it was faster in
-    /// every round at every larger size measured. Not yet run on an H200 spaced.
+    /// every round at every larger size measured. On the H200, spaced
+    /// (`docs/measurements/2026-11-28-h200/warpspec-plan-spaced-52870fc/`): 586.9–595.5 µs at 2^28
+    /// (7 rounds, `lookback` 589.2–597.9, faster in every round by 0.07–0.6 %; 1.166–1.174× the
+    /// copy), a tie at 10^8, slower at 2^25 and below; the plan runs it there from 1.5·2^27 for
+    /// the 32-bit types. compute-sanitizer there: 0 errors.
 ] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);

@@ -16,6 +16,7 @@
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I $CCCL/cub -I $CCCL/thrust -I $CCCL/libcudacxx/include \
 //        -o cub_lookahead scripts/gpu/explore/cub_lookahead.cu
 //   ./cub_lookahead 3 268435456
+// scripts/gpu/cub_lookahead.sh runs it at several sizes and sums the rounds up.
 #include "../../../cub/harness_common.cuh"
 
 #include <cub/device/device_scan.cuh>

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The per-round table of a warp-specialized sweep folder (issue #37): for each type folder
+(i32, u32, f32, ... holding scripts/gpu/warpspec_sweep.sh's warpspec_sweep.csv) and size, how
+many rounds timed both `lookback_warpspec_8x12x6` and `lookback`, the ranges of their medians,
+`lookback` ÷ 8x12x6 per round and in how many rounds 8x12x6 was faster, the packed layout ÷ the
+spaced one, both × the copy (i32 sums), and CUB's time ÷ 8x12x6's. Markdown on stdout.
+
+    scripts/gpu/warpspec_rounds.py FOLDER      e.g. docs/measurements/2026-11-28-h200/warpspec-plan-spaced-52870fc
+"""
+import collections
+import csv
+import os
+import sys
+
+SPACED, PACKED, LOOKBACK = "lookback_warpspec_8x12x6", "lookback_warpspec_8x12x6_packed", "lookback"
+
+
+def size_label(n):
+    """2^k, 1.5·2^k, d·10^k, else the number (as scripts/docs_from_csv.py names sizes)."""
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    if n % 3 == 0 and (n // 3) & (n // 3 - 1) == 0:
+        return f"1.5·2^{(n // 3).bit_length()}"
+    k = len(str(n)) - 1
+    d = n // 10**k
+    if d * 10**k != n:
+        return f"{n:,}"
+    return f"10^{k}" if d == 1 else f"{d}·10^{k}"
+
+
+def span(xs, fmt):
+    lo, hi = fmt % min(xs), fmt % max(xs)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def rounds_of(path):
+    """{n: [{variant: µs}, ...]}, one dict per round, of the rows that passed or are references."""
+    g = collections.defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        if r["verdict"].startswith(("PASS", "REFERENCE")) and r["time_us_median"]:
+            g[(int(r["n"]), r["round"])][r["variant"]] = float(r["time_us_median"])
+            if r.get("cub_time_us") and r["variant"] == SPACED:
+                g[(int(r["n"]), r["round"])].setdefault("cub", float(r["cub_time_us"]))
+    out = collections.defaultdict(list)
+    for (n, _), v in sorted(g.items()):
+        if SPACED in v and LOOKBACK in v:
+            out[n].append(v)
+    return out
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder", file=sys.stderr)
+        return 2
+    folder = sys.argv[1]
+    print("| type | n | rounds | 8x12x6 | `lookback` | `lookback` ÷ 8x12x6 | 8x12x6 faster | packed ÷ spaced "
+          "| 8x12x6 × copy | `lookback` × copy | CUB ÷ 8x12x6 |")
+    print("|" + "---|" * 11)
+    for t in ("i32", "u32", "i64", "u64", "f32", "f64"):
+        path = os.path.join(folder, t, "warpspec_sweep.csv")
+        if not os.path.isfile(path):
+            continue
+        for n, rs in sorted(rounds_of(path).items()):
+            ratio = lambda a, b: [v[a] / v[b] for v in rs if a in v and b in v]
+            cell = lambda xs: span(xs, "%.3f") if xs else ""
+            q = ratio(LOOKBACK, SPACED)
+            print(f"| {t} | {size_label(n)} | {len(rs)} | {span([v[SPACED] for v in rs], '%.1f')} | "
+                  f"{span([v[LOOKBACK] for v in rs], '%.1f')} | {cell(q)} | {sum(x > 1 for x in q)} of {len(rs)} | "
+                  f"{cell(ratio(PACKED, SPACED))} | {cell(ratio(SPACED, 'd2d_copy'))} | "
+                  f"{cell(ratio(LOOKBACK, 'd2d_copy'))} | {cell(ratio('cub', SPACED))} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -39,7 +39,7 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// tile from the load to the scan, so while the compute warps wait for a tile, `stages - ahead`
 /// = 2 tiles are loading per block whatever the depth (the `…_ahead{n}` experiments load more:
 /// slower, `docs/measurements/2026-11-27-h100/warpspec-ahead-628fa43/`).
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 18] = [
     (8, 20, 4),
     (8, 12, 4),
     (8, 12, 6),
@@ -56,6 +56,8 @@ pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
     (4, 12, 6),
     (4, 12, 8),
     (8, 4, 6),
+    (10, 12, 4),
+    (12, 12, 4),
 ];
 
 /// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
@@ -1010,7 +1012,8 @@ kernel! {
     /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
     /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
     /// (packed) beats `lookback` only at 2^28 and by under 1 %: the plan kept `lookback` there
-    /// for 32-bit types until the spaced layout (below); again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
+    /// for 32-bit types (the ranges overlapped), until the spaced layout and the sweep's rule of
+    /// every round (below); again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
     /// µs against 597.1–598.6 at 2^28, 1.17–1.18× the copy, slower at 10^8). Its 64-bit rows
     /// are 1.04–1.07× faster than `lookback` there (i64, u64, f64 at 5·10^7 and 2^27), and the
     /// H200's plan takes them from 5·10^7. ncu on the H200 (`…/stalls-5405082/`): the compute
@@ -1083,6 +1086,51 @@ macro_rules! warpspec_shape {
             /// A tuning shape: `scripts/gpu/warpspec_sweep.sh` times it beside
             /// `lookback_warpspec`.
         ] $name, $warps, $items, $stages, 0, false, 1, false);
+    };
+    // A tuning shape with a larger tile at 3 blocks an SM, its status words spaced as 8x12x6's
+    // (10x12x4, 12x12x4).
+    (spaced: $name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec_8x12x6` with larger tiles and a shorter ring (compute warps ×
+            /// items per thread × ring stages, in the name) that still fits 3 blocks on an SM,
+            /// its status words 16 bytes apart as 8x12x6's: tuning shapes toward the copy's time.
+            ///
+            /// # Concept
+            /// **Fewer look-backs per byte.** Every tile costs its block's look-ahead warp one
+            /// look-back across blocks, a few round trips to the L2 that take as long whatever
+            /// their form; a larger tile pays the same look-back for more bytes.
+            ///
+            /// # Previous problem → fix
+            /// In `lookback_warpspec_8x12x6` the look-ahead warp spends about 3.4 µs a tile on
+            /// the H100 and 2.6 µs on the H200, looking back and waiting for the totals
+            /// (`docs/scan-warpspec.md`, the arithmetic of the bound), while at the copy's speed a
+            /// block takes a tile every 3.2 and 2.3 µs: the chain of look-backs sets the pace. The larger shapes tried before had 2 blocks an
+            /// SM or one tile reduced ahead (8x28x3, 8x36x3: slower); these keep 3 blocks an SM
+            /// and reduce `stages − 2` = 2 tiles ahead, with tiles 5/4 (10x12x4, 15 KiB) or 3/2
+            /// (12x12x4, 18 KiB) of 8x12x6's. 44 registers a thread (ptxas for sm_90), so 3
+            /// blocks of 12x12x4 (448 threads, 72 KiB) still fit an SM.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), with this kernel's compute
+            /// warps, items per thread and stages, tile `t`'s status word at `status[2 t]`.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90
+            /// only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec_8x12x6`: `status` holds `2 × ceil(n / tile) + 1`
+            /// words.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec_8x12x6`, with this kernel's shape.
+            ///
+            /// # Measured
+            /// Not yet measured on a GPU (added in session 31 with no device time left);
+            /// `scripts/gpu/warpspec_sweep.sh` with `VARIANTS=lookback,lookback_warpspec_8x12x6,`
+            /// and this name times it. The emulator runs it in CI.
+        ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
     // `stages - 2`), store path, look-ahead warps, whether the stage goes back before the scan,
@@ -1178,8 +1226,8 @@ warpspec_shape!(@entry [
     /// every round at every larger size measured. On the H200, spaced
     /// (`docs/measurements/2026-11-28-h200/warpspec-plan-spaced-52870fc/`): 586.9–595.5 µs at 2^28
     /// (7 rounds, `lookback` 589.2–597.9, faster in every round by 0.07–0.6 %; 1.166–1.174× the
-    /// copy), a tie at 10^8, slower at 2^25 and below; the plan runs it there from 1.5·2^27 for
-    /// the 32-bit types. compute-sanitizer there: 0 errors.
+    /// copy), for i32 a tie at 10^8 and slower at 2^25 and below; the plan runs it there from
+    /// 1.5·2^27 for the 32-bit types. compute-sanitizer there: 0 errors.
 ] lookback_warpspec_8x12x6, 8, 12, 6, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
 warpspec_shape!(lookback_warpspec_8x28x3, 8, 28, 3);
 warpspec_shape!(lookback_warpspec_4x20x4, 4, 20, 4);
@@ -1194,6 +1242,8 @@ warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
 warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6);
 warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8);
 warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6);
+warpspec_shape!(spaced: lookback_warpspec_10x12x4, 10, 12, 4);
+warpspec_shape!(spaced: lookback_warpspec_12x12x4, 12, 12, 4);
 
 warpspec_shape!(@entry [
     /// `lookback_warpspec_8x12x6` whose compute warps store their scanned region with the

@@ -1,8 +1,9 @@
 //! The shell scripts (`scripts/`, `x`, `.ci/run`): every one parses (`bash -n`), so a script the
 //! GPU machine runs once a session does not fail there on a typo; the GPU scripts that check
 //! their input refuse bad input in one line with exit status 2 before they look for a GPU or a
-//! toolkit; and `copy_bound.sh`'s summary, rerun on the committed runs, prints their committed
-//! `summary.txt` (the figures the docs quote).
+//! toolkit; and `copy_bound.sh`'s and `cub_lookahead.sh`'s summaries and `warpspec_rounds.py`'s
+//! table, rerun on the committed runs, print what those runs' folders hold (the figures the docs
+//! quote).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -135,6 +136,105 @@ fn copy_bound_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The committed runs of `scripts/gpu/cub_lookahead.sh` (folders `cub-lookahead-*`).
+fn cub_lookahead_runs() -> Result<Vec<PathBuf>, Failed> {
+    let mut runs = Vec::new();
+    for day in std::fs::read_dir(Path::new(ROOT).join("docs/measurements"))? {
+        for folder in std::fs::read_dir(day?.path()).into_iter().flatten() {
+            let folder = folder?.path();
+            if folder.file_name().is_some_and(|f| f.to_string_lossy().starts_with("cub-lookahead-")) {
+                runs.push(folder);
+            }
+        }
+    }
+    runs.sort();
+    Ok(runs)
+}
+
+/// `scripts/gpu/cub_lookahead.sh` on each committed run, its program replaced by one that prints
+/// the run's CSV of the size asked for: its summary is the run's `summary.txt`, byte for byte.
+/// And with no program, or ROUNDS that is no number: one line, exit 2.
+fn cub_lookahead_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
+    let script = Path::new(ROOT).join("scripts/gpu/cub_lookahead.sh");
+    let runs = cub_lookahead_runs()?;
+    if runs.len() < 2 {
+        return Err(format!("expected the H100 and H200 cub-lookahead runs, found {runs:?}").into());
+    }
+    let dir = crate::common::private_dir("cub-lookahead-test-")?;
+    let fake = dir.path().join("cub_lookahead");
+    std::fs::write(&fake, "#!/bin/sh\ncat \"$RUN/cub_lookahead_$2.csv\"\n")?;
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    for run in &runs {
+        let out = Command::new(&script)
+            .env("CUB_LOOKAHEAD", &fake)
+            .env("RUN", run)
+            .env("OUT", dir.path().join("out"))
+            .output()
+            .map_err(|e| format!("cannot run cub_lookahead.sh: {e}"))?;
+        let committed = std::fs::read_to_string(run.join("summary.txt"))?;
+        let printed = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || printed != committed {
+            return Err(format!(
+                "{}: cub_lookahead.sh printed (exit {:?})\n{printed}\nbut summary.txt holds\n{committed}",
+                run.display(),
+                out.status.code()
+            )
+            .into());
+        }
+    }
+    for (var, value, want) in [
+        ("CUB_LOOKAHEAD", "", "cub_lookahead.sh: set CUB_LOOKAHEAD to the built program (got '')\n"),
+        (
+            "ROUNDS",
+            "x",
+            "cub_lookahead.sh: ROUNDS and SIZES are whole numbers (got ROUNDS=x SIZES=268435456 100000000)\n",
+        ),
+    ] {
+        let out = Command::new(&script)
+            .env("CUB_LOOKAHEAD", &fake)
+            .env(var, value)
+            .env("OUT", dir.path().join("refused"))
+            .output()
+            .map_err(|e| format!("cannot run cub_lookahead.sh: {e}"))?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
+            return Err(format!(
+                "{var}={value:?}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}",
+                out.status.code()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `scripts/gpu/warpspec_rounds.py` on the H200's spaced sweep prints the per-round table its
+/// README holds, line for line; without a folder it refuses in one line, exit 2.
+fn warpspec_rounds_reproduces_the_readme_table() -> Result<(), Failed> {
+    let script = Path::new(ROOT).join("scripts/gpu/warpspec_rounds.py");
+    let folder = Path::new(ROOT).join("docs/measurements/2026-11-28-h200/warpspec-plan-spaced-52870fc");
+    let out =
+        Command::new("python3").arg(&script).arg(&folder).output().map_err(|e| format!("cannot run python3: {e}"))?;
+    let table = String::from_utf8_lossy(&out.stdout);
+    let readme = std::fs::read_to_string(folder.join("README.md"))?;
+    if !out.status.success() || table.lines().count() < 10 || !readme.contains(table.as_ref()) {
+        return Err(format!(
+            "warpspec_rounds.py printed (exit {:?})\n{table}\nwhich README.md does not hold",
+            out.status.code()
+        )
+        .into());
+    }
+    let out = Command::new("python3").arg(&script).output().map_err(|e| format!("cannot run python3: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = "warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder\n";
+    if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
+        return Err(
+            format!("no folder: expected exit 2 and {want:?}, got {:?}, stderr {err:?}", out.status.code()).into()
+        );
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
@@ -143,6 +243,14 @@ pub fn trials() -> Vec<Trial> {
         Trial::test(
             "scripts::copy_bound_summary_reproduces_the_committed_ones",
             copy_bound_summary_reproduces_the_committed_ones,
+        ),
+        Trial::test(
+            "scripts::cub_lookahead_summary_reproduces_the_committed_ones",
+            cub_lookahead_summary_reproduces_the_committed_ones,
+        ),
+        Trial::test(
+            "scripts::warpspec_rounds_reproduces_the_readme_table",
+            warpspec_rounds_reproduces_the_readme_table,
         ),
     ]
 }

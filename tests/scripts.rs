@@ -6,7 +6,7 @@
 //! quote).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use libtest_mimic::{Failed, Trial};
 
@@ -45,24 +45,44 @@ fn every_script_parses() -> Result<(), Failed> {
     if bad.is_empty() { Ok(()) } else { Err(format!("scripts that do not parse:\n{}", bad.join("\n")).into()) }
 }
 
-/// Runs `scripts/gpu/copy_bound.sh` with `var=value`; expects one line on stderr, `want`,
-/// nothing on stdout and exit 2.
-fn copy_bound_refuses(var: &str, value: &str, want: &str) -> Result<(), Failed> {
-    let out = Command::new(Path::new(ROOT).join("scripts/gpu/copy_bound.sh"))
-        .env(var, value)
-        .env("OUT", std::env::temp_dir())
-        .output()
-        .map_err(|e| format!("cannot run copy_bound.sh: {e}"))?;
+/// A refusal: exit 2, the one line `want` on stderr, nothing on stdout (`what` names the case).
+fn refused(what: &str, out: std::io::Result<Output>, want: &str) -> Result<(), Failed> {
+    let out = out.map_err(|e| format!("{what}: cannot run: {e}"))?;
     let err = String::from_utf8_lossy(&out.stderr);
     if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
         return Err(format!(
-            "{var}={value}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}, stdout {:?}",
+            "{what}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}, stdout {:?}",
             out.status.code(),
             String::from_utf8_lossy(&out.stdout)
         )
         .into());
     }
     Ok(())
+}
+
+/// A summary run again over a committed run `folder`: exit 0 and stdout exactly `committed`.
+fn reprinted(what: &str, folder: &Path, out: std::io::Result<Output>, committed: &str) -> Result<(), Failed> {
+    let out = out.map_err(|e| format!("cannot run {what}: {e}"))?;
+    let printed = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || printed != committed {
+        return Err(format!(
+            "{}: {what} printed (exit {:?})\n{printed}\nbut the folder holds\n{committed}",
+            folder.display(),
+            out.status.code()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Runs `scripts/gpu/copy_bound.sh` with `var=value`; expects one line on stderr, `want`,
+/// nothing on stdout and exit 2.
+fn copy_bound_refuses(var: &str, value: &str, want: &str) -> Result<(), Failed> {
+    let out = Command::new(Path::new(ROOT).join("scripts/gpu/copy_bound.sh"))
+        .env(var, value)
+        .env("OUT", std::env::temp_dir())
+        .output();
+    refused(&format!("copy_bound.sh {var}={value}"), out, want)
 }
 
 /// `scripts/gpu/copy_bound.sh` with ROUNDS that is no whole number ≥ 1: one line on stderr
@@ -109,31 +129,15 @@ fn copy_bound_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
             if !committed.starts_with("kernel ") || !committed.lines().next().is_some_and(|l| l.contains("× copy")) {
                 continue;
             }
-            let out = run(&folder).map_err(|e| format!("cannot run python3 {}: {e}", script.display()))?;
-            let printed = String::from_utf8_lossy(&out.stdout);
-            if !out.status.success() || printed != committed {
-                return Err(format!(
-                    "{}: copy_bound_summary.py printed (exit {:?})\n{printed}\nbut summary.txt holds\n{committed}",
-                    folder.display(),
-                    out.status.code()
-                )
-                .into());
-            }
+            reprinted("copy_bound_summary.py", &folder, run(&folder), &committed)?;
             checked += 1;
         }
     }
     if checked < 5 {
         return Err(format!("only {checked} committed summaries found; expected the 5 scan-steps runs at least").into());
     }
-    let out = run(&measurements.join("no-such-run")).map_err(|e| format!("cannot run python3: {e}"))?;
-    let err = String::from_utf8_lossy(&out.stderr);
     let want = "copy_bound_summary.py: give one folder, copy_bound.sh's OUT\n";
-    if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
-        return Err(
-            format!("no folder: expected exit 2 and {want:?}, got {:?}, stderr {err:?}", out.status.code()).into()
-        );
-    }
-    Ok(())
+    refused("copy_bound_summary.py without a folder", run(&measurements.join("no-such-run")), want)
 }
 
 /// The committed runs of `scripts/gpu/cub_lookahead.sh` (folders `cub-lookahead-*`).
@@ -169,18 +173,8 @@ fn cub_lookahead_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
             .env("CUB_LOOKAHEAD", &fake)
             .env("RUN", run)
             .env("OUT", dir.path().join("out"))
-            .output()
-            .map_err(|e| format!("cannot run cub_lookahead.sh: {e}"))?;
-        let committed = std::fs::read_to_string(run.join("summary.txt"))?;
-        let printed = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() || printed != committed {
-            return Err(format!(
-                "{}: cub_lookahead.sh printed (exit {:?})\n{printed}\nbut summary.txt holds\n{committed}",
-                run.display(),
-                out.status.code()
-            )
-            .into());
-        }
+            .output();
+        reprinted("cub_lookahead.sh", run, out, &std::fs::read_to_string(run.join("summary.txt"))?)?;
     }
     for (var, value, want) in [
         ("CUB_LOOKAHEAD", "", "cub_lookahead.sh: set CUB_LOOKAHEAD to the built program (got '')\n"),
@@ -194,16 +188,8 @@ fn cub_lookahead_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
             .env("CUB_LOOKAHEAD", &fake)
             .env(var, value)
             .env("OUT", dir.path().join("refused"))
-            .output()
-            .map_err(|e| format!("cannot run cub_lookahead.sh: {e}"))?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
-            return Err(format!(
-                "{var}={value:?}: expected exit 2 and {want:?}, got {:?}, stderr {err:?}",
-                out.status.code()
-            )
-            .into());
-        }
+            .output();
+        refused(&format!("cub_lookahead.sh {var}={value:?}"), out, want)?;
     }
     Ok(())
 }
@@ -224,15 +210,8 @@ fn warpspec_rounds_reproduces_the_readme_table() -> Result<(), Failed> {
         )
         .into());
     }
-    let out = Command::new("python3").arg(&script).output().map_err(|e| format!("cannot run python3: {e}"))?;
-    let err = String::from_utf8_lossy(&out.stderr);
     let want = "warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder\n";
-    if out.status.code() != Some(2) || err != want || !out.stdout.is_empty() {
-        return Err(
-            format!("no folder: expected exit 2 and {want:?}, got {:?}, stderr {err:?}", out.status.code()).into()
-        );
-    }
-    Ok(())
+    refused("warpspec_rounds.py without a folder", Command::new("python3").arg(&script).output(), want)
 }
 
 pub fn trials() -> Vec<Trial> {

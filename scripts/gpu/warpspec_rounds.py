@@ -12,20 +12,10 @@ import csv
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from docs_from_csv import size_label  # noqa: E402  (the docs' names for sizes: 2^28, 1.5·2^27, 10^8)
+
 SPACED, PACKED, LOOKBACK = "lookback_warpspec_8x12x6", "lookback_warpspec_8x12x6_packed", "lookback"
-
-
-def size_label(n):
-    """2^k, 1.5·2^k, d·10^k, else the number (as scripts/docs_from_csv.py names sizes)."""
-    if n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    if n % 3 == 0 and (n // 3) & (n // 3 - 1) == 0:
-        return f"1.5·2^{(n // 3).bit_length()}"
-    k = len(str(n)) - 1
-    d = n // 10**k
-    if d * 10**k != n:
-        return f"{n:,}"
-    return f"10^{k}" if d == 1 else f"{d}·10^{k}"
 
 
 def span(xs, fmt):

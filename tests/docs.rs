@@ -158,13 +158,17 @@ fn macro_template(src: &str, mac: &str) -> Option<Vec<String>> {
     Some(run.into_iter().chain(after).collect())
 }
 
-/// The first run of doc lines after the arm `(label: …)` of `macro_rules! mac`.
+/// The first run of doc lines after the arm `(label: …)` of `macro_rules! mac`, both inside the
+/// macro (up to its closing `}` alone on a line) and before the next arm.
 fn arm_template(src: &str, mac: &str, label: &str) -> Option<Vec<String>> {
     let lines: Vec<&str> = src.lines().collect();
     let at = lines.iter().position(|l| l.trim_end() == format!("macro_rules! {mac} {{"))?;
-    let arm = at + lines[at..].iter().position(|l| l.trim_start().starts_with(&format!("({label}: $")))?;
-    let first = arm + lines[arm..].iter().position(|l| doc_line(l).is_some())?;
-    Some(lines[first..].iter().map_while(|l| doc_line(l)).collect())
+    let end = at + lines[at..].iter().position(|l| l.trim_end() == "}")?;
+    let arm = at + lines[at..end].iter().position(|l| l.trim_start().starts_with(&format!("({label}: $")))?;
+    let next_arm = |l: &&str| l.trim_start().starts_with('(') && l.trim_end().ends_with("=> {");
+    let arm_end = lines[arm + 1..end].iter().position(next_arm).map_or(end, |k| arm + 1 + k);
+    let first = arm + lines[arm..arm_end].iter().position(|l| doc_line(l).is_some())?;
+    Some(lines[first..arm_end].iter().map_while(|l| doc_line(l)).collect())
 }
 
 /// The `///` lines right above `pub unsafe fn <function>` (attributes between them are
@@ -386,6 +390,22 @@ pub fn trials() -> Vec<Trial> {
             let text = "prose 101.6 µs here\n<!-- generated: x -->\n1.18× inside\n<!-- end generated -->\n```\n5 %\n```\nn = 2^20, sm_70\n";
             let found = hand_typed_figures(text);
             if found == ["prose 101.6 µs here"] { Ok(()) } else { Err(format!("found {found:?}").into()) }
+        }),
+        Trial::test("docs::a_labelled_arm_gives_its_own_doc", || {
+            let src = "macro_rules! shape {\n    ($n:ident) => {\n        /// First arm.\n    };\n    \
+                       (wide: $n:ident) => {\n        /// Wide arm.\n        /// # Concept\n    };\n    \
+                       (bare: $n:ident) => {\n        x!();\n    };\n}\n/// After the macro.\n";
+            let wide = arm_template(src, "shape", "wide");
+            let bare = arm_template(src, "shape", "bare");
+            let none = arm_template(src, "shape", "gone");
+            if wide.as_deref() == Some(&["Wide arm.".to_string(), "# Concept".to_string()][..])
+                && bare.is_none()
+                && none.is_none()
+            {
+                Ok(())
+            } else {
+                Err(format!("wide {wide:?}, bare (no doc) {bare:?}, gone (no arm) {none:?}").into())
+            }
         }),
         Trial::test("docs::checker_reports_missing_sections", || {
             let doc: Vec<String> = ["Sums.", "", "# Concept", "# Execution", "# Launch", "# Safety"]

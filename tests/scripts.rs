@@ -169,22 +169,35 @@ fn cub_lookahead_summary_reproduces_the_committed_ones() -> Result<(), Failed> {
     std::fs::write(&fake, "#!/bin/sh\ncat \"$RUN/cub_lookahead_$2.csv\"\n")?;
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
     for run in &runs {
+        // The run's sizes, in the order its summary lists them (the script's default order).
+        let mut sizes: Vec<u64> = std::fs::read_dir(run)?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("cub_lookahead_")?.strip_suffix(".csv")?.parse().ok()
+            })
+            .collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        let sizes = sizes.iter().map(u64::to_string).collect::<Vec<_>>().join(" ");
         let out = Command::new(&script)
             .env("CUB_LOOKAHEAD", &fake)
             .env("RUN", run)
+            .env("SIZES", sizes)
+            .env_remove("ROUNDS")
             .env("OUT", dir.path().join("out"))
             .output();
         reprinted("cub_lookahead.sh", run, out, &std::fs::read_to_string(run.join("summary.txt"))?)?;
     }
     for (var, value, want) in [
         ("CUB_LOOKAHEAD", "", "cub_lookahead.sh: set CUB_LOOKAHEAD to the built program (got '')\n"),
-        (
-            "ROUNDS",
-            "x",
-            "cub_lookahead.sh: ROUNDS and SIZES are whole numbers (got ROUNDS=x SIZES=268435456 100000000)\n",
-        ),
+        ("ROUNDS", "x", "cub_lookahead.sh: ROUNDS must be a whole number from 1 to 100, not 'x'\n"),
+        ("ROUNDS", "0", "cub_lookahead.sh: ROUNDS must be a whole number from 1 to 100, not '0'\n"),
+        ("SIZES", " ", "cub_lookahead.sh: SIZES names no size (sizes from 1 to 2^30, e.g. \"268435456 100000000\")\n"),
+        ("SIZES", "1e8 5", "cub_lookahead.sh: SIZES holds sizes from 1 to 2^30, not '1e8 5'\n"),
+        ("SIZES", "2147483648", "cub_lookahead.sh: SIZES holds sizes from 1 to 2^30, not '2147483648'\n"),
     ] {
         let out = Command::new(&script)
+            .env_remove("SIZES")
+            .env_remove("ROUNDS")
             .env("CUB_LOOKAHEAD", &fake)
             .env(var, value)
             .env("OUT", dir.path().join("refused"))
@@ -211,7 +224,17 @@ fn warpspec_rounds_reproduces_the_readme_table() -> Result<(), Failed> {
         .into());
     }
     let want = "warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder\n";
-    refused("warpspec_rounds.py without a folder", Command::new("python3").arg(&script).output(), want)
+    refused("warpspec_rounds.py without a folder", Command::new("python3").arg(&script).output(), want)?;
+    let empty = crate::common::private_dir("warpspec-rounds-test-")?;
+    let want = format!(
+        "warpspec_rounds.py: {} has no <type>/warpspec_sweep.csv (i32, u32, i64, u64, f32, f64)\n",
+        empty.path().display()
+    );
+    refused(
+        "warpspec_rounds.py on a folder without sweeps",
+        Command::new("python3").arg(&script).arg(empty.path()).output(),
+        &want,
+    )
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -15,12 +15,20 @@
 set -uo pipefail
 bin=${CUB_LOOKAHEAD:-}
 [ -n "$bin" ] && [ -x "$bin" ] || { echo "cub_lookahead.sh: set CUB_LOOKAHEAD to the built program (got '${bin}')" >&2; exit 2; }
-out=${OUT:-.}; mkdir -p "$out"
 rounds=${ROUNDS:-3}
 sizes=${SIZES:-268435456 100000000}
-case "$rounds ${sizes// /}" in *[!0-9\ ]*)
-  echo "cub_lookahead.sh: ROUNDS and SIZES are whole numbers (got ROUNDS=$rounds SIZES=$sizes)" >&2; exit 2 ;;
+case "$rounds" in ''|*[!0-9]*|0*)
+  echo "cub_lookahead.sh: ROUNDS must be a whole number from 1 to 100, not '$rounds'" >&2; exit 2 ;;
 esac
+[ "$rounds" -le 100 ] || { echo "cub_lookahead.sh: ROUNDS must be a whole number from 1 to 100, not '$rounds'" >&2; exit 2; }
+[ -n "${sizes// /}" ] || { echo "cub_lookahead.sh: SIZES names no size (sizes from 1 to 2^30, e.g. \"268435456 100000000\")" >&2; exit 2; }
+for n in $sizes; do
+  case "$n" in *[!0-9]*|0*) n=bad ;; esac
+  if [ "$n" = bad ] || [ "${#n}" -gt 10 ] || [ "$n" -gt 1073741824 ]; then
+    echo "cub_lookahead.sh: SIZES holds sizes from 1 to 2^30, not '$sizes'" >&2; exit 2
+  fi
+done
+out=${OUT:-.}; mkdir -p "$out"
 rc=0
 : >"$out/cub_lookahead.log"
 for n in $sizes; do

@@ -38,26 +38,49 @@ def rounds_of(path):
     return out
 
 
-def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder", file=sys.stderr)
-        return 2
-    folder = sys.argv[1]
-    print("| type | n | rounds | 8x12x6 | `lookback` | `lookback` ÷ 8x12x6 | 8x12x6 faster | packed ÷ spaced "
-          "| 8x12x6 × copy | `lookback` × copy | CUB ÷ 8x12x6 |")
-    print("|" + "---|" * 11)
+def table(folder):
+    """The table's lines; ValueError where the folder holds no sweep or a CSV is not a sweep's."""
+    lines = [
+        "| type | n | rounds | 8x12x6 | `lookback` | `lookback` ÷ 8x12x6 | 8x12x6 faster | packed ÷ spaced "
+        "| 8x12x6 × copy | `lookback` × copy | CUB ÷ 8x12x6 |",
+        "|" + "---|" * 11,
+    ]
+    found = 0
     for t in ("i32", "u32", "i64", "u64", "f32", "f64"):
         path = os.path.join(folder, t, "warpspec_sweep.csv")
         if not os.path.isfile(path):
             continue
-        for n, rs in sorted(rounds_of(path).items()):
+        found += 1
+        try:
+            by_size = rounds_of(path)
+        except (KeyError, ValueError, csv.Error) as e:
+            raise ValueError(f"{path} is not a warpspec_sweep.sh CSV ({type(e).__name__}: {e})") from e
+        for n, rs in sorted(by_size.items()):
             ratio = lambda a, b: [v[a] / v[b] for v in rs if a in v and b in v]
             cell = lambda xs: span(xs, "%.3f") if xs else ""
             q = ratio(LOOKBACK, SPACED)
-            print(f"| {t} | {size_label(n)} | {len(rs)} | {span([v[SPACED] for v in rs], '%.1f')} | "
-                  f"{span([v[LOOKBACK] for v in rs], '%.1f')} | {cell(q)} | {sum(x > 1 for x in q)} of {len(rs)} | "
-                  f"{cell(ratio(PACKED, SPACED))} | {cell(ratio(SPACED, 'd2d_copy'))} | "
-                  f"{cell(ratio(LOOKBACK, 'd2d_copy'))} | {cell(ratio('cub', SPACED))} |")
+            lines.append(
+                f"| {t} | {size_label(n)} | {len(rs)} | {span([v[SPACED] for v in rs], '%.1f')} | "
+                f"{span([v[LOOKBACK] for v in rs], '%.1f')} | {cell(q)} | {sum(x > 1 for x in q)} of {len(rs)} | "
+                f"{cell(ratio(PACKED, SPACED))} | {cell(ratio(SPACED, 'd2d_copy'))} | "
+                f"{cell(ratio(LOOKBACK, 'd2d_copy'))} | {cell(ratio('cub', SPACED))} |"
+            )
+    if not found:
+        raise ValueError(f"{folder} has no <type>/warpspec_sweep.csv (i32, u32, i64, u64, f32, f64)")
+    return lines
+
+
+def main():
+    usage = "warpspec_rounds.py: give one folder with a warpspec_sweep.csv in each type's folder"
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        lines = table(sys.argv[1])
+    except (ValueError, OSError) as e:
+        print(f"warpspec_rounds.py: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
     return 0
 
 

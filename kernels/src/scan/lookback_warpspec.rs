@@ -1010,11 +1010,12 @@ kernel! {
     /// its chunks from the stage again (7f82da0, for the typed rows' sake), 8x12x6 took
     /// 759.6–760.3 µs at 2^28 and 283.1–285.1 µs at 10^8 in 3 interleaved rounds, against
     /// `lookback`'s 770.5–771.7 and 286.0–286.1 (`docs/measurements/2026-11-27-h100/
-    /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`) 8x12x6
-    /// (packed) beats `lookback` only at 2^28 and by under 1 %: the plan kept `lookback` there
-    /// for 32-bit types (the ranges overlapped), until the spaced layout and the sweep's rule of
-    /// every round (below); again so at 5405082 (`2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0
-    /// µs against 597.1–598.6 at 2^28, 1.17–1.18× the copy, slower at 10^8). Its 64-bit rows
+    /// warpspec-typed-7f82da0/i32/`). On the H200 (`2026-11-26-h200/warpspec-62f6b32/`, and
+    /// again at 5405082, `2026-11-27-h200/warpspec-typed-5405082/`: 594.5–597.0 µs against
+    /// 597.1–598.6 at 2^28, 1.17–1.18× the copy, slower at 10^8) 8x12x6, packed then, beat
+    /// `lookback` only at 2^28 and by under 1 %, and the plan kept `lookback` there for 32-bit
+    /// types (the ranges overlapped). With the spaced layout and the sweep's rule of every round
+    /// it takes 8x12x6 from 1.5·2^27 (`lookback_warpspec_8x12x6`'s `# Measured`). Its 64-bit rows
     /// are 1.04–1.07× faster than `lookback` there (i64, u64, f64 at 5·10^7 and 2^27), and the
     /// H200's plan takes them from 5·10^7. ncu on the H200 (`…/stalls-5405082/`): the compute
     /// warps wait 24.5 % of their samples for tiles and 11.4 % for the look-ahead warp.
@@ -1104,11 +1105,15 @@ macro_rules! warpspec_shape {
             /// In `lookback_warpspec_8x12x6` the look-ahead warp spends about 3.4 µs a tile on
             /// the H100 and 2.6 µs on the H200, looking back and waiting for the totals
             /// (`docs/scan-warpspec.md`, the arithmetic of the bound), while at the copy's speed a
-            /// block takes a tile every 3.2 and 2.3 µs: the chain of look-backs sets the pace. The larger shapes tried before had 2 blocks an
-            /// SM or one tile reduced ahead (8x28x3, 8x36x3: slower); these keep 3 blocks an SM
-            /// and reduce `stages − 2` = 2 tiles ahead, with tiles 5/4 (10x12x4, 15 KiB) or 3/2
-            /// (12x12x4, 18 KiB) of 8x12x6's. 44 registers a thread (ptxas for sm_90), so 3
-            /// blocks of 12x12x4 (448 threads, 72 KiB) still fit an SM.
+            /// block takes a tile every 3.2 and 2.3 µs: the chain of look-backs sets the pace.
+            /// Most larger shapes tried before had 2 blocks an SM or one tile reduced ahead
+            /// (8x28x3, 8x36x3: slower); the one with 3 blocks an SM and 2 tiles ahead,
+            /// 4x36x4 (18 KiB), had 4 compute warps and was 3.6 % slower than 8x12x6 on the
+            /// H200 (both packed, `docs/measurements/2026-11-26-h200/warpspec-62f6b32/`).
+            /// These keep 3 blocks an SM and reduce `stages − 2` = 2 tiles ahead, with tiles 5/4
+            /// (10x12x4, 15 KiB) or 3/2 (12x12x4, 18 KiB) of 8x12x6's and 10 or 12 compute
+            /// warps. 44 registers a thread (ptxas for sm_90), so 3 blocks of 12x12x4 (448
+            /// threads, 72 KiB) still fit an SM, with no register to spare.
             ///
             /// # Execution
             /// As `lookback_warpspec` (phases 1–5 of its docs), with this kernel's compute
@@ -1804,7 +1809,9 @@ typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
 /// for every tile in turn, where `lookback` runs a look-back per resident block. Hence the
 /// halves layout. The plan (`host/src/scan/plan_by_device.csv`) takes this kernel on the H100
 /// for u32 and f32 from 2^25 (as `i32`, spaced) and for i64, u64 and f64 from 5·10^7; on the
-/// H200 for i64, u64 and f64 from 5·10^7, where it is 1.04–1.07× faster than `lookback`
+/// H200 for u32 and f32 from 1.5·2^27 (as `i32`,
+/// `docs/measurements/2026-11-28-h200/warpspec-plan-spaced-52870fc/`) and for i64, u64 and f64
+/// from 5·10^7, where it is 1.04–1.07× faster than `lookback`
 /// (`docs/measurements/2026-11-27-h200/warpspec-typed-5405082/`: u64 at 2^27 604.8–605.1 µs
 /// against 642.6–643.0, CUB 622.9–626.6).
 #[inline(always)]

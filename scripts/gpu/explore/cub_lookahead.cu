@@ -9,8 +9,12 @@
 // In each of `rounds` rounds (argv[1], default 3), at one size (argv[2], default 2^28 int32; its
 // last tile short), interleaved: cudaMemcpy (device to device), CUB's `InclusiveSum` as this CCCL
 // chooses it for sm_90 (the look-back scan), and `InclusiveSum` with each lookahead shape below;
-// each time the median of 10 launches after an untimed one (explore.cuh), every result checked
-// against the host's inclusive sum and then cleared. CSV on stdout (explore.cuh's columns, `shape`
+// each time the median of 10 launches after an untimed one (explore.cuh), each queued behind a
+// 50 µs stream hold so that CUB's host dispatch (its environment API queries the device and sets
+// the kernel's shared memory at every call) is not timed; the result of the last launch of each
+// row checked against the host's inclusive sum and then cleared. (On sm_90 CUB launches its
+// lookahead scan with one block an SM, drawing tiles from a counter: dispatch_scan.cuh's
+// atomic_scheduling.) CSV on stdout (explore.cuh's columns, `shape`
 // = warps x items per thread x look-ahead items per thread), the CCCL version on stderr.
 //
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I $CCCL/cub -I $CCCL/thrust -I $CCCL/libcudacxx/include \
@@ -21,10 +25,9 @@
 
 #include <cub/device/device_scan.cuh>
 #include <cub/version.cuh>
-#include <cuda/__execution/tune.h>
-#include <cuda/__memory_resource/get_memory_resource.h>
-#include <cuda/__memory_resource/memory_resource_base.h>
-#include <cuda/__stream/get_stream.h>
+#include <cuda/execution>
+#include <cuda/memory_resource>
+#include <cuda/stream>
 
 #include "explore.cuh"
 
@@ -45,6 +48,9 @@ struct Lookahead {
 // CUB's environment API allocates its temporary storage from the environment's memory resource
 // at every call; this one hands out one buffer, allocated before the timed launches (as the
 // two-phase API would take it), so that the times are the scan's alone. One call at a time.
+// The stream hold before each timed launch (explore.cuh's median_us), in ns.
+constexpr unsigned HOLD_NS = 50000;
+
 struct FixedBuffer : cuda::mr::memory_resource_base<FixedBuffer> {
   void* base = nullptr;
   size_t bytes = 0;
@@ -86,7 +92,7 @@ void inclusive_sum(Buffers& b, cudaStream_t s, const Tune& tune) {
 
 template <int W, int IPT, int LA>
 void lookahead_row(int r, Buffers& b, cudaStream_t s, const std::vector<int>& want, std::vector<int>& back) {
-  const double m = median_us([&] { inclusive_sum(b, s, cuda::execution::tune(Lookahead<W, IPT, LA>{})); }, s);
+  const double m = median_us([&] { inclusive_sum(b, s, cuda::execution::tune(Lookahead<W, IPT, LA>{})); }, s, HOLD_NS);
   printf("%d,cub_lookahead,%dx%dx%d,,%.1f,%.1f\n", r, W, IPT, LA, m, 8.0 * b.n / (m * 1e3));
   char what[64];
   snprintf(what, sizeof what, "cub_lookahead %dx%dx%d", W, IPT, LA);
@@ -123,8 +129,8 @@ int main(int argc, char** argv) {
   Buffers b{d_in, d_out, int(n)};
   for (int r = 1; r <= rounds; ++r) {
     fprintf(stderr, "cub_lookahead: round %d/%d\n", r, rounds);
-    memcpy_row(r, d_in, d_out, host, back, s, "cub_lookahead");
-    const double m = median_us([&] { inclusive_sum(b, s, cuda::std::execution::env<>{}); }, s);
+    memcpy_row(r, d_in, d_out, host, back, s, "cub_lookahead", HOLD_NS);
+    const double m = median_us([&] { inclusive_sum(b, s, cuda::std::execution::env<>{}); }, s, HOLD_NS);
     printf("%d,cub_default,,,%.1f,%.1f\n", r, m, 8.0 * n / (m * 1e3));
     check_and_clear(d_out, want, back, "cub_lookahead", "cub_default");
     lookahead_row<4, 79, 3>(r, b, s, want, back);  // CUB's sm_100 int32 tuning

@@ -103,15 +103,19 @@ bool raise_shared(K kernel, int bytes) {
   return true;
 }
 
-// The median of TIMED calls of `call` on `s`, after an untimed one, in microseconds.
+// The median of TIMED calls of `call` on `s`, after an untimed one, in microseconds. With
+// `hold_ns`, each timed call is queued behind harness_common.cuh's stream_hold (that long on the
+// GPU, before the start event), so that host work inside `call` (a library's dispatch) is done
+// while the stream waits and the events time the GPU's work alone.
 template <typename F>
-double median_us(F call, cudaStream_t s) {
+double median_us(F call, cudaStream_t s, unsigned hold_ns = 0) {
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
   call();
   std::vector<float> ms(TIMED);
   for (int k = 0; k < TIMED; ++k) {
+    if (hold_ns) stream_hold<<<1, 1, 0, s>>>(hold_ns);
     CHECK(cudaEventRecord(e0, s));
     call();
     CHECK(cudaEventRecord(e1, s));
@@ -151,9 +155,10 @@ inline void print_csv_head(const cudaDeviceProp& p) {
 // Round r's cudaMemcpy row: the device-to-device copy of `want` (at d_in) to d_out timed, its row
 // printed (GB/s counting bytes read and written), the copy checked.
 inline void memcpy_row(int r, const void* d_in, void* d_out, const std::vector<int>& want, std::vector<int>& back,
-                       cudaStream_t s, const char* prog) {
+                       cudaStream_t s, const char* prog, unsigned hold_ns = 0) {
   const size_t bytes = want.size() * 4;
-  const double m = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, s)); }, s);
+  const double m =
+      median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, s)); }, s, hold_ns);
   printf("%d,cudaMemcpy,,,%.1f,%.1f\n", r, m, 2.0 * bytes / (m * 1e3));
   check_and_clear(d_out, want, back, prog, "cudaMemcpy");
 }

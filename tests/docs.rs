@@ -87,19 +87,28 @@ fn registered() -> Vec<KernelDoc> {
 /// `kernels/src/scan/` declares it: its own `pub unsafe fn`, an explicit
 /// `warpspec_shape!(@entry [ … ] kernel, …)` block, or the template of the macro that
 /// `mac!(kernel, …)` invokes (`lookback_shape!`, `warpspec_ahead!`, …; with the doc lines of the
-/// macro it hands them to in `other! { … }`, as `lookback_hinted!` does to `lookback_ablation!`).
+/// macro it hands them to in `other! { … }`, as `lookback_hinted!` does to `lookback_ablation!`),
+/// or, for `mac!(label: kernel, …)`, the template of the arm `(label: …)` of `mac`.
 /// A declaring call is one that starts a line, `mac!(kernel, …)`; a macro's template is the first
 /// run of doc lines in its body (its first arm's). The file's name and the doc, or `None` (a
 /// failure of the test, not a skip).
 fn tuning_doc(files: &[(String, String)], kernel: &str) -> Option<(String, Vec<String>)> {
     files.iter().find_map(|(name, src)| {
         let doc = doc_of(src, kernel).or_else(|| entry_doc(src, kernel)).or_else(|| {
-            let call = src.lines().find_map(|l| {
+            let (call, label) = src.lines().find_map(|l| {
                 let (mac, rest) = l.split_once('!')?;
-                let ident = !mac.is_empty() && mac.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                rest.strip_prefix(&format!("({kernel},")).filter(|_| ident).map(|_| mac)
+                let ident = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let args = rest.strip_prefix('(').filter(|_| ident(mac))?;
+                if args.starts_with(&format!("{kernel},")) {
+                    return Some((mac, None));
+                }
+                let (label, after) = args.split_once(": ")?;
+                after.starts_with(&format!("{kernel},")).then_some((mac, Some(label))).filter(|_| ident(label))
             })?;
-            macro_template(src, call)
+            match label {
+                None => macro_template(src, call),
+                Some(label) => arm_template(src, call, label),
+            }
         })?;
         Some((format!("scan/{name}"), doc))
     })
@@ -147,6 +156,19 @@ fn macro_template(src: &str, mac: &str) -> Option<Vec<String>> {
     let handed_to = body[..first].last().and_then(|l| l.trim().strip_suffix("! {")).filter(|m| *m != "kernel");
     let after = handed_to.and_then(|other| macro_template(src, other)).unwrap_or_default();
     Some(run.into_iter().chain(after).collect())
+}
+
+/// The first run of doc lines after the arm `(label: …)` of `macro_rules! mac`, both inside the
+/// macro (up to its closing `}` alone on a line) and before the next arm.
+fn arm_template(src: &str, mac: &str, label: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = src.lines().collect();
+    let at = lines.iter().position(|l| l.trim_end() == format!("macro_rules! {mac} {{"))?;
+    let end = at + lines[at..].iter().position(|l| l.trim_end() == "}")?;
+    let arm = at + lines[at..end].iter().position(|l| l.trim_start().starts_with(&format!("({label}: $")))?;
+    let next_arm = |l: &&str| l.trim_start().starts_with('(') && l.trim_end().ends_with("=> {");
+    let arm_end = lines[arm + 1..end].iter().position(next_arm).map_or(end, |k| arm + 1 + k);
+    let first = arm + lines[arm..arm_end].iter().position(|l| doc_line(l).is_some())?;
+    Some(lines[first..arm_end].iter().map_while(|l| doc_line(l)).collect())
 }
 
 /// The `///` lines right above `pub unsafe fn <function>` (attributes between them are
@@ -368,6 +390,22 @@ pub fn trials() -> Vec<Trial> {
             let text = "prose 101.6 µs here\n<!-- generated: x -->\n1.18× inside\n<!-- end generated -->\n```\n5 %\n```\nn = 2^20, sm_70\n";
             let found = hand_typed_figures(text);
             if found == ["prose 101.6 µs here"] { Ok(()) } else { Err(format!("found {found:?}").into()) }
+        }),
+        Trial::test("docs::a_labelled_arm_gives_its_own_doc", || {
+            let src = "macro_rules! shape {\n    ($n:ident) => {\n        /// First arm.\n    };\n    \
+                       (wide: $n:ident) => {\n        /// Wide arm.\n        /// # Concept\n    };\n    \
+                       (bare: $n:ident) => {\n        x!();\n    };\n}\n/// After the macro.\n";
+            let wide = arm_template(src, "shape", "wide");
+            let bare = arm_template(src, "shape", "bare");
+            let none = arm_template(src, "shape", "gone");
+            if wide.as_deref() == Some(&["Wide arm.".to_string(), "# Concept".to_string()][..])
+                && bare.is_none()
+                && none.is_none()
+            {
+                Ok(())
+            } else {
+                Err(format!("wide {wide:?}, bare (no doc) {bare:?}, gone (no arm) {none:?}").into())
+            }
         }),
         Trial::test("docs::checker_reports_missing_sections", || {
             let doc: Vec<String> = ["Sums.", "", "# Concept", "# Execution", "# Launch", "# Safety"]

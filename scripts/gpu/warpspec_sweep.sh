@@ -45,6 +45,7 @@ shapes="lookback_warpspec_8x12x4,lookback_warpspec_8x12x6,lookback_warpspec_8x28
 shapes="$shapes,lookback_warpspec_4x36x4,lookback_warpspec_8x36x3,lookback_warpspec_16x12x4"
 shapes="$shapes,lookback_warpspec_8x20x6,lookback_warpspec_8x28x5,lookback_warpspec_8x12x8,lookback_warpspec_8x12x10"
 shapes="$shapes,lookback_warpspec_16x12x6,lookback_warpspec_4x12x6,lookback_warpspec_4x12x8,lookback_warpspec_8x4x6"
+shapes="$shapes,lookback_warpspec_10x12x4,lookback_warpspec_12x12x4"
 type=${TYPE:-i32}
 combine=${COMBINE:-sum}
 pair=()

@@ -207,8 +207,10 @@ mod tests {
         let (mut shapes, mut experiments) = (Vec::new(), 0);
         for v in all() {
             let ScanPlan::WarpSpecialized { warps, items, stages, lookaheads, spacing, .. } = v.plan else { continue };
-            // The plan's shape alone spaces its status words; its experiments keep them packed.
-            assert_eq!(v.name == "lookback_warpspec_8x12x6", spacing > 1, "{}", v.name);
+            // The plan's shape and the larger-tile shapes added after it space their status words
+            // (what each kernel writes: workspace.rs's emulator test); the rest keep them packed.
+            let spaced = ["lookback_warpspec_8x12x6", "lookback_warpspec_10x12x4", "lookback_warpspec_12x12x4"];
+            assert_eq!(spaced.contains(&v.name), spacing > 1, "{}", v.name);
             let name = shape_name((warps, items, stages));
             if v.name == name {
                 shapes.push((warps, items, stages));

@@ -472,6 +472,9 @@ const SLEEP_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp 
 /// The concept of the `…_windows{n}` experiments.
 const WINDOWS_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp loads n windows of 32 predecessors per round trip (the name's windows; with early_empty, the stage given back early too), an experiment";
 
+/// The concept of the tuning shapes with larger tiles at 3 blocks an SM (10x12x4, 12x12x4).
+const LARGER_TILES_CONCEPT: &str = "lookback_warpspec with a larger tile and a shorter ring that still fits 3 blocks an SM (compute warps x items per thread x ring stages), its 32-bit status words 16 bytes apart, for tuning: fewer look-backs per byte";
+
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";
 
@@ -613,6 +616,8 @@ static VARIANTS: &[ScanVariant] = &[
     warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6, true),
     warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8, true),
     warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6, true),
+    warpspec_shape!(lookback_warpspec_10x12x4, 10, 12, 4, true, ScanPairs::Own, concept: LARGER_TILES_CONCEPT, spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32),
+    warpspec_shape!(lookback_warpspec_12x12x4, 12, 12, 4, true, ScanPairs::Own, concept: LARGER_TILES_CONCEPT, spacing: kernels::scan::WARPSPEC_SPACED_WORDS as u32),
     warpspec_shape!(lookback_warpspec_8x12x6_ahead2, 8, 12, 6, concept: AHEAD_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x6_ahead3, 8, 12, 6, concept: AHEAD_CONCEPT),
     warpspec_shape!(lookback_warpspec_8x12x8_ahead3, 8, 12, 8, concept: AHEAD_CONCEPT),

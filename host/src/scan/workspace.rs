@@ -227,13 +227,15 @@ mod tests {
 
     #[test]
     fn the_warp_specialized_rows_write_the_status_words_their_plan_allocates() {
-        // 8x12x6 and its 32-bit typed rows: one word of two a tile; its packed experiment: every
-        // word; a 64-bit row: both halves of each tile.
+        // 8x12x6 and its 32-bit typed rows, and the larger-tile shapes: one word of two a tile;
+        // its packed experiment: every word; a 64-bit row: both halves of each tile.
         status_layout::<i32>("lookback_warpspec_8x12x6", 2, 1);
         status_layout::<u32>("lookback_warpspec_8x12x6", 2, 1);
         status_layout::<f32>("lookback_warpspec_8x12x6", 2, 1);
         status_layout::<i32>("lookback_warpspec_8x12x6_packed", 1, 1);
         status_layout::<i32>("lookback_warpspec", 1, 1);
+        status_layout::<i32>("lookback_warpspec_10x12x4", 2, 1);
+        status_layout::<i32>("lookback_warpspec_12x12x4", 2, 1);
         status_layout::<u64>("lookback_warpspec_8x12x6", 2, 2);
     }
 }

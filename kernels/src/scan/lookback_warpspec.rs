@@ -39,7 +39,7 @@ pub const WARPSPEC_STAGES: u32 = 4;
 /// tile from the load to the scan, so while the compute warps wait for a tile, `stages - ahead`
 /// = 2 tiles are loading per block whatever the depth (the `…_ahead{n}` experiments load more:
 /// slower, `docs/measurements/2026-11-27-h100/warpspec-ahead-628fa43/`).
-pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
+pub const WARPSPEC_SHAPES: [(u32, u32, u32); 18] = [
     (8, 20, 4),
     (8, 12, 4),
     (8, 12, 6),
@@ -56,6 +56,8 @@ pub const WARPSPEC_SHAPES: [(u32, u32, u32); 16] = [
     (4, 12, 6),
     (4, 12, 8),
     (8, 4, 6),
+    (10, 12, 4),
+    (12, 12, 4),
 ];
 
 /// The most shared memory a block may have on sm_90 (227 KiB, with the opt-in).
@@ -1086,6 +1088,55 @@ macro_rules! warpspec_shape {
             /// `lookback_warpspec`.
         ] $name, $warps, $items, $stages, 0, false, 1, false);
     };
+    // A tuning shape with a larger tile at 3 blocks an SM, its status words spaced as 8x12x6's
+    // (10x12x4, 12x12x4).
+    (spaced: $name:ident, $warps:literal, $items:literal, $stages:literal) => {
+        warpspec_shape!(@entry [
+            /// `lookback_warpspec_8x12x6` with larger tiles and a shorter ring (compute warps ×
+            /// items per thread × ring stages, in the name) that still fits 3 blocks on an SM,
+            /// its status words 16 bytes apart as 8x12x6's: tuning shapes toward the copy's time.
+            ///
+            /// # Concept
+            /// **Fewer look-backs per byte.** Every tile costs its block's look-ahead warp one
+            /// look-back across blocks, a few round trips to the L2 that take as long whatever
+            /// their form; a larger tile pays the same look-back for more bytes.
+            ///
+            /// # Previous problem → fix
+            /// In `lookback_warpspec_8x12x6` the look-ahead warp spends about 3.4 µs a tile on
+            /// the H100 and 2.6 µs on the H200, looking back and waiting for the totals
+            /// (`docs/scan-warpspec.md`, the arithmetic of the bound), while at the copy's speed a
+            /// block takes a tile every 3.2 and 2.3 µs: the chain of look-backs sets the pace.
+            /// Most larger shapes tried before had 2 blocks an SM or one tile reduced ahead
+            /// (8x28x3, 8x36x3: slower); the one with 3 blocks an SM and 2 tiles ahead,
+            /// 4x36x4 (18 KiB), had 4 compute warps and was 3.6 % slower than 8x12x6 on the
+            /// H200 (both packed, `docs/measurements/2026-11-26-h200/warpspec-62f6b32/`).
+            /// These keep 3 blocks an SM and reduce `stages − 2` = 2 tiles ahead, with tiles 5/4
+            /// (10x12x4, 15 KiB) or 3/2 (12x12x4, 18 KiB) of 8x12x6's and 10 or 12 compute
+            /// warps. 44 registers a thread (ptxas for sm_90), so 3 blocks of 12x12x4 (448
+            /// threads, 72 KiB) still fit an SM, with no register to spare.
+            ///
+            /// # Execution
+            /// As `lookback_warpspec` (phases 1–5 of its docs), with this kernel's compute
+            /// warps, items per thread and stages, tile `t`'s status word at `status[2 t]`.
+            ///
+            /// # Launch
+            /// As `lookback_warpspec`: block `(warps + 2) × 32` threads (traps otherwise),
+            /// `warpspec_shared_bytes(warps, items, stages)` of dynamic shared memory; sm_90
+            /// only.
+            ///
+            /// # Preconditions
+            /// As for `lookback_warpspec_8x12x6`: `status` holds `2 × ceil(n / tile) + 1`
+            /// words.
+            ///
+            /// # Safety
+            /// As for `lookback_warpspec_8x12x6`, with this kernel's shape.
+            ///
+            /// # Measured
+            /// Not yet measured on a GPU (added in session 31 with no device time left);
+            /// `scripts/gpu/warpspec_sweep.sh` with `VARIANTS=lookback,lookback_warpspec_8x12x6,`
+            /// and this name times it. The emulator runs it in CI.
+        ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
+    };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:
     // `stages - 2`), store path, look-ahead warps, whether the stage goes back before the scan,
     // and (where given) the look-back's sleep between polls and windows per round trip (else
@@ -1196,6 +1247,8 @@ warpspec_shape!(lookback_warpspec_16x12x6, 16, 12, 6);
 warpspec_shape!(lookback_warpspec_4x12x6, 4, 12, 6);
 warpspec_shape!(lookback_warpspec_4x12x8, 4, 12, 8);
 warpspec_shape!(lookback_warpspec_8x4x6, 8, 4, 6);
+warpspec_shape!(spaced: lookback_warpspec_10x12x4, 10, 12, 4);
+warpspec_shape!(spaced: lookback_warpspec_12x12x4, 12, 12, 4);
 
 warpspec_shape!(@entry [
     /// `lookback_warpspec_8x12x6` whose compute warps store their scanned region with the

@@ -58,8 +58,9 @@ pub use lookback_warpspec::{
     lookback_warpspec_8x12x4, lookback_warpspec_8x12x6, lookback_warpspec_8x12x6_ahead2,
     lookback_warpspec_8x12x6_ahead3, lookback_warpspec_8x12x8, lookback_warpspec_8x12x8_ahead3,
     lookback_warpspec_8x12x8_ahead4, lookback_warpspec_8x12x10, lookback_warpspec_8x20x6, lookback_warpspec_8x28x3,
-    lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_16x12x4, lookback_warpspec_16x12x6,
-    lookback_warpspec_store_bulk, warpspec_shared_bytes, warpspec_static_bytes, warpspec_threads, warpspec_tile,
+    lookback_warpspec_8x28x5, lookback_warpspec_8x36x3, lookback_warpspec_10x12x4, lookback_warpspec_12x12x4,
+    lookback_warpspec_16x12x4, lookback_warpspec_16x12x6, lookback_warpspec_store_bulk, warpspec_shared_bytes,
+    warpspec_static_bytes, warpspec_threads, warpspec_tile,
 };
 // The experiments with more than one look-ahead warp and with the stage given back early (#37),
 // the block size of the first and the static shared memory of the second.

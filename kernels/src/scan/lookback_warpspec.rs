@@ -1094,7 +1094,8 @@ macro_rules! warpspec_shape {
         warpspec_shape!(@entry [
             /// `lookback_warpspec_8x12x6` with larger tiles and a shorter ring (compute warps ×
             /// items per thread × ring stages, in the name) that still fits 3 blocks on an SM,
-            /// its status words 16 bytes apart as 8x12x6's: tuning shapes toward the copy's time.
+            /// its status words 16 bytes apart as 8x12x6's: tuning shapes toward the copy's time
+            /// (measured slower than 8x12x6 on both GPUs).
             ///
             /// # Concept
             /// **Fewer look-backs per byte.** Every tile costs its block's look-ahead warp one
@@ -1132,9 +1133,14 @@ macro_rules! warpspec_shape {
             /// As for `lookback_warpspec_8x12x6`, with this kernel's shape.
             ///
             /// # Measured
-            /// Not yet measured on a GPU (added in session 31 with no device time left);
-            /// `scripts/gpu/warpspec_sweep.sh` with `VARIANTS=lookback,lookback_warpspec_8x12x6,`
-            /// and this name times it. The emulator runs it in CI.
+            /// Slower than `lookback_warpspec_8x12x6` in every round on both GPUs (int32, 3
+            /// interleaved rounds, `docs/measurements/2026-11-28-h100/warpspec-larger-tiles-d8d7980/`
+            /// and `…/2026-11-28-h200/warpspec-larger-tiles-d8d7980/`): at 2^28 10x12x4 takes
+            /// 1.036–1.038× 8x12x6's time on the H100 and 1.009–1.011× on the H200, 12x12x4
+            /// 1.028–1.029× and 1.017–1.019×. A block's time a tile grew with the tile (H100:
+            /// 3.4, 4.4 and 5.3 µs), so fewer tiles did not shorten the chain of look-backs; with
+            /// 2 tiles reduced ahead instead of 4 the compute warps wait longer for their offsets
+            /// (ncu). Kept as tuning shapes that the sweep times; the emulator runs them in CI.
         ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);
     };
     // One `i32` sum entry of the warp-specialized body: its doc, name, shape, reduce-ahead (0:

@@ -214,37 +214,32 @@ fn check_doc(doc: &[String]) -> Option<String> {
     (!problems.is_empty()).then(|| problems.join("; "))
 }
 
+/// What is wrong with a variant's kernel doc, if anything: none found (`missing` says where it
+/// was looked for) or one that breaks the template.
+fn doc_failure(variant: &str, kernel: &str, file: &str, doc: Option<&[String]>, missing: &str) -> Option<String> {
+    match doc {
+        None => Some(format!("variant {variant}: {missing}")),
+        Some(doc) => check_doc(doc).map(|p| format!("variant {variant} (kernel {kernel}, kernels/src/{file}): {p}")),
+    }
+}
+
 fn check_all() -> Result<(), Failed> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src");
     let mut failures = Vec::new();
     for k in registered() {
         let path = root.join(&k.file);
         let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        match doc_of(&src, k.function) {
-            None => failures
-                .push(format!("variant {}: no `pub unsafe fn {}` in kernels/src/{}", k.variant, k.function, k.file)),
-            Some(doc) => {
-                if let Some(problem) = check_doc(&doc) {
-                    failures.push(format!(
-                        "variant {} (kernel {}, kernels/src/{}): {problem}",
-                        k.variant, k.function, k.file
-                    ));
-                }
-            }
-        }
+        let missing = format!("no `pub unsafe fn {}` in kernels/src/{}", k.function, k.file);
+        failures.extend(doc_failure(k.variant, k.function, &k.file, doc_of(&src, k.function).as_deref(), &missing));
     }
     // The scans' tuning shapes and experiments, from the macros that declare most of them.
     let sources = scan_sources(&root.join("scan"))?;
     for v in scan::all().filter(|v| v.tuning) {
         for kernel in v.symbols() {
-            match tuning_doc(&sources, kernel) {
-                None => failures.push(format!("variant {}: no doc for kernel {kernel} in kernels/src/scan/", v.name)),
-                Some((file, doc)) => {
-                    if let Some(problem) = check_doc(&doc) {
-                        failures.push(format!("variant {} (kernel {kernel}, kernels/src/{file}): {problem}", v.name));
-                    }
-                }
-            }
+            let found = tuning_doc(&sources, kernel);
+            let (file, doc) = found.as_ref().map_or(("scan/", None), |(f, d)| (f.as_str(), Some(d.as_slice())));
+            let missing = format!("no doc for kernel {kernel} in kernels/src/scan/");
+            failures.extend(doc_failure(v.name, kernel, file, doc, &missing));
         }
     }
     if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }

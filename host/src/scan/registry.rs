@@ -472,8 +472,8 @@ const SLEEP_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp 
 /// The concept of the `…_windows{n}` experiments.
 const WINDOWS_CONCEPT: &str = "lookback_warpspec at a shape whose look-ahead warp loads n windows of 32 predecessors per round trip (the name's windows; with early_empty, the stage given back early too), an experiment";
 
-/// The concept of the tuning shapes with larger tiles at 3 blocks an SM (10x12x4, 12x12x4).
-const LARGER_TILES_CONCEPT: &str = "lookback_warpspec with a larger tile and a shorter ring that still fits 3 blocks an SM (compute warps x items per thread x ring stages), its 32-bit status words 16 bytes apart, for tuning: fewer look-backs per byte";
+/// The concept of the tuning shapes with larger tiles and a 4-stage ring (10x12x4, 12x12x4).
+const LARGER_TILES_CONCEPT: &str = "lookback_warpspec with a larger tile and a shorter ring, written to fit 3 blocks an SM (compute warps x items per thread x ring stages), its 32-bit status words 16 bytes apart, for tuning: fewer look-backs per byte";
 
 /// The concept of the `…_ahead{n}` experiments.
 const AHEAD_CONCEPT: &str = "lookback_warpspec at a shape whose compute warps reduce fewer tiles ahead (the name's ahead), so more stages load at once, an experiment";

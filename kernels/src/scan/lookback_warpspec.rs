@@ -1088,14 +1088,14 @@ macro_rules! warpspec_shape {
             /// `lookback_warpspec`.
         ] $name, $warps, $items, $stages, 0, false, 1, false);
     };
-    // A tuning shape with a larger tile at 3 blocks an SM, its status words spaced as 8x12x6's
+    // A tuning shape with a larger tile and a 4-stage ring, its status words spaced as 8x12x6's
     // (10x12x4, 12x12x4).
     (spaced: $name:ident, $warps:literal, $items:literal, $stages:literal) => {
         warpspec_shape!(@entry [
             /// `lookback_warpspec_8x12x6` with larger tiles and a shorter ring (compute warps ×
-            /// items per thread × ring stages, in the name) that still fits 3 blocks on an SM,
-            /// its status words 16 bytes apart as 8x12x6's: tuning shapes toward the copy's time
-            /// (measured slower than 8x12x6 on both GPUs).
+            /// items per thread × ring stages, in the name), written to fit 3 blocks on an SM
+            /// (10x12x4 does, 12x12x4 runs 2), its status words 16 bytes apart as 8x12x6's:
+            /// tuning shapes toward the copy's time (measured slower than 8x12x6 on both GPUs).
             ///
             /// # Concept
             /// **Fewer look-backs per byte.** Every tile costs its block's look-ahead warp one
@@ -1109,12 +1109,12 @@ macro_rules! warpspec_shape {
             /// block takes a tile every 3.2 and 2.3 µs: the chain of look-backs sets the pace.
             /// Most larger shapes tried before had 2 blocks an SM or one tile reduced ahead
             /// (8x28x3, 8x36x3: slower); the one with 3 blocks an SM and 2 tiles ahead,
-            /// 4x36x4 (18 KiB), had 4 compute warps and was 3.6 % slower than 8x12x6 on the
-            /// H200 (both packed, `docs/measurements/2026-11-26-h200/warpspec-62f6b32/`).
-            /// These keep 3 blocks an SM and reduce `stages − 2` = 2 tiles ahead, with tiles 5/4
-            /// (10x12x4, 15 KiB) or 3/2 (12x12x4, 18 KiB) of 8x12x6's and 10 or 12 compute
-            /// warps. 44 registers a thread (ptxas for sm_90), so 3 blocks of 12x12x4 (448
-            /// threads, 72 KiB) still fit an SM, with no register to spare.
+            /// 4x36x4 (18 KiB), had 4 compute warps and was 3.2–3.7 % slower than 8x12x6 a
+            /// round on the H200 (both packed, `docs/measurements/2026-11-26-h200/warpspec-62f6b32/`).
+            /// These reduce `stages − 2` = 2 tiles ahead, with tiles 5/4 (10x12x4, 15 KiB) or
+            /// 3/2 (12x12x4, 18 KiB) of 8x12x6's and 10 or 12 compute warps, 44 registers a
+            /// thread. 10x12x4 runs 3 blocks an SM; 12x12x4 (448 threads, 72 KiB) only 2: ncu's
+            /// block limits from registers and from shared memory are both 2 on the H200.
             ///
             /// # Execution
             /// As `lookback_warpspec` (phases 1–5 of its docs), with this kernel's compute
@@ -1137,8 +1137,8 @@ macro_rules! warpspec_shape {
             /// interleaved rounds, `docs/measurements/2026-11-28-h100/warpspec-larger-tiles-d8d7980/`
             /// and `…/2026-11-28-h200/warpspec-larger-tiles-d8d7980/`): at 2^28 10x12x4 takes
             /// 1.036–1.038× 8x12x6's time on the H100 and 1.009–1.011× on the H200, 12x12x4
-            /// 1.028–1.029× and 1.017–1.019×. A block's time a tile grew with the tile (H100:
-            /// 3.4, 4.4 and 5.3 µs), so fewer tiles did not shorten the chain of look-backs; with
+            /// 1.028–1.029× and 1.017–1.019×. With 10x12x4 a block's time a tile grew with the
+            /// tile (H100: 3.4 → 4.4 µs), so fewer tiles did not shorten the chain of look-backs; with
             /// 2 tiles reduced ahead instead of 4 the compute warps wait longer for their offsets
             /// (ncu). Kept as tuning shapes that the sweep times; the emulator runs them in CI.
         ] $name, $warps, $items, $stages, 0, false, 1, false, LOOKBACK_SLEEP_NS, 1, WARPSPEC_SPACED_WORDS);

@@ -215,11 +215,13 @@ fn check_doc(doc: &[String]) -> Option<String> {
 }
 
 /// What is wrong with a variant's kernel doc, if anything: none found (`missing` says where it
-/// was looked for) or one that breaks the template.
-fn doc_failure(variant: &str, kernel: &str, file: &str, doc: Option<&[String]>, missing: &str) -> Option<String> {
-    match doc {
+/// was looked for) or one, found in `kernels/src/{file}`, that breaks the template.
+fn doc_failure(variant: &str, kernel: &str, found: Option<(&str, &[String])>, missing: &str) -> Option<String> {
+    match found {
         None => Some(format!("variant {variant}: {missing}")),
-        Some(doc) => check_doc(doc).map(|p| format!("variant {variant} (kernel {kernel}, kernels/src/{file}): {p}")),
+        Some((file, doc)) => {
+            check_doc(doc).map(|p| format!("variant {variant} (kernel {kernel}, kernels/src/{file}): {p}"))
+        }
     }
 }
 
@@ -230,16 +232,21 @@ fn check_all() -> Result<(), Failed> {
         let path = root.join(&k.file);
         let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let missing = format!("no `pub unsafe fn {}` in kernels/src/{}", k.function, k.file);
-        failures.extend(doc_failure(k.variant, k.function, &k.file, doc_of(&src, k.function).as_deref(), &missing));
+        let doc = doc_of(&src, k.function);
+        failures.extend(doc_failure(k.variant, k.function, doc.as_deref().map(|d| (k.file.as_str(), d)), &missing));
     }
     // The scans' tuning shapes and experiments, from the macros that declare most of them.
     let sources = scan_sources(&root.join("scan"))?;
     for v in scan::all().filter(|v| v.tuning) {
         for kernel in v.symbols() {
             let found = tuning_doc(&sources, kernel);
-            let (file, doc) = found.as_ref().map_or(("scan/", None), |(f, d)| (f.as_str(), Some(d.as_slice())));
             let missing = format!("no doc for kernel {kernel} in kernels/src/scan/");
-            failures.extend(doc_failure(v.name, kernel, file, doc, &missing));
+            failures.extend(doc_failure(
+                v.name,
+                kernel,
+                found.as_ref().map(|(f, d)| (f.as_str(), d.as_slice())),
+                &missing,
+            ));
         }
     }
     if failures.is_empty() { Ok(()) } else { Err(failures.join("\n").into()) }

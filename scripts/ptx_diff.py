@@ -16,8 +16,8 @@ Every `.entry` and `.func` of either file gets one verdict:
 * `only-before` / `only-after` the function exists in one build only.
 
 Exit status 0 when every function is `same`, `renamed` or `sass-same`, 1 otherwise, 2 on bad
-arguments. The nested PTX build leaves its files at
-`target/ptx/<checkout tag>/sm_XX/nvptx64-nvidia-cuda/ptx/deps/reduce_scan_kernels.s`.
+arguments. The nested PTX build leaves its files at `target/ptx/out/kernels-<tag>_sm_XX.s`, and
+the build script's copies in its OUT_DIR as `kernels_sm_XX.ptx`.
 """
 
 import argparse

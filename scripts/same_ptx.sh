@@ -10,7 +10,7 @@
 #   scripts/same_ptx.sh        exit status 0 when every kernel's PTX is the project's
 #
 # The project's PTX comes from this checkout's build (`cargo build -p reduce-scan-runtime`, which
-# this script runs first: nothing to do after `cargo test`). KEEP=1 keeps the temporary folder.
+# this script runs first: nothing to do after `cargo test`): its build script's `kernels_sm_80.ptx`. KEEP=1 keeps the temporary folder.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$repo/target}
@@ -18,10 +18,18 @@ case "$target" in /*) ;; *) target=$repo/$target ;; esac
 say() { echo "same_ptx: $*" >&2; }
 kernels=(interleaved smem redux)
 
-(cd "$repo" && cargo build --quiet -p reduce-scan-runtime)
-ours=$(find "$target/ptx" -path '*/kernels-*/sm_80/nvptx64-nvidia-cuda/ptx/deps/reduce_scan_kernels.s' -newer "$repo/kernels/Cargo.toml" 2>/dev/null | head -1)
-[ -n "$ours" ] || ours=$(find "$target/ptx" -path '*/kernels-*/sm_80/nvptx64-nvidia-cuda/ptx/deps/reduce_scan_kernels.s' | head -1)
-[ -n "$ours" ] || { say "no project PTX for sm_80 under $target/ptx"; exit 2; }
+# The OUT_DIR of a package's build script, as cargo reports it (a reused target folder may keep
+# an unchanged PTX file from an earlier run, so no file age is asked).
+out_dir_of() {
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and sys.argv[1] in m.get("package_id", ""):
+        print(m["out_dir"])' "$1"
+}
+ours=$(cd "$repo" && cargo build --quiet -p reduce-scan-runtime --message-format=json | out_dir_of '#reduce-scan-runtime@')
+ours=${ours:+$ours/kernels_sm_80.ptx}
+[ -s "$ours" ] || { say "the project's build left no kernels_sm_80.ptx (${ours:-no OUT_DIR})"; exit 2; }
 
 dir=$(mktemp -d)
 if [ "${KEEP:-0}" = 1 ]; then say "keeping $dir"; else trap 'rm -rf "$dir"' EXIT; fi
@@ -64,12 +72,8 @@ cp "$repo/rust-toolchain.toml" "$dir/"
 say "building the lessons' PTX from $dir/lessons (the first time: core for the GPU too)"
 # The host crate's OUT_DIR, as cargo reports it: a reused target folder may keep an unchanged
 # PTX file from an earlier run (the build rewrites only what changed), so no file age is asked.
-out_dir=$(cd "$dir/host" && CARGO_TARGET_DIR="$target/same-ptx" cargo build --quiet --message-format=json |
-  python3 -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "build-script-executed" and "/host#" in m.get("package_id", ""):
-        print(m["out_dir"])')
+out_dir=$(cd "$dir/host" && CARGO_TARGET_DIR="$target" cargo build --quiet --message-format=json |
+  out_dir_of '/host#')
 theirs=$out_dir/lessons_sm_80.ptx
 [ -n "$out_dir" ] && [ -s "$theirs" ] || { say "the build left no lessons_sm_80.ptx (OUT_DIR: ${out_dir:-none})"; exit 1; }
 

@@ -27,28 +27,49 @@
 //! LTO keeps every exported kernel) and `--emit=asm`, which is the PTX. The cdylib's link step
 //! would need `llvm-bitcode-linker`, which rustup does not ship: `-C linker=true` turns it into
 //! a no-op once the PTX is written. sm_90 also gets PTX ISA 8.0 (`+ptx80`), the first with
-//! Hopper's bulk copies. Every crate built this way, the project's own kernels included
-//! (`reduce-scan-runtime`'s build script is a user of this crate), gets the same flags, so the
+//! Hopper's bulk copies. Every crate built this way, the project's own kernels included (the
+//! `reduce-scan` library's build script is a user of this crate), gets the same flags, so the
 //! same kernel source gives the same PTX in any crate.
 //!
-//! The nested builds live in `target/ptx/` of the outer build, one folder per kernel crate and
-//! architecture, so later builds are incremental. The toolchain is the outer build's (the
-//! pinned nightly of `rust-toolchain.toml`, with `rust-src`).
+//! **The toolchain.** rustc's NVPTX backend needs nightly features, so the nested builds run on
+//! one pinned nightly, [`PINNED`], found in rustup's folder, whatever toolchain builds the host
+//! crate: a host crate and its kernel crate build with stable Rust, and only the PTX needs the
+//! nightly (with `rust-src`). Where it is missing, the build stops with one line saying how to
+//! install it. [`Ptx::toolchain`] or `REDUCE_SCAN_PTX_TOOLCHAIN` name another.
 //!
-//! **Progress and errors.** The first build of an architecture compiles `core` for the GPU (a
-//! minute on two cores): cargo's progress lines go to the terminal (`/dev/tty`) when there is
-//! one, since cargo hides a build script's own output. A compile error stops the build with
-//! rustc's diagnostics, which name the kernel crate's `file:line`, and the full log's path.
+//! **Where.** The nested builds share `target/ptx/{arch}/` of the outer build's target folder:
+//! `core` for the GPU is compiled once per architecture (a first build: a minute or two on two
+//! cores), and every kernel crate built into that target folder reuses it. Each crate's PTX, the
+//! list of sources it was compiled from and its build log are files of its own,
+//! `target/ptx/out/{name}-{hash of its folder}_{arch}.{s,d,log}`.
 //!
-//! **The emulator only.** With `REDUCE_SCAN_NO_PTX=1` no PTX is built: the files are empty, the
-//! emulator (which runs the kernel crate compiled for the host) works, and a GPU run is refused
-//! in one line. That is how a kernel edit reaches the emulator's answer in about a second.
+//! **Nothing rebuilds without a change.** The build prints a `rerun-if-changed` for every
+//! source the PTX was compiled from (cargo's dep-info of the nested build: the kernel crate's
+//! files and its path dependencies', absolute paths) and the kernel crate's `Cargo.toml`: a
+//! build with no change runs neither this build script nor the nested one, and an edit of a
+//! file the kernels do not read rebuilds no PTX.
+//!
+//! **Progress and errors.** The first build of an architecture shows cargo's progress lines on
+//! the terminal (`/dev/tty`) when there is one, since cargo hides a build script's own output;
+//! where there is none (a CI log), a long first build leaves a cargo warning with its time and
+//! its log's path, and `cargo build -vv` shows its lines as they come. A compile error stops the
+//! build with rustc's diagnostics, which name the kernel crate's `file:line`, and the full
+//! log's path. A kernel crate that is missing, has no library or is not `no_std` is refused in
+//! one line before anything is compiled.
+//!
+//! **The emulator only.** With `REDUCE_SCAN_NO_PTX=1` no PTX is built and no nightly is
+//! needed: the files are empty, the emulator (which runs the kernel crate compiled for the
+//! host) works, and a GPU run is refused in one line. That is how a kernel edit reaches the
+//! emulator's answer in about a second.
 
 use std::env;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+mod toolchain;
+pub use toolchain::{PINNED, TOOLCHAIN_ENV, Toolchain};
 
 /// The architectures built when none are named: the baseline every supported GPU loads, and
 /// the two with instructions some kernels use (`redux.sync` on sm_80, bulk copies on sm_90).
@@ -84,6 +105,7 @@ pub struct Ptx {
     features: Vec<String>,
     name: Option<String>,
     always: bool,
+    toolchain: String,
 }
 
 /// What a build left in `OUT_DIR`.
@@ -124,6 +146,7 @@ impl Ptx {
             features: Vec::new(),
             name: None,
             always: false,
+            toolchain: PINNED.to_string(),
         }
     }
 
@@ -150,6 +173,14 @@ impl Ptx {
     /// everything else (`./x learn N --gpu` builds the learner's kernels so).
     pub fn always(mut self) -> Self {
         self.always = true;
+        self
+    }
+
+    /// Compiles the PTX with this rustup toolchain instead of [`PINNED`] (it needs rustc's NVPTX
+    /// backend's nightly features and the `rust-src` component). [`TOOLCHAIN_ENV`] overrides
+    /// both.
+    pub fn toolchain(mut self, name: &str) -> Self {
+        self.toolchain = name.to_string();
         self
     }
 
@@ -185,10 +216,11 @@ impl Ptx {
                 write(file, "")?;
             }
         } else {
-            println!("cargo:rerun-if-changed={}", krate.dir.join("Cargo.toml").display());
-            println!("cargo:rerun-if-changed={}", krate.dir.join("src").display());
-            let nested =
-                Nested { krate: &krate, features: &self.features, root: nested_root(&out_dir, &krate.dir, &name) };
+            println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
+            let toolchain = Toolchain::find(&toolchain::chosen(&self.toolchain))?;
+            let root = ptx_root(&out_dir);
+            let stem = format!("{name}-{}", crate_tag(&krate.dir, &self.features));
+            let nested = Nested { krate: &krate, features: &self.features, toolchain, root, stem };
             nested.build_all(&files)?;
         }
         let listing = out_dir.join(format!("{name}.ptx.rs"));
@@ -264,8 +296,30 @@ impl KernelCrate {
             .ok_or_else(|| Error(format!("{} has no [package] name", manifest.display())))?;
         let lib = toml_value(&text, "lib", "name").unwrap_or_else(|| package.replace('-', "_"));
         let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let root = dir.join(toml_value(&text, "lib", "path").unwrap_or_else(|| "src/lib.rs".into()));
+        let source = fs::read_to_string(&root).map_err(|e| {
+            Error(format!(
+                "the kernel crate {package} has no library at {} ({e}): a kernel crate is a library",
+                root.display()
+            ))
+        })?;
+        if !declares_no_std(&source) {
+            return Err(Error(format!(
+                "the kernel crate {package} is not `no_std`: the GPU has no standard library; put `#![no_std]` at the top \
+                 of {}",
+                root.display()
+            )));
+        }
         Ok(KernelCrate { dir, package, lib })
     }
+}
+
+/// Does a crate root say `#![no_std]` (or `#![cfg_attr(…, no_std)]`), outside comments?
+fn declares_no_std(source: &str) -> bool {
+    source.lines().map(str::trim).filter(|l| !l.starts_with("//")).any(|l| {
+        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+        l.starts_with("#![no_std]") || (l.starts_with("#![cfg_attr(") && l.contains(",no_std)"))
+    })
 }
 
 /// The string value of `key` in `[table]` of a Cargo.toml (the plain `key = "value"` form).
@@ -284,24 +338,33 @@ fn toml_value(text: &str, table: &str, key: &str) -> Option<String> {
     None
 }
 
-/// Where the nested builds of one kernel crate go: `target/ptx/{crate}-{tag}/{name}_{arch}` of
-/// the outer build (the first ancestor of `OUT_DIR` holding `CACHEDIR.TAG`), so that debug,
-/// release and test builds share them. The tag is a hash of the crate's path: two checkouts
-/// that share a target folder never share a nested build (its PTX file's name has no hash).
-fn nested_root(out_dir: &Path, crate_dir: &Path, name: &str) -> PathBuf {
-    let target = out_dir.ancestors().find(|p| p.join("CACHEDIR.TAG").is_file()).unwrap_or(out_dir);
-    let hash = crate_dir
-        .to_string_lossy()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-    target.join("ptx").join(format!("{name}-{:012x}", hash >> 16))
+/// The tag of one kernel crate's PTX files: a hash of its folder and features, so that two
+/// crates of the same name (two checkouts sharing a target folder) never share a file.
+fn crate_tag(crate_dir: &Path, features: &[String]) -> String {
+    let key = format!("{}|{}", crate_dir.display(), features.join(","));
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    format!("{:012x}", hash >> 16)
 }
 
-/// The nested builds of one kernel crate.
+/// The nested builds' folder: `ptx/` in the outer build's target folder (the first ancestor of
+/// `OUT_DIR` holding `CACHEDIR.TAG`), so that debug, release and test builds, and every kernel
+/// crate built into that target folder, share it.
+fn ptx_root(out_dir: &Path) -> PathBuf {
+    out_dir.ancestors().find(|p| p.join("CACHEDIR.TAG").is_file()).unwrap_or(out_dir).join("ptx")
+}
+
+/// The nested builds of one kernel crate: one `cargo rustc` per architecture, each in the
+/// target folder `ptx/{arch}/` that every kernel crate built for that architecture shares (so
+/// `core` for the GPU is compiled once per architecture and target folder, not once per crate),
+/// each writing its PTX, dep-info and log under `ptx/out/{name}-{tag}_{arch}.*`, files of this
+/// crate alone.
 struct Nested<'a> {
     krate: &'a KernelCrate,
     features: &'a [String],
+    toolchain: Toolchain,
     root: PathBuf,
+    /// `{name}-{tag}`: the stem of this crate's files in `ptx/out/`.
+    stem: String,
 }
 
 impl Nested<'_> {
@@ -314,20 +377,41 @@ impl Nested<'_> {
         for ((arch, file), child) in rest.iter().zip(children) {
             self.finish(arch, child, file)?;
         }
-        self.rerun_on_sources()
+        self.rerun_on_sources(files)
     }
 
+    /// The shared target folder of `arch`'s builds.
     fn dir(&self, arch: &str) -> PathBuf {
         self.root.join(arch)
     }
 
-    /// Starts `cargo rustc` for `arch`.
+    /// This crate's file of `arch` with this extension (`s`: the PTX, `d`: the sources it was
+    /// compiled from, `log`: the build's output).
+    fn file(&self, arch: &str, ext: &str) -> PathBuf {
+        self.root.join("out").join(format!("{}_{arch}.{ext}", self.stem))
+    }
+
+    /// The folder of cargo's own outputs of `arch`'s builds (the profile's, under the target's).
+    fn cargo_output(&self, arch: &str) -> PathBuf {
+        self.dir(arch).join(format!("nvptx64-nvidia-cuda/{PROFILE_NAME}"))
+    }
+
+    /// Starts `cargo rustc` for `arch`, on the PTX toolchain.
     fn spawn(&self, arch: &str) -> Result<Running, Error> {
         let dir = self.dir(arch);
         let first = !dir.join("nvptx64-nvidia-cuda").exists();
-        let mut cmd = Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        let ptx = self.file(arch, "s");
+        fs::create_dir_all(ptx.parent().expect("ptx/out"))
+            .map_err(|e| Error(format!("cannot create {}: {e}", self.root.display())))?;
+        if !ptx.exists() {
+            // A build cargo takes for up to date would not write the file again.
+            self.forget(arch);
+        }
+        let mut cmd = Command::new(&self.toolchain.cargo);
         clean_env(&mut cmd);
         cmd.current_dir(&self.krate.dir)
+            .env("RUSTC", &self.toolchain.rustc)
+            .env("RUSTUP_TOOLCHAIN", &self.toolchain.name)
             .env("CARGO_ENCODED_RUSTFLAGS", rustflags(arch))
             .env("CARGO_TERM_COLOR", "never")
             .arg("rustc")
@@ -341,31 +425,31 @@ impl Nested<'_> {
         if !self.features.is_empty() {
             cmd.arg("--features").arg(self.features.join(","));
         }
-        cmd.arg("--target-dir").arg(&dir).args(["--", "--emit=asm", "-Clinker=true"]);
+        cmd.arg("--target-dir").arg(&dir).arg("--").arg(format!("--emit=asm={}", ptx.display())).arg("-Clinker=true");
         cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+        let before = modified(&ptx);
         let child = cmd.spawn().map_err(|e| Error(format!("cannot run cargo to build the kernels for {arch}: {e}")))?;
-        Ok(Running { child, first })
+        Ok(Running { child, first, before, started: std::time::Instant::now() })
     }
 
-    /// Waits for `arch`'s build, keeps its log, and copies its PTX to `file`.
-    fn finish(&self, arch: &str, mut running: Running, file: &Path) -> Result<(), Error> {
-        let tty = if running.first { fs::OpenOptions::new().write(true).open("/dev/tty").ok() } else { None };
-        let mut log = String::new();
-        if let Some(stderr) = running.child.stderr.take() {
-            let mut tty = tty;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(t) = tty.as_mut()
-                    && is_progress(&line)
-                {
-                    let _ = writeln!(t, "   reduce-scan-build {} ({arch}): {}", self.krate.package, line.trim());
-                }
-                log.push_str(&line);
-                log.push('\n');
+    /// Removes cargo's record of this crate's build for `arch`, so that the next build compiles
+    /// it (its PTX file was deleted).
+    fn forget(&self, arch: &str) {
+        let fingerprints = self.dir(arch).join(format!("nvptx64-nvidia-cuda/{PROFILE_NAME}/.fingerprint"));
+        let prefix = format!("{}-", self.krate.package);
+        for entry in fs::read_dir(fingerprints).into_iter().flatten().filter_map(Result::ok) {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = fs::remove_dir_all(entry.path());
             }
         }
+    }
+
+    /// Waits for `arch`'s build, keeps its log and the sources it read, and copies its PTX to
+    /// `file`.
+    fn finish(&self, arch: &str, mut running: Running, file: &Path) -> Result<(), Error> {
+        let log = self.collect_log(arch, &mut running);
         let status = running.child.wait().map_err(|e| Error(format!("the PTX build for {arch}: {e}")))?;
-        let _ = fs::create_dir_all(&self.root);
-        let log_path = self.root.join(format!("{arch}.log"));
+        let log_path = self.file(arch, "log");
         let _ = fs::write(&log_path, &log);
         if !status.success() {
             let _ = std::io::stderr().write_all(diagnostics(&log).as_bytes());
@@ -376,6 +460,51 @@ impl Nested<'_> {
                 log_path.display()
             )));
         }
+        self.warn(arch, &log, &log_path, &running);
+        let asm = self.file(arch, "s");
+        let ptx = fs::read_to_string(&asm)
+            .map_err(|e| Error(format!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display())))?;
+        if !ptx.contains(".entry") {
+            println!("cargo:warning=the PTX of {} for {arch} holds no kernel entry point", self.krate.package);
+        }
+        let built = self.cargo_output(arch);
+        if modified(&asm) != running.before {
+            // Compiled now: cargo's dep-info of the cdylib (absolute paths, every local source,
+            // path dependencies' included) is this crate's until another crate of the same name
+            // is built here, so it is kept beside the PTX.
+            let depinfo = built.join(format!("{}.d", self.krate.lib));
+            fs::copy(&depinfo, self.file(arch, "d")).map_err(|e| {
+                Error(format!("the nvptx64 build for {arch} left no dep-info at {}: {e}", depinfo.display()))
+            })?;
+        }
+        // The cdylib cargo expects (the no-op linker writes none): without it, cargo would
+        // compile the crate again on every build.
+        write(&built.join("deps").join(format!("{}.ptx", self.krate.lib)), &ptx)?;
+        write(file, &ptx)
+    }
+
+    /// The build's output, with cargo's progress lines shown on the terminal (cargo hides a
+    /// build script's own output) during a first build.
+    fn collect_log(&self, arch: &str, running: &mut Running) -> String {
+        let mut tty = if running.first { fs::OpenOptions::new().write(true).open("/dev/tty").ok() } else { None };
+        let mut log = String::new();
+        if let Some(stderr) = running.child.stderr.take() {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(t) = tty.as_mut()
+                    && is_progress(&line)
+                {
+                    let _ = writeln!(t, "   reduce-scan-build {} ({arch}): {}", self.krate.package, line.trim());
+                }
+                log.push_str(&line);
+                log.push('\n');
+            }
+        }
+        log
+    }
+
+    /// Cargo warnings for rustc's warnings, and for a long first build where no terminal showed
+    /// its progress (a CI log, an IDE): how long it took and where its log is.
+    fn warn(&self, arch: &str, log: &str, log_path: &Path, running: &Running) {
         let warnings = log.lines().filter(|l| l.starts_with("warning:") && !expected_warning(l)).count();
         if warnings > 0 {
             println!(
@@ -384,35 +513,27 @@ impl Nested<'_> {
                 log_path.display()
             );
         }
-        let asm = self.dir(arch).join(format!("nvptx64-nvidia-cuda/{PROFILE_NAME}/deps/{}.s", self.krate.lib));
-        let ptx = fs::read_to_string(&asm)
-            .map_err(|e| Error(format!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display())))?;
-        if !ptx.contains(".entry") {
-            println!("cargo:warning=the PTX of {} for {arch} holds no kernel entry point", self.krate.package);
+        let seconds = running.started.elapsed().as_secs();
+        if running.first && seconds >= 20 && fs::OpenOptions::new().write(true).open("/dev/tty").is_err() {
+            println!(
+                "cargo:warning=the first PTX build of {} for {arch} took {seconds} s (it compiled `core` for the GPU; \
+                 later builds reuse it); its log: {}",
+                self.krate.package,
+                log_path.display()
+            );
         }
-        write(file, &ptx)
     }
 
-    /// Every source file the nested builds read, from their dep-info files, outside the
-    /// toolchain and the registry: the kernel crate's and its path dependencies' (the device
-    /// layer), so that an edit of any of them rebuilds the PTX.
-    fn rerun_on_sources(&self) -> Result<(), Error> {
+    /// Every source file the nested builds read, from cargo's dep-info of each (absolute
+    /// paths: the kernel crate's sources and its path dependencies', the device layer's), so
+    /// that an edit of any of them rebuilds the PTX, and nothing else does.
+    fn rerun_on_sources(&self, files: &[(String, PathBuf)]) -> Result<(), Error> {
         let mut seen = std::collections::BTreeSet::new();
-        let Ok(arches) = fs::read_dir(&self.root) else { return Ok(()) };
-        for arch in arches.filter_map(Result::ok) {
-            let deps = arch.path().join(format!("nvptx64-nvidia-cuda/{PROFILE_NAME}/deps"));
-            let Ok(entries) = fs::read_dir(&deps) else { continue };
-            for d in
-                entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "d"))
-            {
-                let text = fs::read_to_string(&d).unwrap_or_default();
-                for path in dep_info_sources(&text) {
-                    if !path.contains("/.rustup/") && !path.contains("/registry/src/") && !path.contains("/rustlib/") {
-                        seen.insert(path);
-                    }
-                }
-            }
+        for (arch, _) in files {
+            let text = fs::read_to_string(self.file(arch, "d")).unwrap_or_default();
+            seen.extend(dep_info_sources(&text).into_iter().filter(|p| watched(p)));
         }
+        seen.insert(self.krate.dir.join("Cargo.toml").display().to_string());
         for path in seen {
             println!("cargo:rerun-if-changed={path}");
         }
@@ -420,15 +541,31 @@ impl Nested<'_> {
     }
 }
 
-/// A started nested build, and whether it is the first of its folder.
+/// A source the PTX build should watch: an absolute path outside the toolchain and cargo's
+/// registry and git checkouts (which change only with a version, that is with a Cargo.toml).
+fn watched(path: &str) -> bool {
+    Path::new(path).is_absolute()
+        && !["/.rustup/", "/registry/src/", "/git/checkouts/", "/rustlib/"].iter().any(|p| path.contains(p))
+}
+
+/// When a file was last written, if it exists.
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// A started nested build: whether it is the first of its folder, when its PTX file was
+/// written before it, and when it started.
 struct Running {
     child: std::process::Child,
     first: bool,
+    before: Option<std::time::SystemTime>,
+    started: std::time::Instant,
 }
 
 /// The files a Makefile-style dep-info file names as prerequisites.
 fn dep_info_sources(text: &str) -> Vec<String> {
     text.lines()
+        .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split_once(": "))
         .flat_map(|(_, deps)| deps.split_whitespace().map(str::to_string).collect::<Vec<_>>())
         .filter(|p| p.ends_with(".rs"))
@@ -557,8 +694,36 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_crate_must_say_no_std() {
+        assert!(declares_no_std("//! docs\n#![no_std]\nuse x;"));
+        assert!(declares_no_std("#![cfg_attr(not(test), no_std)]\n"));
+        assert!(!declares_no_std("// #![no_std]\nuse std::vec;"));
+        assert!(!declares_no_std("pub fn f() {}"));
+        let dir = std::env::temp_dir().join(format!("reduce-scan-build-std-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        let e = KernelCrate::read(&dir).err().expect("refused").to_string();
+        assert!(e.contains("not `no_std`") && e.contains("src/lib.rs") && !e.contains('\n'), "{e}");
+        let e = KernelCrate::read(&dir.join("nowhere")).err().expect("refused").to_string();
+        assert!(e.contains("no kernel crate at") && !e.contains('\n'), "{e}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn two_crates_of_one_name_have_their_own_files() {
+        let a = crate_tag(Path::new("/a/kernels"), &[]);
+        assert_eq!(a, crate_tag(Path::new("/a/kernels"), &[]));
+        assert_ne!(a, crate_tag(Path::new("/b/kernels"), &[]));
+        assert_ne!(a, crate_tag(Path::new("/a/kernels"), &["no-entries".into()]));
+        assert!(watched("/w/k/src/lib.rs") && !watched("src/lib.rs"));
+        assert!(!watched("/h/.rustup/toolchains/n/lib/rustlib/src/rust/library/core/src/lib.rs"));
+        assert!(!watched("/h/.cargo/registry/src/index/bytemuck-1/src/lib.rs"));
+    }
+
+    #[test]
     fn dep_info_lists_the_sources() {
-        let d = "/t/deps/k.s: /w/k/src/lib.rs /w/device/src/thread.rs\n\n/w/k/src/lib.rs:\n/w/device/src/thread.rs:\n";
+        let d = "/t/deps/k.s: /w/k/src/lib.rs /w/device/src/thread.rs\n\n/w/k/src/lib.rs:\n/w/device/src/thread.rs:\n\n# env-dep:A=b: c.rs\n";
         assert_eq!(dep_info_sources(d), ["/w/k/src/lib.rs", "/w/device/src/thread.rs"]);
     }
 }

@@ -31,10 +31,10 @@
 use std::collections::HashMap;
 
 use reduce_scan::backend::Backend;
-use reduce_scan::cub::CubOp;
 use reduce_scan::input::Input;
 use reduce_scan::reduce::Reduction;
 use reduce_scan::registry::{self, Elem, Family, Op, Variant};
+use reduce_scan_cli::cub::CubOp;
 
 // The scans' per-launch device check (`bench_scan_checked`) goes unused here: reductions
 // check every launch with their own result words (`bench_every_launch_checked`, `bench_in_place`).

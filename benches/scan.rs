@@ -37,10 +37,10 @@
 use std::collections::HashMap;
 
 use reduce_scan::backend::{Backend, DeviceBuffer};
-use reduce_scan::cub::CubOp;
 use reduce_scan::input::Input;
 use reduce_scan::scan::{self, Kind, Scan, ScanVariant, cpu};
 use reduce_scan::verify::DeviceCheck;
+use reduce_scan_cli::cub::CubOp;
 
 mod common;
 

@@ -9,7 +9,7 @@
 #
 #   scripts/same_ptx.sh        exit status 0 when every kernel's PTX is the project's
 #
-# The project's PTX comes from this checkout's build (`cargo build -p reduce-scan-runtime`, which
+# The project's PTX comes from this checkout's build (`cargo build -p reduce-scan`, which
 # this script runs first: nothing to do after `cargo test`): its build script's `kernels_sm_80.ptx`. KEEP=1 keeps the temporary folder.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ for line in sys.stdin:
     if m.get("reason") == "build-script-executed" and sys.argv[1] in m.get("package_id", ""):
         print(m["out_dir"])' "$1"
 }
-ours=$(cd "$repo" && cargo build --quiet -p reduce-scan-runtime --message-format=json | out_dir_of '#reduce-scan-runtime@')
+ours=$(cd "$repo" && cargo build --quiet -p reduce-scan --message-format=json | out_dir_of '#reduce-scan@')
 ours=${ours:+$ours/kernels_sm_80.ptx}
 [ -s "$ours" ] || { say "the project's build left no kernels_sm_80.ptx (${ours:-no OUT_DIR})"; exit 2; }
 

@@ -1,4 +1,4 @@
-//! `reduce check` (`reduce_scan::check::variant`) finds what an experimenter's edit breaks: here the
+//! `reduce check` (`reduce_scan_cli::check::variant`) finds what an experimenter's edit breaks: here the
 //! book's shared-memory reduction with the barrier between its block-level rounds removed,
 //! a bug that every size passes at blocks 32 and 64 (no block-level round runs there).
 
@@ -9,9 +9,9 @@ use kernels::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx
 use kernels::device::warp::sync_warp;
 use kernels::static_shared;
 use libtest_mimic::{Failed, Trial};
-use reduce_scan::check;
 use reduce_scan::reduce::plan::{Finish, KernelSel};
 use reduce_scan::registry::{self, Variant};
+use reduce_scan_cli::check;
 
 /// `smem` with the block barrier after each block-level round removed (the planted bug of
 /// issue #28): a thread may read `smem[tid + s]` before its writer has added into it.

@@ -1,4 +1,4 @@
-//! The `reduce` command line, driven through `reduce_scan::cli::run_with` on the emulator.
+//! The `reduce` command line, driven through `reduce_scan_cli::cli::run_with` on the emulator.
 
 use libtest_mimic::{Failed, Trial};
 
@@ -11,7 +11,7 @@ fn run(args: &[&str]) -> (u8, String) {
 fn run_err(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
+    let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
     (code, String::from_utf8(out).expect("the report is UTF-8"), String::from_utf8(err).expect("UTF-8 errors"))
 }
 
@@ -126,10 +126,10 @@ fn the_emulator_shows_the_committed_gpu_figures() -> Result<(), Failed> {
             check(header.contains(title), &format!("no `{title}` column"), &out)?;
         }
         check(!header.contains("GB/s") && !header.contains("% peak"), "GPU throughput columns on the CPU", &out)?;
-        let f = reduce_scan::committed::figures(variant, kind).ok_or(format!("{variant}: no committed figures"))?;
+        let f = reduce_scan_cli::committed::figures(variant, kind).ok_or(format!("{variant}: no committed figures"))?;
         let row = out.lines().find(|l| l.starts_with(&format!("{variant} "))).unwrap_or_default();
         check(row.contains(&format!(" {:.1} ", f.time_us)), &format!("{variant}: no GPU time {:.1}", f.time_us), &out)?;
-        check(out.contains(reduce_scan::committed::SET), "the note does not name the measurement set", &out)?;
+        check(out.contains(reduce_scan_cli::committed::SET), "the note does not name the measurement set", &out)?;
         check(out.contains("docs/report/index.html"), "no line saying where the report is", &out)?;
     }
     Ok(())

@@ -518,7 +518,9 @@ pub fn trials() -> Vec<Trial> {
                 if e.kind == EmuErrorKind::BadLaunch && e.to_string().contains("49280 bytes of shared memory") => {}
             other => return Err(format!("48 KiB dynamic + 128 static without the opt-in: got {other:?}").into()),
         }
-        backend.allow_dynamic_shared("shared_out_of_bounds", 48 * 1024).map_err(|e| e.to_string())?;
+        backend
+            .allow_dynamic_shared(reduce_scan::ptx::entry("shared_out_of_bounds"), 48 * 1024)
+            .map_err(|e| e.to_string())?;
         // SAFETY: as above; the kernel's own out-of-bounds write is caught before it lands.
         match unsafe { backend.launch(&k, cfg, (out.as_mut_ptr(),)) } {
             Err(Error::Emulator(e)) if e.kind == EmuErrorKind::SharedOutOfBounds => Ok(()),

@@ -1,4 +1,5 @@
-//! No circle of imports between the files of `host/src` (issue #38): read every file's paths
+//! No circle of imports between the files of `host/src`, nor of `cli/src` (issue #38; the
+//! command line left `host/src` for a crate of its own in issue #59): read every file's paths
 //! into the crate (`use crate::…`, `super::…`, `self::…`, a child module's name, and the same
 //! paths written in code), resolve each to the file that defines the item (through the
 //! re-exports of the modules on the way: `pub use`), and fail when files reach each other in a
@@ -327,23 +328,31 @@ fn strongly_connected(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<Str
     s.out
 }
 
-fn host_src() -> PathBuf {
-    let here = || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("host/src");
-    std::env::var_os("IMPORTS_SRC").map_or_else(here, PathBuf::from)
+/// The crate roots checked: the library's and the command line's (`IMPORTS_SRC=DIR`: that tree
+/// alone).
+fn checked_srcs() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    std::env::var_os("IMPORTS_SRC")
+        .map_or_else(|| vec![root.join("host/src"), root.join("cli/src")], |d| vec![d.into()])
 }
 
 pub fn trials() -> Vec<Trial> {
     vec![
-        Trial::test("imports::no_circle_in_host_src", || {
-            let src = host_src();
-            if modules(&src).len() < 40 {
-                return Err(format!("expected the host's modules under {}", src.display()).into());
+        Trial::test("imports::no_circle_in_host_src_or_cli_src", || {
+            let srcs = checked_srcs();
+            let modules: usize = srcs.iter().map(|src| modules(src).len()).sum();
+            if modules < 60 {
+                return Err(format!("expected the library's and the command line's modules under {srcs:?}").into());
             }
-            match circles(&src)[..] {
+            let found: Vec<String> = srcs
+                .iter()
+                .flat_map(|src| circles(src).into_iter().map(move |c| format!("{}: {}", src.display(), c.join(" ↔ "))))
+                .collect();
+            match found[..] {
                 [] => Ok(()),
                 ref found => Err(format!(
-                    "files of host/src that import each other (tests/imports.rs says what counts):\n  {}",
-                    found.iter().map(|c| c.join(" ↔ ")).collect::<Vec<_>>().join("\n  ")
+                    "files that import each other (tests/imports.rs says what counts):\n  {}",
+                    found.join("\n  ")
                 )
                 .into()),
             }

@@ -60,7 +60,7 @@ fn main() {
     // `shared_host` runs the `reduce` command line as a child process with an environment of
     // its own: this binary, with `AS_REDUCE` set, is that command line.
     if std::env::var_os(shared_host::AS_REDUCE).is_some() {
-        std::process::exit(i32::from(reduce_scan::cli::main()));
+        std::process::exit(i32::from(reduce_scan_cli::cli::main()));
     }
     let args = libtest_mimic::Arguments::from_args();
     let gpu = reduce_scan::Backend::gpu().err().map(|e| e.to_string());

@@ -238,7 +238,7 @@ fn cli() -> Result<(), Failed> {
     let run = |args: &[&str]| {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
-        let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
+        let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
         (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
     };
     for op in Operation::ALL {

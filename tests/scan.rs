@@ -277,7 +277,7 @@ fn error_trials() -> Vec<Trial> {
 fn run_cli(args: &[&str]) -> (u8, String) {
     let mut out = Vec::new();
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = reduce_scan::cli::run_with(argv, &mut out, &mut Vec::new());
+    let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut Vec::new());
     (code, String::from_utf8(out).expect("the report is UTF-8"))
 }
 

@@ -17,7 +17,7 @@
 //! * **Nothing under a name another user can predict in the shared temporary folder**
 //!   (issue 41), checked on the text of `host/src`, `runtime/src`, `learn/src` and `learn/course/src`: no
 //!   `std::env::temp_dir()` and no `"/tmp/…"` path. Temporary files and folders come from the
-//!   `tempfile` crate (random name, `O_EXCL`, mode 0600/0700: `host/src/private.rs`). A test that
+//!   `tempfile` crate (random name, `O_EXCL`, mode 0600/0700: `runtime/src/private.rs`). A test that
 //!   needs a fixed name (one that plants a link where the old code wrote) says why on the line
 //!   above, in a comment `// fixed temp name: WHY`.
 //!
@@ -170,14 +170,20 @@ fn kernels_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kernels/src")
 }
 
-/// Issue 41: no name in the shared temporary folder in `host/src`, `runtime/src`, `learn/src`, `learn/course/src`.
+/// Issue 41: no name in the shared temporary folder in `host/src`, `cli/src`, `runtime/src`, `builder/src`,
+/// `learn/src`, `learn/course/src`.
 fn no_predictable_temp_names() -> Result<(), Failed> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let roots: Vec<PathBuf> =
-        ["host/src", "runtime/src", "learn/src", "learn/course/src"].iter().map(|d| root.join(d)).collect();
+    let roots: Vec<PathBuf> = ["host/src", "cli/src", "runtime/src", "builder/src", "learn/src", "learn/course/src"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
     let files: usize = roots.iter().map(|r| rust_files(r).len()).sum();
     if files < 40 {
-        return Err(format!("expected the host, runtime and learn sources, found {files} files").into());
+        return Err(format!(
+            "expected the host, command line, runtime, builder and learn sources, found {files} files"
+        )
+        .into());
     }
     match shared_temp_names(&roots)[..] {
         [] => Ok(()),

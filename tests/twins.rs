@@ -1,4 +1,4 @@
-//! The CUDA C twins of the classic kernels (`cub/classic.cu`, `reduce_scan::twins`): each one runs
+//! The CUDA C twins of the classic kernels (`cub/classic.cu`, `reduce_scan_cli::twins`): each one runs
 //! once at n = 2^20 + 7 with blocks of 128 (the scans: their fixed 512) and its result must
 //! equal the CPU reference. Marked ignored where there is no GPU or no nvcc (the banner says
 //! which).
@@ -6,7 +6,8 @@
 use libtest_mimic::{Completion, Failed, Trial};
 use reduce_scan::cpu::Reference;
 use reduce_scan::input::Input;
-use reduce_scan::{registry, twins};
+use reduce_scan::registry;
+use reduce_scan_cli::twins;
 
 use crate::common::SEED;
 

@@ -145,7 +145,7 @@ fn multi_window() -> Result<(), Failed> {
 fn run_cli(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let argv = std::iter::once("reduce").chain(args.iter().copied());
-    let code = reduce_scan::cli::run_with(argv, &mut out, &mut err);
+    let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
 }
 
@@ -263,11 +263,11 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
 }
 
 /// CUB's `DeviceScan` for every type × operator at 2^20 + 7 through
-/// `reduce_scan::cub::time_typed_scan` (what `--compare-cub` times for typed scans): every call's last
+/// `reduce_scan_cli::cub::time_typed_scan` (what `--compare-cub` times for typed scans): every call's last
 /// element and the last call's whole output must pass the CPU check. Ignored without a GPU or
 /// nvcc (the line printed says which).
 fn cub_trials(have_gpu: bool) -> Vec<Trial> {
-    let unavailable = if have_gpu { reduce_scan::cub::available().err().map(|e| e.to_string()) } else { None };
+    let unavailable = if have_gpu { reduce_scan_cli::cub::available().err().map(|e| e.to_string()) } else { None };
     if let Some(why) = &unavailable {
         println!("typed scan CUB tests: ignored ({why})");
     }
@@ -287,7 +287,7 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
     let n = (1 << 20) + 7;
     let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
     let at = format!("CUB scan type {} op {} n={n}", T::ELEM.name(), op.name());
-    let (timing, got) = reduce_scan::cub::time_typed_scan(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    let (timing, got) = reduce_scan_cli::cub::time_typed_scan(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
     if timing.times_us.len() != 3 || got.len() != n {
         return Err(format!("{at}: {} times, {} elements", timing.times_us.len(), got.len()).into());
     }

@@ -116,7 +116,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         let argv =
             ["reduce", "--backend", "emulator", "--n", "5003", "--repeat", "1", "--type", "f64", "--combine", "min"];
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = reduce_scan::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
+        let code = reduce_scan_cli::cli::run_with(argv.iter().chain(&["--format", "csv"]), &mut out, &mut err);
         let out = String::from_utf8_lossy(&out);
         let rows: Vec<&str> = out.lines().filter(|l| l.contains(",f64,min,")).collect();
         if code != 0 || rows.len() != 4 || !rows.iter().all(|r| r.ends_with(",PASS")) {
@@ -125,7 +125,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             );
         }
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = reduce_scan::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
+        let code = reduce_scan_cli::cli::run_with(argv.iter().chain(&["--format", "json"]), &mut out, &mut err);
         let out = String::from_utf8_lossy(&out);
         if code != 0 || !out.contains("\"type\":\"f64\"") || !out.contains("\"combine\":\"min\"") {
             return Err(format!("exit {code}; json without type/combine:\n{out}").into());
@@ -199,10 +199,10 @@ fn variant_trials(tv: Row, have_gpu: bool) -> Vec<Trial> {
 }
 
 /// CUB's `DeviceReduce::Sum`/`Min`/`Max` for every type × operator at 2^20 + 7 through
-/// `reduce_scan::cub::time_typed` (what `--compare-cub` times): every call's result must pass the CPU
+/// `reduce_scan_cli::cub::time_typed` (what `--compare-cub` times): every call's result must pass the CPU
 /// check. Ignored without a GPU or nvcc (the line printed says which).
 fn cub_trials(have_gpu: bool) -> Vec<Trial> {
-    let unavailable = if have_gpu { reduce_scan::cub::available().err().map(|e| e.to_string()) } else { None };
+    let unavailable = if have_gpu { reduce_scan_cli::cub::available().err().map(|e| e.to_string()) } else { None };
     if let Some(why) = &unavailable {
         println!("typed CUB tests: ignored ({why})");
     }
@@ -222,7 +222,7 @@ fn cub_check<T: Value>(op: Op) -> Result<(), Failed> {
     let n = (1 << 20) + 7;
     let data = typed::<T>(n, SEED ^ n as u64, Pattern::Random);
     let at = format!("CUB type {} op {} n={n}", T::ELEM.name(), op.name());
-    let (timing, results) = reduce_scan::cub::time_typed(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
+    let (timing, results) = reduce_scan_cli::cub::time_typed(op, &data, 3).map_err(|e| format!("{at}: {e}"))?;
     if timing.times_us.len() != 3 || results.is_empty() {
         return Err(format!("{at}: {} times, {} results", timing.times_us.len(), results.len()).into());
     }

@@ -8,10 +8,10 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use reduce_scan::backend::{Backend, DeviceBuffer};
-use reduce_scan::cub::{self, CubOp, Session};
 use reduce_scan::scan::Scan;
 use reduce_scan::types::Value;
 use reduce_scan::verify::{DeviceCheck, batch_verdict};
+use reduce_scan_cli::cub::{self, CubOp, Session};
 
 /// A launch (or scan) slower than this gets 10 samples instead of 20.
 pub const SLOW_US: f64 = 20e3;

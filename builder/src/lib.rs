@@ -699,15 +699,15 @@ mod tests {
         assert!(declares_no_std("#![cfg_attr(not(test), no_std)]\n"));
         assert!(!declares_no_std("// #![no_std]\nuse std::vec;"));
         assert!(!declares_no_std("pub fn f() {}"));
-        let dir = std::env::temp_dir().join(format!("reduce-scan-build-std-{}", std::process::id()));
+        let tmp = tempfile::Builder::new().prefix("reduce-scan-build-std-").tempdir().unwrap();
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"k\"\n").unwrap();
         std::fs::write(dir.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
-        let e = KernelCrate::read(&dir).err().expect("refused").to_string();
+        let e = KernelCrate::read(dir).err().expect("refused").to_string();
         assert!(e.contains("not `no_std`") && e.contains("src/lib.rs") && !e.contains('\n'), "{e}");
         let e = KernelCrate::read(&dir.join("nowhere")).err().expect("refused").to_string();
         assert!(e.contains("no kernel crate at") && !e.contains('\n'), "{e}");
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

@@ -83,9 +83,9 @@ mod tests {
     use super::*;
 
     /// A rustup folder holding `toolchains/{dir}` with a cargo, and rust-src where `src`.
-    fn fake_home(dir: &str, src: bool) -> PathBuf {
-        let home = std::env::temp_dir().join(format!("reduce-scan-build-toolchain-{}-{dir}-{src}", std::process::id()));
-        let tc = home.join("toolchains").join(dir);
+    fn fake_home(dir: &str, src: bool) -> tempfile::TempDir {
+        let home = tempfile::Builder::new().prefix("reduce-scan-build-toolchain-").tempdir().unwrap();
+        let tc = home.path().join("toolchains").join(dir);
         std::fs::create_dir_all(tc.join("bin")).unwrap();
         std::fs::write(tc.join("bin/cargo"), "").unwrap();
         if src {
@@ -99,22 +99,20 @@ mod tests {
     #[test]
     fn the_toolchain_is_found_by_name_and_host() {
         let home = fake_home("nightly-2026-05-20-x86_64-unknown-linux-gnu", true);
-        let tc = Toolchain::find_in(&home, "nightly-2026-05-20", "x86_64-unknown-linux-gnu").unwrap();
+        let tc = Toolchain::find_in(home.path(), "nightly-2026-05-20", "x86_64-unknown-linux-gnu").unwrap();
         assert!(tc.cargo.ends_with("nightly-2026-05-20-x86_64-unknown-linux-gnu/bin/cargo"), "{tc:?}");
         assert!(tc.rustc.ends_with("bin/rustc"));
-        let _ = std::fs::remove_dir_all(home);
     }
 
     #[test]
     fn a_missing_toolchain_or_rust_src_says_how_to_install_it_in_one_line() {
         let home = fake_home("nightly-2026-05-20-x86_64-unknown-linux-gnu", false);
         for (name, why) in [("nightly-2026-05-20", "no rust-src"), ("nightly-2031-01-01", "not installed")] {
-            let e = Toolchain::find_in(&home, name, "x86_64-unknown-linux-gnu").unwrap_err().to_string();
+            let e = Toolchain::find_in(home.path(), name, "x86_64-unknown-linux-gnu").unwrap_err().to_string();
             assert!(e.contains(why) && e.contains(&format!("rustup toolchain install {name}")), "{e}");
             assert!(e.contains("REDUCE_SCAN_NO_PTX=1") && !e.contains('\n'), "{e}");
         }
-        let e = Toolchain::find_in(&home, "../x", "x86_64-unknown-linux-gnu").unwrap_err().to_string();
+        let e = Toolchain::find_in(home.path(), "../x", "x86_64-unknown-linux-gnu").unwrap_err().to_string();
         assert!(e.contains("toolchain name"), "{e}");
-        let _ = std::fs::remove_dir_all(home);
     }
 }

@@ -152,49 +152,51 @@
 //! * [`timing`] — warm-up, repeated timed runs, every run's result checked, median.
 //! * [`verify`] — the benches' cheap per-launch checks: a reduction's answer computed once,
 //!   a scan's reference on the device with the check kernels of `kernels::check`.
-//! * [`output`] — the one output pipeline: rows of cells to a table, CSV or JSON.
-//! * [`cli`] — the `reduce` command line.
 //! * [`input`] — deterministic inputs from a seed.
-//! * [`committed`] — the newest committed GPU measurement set, built in: the emulator's table
-//!   shows each lesson's GPU figures from it.
 //! * [`mod@ptx`] — the kernels' PTX, built by `build.rs`, and which one to load.
-//! * [`cub`] — NVIDIA's CUB timed on the same machine, for comparisons (needs nvcc);
-//!   [`cub_ops`] — its counterparts of [`ops`] (ArgMin/ArgMax, TransformReduce).
-//! * [`metrics`] — hardware counters per variant through Nsight Compute (`reduce --metrics`).
-//! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
-//!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
+//! * From the runtime (the kit's crate, `reduce-scan-runtime`, under the same paths):
+//!   [`experiment`] (a kernel crate's kernels measured and checked), [`metrics`] (the counters and
+//!   Nsight Compute), [`trace`] (the access picture), [`output`] (the output pipeline),
+//!   [`private`] (files on a shared machine), [`module`](mod@module) (a kernel crate's typed
+//!   launches), [`error`].
+//!
+//! The `reduce` command line, its report, and the comparisons with CUB and the CUDA C twins are
+//! the crate `reduce-scan-cli` (folder `cli/`): a crate that depends on this one gets none of
+//! their dependencies (clap, plotters, csv, serde_json).
 
 // `${concat(..)}` names the generic kernels' instantiations as the kernels crate does
 // (`every_pair!` in reduce/registry, the scan registry's lookback rows).
 #![feature(macro_metavar_expr_concat)]
 
-pub mod check;
-pub mod cli;
-pub mod committed;
-pub mod cub;
-pub mod cub_ops;
-pub mod experiment;
 pub mod input;
-pub mod metrics;
 pub mod ops;
-pub mod output;
-pub mod phrasebook;
-mod private;
+pub mod ptx;
 pub mod reduce;
-pub mod report;
 pub mod scan;
-pub mod trace;
-pub mod twins;
 pub mod types;
 pub mod verify;
 
 #[doc(hidden)]
 pub use reduce_scan_runtime::__last_ident;
-/// The runtime (crate `reduce-scan-runtime`, folder `runtime/`), under the paths it has always
-/// had here: launches on a GPU or the emulator, the emulator, the PTX, timing, the error type.
-pub use reduce_scan_runtime::{backend, emu, error, kernel_ref, module, ptx, timing};
+/// The runtime (crate `reduce-scan-runtime`, folder `runtime/`, the kit's), under the paths it
+/// has always had here: launches on a GPU or the emulator, the emulator, kernel crates' PTX and
+/// typed modules, experiments, counters, the output pipeline, timing, the error type.
+pub use reduce_scan_runtime::{
+    backend, emu, error, experiment, find_cuda_tool, kernel_in, last_line, metrics, module, output, private, timing,
+    trace,
+};
 
-pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Kernel, LaunchConfig};
+/// Builds a [`Kernel`] of this library's kernels ([`ptx::KERNELS`]) from a kernel function of
+/// the kernels crate (`reduce-scan-kernels`, depended on as `kernels` in this workspace):
+/// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`.
+#[macro_export]
+macro_rules! kernel_ref {
+    ($($kernel:tt)*) => {
+        $crate::kernel_in!(&$crate::ptx::KERNELS, $($kernel)*)
+    };
+}
+
+pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Entry, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::arg::{ArgReducer, Extremum, argmax, argmin};

@@ -92,7 +92,7 @@ static LEARNER_PTX: reduce_scan::ptx::Module = reduce_scan::ptx::Module::new(
 );
 
 fn main() -> std::process::ExitCode {
-    course::cli::run(&course::cli::Learner { attempts: attempts::learner(), ptx: LEARNER_PTX })
+    course::cli::run(&course::cli::Learner { attempts: attempts::learner(), ptx: &LEARNER_PTX })
 }
 
 #[cfg(test)]

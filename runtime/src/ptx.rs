@@ -1,33 +1,125 @@
-//! PTX modules: the project's kernels (`reduce-scan-kernels`, compiled by `build.rs` for each
-//! architecture in [`ARCHES`] and embedded in this library, [`KERNELS`]), and any kernel crate's
-//! that a user's build script compiled with `reduce-scan-build` ([`ptx!`](crate::ptx!)); and the
-//! choice among a module's architectures at run time.
+//! PTX modules: any kernel crate's PTX that a build script compiled with `reduce-scan-build`
+//! ([`ptx!`](crate::ptx!)), one text per architecture, and the choice among them at run time.
+//!
+//! The runtime holds no kernel of its own crate's making but two helpers of its timing and its
+//! synchronous answers ([`HELPERS`]: `stream_hold`, `publish_answer`), whose PTX is committed
+//! beside it: a crate that depends on the runtime embeds its own kernels and those two, nothing
+//! else.
+
+use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+
+/// A module's builds: (architecture, minimum compute capability, PTX text), from the baseline to
+/// the newest. An empty text is a build without PTX (`REDUCE_SCAN_NO_PTX=1`).
+pub type Builds = &'static [(&'static str, (u32, u32), &'static str)];
 
 /// One kernel crate's PTX, per architecture: what a GPU loads as one CUDA module
 /// (`cuModuleLoadData`) to launch that crate's kernels. The emulator never reads it: it runs the
 /// crate compiled for the host.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct Module {
     /// The module's name (the kernel crate's library name), which names it in messages and
     /// keeps one loaded copy of it per GPU.
     pub name: &'static str,
     /// Each build: (architecture, minimum compute capability, PTX text), from the baseline to
-    /// the newest. An empty text is a build without PTX (`REDUCE_SCAN_NO_PTX=1`).
-    pub arches: &'static [(&'static str, (u32, u32), &'static str)],
+    /// the newest.
+    pub arches: Builds,
+    /// The module of this crate's kernels that launch from the device, if any
+    /// ([`with_nested`](Self::with_nested)).
+    nested: Option<&'static Module>,
+    /// Must be linked with the CUDA device runtime before it loads.
+    device_runtime: bool,
+    /// Other builds that replace these ([`load_instead`](Self::load_instead)).
+    instead: OnceLock<Builds>,
+    /// Follows [`ARCH_OVERRIDE`] (every module but the runtime's own helpers).
+    overridable: bool,
 }
 
 impl Module {
     /// The module of these builds.
-    pub const fn new(name: &'static str, arches: &'static [(&'static str, (u32, u32), &'static str)]) -> Self {
-        Module { name, arches }
+    pub const fn new(name: &'static str, arches: Builds) -> Self {
+        Module { name, arches, nested: None, device_runtime: false, instead: OnceLock::new(), overridable: true }
+    }
+
+    /// The same module, whose kernels that launch kernels from the device (CUDA's dynamic
+    /// parallelism) are in `nested`, a module of their own that must be linked with the CUDA
+    /// device runtime ([`linked_with_device_runtime`](Self::linked_with_device_runtime)): a
+    /// kernel whose entry `nested` holds is looked up there.
+    pub const fn with_nested(self, nested: &'static Module) -> Self {
+        let (d, o) = (self.device_runtime, self.overridable);
+        self.with(Some(nested), d, o)
+    }
+
+    /// The same module, marked as one that calls the CUDA device runtime
+    /// (`cudaGetParameterBuffer`, `cudaLaunchDevice`: a kernel that launches kernels): the GPU
+    /// backend links it with `libcudadevrt.a` (`cuLinkAddFile`, as `nvcc -rdc=true` does) before
+    /// it loads.
+    pub const fn linked_with_device_runtime(self) -> Self {
+        let (n, o) = (self.nested, self.overridable);
+        self.with(n, true, o)
+    }
+
+    /// The runtime's own modules ignore [`ARCH_OVERRIDE`], which names builds of the user's.
+    const fn fixed(self) -> Self {
+        let (n, d) = (self.nested, self.device_runtime);
+        self.with(n, d, false)
+    }
+
+    /// The same name and builds with these settings (a const fn cannot drop `self`'s
+    /// `OnceLock`, which is empty here: it is forgotten).
+    const fn with(self, nested: Option<&'static Module>, device_runtime: bool, overridable: bool) -> Self {
+        let m = Module {
+            name: self.name,
+            arches: self.arches,
+            nested,
+            device_runtime,
+            instead: OnceLock::new(),
+            overridable,
+        };
+        std::mem::forget(self);
+        m
+    }
+
+    /// The module of this module's kernels that launch from the device, if any.
+    pub fn nested(&self) -> Option<&'static Module> {
+        self.nested
+    }
+
+    /// Must it be linked with the CUDA device runtime before it loads?
+    pub fn needs_device_runtime(&self) -> bool {
+        self.device_runtime
+    }
+
+    /// Does a build of it (the replacement's, where [`load_instead`](Self::load_instead) gave
+    /// one) have the entry `name`?
+    pub fn has_entry(&self, name: &str) -> bool {
+        self.builds().iter().any(|(_, _, ptx)| entries(ptx).contains(&name))
+    }
+
+    /// Loads `arches` instead of this module's own builds on every GPU that loads it after this
+    /// call: what `./x learn N --gpu` does with the learner's kernels, in place of the project's.
+    /// Once per process.
+    pub fn load_instead(&self, arches: Builds) -> Result<()> {
+        self.instead
+            .set(arches)
+            .map_err(|_| Error::Invalid(format!("load_instead: the PTX of `{}` was replaced already", self.name)))
+    }
+
+    /// Did [`load_instead`](Self::load_instead) replace its builds?
+    pub fn replaced(&self) -> bool {
+        self.instead.get().is_some()
+    }
+
+    /// Its builds: the replacement's, else its own.
+    fn builds(&self) -> Builds {
+        self.instead.get().copied().unwrap_or(self.arches)
     }
 
     /// The PTX to load on a device of compute capability `cc`: the newest build the device
     /// can run, unless [`ARCH_OVERRIDE`] names another.
     pub fn for_compute_capability(&self, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-        choose(self.arches, cc).map_err(|e| match e {
+        choose(self.builds(), cc, self.overridable).map_err(|e| match e {
             Error::Unsupported(m) if m.starts_with("this binary was built") => {
                 Error::Unsupported(format!("the PTX module `{}` is empty: {m}", self.name))
             }
@@ -41,15 +133,12 @@ impl Module {
     }
 }
 
-/// The project's own kernels, as a [`Module`] (what every registered variant launches).
-pub static KERNELS: Module = Module::new("reduce_scan_kernels", &ARCHES);
-
 /// The PTX a build script made of a kernel crate with `reduce-scan-build`, as a [`Module`]:
 /// `ptx!("dot_kernels")` names the crate by its library name (the `name` the build gave it), and
 /// includes the `{name}.ptx.rs` listing the build left in this crate's `OUT_DIR`.
 ///
 /// ```ignore
-/// static PTX: reduce_scan::ptx::Module = reduce_scan::ptx!("dot_kernels");
+/// static PTX: reduce_scan_runtime::ptx::Module = reduce_scan_runtime::ptx!("dot_kernels");
 /// ```
 #[macro_export]
 macro_rules! ptx {
@@ -58,71 +147,23 @@ macro_rules! ptx {
     };
 }
 
-/// Each PTX build: (architecture, minimum compute capability, PTX text). Ordered from the
-/// baseline, which every supported GPU loads, to the newest.
-pub const ARCHES: [(&str, (u32, u32), &str); 3] = [
-    ("sm_70", (7, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_70.ptx"))),
-    ("sm_80", (8, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_80.ptx"))),
-    ("sm_90", (9, 0), include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_90.ptx"))),
-];
-
-/// The PTX module of the kernels that launch from the device (the nested reductions), built for
-/// sm_70 with the kernels crate's `no-entries` and `device-runtime` features: only those
-/// kernels are entries, and it calls the CUDA device runtime (`__cudaCDP2GetParameterBufferV2`,
-/// `__cudaCDP2LaunchDeviceV2`), so it must be linked with `libcudadevrt.a` before it loads.
-/// Empty in the emulator's build (`REDUCE_SCAN_NO_PTX=1`).
-pub const NESTED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_nested_sm_70.ptx"));
+/// The runtime's helper kernels, `stream_hold` (the hold before a timed run,
+/// [`Backend::time`](crate::Backend::time)) and `publish_answer` (a synchronous call's answer
+/// handed to the host without a copy, [`Backend::read_element`](crate::Backend::read_element)):
+/// the project's own kernels of `kernels/src/timing.rs` as its sm_70 build compiles them, committed
+/// beside this file (a test checks that it is that build's text), so that the runtime compiles
+/// no kernel crate.
+pub static HELPERS: Module =
+    Module::new("reduce_scan_runtime_helpers", &[("sm_70", (7, 0), include_str!("backend/helpers_sm_70.ptx"))]).fixed();
 
 /// Environment variable that forces one PTX build (e.g. `REDUCE_PTX_ARCH=sm_70` to run
 /// the baseline on a newer GPU).
 pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
 
-/// A module's builds: (architecture, minimum compute capability, PTX text), from the baseline to
-/// the newest ([`Module::arches`]).
-type Builds = &'static [(&'static str, (u32, u32), &'static str)];
-
-/// PTX to load in place of the embedded kernels', set by [`load_instead`] or
-/// [`load_module_instead`].
-static INSTEAD: std::sync::OnceLock<Builds> = std::sync::OnceLock::new();
-
-/// Loads `ptx` (sm_70 or older PTX) instead of the embedded kernels' on every GPU opened after
-/// this call. Once per process.
-pub fn load_instead(ptx: &'static str) -> Result<()> {
-    load_module_instead(Module::new("instead", Box::leak(Box::new([("sm_70", (7, 0), ptx)]))))
-}
-
-/// Loads `module`'s PTX instead of the embedded kernels' on every GPU opened after this call,
-/// the newest of its builds the GPU runs (as for the embedded kernels): what `./x learn N --gpu`
-/// does with the learner's own kernels (built for sm_70 and sm_80). Once per process.
-pub fn load_module_instead(module: Module) -> Result<()> {
-    INSTEAD.set(module.arches).map_err(|_| Error::Invalid("load_instead: another PTX was set already".into()))
-}
-
-/// Whether [`load_module_instead`] replaced the embedded kernels: the replacement (a learner's
-/// kernels) need not hold the project's helpers, such as `publish_answer`.
-pub fn replaced() -> bool {
-    INSTEAD.get().is_some()
-}
-
-/// The project's PTX to load on a device of compute capability `cc`: the newest build the device
-/// can run, unless [`ARCH_OVERRIDE`] names another (or [`load_module_instead`] gave others).
-pub fn for_compute_capability(cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-    if let Some(arches) = INSTEAD.get() {
-        return choose(arches, cc);
-    }
-    choose(&ARCHES, cc)
-}
-
-/// The PTX of `module` to load on a device of compute capability `cc`: the project's kernels as
-/// [`for_compute_capability`] chooses them, any other module as [`Module::for_compute_capability`].
-pub fn of_module(module: &Module, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-    if module.name == KERNELS.name { for_compute_capability(cc) } else { module.for_compute_capability(cc) }
-}
-
-/// [`for_compute_capability`] among `arches`; an empty PTX text is refused (a binary built
-/// without the PTX).
-fn choose(arches: &[(&'static str, (u32, u32), &'static str)], cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-    if let Ok(want) = std::env::var(ARCH_OVERRIDE) {
+/// [`Module::for_compute_capability`] among `arches`, following [`ARCH_OVERRIDE`] where
+/// `overridable`; an empty PTX text is refused (a binary built without the PTX).
+fn choose(arches: Builds, cc: (u32, u32), overridable: bool) -> Result<(&'static str, &'static str)> {
+    if let Some(want) = std::env::var(ARCH_OVERRIDE).ok().filter(|_| overridable) {
         let Some(&(arch, min, ptx)) = arches.iter().find(|(a, ..)| *a == want) else {
             let known: Vec<_> = arches.iter().map(|a| a.0).collect();
             return Err(Error::Invalid(format!("{ARCH_OVERRIDE}={want}: not one of {known:?}")));
@@ -147,17 +188,12 @@ fn choose(arches: &[(&'static str, (u32, u32), &'static str)], cc: (u32, u32)) -
         .and_then(|(arch, ptx)| if ptx.is_empty() { Err(no_ptx()) } else { Ok((arch, ptx)) })
 }
 
-/// Was this binary built with the kernels' PTX? Not when built for the emulator only
-/// (`REDUCE_SCAN_NO_PTX=1`, what `./x run` does on a machine without a GPU).
-pub fn built() -> bool {
-    ARCHES.iter().all(|(_, _, ptx)| !ptx.is_empty())
-}
-
 /// The refusal of a GPU run by a binary built without the PTX.
 fn no_ptx() -> Error {
     Error::Unsupported(
         "this binary was built for the emulator only, without the kernels' PTX (REDUCE_SCAN_NO_PTX=1, what `./x run` \
-         does without a GPU); for the GPU, build it with the PTX: `./x run --backend gpu`"
+         does without a GPU); for the GPU, build it with the PTX (without REDUCE_SCAN_NO_PTX; `./x run --backend gpu` \
+         here)"
             .into(),
     )
 }
@@ -175,39 +211,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_binary_without_ptx_refuses_the_gpu_in_one_line() {
-        let empty = [("sm_70", (7, 0), ""), ("sm_90", (9, 0), "")];
-        let e = choose(&empty, (9, 0)).unwrap_err().to_string();
-        assert!(e.contains("built for the emulator only") && e.contains("./x run --backend gpu"), "{e}");
-        assert!(!e.contains('\n'), "{e}");
-        assert!(built(), "this test binary was built with the PTX");
-    }
-
-    #[test]
     fn a_users_empty_module_is_named_in_the_refusal() {
         static EMPTY: Module = Module::new("dot_kernels", &[("sm_70", (7, 0), ""), ("sm_90", (9, 0), "")]);
         assert!(!EMPTY.built());
         let e = EMPTY.for_compute_capability((9, 0)).unwrap_err().to_string();
         assert!(e.contains("`dot_kernels`") && e.contains("emulator only") && !e.contains('\n'), "{e}");
-        static ONE: Module = Module::new("k", &[("sm_80", (8, 0), ".entry k(")]);
+        static ONE: Module = Module::new("k", &[("sm_80", (8, 0), ".visible .entry k(")]);
         assert_eq!(ONE.for_compute_capability((9, 0)).unwrap().0, "sm_80");
         assert!(ONE.for_compute_capability((7, 5)).is_err(), "older than the module's only build");
-        assert!(KERNELS.built());
+        assert!(ONE.has_entry("k") && !ONE.has_entry("j"));
     }
 
     #[test]
     fn newest_arch_the_device_runs() {
-        assert_eq!(for_compute_capability((9, 0)).unwrap().0, "sm_90");
-        assert_eq!(for_compute_capability((8, 6)).unwrap().0, "sm_80");
-        assert_eq!(for_compute_capability((7, 5)).unwrap().0, "sm_70");
-        assert!(for_compute_capability((6, 1)).is_err());
+        static M: Module = Module::new("m", &[("sm_70", (7, 0), "a"), ("sm_80", (8, 0), "b"), ("sm_90", (9, 0), "c")]);
+        assert_eq!(M.for_compute_capability((9, 0)).unwrap().0, "sm_90");
+        assert_eq!(M.for_compute_capability((8, 6)).unwrap().0, "sm_80");
+        assert_eq!(M.for_compute_capability((7, 5)).unwrap().0, "sm_70");
+        assert!(M.for_compute_capability((6, 1)).is_err());
     }
 
     #[test]
-    fn every_build_has_entries() {
-        for (arch, _, ptx) in ARCHES {
-            assert!(!entries(ptx).is_empty(), "{arch} has no entries");
-            assert!(ptx.contains(&format!(".target {arch}")), "{arch} PTX targets another arch");
-        }
+    fn a_replacement_is_loaded_once_instead() {
+        static M: Module = Module::new("m", &[("sm_70", (7, 0), ".visible .entry own(")]);
+        assert!(M.has_entry("own") && !M.replaced());
+        M.load_instead(&[("sm_70", (7, 0), ".visible .entry theirs(")]).unwrap();
+        assert!(M.replaced() && M.has_entry("theirs") && !M.has_entry("own"));
+        let e = M.load_instead(&[]).unwrap_err().to_string();
+        assert!(e.contains("`m`") && e.contains("already"), "{e}");
+    }
+
+    #[test]
+    fn the_helpers_are_the_two_kernels_and_ignore_the_override() {
+        assert_eq!(entries(HELPERS.arches[0].2), ["stream_hold", "publish_answer"]);
+        assert!(HELPERS.built() && !HELPERS.overridable);
+        assert_eq!(choose(HELPERS.arches, (9, 0), false).unwrap().0, "sm_70");
     }
 }

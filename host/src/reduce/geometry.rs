@@ -54,7 +54,7 @@ pub fn resident_per_sm<T>(backend: &Backend, inst: &Instance<T>, block: u32) -> 
         Some(k) => Ok(k),
         None => {
             let symbol = row.finish.symbol_for(block).unwrap_or(v.name);
-            Ok(backend.occupancy(symbol, block, row.shared.dynamic_bytes(block) as usize)?.max(1))
+            Ok(backend.occupancy(crate::ptx::entry(symbol), block, row.shared.dynamic_bytes(block) as usize)?.max(1))
         }
     }
 }
@@ -88,7 +88,7 @@ pub fn geometry_of<T>(
     check_of(inst, n, block, info.compute_capability)?;
     if matches!(row.finish, Finish::Nested(_)) {
         // On a GPU: their PTX module linked with the device runtime, or one line saying why not.
-        backend.nested_ready().map_err(|e| match e {
+        backend.nested_ready(&crate::ptx::KERNELS).map_err(|e| match e {
             Error::Unsupported(why) => {
                 Error::Unsupported(format!("variant `{}` launches kernels from the device: {why}", v.name))
             }

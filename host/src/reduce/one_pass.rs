@@ -134,7 +134,7 @@ impl OnePass {
         check_block(block)?;
         let resident = match blocks_per_sm {
             Some(k) => k.max(1),
-            None => backend.occupancy(symbol, block, 0)?.max(1),
+            None => backend.occupancy(crate::ptx::entry(symbol), block, 0)?.max(1),
         };
         let sms = backend.info().multiprocessors.max(1);
         let (most, _) = Grid::Resident.size(u32::MAX as usize, block, items, sms, || Ok(resident))?;

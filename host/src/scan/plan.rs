@@ -189,8 +189,8 @@ fn persistent_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> 
         return Err(Error::Invalid(format!("scan `{}` is not a persistent scan", inst.variant.name)));
     };
     let shared = kernels::scan::lookback_persistent_shared_bytes(threads, items, stages);
-    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
-    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
+    backend.allow_dynamic_shared(kernel.entry(), shared as usize)?;
+    let per_sm = backend.occupancy(kernel.entry(), threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
     let grid = n.div_ceil(inst.plan.tile() as usize).min(resident);
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })
@@ -207,8 +207,8 @@ fn warpspec_config<T>(backend: &Backend, inst: &ScanInstance<T>, n: usize) -> Re
     // `items` elements of T are items × size / 4 words.
     let shared = kernels::scan::warpspec_shared_bytes(warps, items * std::mem::size_of::<T>() as u32 / 4, stages);
     let threads = kernels::scan::warpspec_threads_with(warps, lookaheads);
-    backend.allow_dynamic_shared(kernel.name, shared as usize)?;
-    let per_sm = backend.occupancy(kernel.name, threads, shared as usize)?.max(1);
+    backend.allow_dynamic_shared(kernel.entry(), shared as usize)?;
+    let per_sm = backend.occupancy(kernel.entry(), threads, shared as usize)?.max(1);
     let resident = per_sm as usize * backend.info().multiprocessors.max(1) as usize;
     let grid = n.div_ceil(inst.plan.tile() as usize).min(resident);
     Ok(LaunchConfig { grid: grid as u32, block: threads, shared_bytes: shared })

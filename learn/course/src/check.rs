@@ -101,7 +101,9 @@ pub(crate) fn offset(attempt: &Attempt, index: usize) -> usize {
 fn grid_of(backend: &Backend, attempt: &Attempt, n: usize, block: u32) -> Result<usize, Error> {
     let sms = if backend.is_gpu() { backend.info().multiprocessors } else { CHECK_SMS };
     let symbol = attempt.code.symbols(block).first().copied().unwrap_or("");
-    let (grid, _) = attempt.grid.size(n, block, attempt.items, sms, || backend.occupancy(symbol, block, 0))?;
+    let (grid, _) = attempt
+        .grid
+        .size(n, block, attempt.items, sms, || backend.occupancy(reduce_scan::ptx::entry(symbol), block, 0))?;
     Ok(grid.max(1) as usize)
 }
 

@@ -15,7 +15,7 @@ pub struct Learner {
     pub attempts: [Attempt; 25],
     /// The learner's kernels as PTX, built under `LEARN_GPU=1` (`./x learn N --gpu`); empty
     /// otherwise.
-    pub ptx: reduce_scan::ptx::Module,
+    pub ptx: &'static reduce_scan::ptx::Module,
 }
 
 /// The `learn/` folder: the checkout the course was built in (this crate is `learn/course/`), or,
@@ -246,7 +246,7 @@ fn wrap(text: &str, width: usize) -> String {
 
 /// Opens the GPU with the learner's PTX in place of the project's, for exercise `ex`: one line
 /// saying why not where the build has no PTX or the GPU is too old for the lesson's instruction.
-fn learner_gpu(ex: &Exercise, ptx: reduce_scan::ptx::Module) -> Result<reduce_scan::Backend, String> {
+fn learner_gpu(ex: &Exercise, ptx: &'static reduce_scan::ptx::Module) -> Result<reduce_scan::Backend, String> {
     if !ptx.built() {
         return Err("this build has no PTX of your kernels; `./x learn N --gpu` builds it".into());
     }
@@ -278,7 +278,7 @@ fn learner_gpu(ex: &Exercise, ptx: reduce_scan::ptx::Module) -> Result<reduce_sc
 
 /// Runs the learner's kernel on the GPU at the committed set's shape, beside the project's
 /// committed figure.
-fn gpu(ex: &Exercise, attempt: &Attempt, ptx: reduce_scan::ptx::Module) -> Result<String, String> {
+fn gpu(ex: &Exercise, attempt: &Attempt, ptx: &'static reduce_scan::ptx::Module) -> Result<String, String> {
     let backend = learner_gpu(ex, ptx)?;
     let (wrong, times) = check::on_gpu(&backend, ex, attempt, 10)?;
     let median = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
@@ -288,19 +288,19 @@ fn gpu(ex: &Exercise, attempt: &Attempt, ptx: reduce_scan::ptx::Module) -> Resul
         backend.info().name,
         check::MEASURE_BLOCK,
         times.len(),
-        backend.info().ptx_arch,
+        ptx.for_compute_capability(backend.info().compute_capability).map_or("no", |(arch, _)| arch),
         wrong.as_deref().map_or("agrees with the CPU".to_string(), |w| format!("is WRONG: {w}"))
     );
     let kind = reduce_scan::scan::find(ex.lesson).ok().map(|_| "inclusive");
-    if let Some(f) = reduce_scan::committed::figures(ex.lesson, kind) {
-        let p = reduce_scan::committed::provenance();
+    if let Some(f) = reduce_scan_cli::committed::figures(ex.lesson, kind) {
+        let p = reduce_scan_cli::committed::provenance();
         t.push_str(&format!(
             "\nthe project's {} measured {:.1} µs at the same shape ({} on {}, {})",
             ex.lesson,
             f.time_us,
             p.gpu,
             p.date,
-            reduce_scan::committed::SET
+            reduce_scan_cli::committed::SET
         ));
     }
     t.push('\n');

@@ -1,6 +1,7 @@
 //! The GPU backend, through the CUDA driver API ([`super::driver`], which opens `libcuda.so.1`
-//! at run time): one CUDA context per device this process opens (each with the kernels' module
-//! and a default stream), kept for the life of the process.
+//! at run time): one CUDA context per device this process opens (each with a default stream,
+//! and the PTX modules its launches named, loaded on first use), kept for the life of the
+//! process.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -14,26 +15,23 @@ use super::driver::{
 use crate::error::{CudaContext, CudaError, Error, Result};
 use crate::ptx;
 
-/// The GPU: context, the kernels' module, one stream, and a cache of kernel handles.
+/// The GPU: context, one stream, the modules its launches named, and a cache of kernel handles.
 pub struct Gpu {
-    /// The kernels' module, loaded from the PTX of the device's architecture.
-    module: Module,
     stream: Stream,
     /// Kernel handles by module name and kernel name, looked up once (valid while their module
     /// is: for the process).
     functions: Mutex<HashMap<(&'static str, &'static str), Function>>,
-    /// The modules of other kernel crates ([`ptx::Module`]), loaded on first use, by name, and
-    /// kept for the process.
-    modules: Mutex<HashMap<&'static str, &'static Module>>,
+    /// The kernel crates' modules ([`ptx::Module`]), loaded on first use (the newest build the
+    /// device runs; linked with the device runtime first where the module says so), by name,
+    /// and kept for the process; or why one could not be.
+    modules: Mutex<HashMap<&'static str, std::result::Result<&'static Module, String>>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
     /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
     answer_way: AnswerWay,
-    /// The nested kernels' module, linked with the device runtime on first use
-    /// ([`super::devrt::load_nested_module`]), or why it could not be.
-    nested: OnceLock<std::result::Result<Module, String>>,
-    /// Kernels whose dynamic shared-memory limit was raised past 48 KiB, and to how much.
-    raised: Mutex<HashMap<&'static str, u32>>,
+    /// Kernels (by module and name) whose dynamic shared-memory limit was raised, and to how
+    /// much.
+    raised: Mutex<HashMap<(&'static str, &'static str), u32>>,
     /// The room for pending device-side launches the driver has granted (0: not asked yet), and
     /// whether that is its ceiling (a larger request was clamped to it): what
     /// [`raise_pending_launch_limit`](Self::raise_pending_launch_limit) answers without asking
@@ -212,8 +210,6 @@ impl Gpu {
             )));
         }
         let ctx = Context::primary(device).during("creating the CUDA context")?;
-        let (arch, ptx_text) = ptx::for_compute_capability(cc)?;
-        let module = Module::from_ptx(&ctx, ptx_text).during(format!("loading the {arch} PTX module"))?;
         let stream = Stream::new(&ctx).during("creating a stream")?;
         let mem_clock_khz = attr(DeviceAttribute::MemoryClockRate)? as f64;
         let bus_bits = attr(DeviceAttribute::GlobalMemoryBusWidth)? as f64;
@@ -221,7 +217,7 @@ impl Gpu {
             name: device.name().during("reading the device name")?,
             is_gpu: true,
             compute_capability: cc,
-            ptx_arch: arch,
+            ptx_arch: newest_default_arch(cc),
             multiprocessors: attr(DeviceAttribute::MultiprocessorCount)? as u32,
             emulator: None,
             max_threads_per_multiprocessor: attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32,
@@ -234,13 +230,11 @@ impl Gpu {
         let answer = Answer::new(&ctx)?;
         Ok(Gpu {
             ctx,
-            module,
             stream,
             functions: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             raised: Mutex::new(HashMap::new()),
             pending_room: Mutex::new((0, false)),
-            nested: OnceLock::new(),
             answer: Mutex::new(answer),
             answer_way: AnswerWay::from_env(),
             info,
@@ -278,60 +272,46 @@ impl Gpu {
         DeviceMemory::alloc(&self.ctx, bytes)
     }
 
-    /// The kernel `name` of the project's module (looked up once, then cached).
-    pub fn function(&self, name: &'static str) -> Result<Function> {
-        self.function_in(&ptx::KERNELS, name)
-    }
-
-    /// The kernel `name` of `module` (the module loaded, and the kernel looked up, once).
+    /// The kernel `name` of `module` (the module loaded, and the kernel looked up, once): in the
+    /// module's nested module where that one holds it (a kernel that launches kernels), else in
+    /// the module itself (a lookup that fails is an API error under compute-sanitizer, so none
+    /// is made in the wrong one).
     pub fn function_in(&self, module: &'static ptx::Module, name: &'static str) -> Result<Function> {
         let mut cache = self.functions.lock().unwrap();
         if let Some(&f) = cache.get(&(module.name, name)) {
             return Ok(f);
         }
-        // A kernel that launches from the device lives in the nested module, and is looked up
-        // only there (a failed lookup in the main module is an API error under compute-sanitizer).
-        let f = if module.name != ptx::KERNELS.name {
-            self.module_of(module)?.function(name).map_err(|e| {
-                Error::Invalid(format!("kernel `{name}` is not in the PTX module `{}` ({e})", module.name))
-            })?
-        } else if ptx::NESTED_PTX.contains(&format!(".entry {name}(")) {
-            self.nested_module()?
-                .function(name)
-                .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the linked nested module ({e})")))?
-        } else {
-            self.module.function(name).map_err(|e| {
-                Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
-            })?
-        };
+        let home = module.nested().filter(|n| n.has_entry(name)).unwrap_or(module);
+        let f = self
+            .module_of(home)?
+            .function(name)
+            .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the PTX module `{}` ({e})", home.name)))?;
         // One handle per kernel, valid for the life of the process like its module.
         cache.insert((module.name, name), f);
         Ok(f)
     }
 
     /// A kernel crate's module, loaded into this context on first use (the newest build the
-    /// device runs) and kept for the process.
-    fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
+    /// device runs; linked with the CUDA device runtime first where the module calls it) and
+    /// kept for the process. A module that could not be loaded stays refused, with its reason.
+    pub fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
         let mut loaded = self.modules.lock().unwrap();
         if let Some(m) = loaded.get(module.name) {
-            return Ok(m);
+            return m.clone().map_err(Error::Unsupported);
         }
-        let (arch, text) = module.for_compute_capability(self.info.compute_capability)?;
-        self.bind()?;
-        let m = Module::from_ptx(&self.ctx, text).during(format!("loading the {arch} PTX module `{}`", module.name))?;
-        let m: &'static Module = Box::leak(Box::new(m));
-        loaded.insert(module.name, m);
-        Ok(m)
+        let m = self.load(module).map(|m| &*Box::leak(Box::new(m)));
+        loaded.insert(module.name, m.as_ref().copied().map_err(|e| e.to_string()));
+        m
     }
 
-    /// The nested kernels' module (they launch from the device), linked with the CUDA device
-    /// runtime the first time a nested kernel is asked for; kept for the process.
-    pub fn nested_module(&self) -> Result<&Module> {
-        let loaded = self.nested.get_or_init(|| {
-            self.bind().map_err(|e| e.to_string())?;
-            super::devrt::load_nested_module(&self.ctx)
-        });
-        loaded.as_ref().map_err(|why| Error::Unsupported(why.clone()))
+    /// Loads `module`'s PTX for this device (see [`module_of`](Self::module_of)).
+    fn load(&self, module: &'static ptx::Module) -> Result<Module> {
+        let (arch, text) = module.for_compute_capability(self.info.compute_capability)?;
+        self.bind()?;
+        if module.needs_device_runtime() {
+            return super::devrt::load_linked(&self.ctx, module.name, text).map_err(Error::Unsupported);
+        }
+        Module::from_ptx(&self.ctx, text).during(format!("loading the {arch} PTX module `{}`", module.name))
     }
 
     /// How this process's synchronous calls get their answers ([`AnswerWay`]).
@@ -368,6 +348,7 @@ impl Gpu {
     /// As [`launch`](Self::launch), for every launch of the graph.
     pub unsafe fn kernel_graph(
         &self,
+        module: &'static ptx::Module,
         name: &'static str,
         grid: u32,
         block: u32,
@@ -376,7 +357,7 @@ impl Gpu {
     ) -> Result<Graph> {
         let refused =
             |what: &str, r: CudaError| Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()));
-        let f = self.function(name)?;
+        let f = self.function_in(module, name)?;
         // SAFETY: forwarded from the caller; `f` is a live function of this context.
         unsafe { Graph::of_kernel(f, grid, block, shared, params) }.map_err(|e| match e {
             driver::GraphError::Create(r) => refused("create a graph", r),
@@ -401,12 +382,11 @@ impl Gpu {
     /// The `bytes` (4 or 8, aligned) at device address `src`, once the work queued on `stream`
     /// before has finished: what a synchronous call needs of its answer when its kernel does
     /// not publish it itself. [`AnswerWay::Copy`] copies it and synchronises; otherwise a
-    /// one-thread `publish_answer` launch behind the work publishes it ([`answer_from`](Self::answer_from)).
-    /// PTX loaded in place of the project's (a learner's, `./x learn N --gpu`) has no
-    /// `publish_answer`: there the answer is copied.
+    /// one-thread `publish_answer` launch (the runtime's helper module, [`ptx::HELPERS`]) behind
+    /// the work publishes it ([`answer_from`](Self::answer_from)).
     pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
         debug_assert!(bytes == 4 || bytes == 8);
-        if self.answer_way() == AnswerWay::Copy || ptx::replaced() {
+        if self.answer_way() == AnswerWay::Copy {
             let answer = self.answer.lock().unwrap();
             // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
             // copy has completed (the synchronisation below); `src` is the caller's device address
@@ -429,7 +409,7 @@ impl Gpu {
             ];
             // SAFETY: `publish_answer(src, value, flag, seq, bytes)`: the caller's `bytes` at
             // `src`, and the two mapped host words, live for the process.
-            unsafe { self.launch(stream, "publish_answer", 1, 1, 0, &params) }
+            unsafe { self.launch_in(stream, &ptx::HELPERS, "publish_answer", 1, 1, 0, &params) }
         })
     }
 
@@ -440,10 +420,10 @@ impl Gpu {
     /// 0, since exactly 48 KiB of dynamic memory beside a static array is past the limit too
     /// (`lookback_warpspec_8x12x4` failed to launch with "invalid argument" when this asked only
     /// past 48 KiB).
-    pub fn allow_dynamic_shared(&self, name: &'static str, bytes: usize) -> Result<()> {
-        let f = self.function(name)?;
+    pub fn allow_dynamic_shared(&self, module: &'static ptx::Module, name: &'static str, bytes: usize) -> Result<()> {
+        let f = self.function_in(module, name)?;
         let mut raised = self.raised.lock().unwrap();
-        if bytes == 0 || raised.get(name).is_some_and(|&r| r as usize >= bytes) {
+        if bytes == 0 || raised.get(&(module.name, name)).is_some_and(|&r| r as usize >= bytes) {
             return Ok(());
         }
         if let Err(r) = f.set_max_dynamic_shared(bytes as i32) {
@@ -452,7 +432,7 @@ impl Gpu {
                 r.cuda_name()
             )));
         }
-        raised.insert(name, bytes as u32);
+        raised.insert((module.name, name), bytes as u32);
         Ok(())
     }
 
@@ -493,28 +473,11 @@ impl Gpu {
         Ok(granted)
     }
 
-    /// Launches `name` with the packed parameter pointers `params`.
+    /// Launches `name` of `module` with the packed parameter pointers `params`.
     ///
     /// # Safety
     /// `params` match the kernel's parameter list in number, order and size, and every
     /// pointer among them is valid device memory for what the kernel does with it.
-    pub unsafe fn launch(
-        &self,
-        stream: &Stream,
-        name: &'static str,
-        grid: u32,
-        block: u32,
-        shared: u32,
-        params: &[*mut c_void],
-    ) -> Result<()> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.launch_in(stream, &ptx::KERNELS, name, grid, block, shared, params) }
-    }
-
-    /// Launches `name` of `module` with the packed parameter pointers `params`.
-    ///
-    /// # Safety
-    /// As for [`launch`](Self::launch).
     pub unsafe fn launch_in(
         &self,
         stream: &Stream,
@@ -548,7 +511,7 @@ impl Gpu {
         let mut ns = hold;
         let params = [(&raw mut ns).cast::<c_void>()];
         // SAFETY: `stream_hold(ns: u32)` takes one u32 and touches no memory.
-        unsafe { self.launch(stream, "stream_hold", 1, 1, 0, &params) }?;
+        unsafe { self.launch_in(stream, &ptx::HELPERS, "stream_hold", 1, 1, 0, &params) }?;
         events.0.record(stream).during("recording the start event")?;
         f()?;
         events.1.record(stream).during("recording the stop event")?;
@@ -561,8 +524,24 @@ impl Gpu {
     }
 
     /// How many blocks of `block` threads with `shared` dynamic bytes fit on one SM at once.
-    pub fn occupancy(&self, name: &'static str, block: u32, shared: usize) -> Result<u32> {
-        let f = self.function(name)?;
+    pub fn occupancy(
+        &self,
+        module: &'static ptx::Module,
+        name: &'static str,
+        block: u32,
+        shared: usize,
+    ) -> Result<u32> {
+        let f = self.function_in(module, name)?;
         f.max_active_blocks_per_multiprocessor(block, shared).during(format!("querying occupancy of `{name}`"))
+    }
+}
+
+/// The newest of the default PTX builds (`reduce-scan-build`'s sm_70, sm_80 and sm_90) that a
+/// device of compute capability `cc` runs: what a module built with the defaults loads there.
+fn newest_default_arch(cc: (u32, u32)) -> &'static str {
+    match cc {
+        (9.., _) => "sm_90",
+        (8, _) => "sm_80",
+        _ => "sm_70",
     }
 }

@@ -392,7 +392,9 @@ impl Backend {
                 args.with_param_ptrs(|params| {
                     // SAFETY: forwarded from the caller; `params` points into `args`, alive here
                     // (the driver copies them into the graph).
-                    unsafe { g.gpu.kernel_graph(kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params) }
+                    unsafe {
+                        g.gpu.kernel_graph(kernel.module, kernel.name, cfg.grid, cfg.block, cfg.shared_bytes, params)
+                    }
                 })
                 .map(Some)
             }
@@ -566,10 +568,10 @@ impl Backend {
     /// launch gets without asking (CUDA C `cudaFuncSetAttribute(…,
     /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)`). Call it before
     /// [`occupancy`](Self::occupancy) and [`launch`](Self::launch) of such a kernel.
-    pub fn allow_dynamic_shared(&self, kernel: &'static str, bytes: usize) -> Result<()> {
+    pub fn allow_dynamic_shared(&self, kernel: Entry, bytes: usize) -> Result<()> {
         match self {
-            Backend::Gpu(g) => g.gpu.allow_dynamic_shared(kernel, bytes),
-            Backend::Emulator(emu, _) => emu.allow_dynamic_shared(kernel, bytes).map_err(Error::from),
+            Backend::Gpu(g) => g.gpu.allow_dynamic_shared(kernel.module, kernel.name, bytes),
+            Backend::Emulator(emu, _) => emu.allow_dynamic_shared(kernel.name, bytes).map_err(Error::from),
         }
     }
 
@@ -590,13 +592,21 @@ impl Backend {
         }
     }
 
-    /// `Ok` where kernels that launch from the device can run: always on the emulator; on a
-    /// GPU once their module has been linked with the CUDA device runtime
-    /// (`libcudadevrt.a`, found by [`devrt::find_cudadevrt`]), else [`Error::Unsupported`] saying
-    /// in one line why not.
-    pub fn nested_ready(&self) -> Result<()> {
+    /// `Ok` where the kernels of `module` that launch from the device can run: always on the
+    /// emulator; on a GPU once `module`'s nested module ([`Module::with_nested`](crate::ptx::Module::with_nested))
+    /// has been linked with the CUDA device runtime (`libcudadevrt.a`, found by
+    /// [`devrt::find_cudadevrt`]), else [`Error::Unsupported`] saying in one line why not.
+    pub fn nested_ready(&self, module: &'static crate::ptx::Module) -> Result<()> {
         match self {
-            Backend::Gpu(g) => g.gpu.nested_module().map(|_| ()),
+            Backend::Gpu(g) => {
+                let nested = module.nested().ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "the PTX module `{}` has no kernels that launch from the device",
+                        module.name
+                    ))
+                })?;
+                g.gpu.module_of(nested).map(|_| ())
+            }
             Backend::Emulator(..) => Ok(()),
         }
     }
@@ -605,9 +615,9 @@ impl Backend {
     /// one SM at once.
     /// The emulator answers for the committed GPU's SM, by threads and by shared memory
     /// ([`emu::blocks_per_sm`](crate::emu::blocks_per_sm)).
-    pub fn occupancy(&self, kernel: &'static str, block: u32, shared: usize) -> Result<u32> {
+    pub fn occupancy(&self, kernel: Entry, block: u32, shared: usize) -> Result<u32> {
         match self {
-            Backend::Gpu(g) => g.gpu.occupancy(kernel, block, shared),
+            Backend::Gpu(g) => g.gpu.occupancy(kernel.module, kernel.name, block, shared),
             Backend::Emulator(..) => Ok(crate::emu::blocks_per_sm(block, shared)),
         }
     }
@@ -641,11 +651,29 @@ pub struct LaunchConfig {
     pub shared_bytes: u32,
 }
 
+/// A kernel by its PTX module and symbol, without its parameters: what a GPU looks up
+/// (`cuModuleGetFunction`) to ask about it or set its attributes ([`Backend::occupancy`],
+/// [`Backend::allow_dynamic_shared`]); [`Kernel::entry`] gives a launchable kernel's.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The PTX module the GPU finds it in.
+    pub module: &'static crate::ptx::Module,
+    /// The PTX symbol.
+    pub name: &'static str,
+}
+
+impl Entry {
+    /// The kernel `name` of `module`.
+    pub const fn of(module: &'static crate::ptx::Module, name: &'static str) -> Self {
+        Entry { module, name }
+    }
+}
+
 /// A kernel, as both backends know it: its PTX symbol and module, and its host function.
 ///
-/// The project's kernels are named with [`kernel_ref!`](crate::kernel_ref); a kernel crate's
-/// own with [`Kernel::of`] (or the typed methods of [`module!`](crate::module!)), from the
-/// handle its `kernel!` made.
+/// A kernel crate's kernels are named with [`Kernel::of`] (or the typed methods of
+/// [`module!`](crate::module!)), from the handle its `kernel!` made, or with
+/// [`kernel_in!`](crate::kernel_in) from the kernel function itself.
 pub struct Kernel<A> {
     /// The PTX symbol (= the Rust function's name).
     pub name: &'static str,
@@ -663,6 +691,11 @@ impl<A: 'static> Kernel<A> {
     pub const fn of(module: &'static crate::ptx::Module, handle: device::kernel::KernelFn<A>) -> Self {
         Kernel { name: handle.name, emu: handle.run, module }
     }
+
+    /// Its module and symbol.
+    pub const fn entry(&self) -> Entry {
+        Entry { module: self.module, name: self.name }
+    }
 }
 
 impl<A> Clone for Kernel<A> {
@@ -678,17 +711,18 @@ impl<A> fmt::Debug for Kernel<A> {
     }
 }
 
-/// Builds a [`Kernel`] from a kernel function of the kernels crate (`reduce-scan-kernels`,
-/// depended on as `kernels` in this workspace):
-/// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`.
+/// Builds a [`Kernel`] of the PTX module `module` from a kernel function of the crate it was
+/// built from, named by its path and its parameters:
+/// `kernel_in!(&KERNELS, kernels::reduce::interleaved(a, b, c))` (the `reduce-scan` library's
+/// `kernel_ref!` is this for its own module).
 #[macro_export]
-macro_rules! kernel_ref {
-    ($($path:ident)::+ ($($arg:ident),* $(,)?)) => {
+macro_rules! kernel_in {
+    ($module:expr, $($path:ident)::+ ($($arg:ident),* $(,)?)) => {
         $crate::backend::Kernel {
             name: $crate::__last_ident!($($path)::+),
             // SAFETY: the launcher that holds this Kernel checked the arguments.
             emu: |($($arg,)*)| unsafe { $($path)::+($($crate::backend::FromHost::from_host($arg)),*) },
-            module: &$crate::ptx::KERNELS,
+            module: $module,
         }
     };
 }
@@ -765,7 +799,7 @@ unsafe impl<T: Copy> KernelParam for device::slice::PerBlock<T> {
 
 /// A kernel parameter type and the host value it is made from: a device buffer's address
 /// ([`DeviceBuffer::as_ptr`]) becomes a [`Global`]/[`GlobalMut`] parameter, a scalar stays itself.
-/// [`kernel_ref!`](crate::kernel_ref) uses it to call a kernel on the emulator with the tuple
+/// [`kernel_in!`](crate::kernel_in) uses it to call a kernel on the emulator with the tuple
 /// the GPU launch passes.
 pub trait FromHost: Sized {
     /// What the host passes for this parameter.

@@ -212,7 +212,14 @@ unsafe impl<F> Sync for SyncBody<F> {}
 #[cfg(test)]
 mod tests {
     use crate::backend::{Backend, LaunchConfig};
-    use crate::kernel_ref;
+
+    /// The project's kernels as these tests name them: the emulator runs them from the kernels
+    /// crate compiled for the host, and never reads a module's PTX.
+    static KERNELS: crate::ptx::Module = crate::ptx::Module::new("reduce_scan_kernels", &[]);
+
+    macro_rules! kernel_ref {
+        ($($t:tt)*) => { crate::kernel_in!(&KERNELS, $($t)*) };
+    }
 
     /// Room for every launch of every fire-and-forget chain of a per-block nested grid (as
     /// `reduce_scan::reduce::plan::per_block_pending_launches` gives it): `log2(block) - 1` per

@@ -9,9 +9,9 @@ use super::launch::{Launch, parse_csv};
 use crate::{Error, Result};
 
 /// `ncu`: `$NCU`, else the first on the `PATH`, else `/usr/local/cuda/bin/ncu`, else the
-/// newest `/usr/local/cuda-*/bin/ncu` (the same search as for nvcc, [`crate::cub`]).
+/// newest `/usr/local/cuda-*/bin/ncu` (the same search as for nvcc: [`crate::find_cuda_tool`]).
 pub fn find_ncu() -> Option<PathBuf> {
-    crate::cub::find_cuda_tool("NCU", "ncu")
+    crate::find_cuda_tool("NCU", "ncu")
 }
 
 /// Runs child runs of this executable under ncu.
@@ -106,7 +106,7 @@ pub fn run_ncu_with_env(
             "--metrics: {} exited with {}: {}",
             ncu.display(),
             out.status,
-            crate::cub::last_line(&stderr)
+            crate::last_line(&stderr)
         ))),
         // The child ran and nothing matched (e.g. it skipped the variant): no launches.
         None => Ok(text),

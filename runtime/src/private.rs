@@ -1,7 +1,7 @@
 //! Files on a shared machine (a university GPU server, a lab box, a cluster node), where the
 //! temporary folder is shared by every user and anyone can create a name in it first.
 //!
-//! * **The harness cache** (the CUB and CUDA C harnesses that [`crate::cub`] builds with nvcc
+//! * **The harness cache** (the CUB and CUDA C harnesses that the `reduce` command line builds with nvcc
 //!   and runs) lives in the user's own space: `$REDUCE_CUB_CACHE` if set, else
 //!   `$XDG_CACHE_HOME/reduce-scan` (an absolute `XDG_CACHE_HOME` only, as the XDG base
 //!   directory specification says), else `~/.cache/reduce-scan` — never in the shared temporary
@@ -30,7 +30,7 @@ const CACHE_NAME: &str = "reduce-scan";
 
 /// What decides where the harness cache is: `REDUCE_CUB_CACHE`, `XDG_CACHE_HOME`, `HOME`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct CacheEnv {
+pub struct CacheEnv {
     /// `$REDUCE_CUB_CACHE`.
     pub over: Option<OsString>,
     /// `$XDG_CACHE_HOME`.
@@ -58,7 +58,7 @@ impl CacheEnv {
 }
 
 /// The harness cache of this process's environment, or why there is none ([`Error::Unsupported`]).
-pub(crate) fn cache_dir() -> Result<PathBuf> {
+pub fn cache_dir() -> Result<PathBuf> {
     CacheEnv::of_process().dir().ok_or_else(|| {
         Error::Unsupported(format!(
             "no folder for the harness cache: set {CACHE_ENV}, XDG_CACHE_HOME or HOME to a folder of your own"
@@ -67,7 +67,7 @@ pub(crate) fn cache_dir() -> Result<PathBuf> {
 }
 
 /// The effective uid of this process: who owns what it creates.
-pub(crate) fn euid() -> u32 {
+pub fn euid() -> u32 {
     // SAFETY: geteuid takes no arguments, touches no memory of ours and cannot fail.
     unsafe { libc::geteuid() }
 }
@@ -86,7 +86,7 @@ fn untrusted(meta: &Metadata) -> Option<String> {
 
 /// Creates the harness cache `dir` (and any missing folder above it) with mode 0700, then
 /// checks it ([`check_folder`]).
-pub(crate) fn open_cache(dir: &Path) -> Result<()> {
+pub fn open_cache(dir: &Path) -> Result<()> {
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -97,7 +97,7 @@ pub(crate) fn open_cache(dir: &Path) -> Result<()> {
 
 /// Refuses a harness cache `dir` that is not a folder, is owned by someone else, or is
 /// writable by group or others: another user could have placed a program in it.
-pub(crate) fn check_folder(dir: &Path) -> Result<()> {
+pub fn check_folder(dir: &Path) -> Result<()> {
     let meta = std::fs::metadata(dir)
         .map_err(|e| Error::Unsupported(format!("cannot read the harness cache {}: {e}", dir.display())))?;
     let own = format!("or set {CACHE_ENV} to a folder of your own");
@@ -116,7 +116,7 @@ pub(crate) fn check_folder(dir: &Path) -> Result<()> {
 /// A cached program at `path`, if there is one this user may run: `Ok(None)` where there is
 /// none; refused ([`Error::Invalid`], one line naming the path and the fix) where it is not a
 /// regular file, is owned by someone else, or is writable by group or others.
-pub(crate) fn trusted_program(path: &Path) -> Result<Option<PathBuf>> {
+pub fn trusted_program(path: &Path) -> Result<Option<PathBuf>> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -140,7 +140,7 @@ fn refused_file(path: &Path, problem: &str) -> Error {
 /// `--compare-c`): where the cache folder exists, it and everything in it must pass the
 /// checks of [`check_folder`] and [`trusted_program`]. A folder that does not exist yet is
 /// fine: it is created, private, when a harness is built.
-pub(crate) fn check_cache() -> Result<()> {
+pub fn check_cache() -> Result<()> {
     let Some(dir) = CacheEnv::of_process().dir() else { return Ok(()) };
     if std::fs::symlink_metadata(&dir).is_err() {
         return Ok(());
@@ -167,7 +167,7 @@ pub(crate) fn check_cache() -> Result<()> {
 /// A private temporary folder: a random name, created exclusively (by the `tempfile` crate)
 /// with mode 0700, removed with everything in it when dropped.
 #[derive(Debug)]
-pub(crate) struct PrivateDir(tempfile::TempDir);
+pub struct PrivateDir(tempfile::TempDir);
 
 impl PrivateDir {
     /// A new folder `<prefix><random>` in the temporary folder (`$TMPDIR`, else `/tmp`).
@@ -202,7 +202,7 @@ impl PrivateDir {
 
 /// Creates the file `path`, which must not exist (`O_CREAT | O_EXCL`: a link planted at the
 /// name is never followed), with mode `mode` (0600 for data, 0700 for a script).
-pub(crate) fn create_new(path: &Path, mode: u32) -> std::io::Result<File> {
+pub fn create_new(path: &Path, mode: u32) -> std::io::Result<File> {
     let file = OpenOptions::new().write(true).create_new(true).mode(mode).open(path)?;
     // The process's umask may have taken bits of `mode` away; set exactly what was asked.
     file.set_permissions(std::fs::Permissions::from_mode(mode))?;
@@ -211,12 +211,12 @@ pub(crate) fn create_new(path: &Path, mode: u32) -> std::io::Result<File> {
 
 /// A file in a private temporary folder of its own, holding what its creator wrote; the folder
 /// (with anything a harness wrote beside the file, e.g. `FILE.out`) is removed when dropped.
-pub(crate) struct TempFile(pub(crate) PathBuf, #[allow(dead_code, reason = "held for its drop")] PrivateDir);
+pub struct TempFile(pub PathBuf, #[allow(dead_code, reason = "held for its drop")] PrivateDir);
 
 impl TempFile {
     /// A new file `<stem>.<ext>` in a new private folder `reduce-<stem>-<random>`, holding what
     /// `fill` writes (buffered); `what` names it in the error.
-    pub(crate) fn write(
+    pub fn write(
         stem: &str,
         ext: &str,
         what: &str,
@@ -234,14 +234,17 @@ impl TempFile {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
+/// What the tests of this crate and of the `reduce` command line need of a shared machine:
+/// scripts written safely, files given away. Not for programs.
+#[doc(hidden)]
+pub mod testing {
     use super::*;
 
     /// Writes the script `path` (mode 0700) through a child `sh`, so that this process never
     /// holds the file open for writing: a fork by another test thread then cannot keep it open
     /// past our write, and running it never fails with ETXTBSY ("Text file busy").
-    pub(crate) fn write_script(path: &Path, text: &str) {
+    #[allow(clippy::missing_panics_doc)]
+    pub fn write_script(path: &Path, text: &str) {
         let mut child = std::process::Command::new("sh")
             .args(["-c", "umask 077 && cat > \"$0\" && chmod 700 \"$0\""])
             .arg(path)
@@ -254,12 +257,18 @@ pub(crate) mod tests {
 
     /// Makes `path` another user's (uid 65534, `nobody`), as only root can. `false` where this
     /// process is not root.
-    pub(crate) fn give_away(path: &Path) -> bool {
+    pub fn give_away(path: &Path) -> bool {
         euid() == 0 && {
             std::os::unix::fs::lchown(path, Some(65534), Some(65534)).unwrap();
             true
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::give_away;
+    use super::*;
 
     fn mode(path: &Path) -> u32 {
         std::fs::symlink_metadata(path).unwrap().mode() & 0o7777

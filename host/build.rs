@@ -1,4 +1,4 @@
-//! Build script of the runtime crate (`reduce-scan-runtime`).
+//! Build script of the library (`reduce-scan`).
 //!
 //! **Kernels → PTX.** Compiles `../kernels` (package `reduce-scan-kernels`) to PTX through
 //! `reduce-scan-build`, the crate any kernel crate's host uses (one PTX build path for the
@@ -11,7 +11,7 @@
 //! PTX files are empty and the GPU backend refuses them with one line.
 //!
 //! Nothing here touches libcuda: the GPU backend opens the NVIDIA driver at run time
-//! (`src/backend/driver`), so the build needs no CUDA folder and links no library for it.
+//! (the runtime's `src/backend/driver`), so the build needs no CUDA folder and links no library for it.
 
 use std::env;
 use std::path::PathBuf;

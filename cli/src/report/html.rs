@@ -3,9 +3,7 @@
 //! are `<img>`s of the SVG files next to `index.html`, so the page works opened from disk.
 
 /// Escapes text for HTML.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+pub use reduce_scan::trace::escape;
 
 /// One line of rustdoc Markdown as HTML: `code`, **bold**, *emphasis*, and intra-doc links
 /// (`` [`x`] `` and `` [`x`](path) ``) reduced to their text.

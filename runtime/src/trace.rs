@@ -1,4 +1,6 @@
-//! The picture of a [`Traced`] run, as SVG text written by hand (rectangles and text only).
+//! The access picture of one block (`reduce trace`, [`crate::experiment::trace`]): a block of a
+//! launch run on a tracing emulator ([`crate::emu::Emulator::with_trace`]), drawn as SVG text
+//! written by hand (rectangles and text only), barrier interval by barrier interval.
 //!
 //! Per kernel, one band per barrier interval of block 0, top to bottom:
 //!
@@ -16,9 +18,35 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use super::{KernelTrace, Traced};
-use crate::emu::counters::{Counters, TracedAccess, TracedInterval};
-use crate::report::html::escape;
+use crate::emu::counters::{Counters, Trace, TracedAccess, TracedInterval};
+
+/// Block 0 of the first launch of one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelTrace {
+    /// The PTX symbol.
+    pub kernel: String,
+    /// Blocks in the launch's grid.
+    pub grid_blocks: u64,
+    /// What block 0 did.
+    pub trace: Trace,
+}
+
+/// A traced run: the variant, its size, whether its result was right, and its kernels.
+#[derive(Clone, Debug)]
+pub struct Traced {
+    /// The variant (and, for a scan, the kind).
+    pub title: String,
+    /// Elements, and whether the result matched the CPU reference, where the run was checked
+    /// (`reduce trace`); `None` for a run of your own launches ([`crate::experiment::trace`]).
+    pub checked: Option<(usize, bool)>,
+    /// The address range `[start, end)` of the input buffer (labelled in the picture).
+    pub input: (usize, usize),
+    /// Block 0 of the first launch of each of the variant's kernels, in the variant's order
+    /// (a kernel the run did not launch at this size is absent).
+    pub kernels: Vec<KernelTrace>,
+    /// The counters of the whole run (every block; the timed run, as `--metrics` gives them).
+    pub summary: Option<crate::metrics::Summary>,
+}
 
 /// Side of a word's or thread's cell, in pixels (the pitch; cells are one pixel narrower).
 const CELL: usize = 8;
@@ -47,7 +75,11 @@ const EMPTY: &str = "#f5f5f5";
 pub fn svg(traced: &Traced) -> String {
     let mut body = String::new();
     let mut y = 10;
-    text(&mut body, 10, y + 14, 16, "bold", &format!("{}: n = {}, {}", traced.title, traced.n, verdict(traced)));
+    let title = match traced.checked {
+        Some((n, passed)) => format!("{}: n = {n}, {}", traced.title, verdict(passed)),
+        None => traced.title.clone(),
+    };
+    text(&mut body, 10, y + 14, 16, "bold", &title);
     y += 28;
     text(&mut body, 10, y + 12, 12, "normal", LEGEND);
     y += 24;
@@ -64,8 +96,13 @@ pub fn svg(traced: &Traced) -> String {
 const LEGEND: &str = "green: threads that accessed memory in the interval; words read blue, written orange, both \
                       purple; shading: the 32-byte sectors fetched; shared memory drawn 32 banks wide";
 
-fn verdict(traced: &Traced) -> &'static str {
-    if traced.passed { "result checked against the CPU: PASS" } else { "result checked against the CPU: FAIL" }
+fn verdict(passed: bool) -> &'static str {
+    if passed { "result checked against the CPU: PASS" } else { "result checked against the CPU: FAIL" }
+}
+
+/// `s` as SVG or HTML text: `&`, `<`, `>` and `"` escaped.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// One kernel's bands; returns the y below them.
@@ -93,7 +130,7 @@ fn kernel(out: &mut String, k: &KernelTrace, input: (usize, usize), mut y: usize
 
 /// A drawn buffer: its first byte (aligned down to a sector, or to a bank row) and its length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Buffer {
+struct Buffer {
     pub start: usize,
     pub bytes: usize,
     /// How the whole launch used it: "read", "written" or "read, written".
@@ -102,7 +139,7 @@ pub(super) struct Buffer {
 
 /// The address ranges that `accesses` touch, split where two are more than
 /// [`SAME_BUFFER_GAP`] bytes apart, each aligned down to `align` bytes at its start.
-pub(super) fn buffers<'a>(accesses: impl Iterator<Item = &'a TracedAccess>, align: usize) -> Vec<Buffer> {
+fn buffers<'a>(accesses: impl Iterator<Item = &'a TracedAccess>, align: usize) -> Vec<Buffer> {
     // (from, to, written, the access's place in the trace): the place orders buffers that are
     // used alike by first use, which, unlike their addresses, is the same in every run.
     let mut spans: Vec<(usize, usize, bool, usize)> =
@@ -315,4 +352,24 @@ fn runs(out: &mut String, cells: impl Iterator<Item = Option<&'static str>>, y: 
 fn text(out: &mut String, x: usize, y: usize, size: u32, weight: &str, s: &str) {
     let _ =
         writeln!(out, "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" font-weight=\"{weight}\">{}</text>", escape(s));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accesses_far_apart_are_different_buffers() {
+        let at = |addr: usize, bytes: u32| TracedAccess { thread: 0, addr, bytes, global: true, write: false };
+        let mut accesses = [at(4100, 4), at(4096, 16), at(4200, 4), at(65536, 4)];
+        accesses[2].write = true;
+        assert_eq!(
+            buffers(accesses.iter(), 32),
+            // Read-only buffers first, then read-and-written, then written-only.
+            [
+                Buffer { start: 65536, bytes: 4, use_: "read" },
+                Buffer { start: 4096, bytes: 108, use_: "read, written" }
+            ]
+        );
+    }
 }

@@ -5,15 +5,12 @@
 //! chapters 3 and 5, drawn from the real kernel.
 //!
 //! [`capture`] runs the variant (checked against the CPU, under the emulator's checks) with
-//! block 0 of every launch traced ([`crate::emu::Emulator::with_trace`]); [`svg`] draws the
-//! first launch of each of the variant's kernels.
+//! block 0 of every launch traced ([`crate::emu::Emulator::with_trace`]); [`svg`] (the runtime's
+//! picture, `reduce_scan::trace`) draws the first launch of each of the variant's kernels.
 
-mod svg;
-
-pub use svg::svg;
+pub use reduce_scan::trace::{KernelTrace, Traced, svg};
 
 use crate::emu::Emulator;
-use crate::emu::counters::Trace;
 use crate::registry::Variant;
 use crate::scan::{Kind, ScanVariant};
 use crate::{Backend, Error, Result};
@@ -49,35 +46,6 @@ impl Subject {
             Subject::Scan(v, _) => v.symbols(),
         }
     }
-}
-
-/// Block 0 of the first launch of one kernel.
-#[derive(Clone, Debug)]
-pub struct KernelTrace {
-    /// The PTX symbol.
-    pub kernel: String,
-    /// Blocks in the launch's grid.
-    pub grid_blocks: u64,
-    /// What block 0 did.
-    pub trace: Trace,
-}
-
-/// A traced run: the variant, its size, whether its result was right, and its kernels.
-#[derive(Clone, Debug)]
-pub struct Traced {
-    /// The variant (and, for a scan, the kind).
-    pub title: String,
-    /// Elements.
-    pub n: usize,
-    /// The result matched the CPU reference.
-    pub passed: bool,
-    /// The address range `[start, end)` of the input buffer (labelled in the picture).
-    pub input: (usize, usize),
-    /// Block 0 of the first launch of each of the variant's kernels, in the variant's order
-    /// (a kernel the run did not launch at this size is absent).
-    pub kernels: Vec<KernelTrace>,
-    /// The counters of the whole run (every block; the timed run, as `--metrics` gives them).
-    pub summary: Option<crate::metrics::Summary>,
 }
 
 /// Runs `subject` on `n` elements (1 ..= [`MAX_N`]) of the seeded input on a tracing
@@ -116,7 +84,7 @@ pub fn capture(subject: Subject, n: usize, seed: u64) -> Result<Traced> {
             Some(KernelTrace { kernel: c.kernel.clone(), grid_blocks: c.grid_blocks, trace: c.trace.clone()? })
         })
         .collect();
-    Ok(Traced { title, n, passed, input, kernels, summary })
+    Ok(Traced { title, checked: Some((n, passed)), input, kernels, summary })
 }
 
 fn range(buffer: &crate::DeviceBuffer<i32>) -> (usize, usize) {

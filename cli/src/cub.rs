@@ -304,9 +304,7 @@ fn harness_error(line: &str) -> Error {
     }
 }
 
-pub(crate) fn last_line(s: &str) -> &str {
-    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(empty)").trim()
-}
+pub(crate) use reduce_scan::{find_cuda_tool, last_line};
 
 /// A harness build's error as a `OnceLock` keeps it ([`Error`] is not `Clone`): its kind (the
 /// variant's constructor) and its message. A refused cache stays [`Error::Invalid`].
@@ -442,36 +440,6 @@ fn find_nvcc() -> Option<PathBuf> {
     find_cuda_tool("NVCC", "nvcc")
 }
 
-/// A CUDA toolkit program: `$ENV`, else the first `name` on the `PATH`, else
-/// `/usr/local/cuda/bin/name`, else the newest `/usr/local/cuda-X.Y/bin/name` (by version
-/// number, so 12.10 is newer than 12.9). Used for nvcc here and ncu in [`crate::metrics`].
-pub(crate) fn find_cuda_tool(env: &str, name: &str) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(env) {
-        return Some(PathBuf::from(p));
-    }
-    if let Some(path) = std::env::var_os("PATH")
-        && let Some(p) = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
-    {
-        return Some(p);
-    }
-    let default = PathBuf::from("/usr/local/cuda/bin").join(name);
-    if default.is_file() {
-        return Some(default);
-    }
-    let mut versioned: Vec<(Vec<u32>, PathBuf)> = std::fs::read_dir("/usr/local")
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let dir = e.file_name().to_string_lossy().into_owned();
-            let version = dir.strip_prefix("cuda-")?.split('.').map(|x| x.parse().unwrap_or(0)).collect();
-            Some((version, e.path().join("bin").join(name)))
-        })
-        .filter(|(_, p)| p.is_file())
-        .collect();
-    versioned.sort();
-    versioned.pop().map(|(_, p)| p)
-}
-
 /// FNV-1a over the parts: a cache key that is the same in every build of this program.
 fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -555,7 +523,7 @@ mod tests {
         let text = "#!/bin/sh\necho ran >> \"$(dirname \"$0\")/nvcc-runs\"\n\
                     while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n\
                     printf '#!/bin/sh\\necho \"RESULT built=yes\"\\n' > \"$out\"\nchmod 775 \"$out\"\n";
-        private::tests::write_script(&nvcc, text);
+        private::testing::write_script(&nvcc, text);
         nvcc
     }
 
@@ -563,7 +531,7 @@ mod tests {
     /// `RESULT planted=yes`; writable by everyone.
     fn plant(path: &Path, ran: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        private::tests::write_script(
+        private::testing::write_script(
             path,
             &format!("#!/bin/sh\ntouch '{}'\necho \"RESULT planted=yes\"\n", ran.display()),
         );
@@ -664,7 +632,7 @@ mod tests {
             format!("invalid request: the cached harness {} is writable by group or others (mode 0777)", bin.display());
         assert!(said.starts_with(&want) && said.ends_with("remove it (the next run rebuilds it)"), "{said}");
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
-        if private::tests::give_away(&bin) {
+        if private::testing::give_away(&bin) {
             let said = child(&env);
             assert!(said.contains(&format!("{} belongs to uid 65534, not to you (uid 0)", bin.display())), "{said}");
         }

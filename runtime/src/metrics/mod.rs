@@ -187,7 +187,7 @@ mod tests {
             "#!/bin/sh\necho \"$@\" > '{}'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n{body}\n",
             args.display()
         );
-        crate::private::tests::write_script(&script, &text);
+        crate::private::testing::write_script(&script, &text);
         (dir, script, args)
     }
 

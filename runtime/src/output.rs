@@ -1,6 +1,8 @@
-//! The one output pipeline of the command line, shared by reductions and scans:
-//! rows of [`Cell`]s under a list of [`Column`]s go to a [`Report`], which writes them as an
-//! aligned table, CSV (the `csv` crate) or JSON (`serde_json`).
+//! The one output pipeline of the command line, shared by reductions and scans, and of
+//! [`experiment`](crate::experiment)'s tables: rows of [`Cell`]s under a list of [`Column`]s go
+//! to a [`Report`], which writes them as an aligned table, CSV (the `csv` crate) or JSON
+//! (`serde_json`). CSV and JSON come with this crate's `formats` feature (the `reduce` command
+//! line turns it on), so that a kernel crate's host carries neither crate.
 //!
 //! A report is data: a column group (× CUB today; × CUDA C or profiler metrics next) is a
 //! few more [`Column`]s and as many more cells per row, not new functions. Table and CSV rows
@@ -9,6 +11,7 @@
 
 use std::io::Write;
 
+#[cfg(feature = "formats")]
 use serde_json::{Map, Value};
 
 /// Output format.
@@ -17,10 +20,21 @@ pub enum Format {
     /// Aligned columns for a terminal.
     Table,
     /// Comma-separated values with a header line.
+    #[cfg(feature = "formats")]
     Csv,
     /// One JSON document.
+    #[cfg(feature = "formats")]
     Json,
 }
+
+/// What [`Report::finish`] writes before a JSON document's rows: the session's metadata (with
+/// the `formats` feature; nothing without it).
+#[cfg(feature = "formats")]
+pub type Meta = Map<String, Value>;
+/// What [`Report::finish`] writes before a JSON document's rows: nothing without the `formats`
+/// feature.
+#[cfg(not(feature = "formats"))]
+pub type Meta = ();
 
 /// Which formats show a column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,13 +77,12 @@ impl Column {
 
     fn in_format(&self, f: Format) -> bool {
         match (self.shown, f) {
-            (Shown::Everywhere, _) => true,
-            (Shown::TableOnly, Format::Table) => true,
-            (Shown::DataOnly, Format::Csv | Format::Json) => true,
-            (Shown::JsonOnly, Format::Json) => true,
-            (Shown::TableOnly, Format::Csv | Format::Json)
-            | (Shown::DataOnly, Format::Table)
-            | (Shown::JsonOnly, Format::Table | Format::Csv) => false,
+            (Shown::Everywhere, _) | (Shown::TableOnly, Format::Table) => true,
+            (Shown::DataOnly | Shown::JsonOnly, Format::Table) => false,
+            #[cfg(feature = "formats")]
+            (Shown::DataOnly, Format::Csv | Format::Json) | (Shown::JsonOnly, Format::Json) => true,
+            #[cfg(feature = "formats")]
+            (Shown::TableOnly, Format::Csv | Format::Json) | (Shown::JsonOnly, Format::Csv) => false,
         }
     }
 }
@@ -92,6 +105,7 @@ pub enum Cell {
 }
 
 /// Rounds to three decimals for CSV and JSON (µs to the nanosecond).
+#[cfg(feature = "formats")]
 fn round3(x: f64) -> f64 {
     (x * 1e3).round() / 1e3
 }
@@ -110,6 +124,7 @@ impl Cell {
         }
     }
 
+    #[cfg(feature = "formats")]
     fn csv(&self) -> String {
         match self {
             Cell::Empty => String::new(),
@@ -122,6 +137,7 @@ impl Cell {
     }
 
     /// The JSON value, and for a verdict with a reason the extra `(key, value)` it adds.
+    #[cfg(feature = "formats")]
     fn json(&self) -> (Value, Option<(&'static str, Value)>) {
         match self {
             Cell::Empty => (Value::Null, None),
@@ -147,13 +163,20 @@ pub struct Report<'w> {
     format: Format,
     out: &'w mut dyn Write,
     columns: Vec<Column>,
+    #[cfg(feature = "formats")]
     rows: Vec<Value>,
 }
 
 impl<'w> Report<'w> {
     /// A report of `columns` in `format` to `out`.
     pub fn new(format: Format, out: &'w mut dyn Write, columns: Vec<Column>) -> Self {
-        Self { format, out, columns, rows: Vec::new() }
+        Self {
+            format,
+            out,
+            columns,
+            #[cfg(feature = "formats")]
+            rows: Vec::new(),
+        }
     }
 
     /// Is this the human-readable table?
@@ -178,10 +201,12 @@ impl<'w> Report<'w> {
                 let line = aligned(&titles, &shown);
                 let _ = writeln!(self.out, "{line}");
             }
+            #[cfg(feature = "formats")]
             Format::Csv => {
                 let keys: Vec<String> = shown.iter().map(|c| c.key.to_string()).collect();
                 self.csv_line(keys);
             }
+            #[cfg(feature = "formats")]
             Format::Json => {}
         }
     }
@@ -198,10 +223,12 @@ impl<'w> Report<'w> {
                 let line = aligned(&texts, &columns);
                 let _ = writeln!(self.out, "{line}");
             }
+            #[cfg(feature = "formats")]
             Format::Csv => {
                 let fields: Vec<String> = pairs.iter().map(|(_, v)| v.csv()).collect();
                 self.csv_line(fields);
             }
+            #[cfg(feature = "formats")]
             Format::Json => {
                 let mut row = Map::new();
                 for (c, v) in pairs {
@@ -219,8 +246,10 @@ impl<'w> Report<'w> {
 
     /// Ends the report: for JSON, the document `meta` + `"rows"`; for the table, `footer`
     /// lines (e.g. how many rows failed).
-    pub fn finish(self, mut meta: Map<String, Value>, footer: &[String]) {
+    #[cfg_attr(not(feature = "formats"), allow(clippy::let_unit_value, unused_variables, unused_mut))]
+    pub fn finish(self, mut meta: Meta, footer: &[String]) {
         match self.format {
+            #[cfg(feature = "formats")]
             Format::Json => {
                 meta.insert("rows".into(), Value::Array(self.rows));
                 let _ = writeln!(self.out, "{}", Value::Object(meta));
@@ -230,10 +259,12 @@ impl<'w> Report<'w> {
                     let _ = writeln!(self.out, "{line}");
                 }
             }
+            #[cfg(feature = "formats")]
             Format::Csv => {}
         }
     }
 
+    #[cfg(feature = "formats")]
     fn csv_line(&mut self, fields: Vec<String>) {
         let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
         let _ = w.write_record(fields);
@@ -283,8 +314,10 @@ mod tests {
             Cell::Empty,
             Cell::Verdict("SKIP", Some("old GPU, sorry".into())),
         ]);
-        let mut meta = Map::new();
-        meta.insert("n".into(), Value::from(5));
+        #[cfg(feature = "formats")]
+        let meta = Map::from_iter([("n".to_string(), Value::from(5))]);
+        #[cfg(not(feature = "formats"))]
+        let meta = ();
         r.finish(meta, &["1 skipped".into()]);
         String::from_utf8(out).unwrap()
     }
@@ -300,6 +333,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "formats")]
     fn csv_quotes_what_needs_quoting() {
         let c = render(Format::Csv);
         let mut r = csv::Reader::from_reader(c.as_bytes());
@@ -312,6 +346,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "formats")]
     fn json_is_one_document_with_meta_first() {
         let j: Value = serde_json::from_str(&render(Format::Json)).unwrap();
         assert_eq!(j["n"], 5);

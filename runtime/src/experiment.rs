@@ -102,8 +102,7 @@ pub fn trace(
         .ok_or_else(|| Error::Invalid(format!("no launch had a block {block} to draw (the grids were smaller)")))?;
     let traced = crate::trace::Traced {
         title: title.to_string(),
-        n: 0,
-        passed: true,
+        checked: None,
         input: (0, 0),
         kernels: vec![crate::trace::KernelTrace {
             kernel: first.kernel.clone(),

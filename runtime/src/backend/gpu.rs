@@ -19,12 +19,12 @@ pub struct Gpu {
     /// The kernels' module, loaded from the PTX of the device's architecture.
     module: Module,
     stream: Stream,
-    /// Kernel handles by module name and kernel name, looked up once (valid while their module
-    /// is: for the process).
+    /// Kernel handles by module name and kernel name, looked up once (each keeps its module
+    /// loaded; the cache keeps them for the process).
     functions: Mutex<HashMap<(&'static str, &'static str), Function>>,
     /// The modules of other kernel crates ([`ptx::Module`]), loaded on first use, by name, and
     /// kept for the process.
-    modules: Mutex<HashMap<&'static str, &'static Module>>,
+    modules: Mutex<HashMap<&'static str, Module>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
     /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
@@ -44,8 +44,8 @@ pub struct Gpu {
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
-    /// The device's primary context, last: fields drop in order, and everything above lives in
-    /// it.
+    /// The device's primary context (every driver object above holds it too, and keeps it
+    /// retained while it lives).
     ctx: Context,
 }
 
@@ -106,6 +106,9 @@ unsafe impl Send for Answer {}
 impl Answer {
     fn new(ctx: &Context) -> Result<Self> {
         let memory = MappedHost::alloc(ctx, 16).map_err(|(call, e)| match call {
+            "cuCtxSetCurrent" => {
+                Error::Invalid(format!("the driver cannot make the CUDA context current ({})", e.cuda_name()))
+            }
             "cuMemHostAlloc" => {
                 Error::Invalid(format!("the driver refused 16 bytes of mapped page-locked memory ({})", e.cuda_name()))
             }
@@ -272,8 +275,8 @@ impl Gpu {
         Stream::new(&self.ctx).during("creating a stream")
     }
 
-    /// `bytes` of device memory in this GPU's context (current on the calling thread: the
-    /// backend binds it first), contents unspecified; freed when dropped.
+    /// `bytes` of device memory in this GPU's context (which the allocation makes current on the
+    /// calling thread, as the backend did already), contents unspecified; freed when dropped.
     pub fn alloc(&self, bytes: usize) -> std::result::Result<DeviceMemory, CudaError> {
         DeviceMemory::alloc(&self.ctx, bytes)
     }
@@ -286,8 +289,8 @@ impl Gpu {
     /// The kernel `name` of `module` (the module loaded, and the kernel looked up, once).
     pub fn function_in(&self, module: &'static ptx::Module, name: &'static str) -> Result<Function> {
         let mut cache = self.functions.lock().unwrap();
-        if let Some(&f) = cache.get(&(module.name, name)) {
-            return Ok(f);
+        if let Some(f) = cache.get(&(module.name, name)) {
+            return Ok(f.clone());
         }
         // A kernel that launches from the device lives in the nested module, and is looked up
         // only there (a failed lookup in the main module is an API error under compute-sanitizer).
@@ -304,23 +307,22 @@ impl Gpu {
                 Error::Invalid(format!("kernel `{name}` is not in the {} PTX module ({e})", self.info.ptx_arch))
             })?
         };
-        // One handle per kernel, valid for the life of the process like its module.
-        cache.insert((module.name, name), f);
+        // One handle per kernel, kept for the life of the process (with its module).
+        cache.insert((module.name, name), f.clone());
         Ok(f)
     }
 
     /// A kernel crate's module, loaded into this context on first use (the newest build the
-    /// device runs) and kept for the process.
-    fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
+    /// device runs) and kept for the process (the cache holds one owner of it).
+    fn module_of(&self, module: &'static ptx::Module) -> Result<Module> {
         let mut loaded = self.modules.lock().unwrap();
         if let Some(m) = loaded.get(module.name) {
-            return Ok(m);
+            return Ok(m.clone());
         }
         let (arch, text) = module.for_compute_capability(self.info.compute_capability)?;
         self.bind()?;
         let m = Module::from_ptx(&self.ctx, text).during(format!("loading the {arch} PTX module `{}`", module.name))?;
-        let m: &'static Module = Box::leak(Box::new(m));
-        loaded.insert(module.name, m);
+        loaded.insert(module.name, m.clone());
         Ok(m)
     }
 
@@ -377,8 +379,9 @@ impl Gpu {
         let refused =
             |what: &str, r: CudaError| Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()));
         let f = self.function(name)?;
-        // SAFETY: forwarded from the caller; `f` is a live function of this context.
-        unsafe { Graph::of_kernel(f, grid, block, shared, params) }.map_err(|e| match e {
+        // SAFETY: forwarded from the caller; `f` is a function of this context (the graph keeps
+        // its module loaded).
+        unsafe { Graph::of_kernel(&f, grid, block, shared, params) }.map_err(|e| match e {
             driver::GraphError::Create(r) => refused("create a graph", r),
             driver::GraphError::Build(r) => refused(&format!("make a graph of `{name}`"), r),
         })
@@ -467,7 +470,7 @@ impl Gpu {
         }
         self.bind()?;
         // What the limit was, for the message (0 where the driver cannot say, as before).
-        let now = Context::limit_pending_launches();
+        let now = self.ctx.limit_pending_launches();
         if let Ok(now) = now
             && now >= launches
         {
@@ -475,14 +478,14 @@ impl Gpu {
             return Ok(now);
         }
         let now = now.unwrap_or(0);
-        if let Err(r) = Context::set_limit_pending_launches(launches) {
+        if let Err(r) = self.ctx.set_limit_pending_launches(launches) {
             return Err(Error::Invalid(format!(
                 "the driver refused a limit of {launches} pending device-side launches ({}; the limit was {now})",
                 r.cuda_name()
             )));
         }
         // The driver may round or clamp the value: what it grants is what it reads back.
-        let granted = Context::limit_pending_launches().map_err(|read| {
+        let granted = self.ctx.limit_pending_launches().map_err(|read| {
             Error::Invalid(format!(
                 "the driver set a limit of {launches} pending device-side launches but cannot say what it granted \
                  ({})",
@@ -526,8 +529,8 @@ impl Gpu {
         params: &[*mut c_void],
     ) -> Result<()> {
         let f = self.function_in(module, name)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
+        // SAFETY: forwarded from the caller; `f` keeps its module loaded.
+        unsafe { stream.launch(&f, grid, block, shared, params) }.during(format!("launching `{name}`"))
     }
 
     /// Waits for `stream`; reports an error a kernel raised.

@@ -631,7 +631,7 @@ impl Drop for MappedHost {
 
 /// A CUDA graph of one kernel launch and its executable form (`cuGraphCreate`,
 /// `cuGraphInstantiateWithFlags`), both destroyed (`cuGraphExecDestroy`, `cuGraphDestroy`) in
-/// the kernel's context when dropped. It holds its kernel's [`Function`], so the module stays
+/// the kernel's context when dropped. It holds its kernel's `Function`, so the module stays
 /// loaded (and the context retained) while the graph can launch it.
 pub struct Graph {
     graph: sys::CUgraph,

@@ -1,6 +1,7 @@
 //! The one error type of the host side (re-exported as `reduce_scan::Error`). Every message is
 //! one line that says what was wrong and, for bad input, what is allowed.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::emu::EmuError;
@@ -91,7 +92,8 @@ macro_rules! cuda_errors {
         ///
         /// `{:?}` is the variant's name (`OutOfMemory`, `IllegalAddress`, `LaunchFailed`: the names
         /// `cust` 0.3.2 gave them, kept for the codes it knew); `{}` is the driver's own description
-        /// (`cuGetErrorString`), quoted, or the `cuda.h` name where no driver is loaded.
+        /// (`cuGetErrorString`), quoted, or the `cuda.h` name where no driver is loaded. A code
+        /// this table does not know (a newer driver's) keeps its number: [`CudaError::Unknown`].
         #[repr(u32)]
         #[non_exhaustive]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -100,28 +102,36 @@ macro_rules! cuda_errors {
                 #[doc = concat!("`", stringify!($cuda), "` (", stringify!($code), ")")]
                 $name = $code,
             )*
+            /// A code that is none of the above (a newer driver's), kept as the driver gave it:
+            /// not [`CudaError::UnknownError`], which is `CUDA_ERROR_UNKNOWN` (999).
+            Unknown(u32),
         }
 
         impl CudaError {
             /// The error of a driver call's code (not `CUDA_SUCCESS`); a code this table does not
-            /// know (a newer driver's) is [`CudaError::UnknownError`].
+            /// know (a newer driver's) is [`CudaError::Unknown`] with the code.
             pub fn from_code(code: u32) -> CudaError {
                 match code {
                     $($code => CudaError::$name,)*
-                    _ => CudaError::UnknownError,
+                    _ => CudaError::Unknown(code),
                 }
             }
 
             /// The `CUresult` code.
             pub fn code(self) -> u32 {
-                self as u32
+                match self {
+                    $(CudaError::$name => $code,)*
+                    CudaError::Unknown(code) => code,
+                }
             }
 
             /// The code's name in `cuda.h` (`CUDA_ERROR_OUT_OF_MEMORY`): what `cuGetErrorName`
-            /// answers.
-            pub fn cuda_name(self) -> &'static str {
+            /// answers; for a code the table does not know, `CUDA_ERROR_` and its number
+            /// (`CUDA_ERROR_1234`).
+            pub fn cuda_name(self) -> Cow<'static, str> {
                 match self {
-                    $(CudaError::$name => stringify!($cuda),)*
+                    $(CudaError::$name => Cow::Borrowed(stringify!($cuda)),)*
+                    CudaError::Unknown(code) => Cow::Owned(format!("CUDA_ERROR_{code}")),
                 }
             }
         }
@@ -231,11 +241,16 @@ cuda_errors! {
         UnknownError = 999 => CUDA_ERROR_UNKNOWN,
 }
 
+/// The driver's description of the code, quoted, where a driver is loaded
+/// (`cuGetErrorString`), else the quoted `cuda.h` name; a code the table does not know
+/// ([`CudaError::Unknown`]) is followed by its number where the driver describes it (its name,
+/// `CUDA_ERROR_1234`, holds the number already).
 impl fmt::Display for CudaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match crate::backend::driver::error_string(self.code()) {
-            Some(text) => write!(f, "{text:?}"),
-            None => write!(f, "{:?}", self.cuda_name()),
+        match (crate::backend::driver::error_string(self.code()), self) {
+            (Some(text), CudaError::Unknown(code)) => write!(f, "{text:?} (CUresult {code})"),
+            (Some(text), _) => write!(f, "{text:?}"),
+            (None, _) => write!(f, "{:?}", self.cuda_name()),
         }
     }
 }
@@ -282,13 +297,33 @@ mod tests {
             (999, "UnknownError", "CUDA_ERROR_UNKNOWN"),
         ] {
             let e = CudaError::from_code(code);
-            assert_eq!((format!("{e:?}"), e.cuda_name(), e.code()), (debug.to_string(), name, code));
+            assert_eq!((format!("{e:?}"), e.cuda_name().as_ref(), e.code()), (debug.to_string(), name, code));
         }
-        assert_eq!(CudaError::from_code(123_456), CudaError::UnknownError);
         let line = Error::Cuda { during: "launching `k`".into(), error: CudaError::LaunchFailed }.to_string();
         assert!(
             line.starts_with("CUDA error while launching `k`: \"") && line.ends_with("\" (LaunchFailed)"),
             "{line}"
         );
+    }
+
+    /// A code the table does not know (a newer driver's) keeps its number: in the variant, the
+    /// code, the `cuda.h`-style name and both printed forms.
+    #[test]
+    fn an_unknown_cuda_error_keeps_its_code() {
+        let e = CudaError::from_code(123_456);
+        assert_eq!(e, CudaError::Unknown(123_456));
+        assert_ne!(e, CudaError::UnknownError, "999 is CUDA_ERROR_UNKNOWN, another code");
+        assert_eq!(
+            (e.code(), e.cuda_name().as_ref(), format!("{e:?}")),
+            (123_456, "CUDA_ERROR_123456", "Unknown(123456)".into())
+        );
+        assert!(e.to_string().contains("123456"), "{e}");
+        assert_eq!(CudaError::from_code(999), CudaError::UnknownError);
+        let line = Error::Cuda { during: "launching `k`".into(), error: e }.to_string();
+        assert!(
+            line.starts_with("CUDA error while launching `k`: \"") && line.ends_with("(Unknown(123456))"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'), "{line}");
     }
 }

@@ -13,6 +13,7 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
 use super::driver::{Context, Linker, Module};
+use crate::error::CudaError;
 
 /// Where the CUDA toolkit keeps `libcudadevrt.a`: `$CUDA_HOME` or `$CUDA_PATH` first, then the
 /// usual install places.
@@ -26,39 +27,43 @@ pub fn find_cudadevrt() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Links the PTX `text` of the module `name` with `libcudadevrt.a` and loads the result into
-/// `ctx` (current on this thread), or says in one line why it cannot (no PTX in this build, no
-/// toolkit, or the linker's own error log).
+/// Links the PTX `text` of the module `name` with `libcudadevrt.a` in `ctx` and loads the
+/// result into it (each step makes `ctx` current on this thread), or says in one line why it
+/// cannot (no PTX in this build, no toolkit, or the linker's own error log).
 pub(crate) fn load_linked(ctx: &Context, name: &str, text: &str) -> Result<Module, String> {
-    let cubin = linked(name, text)?;
+    let lib = device_runtime(name, text)?;
+    let cubin = link(ctx, name, text, &lib)?;
     Module::from_image(ctx, &cubin).map_err(|e| format!("the driver refused the linked module `{name}` ({e})"))
 }
 
-/// `text` linked with `libcudadevrt.a` (the cubin), or why not.
-fn linked(name: &str, text: &str) -> Result<Vec<u8>, String> {
+/// The device runtime library to link the module `name` (PTX `text`) with, or why there is
+/// nothing to link.
+fn device_runtime(name: &str, text: &str) -> Result<PathBuf, String> {
     if text.is_empty() {
         return Err(format!("the module `{name}` was built without PTX (REDUCE_SCAN_NO_PTX=1)"));
     }
-    let lib = find_cudadevrt().ok_or_else(|| {
+    find_cudadevrt().ok_or_else(|| {
         format!(
             "the module `{name}` launches kernels from the device and needs the CUDA toolkit's device runtime, \
              libcudadevrt.a (looked under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda, /opt/cuda and /usr): none found"
         )
-    })?;
-    link(name, text, &lib)
+    })
 }
 
-/// The JIT link: `ptx` (as relocatable code) and the library at `lib`, into a cubin.
-fn link(name: &str, ptx: &str, lib: &Path) -> Result<Vec<u8>, String> {
-    let failed = |what: &str, r: crate::error::CudaError, log: String| {
-        format!(
-            "linking the module `{name}` with {}: {what} failed ({}){}",
-            lib.display(),
-            r.cuda_name(),
-            if log.is_empty() { String::new() } else { format!(": {log}") }
-        )
-    };
-    let mut linker = Linker::new().map_err(|r| failed("cuLinkCreate", r, String::new()))?;
+/// The one line of a failed step `what` of the link of the module `name` with `lib`, with the
+/// linker's log.
+fn link_failed(name: &str, lib: &Path, what: &str, r: CudaError, log: &str) -> String {
+    format!(
+        "linking the module `{name}` with {}: {what} failed ({}){}",
+        lib.display(),
+        r.cuda_name(),
+        if log.is_empty() { String::new() } else { format!(": {log}") }
+    )
+}
+
+/// The JIT link in `ctx`: `ptx` (as relocatable code) and the library at `lib`, into a cubin.
+fn link(ctx: &Context, name: &str, ptx: &str, lib: &Path) -> Result<Vec<u8>, String> {
+    let mut linker = Linker::new(ctx).map_err(|r| link_failed(name, lib, "cuLinkCreate", r, ""))?;
     let path = CString::new(lib.as_os_str().as_encoded_bytes())
         .map_err(|_| format!("{}: a NUL in the path", lib.display()))?;
     // The JIT reads PTX as a C string: without its NUL, ptxas reads past the end ("Unexpected
@@ -66,24 +71,42 @@ fn link(name: &str, ptx: &str, lib: &Path) -> Result<Vec<u8>, String> {
     let ptx = CString::new(ptx).map_err(|_| format!("the PTX of `{name}` holds a NUL byte"))?;
     let linked =
         linker.add_ptx(&ptx, c"nested.ptx").and_then(|()| linker.add_library(&path)).and_then(|()| linker.complete());
-    linked.map_err(|r| failed("the link", r, linker.log()))
+    linked.map_err(|r| link_failed(name, lib, "the link", r, &linker.log()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// No test thread has a CUDA context, so the link fails everywhere; what matters is the line
-    /// it fails with: no PTX, no toolkit (CI, laptops), or the link step naming the library.
+    /// What is missing before a link is tried says so in one line: no PTX, no toolkit (CI,
+    /// laptops); where both are there, the library is what the link is given.
     #[test]
     fn loading_says_in_one_line_what_is_missing() {
-        let e = linked("nested", "").map(|_| ()).unwrap_err();
+        let e = device_runtime("nested", "").unwrap_err();
         assert!(e.contains("`nested`") && e.contains("without PTX") && !e.contains('\n'), "{e}");
-        let e = linked("nested", ".version 7.0\n.target sm_70\n").map(|_| ()).unwrap_err();
-        assert!(!e.contains('\n'), "more than one line: {e}");
-        match find_cudadevrt() {
-            None => assert!(e.contains("libcudadevrt.a") && e.contains("none found"), "{e}"),
-            Some(lib) => assert!(e.contains(&lib.display().to_string()), "{e}"),
+        match (device_runtime("nested", ".version 7.0\n"), find_cudadevrt()) {
+            (Ok(lib), found) => assert_eq!(Some(lib), found),
+            (Err(e), found) => {
+                assert!(found.is_none() && !e.contains('\n'), "more than one line, or a library found: {e}");
+                assert!(e.contains("libcudadevrt.a") && e.contains("none found"), "{e}");
+            }
         }
+    }
+
+    /// A failed link step is one line naming the module, the library, the step, the code and
+    /// the log.
+    #[test]
+    fn a_failed_link_names_the_library_the_step_and_the_log() {
+        let lib = Path::new("/opt/cuda/lib64/libcudadevrt.a");
+        let e = link_failed("nested", lib, "the link", CudaError::InvalidPtx, "ptxas fatal; undefined symbol");
+        assert_eq!(
+            e,
+            "linking the module `nested` with /opt/cuda/lib64/libcudadevrt.a: the link failed \
+             (CUDA_ERROR_INVALID_PTX): ptxas fatal; undefined symbol"
+        );
+        assert!(
+            link_failed("n", lib, "cuLinkCreate", CudaError::InvalidContext, "")
+                .ends_with("(CUDA_ERROR_INVALID_CONTEXT)")
+        );
     }
 }

@@ -18,13 +18,13 @@ use crate::ptx;
 /// The GPU: context, one stream, the modules its launches named, and a cache of kernel handles.
 pub struct Gpu {
     stream: Stream,
-    /// Kernel handles by module name and kernel name, looked up once (valid while their module
-    /// is: for the process).
+    /// Kernel handles by module name and kernel name, looked up once (each keeps its module
+    /// loaded; the cache keeps them for the process).
     functions: Mutex<HashMap<(&'static str, &'static str), Function>>,
     /// The kernel crates' modules ([`ptx::Module`]), loaded on first use (the newest build the
     /// device runs; linked with the device runtime first where the module says so), by name,
-    /// and kept for the process; or why one could not be.
-    modules: Mutex<HashMap<&'static str, std::result::Result<&'static Module, String>>>,
+    /// and kept for the process (the cache holds one owner of each); or why one could not be.
+    modules: Mutex<HashMap<&'static str, std::result::Result<Module, String>>>,
     /// Where [`read_word`](Self::read_word) receives answers.
     answer: Mutex<Answer>,
     /// How answers come (`REDUCE_SCAN_ANSWER`, for the measurements), fixed at [`Gpu::new`].
@@ -42,8 +42,8 @@ pub struct Gpu {
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
-    /// The device's primary context, last: fields drop in order, and everything above lives in
-    /// it.
+    /// The device's primary context (every driver object above holds it too, and keeps it
+    /// retained while it lives).
     ctx: Context,
 }
 
@@ -104,6 +104,9 @@ unsafe impl Send for Answer {}
 impl Answer {
     fn new(ctx: &Context) -> Result<Self> {
         let memory = MappedHost::alloc(ctx, 16).map_err(|(call, e)| match call {
+            "cuCtxSetCurrent" => {
+                Error::Invalid(format!("the driver cannot make the CUDA context current ({})", e.cuda_name()))
+            }
             "cuMemHostAlloc" => {
                 Error::Invalid(format!("the driver refused 16 bytes of mapped page-locked memory ({})", e.cuda_name()))
             }
@@ -266,8 +269,8 @@ impl Gpu {
         Stream::new(&self.ctx).during("creating a stream")
     }
 
-    /// `bytes` of device memory in this GPU's context (current on the calling thread: the
-    /// backend binds it first), contents unspecified; freed when dropped.
+    /// `bytes` of device memory in this GPU's context (which the allocation makes current on the
+    /// calling thread, as the backend did already), contents unspecified; freed when dropped.
     pub fn alloc(&self, bytes: usize) -> std::result::Result<DeviceMemory, CudaError> {
         DeviceMemory::alloc(&self.ctx, bytes)
     }
@@ -278,29 +281,30 @@ impl Gpu {
     /// is made in the wrong one).
     pub fn function_in(&self, module: &'static ptx::Module, name: &'static str) -> Result<Function> {
         let mut cache = self.functions.lock().unwrap();
-        if let Some(&f) = cache.get(&(module.name, name)) {
-            return Ok(f);
+        if let Some(f) = cache.get(&(module.name, name)) {
+            return Ok(f.clone());
         }
         let home = module.nested().filter(|n| n.has_entry(name)).unwrap_or(module);
         let f = self
             .module_of(home)?
             .function(name)
             .map_err(|e| Error::Invalid(format!("kernel `{name}` is not in the PTX module `{}` ({e})", home.name)))?;
-        // One handle per kernel, valid for the life of the process like its module.
-        cache.insert((module.name, name), f);
+        // One handle per kernel, kept for the life of the process (with its module).
+        cache.insert((module.name, name), f.clone());
         Ok(f)
     }
 
     /// A kernel crate's module, loaded into this context on first use (the newest build the
     /// device runs; linked with the CUDA device runtime first where the module calls it) and
-    /// kept for the process. A module that could not be loaded stays refused, with its reason.
-    pub fn module_of(&self, module: &'static ptx::Module) -> Result<&'static Module> {
+    /// kept for the process (the cache holds one owner of it). A module that could not be loaded
+    /// stays refused, with its reason.
+    pub fn module_of(&self, module: &'static ptx::Module) -> Result<Module> {
         let mut loaded = self.modules.lock().unwrap();
         if let Some(m) = loaded.get(module.name) {
             return m.clone().map_err(Error::Unsupported);
         }
-        let m = self.load(module).map(|m| &*Box::leak(Box::new(m)));
-        loaded.insert(module.name, m.as_ref().copied().map_err(|e| e.to_string()));
+        let m = self.load(module);
+        loaded.insert(module.name, m.as_ref().map(Module::clone).map_err(|e| e.to_string()));
         m
     }
 
@@ -358,8 +362,9 @@ impl Gpu {
         let refused =
             |what: &str, r: CudaError| Error::Invalid(format!("the driver refused to {what} ({})", r.cuda_name()));
         let f = self.function_in(module, name)?;
-        // SAFETY: forwarded from the caller; `f` is a live function of this context.
-        unsafe { Graph::of_kernel(f, grid, block, shared, params) }.map_err(|e| match e {
+        // SAFETY: forwarded from the caller; `f` is a function of this context (the graph keeps
+        // its module loaded).
+        unsafe { Graph::of_kernel(&f, grid, block, shared, params) }.map_err(|e| match e {
             driver::GraphError::Create(r) => refused("create a graph", r),
             driver::GraphError::Build(r) => refused(&format!("make a graph of `{name}`"), r),
         })
@@ -447,7 +452,7 @@ impl Gpu {
         }
         self.bind()?;
         // What the limit was, for the message (0 where the driver cannot say, as before).
-        let now = Context::limit_pending_launches();
+        let now = self.ctx.limit_pending_launches();
         if let Ok(now) = now
             && now >= launches
         {
@@ -455,14 +460,14 @@ impl Gpu {
             return Ok(now);
         }
         let now = now.unwrap_or(0);
-        if let Err(r) = Context::set_limit_pending_launches(launches) {
+        if let Err(r) = self.ctx.set_limit_pending_launches(launches) {
             return Err(Error::Invalid(format!(
                 "the driver refused a limit of {launches} pending device-side launches ({}; the limit was {now})",
                 r.cuda_name()
             )));
         }
         // The driver may round or clamp the value: what it grants is what it reads back.
-        let granted = Context::limit_pending_launches().map_err(|read| {
+        let granted = self.ctx.limit_pending_launches().map_err(|read| {
             Error::Invalid(format!(
                 "the driver set a limit of {launches} pending device-side launches but cannot say what it granted \
                  ({})",
@@ -489,8 +494,8 @@ impl Gpu {
         params: &[*mut c_void],
     ) -> Result<()> {
         let f = self.function_in(module, name)?;
-        // SAFETY: forwarded from the caller.
-        unsafe { stream.launch(f, grid, block, shared, params) }.during(format!("launching `{name}`"))
+        // SAFETY: forwarded from the caller; `f` keeps its module loaded.
+        unsafe { stream.launch(&f, grid, block, shared, params) }.during(format!("launching `{name}`"))
     }
 
     /// Waits for `stream`; reports an error a kernel raised.

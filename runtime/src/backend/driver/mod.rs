@@ -11,10 +11,20 @@
 //!
 //! A [`Module`] is any PTX text (or linked image) loaded into a context: the GPU backend holds
 //! the kernels' module and the nested kernels' linked one, and looks kernels up by name in them.
+//!
+//! Ownership: a [`Context`] is a shared owner of one retain of a device's primary context
+//! (`cuDevicePrimaryCtxRetain`), released (`cuDevicePrimaryCtxRelease`) when the last owner is
+//! dropped. Every object made in a context holds such an owner, makes the context current
+//! (`cuCtxSetCurrent`) in its constructor and again in its `Drop`, before the driver call that
+//! frees it, so it can be made and dropped on any thread, in any order. A [`Function`] shares
+//! its [`Module`]'s ownership, and a [`Graph`] holds its kernel's function: a module is unloaded
+//! only when no function of it (nor graph of one) is left to launch. Where the driver cannot be
+//! called in a `Drop` (no driver loaded, the context cannot be made current), nothing is freed.
 
 mod sys;
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::sync::Arc;
 
 use sys::{Api, CUcontext, CUdevice, CUdeviceptr, CUresult};
 
@@ -140,86 +150,128 @@ impl Device {
     }
 }
 
-/// A device's primary context (`cuDevicePrimaryCtxRetain`: the one the CUDA runtime uses too),
-/// released when dropped.
-pub struct Context {
+/// What the owners of a [`Context`] share: the retained primary context, released
+/// (`cuDevicePrimaryCtxRelease`) when the last of them is dropped.
+#[derive(Debug)]
+struct ContextInner {
     raw: CUcontext,
     device: CUdevice,
 }
 
-// SAFETY: a context handle may be made current on, and used from, any thread.
-unsafe impl Send for Context {}
-// SAFETY: as above; the type has no interior state of its own.
-unsafe impl Sync for Context {}
+// SAFETY: a context handle may be made current on, and used from, any thread; the type has no
+// interior state of its own.
+unsafe impl Send for ContextInner {}
+// SAFETY: as above.
+unsafe impl Sync for ContextInner {}
+
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        if let Ok(api) = api() {
+            // SAFETY: the one retain made in `Context::primary` for this value, released once,
+            // after every owner of the context (each holds the `Arc`) has been dropped.
+            unsafe { (api.cuDevicePrimaryCtxRelease_v2)(self.device) };
+        }
+    }
+}
+
+/// A device's primary context (`cuDevicePrimaryCtxRetain`: the one the CUDA runtime uses too),
+/// shared: a clone is another owner of the same retain, and every driver object made in the
+/// context ([`Module`], [`Function`], [`Stream`], [`Event`], [`DeviceMemory`], [`MappedHost`],
+/// [`Graph`], [`Linker`]) holds one, so the context is released
+/// (`cuDevicePrimaryCtxRelease`) only when the last of them is dropped.
+#[derive(Clone, Debug)]
+pub struct Context(Arc<ContextInner>);
 
 impl Context {
-    /// Retains `device`'s primary context and makes it current on this thread.
+    /// `cuDevicePrimaryCtxRetain` of `device`'s primary context, made current on this thread
+    /// (`cuCtxSetCurrent`).
     pub fn primary(device: Device) -> Result<Context, CudaError> {
         let mut raw: CUcontext = std::ptr::null_mut();
         // SAFETY: an out-pointer to a local.
         check(unsafe { (api()?.cuDevicePrimaryCtxRetain)(&mut raw, device.0) })?;
-        let ctx = Context { raw, device: device.0 };
+        // From here the retain is owned: a failed bind below releases it.
+        let ctx = Context(Arc::new(ContextInner { raw, device: device.0 }));
         ctx.set_current()?;
         Ok(ctx)
     }
 
     /// `cuCtxSetCurrent`: makes the context current on the calling thread.
     pub fn set_current(&self) -> Result<(), CudaError> {
-        bind(self.raw)
+        // SAFETY: a context this value's retain keeps alive.
+        check(unsafe { (api()?.cuCtxSetCurrent)(self.0.raw) })
     }
 
-    /// `cuCtxGetLimit` of the current context.
-    pub fn limit_pending_launches() -> Result<usize, CudaError> {
+    /// `cuCtxGetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT)` of this context (made current
+    /// on this thread first, `cuCtxSetCurrent`).
+    pub fn limit_pending_launches(&self) -> Result<usize, CudaError> {
+        self.set_current()?;
         let mut value = 0usize;
         // SAFETY: an out-pointer to a local.
         check(unsafe { (api()?.cuCtxGetLimit)(&mut value, sys::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT) })?;
         Ok(value)
     }
 
-    /// `cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches)` of the current context.
-    pub fn set_limit_pending_launches(launches: usize) -> Result<(), CudaError> {
+    /// `cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches)` of this context (made
+    /// current on this thread first, `cuCtxSetCurrent`).
+    pub fn set_limit_pending_launches(&self, launches: usize) -> Result<(), CudaError> {
+        self.set_current()?;
         // SAFETY: a plain setting; the driver checks the value.
         check(unsafe { (api()?.cuCtxSetLimit)(sys::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, launches) })
     }
 }
 
-impl Drop for Context {
-    fn drop(&mut self) {
-        if let Ok(api) = api() {
-            // SAFETY: the retain made in `primary`, released once.
-            unsafe { (api.cuDevicePrimaryCtxRelease_v2)(self.device) };
-        }
+/// Runs `free` with `ctx` current on this thread (`cuCtxSetCurrent`): how every owner of a
+/// driver object frees it when dropped, on whichever thread that is. Where no driver is loaded
+/// or the context cannot be made current, nothing is freed (a drop cannot report an error).
+fn in_context(ctx: &Context, free: impl FnOnce(&'static Api)) {
+    if let Ok(api) = api()
+        && ctx.set_current().is_ok()
+    {
+        free(api);
     }
 }
 
-/// Makes `ctx` current (what every owner of a driver object does before releasing it, so that
-/// it can be dropped on any thread).
-fn bind(ctx: CUcontext) -> Result<(), CudaError> {
-    // SAFETY: a context handle this process retained and still holds.
-    check(unsafe { (api()?.cuCtxSetCurrent)(ctx) })
-}
-
-/// A loaded module (`CUmodule`): PTX, which the driver compiles for the device, or a linked
-/// image (cubin); unloaded when dropped. Its [`Function`]s are valid while it lives.
-pub struct Module {
+/// What the owners of a [`Module`] share: the loaded module, unloaded (`cuModuleUnload`) in its
+/// context when the last of them (the module's clones and its [`Function`]s) is dropped.
+#[derive(Debug)]
+struct ModuleInner {
     raw: sys::CUmodule,
-    ctx: CUcontext,
+    ctx: Context,
 }
 
-// SAFETY: a module handle of a context, usable from any thread where that context is current.
-unsafe impl Send for Module {}
-// SAFETY: as above; lookups do not mutate the handle.
-unsafe impl Sync for Module {}
+// SAFETY: a module handle of a context, usable from any thread where that context is current
+// (the owners bind it); lookups do not mutate the handle.
+unsafe impl Send for ModuleInner {}
+// SAFETY: as above.
+unsafe impl Sync for ModuleInner {}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        in_context(&self.ctx, |api| {
+            // SAFETY: the module loaded in `Module::load`, unloaded once, in its own context, after
+            // every function looked up in it (each holds the `Arc`) has been dropped.
+            unsafe { (api.cuModuleUnload)(self.raw) };
+        });
+    }
+}
+
+/// A loaded module (`CUmodule`, `cuModuleLoadData`): PTX, which the driver compiles for the
+/// device, or a linked image (cubin). A clone shares the same loaded module, which is unloaded
+/// (`cuModuleUnload`) when the last clone and the last of its [`Function`]s are dropped; it keeps
+/// its [`Context`] alive until then.
+#[derive(Clone, Debug)]
+pub struct Module(Arc<ModuleInner>);
 
 impl Module {
-    /// `cuModuleLoadData` of a PTX text into `ctx` (current on this thread). A NUL byte in the
-    /// text is [`CudaError::InvalidPtx`].
+    /// `cuModuleLoadData` of a PTX text into `ctx` (made current on this thread first,
+    /// `cuCtxSetCurrent`). A NUL byte in the text is [`CudaError::InvalidPtx`].
     pub fn from_ptx(ctx: &Context, ptx: &str) -> Result<Module, CudaError> {
         let text = CString::new(ptx).map_err(|_| CudaError::InvalidPtx)?;
         Self::load(ctx, text.as_bytes_with_nul())
     }
 
-    /// `cuModuleLoadData` of a cubin or fatbin image into `ctx` (current on this thread).
+    /// `cuModuleLoadData` of a cubin or fatbin image into `ctx` (made current on this thread
+    /// first, `cuCtxSetCurrent`).
     pub fn from_image(ctx: &Context, image: &[u8]) -> Result<Module, CudaError> {
         // A NUL after the image, as for a text: the driver reads the image's own length from
         // its header, and a PTX image needs its terminator.
@@ -229,68 +281,77 @@ impl Module {
     }
 
     fn load(ctx: &Context, image: &[u8]) -> Result<Module, CudaError> {
+        ctx.set_current()?;
         let mut raw: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: an out-pointer to a local and an image that ends in NUL, alive for the call
-        // (the driver copies what it keeps).
+        // (the driver copies what it keeps); `ctx` is current, so the module is loaded into it.
         check(unsafe { (api()?.cuModuleLoadData)(&mut raw, image.as_ptr().cast()) })?;
-        Ok(Module { raw, ctx: ctx.raw })
+        Ok(Module(Arc::new(ModuleInner { raw, ctx: ctx.clone() })))
     }
 
-    /// `cuModuleGetFunction`: the kernel entry `name`.
+    /// `cuModuleGetFunction`: the kernel entry `name`, which keeps this module loaded for as
+    /// long as it lives.
     pub fn function(&self, name: &str) -> Result<Function, CudaError> {
         let name = CString::new(name).map_err(|_| CudaError::InvalidValue)?;
         let mut raw: sys::CUfunction = std::ptr::null_mut();
         // SAFETY: an out-pointer to a local, a live module and a NUL-terminated name.
-        check(unsafe { (api()?.cuModuleGetFunction)(&mut raw, self.raw, name.as_ptr()) })?;
-        Ok(Function(raw))
+        check(unsafe { (api()?.cuModuleGetFunction)(&mut raw, self.0.raw, name.as_ptr()) })?;
+        Ok(Function { raw, module: Arc::clone(&self.0) })
+    }
+
+    /// The context the module is loaded into.
+    pub fn context(&self) -> &Context {
+        &self.0.ctx
     }
 }
 
-impl Drop for Module {
-    fn drop(&mut self) {
-        if let Ok(api) = api()
-            && bind(self.ctx).is_ok()
-        {
-            // SAFETY: the module loaded in `load`, unloaded once, in its own context.
-            unsafe { (api.cuModuleUnload)(self.raw) };
-        }
-    }
+/// A kernel of a loaded [`Module`] (`CUfunction`, `cuModuleGetFunction`). It shares the
+/// module's ownership: the module stays loaded, and its context retained, while any clone of
+/// the function lives, so a launch can never name an unloaded kernel. Cloning is cheap (one
+/// reference count).
+#[derive(Clone, Debug)]
+pub struct Function {
+    raw: sys::CUfunction,
+    module: Arc<ModuleInner>,
 }
 
-/// A kernel of a loaded [`Module`] (`CUfunction`), valid while the module is loaded.
-#[derive(Clone, Copy, Debug)]
-pub struct Function(sys::CUfunction);
-
-// SAFETY: a function handle may be used from any thread where its context is current.
+// SAFETY: a function handle may be used from any thread where its context is current; the
+// module it belongs to is kept loaded by `module`.
 unsafe impl Send for Function {}
-// SAFETY: as above.
+// SAFETY: as above; the handle is never mutated.
 unsafe impl Sync for Function {}
 
 impl Function {
     /// `cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)`.
-    pub fn set_max_dynamic_shared(self, bytes: i32) -> Result<(), CudaError> {
-        // SAFETY: a live function handle; the driver checks the value.
+    pub fn set_max_dynamic_shared(&self, bytes: i32) -> Result<(), CudaError> {
+        // SAFETY: a function handle whose module `self` keeps loaded; the driver checks the value.
         check(unsafe {
-            (api()?.cuFuncSetAttribute)(self.0, sys::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
+            (api()?.cuFuncSetAttribute)(self.raw, sys::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
         })
     }
 
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`: blocks of `block` threads with `shared`
     /// dynamic bytes resident on one SM at once.
-    pub fn max_active_blocks_per_multiprocessor(self, block: u32, shared: usize) -> Result<u32, CudaError> {
+    pub fn max_active_blocks_per_multiprocessor(&self, block: u32, shared: usize) -> Result<u32, CudaError> {
         let mut blocks: c_int = 0;
-        // SAFETY: an out-pointer to a local and a live function handle.
+        // SAFETY: an out-pointer to a local and a function handle whose module `self` keeps loaded.
         check(unsafe {
-            (api()?.cuOccupancyMaxActiveBlocksPerMultiprocessor)(&mut blocks, self.0, block as c_int, shared)
+            (api()?.cuOccupancyMaxActiveBlocksPerMultiprocessor)(&mut blocks, self.raw, block as c_int, shared)
         })?;
         Ok(blocks.max(0) as u32)
     }
+
+    /// The context of the function's module.
+    pub fn context(&self) -> &Context {
+        &self.module.ctx
+    }
 }
 
-/// A stream (`CUstream`), destroyed when dropped.
+/// A stream (`CUstream`, `cuStreamCreate`), destroyed (`cuStreamDestroy`) in its context when
+/// dropped; it keeps the context alive until then.
 pub struct Stream {
     raw: sys::CUstream,
-    ctx: CUcontext,
+    ctx: Context,
 }
 
 // SAFETY: a stream handle may be used from any thread where its context is current.
@@ -299,14 +360,16 @@ unsafe impl Send for Stream {}
 unsafe impl Sync for Stream {}
 
 impl Stream {
-    /// `cuStreamCreate(CU_STREAM_DEFAULT)` in `ctx` (current on this thread): ordered with the
-    /// legacy default stream, where synchronous copies and memsets go, so a launch queued after
-    /// them sees them done (cust 0.3.2 made its streams so too, whatever flags it was given).
+    /// `cuStreamCreate(CU_STREAM_DEFAULT)` in `ctx` (made current on this thread first,
+    /// `cuCtxSetCurrent`): ordered with the legacy default stream, where synchronous copies and
+    /// memsets go, so a launch queued after them sees them done (cust 0.3.2 made its streams so
+    /// too, whatever flags it was given).
     pub fn new(ctx: &Context) -> Result<Stream, CudaError> {
+        ctx.set_current()?;
         let mut raw: sys::CUstream = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local.
+        // SAFETY: an out-pointer to a local; `ctx` is current, so the stream is made in it.
         check(unsafe { (api()?.cuStreamCreate)(&mut raw, sys::CU_STREAM_DEFAULT) })?;
-        Ok(Stream { raw, ctx: ctx.raw })
+        Ok(Stream { raw, ctx: ctx.clone() })
     }
 
     /// `cuLaunchKernel` of `function` over a 1-D grid, with the packed parameter pointers
@@ -317,17 +380,18 @@ impl Stream {
     /// address among them is valid for what the kernel does with it.
     pub unsafe fn launch(
         &self,
-        function: Function,
+        function: &Function,
         grid: u32,
         block: u32,
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<(), CudaError> {
         let api = api()?;
-        // SAFETY: forwarded from the caller; the driver reads the parameters before returning.
+        // SAFETY: a function whose module `function` keeps loaded and a live stream; the
+        // parameters are the caller's promise; the driver reads them before returning.
         check(unsafe {
             (api.cuLaunchKernel)(
-                function.0,
+                function.raw,
                 grid,
                 1,
                 1,
@@ -361,31 +425,32 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        if let Ok(api) = api()
-            && bind(self.ctx).is_ok()
-        {
-            // SAFETY: the stream made in `new`, destroyed once.
+        in_context(&self.ctx, |api| {
+            // SAFETY: the stream made in `new`, destroyed once, in its own context.
             unsafe { (api.cuStreamDestroy_v2)(self.raw) };
-        }
+        });
     }
 }
 
-/// An event (`CUevent`) that records timing, destroyed when dropped.
+/// An event that records timing (`CUevent`, `cuEventCreate`), destroyed (`cuEventDestroy`) in
+/// its context when dropped; it keeps the context alive until then.
 pub struct Event {
     raw: sys::CUevent,
-    ctx: CUcontext,
+    ctx: Context,
 }
 
 // SAFETY: an event handle may be used from any thread where its context is current.
 unsafe impl Send for Event {}
 
 impl Event {
-    /// `cuEventCreate(CU_EVENT_DEFAULT)` in `ctx` (current on this thread).
+    /// `cuEventCreate(CU_EVENT_DEFAULT)` in `ctx` (made current on this thread first,
+    /// `cuCtxSetCurrent`).
     pub fn new(ctx: &Context) -> Result<Event, CudaError> {
+        ctx.set_current()?;
         let mut raw: sys::CUevent = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local.
+        // SAFETY: an out-pointer to a local; `ctx` is current, so the event is made in it.
         check(unsafe { (api()?.cuEventCreate)(&mut raw, sys::CU_EVENT_DEFAULT) })?;
-        Ok(Event { raw, ctx: ctx.raw })
+        Ok(Event { raw, ctx: ctx.clone() })
     }
 
     /// `cuEventRecord` on `stream`.
@@ -420,20 +485,19 @@ impl Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if let Ok(api) = api()
-            && bind(self.ctx).is_ok()
-        {
-            // SAFETY: the event made in `new`, destroyed once.
+        in_context(&self.ctx, |api| {
+            // SAFETY: the event made in `new`, destroyed once, in its own context.
             unsafe { (api.cuEventDestroy_v2)(self.raw) };
-        }
+        });
     }
 }
 
-/// Device memory (`cuMemAlloc`), freed when dropped.
+/// Device memory (`cuMemAlloc`), freed (`cuMemFree`) in its context when dropped; it keeps the
+/// context alive until then.
 pub struct DeviceMemory {
     address: CUdeviceptr,
     bytes: usize,
-    ctx: CUcontext,
+    ctx: Context,
 }
 
 // SAFETY: a device allocation is reachable from any thread of the process; access to its
@@ -443,13 +507,14 @@ unsafe impl Send for DeviceMemory {}
 unsafe impl Sync for DeviceMemory {}
 
 impl DeviceMemory {
-    /// `cuMemAlloc` of `bytes` (at least 1) in `ctx` (current on this thread): contents
-    /// unspecified.
+    /// `cuMemAlloc` of `bytes` (at least 1) in `ctx` (made current on this thread first,
+    /// `cuCtxSetCurrent`): contents unspecified.
     pub fn alloc(ctx: &Context, bytes: usize) -> Result<DeviceMemory, CudaError> {
+        ctx.set_current()?;
         let mut address: CUdeviceptr = 0;
-        // SAFETY: an out-pointer to a local.
+        // SAFETY: an out-pointer to a local; `ctx` is current, so the memory is its.
         check(unsafe { (api()?.cuMemAlloc_v2)(&mut address, bytes) })?;
-        Ok(DeviceMemory { address, bytes, ctx: ctx.raw })
+        Ok(DeviceMemory { address, bytes, ctx: ctx.clone() })
     }
 
     /// The device address of the first byte.
@@ -484,12 +549,10 @@ impl DeviceMemory {
 
 impl Drop for DeviceMemory {
     fn drop(&mut self) {
-        if let Ok(api) = api()
-            && bind(self.ctx).is_ok()
-        {
-            // SAFETY: the allocation made in `alloc`, freed once.
+        in_context(&self.ctx, |api| {
+            // SAFETY: the allocation made in `alloc`, freed once, in its own context.
             unsafe { (api.cuMemFree_v2)(self.address) };
-        }
+        });
     }
 }
 
@@ -500,7 +563,7 @@ impl Drop for DeviceMemory {
 /// and do not overlap.
 pub unsafe fn copy_device_async(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<(), CudaError> {
     let api = api()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: forwarded from the caller; a live stream handle.
     check(unsafe { (api.cuMemcpyDtoDAsync_v2)(dst, src, bytes, stream.raw) })
 }
 
@@ -511,31 +574,35 @@ pub unsafe fn copy_device_async(dst: u64, src: u64, bytes: usize, stream: &Strea
 /// `bytes` that stays so until the copy has completed.
 pub unsafe fn copy_to_host_async(dst: *mut c_void, src: u64, bytes: usize, stream: &Stream) -> Result<(), CudaError> {
     let api = api()?;
-    // SAFETY: forwarded from the caller.
+    // SAFETY: forwarded from the caller; a live stream handle.
     check(unsafe { (api.cuMemcpyDtoHAsync_v2)(dst, src, bytes, stream.raw) })
 }
 
 /// Page-locked host memory mapped into the device's address space (`cuMemHostAlloc` with
-/// `CU_MEMHOSTALLOC_DEVICEMAP`), freed when dropped.
+/// `CU_MEMHOSTALLOC_DEVICEMAP`), freed (`cuMemFreeHost`) in its context when dropped; it keeps
+/// the context alive until then.
 pub struct MappedHost {
     host: *mut c_void,
     device: CUdeviceptr,
-    ctx: CUcontext,
+    ctx: Context,
 }
 
 // SAFETY: process-wide page-locked memory; its owner orders the accesses.
 unsafe impl Send for MappedHost {}
 
 impl MappedHost {
-    /// `bytes` of mapped memory in `ctx` (current on this thread), and its device address
-    /// (`cuMemHostGetDevicePointer`). The error says which of the two calls failed.
+    /// `bytes` of mapped memory in `ctx` (made current on this thread first, `cuCtxSetCurrent`),
+    /// and its device address (`cuMemHostGetDevicePointer`). The error says which of the three
+    /// calls failed (`cuCtxSetCurrent`, `cuMemHostAlloc`, `cuMemHostGetDevicePointer`).
     pub fn alloc(ctx: &Context, bytes: usize) -> Result<MappedHost, (&'static str, CudaError)> {
+        ctx.set_current().map_err(|e| ("cuCtxSetCurrent", e))?;
         let api = api().map_err(|e| ("cuMemHostAlloc", e))?;
         let mut host: *mut c_void = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local.
+        // SAFETY: an out-pointer to a local; `ctx` is current, so the memory is mapped into it.
         check(unsafe { (api.cuMemHostAlloc)(&mut host, bytes, sys::CU_MEMHOSTALLOC_DEVICEMAP) })
             .map_err(|e| ("cuMemHostAlloc", e))?;
-        let mut mapped = MappedHost { host, device: 0, ctx: ctx.raw };
+        // Owned from here: a failure below frees it.
+        let mut mapped = MappedHost { host, device: 0, ctx: ctx.clone() };
         // SAFETY: an out-pointer into `mapped`, and the mapped allocation just made.
         check(unsafe { (api.cuMemHostGetDevicePointer_v2)(&mut mapped.device, host, 0) })
             .map_err(|e| ("cuMemHostGetDevicePointer", e))?;
@@ -555,30 +622,32 @@ impl MappedHost {
 
 impl Drop for MappedHost {
     fn drop(&mut self) {
-        if let Ok(api) = api()
-            && bind(self.ctx).is_ok()
-        {
-            // SAFETY: the allocation made in `alloc`, freed once.
+        in_context(&self.ctx, |api| {
+            // SAFETY: the allocation made in `alloc`, freed once, in its own context.
             unsafe { (api.cuMemFreeHost)(self.host) };
-        }
+        });
     }
 }
 
-/// Its handles: the graph and its executable form (`cuGraphCreate`, `cuGraphInstantiate`).
+/// A CUDA graph of one kernel launch and its executable form (`cuGraphCreate`,
+/// `cuGraphInstantiateWithFlags`), both destroyed (`cuGraphExecDestroy`, `cuGraphDestroy`) in
+/// the kernel's context when dropped. It holds its kernel's `Function`, so the module stays
+/// loaded (and the context retained) while the graph can launch it.
 pub struct Graph {
     graph: sys::CUgraph,
     exec: sys::CUgraphExec,
+    function: Function,
 }
 
-// SAFETY: driver handles of the process's context, usable from any thread; `Graph` only
-// launches and destroys them.
+// SAFETY: driver handles of the function's context, usable from any thread where it is current;
+// `Graph` only launches and destroys them.
 unsafe impl Send for Graph {}
 
-/// Which step of [`Graph::of_kernel`] failed: `cuGraphCreate`, or adding the node and
-/// instantiating.
+/// Which step of [`Graph::of_kernel`] failed: making the context current or `cuGraphCreate`, or
+/// adding the node and instantiating.
 #[derive(Debug)]
 pub enum GraphError {
-    /// `cuGraphCreate` failed.
+    /// `cuCtxSetCurrent` or `cuGraphCreate` failed.
     Create(CudaError),
     /// `cuGraphAddKernelNode` or `cuGraphInstantiateWithFlags` failed.
     Build(CudaError),
@@ -586,22 +655,23 @@ pub enum GraphError {
 
 impl Graph {
     /// A graph of one node, a launch of `function` over a 1-D grid with the packed parameter
-    /// pointers `params` (the driver copies them), instantiated: built node by node
-    /// (`cuGraphCreate`, `cuGraphAddKernelNode`, `cuGraphInstantiateWithFlags`), not by
-    /// capturing a stream.
+    /// pointers `params` (the driver copies them), instantiated in the function's context (made
+    /// current on this thread first, `cuCtxSetCurrent`): built node by node (`cuGraphCreate`,
+    /// `cuGraphAddKernelNode`, `cuGraphInstantiateWithFlags`), not by capturing a stream.
     ///
     /// # Safety
     /// As [`Stream::launch`], for every launch of the graph.
     pub(crate) unsafe fn of_kernel(
-        function: Function,
+        function: &Function,
         grid: u32,
         block: u32,
         shared: u32,
         params: &[*mut c_void],
     ) -> Result<Graph, GraphError> {
+        function.context().set_current().map_err(GraphError::Create)?;
         let api = api().map_err(GraphError::Create)?;
         let node = sys::CUDA_KERNEL_NODE_PARAMS {
-            func: function.0,
+            func: function.raw,
             gridDimX: grid,
             gridDimY: 1,
             gridDimZ: 1,
@@ -615,10 +685,11 @@ impl Graph {
         let mut graph: sys::CUgraph = std::ptr::null_mut();
         // SAFETY: an out-pointer for a new, empty graph.
         check(unsafe { (api.cuGraphCreate)(&mut graph, 0) }).map_err(GraphError::Create)?;
-        let mut made = Graph { graph, exec: std::ptr::null_mut() };
+        // Owned from here: a failure below destroys what was made.
+        let mut made = Graph { graph, exec: std::ptr::null_mut(), function: function.clone() };
         let mut added: sys::CUgraphNode = std::ptr::null_mut();
-        // SAFETY: the graph just made; `node` names a live function and points to `params`,
-        // which the driver copies; no dependencies.
+        // SAFETY: the graph just made; `node` names a function whose module `made` keeps loaded
+        // and points to `params`, which the driver copies; no dependencies.
         check(unsafe { (api.cuGraphAddKernelNode)(&mut added, graph, std::ptr::null(), 0, &node) })
             .map_err(GraphError::Build)?;
         // SAFETY: the graph just made, with its one node; an out-pointer into `made`.
@@ -628,38 +699,44 @@ impl Graph {
 
     /// `cuGraphLaunch` on `stream`.
     pub(crate) fn launch(&self, stream: &Stream) -> Result<(), CudaError> {
-        // SAFETY: an instantiated graph and a live stream; what its kernel touches was promised
-        // valid by the caller of `of_kernel`.
+        // SAFETY: an instantiated graph, whose kernel's module `self` keeps loaded, and a live
+        // stream; what its kernel touches was promised valid by the caller of `of_kernel`.
         check(unsafe { (api()?.cuGraphLaunch)(self.exec, stream.raw) })
     }
 }
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        if let Ok(api) = api() {
-            // SAFETY: handles made by `of_kernel`, destroyed once, here (the executable graph
-            // only where instantiation succeeded).
+        in_context(self.function.context(), |api| {
+            // SAFETY: handles made by `of_kernel`, destroyed once, here, in their context (the
+            // executable graph only where instantiation succeeded); the function's module is
+            // unloaded only after (the `function` field drops after this).
             unsafe {
                 if !self.exec.is_null() {
                     (api.cuGraphExecDestroy)(self.exec);
                 }
                 (api.cuGraphDestroy)(self.graph);
             }
-        }
+        });
     }
 }
 
 /// The driver's JIT linker (`cuLinkCreate`): PTX and libraries in, one cubin out; the link
-/// state is destroyed when dropped. Its error log is kept in a buffer of its own.
+/// state is destroyed (`cuLinkDestroy`) in its context when dropped, and keeps the context alive
+/// until then. Its error log is kept in a buffer of its own.
 pub struct Linker {
     state: sys::CUlinkState,
-    /// The error log the driver writes (its address was given to `cuLinkCreate`).
+    /// The error log the driver writes (its address was given to `cuLinkCreate`); freed after
+    /// the link state (fields drop after `Drop::drop`).
     log: Box<[u8]>,
+    ctx: Context,
 }
 
 impl Linker {
-    /// `cuLinkCreate` with an error log of 16 KiB, in the current context.
-    pub fn new() -> Result<Linker, CudaError> {
+    /// `cuLinkCreate` with an error log of 16 KiB, in `ctx` (made current on this thread first,
+    /// `cuCtxSetCurrent`).
+    pub fn new(ctx: &Context) -> Result<Linker, CudaError> {
+        ctx.set_current()?;
         let api = api()?;
         let mut log = vec![0u8; 16 * 1024].into_boxed_slice();
         let mut options = [sys::CU_JIT_ERROR_LOG_BUFFER, sys::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
@@ -670,9 +747,8 @@ impl Linker {
         check(unsafe {
             (api.cuLinkCreate_v2)(options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr(), &mut state)
         })?;
-        Ok(Linker { state, log })
+        Ok(Linker { state, log, ctx: ctx.clone() })
     }
-
     /// `cuLinkAddData(CU_JIT_INPUT_PTX)`: `ptx` as relocatable code, under `name`.
     pub fn add_ptx(&mut self, ptx: &CStr, name: &CStr) -> Result<(), CudaError> {
         let text = ptx.to_bytes_with_nul();
@@ -726,24 +802,13 @@ impl Linker {
 
 impl Drop for Linker {
     fn drop(&mut self) {
-        if let Ok(api) = api() {
-            // SAFETY: the link state made in `new`, destroyed once.
+        in_context(&self.ctx, |api| {
+            // SAFETY: the link state made in `new`, destroyed once, in its own context, before
+            // the log buffer it writes to is freed.
             unsafe { (api.cuLinkDestroy)(self.state) };
-        }
+        });
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::sys::FUNCTIONS;
-
-    /// The tests' stand-in driver (built by the root package's build script) defines the
-    /// functions of `runtime/cuda-stub/functions.txt`: the same list as the table's.
-    #[test]
-    fn the_function_list_is_the_tables() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/cuda-stub/functions.txt");
-        let text = std::fs::read_to_string(path).unwrap();
-        let listed: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
-        assert_eq!(listed, FUNCTIONS, "{path} lists other functions than driver/sys.rs loads");
-    }
-}
+mod tests;

@@ -24,6 +24,10 @@ pub type CUresult = c_uint;
 pub const CUDA_SUCCESS: CUresult = 0;
 /// `CUDA_ERROR_NOT_READY`: what a query of unfinished work answers.
 pub const CUDA_ERROR_NOT_READY: CUresult = 600;
+/// `CUDA_ERROR_NOT_SUPPORTED`: what the unit tests' fake table answers for a function it does
+/// not fake ([`Api::refusing`]).
+#[cfg(test)]
+pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
 
 /// A device ordinal as the driver names it (`CUdevice`, an `int`).
 pub type CUdevice = c_int;
@@ -106,10 +110,10 @@ pub struct CUDA_KERNEL_NODE_PARAMS {
 macro_rules! driver_api {
     ($($name:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {
         /// The driver's functions, looked up in the loaded `libcuda.so.1`, which the table keeps
-        /// open for the life of the process.
+        /// open for the life of the process (a unit test's fake table has no library).
         pub struct Api {
             $(pub $name: unsafe extern "C" fn($($ty),*) -> CUresult,)*
-            _library: libloading::Library,
+            pub(super) _library: Option<libloading::Library>,
         }
 
         /// The name of every function in [`Api`] (for the test that keeps
@@ -131,7 +135,20 @@ macro_rules! driver_api {
                     .map(|symbol| *symbol)
                     .map_err(|e| missing(stringify!($name), from, e))?;
                 )*
-                Ok(Api { $($name,)* _library: library })
+                Ok(Api { $($name,)* _library: Some(library) })
+            }
+
+            /// A table for unit tests whose every function answers `CUDA_ERROR_NOT_SUPPORTED`
+            /// (the fields a test replaces are its fake driver, [`fake`]).
+            #[cfg(test)]
+            pub fn refusing() -> Api {
+                $(
+                    #[allow(unused_variables)]
+                    unsafe extern "C" fn $name($($arg: $ty),*) -> CUresult {
+                        CUDA_ERROR_NOT_SUPPORTED
+                    }
+                )*
+                Api { $($name,)* _library: None }
             }
         }
     };
@@ -249,8 +266,13 @@ pub const LIBCUDA_OVERRIDE: &str = "REDUCE_SCAN_LIBCUDA";
 static API: OnceLock<Result<Api, String>> = OnceLock::new();
 
 /// The driver's functions, loaded on the first call; or why they cannot be (one line: no
-/// `libcuda.so.1` on this machine, or one that lacks a function).
+/// `libcuda.so.1` on this machine, or one that lacks a function). In a unit test that installed
+/// a fake table on its thread ([`fake`]), that table.
 pub fn api() -> Result<&'static Api, &'static str> {
+    #[cfg(test)]
+    if let Some(api) = fake::installed() {
+        return Ok(api);
+    }
     API.get_or_init(load).as_ref().map_err(String::as_str)
 }
 
@@ -273,4 +295,37 @@ fn load() -> Result<Api, String> {
         None => format!("no NVIDIA driver: {LIBCUDA} was not found ({e})"),
     })?;
     Api::resolve(library, &from)
+}
+
+/// A fake driver for unit tests, per thread: the tests run in parallel in one process, and a
+/// fake installed on one test's thread is what [`api`] answers there and nowhere else.
+#[cfg(test)]
+pub mod fake {
+    use std::cell::Cell;
+
+    use super::Api;
+
+    thread_local! {
+        static INSTALLED: Cell<Option<&'static Api>> = const { Cell::new(None) };
+    }
+
+    /// The table [`api`](super::api) answers on this thread until the guard is dropped.
+    pub fn install(api: Api) -> Installed {
+        INSTALLED.set(Some(Box::leak(Box::new(api))));
+        Installed(())
+    }
+
+    /// The fake table installed on this thread, if any.
+    pub fn installed() -> Option<&'static Api> {
+        INSTALLED.get()
+    }
+
+    /// Uninstalls the fake table when dropped.
+    pub struct Installed(());
+
+    impl Drop for Installed {
+        fn drop(&mut self) {
+            INSTALLED.set(None);
+        }
+    }
 }

@@ -35,8 +35,22 @@ fn ptxas() -> Result<PathBuf, Failed> {
 }
 
 /// `ptxas -v` of the `arch` PTX for `target`: its log (stderr), or `None` where this ptxas
-/// has no `target`; an error where ptxas rejects the PTX.
-fn ptxas_log(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Failed> {
+/// has no `target`; an error where ptxas rejects the PTX. Each (arch, target) is assembled once
+/// per test run, whichever trial asks first (`ptx::shared::sm_XX` and `ptx::ptxas::sm_XX_for_sm_XX`
+/// read the same log; an assembly takes about 20 s on two cores), the other waits for it.
+fn ptxas_log(arch: &'static str, target: &'static str, ptx: &str) -> Result<Option<String>, Failed> {
+    type Logs = std::sync::Mutex<
+        HashMap<(&'static str, &'static str), std::sync::Arc<std::sync::OnceLock<Result<Option<String>, String>>>>,
+    >;
+    static LOGS: std::sync::OnceLock<Logs> = std::sync::OnceLock::new();
+    let cell = LOGS.get_or_init(Default::default).lock().unwrap().entry((arch, target)).or_default().clone();
+    cell.get_or_init(|| assemble(arch, target, ptx).map_err(|e| e.message().map_or_else(String::new, str::to_string)))
+        .clone()
+        .map_err(Failed::from)
+}
+
+/// [`ptxas_log`], run.
+fn assemble(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Failed> {
     let ptxas = ptxas()?;
     // A private folder per call (random name, mode 0700, removed on drop): several trials
     // assemble the same PTX for the same target at once.
@@ -116,7 +130,7 @@ fn scan_static_shared(v: &scan::ScanVariant, symbol: &str) -> Option<u32> {
 /// architecture, equals what the registry declares: `SharedMem::Static { bytes }` for a
 /// reduction (0 for none and for dynamic shared memory, which ptxas does not count), and
 /// the kernels crate's constants for a scan.
-fn check_shared(arch: &str, min_cc: (u32, u32), ptx: &str) -> Result<Completion, Failed> {
+fn check_shared(arch: &'static str, min_cc: (u32, u32), ptx: &str) -> Result<Completion, Failed> {
     let Some(log) = ptxas_log(arch, arch, ptx)? else {
         return Ok(Completion::ignored_with(format!("ptxas has no {arch} target")));
     };

@@ -34,23 +34,48 @@ pub struct Counters {
     pub kernels: Vec<String>,
     /// Their launches' counters, aggregated as `--metrics` aggregates a row.
     pub summary: Summary,
+    /// Each kernel's own launches' counters, in the order of [`kernels`](Self::kernels).
+    pub per_kernel: Vec<Summary>,
 }
 
 impl Counters {
     /// The counter with this key (`gld_efficiency_pct`, `gld_requests`,
-    /// `shared_ld_bank_conflicts`, …: the column keys of `reduce --metrics --format csv`).
+    /// `shared_ld_bank_conflicts`, …: the column keys of `reduce --metrics --format csv`), over
+    /// every launch.
     pub fn get(&self, key: &str) -> Option<f64> {
         self.summary.get(key)
+    }
+
+    /// The counters of the launches of one kernel (its PTX name: `dot__f32`), if it was
+    /// launched.
+    pub fn of(&self, kernel: &str) -> Option<&Summary> {
+        self.kernels.iter().position(|k| k == kernel).map(|i| &self.per_kernel[i])
     }
 }
 
 impl fmt::Display for Counters {
+    /// One counter a line; with more than one kernel, a column for all of them and one for
+    /// each kernel (`k1`, `k2`, … in launch order, named in the title; the first
+    /// [`KERNEL_COLUMNS`] kernels).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let launches = self.summary.launches;
+        if self.kernels.len() == 1 {
+            let title = format!("the emulator's counters of {launches} launch(es) of {}:", self.kernels[0]);
+            return f.write_str(&counter_table(&title, &[("emulator", &self.summary)]));
+        }
+        let shown = self.kernels.len().min(KERNEL_COLUMNS.len());
+        let named: Vec<String> =
+            self.kernels[..shown].iter().zip(KERNEL_COLUMNS).map(|(k, c)| format!("{c} {k}")).collect();
         let title =
-            format!("the emulator's counters of {} launch(es) of {}:", self.summary.launches, self.kernels.join(", "));
-        f.write_str(&counter_table(&title, &self.summary, None))
+            format!("the emulator's counters of {launches} launches, all and per kernel ({}):", named.join(", "));
+        let mut columns: Vec<(&str, &Summary)> = vec![("all", &self.summary)];
+        columns.extend(KERNEL_COLUMNS.iter().copied().zip(&self.per_kernel[..shown]));
+        f.write_str(&counter_table(&title, &columns))
     }
 }
+
+/// The column titles of the kernels of a count ([`Counters`]' table), in launch order.
+pub const KERNEL_COLUMNS: [&str; 8] = ["k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"];
 
 /// Runs `launch` on a counting emulator that shares `backend`'s memory (so `backend`'s buffers
 /// work there), and returns what its launches did, with the emulator's checks as ever. `launch`
@@ -78,7 +103,11 @@ fn counters_of(counted: &[crate::emu::Counted]) -> Result<Counters> {
     let symbols: Vec<&str> = kernels.iter().map(String::as_str).collect();
     let summary = metrics::emulated_summary(counted, &symbols, 1)
         .ok_or_else(|| Error::Invalid("nothing to count: the closure launched no kernel".into()))?;
-    Ok(Counters { kernels, summary })
+    let per_kernel = symbols
+        .iter()
+        .map(|k| metrics::emulated_summary(counted, &[k], 1).expect("each kernel was launched"))
+        .collect();
+    Ok(Counters { kernels, summary, per_kernel })
 }
 
 /// Runs `launch` on an emulator that draws block `block` of each launch (a new emulator, with
@@ -194,12 +223,13 @@ pub fn ncu_beside(kernels: &[&str], counted: &Counters) -> Result<Option<String>
         first[0].symbol(),
         counted.summary.launches
     );
-    Ok(Some(counter_table(&title, &counted.summary, Some(&gpu))))
+    Ok(Some(counter_table(&title, &[("emulator", &counted.summary), ("ncu", &gpu)])))
 }
 
-/// One counter a line: its `--metrics` key, the emulator's value, and ncu's where given. The
-/// emulator's counters first (ncu's names where it counts the same thing), then ncu's own.
-fn counter_table(title: &str, emu: &Summary, gpu: Option<&Summary>) -> String {
+/// One counter a line: its `--metrics` key, then its value in each of `columns` (a title and the
+/// counters: the emulator's, ncu's, a kernel's). The emulator's counters first (ncu's names where
+/// it counts the same thing), then, where a column is ncu's, ncu's own.
+fn counter_table(title: &str, columns: &[(&'static str, &Summary)]) -> String {
     // Counts are integers, efficiencies and ratios keep their decimals (as `--metrics` prints them).
     let is_count = |key: &str| {
         let all = Profile::Emulator.metrics().iter().chain(Profile::Ncu.metrics());
@@ -210,25 +240,21 @@ fn counter_table(title: &str, emu: &Summary, gpu: Option<&Summary>) -> String {
         Some(v) => Cell::Num(v),
         None => Cell::Empty,
     };
-    let mut columns = vec![Column::new("counter", "counter", 34, 0), Column::new("emulator", "emulator", 14, 2)];
-    if gpu.is_some() {
-        columns.push(Column::new("ncu", "ncu", 14, 2));
-    }
+    let mut header = vec![Column::new("counter", "counter", 34, 0)];
+    header.extend(columns.iter().map(|&(name, _)| Column::new(name, name, 14, 2)));
     let mut keys: Vec<&str> = Profile::Emulator.metrics().iter().map(|m| m.column.key).collect();
-    if gpu.is_some() {
+    if columns.iter().any(|(name, _)| *name == "ncu") {
         let ncu_only: Vec<&str> =
             Profile::Ncu.metrics().iter().map(|m| m.column.key).filter(|k| !keys.contains(k)).collect();
         keys.extend(ncu_only);
     }
     let mut out = Vec::new();
-    let mut report = Report::new(Format::Table, &mut out, columns);
+    let mut report = Report::new(Format::Table, &mut out, header);
     report.note(title);
     report.header();
     for key in keys {
-        let mut cells = vec![Cell::Text(key.into()), value(emu, key)];
-        if let Some(g) = gpu {
-            cells.push(value(g, key));
-        }
+        let mut cells = vec![Cell::Text(key.into())];
+        cells.extend(columns.iter().map(|(_, s)| value(s, key)));
         report.row(&cells);
     }
     report.finish(Default::default(), &[]);
@@ -265,6 +291,41 @@ mod tests {
         })
         .unwrap();
         assert_eq!(launches, 6);
+    }
+
+    /// Two kernels counted in one closure: the counters of all of them, and of each, each one's
+    /// own launches (a table with a column per kernel).
+    #[test]
+    fn a_count_of_two_kernels_has_a_row_of_each() {
+        static M: crate::ptx::Module = crate::ptx::Module::new("m", &[]);
+        let backend = Backend::emulator();
+        let data: Vec<i32> = (0..1024).collect();
+        let counted = count(&backend, |e| {
+            let cfg = crate::LaunchConfig { grid: 4, block: 256, shared_bytes: 0 };
+            for k in [
+                crate::kernel_in!(&M, kernels::reduce::interleaved(a, b, n)),
+                crate::kernel_in!(&M, kernels::reduce::neighbored(a, b, n)),
+                crate::kernel_in!(&M, kernels::reduce::neighbored(a, b, n)),
+            ] {
+                let (mut input, mut out) = (e.upload(&data)?, e.alloc::<i32>(4)?);
+                // SAFETY: 1024 elements in 4 blocks of 256, one partial a block.
+                unsafe { e.launch(&k, cfg, (input.as_mut_ptr(), out.as_mut_ptr(), 1024)) }?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(counted.kernels, ["interleaved", "neighbored"]);
+        assert_eq!(counted.summary.launches, 3);
+        let launches = |k: &str| counted.of(k).map(|s| s.launches);
+        assert_eq!((launches("interleaved"), launches("neighbored"), launches("x")), (Some(1), Some(2), None));
+        let requests = |s: &Summary| s.get("gld_requests").unwrap();
+        let each = requests(counted.of("interleaved").unwrap()) + requests(counted.of("neighbored").unwrap());
+        assert_eq!(requests(&counted.summary), each, "the total is the kernels' sum");
+        let table = counted.to_string();
+        assert!(
+            table.contains("k1 interleaved, k2 neighbored") && table.lines().nth(1).unwrap().contains("k2"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -480,7 +480,7 @@ def parity_md(by_n, gpu, commit, d):
         return got
 
     before, no_hold = ratios("before_twins"), ratios("no_hold_twins")
-    src = (ROOT / "host/src/twins.rs").read_text()
+    src = (ROOT / "cli/src/twins.rs").read_text()
     block = src[src.index("pub const TWINS"):]
     twins = dict(re.findall(r'\("(\w+)", "([^"]+)"\)', block[: block.index("];")]))
     for r24 in by_n.get(24, []):

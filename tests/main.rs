@@ -7,7 +7,7 @@
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
 //! | [`source`] | no raw pointer code in `kernels/src` outside the device layer (every memory access is one the emulator checks) | nothing |
-//! | [`imports`] | no circle of imports between the files of `host/src` | nothing |
+//! | [`imports`] | no circle of imports between the files of `host/src`, nor of `cli/src` | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |
 //! | [`alignment`] | modern variants and `reduce_scan::sum` on sub-ranges at element offsets 0..=7 | nothing (GPU part: a GPU) |

@@ -4,7 +4,7 @@
 //! command line), and plays the other user: a folder or a program writable by others, or
 //! another user's (as root, given to uid 65534; as anyone else, `/`, which is root's). The
 //! refusal comes before anything runs, on any backend, so the emulator shows it without a GPU;
-//! `host/src/cub.rs`'s unit tests build and run a stand-in harness through a stand-in nvcc.
+//! `cli/src/cub.rs`'s unit tests build and run a stand-in harness through a stand-in nvcc.
 //! Every line a test sees must be in `docs/bad-input.md`, the path and the uids written
 //! `DIR`/`FILE`, `OTHER` and `YOU`.
 

@@ -15,7 +15,7 @@
 //!   last warp from `collective` or from another lesson.
 //!
 //! * **Nothing under a name another user can predict in the shared temporary folder**
-//!   (issue 41), checked on the text of `host/src`, `runtime/src`, `learn/src` and `learn/course/src`: no
+//!   (issue 41), checked on the text of `host/src`, `cli/src`, `runtime/src`, `builder/src`, `learn/src` and `learn/course/src`: no
 //!   `std::env::temp_dir()` and no `"/tmp/…"` path. Temporary files and folders come from the
 //!   `tempfile` crate (random name, `O_EXCL`, mode 0600/0700: `runtime/src/private.rs`). A test that
 //!   needs a fixed name (one that plants a link where the old code wrote) says why on the line

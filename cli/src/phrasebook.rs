@@ -331,7 +331,7 @@ fn md_cell(s: &str) -> String {
 pub fn markdown() -> String {
     let mut s = String::from(
         "# CUDA C ↔ Rust phrasebook\n\n\
-         <!-- Generated from host/src/phrasebook.rs; regenerate with `UPDATE_PHRASEBOOK=1 cargo test -p reduce-scan phrasebook`. Do not edit. -->\n\n\
+         <!-- Generated from cli/src/phrasebook.rs; regenerate with `UPDATE_PHRASEBOOK=1 cargo test -p reduce-scan-cli phrasebook`. Do not edit. -->\n\n\
          Device-layer paths are relative to `kernels::device` (`device/src/`). The `cuda_std` column gives \
          the Rust-CUDA project's spelling (cuda_std 0.2; check the version you use). \"First in\" is the file under \
          `kernels/src/` (or `host/src/`) where the construct first appears in teaching order.\n\n\

@@ -4,7 +4,7 @@
 #   scripts/gpu/compare.sh [REDUCE_BINARY]     default: .gpu/bin/reduce, else target/release/reduce
 #
 # Run from the repository root (cub/bench.cu is compiled by the binary itself with the host's
-# nvcc; see host/src/cub.rs). For n = 2^20, 2^24, 2^26, 2^28 and every block in $BLOCKS it runs
+# nvcc; see cli/src/cub.rs). For n = 2^20, 2^24, 2^26, 2^28 and every block in $BLOCKS it runs
 #   reduce --backend gpu --family modern --log2 K --block B --repeat $REPEAT --format csv --compare-cub
 # which times every modern variant and CUB in the same run (a child process: the harness, cub/bench.cu) (median of $REPEAT runs each,
 # CUDA events around each launch or CUB call). It then prints one table: per n, the fastest

@@ -6,7 +6,7 @@
 #   scripts/gpu/ncu_names.sh
 #
 # The names are read from their one table, the `pub(super) const … = "…";` lines at the top of
-# host/src/metrics/columns.rs. Each is looked up by its base name (the part before the first
+# runtime/src/metrics/columns.rs. Each is looked up by its base name (the part before the first
 # `.`: `l1tex__t_requests_pipe_lsu_mem_global_op_st` for `….sum`) in `ncu --query-metrics`
 # (the metrics of the GPU present). Output: $OUT/ncu_names.txt (else ./ncu-names.txt): one line
 # per name, `ok` or `MISSING`, then every metric of the query whose name holds `ldgsts`, `tma`
@@ -20,8 +20,8 @@ out=${OUT:+$OUT/ncu_names.txt}; out=${out:-ncu-names.txt}
 [ -n "${OUT:-}" ] && mkdir -p "$OUT"
 query=$(mktemp); trap 'rm -f "$query"' EXIT
 "$ncu" --query-metrics >"$query" 2>&1 || { echo "ncu_names.sh: ncu --query-metrics failed: $(tail -1 "$query")"; exit 2; }
-names=$(sed -n 's/^pub(super) const [A-Z_0-9]*: &str = "\([^"]*\)";$/\1/p' host/src/metrics/columns.rs)
-[ -n "$names" ] || { echo "ncu_names.sh: no metric names in host/src/metrics/columns.rs"; exit 2; }
+names=$(sed -n 's/^pub(super) const [A-Z_0-9]*: &str = "\([^"]*\)";$/\1/p' runtime/src/metrics/columns.rs)
+[ -n "$names" ] || { echo "ncu_names.sh: no metric names in runtime/src/metrics/columns.rs"; exit 2; }
 missing=0
 {
   echo "# $("$ncu" --version | tail -1); $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"

@@ -7,7 +7,7 @@
 #   scripts/gpu/scan_table.sh [REDUCE_BINARY]     default: .gpu/bin/reduce, else target/release/reduce
 #
 # Run from the repository root (the binary compiles cub/bench.cu with the host's nvcc; see
-# host/src/cub.rs). For each length it runs
+# cli/src/cub.rs). For each length it runs
 #   reduce --op scan --backend gpu --n N --variant all --repeat $REPEAT --format csv --compare-cub
 # (every variant, inclusive and exclusive, each output checked element by element against the
 # CPU scan; median of $REPEAT runs, CUDA events around all launches of a run), and for 1e8 and

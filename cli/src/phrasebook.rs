@@ -383,7 +383,7 @@ mod tests {
         let on_disk = std::fs::read_to_string(&path).expect("docs/phrasebook.md");
         assert!(
             on_disk == markdown(),
-            "docs/phrasebook.md is stale: UPDATE_PHRASEBOOK=1 cargo test -p reduce-scan phrasebook"
+            "docs/phrasebook.md is stale: UPDATE_PHRASEBOOK=1 cargo test -p reduce-scan-cli phrasebook"
         );
     }
 

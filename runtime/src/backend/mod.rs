@@ -679,10 +679,21 @@ impl<A> fmt::Debug for Kernel<A> {
 }
 
 /// Builds a [`Kernel`] from a kernel function of the kernels crate (`reduce-scan-kernels`,
-/// depended on as `kernels` in this workspace):
-/// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`.
+/// depended on as `kernels` in this workspace), whose name is the PTX entry's:
+/// `kernel_ref!(kernels::reduce::interleaved(a, b, c))`; or from an instantiation of a generic
+/// kernel (`typed_kernel!` and its kin), named by its module, whose `entry` is the function and
+/// `NAME` the PTX entry's name: `kernel_ref!(instance kernels::reduce::warp_shuffle::f32::max(a, b, c))`
+/// (the entry `warp_shuffle__f32_max`).
 #[macro_export]
 macro_rules! kernel_ref {
+    (instance $($module:ident)::+ ($($arg:ident),* $(,)?)) => {
+        $crate::backend::Kernel {
+            name: $($module)::+::NAME,
+            // SAFETY: the launcher that holds this Kernel checked the arguments.
+            emu: |($($arg,)*)| unsafe { $($module)::+::entry($($crate::backend::FromHost::from_host($arg)),*) },
+            module: &$crate::ptx::KERNELS,
+        }
+    };
     ($($path:ident)::+ ($($arg:ident),* $(,)?)) => {
         $crate::backend::Kernel {
             name: $crate::__last_ident!($($path)::+),

@@ -164,10 +164,6 @@
 //! * [`twins`] — the CUDA C twins of the classic kernels (`cub/classic.cu`), timed on the same
 //!   data for Rust-vs-C comparisons (needs nvcc on the GPU host).
 
-// `${concat(..)}` names the generic kernels' instantiations as the kernels crate does
-// (`every_pair!` in reduce/registry, the scan registry's lookback rows).
-#![feature(macro_metavar_expr_concat)]
-
 pub mod check;
 pub mod cli;
 pub mod committed;

@@ -13,7 +13,7 @@
 //!
 //! Kernels are written once, generic over `T: Element` and `O: Operator<T>`, and instantiated
 //! by the kernels crate's `typed_kernel!` as one PTX entry per type and operator, named
-//! `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`).
+//! `{kernel}__{type}_{op}` (`warp_shuffle__f32_max`, the module `warp_shuffle::f32::max`).
 //!
 //! # What each operator computes
 //!

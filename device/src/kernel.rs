@@ -93,7 +93,7 @@ impl<A> core::fmt::Debug for KernelFn<A> {
 /// ```
 ///
 /// On the GPU an entry is `#[no_mangle] extern "ptx-kernel"`: CUDA C's `extern "C" __global__`.
-#[allow_internal_unstable(abi_ptx)]
+#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(abi_ptx))]
 #[macro_export]
 macro_rules! kernel {
     // A generic kernel and the types it is instantiated for.

@@ -47,12 +47,13 @@
 #![no_std]
 // `kernel!` and `static_shared!` expand, in the user's crate, to `extern "ptx-kernel"` entries
 // and inline PTX: their definitions allow those unstable features, so that a kernel crate needs
-// no feature gate of its own.
-#![feature(allow_internal_unstable)]
-#![allow(internal_features)]
+// no feature gate of its own. Only the nvptx64 build has them (on the host the expansions are a
+// plain `fn` and a call into the emulator), so that the host build needs no nightly feature: the
+// crate built for the host compiles on stable Rust.
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
+        allow_internal_unstable,
         abi_ptx,
         stdarch_nvptx,
         asm_experimental_arch,

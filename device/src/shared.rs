@@ -604,7 +604,7 @@ pub unsafe fn dynamic_shared<T: Copy>(len: usize) -> Shared<T> {
 /// Use it once per array, at the top level of a kernel body (not in a loop or a helper
 /// that two kernels inline twice): on the GPU it declares a PTX `.shared` variable named
 /// `NAME` in the kernel's scope. `LEN` may use const generic parameters of the kernel.
-#[allow_internal_unstable(asm_experimental_arch)]
+#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(asm_experimental_arch))]
 #[macro_export]
 macro_rules! static_shared {
     ($name:ident : [$ty:ty; $len:expr]) => {{

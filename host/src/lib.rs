@@ -164,10 +164,6 @@
 //! the crate `reduce-scan-cli` (folder `cli/`): a crate that depends on this one gets none of
 //! their dependencies (clap, plotters, csv, serde_json).
 
-// `${concat(..)}` names the generic kernels' instantiations as the kernels crate does
-// (`every_pair!` in reduce/registry, the scan registry's lookback rows).
-#![feature(macro_metavar_expr_concat)]
-
 pub mod input;
 pub mod ops;
 pub mod ptx;

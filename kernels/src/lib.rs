@@ -33,8 +33,6 @@
 //! Outside the families, [`timing`] and [`check`] hold what the measurements need on the
 //! device (the stream hold before a timed run; the per-launch output checks of the benches).
 #![no_std]
-// `${concat(..)}` builds the PTX entry names of the typed kernels (`typed_kernel!`).
-#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
@@ -107,140 +105,217 @@ macro_rules! kernel {
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn $name($($arg: $ty),*) $body
     };
+    // An entry whose PTX symbol is not the function's name (the instantiations of
+    // `typed_kernel!` and its kin: `entry`, exported as `warp_shuffle__f32_max`).
+    (
+        export_name = $symbol:expr;
+        $(#[$meta:meta])*
+        pub unsafe fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block
+    ) => {
+        $(#[$meta])*
+        #[cfg(target_arch = "nvptx64")]
+        #[cfg_attr(not(feature = "no-entries"), unsafe(export_name = $symbol))]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+
+        $(#[$meta])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name($($arg: $ty),*) $body
+    };
 }
 
 /// Instantiates a generic kernel body for every element type × operator of
 /// [`types`](crate::types) except `i32` × `Sum` (the classic kernel of the same name is that
-/// one): one [`kernel!`] per pair, named `{kernel}__{type}_{op}` — the PTX entry name, e.g.
+/// one): one [`kernel!`] per pair, whose PTX entry is named `{kernel}__{type}_{op}`, e.g.
 /// `warp_shuffle__f32_max`. The argument list may name the element type as `T`.
+///
+/// The instantiations are modules of the module that invokes it, which is the kernel's own (its
+/// file, `kernels/src/reduce/warp_shuffle.rs`, is `kernels::reduce::warp_shuffle`): a module per
+/// type, a module per operator in it, `warp_shuffle::f32::max`, holding the kernel `entry` and
+/// its PTX entry's name `NAME`.
 ///
 /// ```text
 /// typed_kernel!(warp_shuffle = warp_shuffle_generic(g_idata: *const T, g_odata: *mut T, n: u32));
-/// // → pub unsafe fn warp_shuffle__u32_sum(g_idata: *const u32, g_odata: *mut u32, n: u32), …,
-/// //   pub unsafe fn warp_shuffle__f64_max(…), each calling warp_shuffle_generic::<T, Op>(…)
+/// // → pub mod u32 { pub mod sum { pub const NAME = "warp_shuffle__u32_sum";
+/// //                               pub unsafe fn entry(g_idata: *const u32, g_odata: *mut u32, n: u32) } … }, …,
+/// //   pub mod f64 { … pub mod max { … } }, each `entry` calling warp_shuffle_generic::<T, Op>(…)
 /// ```
 ///
 /// The host's registry (`every_pair!` in `reduce_scan::reduce::registry`) lists the same 17
-/// instantiations with the same macro-made names, so no entry name is ever written by hand.
+/// instantiations by these modules (`kernels::reduce::warp_shuffle::f32::max`) and takes each
+/// entry's name from its `NAME`, so no entry name is ever written by hand.
 #[macro_export]
 macro_rules! typed_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
-        $crate::typed_kernel!(@each $kernel $generic ($($arg: $ty),*)
-            [u32 sum Sum] [i64 sum Sum] [u64 sum Sum] [f32 sum Sum] [f64 sum Sum]
-            [i32 min Min] [u32 min Min] [i64 min Min] [u64 min Min] [f32 min Min] [f64 min Min]
-            [i32 max Max] [u32 max Max] [i64 max Max] [u64 max Max] [f32 max Max] [f64 max Max]);
+        $crate::typed_kernel!(@types $kernel $generic ($($arg: $ty),*)
+            [i32: min Min, max Max] [u32: sum Sum, min Min, max Max] [i64: sum Sum, min Min, max Max]
+            [u64: sum Sum, min Min, max Max] [f32: sum Sum, min Min, max Max] [f64: sum Sum, min Min, max Max]);
     };
-    (@each $kernel:ident $generic:ident $args:tt $([$t:ident $op:ident $Op:ident])*) => {
-        $($crate::typed_kernel!(@one $kernel $generic $args $t $op $Op);)*
+    // One module per type, holding one module per operator.
+    (@types $kernel:ident $generic:ident $args:tt $([$t:ident: $($op:ident $Op:ident),+])*) => {
+        $(
+            #[doc = concat!("`", stringify!($kernel), "` for `", stringify!($t), "`, one module per operator.")]
+            pub mod $t {
+                #[allow(unused_imports)]
+                use super::*;
+                $($crate::typed_kernel!(@one $kernel $generic $args $t $op $Op);)+
+            }
+        )*
     };
     (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $op:ident $Op:ident) => {
-        #[doc(hidden)]
-        #[allow(non_snake_case)]
-        pub mod ${concat($kernel, __, $t, _, $op)} {
+        #[doc = concat!(
+            "`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Op), ">` as the kernel `",
+            stringify!($kernel), "__", stringify!($t), "_", stringify!($op), "`."
+        )]
+        pub mod $op {
             #[allow(unused_imports)]
             use super::*;
             /// The element type of this instantiation (the argument list's `T`).
             pub type T = $t;
+            /// The kernel's name: its PTX entry's, and the emulator's (`{kernel}__{type}_{op}`).
+            pub const NAME: &str = concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($op));
             $crate::kernel! {
+                export_name = concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($op));
                 #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Op), ">` as a kernel.")]
-                #[allow(non_snake_case)]
-                pub unsafe fn ${concat($kernel, __, $t, _, $op)}($($arg: $ty),*) {
+                ///
+                /// # Safety
+                #[doc = concat!("The generic body's (`", stringify!($generic), "`).")]
+                pub unsafe fn entry($($arg: $ty),*) {
                     // SAFETY: this kernel's contract is the generic body's.
                     unsafe { $generic::<$t, $crate::types::$Op>($($arg),*) }
                 }
             }
         }
-        pub use self::${concat($kernel, __, $t, _, $op)}::${concat($kernel, __, $t, _, $op)};
     };
 }
 
 /// [`typed_kernel!`] for a kernel whose operator is an extreme (`types::Extreme`: an argmin or
 /// argmax): one entry per element type × `min`/`max`, named `{kernel}__{type}_{op}`
-/// (`arg_reduce__f32_max`), each calling `$generic::<T, Min or Max>`. Twelve entries; no sum.
+/// (`arg_reduce__f32_max`, the module `arg_reduce::f32::max`), each calling
+/// `$generic::<T, Min or Max>`. Twelve entries; no sum.
 #[macro_export]
 macro_rules! extreme_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
-        $crate::typed_kernel!(@each $kernel $generic ($($arg: $ty),*)
-            [i32 min Min] [u32 min Min] [i64 min Min] [u64 min Min] [f32 min Min] [f64 min Min]
-            [i32 max Max] [u32 max Max] [i64 max Max] [u64 max Max] [f32 max Max] [f64 max Max]);
+        $crate::typed_kernel!(@types $kernel $generic ($($arg: $ty),*)
+            [i32: min Min, max Max] [u32: min Min, max Max] [i64: min Min, max Max]
+            [u64: min Min, max Max] [f32: min Min, max Max] [f64: min Min, max Max]);
     };
 }
 
 /// [`typed_kernel!`] for a transform-reduce body generic over the element type, the transform
 /// and the operator (`$generic::<T, X, O>`): one entry per element type × transform × operator
-/// it lists, named `{kernel}__{type}_{transform}_{op}` (`transform_reduce__f32_product_sum`).
+/// it lists, named `{kernel}__{type}_{transform}_{op}` (`transform_reduce__f32_product_sum`), in
+/// the module `{kernel}::{type}::{transform}::{op}` (`transform_reduce::f32::product::sum`).
 /// Today the product (dot products) and the square (sums of squares and norms), with the sum,
-/// for the six types: twelve entries. The host's table of them (`reduce_scan::transform`) makes
-/// the same names with the same `${concat(..)}`.
+/// for the six types: twelve entries. The host's table of them (`reduce_scan::transform`) names
+/// the same modules.
 #[macro_export]
 macro_rules! transform_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
-        $crate::transform_kernel!(@each $kernel $generic ($($arg: $ty),*)
-            [i32 product Product sum Sum] [u32 product Product sum Sum] [i64 product Product sum Sum]
-            [u64 product Product sum Sum] [f32 product Product sum Sum] [f64 product Product sum Sum]
-            [i32 square Square sum Sum] [u32 square Square sum Sum] [i64 square Square sum Sum]
-            [u64 square Square sum Sum] [f32 square Square sum Sum] [f64 square Square sum Sum]);
+        $crate::transform_kernel!(@types $kernel $generic ($($arg: $ty),*)
+            [i32: (product Product: sum Sum) (square Square: sum Sum)]
+            [u32: (product Product: sum Sum) (square Square: sum Sum)]
+            [i64: (product Product: sum Sum) (square Square: sum Sum)]
+            [u64: (product Product: sum Sum) (square Square: sum Sum)]
+            [f32: (product Product: sum Sum) (square Square: sum Sum)]
+            [f64: (product Product: sum Sum) (square Square: sum Sum)]);
     };
-    (@each $kernel:ident $generic:ident $args:tt $([$t:ident $x:ident $X:ident $op:ident $Op:ident])*) => {
-        $($crate::transform_kernel!(@one $kernel $generic $args $t $x $X $op $Op);)*
+    // One module per type, holding one module per transform, holding one module per operator.
+    (@types $kernel:ident $generic:ident $args:tt $([$t:ident: $(($x:ident $X:ident: $($op:ident $Op:ident),+))+])*) => {
+        $(
+            #[doc = concat!("`", stringify!($kernel), "` for `", stringify!($t), "`, one module per transform.")]
+            pub mod $t {
+                #[allow(unused_imports)]
+                use super::*;
+                $($crate::transform_kernel!(@transform $kernel $generic $args $t $x $X $($op $Op),+);)+
+            }
+        )*
+    };
+    (@transform $kernel:ident $generic:ident $args:tt $t:ident $x:ident $X:ident $($op:ident $Op:ident),+) => {
+        #[doc = concat!("`", stringify!($kernel), "` of the ", stringify!($x), " of `", stringify!($t), "`, one module per operator.")]
+        pub mod $x {
+            #[allow(unused_imports)]
+            use super::*;
+            $($crate::transform_kernel!(@one $kernel $generic $args $t $x $X $op $Op);)+
+        }
     };
     (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $x:ident $X:ident $op:ident $Op:ident) => {
-        #[doc(hidden)]
-        #[allow(non_snake_case)]
-        pub mod ${concat($kernel, __, $t, _, $x, _, $op)} {
+        #[doc = concat!(
+            "`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($X), ", ", stringify!($Op),
+            ">` as the kernel `", stringify!($kernel), "__", stringify!($t), "_", stringify!($x), "_", stringify!($op), "`."
+        )]
+        pub mod $op {
             #[allow(unused_imports)]
             use super::*;
             /// The element type of this instantiation (the argument list's `T`).
             pub type T = $t;
+            /// The kernel's name: its PTX entry's, and the emulator's
+            /// (`{kernel}__{type}_{transform}_{op}`).
+            pub const NAME: &str =
+                concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($x), "_", stringify!($op));
             $crate::kernel! {
+                export_name = concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($x), "_", stringify!($op));
                 #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($X), ", ", stringify!($Op), ">` as a kernel.")]
-                #[allow(non_snake_case)]
-                pub unsafe fn ${concat($kernel, __, $t, _, $x, _, $op)}($($arg: $ty),*) {
+                ///
+                /// # Safety
+                #[doc = concat!("The generic body's (`", stringify!($generic), "`).")]
+                pub unsafe fn entry($($arg: $ty),*) {
                     // SAFETY: this kernel's contract is the generic body's.
                     unsafe { $generic::<$t, $crate::types::$X, $crate::types::$Op>($($arg),*) }
                 }
             }
         }
-        pub use self::${concat($kernel, __, $t, _, $x, _, $op)}::${concat($kernel, __, $t, _, $x, _, $op)};
     };
 }
 
 /// [`typed_kernel!`] for a body generic over the element type and a fold
 /// (`collective::fold::Fold`: what a thread keeps — a plain sum, minimum or maximum, or an
 /// argmin's or argmax's value and index): one entry per element type × fold, named
-/// `{kernel}__{type}_{fold}` (`segmented_warp__f32_argmax`), each calling
-/// `$generic::<T, Reduce<Sum>>`, …, `ArgOf<Max>`. Thirty entries.
+/// `{kernel}__{type}_{fold}` (`segmented_warp__f32_argmax`, the module
+/// `segmented_warp::f32::argmax`), each calling `$generic::<T, Reduce<Sum>>`, …, `ArgOf<Max>`.
+/// Thirty entries.
 #[macro_export]
 macro_rules! fold_kernel {
     ($kernel:ident = $generic:ident ($($arg:ident : $ty:ty),* $(,)?)) => {
         $crate::fold_kernel!(@types $kernel $generic ($($arg: $ty),*) i32 u32 i64 u64 f32 f64);
     };
+    // One module per type, holding one module per fold.
     (@types $kernel:ident $generic:ident $args:tt $($t:ident)*) => {
         $(
-            $crate::fold_kernel!(@one $kernel $generic $args $t sum Reduce Sum);
-            $crate::fold_kernel!(@one $kernel $generic $args $t min Reduce Min);
-            $crate::fold_kernel!(@one $kernel $generic $args $t max Reduce Max);
-            $crate::fold_kernel!(@one $kernel $generic $args $t argmin ArgOf Min);
-            $crate::fold_kernel!(@one $kernel $generic $args $t argmax ArgOf Max);
+            #[doc = concat!("`", stringify!($kernel), "` for `", stringify!($t), "`, one module per fold.")]
+            pub mod $t {
+                #[allow(unused_imports)]
+                use super::*;
+                $crate::fold_kernel!(@one $kernel $generic $args $t sum Reduce Sum);
+                $crate::fold_kernel!(@one $kernel $generic $args $t min Reduce Min);
+                $crate::fold_kernel!(@one $kernel $generic $args $t max Reduce Max);
+                $crate::fold_kernel!(@one $kernel $generic $args $t argmin ArgOf Min);
+                $crate::fold_kernel!(@one $kernel $generic $args $t argmax ArgOf Max);
+            }
         )*
     };
     (@one $kernel:ident $generic:ident ($($arg:ident : $ty:ty),*) $t:ident $f:ident $Fold:ident $Op:ident) => {
-        #[doc(hidden)]
-        #[allow(non_snake_case)]
-        pub mod ${concat($kernel, __, $t, _, $f)} {
+        #[doc = concat!(
+            "`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Fold), "<", stringify!($Op),
+            ">>` as the kernel `", stringify!($kernel), "__", stringify!($t), "_", stringify!($f), "`."
+        )]
+        pub mod $f {
             #[allow(unused_imports)]
             use super::*;
             /// The element type of this instantiation (the argument list's `T`).
             pub type T = $t;
+            /// The kernel's name: its PTX entry's, and the emulator's (`{kernel}__{type}_{fold}`).
+            pub const NAME: &str = concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($f));
             $crate::kernel! {
+                export_name = concat!(stringify!($kernel), "__", stringify!($t), "_", stringify!($f));
                 #[doc = concat!("`", stringify!($generic), "::<", stringify!($t), ", ", stringify!($Fold), "<", stringify!($Op), ">>` as a kernel.")]
-                #[allow(non_snake_case)]
-                pub unsafe fn ${concat($kernel, __, $t, _, $f)}($($arg: $ty),*) {
+                ///
+                /// # Safety
+                #[doc = concat!("The generic body's (`", stringify!($generic), "`).")]
+                pub unsafe fn entry($($arg: $ty),*) {
                     // SAFETY: this kernel's contract is the generic body's.
                     unsafe { $generic::<$t, $crate::collective::fold::$Fold<$crate::types::$Op>>($($arg),*) }
                 }
             }
         }
-        pub use self::${concat($kernel, __, $t, _, $f)}::${concat($kernel, __, $t, _, $f)};
     };
 }

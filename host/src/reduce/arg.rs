@@ -83,8 +83,8 @@ impl PerElement for ByExtreme {
 macro_rules! arg_kernels {
     ($($t:ident),*) => {
         PerType { $($t: [
-            crate::kernel_ref!(kernels::reduce::${concat(arg_reduce__, $t, _min)}(a, v, i, t, n)),
-            crate::kernel_ref!(kernels::reduce::${concat(arg_reduce__, $t, _max)}(a, v, i, t, n)),
+            crate::kernel_ref!(instance kernels::reduce::arg_reduce::$t::min(a, v, i, t, n)),
+            crate::kernel_ref!(instance kernels::reduce::arg_reduce::$t::max(a, v, i, t, n)),
         ]),* }
     };
 }

@@ -55,8 +55,8 @@ impl PerElement for ByTransform {
 macro_rules! transform_kernels {
     ($($t:ident),*) => {
         PerType { $($t: [
-            crate::kernel_ref!(kernels::reduce::${concat(transform_reduce__, $t, _product_sum)}(a, b, p, t, n)),
-            crate::kernel_ref!(kernels::reduce::${concat(transform_reduce__, $t, _square_sum)}(a, b, p, t, n)),
+            crate::kernel_ref!(instance kernels::reduce::transform_reduce::$t::product::sum(a, b, p, t, n)),
+            crate::kernel_ref!(instance kernels::reduce::transform_reduce::$t::square::sum(a, b, p, t, n)),
         ]),* }
     };
 }

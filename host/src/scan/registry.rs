@@ -336,12 +336,12 @@ macro_rules! every_other_pair {
 }
 
 /// A row of `lookback` besides `i32` × sum: `lookback__{type}_{op}`, an instantiation of its
-/// generic body (`kernels::scan::lookback_generic`), named with the same `${concat(..)}` as the
-/// kernels crate's.
+/// generic body (`kernels::scan::lookback_generic`), the kernels crate's module
+/// `kernels::scan::lookback::{type}::{op}`.
 macro_rules! lookback_row {
     ($t:ident $o:ident) => {
         Some(ScanPlan::DecoupledLookbackValues {
-            kernel: kernel_ref!(kernels::scan::${concat(lookback, __, $t, _, $o)}(a, b, c, d, e, f, g)),
+            kernel: kernel_ref!(instance kernels::scan::lookback::$t::$o(a, b, c, d, e, f, g)),
             threads: LOOKBACK_THREADS,
             items: lookback_items::<$t>(),
         })
@@ -354,7 +354,7 @@ macro_rules! lookback_row {
 macro_rules! warpspec_row {
     ($t:ident $o:ident) => {
         Some(ScanPlan::WarpSpecialized {
-            kernel: kernel_ref!(kernels::scan::${concat(lookback_warpspec_8x12x6, __, $t, _, $o)}(a, b, c, d, e, f)),
+            kernel: kernel_ref!(instance kernels::scan::lookback_warpspec_8x12x6::$t::$o(a, b, c, d, e, f)),
             warps: WARPSPEC_TYPED.0,
             items: warpspec_items::<$t>(WARPSPEC_TYPED.1),
             stages: WARPSPEC_TYPED.2,

@@ -1703,14 +1703,22 @@ pub const fn warpspec_items<T: Element>(items: u32) -> u32 {
     items / words::<T>() as u32
 }
 
-typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
-    input: Global<T>,
-    output: GlobalMut<T>,
-    status: GlobalMut<u64>,
-    n: u32,
-    epoch: u32,
-    exclusive: u32,
-));
+/// The shape [`WARPSPEC_TYPED`] for every other type and operator: the instantiations
+/// `lookback_warpspec_8x12x6::{type}::{op}` of [`lookback_warpspec_generic`], beside the `i32`
+/// sum of the same name.
+pub mod lookback_warpspec_8x12x6 {
+    #[allow(unused_imports)]
+    use super::*;
+
+    typed_kernel!(lookback_warpspec_8x12x6 = lookback_warpspec_generic(
+        input: Global<T>,
+        output: GlobalMut<T>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        exclusive: u32,
+    ));
+}
 
 /// [`lookback_warpspec`] for any element type and operator, at the shape [`WARPSPEC_TYPED`]
 /// (8x12x6): the same body (`warpspec::<T, O, …>`), instantiated by `typed_kernel!` as

@@ -27,7 +27,9 @@ mod bit;
 mod blelloch;
 mod blelloch_unpadded;
 pub mod index;
-mod lookback;
+/// `lookback`: the `i32` sum, its tuning shapes and ablations, the generic body and its
+/// instantiations `lookback::{type}::{op}` (made by `typed_kernel!`).
+pub mod lookback;
 mod lookback_bulk;
 mod lookback_persistent;
 mod lookback_warpspec;
@@ -77,21 +79,9 @@ pub use lookback_warpspec::{
 // experiment that keeps them packed.
 pub use lookback_warpspec::{WARPSPEC_SPACED_WORDS, lookback_warpspec_8x12x6_packed};
 // The warp-specialized scan of every other type and operator: `lookback_warpspec_generic`, its
-// 17 entries `lookback_warpspec_8x12x6__{type}_{op}`, its shape.
-pub use lookback_warpspec::{
-    WARPSPEC_TYPED, lookback_warpspec_8x12x6__f32_max, lookback_warpspec_8x12x6__f32_min,
-    lookback_warpspec_8x12x6__f32_sum, lookback_warpspec_8x12x6__f64_max, lookback_warpspec_8x12x6__f64_min,
-    lookback_warpspec_8x12x6__f64_sum, lookback_warpspec_8x12x6__i32_max, lookback_warpspec_8x12x6__i32_min,
-    lookback_warpspec_8x12x6__i64_max, lookback_warpspec_8x12x6__i64_min, lookback_warpspec_8x12x6__i64_sum,
-    lookback_warpspec_8x12x6__u32_max, lookback_warpspec_8x12x6__u32_min, lookback_warpspec_8x12x6__u32_sum,
-    lookback_warpspec_8x12x6__u64_max, lookback_warpspec_8x12x6__u64_min, lookback_warpspec_8x12x6__u64_sum,
-    lookback_warpspec_generic, warpspec_items, warpspec_status_words,
-};
-// The look-back scan of every other type and operator: `lookback_generic`, its 17 entries
-// `lookback__{type}_{op}`, its shape.
-pub use lookback::{
-    LOOKBACK_GENERIC_SHARED_BYTES, lookback__f32_max, lookback__f32_min, lookback__f32_sum, lookback__f64_max,
-    lookback__f64_min, lookback__f64_sum, lookback__i32_max, lookback__i32_min, lookback__i64_max, lookback__i64_min,
-    lookback__i64_sum, lookback__u32_max, lookback__u32_min, lookback__u32_sum, lookback__u64_max, lookback__u64_min,
-    lookback__u64_sum, lookback_generic, lookback_items, lookback_tile,
-};
+// shape; its 17 entries `lookback_warpspec_8x12x6__{type}_{op}` are the modules
+// `lookback_warpspec_8x12x6::{type}::{op}` (re-exported above with the `i32` sum of that name).
+pub use lookback_warpspec::{WARPSPEC_TYPED, lookback_warpspec_generic, warpspec_items, warpspec_status_words};
+// The look-back scan of every other type and operator: `lookback_generic`, its shape; its 17
+// entries `lookback__{type}_{op}` are the modules `lookback::{type}::{op}`.
+pub use lookback::{LOOKBACK_GENERIC_SHARED_BYTES, lookback_generic, lookback_items, lookback_tile};

@@ -712,11 +712,22 @@ impl<A> fmt::Debug for Kernel<A> {
 }
 
 /// Builds a [`Kernel`] of the PTX module `module` from a kernel function of the crate it was
-/// built from, named by its path and its parameters:
-/// `kernel_in!(&KERNELS, kernels::reduce::interleaved(a, b, c))` (the `reduce-scan` library's
-/// `kernel_ref!` is this for its own module).
+/// built from, named by its path and its parameters, whose name is the PTX entry's:
+/// `kernel_in!(&KERNELS, kernels::reduce::interleaved(a, b, c))`; or from an instantiation of a
+/// generic kernel (the kernels crate's `typed_kernel!` and its kin), named by its module, whose
+/// `entry` is the function and `NAME` the PTX entry's name:
+/// `kernel_in!(&KERNELS, instance kernels::reduce::warp_shuffle::f32::max(a, b, c))` (the entry
+/// `warp_shuffle__f32_max`). The `reduce-scan` library's `kernel_ref!` is this for its own module.
 #[macro_export]
 macro_rules! kernel_in {
+    ($module:expr, instance $($path:ident)::+ ($($arg:ident),* $(,)?)) => {
+        $crate::backend::Kernel {
+            name: $($path)::+::NAME,
+            // SAFETY: the launcher that holds this Kernel checked the arguments.
+            emu: |($($arg,)*)| unsafe { $($path)::+::entry($($crate::backend::FromHost::from_host($arg)),*) },
+            module: $module,
+        }
+    };
     ($module:expr, $($path:ident)::+ ($($arg:ident),* $(,)?)) => {
         $crate::backend::Kernel {
             name: $crate::__last_ident!($($path)::+),

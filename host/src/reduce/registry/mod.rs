@@ -230,8 +230,9 @@ impl PerElement for RowOf {
 /// `i32` × sum (the variant's own row, its classic kernel). `$finish` is the finish arm (`one`:
 /// its kernel inside `KernelSel::One`) and `$args` the argument names of `kernel_ref!`; `$items`
 /// gives a type's items per thread (a `const fn` of this registry) and `$shared` its static
-/// shared bytes (a `const fn` of `kernels::reduce`). The one place those entry names are made:
-/// the same `${concat(..)}` as the kernels crate's.
+/// shared bytes (a `const fn` of `kernels::reduce`). Each row names its instantiation by the
+/// module the kernels crate gives it, `kernels::reduce::{name}::{type}::{op}`, whose `NAME` is the
+/// entry's: no entry name is made here.
 macro_rules! every_pair {
     ($name:ident, $finish:ident $sel:tt ($($arg:ident),*), $items:ident, $shared:ident) => {
         $crate::types::PerType {
@@ -254,7 +255,7 @@ macro_rules! every_pair {
     (@row $name:ident $finish:ident one ($($arg:ident),*) $items:ident, $shared:ident, $t:ident $o:ident) => {
         Some($crate::reduce::plan::Row {
             finish: $crate::reduce::plan::Finish::$finish($crate::reduce::plan::KernelSel::One(
-                $crate::kernel_ref!(kernels::reduce::${concat($name, __, $t, _, $o)}($($arg),*)),
+                $crate::kernel_ref!(instance kernels::reduce::$name::$t::$o($($arg),*)),
             )),
             items_per_thread: $items::<$t>() as u32,
             shared: $crate::reduce::plan::SharedMem::Static { bytes: kernels::reduce::$shared::<$t>() },
@@ -263,7 +264,7 @@ macro_rules! every_pair {
     (@row $name:ident $finish:ident kernel ($($arg:ident),*) $items:ident, $shared:ident, $t:ident $o:ident) => {
         Some($crate::reduce::plan::Row {
             finish: $crate::reduce::plan::Finish::$finish($crate::kernel_ref!(
-                kernels::reduce::${concat($name, __, $t, _, $o)}($($arg),*)
+                instance kernels::reduce::$name::$t::$o($($arg),*)
             )),
             items_per_thread: $items::<$t>() as u32,
             shared: $crate::reduce::plan::SharedMem::Static { bytes: kernels::reduce::$shared::<$t>() },

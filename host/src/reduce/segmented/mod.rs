@@ -294,8 +294,8 @@ impl PerElement for ByFold {
 macro_rules! fold_pair {
     ($t:ident $f:ident) => {
         (
-            crate::kernel_ref!(kernels::reduce::${concat(segmented_warp__, $t, _, $f)}(a, o, c, s, m, v, i)),
-            crate::kernel_ref!(kernels::reduce::${concat(segmented_tiles__, $t, _, $f)}(
+            crate::kernel_ref!(instance kernels::reduce::segmented_warp::$t::$f(a, o, c, s, m, v, i)),
+            crate::kernel_ref!(instance kernels::reduce::segmented_tiles::$t::$f(
                 a, o, c, s, f, r, t, pv, pi, k, v, i
             )),
         )

@@ -166,8 +166,8 @@ pub struct AtomicOp {
     /// counts under `op_red`).
     pub returns: bool,
     /// In shared memory the GPU makes it a compare-and-swap (`ATOMS.CAS`, or the `ATOMS.CAST`
-    /// loop of a float or 64-bit add): two operands per lane pass the banks, twice the wavefronts
-    /// of a 32-bit `ATOMS.ADD` (ncu on the H200, `docs/counters.md`).
+    /// loop of a float add and of a 64-bit add, min, max, and, or, xor): twice the wavefronts of
+    /// a plain access of its width (ncu on the H200, `docs/counters.md`).
     pub compare: bool,
 }
 

@@ -205,14 +205,15 @@ fn same<T>(v: T) -> T {
     v
 }
 
-// PTX has no `atom.add.s64`: the `i64` add is `add.u64` (the same bits). The 64-bit shared add is
-// a compare-and-swap loop (SASS `ATOMS.CAST.SPIN.64` on the H200).
+// PTX has no `atom.add.s64`: the `i64` add is `add.u64` (the same bits). In shared memory the
+// 64-bit add, min, max, and, or and xor are compare-and-swap loops (SASS `ATOMS.CAST.SPIN.64` on
+// the H200, sm_90); the 64-bit exch is a native `ATOMS.EXCH.64`.
 int_impls!(AtomicAdd, "add", ["s32", "u32", "u64", "u64"], true, fetch_add);
-int_impls!(AtomicMin, "min", ["s32", "u32", "s64", "u64"], false, fetch_min);
-int_impls!(AtomicMax, "max", ["s32", "u32", "s64", "u64"], false, fetch_max);
-int_impls!(AtomicAnd, "and", ["b32", "b32", "b64", "b64"], false, fetch_and);
-int_impls!(AtomicOr, "or", ["b32", "b32", "b64", "b64"], false, fetch_or);
-int_impls!(AtomicXor, "xor", ["b32", "b32", "b64", "b64"], false, fetch_xor);
+int_impls!(AtomicMin, "min", ["s32", "u32", "s64", "u64"], true, fetch_min);
+int_impls!(AtomicMax, "max", ["s32", "u32", "s64", "u64"], true, fetch_max);
+int_impls!(AtomicAnd, "and", ["b32", "b32", "b64", "b64"], true, fetch_and);
+int_impls!(AtomicOr, "or", ["b32", "b32", "b64", "b64"], true, fetch_or);
+int_impls!(AtomicXor, "xor", ["b32", "b32", "b64", "b64"], true, fetch_xor);
 int_impls!(AtomicExch, "exch", ["b32", "b32", "b64", "b64"], false, swap);
 op_impl!(AtomicSub, i32, "add" . "s32", reg32, false, i32::wrapping_neg, |a, v| a.fetch_sub(v, Relaxed));
 op_impl!(AtomicSub, u32, "add" . "u32", reg32, false, u32::wrapping_neg, |a, v| a.fetch_sub(v, Relaxed));

@@ -481,9 +481,10 @@ impl BlockCounting {
 }
 
 /// Counts one warp request of atomics into `t`: a global one's sectors, as a load's; a shared
-/// one's wavefronts, as a load's of its width (a compare-and-swap's, of twice its width: two
-/// operands a lane, twice the wavefronts of an `ATOMS.ADD`, as ncu counts `ATOMS.CAS` on the
-/// H200). Atomics stay out of the active lanes per request, which measure the loads and stores.
+/// one's wavefronts, as a load's of its width, twice that for a compare-and-swap (`ATOMS.CAS`
+/// and the `ATOMS.CAST` loops: ncu on the H200 counted 2 wavefronts for 32 lanes of a 32-bit
+/// one, 4 of a 64-bit one, 2 for 5 lanes of a 64-bit one). Atomics stay out of the active lanes
+/// per request, which measure the loads and stores.
 fn count_atomic(t: &mut Counters, space: Space, r: &Request) {
     match space {
         Space::GlobalAtomic { returns: true } => {
@@ -495,7 +496,8 @@ fn count_atomic(t: &mut Counters, space: Space, r: &Request) {
             t.gred_sectors += sectors(&r.lanes, r.bytes);
         }
         Space::SharedAtomic { compare } => {
-            let (w, ideal) = wavefronts(&r.lanes, if compare { 2 * r.bytes } else { r.bytes });
+            let (w, ideal) = wavefronts(&r.lanes, r.bytes);
+            let (w, ideal) = if compare { (2 * w, 2 * ideal) } else { (w, ideal) };
             t.shared_atom_requests += 1;
             t.shared_atom_wavefronts += w;
             t.shared_atom_ideal += ideal;
@@ -617,6 +619,41 @@ mod tests {
         assert_eq!((t.gld_requests, t.gst_requests, t.shared_ld_requests, t.shared_st_requests), (0, 0, 0, 0));
         assert_eq!((t.requests(), t.request_lanes), (1, 32), "the LDGSTS request and its 32 lanes");
         assert_eq!(t.ldgsts_efficiency_pct(), 100.0);
+    }
+
+    /// Issue #59: atomics count apart from loads and stores, as ncu on the H200 counted them
+    /// (`docs/counters.md`, "Atomics"): a global `atom` and `red` per warp with their sectors; a
+    /// shared `ATOMS.ADD` on 32 consecutive words one wavefront, at stride 2 two (one conflict),
+    /// at stride 32 thirty-two; an `ATOMS.CAS` on consecutive words two, without a conflict.
+    #[test]
+    fn atomics_count_apart_as_ncu_counts_them() {
+        let site: Site = std::panic::Location::caller();
+        let (s1, s2, s3, s4): (Site, Site, Site, Site) = (
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+        );
+        let op = |name, returns, compare| Path::Atomic(device::emu::AtomicOp { name, returns, compare });
+        let mut b = BlockCounting::start(32, false);
+        for t in 0..32usize {
+            let lane = t as u32;
+            b.access(lane, true, 4096 + 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), site);
+            b.access(lane, true, 8192, 4, Access::AtomicRmw, op("atomicAdd", false, false), s1);
+            b.access(lane, false, 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s2);
+            b.access(lane, false, 8 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s3);
+            b.access(lane, false, 128 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s4);
+            b.access(lane, false, 1024 + 4 * t, 4, Access::AtomicRmw, op("atomicCAS", true, true), site);
+        }
+        b.flush();
+        let t = &b.totals;
+        assert_eq!((t.gatom_requests, t.gatom_sectors, t.gred_requests, t.gred_sectors), (1, 4, 1, 1));
+        assert_eq!(
+            (t.shared_atom_requests, t.shared_atom_wavefronts, t.shared_atom_conflicts()),
+            (4, 1 + 2 + 32 + 2, 1 + 31)
+        );
+        assert_eq!(t.atomics, 6 * 32);
+        assert_eq!((t.requests(), t.request_lanes), (0, 0), "atomics are not in the loads' and stores' requests");
     }
 
     /// A device-side launch's parameters, `(GlobalMut<i32>, GlobalMut<i32>, u32)` as the

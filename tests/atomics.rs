@@ -88,8 +88,9 @@ fn every_int_want(gs: std::ops::Range<u64>, bits: u32) -> [Option<u64>; EVERY_WO
 }
 
 /// [`atomic_every_int`] for `T` on `grid` blocks of `block` threads, each set of words checked.
-fn every_int<T: EveryInt + reduce_scan::backend::Element + Into<i128>>(grid: u32, block: u32) -> Result<(), Failed>
+fn every_int<T>(grid: u32, block: u32) -> Result<(), Failed>
 where
+    T: EveryInt + reduce_scan::backend::Element + Into<i128>,
     T: atomic_every_int::Instance<Args = (kernels::device::global::GlobalMut<T>,)>,
 {
     let backend = Backend::emulator();
@@ -156,11 +157,9 @@ fn inc_dec_and_floats(grid: u32, block: u32) -> Result<(), Failed> {
     every_float::<f64>(&backend, cfg)
 }
 
-fn every_float<T: EveryFloat + reduce_scan::backend::Element + Into<f64>>(
-    backend: &Backend,
-    cfg: LaunchConfig,
-) -> Result<(), Failed>
+fn every_float<T>(backend: &Backend, cfg: LaunchConfig) -> Result<(), Failed>
 where
+    T: EveryFloat + reduce_scan::backend::Element + Into<f64>,
     T: atomic_every_float::Instance<Args = (kernels::device::global::GlobalMut<T>,)>,
 {
     let (grid, block) = (cfg.grid, cfg.block);

@@ -12,7 +12,7 @@ use crate::device::slice::{AtomicSlice, Slice, ThreadIndex};
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::static_shared;
 
-/// Bins of [`atomic_histogram`].
+/// Bins of [`atomic_histogram()`].
 pub const BINS: usize = 256;
 
 kernel! {
@@ -43,7 +43,7 @@ kernel! {
     }
 }
 
-/// The integer types [`atomic_every_int`] is instantiated for: every atomic but
+/// The integer types [`atomic_every_int()`] is instantiated for: every atomic but
 /// `atomicInc`/`atomicDec`, and the values the test gives them.
 pub trait EveryInt:
     AtomicAdd + AtomicSub + AtomicMin + AtomicMax + AtomicAnd + AtomicOr + AtomicXor + AtomicExch + AtomicCas + PartialEq
@@ -67,17 +67,17 @@ macro_rules! every_int {
 }
 every_int!(i32, u32, i64, u64);
 
-/// Words per copy of the test's operations in [`atomic_every_int`]: add, sub, min, max, and, or,
+/// Words per copy of the test's operations in [`atomic_every_int()`]: add, sub, min, max, and, or,
 /// xor, exch, cas, the count of successful cas, and two spare words.
 pub const EVERY_WORDS: usize = 12;
 
-/// Every thread's atomics on the words `w` (one per operation), as [`atomic_every_int`] documents.
+/// Every thread's atomics on the words `w` (one per operation), as [`atomic_every_int()`] documents.
 macro_rules! every_op {
     ($w:ident, $T:ty, $g:expr) => {{
         let g: u64 = $g;
         let bit = <$T>::of(1 << (g % 32));
-        // SAFETY (every call): the words are in bounds (the caller's), and touched only
-        // atomically in this barrier interval.
+        // SAFETY: every call's word is in bounds (the caller's), and touched only atomically in
+        // this barrier interval.
         unsafe {
             $w.atomic_add(0, <$T>::of(g + 1));
             $w.atomic_sub(1, <$T>::of(1));
@@ -161,7 +161,7 @@ kernel! {
     }
 }
 
-/// The float types of [`atomic_every_float`]: `atomicAdd` and `atomicExch`.
+/// The float types of [`atomic_every_float()`]: `atomicAdd` and `atomicExch`.
 pub trait EveryFloat: AtomicAdd + AtomicExch {
     /// `x` as this type.
     fn of(x: u32) -> Self;

@@ -871,7 +871,16 @@ fn atomic_trials() -> Vec<Trial> {
                     )
                 },
             };
-            expect(kernel_ref!(kernels::broken::atomic_slice_past_end(o)), 64, x)
+            // The kernel takes an `AtomicSlice`, not a pointer: launched by its handle.
+            let backend = Backend::with_emulator(Emulator::new().with_workers(1));
+            let mut out = backend.alloc::<i32>(BUFFER_LEN).map_err(|e| e.to_string())?;
+            let k = Kernel::of(&reduce_scan::ptx::KERNELS, kernels::broken::atomic_slice_past_end::KERNEL);
+            let cfg = LaunchConfig { grid: 2, block: 64, shared_bytes: 0 };
+            // SAFETY: the buffer holds 128 elements; the one past them is refused before it is touched.
+            match unsafe { backend.launch(&k, cfg, (out.atomic(),)) } {
+                Err(Error::Emulator(e)) => check(k.name, &e, &x),
+                other => Err(format!("atomic_slice_past_end: expected its fault, got {other:?}").into()),
+            }
         }),
         Trial::test("faults::store_races_shared_atomic", || {
             let x = Expect {

@@ -334,12 +334,10 @@ kernel! {
     }
 }
 
-kernel! {
-    /// The checked form: thread 0 of each block calls `AtomicSlice::atomic_max` at index 128 of
-    /// the 128-element buffer, which stops the kernel without `unsafe` at the call.
-    pub unsafe fn atomic_slice_past_end(out: GlobalMut<i32>) {
-        // SAFETY: out holds 128 elements, which this launch touches only through these atomics.
-        let counts = unsafe { AtomicSlice::from_raw_parts(out, 128) };
+crate::device::kernel! {
+    /// The checked form, with no `unsafe`: thread 0 of each block calls `atomic_max` at index
+    /// 128 of a 128-element `AtomicSlice`, which stops the kernel.
+    pub fn atomic_slice_past_end(counts: AtomicSlice<i32>) {
         if thread_idx_x() == 0 {
             counts.atomic_max(128, 1); // [fault-site: atomic_slice_past_end]
         }

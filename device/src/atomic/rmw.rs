@@ -37,8 +37,11 @@
 //! **Semantics** (the PTX ISA's, which the emulator follows): integer `add`/`sub` wrap;
 //! `atomicInc` stores `old >= limit ? 0 : old + 1`, `atomicDec` stores `old == 0 || old > limit ?
 //! limit : old - 1`; `atomicCAS` stores `v` only where the word equals `compare`; float `add` rounds
-//! to nearest even, and `f32` `add` flushes subnormal inputs and results to zero of the same sign
-//! (`atom.add.f32`; SASS `REDG.E.ADD.F32.FTZ.RN`).
+//! to nearest even; in global memory `f32` `add` flushes subnormal inputs and results to zero of
+//! the same sign (SASS `REDG`/`ATOMG.E.ADD.F32.FTZ.RN`, as the PTX ISA says of `atom.add.f32`),
+//! while in shared memory it keeps them (the H200 runs it as an `ATOMS.CAST` loop around an add
+//! that does not flush: a subnormal sum stayed subnormal there, for CUDA C's `atomicAdd` and for
+//! this layer's `atom.relaxed.cta.shared.add.f32` alike). The emulator does both as seen.
 //!
 //! **In the emulator** the operation is the same `core::sync::atomic` one on the host word, so it
 //! is atomic among all emulated threads, whatever OS thread runs them. Before it, the emulator
@@ -97,6 +100,18 @@ macro_rules! op_trait {
             #[doc(hidden)]
             #[cfg(not(target_arch = "nvptx64"))]
             unsafe fn host(p: *mut Self, $($arg: Self),*) -> Self;
+            /// The emulator's operation on a shared word: [`host`](Self::host)'s, but for the
+            /// `f32` add, which keeps subnormals in shared memory (seen on the H200).
+            ///
+            /// # Safety
+            /// As for `host`.
+            #[doc(hidden)]
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
+            unsafe fn host_shared(p: *mut Self, $($arg: Self),*) -> Self {
+                // SAFETY: forwarded from the caller.
+                unsafe { Self::host(p, $($arg),*) }
+            }
         }
     };
 }
@@ -140,7 +155,8 @@ op_trait!(
 /// the space), `$map` the value's change on the GPU (`atomicSub` adds the negated value),
 /// `$host` the emulator's operation on `&$a` (the host atomic) with the value `$v`.
 macro_rules! op_impl {
-    ($Trait:ident, $t:ty, $op:literal . $ty:literal, $reg:ident, $compare:literal, $map:expr, |$a:ident, $v:ident| $host:expr) => {
+    ($Trait:ident, $t:ty, $op:literal . $ty:literal, $reg:ident, $compare:literal, $map:expr, |$a:ident, $v:ident| $host:expr
+        $(, shared |$sa:ident, $sv:ident| $shared:expr)?) => {
         impl $Trait for $t {
             const COMPARE: bool = $compare;
             #[cfg(target_arch = "nvptx64")]
@@ -182,6 +198,15 @@ macro_rules! op_impl {
                 let $a = unsafe { &*p.cast::<<$t as super::EmuAtomic>::Atomic>() };
                 $host
             }
+            $(
+                #[cfg(not(target_arch = "nvptx64"))]
+                #[inline(always)]
+                unsafe fn host_shared(p: *mut Self, $sv: Self) -> Self {
+                    // SAFETY: as for `host`.
+                    let $sa = unsafe { &*p.cast::<<$t as super::EmuAtomic>::Atomic>() };
+                    $shared
+                }
+            )?
         }
     };
 }
@@ -221,7 +246,10 @@ op_impl!(AtomicSub, i64, "add" . "u64", reg64, false, i64::wrapping_neg, |a, v| 
 op_impl!(AtomicSub, u64, "add" . "u64", reg64, false, u64::wrapping_neg, |a, v| a.fetch_sub(v, Relaxed));
 op_impl!(AtomicExch, f32, "exch" . "b32", reg32, false, same, |a, v| f32::from_bits(a.swap(v.to_bits(), Relaxed)));
 op_impl!(AtomicExch, f64, "exch" . "b64", reg64, false, same, |a, v| f64::from_bits(a.swap(v.to_bits(), Relaxed)));
-op_impl!(AtomicAdd, f32, "add" . "f32", reg32, true, same, |a, v| f32::from_bits(update(a, |old| add_f32(old, v))));
+// The f32 add flushes subnormal inputs and results in global memory (`REDG`/`ATOMG.E.ADD.F32.FTZ.RN`)
+// and keeps them in shared memory (the `ATOMS.CAST` loop): both seen on the H200 (sm_90).
+op_impl!(AtomicAdd, f32, "add" . "f32", reg32, true, same, |a, v| f32::from_bits(update(a, |old| add_f32(old, v))),
+    shared |a, v| f32::from_bits(update(a, |old| (f32::from_bits(old) + v).to_bits())));
 op_impl!(AtomicAdd, f64, "add" . "f64", reg64, true, same, |a, v| f64::from_bits(update(a, |old| add_f64(old, v))));
 op_impl!(AtomicInc, u32, "inc" . "u32", reg32, false, same, |a, v| update(a, |old| if old >= v { 0 } else { old + 1 }));
 op_impl!(AtomicDec, u32, "dec" . "u32", reg32, false, same, |a, v| update(
@@ -402,7 +430,7 @@ macro_rules! methods {
                     let site = core::panic::Location::caller();
                     hooks().atomic(false, p as usize, core::mem::size_of::<T>(), op, site);
                     // SAFETY: in bounds (checked by `atomic_at`) and checked by the emulator.
-                    unsafe { T::host(p, $($arg),*) }
+                    unsafe { T::host_shared(p, $($arg),*) }
                 }
             }
         }
@@ -521,6 +549,13 @@ mod tests {
         // SAFETY: as above.
         let (_, after) = run::<f32>(-1.5 * tiny, |p| unsafe { <f32 as AtomicAdd>::host(p, tiny) });
         assert_eq!(after.to_bits(), 0x8000_0000, "a negative subnormal result: −0");
+        // In shared memory the f32 add keeps subnormals (the H200's ATOMS.CAST loop).
+        // SAFETY: `run` hands an aligned word of its own.
+        let (_, after) = run::<f32>(1.5 * tiny, |p| unsafe { <f32 as AtomicAdd>::host_shared(p, -tiny) });
+        assert_eq!(after, 0.5 * tiny, "shared: 1.5 MIN_POSITIVE − MIN_POSITIVE stays subnormal");
+        // SAFETY: as above.
+        let (_, after) = run::<f32>(0.0, |p| unsafe { <f32 as AtomicAdd>::host_shared(p, f32::from_bits(1)) });
+        assert_eq!(after.to_bits(), 1, "shared: a subnormal operand is added");
         check!(AtomicAdd, f64, 0.1, (0.2) => 0.1 + 0.2);
         // f64 keeps subnormals.
         check!(AtomicAdd, f64, 0.0, (f64::from_bits(1)) => f64::from_bits(1));

@@ -486,6 +486,7 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(initcheck_trials());
     trials.extend(in_flight_trials());
     trials.extend(atomic_trials());
+    trials.extend(atomic_slice_and_race_trials());
     trials.push(Trial::test("faults::bad_launch_is_an_error", || {
         let backend = Backend::emulator();
         let mut out = backend.alloc::<i32>(1).map_err(|e| e.to_string())?;
@@ -804,9 +805,8 @@ fn in_flight_trials() -> Vec<Trial> {
     ]
 }
 
-/// The atomics' faults (issue #59): out of bounds (raw global, raw shared, the checked
-/// `AtomicSlice`), misaligned, and a plain store racing an atomic, each one line naming the
-/// atomic, the address and the buffer or array.
+/// The atomics' faults (issue #59): out of bounds (raw global, raw shared), misaligned, each one
+/// line naming the atomic, the address and the buffer or array.
 fn atomic_trials() -> Vec<Trial> {
     vec![
         Trial::test("faults::atomic_past_end", || {
@@ -857,6 +857,12 @@ fn atomic_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::shared_atomic_past_end(o)), 64, x)
         }),
+    ]
+}
+
+/// The checked form's fault, and a plain store racing an atomic (shared, global).
+fn atomic_slice_and_race_trials() -> Vec<Trial> {
+    vec![
         Trial::test("faults::atomic_slice_past_end", || {
             let x = Expect {
                 kind: EmuErrorKind::GlobalOutOfBounds,

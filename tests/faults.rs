@@ -485,6 +485,8 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(racecheck_trials());
     trials.extend(initcheck_trials());
     trials.extend(in_flight_trials());
+    trials.extend(atomic_trials());
+    trials.extend(atomic_slice_and_race_trials());
     trials.push(Trial::test("faults::bad_launch_is_an_error", || {
         let backend = Backend::emulator();
         let mut out = backend.alloc::<i32>(1).map_err(|e| e.to_string())?;
@@ -801,6 +803,124 @@ fn in_flight_trials() -> Vec<Trial> {
                 },
             };
             expect(kernel_ref!(kernels::broken::bulk_store_overwritten(o)), 64, x)
+        }),
+    ]
+}
+
+/// The atomics' faults (issue #59): out of bounds (raw global, raw shared), misaligned, each one
+/// line naming the atomic, the address and the buffer or array.
+fn atomic_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::atomic_past_end", || {
+            let x = Expect {
+                kind: EmuErrorKind::GlobalOutOfBounds,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["atomic_past_end"],
+                detail: |s| {
+                    format!(
+                        "thread 0 made an atomicAdd of 4 bytes at {}, out of bounds: global address {{*}} is element \
+                         128, 0 bytes past the end of {BUF}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::atomic_past_end(o)), 64, x)
+        }),
+        Trial::test("faults::atomic_misaligned", || {
+            let x = Expect {
+                kind: EmuErrorKind::Misaligned,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["atomic_misaligned"],
+                detail: |s| {
+                    format!(
+                        "thread 0 made a 4-byte atomicAdd at {} to misaligned address {{*}} (a multiple of 4 is \
+                         required): byte offset 2 of {BUF}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::atomic_misaligned(o)), 64, x)
+        }),
+        Trial::test("faults::shared_atomic_past_end", || {
+            let x = Expect {
+                kind: EmuErrorKind::SharedOutOfBounds,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["shared_atomic_past_end"],
+                detail: |s| {
+                    format!(
+                        "thread 0 made an atomicAdd at index 64 of an array of 64 elements at {}, out of bounds: \
+                         shared address {{*}} is shared array `ATOMIC_COUNTS` (256 bytes) at byte offset 256",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::shared_atomic_past_end(o)), 64, x)
+        }),
+    ]
+}
+
+/// The checked form's fault, and a plain store racing an atomic (shared, global).
+fn atomic_slice_and_race_trials() -> Vec<Trial> {
+    vec![
+        Trial::test("faults::atomic_slice_past_end", || {
+            let x = Expect {
+                kind: EmuErrorKind::GlobalOutOfBounds,
+                block: 0,
+                who: strs(&["thread 0"]),
+                sites: &["atomic_slice_past_end"],
+                detail: |s| {
+                    format!(
+                        "thread 0 made an atomicMax at index 128 of a buffer of 128 elements at {}, out of bounds: \
+                         global address {{*}} is element 128, 0 bytes past the end of {BUF}",
+                        s[0]
+                    )
+                },
+            };
+            // The kernel takes an `AtomicSlice`, not a pointer: launched by its handle.
+            let backend = Backend::with_emulator(Emulator::new().with_workers(1));
+            let mut out = backend.alloc::<i32>(BUFFER_LEN).map_err(|e| e.to_string())?;
+            let k = Kernel::of(&reduce_scan::ptx::KERNELS, kernels::broken::atomic_slice_past_end::KERNEL);
+            let cfg = LaunchConfig { grid: 2, block: 64, shared_bytes: 0 };
+            // SAFETY: the buffer holds 128 elements; the one past them is refused before it is touched.
+            match unsafe { backend.launch(&k, cfg, (out.atomic(),)) } {
+                Err(Error::Emulator(e)) => check(k.name, &e, &x),
+                other => Err(format!("atomic_slice_past_end: expected its fault, got {other:?}").into()),
+            }
+        }),
+        Trial::test("faults::store_races_shared_atomic", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 0,
+                who: strs(&["thread 0", "thread 1"]),
+                sites: &["store_races_shared_atomic/store", "store_races_shared_atomic/atomic"],
+                detail: |s| {
+                    format!(
+                        "write after write race on shared array `RACED_WORD` (4 bytes) at byte offset 0: thread 0 \
+                         wrote it at {}, then thread 1 atomically updated it at {}, {UNORDERED}",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::store_races_shared_atomic(o)), 64, x)
+        }),
+        Trial::test("faults::store_races_global_atomic", || {
+            let x = Expect {
+                kind: EmuErrorKind::Race,
+                block: 0,
+                who: strs(&["thread 0", "thread 1"]),
+                sites: &["store_races_global_atomic/store", "store_races_global_atomic/atomic"],
+                detail: |s| {
+                    format!(
+                        "write after write race on global memory at {{*}} (element 0 of {BUF}): thread 0 wrote it \
+                         at {}, then thread 1 atomically updated it at {}, {UNORDERED}",
+                        s[0], s[1]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::store_races_global_atomic(o)), 64, x)
         }),
     ]
 }

@@ -191,6 +191,18 @@ pub static ROWS: &[Row] = &[
         "scan/lookback_bulk.rs (the tile tickets)",
     ),
     row(
+        "`atomicAdd(p + i, v)`, `atomicSub`, `atomicMin`, `atomicMax`, `atomicAnd`, `atomicOr`, `atomicXor`, `atomicExch`, `atomicCAS(p + i, cmp, v)`, `atomicInc(p + i, limit)`, `atomicDec` on global memory",
+        "`p.atomic_add(i, v)` on a `global::GlobalMut<T>` (`atomic_sub`, `atomic_min`, `atomic_max`, `atomic_and`, `atomic_or`, `atomic_xor`, `atomic_exch`, `atomic_cas(i, cmp, v)`, `atomic_inc(i, limit)`, `atomic_dec(i, limit)`; `atom.relaxed.gpu.global`; the types: traits `atomic::AtomicAdd` … `AtomicDec`)",
+        "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_device` and kin, or `core::sync::atomic`",
+        "atomics.rs (`atomic_every_int`)",
+    ),
+    row(
+        "the same on shared memory: `atomicAdd(&smem[i], v)` …",
+        "`smem.atomic_add(i, v)` on a `shared::Shared<T>` (every operation of the row above; `atom.relaxed.cta.shared`)",
+        "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_block` and kin on a shared pointer",
+        "atomics.rs (`atomic_histogram`)",
+    ),
+    row(
         "a device-side launch (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(args…)` (`cudaStreamFireAndForget`); nvcc's `cudaGetParameterBufferV2` + `cudaLaunchDeviceV2`, linked with `-rdc=true -lcudadevrt`",
         "`launch_device!(kernel<<<(grid, block, DeviceStream::Tail)>>>(args…))` (`launch::DeviceStream::FireAndForget`; `DeviceStream::handle()` is the `cudaStream_t`; `launch::param_offset` places each argument in the parameter buffer)",
         "none: an `extern \"C\"` declaration of the device runtime's functions",
@@ -283,6 +295,12 @@ pub static ROWS: &[Row] = &[
         "`slice::PerBlock<T>`: `set(leader, v)` with `slice::BlockLeader::get()` (`Some` in thread 0; `.block()` is `blockIdx.x`); `PerBlock::from_raw_parts`, `as_global_mut()`",
         "`*mut T` with `unsafe`",
         "examples/my-kernels/src/lib.rs",
+    ),
+    row(
+        "`T *hist, size_t n`, `atomicAdd(&hist[i], v)` from any thread",
+        "`slice::AtomicSlice<T>`: `hist.atomic_add(i, v)` and every atomic of the rows above, safe (the index checked); `AtomicSlice::from_raw_parts`, `as_global_mut()`; the host's `DeviceBuffer::atomic()`",
+        "`*mut T` with `unsafe`",
+        "atomics.rs (`atomic_histogram`)",
     ),
     row(
         "CUB `cub::BlockReduce<T, THREADS>(temp).Sum(v)` / `Reduce(v, op)`, `cub::BlockScan<T, THREADS>(temp).InclusiveScan(v, op)` / `ExclusiveScan`, with `__shared__ typename …::TempStorage temp;`",
@@ -391,15 +409,26 @@ mod tests {
     fn every_public_device_function_has_a_row() {
         let dir = repo().join("device/src");
         let mut names = Vec::new();
+        // The files of device/src and of its module folders (device/src/atomic/).
+        let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else {
+                files.push(path);
+            }
+        }
+        for path in files {
             // emu.rs is the emulator's hook plumbing (no CUDA construct).
             if path.file_name().unwrap() == "emu.rs" {
                 continue;
             }
             names.extend(public_names(&std::fs::read_to_string(&path).unwrap()));
         }
-        for must in ["thread_idx_x", "sync_threads", "shfl_down_sync", "reduce_add_sync", "static_shared", "trap"] {
+        for must in
+            ["thread_idx_x", "sync_threads", "shfl_down_sync", "reduce_add_sync", "static_shared", "trap", "atomic_dec"]
+        {
             assert!(names.iter().any(|n| n == must), "the scan missed `{must}`: {names:?}");
         }
         let missing: Vec<_> = names.iter().filter(|n| !ROWS.iter().any(|r| mentions(r.device, n))).collect();

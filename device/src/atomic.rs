@@ -58,7 +58,13 @@ use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering, f
 use super::global::{Global, GlobalMut};
 
 #[cfg(not(target_arch = "nvptx64"))]
-use super::emu::{Access, hooks};
+use super::emu::{Access, AtomicOp, hooks};
+
+mod rmw;
+pub use rmw::{
+    AtomicAdd, AtomicAnd, AtomicCas, AtomicDec, AtomicExch, AtomicInc, AtomicMax, AtomicMin, AtomicOr, AtomicSub,
+    AtomicXor,
+};
 
 /// The emulator's side of an atomic at `ptr`: let other emulated threads run (spin loops make
 /// progress, a kernel past its budget stops here), then have the access checked.
@@ -69,6 +75,18 @@ fn observe<T>(ptr: *const T, access: Access) {
     let site = core::panic::Location::caller();
     hooks().poll(site);
     hooks().global_access(ptr as usize, core::mem::size_of::<T>(), access, site);
+}
+
+/// [`observe`] for a read-modify-write: the CUDA C `name` of the atomic, and whether it returns
+/// the old value (`atom`) or not (`red`), which the profiler counts apart.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+fn observe_rmw<T>(ptr: *const T, name: &'static str, returns: bool) {
+    let site = core::panic::Location::caller();
+    hooks().poll(site);
+    let op = AtomicOp { name, returns, compare: name == "atomicCAS" };
+    hooks().atomic(true, ptr as usize, core::mem::size_of::<T>(), op, site);
 }
 
 /// Atomically adds `value` to `*ptr` (wrapping) and returns the old value.
@@ -91,7 +109,7 @@ pub unsafe fn atomic_add_i32(ptr: GlobalMut<i32>, value: i32) -> i32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        observe(ptr, Access::AtomicRmw);
+        observe_rmw(ptr, "atomicAdd", true);
         // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses to
         // it are atomic.
         unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
@@ -118,7 +136,7 @@ pub unsafe fn atomic_add_u32(ptr: GlobalMut<u32>, value: u32) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        observe(ptr, Access::AtomicRmw);
+        observe_rmw(ptr, "atomicAdd", true);
         // SAFETY: as above.
         unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
     }
@@ -144,7 +162,7 @@ pub unsafe fn atomic_add_u64(ptr: GlobalMut<u64>, value: u64) -> u64 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        observe(ptr, Access::AtomicRmw);
+        observe_rmw(ptr, "atomicAdd", true);
         // SAFETY: as above.
         unsafe { AtomicU64::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed)
     }
@@ -171,7 +189,7 @@ pub unsafe fn atomic_cas_u64(ptr: GlobalMut<u64>, expected: u64, new: u64) -> u6
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        observe(ptr, Access::AtomicRmw);
+        observe_rmw(ptr, "atomicCAS", true);
         // SAFETY: as above.
         let a = unsafe { AtomicU64::from_ptr(ptr) };
         match a.compare_exchange(expected, new, Ordering::Relaxed, Ordering::Relaxed) {
@@ -200,7 +218,7 @@ pub unsafe fn red_add_i32(ptr: GlobalMut<i32>, value: i32) {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        observe(ptr, Access::AtomicRmw);
+        observe_rmw(ptr, "atomicAdd", false);
         // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses to it
         // are atomic.
         unsafe { AtomicI32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed);
@@ -210,7 +228,7 @@ pub unsafe fn red_add_i32(ptr: GlobalMut<i32>, value: i32) {
 /// A fire-and-forget atomic to global memory (`red`, see [`red_add_i32`]): on the GPU the PTX
 /// instruction, in the emulator the `core::sync::atomic` operation `$emu` on the same word.
 macro_rules! red_op {
-    ($(#[$m:meta])* $name:ident, $ty:ty, $ptx:literal, $reg:ident, |$a:ident, $v:ident| $emu:expr) => {
+    ($(#[$m:meta])* $name:ident, $ty:ty, $ptx:literal, $reg:ident, $cuda:literal, |$a:ident, $v:ident| $emu:expr) => {
         $(#[$m])*
         ///
         /// # Safety
@@ -228,7 +246,7 @@ macro_rules! red_op {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                observe(ptr, Access::AtomicRmw);
+                observe_rmw(ptr, $cuda, false);
                 let $v = value;
                 // SAFETY: the caller guarantees a valid aligned address; all concurrent accesses
                 // to it are atomic.
@@ -251,14 +269,14 @@ macro_rules! emu_atomic {
 #[cfg(not(target_arch = "nvptx64"))]
 emu_atomic!(i32 => AtomicI32, u32 => AtomicU32, i64 => AtomicI64, u64 => AtomicU64, f32 => AtomicU32, f64 => AtomicU64);
 
-/// The emulator's float add: a compare-and-swap loop on the bits (the GPU adds in L2).
+/// The emulator's float add: a compare-and-swap loop on the bits (the GPU adds in L2), of
+/// `$add(old bits, value)`: rounded to nearest, and for `f32` with subnormals flushed to zero as
+/// `red.add.f32` flushes them (SASS `REDG.E.ADD.F32.FTZ.RN`).
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! emu_float_add {
-    ($a:ident, $v:ident, $f:ty) => {{
+    ($a:ident, $v:ident, $add:expr) => {{
         let mut old = $a.load(Ordering::Relaxed);
-        while let Err(now) =
-            $a.compare_exchange_weak(old, (<$f>::from_bits(old) + $v).to_bits(), Ordering::Relaxed, Ordering::Relaxed)
-        {
+        while let Err(now) = $a.compare_exchange_weak(old, $add(old, $v), Ordering::Relaxed, Ordering::Relaxed) {
             old = now;
         }
     }};
@@ -266,44 +284,44 @@ macro_rules! emu_float_add {
 
 red_op!(
     /// `*ptr += value` (wrapping), result unused: `red.relaxed.gpu.add.u32`.
-    red_add_u32, u32, "red.relaxed.gpu.add.u32", reg32, |a, v| a.fetch_add(v, Ordering::Relaxed));
+    red_add_u32, u32, "red.relaxed.gpu.add.u32", reg32, "atomicAdd", |a, v| a.fetch_add(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr += value` (wrapping), result unused: `red.relaxed.gpu.add.u64`. Two's complement
     /// makes it the `i64` add too: pass the `i64`'s bits.
-    red_add_u64, u64, "red.relaxed.gpu.add.u64", reg64, |a, v| a.fetch_add(v, Ordering::Relaxed));
+    red_add_u64, u64, "red.relaxed.gpu.add.u64", reg64, "atomicAdd", |a, v| a.fetch_add(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr += value` rounded to nearest, result unused: `red.relaxed.gpu.add.f32`. The order
     /// of the adds is the order they reach L2, so the rounding of a sum of many differs run to
     /// run.
-    red_add_f32, f32, "red.relaxed.gpu.add.f32", reg32, |a, v| emu_float_add!(a, v, f32));
+    red_add_f32, f32, "red.relaxed.gpu.add.f32", reg32, "atomicAdd", |a, v| emu_float_add!(a, v, rmw::add_f32));
 red_op!(
     /// `*ptr += value` rounded to nearest, result unused: `red.relaxed.gpu.add.f64` (sm_60+).
-    red_add_f64, f64, "red.relaxed.gpu.add.f64", reg64, |a, v| emu_float_add!(a, v, f64));
+    red_add_f64, f64, "red.relaxed.gpu.add.f64", reg64, "atomicAdd", |a, v| emu_float_add!(a, v, |old, v: f64| (f64::from_bits(old) + v).to_bits()));
 red_op!(
     /// `*ptr = min(*ptr, value)` as signed integers: `red.relaxed.gpu.min.s32`.
-    red_min_s32, i32, "red.relaxed.gpu.min.s32", reg32, |a, v| a.fetch_min(v, Ordering::Relaxed));
+    red_min_s32, i32, "red.relaxed.gpu.min.s32", reg32, "atomicMin", |a, v| a.fetch_min(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = max(*ptr, value)` as signed integers: `red.relaxed.gpu.max.s32`.
-    red_max_s32, i32, "red.relaxed.gpu.max.s32", reg32, |a, v| a.fetch_max(v, Ordering::Relaxed));
+    red_max_s32, i32, "red.relaxed.gpu.max.s32", reg32, "atomicMax", |a, v| a.fetch_max(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = min(*ptr, value)` as unsigned integers: `red.relaxed.gpu.min.u32`.
-    red_min_u32, u32, "red.relaxed.gpu.min.u32", reg32, |a, v| a.fetch_min(v, Ordering::Relaxed));
+    red_min_u32, u32, "red.relaxed.gpu.min.u32", reg32, "atomicMin", |a, v| a.fetch_min(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = max(*ptr, value)` as unsigned integers: `red.relaxed.gpu.max.u32`.
-    red_max_u32, u32, "red.relaxed.gpu.max.u32", reg32, |a, v| a.fetch_max(v, Ordering::Relaxed));
+    red_max_u32, u32, "red.relaxed.gpu.max.u32", reg32, "atomicMax", |a, v| a.fetch_max(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = min(*ptr, value)` as signed 64-bit integers: `red.relaxed.gpu.min.s64`. The PTX
     /// ISA requires sm_32 for 64-bit `atom`/`red` `min`/`max` (every build here is sm_70+).
-    red_min_s64, i64, "red.relaxed.gpu.min.s64", reg64, |a, v| a.fetch_min(v, Ordering::Relaxed));
+    red_min_s64, i64, "red.relaxed.gpu.min.s64", reg64, "atomicMin", |a, v| a.fetch_min(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = max(*ptr, value)` as signed 64-bit integers: `red.relaxed.gpu.max.s64` (sm_32+).
-    red_max_s64, i64, "red.relaxed.gpu.max.s64", reg64, |a, v| a.fetch_max(v, Ordering::Relaxed));
+    red_max_s64, i64, "red.relaxed.gpu.max.s64", reg64, "atomicMax", |a, v| a.fetch_max(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = min(*ptr, value)` as unsigned 64-bit integers: `red.relaxed.gpu.min.u64` (sm_32+).
-    red_min_u64, u64, "red.relaxed.gpu.min.u64", reg64, |a, v| a.fetch_min(v, Ordering::Relaxed));
+    red_min_u64, u64, "red.relaxed.gpu.min.u64", reg64, "atomicMin", |a, v| a.fetch_min(v, Ordering::Relaxed));
 red_op!(
     /// `*ptr = max(*ptr, value)` as unsigned 64-bit integers: `red.relaxed.gpu.max.u64` (sm_32+).
-    red_max_u64, u64, "red.relaxed.gpu.max.u64", reg64, |a, v| a.fetch_max(v, Ordering::Relaxed));
+    red_max_u64, u64, "red.relaxed.gpu.max.u64", reg64, "atomicMax", |a, v| a.fetch_max(v, Ordering::Relaxed));
 
 // Float min/max from two integer atomics: the module docs, "Float min and max".
 macro_rules! red_float_minmax {

@@ -150,6 +150,25 @@ pub enum Path {
     /// access of its shared word, counted in no shared counter (ncu gives `SYNCS` no shared
     /// request or wavefront: its per-instruction counts of `lookback_warpspec`, issue #37).
     Barrier,
+    /// An atomic read-modify-write (`atom`, `red`; SASS `ATOMG`/`REDG`, `ATOMS`): ncu counts its
+    /// global requests and sectors apart from the loads and stores (`op_atom`, `op_red`), and its
+    /// shared instructions and wavefronts apart (`op_shared_atom`).
+    Atomic(AtomicOp),
+}
+
+/// An atomic read-modify-write as the device layer hands it to the emulator
+/// ([`Hooks::atomic`]): what it is called, for reports, and what the profiler's counting needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicOp {
+    /// The CUDA C name (`atomicAdd`, `atomicCAS`, …).
+    pub name: &'static str,
+    /// `atom` (the old value comes back) or `red` (it does not: PTX `red`, SASS `REDG`, which ncu
+    /// counts under `op_red`).
+    pub returns: bool,
+    /// In shared memory the GPU makes it a compare-and-swap (`ATOMS.CAS`, or the `ATOMS.CAST`
+    /// loop of a float add and of a 64-bit add, min, max, and, or, xor): twice the wavefronts of
+    /// a plain access of its width (ncu on the H200, `docs/counters.md`).
+    pub compare: bool,
 }
 
 /// What a memory access does, as the emulator's checks see it.
@@ -220,6 +239,24 @@ pub enum Fault {
         index: usize,
         /// The buffer's length in elements.
         len: usize,
+        /// Where.
+        site: Site,
+    },
+    /// An atomic at an index at or past the length of the shared array or checked buffer it
+    /// was made on (`Shared::atomic_*`, `AtomicSlice`): nothing is touched.
+    AtomicOutOfBounds {
+        /// The CUDA C name of the atomic.
+        name: &'static str,
+        /// A global buffer (else a shared array).
+        global: bool,
+        /// The host address of element 0 of the array or buffer.
+        base: usize,
+        /// The index used.
+        index: usize,
+        /// The length in elements.
+        len: usize,
+        /// Bytes per element.
+        bytes: usize,
         /// Where.
         site: Site,
     },
@@ -390,6 +427,19 @@ pub trait Hooks: Sync {
     /// shared memory, already bounds-checked); returns whether a [`MbarrierOp::TryWait`] found
     /// its phase complete (false for the others).
     fn mbarrier(&self, word: usize, op: MbarrierOp, site: Site) -> bool;
+    /// An atomic read-modify-write `op` of the `bytes` bytes at `addr`, in global memory
+    /// (`global`) or in this block's shared memory (in bounds: the device layer checked the
+    /// index), about to happen at `site`: checked as [`global_access`](Self::global_access) and
+    /// [`shared_access`](Self::shared_access) check an access (bounds, alignment, a race with a
+    /// plain access; two atomics never race), and counted where the profiler counts atomics.
+    fn atomic(&self, global: bool, addr: usize, bytes: usize, op: AtomicOp, site: Site) {
+        let _ = op;
+        if global {
+            self.global_access(addr, bytes, Access::AtomicRmw, site)
+        } else {
+            self.shared_access(addr, bytes, Access::AtomicRmw, site)
+        }
+    }
     /// `bar.sync id, count`: a named barrier among `count` threads of the block (`id` 1 to 15;
     /// 0 is `sync_threads`'s): returns once `count` threads have arrived at barrier `id`.
     fn named_barrier(&self, id: u32, count: u32, site: Site);

@@ -30,7 +30,7 @@
 //! | [`shared`] | `__shared__ T a[N]` ([`static_shared!`](crate::static_shared)), `extern __shared__ T a[]`, 128-bit shared accesses, `cp.async` copies (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`) |
 //! | [`global`] | `const T *g_idata` / `T *g_odata` kernel parameters ([`Global`](global::Global), [`GlobalMut`](global::GlobalMut)): `p[i]`, `p + i`, 128-bit vector loads and stores (`int4`), read-only cache loads (`__ldg`), streaming stores (`__stcs`) |
 //! | [`bulk`] | sm_90's bulk copies (TMA) and `mbarrier`: `cuda::memcpy_async` of a whole tile with a `cuda::barrier`, `cp.async.bulk` global ↔ shared |
-//! | [`atomic`] | `atomicAdd`, `atomicMin`/`Max`, `__threadfence()`, `ld.acquire` / `st.release`, on [`GlobalMut`](global::GlobalMut) words |
+//! | [`atomic`] | every CUDA atomic (`atomicAdd`, `atomicSub`, `atomicMin`/`Max`, `atomicAnd`/`Or`/`Xor`, `atomicExch`, `atomicCAS`, `atomicInc`/`Dec`) on shared and global words ([`Shared`](shared::Shared), [`GlobalMut`](global::GlobalMut), the checked [`AtomicSlice`](slice::AtomicSlice)), `red` (an atomic whose result is unused), `__threadfence()`, `ld.acquire` / `st.release` |
 //! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
 //! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
@@ -82,15 +82,24 @@ pub mod warp;
 
 /// What a kernel needs, in one `use reduce_scan_device::prelude::*;`: the [`kernel!`] and
 /// [`static_shared!`] macros, the indices and the block barrier, the checked buffers and their
-/// indices, the raw global and shared views, and the warp constants.
+/// indices, the raw global and shared views, the warp constants, shuffles and votes, the atomics'
+/// traits (their methods are on [`GlobalMut`](global::GlobalMut), [`Shared`](shared::Shared) and
+/// [`AtomicSlice`](slice::AtomicSlice): [`atomic`]), and [`trap`].
 pub mod prelude {
+    pub use crate::atomic::{
+        AtomicAdd, AtomicAnd, AtomicCas, AtomicDec, AtomicExch, AtomicInc, AtomicMax, AtomicMin, AtomicOr, AtomicSub,
+        AtomicXor,
+    };
     pub use crate::global::{Global, GlobalMut};
     pub use crate::shared::Shared;
-    pub use crate::slice::{BlockLeader, DisjointSlice, PerBlock, Slice, ThreadIndex};
+    pub use crate::slice::{AtomicSlice, BlockLeader, DisjointSlice, PerBlock, Slice, ThreadIndex};
     pub use crate::thread::{
         block_dim_x, block_idx_x, global_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x, warp_id,
     };
-    pub use crate::{FULL_MASK, WARP_SIZE, kernel, static_shared};
+    pub use crate::warp::{
+        all_sync, any_sync, ballot_sync, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_warp,
+    };
+    pub use crate::{FULL_MASK, WARP_SIZE, kernel, static_shared, trap};
 }
 
 /// On the GPU a Rust panic (an index or overflow check the optimiser could not remove) traps:

@@ -188,6 +188,26 @@ impl<T: Copy> Shared<T> {
         self.ptr.wrapping_add(i)
     }
 
+    /// The host address of element `i` for an atomic named `name` (CUDA C), which reaches shared
+    /// memory only when `i` is in bounds: an index at or past the length is reported, naming the
+    /// atomic, the array and the address, and the thread unwinds.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[track_caller]
+    pub(super) fn atomic_at(self, i: usize, name: &'static str) -> *mut T {
+        if i >= self.len {
+            hooks().fault(super::emu::Fault::AtomicOutOfBounds {
+                name,
+                global: false,
+                base: self.ptr as usize,
+                index: i,
+                len: self.len,
+                bytes: core::mem::size_of::<T>(),
+                site: core::panic::Location::caller(),
+            })
+        }
+        self.ptr.wrapping_add(i)
+    }
+
     /// Tells the emulator about an in-bounds access of `count` elements at `i` (for its race
     /// and initialisation checks) before it happens.
     #[cfg(not(target_arch = "nvptx64"))]

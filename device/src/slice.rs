@@ -12,6 +12,7 @@
 //! | [`Slice<T>`] | `const T *p, size_t n` | [`get`](Slice::get) (`i < n ? p[i] : …`), [`at`](Slice::at) (`p[i]`, the index checked) |
 //! | [`DisjointSlice<T>`] | `T *out, size_t n`, each thread writing its own elements | [`set`](DisjointSlice::set)`(i, v)` with `i` a [`ThreadIndex`] |
 //! | [`PerBlock<T>`] | `T *partials`, written by thread 0 of each block | [`set`](PerBlock::set)`(leader, v)` with a [`BlockLeader`] |
+//! | [`AtomicSlice<T>`] | `T *hist, size_t n`, every access an atomic | [`atomic_add`](AtomicSlice::atomic_add)`(i, v)` and every CUDA atomic ([`atomic`](super::atomic)), any index below `n` |
 //!
 //! * [`ThreadIndex`] comes only from [`ThreadIndex::global`] (`blockIdx.x * blockDim.x +
 //!   threadIdx.x`) and [`ThreadIndex::grid_stride`] (that index, then every
@@ -287,6 +288,72 @@ impl<T: Copy> PerBlock<T> {
     }
 }
 
+/// A buffer that every thread of the launch may update at any index, through atomics only:
+/// CUDA C's `T *hist` with `atomicAdd(&hist[i], v)`, and its length. Its methods are the CUDA
+/// atomics ([`atomic_add`](Self::atomic_add), [`atomic_min`](Self::atomic_min), …,
+/// [`atomic_cas`](Self::atomic_cas), [`atomic_inc`](Self::atomic_inc): [`atomic`](super::atomic)),
+/// each safe: the index is checked (past the end the kernel stops, as for [`Slice::at`]), and two
+/// atomics never race. The host fills it before the launch and reads it after.
+#[repr(C)]
+pub struct AtomicSlice<T> {
+    ptr: GlobalMut<T>,
+    len: usize,
+}
+
+buffer_common!(AtomicSlice);
+
+impl<T: Copy> AtomicSlice<T> {
+    /// The `len` elements at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` is device memory holding `len` aligned elements, which the launch reads and writes
+    /// only through this parameter's atomics (no plain access, no other parameter).
+    #[inline(always)]
+    pub unsafe fn from_raw_parts(ptr: GlobalMut<T>, len: usize) -> Self {
+        AtomicSlice { ptr, len }
+    }
+
+    /// The unchecked pointer: every access through it is `unsafe`.
+    #[inline(always)]
+    pub fn as_global_mut(self) -> GlobalMut<T> {
+        self.ptr
+    }
+
+    /// The pointer, once `i` is checked against the length for the atomic `name` (CUDA C): an
+    /// index at or past it stops the kernel (`trap`; in the emulator a fault naming the atomic,
+    /// the index, the buffer and the address).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub(crate) fn checked(self, i: usize, name: &'static str) -> GlobalMut<T> {
+        if i >= self.len {
+            atomic_out_of_range(name, self.ptr.addr(), i, self.len, core::mem::size_of::<T>())
+        }
+        self.ptr
+    }
+}
+
+/// Stops the kernel for an atomic at an index at or past an [`AtomicSlice`]'s length.
+#[cold]
+#[inline(never)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+fn atomic_out_of_range(name: &'static str, base: usize, index: usize, len: usize, bytes: usize) -> ! {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (name, base, index, len, bytes);
+        super::trap("atomic at an index past the end of a buffer")
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::emu::hooks().fault(super::emu::Fault::AtomicOutOfBounds {
+        name,
+        global: true,
+        base,
+        index,
+        len,
+        bytes,
+        site: core::panic::Location::caller(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +375,7 @@ mod tests {
         assert_eq!(core::mem::size_of::<Slice<f32>>(), 16);
         assert_eq!(core::mem::size_of::<DisjointSlice<f64>>(), 16);
         assert_eq!(core::mem::size_of::<PerBlock<i32>>(), 16);
+        assert_eq!(core::mem::size_of::<AtomicSlice<u32>>(), 16);
         assert_eq!(core::mem::align_of::<Slice<u8>>(), 8);
     }
 }

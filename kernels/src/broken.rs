@@ -13,6 +13,7 @@ use crate::device::atomic::{atomic_add_u32, load_acquire_u32, load_relaxed_u32, 
 use crate::device::bulk::{Mbarrier, bulk_commit, bulk_wait_read, fence_proxy_async};
 use crate::device::global::GlobalMut;
 use crate::device::shared::copy_async_commit;
+use crate::device::slice::AtomicSlice;
 use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::device::warp::{shfl_down_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, trap};
@@ -294,6 +295,83 @@ kernel! {
                 let v = unsafe { out.as_const().read(0) }; // [fault-site: cross_block_race/read]
                 core::hint::black_box(v);
             }
+        }
+    }
+}
+
+kernel! {
+    /// Thread 0 of each block makes a global `atomicAdd` at index 128 of the 128-element buffer:
+    /// one past its end (issue #59).
+    pub unsafe fn atomic_past_end(out: GlobalMut<i32>) {
+        if thread_idx_x() == 0 {
+            // SAFETY: none: index 128 is past the end, on purpose.
+            unsafe { out.atomic_add(128, 1) }; // [fault-site: atomic_past_end]
+        }
+    }
+}
+
+kernel! {
+    /// Thread 0 of each block makes a 4-byte `atomicAdd` at byte offset 2 of the buffer: not a
+    /// multiple of 4 (on a GPU, `CUDA_ERROR_MISALIGNED_ADDRESS`).
+    pub unsafe fn atomic_misaligned(out: GlobalMut<i32>) {
+        let skewed = out.cast::<u8>().wrapping_offset(2).cast::<i32>();
+        if thread_idx_x() == 0 {
+            // SAFETY: none: misaligned on purpose.
+            unsafe { skewed.atomic_add(0, 1) }; // [fault-site: atomic_misaligned]
+        }
+    }
+}
+
+kernel! {
+    /// Thread 0 of each block makes a shared `atomicAdd` at index 64 of a 64-element array.
+    pub unsafe fn shared_atomic_past_end(out: GlobalMut<i32>) {
+        let counts = static_shared!(ATOMIC_COUNTS: [i32; 64]);
+        if thread_idx_x() == 0 {
+            // SAFETY: none: index 64 is past the end, on purpose.
+            unsafe { counts.atomic_add(64, 1) }; // [fault-site: shared_atomic_past_end]
+        }
+        core::hint::black_box(out);
+    }
+}
+
+crate::device::kernel! {
+    /// The checked form, with no `unsafe`: thread 0 of each block calls `atomic_max` at index
+    /// 128 of a 128-element `AtomicSlice`, which stops the kernel.
+    pub fn atomic_slice_past_end(counts: AtomicSlice<i32>) {
+        if thread_idx_x() == 0 {
+            counts.atomic_max(128, 1); // [fault-site: atomic_slice_past_end]
+        }
+    }
+}
+
+kernel! {
+    /// Thread 0 stores a shared word plainly while thread 1 adds to it atomically, in the same
+    /// barrier interval: a plain access racing an atomic (two atomics would not race).
+    pub unsafe fn store_races_shared_atomic(out: GlobalMut<i32>) {
+        let word = static_shared!(RACED_WORD: [i32; 1]);
+        let t = thread_idx_x();
+        if t == 0 {
+            // SAFETY: in bounds; the race with thread 1 is the planted fault.
+            unsafe { word.write(0, 5) }; // [fault-site: store_races_shared_atomic/store]
+        } else if t == 1 {
+            // SAFETY: in bounds; as above.
+            unsafe { word.atomic_add(0, 1) }; // [fault-site: store_races_shared_atomic/atomic]
+        }
+        core::hint::black_box(out);
+    }
+}
+
+kernel! {
+    /// Thread 0 stores `out[0]` plainly while thread 1 adds to it atomically, in the same barrier
+    /// interval: a plain access racing an atomic in global memory.
+    pub unsafe fn store_races_global_atomic(out: GlobalMut<i32>) {
+        let t = thread_idx_x();
+        if t == 0 {
+            // SAFETY: in bounds; the race with thread 1 is the planted fault.
+            unsafe { out.write(0, 5) }; // [fault-site: store_races_global_atomic/store]
+        } else if t == 1 {
+            // SAFETY: in bounds; as above.
+            unsafe { out.atomic_add(0, 1) }; // [fault-site: store_races_global_atomic/atomic]
         }
     }
 }

@@ -39,6 +39,9 @@
 #[cfg(test)]
 extern crate std;
 
+// The atomics' test kernels: entries of the main PTX module, not of the nested one.
+#[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]
+pub mod atomics;
 pub mod check;
 pub mod index;
 pub mod reduce;

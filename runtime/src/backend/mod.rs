@@ -807,6 +807,12 @@ unsafe impl<T: Copy> KernelParam for device::slice::PerBlock<T> {
         device::emu::hooks().writable(self.as_global_mut().addr());
     }
 }
+// SAFETY: as above.
+unsafe impl<T: Copy> KernelParam for device::slice::AtomicSlice<T> {
+    fn enter_thread(&self) {
+        device::emu::hooks().writable(self.as_global_mut().addr());
+    }
+}
 
 /// A kernel parameter type and the host value it is made from: a device buffer's address
 /// ([`DeviceBuffer::as_ptr`]) becomes a [`Global`]/[`GlobalMut`] parameter, a scalar stays itself.
@@ -958,6 +964,13 @@ impl<T: Element> DeviceBuffer<T> {
     pub fn per_block(&mut self) -> device::slice::PerBlock<T> {
         // SAFETY: as for `slice`.
         unsafe { device::slice::PerBlock::from_raw_parts(self.global_mut(), self.len) }
+    }
+
+    /// The whole buffer as a checked parameter that every thread updates through atomics only
+    /// (`atomicAdd(&hist[i], v)` and the rest: [`AtomicSlice`](device::slice::AtomicSlice)).
+    pub fn atomic(&mut self) -> device::slice::AtomicSlice<T> {
+        // SAFETY: as for `slice`.
+        unsafe { device::slice::AtomicSlice::from_raw_parts(self.global_mut(), self.len) }
     }
 }
 

@@ -21,9 +21,70 @@ fn report(kind: EmuErrorKind, detail: String) -> ! {
     stop_with_report(kind, detail)
 }
 
-/// `read` / `wrote` for a load / a store (a read-modify-write is a store).
-fn verb(access: Access) -> &'static str {
-    if access.writes() { "wrote" } else { "read" }
+/// `read` / `wrote` for a load / a store (a read-modify-write is a store); for an atomic
+/// read-modify-write its CUDA C name: `made an atomicAdd of`.
+fn verb(access: Access, path: Path) -> String {
+    match path {
+        Path::Atomic(op) => format!("made an {} of", op.name),
+        _ if access.writes() => "wrote".into(),
+        _ => "read".into(),
+    }
+}
+
+/// `access`, or an atomic's CUDA C name.
+fn kind_of(path: Path) -> &'static str {
+    if let Path::Atomic(op) = path { op.name } else { "access" }
+}
+
+/// Element `index` of a shared array or checked buffer (of `len` elements of `bytes` bytes at host
+/// address `base`), as an out-of-bounds atomic names it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Element {
+    /// The host address of element 0.
+    pub base: usize,
+    /// The index used.
+    pub index: usize,
+    /// The elements the array or buffer holds.
+    pub len: usize,
+    /// Bytes per element.
+    pub bytes: usize,
+}
+
+/// An atomic `name` at an index at or past the length of a checked buffer (`global`) or shared
+/// array, by the current thread `t`: reported with the address and what lies there, and the
+/// thread stops (nothing was touched).
+pub(super) fn atomic_out_of_bounds(t: &ThreadCtx<'_>, name: &str, global: bool, e: Element, at: Site) -> ! {
+    let addr = e.base.wrapping_add(e.index.wrapping_mul(e.bytes));
+    let (kind, whose, place) = if global {
+        let place = match t.block.launch.memory.check(addr, e.bytes, &t.last_alloc) {
+            Ok(a) => a.place(addr),
+            Err(Refusal::OutOfBounds(p) | Refusal::AfterFree(p) | Refusal::Misaligned { place: p, .. }) => p,
+        };
+        (EmuErrorKind::GlobalOutOfBounds, "a buffer", format!("global address {addr:#x} is {place}"))
+    } else {
+        let b = t.block;
+        let arrays = b.static_shared.borrow();
+        let dynamic = b.dynamic_shared.borrow();
+        let array = arrays
+            .iter()
+            .chain(std::iter::once(&*dynamic))
+            .find(|a| a.start() <= e.base && e.base < a.start() + a.buf.len() * 16);
+        let place = match array {
+            Some(a) => super::block::shared_place(a.name, a.bytes, addr - a.start()),
+            None => "in no shared array of this block".into(),
+        };
+        (EmuErrorKind::SharedOutOfBounds, "an array", format!("shared address {addr:#x} is {place}"))
+    };
+    report(
+        kind,
+        format!(
+            "thread {} made an {name} at index {} of {whose} of {} elements at {}, out of bounds: {place}",
+            dim(t.idx),
+            e.index,
+            e.len,
+            site(at)
+        ),
+    )
 }
 
 /// A global access of `bytes` at `addr` by the current thread `t`, on `path` (counted there).
@@ -37,9 +98,10 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         Err(Refusal::Misaligned { align, place }) => report(
             EmuErrorKind::Misaligned,
             format!(
-                "{} made a {bytes}-byte access at {} to misaligned address {addr:#x} (a multiple of {align} is \
+                "{} made a {bytes}-byte {} at {} to misaligned address {addr:#x} (a multiple of {align} is \
                  required): {place}",
                 who(),
+                kind_of(path),
                 site(at)
             ),
         ),
@@ -48,7 +110,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             format!(
                 "{} {} {bytes} bytes at {} after they were freed: global address {addr:#x} is {place}",
                 who(),
-                verb(access),
+                verb(access, path),
                 site(at)
             ),
         ),
@@ -57,7 +119,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             format!(
                 "{} {} {bytes} bytes at {}, out of bounds: global address {addr:#x} is {nearest}",
                 who(),
-                verb(access),
+                verb(access, path),
                 site(at)
             ),
         ),
@@ -84,7 +146,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         }
         if access.is_atomic() {
             if b.race_on && launch.grid.volume() > 1 {
-                atomic_between_blocks(t, alloc, addr, bytes, access, at, &place);
+                atomic_between_blocks(t, alloc, addr, bytes, (access, path), at, &place);
             }
             synchronise(t, addr, access);
         } else if b.race_on && launch.grid.volume() > 1 {
@@ -115,6 +177,20 @@ pub(super) fn writable(t: &ThreadCtx<'_>, addr: usize) {
 /// the index) by the current thread `t`, on `path` (counted there).
 pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Access, path: Path, at: Site) {
     let b = t.block;
+    if let Path::Atomic(op) = path
+        && !addr.is_multiple_of(bytes.max(1))
+    {
+        report(
+            EmuErrorKind::Misaligned,
+            format!(
+                "thread {} made a {bytes}-byte {} at {} to misaligned shared address {addr:#x} (a multiple of {bytes} \
+                 is required)",
+                dim(t.idx),
+                op.name,
+                site(at)
+            ),
+        )
+    }
     let checks = b.launch.checks;
     let copies = b.copies.borrow().in_flight > 0;
     if !b.race_on && !checks.initcheck && b.counting.is_none() && !copies {
@@ -224,6 +300,17 @@ fn note_uninit(b: &BlockCtx<'_>, detail: impl FnOnce() -> String) {
     }
 }
 
+/// How a race report says what one side did: `wrote`, `read`, and for an atomic side
+/// `atomically updated` (a read-modify-write) or `atomically read`.
+fn side_verb(wrote: bool, atomic: bool) -> &'static str {
+    match (wrote, atomic) {
+        (true, false) => "wrote",
+        (false, false) => "read",
+        (true, true) => "atomically updated",
+        (false, true) => "atomically read",
+    }
+}
+
 /// Stops the thread with the report of hazard `h` on `place`.
 fn race(h: Hazard, place: &str) -> ! {
     let threads = super::block::current().block.launch.block.volume() as usize;
@@ -250,10 +337,10 @@ fn race(h: Hazard, place: &str) -> ! {
              lanes of its mask)",
             h.kind(),
             h.earlier.thread,
-            if h.earlier_wrote { "wrote" } else { "read" },
+            side_verb(h.earlier_wrote, h.earlier.atomic),
             site(h.earlier.site),
             h.later.thread,
-            if h.later_wrote { "wrote" } else { "read" },
+            side_verb(h.later_wrote, h.later.atomic),
             site(h.later.site)
         ),
     )
@@ -301,7 +388,7 @@ fn between_blocks(
     let knows = b.knows.borrow();
     let ordered = |x: u64, rel: u32| knows.get(&x).is_some_and(|&k| k > rel);
     let Some(other) = cross_block(alloc, addr, bytes, access.writes(), generation, me, ordered) else { return };
-    report_between_blocks(t, other, access, at, &place())
+    report_between_blocks(t, other, access, Path::Lsu, at, &place())
 }
 
 /// An atomic access's check against the plain accesses of the other blocks of the launch: a
@@ -312,7 +399,7 @@ fn atomic_between_blocks(
     alloc: &Alloc,
     addr: usize,
     bytes: usize,
-    access: Access,
+    (access, path): (Access, Path),
     at: Site,
     place: &dyn Fn() -> String,
 ) {
@@ -322,13 +409,13 @@ fn atomic_between_blocks(
     let generation = b.launch.memory.generation;
     if let Some(other) = cross_block_atomic(alloc, addr, bytes, access.writes(), generation, b.linear, ordered) {
         drop(knows);
-        report_between_blocks(t, other, access, at, &place());
+        report_between_blocks(t, other, access, path, at, &place());
     }
 }
 
 /// Stops the thread with the report of a race between its access at `at` and `other`, a plain
 /// access of another block, on `place`.
-fn report_between_blocks(t: &ThreadCtx<'_>, other: CrossSide, access: Access, at: Site, place: &str) -> ! {
+fn report_between_blocks(t: &ThreadCtx<'_>, other: CrossSide, access: Access, path: Path, at: Site, place: &str) -> ! {
     let kind = match (other.wrote, access.writes()) {
         (true, false) => "read after write",
         (false, true) => "write after read",
@@ -350,7 +437,7 @@ fn report_between_blocks(t: &ThreadCtx<'_>, other: CrossSide, access: Access, at
              launch with no release and acquire between them (a __threadfence or st.release before the writer's \
              atomic, and an atomic or ld.acquire that the reader's block observed)",
             t.linear,
-            verb(access),
+            verb(access, path),
             site(at)
         ),
     )

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
-use device::emu::{Access, AsyncCopy, DeviceLaunch, Dim3, Fault, Hooks, MbarrierOp, Path, Site, WarpOp};
+use device::emu::{Access, AsyncCopy, AtomicOp, DeviceLaunch, Dim3, Fault, Hooks, MbarrierOp, Path, Site, WarpOp};
 
 use super::memory::{Known, Snapshot, SyncWords};
 use super::race::BlockRace;
@@ -383,6 +383,11 @@ impl Hooks for EmuHooks {
         t.suspend(Event::Poll(site));
     }
     fn fault(&self, fault: Fault) -> ! {
+        if let Fault::AtomicOutOfBounds { name, global, base, index, len, bytes, site } = fault {
+            // Reported here, where the thread's buffers and shared arrays can name the address.
+            let at = super::access::Element { base, index, len, bytes };
+            super::access::atomic_out_of_bounds(current(), name, global, at, site)
+        }
         unwind(current(), Outcome::Fault(fault))
     }
     fn global_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
@@ -390,6 +395,13 @@ impl Hooks for EmuHooks {
     }
     fn shared_access(&self, addr: usize, bytes: usize, access: Access, site: Site) {
         super::access::shared(current(), addr, bytes, access, Path::Lsu, site);
+    }
+    fn atomic(&self, global: bool, addr: usize, bytes: usize, op: AtomicOp, site: Site) {
+        if global {
+            super::access::global(current(), addr, bytes, Access::AtomicRmw, Path::Atomic(op), site);
+        } else {
+            super::access::shared(current(), addr, bytes, Access::AtomicRmw, Path::Atomic(op), site);
+        }
     }
     fn copy_access(&self, global: bool, addr: usize, bytes: usize, access: Access, path: Path, site: Site) {
         if global {
@@ -980,6 +992,10 @@ fn fault_failure(f: Fault, thread: Dim3) -> Failure {
         Fault::IndexOutOfBounds { index, len, site: s } => (
             EmuErrorKind::GlobalOutOfBounds,
             format!("thread {t} used index {index} of a buffer of {len} elements at {}", site(s)),
+        ),
+        Fault::AtomicOutOfBounds { name, global, index, len, site: s, .. } => (
+            if global { EmuErrorKind::GlobalOutOfBounds } else { EmuErrorKind::SharedOutOfBounds },
+            format!("thread {t} made an {name} at index {index} of an array of {len} at {}", site(s)),
         ),
         Fault::Trap { reason, site: s } => (EmuErrorKind::Trap, format!("thread {t} trapped at {}: {reason}", site(s))),
     }

@@ -90,7 +90,24 @@ pub struct Counters {
     pub warp_syncs: u64,
     /// Shuffles, votes and `redux`, counted once per warp.
     pub warp_collectives: u64,
-    /// Atomic read-modify-writes (`atom`, `red`), counted once per lane.
+    /// Global atomics that return the old value (PTX `atom`, SASS `ATOMG`): warp requests and the
+    /// sectors their lanes' words fall in (ncu's `l1tex__t_{requests,sectors}_…_global_op_atom`).
+    pub gatom_requests: u64,
+    /// See [`gatom_requests`](Self::gatom_requests).
+    pub gatom_sectors: u64,
+    /// Global atomics whose old value is not returned (PTX `red`, SASS `REDG`): warp requests and
+    /// sectors (ncu's `…_global_op_red`).
+    pub gred_requests: u64,
+    /// See [`gred_requests`](Self::gred_requests).
+    pub gred_sectors: u64,
+    /// Shared atomics (SASS `ATOMS`): warp instructions, their wavefronts, and the wavefronts a
+    /// conflict-free one needs (ncu's `…_op_shared_atom`).
+    pub shared_atom_requests: u64,
+    /// See [`shared_atom_requests`](Self::shared_atom_requests).
+    pub shared_atom_wavefronts: u64,
+    /// See [`shared_atom_requests`](Self::shared_atom_requests).
+    pub shared_atom_ideal: u64,
+    /// Atomic read-modify-writes (`atom`, `red`), global and shared, counted once per lane.
     pub atomics: u64,
     /// Blocks counted.
     pub blocks: u64,
@@ -113,7 +130,7 @@ impl Counters {
         }
     }
 
-    fn fields(&self) -> [u64; 24] {
+    fn fields(&self) -> [u64; 31] {
         let c = self;
         [
             c.gld_requests,
@@ -137,13 +154,20 @@ impl Counters {
             c.barriers,
             c.warp_syncs,
             c.warp_collectives,
+            c.gatom_requests,
+            c.gatom_sectors,
+            c.gred_requests,
+            c.gred_sectors,
+            c.shared_atom_requests,
+            c.shared_atom_wavefronts,
+            c.shared_atom_ideal,
             c.atomics,
             c.blocks,
             c.warps,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 24] {
+    fn fields_mut(&mut self) -> [&mut u64; 31] {
         let c = self;
         [
             &mut c.gld_requests,
@@ -167,6 +191,13 @@ impl Counters {
             &mut c.barriers,
             &mut c.warp_syncs,
             &mut c.warp_collectives,
+            &mut c.gatom_requests,
+            &mut c.gatom_sectors,
+            &mut c.gred_requests,
+            &mut c.gred_sectors,
+            &mut c.shared_atom_requests,
+            &mut c.shared_atom_wavefronts,
+            &mut c.shared_atom_ideal,
             &mut c.atomics,
             &mut c.blocks,
             &mut c.warps,
@@ -203,6 +234,11 @@ impl Counters {
         self.shared_st_wavefronts - self.shared_st_ideal
     }
 
+    /// Shared atomic bank conflicts: wavefronts beyond the conflict-free number.
+    pub fn shared_atom_conflicts(&self) -> u64 {
+        self.shared_atom_wavefronts - self.shared_atom_ideal
+    }
+
     /// Active lanes per global or shared request (0 without requests).
     pub fn lanes_per_request(&self) -> f64 {
         if self.requests() == 0 { 0.0 } else { self.request_lanes as f64 / self.requests() as f64 }
@@ -222,6 +258,14 @@ enum Space {
     Ldgsts,
     SharedLoad,
     SharedStore,
+    /// A global `atom` (the old value returned) or `red` (`returns` false).
+    GlobalAtomic {
+        returns: bool,
+    },
+    /// A shared atomic; `compare`: two operands a lane (a compare-and-swap).
+    SharedAtomic {
+        compare: bool,
+    },
 }
 
 /// One warp request being gathered: each active lane's address, and the access size.
@@ -320,9 +364,17 @@ impl BlockCounting {
                 return;
             }
             (Path::AsyncCopy, true, _) => Space::Ldgsts,
+            (Path::Atomic(op), global, _) => {
+                self.totals.atomics += 1;
+                if global {
+                    Space::GlobalAtomic { returns: op.returns }
+                } else {
+                    Space::SharedAtomic { compare: op.compare }
+                }
+            }
             (Path::Lsu, true, Access::AtomicRmw) => {
                 self.totals.atomics += 1;
-                return;
+                Space::GlobalAtomic { returns: true }
             }
             (Path::Lsu, true, a) if a.writes() => Space::GlobalStore,
             (Path::Lsu, true, _) => Space::GlobalLoad,
@@ -389,6 +441,10 @@ impl BlockCounting {
     fn count_requests(&mut self) {
         for ((_, _, _, space), r) in self.requests.drain() {
             let t = &mut self.totals;
+            if let Space::GlobalAtomic { .. } | Space::SharedAtomic { .. } = space {
+                count_atomic(t, space, &r);
+                continue;
+            }
             t.request_lanes += r.lanes.len() as u64;
             let asked = (r.lanes.len() * r.bytes) as u64;
             match space {
@@ -407,6 +463,7 @@ impl BlockCounting {
                     t.ldgsts_sectors += sectors(&r.lanes, r.bytes);
                     t.ldgsts_bytes += asked;
                 }
+                Space::GlobalAtomic { .. } | Space::SharedAtomic { .. } => {}
                 Space::SharedLoad | Space::SharedStore => {
                     let (w, ideal) = wavefronts(&r.lanes, r.bytes);
                     if space == Space::SharedLoad {
@@ -420,6 +477,32 @@ impl BlockCounting {
             }
         }
         self.executions.clear();
+    }
+}
+
+/// Counts one warp request of atomics into `t`: a global one's sectors, as a load's; a shared
+/// one's wavefronts, as a load's of its width, twice that for a compare-and-swap (`ATOMS.CAS`
+/// and the `ATOMS.CAST` loops: ncu on the H200 counted 2 wavefronts for 32 lanes of a 32-bit
+/// one, 4 of a 64-bit one, 2 for 5 lanes of a 64-bit one). Atomics stay out of the active lanes
+/// per request, which measure the loads and stores.
+fn count_atomic(t: &mut Counters, space: Space, r: &Request) {
+    match space {
+        Space::GlobalAtomic { returns: true } => {
+            t.gatom_requests += 1;
+            t.gatom_sectors += sectors(&r.lanes, r.bytes);
+        }
+        Space::GlobalAtomic { returns: false } => {
+            t.gred_requests += 1;
+            t.gred_sectors += sectors(&r.lanes, r.bytes);
+        }
+        Space::SharedAtomic { compare } => {
+            let (w, ideal) = wavefronts(&r.lanes, r.bytes);
+            let (w, ideal) = if compare { (2 * w, 2 * ideal) } else { (w, ideal) };
+            t.shared_atom_requests += 1;
+            t.shared_atom_wavefronts += w;
+            t.shared_atom_ideal += ideal;
+        }
+        _ => {}
     }
 }
 
@@ -536,6 +619,41 @@ mod tests {
         assert_eq!((t.gld_requests, t.gst_requests, t.shared_ld_requests, t.shared_st_requests), (0, 0, 0, 0));
         assert_eq!((t.requests(), t.request_lanes), (1, 32), "the LDGSTS request and its 32 lanes");
         assert_eq!(t.ldgsts_efficiency_pct(), 100.0);
+    }
+
+    /// Issue #59: atomics count apart from loads and stores, as ncu on the H200 counted them
+    /// (`docs/counters.md`, "Atomics"): a global `atom` and `red` per warp with their sectors; a
+    /// shared `ATOMS.ADD` on 32 consecutive words one wavefront, at stride 2 two (one conflict),
+    /// at stride 32 thirty-two; an `ATOMS.CAS` on consecutive words two, without a conflict.
+    #[test]
+    fn atomics_count_apart_as_ncu_counts_them() {
+        let site: Site = std::panic::Location::caller();
+        let (s1, s2, s3, s4): (Site, Site, Site, Site) = (
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+            std::panic::Location::caller(),
+        );
+        let op = |name, returns, compare| Path::Atomic(device::emu::AtomicOp { name, returns, compare });
+        let mut b = BlockCounting::start(32, false);
+        for t in 0..32usize {
+            let lane = t as u32;
+            b.access(lane, true, 4096 + 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), site);
+            b.access(lane, true, 8192, 4, Access::AtomicRmw, op("atomicAdd", false, false), s1);
+            b.access(lane, false, 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s2);
+            b.access(lane, false, 8 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s3);
+            b.access(lane, false, 128 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s4);
+            b.access(lane, false, 1024 + 4 * t, 4, Access::AtomicRmw, op("atomicCAS", true, true), site);
+        }
+        b.flush();
+        let t = &b.totals;
+        assert_eq!((t.gatom_requests, t.gatom_sectors, t.gred_requests, t.gred_sectors), (1, 4, 1, 1));
+        assert_eq!(
+            (t.shared_atom_requests, t.shared_atom_wavefronts, t.shared_atom_conflicts()),
+            (4, 1 + 2 + 32 + 2, 1 + 31)
+        );
+        assert_eq!(t.atomics, 6 * 32);
+        assert_eq!((t.requests(), t.request_lanes), (0, 0), "atomics are not in the loads' and stores' requests");
     }
 
     /// A device-side launch's parameters, `(GlobalMut<i32>, GlobalMut<i32>, u32)` as the

@@ -56,7 +56,7 @@ pub struct Side {
     /// Where.
     pub site: Site,
     /// An atomic access?
-    atomic: bool,
+    pub atomic: bool,
 }
 
 /// The shadow of one word (20 bytes): its last store and its reader (or a mark that its

@@ -113,6 +113,18 @@ pub(super) const SH_ST_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_st.s
 pub(super) const SH_ST_WAVEFRONTS: &str = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 pub(super) const SH_ST_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 
+/// Atomics (issue #59). Global: warp requests and sectors of `ATOMG` (PTX `atom` whose old value
+/// is used) and of `REDG` (PTX `red`, and an `atom` whose old value is unused: ptxas makes it a
+/// `REDG`). Shared: `ATOMS` instructions, wavefronts and bank conflicts. Seen with these names and
+/// counts in ncu 2025.3 on the H200 (`docs/counters.md`, "Atomics").
+pub(super) const ATOM_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum";
+pub(super) const ATOM_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum";
+pub(super) const RED_REQUESTS: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum";
+pub(super) const RED_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum";
+pub(super) const SH_ATOM_REQUESTS: &str = "smsp__sass_inst_executed_op_shared_atom.sum";
+pub(super) const SH_ATOM_WAVEFRONTS: &str = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum";
+pub(super) const SH_ATOM_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum";
+
 /// The metrics only newer GPUs have, with the first compute capability that has each: an older
 /// GPU's ncu is not asked for them (a run never names a metric its GPU does not have), and their
 /// columns stay empty there, where no kernel can make such a copy.
@@ -135,7 +147,7 @@ const fn mean(
 }
 
 /// The columns of the group, in order.
-pub const METRICS: [Metric; 23] = [
+pub const METRICS: [Metric; 30] = [
     mean("gld_efficiency_pct", "gld eff%", "gld_efficiency", LD_PCT, LD_SECTORS),
     Metric {
         column: Column::new("warp_execution_efficiency_pct", "warp eff%", 9, 1),
@@ -168,6 +180,13 @@ pub const METRICS: [Metric; 23] = [
     data(count("ldgsts_sectors", "ldgsts sectors", 0, "(none: cp.async, sm_80+)", LDGSTS_SECTORS)),
     data(count("bulk_ld_bytes", "bulk ld bytes", 0, "(none: cp.async.bulk, sm_90+)", BULK_LD_BYTES)),
     data(count("bulk_st_bytes", "bulk st bytes", 0, "(none: cp.async.bulk, sm_90+)", BULK_ST_BYTES)),
+    data(count("gatom_requests", "gatom req", 0, "global_atomic_requests", ATOM_REQUESTS)),
+    data(count("gatom_sectors", "gatom sectors", 0, "(none)", ATOM_SECTORS)),
+    data(count("gred_requests", "gred req", 0, "global_reduction_requests", RED_REQUESTS)),
+    data(count("gred_sectors", "gred sectors", 0, "(none)", RED_SECTORS)),
+    data(count("shared_atom_requests", "sh atom req", 0, "inst_executed_shared_atomics", SH_ATOM_REQUESTS)),
+    data(count("shared_atom_wavefronts", "sh atom wf", 0, "(none)", SH_ATOM_WAVEFRONTS)),
+    data(count("shared_atom_bank_conflicts", "bank atom", 0, "(none)", SH_ATOM_CONFLICTS)),
     Metric {
         column: Column::new("ncu_duration_us", "ncu µs", 9, 2),
         nvprof: "(kernel time)",
@@ -208,7 +227,7 @@ const fn emu_count(key: &'static str, title: &'static str, metric: &'static str)
 
 /// The columns of `--metrics` on the emulator, in order: ncu's names where the emulator
 /// counts the same thing (efficiencies with two decimals), `emu_…` for its own.
-pub const EMU_METRICS: [Metric; 20] = [
+pub const EMU_METRICS: [Metric; 27] = [
     emu("gld_efficiency_pct", "gld eff%", 9, Rule::Mean { metric: LD_PCT, weight: LD_SECTORS, scale: 1.0 }, false),
     emu("gst_efficiency_pct", "gst eff%", 9, Rule::Mean { metric: ST_PCT, weight: ST_SECTORS, scale: 1.0 }, false),
     emu("emu_lanes_per_request", "lanes/req", 9, Rule::Quotient("emu__request_lanes.sum", "emu__requests.sum"), false),
@@ -229,6 +248,13 @@ pub const EMU_METRICS: [Metric; 20] = [
     emu_count("bulk_st_bytes", "bulk st bytes", BULK_ST_BYTES),
     emu_count("emu_warp_collectives", "warp ops", "emu__warp_collectives.sum"),
     emu_count("emu_atomics", "atomics", "emu__atomics.sum"),
+    emu_count("gatom_requests", "gatom req", ATOM_REQUESTS),
+    emu_count("gatom_sectors", "gatom sectors", ATOM_SECTORS),
+    emu_count("gred_requests", "gred req", RED_REQUESTS),
+    emu_count("gred_sectors", "gred sectors", RED_SECTORS),
+    emu_count("shared_atom_requests", "sh atom req", SH_ATOM_REQUESTS),
+    emu_count("shared_atom_wavefronts", "sh atom wf", SH_ATOM_WAVEFRONTS),
+    emu_count("shared_atom_bank_conflicts", "bank atom", SH_ATOM_CONFLICTS),
 ];
 
 /// `m`, shown in CSV and JSON only (the request and sector counts would make the table too wide).

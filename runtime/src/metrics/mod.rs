@@ -126,15 +126,17 @@ mod tests {
     }
 
     #[test]
-    fn the_metric_list_is_the_twenty_three_ncu_names() {
+    fn the_metric_list_is_the_thirty_ncu_names() {
         let names = ncu_metrics();
-        assert_eq!(names.len(), 23, "{names:?}");
-        // An older GPU is not asked for the copies' metrics: its ncu would refuse the run.
+        assert_eq!(names.len(), 30, "{names:?}");
+        // An older GPU is not asked for the copies' metrics: its ncu would refuse the run. The
+        // atomics' seven are asked of every GPU.
         assert_eq!(ncu_metrics_for(Some((9, 0))), names);
         let sm80 = ncu_metrics_for(Some((8, 0)));
-        assert_eq!(sm80.len(), 21, "no TMA metrics on sm_80: {sm80:?}");
+        assert_eq!(sm80.len(), 28, "no TMA metrics on sm_80: {sm80:?}");
         assert!(sm80.contains(&"smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum"));
-        assert_eq!(ncu_metrics_for(Some((7, 0))).len(), 19, "no LDGSTS on sm_70");
+        assert_eq!(ncu_metrics_for(Some((7, 0))).len(), 26, "no LDGSTS on sm_70");
+        assert!(names.contains(&"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"));
         for name in ["smsp__warps_launched.sum", DURATION, "smsp__sass_inst_executed_op_shared_ld.sum"] {
             assert!(names.contains(&name), "{name} missing from {names:?}");
         }

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::columns::{
-    BULK_LD_BYTES, BULK_ST_BYTES, LD_PCT, LD_REQUESTS, LD_SECTORS, LDGSTS_REQUESTS, LDGSTS_SECTORS, Profile,
+    ATOM_REQUESTS, ATOM_SECTORS, BULK_LD_BYTES, BULK_ST_BYTES, LD_PCT, LD_REQUESTS, LD_SECTORS, LDGSTS_REQUESTS,
+    LDGSTS_SECTORS, Profile, RED_REQUESTS, RED_SECTORS, SH_ATOM_CONFLICTS, SH_ATOM_REQUESTS, SH_ATOM_WAVEFRONTS,
     SH_LD_CONFLICTS, SH_LD_REQUESTS, SH_LD_WAVEFRONTS, SH_ST_CONFLICTS, SH_ST_REQUESTS, SH_ST_WAVEFRONTS, ST_PCT,
     ST_REQUESTS, ST_SECTORS,
 };
@@ -86,7 +87,7 @@ pub fn emulated_summary(counted: &[crate::emu::Counted], symbols: &[&str], runs:
 /// emulator's launch carries them the same way.
 pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
     let c = &counted.counters;
-    let values: [(&str, f64); 22] = [
+    let values: [(&str, f64); 29] = [
         (LD_SECTORS, (c.gld_sectors + c.ldgsts_sectors) as f64),
         (LD_REQUESTS, (c.gld_requests + c.ldgsts_requests) as f64),
         (LD_PCT, c.gld_efficiency_pct()),
@@ -109,6 +110,13 @@ pub fn emulated_launch(id: u64, counted: &crate::emu::Counted) -> Launch {
         ("emu__blocks.sum", c.blocks as f64),
         ("emu__warp_collectives.sum", c.warp_collectives as f64),
         ("emu__atomics.sum", c.atomics as f64),
+        (ATOM_REQUESTS, c.gatom_requests as f64),
+        (ATOM_SECTORS, c.gatom_sectors as f64),
+        (RED_REQUESTS, c.gred_requests as f64),
+        (RED_SECTORS, c.gred_sectors as f64),
+        (SH_ATOM_REQUESTS, c.shared_atom_requests as f64),
+        (SH_ATOM_WAVEFRONTS, c.shared_atom_wavefronts as f64),
+        (SH_ATOM_CONFLICTS, c.shared_atom_conflicts() as f64),
     ];
     let map: BTreeMap<String, f64> = values.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     Launch { id, kernel: counted.kernel.clone(), values: map }

@@ -195,11 +195,12 @@ pub fn under_ncu() -> bool {
 }
 
 /// Nsight Compute's counters of `kernels` (their PTX names: `dot__f32`) beside the emulator's
-/// `counted` of the same launch, as a table, one counter a line: this program is run again, with
-/// the same arguments, as a child under `ncu` (the child sees [`under_ncu`], and does not profile
-/// again), and ncu's first launch of those kernels is compared with the emulator's counters.
-/// `Ok(None)` in the child itself; an error says in one line why there are no counters (no ncu,
-/// no permission for the counters, …).
+/// `counted` of the same launches, one table a kernel, one counter a line: this program is run
+/// again, with the same arguments, as a child under `ncu` (the child sees [`under_ncu`], and
+/// does not profile again), and ncu's first launch of each kernel is compared with the
+/// emulator's counters of that kernel ([`Counters::of`]; all of them where it counted none of
+/// that name). `Ok(None)` in the child itself; an error says in one line why there are no
+/// counters (no ncu, no permission for the counters, a kernel ncu did not see, …).
 pub fn ncu_beside(kernels: &[&str], counted: &Counters) -> Result<Option<String>> {
     if under_ncu() {
         return Ok(None);
@@ -213,17 +214,21 @@ pub fn ncu_beside(kernels: &[&str], counted: &Counters) -> Result<Option<String>
     let args: Vec<String> = std::env::args().skip(1).collect();
     let text = metrics::run_ncu_with_env(&ncu, &exe, kernels, &args, &[(NCU_CHILD, "1")])?;
     let launches = metrics::parse_csv(&text)?;
-    let first: Vec<&Launch> = launches.iter().filter(|l| kernels.contains(&l.symbol())).take(1).collect();
-    if first.is_empty() {
-        return Err(Error::Unsupported(format!("ncu profiled none of {} in the child run", kernels.join(", "))));
+    let mut tables = String::new();
+    for &kernel in kernels {
+        let first: Vec<&Launch> = launches.iter().filter(|l| l.symbol() == kernel).take(1).collect();
+        if first.is_empty() {
+            return Err(Error::Unsupported(format!("ncu profiled no launch of {kernel} in the child run")));
+        }
+        let gpu = Summary::of(Profile::Ncu, &first);
+        let emu = counted.of(kernel).unwrap_or(&counted.summary);
+        let title = format!(
+            "Nsight Compute on the first launch of {kernel} beside the emulator's count ({} launch(es)):",
+            emu.launches
+        );
+        tables.push_str(&counter_table(&title, &[("emulator", emu), ("ncu", &gpu)]));
     }
-    let gpu = Summary::of(Profile::Ncu, &first);
-    let title = format!(
-        "Nsight Compute on the first launch of {} beside the emulator's count ({} launch(es)):",
-        first[0].symbol(),
-        counted.summary.launches
-    );
-    Ok(Some(counter_table(&title, &[("emulator", &counted.summary), ("ncu", &gpu)])))
+    Ok(Some(tables))
 }
 
 /// One counter a line: its `--metrics` key, then its value in each of `columns` (a title and the

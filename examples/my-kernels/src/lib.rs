@@ -31,3 +31,74 @@ kernel! {
         }
     }
 }
+
+/// Bins of [`hist256()`] and [`hist256_shuffles()`].
+pub const BINS: usize = 256;
+
+kernel! {
+    /// `bins[b]` gains the count of values of `input` whose low byte is `b` (a 256-bin
+    /// histogram, added into what `bins` holds). Each block counts into a histogram of its own
+    /// in shared memory (`atomicAdd` on shared memory: only the block's threads contend for a
+    /// bin), then adds its counts into `bins` (`atomicAdd` on global memory: one a bin and block,
+    /// not one an element). Each thread reads four values a step, four loads in flight before
+    /// its atomics. Any grid and block.
+    pub fn hist256(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_BINS: [u32; 256]);
+        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+        for b in (t..256).step_by(threads) {
+            // SAFETY: b < 256, the array's length; each thread zeroes bins of its own.
+            unsafe { local.write(b, 0) };
+        }
+        sync_threads();
+        for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
+            let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
+            for v in values.into_iter().flatten() {
+                // SAFETY: the bin is below 256; in this barrier interval every access to the
+                // bins is atomic.
+                unsafe { local.atomic_add((v & 0xff) as usize, 1) };
+            }
+        }
+        sync_threads();
+        for b in (t..256).step_by(threads) {
+            // SAFETY: b < 256; after the barrier no thread writes the bins.
+            let count = unsafe { local.read(b) };
+            if count > 0 {
+                bins.atomic_add(b, count);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// The same histogram without shared-memory atomics, as it had to be written before the
+    /// device layer had them: every bin has one writer, a lane of the warp, which keeps bins
+    /// `lane + 32k` (k < 8) in registers. A warp reads 32 values a step, and 32 shuffles hand
+    /// each value to every lane, whose owner counts it; at the end each lane adds its eight
+    /// counts into `bins` with global `atomicAdd`. Any grid, blocks of whole warps.
+    pub fn hist256_shuffles(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let lane = lane_id();
+        let mut mine = [0u32; 8];
+        let warps = (grid_dim_x() as usize * block_dim_x() as usize) / 32;
+        let chunks = input.len().div_ceil(32);
+        let mut chunk = global_idx_x() / 32;
+        while chunk < chunks {
+            // 256: no value (past the end), which no lane owns.
+            let v = input.get(chunk * 32 + lane as usize).map_or(256, |x| x & 0xff);
+            for j in 0..32 {
+                let b = shfl_sync(FULL_MASK, v, j);
+                if b % 32 == lane {
+                    // Registers, not an indexed array: eight compares, one add.
+                    for (k, count) in mine.iter_mut().enumerate() {
+                        *count += u32::from(b / 32 == k as u32);
+                    }
+                }
+            }
+            chunk += warps;
+        }
+        for (k, &count) in mine.iter().enumerate() {
+            if count > 0 {
+                bins.atomic_add(lane as usize + 32 * k, count);
+            }
+        }
+    }
+}

@@ -9,8 +9,11 @@
 #
 #   scripts/external_crate.sh        exit status: 0 when both runs passed
 #
-# The crate's target folder is target/external-crate of this checkout (CARGO_TARGET_DIR
-# overrides it), so a second run rebuilds nothing.
+# The crate builds with the machine's stable toolchain (RUSTUP_TOOLCHAIN, `stable` unless set),
+# as a user's would: the steps copy no rust-toolchain.toml (the library's PTX build finds the
+# pinned nightly by itself). Its target folder is this checkout's target/ (CARGO_TARGET_DIR
+# overrides it): the library's PTX is the workspace's own nested build, and a second run rebuilds
+# nothing.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=readme_block.sh
@@ -24,7 +27,8 @@ echo "external_crate: the README's steps in $dir" >&2
 bash -euo pipefail -c "$steps"
 cd myapp
 printf '%s\n' "$main" > src/main.rs
-target=${CARGO_TARGET_DIR:-$repo/target/external-crate}
+target=${CARGO_TARGET_DIR:-$repo/target}
+export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 CARGO_TARGET_DIR=$target cargo run --quiet
 echo "external_crate: its release binary, run directly with no library path" >&2
 CARGO_TARGET_DIR=$target cargo build --quiet --release

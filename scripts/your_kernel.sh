@@ -8,17 +8,23 @@
 #   1. the answer is right, the emulator's counters are printed, the block picture is written;
 #   2. the release binary, run directly with a bare environment (no library path), starts and
 #      answers (on a machine without a driver: on the emulator);
-#   3. a planted out-of-bounds store is reported in one line with the kernel crate's file:line;
-#   4. a planted race, the same;
-#   5. the bench blocks: `cargo bench` builds and runs the criterion bench.
+#   3. nothing rebuilds without a change: the release build again compiles nothing, nor after
+#      touching a file of the kernel crate that no build reads (scripts/no_rebuild.sh);
+#   4. a planted out-of-bounds store is reported in one line with the kernel crate's file:line;
+#   5. a planted race, the same;
+#   6. the bench blocks: `cargo bench -- --quick` builds and runs the criterion bench.
+#
+# The crates build with the machine's stable toolchain (RUSTUP_TOOLCHAIN, `stable` unless set),
+# as a user's would: the README's steps copy no rust-toolchain.toml, and only the PTX build runs
+# on the pinned nightly, which reduce-scan-build finds by itself.
 #
 #   scripts/your_kernel.sh          exit status 0 when every check passed
 #
 # KEEP=1 keeps the temporary folder (its path is printed). BUNDLE=DIR also copies the release
 # binary and the bench executable into DIR (as dot-app and dot-bench: the GPU machine's run,
-# scripts/gpu/your_kernel.sh, takes them from .gpu/extra/). The target folder is
-# target/your-kernel of this checkout (CARGO_TARGET_DIR overrides it), so a second run rebuilds
-# little.
+# scripts/gpu/your_kernel.sh, takes them from .gpu/extra/). The target folder is this
+# checkout's target/ (CARGO_TARGET_DIR overrides it): the PTX builds' `core` for the GPU is the
+# workspace's, and a second run rebuilds little.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=readme_block.sh
@@ -36,7 +42,8 @@ done
 if [ -n "${BUNDLE:-}" ]; then mkdir -p "$BUNDLE"; BUNDLE=$(cd "$BUNDLE" && pwd); fi
 dir=$(mktemp -d)
 if [ "${KEEP:-0}" = 1 ]; then say "keeping $dir"; else trap 'rm -rf "$dir"' EXIT; fi
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target/your-kernel}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 cd "$dir"
 say "the README's steps in $dir"
 # The steps end in dot-app/ (they `cd` there); the sources are written from the top folder.
@@ -46,8 +53,10 @@ cd dot-app
 say "1. cargo run --release (the first build compiles the PTX, core for the GPU included)"
 out=$(cargo run --quiet --release 2>&1) || fail "the program failed: $out"
 echo "$out"
-grep -q ': right;' <<<"$out" || fail "no right answer in the output"
+grep -q 'dot of .*: right;' <<<"$out" || fail "no right dot product in the output"
+grep -q 'hist256 of .*: right;' <<<"$out" || fail "no right histogram in the output"
 grep -q 'gld_requests' <<<"$out" || fail "no counters in the output"
+grep -q 'k1 dot__f32, k2 hist256' <<<"$out" || fail "the counters have no column per kernel"
 grep -q '<svg' dot-block0.svg || fail "dot-block0.svg is not a picture"
 
 say "2. the release binary, run directly with a bare environment"
@@ -77,16 +86,21 @@ planted() {
   [ "$(grep -c "lib.rs:$line" <<<"$out")" -eq 1 ] || fail "$what: the report is not one line: $out"
   say "$what, caught: $report"
 }
-say "3. a planted out-of-bounds store"
+say "3. nothing rebuilds without a change"
+echo "an unread note" > ../dot-kernels/src/notes.md
+"$repo/scripts/no_rebuild.sh" . -- build --release || fail "a release build with no change compiled something"
+"$repo/scripts/no_rebuild.sh" . --touch ../dot-kernels/src/notes.md -- build --release ||
+  fail "touching a file no build reads rebuilt something"
+
+say "4. a planted out-of-bounds store"
 planted 'unsafe { partials.as_global_mut().write(partials.len() + 1, acc) };' 'out of bounds' 'out-of-bounds store'
-say "4. a planted race"
+say "5. a planted race"
 planted 'unsafe { partials.as_global_mut().write(block_idx_x() as usize, acc) };' 'race' 'race'
 
-say "5. the bench"
+say "6. the bench"
 bash -euo pipefail -c "$bench_steps"
 mkdir -p benches && printf '%s\n' "$bench" > benches/dot.rs
-out=$(cargo bench --quiet --bench dot -- --warm-up-time 0.5 --measurement-time 1 --sample-size 10 2>&1) ||
-  fail "cargo bench failed: $out"
+out=$(cargo bench --quiet -- --quick 2>&1) || fail "cargo bench -- --quick failed: $out"
 grep -q 'time:' <<<"$out" || fail "criterion reported no time: $out"
 grep 'dot__f32\|time:' <<<"$out" | head -2
 if [ -n "${BUNDLE:-}" ]; then

@@ -339,6 +339,25 @@ fn has_figure(line: &str) -> bool {
     })
 }
 
+/// The README's histogram kernel (the kernel crate of "Your kernel, your crate") is, to the
+/// character, `hist256` of `examples/my-kernels`, which `examples/histogram.rs` times on a GPU
+/// against the form without shared-memory atomics: the figures of the one are the other's.
+fn readme_histogram_is_the_examples() -> Result<(), Failed> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md"))?;
+    let lib = std::fs::read_to_string(format!("{root}/examples/my-kernels/src/lib.rs"))?;
+    let kernel = |text: &str, what: &str| -> Result<String, Failed> {
+        let start = text.find("    /// `bins[b]` gains the count").ok_or(format!("{what}: no hist256 kernel"))?;
+        let len = text[start..].find("\n}\n").ok_or(format!("{what}: the hist256 kernel does not end"))?;
+        Ok(text[start..start + len].to_string())
+    };
+    let (from_readme, from_example) = (kernel(&readme, "README")?, kernel(&lib, "examples/my-kernels")?);
+    if from_readme != from_example {
+        return Err("README's hist256 and examples/my-kernels' differ: make them the same text".into());
+    }
+    Ok(())
+}
+
 /// The README's "Use it from Rust" block is `examples/library_tour.rs` between its markers (which
 /// `./x test` runs), line for line with whitespace runs collapsed, but for the README's
 /// `let backend = Backend::gpu()?;`, which the example replaces to run without a GPU.
@@ -388,6 +407,7 @@ pub fn trials() -> Vec<Trial> {
         Trial::test("docs::figures_agree_with_their_csvs", figures_agree_with_their_csvs),
         Trial::test("docs::readme_figures_are_generated", readme_figures_are_generated),
         Trial::test("docs::readme_tour_is_the_example", readme_tour_is_the_example),
+        Trial::test("docs::readme_histogram_is_the_examples", readme_histogram_is_the_examples),
         Trial::test("docs::a_hand_typed_figure_is_found", || {
             let text = "prose 101.6 µs here\n<!-- generated: x -->\n1.18× inside\n<!-- end generated -->\n```\n5 %\n```\nn = 2^20, sm_70\n";
             let found = hand_typed_figures(text);

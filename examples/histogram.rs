@@ -1,8 +1,8 @@
 //! The README's 256-bin histogram with shared-memory atomics (`hist256`, in
-//! `examples/my-kernels/`, the same text as the README's kernel crate) against the form it had to
-//! take before the device layer had them (`hist256_shuffles`: one writer a bin, 32 warp
-//! shuffles a step), on the same data, in interleaved rounds; every launch's answer checked
-//! against the CPU's count.
+//! `examples/my-kernels/`, the same text as the README's kernel crate), its 16-byte-load form
+//! (`hist256_v4`), and the form it had to take before the device layer had shared atomics
+//! (`hist256_shuffles`: one writer a bin, 32 warp shuffles a step), on the same data, in
+//! interleaved rounds; every kernel's answer checked against the CPU's count.
 //!
 //! `cargo run --release --example histogram -- [--n N] [--rounds R] [--runs K] [--format table|csv]`
 //!
@@ -18,7 +18,7 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_shuffles }
 }
 
 /// What to run: from the command line.
@@ -86,6 +86,8 @@ fn measure(backend: &Backend, kernel: &str, values: &[u32], runs: u32) -> Result
         unsafe {
             match kernel {
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
+                // The whole buffer: its start is 16-byte aligned.
+                "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 _ => k.hist256_shuffles(cfg, (input.slice(), bins.atomic())),
             }
         }
@@ -137,8 +139,9 @@ fn main() -> reduce_scan::MainResult {
     for round in 1..=rounds {
         for skewed in [false, true] {
             let values = data(n, skewed);
-            // Interleaved: the order of the two kernels alternates from round to round.
-            let order = if round % 2 == 1 { ["hist256", "hist256_shuffles"] } else { ["hist256_shuffles", "hist256"] };
+            // Interleaved: the order of the kernels turns from round to round.
+            let mut order = ["hist256", "hist256_v4", "hist256_shuffles"];
+            order.rotate_left(round as usize % 3);
             for kernel in order {
                 let us = measure(&backend, kernel, &values, runs)?;
                 let per = |f: &dyn Fn(f64) -> f64| us.map_or(Cell::Empty, |t| Cell::Num(f(t)));

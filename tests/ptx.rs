@@ -1,4 +1,4 @@
-//! The PTX that the library's `host/build.rs` embeds (and the runtime's helper module): every kernel of both registries (reductions, their
+//! The PTX that the library's `host/build.rs` embeds: every kernel of both registries (reductions, their
 //! typed instantiations `{variant}__{type}_{op}`, and scans) and the benches' check kernels
 //! (`reduce_scan::verify::CHECK_KERNELS`) is an entry point, and every build assembles with NVIDIA's `ptxas` for its own and
 //! every newer architecture with no local memory at all: no register spills and a 0-byte
@@ -248,55 +248,8 @@ fn other_rows(min_cc: (u32, u32)) -> Vec<(&'static str, &'static str, u32)> {
     rows
 }
 
-/// The text of one `.visible .entry NAME(` function of a PTX file, to its closing brace.
-fn function<'p>(ptx: &'p str, name: &str) -> Option<&'p str> {
-    let start = ptx.find(&format!(".visible .entry {name}(\n"))?;
-    let end = start + ptx[start..].find("\n}\n")? + 3;
-    Some(&ptx[start..end])
-}
-
-/// The runtime's helper module (`runtime/src/backend/helpers_sm_70.ptx`, `ptx::HELPERS`) is the
-/// project's sm_70 build of `kernels/src/timing.rs`: its header and its two kernels, to the
-/// byte. `REDUCE_SCAN_WRITE_HELPERS=1` rewrites the file from this build (after an edit of
-/// timing.rs).
-fn check_helpers() -> Result<(), Failed> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runtime/src/backend/helpers_sm_70.ptx");
-    let ptx = ARCHES[0].2;
-    let header: String =
-        ptx.lines().skip_while(|l| !l.starts_with(".version")).take(3).map(|l| format!("{l}\n")).collect();
-    let mut want = String::from(
-        "// The runtime's helper kernels (kernels/src/timing.rs: stream_hold, publish_answer), as the\n\
-         // project's sm_70 build compiles them: tests/ptx.rs checks that this file is that build's text.\n\n",
-    );
-    want.push_str(&header);
-    for name in ["stream_hold", "publish_answer"] {
-        let f = function(ptx, name).ok_or(format!("the sm_70 PTX has no entry `{name}`"))?;
-        want.push_str(&format!("\n{f}"));
-    }
-    if std::env::var_os("REDUCE_SCAN_WRITE_HELPERS").is_some() {
-        std::fs::write(&path, &want).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    let have = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if have != want {
-        return Err(format!(
-            "{} is not the sm_70 build's stream_hold and publish_answer: rewrite it with \
-             `REDUCE_SCAN_WRITE_HELPERS=1 cargo test --test main -- ptx::helpers`",
-            path.display()
-        )
-        .into());
-    }
-    let runtime: Vec<&str> = entries(reduce_scan::ptx::HELPERS.arches[0].2);
-    if runtime != ["stream_hold", "publish_answer"] {
-        return Err(format!("the runtime embeds {runtime:?}").into());
-    }
-    Ok(())
-}
-
 pub fn trials() -> Vec<Trial> {
-    let mut out = vec![
-        Trial::ignorable_test("ptx::nested_module", check_nested_module),
-        Trial::test("ptx::helpers_are_the_projects_timing_kernels", check_helpers),
-    ];
+    let mut out = vec![Trial::ignorable_test("ptx::nested_module", check_nested_module)];
     for (arch, min_cc, ptx) in ARCHES {
         out.push(Trial::test(format!("ptx::entries::{arch}"), move || {
             let have = entries(ptx);

@@ -9,8 +9,11 @@ use crate::backend::Entry;
 use crate::error::Result;
 
 /// The project's kernels, as a [`Module`] (what every registered variant launches); a kernel
-/// that launches kernels from the device is found in [`NESTED`].
-pub static KERNELS: Module = Module::new("reduce_scan_kernels", &ARCHES).with_nested(&NESTED);
+/// that launches kernels from the device is found in [`NESTED`]. It holds the runtime's helpers
+/// (`kernels/src/timing.rs`: `stream_hold`, `publish_answer`; [`Module::with_helpers`]): once it is
+/// loaded, timed runs are held by its `stream_hold` and synchronous answers published by its
+/// `publish_answer`, as they always were.
+pub static KERNELS: Module = Module::new("reduce_scan_kernels", &ARCHES).with_nested(&NESTED).with_helpers();
 
 /// Each PTX build: (architecture, minimum compute capability, PTX text). Ordered from the
 /// baseline, which every supported GPU loads, to the newest.
@@ -78,6 +81,12 @@ mod tests {
             assert!(!entries(ptx).is_empty(), "{arch} has no entries");
             assert!(ptx.contains(&format!(".target {arch}")), "{arch} PTX targets another arch");
         }
+    }
+
+    #[test]
+    fn the_kernels_hold_the_runtimes_helpers() {
+        assert!(KERNELS.helper("stream_hold") && KERNELS.helper("publish_answer"));
+        assert!(!NESTED.helper("stream_hold"));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! `reduce-scan-device` or `reduce-scan-collective`) is compiled to PTX by your host crate's
 //! build script (`reduce-scan-build`) and launched through this crate, on a GPU or on the
 //! emulator, with the emulator's checks and counters and Nsight Compute beside them. This crate
-//! compiles no kernel and embeds no PTX but yours (and two helpers of its own, [`ptx::HELPERS`]):
-//! the curriculum's kernels and the library objects (`Reducer`, `Scanner`, …) are the
+//! compiles no kernel and embeds no PTX: a program that depends on it carries its own kernels
+//! alone. The curriculum's kernels and the library objects (`Reducer`, `Scanner`, …) are the
 //! `reduce-scan` crate's, which re-exports every module here under the same path.
 //!
 //! * [`backend`] — [`Backend`]: device buffers, launches, events and limits on a CUDA GPU

@@ -1,10 +1,10 @@
 //! PTX modules: any kernel crate's PTX that a build script compiled with `reduce-scan-build`
 //! ([`ptx!`](crate::ptx!)), one text per architecture, and the choice among them at run time.
 //!
-//! The runtime holds no kernel of its own crate's making but two helpers of its timing and its
-//! synchronous answers ([`HELPERS`]: `stream_hold`, `publish_answer`), whose PTX is committed
-//! beside it: a crate that depends on the runtime embeds its own kernels and those two, nothing
-//! else.
+//! The runtime compiles and embeds no PTX: a crate that depends on it embeds its own kernels,
+//! nothing else. A module may hold the two helpers the runtime can use ([`Module::with_helpers`]:
+//! the `reduce-scan` library's does); without them, a timed run is held by a host function and a
+//! synchronous answer is copied.
 
 use std::sync::OnceLock;
 
@@ -32,14 +32,14 @@ pub struct Module {
     device_runtime: bool,
     /// Other builds that replace these ([`load_instead`](Self::load_instead)).
     instead: OnceLock<Builds>,
-    /// Follows [`ARCH_OVERRIDE`] (every module but the runtime's own helpers).
-    overridable: bool,
+    /// Holds the runtime's helper kernels ([`with_helpers`](Self::with_helpers)).
+    helpers: bool,
 }
 
 impl Module {
     /// The module of these builds.
     pub const fn new(name: &'static str, arches: Builds) -> Self {
-        Module { name, arches, nested: None, device_runtime: false, instead: OnceLock::new(), overridable: true }
+        Module { name, arches, nested: None, device_runtime: false, instead: OnceLock::new(), helpers: false }
     }
 
     /// The same module, whose kernels that launch kernels from the device (CUDA's dynamic
@@ -47,8 +47,8 @@ impl Module {
     /// device runtime ([`linked_with_device_runtime`](Self::linked_with_device_runtime)): a
     /// kernel whose entry `nested` holds is looked up there.
     pub const fn with_nested(self, nested: &'static Module) -> Self {
-        let (d, o) = (self.device_runtime, self.overridable);
-        self.with(Some(nested), d, o)
+        let (d, h) = (self.device_runtime, self.helpers);
+        self.with(Some(nested), d, h)
     }
 
     /// The same module, marked as one that calls the CUDA device runtime
@@ -56,29 +56,38 @@ impl Module {
     /// backend links it with `libcudadevrt.a` (`cuLinkAddFile`, as `nvcc -rdc=true` does) before
     /// it loads.
     pub const fn linked_with_device_runtime(self) -> Self {
-        let (n, o) = (self.nested, self.overridable);
-        self.with(n, true, o)
+        let (n, h) = (self.nested, self.helpers);
+        self.with(n, true, h)
     }
 
-    /// The runtime's own modules ignore [`ARCH_OVERRIDE`], which names builds of the user's.
-    const fn fixed(self) -> Self {
+    /// The same module, marked as one that holds the runtime's helper kernels, with the
+    /// contracts of the project's `kernels/src/timing.rs`: `stream_hold(ns: u32)` (one thread
+    /// that keeps the stream busy `ns` nanoseconds) and `publish_answer(src, value, flag, seq,
+    /// bytes)` (one thread that copies an answer into mapped host words and releases a flag).
+    /// Once such a module is loaded on a GPU, [`Backend::time`](crate::Backend::time) holds the
+    /// stream with its `stream_hold` before a timed run (how the `reduce-scan` library's figures
+    /// were measured), and [`Backend::read_element`](crate::Backend::read_element) has the answer
+    /// published by its `publish_answer`; otherwise the stream is held by a host function
+    /// (`cuLaunchHostFunc`) and the answer is copied. A replacement's builds
+    /// ([`load_instead`](Self::load_instead)) are asked for each helper by name.
+    pub const fn with_helpers(self) -> Self {
         let (n, d) = (self.nested, self.device_runtime);
-        self.with(n, d, false)
+        self.with(n, d, true)
     }
 
     /// The same name and builds with these settings (a const fn cannot drop `self`'s
     /// `OnceLock`, which is empty here: it is forgotten).
-    const fn with(self, nested: Option<&'static Module>, device_runtime: bool, overridable: bool) -> Self {
-        let m = Module {
-            name: self.name,
-            arches: self.arches,
-            nested,
-            device_runtime,
-            instead: OnceLock::new(),
-            overridable,
-        };
+    const fn with(self, nested: Option<&'static Module>, device_runtime: bool, helpers: bool) -> Self {
+        let m =
+            Module { name: self.name, arches: self.arches, nested, device_runtime, instead: OnceLock::new(), helpers };
         std::mem::forget(self);
         m
+    }
+
+    /// Does it have the runtime's helper kernel `name` (`stream_hold`, `publish_answer`)? Where
+    /// it holds the helpers ([`with_helpers`](Self::with_helpers)) and its builds have that entry.
+    pub fn helper(&self, name: &str) -> bool {
+        self.helpers && self.has_entry(name)
     }
 
     /// The module of this module's kernels that launch from the device, if any.
@@ -119,7 +128,7 @@ impl Module {
     /// The PTX to load on a device of compute capability `cc`: the newest build the device
     /// can run, unless [`ARCH_OVERRIDE`] names another.
     pub fn for_compute_capability(&self, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
-        choose(self.builds(), cc, self.overridable).map_err(|e| match e {
+        choose(self.builds(), cc).map_err(|e| match e {
             Error::Unsupported(m) if m.starts_with("this binary was built") => {
                 Error::Unsupported(format!("the PTX module `{}` is empty: {m}", self.name))
             }
@@ -147,23 +156,14 @@ macro_rules! ptx {
     };
 }
 
-/// The runtime's helper kernels, `stream_hold` (the hold before a timed run,
-/// [`Backend::time`](crate::Backend::time)) and `publish_answer` (a synchronous call's answer
-/// handed to the host without a copy, [`Backend::read_element`](crate::Backend::read_element)):
-/// the project's own kernels of `kernels/src/timing.rs` as its sm_70 build compiles them, committed
-/// beside this file (a test checks that it is that build's text), so that the runtime compiles
-/// no kernel crate.
-pub static HELPERS: Module =
-    Module::new("reduce_scan_runtime_helpers", &[("sm_70", (7, 0), include_str!("backend/helpers_sm_70.ptx"))]).fixed();
-
 /// Environment variable that forces one PTX build (e.g. `REDUCE_PTX_ARCH=sm_70` to run
 /// the baseline on a newer GPU).
 pub const ARCH_OVERRIDE: &str = "REDUCE_PTX_ARCH";
 
-/// [`Module::for_compute_capability`] among `arches`, following [`ARCH_OVERRIDE`] where
-/// `overridable`; an empty PTX text is refused (a binary built without the PTX).
-fn choose(arches: Builds, cc: (u32, u32), overridable: bool) -> Result<(&'static str, &'static str)> {
-    if let Some(want) = std::env::var(ARCH_OVERRIDE).ok().filter(|_| overridable) {
+/// [`Module::for_compute_capability`] among `arches`, following [`ARCH_OVERRIDE`]; an empty PTX
+/// text is refused (a binary built without the PTX).
+fn choose(arches: Builds, cc: (u32, u32)) -> Result<(&'static str, &'static str)> {
+    if let Ok(want) = std::env::var(ARCH_OVERRIDE) {
         let Some(&(arch, min, ptx)) = arches.iter().find(|(a, ..)| *a == want) else {
             let known: Vec<_> = arches.iter().map(|a| a.0).collect();
             return Err(Error::Invalid(format!("{ARCH_OVERRIDE}={want}: not one of {known:?}")));
@@ -242,9 +242,10 @@ mod tests {
     }
 
     #[test]
-    fn the_helpers_are_the_two_kernels_and_ignore_the_override() {
-        assert_eq!(entries(HELPERS.arches[0].2), ["stream_hold", "publish_answer"]);
-        assert!(HELPERS.built() && !HELPERS.overridable);
-        assert_eq!(choose(HELPERS.arches, (9, 0), false).unwrap().0, "sm_70");
+    fn a_helper_is_one_of_a_module_with_helpers_that_has_its_entry() {
+        static PLAIN: Module = Module::new("p", &[("sm_70", (7, 0), ".visible .entry stream_hold(")]);
+        static WITH: Module = Module::new("w", &[("sm_70", (7, 0), ".visible .entry stream_hold(")]).with_helpers();
+        assert!(!PLAIN.helper("stream_hold"), "a module is asked for helpers only where it says it has them");
+        assert!(WITH.helper("stream_hold") && !WITH.helper("publish_answer"));
     }
 }

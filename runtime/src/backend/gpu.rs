@@ -39,6 +39,12 @@ pub struct Gpu {
     pending_room: Mutex<(usize, bool)>,
     info: DeviceInfo,
     events: Mutex<(Event, Event)>,
+    /// The first loaded module with the runtime's `stream_hold` ([`ptx::Module::helper`]), which
+    /// [`Gpu::time`] holds the stream with; none: a host function holds it.
+    hold_module: Mutex<Option<&'static ptx::Module>>,
+    /// The first loaded module with the runtime's `publish_answer`, which
+    /// [`read_word`](Self::read_word) publishes answers with; none: answers are copied.
+    publish_module: Mutex<Option<&'static ptx::Module>>,
     /// How long [`Gpu::time`] holds the stream before the start event (ns); doubled, up to
     /// [`HOLD_MAX_NS`], whenever a run's launches were not all queued before the hold ended.
     hold_ns: AtomicU32,
@@ -243,6 +249,8 @@ impl Gpu {
             info,
             events: Mutex::new(events),
             hold_ns: AtomicU32::new(HOLD_START_NS),
+            hold_module: Mutex::new(None),
+            publish_module: Mutex::new(None),
         })
     }
 
@@ -305,6 +313,14 @@ impl Gpu {
         }
         let m = self.load(module);
         loaded.insert(module.name, m.as_ref().map(Module::clone).map_err(|e| e.to_string()));
+        if m.is_ok() {
+            for (helper, slot) in [("stream_hold", &self.hold_module), ("publish_answer", &self.publish_module)] {
+                let mut slot = slot.lock().unwrap();
+                if slot.is_none() && module.helper(helper) {
+                    *slot = Some(module);
+                }
+            }
+        }
         m
     }
 
@@ -386,12 +402,14 @@ impl Gpu {
 
     /// The `bytes` (4 or 8, aligned) at device address `src`, once the work queued on `stream`
     /// before has finished: what a synchronous call needs of its answer when its kernel does
-    /// not publish it itself. [`AnswerWay::Copy`] copies it and synchronises; otherwise a
-    /// one-thread `publish_answer` launch (the runtime's helper module, [`ptx::HELPERS`]) behind
-    /// the work publishes it ([`answer_from`](Self::answer_from)).
+    /// not publish it itself. [`AnswerWay::Copy`], or a process that loaded no module with the
+    /// runtime's `publish_answer` ([`ptx::Module::with_helpers`]), copies it and synchronises;
+    /// otherwise a one-thread `publish_answer` launch behind the work publishes it
+    /// ([`answer_from`](Self::answer_from)).
     pub fn read_word(&self, stream: &Stream, src: u64, bytes: usize) -> Result<u64> {
         debug_assert!(bytes == 4 || bytes == 8);
-        if self.answer_way() == AnswerWay::Copy {
+        let publisher = *self.publish_module.lock().unwrap();
+        let Some(publisher) = publisher.filter(|_| self.answer_way() != AnswerWay::Copy) else {
             let answer = self.answer.lock().unwrap();
             // SAFETY: `answer.host` is a live page-locked word of 8 bytes, held (locked) until the
             // copy has completed (the synchronisation below); `src` is the caller's device address
@@ -402,7 +420,7 @@ impl Gpu {
             stream.synchronize().during("waiting for the GPU")?;
             // SAFETY: the copy into the word has completed.
             return Ok(unsafe { answer.host.read_volatile() });
-        }
+        };
         self.answer_from(stream, |mut value, mut flag, mut seq| {
             let (mut src, mut width) = (src, bytes as u32);
             let params = [
@@ -414,7 +432,7 @@ impl Gpu {
             ];
             // SAFETY: `publish_answer(src, value, flag, seq, bytes)`: the caller's `bytes` at
             // `src`, and the two mapped host words, live for the process.
-            unsafe { self.launch_in(stream, &ptx::HELPERS, "publish_answer", 1, 1, 0, &params) }
+            unsafe { self.launch_in(stream, publisher, "publish_answer", 1, 1, 0, &params) }
         })
     }
 
@@ -505,22 +523,39 @@ impl Gpu {
 
     /// Device time of the work `f` enqueues, by CUDA events around it, in microseconds.
     ///
-    /// The GPU's time only: a one-thread `stream_hold` kernel keeps the stream busy while the
-    /// start event, `f`'s launches and the stop event are queued behind it, so the window does
-    /// not hold the CPU's time to issue them (the CUDA C harnesses time the same way). If the
-    /// start event has already happened once everything is queued, the GPU may have waited for
-    /// the CPU inside the window: the hold doubles for the next run.
+    /// The GPU's time only: the stream is held while the start event, `f`'s launches and the stop
+    /// event are queued behind the hold, so the window does not hold the CPU's time to issue them
+    /// (the CUDA C harnesses time the same way; nvbench calls it a blocking kernel). The hold is a
+    /// one-thread `stream_hold` kernel of a loaded module with the runtime's helpers
+    /// ([`ptx::Module::with_helpers`]: the library's), as the library's figures were measured, or
+    /// else a host function (`cuLaunchHostFunc`) that the host releases once everything is
+    /// queued. Either holds at most the current hold time: if that ran out before everything was
+    /// queued, the GPU may have waited for the CPU inside the window, and the hold doubles for the
+    /// next run (up to [`HOLD_MAX_NS`]).
     pub fn time(&self, stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         let events = self.events.lock().unwrap();
         let hold = self.hold_ns.load(Ordering::Relaxed);
-        let mut ns = hold;
-        let params = [(&raw mut ns).cast::<c_void>()];
-        // SAFETY: `stream_hold(ns: u32)` takes one u32 and touches no memory.
-        unsafe { self.launch_in(stream, &ptx::HELPERS, "stream_hold", 1, 1, 0, &params) }?;
+        let held_by_kernel = *self.hold_module.lock().unwrap();
+        let gate = match held_by_kernel {
+            Some(module) => {
+                let mut ns = hold;
+                let params = [(&raw mut ns).cast::<c_void>()];
+                // SAFETY: `stream_hold(ns: u32)` takes one u32 and touches no memory.
+                unsafe { self.launch_in(stream, module, "stream_hold", 1, 1, 0, &params) }?;
+                None
+            }
+            None => Some(Gate::hold(stream, hold)?),
+        };
         events.0.record(stream).during("recording the start event")?;
-        f()?;
-        events.1.record(stream).during("recording the stop event")?;
-        if events.0.query().during("querying the start event")? {
+        let run = f();
+        let stop = events.1.record(stream).during("recording the stop event");
+        let expired = match &gate {
+            Some(gate) => gate.release(),
+            None => events.0.query().during("querying the start event")?,
+        };
+        run?;
+        stop?;
+        if expired {
             self.hold_ns.store(hold.saturating_mul(2).min(HOLD_MAX_NS), Ordering::Relaxed);
         }
         events.1.synchronize().during("waiting for the timed work")?;
@@ -548,5 +583,98 @@ fn newest_default_arch(cc: (u32, u32)) -> &'static str {
         (9.., _) => "sm_90",
         (8, _) => "sm_80",
         _ => "sm_70",
+    }
+}
+
+/// The host function's side of a hold ([`Gpu::time`] without a `stream_hold` kernel): the stream
+/// waits in [`hold_until_released`] until the host releases the gate, or until the hold time
+/// runs out.
+struct Gate {
+    released: Mutex<bool>,
+    wake: std::sync::Condvar,
+    /// The hold ran out before the release.
+    expired: std::sync::atomic::AtomicBool,
+    limit: std::time::Duration,
+}
+
+impl Gate {
+    /// Queues a hold of at most `ns` nanoseconds on `stream`.
+    fn hold(stream: &Stream, ns: u32) -> Result<std::sync::Arc<Gate>> {
+        let gate = std::sync::Arc::new(Gate {
+            released: Mutex::new(false),
+            wake: std::sync::Condvar::new(),
+            expired: std::sync::atomic::AtomicBool::new(false),
+            limit: std::time::Duration::from_nanos(u64::from(ns)),
+        });
+        let data = std::sync::Arc::into_raw(gate.clone()).cast_mut().cast::<c_void>();
+        // SAFETY: the function makes no CUDA call; `data` is a reference of the gate's count that
+        // the function takes back (and drops) when it runs.
+        if let Err(e) = unsafe { stream.launch_host_func(hold_until_released, data) } {
+            // SAFETY: never queued: the reference is this one's to take back.
+            drop(unsafe { std::sync::Arc::from_raw(data.cast_const().cast::<Gate>()) });
+            return Err(e).during("queueing the hold before a timed run");
+        }
+        Ok(gate)
+    }
+
+    /// Lets the stream go on; whether the hold had run out already.
+    fn release(&self) -> bool {
+        *self.released.lock().unwrap() = true;
+        self.wake.notify_all();
+        self.expired.load(Ordering::Acquire)
+    }
+}
+
+/// The host function of a hold: waits until its gate is released or its time runs out.
+unsafe extern "C" fn hold_until_released(data: *mut c_void) {
+    // SAFETY: `data` is the reference `Gate::hold` gave up for this call.
+    let gate = unsafe { std::sync::Arc::from_raw(data.cast_const().cast::<Gate>()) };
+    let released = gate.released.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (_released, waited) = gate
+        .wake
+        .wait_timeout_while(released, gate.limit, |released| !*released)
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if waited.timed_out() {
+        gate.expired.store(true, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(ns: u64) -> std::sync::Arc<Gate> {
+        std::sync::Arc::new(Gate {
+            released: Mutex::new(false),
+            wake: std::sync::Condvar::new(),
+            expired: std::sync::atomic::AtomicBool::new(false),
+            limit: std::time::Duration::from_nanos(ns),
+        })
+    }
+
+    /// The stream's side of a hold ends at the release, or when its time runs out (which the
+    /// release then reports, so that the next hold is longer).
+    #[test]
+    fn a_hold_ends_at_its_release_or_its_time() {
+        let released = gate(10_000_000_000);
+        // The address, which a thread may take (a raw pointer may not).
+        let data = std::sync::Arc::into_raw(released.clone()) as usize;
+        let stream = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            // SAFETY: the reference given up above, for this call.
+            unsafe { hold_until_released(data as *mut c_void) };
+            start.elapsed()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!released.release(), "released in time");
+        let held = stream.join().unwrap();
+        assert!(held >= std::time::Duration::from_millis(20) && held < std::time::Duration::from_secs(5), "{held:?}");
+        assert_eq!(std::sync::Arc::strong_count(&released), 1, "the host function dropped its reference");
+
+        let ran_out = gate(1_000_000);
+        let data = std::sync::Arc::into_raw(ran_out.clone()).cast_mut().cast::<c_void>();
+        // SAFETY: as above.
+        unsafe { hold_until_released(data) };
+        assert!(ran_out.release(), "the hold ran out before the release");
     }
 }

@@ -421,6 +421,21 @@ impl Stream {
         // SAFETY: a live stream handle.
         check(unsafe { (api()?.cuStreamSynchronize)(self.raw) })
     }
+
+    /// `cuLaunchHostFunc`: queues `function(data)`, which a thread of the driver runs once the
+    /// stream's work before it has finished; the stream's later work waits for it to return.
+    ///
+    /// # Safety
+    /// `function` may make no CUDA call, and `data` stays valid until `function` has run with it
+    /// (it owns it, or it outlives the stream's work).
+    pub unsafe fn launch_host_func(
+        &self,
+        function: sys::CUhostFn,
+        data: *mut std::ffi::c_void,
+    ) -> Result<(), CudaError> {
+        // SAFETY: a live stream handle; the function and its data as the caller promised.
+        check(unsafe { (api()?.cuLaunchHostFunc)(self.raw, function, data) })
+    }
 }
 
 impl Drop for Stream {

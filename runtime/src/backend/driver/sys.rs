@@ -41,6 +41,8 @@ pub type CUmodule = *mut c_void;
 pub type CUfunction = *mut c_void;
 /// `CUstream`: an opaque handle.
 pub type CUstream = *mut c_void;
+/// `CUhostFn`: a host function a stream runs in its order (`cuLaunchHostFunc`).
+pub type CUhostFn = unsafe extern "C" fn(data: *mut c_void);
 /// `CUevent`: an opaque handle.
 pub type CUevent = *mut c_void;
 /// `CUgraph`: an opaque handle.
@@ -194,6 +196,7 @@ driver_api! {
     cuStreamDestroy_v2(stream: CUstream);
     cuStreamQuery(stream: CUstream);
     cuStreamSynchronize(stream: CUstream);
+    cuLaunchHostFunc(stream: CUstream, function: CUhostFn, data: *mut c_void);
     cuEventCreate(event: *mut CUevent, flags: c_uint);
     cuEventDestroy_v2(event: CUevent);
     cuEventRecord(event: CUevent, stream: CUstream);

@@ -22,6 +22,11 @@ fn err(e: impl std::fmt::Display) -> Failed {
     e.to_string().into()
 }
 
+/// The GPU, or the emulator.
+fn on(gpu: bool) -> Result<Backend, Failed> {
+    if gpu { Backend::gpu().map_err(err) } else { Ok(Backend::emulator()) }
+}
+
 /// `n` pseudo-random words (xorshift32 from `seed`).
 fn words(n: usize, seed: u32) -> Vec<u32> {
     let mut x = seed | 1;
@@ -37,8 +42,8 @@ fn words(n: usize, seed: u32) -> Vec<u32> {
 
 /// The histogram of `n` words on `block`-thread blocks (a grid of up to 8 blocks, each striding
 /// the grid), against the CPU's count.
-fn histogram(n: usize, block: u32) -> Result<(), Failed> {
-    let backend = Backend::emulator();
+fn histogram(gpu: bool, n: usize, block: u32) -> Result<(), Failed> {
+    let backend = on(gpu)?;
     let input = words(n, n as u32 ^ block);
     let mut want = vec![0u32; BINS];
     for w in &input {
@@ -88,12 +93,12 @@ fn every_int_want(gs: std::ops::Range<u64>, bits: u32) -> [Option<u64>; EVERY_WO
 }
 
 /// [`atomic_every_int`] for `T` on `grid` blocks of `block` threads, each set of words checked.
-fn every_int<T>(grid: u32, block: u32) -> Result<(), Failed>
+fn every_int<T>(gpu: bool, grid: u32, block: u32) -> Result<(), Failed>
 where
     T: EveryInt + reduce_scan::backend::Element + Into<i128>,
     T: atomic_every_int::Instance<Args = (kernels::device::global::GlobalMut<T>,)>,
 {
-    let backend = Backend::emulator();
+    let backend = on(gpu)?;
     let bits = 8 * std::mem::size_of::<T>() as u32;
     let mut host = vec![T::of(0); EVERY_WORDS * (grid as usize + 1)];
     host[2] = T::MAX;
@@ -135,8 +140,8 @@ where
 }
 
 /// [`atomic_inc_dec`] and [`atomic_every_float`] on `grid` blocks of `block` threads.
-fn inc_dec_and_floats(grid: u32, block: u32) -> Result<(), Failed> {
-    let backend = Backend::emulator();
+fn inc_dec_and_floats(gpu: bool, grid: u32, block: u32) -> Result<(), Failed> {
+    let backend = on(gpu)?;
     let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
     let words = 2 * (grid as usize + 1);
     let mut out = backend.alloc::<u32>(words).map_err(err)?;
@@ -245,20 +250,27 @@ fn check_counters(what: &str, c: &experiment::Counters, want: &[(&str, f64)]) ->
     Ok(())
 }
 
-pub fn trials() -> Vec<Trial> {
+/// Every check on the emulator, and on the GPU where there is one (marked ignored otherwise):
+/// the same kernels, the same exact answers.
+pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut trials = Vec::new();
-    for block in BLOCKS {
-        for n in SIZES {
-            trials.push(Trial::test(format!("atomics::histogram/block{block}/n{n}"), move || histogram(n, block)));
+    for (gpu, kind) in [(false, "emulator"), (true, "gpu")] {
+        let trial = |name: String, run: Box<dyn FnOnce() -> Result<(), Failed> + Send>| {
+            Trial::test(format!("atomics::{kind}::{name}"), run).with_kind(kind).with_ignored_flag(gpu && !have_gpu)
+        };
+        for block in BLOCKS {
+            for n in SIZES {
+                trials.push(trial(format!("histogram/block{block}/n{n}"), Box::new(move || histogram(gpu, n, block))));
+            }
         }
-    }
-    for (grid, block) in [(1, 32), (3, 64), (2, 1024), (5, 96)] {
-        let name = |what: &str| format!("atomics::{what}/{grid}x{block}");
-        trials.push(Trial::test(name("every_int_i32"), move || every_int::<i32>(grid, block)));
-        trials.push(Trial::test(name("every_int_u32"), move || every_int::<u32>(grid, block)));
-        trials.push(Trial::test(name("every_int_i64"), move || every_int::<i64>(grid, block)));
-        trials.push(Trial::test(name("every_int_u64"), move || every_int::<u64>(grid, block)));
-        trials.push(Trial::test(name("inc_dec_and_floats"), move || inc_dec_and_floats(grid, block)));
+        for (grid, block) in [(1, 32), (3, 64), (2, 1024), (5, 96)] {
+            let name = |what: &str| format!("{what}/{grid}x{block}");
+            trials.push(trial(name("every_int_i32"), Box::new(move || every_int::<i32>(gpu, grid, block))));
+            trials.push(trial(name("every_int_u32"), Box::new(move || every_int::<u32>(gpu, grid, block))));
+            trials.push(trial(name("every_int_i64"), Box::new(move || every_int::<i64>(gpu, grid, block))));
+            trials.push(trial(name("every_int_u64"), Box::new(move || every_int::<u64>(gpu, grid, block))));
+            trials.push(trial(name("inc_dec_and_floats"), Box::new(move || inc_dec_and_floats(gpu, grid, block))));
+        }
     }
     trials.push(Trial::test("atomics::counters_of_a_histogram", histogram_counters));
     trials.push(Trial::test("atomics::counters_of_inc_dec", inc_dec_counters));

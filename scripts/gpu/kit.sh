@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue #59 on a GPU host (the light kit), from the bundle built on a machine without a GPU: run
+# from the repository root, with `.gpu/` from ../shared/gpu/bundle and `.gpu/extra/` holding
+# `histogram` and `my_kernel` (release examples) and `dot-app`, `dot-bench` (the README's crates:
+# `BUNDLE=.gpu/extra scripts/your_kernel.sh`).
+#
+#   scripts/gpu/kit.sh tests      every test executable with --include-ignored (the GPU trials too),
+#                                 SECONDS_LEFT seconds at most (default 520), then what was left
+#   scripts/gpu/kit.sh kit        the README's program (dot and the shared-atomic histogram, ncu
+#                                 beside the emulator), examples/histogram (5 interleaved rounds
+#                                 at 2^24, uniform and skewed, CSV), compute-sanitizer memcheck and
+#                                 racecheck on the histograms, `reduce --metrics` with the atomics'
+#                                 ncu columns, the template's criterion bench
+#
+# Logs go to $OUT/kit/ (default ./kit/), with device.txt (GPU, driver, commit). Exit status:
+# non-zero when a step failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-.}/kit; mkdir -p "$out"
+extra=$PWD/.gpu/extra
+rc=0
+say() { echo "kit (GPU): $*" >&2; }
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; git rev-parse HEAD 2>/dev/null ||
+  cat .gpu/COMMIT 2>/dev/null; } >"$out/device.txt"
+
+tests() {
+  local left=${SECONDS_LEFT:-520} start=$SECONDS
+  for t in .gpu/tests/*; do
+    local name; name=$(basename "$t")
+    local budget=$((left - (SECONDS - start)))
+    [ "$budget" -gt 20 ] || { echo "=== $name: not run (no time left)" >>"$out/tests.log"; continue; }
+    echo "=== $name" >>"$out/tests.log"
+    timeout "$budget" "$t" --include-ignored >>"$out/tests.log" 2>&1 || { say "$name failed or ran out of time"; rc=1; }
+  done
+  grep -E '^=== |^test result' "$out/tests.log" >&2
+  grep -E 'FAILED|panicked' "$out/tests.log" | head -20 >&2
+}
+
+kit() {
+  say "the README's program, with a bare environment (ncu beside the emulator)"
+  local work; work=$(mktemp -d)
+  (cd "$work" && env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME="${HOME:-/root}" "$extra/dot-app") \
+    >"$out/dot-app.txt" 2>&1 || { say "dot-app failed"; rc=1; }
+  rm -rf "$work"
+  grep -E 'right|µs|k1 ' "$out/dot-app.txt" >&2
+  say "examples/histogram: 5 interleaved rounds at 2^24"
+  "$extra/histogram" --format csv >"$out/histogram.csv" 2>"$out/histogram.err" || { say "histogram failed"; rc=1; }
+  column -s, -t <"$out/histogram.csv" >&2
+  for tool in memcheck racecheck; do
+    say "compute-sanitizer --tool $tool, the histograms at n = 2^20 + 7"
+    compute-sanitizer --tool "$tool" --error-exitcode 3 "$extra/histogram" --n 1048583 --rounds 1 --runs 1 \
+      >"$out/sanitize_$tool.txt" 2>&1 || { say "$tool found errors"; rc=1; }
+    grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error' "$out/sanitize_$tool.txt" | head -3 >&2
+  done
+  say "reduce --metrics: the atomics' ncu columns"
+  .gpu/bin/reduce --metrics --variant atomic_accumulate,single_pass --n 16777216 --format csv \
+    >"$out/metrics_atomics.csv" 2>&1 || { say "reduce --metrics failed"; rc=1; }
+  head -3 "$out/metrics_atomics.csv" | cut -c1-300 >&2
+  say "the template's criterion bench (--quick)"
+  "$extra/dot-bench" --bench --quick >"$out/dot-bench.txt" 2>&1 || { say "dot-bench failed"; rc=1; }
+  grep -E 'time:' "$out/dot-bench.txt" >&2
+}
+
+for step in "${@:-kit}"; do
+  case $step in
+    tests) tests ;;
+    kit) kit ;;
+    *) say "unknown step '$step': tests or kit"; exit 2 ;;
+  esac
+done
+exit $rc

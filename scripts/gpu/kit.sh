@@ -20,8 +20,10 @@ out=${OUT:-.}/kit; mkdir -p "$out"
 extra=$PWD/.gpu/extra
 rc=0
 say() { echo "kit (GPU): $*" >&2; }
-{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; git rev-parse HEAD 2>/dev/null ||
-  cat .gpu/COMMIT 2>/dev/null; } >"$out/device.txt"
+# The bundle's commit (.gpu/COMMIT, written where it was built): the copy on the GPU host may not
+# carry the checkout's git state.
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "bundle commit: $(cat .gpu/COMMIT 2>/dev/null || echo unknown)"; } >"$out/device.txt"
 
 tests() {
   local left=${SECONDS_LEFT:-520} start=$SECONDS

@@ -744,6 +744,14 @@ pub struct Linker {
     /// The error log the driver writes (its address was given to `cuLinkCreate`); freed after
     /// the link state (fields drop after `Drop::drop`).
     log: Box<[u8]>,
+    /// The option arrays given to `cuLinkCreate`, which the driver keeps for the life of the
+    /// link state and writes back into (the log's filled size, into the size option's value,
+    /// when a step ends in an error or the link completes): on the heap, freed after the state. Kept on
+    /// `new`'s stack, as they once were, the write-back landed in a stack frame long gone: a
+    /// test thread returned to an address whose low half was zero (seen on the H200, a failed
+    /// link of the nested module).
+    _options: Box<[sys::CUjit_option; 2]>,
+    _values: Box<[*mut c_void; 2]>,
     ctx: Context,
 }
 
@@ -754,15 +762,16 @@ impl Linker {
         ctx.set_current()?;
         let api = api()?;
         let mut log = vec![0u8; 16 * 1024].into_boxed_slice();
-        let mut options = [sys::CU_JIT_ERROR_LOG_BUFFER, sys::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut values = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+        let mut options = Box::new([sys::CU_JIT_ERROR_LOG_BUFFER, sys::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]);
+        let mut values = Box::new([log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void]);
         let mut state: sys::CUlinkState = std::ptr::null_mut();
-        // SAFETY: two options whose values (the log buffer, on the heap, and its size) outlive
-        // the link state: the buffer moves into the `Linker` with it.
+        // SAFETY: two options whose arrays and values (the log buffer and its size) are on the
+        // heap and outlive the link state: they move into the `Linker` with it, and are freed
+        // after `cuLinkDestroy`.
         check(unsafe {
             (api.cuLinkCreate_v2)(options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr(), &mut state)
         })?;
-        Ok(Linker { state, log, ctx: ctx.clone() })
+        Ok(Linker { state, log, _options: options, _values: values, ctx: ctx.clone() })
     }
     /// `cuLinkAddData(CU_JIT_INPUT_PTX)`: `ptx` as relocatable code, under `name`.
     pub fn add_ptx(&mut self, ptx: &CStr, name: &CStr) -> Result<(), CudaError> {

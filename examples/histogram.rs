@@ -1,6 +1,7 @@
 //! The README's 256-bin histogram with shared-memory atomics (`hist256`, in
-//! `examples/my-kernels/`, the same text as the README's kernel crate), its 16-byte-load form
-//! (`hist256_v4`), and the form it had to take before the device layer had shared atomics
+//! `examples/my-kernels/`, the same text as the README's kernel crate: a column of bins per lane),
+//! its 16-byte-load form (`hist256_v4`), its one-column form (`hist256_one_column`: bank
+//! conflicts), and the form it had to take before the device layer had shared atomics
 //! (`hist256_shuffles`: one writer a bin, 32 warp shuffles a step), on the same data, in
 //! interleaved rounds; every kernel's answer checked against the CPU's count.
 //!
@@ -18,8 +19,11 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_one_column, hist256_shuffles }
 }
+
+/// The kernels compared, in the first round's order.
+const KERNELS: [&str; 4] = ["hist256", "hist256_v4", "hist256_one_column", "hist256_shuffles"];
 
 /// What to run: from the command line.
 struct Args {
@@ -75,10 +79,13 @@ fn cpu(values: &[u32]) -> Vec<u32> {
 
 /// One kernel on `values`: the median of `runs` timed launches (µs; none for 0 runs), then one
 /// more launch into zeroed bins, whose answer must be the CPU's.
-fn measure(backend: &Backend, kernel: &str, values: &[u32], runs: u32) -> Result<Option<f64>> {
+fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -> Result<Option<f64>> {
     let input = backend.upload(values)?;
     let mut bins = backend.alloc::<u32>(my_kernels::BINS)?;
-    let grid = (values.len().div_ceil(256 * 4) as u32).clamp(1, backend.info().multiprocessors * 8);
+    // As many blocks as fit on the device at once (each kernel's own shared memory decides), or
+    // fewer where the input is short.
+    let per_sm = backend.occupancy(reduce_scan::Entry::of(MyKernels::ptx(), kernel), 256, 0)?;
+    let grid = (values.len().div_ceil(256 * 4) as u32).clamp(1, backend.info().multiprocessors * per_sm);
     let cfg = LaunchConfig { grid, block: 256, shared_bytes: 0 };
     let k = MyKernels::new(backend);
     let launch = |bins: &mut reduce_scan::DeviceBuffer<u32>| {
@@ -88,6 +95,7 @@ fn measure(backend: &Backend, kernel: &str, values: &[u32], runs: u32) -> Result
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
                 // The whole buffer: its start is 16-byte aligned.
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
+                "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
                 _ => k.hist256_shuffles(cfg, (input.slice(), bins.atomic())),
             }
         }
@@ -124,7 +132,7 @@ fn main() -> reduce_scan::MainResult {
     let columns = vec![
         Column::new("round", "round", 5, 0),
         Column::new("data", "data", 8, 0),
-        Column::new("kernel", "kernel", 17, 0),
+        Column::new("kernel", "kernel", 19, 0),
         Column::new("n", "n", 9, 0),
         Column::new("median_us", "µs", 9, 2),
         Column::new("gb_per_s", "GB/s", 7, 0),
@@ -140,8 +148,8 @@ fn main() -> reduce_scan::MainResult {
         for skewed in [false, true] {
             let values = data(n, skewed);
             // Interleaved: the order of the kernels turns from round to round.
-            let mut order = ["hist256", "hist256_v4", "hist256_shuffles"];
-            order.rotate_left(round as usize % 3);
+            let mut order = KERNELS;
+            order.rotate_left(round as usize % KERNELS.len());
             for kernel in order {
                 let us = measure(&backend, kernel, &values, runs)?;
                 let per = |f: &dyn Fn(f64) -> f64| us.map_or(Cell::Empty, |t| Cell::Num(f(t)));

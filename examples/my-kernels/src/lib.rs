@@ -32,36 +32,43 @@ kernel! {
     }
 }
 
-/// Bins of [`hist256()`], [`hist256_v4()`] and [`hist256_shuffles()`].
+/// Bins of [`hist256()`], [`hist256_v4()`], [`hist256_one_column()`] and [`hist256_shuffles()`].
 pub const BINS: usize = 256;
 
 kernel! {
     /// `bins[b]` gains the count of values of `input` whose low byte is `b` (a 256-bin
     /// histogram, added into what `bins` holds). Each block counts into a histogram of its own
     /// in shared memory (`atomicAdd` on shared memory: only the block's threads contend for a
-    /// bin), then adds its counts into `bins` (`atomicAdd` on global memory: one a bin and block,
-    /// not one an element). Each thread reads four values a step, four loads in flight before
-    /// its atomics. Any grid and block.
+    /// bin), kept in 32 columns, one for each lane of a warp: lane `l` counts bin `b` in word
+    /// `32 b + l`, which is in bank `l`, so a warp's 32 atomics never queue for a bank (in one
+    /// column, random bins put several lanes in one bank: [`hist256_one_column()`]). Then it
+    /// adds each bin's 32 columns into `bins` (`atomicAdd` on global memory: one a bin and
+    /// block, not one an element). Each thread reads four values a step, four loads in flight
+    /// before its atomics. Any grid and block.
     pub fn hist256(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_BINS: [u32; 256]);
-        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
-        for b in (t..256).step_by(threads) {
-            // SAFETY: b < 256, the array's length; each thread zeroes bins of its own.
-            unsafe { local.write(b, 0) };
+        let local = static_shared!(HIST256_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
         }
         sync_threads();
         for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
             let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
             for v in values.into_iter().flatten() {
-                // SAFETY: the bin is below 256; in this barrier interval every access to the
-                // bins is atomic.
-                unsafe { local.atomic_add((v & 0xff) as usize, 1) };
+                // SAFETY: the word is below 256 × 32; in this barrier interval every access to
+                // the array is atomic.
+                unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
             }
         }
         sync_threads();
         for b in (t..256).step_by(threads) {
-            // SAFETY: b < 256; after the barrier no thread writes the bins.
-            let count = unsafe { local.read(b) };
+            let mut count = 0u32;
+            for k in 0..32 {
+                // Column (b + k) % 32: a warp's 32 bins read 32 banks at once.
+                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+            }
             if count > 0 {
                 bins.atomic_add(b, count);
             }
@@ -77,11 +84,11 @@ kernel! {
     /// # Safety
     /// `input` starts 16-byte aligned (a whole device buffer does).
     pub unsafe fn hist256_v4(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_V4_BINS: [u32; 256]);
-        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
-        for b in (t..256).step_by(threads) {
-            // SAFETY: b < 256, the array's length; each thread zeroes bins of its own.
-            unsafe { local.write(b, 0) };
+        let local = static_shared!(HIST256_V4_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
         }
         sync_threads();
         let whole = input.len() / 4;
@@ -90,14 +97,48 @@ kernel! {
             // 16-byte aligned (the input's start is, by the caller's promise).
             let values = unsafe { input.as_global().load_v4(4 * i.get()) };
             for v in values {
+                // SAFETY: the word is below 256 × 32; every access to the array is atomic here.
+                unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
+            }
+        }
+        for i in ThreadIndex::grid_stride(input.len() - 4 * whole) {
+            let v = input.at(4 * whole + i.get());
+            // SAFETY: as above.
+            unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
+        }
+        sync_threads();
+        for b in (t..256).step_by(threads) {
+            let mut count = 0u32;
+            for k in 0..32 {
+                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+            }
+            if count > 0 {
+                bins.atomic_add(b, count);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// As [`hist256()`] with one column of 256 bins a block: a warp's 32 atomics on random bins
+    /// land in fewer than 32 banks, and the lanes that share a bank wait for each other (the
+    /// emulator counts them as `shared_atom_bank_conflicts`).
+    pub fn hist256_one_column(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_ONE_COLUMN: [u32; 256]);
+        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+        for b in (t..256).step_by(threads) {
+            // SAFETY: b < 256, the array's length; each thread zeroes bins of its own.
+            unsafe { local.write(b, 0) };
+        }
+        sync_threads();
+        for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
+            let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
+            for v in values.into_iter().flatten() {
                 // SAFETY: the bin is below 256; in this barrier interval every access to the
                 // bins is atomic.
                 unsafe { local.atomic_add((v & 0xff) as usize, 1) };
             }
-        }
-        for i in ThreadIndex::grid_stride(input.len() - 4 * whole) {
-            // SAFETY: as above.
-            unsafe { local.atomic_add((input.at(4 * whole + i.get()) & 0xff) as usize, 1) };
         }
         sync_threads();
         for b in (t..256).step_by(threads) {

@@ -47,7 +47,7 @@ kit() {
   grep -E 'right|µs|k1 ' "$out/dot-app.txt" >&2
   say "examples/histogram: 5 interleaved rounds at 2^24"
   "$extra/histogram" --format csv >"$out/histogram.csv" 2>"$out/histogram.err" || { say "histogram failed"; rc=1; }
-  column -s, -t <"$out/histogram.csv" >&2
+  tr , "\t" <"$out/histogram.csv" >&2
   for tool in memcheck racecheck; do
     say "compute-sanitizer --tool $tool, the histograms at n = 2^20 + 7"
     compute-sanitizer --tool "$tool" --error-exitcode 3 "$extra/histogram" --n 1048583 --rounds 1 --runs 1 \
@@ -55,7 +55,7 @@ kit() {
     grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|Error' "$out/sanitize_$tool.txt" | head -3 >&2
   done
   say "reduce --metrics: the atomics' ncu columns"
-  .gpu/bin/reduce --metrics --variant atomic_accumulate,single_pass --n 16777216 --format csv \
+  .gpu/bin/reduce --metrics --variant atomic_accumulate --n 16777216 --format csv \
     >"$out/metrics_atomics.csv" 2>&1 || { say "reduce --metrics failed"; rc=1; }
   head -3 "$out/metrics_atomics.csv" | cut -c1-300 >&2
   say "the template's criterion bench (--quick)"

@@ -19,11 +19,11 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_step4, hist256_v4, hist256_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 4] = ["hist256", "hist256_v4", "hist256_one_column", "hist256_shuffles"];
+const KERNELS: [&str; 5] = ["hist256", "hist256_step4", "hist256_v4", "hist256_one_column", "hist256_shuffles"];
 
 /// What to run: from the command line.
 struct Args {
@@ -85,7 +85,7 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
     // As many blocks as fit on the device at once (each kernel's own shared memory decides), or
     // fewer where the input is short.
     let per_sm = backend.occupancy(reduce_scan::Entry::of(MyKernels::ptx(), kernel), 256, 0)?;
-    let grid = (values.len().div_ceil(256 * 4) as u32).clamp(1, backend.info().multiprocessors * per_sm);
+    let grid = (values.len().div_ceil(256 * 16) as u32).clamp(1, backend.info().multiprocessors * per_sm);
     let cfg = LaunchConfig { grid, block: 256, shared_bytes: 0 };
     let k = MyKernels::new(backend);
     let launch = |bins: &mut reduce_scan::DeviceBuffer<u32>| {
@@ -93,6 +93,7 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
         unsafe {
             match kernel {
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
+                "hist256_step4" => k.hist256_step4(cfg, (input.slice(), bins.atomic())),
                 // The whole buffer: its start is 16-byte aligned.
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),

@@ -6,6 +6,8 @@
 #
 #   scripts/gpu/kit.sh tests      every test executable with --include-ignored (the GPU trials too),
 #                                 SECONDS_LEFT seconds at most (default 520), then what was left
+#   scripts/gpu/kit.sh subset     the GPU trials of the launch path the kit changed (library,
+#                                 alignment, api, segmented, scan), each filter within its time
 #   scripts/gpu/kit.sh kit        the README's program (dot and the shared-atomic histogram, ncu
 #                                 beside the emulator), examples/histogram (5 interleaved rounds
 #                                 at 2^24, uniform and skewed, CSV), compute-sanitizer memcheck and
@@ -38,6 +40,20 @@ tests() {
   grep -E 'FAILED|panicked' "$out/tests.log" | head -20 >&2
 }
 
+# The GPU trials that exercise what the kit changed in the launch path (modules loaded on first
+# use, kernel handles that own their module, graphs, the answer words, the holds), each filter
+# within its time: FILTER:SECONDS.
+subset() {
+  local main; main=$(ls .gpu/tests/main-* | head -1)
+  for spec in ${SUBSET:-library:120 alignment::vector_loads::gpu:60 api::gpu:150 segmented::gpu::sum_f32:40 scan::gpu::lookback:::90}; do
+    local filter=${spec%:*} seconds=${spec##*:}
+    echo "=== $filter ($seconds s at most)" >>"$out/subset.log"
+    timeout "$seconds" "$main" --include-ignored "$filter" >>"$out/subset.log" 2>&1 || { say "$filter: failed or ran out of time"; rc=1; }
+  done
+  grep -E '^=== |^test result' "$out/subset.log" >&2
+  grep -E 'FAILED|panicked' "$out/subset.log" | head -20 >&2
+}
+
 kit() {
   say "the README's program, with a bare environment (ncu beside the emulator)"
   local work; work=$(mktemp -d)
@@ -66,8 +82,9 @@ kit() {
 for step in "${@:-kit}"; do
   case $step in
     tests) tests ;;
+    subset) subset ;;
     kit) kit ;;
-    *) say "unknown step '$step': tests or kit"; exit 2 ;;
+    *) say "unknown step '$step': tests, subset or kit"; exit 2 ;;
   esac
 done
 exit $rc

@@ -1,9 +1,10 @@
 //! The README's 256-bin histogram with shared-memory atomics (`hist256`, in
-//! `examples/my-kernels/`, the same text as the README's kernel crate: a column of bins per lane),
-//! its 16-byte-load form (`hist256_v4`), its one-column form (`hist256_one_column`: bank
-//! conflicts), and the form it had to take before the device layer had shared atomics
-//! (`hist256_shuffles`: one writer a bin, 32 warp shuffles a step), on the same data, in
-//! interleaved rounds; every kernel's answer checked against the CPU's count.
+//! `examples/my-kernels/`, the same text as the README's kernel crate: a column of bins per lane,
+//! counted with `red_add`), its forms with `atomic_add` (`hist256_atomic`) and with one column
+//! (`hist256_one_column`, `hist256_red_one_column`), and the form it had to take before the
+//! device layer had shared atomics (`hist256_shuffles`: one writer a bin, 32 warp shuffles a
+//! step), on the same data, in interleaved rounds; every kernel's answer checked against the
+//! CPU's count.
 //!
 //! `cargo run --release --example histogram -- [--n N] [--rounds R] [--runs K] [--format table|csv]`
 //!
@@ -19,11 +20,12 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_step4, hist256_v4, hist256_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 5] = ["hist256", "hist256_step4", "hist256_v4", "hist256_one_column", "hist256_shuffles"];
+const KERNELS: [&str; 5] =
+    ["hist256", "hist256_atomic", "hist256_one_column", "hist256_red_one_column", "hist256_shuffles"];
 
 /// What to run: from the command line.
 struct Args {
@@ -93,10 +95,9 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
         unsafe {
             match kernel {
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
-                "hist256_step4" => k.hist256_step4(cfg, (input.slice(), bins.atomic())),
-                // The whole buffer: its start is 16-byte aligned.
-                "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
+                "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
+                "hist256_red_one_column" => k.hist256_red_one_column(cfg, (input.slice(), bins.atomic())),
                 _ => k.hist256_shuffles(cfg, (input.slice(), bins.atomic())),
             }
         }
@@ -133,7 +134,7 @@ fn main() -> reduce_scan::MainResult {
     let columns = vec![
         Column::new("round", "round", 5, 0),
         Column::new("data", "data", 8, 0),
-        Column::new("kernel", "kernel", 19, 0),
+        Column::new("kernel", "kernel", 23, 0),
         Column::new("n", "n", 9, 0),
         Column::new("median_us", "µs", 9, 2),
         Column::new("gb_per_s", "GB/s", 7, 0),

@@ -493,6 +493,46 @@ methods!(
     /// `atom.dec.u32`.
     atomic_dec: AtomicDec, "atomicDec", (limit));
 
+/// `red_add` on a shared element: the add without its old value.
+macro_rules! shared_red_add {
+    ($($t:ty => $ty:literal, $reg:ident);*) => {$(
+        impl Shared<$t> {
+            /// `atomicAdd` whose result is not used (CUDA C compiles it so): `smem[i] += v`,
+            /// atomically, at block scope, returning nothing. PTX `red.relaxed.cta.shared.add`,
+            /// which ptxas can make `ATOMS.POPC.INC` for an add of 1 (the lanes of a warp that
+            /// add to one word counted in one operation) and which waits for no answer: a
+            /// histogram's counts go through it faster than through [`atomic_add`](Self::atomic_add)
+            /// (`examples/histogram.rs`). The emulator checks and counts it as a shared atomic.
+            ///
+            /// # Safety
+            /// `i` is in bounds (the emulator reports it otherwise), and every access to the
+            /// element while this runs is atomic.
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            pub unsafe fn red_add(self, i: usize, v: $t) {
+                #[cfg(target_arch = "nvptx64")]
+                // SAFETY: in bounds by the caller's promise; the element's shared-window address.
+                unsafe {
+                    core::arch::asm!(
+                        concat!("red.relaxed.cta.shared.add.", $ty, " [{w}], {v};"),
+                        w = in(reg64) self.window_at(i), v = in($reg) v, options(nostack),
+                    );
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let p = self.atomic_at(i, "atomicAdd");
+                    let op = AtomicOp { name: "atomicAdd", returns: false, compare: false };
+                    let site = core::panic::Location::caller();
+                    hooks().atomic(false, p as usize, core::mem::size_of::<$t>(), op, site);
+                    // SAFETY: in bounds (checked by `atomic_at`) and checked by the emulator.
+                    unsafe { <$t as AtomicAdd>::host_shared(p, v) };
+                }
+            }
+        }
+    )*};
+}
+shared_red_add!(u32 => "u32", reg32; i32 => "s32", reg32; u64 => "u64", reg64; i64 => "s64", reg64);
+
 /// The emulator's operation of every atomic on every type it exists for, from a fixed word and
 /// operand: the old value returned and the word after, exactly.
 #[cfg(test)]

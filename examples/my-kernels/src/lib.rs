@@ -43,8 +43,8 @@ pub const HIST256_STEP: usize = 16;
 kernel! {
     /// `bins[b]` gains the count of values of `input` whose low byte is `b` (a 256-bin
     /// histogram, added into what `bins` holds). Each block counts into a histogram of its own
-    /// in shared memory (`atomicAdd` on shared memory: only the block's threads contend for a
-    /// bin), kept in 32 columns, one for each lane of a warp: lane `l` counts bin `b` in word
+    /// in shared memory (`atomicAdd` on shared memory, `red_add`: only the block's threads
+    /// contend for a bin, and no thread waits for an old value), kept in 32 columns, one for each lane of a warp: lane `l` counts bin `b` in word
     /// `32 b + l`, which is in bank `l`, so a warp's 32 atomics never queue for a bank. Then it
     /// adds each bin's 32 columns into `bins` (`atomicAdd` on global memory: one a bin and
     /// block, not one an element). A block reads `HIST256_STEP` × its threads values a step,
@@ -52,6 +52,41 @@ kernel! {
     /// warp), all in flight before its atomics. Any grid and block.
     pub fn hist256(input: Slice<u32>, bins: AtomicSlice<u32>) {
         let local = static_shared!(HIST256_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let step = HIST256_STEP * threads;
+        for base in (block_idx_x() as usize * step..input.len()).step_by(grid_dim_x() as usize * step) {
+            let values: [Option<u32>; HIST256_STEP] = core::array::from_fn(|k| input.get(base + k * threads + t));
+            for v in values.into_iter().flatten() {
+                // SAFETY: the word is below 256 × 32; in this barrier interval every access to
+                // the array is atomic.
+                unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+            }
+        }
+        sync_threads();
+        for b in (t..256).step_by(threads) {
+            let mut count = 0u32;
+            for k in 0..32 {
+                // Column (b + k) % 32: a warp's 32 bins read 32 banks at once.
+                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+            }
+            if count > 0 {
+                bins.atomic_add(b, count);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// As [`hist256()`], counting with `atomic_add` (`atom.shared.add`, whose old value comes
+    /// back to the thread) rather than `red_add`.
+    pub fn hist256_atomic(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_ATOMIC_COLUMNS: [u32; 256 * 32]);
         let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
         for w in (t..256 * 32).step_by(threads) {
             // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
@@ -83,88 +118,6 @@ kernel! {
 }
 
 kernel! {
-    /// As [`hist256()`], each thread reading four neighbouring values a step (its first form:
-    /// the loads of a step and the atomics after them take turns).
-    pub fn hist256_step4(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_STEP4_COLUMNS: [u32; 256 * 32]);
-        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-        for w in (t..256 * 32).step_by(threads) {
-            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-            unsafe { local.write(w, 0) };
-        }
-        sync_threads();
-        for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
-            let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
-            for v in values.into_iter().flatten() {
-                // SAFETY: the word is below 256 × 32; in this barrier interval every access to
-                // the array is atomic.
-                unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
-            }
-        }
-        sync_threads();
-        for b in (t..256).step_by(threads) {
-            let mut count = 0u32;
-            for k in 0..32 {
-                // Column (b + k) % 32: a warp's 32 bins read 32 banks at once.
-                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
-                count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
-            }
-            if count > 0 {
-                bins.atomic_add(b, count);
-            }
-        }
-    }
-}
-
-kernel! {
-    /// As [`hist256()`], with 16-byte loads (`ld.global.v4.u32`, CUDA C's `uint4`): four of them
-    /// a thread and step, each coalesced across the warp, sixteen values in flight. The values
-    /// past the last whole four are read one by one.
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_v4(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_V4_COLUMNS: [u32; 256 * 32]);
-        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-        for w in (t..256 * 32).step_by(threads) {
-            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-            unsafe { local.write(w, 0) };
-        }
-        sync_threads();
-        let whole = input.len() / 4;
-        let step = 4 * threads;
-        for base in (block_idx_x() as usize * step..whole).step_by(grid_dim_x() as usize * step) {
-            let quads: [Option<[u32; 4]>; 4] = core::array::from_fn(|k| {
-                let q = base + k * threads + t;
-                // SAFETY: elements 4q .. 4q + 4 are in the input (q < len / 4), and element 4q
-                // is 16-byte aligned (the input's start is, by the caller's promise).
-                (q < whole).then(|| unsafe { input.as_global().load_v4(4 * q) })
-            });
-            for v in quads.into_iter().flatten().flatten() {
-                // SAFETY: the word is below 256 × 32; every access to the array is atomic here.
-                unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
-            }
-        }
-        for i in ThreadIndex::grid_stride(input.len() - 4 * whole) {
-            let v = input.at(4 * whole + i.get());
-            // SAFETY: as above.
-            unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
-        }
-        sync_threads();
-        for b in (t..256).step_by(threads) {
-            let mut count = 0u32;
-            for k in 0..32 {
-                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
-                count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
-            }
-            if count > 0 {
-                bins.atomic_add(b, count);
-            }
-        }
-    }
-}
-
-kernel! {
     /// As [`hist256()`] with one column of 256 bins a block: a warp's 32 atomics on random bins
     /// land in fewer than 32 banks, and the lanes that share a bank wait for each other (the
     /// emulator counts them as `shared_atom_bank_conflicts`).
@@ -182,6 +135,36 @@ kernel! {
                 // SAFETY: the bin is below 256; in this barrier interval every access to the
                 // bins is atomic.
                 unsafe { local.atomic_add((v & 0xff) as usize, 1) };
+            }
+        }
+        sync_threads();
+        for b in (t..256).step_by(threads) {
+            // SAFETY: b < 256; after the barrier no thread writes the bins.
+            let count = unsafe { local.read(b) };
+            if count > 0 {
+                bins.atomic_add(b, count);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// As [`hist256_one_column()`], counting with `red_add`: ptxas may count the lanes of a warp
+    /// that add 1 to one word in one operation (`ATOMS.POPC.INC`).
+    pub fn hist256_red_one_column(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_RED_ONE_COLUMN: [u32; 256]);
+        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+        for b in (t..256).step_by(threads) {
+            // SAFETY: b < 256, the array's length; each thread zeroes bins of its own.
+            unsafe { local.write(b, 0) };
+        }
+        sync_threads();
+        for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
+            let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
+            for v in values.into_iter().flatten() {
+                // SAFETY: the bin is below 256; in this barrier interval every access to the
+                // bins is atomic.
+                unsafe { local.red_add((v & 0xff) as usize, 1) };
             }
         }
         sync_threads();

@@ -497,12 +497,13 @@ methods!(
 macro_rules! shared_red_add {
     ($($t:ty => $ty:literal, $reg:ident);*) => {$(
         impl Shared<$t> {
-            /// `atomicAdd` whose result is not used (CUDA C compiles it so): `smem[i] += v`,
-            /// atomically, at block scope, returning nothing. PTX `red.relaxed.cta.shared.add`,
-            /// which ptxas can make `ATOMS.POPC.INC` for an add of 1 (the lanes of a warp that
-            /// add to one word counted in one operation) and which waits for no answer: a
-            /// histogram's counts go through it faster than through [`atomic_add`](Self::atomic_add)
-            /// (`examples/histogram.rs`). The emulator checks and counts it as a shared atomic.
+            /// `atomicAdd` whose result is not used: `smem[i] += v`, atomically, at block scope,
+            /// returning nothing. PTX `red.relaxed.cta.shared.add`. ptxas compiles an `atom`
+            /// whose old value is never read to the same instruction (on sm_90, `ATOMS.POPC.INC`
+            /// for an add of 1: the lanes of a warp that add to one word counted in one
+            /// operation), so the two run alike (`examples/histogram.rs`, H200); this one says in
+            /// the code that no old value is wanted. The emulator checks and counts it as a shared
+            /// atomic.
             ///
             /// # Safety
             /// `i` is in bounds (the emulator reports it otherwise), and every access to the

@@ -36,8 +36,7 @@ kernel! {
 pub const BINS: usize = 256;
 
 /// Values a thread reads in one step of [`hist256()`] before its atomics: sixteen loads in
-/// flight a thread. With four (2^24 `u32` on an H200), the loads of a step and the atomics that
-/// follow them took turns, and the read ran at a quarter of the bandwidth.
+/// flight a thread.
 pub const HIST256_STEP: usize = 16;
 
 kernel! {

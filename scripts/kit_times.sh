@@ -10,7 +10,7 @@
 #   edit_to_emulator    an edit of the kernel crate, then `REDUCE_SCAN_NO_PTX=1 cargo run` to the
 #                    emulator's answer (debug build, n = 2^16; after one such run without an edit)
 #   binary_bytes     the size of target/release/dot-app
-#   entries          the `.entry` names in it
+#   entries          the `.visible .entry` names in it (PTX kernels it carries)
 #
 #   scripts/kit_times.sh [OUT.csv]     the rows also go to OUT.csv (step,seconds,detail)
 #
@@ -20,13 +20,14 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=readme_block.sh
 . "$repo/scripts/readme_block.sh"
 out=${1:-/dev/null}
+case "$out" in /*) ;; *) out=$PWD/$out ;; esac
 runs=${RUNS:-3}
 case "$runs" in ''|*[!0-9]*|0) echo "kit_times: RUNS=$runs: a count of runs, 1 or more" >&2; exit 2 ;; esac
 dir=$(mktemp -d)
 if [ "${KEEP:-0}" = 1 ]; then echo "kit_times: keeping $dir" >&2; else trap 'rm -rf "$dir"' EXIT; fi
 export CARGO_TARGET_DIR=$dir/target RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 echo "step,seconds,detail" > "$out"
-row() { echo "kit_times: $1 $2 s${3:+ ($3)}" >&2; echo "$1,$2,$3" >> "$out"; }
+row() { echo "kit_times: $1 $2 s${3:+ ($3)}" >&2; echo "$1,$2,${3:-}" >> "$out"; }
 timed() { local t0; t0=$(date +%s.%N); "$@" > "$dir/last.log" 2>&1 || { cat "$dir/last.log" >&2; exit 1; }
   awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -48,5 +49,5 @@ for i in $(seq "$runs"); do
 done
 bin=$CARGO_TARGET_DIR/release/dot-app
 row binary_bytes "$(stat -c %s "$bin")" ""
-entries=$(grep -ao '\.entry [A-Za-z_0-9]*' "$bin" | sort -u | sed 's/\.entry //' | tr '\n' ' ')
+entries=$(grep -ao '\.visible \.entry [A-Za-z_0-9]*(' "$bin" | sort -u | sed 's/.*\.entry //; s/($//' | tr '\n' ' ')
 row entries "$(wc -w <<<"$entries" | tr -d ' ')" "$entries"

@@ -203,6 +203,12 @@ pub static ROWS: &[Row] = &[
         "atomics.rs (`atomic_histogram`)",
     ),
     row(
+        "`atomicAdd(&smem[i], v)` whose result is not used (nvcc: `red.shared.add`)",
+        "`smem.red_add(i, v)` on a `shared::Shared<u32>` (`i32`, `u64`, `i64`; `red.relaxed.cta.shared.add`)",
+        "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_block` with the result dropped",
+        "examples/my-kernels (`hist256`)",
+    ),
+    row(
         "a device-side launch (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(args…)` (`cudaStreamFireAndForget`); nvcc's `cudaGetParameterBufferV2` + `cudaLaunchDeviceV2`, linked with `-rdc=true -lcudadevrt`",
         "`launch_device!(kernel<<<(grid, block, DeviceStream::Tail)>>>(args…))` (`launch::DeviceStream::FireAndForget`; `DeviceStream::handle()` is the `cudaStream_t`; `launch::param_offset` places each argument in the parameter buffer)",
         "none: an `extern \"C\"` declaration of the device runtime's functions",

@@ -60,10 +60,13 @@ kernel! {
         let step = HIST256_STEP * threads;
         for base in (block_idx_x() as usize * step..input.len()).step_by(grid_dim_x() as usize * step) {
             let values: [Option<u32>; HIST256_STEP] = core::array::from_fn(|k| input.get(base + k * threads + t));
-            for v in values.into_iter().flatten() {
-                // SAFETY: the word is below 256 × 32; in this barrier interval every access to
-                // the array is atomic.
-                unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+            // A loop of a fixed count, unrolled: the values stay in registers, none in memory.
+            for k in 0..HIST256_STEP {
+                if let Some(v) = values[k] {
+                    // SAFETY: the word is below 256 × 32; in this barrier interval every access
+                    // to the array is atomic.
+                    unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+                }
             }
         }
         sync_threads();
@@ -95,10 +98,12 @@ kernel! {
         let step = HIST256_STEP * threads;
         for base in (block_idx_x() as usize * step..input.len()).step_by(grid_dim_x() as usize * step) {
             let values: [Option<u32>; HIST256_STEP] = core::array::from_fn(|k| input.get(base + k * threads + t));
-            for v in values.into_iter().flatten() {
-                // SAFETY: the word is below 256 × 32; in this barrier interval every access to
-                // the array is atomic.
-                unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
+            for k in 0..values.len() {
+                if let Some(v) = values[k] {
+                    // SAFETY: the word is below 256 × 32; in this barrier interval every access to
+                    // the array is atomic.
+                    unsafe { local.atomic_add(32 * (v & 0xff) as usize + lane, 1) };
+                }
             }
         }
         sync_threads();
@@ -130,10 +135,12 @@ kernel! {
         sync_threads();
         for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
             let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
-            for v in values.into_iter().flatten() {
-                // SAFETY: the bin is below 256; in this barrier interval every access to the
-                // bins is atomic.
-                unsafe { local.atomic_add((v & 0xff) as usize, 1) };
+            for k in 0..values.len() {
+                if let Some(v) = values[k] {
+                    // SAFETY: the bin is below 256; in this barrier interval every access to the
+                    // bins is atomic.
+                    unsafe { local.atomic_add((v & 0xff) as usize, 1) };
+                }
             }
         }
         sync_threads();
@@ -160,10 +167,12 @@ kernel! {
         sync_threads();
         for i in ThreadIndex::grid_stride(input.len().div_ceil(4)) {
             let values = [0, 1, 2, 3].map(|k| input.get(4 * i.get() + k));
-            for v in values.into_iter().flatten() {
-                // SAFETY: the bin is below 256; in this barrier interval every access to the
-                // bins is atomic.
-                unsafe { local.red_add((v & 0xff) as usize, 1) };
+            for k in 0..values.len() {
+                if let Some(v) = values[k] {
+                    // SAFETY: the bin is below 256; in this barrier interval every access to the
+                    // bins is atomic.
+                    unsafe { local.red_add((v & 0xff) as usize, 1) };
+                }
             }
         }
         sync_threads();

@@ -20,12 +20,12 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 5] =
-    ["hist256", "hist256_atomic", "hist256_one_column", "hist256_red_one_column", "hist256_shuffles"];
+const KERNELS: [&str; 6] =
+    ["hist256", "hist256_v4", "hist256_atomic", "hist256_one_column", "hist256_red_one_column", "hist256_shuffles"];
 
 /// What to run: from the command line.
 struct Args {
@@ -95,6 +95,8 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
         unsafe {
             match kernel {
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
+                // The whole buffer: its start is 16-byte aligned.
+                "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
                 "hist256_red_one_column" => k.hist256_red_one_column(cfg, (input.slice(), bins.atomic())),

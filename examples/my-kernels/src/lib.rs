@@ -85,6 +85,72 @@ kernel! {
 }
 
 kernel! {
+    /// As [`hist256()`], with 16-byte loads (`ld.global.v4.u32`, CUDA C's `uint4`): four of them
+    /// a thread and step, each coalesced across the warp, sixteen values in flight; the values
+    /// past the last whole four read one by one.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_v4(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_V4_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let whole = input.len() / 4;
+        let step = 4 * threads;
+        for base in (block_idx_x() as usize * step..whole).step_by(grid_dim_x() as usize * step) {
+            let mut quads = [[0u32; 4]; 4];
+            let mut live = [false; 4];
+            for k in 0..4 {
+                let q = base + k * threads + t;
+                if q < whole {
+                    // SAFETY: elements 4q .. 4q + 4 are in the input, and element 4q is 16-byte
+                    // aligned (the input's start is, by the caller's promise).
+                    quads[k] = unsafe { input.as_global().load_v4(4 * q) };
+                    live[k] = true;
+                }
+            }
+            for k in 0..4 {
+                for j in 0..4 {
+                    if live[k] {
+                        // SAFETY: the word is below 256 × 32; every access to the array is atomic.
+                        unsafe { local.red_add(32 * (quads[k][j] & 0xff) as usize + lane, 1) };
+                    }
+                }
+            }
+        }
+        for i in ThreadIndex::grid_stride(input.len() - 4 * whole) {
+            let v = input.at(4 * whole + i.get());
+            // SAFETY: as above.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        }
+        sync_threads();
+        merge_columns(local, bins);
+    }
+}
+
+/// Each bin's 32 columns added into `bins`, after the block's barrier (the merge of the
+/// column-per-lane forms but `hist256`, which spells it out).
+#[inline(always)]
+fn merge_columns(local: Shared<u32>, bins: AtomicSlice<u32>) {
+    let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+    for b in (t..256).step_by(threads) {
+        let mut count = 0u32;
+        for k in 0..32 {
+            // SAFETY: the word is below 256 × 32 (the caller's array); after the barrier no
+            // thread writes.
+            count = count.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+        }
+        if count > 0 {
+            bins.atomic_add(b, count);
+        }
+    }
+}
+
+kernel! {
     /// As [`hist256()`], counting with `atomic_add` (`atom.shared.add`, whose old value comes
     /// back to the thread) rather than `red_add`.
     pub fn hist256_atomic(input: Slice<u32>, bins: AtomicSlice<u32>) {

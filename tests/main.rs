@@ -7,7 +7,7 @@
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |
 //! | [`atomics`] | every CUDA atomic on shared and global words by many threads of several blocks (a 256-bin histogram at n = 1 … 2^16 + 7 × blocks 32, 256, 1024; every operation × type), against the CPU, on the emulator and the GPU; the atomics' counters against a hand count | nothing (GPU part: a GPU) |
-//! | [`source`] | no raw pointer code in `kernels/src` outside the device layer (every memory access is one the emulator checks) | nothing |
+//! | [`source`] | no raw pointer code in `kernels/src` outside the device layer (every memory access is one the emulator checks); the kit and the library depend on none of the command line's crates | nothing |
 //! | [`imports`] | no circle of imports between the files of `host/src`, nor of `cli/src` | nothing |
 //! | [`cli`] | the `reduce` command line: output, formats, exit status; every row of `docs/bad-input.md` (bad input: one line, exit 2) | nothing |
 //! | [`gpu`] | the same matrix as `emulator`, plus 2^24, on the GPU | a CUDA GPU |

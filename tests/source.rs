@@ -214,8 +214,47 @@ fn the_shared_temp_check_sees_fixed_names() -> Result<(), Failed> {
     if ends { Ok(()) } else { Err(format!("expected fixed names at {expected:?}, got {found:#?}").into()) }
 }
 
+/// The command line's crates (clap, plotters, csv, serde_json) in the `[dependencies]` of a
+/// manifest, where they are not optional: a crate that depends on the kit or the library must get
+/// none of them (issue #59). The `[dependencies]` table's lines, as `name = …`.
+fn cli_dependencies(manifest: &str) -> Vec<String> {
+    let mut table = String::new();
+    let mut found = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            table = line.to_string();
+        } else if table == "[dependencies]"
+            && let Some((name, spec)) = line.split_once('=')
+            && ["clap", "plotters", "csv", "serde_json", "serde"].contains(&name.trim())
+            && !spec.contains("optional = true")
+        {
+            found.push(name.trim().to_string());
+        }
+    }
+    found
+}
+
+/// The kit's crates and the library depend on none of the command line's crates (the runtime's
+/// CSV and JSON are behind its `formats` feature, which only the command line turns on).
+fn the_kit_and_the_library_carry_no_cli_crates() -> Result<(), Failed> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut problems = Vec::new();
+    for krate in ["device", "collective", "builder", "runtime", "host"] {
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).map_err(|e| e.to_string())?;
+        for dep in cli_dependencies(&manifest) {
+            problems.push(format!("{krate}/Cargo.toml depends on {dep}"));
+        }
+    }
+    let cli = std::fs::read_to_string(root.join("cli/Cargo.toml")).map_err(|e| e.to_string())?;
+    if cli_dependencies(&cli).len() < 4 {
+        problems.push("the check no longer sees the command line's own dependencies in cli/Cargo.toml".into());
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("; ").into()) }
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
+        Trial::test("source::the_kit_and_the_library_carry_no_cli_crates", the_kit_and_the_library_carry_no_cli_crates),
         Trial::test("source::no_raw_memory_access_outside_the_device_layer", || {
             let root = kernels_src();
             let files = rust_files(&root).len();

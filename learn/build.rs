@@ -21,6 +21,7 @@ mod open;
 fn main() {
     let start = Path::new("start");
     let work = Path::new("exercises");
+    let folder_time = fs::metadata(work).and_then(|m| m.modified()).ok();
     fs::create_dir_all(work).expect("cannot create learn/exercises/");
     renumbered(work, ("13_blelloch.rs", 13), ("14_blelloch.rs", 14));
     println!("cargo:rerun-if-changed=start");
@@ -41,12 +42,16 @@ fn main() {
         let mine = work.join(&name);
         if !mine.exists() && open::opens_by_itself(number, &passed) {
             fs::copy(&path, &mine).expect("cannot copy a starting file into learn/exercises/");
+            // Copied with its time, as `cp -p` does (see `settled`).
+            settled(&mine, fs::metadata(&path).and_then(|m| m.modified()).ok());
         }
         // The learner's file where it is there; the starting file until the exercise opens.
         let used = if mine.exists() { mine } else { path };
         println!("cargo:rerun-if-changed={}", used.display());
         files.push((name, here.join(used)));
     }
+    // The folder keeps the time it had (a new one takes learn/start/'s), see `settled`.
+    settled(work, folder_time.or_else(|| fs::metadata(start).and_then(|m| m.modified()).ok()));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     write_work(&out_dir, &files);
     println!("cargo:rerun-if-env-changed=LEARN_GPU");
@@ -59,6 +64,20 @@ fn main() {
                 fs::write(file, "").expect("cannot write the learner's PTX");
             }
         }
+    }
+}
+
+/// Sets `path`'s modification time back to `time`. Cargo compares what a build script watches
+/// with the time the script *started*, so the folder and file this script itself writes (the
+/// first exercise copied in on a fresh checkout) would make every next build run it again and
+/// recompile the learner's crate: a build with no change would compile something (`./x test`'s
+/// no-rebuild check). A change made after this build (`./x learn N` opening a file, the learner's
+/// edits) still gives a newer time, and reruns it.
+fn settled(path: &Path, time: Option<std::time::SystemTime>) {
+    let Some(time) = time else { return };
+    // A folder opens read-only like a file; its time is set through that handle (futimens).
+    if let Err(e) = fs::File::open(path).and_then(|f| f.set_modified(time)) {
+        println!("cargo:warning=cannot set the time of {}: {e} (the next build reruns this script)", path.display());
     }
 }
 

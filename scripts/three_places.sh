@@ -66,8 +66,13 @@ src = re.sub(r"(/// # Measured\n)(\s*///.*\n)+?(\s*(?:#\[inline\(always\)\]\n\s*
              lambda m: m.group(1) + "/// Not measured on a GPU yet.\n" + m.group(3), src)
 open(f"kernels/src/reduce/{generic}.rs", "w").write(src)
 mod = open("kernels/src/reduce/mod.rs").read()
-mod = mod.replace("mod vector_loads;\n", f"mod vector_loads;\nmod {generic};\n", 1)
-mod = mod.replace("pub use vector_loads::*;\n", f"pub use vector_loads::*;\npub use {generic}::*;\n", 1)
+# A generic kernel's file is a public module (its instantiations are modules in it), and its
+# `pub use` names the i32 sum, the body and their constants.
+# `pub mod`, with its doc lines (a public module has them): the original's, renamed.
+decl = re.search(r"(?:///.*\n)+pub mod vector_loads;\n", mod).group(0)
+mod = mod.replace(decl, decl + re.sub(r"\bvector_loads", generic, decl), 1)
+use = re.search(r"pub use vector_loads::\{[^}]*\};\n", mod).group(0)
+mod = mod.replace(use, use + re.sub(r"\bvector_loads", generic, use).replace("VECTOR_LOADS", generic.upper()), 1)
 open("kernels/src/reduce/mod.rs", "w").write(mod)
 reg = open("host/src/reduce/registry/modern.rs").read()
 entry = re.search(r'\n    every\(\n        modern\(\n            "vector_loads",.*?\n    \),', reg, re.S).group(0)
@@ -76,7 +81,7 @@ new = re.sub(r'(\n            "%s",\n            )"[^"]*"' % generic, r'\1"vecto
 open("host/src/reduce/registry/modern.rs", "w").write(reg.replace(entry, entry + new, 1))
 PY
 grep -q "mod $name;" kernels/src/reduce/mod.rs && grep -q "\"$name\"" host/src/reduce/registry/global.rs
-grep -q "mod ${name}_generic;" kernels/src/reduce/mod.rs && grep -q "\"${name}_generic\"" host/src/reduce/registry/modern.rs
+grep -q "pub mod ${name}_generic;" kernels/src/reduce/mod.rs && grep -q "\"${name}_generic\"" host/src/reduce/registry/modern.rs
 
 export CARGO_TARGET_DIR="$repo/target"
 cargo test --quiet --workspace --lib

@@ -659,8 +659,10 @@ mod tests {
         let released = gate(10_000_000_000);
         // The address, which a thread may take (a raw pointer may not).
         let data = std::sync::Arc::into_raw(released.clone()) as usize;
+        // Taken before the thread starts (which may be after the sleep below begins), so that
+        // the release comes at least 20 ms after it.
+        let start = std::time::Instant::now();
         let stream = std::thread::spawn(move || {
-            let start = std::time::Instant::now();
             // SAFETY: the reference given up above, for this call.
             unsafe { hold_until_released(data as *mut c_void) };
             start.elapsed()

@@ -65,7 +65,7 @@ fn data(n: usize, skewed: bool) -> Vec<u32> {
     (0..n as u64)
         .map(|i| {
             let h = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 29) as u32;
-            if skewed && h % 10 != 0 { 7 } else { h }
+            if skewed && !h.is_multiple_of(10) { 7 } else { h }
         })
         .collect()
 }

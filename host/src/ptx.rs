@@ -1,7 +1,7 @@
 //! The library's kernels as PTX: the kernels crate (`reduce-scan-kernels`), compiled by this
 //! crate's build script for each architecture in [`ARCHES`] and embedded ([`KERNELS`]), with the
 //! kernels that launch from the device in a module of their own ([`NESTED`]); and, re-exported
-//! from the runtime, what any kernel crate's PTX is ([`Module`], [`ptx!`](crate::ptx!)).
+//! from the runtime, what any kernel crate's PTX is ([`Module`], [`ptx!`](reduce_scan_runtime::ptx!)).
 
 pub use reduce_scan_runtime::ptx::*;
 

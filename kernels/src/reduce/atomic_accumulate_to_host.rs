@@ -9,7 +9,7 @@ use crate::reduce::ATOMIC_ACCUMULATE_LOADS;
 use crate::{kernel, static_shared};
 
 kernel! {
-    /// [`atomic_accumulate`](crate::reduce::atomic_accumulate) whose last block also hands the
+    /// [`atomic_accumulate`](fn@crate::reduce::atomic_accumulate) whose last block also hands the
     /// sum to the host: the library's synchronous `i32` sum in one launch.
     ///
     /// # Concept

@@ -1723,7 +1723,7 @@ pub mod lookback_warpspec_8x12x6 {
 /// [`lookback_warpspec`] for any element type and operator, at the shape [`WARPSPEC_TYPED`]
 /// (8x12x6): the same body (`warpspec::<T, O, …>`), instantiated by `typed_kernel!` as
 /// `lookback_warpspec_8x12x6__{type}_{op}` for every type × operator but `i32` × sum, which is
-/// [`lookback_warpspec_8x12x6`] itself.
+/// [`lookback_warpspec_8x12x6`](fn@lookback_warpspec_8x12x6) itself.
 ///
 /// # Concept
 /// **A pipeline does not care what flows through it.** The roles, the ring and the hand-offs

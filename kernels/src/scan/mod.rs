@@ -8,7 +8,7 @@
 //! | `bit` | [`bit_build`] ×levels, [`bit_query`] | O(n log T + (n/T) log n), tiles of T = 2048 | 2 reads + 2 writes | Fenwick tree: build it, query every prefix (the part above a tile once per tile) |
 //! | `blelloch_unpadded` | [`blelloch_unpadded_reduce`] ×levels, [`blelloch_unpadded_block`] ×levels | O(n) | 2 reads + 1 write | `blelloch` with its tree one word per node: the bank conflicts that the padding removes |
 //! | `blelloch` | [`blelloch_reduce`] ×levels, [`blelloch_block`] ×levels | O(n) | 2 reads + 1 write | up-sweep/down-sweep in padded shared memory over 4-element leaves, reduce-then-scan across blocks |
-//! | `lookback` | [`lookback`] | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
+//! | `lookback` | [`lookback`](fn@lookback) | O(n) | 1 read + 1 write | single pass, decoupled look-back across tiles |
 //! | `lookback_bulk` | [`lookback_bulk`] | O(n) | 1 read + 1 write | `lookback` with sm_90's bulk copies: one instruction moves the tile |
 //! | `lookback_persistent` | [`lookback_persistent`] | O(n) | 1 read + 1 write | persistent blocks, tiles by ticket, the next tile loading during the look-back (slower) |
 //! | `lookback_warpspec` | [`lookback_warpspec`] | O(n) | 1 read + 1 write | warp-specialized persistent blocks: a producer warp, a look-ahead warp, compute warps, joined by a ring of stages and `mbarrier`s, no block barrier on the look-back path |

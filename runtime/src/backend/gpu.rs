@@ -365,7 +365,7 @@ impl Gpu {
     /// launched by [`answer_from_graph`](Self::answer_from_graph).
     ///
     /// # Safety
-    /// As [`launch`](Self::launch), for every launch of the graph.
+    /// As [`Backend::launch`](crate::Backend::launch), for every launch of the graph.
     pub unsafe fn kernel_graph(
         &self,
         module: &'static ptx::Module,
@@ -531,7 +531,7 @@ impl Gpu {
     /// else a host function (`cuLaunchHostFunc`) that the host releases once everything is
     /// queued. Either holds at most the current hold time: if that ran out before everything was
     /// queued, the GPU may have waited for the CPU inside the window, and the hold doubles for the
-    /// next run (up to [`HOLD_MAX_NS`]).
+    /// next run (up to `HOLD_MAX_NS`, 2 ms).
     pub fn time(&self, stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         let events = self.events.lock().unwrap();
         let hold = self.hold_ns.load(Ordering::Relaxed);

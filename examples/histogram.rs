@@ -6,7 +6,8 @@
 //! step), on the same data, in interleaved rounds; every kernel's answer checked against the
 //! CPU's count.
 //!
-//! `cargo run --release --example histogram -- [--n N] [--rounds R] [--runs K] [--format table|csv]`
+//! `cargo run --release --example histogram -- [--n N] [--rounds R] [--runs K] [--kernels K1,K2]
+//! [--block B1,B2] [--waves W1,W2] [--per-sm K] [--format table|csv]`
 //!
 //! On a GPU: n = 2^24 `u32` by default, 5 rounds, each the median of 20 launches timed by CUDA
 //! events, as device time, GB/s of input read and the share of the read bound (the input's bytes
@@ -20,12 +21,28 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_prefetch, hist256_lean, hist256_even, hist256_first, hist256_pipelined, hist256_lean2, hist256_lean8, hist256_lean_nc, hist256_lean8_nc, hist256_loads_only, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 6] =
-    ["hist256", "hist256_v4", "hist256_atomic", "hist256_one_column", "hist256_red_one_column", "hist256_shuffles"];
+const KERNELS: [&str; 16] = [
+    "hist256",
+    "hist256_prefetch",
+    "hist256_lean",
+    "hist256_even",
+    "hist256_first",
+    "hist256_pipelined",
+    "hist256_lean2",
+    "hist256_lean8",
+    "hist256_lean_nc",
+    "hist256_lean8_nc",
+    "hist256_loads_only",
+    "hist256_v4",
+    "hist256_atomic",
+    "hist256_one_column",
+    "hist256_red_one_column",
+    "hist256_shuffles",
+];
 
 /// What to run: from the command line.
 struct Args {
@@ -33,11 +50,28 @@ struct Args {
     rounds: Option<u32>,
     runs: u32,
     format: Format,
+    /// The kernels to run (all of [`KERNELS`] by default).
+    kernels: Vec<&'static str>,
+    /// Threads a block: each kernel runs at each.
+    blocks: Vec<u32>,
+    /// The grid in waves: as many blocks as fit on the device at once, times this.
+    waves: Vec<u32>,
+    /// At most this many blocks an SM in a wave (what fits by default).
+    per_sm: Option<u32>,
 }
 
 /// The arguments, or the one line that says what is wrong.
 fn args() -> std::result::Result<Args, String> {
-    let mut a = Args { n: None, rounds: None, runs: 20, format: Format::Table };
+    let mut a = Args {
+        n: None,
+        rounds: None,
+        runs: 20,
+        format: Format::Table,
+        kernels: KERNELS.to_vec(),
+        blocks: vec![256],
+        waves: vec![1],
+        per_sm: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = |what: &str| it.next().ok_or(format!("{flag} takes {what}"));
@@ -47,6 +81,33 @@ fn args() -> std::result::Result<Args, String> {
             "--n" => a.n = Some(number(value("a count")?, "a count of elements from 1 to 2^30")?.min(1 << 30) as usize),
             "--rounds" => a.rounds = Some(number(value("a count")?, "a count of rounds, 1 or more")? as u32),
             "--runs" => a.runs = number(value("a count")?, "a count of timed launches, 1 or more")? as u32,
+            "--kernels" => {
+                let list = value("a list of kernels")?;
+                a.kernels = list
+                    .split(',')
+                    .map(|k| KERNELS.iter().find(|&&name| name == k).copied())
+                    .collect::<Option<_>>()
+                    .ok_or(format!("--kernels {list}: a comma-separated list of {}", KERNELS.join(", ")))?;
+            }
+            "--block" => {
+                let list = value("a list of block sizes")?;
+                a.blocks = list
+                    .split(',')
+                    .map(|b| b.parse::<u32>().ok().filter(|b| b.is_power_of_two() && (32..=1024).contains(b)))
+                    .collect::<Option<_>>()
+                    .ok_or(format!("--block {list}: block sizes, powers of two from 32 to 1024, comma-separated"))?;
+            }
+            "--per-sm" => {
+                a.per_sm = Some(number(value("a count")?, "a count of blocks an SM, 1 or more")?.min(64) as u32)
+            }
+            "--waves" => {
+                let list = value("a list of wave counts")?;
+                a.waves = list
+                    .split(',')
+                    .map(|w| w.parse::<u32>().ok().filter(|w| (1..=64).contains(w)))
+                    .collect::<Option<_>>()
+                    .ok_or(format!("--waves {list}: counts from 1 to 64, comma-separated"))?;
+            }
             "--format" => {
                 a.format = match value("table or csv")?.as_str() {
                     "table" => Format::Table,
@@ -54,7 +115,12 @@ fn args() -> std::result::Result<Args, String> {
                     other => return Err(format!("--format {other}: table or csv")),
                 }
             }
-            other => return Err(format!("unknown argument {other}: --n N, --rounds R, --runs K, --format table|csv")),
+            other => {
+                return Err(format!(
+                    "unknown argument {other}: --n N, --rounds R, --runs K, --kernels K1,K2, --block B1,B2, \
+                     --waves W1,W2, --per-sm K, --format table|csv"
+                ));
+            }
         }
     }
     Ok(a)
@@ -79,22 +145,54 @@ fn cpu(values: &[u32]) -> Vec<u32> {
     bins
 }
 
-/// One kernel on `values`: the median of `runs` timed launches (µs; none for 0 runs), then one
-/// more launch into zeroed bins, whose answer must be the CPU's.
-fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -> Result<Option<f64>> {
+/// What `hist256_loads_only` leaves in zeroed bins: the count of the values in bin 0, the sum of
+/// their low bytes (wrapping) in bin 1.
+fn loads_only(values: &[u32]) -> Vec<u32> {
+    let mut bins = vec![0u32; my_kernels::BINS];
+    bins[0] = values.len() as u32;
+    bins[1] = values.iter().fold(0u32, |s, v| s.wrapping_add(v & 0xff));
+    bins
+}
+
+/// One kernel on `values` at `block` threads a block and `waves` times the blocks that fit on
+/// the device at once: the grid (0 where a block this large does not fit), and the median of `runs` timed launches (µs; none for 0 runs),
+/// then one more launch into zeroed bins, whose answer must be the CPU's.
+fn measure(
+    backend: &Backend,
+    (kernel, block, waves): (&'static str, u32, u32),
+    per_sm_cap: Option<u32>,
+    values: &[u32],
+    runs: u32,
+) -> Result<(u32, Option<f64>)> {
     let input = backend.upload(values)?;
     let mut bins = backend.alloc::<u32>(my_kernels::BINS)?;
-    // As many blocks as fit on the device at once (each kernel's own shared memory decides), or
-    // fewer where the input is short.
-    let per_sm = backend.occupancy(reduce_scan::Entry::of(MyKernels::ptx(), kernel), 256, 0)?;
-    let grid = (values.len().div_ceil(256 * 16) as u32).clamp(1, backend.info().multiprocessors * per_sm);
-    let cfg = LaunchConfig { grid, block: 256, shared_bytes: 0 };
+    // `waves` times as many blocks as fit on the device at once (each kernel's own shared memory
+    // decides), or fewer where the input is short.
+    let fits = backend.occupancy(reduce_scan::Entry::of(MyKernels::ptx(), kernel), block, 0)?;
+    let per_sm = per_sm_cap.map_or(fits, |cap| fits.min(cap));
+    if per_sm == 0 {
+        return Ok((0, None)); // its registers or shared memory do not fit a block this large
+    }
+    let grid =
+        (values.len().div_ceil(block as usize * 16) as u32).clamp(1, backend.info().multiprocessors * per_sm * waves);
+    let cfg = LaunchConfig { grid, block, shared_bytes: 0 };
     let k = MyKernels::new(backend);
     let launch = |bins: &mut reduce_scan::DeviceBuffer<u32>| {
         // SAFETY: both buffers are this backend's, and `bins` is touched only by atomics.
         unsafe {
             match kernel {
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
+                "hist256_prefetch" => k.hist256_prefetch(cfg, (input.slice(), bins.atomic())),
+                // The whole buffer: its start is 16-byte aligned (and for the two below).
+                "hist256_lean" => k.hist256_lean(cfg, (input.slice(), bins.atomic())),
+                "hist256_even" => k.hist256_even(cfg, (input.slice(), bins.atomic())),
+                "hist256_first" => k.hist256_first(cfg, (input.slice(), bins.atomic())),
+                "hist256_pipelined" => k.hist256_pipelined(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean2" => k.hist256_lean2(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean8" => k.hist256_lean8(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean_nc" => k.hist256_lean_nc(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean8_nc" => k.hist256_lean8_nc(cfg, (input.slice(), bins.atomic())),
+                "hist256_loads_only" => k.hist256_loads_only(cfg, (input.slice(), bins.atomic())),
                 // The whole buffer: its start is 16-byte aligned.
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
@@ -108,7 +206,8 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
         if runs == 0 { None } else { Some(experiment::time(backend, runs, || launch(&mut bins))?.median_us()) };
     backend.write(&mut bins, &[0; my_kernels::BINS])?;
     launch(&mut bins)?;
-    let (got, want) = (backend.download(&bins)?, cpu(values));
+    let want = if kernel == "hist256_loads_only" { loads_only(values) } else { cpu(values) };
+    let got = backend.download(&bins)?;
     if got != want {
         let b = (0..want.len()).find(|&b| got[b] != want[b]).unwrap_or(0);
         return Err(Error::Mismatch(format!(
@@ -118,7 +217,7 @@ fn measure(backend: &Backend, kernel: &'static str, values: &[u32], runs: u32) -
             want[b]
         )));
     }
-    Ok(median)
+    Ok((grid, median))
 }
 
 fn main() -> reduce_scan::MainResult {
@@ -138,6 +237,8 @@ fn main() -> reduce_scan::MainResult {
         Column::new("data", "data", 8, 0),
         Column::new("kernel", "kernel", 23, 0),
         Column::new("n", "n", 9, 0),
+        Column::new("block", "block", 5, 0),
+        Column::new("grid", "grid", 6, 0),
         Column::new("median_us", "µs", 9, 2),
         Column::new("gb_per_s", "GB/s", 7, 0),
         Column::new("read_bound_pct", "% bound", 7, 1),
@@ -151,21 +252,29 @@ fn main() -> reduce_scan::MainResult {
     for round in 1..=rounds {
         for skewed in [false, true] {
             let values = data(n, skewed);
-            // Interleaved: the order of the kernels turns from round to round.
-            let mut order = KERNELS;
-            order.rotate_left(round as usize % KERNELS.len());
-            for kernel in order {
-                let us = measure(&backend, kernel, &values, runs)?;
+            // Interleaved: the order of the cases (kernel, block, waves) turns from round to round.
+            let mut order = Vec::new();
+            for &k in &a.kernels {
+                for &b in &a.blocks {
+                    order.extend(a.waves.iter().map(|&w| (k, b, w)));
+                }
+            }
+            let len = order.len();
+            order.rotate_left(round as usize % len);
+            for case in order {
+                let (grid, us) = measure(&backend, case, a.per_sm, &values, runs)?;
                 let per = |f: &dyn Fn(f64) -> f64| us.map_or(Cell::Empty, |t| Cell::Num(f(t)));
                 report.row(&[
                     Cell::Int(i64::from(round)),
                     Cell::Text(if skewed { "skewed" } else { "uniform" }.into()),
-                    Cell::Text(kernel.into()),
+                    Cell::Text(case.0.into()),
                     Cell::Int(n as i64),
+                    Cell::Int(i64::from(case.1)),
+                    Cell::Int(i64::from(grid)),
                     per(&|t| t),
                     per(&|t| (n * 4) as f64 / t / 1e3),
                     bound_us.map_or(Cell::Empty, |b| per(&|t| 100.0 * b / t)),
-                    Cell::Verdict("PASS", None),
+                    if grid == 0 { Cell::Text("does not fit".into()) } else { Cell::Verdict("PASS", None) },
                 ]);
             }
         }

@@ -1,6 +1,8 @@
 //! The README's 256-bin histogram with shared-memory atomics (`hist256`, in
 //! `examples/my-kernels/`, the same text as the README's kernel crate: a column of bins per lane,
-//! counted with `red_add`), its forms with `atomic_add` (`hist256_atomic`) and with one column
+//! counted with `red_add`, 16-byte loads and one bounds check a step), the form before it
+//! (`hist256_scalar`: sixteen 4-byte loads, each checked) and that form with 16-byte loads
+//! checked one by one (`hist256_v4`), with `atomic_add` (`hist256_atomic`) and with one column
 //! (`hist256_one_column`, `hist256_red_one_column`), and the form it had to take before the
 //! device layer had shared atomics (`hist256_shuffles`: one writer a bin, 32 warp shuffles a
 //! step), on the same data, in interleaved rounds; every kernel's answer checked against the
@@ -13,7 +15,9 @@
 //! events, as device time, GB/s of input read and the share of the read bound (the input's bytes
 //! at the device's peak bandwidth). On the emulator: n = 2^16 + 7, one round, one launch (the
 //! time is the emulator's CPU time). Two distributions: `uniform` (a hash of the index) and
-//! `skewed` (90 % of the values in one bin). Bad arguments: one line, exit status 2.
+//! `skewed` (90 % of the values in one bin). Each kernel runs at each block size (default 1024)
+//! and grid: `--waves W` times the blocks that fit on the device at once (default 1), at most
+//! `--per-sm K` of them an SM. Bad arguments: one line, exit status 2.
 
 use reduce_scan::backend::{Backend, BackendKind, LaunchConfig};
 use reduce_scan::output::{Cell, Column, Format, Report};
@@ -21,22 +25,13 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_prefetch, hist256_lean, hist256_even, hist256_first, hist256_pipelined, hist256_lean2, hist256_lean8, hist256_lean_nc, hist256_lean8_nc, hist256_loads_only, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 16] = [
+const KERNELS: [&str; 7] = [
     "hist256",
-    "hist256_prefetch",
-    "hist256_lean",
-    "hist256_even",
-    "hist256_first",
-    "hist256_pipelined",
-    "hist256_lean2",
-    "hist256_lean8",
-    "hist256_lean_nc",
-    "hist256_lean8_nc",
-    "hist256_loads_only",
+    "hist256_scalar",
     "hist256_v4",
     "hist256_atomic",
     "hist256_one_column",
@@ -68,7 +63,7 @@ fn args() -> std::result::Result<Args, String> {
         runs: 20,
         format: Format::Table,
         kernels: KERNELS.to_vec(),
-        blocks: vec![256],
+        blocks: vec![1024],
         waves: vec![1],
         per_sm: None,
     };
@@ -145,15 +140,6 @@ fn cpu(values: &[u32]) -> Vec<u32> {
     bins
 }
 
-/// What `hist256_loads_only` leaves in zeroed bins: the count of the values in bin 0, the sum of
-/// their low bytes (wrapping) in bin 1.
-fn loads_only(values: &[u32]) -> Vec<u32> {
-    let mut bins = vec![0u32; my_kernels::BINS];
-    bins[0] = values.len() as u32;
-    bins[1] = values.iter().fold(0u32, |s, v| s.wrapping_add(v & 0xff));
-    bins
-}
-
 /// One kernel on `values` at `block` threads a block and `waves` times the blocks that fit on
 /// the device at once: the grid (0 where a block this large does not fit), and the median of `runs` timed launches (µs; none for 0 runs),
 /// then one more launch into zeroed bins, whose answer must be the CPU's.
@@ -181,19 +167,9 @@ fn measure(
         // SAFETY: both buffers are this backend's, and `bins` is touched only by atomics.
         unsafe {
             match kernel {
+                // The whole buffer: its start is 16-byte aligned (and for hist256_v4).
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
-                "hist256_prefetch" => k.hist256_prefetch(cfg, (input.slice(), bins.atomic())),
-                // The whole buffer: its start is 16-byte aligned (and for the two below).
-                "hist256_lean" => k.hist256_lean(cfg, (input.slice(), bins.atomic())),
-                "hist256_even" => k.hist256_even(cfg, (input.slice(), bins.atomic())),
-                "hist256_first" => k.hist256_first(cfg, (input.slice(), bins.atomic())),
-                "hist256_pipelined" => k.hist256_pipelined(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean2" => k.hist256_lean2(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean8" => k.hist256_lean8(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean_nc" => k.hist256_lean_nc(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean8_nc" => k.hist256_lean8_nc(cfg, (input.slice(), bins.atomic())),
-                "hist256_loads_only" => k.hist256_loads_only(cfg, (input.slice(), bins.atomic())),
-                // The whole buffer: its start is 16-byte aligned.
+                "hist256_scalar" => k.hist256_scalar(cfg, (input.slice(), bins.atomic())),
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
@@ -206,8 +182,7 @@ fn measure(
         if runs == 0 { None } else { Some(experiment::time(backend, runs, || launch(&mut bins))?.median_us()) };
     backend.write(&mut bins, &[0; my_kernels::BINS])?;
     launch(&mut bins)?;
-    let want = if kernel == "hist256_loads_only" { loads_only(values) } else { cpu(values) };
-    let got = backend.download(&bins)?;
+    let (got, want) = (backend.download(&bins)?, cpu(values));
     if got != want {
         let b = (0..want.len()).find(|&b| got[b] != want[b]).unwrap_or(0);
         return Err(Error::Mismatch(format!(

@@ -109,6 +109,111 @@ kernel! {
     }
 }
 
+kernel! {
+    /// As [`hist256()`], with a thread's first step of loads issued before the block zeroes
+    /// its histogram (checked one by one), so the zeroing overlaps the first loads' latency.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_early(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_EARLY_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        let (quads, g) = (input.len() / 4, input.as_global());
+        // SAFETY: the quad is below `quads`, its first value 16-byte aligned (the input's is).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let mut q = block_idx_x() as usize * HIST256_LOADS * threads + t;
+        let first: [[u32; 4]; HIST256_LOADS] =
+            core::array::from_fn(|k| if q + k * threads < quads { load(q + k * threads) } else { [0; 4] });
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let count = |v: u32| {
+            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+            // array is atomic.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        };
+        for k in 0..HIST256_LOADS {
+            if q + k * threads < quads {
+                for j in 0..4 {
+                    count(first[k][j]);
+                }
+            }
+        }
+        q += grid_dim_x() as usize * HIST256_LOADS * threads;
+        while q + (HIST256_LOADS - 1) * threads < quads {
+            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
+            for k in 0..HIST256_LOADS {
+                for j in 0..4 {
+                    count(values[k][j]);
+                }
+            }
+            q += grid_dim_x() as usize * HIST256_LOADS * threads;
+        }
+        for k in 0..HIST256_LOADS {
+            if q + k * threads < quads {
+                load(q + k * threads).iter().for_each(|&v| count(v));
+            }
+        }
+        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+            count(v);
+        }
+        sync_threads();
+        merge_columns(local, bins);
+    }
+}
+
+kernel! {
+    /// As [`hist256()`], with the grid's last, partial round spread over every block: whole
+    /// rounds unchecked, then the quads left (fewer than a round) a load a thread at most
+    /// `HIST256_LOADS` times, every block taking its share.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_balanced(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_BALANCED_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        let (block, blocks) = (block_idx_x() as usize, grid_dim_x() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let count = |v: u32| {
+            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+            // array is atomic.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        };
+        let (quads, g) = (input.len() / 4, input.as_global());
+        // SAFETY: the quad is below `quads`, its first value 16-byte aligned (the input's is).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let round = blocks * HIST256_LOADS * threads;
+        let whole = quads / round * round;
+        let mut q = block * HIST256_LOADS * threads + t;
+        while q < whole {
+            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
+            for k in 0..HIST256_LOADS {
+                for j in 0..4 {
+                    count(values[k][j]);
+                }
+            }
+            q += round;
+        }
+        for k in 0..HIST256_LOADS {
+            let r = whole + (k * blocks + block) * threads + t;
+            if r < quads {
+                load(r).iter().for_each(|&v| count(v));
+            }
+        }
+        if let Some(v) = input.get(4 * quads + t).filter(|_| block == 0) {
+            count(v);
+        }
+        sync_threads();
+        merge_columns(local, bins);
+    }
+}
+
 /// 4-byte loads a thread issues in one step of [`hist256_scalar()`] and its forms.
 pub const HIST256_STEP: usize = 16;
 

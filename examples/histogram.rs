@@ -25,13 +25,12 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_l2, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 8] = [
+const KERNELS: [&str; 7] = [
     "hist256",
-    "hist256_l2",
     "hist256_scalar",
     "hist256_v4",
     "hist256_atomic",
@@ -170,7 +169,6 @@ fn measure(
             match kernel {
                 // The whole buffer: its start is 16-byte aligned (and for hist256_v4).
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
-                "hist256_l2" => k.hist256_l2(cfg, (input.slice(), bins.atomic())),
                 "hist256_scalar" => k.hist256_scalar(cfg, (input.slice(), bins.atomic())),
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),

@@ -6,7 +6,6 @@
 //! Change it, run `cargo run --example my_kernel`, and see whether it still agrees with the CPU,
 //! what the emulator counted, and (on a GPU) how long it took.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 use reduce_scan_collective::prelude::*;
 
@@ -107,68 +106,6 @@ kernel! {
                 bins.atomic_add(b, total);
             }
         }
-    }
-}
-
-/// Asks L2 for the 128-byte line at `addr` (PTX `prefetch.global.L2`); nothing on the host.
-#[inline(always)]
-fn prefetch_l2(addr: usize) {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: a prefetch reads nothing into the thread and faults on no address.
-    unsafe {
-        core::arch::asm!("prefetch.global.L2 [{a}];", a = in(reg64) addr as u64, options(nostack, preserves_flags));
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    let _ = addr;
-}
-
-kernel! {
-    /// As [`hist256()`], with the first step's lines asked of L2 before the block zeroes its
-    /// histogram (`prefetch.global.L2`, no register held).
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_l2(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_L2_COLUMNS: [u32; 256 * 32]);
-        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-        let (quads, g) = (input.len() / 4, input.as_global());
-        let mut q = block_idx_x() as usize * HIST256_LOADS * threads + t;
-        for k in 0..HIST256_LOADS {
-            if q + k * threads < quads {
-                prefetch_l2(g.addr() + 16 * (q + k * threads));
-            }
-        }
-        for w in (t..256 * 32).step_by(threads) {
-            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-            unsafe { local.write(w, 0) };
-        }
-        sync_threads();
-        let count = |v: u32| {
-            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
-            // array is atomic.
-            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
-        };
-        // SAFETY: the quad is below `quads`, its first value 16-byte aligned (the input's is).
-        let load = |q: usize| unsafe { g.load_v4(4 * q) };
-        while q + (HIST256_LOADS - 1) * threads < quads {
-            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
-            for k in 0..HIST256_LOADS {
-                for j in 0..4 {
-                    count(values[k][j]);
-                }
-            }
-            q += grid_dim_x() as usize * HIST256_LOADS * threads;
-        }
-        for k in 0..HIST256_LOADS {
-            if q + k * threads < quads {
-                load(q + k * threads).iter().for_each(|&v| count(v));
-            }
-        }
-        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
-            count(v);
-        }
-        sync_threads();
-        merge_columns(local, bins);
     }
 }
 

@@ -618,8 +618,9 @@ fn memcheck_trials() -> Vec<Trial> {
 }
 
 /// The text every in-block race report ends with.
-const UNORDERED: &str = "in the same barrier interval with nothing ordering them (sync_threads orders the block; \
-                         __syncwarp or a .sync warp operation orders the lanes of its mask)";
+const UNORDERED: &str = "in the same barrier interval with nothing ordering them (sync_threads, CUDA's \
+                         __syncthreads, orders the block; sync_warp, __syncwarp, or a .sync warp operation orders the \
+                         lanes of its mask)";
 
 fn racecheck_trials() -> Vec<Trial> {
     vec![
@@ -681,8 +682,9 @@ fn racecheck_trials() -> Vec<Trial> {
                     format!(
                         "read after write race between blocks on global memory at {{*}} (element 0 of {BUF}): \
                          thread 0 of block 0 wrote it at {}, then thread 0 of this block read it at {}, in the same \
-                         launch with no release and acquire between them (a __threadfence or st.release before the \
-                         writer's atomic, and an atomic or ld.acquire that the reader's block observed)",
+                         launch with no release and acquire between them (thread_fence, CUDA's __threadfence, or a \
+                         store_release before the writer's atomic, and an atomic or a load_acquire that the reader's \
+                         block observed)",
                         s[0], s[1]
                     )
                 },
@@ -699,8 +701,9 @@ fn racecheck_trials() -> Vec<Trial> {
                     format!(
                         "read after write race between blocks on global memory at {{*}} (element 1 of {BUF}): \
                          thread 0 of block 0 wrote it at {}, then thread 0 of this block read it at {}, in the same \
-                         launch with no release and acquire between them (a __threadfence or st.release before the \
-                         writer's atomic, and an atomic or ld.acquire that the reader's block observed)",
+                         launch with no release and acquire between them (thread_fence, CUDA's __threadfence, or a \
+                         store_release before the writer's atomic, and an atomic or a load_acquire that the reader's \
+                         block observed)",
                         s[0], s[1]
                     )
                 },

@@ -51,7 +51,7 @@ pub unsafe fn complete_unroll<const BLOCK: u32>(g_idata: GlobalMut<i32>, g_odata
 
     if tid == 0 {
         // SAFETY: len >= 1, and g_odata holds gridDim.x elements.
-        unsafe { g_odata.write(block_idx_x() as usize, idata.read(0))};
+        unsafe { g_odata.write(block_idx_x() as usize, idata.read(0)) };
     }
 }
 

@@ -1,11 +1,11 @@
 //! Exercise 13: `bit`, from `bit` with its tree levels in global memory. `./x learn 13` says what to change and why,
 //! and checks this file; `./x learn 13 --solution` shows the project's kernel beside it.
 //! The place to change is marked `EXERCISE`.
-use kernels::scan::index::{fenwick_tile_walk, fenwick_walk, fenwick4};
 use helpers::{load_chunk_guarded, store_chunk_guarded};
 use kernels::collective::warp::warp_sum_shfl;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_idx_x, lane_id, sync_threads, thread_idx_x, warp_id};
+use kernels::scan::index::{fenwick_tile_walk, fenwick_walk, fenwick4};
 use kernels::{kernel, static_shared};
 
 pub const BIT_BLOCK: u32 = 512;

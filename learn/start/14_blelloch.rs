@@ -2,11 +2,11 @@
 //! and checks this file; `./x learn 14 --solution` shows the project's kernel beside it.
 //! The place to change is marked `EXERCISE`.
 use helpers::{load_leaf, store_leaf};
-use kernels::scan::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE};
-use kernels::scan::index::{blelloch_pair, leaf_scan, leaf_sum};
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::shared::Shared;
 use kernels::device::thread::{block_idx_x, sync_threads, thread_idx_x};
+use kernels::scan::index::{blelloch_pair, leaf_scan, leaf_sum};
+use kernels::scan::{BLELLOCH_BLOCK, BLELLOCH_LEAVES, BLELLOCH_TILE};
 use kernels::{kernel, static_shared};
 
 #[inline(always)]

@@ -7,9 +7,9 @@ use kernels::collective::warp::warp_sum_shfl;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use kernels::index::segment_len;
+use kernels::kernel;
 use kernels::reduce::ITEMS_PER_THREAD;
 use kernels::static_shared;
-use kernels::kernel;
 
 kernel! {
     pub unsafe fn redux(g_idata: Global<i32>, g_odata: GlobalMut<i32>, n: u32) {

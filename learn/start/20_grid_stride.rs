@@ -7,9 +7,9 @@ use kernels::collective::warp::warp_sum_shfl;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use kernels::index::segment_len;
+use kernels::kernel;
 use kernels::reduce::ITEMS_PER_THREAD;
 use kernels::static_shared;
-use kernels::kernel;
 
 /// The grid the host launches: `false`, one block per `ITEMS_PER_THREAD × blockDim` elements (the
 /// grid sized to the data, which this kernel needs); `true`, as many blocks as the GPU holds at

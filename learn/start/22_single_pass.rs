@@ -6,8 +6,8 @@ use kernels::collective::thread::{LOADS_PER_TRIP, thread_sum_v4};
 use kernels::collective::warp::warp_sum_shfl;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::device::thread::{block_idx_x, thread_idx_x};
-use kernels::static_shared;
 use kernels::kernel;
+use kernels::static_shared;
 
 kernel! {
     pub unsafe fn single_pass(

@@ -107,6 +107,46 @@ fn grid_of(backend: &Backend, attempt: &Attempt, n: usize, block: u32) -> Result
     Ok(grid.max(1) as usize)
 }
 
+/// What each buffer this file allocates is to the kernel, by the variable that holds it.
+pub(crate) const BUFFERS: &[(&str, &str)] = &[
+    ("input", "the input (the kernel's first argument, g_idata), which the check allocated"),
+    ("partials", "the partial sums (the kernel's g_odata), which the check allocated"),
+    ("clocks", "the two clock stamps, which the check allocated"),
+    ("ticket", "the ticket word, which the check allocated"),
+    ("out", "the one-element result, which the check allocated"),
+    ("acc", "the accumulator's two words, which the check allocated"),
+    ("output", "the scan's output, which the check allocated"),
+];
+
+/// The lines of this file that allocate a device buffer (`let [mut] NAME = backend.upload` or
+/// `backend.alloc`), with the name: what a fault's `allocated at` names.
+pub(crate) fn allocation_lines() -> Vec<(usize, &'static str)> {
+    let mut found = Vec::new();
+    for (i, line) in include_str!("check.rs").lines().enumerate() {
+        let code = line.trim_start();
+        let Some(rest) = code.strip_prefix("let ") else { continue };
+        let rest = rest.strip_prefix("mut ").unwrap_or(rest);
+        if let Some((name, value)) = rest.split_once(" = ")
+            && (value.starts_with("backend.upload(") || value.starts_with("backend.alloc::<"))
+        {
+            found.push((i + 1, name));
+        }
+    }
+    found
+}
+
+/// `line` with each `allocated at learn/course/src/check.rs:N` of a buffer of [`BUFFERS`]
+/// replaced by what the buffer is to the kernel.
+pub(crate) fn name_check_buffers(line: &str) -> String {
+    let mut out = line.to_string();
+    for (at, name) in allocation_lines() {
+        if let Some((_, what)) = BUFFERS.iter().find(|(n, _)| *n == name) {
+            out = out.replace(&format!("allocated at learn/course/src/check.rs:{at}"), what);
+        }
+    }
+    out
+}
+
 /// What a check found.
 pub struct Report {
     /// The first wrong answer, in full; `None` when every size and block was right.
@@ -123,10 +163,13 @@ impl Report {
     /// Names the learner's file `learn/exercises/{file}` where the fault or the wrong answer
     /// names the starting file `learn/start/{file}` (a check of the starting file the learner's
     /// file is a copy of).
+    /// Where a fault names a buffer the check allocated (`allocated at learn/course/src/
+    /// check.rs:LINE`, course code the learner does not read), it says what the buffer is to
+    /// the kernel instead ([`BUFFERS`]).
     pub(crate) fn name_learners_file(&mut self, file: &str) {
         let (from, to) = (format!("learn/start/{file}"), format!("learn/exercises/{file}"));
         for line in [&mut self.fault, &mut self.wrong].into_iter().flatten() {
-            *line = line.replace(&from, &to);
+            *line = name_check_buffers(&line.replace(&from, &to));
         }
     }
 

@@ -43,9 +43,9 @@ fn learner_file(ex: &Exercise) -> PathBuf {
 }
 
 /// Opens `ex`: copies its starting file into the learner's folder if it is not there yet (the
-/// build compiled that same starting file in its place, so the check that follows is of it).
-/// Says so on `err`. An error is one line.
-fn open_exercise(ex: &Exercise, err: &mut dyn std::io::Write) -> Result<(), String> {
+/// build compiled that same starting file in its place, so a check that follows, `checking`, is
+/// of it). Says so on `err`. An error is one line.
+fn open_exercise(ex: &Exercise, checking: bool, err: &mut dyn std::io::Write) -> Result<(), String> {
     let mine = learner_file(ex);
     if mine.exists() {
         return Ok(());
@@ -63,12 +63,12 @@ fn open_exercise(ex: &Exercise, err: &mut dyn std::io::Write) -> Result<(), Stri
     copied.map_err(|e| {
         format!("learn: cannot open exercise {}: copying {} to {}: {e}", ex.number, start.display(), mine.display())
     })?;
-    let _ = writeln!(
-        err,
-        "opened exercise {}: your file is learn/exercises/{} (this first check runs its starting file, the same text)",
-        ex.number,
-        ex.file()
-    );
+    let then = if checking {
+        "this first check runs its starting file, the same text".to_string()
+    } else {
+        format!("a copy of its starting file; `./x learn {}` checks it", ex.number)
+    };
+    let _ = writeln!(err, "opened exercise {}: your file is learn/exercises/{} ({then})", ex.number, ex.file());
     Ok(())
 }
 
@@ -77,7 +77,7 @@ fn open_next(ex: &Exercise) {
     if let Some(next) = EXERCISES.iter().find(|e| e.number == ex.number + 1)
         && open::opens_by_itself(next.number, &passed_ones())
     {
-        let _ = open_exercise(next, &mut std::io::stderr());
+        let _ = open_exercise(next, false, &mut std::io::stderr());
     }
 }
 
@@ -413,7 +413,7 @@ pub fn run(learner: &Learner) -> ExitCode {
     let second = args.get(1).map(String::as_str);
     // Checking an exercise, or asking for its solution, opens it (its file is the learner's).
     if matches!(second, None | Some("--gpu" | "--solution"))
-        && let Err(e) = open_exercise(ex, &mut std::io::stderr())
+        && let Err(e) = open_exercise(ex, second != Some("--solution"), &mut std::io::stderr())
     {
         eprintln!("{e}");
         return ExitCode::from(2);

@@ -174,3 +174,25 @@ fn no_checked_sum_is_the_unwritten_mark() {
         assert_ne!(data.iter().fold(0i32, |a, &x| a.wrapping_add(x)), check::UNWRITTEN, "n = {n}");
     }
 }
+
+/// Every buffer the check allocates has a name a learner reads in a fault, and a fault that
+/// names the check's file gets it (issue #61: `allocated at learn/course/src/check.rs:197`).
+#[test]
+fn a_fault_names_the_checks_buffers_by_what_they_are() {
+    let lines = check::allocation_lines();
+    assert!(lines.len() >= 7, "the check allocates in more places than {lines:?}");
+    for (at, name) in &lines {
+        assert!(check::BUFFERS.iter().any(|(n, _)| n == name), "check.rs:{at} allocates `{name}`, not in BUFFERS");
+    }
+    let (at, _) = lines.iter().find(|(_, name)| *name == "input").expect("the check uploads `input`");
+    let fault = format!(
+        "n = 33, block 32: read out of bounds: … a buffer of 33 × 4-byte elements (132 bytes) at 0x10, allocated at \
+         learn/course/src/check.rs:{at}"
+    );
+    let got = check::name_check_buffers(&fault);
+    assert!(!got.contains("learn/course/"), "{got}");
+    assert!(
+        got.ends_with("at 0x10, the input (the kernel's first argument, g_idata), which the check allocated"),
+        "{got}"
+    );
+}

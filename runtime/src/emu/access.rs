@@ -333,8 +333,8 @@ fn race(h: Hazard, place: &str) -> ! {
         EmuErrorKind::Race,
         format!(
             "{} race on {place}: thread {} {} it at {}, then thread {} {} it at {}, in the same barrier interval with \
-             nothing ordering them (sync_threads orders the block; __syncwarp or a .sync warp operation orders the \
-             lanes of its mask)",
+             nothing ordering them (sync_threads, CUDA's __syncthreads, orders the block; sync_warp, __syncwarp, or a \
+             .sync warp operation orders the lanes of its mask)",
             h.kind(),
             h.earlier.thread,
             side_verb(h.earlier_wrote, h.earlier.atomic),
@@ -434,8 +434,8 @@ fn report_between_blocks(t: &ThreadCtx<'_>, other: CrossSide, access: Access, pa
         EmuErrorKind::Race,
         format!(
             "{kind} race between blocks on {place}: {who}, then thread {} of this block {} it at {}, in the same \
-             launch with no release and acquire between them (a __threadfence or st.release before the writer's \
-             atomic, and an atomic or ld.acquire that the reader's block observed)",
+             launch with no release and acquire between them (thread_fence, CUDA's __threadfence, or a store_release \
+             before the writer's atomic, and an atomic or a load_acquire that the reader's block observed)",
             t.linear,
             verb(access, path),
             site(at)

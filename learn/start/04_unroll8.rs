@@ -41,7 +41,7 @@ unsafe fn fold2(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
         // The whole stripe exists (every block but the short last one): two loads that do
         // not depend on each other, unguarded (the loop over a constant count is unrolled, so
         // they issue back to back), as the book's `if (idx + blockDim.x < n)`.
-        // EXERCISE 4: fold 8 data blocks per block (ITEMS_PER_THREAD = 8).
+        // EXERCISE 4: fold 8 data blocks per block: ITEMS_PER_THREAD = 8, and each 2 of the factor says it.
         for k in 0..2 {
             // SAFETY: fold_index(tid, block, k) <= fold_index(tid, block, 1) < len.
             sum = sum.wrapping_add(unsafe { idata.read(fold_index(tid, block, k) as usize) });

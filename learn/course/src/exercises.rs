@@ -207,7 +207,11 @@ pub const EXERCISES: [Exercise; 25] = [
         book: "Professional CUDA C Programming, §3.5 \"Reducing with Unrolling\" (reduceUnrolling8)",
         text: "Take the fold further: ITEMS_PER_THREAD = 8, and each thread adds the 8 elements a block apart \
                before the tree (all 8 loads independent, so all 8 in flight). An eighth of the blocks, an eighth \
-               of the trees.",
+               of the trees. The factor is written in five places: the constant (the host sizes the grid with \
+               it), the segment (block_segment's 2 * block), the whole-stripe test (fold_index(tid, block, 1): \
+               the stripe's last element), the loop (0..2) and the short block's count (fold_count's 2); write \
+               ITEMS_PER_THREAD in each. An out-of-bounds read in the fold means the grid and the fold disagree: \
+               blocks sized for one factor read segments of another.",
         goal: Goal::AtLeast(Measure::ElementsPerThread, 8.0),
         hunt: None,
     },
@@ -283,7 +287,10 @@ pub const EXERCISES: [Exercise; 25] = [
         book: "Professional CUDA C Programming, §5.3 \"Reducing with Dynamic Shared Memory\" (reduceSmemUnrollDyn)",
         text: "The static array is sized for the largest block. Size it at launch instead: \
                dynamic_shared::<i32>(block_dim_x() as usize) (the host passes 4 bytes per thread as the launch's \
-               dynamic shared memory). One kernel then fits every block size exactly.",
+               dynamic shared memory). One kernel then fits every block size exactly. dynamic_shared is an unsafe \
+               fn: its promise is that the launch gave at least len × 4 bytes (CUDA's extern __shared__ array has \
+               no length either); write that promise in the SAFETY comment of its unsafe block. The emulator \
+               reports a length past the launch's bytes at the first access beyond them.",
         goal: Goal::AtMost(Measure::StaticShared, 0.0),
         hunt: None,
     },

@@ -165,6 +165,8 @@ unsafe fn fold8(idata: GlobalMut<i32>, tid: u32, block: u32, len: u32) {
 /// `idata` holds `len` elements. Between two rounds the caller puts a barrier that covers
 /// every thread of the later round's readers and the earlier round's writers.
 #[inline(always)]
+// On the emulator a fault in a round names the line of `last_warp` that ran it.
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 unsafe fn add_pair(idata: GlobalMut<i32>, tid: u32, stride: u32, len: u32) {
     if tid < stride && tid + stride < len {
         let (i, j) = (tid as usize, (tid + stride) as usize);

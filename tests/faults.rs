@@ -632,8 +632,8 @@ fn racecheck_trials() -> Vec<Trial> {
                 sites: &["missing_barrier_shared_tree", "missing_barrier_shared_tree"],
                 detail: |s| {
                     format!(
-                        "write after read race on shared array `TREE` (256 bytes) at byte offset 4: thread 0 read it \
-                         at {}, then thread 1 wrote it at {}, {UNORDERED}",
+                        "write after read race on shared array `TREE` (64 × 4-byte elements, 256 bytes) at element 1: \
+                         thread 0 read it at {}, then thread 1 wrote it at {}, {UNORDERED}",
                         s[0], s[1]
                     )
                 },
@@ -648,8 +648,8 @@ fn racecheck_trials() -> Vec<Trial> {
                 sites: &["last_warp/1", "last_warp/32"],
                 detail: |s| {
                     format!(
-                        "write after read race on shared array `LAST_WARP` (256 bytes) at byte offset 4: thread 0 \
-                         read it at {}, then thread 1 wrote it at {}, {UNORDERED}",
+                        "write after read race on shared array `LAST_WARP` (64 × 4-byte elements, 256 bytes) at \
+                         element 1: thread 0 read it at {}, then thread 1 wrote it at {}, {UNORDERED}",
                         s[0], s[1]
                     )
                 },
@@ -724,7 +724,7 @@ fn initcheck_trials() -> Vec<Trial> {
                 detail: |s| {
                     format!(
                         "thread 32 read 4 bytes at {} that no thread of this block had written: shared array \
-                         `HALF_FILLED` (256 bytes) at byte offset 128",
+                         `HALF_FILLED` (64 × 4-byte elements, 256 bytes) at element 32",
                         s[0]
                     )
                 },
@@ -763,9 +763,9 @@ fn in_flight_trials() -> Vec<Trial> {
                 detail: |s| {
                     format!(
                         "thread 0 read 4 bytes at {} that an asynchronous copy has not written yet (a missing wait): \
-                         shared array `STAGED` (512 bytes) at byte offset 0 is the destination of the cp.async that \
-                         thread 0 issued at {}, which lands only at that thread's cp.async.wait_group covering its \
-                         group (closed by cp.async.commit_group)",
+                         shared array `STAGED` (128 × 4-byte elements, 512 bytes) at element 0 is the destination of \
+                         the cp.async that thread 0 issued at {}, which lands only at that thread's \
+                         cp.async.wait_group covering its group (closed by cp.async.commit_group)",
                         s[0], s[1]
                     )
                 },
@@ -781,8 +781,9 @@ fn in_flight_trials() -> Vec<Trial> {
                 detail: |s| {
                     format!(
                         "thread 0 read 4 bytes at {} that an asynchronous copy has not written yet (a missing wait): \
-                         shared array `TILE` (256 bytes) at byte offset 0 is the destination of the cp.async.bulk that \
-                         thread 0 issued at {}, which lands only at a wait on its mbarrier (mbarrier.try_wait.parity)",
+                         shared array `TILE` (64 × 4-byte elements, 256 bytes) at element 0 is the destination of the \
+                         cp.async.bulk that thread 0 issued at {}, which lands only at a wait on its mbarrier \
+                         (mbarrier.try_wait.parity)",
                         s[0], s[1]
                     )
                 },
@@ -798,9 +799,9 @@ fn in_flight_trials() -> Vec<Trial> {
                 detail: |s| {
                     format!(
                         "thread 0 wrote 4 bytes at {} that a bulk store is still reading (a missing wait): shared \
-                         array `OUTGOING` (256 bytes) at byte offset 0 is the source of the bulk store (cp.async.bulk, \
-                         shared to global) that thread 0 issued at {}, which reads it only by that thread's \
-                         cp.async.bulk.wait_group.read",
+                         array `OUTGOING` (64 × 4-byte elements, 256 bytes) at element 0 is the source of the bulk \
+                         store (cp.async.bulk, shared to global) that thread 0 issued at {}, which reads it only by \
+                         that thread's cp.async.bulk.wait_group.read",
                         s[0], s[1]
                     )
                 },
@@ -855,7 +856,8 @@ fn atomic_trials() -> Vec<Trial> {
                 detail: |s| {
                     format!(
                         "thread 0 made an atomicAdd at index 64 of an array of 64 elements at {}, out of bounds: \
-                         shared address {{*}} is shared array `ATOMIC_COUNTS` (256 bytes) at byte offset 256",
+                         shared address {{*}} is shared array `ATOMIC_COUNTS` (64 × 4-byte elements, 256 bytes) at \
+                         element 64",
                         s[0]
                     )
                 },
@@ -901,8 +903,8 @@ fn atomic_slice_and_race_trials() -> Vec<Trial> {
                 sites: &["store_races_shared_atomic/store", "store_races_shared_atomic/atomic"],
                 detail: |s| {
                     format!(
-                        "write after write race on shared array `RACED_WORD` (4 bytes) at byte offset 0: thread 0 \
-                         wrote it at {}, then thread 1 atomically updated it at {}, {UNORDERED}",
+                        "write after write race on shared array `RACED_WORD` (1 × 4-byte elements, 4 bytes) at element \
+                         0: thread 0 wrote it at {}, then thread 1 atomically updated it at {}, {UNORDERED}",
                         s[0], s[1]
                     )
                 },

@@ -368,11 +368,12 @@ pub trait Hooks: Sync {
     /// A warp-collective operation over the lanes of `mask`: returns once they have all
     /// arrived, with this lane's result (0 for [`WarpOp::Sync`]).
     fn warp_op(&self, mask: u32, op: WarpOp, site: Site) -> u32;
-    /// The block's statically sized shared array named `key` (`bytes` long, aligned to
-    /// `align`); every thread of the block gets the same one.
-    fn static_shared(&self, key: &'static str, bytes: usize, align: usize) -> *mut u8;
-    /// The block's dynamic shared memory and its size in bytes (set at launch).
-    fn dynamic_shared(&self) -> (*mut u8, usize);
+    /// The block's statically sized shared array named `key` (`bytes` long, of `elem`-byte
+    /// elements, aligned to `align`); every thread of the block gets the same one.
+    fn static_shared(&self, key: &'static str, bytes: usize, elem: usize, align: usize) -> *mut u8;
+    /// The block's dynamic shared memory and its size in bytes (set at launch), viewed as
+    /// `elem`-byte elements (how reports count its places).
+    fn dynamic_shared(&self, elem: usize) -> (*mut u8, usize);
     /// A per-thread cycle counter (`clock64()`); the emulator counts nanoseconds.
     fn clock64(&self) -> u64;
     /// Called by atomics and spin loops: lets other emulated threads run, and stops a

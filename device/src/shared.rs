@@ -606,7 +606,7 @@ pub unsafe fn dynamic_shared<T: Copy>(len: usize) -> Shared<T> {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let (ptr, bytes) = super::emu::hooks().dynamic_shared();
+        let (ptr, bytes) = super::emu::hooks().dynamic_shared(core::mem::size_of::<T>());
         let real = bytes / core::mem::size_of::<T>().max(1);
         // SAFETY: the emulator allocated `bytes` bytes of block-shared memory, aligned to
         // 16; the view is clamped to what exists, so accesses past it are reported.
@@ -653,6 +653,7 @@ macro_rules! static_shared {
             let ptr = $crate::emu::hooks().static_shared(
                 concat!(module_path!(), "::", stringify!($name)),
                 len * ::core::mem::size_of::<$ty>(),
+                ::core::mem::size_of::<$ty>(),
                 16,
             );
             // SAFETY: the emulator allocated `len` elements for this block, aligned to 16.

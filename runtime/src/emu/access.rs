@@ -70,7 +70,7 @@ pub(super) fn atomic_out_of_bounds(t: &ThreadCtx<'_>, name: &str, global: bool, 
             .chain(std::iter::once(&*dynamic))
             .find(|a| a.start() <= e.base && e.base < a.start() + a.buf.len() * 16);
         let place = match array {
-            Some(a) => super::block::shared_place(a.name, a.bytes, addr - a.start()),
+            Some(a) => a.place(addr - a.start()),
             None => "in no shared array of this block".into(),
         };
         (EmuErrorKind::SharedOutOfBounds, "an array", format!("shared address {addr:#x} is {place}"))
@@ -218,9 +218,9 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         let from = addr - array.start();
         let in_flight = if copies { array.in_flight(from, from + bytes, access.writes()) } else { None };
         let written = !checks.initcheck || array.touch(from, from + bytes, access.writes());
-        (array.name, array.bytes, from, in_flight, written)
+        (array.name, (array.bytes, array.elem), from, in_flight, written)
     };
-    let place = || super::block::shared_place(name, size, from);
+    let place = || super::block::shared_place(name, size.0, size.1, from);
     if let Some(incoming) = in_flight {
         super::copies::in_flight(t, addr, (bytes, access.writes()), at, incoming, &place());
     }

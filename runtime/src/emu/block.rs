@@ -169,6 +169,9 @@ pub(super) struct SharedArray {
     pub buf: Vec<u128>,
     /// Bytes the kernel may use.
     pub bytes: usize,
+    /// Bytes an element (its type's size; for dynamic shared memory, the last view's), 0 where
+    /// none is known: reports count places in elements of it.
+    pub elem: usize,
     pub init: Vec<u64>,
     /// Per 4-byte word, how many asynchronous copies still have to write it (empty until a
     /// copy targets the array).
@@ -178,20 +181,22 @@ pub(super) struct SharedArray {
 }
 
 impl SharedArray {
-    fn new(name: &'static str, bytes: usize) -> Self {
+    fn new(name: &'static str, bytes: usize, elem: usize) -> Self {
         Self {
             name,
             buf: vec![u128::from_ne_bytes([SHARED_POISON; 16]); bytes.div_ceil(16).max(1)],
             bytes,
+            elem,
             init: vec![0; bytes.div_ceil(4).div_ceil(64).max(1)],
             incoming: Vec::new(),
             outgoing: Vec::new(),
         }
     }
 
-    /// `shared array `NAME` (BYTES bytes) at byte offset FROM`: how reports name a place.
+    /// `shared array `NAME` (LEN × ELEM-byte elements, BYTES bytes) at element I`: how reports
+    /// name a place ([`shared_place`]).
     pub fn place(&self, from: usize) -> String {
-        shared_place(self.name, self.bytes, from)
+        shared_place(self.name, self.bytes, self.elem, from)
     }
 
     /// Marks bytes `[from, to)` as the destination (`incoming`) or the bulk-store source of one
@@ -238,12 +243,18 @@ impl SharedArray {
     }
 }
 
-/// How reports name byte `from` of the shared array `name` of `bytes` bytes: `shared array
-/// `NAME` (BYTES bytes) at byte offset FROM` (or `dynamic shared memory (…)`).
-pub(super) fn shared_place(name: &str, bytes: usize, from: usize) -> String {
+/// How reports name byte `from` of the shared array `name` of `bytes` bytes in `elem`-byte
+/// elements: `shared array `NAME` (LEN × ELEM-byte elements, BYTES bytes) at element I`, as a
+/// global buffer's place is named, where `from` starts an element; else `… (BYTES bytes) at byte
+/// offset FROM` (or `dynamic shared memory (…)`).
+pub(super) fn shared_place(name: &str, bytes: usize, elem: usize, from: usize) -> String {
     let short = name.rsplit("::").next().unwrap_or(name);
     let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
-    format!("{name} ({bytes} bytes) at byte offset {from}")
+    if elem > 0 && from.is_multiple_of(elem) && bytes.is_multiple_of(elem) {
+        format!("{name} ({} × {elem}-byte elements, {bytes} bytes) at element {}", bytes / elem, from / elem)
+    } else {
+        format!("{name} ({bytes} bytes) at byte offset {from}")
+    }
 }
 
 /// One emulated CUDA thread's identity, and the way back to its coroutine.
@@ -343,14 +354,14 @@ impl Hooks for EmuHooks {
     fn warp_op(&self, mask: u32, op: WarpOp, site: Site) -> u32 {
         current().suspend(Event::Warp { mask, op, site })
     }
-    fn static_shared(&self, key: &'static str, bytes: usize, align: usize) -> *mut u8 {
+    fn static_shared(&self, key: &'static str, bytes: usize, elem: usize, align: usize) -> *mut u8 {
         assert!(align <= 16, "shared arrays are aligned to at most 16 bytes");
         let block = current().block;
         let mut arrays = block.static_shared.borrow_mut();
         if let Some(a) = arrays.iter_mut().find(|a| std::ptr::eq(a.name, key)) {
             return a.buf.as_mut_ptr().cast();
         }
-        let mut array = SharedArray::new(key, bytes);
+        let mut array = SharedArray::new(key, bytes, elem);
         let ptr = array.buf.as_mut_ptr().cast();
         arrays.push(array);
         // The GPU refuses the launch ("invalid argument") when the block's static arrays and its
@@ -369,9 +380,10 @@ impl Hooks for EmuHooks {
         }
         ptr
     }
-    fn dynamic_shared(&self) -> (*mut u8, usize) {
+    fn dynamic_shared(&self, elem: usize) -> (*mut u8, usize) {
         let block = current().block;
         let mut array = block.dynamic_shared.borrow_mut();
+        array.elem = elem;
         (array.buf.as_mut_ptr().cast(), block.launch.dynamic_shared)
     }
     fn clock64(&self) -> u64 {
@@ -549,7 +561,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         idx,
         linear,
         static_shared: RefCell::new(Vec::new()),
-        dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared)),
+        dynamic_shared: RefCell::new(SharedArray::new("dynamic shared memory", launch.dynamic_shared, 0)),
         race: RefCell::new(race),
         race_on: launch.checks.races_in(linear, g.volume()),
         counting: launch.block_counting(linear, n as u32),
@@ -998,5 +1010,29 @@ fn fault_failure(f: Fault, thread: Dim3) -> Failure {
             format!("thread {t} made an {name} at index {index} of an array of {len} at {}", site(s)),
         ),
         Fault::Trap { reason, site: s } => (EmuErrorKind::Trap, format!("thread {t} trapped at {}: {reason}", site(s))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_place;
+
+    /// A place that starts an element is named by the element, as a global buffer's is; one
+    /// that does not, or in an array of unknown element size, by its byte offset.
+    #[test]
+    fn shared_places_count_elements_where_they_can() {
+        assert_eq!(
+            shared_place("k::TREE", 256, 4, 8),
+            "shared array `TREE` (64 × 4-byte elements, 256 bytes) at element 2"
+        );
+        assert_eq!(shared_place("k::TREE", 256, 4, 6), "shared array `TREE` (256 bytes) at byte offset 6");
+        assert_eq!(
+            shared_place("dynamic shared memory", 96, 0, 8),
+            "dynamic shared memory (96 bytes) at byte offset 8"
+        );
+        assert_eq!(
+            shared_place("dynamic shared memory", 96, 8, 16),
+            "dynamic shared memory (12 × 8-byte elements, 96 bytes) at element 2"
+        );
     }
 }

@@ -138,17 +138,19 @@ struct Buffer {
 }
 
 /// The address ranges that `accesses` touch, split where two are more than
-/// [`SAME_BUFFER_GAP`] bytes apart, each aligned down to `align` bytes at its start.
+/// [`SAME_BUFFER_GAP`] bytes apart or in two allocations (shared arrays), each aligned down to
+/// `align` bytes at its start.
 fn buffers<'a>(accesses: impl Iterator<Item = &'a TracedAccess>, align: usize) -> Vec<Buffer> {
-    // (from, to, written, the access's place in the trace): the place orders buffers that are
-    // used alike by first use, which, unlike their addresses, is the same in every run.
-    let mut spans: Vec<(usize, usize, bool, usize)> =
-        accesses.enumerate().map(|(i, a)| (a.addr, a.addr + a.bytes as usize, a.write, i)).collect();
+    // (from, to, written, the access's place in the trace, its allocation): the place orders
+    // buffers that are used alike by first use, which, unlike their addresses, is the same in
+    // every run.
+    let mut spans: Vec<(usize, usize, bool, usize, usize)> =
+        accesses.enumerate().map(|(i, a)| (a.addr, a.addr + a.bytes as usize, a.write, i, a.region)).collect();
     spans.sort_unstable();
-    let mut out: Vec<(Buffer, [bool; 2], usize)> = Vec::new();
-    for (from, to, write, first) in spans {
+    let mut out: Vec<(Buffer, [bool; 2], usize, usize)> = Vec::new();
+    for (from, to, write, first, region) in spans {
         match out.last_mut() {
-            Some((b, used, seen)) if from <= b.start + b.bytes + SAME_BUFFER_GAP => {
+            Some((b, used, seen, r)) if *r == region && from <= b.start + b.bytes + SAME_BUFFER_GAP => {
                 b.bytes = b.bytes.max(to - b.start);
                 used[usize::from(write)] = true;
                 *seen = (*seen).min(first);
@@ -157,14 +159,14 @@ fn buffers<'a>(accesses: impl Iterator<Item = &'a TracedAccess>, align: usize) -
                 let start = from - from % align;
                 let mut used = [false; 2];
                 used[usize::from(write)] = true;
-                out.push((Buffer { start, bytes: to - start, use_: "" }, used, first));
+                out.push((Buffer { start, bytes: to - start, use_: "" }, used, first, region));
             }
         }
     }
     // What the kernel reads first, what it only writes last; alike, in order of first use.
-    out.sort_by_key(|(_, used, first)| (!used[0], used[1], *first));
+    out.sort_by_key(|(_, used, first, _)| (!used[0], used[1], *first));
     out.into_iter()
-        .map(|(b, used, _)| {
+        .map(|(b, used, _, _)| {
             let use_ = match used {
                 [true, true] => "read, written",
                 [false, true] => "written",
@@ -360,7 +362,14 @@ mod tests {
 
     #[test]
     fn accesses_far_apart_are_different_buffers() {
-        let at = |addr: usize, bytes: u32| TracedAccess { thread: 0, addr, bytes, global: true, write: false };
+        let at = |addr: usize, bytes: u32| TracedAccess {
+            thread: 0,
+            addr,
+            bytes,
+            global: true,
+            write: false,
+            region: addr - addr % 4096,
+        };
         let mut accesses = [at(4100, 4), at(4096, 16), at(4200, 4), at(65536, 4)];
         accesses[2].write = true;
         assert_eq!(
@@ -369,6 +378,29 @@ mod tests {
             [
                 Buffer { start: 65536, bytes: 4, use_: "read" },
                 Buffer { start: 4096, bytes: 108, use_: "read, written" }
+            ]
+        );
+    }
+
+    /// Two allocations side by side (the allocator may place them so) are two buffers: the
+    /// picture's input copy and its block sums were once drawn as one.
+    #[test]
+    fn adjacent_allocations_are_different_buffers() {
+        let at = |addr: usize, region: usize, write: bool| TracedAccess {
+            thread: 0,
+            addr,
+            bytes: 4,
+            global: true,
+            write,
+            region,
+        };
+        // A buffer of 64 bytes at 4096, and one at 4160, right after it.
+        let accesses = [at(4096, 4096, false), at(4156, 4096, true), at(4160, 4160, true)];
+        assert_eq!(
+            buffers(accesses.iter(), 32),
+            [
+                Buffer { start: 4096, bytes: 64, use_: "read, written" },
+                Buffer { start: 4160, bytes: 4, use_: "written" }
             ]
         );
     }

@@ -157,7 +157,7 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         alloc.mark_init(from, to);
     }
     if let Some(c) = &b.counting {
-        c.borrow_mut().access(t.linear, true, addr, bytes, access, path, at);
+        c.borrow_mut().access(t.linear, (true, alloc.start), addr, bytes, access, path, at);
     }
 }
 
@@ -198,7 +198,7 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
     }
     // The array (name, bytes, the access's offset), the bytes in flight there, and whether they
     // were written.
-    let (name, size, from, in_flight, written) = {
+    let (name, size, from, in_flight, written, region) = {
         let mut arrays = b.static_shared.borrow_mut();
         let mut dynamic = b.dynamic_shared.borrow_mut();
         let array = arrays
@@ -218,7 +218,7 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         let from = addr - array.start();
         let in_flight = if copies { array.in_flight(from, from + bytes, access.writes()) } else { None };
         let written = !checks.initcheck || array.touch(from, from + bytes, access.writes());
-        (array.name, (array.bytes, array.elem), from, in_flight, written)
+        (array.name, (array.bytes, array.elem), from, in_flight, written, array.start())
     };
     let place = || super::block::shared_place(name, size.0, size.1, from);
     if let Some(incoming) = in_flight {
@@ -240,7 +240,7 @@ pub(super) fn shared(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
         race(h, &place());
     }
     if let Some(c) = &b.counting {
-        c.borrow_mut().access(t.linear, false, addr, bytes, access, path, at);
+        c.borrow_mut().access(t.linear, (false, region), addr, bytes, access, path, at);
     }
 }
 

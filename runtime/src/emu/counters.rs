@@ -303,6 +303,9 @@ pub struct TracedAccess {
     pub global: bool,
     /// A store (an atomic counts as one).
     pub write: bool,
+    /// The start of the allocation (global) or shared array the access is in: the picture
+    /// never draws two of them as one buffer, however close the allocator put them.
+    pub region: usize,
 }
 
 /// One barrier interval of a traced block: every lane's access, and what its requests came to.
@@ -335,12 +338,12 @@ impl BlockCounting {
     }
 
     /// Thread `thread` makes `access` of `bytes` at `addr` at `site`, in global memory or not,
-    /// on `path`.
+    /// in the allocation or shared array that starts at `region`, on `path`.
     #[allow(clippy::too_many_arguments)]
     pub fn access(
         &mut self,
         thread: u32,
-        global: bool,
+        (global, region): (bool, usize),
         addr: usize,
         bytes: usize,
         access: Access,
@@ -349,7 +352,7 @@ impl BlockCounting {
     ) {
         if let Some(t) = &mut self.trace {
             let write = access.writes();
-            t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write });
+            t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write, region });
         }
         let space = match (path, global, access) {
             // A copy's shared side, and an mbarrier's word: in no shared counter of ncu's.
@@ -581,7 +584,7 @@ mod tests {
         let mut b = BlockCounting::start(64, false);
         for round in 0..2usize {
             for t in 0..64u32 {
-                b.access(t, true, 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, Path::Lsu, site);
+                b.access(t, (true, 0), 4096 + 4 * (t as usize + 64 * round), 4, Access::Read, Path::Lsu, site);
             }
         }
         b.flush();
@@ -599,18 +602,18 @@ mod tests {
         let mut b = BlockCounting::start(32, false);
         for t in 0..32u32 {
             // One cp.async per lane: 16 consecutive bytes each, 512 bytes in 16 sectors.
-            b.access(t, true, 4096 + 16 * t as usize, 16, Access::Read, Path::AsyncCopy, site);
-            b.access(t, false, 16 * t as usize, 16, Access::Write, Path::AsyncCopy, site);
+            b.access(t, (true, 0), 4096 + 16 * t as usize, 16, Access::Read, Path::AsyncCopy, site);
+            b.access(t, (false, 0), 16 * t as usize, 16, Access::Write, Path::AsyncCopy, site);
         }
         // One bulk copy of 4,096 bytes in (128 sectors), one of 80 bytes out, over parts of 3 sectors.
-        b.access(0, true, 8192, 4096, Access::Read, Path::Bulk, site);
-        b.access(0, false, 0, 4096, Access::Write, Path::Bulk, site);
-        b.access(0, true, 65_536 + 16, 80, Access::Write, Path::Bulk, site);
+        b.access(0, (true, 0), 8192, 4096, Access::Read, Path::Bulk, site);
+        b.access(0, (false, 0), 0, 4096, Access::Write, Path::Bulk, site);
+        b.access(0, (true, 0), 65_536 + 16, 80, Access::Write, Path::Bulk, site);
         // An mbarrier's init, arrivals and polls (SASS SYNCS.*): no shared request in ncu.
-        b.access(0, false, 8192, 8, Access::Write, Path::Barrier, site);
+        b.access(0, (false, 0), 8192, 8, Access::Write, Path::Barrier, site);
         for t in 0..32u32 {
-            b.access(t, false, 8192, 8, Access::AtomicRmw, Path::Barrier, site);
-            b.access(t, false, 8192, 8, Access::AtomicLoad { acquire: true }, Path::Barrier, site);
+            b.access(t, (false, 0), 8192, 8, Access::AtomicRmw, Path::Barrier, site);
+            b.access(t, (false, 0), 8192, 8, Access::AtomicLoad { acquire: true }, Path::Barrier, site);
         }
         b.flush();
         let t = &b.totals;
@@ -638,12 +641,12 @@ mod tests {
         let mut b = BlockCounting::start(32, false);
         for t in 0..32usize {
             let lane = t as u32;
-            b.access(lane, true, 4096 + 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), site);
-            b.access(lane, true, 8192, 4, Access::AtomicRmw, op("atomicAdd", false, false), s1);
-            b.access(lane, false, 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s2);
-            b.access(lane, false, 8 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s3);
-            b.access(lane, false, 128 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s4);
-            b.access(lane, false, 1024 + 4 * t, 4, Access::AtomicRmw, op("atomicCAS", true, true), site);
+            b.access(lane, (true, 0), 4096 + 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), site);
+            b.access(lane, (true, 0), 8192, 4, Access::AtomicRmw, op("atomicAdd", false, false), s1);
+            b.access(lane, (false, 0), 4 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s2);
+            b.access(lane, (false, 0), 8 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s3);
+            b.access(lane, (false, 0), 128 * t, 4, Access::AtomicRmw, op("atomicAdd", true, false), s4);
+            b.access(lane, (false, 0), 1024 + 4 * t, 4, Access::AtomicRmw, op("atomicCAS", true, true), site);
         }
         b.flush();
         let t = &b.totals;
@@ -674,12 +677,12 @@ mod tests {
         let site: Site = std::panic::Location::caller();
         let mut b = BlockCounting::start(32, true);
         for t in 0..32u32 {
-            b.access(t, true, 4096 + 4 * t as usize, 4, Access::Read, Path::Lsu, site);
+            b.access(t, (true, 0), 4096 + 4 * t as usize, 4, Access::Read, Path::Lsu, site);
         }
         b.barrier();
         for t in 0..32u32 {
             // Stride 2: every other word, two requests' worth of sectors in one.
-            b.access(t, false, 8 * t as usize, 4, Access::Write, Path::Lsu, site);
+            b.access(t, (false, 0), 8 * t as usize, 4, Access::Write, Path::Lsu, site);
         }
         b.flush();
         let trace = b.trace.as_ref().unwrap();

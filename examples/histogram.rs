@@ -25,11 +25,11 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles }
+    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles, hist256_merge_all, hist256_halves, hist256_early, hist256_early_red, hist256_lean, hist256_lean_global }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 7] = [
+const KERNELS: [&str; 13] = [
     "hist256",
     "hist256_scalar",
     "hist256_v4",
@@ -37,6 +37,12 @@ const KERNELS: [&str; 7] = [
     "hist256_one_column",
     "hist256_red_one_column",
     "hist256_shuffles",
+    "hist256_merge_all",
+    "hist256_halves",
+    "hist256_early",
+    "hist256_early_red",
+    "hist256_lean",
+    "hist256_lean_global",
 ];
 
 /// What to run: from the command line.
@@ -167,13 +173,20 @@ fn measure(
         // SAFETY: both buffers are this backend's, and `bins` is touched only by atomics.
         unsafe {
             match kernel {
-                // The whole buffer: its start is 16-byte aligned (and for hist256_v4).
+                // The whole buffer: its start is 16-byte aligned (for hist256, hist256_v4,
+                // hist256_merge_all and hist256_halves).
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
                 "hist256_scalar" => k.hist256_scalar(cfg, (input.slice(), bins.atomic())),
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
                 "hist256_red_one_column" => k.hist256_red_one_column(cfg, (input.slice(), bins.atomic())),
+                "hist256_merge_all" => k.hist256_merge_all(cfg, (input.slice(), bins.atomic())),
+                "hist256_halves" => k.hist256_halves(cfg, (input.slice(), bins.atomic())),
+                "hist256_early" => k.hist256_early(cfg, (input.slice(), bins.atomic())),
+                "hist256_early_red" => k.hist256_early_red(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean" => k.hist256_lean(cfg, (input.slice(), bins.atomic())),
+                "hist256_lean_global" => k.hist256_lean_global(cfg, (input.slice(), bins.atomic())),
                 _ => k.hist256_shuffles(cfg, (input.slice(), bins.atomic())),
             }
         }

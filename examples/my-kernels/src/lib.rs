@@ -6,6 +6,7 @@
 //! Change it, run `cargo run --example my_kernel`, and see whether it still agrees with the CPU,
 //! what the emulator counted, and (on a GPU) how long it took.
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 use reduce_scan_collective::prelude::*;
 
@@ -351,5 +352,367 @@ kernel! {
                 bins.atomic_add(lane as usize + 32 * k, count);
             }
         }
+    }
+}
+
+kernel! {
+    /// `hist256` with its merge spread over every thread of the block: four threads a bin
+    /// (lanes `4g … 4g + 3` of a warp), each adding eight of the bin's 32 columns, then two
+    /// `__shfl_xor_sync` steps, and the group's first lane adds the bin's total into `bins`.
+    /// Column `(8 part + k + b) % 32`: a warp's 32 reads fall in 32 banks. Blocks of whole warps.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_merge_all(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_MERGE_ALL_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let count = |v: u32| {
+            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+            // array is atomic.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        };
+        let (quads, g) = (input.len() / 4, input.as_global());
+        // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
+        // aligned (the input's start is, by the caller's promise).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let mut q = block_idx_x() as usize * HIST256_LOADS * threads + t;
+        while q + (HIST256_LOADS - 1) * threads < quads {
+            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
+            for k in 0..HIST256_LOADS {
+                for j in 0..4 {
+                    count(values[k][j]);
+                }
+            }
+            q += grid_dim_x() as usize * HIST256_LOADS * threads;
+        }
+        for k in 0..HIST256_LOADS {
+            if q + k * threads < quads {
+                load(q + k * threads).iter().for_each(|&v| count(v));
+            }
+        }
+        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+            count(v);
+        }
+        sync_threads();
+        // Every thread takes part in every round (the shuffles need the whole warp).
+        for round in 0..(256 * 4usize).div_ceil(threads) {
+            let p = round * threads + t;
+            let (b, part) = (p / 4, p % 4);
+            let mut total = 0u32;
+            if b < 256 {
+                for k in 0..8 {
+                    // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                    total = total.wrapping_add(unsafe { local.read(32 * b + (8 * part + k + b) % 32) });
+                }
+            }
+            total = total.wrapping_add(shfl_xor_sync(FULL_MASK, total, 1));
+            total = total.wrapping_add(shfl_xor_sync(FULL_MASK, total, 2));
+            if part == 0 && b < 256 && total > 0 {
+                bins.atomic_add(b, total);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// `hist256` with its loads a half-step ahead of its atomics: a step's four quads are two
+    /// halves, and while a thread counts one half the other is in flight (the next step's first
+    /// half is issued before this step's second half is counted), so a warp never counts with
+    /// no load of its own outstanding. The same registers as `hist256`'s four quads.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_halves(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_HALVES_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        for w in (t..256 * 32).step_by(threads) {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+        }
+        sync_threads();
+        let count = |v: u32| {
+            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+            // array is atomic.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        };
+        let (quads, g) = (input.len() / 4, input.as_global());
+        // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
+        // aligned (the input's start is, by the caller's promise).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let step = grid_dim_x() as usize * 4 * threads;
+        let whole = |q: usize| q + 3 * threads < quads;
+        let mut q = block_idx_x() as usize * 4 * threads + t;
+        if whole(q) {
+            let mut first = [load(q), load(q + threads)];
+            loop {
+                let second = [load(q + 2 * threads), load(q + 3 * threads)];
+                first.iter().flatten().for_each(|&v| count(v));
+                let more = whole(q + step);
+                if more {
+                    first = [load(q + step), load(q + step + threads)];
+                }
+                second.iter().flatten().for_each(|&v| count(v));
+                q += step;
+                if !more {
+                    break;
+                }
+            }
+        }
+        for k in 0..4 {
+            if q + k * threads < quads {
+                load(q + k * threads).iter().for_each(|&v| count(v));
+            }
+        }
+        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+            count(v);
+        }
+        sync_threads();
+        for b in (t..256).step_by(threads) {
+            let mut total = 0u32;
+            for k in 0..32 {
+                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                total = total.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+            }
+            if total > 0 {
+                bins.atomic_add(b, total);
+            }
+        }
+    }
+}
+
+/// The end of [`hist256_early()`] and [`hist256_early_red()`]: the block's 32 columns of bin `b`
+/// added up, column `(b + k) % 32` (a warp's 32 bins read 32 banks at once).
+#[inline(always)]
+fn hist256_column_sum(local: Shared<u32>, b: usize) -> u32 {
+    let mut total = 0u32;
+    for k in 0..32 {
+        // SAFETY: the word is below 256 × 32 (b < 256); the caller is past the barrier after
+        // the counting, so no thread writes.
+        total = total.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+    }
+    total
+}
+
+/// The counting of [`hist256_early()`] and [`hist256_early_red()`]: `hist256_halves`'s loop,
+/// with the first half-step's loads issued before the block's histogram is zeroed (so they are
+/// in flight during the zeroing and its barrier).
+///
+/// # Safety
+/// `input` starts 16-byte aligned; `local` is the block's `256 × 32` words, which no one else
+/// touches.
+#[inline(always)]
+unsafe fn hist256_early_count(input: Slice<u32>, local: Shared<u32>) {
+    let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+    let count = |v: u32| {
+        // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+        // array is atomic.
+        unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+    };
+    let (quads, g) = (input.len() / 4, input.as_global());
+    // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
+    // aligned (the input's start is, by the caller's promise).
+    let load = |q: usize| unsafe { g.load_v4(4 * q) };
+    let step = grid_dim_x() as usize * 4 * threads;
+    let whole = |q: usize| q + 3 * threads < quads;
+    let mut q = block_idx_x() as usize * 4 * threads + t;
+    let early = whole(q).then(|| [load(q), load(q + threads)]);
+    for w in (t..256 * 32).step_by(threads) {
+        // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+        unsafe { local.write(w, 0) };
+    }
+    sync_threads();
+    if let Some(mut first) = early {
+        loop {
+            let second = [load(q + 2 * threads), load(q + 3 * threads)];
+            first.iter().flatten().for_each(|&v| count(v));
+            let more = whole(q + step);
+            if more {
+                first = [load(q + step), load(q + step + threads)];
+            }
+            second.iter().flatten().for_each(|&v| count(v));
+            q += step;
+            if !more {
+                break;
+            }
+        }
+    }
+    for k in 0..4 {
+        if q + k * threads < quads {
+            load(q + k * threads).iter().for_each(|&v| count(v));
+        }
+    }
+    if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+        count(v);
+    }
+    sync_threads();
+}
+
+kernel! {
+    /// `hist256_halves` with the first half-step's loads issued before the zeroing.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_early(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_EARLY_COLUMNS: [u32; 256 * 32]);
+        // SAFETY: the caller's promise; `local` is this kernel's own array.
+        unsafe { hist256_early_count(input, local) };
+        for b in (thread_idx_x() as usize..256).step_by(block_dim_x() as usize) {
+            let total = hist256_column_sum(local, b);
+            if total > 0 {
+                bins.atomic_add(b, total);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// `hist256_early` with the bins' adds as `red` (no old value asked for, no wait).
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_early_red(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_EARLY_RED_COLUMNS: [u32; 256 * 32]);
+        // SAFETY: the caller's promise; `local` is this kernel's own array.
+        unsafe { hist256_early_count(input, local) };
+        let out = bins.as_global_mut();
+        for b in (thread_idx_x() as usize..256.min(bins.len())).step_by(block_dim_x() as usize) {
+            let total = hist256_column_sum(local, b);
+            if total > 0 {
+                // SAFETY: b < bins.len(); every access to `bins` is atomic.
+                unsafe { reduce_scan_collective::device::atomic::red_add_u32(out.offset(b), total) };
+            }
+        }
+    }
+}
+
+/// Elements `i .. i + 4` of `g` with PTX `ld.global.v4.b32` (the device layer's `load_v4` is a
+/// plain read, which the backend emits as a generic `ld.v4`: `LD.E.128` in the SASS).
+///
+/// # Safety
+/// As for `load_v4`.
+#[inline(always)]
+unsafe fn load_v4_global(g: Global<u32>, i: usize) -> [u32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let p = g.addr() + 4 * i;
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: 16 readable, aligned bytes of global memory by the caller's promise.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .b64 %g;",
+                "cvta.to.global.u64 %g, {p};",
+                "ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [%g];",
+                "}}",
+                p = in(reg64) p,
+                a = out(reg32) a,
+                b = out(reg32) b,
+                c = out(reg32) c,
+                d = out(reg32) d,
+                options(pure, readonly, nostack, preserves_flags),
+            );
+        }
+        [a, b, c, d]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: forwarded.
+    unsafe {
+        g.load_v4(i)
+    }
+}
+
+/// `hist256_halves` with no division at its start: its zeroing and merging loops are `while`
+/// loops (a `step_by` over a range divides the range's length by the step: a 64-bit division,
+/// a called routine in the SASS), and its quads come from `load`.
+///
+/// # Safety
+/// `load(q)` reads quad `q < input.len() / 4` of the input; `local` is the block's own array.
+#[inline(always)]
+unsafe fn hist256_lean_body(
+    input: Slice<u32>,
+    bins: AtomicSlice<u32>,
+    local: Shared<u32>,
+    load: impl Fn(usize) -> [u32; 4],
+) {
+    let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+    let mut w = t;
+    while w < 256 * 32 {
+        // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+        unsafe { local.write(w, 0) };
+        w += threads;
+    }
+    sync_threads();
+    let count = |v: u32| {
+        // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+        // array is atomic.
+        unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+    };
+    let quads = input.len() / 4;
+    let step = grid_dim_x() as usize * 4 * threads;
+    let whole = |q: usize| q + 3 * threads < quads;
+    let mut q = block_idx_x() as usize * 4 * threads + t;
+    if whole(q) {
+        let mut first = [load(q), load(q + threads)];
+        loop {
+            let second = [load(q + 2 * threads), load(q + 3 * threads)];
+            first.iter().flatten().for_each(|&v| count(v));
+            let more = whole(q + step);
+            if more {
+                first = [load(q + step), load(q + step + threads)];
+            }
+            second.iter().flatten().for_each(|&v| count(v));
+            q += step;
+            if !more {
+                break;
+            }
+        }
+    }
+    for k in 0..4 {
+        if q + k * threads < quads {
+            load(q + k * threads).iter().for_each(|&v| count(v));
+        }
+    }
+    if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+        count(v);
+    }
+    sync_threads();
+    let mut b = t;
+    while b < 256 {
+        let total = hist256_column_sum(local, b);
+        if total > 0 {
+            bins.atomic_add(b, total);
+        }
+        b += threads;
+    }
+}
+
+kernel! {
+    /// `hist256_halves` with `while` loops for the zeroing and the merge (no 64-bit division).
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_lean(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_LEAN_COLUMNS: [u32; 256 * 32]);
+        let g = input.as_global();
+        // SAFETY: quads below input.len() / 4, their start 16-byte aligned (the caller's promise).
+        unsafe { hist256_lean_body(input, bins, local, |q| g.load_v4(4 * q)) };
+    }
+}
+
+kernel! {
+    /// `hist256_lean` with `ld.global.v4.b32` loads (not the generic `ld.v4`).
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256_lean_global(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_LEAN_GLOBAL_COLUMNS: [u32; 256 * 32]);
+        let g = input.as_global();
+        // SAFETY: quads below input.len() / 4, their start 16-byte aligned (the caller's promise).
+        unsafe { hist256_lean_body(input, bins, local, |q| load_v4_global(g, 4 * q)) };
     }
 }

@@ -1,7 +1,8 @@
 //! The README's 256-bin histogram with shared-memory atomics (`hist256`, in
 //! `examples/my-kernels/`, the same text as the README's kernel crate: a column of bins per lane,
-//! counted with `red_add`, 16-byte loads and one bounds check a step), the form before it
-//! (`hist256_scalar`: sixteen 4-byte loads, each checked) and that form with 16-byte loads
+//! counted with `red_add`, 16-byte loads half a step ahead of the counting and one bounds check a
+//! step), the form before it (`hist256_quads`: four quads loaded together a step), the form before
+//! that (`hist256_scalar`: sixteen 4-byte loads, each checked) and that form with 16-byte loads
 //! checked one by one (`hist256_v4`), with `atomic_add` (`hist256_atomic`) and with one column
 //! (`hist256_one_column`, `hist256_red_one_column`), and the form it had to take before the
 //! device layer had shared atomics (`hist256_shuffles`: one writer a bin, 32 warp shuffles a
@@ -25,24 +26,19 @@ use reduce_scan::{Error, Result, experiment};
 
 reduce_scan::module! {
     /// The kernels of `examples/my-kernels`.
-    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles, hist256_merge_all, hist256_halves, hist256_early, hist256_early_red, hist256_lean, hist256_lean_global }
+    struct MyKernels(my_kernels) { hist256, hist256_scalar, hist256_v4, hist256_atomic, hist256_one_column, hist256_red_one_column, hist256_shuffles, hist256_quads }
 }
 
 /// The kernels compared, in the first round's order.
-const KERNELS: [&str; 13] = [
+const KERNELS: [&str; 8] = [
     "hist256",
+    "hist256_quads",
     "hist256_scalar",
     "hist256_v4",
     "hist256_atomic",
     "hist256_one_column",
     "hist256_red_one_column",
     "hist256_shuffles",
-    "hist256_merge_all",
-    "hist256_halves",
-    "hist256_early",
-    "hist256_early_red",
-    "hist256_lean",
-    "hist256_lean_global",
 ];
 
 /// What to run: from the command line.
@@ -173,20 +169,15 @@ fn measure(
         // SAFETY: both buffers are this backend's, and `bins` is touched only by atomics.
         unsafe {
             match kernel {
-                // The whole buffer: its start is 16-byte aligned (for hist256, hist256_v4,
-                // hist256_merge_all and hist256_halves).
+                // The whole buffer: its start is 16-byte aligned (for hist256, hist256_quads
+                // and hist256_v4).
                 "hist256" => k.hist256(cfg, (input.slice(), bins.atomic())),
+                "hist256_quads" => k.hist256_quads(cfg, (input.slice(), bins.atomic())),
                 "hist256_scalar" => k.hist256_scalar(cfg, (input.slice(), bins.atomic())),
                 "hist256_v4" => k.hist256_v4(cfg, (input.slice(), bins.atomic())),
                 "hist256_atomic" => k.hist256_atomic(cfg, (input.slice(), bins.atomic())),
                 "hist256_one_column" => k.hist256_one_column(cfg, (input.slice(), bins.atomic())),
                 "hist256_red_one_column" => k.hist256_red_one_column(cfg, (input.slice(), bins.atomic())),
-                "hist256_merge_all" => k.hist256_merge_all(cfg, (input.slice(), bins.atomic())),
-                "hist256_halves" => k.hist256_halves(cfg, (input.slice(), bins.atomic())),
-                "hist256_early" => k.hist256_early(cfg, (input.slice(), bins.atomic())),
-                "hist256_early_red" => k.hist256_early_red(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean" => k.hist256_lean(cfg, (input.slice(), bins.atomic())),
-                "hist256_lean_global" => k.hist256_lean_global(cfg, (input.slice(), bins.atomic())),
                 _ => k.hist256_shuffles(cfg, (input.slice(), bins.atomic())),
             }
         }

@@ -6,11 +6,22 @@
 //!
 //! | method | PTX | CUDA C |
 //! |---|---|---|
-//! | [`read`](Global::read) / [`write`](GlobalMut::write) | `ld` / `st` (LLVM makes them `ld.global` / `st.global`) | `g_idata[i]`, `g_odata[i] = v` |
+//! | [`read`](Global::read) / [`write`](GlobalMut::write) | `ld` / `st` (`ld.global` / `st.global` where LLVM can tell the address is global, below) | `g_idata[i]`, `g_odata[i] = v` |
 //! | [`offset`](Global::offset) | `add` | `g_idata + i` |
-//! | [`load_v4`](Global::load_v4) / [`store_v4`](GlobalMut::store_v4) | `ld.global.v4.b32` / `st.global.v4.b32` | `reinterpret_cast<const int4 *>(p)[i]` |
+//! | [`load_v4`](Global::load_v4) / [`store_v4`](GlobalMut::store_v4) | `ld.v4.b32` / `st.v4.b32` (`.global` where LLVM can tell) | `reinterpret_cast<const int4 *>(p)[i]` |
 //! | [`load_v4_nc`](Global::load_v4_nc) | `ld.global.nc.v4.b32` | `__ldg(const int4 *)` |
 //! | [`store_v4_streaming`](GlobalMut::store_v4_streaming) | `st.global.cs.v4.b32` | `__stcs(int4 *)` |
+//!
+//! `read`, `write`, `load_v4` and `store_v4` are plain loads and stores: LLVM's NVPTX backend
+//! gives them the `.global` state space where it can prove the address global (a pointer that
+//! is a kernel's own parameter), and otherwise the generic form (`ld.v4.b32`, `LD.E.128` in the
+//! SASS), which the hardware resolves to global memory. A [`Slice`](super::slice::Slice)'s
+//! pointer, which travels in a struct with its length, gets the generic form: the README's
+//! histogram reads that way, and on an H200 it measured faster than with `ld.global.v4.b32`
+//! forced by inline PTX (21.15 against 19.85 µs at 2^24,
+//! `docs/measurements/2026-11-29-h200/hist-lean-c580121/call4`). nvcc, which knows that a kernel's
+//! pointers are global, writes `ld.global` for the same C. The `_nc` and `_streaming` forms are
+//! inline PTX, always `.global`.
 //!
 //! Atomics on global words ([`atomic`](super::atomic)) and asynchronous copies into shared
 //! memory ([`Shared::copy_async_v4`](super::shared::Shared::copy_async_v4)) take these types
@@ -192,8 +203,9 @@ macro_rules! common {
         }
 
         impl<T: Word> $ty<T> {
-            /// Loads elements `i .. i + 4` with one 128-bit load (PTX `ld.global.v4.b32`; CUDA
-            /// C: reading through an `int4 *`). A warp then moves 512 bytes per instruction, four
+            /// Loads elements `i .. i + 4` with one 128-bit load (PTX `ld.v4.b32`, `.global`
+            /// where LLVM can tell: the module's table above; CUDA C: reading through an
+            /// `int4 *`). A warp then moves 512 bytes per instruction, four
             /// times what scalar loads move, so fewer load instructions keep more bytes in flight.
             ///
             /// # Safety
@@ -305,8 +317,8 @@ impl<T: Word> Global<T> {
 }
 
 impl<T: Word> GlobalMut<T> {
-    /// Stores elements `i .. i + 4` with one 128-bit store (PTX `st.global.v4.b32`; CUDA C:
-    /// writing through an `int4 *`): the store-side twin of [`load_v4`](Self::load_v4), so that
+    /// Stores elements `i .. i + 4` with one 128-bit store (PTX `st.v4.b32`, `.global` where
+    /// LLVM can tell; CUDA C: writing through an `int4 *`): the store-side twin of [`load_v4`](Self::load_v4), so that
     /// a kernel that writes as much as it reads (a scan) moves its output in as few instructions
     /// as its input.
     ///

@@ -6,7 +6,6 @@
 //! Change it, run `cargo run --example my_kernel`, and see whether it still agrees with the CPU,
 //! what the emulator counted, and (on a GPU) how long it took.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 use reduce_scan_collective::prelude::*;
 
@@ -36,10 +35,10 @@ kernel! {
 /// Bins of [`hist256()`] and the other forms of it below.
 pub const BINS: usize = 256;
 
-/// 16-byte loads a thread issues in one step of [`hist256()`], all in flight before its
-/// atomics. On an H200 at a block of 1024 (2^24 `u32`): four 19.6–20.2 µs, eight 20.3–20.5,
-/// two 20.4–21.1 (`docs/measurements/2026-11-29-h200/hist-lean-e9ce01c/`).
-pub const HIST256_LOADS: usize = 4;
+/// 16-byte loads in half a step of `hist256`: a thread has one half in flight while it counts the
+/// other. On an H200 (2^24 `u32`, blocks of 1024), halves of two quads, loaded half a step ahead,
+/// were 1–2 % faster than four quads loaded together, which were faster than two or eight.
+pub const HIST256_HALF: usize = 2;
 
 kernel! {
     /// `bins[b]` gains the count of values of `input` whose low byte is `b` (a 256-bin
@@ -50,7 +49,104 @@ kernel! {
     /// a warp's 32 atomics never queue for a bank. Then it adds each bin's 32 columns into
     /// `bins` (`atomicAdd` on global memory: one a bin and block, not one an element).
     ///
-    /// A thread reads `HIST256_LOADS` quads of four values a step with 16-byte loads (CUDA C's
+    /// A thread reads quads of four values with 16-byte loads (CUDA C's `uint4`), a block's
+    /// width apart (each load coalesced across the warp), a step of two halves at a time, and
+    /// checks the bounds once a step. The loads run half a step ahead of the counting (software
+    /// pipelining): while a thread counts one half, the other is in flight. The quads of the
+    /// last step one by one, then block 0 the last `n % 4` values. The loops over the shared
+    /// words are `while` loops: a `step_by` over a range divides its length by the step, a
+    /// 64-bit division routine at every thread's start. Any grid and block; fastest with one
+    /// block of 1024 threads an SM.
+    ///
+    /// # Safety
+    /// `input` starts 16-byte aligned (a whole device buffer does).
+    pub unsafe fn hist256(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_COLUMNS: [u32; 256 * 32]);
+        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
+        let mut w = t;
+        while w < 256 * 32 {
+            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+            w += threads;
+        }
+        sync_threads();
+        let count = |v: u32| {
+            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
+            // array is atomic.
+            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
+        };
+        let (quads, g) = (input.len() / 4, input.as_global());
+        // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
+        // aligned (the input's start is, by the caller's promise).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let half = |q: usize| -> [[u32; 4]; HIST256_HALF] { core::array::from_fn(|k| load(q + k * threads)) };
+        // A step is the quads q, q + threads, …, q + (2 HIST256_HALF - 1) threads; it is whole
+        // when its last quad is below `quads`.
+        let whole = |q: usize| q + (2 * HIST256_HALF - 1) * threads < quads;
+        let step = grid_dim_x() as usize * 2 * HIST256_HALF * threads;
+        let mut q = block_idx_x() as usize * 2 * HIST256_HALF * threads + t;
+        if whole(q) {
+            let mut first = half(q);
+            loop {
+                let second = half(q + HIST256_HALF * threads);
+                // Loops of a fixed count, unrolled: the values stay in registers, none in memory.
+                for quad in first {
+                    quad.into_iter().for_each(count);
+                }
+                let more = whole(q + step);
+                if more {
+                    first = half(q + step); // the next step's first half, in flight from here
+                }
+                for quad in second {
+                    quad.into_iter().for_each(count);
+                }
+                q += step;
+                if !more {
+                    break;
+                }
+            }
+        }
+        for k in 0..2 * HIST256_HALF {
+            if q + k * threads < quads {
+                load(q + k * threads).into_iter().for_each(count);
+            }
+        }
+        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
+            count(v);
+        }
+        sync_threads();
+        let mut b = t;
+        while b < 256 {
+            let mut total = 0u32;
+            for k in 0..32 {
+                // Column (b + k) % 32: a warp's 32 bins read 32 banks at once.
+                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
+                total = total.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
+            }
+            if total > 0 {
+                bins.atomic_add(b, total);
+            }
+            b += threads;
+        }
+    }
+}
+
+/// 16-byte loads a thread issues in one step of [`hist256_quads()`], all in flight before its
+/// atomics. On an H200 at a block of 1024 (2^24 `u32`): four 19.6–20.2 µs, eight 20.3–20.5,
+/// two 20.4–21.1 (`docs/measurements/2026-11-29-h200/hist-lean-e9ce01c/`).
+pub const HIST256_QUADS_LOADS: usize = 4;
+
+kernel! {
+    /// The README's `hist256` before session 36: four quads loaded together a step, `step_by`
+    /// loops over the shared words. `bins[b]` gains the count of values of `input` whose low
+    /// byte is `b`. Each block counts into a histogram of its own
+    /// in shared memory (`atomicAdd` on shared memory, `red_add`: only the block's threads
+    /// contend for a bin, and no thread waits for an old value), kept in 32 columns, one for
+    /// each lane of a warp: lane `l` counts bin `b` in word `32 b + l`, which is in bank `l`, so
+    /// a warp's 32 atomics never queue for a bank. Then it adds each bin's 32 columns into
+    /// `bins` (`atomicAdd` on global memory: one a bin and block, not one an element).
+    ///
+    /// A thread reads `HIST256_QUADS_LOADS` quads of four values a step with 16-byte loads (CUDA C's
     /// `uint4`), a block's width apart (each load coalesced across the warp), and checks the
     /// bounds once a step, not once a value: the values' atomics are then all the step does.
     /// The quads of the last step one by one, then block 0 the last `n % 4` values. Any grid
@@ -58,8 +154,8 @@ kernel! {
     ///
     /// # Safety
     /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_COLUMNS: [u32; 256 * 32]);
+    pub unsafe fn hist256_quads(input: Slice<u32>, bins: AtomicSlice<u32>) {
+        let local = static_shared!(HIST256_QUADS_COLUMNS: [u32; 256 * 32]);
         let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
         for w in (t..256 * 32).step_by(threads) {
             // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
@@ -75,19 +171,19 @@ kernel! {
         // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
         // aligned (the input's start is, by the caller's promise).
         let load = |q: usize| unsafe { g.load_v4(4 * q) };
-        let mut q = block_idx_x() as usize * HIST256_LOADS * threads + t;
+        let mut q = block_idx_x() as usize * HIST256_QUADS_LOADS * threads + t;
         // Whole steps: the thread's last quad is below `quads`, so all of them are.
-        while q + (HIST256_LOADS - 1) * threads < quads {
-            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
+        while q + (HIST256_QUADS_LOADS - 1) * threads < quads {
+            let values: [[u32; 4]; HIST256_QUADS_LOADS] = core::array::from_fn(|k| load(q + k * threads));
             // Loops of a fixed count, unrolled: the values stay in registers, none in memory.
-            for k in 0..HIST256_LOADS {
+            for k in 0..HIST256_QUADS_LOADS {
                 for j in 0..4 {
                     count(values[k][j]);
                 }
             }
-            q += grid_dim_x() as usize * HIST256_LOADS * threads;
+            q += grid_dim_x() as usize * HIST256_QUADS_LOADS * threads;
         }
-        for k in 0..HIST256_LOADS {
+        for k in 0..HIST256_QUADS_LOADS {
             if q + k * threads < quads {
                 load(q + k * threads).iter().for_each(|&v| count(v));
             }
@@ -352,367 +448,5 @@ kernel! {
                 bins.atomic_add(lane as usize + 32 * k, count);
             }
         }
-    }
-}
-
-kernel! {
-    /// `hist256` with its merge spread over every thread of the block: four threads a bin
-    /// (lanes `4g … 4g + 3` of a warp), each adding eight of the bin's 32 columns, then two
-    /// `__shfl_xor_sync` steps, and the group's first lane adds the bin's total into `bins`.
-    /// Column `(8 part + k + b) % 32`: a warp's 32 reads fall in 32 banks. Blocks of whole warps.
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_merge_all(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_MERGE_ALL_COLUMNS: [u32; 256 * 32]);
-        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-        for w in (t..256 * 32).step_by(threads) {
-            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-            unsafe { local.write(w, 0) };
-        }
-        sync_threads();
-        let count = |v: u32| {
-            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
-            // array is atomic.
-            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
-        };
-        let (quads, g) = (input.len() / 4, input.as_global());
-        // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
-        // aligned (the input's start is, by the caller's promise).
-        let load = |q: usize| unsafe { g.load_v4(4 * q) };
-        let mut q = block_idx_x() as usize * HIST256_LOADS * threads + t;
-        while q + (HIST256_LOADS - 1) * threads < quads {
-            let values: [[u32; 4]; HIST256_LOADS] = core::array::from_fn(|k| load(q + k * threads));
-            for k in 0..HIST256_LOADS {
-                for j in 0..4 {
-                    count(values[k][j]);
-                }
-            }
-            q += grid_dim_x() as usize * HIST256_LOADS * threads;
-        }
-        for k in 0..HIST256_LOADS {
-            if q + k * threads < quads {
-                load(q + k * threads).iter().for_each(|&v| count(v));
-            }
-        }
-        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
-            count(v);
-        }
-        sync_threads();
-        // Every thread takes part in every round (the shuffles need the whole warp).
-        for round in 0..(256 * 4usize).div_ceil(threads) {
-            let p = round * threads + t;
-            let (b, part) = (p / 4, p % 4);
-            let mut total = 0u32;
-            if b < 256 {
-                for k in 0..8 {
-                    // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
-                    total = total.wrapping_add(unsafe { local.read(32 * b + (8 * part + k + b) % 32) });
-                }
-            }
-            total = total.wrapping_add(shfl_xor_sync(FULL_MASK, total, 1));
-            total = total.wrapping_add(shfl_xor_sync(FULL_MASK, total, 2));
-            if part == 0 && b < 256 && total > 0 {
-                bins.atomic_add(b, total);
-            }
-        }
-    }
-}
-
-kernel! {
-    /// `hist256` with its loads a half-step ahead of its atomics: a step's four quads are two
-    /// halves, and while a thread counts one half the other is in flight (the next step's first
-    /// half is issued before this step's second half is counted), so a warp never counts with
-    /// no load of its own outstanding. The same registers as `hist256`'s four quads.
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_halves(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_HALVES_COLUMNS: [u32; 256 * 32]);
-        let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-        for w in (t..256 * 32).step_by(threads) {
-            // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-            unsafe { local.write(w, 0) };
-        }
-        sync_threads();
-        let count = |v: u32| {
-            // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
-            // array is atomic.
-            unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
-        };
-        let (quads, g) = (input.len() / 4, input.as_global());
-        // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
-        // aligned (the input's start is, by the caller's promise).
-        let load = |q: usize| unsafe { g.load_v4(4 * q) };
-        let step = grid_dim_x() as usize * 4 * threads;
-        let whole = |q: usize| q + 3 * threads < quads;
-        let mut q = block_idx_x() as usize * 4 * threads + t;
-        if whole(q) {
-            let mut first = [load(q), load(q + threads)];
-            loop {
-                let second = [load(q + 2 * threads), load(q + 3 * threads)];
-                first.iter().flatten().for_each(|&v| count(v));
-                let more = whole(q + step);
-                if more {
-                    first = [load(q + step), load(q + step + threads)];
-                }
-                second.iter().flatten().for_each(|&v| count(v));
-                q += step;
-                if !more {
-                    break;
-                }
-            }
-        }
-        for k in 0..4 {
-            if q + k * threads < quads {
-                load(q + k * threads).iter().for_each(|&v| count(v));
-            }
-        }
-        if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
-            count(v);
-        }
-        sync_threads();
-        for b in (t..256).step_by(threads) {
-            let mut total = 0u32;
-            for k in 0..32 {
-                // SAFETY: the word is below 256 × 32; after the barrier no thread writes.
-                total = total.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
-            }
-            if total > 0 {
-                bins.atomic_add(b, total);
-            }
-        }
-    }
-}
-
-/// The end of [`hist256_early()`] and [`hist256_early_red()`]: the block's 32 columns of bin `b`
-/// added up, column `(b + k) % 32` (a warp's 32 bins read 32 banks at once).
-#[inline(always)]
-fn hist256_column_sum(local: Shared<u32>, b: usize) -> u32 {
-    let mut total = 0u32;
-    for k in 0..32 {
-        // SAFETY: the word is below 256 × 32 (b < 256); the caller is past the barrier after
-        // the counting, so no thread writes.
-        total = total.wrapping_add(unsafe { local.read(32 * b + (b + k) % 32) });
-    }
-    total
-}
-
-/// The counting of [`hist256_early()`] and [`hist256_early_red()`]: `hist256_halves`'s loop,
-/// with the first half-step's loads issued before the block's histogram is zeroed (so they are
-/// in flight during the zeroing and its barrier).
-///
-/// # Safety
-/// `input` starts 16-byte aligned; `local` is the block's `256 × 32` words, which no one else
-/// touches.
-#[inline(always)]
-unsafe fn hist256_early_count(input: Slice<u32>, local: Shared<u32>) {
-    let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-    let count = |v: u32| {
-        // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
-        // array is atomic.
-        unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
-    };
-    let (quads, g) = (input.len() / 4, input.as_global());
-    // SAFETY: the quad is below `quads` (so in the input), and its first value is 16-byte
-    // aligned (the input's start is, by the caller's promise).
-    let load = |q: usize| unsafe { g.load_v4(4 * q) };
-    let step = grid_dim_x() as usize * 4 * threads;
-    let whole = |q: usize| q + 3 * threads < quads;
-    let mut q = block_idx_x() as usize * 4 * threads + t;
-    let early = whole(q).then(|| [load(q), load(q + threads)]);
-    for w in (t..256 * 32).step_by(threads) {
-        // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-        unsafe { local.write(w, 0) };
-    }
-    sync_threads();
-    if let Some(mut first) = early {
-        loop {
-            let second = [load(q + 2 * threads), load(q + 3 * threads)];
-            first.iter().flatten().for_each(|&v| count(v));
-            let more = whole(q + step);
-            if more {
-                first = [load(q + step), load(q + step + threads)];
-            }
-            second.iter().flatten().for_each(|&v| count(v));
-            q += step;
-            if !more {
-                break;
-            }
-        }
-    }
-    for k in 0..4 {
-        if q + k * threads < quads {
-            load(q + k * threads).iter().for_each(|&v| count(v));
-        }
-    }
-    if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
-        count(v);
-    }
-    sync_threads();
-}
-
-kernel! {
-    /// `hist256_halves` with the first half-step's loads issued before the zeroing.
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_early(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_EARLY_COLUMNS: [u32; 256 * 32]);
-        // SAFETY: the caller's promise; `local` is this kernel's own array.
-        unsafe { hist256_early_count(input, local) };
-        for b in (thread_idx_x() as usize..256).step_by(block_dim_x() as usize) {
-            let total = hist256_column_sum(local, b);
-            if total > 0 {
-                bins.atomic_add(b, total);
-            }
-        }
-    }
-}
-
-kernel! {
-    /// `hist256_early` with the bins' adds as `red` (no old value asked for, no wait).
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_early_red(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_EARLY_RED_COLUMNS: [u32; 256 * 32]);
-        // SAFETY: the caller's promise; `local` is this kernel's own array.
-        unsafe { hist256_early_count(input, local) };
-        let out = bins.as_global_mut();
-        for b in (thread_idx_x() as usize..256.min(bins.len())).step_by(block_dim_x() as usize) {
-            let total = hist256_column_sum(local, b);
-            if total > 0 {
-                // SAFETY: b < bins.len(); every access to `bins` is atomic.
-                unsafe { reduce_scan_collective::device::atomic::red_add_u32(out.offset(b), total) };
-            }
-        }
-    }
-}
-
-/// Elements `i .. i + 4` of `g` with PTX `ld.global.v4.b32` (the device layer's `load_v4` is a
-/// plain read, which the backend emits as a generic `ld.v4`: `LD.E.128` in the SASS).
-///
-/// # Safety
-/// As for `load_v4`.
-#[inline(always)]
-unsafe fn load_v4_global(g: Global<u32>, i: usize) -> [u32; 4] {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let p = g.addr() + 4 * i;
-        let (a, b, c, d): (u32, u32, u32, u32);
-        // SAFETY: 16 readable, aligned bytes of global memory by the caller's promise.
-        unsafe {
-            core::arch::asm!(
-                "{{",
-                ".reg .b64 %g;",
-                "cvta.to.global.u64 %g, {p};",
-                "ld.global.v4.b32 {{{a}, {b}, {c}, {d}}}, [%g];",
-                "}}",
-                p = in(reg64) p,
-                a = out(reg32) a,
-                b = out(reg32) b,
-                c = out(reg32) c,
-                d = out(reg32) d,
-                options(pure, readonly, nostack, preserves_flags),
-            );
-        }
-        [a, b, c, d]
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    // SAFETY: forwarded.
-    unsafe {
-        g.load_v4(i)
-    }
-}
-
-/// `hist256_halves` with no division at its start: its zeroing and merging loops are `while`
-/// loops (a `step_by` over a range divides the range's length by the step: a 64-bit division,
-/// a called routine in the SASS), and its quads come from `load`.
-///
-/// # Safety
-/// `load(q)` reads quad `q < input.len() / 4` of the input; `local` is the block's own array.
-#[inline(always)]
-unsafe fn hist256_lean_body(
-    input: Slice<u32>,
-    bins: AtomicSlice<u32>,
-    local: Shared<u32>,
-    load: impl Fn(usize) -> [u32; 4],
-) {
-    let (t, threads, lane) = (thread_idx_x() as usize, block_dim_x() as usize, lane_id() as usize);
-    let mut w = t;
-    while w < 256 * 32 {
-        // SAFETY: w < 256 × 32, the array's length; each thread zeroes words of its own.
-        unsafe { local.write(w, 0) };
-        w += threads;
-    }
-    sync_threads();
-    let count = |v: u32| {
-        // SAFETY: the word is below 256 × 32; in this barrier interval every access to the
-        // array is atomic.
-        unsafe { local.red_add(32 * (v & 0xff) as usize + lane, 1) };
-    };
-    let quads = input.len() / 4;
-    let step = grid_dim_x() as usize * 4 * threads;
-    let whole = |q: usize| q + 3 * threads < quads;
-    let mut q = block_idx_x() as usize * 4 * threads + t;
-    if whole(q) {
-        let mut first = [load(q), load(q + threads)];
-        loop {
-            let second = [load(q + 2 * threads), load(q + 3 * threads)];
-            first.iter().flatten().for_each(|&v| count(v));
-            let more = whole(q + step);
-            if more {
-                first = [load(q + step), load(q + step + threads)];
-            }
-            second.iter().flatten().for_each(|&v| count(v));
-            q += step;
-            if !more {
-                break;
-            }
-        }
-    }
-    for k in 0..4 {
-        if q + k * threads < quads {
-            load(q + k * threads).iter().for_each(|&v| count(v));
-        }
-    }
-    if let Some(v) = input.get(4 * quads + t).filter(|_| block_idx_x() == 0) {
-        count(v);
-    }
-    sync_threads();
-    let mut b = t;
-    while b < 256 {
-        let total = hist256_column_sum(local, b);
-        if total > 0 {
-            bins.atomic_add(b, total);
-        }
-        b += threads;
-    }
-}
-
-kernel! {
-    /// `hist256_halves` with `while` loops for the zeroing and the merge (no 64-bit division).
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_lean(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_LEAN_COLUMNS: [u32; 256 * 32]);
-        let g = input.as_global();
-        // SAFETY: quads below input.len() / 4, their start 16-byte aligned (the caller's promise).
-        unsafe { hist256_lean_body(input, bins, local, |q| g.load_v4(4 * q)) };
-    }
-}
-
-kernel! {
-    /// `hist256_lean` with `ld.global.v4.b32` loads (not the generic `ld.v4`).
-    ///
-    /// # Safety
-    /// `input` starts 16-byte aligned (a whole device buffer does).
-    pub unsafe fn hist256_lean_global(input: Slice<u32>, bins: AtomicSlice<u32>) {
-        let local = static_shared!(HIST256_LEAN_GLOBAL_COLUMNS: [u32; 256 * 32]);
-        let g = input.as_global();
-        // SAFETY: quads below input.len() / 4, their start 16-byte aligned (the caller's promise).
-        unsafe { hist256_lean_body(input, bins, local, |q| load_v4_global(g, 4 * q)) };
     }
 }

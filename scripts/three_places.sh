@@ -30,7 +30,7 @@ rm -rf "$tmp"; mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 cd "$repo"
 # The checkout as it is (tracked files and new ones git does not ignore).
-git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$tmp" 2>/dev/null || true
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents --preserve=timestamps -t "$tmp" 2>/dev/null || true
 cd "$tmp"
 echo "three_places: adding \`$name\` in three places, in $tmp" >&2
 

@@ -19,7 +19,8 @@
 # emulator matrix, every type × operator of the generic one, the PTX checks with ptxas), the
 # doc-template, source and CLI checks, `reduce --variant three_places`, `reduce --variant
 # three_places_generic --type f64 --combine max`, `reduce check` and `reduce --list`. Run by
-# `./x test` (so by CI); it shares this checkout's target/ (the dependencies are built once).
+# `./x test` (so by CI); it shares this checkout's target/ (the dependencies, and the crates the
+# copy does not edit, are built once) without overwriting what this checkout built.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=three_places
@@ -80,6 +81,13 @@ new = re.sub(r"\bvector_loads", generic, entry).replace("VECTOR_LOADS", generic.
 new = re.sub(r'(\n            "%s",\n            )"[^"]*"' % generic, r'\1"vector_loads, added in three places by scripts/three_places.sh"', new)
 open("host/src/reduce/registry/modern.rs", "w").write(reg.replace(entry, entry + new, 1))
 PY
+# Not a fourth place: so that the copy's builds do not overwrite this checkout's in the shared
+# target folder, the two packages it edits get a version of their own (their artifacts, and
+# those of every crate above them, then have names of their own; cargo names a path package's
+# artifacts by its path relative to the workspace root, which the copy shares). The crates below
+# them are the test build's: the copy keeps the files' times.
+sed -i 's/^version.workspace = true$/version = "0.1.0-three-places"/' kernels/Cargo.toml host/Cargo.toml
+grep -q '^version = "0.1.0-three-places"$' kernels/Cargo.toml && grep -q '^version = "0.1.0-three-places"$' host/Cargo.toml
 grep -q "mod $name;" kernels/src/reduce/mod.rs && grep -q "\"$name\"" host/src/reduce/registry/global.rs
 grep -q "pub mod ${name}_generic;" kernels/src/reduce/mod.rs && grep -q "\"${name}_generic\"" host/src/reduce/registry/modern.rs
 

@@ -2,6 +2,7 @@
 //! included, each block's partial against the CPU's), every fault the emulator's checks find
 //! (with `file:line`), and the lesson's measure against its goal.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use reduce_scan::backend::{Backend, Kernel, LaunchConfig};
@@ -119,27 +120,31 @@ pub(crate) const BUFFERS: &[(&str, &str)] = &[
 ];
 
 /// The lines of this file that allocate a device buffer (`let [mut] NAME = backend.upload` or
-/// `backend.alloc`), with the name: what a fault's `allocated at` names.
-pub(crate) fn allocation_lines() -> Vec<(usize, &'static str)> {
-    let mut found = Vec::new();
-    for (i, line) in include_str!("check.rs").lines().enumerate() {
-        let code = line.trim_start();
-        let Some(rest) = code.strip_prefix("let ") else { continue };
-        let rest = rest.strip_prefix("mut ").unwrap_or(rest);
-        if let Some((name, value)) = rest.split_once(" = ")
-            && (value.starts_with("backend.upload(") || value.starts_with("backend.alloc::<"))
-        {
-            found.push((i + 1, name));
+/// `backend.alloc`), with the name: what a fault's `allocated at` names. Read from the file's
+/// text once.
+pub(crate) fn allocation_lines() -> &'static [(usize, &'static str)] {
+    static LINES: OnceLock<Vec<(usize, &'static str)>> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let mut found = Vec::new();
+        for (i, line) in include_str!("check.rs").lines().enumerate() {
+            let code = line.trim_start();
+            let Some(rest) = code.strip_prefix("let ") else { continue };
+            let rest = rest.strip_prefix("mut ").unwrap_or(rest);
+            if let Some((name, value)) = rest.split_once(" = ")
+                && (value.starts_with("backend.upload(") || value.starts_with("backend.alloc::<"))
+            {
+                found.push((i + 1, name));
+            }
         }
-    }
-    found
+        found
+    })
 }
 
 /// `line` with each `allocated at learn/course/src/check.rs:N` of a buffer of [`BUFFERS`]
 /// replaced by what the buffer is to the kernel.
 pub(crate) fn name_check_buffers(line: &str) -> String {
     let mut out = line.to_string();
-    for (at, name) in allocation_lines() {
+    for &(at, name) in allocation_lines() {
         if let Some((_, what)) = BUFFERS.iter().find(|(n, _)| *n == name) {
             out = out.replace(&format!("allocated at learn/course/src/check.rs:{at}"), what);
         }

@@ -181,7 +181,7 @@ fn no_checked_sum_is_the_unwritten_mark() {
 fn a_fault_names_the_checks_buffers_by_what_they_are() {
     let lines = check::allocation_lines();
     assert!(lines.len() >= 7, "the check allocates in more places than {lines:?}");
-    for (at, name) in &lines {
+    for (at, name) in lines {
         assert!(check::BUFFERS.iter().any(|(n, _)| n == name), "check.rs:{at} allocates `{name}`, not in BUFFERS");
     }
     let (at, _) = lines.iter().find(|(_, name)| *name == "input").expect("the check uploads `input`");

@@ -12,7 +12,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use device::emu::{Access, AsyncCopy, AtomicOp, DeviceLaunch, Dim3, Fault, Hooks, MbarrierOp, Path, Site, WarpOp};
 
-use super::memory::{Known, Snapshot, SyncWords};
+use super::memory::{Known, Snapshot, SyncWords, element_at};
 use super::race::BlockRace;
 use super::warp::{resolve, same_kind};
 use super::{Checks, EmuError, EmuErrorKind, ranges};
@@ -244,16 +244,18 @@ impl SharedArray {
 }
 
 /// How reports name byte `from` of the shared array `name` of `bytes` bytes in `elem`-byte
-/// elements: `shared array `NAME` (LEN × ELEM-byte elements, BYTES bytes) at element I`, as a
-/// global buffer's place is named, where `from` starts an element; else `… (BYTES bytes) at byte
-/// offset FROM` (or `dynamic shared memory (…)`).
+/// elements, as a global buffer's place is named ([`element_at`]): `shared array `NAME` (LEN ×
+/// ELEM-byte elements, BYTES bytes) at element I` where `from` starts an element, `… at byte
+/// offset FROM` where it does not, and `(BYTES bytes)` alone where the elements are not known
+/// (or `dynamic shared memory (…)`).
 pub(super) fn shared_place(name: &str, bytes: usize, elem: usize, from: usize) -> String {
     let short = name.rsplit("::").next().unwrap_or(name);
     let name = if name.contains("::") { format!("shared array `{short}`") } else { short.to_string() };
-    if elem > 0 && from.is_multiple_of(elem) && bytes.is_multiple_of(elem) {
-        format!("{name} ({} × {elem}-byte elements, {bytes} bytes) at element {}", bytes / elem, from / elem)
+    let at = element_at(from, elem);
+    if elem > 0 && bytes.is_multiple_of(elem) {
+        format!("{name} ({} × {elem}-byte elements, {bytes} bytes) at {at}", bytes / elem)
     } else {
-        format!("{name} ({bytes} bytes) at byte offset {from}")
+        format!("{name} ({bytes} bytes) at {at}")
     }
 }
 
@@ -1025,7 +1027,10 @@ mod tests {
             shared_place("k::TREE", 256, 4, 8),
             "shared array `TREE` (64 × 4-byte elements, 256 bytes) at element 2"
         );
-        assert_eq!(shared_place("k::TREE", 256, 4, 6), "shared array `TREE` (256 bytes) at byte offset 6");
+        assert_eq!(
+            shared_place("k::TREE", 256, 4, 6),
+            "shared array `TREE` (64 × 4-byte elements, 256 bytes) at byte offset 6"
+        );
         assert_eq!(
             shared_place("dynamic shared memory", 96, 0, 8),
             "dynamic shared memory (96 bytes) at byte offset 8"

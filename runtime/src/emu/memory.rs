@@ -65,16 +65,22 @@ impl Span {
 
     /// `element 7` where byte offset `offset` starts an element, else `byte offset 30`.
     pub fn element(&self, offset: usize) -> String {
-        if self.elem > 0 && offset.is_multiple_of(self.elem) {
-            format!("element {}", offset / self.elem)
-        } else {
-            format!("byte offset {offset}")
-        }
+        element_at(offset, self.elem)
     }
 
     /// `element 7 of a buffer of …`: where `addr` (inside the buffer) is.
     pub fn place(&self, addr: usize) -> String {
         format!("{} of {}", self.element(addr - self.start), self.describe())
+    }
+}
+
+/// Where byte offset `offset` is in memory of `elem`-byte elements (0: not known): `element 7`
+/// where it starts one, else `byte offset 30`. Global buffers and shared arrays are named alike.
+pub(super) fn element_at(offset: usize, elem: usize) -> String {
+    if elem > 0 && offset.is_multiple_of(elem) {
+        format!("element {}", offset / elem)
+    } else {
+        format!("byte offset {offset}")
     }
 }
 

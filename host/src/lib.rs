@@ -164,6 +164,7 @@
 //! the crate `reduce-scan-cli` (folder `cli/`): a crate that depends on this one gets none of
 //! their dependencies (clap, plotters, csv, serde_json).
 
+pub mod histogram;
 pub mod input;
 pub mod ops;
 pub mod ptx;
@@ -194,6 +195,7 @@ macro_rules! kernel_ref {
 
 pub use backend::{Backend, BackendKind, DeviceBuffer, DeviceInfo, Entry, Kernel, LaunchConfig};
 pub use error::{Error, Fatal, MainResult, Result};
+pub use histogram::Histogram;
 pub use kernels::types::{Max, Min, Sum};
 pub use reduce::arg::{ArgReducer, Extremum, argmax, argmin};
 pub use reduce::segmented::{SegmentedReducer, Segments};

@@ -43,6 +43,9 @@ extern crate std;
 #[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]
 pub mod atomics;
 pub mod check;
+// The library's histogram: entries of the main PTX module, not of the nested one.
+#[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]
+pub mod histogram;
 pub mod index;
 pub mod reduce;
 pub mod scan;

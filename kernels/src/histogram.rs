@@ -1,0 +1,322 @@
+//! The library's histogram (`cub::DeviceHistogram::HistogramEven`, `torch.histc`,
+//! `torch.bincount`): even bins over a value range, counted per block in shared memory with
+//! shared atomics, merged into global memory with global atomics. One generic kernel,
+//! [`histogram_even()`], instantiated for `u8`, `u16`, `u32`, `i32` and `f32` samples
+//! (`histogram_even__u8`, …); the host's `reduce_scan::Histogram` launches it.
+//!
+//! **Which bin.** [`Bins`], the one rule the kernel and the host's CPU reference both call:
+//! a sample `s` with `lower ≤ s < upper` falls in bin `⌊(s − lower) · bins / (upper − lower)⌋`;
+//! any other sample (NaN and ±∞ among them) is dropped. Integers: exact (CUB's integer rule). A
+//! float: `(s − lower) · (bins / (upper − lower))` in `f32`, truncated (CUB's float rule), and a
+//! sample whose product rounds up to `bins` is dropped, as CUB drops it.
+
+use crate::device::kernel;
+use crate::device::shared::dynamic_shared;
+use crate::device::slice::{AtomicSlice, Slice};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x};
+
+/// The most bins a histogram has: 4096 (16 KiB of shared counters for one copy).
+pub const MAX_BINS: u32 = 4096;
+
+/// Shared counter words of a block: 8192 (32 KiB). Up to 256 bins a block keeps 32 copies of
+/// its histogram, one per lane of a warp (lane `l` counts bin `b` in word `32 b + l`, in bank
+/// `l`: a warp's 32 atomics never queue for a bank, however skewed the data); above, as many
+/// copies (a power of two) as fit in these words. The README's `hist256` measured 32 copies,
+/// blocks of 1024, one block an SM, fastest on an H200.
+pub const SHARED_WORDS: u32 = 8192;
+
+/// Copies of the histogram a block keeps for `bins` bins (1..=[`MAX_BINS`]): the largest power
+/// of two up to 32 whose counters fit in [`SHARED_WORDS`].
+///
+/// ```
+/// use reduce_scan_kernels::histogram::copies;
+/// assert_eq!((copies(1), copies(256), copies(257), copies(4096)), (32, 32, 16, 2));
+/// ```
+pub const fn copies(bins: u32) -> u32 {
+    let mut c = 32;
+    while c > 1 && bins * c > SHARED_WORDS {
+        c /= 2;
+    }
+    c
+}
+
+/// Bytes of dynamic shared memory a launch for `bins` bins needs.
+pub const fn shared_bytes(bins: u32) -> u32 {
+    4 * bins * copies(bins)
+}
+
+/// The rule of even bins: `bins` bins over `[lower, upper)`, with what every sample's bin
+/// needs computed once (a thread makes it at its start).
+#[derive(Clone, Copy, Debug)]
+pub struct Bins {
+    bins: u32,
+    /// Integers: `lower` modulo 2^32, and `upper − lower − 1` (`range − 1`, which fits 32 bits).
+    lower: u32,
+    last: u32,
+    /// Integers: `upper − lower` (1..=2^32); and log2 of the bin's width where `range / bins` is
+    /// a whole power of two (`u32::MAX` where not): then a bin is a shift.
+    range: u64,
+    shift: u32,
+    /// Floats: the bounds; every type: `bins / (upper − lower)` in `f32` (the float rule's
+    /// factor, the integers' estimate).
+    lower_f: f32,
+    upper_f: f32,
+    scale: f32,
+}
+
+impl Bins {
+    /// The rule from the kernel's parameters: `lower` and `upper` as `i64` bits for an integer
+    /// sample type (`float` false), as `f32` bits for `f32`. The host checked `1 ≤ bins ≤ 4096`
+    /// and `lower < upper` within the type's values (`upper` may be one past its largest).
+    #[inline(always)]
+    pub fn new(float: bool, bins: u32, lower: u64, upper: u64) -> Self {
+        if float {
+            let (lower_f, upper_f) = (f32::from_bits(lower as u32), f32::from_bits(upper as u32));
+            let scale = bins as f32 / (upper_f - lower_f);
+            return Bins { bins, lower: 0, last: 0, range: 1, shift: u32::MAX, lower_f, upper_f, scale };
+        }
+        let range = (upper as i64 - lower as i64) as u64;
+        let width = range / bins as u64;
+        // (A width of 2^32, one bin over all of `u32`, is no shift of a `u32`.)
+        let shift = if width * bins as u64 == range && width.is_power_of_two() && width < 1 << 32 {
+            width.trailing_zeros()
+        } else {
+            u32::MAX
+        };
+        let scale = bins as f32 / range as f32;
+        Bins { bins, lower: lower as u32, last: (range - 1) as u32, range, shift, lower_f: 0.0, upper_f: 0.0, scale }
+    }
+
+    /// The bin of the integer `s` (as `u32`, two's complement for `i32`): `d = s − lower`
+    /// modulo 2^32 is below `range` exactly when `lower ≤ s < upper` (a sample below `lower`
+    /// wraps to `2^32 + s − lower ≥ upper − lower`, since `upper ≤ 2^32 + s` for every pair of
+    /// values the type allows: the host checks the bounds against the type); then the bin is `⌊d ·
+    /// bins / range⌋`, a shift, or an estimate in `f32` (off by at most one: its relative error
+    /// is below 2^-21 and the bin below 4096) corrected by two 64-bit products, so no thread
+    /// divides.
+    #[inline(always)]
+    pub fn int_bin(&self, s: u32) -> Option<u32> {
+        let d = s.wrapping_sub(self.lower);
+        if d > self.last {
+            return None;
+        }
+        if self.shift != u32::MAX {
+            return Some(d >> self.shift);
+        }
+        let mut q = ((d as f32 * self.scale) as u32).min(self.bins - 1) as u64;
+        let t = d as u64 * self.bins as u64;
+        if q * self.range > t {
+            q -= 1;
+        } else if (q + 1) * self.range <= t {
+            q += 1;
+        }
+        Some(q as u32)
+    }
+
+    /// The bin of the float `s`: `(s − lower) · scale` truncated, dropped where it rounds up to
+    /// `bins` (CUB's rule); NaN fails both comparisons and is dropped, as ±∞ are.
+    #[inline(always)]
+    pub fn float_bin(&self, s: f32) -> Option<u32> {
+        if !(s >= self.lower_f && s < self.upper_f) {
+            return None;
+        }
+        let q = ((s - self.lower_f) * self.scale) as u32;
+        (q < self.bins).then_some(q)
+    }
+}
+
+/// A sample type of the histogram: how 16 bytes unpack into samples, and which bin a sample
+/// falls in.
+pub trait Sample: Copy + 'static {
+    /// Whether it is `f32` (its bounds are `f32` bits; the integers' are `i64` bits).
+    const FLOAT: bool;
+    /// Samples in 16 bytes.
+    const PER_QUAD: usize;
+    /// Calls `f` on each sample of a little-endian 4-byte word, in order (straight-line code:
+    /// no loop, so a thread's samples stay in registers).
+    fn each_in_word(word: u32, f: impl FnMut(Self));
+    /// The bin of `self` by `rule` ([`Bins::int_bin`] or [`Bins::float_bin`]).
+    fn bin(self, rule: &Bins) -> Option<u32>;
+}
+
+macro_rules! int_sample {
+    ($($t:ty, $per:expr, [$($shift:expr),+]);*) => {$(
+        impl Sample for $t {
+            const FLOAT: bool = false;
+            const PER_QUAD: usize = $per;
+            #[inline(always)]
+            fn each_in_word(word: u32, mut f: impl FnMut(Self)) {
+                $(f((word >> $shift) as $t);)+
+            }
+            #[inline(always)]
+            fn bin(self, rule: &Bins) -> Option<u32> {
+                rule.int_bin(self as u32)
+            }
+        }
+    )*};
+}
+int_sample!(u8, 16, [0, 8, 16, 24]; u16, 8, [0, 16]; u32, 4, [0]; i32, 4, [0]);
+
+impl Sample for f32 {
+    const FLOAT: bool = true;
+    const PER_QUAD: usize = 4;
+    #[inline(always)]
+    fn each_in_word(word: u32, mut f: impl FnMut(Self)) {
+        f(f32::from_bits(word))
+    }
+    #[inline(always)]
+    fn bin(self, rule: &Bins) -> Option<u32> {
+        rule.float_bin(self)
+    }
+}
+
+/// Whole 16-byte quads a thread loads in half a step (`hist256`'s `HIST256_HALF`: two halves of
+/// two quads, the next half in flight while the current one is counted).
+pub const HALF: usize = 2;
+const _: () = assert!(HALF == 2, "the loop below names the two quads of a half");
+
+kernel! {
+    /// `counts[b]` gains the number of samples of `input` in bin `b` of `bins` even bins over
+    /// `[lower, upper)` (module docs: [`Bins`]; `lower`, `upper` as [`Bins::new`] reads them); `counts` holds `bins` counters (the host zeroes
+    /// them first).
+    ///
+    /// # Concept
+    /// **Privatize, then merge.** Global atomics on `bins` counters from every thread queue at
+    /// L2 on the popular bins; a block counts into a histogram of its own in shared memory
+    /// (`red.shared.add`: only its threads contend, and none waits for an old value), in
+    /// [`copies`]`(bins)` copies so that a warp's lanes count in different banks, and adds each
+    /// bin once into global memory at its end: `bins` global atomics a block, not one a sample.
+    ///
+    /// # Previous problem → fix
+    /// `kernels::atomics::atomic_histogram` counts 4-byte loads into one shared copy: a warp's
+    /// 32 atomics on a popular bin queue for one bank, and each value costs a bounds check.
+    /// Here each lane has its own column (up to 256 bins), and a thread loads 16-byte quads
+    /// half a step ahead of its counting, with one bounds check a step (the README's
+    /// `hist256`, generalised to any sample type, bin count and range).
+    ///
+    /// # Execution
+    /// 1. Zero `bins × copies` shared words; barrier.
+    /// 2. Block 0's threads count the `head` samples before the first 16-byte boundary.
+    /// 3. Every thread: steps of `2 × HALF` quads a block's width apart (grid-stride), loaded a
+    ///    half ahead; each sample's bin ([`Sample::bin`]) counted with `red.shared.add` in column
+    ///    `lane % copies`; then the last step's whole quads one by one, and block 0 the samples
+    ///    after the last whole quad.
+    /// 4. Barrier; each thread sums its bins' `copies` columns and adds the non-zero totals into
+    ///    `counts` (`atomicAdd`).
+    ///
+    /// # Launch
+    /// Any grid and block (fastest: blocks of 1024, one an SM); [`shared_bytes`]`(bins)` bytes
+    /// of dynamic shared memory.
+    ///
+    /// # Preconditions
+    /// `1 ≤ bins ≤ 4096`; `lower < upper` (finite for `f32`); `counts` holds `bins` counters;
+    /// `head ≤ input.len()` and `input` from element `head` starts 16-byte aligned.
+    ///
+    /// # Safety
+    /// The launch gives `shared_bytes(bins)` bytes of dynamic shared memory; the input's
+    /// alignment from `head` is as promised; no one writes the input while the kernel runs.
+    ///
+    /// # Measured
+    /// Not measured on a GPU yet.
+    pub unsafe fn histogram_even<S: Sample>(
+        input: Slice<S>,
+        head: u32,
+        counts: AtomicSlice<u32>,
+        bins: u32,
+        lower: u64,
+        upper: u64
+    ) for [u8, u16, u32, i32, f32] {
+        let copies = copies(bins) as usize;
+        let words = bins as usize * copies;
+        // SAFETY: the launch gives shared_bytes(bins) = 4 × words bytes (the caller's promise).
+        let local = unsafe { dynamic_shared::<u32>(words) };
+        let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+        let mut w = t;
+        while w < words {
+            // SAFETY: w < words, the array's length; each thread zeroes words of its own.
+            unsafe { local.write(w, 0) };
+            w += threads;
+        }
+        sync_threads();
+        let rule = Bins::new(S::FLOAT, bins, lower, upper);
+        let column = lane_id() as usize & (copies - 1);
+        let count = |s: S| {
+            if let Some(b) = s.bin(&rule) {
+                // SAFETY: b < bins and column < copies, so the word is below `words`; in this
+                // barrier interval every access to the array is atomic.
+                unsafe { local.red_add(b as usize * copies + column, 1) };
+            }
+        };
+        let head = head as usize;
+        if block_idx_x() == 0 && t < head {
+            count(input.at(t));
+        }
+        let quads = (input.len() - head) / S::PER_QUAD;
+        // SAFETY: head ≤ len, so the offset is within the buffer or one past its end.
+        let g = unsafe { input.as_global().offset(head) }.cast::<u32>();
+        // SAFETY: the quad is below `quads`, so its 16 bytes are in the input from `head`, whose
+        // start is 16-byte aligned (the caller's promise).
+        let load = |q: usize| unsafe { g.load_v4(4 * q) };
+        let half = |q: usize| -> [[u32; 4]; HALF] { core::array::from_fn(|k| load(q + k * threads)) };
+        // Each word by name (a loop over the quad is not unrolled for `u8` and `u16`, whose 16
+        // and 8 samples make a long body, and the quad would go to local memory).
+        let unpacked = |[w0, w1, w2, w3]: [u32; 4]| {
+            S::each_in_word(w0, count);
+            S::each_in_word(w1, count);
+            S::each_in_word(w2, count);
+            S::each_in_word(w3, count);
+        };
+        let whole = |q: usize| q + (2 * HALF - 1) * threads < quads;
+        let step = grid_dim_x() as usize * 2 * HALF * threads;
+        let mut q = block_idx_x() as usize * 2 * HALF * threads + t;
+        if whole(q) {
+            let mut first = half(q);
+            loop {
+                let second = half(q + HALF * threads);
+                // Each quad by name, not by a loop over the array: the integer types' counting is
+                // long enough that LLVM would not unroll the loop, and the halves would go to
+                // local memory.
+                let [a, b] = first;
+                unpacked(a);
+                unpacked(b);
+                let more = whole(q + step);
+                if more {
+                    first = half(q + step);
+                }
+                let [a, b] = second;
+                unpacked(a);
+                unpacked(b);
+                q += step;
+                if !more {
+                    break;
+                }
+            }
+        }
+        for k in 0..2 * HALF {
+            if q + k * threads < quads {
+                unpacked(load(q + k * threads));
+            }
+        }
+        if block_idx_x() == 0
+            && let Some(s) = input.get(head + quads * S::PER_QUAD + t)
+        {
+            count(s);
+        }
+        sync_threads();
+        let mut b = t;
+        while b < bins as usize {
+            let mut total = 0u32;
+            let mut c = 0;
+            while c < copies {
+                // Column (b + c) mod copies (a power of two): a warp's bins read different banks at once.
+                // SAFETY: the word is below `words`; after the barrier no thread writes.
+                total = total.wrapping_add(unsafe { local.read(b * copies + ((b + c) & (copies - 1))) });
+                c += 1;
+            }
+            if total > 0 {
+                counts.atomic_add(b, total);
+            }
+            b += threads;
+        }
+    }
+}

@@ -8,8 +8,10 @@
 //!
 //! * `uniform`: the hash's high 32 bits, 256 bins over `[0, 2^32)` (a bin is a shift);
 //! * `skewed`: the same, but 9 samples of 10 are `0x1234_5678` (90 % in one bin);
-//! * `narrow`: the hash modulo 1100, 256 bins over `[0, 1000)` (no shift: the exact rule;
-//!   a tenth of the samples dropped).
+//! * `narrow`: the hash modulo 1100, 256 bins over `[0, 1000)` (no shift: the multiply and its
+//!   correction; a tenth of the samples dropped);
+//! * `uniform30`: the hash's high 30 bits, 256 bins over `[0, 2^30)`: bounds that CUB holds in
+//!   an `int` (its `uniform` needs `long long` levels for 2^32).
 //!
 //! On a GPU: n = 2^28 by default, each row the median of 20 launches by CUDA events (counters
 //! zeroed by a queued copy, then the kernel), with GB/s of samples read and the `counts_hash`
@@ -30,15 +32,19 @@ fn mix(x: u64) -> u64 {
 }
 
 /// The distributions: name, sample `i`, lower, upper.
-const DISTRIBUTIONS: [(&str, fn(u64) -> u32, i64, i64); 3] = [
+const DISTRIBUTIONS: [(&str, fn(u64) -> u32, i64, i64); 4] = [
     ("uniform", |i| (mix(i) >> 32) as u32, 0, 1 << 32),
     ("skewed", |i| if mix(i) % 10 != 0 { 0x1234_5678 } else { (mix(i) >> 32) as u32 }, 0, 1 << 32),
     ("narrow", |i| (mix(i) % 1100) as u32, 0, 1000),
+    ("uniform30", |i| (mix(i) >> 34) as u32, 0, 1 << 30),
 ];
 
 /// FNV-1a of the counters' little-endian bytes.
 fn fnv(counts: &[u32]) -> u64 {
-    counts.iter().flat_map(|c| c.to_le_bytes()).fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    counts
+        .iter()
+        .flat_map(|c| c.to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 fn args() -> std::result::Result<(Option<usize>, u32, Format), String> {
@@ -47,7 +53,14 @@ fn args() -> std::result::Result<(Option<usize>, u32, Format), String> {
     while let Some(flag) = it.next() {
         let v = it.next().ok_or(format!("{flag} takes a value"))?;
         match flag.as_str() {
-            "--n" => n = Some(v.parse().ok().filter(|&x: &usize| (1..=1 << 30).contains(&x)).ok_or(format!("--n {v}: a count from 1 to 2^30"))?),
+            "--n" => {
+                n = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&x: &usize| (1..=1 << 30).contains(&x))
+                        .ok_or(format!("--n {v}: a count from 1 to 2^30"))?,
+                )
+            }
             "--runs" => runs = v.parse().ok().filter(|&x| x > 0).ok_or(format!("--runs {v}: a count, 1 or more"))?,
             "--format" => {
                 format = match v.as_str() {
@@ -56,7 +69,9 @@ fn args() -> std::result::Result<(Option<usize>, u32, Format), String> {
                     _ => return Err(format!("--format {v}: table or csv")),
                 }
             }
-            _ => return Err(format!("unknown argument `{flag}`; the arguments are --n N, --runs R, --format table|csv")),
+            _ => {
+                return Err(format!("unknown argument `{flag}`; the arguments are --n N, --runs R, --format table|csv"));
+            }
         }
     }
     Ok((n, runs, format))
@@ -75,7 +90,7 @@ fn main() -> reduce_scan::MainResult {
     let n = n.unwrap_or(if gpu { 1 << 28 } else { 1 << 16 });
     let runs = if gpu { runs } else { 1 };
     let columns = vec![
-        Column::new("distribution", "data", 8, 0),
+        Column::new("distribution", "data", 9, 0),
         Column::new("n", "n", 10, 0),
         Column::new("bins", "bins", 4, 0),
         Column::new("median_us", "µs", 9, 2),
@@ -86,7 +101,10 @@ fn main() -> reduce_scan::MainResult {
     ];
     let mut stdout = std::io::stdout();
     let mut report = Report::new(format, &mut stdout, columns);
-    report.note(&format!("{} · median of {runs} launch(es), the counters zeroed by a queued copy in each", backend.info()));
+    report.note(&format!(
+        "{} · median of {runs} launch(es), the counters zeroed by a queued copy in each",
+        backend.info()
+    ));
     report.header();
     let bound_us = backend.info().peak_bandwidth.map(|bw| (n * 4) as f64 / bw * 1e6);
     for (name, sample, lower, upper) in DISTRIBUTIONS {
@@ -95,7 +113,8 @@ fn main() -> reduce_scan::MainResult {
         let input = backend.upload(&samples)?;
         let mut counts = backend.alloc::<u32>(256)?;
         let mut h = Histogram::<u32>::new(&backend);
-        let us = experiment::time(&backend, runs, || h.enqueue_even(&input, 0..n, &mut counts, lower, upper))?.median_us();
+        let us =
+            experiment::time(&backend, runs, || h.enqueue_even(&input, 0..n, &mut counts, lower, upper))?.median_us();
         let got = backend.download(&counts)?;
         if got != want {
             return Err(Error::Invalid(format!("histogram {name} n={n}: the counters differ from the CPU's")).into());

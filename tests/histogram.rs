@@ -59,7 +59,10 @@ impl Case for f32 {
         (-2.5, 7.25)
     }
     fn samples(n: usize, seed: u64) -> Vec<f32> {
-        typed::<u64>(n, seed, Pattern::Random).iter().map(|&w| (w % 1_000_000) as f32 / 1_000_000.0 * 12.0 - 3.7).collect()
+        typed::<u64>(n, seed, Pattern::Random)
+            .iter()
+            .map(|&w| (w % 1_000_000) as f32 / 1_000_000.0 * 12.0 - 3.7)
+            .collect()
     }
 }
 
@@ -119,7 +122,10 @@ fn matrix<S: Case>(backend: &Backend, block: u32, sizes: &[usize]) -> Result<(),
 /// 90 % of the samples in one bin (the contention a shared histogram's copies are for).
 fn skewed<S: Case>(backend: &Backend, block: u32) -> Result<(), Failed> {
     let mut samples = S::samples(50_003, SEED ^ 9);
-    let one = samples.iter().copied().find(|s| histogram::cpu(&[*s], 256, S::range().0, S::range().1).is_ok_and(|c| c.iter().sum::<u32>() == 1));
+    let one = samples
+        .iter()
+        .copied()
+        .find(|s| histogram::cpu(&[*s], 256, S::range().0, S::range().1).is_ok_and(|c| c.iter().sum::<u32>() == 1));
     let one = one.ok_or("no sample in the range")?;
     for (i, s) in samples.iter_mut().enumerate() {
         if i % 10 != 0 {
@@ -150,6 +156,65 @@ fn edges(backend: &Backend) -> Result<(), Failed> {
     let f = [-2.5, 7.25, below, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0, 2.375, -2.4999998];
     for bins in [1, 3, 4096] {
         check(backend, &f, 0..f.len(), bins, 32, (-2.5, 7.25))?;
+    }
+    Ok(())
+}
+
+/// The integer rule (`kernels::histogram::Bins`, the kernel's and the CPU reference's, so the
+/// comparisons above cannot see a fault of its own) against the exact formula in `i128`: every
+/// mode (a shift, the magic multiply and its correction, the range of 2^32, fewer values than
+/// bins) at random bounds, bin counts and samples, and at the bounds themselves.
+fn rule() -> Result<(), Failed> {
+    let r = typed::<u64>(200_000, SEED ^ 5, Pattern::Random);
+    let mut k = 0;
+    let mut next = || {
+        k += 1;
+        r[k % r.len()]
+    };
+    for case in 0..2000 {
+        let bins = match case % 4 {
+            0 => 1 + (next() % 4096) as u32,
+            1 => 1 << (next() % 13),
+            2 => [1, 3, 7, 255, 256, 257, 1000, 4095, 4096][(next() % 9) as usize],
+            _ => 1 + (next() % 300) as u32,
+        };
+        // Bounds within u32, then shifted to i32 for half the cases.
+        let (a, b) = match case % 5 {
+            0 => (0i64, 1i64 << 32),
+            1 => {
+                let lo = (next() % (1 << 32)) as i64;
+                (lo, lo + 1 + (next() % 5000) as i64)
+            }
+            _ => {
+                let (x, y) = ((next() % (1 << 32)) as i64, (next() % (1 << 32)) as i64);
+                (x.min(y), x.max(y) + 1)
+            }
+        };
+        let b = b.min(1 << 32);
+        let shift = if case % 2 == 0 { 0 } else { 1i64 << 31 };
+        let (lo, hi) = (a - shift, b - shift);
+        let bits = |x: i64| x as u64;
+        let rule = kernels::histogram::Bins::new(false, bins, bits(lo), bits(hi));
+        let range = (hi - lo) as i128;
+        for j in 0..64 {
+            let v = match j {
+                0 => lo,
+                1 => hi - 1,
+                2 => hi,
+                3 => lo - 1,
+                _ => lo - 3 + (next() as i128 % (range + 6)) as i64,
+            };
+            if v < -shift || v >= (1i64 << 32) - shift {
+                continue; // not a value of the type
+            }
+            let want = (v >= lo && v < hi).then(|| (((v - lo) as i128 * bins as i128) / range) as u32);
+            let got = rule.int_bin(v as u32);
+            if got != want {
+                return Err(
+                    format!("bins {bins} over [{lo}, {hi}): sample {v} in bin {got:?}, exactly {want:?}").into()
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -247,6 +312,7 @@ macro_rules! per_type {
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = vec![
         Trial::test("histogram::errors", errors),
+        Trial::test("histogram::rule", rule),
         Trial::test("histogram::emulator::edges", || edges(&Backend::emulator())).with_kind("emulator"),
         Trial::test("histogram::emulator::bincount", || bincount(&Backend::emulator())).with_kind("emulator"),
         Trial::test("histogram::gpu::edges", || edges(&on(true)?)).with_kind("gpu").with_ignored_flag(!have_gpu),

@@ -11,7 +11,7 @@
 //! sample whose product rounds up to `bins` is dropped, as CUB drops it.
 
 use crate::device::kernel;
-use crate::device::shared::dynamic_shared;
+use crate::device::shared::{Shared, dynamic_shared};
 use crate::device::slice::{AtomicSlice, Slice};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x};
 
@@ -53,12 +53,14 @@ pub struct Bins {
     /// Integers: `lower` modulo 2^32, and `upper − lower − 1` (`range − 1`, which fits 32 bits).
     lower: u32,
     last: u32,
-    /// Integers: `upper − lower` (1..=2^32); and log2 of the bin's width where `range / bins` is
-    /// a whole power of two (`u32::MAX` where not): then a bin is a shift.
+    /// Integers: `upper − lower` (1..=2^32); log2 of the bin's width where `range / bins` is a
+    /// whole power of two (`u32::MAX` where not): then a bin is a shift; else, where `range >
+    /// bins`, `magic = ⌊bins · 2^32 / range⌋` (below 2^32): a bin is the high word of `d ·
+    /// magic`, plus one where that falls short.
     range: u64,
     shift: u32,
-    /// Floats: the bounds; every type: `bins / (upper − lower)` in `f32` (the float rule's
-    /// factor, the integers' estimate).
+    magic: u32,
+    /// Floats: the bounds and `bins / (upper − lower)` in `f32` (the float rule's factor).
     lower_f: f32,
     upper_f: f32,
     scale: f32,
@@ -73,7 +75,7 @@ impl Bins {
         if float {
             let (lower_f, upper_f) = (f32::from_bits(lower as u32), f32::from_bits(upper as u32));
             let scale = bins as f32 / (upper_f - lower_f);
-            return Bins { bins, lower: 0, last: 0, range: 1, shift: u32::MAX, lower_f, upper_f, scale };
+            return Bins { bins, lower: 0, last: 0, range: 1, shift: u32::MAX, magic: 0, lower_f, upper_f, scale };
         }
         let range = (upper as i64 - lower as i64) as u64;
         let width = range / bins as u64;
@@ -83,17 +85,31 @@ impl Bins {
         } else {
             u32::MAX
         };
-        let scale = bins as f32 / range as f32;
-        Bins { bins, lower: lower as u32, last: (range - 1) as u32, range, shift, lower_f: 0.0, upper_f: 0.0, scale }
+        // Once a thread, at its start (a 64-bit division).
+        let magic = if range > bins as u64 { (((bins as u64) << 32) / range) as u32 } else { 0 };
+        Bins {
+            bins,
+            lower: lower as u32,
+            last: (range - 1) as u32,
+            range,
+            shift,
+            magic,
+            lower_f: 0.0,
+            upper_f: 0.0,
+            scale: 0.0,
+        }
     }
 
     /// The bin of the integer `s` (as `u32`, two's complement for `i32`): `d = s − lower`
     /// modulo 2^32 is below `range` exactly when `lower ≤ s < upper` (a sample below `lower`
     /// wraps to `2^32 + s − lower ≥ upper − lower`, since `upper ≤ 2^32 + s` for every pair of
-    /// values the type allows: the host checks the bounds against the type); then the bin is `⌊d ·
-    /// bins / range⌋`, a shift, or an estimate in `f32` (off by at most one: its relative error
-    /// is below 2^-21 and the bin below 4096) corrected by two 64-bit products, so no thread
-    /// divides.
+    /// values the type allows: the host checks the bounds against the type); then the bin is
+    /// `⌊d · bins / range⌋`, exactly, with no division:
+    /// * a shift, where the width is a power of two;
+    /// * else, where `range > bins`, `q = ⌊d · magic / 2^32⌋`, which is the bin or one less
+    ///   (`magic > bins · 2^32 / range − 1`, so `d · magic / 2^32 > d · bins / range − 1`), and
+    ///   one more where `(q + 1) · range ≤ d · bins` (two 64-bit products);
+    /// * else (fewer than `bins` values, so `d · bins < 2^24`) a 32-bit division.
     #[inline(always)]
     pub fn int_bin(&self, s: u32) -> Option<u32> {
         let d = s.wrapping_sub(self.lower);
@@ -103,14 +119,12 @@ impl Bins {
         if self.shift != u32::MAX {
             return Some(d >> self.shift);
         }
-        let mut q = ((d as f32 * self.scale) as u32).min(self.bins - 1) as u64;
-        let t = d as u64 * self.bins as u64;
-        if q * self.range > t {
-            q -= 1;
-        } else if (q + 1) * self.range <= t {
-            q += 1;
+        if self.magic != 0 {
+            let q = ((d as u64 * self.magic as u64) >> 32) as u32;
+            let short = (q as u64 + 1) * self.range <= d as u64 * self.bins as u64;
+            return Some(q + short as u32);
         }
-        Some(q as u32)
+        Some(d * self.bins / self.range as u32)
     }
 
     /// The bin of the float `s`: `(s − lower) · scale` truncated, dropped where it rounds up to
@@ -167,6 +181,39 @@ impl Sample for f32 {
     #[inline(always)]
     fn bin(self, rule: &Bins) -> Option<u32> {
         rule.float_bin(self)
+    }
+}
+
+/// A thread's counting into its block's shared copies: the rule, and the thread's column.
+/// (Methods, not closures: a closure's `#[inline(always)]` is unstable, and LLVM left the `u8`
+/// form's 16-sample closure a call, with the samples in local memory.)
+struct Counter {
+    local: Shared<u32>,
+    rule: Bins,
+    copies: usize,
+    column: usize,
+}
+
+impl Counter {
+    /// Counts `s` in its bin, if it has one.
+    #[inline(always)]
+    fn count<S: Sample>(&self, s: S) {
+        if let Some(b) = s.bin(&self.rule) {
+            // SAFETY: b < bins and column < copies, so the word is below bins × copies, the
+            // array's length; in this barrier interval every access to it is atomic.
+            unsafe { self.local.red_add(b as usize * self.copies + self.column, 1) };
+        }
+    }
+
+    /// Counts the samples of a quad, each word by name (a loop over the quad is not unrolled
+    /// for `u8` and `u16`, whose 16 and 8 samples make a long body, and the quad would go to
+    /// local memory).
+    #[inline(always)]
+    fn quad<S: Sample>(&self, [w0, w1, w2, w3]: [u32; 4]) {
+        S::each_in_word(w0, |s| self.count(s));
+        S::each_in_word(w1, |s| self.count(s));
+        S::each_in_word(w2, |s| self.count(s));
+        S::each_in_word(w3, |s| self.count(s));
     }
 }
 
@@ -238,15 +285,8 @@ kernel! {
             w += threads;
         }
         sync_threads();
-        let rule = Bins::new(S::FLOAT, bins, lower, upper);
-        let column = lane_id() as usize & (copies - 1);
-        let count = |s: S| {
-            if let Some(b) = s.bin(&rule) {
-                // SAFETY: b < bins and column < copies, so the word is below `words`; in this
-                // barrier interval every access to the array is atomic.
-                unsafe { local.red_add(b as usize * copies + column, 1) };
-            }
-        };
+        let counter = Counter { local, rule: Bins::new(S::FLOAT, bins, lower, upper), copies, column: lane_id() as usize & (copies - 1) };
+        let count = |s: S| counter.count(s);
         let head = head as usize;
         if block_idx_x() == 0 && t < head {
             count(input.at(t));
@@ -258,14 +298,7 @@ kernel! {
         // start is 16-byte aligned (the caller's promise).
         let load = |q: usize| unsafe { g.load_v4(4 * q) };
         let half = |q: usize| -> [[u32; 4]; HALF] { core::array::from_fn(|k| load(q + k * threads)) };
-        // Each word by name (a loop over the quad is not unrolled for `u8` and `u16`, whose 16
-        // and 8 samples make a long body, and the quad would go to local memory).
-        let unpacked = |[w0, w1, w2, w3]: [u32; 4]| {
-            S::each_in_word(w0, count);
-            S::each_in_word(w1, count);
-            S::each_in_word(w2, count);
-            S::each_in_word(w3, count);
-        };
+        let unpacked = |quad: [u32; 4]| counter.quad::<S>(quad);
         let whole = |q: usize| q + (2 * HALF - 1) * threads < quads;
         let step = grid_dim_x() as usize * 2 * HALF * threads;
         let mut q = block_idx_x() as usize * 2 * HALF * threads + t;

@@ -11,7 +11,9 @@
 //! * `narrow`: the hash modulo 1100, 256 bins over `[0, 1000)` (no shift: the multiply and its
 //!   correction; a tenth of the samples dropped);
 //! * `uniform30`: the hash's high 30 bits, 256 bins over `[0, 2^30)`: bounds that CUB holds in
-//!   an `int` (its `uniform` needs `long long` levels for 2^32).
+//!   an `int` (its `uniform` needs `long long` levels for 2^32);
+//! * `f32`: 24 bits of the hash as an `f32` in `[0, 1)`, 256 bins over `[0, 1)`
+//!   (`scripts/gpu/histc.py` times `torch.histc` on the same values).
 //!
 //! On a GPU: n = 2^28 by default, each row the median of 20 launches by CUDA events (counters
 //! zeroed by a queued copy, then the kernel), with GB/s of samples read and the `counts_hash`
@@ -19,9 +21,9 @@
 //! n = 2^16, one launch.
 
 use reduce_scan::backend::{Backend, BackendKind};
-use reduce_scan::histogram::{self, Histogram};
+use reduce_scan::histogram::{self, HistSample, Histogram};
 use reduce_scan::output::{Cell, Column, Format, Report};
-use reduce_scan::{Error, experiment};
+use reduce_scan::{Error, Result, experiment};
 
 /// SplitMix64 of `x`: the samples' hash (the same in `cub/histogram_even.cu`).
 fn mix(x: u64) -> u64 {
@@ -77,6 +79,37 @@ fn args() -> std::result::Result<(Option<usize>, u32, Format), String> {
     Ok((n, runs, format))
 }
 
+/// One distribution's row: 256 bins, the median of `runs` launches, checked against the CPU.
+fn row<S: HistSample>(
+    backend: &Backend,
+    name: &str,
+    samples: &[S],
+    (lower, upper): (S::Level, S::Level),
+    runs: u32,
+    bound_us: Option<f64>,
+) -> Result<Vec<Cell>> {
+    let n = samples.len();
+    let want = histogram::cpu(samples, 256, lower, upper)?;
+    let input = backend.upload(samples)?;
+    let mut counts = backend.alloc::<u32>(256)?;
+    let mut h = Histogram::<S>::new(backend);
+    let us = experiment::time(backend, runs, || h.enqueue_even(&input, 0..n, &mut counts, lower, upper))?.median_us();
+    let got = backend.download(&counts)?;
+    if got != want {
+        return Err(Error::Invalid(format!("histogram {name} n={n}: the counters differ from the CPU's")));
+    }
+    Ok(vec![
+        Cell::Text(name.into()),
+        Cell::Int(n as i64),
+        Cell::Int(256),
+        Cell::Num(us),
+        Cell::Num((n * 4) as f64 / us / 1e3),
+        bound_us.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / us)),
+        Cell::Text(format!("{:016x}", fnv(&got))),
+        Cell::Verdict("PASS", None),
+    ])
+}
+
 fn main() -> reduce_scan::MainResult {
     let (n, runs, format) = match args() {
         Ok(a) => a,
@@ -109,27 +142,11 @@ fn main() -> reduce_scan::MainResult {
     let bound_us = backend.info().peak_bandwidth.map(|bw| (n * 4) as f64 / bw * 1e6);
     for (name, sample, lower, upper) in DISTRIBUTIONS {
         let samples: Vec<u32> = (0..n as u64).map(sample).collect();
-        let want = histogram::cpu(&samples, 256, lower, upper)?;
-        let input = backend.upload(&samples)?;
-        let mut counts = backend.alloc::<u32>(256)?;
-        let mut h = Histogram::<u32>::new(&backend);
-        let us =
-            experiment::time(&backend, runs, || h.enqueue_even(&input, 0..n, &mut counts, lower, upper))?.median_us();
-        let got = backend.download(&counts)?;
-        if got != want {
-            return Err(Error::Invalid(format!("histogram {name} n={n}: the counters differ from the CPU's")).into());
-        }
-        report.row(&[
-            Cell::Text(name.into()),
-            Cell::Int(n as i64),
-            Cell::Int(256),
-            Cell::Num(us),
-            Cell::Num((n * 4) as f64 / us / 1e3),
-            bound_us.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / us)),
-            Cell::Text(format!("{:016x}", fnv(&got))),
-            Cell::Verdict("PASS", None),
-        ]);
+        report.row(&row(&backend, name, &samples, (lower, upper), runs, bound_us)?);
     }
+    // `f32` in [0, 1) (24 bits of the hash), 256 bins over [0, 1): what `torch.histc` takes.
+    let floats: Vec<f32> = (0..n as u64).map(|i| (mix(i) >> 40) as f32 / (1 << 24) as f32).collect();
+    report.row(&row(&backend, "f32", &floats, (0.0, 1.0), runs, bound_us)?);
     report.finish(Default::default(), &[]);
     Ok(())
 }

@@ -21,6 +21,12 @@
 //     FILE.out (TYPE) and, for argmin/argmax, its indices within the segments to FILE.idx (i32:
 //     CUB's KeyValuePair keys, 1 for an empty segment, whose value is CUB's, not ours).
 //     RESULT op=segmented_OP n=N repeat=R median_us=M min_us=m times_us=t,... value=0 index=-1
+//   histogram TYPE N BINS LOWER UPPER REPEAT FILE
+//     cub::DeviceHistogram::HistogramEven of the N samples of TYPE (u8 u16 u32 i32 f32) in FILE,
+//     BINS bins over [LOWER, UPPER) (decimal; `long long` levels for the integer types, whose
+//     upper bound may be 2^32, `float` for f32); timed as above, the zeroing of the counters
+//     included (CUB's own init kernel); the last call's BINS counters (u32) go to FILE.out.
+//     RESULT op=histogram n=N repeat=R median_us=M min_us=m times_us=t,... value=0 index=-1
 // Integer products and sums are done in the unsigned type of the same width (they wrap, as ours
 // do; a signed overflow would be undefined in C++). Any failure prints "ERROR <what>".
 #define CCCL_IGNORE_DEPRECATED_API
@@ -228,8 +234,49 @@ static int segmented(int argc, char** argv) {
   fail("TYPE must be i32, u32, i64, u64, f32 or f64, got `" + type + "`");
 }
 
+template <class T, class Level>
+static int run_histogram(long long n, int bins, Level lower, Level upper, long long repeat, const char* file) {
+  T* in = upload(read_file<T>(n, file));
+  unsigned* counts = nullptr;
+  CHECK(cudaMalloc(&counts, sizeof(unsigned) * size_t(bins)));
+  auto times = timed(repeat, [&](void* temp, size_t& bytes) {
+    CHECK(cub::DeviceHistogram::HistogramEven(temp, bytes, in, counts, bins + 1, lower, upper, n));
+  });
+  std::vector<unsigned> got(static_cast<size_t>(bins));
+  CHECK(cudaMemcpy(got.data(), counts, sizeof(unsigned) * got.size(), cudaMemcpyDeviceToHost));
+  write_file(std::string(file) + ".out", got.data(), sizeof(unsigned) * got.size());
+  print_result("histogram", n, times, 0, -1);
+  CHECK(cudaFree(counts));
+  CHECK(cudaFree(in));
+  return 0;
+}
+
+// `histogram TYPE N BINS LOWER UPPER REPEAT FILE`.
+static int histogram(int argc, char** argv) {
+  if (argc != 9) fail("usage: histogram TYPE N BINS LOWER UPPER REPEAT FILE");
+  std::string type = argv[2];
+  long long n = std::strtoll(argv[3], nullptr, 10), bins = std::strtoll(argv[4], nullptr, 10);
+  long long repeat = std::strtoll(argv[7], nullptr, 10);
+  if (n < 1 || n > INT_MAX || bins < 1 || bins > 4096 || repeat < 1) {
+    fail("N must be in 1..=2^31-1, BINS in 1..=4096 and REPEAT at least 1");
+  }
+  const char* file = argv[8];
+  long long lo = std::strtoll(argv[5], nullptr, 10), hi = std::strtoll(argv[6], nullptr, 10);
+  int b = static_cast<int>(bins);
+  if (type == "u8") return run_histogram<uint8_t, long long>(n, b, lo, hi, repeat, file);
+  if (type == "u16") return run_histogram<uint16_t, long long>(n, b, lo, hi, repeat, file);
+  if (type == "u32") return run_histogram<uint32_t, long long>(n, b, lo, hi, repeat, file);
+  if (type == "i32") return run_histogram<int32_t, long long>(n, b, lo, hi, repeat, file);
+  if (type == "f32") {
+    float flo = std::strtof(argv[5], nullptr), fhi = std::strtof(argv[6], nullptr);
+    return run_histogram<float, float>(n, b, flo, fhi, repeat, file);
+  }
+  fail("TYPE must be u8, u16, u32, i32 or f32, got `" + type + "`");
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "segmented") == 0) return segmented(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "histogram") == 0) return histogram(argc, argv);
   if (argc < 7 || std::strcmp(argv[1], "ops") != 0) {
     fail("usage: ops OP TYPE N REPEAT FILE_A [FILE_B] (OP = argmin | argmax | dot | sum_of_squares | norm), or segmented …");
   }

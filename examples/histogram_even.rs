@@ -33,10 +33,13 @@ fn mix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The distributions: name, sample `i`, lower, upper.
-const DISTRIBUTIONS: [(&str, fn(u64) -> u32, i64, i64); 4] = [
+/// A distribution: its name, sample `i`, lower, upper.
+type Distribution = (&'static str, fn(u64) -> u32, i64, i64);
+
+/// The distributions.
+const DISTRIBUTIONS: [Distribution; 4] = [
     ("uniform", |i| (mix(i) >> 32) as u32, 0, 1 << 32),
-    ("skewed", |i| if mix(i) % 10 != 0 { 0x1234_5678 } else { (mix(i) >> 32) as u32 }, 0, 1 << 32),
+    ("skewed", |i| if !mix(i).is_multiple_of(10) { 0x1234_5678 } else { (mix(i) >> 32) as u32 }, 0, 1 << 32),
     ("narrow", |i| (mix(i) % 1100) as u32, 0, 1000),
     ("uniform30", |i| (mix(i) >> 34) as u32, 0, 1 << 30),
 ];
@@ -72,7 +75,9 @@ fn args() -> std::result::Result<(Option<usize>, u32, Format), String> {
                 }
             }
             _ => {
-                return Err(format!("unknown argument `{flag}`; the arguments are --n N, --runs R, --format table|csv"));
+                return Err(format!(
+                    "unknown argument `{flag}`; the arguments are --n N, --runs R, --format table|csv"
+                ));
             }
         }
     }

@@ -278,6 +278,44 @@ fn errors() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `reduce --op histogram` and `--op bincount` on the emulator: one PASS row for every sample
+/// type, the table's note, and a sweep.
+fn cli() -> Result<(), Failed> {
+    let run = |args: &[&str]| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
+        let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
+        (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+    };
+    for (op, ty, extra) in [
+        ("histogram", "u8", &["--bins", "7"][..]),
+        ("histogram", "u16", &["--lower", "100", "--upper", "50000"]),
+        ("histogram", "u32", &["--bins", "1000", "--lower", "5", "--upper", "123456789"]),
+        ("histogram", "i32", &["--lower", "-300", "--upper", "301"]),
+        ("histogram", "f32", &["--bins", "4096", "--lower", "-1.5", "--upper", "2.25"]),
+        ("bincount", "i32", &["--bins", "31"]),
+        ("bincount", "u8", &[]),
+    ] {
+        let mut args = vec!["--op", op, "--type", ty, "--n", "5003", "--format", "csv"];
+        args.extend(extra);
+        let (code, out, err) = run(&args);
+        let rows: Vec<&str> = out.lines().skip(1).collect();
+        if code != 0 || rows.len() != 1 || !rows[0].starts_with(&format!("{op},{ty},")) || !rows[0].ends_with(",PASS") {
+            return Err(format!("{}: exit {code}, want 0 and one PASS row:\n{out}{err}", args.join(" ")).into());
+        }
+    }
+    let (code, out, _) = run(&["--op", "histogram", "--type", "u16", "--n", "3000", "--bins", "10"]);
+    if code != 0 || !out.contains("histogram of 3000 u16 samples, 10 bins over [0, 65536)") || !out.contains("PASS") {
+        return Err(format!("table: exit {code}\n{out}").into());
+    }
+    let (code, out, _) = run(&["--op", "bincount", "--type", "u32", "--sweep", "8..10"]);
+    let rows = out.lines().filter(|l| l.starts_with("bincount,u32,") && l.ends_with(",PASS")).count();
+    if code != 0 || rows != 3 {
+        return Err(format!("--sweep 8..10: exit {code}, {rows} PASS rows, want 3\n{out}").into());
+    }
+    Ok(())
+}
+
 fn on(gpu: bool) -> Result<Backend, Failed> {
     if gpu { Backend::gpu().map_err(err) } else { Ok(Backend::emulator()) }
 }
@@ -313,6 +351,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = vec![
         Trial::test("histogram::errors", errors),
         Trial::test("histogram::rule", rule),
+        Trial::test("histogram::cli", cli).with_kind("emulator"),
         Trial::test("histogram::emulator::edges", || edges(&Backend::emulator())).with_kind("emulator"),
         Trial::test("histogram::emulator::bincount", || bincount(&Backend::emulator())).with_kind("emulator"),
         Trial::test("histogram::gpu::edges", || edges(&on(true)?)).with_kind("gpu").with_ignored_flag(!have_gpu),

@@ -126,6 +126,44 @@ pub fn time_segmented<T: Value>(
     Ok((timing, values, indices))
 }
 
+/// CUB's `DeviceHistogram::HistogramEven` of `samples`, `bins` bins over `[lower, upper)`,
+/// `repeat` calls between CUDA events (each with CUB's zeroing of the counters): the timing and
+/// the last call's counters.
+pub fn time_histogram<S: crate::histogram::HistSample>(
+    samples: &[S],
+    bins: u32,
+    (lower, upper): (S::Level, S::Level),
+    repeat: u32,
+) -> Result<(CubTiming, Vec<u32>)> {
+    let bin = harness()?;
+    let n = samples.len();
+    if n == 0 || n > i32::MAX as usize {
+        return Err(Error::Invalid(format!("CUB timing: n = {n}; it must be in 1..={}", i32::MAX)));
+    }
+    let size = std::mem::size_of::<S>();
+    let file = TempFile::write("cub-histogram", S::NAME, "CUB's input file", |w| {
+        samples.iter().try_for_each(|s| w.write_all(&s.bits().to_le_bytes()[..size]))
+    })?;
+    let args = [
+        "histogram".to_string(),
+        S::NAME.to_string(),
+        n.to_string(),
+        bins.to_string(),
+        lower.to_string(),
+        upper.to_string(),
+        repeat.max(1).to_string(),
+        file.0.display().to_string(),
+    ];
+    let (timing, _) = parse(&result_line(bin, "CUB ops harness", &args)?, n)?;
+    let path = file.0.with_extension(format!("{}.out", S::NAME));
+    let bytes = std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
+    if bytes.len() != 4 * bins as usize {
+        return Err(Error::Unsupported(format!("{} holds {} bytes, not {}", path.display(), bytes.len(), 4 * bins)));
+    }
+    let counts = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Ok((timing, counts))
+}
+
 /// The timing and answer of a `RESULT` line (or the error of an `ERROR` line).
 fn parse(line: &str, n: usize) -> Result<(CubTiming, CubAnswer)> {
     if let Some(why) = line.strip_prefix("ERROR ") {

@@ -64,6 +64,16 @@ pub trait HistSample:
     fn bounds(lower: Self::Level, upper: Self::Level) -> Result<(u64, u64)>;
     /// `v` as a bound (a bincount's `upper`, the bin count).
     fn level(v: u32) -> Self::Level;
+    /// The default bounds of the command line: every value of an integer type, `[0, 1)` for
+    /// `f32`.
+    fn whole() -> (Self::Level, Self::Level);
+    /// A bound written in decimal (`--lower`, `--upper`), or why it is none.
+    fn parse_level(text: &str) -> std::result::Result<Self::Level, String>;
+    /// The sample's bits, zero-extended (how CUB's harness reads it, little-endian).
+    fn bits(self) -> u32;
+    /// A sample from a random word: over `[lower, upper)` and a tenth of its width past each
+    /// end, within the type's values.
+    fn spread(word: u64, lower: Self::Level, upper: Self::Level) -> Self;
 }
 
 macro_rules! int_hist_sample {
@@ -83,6 +93,20 @@ macro_rules! int_hist_sample {
             }
             fn level(v: u32) -> i64 {
                 v as i64
+            }
+            fn whole() -> (i64, i64) {
+                (<$t>::MIN as i64, <$t>::MAX as i64 + 1)
+            }
+            fn parse_level(text: &str) -> std::result::Result<i64, String> {
+                text.parse().map_err(|_| format!("`{text}` is not an integer"))
+            }
+            fn bits(self) -> u32 {
+                self as u32
+            }
+            fn spread(word: u64, lower: i64, upper: i64) -> Self {
+                let span = (upper - lower) as i128;
+                let v = lower as i128 - span / 10 + (word as i128 % (span + span / 5 + 1));
+                v.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
             }
         }
     )*};
@@ -104,6 +128,29 @@ impl HistSample for f32 {
     fn level(v: u32) -> f32 {
         v as f32
     }
+    fn whole() -> (f32, f32) {
+        (0.0, 1.0)
+    }
+    fn parse_level(text: &str) -> std::result::Result<f32, String> {
+        text.parse().map_err(|_| format!("`{text}` is not a number"))
+    }
+    fn bits(self) -> u32 {
+        self.to_bits()
+    }
+    fn spread(word: u64, lower: f32, upper: f32) -> Self {
+        let span = upper as f64 - lower as f64;
+        let at = (word >> 11) as f64 / (1u64 << 53) as f64;
+        (lower as f64 - span / 10.0 + at * span * 1.2) as f32
+    }
+}
+
+/// `n` samples from `seed` spread over `[lower, upper)` and a tenth of its width past each end
+/// ([`HistSample::spread`]): the command line's input.
+pub fn spread<S: HistSample>(n: usize, seed: u64, lower: S::Level, upper: S::Level) -> Vec<S> {
+    crate::input::typed::<u64>(n, seed, crate::input::Pattern::Random)
+        .iter()
+        .map(|&w| S::spread(w, lower, upper))
+        .collect()
 }
 
 /// The CPU's histogram of `samples` in `bins` even bins over `[lower, upper)` (checked as the

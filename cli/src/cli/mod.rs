@@ -12,6 +12,7 @@
 
 mod check;
 mod committed;
+mod histogram;
 mod metrics;
 mod ops;
 mod parse;
@@ -84,6 +85,11 @@ enum OpArg {
     Segmented,
     /// The rows of a row-major --rows × --cols matrix, each reduced (x.sum(dim=-1)).
     Rows,
+    /// The count of samples in each of --bins even bins over [--lower, --upper)
+    /// (DeviceHistogram::HistogramEven, torch.histc); --type u8, u16, u32, i32 or f32.
+    Histogram,
+    /// The count of each value 0..--bins (torch.bincount); --type u8, u16, u32 or i32.
+    Bincount,
 }
 
 impl OpArg {
@@ -91,7 +97,7 @@ impl OpArg {
     fn operation(self) -> Option<crate::ops::Operation> {
         use crate::ops::Operation;
         match self {
-            OpArg::Reduce | OpArg::Scan | OpArg::Segmented | OpArg::Rows => None,
+            OpArg::Reduce | OpArg::Scan | OpArg::Segmented | OpArg::Rows | OpArg::Histogram | OpArg::Bincount => None,
             OpArg::Argmin => Some(Operation::ArgMin),
             OpArg::Argmax => Some(Operation::ArgMax),
             OpArg::Dot => Some(Operation::Dot),
@@ -188,7 +194,9 @@ struct Args {
     /// Element type. Each variant runs the element types × operators its registry entry
     /// declares: the selection's variants that run the pair run (`--list` with the pair shows
     /// them); the curriculum's kernels are i32 sums, the generic ones run every pair.
-    #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64"])]
+    /// `--op histogram` and `bincount` take the sample types u8, u16, u32, i32 (and f32 for
+    /// histogram); the other operations the first six.
+    #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64", "u8", "u16"])]
     elem: String,
     /// What the reduction or scan combines with: sum (wrapping for integers), min or max
     /// (floats: NaN propagates, -0.0 < +0.0). The pair is `--type` × `--combine`, under the same
@@ -238,6 +246,17 @@ struct Args {
     /// `--op rows`: the matrix's columns, the length of each row reduced.
     #[arg(long, requires = "rows", value_parser = parse::dimension, allow_negative_numbers = true)]
     cols: Option<u64>,
+    /// `--op histogram`, `--op bincount`: the bins (1..=4096), one counter each.
+    #[arg(long, default_value_t = 256, value_parser = parse::bins, allow_negative_numbers = true)]
+    bins: u32,
+    /// `--op histogram`: the lowest value of the first bin (inclusive) [default: the type's
+    /// smallest value; 0 for f32].
+    #[arg(long, allow_negative_numbers = true)]
+    lower: Option<String>,
+    /// `--op histogram`: the end of the last bin (exclusive) [default: one past the type's
+    /// largest value; 1 for f32].
+    #[arg(long, allow_negative_numbers = true)]
+    upper: Option<String>,
     /// Set by `--sweep` for the run of one size: (size index, sizes) for the progress lines.
     #[arg(skip)]
     sweep_step: Option<(usize, usize)>,
@@ -282,6 +301,8 @@ where
         (None, OpArg::Scan) => scan::run(&args, out, err),
         (None, OpArg::Segmented) => segmented::run(&args, false, out, err),
         (None, OpArg::Rows) => segmented::run(&args, true, out, err),
+        (None, OpArg::Histogram) => histogram::run(&args, false, out, err),
+        (None, OpArg::Bincount) => histogram::run(&args, true, out, err),
         (None, op) => match op.operation() {
             Some(operation) => ops::run(&args, operation, out, err),
             None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),

@@ -55,6 +55,10 @@ pub(super) fn run(args: &Args, spec: &str, out: &mut dyn Write, err: &mut dyn Wr
         let mut csv = Vec::new();
         all_passed &= match (one.op, one.op.operation()) {
             (OpArg::Scan, _) => super::scan::run(&one, &mut csv, err)?,
+            (OpArg::Segmented, _) => super::segmented::run(&one, false, &mut csv, err)?,
+            (OpArg::Rows, _) => super::segmented::run(&one, true, &mut csv, err)?,
+            (OpArg::Histogram, _) => super::histogram::run(&one, false, &mut csv, err)?,
+            (OpArg::Bincount, _) => super::histogram::run(&one, true, &mut csv, err)?,
             (_, Some(operation)) => super::ops::run(&one, operation, &mut csv, err)?,
             (_, None) => super::reduce::run(&one, &mut csv, err)?,
         };

@@ -1,0 +1,221 @@
+//! The row of a histogram (`reduce --op histogram`, `--op bincount`, [`crate::histogram`]):
+//! `--bins B` even bins over `[--lower, --upper)` (default: every value of an integer `--type`,
+//! `[0, 1)` for `f32`), or `bincount`'s bins 0..B; samples spread over the range and a tenth of
+//! its width past each end; one row: the time, GB/s, the bound, and with `--compare-cub`
+//! `cub::DeviceHistogram::HistogramEven` on the same samples, every counter of ours (and CUB's)
+//! checked against the CPU.
+
+use std::io::Write;
+
+use super::reduce::fits_device;
+use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use crate::backend::DeviceBuffer;
+use crate::histogram::{self, HistSample, Histogram};
+use crate::output::{Cell, Column};
+use crate::timing::Rerun;
+use crate::{Error, Result};
+
+/// The columns of a histogram report.
+fn columns() -> Vec<Column> {
+    let mut c = vec![
+        Column::new("operation", "operation", 10, 0),
+        Column::new("type", "type", 5, 0),
+        Column::new("bins", "bins", 5, 0),
+        Column::new("lower", "lower", 12, 0),
+        Column::new("upper", "upper", 12, 0),
+        Column::new("n", "n", 11, 0),
+    ];
+    c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
+    c.extend([
+        Column::new("bound_us", "bound µs", 9, 2),
+        Column::new("pct_of_bound", "% bound", 8, 1),
+        Column::new("cub_median_us", "CUB µs", 9, 2),
+        Column::new("x_cub", "× CUB", 7, 2),
+        Column::new("verdict", "verdict", 0, 0),
+    ]);
+    c
+}
+
+/// Runs `--op histogram` (`bincount` false) or `--op bincount`; `Ok(false)` when the row failed.
+pub(super) fn run(args: &Args, bincount: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    refuse_flags(args, bincount)?;
+    match args.elem.as_str() {
+        "u8" => row::<u8>(args, bincount, out, err),
+        "u16" => row::<u16>(args, bincount, out, err),
+        "u32" => row::<u32>(args, bincount, out, err),
+        "i32" => row::<i32>(args, bincount, out, err),
+        "f32" if !bincount => row::<f32>(args, bincount, out, err),
+        other => Err(Error::Invalid(format!(
+            "--type {other} does not apply to --op {}: the sample types are {}",
+            if bincount { "bincount" } else { "histogram" },
+            if bincount { "u8, u16, u32, i32" } else { "u8, u16, u32, i32, f32" }
+        ))),
+    }
+}
+
+/// The flags of the other operations are refused here, never ignored.
+fn refuse_flags(args: &Args, bincount: bool) -> Result<()> {
+    let name = if bincount { "bincount" } else { "histogram" };
+    let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
+    match () {
+        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
+        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
+        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
+        () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a histogram counts"),
+        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
+        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
+        () if args.list => refuse("--list".into(), "it runs one kernel, histogram_even__{type}"),
+        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
+            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
+        }
+        () if bincount && (args.lower.is_some() || args.upper.is_some()) => {
+            refuse("--lower/--upper".into(), "its bins are the values 0..--bins")
+        }
+        () => match args.block {
+            Some(b) if crate::reduce::one_pass::check_block(b).is_err() => {
+                Err(Error::Invalid(format!("--block {b}: the block must be a power of two in 32..=1024")))
+            }
+            _ => Ok(()),
+        },
+    }
+}
+
+/// A bound from its flag, or the type's default.
+fn level<S: HistSample>(flag: &str, given: &Option<String>, default: S::Level) -> Result<S::Level> {
+    match given {
+        None => Ok(default),
+        Some(text) => S::parse_level(text).map_err(|why| Error::Invalid(format!("{flag} {text}: {why}"))),
+    }
+}
+
+/// A histogram prepared on one input: what the timing loop launches and checks.
+struct Job<'b, S: HistSample> {
+    backend: &'b crate::Backend,
+    data: Vec<S>,
+    input: DeviceBuffer<S>,
+    counts: DeviceBuffer<u32>,
+    bounds: (S::Level, S::Level),
+    histogram: Histogram<'b, S>,
+}
+
+impl<S: HistSample> Rerun for Job<'_, S> {
+    fn reset(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let n = self.data.len();
+        self.histogram.enqueue_even(&self.input, 0..n, &mut self.counts, self.bounds.0, self.bounds.1)
+    }
+
+    fn check(&mut self) -> Result<Option<String>> {
+        let got = self.backend.download(&self.counts)?;
+        first_wrong(&self.data, &got, self.bounds)
+    }
+}
+
+/// The first counter of `got` that differs from the CPU's count, as a verdict's reason.
+fn first_wrong<S: HistSample>(data: &[S], got: &[u32], bounds: (S::Level, S::Level)) -> Result<Option<String>> {
+    let want = histogram::cpu(data, got.len() as u32, bounds.0, bounds.1)?;
+    Ok((0..want.len())
+        .find(|&b| got[b] != want[b])
+        .map(|b| format!("bin {b} holds {}, the CPU counts {}", got[b], want[b])))
+}
+
+/// The report of one histogram of `S` samples.
+fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let session = Session::open(args)?;
+    let n = session.n;
+    let bins = args.bins;
+    let name = if bincount { "bincount" } else { "histogram" };
+    let bounds = if bincount {
+        (S::level(0), S::level(bins))
+    } else {
+        let (lo, hi) = S::whole();
+        (level::<S>("--lower", &args.lower, lo)?, level::<S>("--upper", &args.upper, hi)?)
+    };
+    // The library's checks, before anything is generated or uploaded.
+    histogram::cpu::<S>(&[], bins, bounds.0, bounds.1)?;
+    if session.backend.is_gpu() {
+        fits_device(n, std::mem::size_of::<S>() as u64, 1, session.info().memory_bytes)?;
+    }
+    let mut report = session.report(out, columns());
+    for line in session.banner() {
+        report.note(&line);
+    }
+    report.note(&format!(
+        "{name} of {n} {} samples, {bins} bins over [{}, {}) (a tenth of the samples past each end), {} (CUDA events{})",
+        S::NAME,
+        bounds.0,
+        bounds.1,
+        session.timed_runs(),
+        session.clock()
+    ));
+    progress(&session, err, &format!("generating {n} {} samples (seed {})", S::NAME, session.seed));
+    let data = histogram::spread::<S>(n, session.seed, bounds.0, bounds.1);
+    progress_done(&session, err);
+    let backend = &session.backend;
+    let histogram = match args.block {
+        Some(b) => Histogram::with_block(backend, b)?,
+        None => Histogram::new(backend),
+    };
+    let (input, counts) = (backend.upload(&data)?, backend.alloc::<u32>(bins as usize)?);
+    let mut job = Job { backend, data, input, counts, bounds, histogram };
+    let cub = args.compare_cub.then(|| time_cub(&session, &job));
+    if let Some(Err(why)) = &cub {
+        let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
+        report.note(&line);
+        if !report.is_table() {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+    progress(&session, err, &format!("running the {name}"));
+    let runs = crate::timing::timed_runs(backend, &mut job, session.repeat)?;
+    progress_done(&session, err);
+    let verdict = match (job.check()?, &runs.first_wrong) {
+        (Some(why), _) => Cell::Verdict("FAIL", Some(why)),
+        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
+        (None, None) => Cell::Verdict("PASS", None),
+    };
+    let failed = matches!(verdict, Cell::Verdict("FAIL", _));
+    report.header();
+    let bytes = (n * std::mem::size_of::<S>() + 4 * bins as usize) as f64;
+    let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);
+    let median = runs.median_us();
+    let cub = cub.and_then(|c| c.ok());
+    let mut cells = vec![
+        Cell::Text(name.into()),
+        Cell::Text(S::NAME.into()),
+        Cell::Int(bins.into()),
+        Cell::Text(bounds.0.to_string()),
+        Cell::Text(bounds.1.to_string()),
+        Cell::Int(n as i64),
+    ];
+    cells.extend(timing_cells(&session, &runs, bytes));
+    cells.extend([
+        bound.map_or(Cell::Empty, Cell::Num),
+        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
+        cub.map_or(Cell::Empty, Cell::Num),
+        cub.map_or(Cell::Empty, |c| Cell::Num(c / median)),
+        verdict,
+    ]);
+    report.row(&cells);
+    let mut meta = session.meta();
+    meta.insert("operation".into(), name.into());
+    meta.insert("type".into(), S::NAME.into());
+    super::finish(report, meta, failed as usize, "operation(s)", None);
+    Ok(!failed)
+}
+
+/// `cub::DeviceHistogram::HistogramEven` on the same samples: its median µs, or why there is
+/// none (its counters checked against the CPU's).
+fn time_cub<S: HistSample>(session: &Session, job: &Job<'_, S>) -> std::result::Result<f64, String> {
+    let repeat = session.cub_calls()?;
+    let bins = job.counts.len() as u32;
+    let (timing, counts) =
+        crate::cub_ops::time_histogram(&job.data, bins, job.bounds, repeat).map_err(|e| e.to_string())?;
+    match first_wrong(&job.data, &counts, job.bounds).map_err(|e| e.to_string())? {
+        Some(why) => Err(format!("CUB's answer is wrong: {why}")),
+        None => Ok(timing.median_us),
+    }
+}

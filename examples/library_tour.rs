@@ -4,7 +4,7 @@
 //!
 //! `cargo run --example library_tour`
 
-use reduce_scan::{ArgReducer, Backend, Max, Min, Reducer, Scanner, SegmentedReducer, Segments, Sum};
+use reduce_scan::{ArgReducer, Backend, Histogram, Max, Min, Reducer, Scanner, SegmentedReducer, Segments, Sum};
 
 fn main() -> reduce_scan::MainResult {
     // README: begin
@@ -43,6 +43,10 @@ fn main() -> reduce_scan::MainResult {
     let (mut top, mut at) = (stream.alloc::<i32>(2)?, stream.alloc::<u32>(2)?);
     SegmentedReducer::<i32, Max>::new(&stream).arg_reduce(&input, &rows, &mut top, &mut at)?;
     assert_eq!(stream.download(&at)?, [2, 1]); // the index within each row
+    let pixels = stream.upload(&[7u8, 200, 3, 255, 7])?;
+    let mut counts = stream.alloc::<u32>(4)?; // one counter per bin: 4 bins over [0, 256)
+    Histogram::<u8>::new(&stream).even(&pixels, &mut counts, 0, 256)?; // HistogramEven, torch.histc
+    assert_eq!(stream.download(&counts)?, [3, 0, 0, 2]);
     // README: end
     println!("the README's tour ran on {}", backend.info());
     Ok(())

@@ -808,6 +808,7 @@ def readme_blocks(d, gpu, commit):
     blocks = {"lessons": lessons_block(d), "headline": headline_block(d, gpu), "chapter3": chapter3_block(d, gpu)}
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
+    blocks["histogram"] = histogram_lines()
     return blocks
 
 
@@ -978,6 +979,50 @@ def chapter3_block(d, gpu):
             f"twins on the same data in brackets): " + " → ".join(parts) + "."]
 
 
+# The library's histogram against CUB's HistogramEven and torch.histc (scripts/gpu/histogram.sh),
+# its own set: the H200's, not the H100 set's.
+HISTOGRAM_SET = ROOT / "docs/measurements/2026-11-29-h200/histogram-afbff5f"
+
+
+def histogram_lines():
+    """The histogram's figures: each distribution's range over the rounds, ours, CUB's (or
+    PyTorch's) and the ratio of their medians; every row PASS or nothing."""
+    f = HISTOGRAM_SET / "histogram.csv"
+    if not f.exists():
+        return []
+    runs = {}
+    with open(f, newline="") as fh:
+        for rec in csv.reader(fh):
+            if len(rec) < 7 or rec[2] == "distribution":
+                continue
+            runs.setdefault((rec[1], rec[2]), []).append(rec)
+    if any(r[-1] == "FAIL" for rs in runs.values() for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    text = (HISTOGRAM_SET / "device.txt").read_text()
+    gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
+    commit = text.strip().split("\n")[-1][:7]
+    times = lambda impl, dist: sorted(float(r[5]) for r in runs.get((impl, dist), []))
+    rng = lambda v: f"{v[0]:.1f}" if v[0] == v[-1] else f"{v[0]:.1f}–{v[-1]:.1f}"
+    med = lambda v: v[len(v) // 2]
+    labels = {"uniform": "uniform over [0, 2^32)", "skewed": "90 % in one bin", "narrow": "[0, 1000), no shift",
+              "uniform30": "uniform over [0, 2^30)", "f32": "`f32` in [0, 1)"}
+    parts = []
+    for dist, label in labels.items():
+        ours = times("ours", dist)
+        if not ours:
+            continue
+        pct = sorted(float(r[7]) for r in runs[("ours", dist)])
+        other, who = (times("cub", dist), "CUB") if times("cub", dist) else (times("torch", dist), "`torch.histc`")
+        vs = f"; {who} {rng(other)} µs ({med(other) / med(ours):.2f}×)" if other else ""
+        share = f"{pct[0]:.1f}" if f"{pct[0]:.1f}" == f"{pct[-1]:.1f}" else f"{pct[0]:.1f}–{pct[-1]:.1f}"
+        parts.append(f"{label}: {rng(ours)} µs ({share} % of the read bound){vs}")
+    rounds = max(int(r[0]) for rs in runs.values() for r in rs)
+    return [f"2^28 samples, 256 bins, {gpu} (`{HISTOGRAM_SET.relative_to(ROOT)}/histogram.csv`, commit {commit}; "
+            f"`scripts/gpu/histogram.sh`, {rounds} interleaved rounds, each the median of 20 calls between CUDA "
+            f"events, every row checked; CUB's `DeviceHistogram::HistogramEven` and `torch.histc` on the same "
+            f"samples, × their median over ours): " + "; ".join(parts) + "."]
+
+
 def replace_blocks(text, blocks):
     """`text` with each `<!-- generated: NAME -->` … `<!-- end generated -->` block's body
     replaced by `blocks[NAME]`."""
@@ -1014,6 +1059,10 @@ def outputs(d):
         text = rewrite_measured(f, typed, function="lookback_generic", text=out.get(f))
         if text is not None:
             out[f] = text
+    hist = ROOT / "kernels/src/histogram.rs"
+    text = rewrite_measured(hist, histogram_lines())
+    if text is not None:
+        out[hist] = text
     out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)
     out[ROOT / "docs/results.md"] = results_md(d, gpu, commit)
     readme = ROOT / "README.md"

@@ -49,6 +49,7 @@ pub const fn shared_bytes(bins: u32) -> u32 {
 /// needs computed once (a thread makes it at its start).
 #[derive(Clone, Copy, Debug)]
 pub struct Bins {
+    mode: u32,
     bins: u32,
     /// Integers: `lower` modulo 2^32, and `upper − lower − 1` (`range − 1`, which fits 32 bits).
     lower: u32,
@@ -75,7 +76,18 @@ impl Bins {
         if float {
             let (lower_f, upper_f) = (f32::from_bits(lower as u32), f32::from_bits(upper as u32));
             let scale = bins as f32 / (upper_f - lower_f);
-            return Bins { bins, lower: 0, last: 0, range: 1, shift: u32::MAX, magic: 0, lower_f, upper_f, scale };
+            return Bins {
+                mode: FLOAT,
+                bins,
+                lower: 0,
+                last: 0,
+                range: 1,
+                shift: u32::MAX,
+                magic: 0,
+                lower_f,
+                upper_f,
+                scale,
+            };
         }
         let range = (upper as i64 - lower as i64) as u64;
         let width = range / bins as u64;
@@ -87,7 +99,15 @@ impl Bins {
         };
         // Once a thread, at its start (a 64-bit division).
         let magic = if range > bins as u64 { (((bins as u64) << 32) / range) as u32 } else { 0 };
+        let mode = if shift != u32::MAX {
+            SHIFT
+        } else if magic != 0 {
+            MAGIC
+        } else {
+            DIVIDE
+        };
         Bins {
+            mode,
             bins,
             lower: lower as u32,
             last: (range - 1) as u32,
@@ -112,19 +132,36 @@ impl Bins {
     /// * else (fewer than `bins` values, so `d · bins < 2^24`) a 32-bit division.
     #[inline(always)]
     pub fn int_bin(&self, s: u32) -> Option<u32> {
+        match self.mode() {
+            SHIFT => self.int_bin_by::<SHIFT>(s),
+            MAGIC => self.int_bin_by::<MAGIC>(s),
+            _ => self.int_bin_by::<DIVIDE>(s),
+        }
+    }
+
+    /// Which of [`int_bin`](Self::int_bin)'s ways this rule takes: [`SHIFT`], [`MAGIC`] or
+    /// [`DIVIDE`] for integers, [`FLOAT`] for `f32`. The kernel picks its loop by it once, so
+    /// no sample pays for the choice.
+    #[inline(always)]
+    pub fn mode(&self) -> u32 {
+        self.mode
+    }
+
+    /// [`int_bin`](Self::int_bin) the way `MODE` says (which must be [`mode`](Self::mode)'s).
+    #[inline(always)]
+    pub fn int_bin_by<const MODE: u32>(&self, s: u32) -> Option<u32> {
         let d = s.wrapping_sub(self.lower);
         if d > self.last {
             return None;
         }
-        if self.shift != u32::MAX {
-            return Some(d >> self.shift);
-        }
-        if self.magic != 0 {
-            let q = ((d as u64 * self.magic as u64) >> 32) as u32;
-            let short = (q as u64 + 1) * self.range <= d as u64 * self.bins as u64;
-            return Some(q + short as u32);
-        }
-        Some(d * self.bins / self.range as u32)
+        Some(match MODE {
+            SHIFT => d >> self.shift,
+            MAGIC => {
+                let q = ((d as u64 * self.magic as u64) >> 32) as u32;
+                q + ((q as u64 + 1) * self.range <= d as u64 * self.bins as u64) as u32
+            }
+            _ => d * self.bins / self.range as u32,
+        })
     }
 
     /// The bin of the float `s`: `(s − lower) · scale` truncated, dropped where it rounds up to
@@ -139,6 +176,15 @@ impl Bins {
     }
 }
 
+/// [`Bins::mode`]: a bin is a shift.
+pub const SHIFT: u32 = 0;
+/// [`Bins::mode`]: a bin is a multiply-high and one correction.
+pub const MAGIC: u32 = 1;
+/// [`Bins::mode`]: a bin is a 32-bit division (fewer values than bins).
+pub const DIVIDE: u32 = 2;
+/// [`Bins::mode`]: the float rule.
+pub const FLOAT: u32 = 3;
+
 /// A sample type of the histogram: how 16 bytes unpack into samples, and which bin a sample
 /// falls in.
 pub trait Sample: Copy + 'static {
@@ -149,6 +195,9 @@ pub trait Sample: Copy + 'static {
     /// Calls `f` on each sample of a little-endian 4-byte word, in order (straight-line code:
     /// no loop, so a thread's samples stay in registers).
     fn each_in_word(word: u32, f: impl FnMut(Self));
+    /// The bin of `self` by `rule` the way `MODE` says ([`Bins::int_bin_by`], or for `f32`
+    /// [`Bins::float_bin`]).
+    fn bin_by<const MODE: u32>(self, rule: &Bins) -> Option<u32>;
     /// The bin of `self` by `rule` ([`Bins::int_bin`] or [`Bins::float_bin`]).
     fn bin(self, rule: &Bins) -> Option<u32>;
 }
@@ -161,6 +210,10 @@ macro_rules! int_sample {
             #[inline(always)]
             fn each_in_word(word: u32, mut f: impl FnMut(Self)) {
                 $(f((word >> $shift) as $t);)+
+            }
+            #[inline(always)]
+            fn bin_by<const MODE: u32>(self, rule: &Bins) -> Option<u32> {
+                rule.int_bin_by::<MODE>(self as u32)
             }
             #[inline(always)]
             fn bin(self, rule: &Bins) -> Option<u32> {
@@ -179,6 +232,10 @@ impl Sample for f32 {
         f(f32::from_bits(word))
     }
     #[inline(always)]
+    fn bin_by<const MODE: u32>(self, rule: &Bins) -> Option<u32> {
+        rule.float_bin(self)
+    }
+    #[inline(always)]
     fn bin(self, rule: &Bins) -> Option<u32> {
         rule.float_bin(self)
     }
@@ -187,21 +244,23 @@ impl Sample for f32 {
 /// A thread's counting into its block's shared copies: the rule, and the thread's column.
 /// (Methods, not closures: a closure's `#[inline(always)]` is unstable, and LLVM left the `u8`
 /// form's 16-sample closure a call, with the samples in local memory.)
-struct Counter {
+/// `MODE` is the rule's [`Bins::mode`], a constant, so each mode's loop is code of its own.
+struct Counter<const MODE: u32> {
     local: Shared<u32>,
     rule: Bins,
-    copies: usize,
-    column: usize,
+    copies: u32,
+    column: u32,
 }
 
-impl Counter {
+impl<const MODE: u32> Counter<MODE> {
     /// Counts `s` in its bin, if it has one.
     #[inline(always)]
     fn count<S: Sample>(&self, s: S) {
-        if let Some(b) = s.bin(&self.rule) {
+        if let Some(b) = s.bin_by::<MODE>(&self.rule) {
             // SAFETY: b < bins and column < copies, so the word is below bins × copies, the
-            // array's length; in this barrier interval every access to it is atomic.
-            unsafe { self.local.red_add(b as usize * self.copies + self.column, 1) };
+            // array's length; in this barrier interval every access to it is atomic. (The
+            // word's index in 32 bits: below 8192.)
+            unsafe { self.local.red_add((b * self.copies + self.column) as usize, 1) };
         }
     }
 
@@ -214,6 +273,61 @@ impl Counter {
         S::each_in_word(w1, |s| self.count(s));
         S::each_in_word(w2, |s| self.count(s));
         S::each_in_word(w3, |s| self.count(s));
+    }
+}
+
+/// Step 2 and 3 of [`histogram_even()`]'s execution: this thread's share of the samples
+/// counted into its block's copies by `counter`.
+#[inline(always)]
+fn count_all<S: Sample, const MODE: u32>(counter: Counter<MODE>, input: Slice<S>, head: usize) {
+    let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+    let count = |s: S| counter.count(s);
+    if block_idx_x() == 0 && t < head {
+        count(input.at(t));
+    }
+    let quads = (input.len() - head) / S::PER_QUAD;
+    // SAFETY: head ≤ len, so the offset is within the buffer or one past its end.
+    let g = unsafe { input.as_global().offset(head) }.cast::<u32>();
+    // SAFETY: the quad is below `quads`, so its 16 bytes are in the input from `head`, whose
+    // start is 16-byte aligned (the caller's promise).
+    let load = |q: usize| unsafe { g.load_v4(4 * q) };
+    let half = |q: usize| -> [[u32; 4]; HALF] { core::array::from_fn(|k| load(q + k * threads)) };
+    let unpacked = |quad: [u32; 4]| counter.quad::<S>(quad);
+    let whole = |q: usize| q + (2 * HALF - 1) * threads < quads;
+    let step = grid_dim_x() as usize * 2 * HALF * threads;
+    let mut q = block_idx_x() as usize * 2 * HALF * threads + t;
+    if whole(q) {
+        let mut first = half(q);
+        loop {
+            let second = half(q + HALF * threads);
+            // Each quad by name, not by a loop over the array: the integer types' counting is
+            // long enough that LLVM would not unroll the loop, and the halves would go to
+            // local memory.
+            let [a, b] = first;
+            unpacked(a);
+            unpacked(b);
+            let more = whole(q + step);
+            if more {
+                first = half(q + step);
+            }
+            let [a, b] = second;
+            unpacked(a);
+            unpacked(b);
+            q += step;
+            if !more {
+                break;
+            }
+        }
+    }
+    for k in 0..2 * HALF {
+        if q + k * threads < quads {
+            unpacked(load(q + k * threads));
+        }
+    }
+    if block_idx_x() == 0
+        && let Some(s) = input.get(head + quads * S::PER_QUAD + t)
+    {
+        count(s);
     }
 }
 
@@ -285,55 +399,14 @@ kernel! {
             w += threads;
         }
         sync_threads();
-        let counter = Counter { local, rule: Bins::new(S::FLOAT, bins, lower, upper), copies, column: lane_id() as usize & (copies - 1) };
-        let count = |s: S| counter.count(s);
-        let head = head as usize;
-        if block_idx_x() == 0 && t < head {
-            count(input.at(t));
-        }
-        let quads = (input.len() - head) / S::PER_QUAD;
-        // SAFETY: head ≤ len, so the offset is within the buffer or one past its end.
-        let g = unsafe { input.as_global().offset(head) }.cast::<u32>();
-        // SAFETY: the quad is below `quads`, so its 16 bytes are in the input from `head`, whose
-        // start is 16-byte aligned (the caller's promise).
-        let load = |q: usize| unsafe { g.load_v4(4 * q) };
-        let half = |q: usize| -> [[u32; 4]; HALF] { core::array::from_fn(|k| load(q + k * threads)) };
-        let unpacked = |quad: [u32; 4]| counter.quad::<S>(quad);
-        let whole = |q: usize| q + (2 * HALF - 1) * threads < quads;
-        let step = grid_dim_x() as usize * 2 * HALF * threads;
-        let mut q = block_idx_x() as usize * 2 * HALF * threads + t;
-        if whole(q) {
-            let mut first = half(q);
-            loop {
-                let second = half(q + HALF * threads);
-                // Each quad by name, not by a loop over the array: the integer types' counting is
-                // long enough that LLVM would not unroll the loop, and the halves would go to
-                // local memory.
-                let [a, b] = first;
-                unpacked(a);
-                unpacked(b);
-                let more = whole(q + step);
-                if more {
-                    first = half(q + step);
-                }
-                let [a, b] = second;
-                unpacked(a);
-                unpacked(b);
-                q += step;
-                if !more {
-                    break;
-                }
-            }
-        }
-        for k in 0..2 * HALF {
-            if q + k * threads < quads {
-                unpacked(load(q + k * threads));
-            }
-        }
-        if block_idx_x() == 0
-            && let Some(s) = input.get(head + quads * S::PER_QUAD + t)
-        {
-            count(s);
+        let rule = Bins::new(S::FLOAT, bins, lower, upper);
+        let column = lane_id() & (copies as u32 - 1);
+        // One loop a mode, chosen once (uniform over the grid).
+        match rule.mode() {
+            SHIFT => count_all(Counter::<SHIFT> { local, rule, copies: copies as u32, column }, input, head as usize),
+            MAGIC => count_all(Counter::<MAGIC> { local, rule, copies: copies as u32, column }, input, head as usize),
+            DIVIDE => count_all(Counter::<DIVIDE> { local, rule, copies: copies as u32, column }, input, head as usize),
+            _ => count_all(Counter::<FLOAT> { local, rule, copies: copies as u32, column }, input, head as usize),
         }
         sync_threads();
         let mut b = t;

@@ -981,7 +981,7 @@ def chapter3_block(d, gpu):
 
 # The library's histogram against CUB's HistogramEven and torch.histc (scripts/gpu/histogram.sh),
 # its own set: the H200's, not the H100 set's.
-HISTOGRAM_SET = ROOT / "docs/measurements/2026-11-29-h200/histogram-afbff5f"
+HISTOGRAM_SET = ROOT / "docs/measurements/2026-11-29-h200/histogram-839cbea"
 
 
 def histogram_lines():
@@ -1002,7 +1002,7 @@ def histogram_lines():
     gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
     commit = text.strip().split("\n")[-1][:7]
     times = lambda impl, dist: sorted(float(r[5]) for r in runs.get((impl, dist), []))
-    rng = lambda v: f"{v[0]:.1f}" if v[0] == v[-1] else f"{v[0]:.1f}–{v[-1]:.1f}"
+    rng = lambda v: f"{v[0]:.1f}" if f"{v[0]:.1f}" == f"{v[-1]:.1f}" else f"{v[0]:.1f}–{v[-1]:.1f}"
     med = lambda v: v[len(v) // 2]
     labels = {"uniform": "uniform over [0, 2^32)", "skewed": "90 % in one bin", "narrow": "[0, 1000), no shift",
               "uniform30": "uniform over [0, 2^30)", "f32": "`f32` in [0, 1)"}
@@ -1017,10 +1017,22 @@ def histogram_lines():
         share = f"{pct[0]:.1f}" if f"{pct[0]:.1f}" == f"{pct[-1]:.1f}" else f"{pct[0]:.1f}–{pct[-1]:.1f}"
         parts.append(f"{label}: {rng(ours)} µs ({share} % of the read bound){vs}")
     rounds = max(int(r[0]) for rs in runs.values() for r in rs)
+    cli = []
+    if (HISTOGRAM_SET / "cli.csv").exists():
+        for r in rows(HISTOGRAM_SET / "cli.csv"):
+            if r["operation"] == "operation":
+                continue  # each run's header again
+            if r["verdict"] != "PASS":
+                raise SystemExit(f"docs_from_csv.py: a FAIL row in {HISTOGRAM_SET / 'cli.csv'}")
+            cli.append(f"`{r['type']}` {r['bins']} bins over [{r['lower']}, {r['upper']}) {float(r['time_us_median']):.1f} µs, "
+                       f"CUB {float(r['cub_median_us']):.1f} µs ({float(r['x_cub']):.2f}×)")
+    tail = ([f"Every sample type through `reduce --op histogram --compare-cub` "
+             f"(`{HISTOGRAM_SET.relative_to(ROOT)}/cli.csv`, one row each, the median of 20 launches): "
+             + "; ".join(cli) + "."] if cli else [])
     return [f"2^28 samples, 256 bins, {gpu} (`{HISTOGRAM_SET.relative_to(ROOT)}/histogram.csv`, commit {commit}; "
             f"`scripts/gpu/histogram.sh`, {rounds} interleaved rounds, each the median of 20 calls between CUDA "
             f"events, every row checked; CUB's `DeviceHistogram::HistogramEven` and `torch.histc` on the same "
-            f"samples, × their median over ours): " + "; ".join(parts) + "."]
+            f"samples, × their median over ours): " + "; ".join(parts) + "."] + tail
 
 
 def replace_blocks(text, blocks):

@@ -25,3 +25,11 @@ pub fn private_dir(prefix: &str) -> Result<tempfile::TempDir, String> {
     let mode = std::fs::Permissions::from_mode(0o700);
     tempfile::Builder::new().prefix(prefix).permissions(mode).tempdir().map_err(|e| e.to_string())
 }
+
+/// `reduce ARGS` in this process on the emulator, one timed run: (exit status, stdout, stderr).
+pub fn reduce_on_the_emulator(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
+    let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
+    (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}

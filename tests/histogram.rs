@@ -281,12 +281,7 @@ fn errors() -> Result<(), Failed> {
 /// `reduce --op histogram` and `--op bincount` on the emulator: one PASS row for every sample
 /// type, the table's note, and a sweep.
 fn cli() -> Result<(), Failed> {
-    let run = |args: &[&str]| {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
-        let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
-        (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
-    };
+    let run = crate::common::reduce_on_the_emulator;
     for (op, ty, extra) in [
         ("histogram", "u8", &["--bins", "7"][..]),
         ("histogram", "u16", &["--lower", "100", "--upper", "50000"]),

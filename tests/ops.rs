@@ -235,12 +235,7 @@ fn reuse() -> Result<(), Failed> {
 /// `reduce --op OP --type T`: every operation × type on the emulator, one CSV row each, PASS;
 /// the table and JSON forms; `--list`; a sweep.
 fn cli() -> Result<(), Failed> {
-    let run = |args: &[&str]| {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
-        let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
-        (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
-    };
+    let run = crate::common::reduce_on_the_emulator;
     for op in Operation::ALL {
         for elem in Elem::ALL {
             let (code, out, err) = run(&["--op", op.name(), "--type", elem.name(), "--n", "5003", "--format", "csv"]);

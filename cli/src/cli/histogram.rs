@@ -8,7 +8,10 @@
 use std::io::Write;
 
 use super::reduce::fits_device;
-use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use super::{
+    Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
+    timing_columns, verdict,
+};
 use crate::backend::DeviceBuffer;
 use crate::histogram::{self, HistSample, Histogram};
 use crate::output::{Cell, Column};
@@ -26,13 +29,8 @@ fn columns() -> Vec<Column> {
         Column::new("n", "n", 11, 0),
     ];
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
-    c.extend([
-        Column::new("bound_us", "bound µs", 9, 2),
-        Column::new("pct_of_bound", "% bound", 8, 1),
-        Column::new("cub_median_us", "CUB µs", 9, 2),
-        Column::new("x_cub", "× CUB", 7, 2),
-        Column::new("verdict", "verdict", 0, 0),
-    ]);
+    c.extend(bound_and_cub_columns());
+    c.push(Column::new("verdict", "verdict", 0, 0));
     c
 }
 
@@ -163,20 +161,12 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
     let mut job = Job { backend, data, input, counts, bounds, histogram };
     let cub = args.compare_cub.then(|| time_cub(&session, &job));
     if let Some(Err(why)) = &cub {
-        let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
-        report.note(&line);
-        if !report.is_table() {
-            let _ = writeln!(err, "{line}");
-        }
+        no_cub(&mut report, err, why);
     }
     progress(&session, err, &format!("running the {name}"));
     let runs = crate::timing::timed_runs(backend, &mut job, session.repeat)?;
     progress_done(&session, err);
-    let verdict = match (job.check()?, &runs.first_wrong) {
-        (Some(why), _) => Cell::Verdict("FAIL", Some(why)),
-        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
-        (None, None) => Cell::Verdict("PASS", None),
-    };
+    let verdict = verdict(job.check()?, &runs);
     let failed = matches!(verdict, Cell::Verdict("FAIL", _));
     report.header();
     let bytes = (n * std::mem::size_of::<S>() + 4 * bins as usize) as f64;
@@ -192,13 +182,8 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
         Cell::Int(n as i64),
     ];
     cells.extend(timing_cells(&session, &runs, bytes));
-    cells.extend([
-        bound.map_or(Cell::Empty, Cell::Num),
-        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
-        cub.map_or(Cell::Empty, Cell::Num),
-        cub.map_or(Cell::Empty, |c| Cell::Num(c / median)),
-        verdict,
-    ]);
+    cells.extend(bound_and_cub_cells(bound, median, cub));
+    cells.push(verdict);
     report.row(&cells);
     let mut meta = session.meta();
     meta.insert("operation".into(), name.into());

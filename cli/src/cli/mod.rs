@@ -480,6 +480,51 @@ fn shape_columns() -> [crate::output::Column; 5] {
     ]
 }
 
+/// The columns after the timing of a library operation's row: the bound, its share, CUB's
+/// median and CUB's time over ours (the operations, the segmented reductions, the histogram).
+fn bound_and_cub_columns() -> [crate::output::Column; 4] {
+    use crate::output::Column;
+    [
+        Column::new("bound_us", "bound µs", 9, 2),
+        Column::new("pct_of_bound", "% bound", 8, 1),
+        Column::new("cub_median_us", "CUB µs", 9, 2),
+        Column::new("x_cub", "× CUB", 7, 2),
+    ]
+}
+
+/// The cells of [`bound_and_cub_columns`]: `bound` and `cub` in µs where known, over the
+/// `median` of ours.
+fn bound_and_cub_cells(bound: Option<f64>, median: f64, cub: Option<f64>) -> [crate::output::Cell; 4] {
+    use crate::output::Cell;
+    [
+        bound.map_or(Cell::Empty, Cell::Num),
+        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
+        cub.map_or(Cell::Empty, Cell::Num),
+        cub.map_or(Cell::Empty, |c| Cell::Num(c / median)),
+    ]
+}
+
+/// The verdict of a row: FAIL with the reason of the final check (`wrong`) or of the first
+/// timed run that was wrong, else PASS.
+fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::Cell {
+    use crate::output::Cell;
+    match (wrong, &runs.first_wrong) {
+        (Some(why), _) => Cell::Verdict("FAIL", Some(why)),
+        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
+        (None, None) => Cell::Verdict("PASS", None),
+    }
+}
+
+/// `--compare-cub` could not time CUB: a note above the table (and, where the output is data,
+/// on the error stream too).
+fn no_cub(report: &mut crate::output::Report<'_>, err: &mut dyn Write, why: &str) {
+    let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
+    report.note(&line);
+    if !report.is_table() {
+        let _ = writeln!(err, "{line}");
+    }
+}
+
 /// The timing group every report has: median, fastest, every run (JSON), the median again and
 /// the throughput under the names the JSON reports have always used, GB/s and % of peak.
 /// `bytes` names the throughput: `("bytes_per_s", "gb_per_s", "GB/s")` for a reduction (each

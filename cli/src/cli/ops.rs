@@ -8,7 +8,10 @@
 use std::io::Write;
 
 use super::reduce::fits_device;
-use super::{Args, Session, progress, progress_done, shape_columns, timing_cells, timing_columns};
+use super::{
+    Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, shape_columns,
+    timing_cells, timing_columns, verdict,
+};
 use crate::input::{Pattern, typed};
 use crate::ops::{Answer, Operation, Prepared};
 use crate::output::{Cell, Column, Shown};
@@ -21,11 +24,8 @@ fn columns() -> Vec<Column> {
     let mut c = vec![Column::new("operation", "operation", 14, 0), Column::new("type", "type", 5, 0)];
     c.extend(shape_columns());
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
+    c.extend(bound_and_cub_columns());
     c.extend([
-        Column::new("bound_us", "bound µs", 9, 2),
-        Column::new("pct_of_bound", "% bound", 8, 1),
-        Column::new("cub_median_us", "CUB µs", 9, 2),
-        Column::new("x_cub", "× CUB", 7, 2),
         Column::new("result", "result", 24, 0),
         Column::new("expected", "expected", 0, 0).only(Shown::DataOnly),
         Column::new("verdict", "verdict", 0, 0),
@@ -110,11 +110,7 @@ fn row<T: Value>(args: &Args, op: Operation, out: &mut dyn Write, err: &mut dyn 
     progress_done(&session, err);
     let cub = args.compare_cub.then(|| time_cub(&session, op, &a, b.as_deref()));
     if let Some(Err(why)) = &cub {
-        let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
-        report.note(&line);
-        if !report.is_table() {
-            let _ = writeln!(err, "{line}");
-        }
+        no_cub(&mut report, err, why);
     }
     super::sweep_progress(args, err, session.n, op.name());
     let sizing = Sizing::asked(args.block, args.blocks_per_sm)?;
@@ -123,11 +119,7 @@ fn row<T: Value>(args: &Args, op: Operation, out: &mut dyn Write, err: &mut dyn 
     let runs = crate::timing::timed_runs(&session.backend, &mut p, session.repeat)?;
     progress_done(&session, err);
     let got = p.answer()?;
-    let verdict = match (p.check(got), &runs.first_wrong) {
-        (Err(why), _) => Cell::Verdict("FAIL", Some(why)),
-        (Ok(()), Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
-        (Ok(()), None) => Cell::Verdict("PASS", None),
-    };
+    let verdict = verdict(p.check(got).err(), &runs);
     let failed = matches!(verdict, Cell::Verdict("FAIL", _));
     report.header();
     let cub_us = cub.and_then(|c| c.ok());
@@ -160,15 +152,8 @@ fn cells<T: Value>(
         Cell::Int(op.shared_bytes(T::ELEM) as i64),
     ]);
     row.extend(timing_cells(session, runs, bytes));
-    row.extend([
-        bound.map_or(Cell::Empty, Cell::Num),
-        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
-        cub_us.map_or(Cell::Empty, Cell::Num),
-        cub_us.map_or(Cell::Empty, |c| Cell::Num(c / median)),
-        Cell::Text(got.to_string()),
-        Cell::Text(p.reference()),
-        verdict,
-    ]);
+    row.extend(bound_and_cub_cells(bound, median, cub_us));
+    row.extend([Cell::Text(got.to_string()), Cell::Text(p.reference()), verdict]);
     row
 }
 

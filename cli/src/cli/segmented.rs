@@ -7,7 +7,10 @@
 use std::io::Write;
 
 use super::reduce::fits_device;
-use super::{Args, Session, progress, progress_done, timing_cells, timing_columns};
+use super::{
+    Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
+    timing_columns, verdict,
+};
 use crate::backend::DeviceBuffer;
 use crate::input::{Pattern, typed};
 use crate::output::{Cell, Column, Shown};
@@ -30,13 +33,8 @@ fn columns() -> Vec<Column> {
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
     ];
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
-    c.extend([
-        Column::new("bound_us", "bound µs", 9, 2),
-        Column::new("pct_of_bound", "% bound", 8, 1),
-        Column::new("cub_median_us", "CUB µs", 9, 2),
-        Column::new("x_cub", "× CUB", 7, 2),
-        Column::new("verdict", "verdict", 0, 0),
-    ]);
+    c.extend(bound_and_cub_columns());
+    c.push(Column::new("verdict", "verdict", 0, 0));
     c
 }
 
@@ -248,21 +246,13 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
     let mut job = Job::new(&session.backend, data, segments, fold, block)?;
     let cub = args.compare_cub.then(|| time_cub(&session, &job));
     if let Some(Err(why)) = &cub {
-        let line = format!("--compare-cub: no CUB comparison ({why}); no × CUB figure");
-        report.note(&line);
-        if !report.is_table() {
-            let _ = writeln!(err, "{line}");
-        }
+        no_cub(&mut report, err, why);
     }
     super::sweep_progress(args, err, n, if rows { "rows" } else { "segmented" });
     progress(&session, err, &format!("running the segmented {name}"));
     let runs = crate::timing::timed_runs(&session.backend, &mut job, session.repeat)?;
     progress_done(&session, err);
-    let verdict = match (job.check()?, &runs.first_wrong) {
-        (Some(why), _) => Cell::Verdict("FAIL", Some(why)),
-        (None, Some((run, why))) => Cell::Verdict("FAIL", Some(format!("timed run {run}: {why}"))),
-        (None, None) => Cell::Verdict("PASS", None),
-    };
+    let verdict = verdict(job.check()?, &runs);
     let failed = matches!(verdict, Cell::Verdict("FAIL", _));
     report.header();
     let cells = cells(&session, &job, (rows, &name), &runs, (cub.and_then(|c| c.ok()), verdict));
@@ -299,13 +289,8 @@ fn cells<T: Value>(
         Cell::Int(block.into()),
     ];
     row.extend(timing_cells(session, runs, bytes));
-    row.extend([
-        bound.map_or(Cell::Empty, Cell::Num),
-        bound.map_or(Cell::Empty, |b| Cell::Num(100.0 * b / median)),
-        cub.map_or(Cell::Empty, Cell::Num),
-        cub.map_or(Cell::Empty, |c| Cell::Num(c / median)),
-        verdict,
-    ]);
+    row.extend(bound_and_cub_cells(bound, median, cub));
+    row.push(verdict);
     row
 }
 

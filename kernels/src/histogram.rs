@@ -338,8 +338,8 @@ const _: () = assert!(HALF == 2, "the loop below names the two quads of a half")
 
 kernel! {
     /// `counts[b]` gains the number of samples of `input` in bin `b` of `bins` even bins over
-    /// `[lower, upper)` (module docs: [`Bins`]; `lower`, `upper` as [`Bins::new`] reads them); `counts` holds `bins` counters (the host zeroes
-    /// them first).
+    /// `[lower, upper)` (module docs: [`Bins`]; `lower`, `upper` as [`Bins::new`] reads them);
+    /// `counts` holds `bins` counters (the host zeroes them first).
     ///
     /// # Concept
     /// **Privatize, then merge.** Global atomics on `bins` counters from every thread queue at
@@ -359,19 +359,25 @@ kernel! {
     /// 1. Zero `bins × copies` shared words; barrier.
     /// 2. Block 0's threads count the `head` samples before the first 16-byte boundary.
     /// 3. Every thread: steps of `2 × HALF` quads a block's width apart (grid-stride), loaded a
-    ///    half ahead; each sample's bin ([`Sample::bin`]) counted with `red.shared.add` in column
-    ///    `lane % copies`; then the last step's whole quads one by one, and block 0 the samples
-    ///    after the last whole quad.
+    ///    half ahead; each sample's bin counted with `red.shared.add` in column `lane % copies`;
+    ///    then the last step's whole quads one by one, and block 0 the samples after the last
+    ///    whole quad. The rule's way of binning ([`Bins::mode`]: a shift, a multiply-high, a
+    ///    division, the float rule) is chosen once, before this step: each way has a loop of
+    ///    its own ([`Sample::bin_by`] with the way a constant), so no sample pays for the
+    ///    choice.
     /// 4. Barrier; each thread sums its bins' `copies` columns and adds the non-zero totals into
     ///    `counts` (`atomicAdd`).
     ///
     /// # Launch
-    /// Any grid and block (fastest: blocks of 1024, one an SM); [`shared_bytes`]`(bins)` bytes
-    /// of dynamic shared memory.
+    /// Any grid, blocks of 16 threads or more (fastest: blocks of 1024, one an SM);
+    /// [`shared_bytes`]`(bins)` bytes of dynamic shared memory.
     ///
     /// # Preconditions
-    /// `1 ≤ bins ≤ 4096`; `lower < upper` (finite for `f32`); `counts` holds `bins` counters;
-    /// `head ≤ input.len()` and `input` from element `head` starts 16-byte aligned.
+    /// `1 ≤ bins ≤ 4096`; `lower < upper`, within the sample type's values (an integer's
+    /// `upper` may be one past its largest; an `f32`'s bounds finite, and their difference);
+    /// `counts` holds `bins` counters; `head ≤ input.len()` and `input` from element `head`
+    /// starts 16-byte aligned; blocks of at least 16 threads (the head and the tail, fewer than
+    /// 16 samples each, are counted one a thread).
     ///
     /// # Safety
     /// The launch gives `shared_bytes(bins)` bytes of dynamic shared memory; the input's

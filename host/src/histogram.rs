@@ -189,13 +189,16 @@ pub struct Histogram<'b, S: HistSample> {
     backend: &'b Backend,
     block: u32,
     zeros: Option<DeviceBuffer<u32>>,
+    /// The block that fits for the last shared size asked (`(shared bytes, block)`): the
+    /// occupancy query is made once, not at every launch of a timed loop.
+    fitted: Option<(u32, u32)>,
     _samples: PhantomData<fn() -> S>,
 }
 
 impl<'b, S: HistSample> Histogram<'b, S> {
     /// Histograms on `backend`, blocks of [`BLOCK`] threads.
     pub fn new(backend: &'b Backend) -> Self {
-        Histogram { backend, block: BLOCK, zeros: None, _samples: PhantomData }
+        Histogram { backend, block: BLOCK, zeros: None, fitted: None, _samples: PhantomData }
     }
 
     /// The same with blocks of `block` threads (a power of two in 32..=1024).
@@ -286,12 +289,20 @@ impl<'b, S: HistSample> Histogram<'b, S> {
     }
 
     /// The block asked, halved until one block fits on an SM: a kernel that needs more than 64
-    /// registers a thread (the `sm_70` build of the integer ones: 67) cannot run 1024 threads.
-    fn fitting_block(&self, kernel: &Kernel<HistogramArgs<S>>, bins: u32) -> Result<u32> {
+    /// registers a thread cannot run 1024 threads (the integer forms use 64 at `sm_70`: at the
+    /// edge). Asked once for a shared size, then remembered.
+    fn fitting_block(&mut self, kernel: &Kernel<HistogramArgs<S>>, bins: u32) -> Result<u32> {
+        let shared = shared_bytes(bins);
+        if let Some((bytes, block)) = self.fitted
+            && bytes == shared
+        {
+            return Ok(block);
+        }
         let mut block = self.block;
-        while block > 32 && self.backend.occupancy(kernel.entry(), block, shared_bytes(bins) as usize)? == 0 {
+        while block > 32 && self.backend.occupancy(kernel.entry(), block, shared as usize)? == 0 {
             block /= 2;
         }
+        self.fitted = Some((shared, block));
         Ok(block)
     }
 

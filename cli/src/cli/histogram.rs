@@ -93,6 +93,8 @@ struct Job<'b, S: HistSample> {
     input: DeviceBuffer<S>,
     counts: DeviceBuffer<u32>,
     bounds: (S::Level, S::Level),
+    /// The CPU's counts, made once: every timed run and CUB's answer are checked against them.
+    want: Vec<u32>,
     histogram: Histogram<'b, S>,
 }
 
@@ -108,16 +110,15 @@ impl<S: HistSample> Rerun for Job<'_, S> {
 
     fn check(&mut self) -> Result<Option<String>> {
         let got = self.backend.download(&self.counts)?;
-        first_wrong(&self.data, &got, self.bounds)
+        Ok(first_wrong(&self.want, &got))
     }
 }
 
-/// The first counter of `got` that differs from the CPU's count, as a verdict's reason.
-fn first_wrong<S: HistSample>(data: &[S], got: &[u32], bounds: (S::Level, S::Level)) -> Result<Option<String>> {
-    let want = histogram::cpu(data, got.len() as u32, bounds.0, bounds.1)?;
-    Ok((0..want.len())
-        .find(|&b| got[b] != want[b])
-        .map(|b| format!("bin {b} holds {}, the CPU counts {}", got[b], want[b])))
+/// The first counter of `got` that differs from the CPU's count `want`, as a verdict's reason.
+fn first_wrong(want: &[u32], got: &[u32]) -> Option<String> {
+    (0..want.len()).find(|&b| got.get(b) != Some(&want[b])).map(|b| {
+        format!("bin {b} holds {}, the CPU counts {}", got.get(b).map_or("nothing".into(), u32::to_string), want[b])
+    })
 }
 
 /// The report of one histogram of `S` samples.
@@ -158,7 +159,8 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
         None => Histogram::new(backend),
     };
     let (input, counts) = (backend.upload(&data)?, backend.alloc::<u32>(bins as usize)?);
-    let mut job = Job { backend, data, input, counts, bounds, histogram };
+    let want = histogram::cpu(&data, bins, bounds.0, bounds.1)?;
+    let mut job = Job { backend, data, input, counts, bounds, want, histogram };
     let cub = args.compare_cub.then(|| time_cub(&session, &job));
     if let Some(Err(why)) = &cub {
         no_cub(&mut report, err, why);
@@ -199,7 +201,7 @@ fn time_cub<S: HistSample>(session: &Session, job: &Job<'_, S>) -> std::result::
     let bins = job.counts.len() as u32;
     let (timing, counts) =
         crate::cub_ops::time_histogram(&job.data, bins, job.bounds, repeat).map_err(|e| e.to_string())?;
-    match first_wrong(&job.data, &counts, job.bounds).map_err(|e| e.to_string())? {
+    match first_wrong(&job.want, &counts) {
         Some(why) => Err(format!("CUB's answer is wrong: {why}")),
         None => Ok(timing.median_us),
     }

@@ -27,6 +27,15 @@
 //     upper bound may be 2^32, `float` for f32); timed as above, the zeroing of the counters
 //     included (CUB's own init kernel); the last call's BINS counters (u32) go to FILE.out.
 //     RESULT op=histogram n=N repeat=R median_us=M min_us=m times_us=t,... value=0 index=-1
+//   select KIND TYPE N REPEAT OUTCOMES OPERAND FILE [FLAGS_FILE]
+//     KIND = if | partition_if: cub::DeviceSelect::If / cub::DevicePartition::If with a functor
+//     that compares an element with OPERAND (hex bits of TYPE: i32 u32 f32) and keeps it where
+//     the outcome (1 below, 2 equal, 4 above, 8 unordered) is in the mask OUTCOMES (the rule of
+//     kernels::select::Predicate); flagged | partition_flagged: DeviceSelect::Flagged /
+//     DevicePartition::Flagged by the N bytes of FLAGS_FILE; unique: DeviceSelect::Unique.
+//     Timed as above; the last call's output (the kept elements, or all N for a partition) goes
+//     to FILE.out, and its kept count is the RESULT line's value:
+//     RESULT op=select_KIND n=N repeat=R median_us=M min_us=m times_us=t,... value=KEPT_HEX index=-1
 // Integer products and sums are done in the unsigned type of the same width (they wrap, as ours
 // do; a signed overflow would be undefined in C++). Any failure prints "ERROR <what>".
 #define CCCL_IGNORE_DEPRECATED_API
@@ -274,8 +283,76 @@ static int histogram(int argc, char** argv) {
   fail("TYPE must be u8, u16, u32, i32 or f32, got `" + type + "`");
 }
 
+// kernels::select::Predicate: keep x where the outcome of comparing it with `operand` is in
+// `outcomes`.
+template <class T>
+struct Outcomes {
+  T operand;
+  unsigned outcomes;
+  __device__ bool operator()(const T& x) const {
+    unsigned o = x < operand ? 1u : x == operand ? 2u : x > operand ? 4u : 8u;
+    return (outcomes & o) != 0;
+  }
+};
+
+template <class T>
+static int run_select(const std::string& kind, long long n, long long repeat, unsigned outcomes,
+                      unsigned long long operand_bits, const char* file, const char* flags_file) {
+  T* in = upload(read_file<T>(n, file));
+  unsigned char* flags = nullptr;
+  if (flags_file) flags = upload(read_file<unsigned char>(n, flags_file));
+  T* out = nullptr;
+  int* kept = nullptr;
+  CHECK(cudaMalloc(&out, sizeof(T) * size_t(n)));
+  CHECK(cudaMalloc(&kept, sizeof(int)));
+  Outcomes<T> keep;
+  std::memcpy(&keep.operand, &operand_bits, sizeof(T));
+  keep.outcomes = outcomes;
+  int num = static_cast<int>(n);
+  auto times = timed(repeat, [&](void* temp, size_t& bytes) {
+    if (kind == "if") CHECK(cub::DeviceSelect::If(temp, bytes, in, out, kept, num, keep));
+    if (kind == "partition_if") CHECK(cub::DevicePartition::If(temp, bytes, in, out, kept, num, keep));
+    if (kind == "flagged") CHECK(cub::DeviceSelect::Flagged(temp, bytes, in, flags, out, kept, num));
+    if (kind == "partition_flagged") CHECK(cub::DevicePartition::Flagged(temp, bytes, in, flags, out, kept, num));
+    if (kind == "unique") CHECK(cub::DeviceSelect::Unique(temp, bytes, in, out, kept, num));
+  });
+  int got = 0;
+  CHECK(cudaMemcpy(&got, kept, sizeof(int), cudaMemcpyDeviceToHost));
+  size_t written = kind.rfind("partition", 0) == 0 ? size_t(n) : size_t(got);
+  std::vector<T> values(written);
+  CHECK(cudaMemcpy(values.data(), out, sizeof(T) * written, cudaMemcpyDeviceToHost));
+  write_file(std::string(file) + ".out", values.data(), sizeof(T) * values.size());
+  print_result("select_" + kind, n, times, static_cast<unsigned long long>(got), -1);
+  CHECK(cudaFree(kept));
+  CHECK(cudaFree(out));
+  if (flags) CHECK(cudaFree(flags));
+  CHECK(cudaFree(in));
+  return 0;
+}
+
+// `select KIND TYPE N REPEAT OUTCOMES OPERAND FILE [FLAGS_FILE]`.
+static int select_mode(int argc, char** argv) {
+  if (argc != 9 && argc != 10) fail("usage: select KIND TYPE N REPEAT OUTCOMES OPERAND FILE [FLAGS_FILE]");
+  std::string kind = argv[2], type = argv[3];
+  bool flagged = kind == "flagged" || kind == "partition_flagged";
+  if (kind != "if" && kind != "partition_if" && kind != "unique" && !flagged) {
+    fail("KIND must be if, flagged, unique, partition_if or partition_flagged, got `" + kind + "`");
+  }
+  if (flagged != (argc == 10)) fail("FLAGS_FILE is given exactly for the flagged kinds");
+  long long n = std::strtoll(argv[4], nullptr, 10), repeat = std::strtoll(argv[5], nullptr, 10);
+  if (n < 1 || n > INT_MAX || repeat < 1) fail("N must be in 1..=2^31-1 and REPEAT at least 1");
+  unsigned outcomes = static_cast<unsigned>(std::strtoul(argv[6], nullptr, 10));
+  unsigned long long operand = std::strtoull(argv[7], nullptr, 16);
+  const char* flags = argc == 10 ? argv[9] : nullptr;
+  if (type == "i32") return run_select<int32_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
+  if (type == "u32") return run_select<uint32_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
+  if (type == "f32") return run_select<float>(kind, n, repeat, outcomes, operand, argv[8], flags);
+  fail("TYPE must be i32, u32 or f32, got `" + type + "`");
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "segmented") == 0) return segmented(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "select") == 0) return select_mode(argc, argv);
   if (argc >= 2 && std::strcmp(argv[1], "histogram") == 0) return histogram(argc, argv);
   if (argc < 7 || std::strcmp(argv[1], "ops") != 0) {
     fail("usage: ops OP TYPE N REPEAT FILE_A [FILE_B] (OP = argmin | argmax | dot | sum_of_squares | norm), or segmented …");

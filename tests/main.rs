@@ -18,6 +18,7 @@
 //! | [`types`] | every generic variant × i32/u32/i64/u64/f32/f64 × sum/min/max × blocks 32, 256, 1024 × sizes that hurt (random, extremes, all-equal, cancelling input); float sums within the stated bound; NaN and ±0.0 for min/max; GPU: plus 2^24 | nothing (GPU part: a GPU) |
 //! | [`ops`] | the library's operations beyond the whole-buffer reduction (`reduce_scan::ops`): argmin, argmax, dot, sum of squares, norm × every type × blocks 32, 256, 1024 × sizes that hurt, on random input, ties, extremes, cancelling floats; NaN (first, middle, last, two) and ±0.0 ties; sub-ranges; the dot kernel on misaligned inputs; errors; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
 //! | [`histogram`] | `Histogram<S>` for u8, u16, u32, i32, f32 × 1 … 4096 bins × sizes × blocks 32, 256, 1024; ranges at every start modulo 16 bytes; 90 % in one bin; the rules' edges (bounds, NaN, ±∞, whole u32/i32 ranges); bincount; every bad request's message; against the CPU by the kernel's own rule | nothing (GPU part: a GPU) |
+//! | [`select`] | `Select<T>` for i32, u32, f32 × if, flagged, unique, partition by predicate and by flags × sizes around a warp, a tile and many tiles × predicates keeping half, 1 %, none, all; ranges at misaligned starts; nothing written past what may be; NaN and ±0.0 for unique; every bad request's message; against the CPU, bit for bit | nothing (GPU part: a GPU) |
 //! | [`segmented`] | segmented reductions over CSR offsets and matrix rows: every type × sum, min, max, argmin, argmax × blocks 32, 256, 1024 × layouts that reach each plan (a warp per segment, a block per segment, device-wide), power-law lengths, empty segments; random input, ties, NaN and ±0.0; bad offsets; GPU: plus the shapes (10 … 10^6 segments over 2^26, equal and power-law; 4096 × 4096, 65536 × 256) | nothing (GPU part: a GPU) |
 //! | [`typed_scan`] | the typed look-back scan: every type × operator × inclusive/exclusive × sizes that hurt (integers and min/max exact, float sums within the stated bound), NaN and ±0.0, the 64-bit multi-window look-back, `--op scan --type … --combine …` and its errors, the PTX entries; GPU: plus 2^20 + 7 and 2^24 | nothing (GPU part: a GPU) |
 //! | [`bench_checks`] | the benches' per-launch checks: the check kernels (`kernels::check`) count mismatching words and floats outside their bound, per launch, on real scan outputs; the typed reductions' per-launch result slots | nothing |
@@ -50,6 +51,7 @@ mod ptx;
 mod scan;
 mod scripts;
 mod segmented;
+mod select;
 mod shared_host;
 mod source;
 mod twins;
@@ -96,6 +98,7 @@ fn main() {
     trials.extend(ops::trials(gpu.is_none()));
     trials.extend(segmented::trials(gpu.is_none()));
     trials.extend(histogram::trials(gpu.is_none()));
+    trials.extend(select::trials(gpu.is_none()));
     trials.extend(bench_checks::trials());
     trials.extend(driver::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -164,6 +164,63 @@ pub fn time_histogram<S: crate::histogram::HistSample>(
     Ok((timing, counts))
 }
 
+/// CUB's `DeviceSelect::If`, `Flagged`, `Unique` or `DevicePartition::If`, `Flagged` (`kind`:
+/// `if`, `flagged`, `unique`, `partition_if`, `partition_flagged`) of `data`, the predicate as
+/// the outcomes of comparing with its operand (`kernels::select::Predicate`'s, which the
+/// harness's functor computes the same way), `flags` one byte per element for the flagged
+/// kinds; `repeat` calls between CUDA events: the timing, the last call's kept count and its
+/// output (every element of a partition, else the kept ones).
+pub fn time_select<T: Value>(
+    kind: &str,
+    data: &[T],
+    (outcomes, operand): (u32, T),
+    flags: Option<&[u8]>,
+    repeat: u32,
+) -> Result<(CubTiming, usize, Vec<T>)> {
+    let bin = harness()?;
+    let n = data.len();
+    if n == 0 || n > i32::MAX as usize {
+        return Err(Error::Invalid(format!("CUB timing: n = {n}; it must be in 1..={}", i32::MAX)));
+    }
+    let file = write_input("cub-select", data)?;
+    let flags_file =
+        flags.map(|f| TempFile::write("cub-flags", "u8", "CUB's flags file", |w| w.write_all(f))).transpose()?;
+    let mut args = vec![
+        "select".to_string(),
+        kind.to_string(),
+        T::ELEM.name().to_string(),
+        n.to_string(),
+        repeat.max(1).to_string(),
+        outcomes.to_string(),
+        format!("{:x}", operand.bits()),
+        file.0.display().to_string(),
+    ];
+    args.extend(flags_file.as_ref().map(|f| f.0.display().to_string()));
+    let (timing, answer) = parse(&result_line(bin, "CUB ops harness", &args)?, n)?;
+    let path = file.0.with_extension(format!("{}.out", T::ELEM.name()));
+    let bytes = std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
+    let size = T::ELEM.size();
+    let kept = answer.bits as usize;
+    let written = if kind.starts_with("partition") { n } else { kept };
+    if bytes.len() != size * written {
+        return Err(Error::Unsupported(format!(
+            "{} holds {} bytes, not {}",
+            path.display(),
+            bytes.len(),
+            size * written
+        )));
+    }
+    let output = bytes
+        .chunks_exact(size)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(c);
+            T::from_bits_u64(u64::from_le_bytes(b))
+        })
+        .collect();
+    Ok((timing, kept, output))
+}
+
 /// The timing and answer of a `RESULT` line (or the error of an `ERROR` line).
 fn parse(line: &str, n: usize) -> Result<(CubTiming, CubAnswer)> {
     if let Some(why) = line.strip_prefix("ERROR ") {

@@ -33,5 +33,5 @@ pub use reduce_scan::{
     ArgReducer, Backend, BackendKind, DeviceBuffer, DeviceInfo, Entry, Error, Extremum, Fatal, Kernel, LaunchConfig,
     MainResult, Max, Min, OpKind, Reducer, Result, Scanner, SegmentedReducer, Segments, Sum, Value, backend, cpu, emu,
     error, experiment, histogram, input, kernel_ref, metrics, module, ops, output, private, ptx, reduce, registry,
-    scan, sum, timing, types, verify, with_elem,
+    scan, select, sum, timing, types, verify, with_elem,
 };

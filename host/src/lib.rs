@@ -171,6 +171,7 @@ pub mod ops;
 pub mod ptx;
 pub mod reduce;
 pub mod scan;
+pub mod select;
 pub mod types;
 pub mod verify;
 
@@ -203,4 +204,5 @@ pub use reduce::segmented::{SegmentedReducer, Segments};
 pub use reduce::sum::Reducer;
 pub use reduce::{cpu, reduce, registry, sum};
 pub use scan::Scanner;
+pub use select::Select;
 pub use types::{OpKind, Value};

@@ -49,6 +49,9 @@ pub mod histogram;
 pub mod index;
 pub mod reduce;
 pub mod scan;
+// The library's stream compaction: entries of the main PTX module, not of the nested one.
+#[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]
+pub mod select;
 pub mod sumsq;
 pub mod timing;
 

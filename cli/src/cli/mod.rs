@@ -20,6 +20,7 @@ mod reduce;
 mod report;
 mod scan;
 mod segmented;
+mod select;
 mod sweep;
 mod trace;
 
@@ -90,14 +91,36 @@ enum OpArg {
     Histogram,
     /// The count of each value 0..--bins (torch.bincount); --type u8, u16, u32 or i32.
     Bincount,
+    /// The elements --predicate keeps, in order, and their count (DeviceSelect::If, Flagged;
+    /// torch.masked_select); --type i32, u32 or f32.
+    Select,
+    /// The elements --predicate keeps first, in order, then the others in reverse order
+    /// (DevicePartition::If, Flagged).
+    Partition,
+    /// The first element and each one unequal to the one before (DeviceSelect::Unique,
+    /// torch.unique_consecutive); runs of mean length --run.
+    Unique,
 }
 
 impl OpArg {
+    /// Its name on the command line (`histogram`, `select`, …).
+    fn name(self) -> String {
+        self.to_possible_value().map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
+    }
+
     /// The library operation it names (`reduce_scan::ops`), if it is one.
     fn operation(self) -> Option<crate::ops::Operation> {
         use crate::ops::Operation;
         match self {
-            OpArg::Reduce | OpArg::Scan | OpArg::Segmented | OpArg::Rows | OpArg::Histogram | OpArg::Bincount => None,
+            OpArg::Reduce
+            | OpArg::Scan
+            | OpArg::Segmented
+            | OpArg::Rows
+            | OpArg::Histogram
+            | OpArg::Bincount
+            | OpArg::Select
+            | OpArg::Partition
+            | OpArg::Unique => None,
             OpArg::Argmin => Some(Operation::ArgMin),
             OpArg::Argmax => Some(Operation::ArgMax),
             OpArg::Dot => Some(Operation::Dot),
@@ -257,6 +280,14 @@ struct Args {
     /// largest value; 1 for f32].
     #[arg(long, allow_negative_numbers = true)]
     upper: Option<String>,
+    /// `--op select`, `--op partition`: what keeps an element: `lt:X`, `le:X`, `gt:X`, `ge:X`,
+    /// `eq:X`, `ne:X`, `nonzero`, or `flags` (a flag array, about half its bytes set). The input
+    /// is uniform over [0, 1000) [default: lt:500, about half kept].
+    #[arg(long, allow_negative_numbers = true)]
+    predicate: Option<String>,
+    /// `--op unique`: the mean length of the input's runs of equal values (1..=2^20) [default: 4].
+    #[arg(long, value_parser = parse::run_length)]
+    run: Option<u32>,
     /// Set by `--sweep` for the run of one size: (size index, sizes) for the progress lines.
     #[arg(skip)]
     sweep_step: Option<(usize, usize)>,
@@ -295,19 +326,21 @@ where
     };
     // A harness cache that another user could have written to is refused before anything runs.
     let harness_cache = || if args.compare_cub || args.compare_c { crate::private::check_cache() } else { Ok(()) };
-    let result = harness_cache().and_then(|()| match (&args.sweep, args.op) {
-        (Some(spec), _) => sweep::run(&args, spec, out, err),
-        (None, OpArg::Reduce) => reduce::run(&args, out, err),
-        (None, OpArg::Scan) => scan::run(&args, out, err),
-        (None, OpArg::Segmented) => segmented::run(&args, false, out, err),
-        (None, OpArg::Rows) => segmented::run(&args, true, out, err),
-        (None, OpArg::Histogram) => histogram::run(&args, false, out, err),
-        (None, OpArg::Bincount) => histogram::run(&args, true, out, err),
-        (None, op) => match op.operation() {
-            Some(operation) => ops::run(&args, operation, out, err),
-            None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),
-        },
-    });
+    let result =
+        harness_cache().and_then(|()| select::refuse_elsewhere(&args)).and_then(|()| match (&args.sweep, args.op) {
+            (Some(spec), _) => sweep::run(&args, spec, out, err),
+            (None, OpArg::Reduce) => reduce::run(&args, out, err),
+            (None, OpArg::Scan) => scan::run(&args, out, err),
+            (None, OpArg::Segmented) => segmented::run(&args, false, out, err),
+            (None, OpArg::Rows) => segmented::run(&args, true, out, err),
+            (None, OpArg::Histogram) => histogram::run(&args, false, out, err),
+            (None, OpArg::Bincount) => histogram::run(&args, true, out, err),
+            (None, OpArg::Select | OpArg::Partition | OpArg::Unique) => select::run(&args, out, err),
+            (None, op) => match op.operation() {
+                Some(operation) => ops::run(&args, operation, out, err),
+                None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),
+            },
+        });
     match result {
         Ok(true) => 0,
         Ok(false) => 1,

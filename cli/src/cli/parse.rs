@@ -68,6 +68,11 @@ pub(super) fn bins(s: &str) -> Result<u32, String> {
     number(s, 1..=4096, "a whole number in 1..=4096").map(|b| b as u32)
 }
 
+/// `--run`: 1..=2^20.
+pub(super) fn run_length(s: &str) -> Result<u32, String> {
+    number(s, 1..=1 << 20, "a whole number in 1..=1048576").map(|r| r as u32)
+}
+
 /// `--rows`, `--cols`: 1..=2^32−1 (their product at most 2^32−1; checked together).
 pub(super) fn dimension(s: &str) -> Result<u64, String> {
     number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX))

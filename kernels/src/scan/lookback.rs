@@ -100,14 +100,14 @@ pub const LOOKBACK_SHARED_BYTES: u32 = lookback_shared_bytes(LOOKBACK_THREADS, L
 /// 32-bit words per element of `T`: 1, or 2 for the 64-bit types. The tile lives in shared
 /// memory as 32-bit words, whatever `T`.
 #[inline(always)]
-pub(super) const fn words<T: Element>() -> usize {
+pub(crate) const fn words<T: Element>() -> usize {
     4 / T::PER_128
 }
 
 /// The elements of the 16 bytes `w` read as four 32-bit words: four of a 32-bit type, or two
 /// of a 64-bit type (then repeated: `[a, b, a, b]`).
 #[inline(always)]
-pub(super) fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
+pub(crate) fn unpack<T: Element, W: Word>(w: [W; 4]) -> [T; 4] {
     let w = [w[0].to_word(), w[1].to_word(), w[2].to_word(), w[3].to_word()];
     if T::PER_128 == 4 {
         [T::from_halves([w[0], 0]), T::from_halves([w[1], 0]), T::from_halves([w[2], 0]), T::from_halves([w[3], 0])]
@@ -139,7 +139,7 @@ pub(super) fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4])
 /// # Safety
 /// The slot's words are in `smem`; no concurrent write (a barrier separates it from this read).
 #[inline(always)]
-pub(super) unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize) -> T {
+pub(crate) unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize) -> T {
     // SAFETY: the caller's promise.
     unsafe {
         if words::<T>() == 1 {
@@ -155,7 +155,7 @@ pub(super) unsafe fn read_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize
 /// # Safety
 /// As for [`read_slot`], with no concurrent access.
 #[inline(always)]
-pub(super) unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize, value: T) {
+pub(crate) unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usize, slot: usize, value: T) {
     // SAFETY: the caller's promise.
     unsafe {
         if words::<T>() == 1 {
@@ -172,7 +172,7 @@ pub(super) unsafe fn write_slot<T: Element, W: Word>(smem: Shared<W>, ctrl: usiz
 /// `__shfl_up_sync`: 5 steps, every lane ends with lanes `0..=lane` combined; a 64-bit value
 /// crosses as two shuffles).
 #[inline(always)]
-pub(super) fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
+pub(crate) fn warp_inclusive_scan<T: Element, O: Operator<T>>(mut x: T, lane: u32) -> T {
     let mut d = 1;
     while d < WARP_SIZE {
         let y = shfl_up_sync(FULL_MASK, x, d);
@@ -226,7 +226,7 @@ const fn packed<T: Element>() -> bool {
 /// **halves** layout of 64-bit types (the warp-specialized scan's), two tagged status words
 /// per tile (`index::pack_halves`).
 #[derive(Clone, Copy)]
-pub(super) struct Status<T> {
+pub(crate) struct Status<T> {
     words: GlobalMut<u64>,
     values: GlobalMut<T>,
     /// A 64-bit `T` publishes in the halves layout rather than the split one.
@@ -259,7 +259,7 @@ impl<T: Element> Status<T> {
 
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
     #[inline(always)]
-    pub(super) fn packed(words: GlobalMut<u64>) -> Self {
+    pub(crate) fn packed(words: GlobalMut<u64>) -> Self {
         // `values` is never read or written in the packed layout.
         Self { words, values: words.cast(), halves: false, spacing: 1 }
     }
@@ -295,7 +295,7 @@ impl<T: Element> Status<T> {
     /// `tile` has a word (and, split, two slots); one thread per tile publishes, the aggregate
     /// before the prefix.
     #[inline(always)]
-    pub(super) unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
+    pub(crate) unsafe fn publish(self, tile: usize, epoch: u32, flag: u32, value: T) {
         if packed::<T>() {
             // SAFETY: tile × spacing < the status array's length (the tile has a word); one
             // atomic word carries flag and value.
@@ -406,7 +406,7 @@ impl<T: Element> Status<T> {
 /// `status` holds at least `tile` tiles' words (`tile × words_per_tile()`, and their slots);
 /// called by all 32 lanes of one warp with the same `tile` and `epoch`.
 #[inline(always)]
-pub(super) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
+pub(crate) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     status: Status<T>,
     tile: usize,
     epoch: u32,
@@ -499,7 +499,7 @@ pub(super) unsafe fn look_back_windows<T: Element, O: Operator<T>, const SLEEP_N
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-pub(super) unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p: usize, n: usize) -> [W; 4] {
+pub(crate) unsafe fn load_guarded<T: Element, O: Operator<T>, W: Word>(input: Global<T>, p: usize, n: usize) -> [W; 4] {
     let at = |k: usize| {
         if k < T::PER_128 && p + k < n {
             // SAFETY: p + k < n.

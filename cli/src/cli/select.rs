@@ -1,0 +1,274 @@
+//! The row of a stream compaction (`reduce --op select`, `--op partition`, `--op unique`,
+//! [`crate::select`]): values uniform over [0, 1000) (for unique, in runs of mean length
+//! `--run`), kept by `--predicate` (or a flag array: `--predicate flags`); one row: the time,
+//! GB/s of the bytes read and written, the bound, and with `--compare-cub` CUB's
+//! `DeviceSelect`/`DevicePartition` on the same input, every output of ours (and CUB's) checked
+//! against the CPU.
+
+use std::io::Write;
+
+use super::reduce::fits_device;
+use super::{
+    Args, OpArg, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
+    timing_columns, verdict,
+};
+use crate::backend::DeviceBuffer;
+use crate::input::{Pattern, typed};
+use crate::output::{Cell, Column};
+use crate::select::{CpuSelection, Predicate, Select, SelectElement, Selection, cpu, predicate};
+use crate::timing::Rerun;
+use crate::{Error, Result};
+
+/// `--predicate` and `--run` belong to the compactions: refused with any other operation.
+pub(super) fn refuse_elsewhere(args: &Args) -> Result<()> {
+    let ours = matches!(args.op, OpArg::Select | OpArg::Partition | OpArg::Unique);
+    match (&args.predicate, args.run) {
+        (Some(p), _) if !ours || args.op == OpArg::Unique => Err(Error::Invalid(format!(
+            "--predicate {p} does not apply to --op {}: it says what --op select and --op partition keep",
+            args.op.name()
+        ))),
+        (_, Some(r)) if args.op != OpArg::Unique => Err(Error::Invalid(format!(
+            "--run {r} does not apply to --op {}: it shapes --op unique's input",
+            args.op.name()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The columns of a compaction report.
+fn columns() -> Vec<Column> {
+    let mut c = vec![
+        Column::new("operation", "operation", 10, 0),
+        Column::new("type", "type", 5, 0),
+        Column::new("keep", "keep", 10, 0),
+        Column::new("n", "n", 11, 0),
+        Column::new("kept", "kept", 11, 0),
+    ];
+    c.extend(timing_columns(("bytes_per_s_rw", "gb_per_s_rw", "GB/s r+w"), 7));
+    c.extend(bound_and_cub_columns());
+    c.push(Column::new("verdict", "verdict", 0, 0));
+    c
+}
+
+/// Runs `--op select`, `partition` or `unique`; `Ok(false)` when the row failed.
+pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    refuse_flags(args)?;
+    match args.elem.as_str() {
+        "i32" => row::<i32>(args, out, err),
+        "u32" => row::<u32>(args, out, err),
+        "f32" => row::<f32>(args, out, err),
+        other => Err(Error::Invalid(format!(
+            "--type {other} does not apply to --op {}: the element types are i32, u32, f32",
+            args.op.name()
+        ))),
+    }
+}
+
+/// The flags of the other operations are refused here, never ignored.
+fn refuse_flags(args: &Args) -> Result<()> {
+    let name = args.op.name();
+    let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
+    match () {
+        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
+        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
+        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
+        () if args.block.is_some() => refuse("--block".into(), "the kernel is compiled for blocks of 256"),
+        () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a compaction combines nothing"),
+        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
+        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
+        () if args.list => refuse("--list".into(), "it runs one kernel, select__{type}"),
+        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
+            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
+        }
+        () if args.lower.is_some() || args.upper.is_some() || args.bins != 256 => {
+            refuse("--bins/--lower/--upper".into(), "they shape a histogram")
+        }
+        () => Ok(()),
+    }
+}
+
+/// What a row keeps: a predicate, flags, or unique.
+#[derive(Clone, Debug)]
+enum Keep<T> {
+    Predicate(Predicate<T>),
+    Flags(Vec<u8>),
+    Unique,
+}
+
+/// A compaction prepared on one input: what the timing loop launches and checks.
+struct Job<'b, T: SelectElement> {
+    backend: &'b crate::Backend,
+    input: DeviceBuffer<T>,
+    flags: Option<DeviceBuffer<u8>>,
+    output: DeviceBuffer<T>,
+    count: DeviceBuffer<u32>,
+    keep: Keep<T>,
+    partition: bool,
+    /// The CPU's output and kept count, made once: every timed run and CUB's answer are checked
+    /// against them.
+    want: (Vec<T>, usize),
+    select: Select<'b, T>,
+}
+
+impl<T: SelectElement> Rerun for Job<'_, T> {
+    fn reset(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn launch(&mut self) -> Result<()> {
+        let n = self.input.len();
+        // (The selection borrows the flags; the object, the output and the count are apart.)
+        let sel = match (&self.keep, self.partition, &self.flags) {
+            (Keep::Predicate(p), false, _) => Selection::If(*p),
+            (Keep::Predicate(p), true, _) => Selection::PartitionIf(*p),
+            (Keep::Flags(_), false, Some(f)) => Selection::Flagged(f),
+            (Keep::Flags(_), true, Some(f)) => Selection::PartitionFlagged(f),
+            (Keep::Unique, _, _) => Selection::Unique,
+            (Keep::Flags(_), _, None) => return Err(Error::Invalid("no flags".into())),
+        };
+        self.select.enqueue(&self.input, 0..n, sel, &mut self.output, &mut self.count)
+    }
+
+    fn check(&mut self) -> Result<Option<String>> {
+        let kept = self.backend.read_element(&self.count, 0)? as usize;
+        let got = self.backend.download_prefix(&self.output, self.want.0.len())?;
+        Ok(first_wrong(&self.want, kept, &got))
+    }
+}
+
+/// The first difference between the CPU's output and kept count and `got`, as a verdict's
+/// reason.
+fn first_wrong<T: SelectElement>((want, want_kept): &(Vec<T>, usize), kept: usize, got: &[T]) -> Option<String> {
+    if kept != *want_kept {
+        return Some(format!("kept {kept}, the CPU keeps {want_kept}"));
+    }
+    (0..want.len()).find(|&i| got.get(i).is_none_or(|g| !g.same_bits(want[i]))).map(|i| {
+        format!("output[{i}] = {}, the CPU's {}", got.get(i).map_or("nothing".into(), ToString::to_string), want[i])
+    })
+}
+
+/// The row's input: values uniform over [0, 1000) from the seed; for unique, each value repeats
+/// the one before with probability 1 − 1/run.
+fn values<T: SelectElement>(n: usize, seed: u64, run: Option<u32>) -> Vec<T> {
+    let words = typed::<u64>(n, seed, Pattern::Random);
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    for (i, &w) in words.iter().enumerate() {
+        let repeat = run.is_some_and(|r| i > 0 && !(w >> 40).is_multiple_of(r as u64));
+        out.push(if repeat { out[i - 1] } else { T::from_f64((w % 1000) as f64) });
+    }
+    out
+}
+
+/// The report of one compaction of `T` elements.
+fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let session = Session::open(args)?;
+    let n = session.n;
+    let name = args.op.name();
+    let partition = args.op == OpArg::Partition;
+    let described = match args.op {
+        OpArg::Unique => format!("run:{}", args.run.unwrap_or(4)),
+        _ => args.predicate.clone().unwrap_or_else(|| "lt:500".into()),
+    };
+    let keep = match args.op {
+        OpArg::Unique => Keep::Unique,
+        _ if described == "flags" => Keep::Flags(Vec::new()),
+        _ => Keep::Predicate(predicate::<T>(&described)?),
+    };
+    if session.backend.is_gpu() {
+        fits_device(n, std::mem::size_of::<T>() as u64, 2, session.info().memory_bytes)?;
+    }
+    let mut report = session.report(out, columns());
+    for line in session.banner() {
+        report.note(&line);
+    }
+    report.note(&format!(
+        "{name} of {n} {} values uniform over [0, 1000){}, keep {described}, {} (CUDA events{})",
+        <T as kernels::types::Element>::NAME,
+        if args.op == OpArg::Unique { " in runs" } else { "" },
+        session.timed_runs(),
+        session.clock()
+    ));
+    progress(&session, err, &format!("generating {n} values (seed {})", session.seed));
+    let data = values::<T>(n, session.seed, (args.op == OpArg::Unique).then(|| args.run.unwrap_or(4)));
+    let keep = match keep {
+        Keep::Flags(_) => Keep::Flags(
+            typed::<u64>(n, session.seed ^ 0xf1a6, Pattern::Random).iter().map(|&w| (w & 1) as u8).collect(),
+        ),
+        k => k,
+    };
+    let want = cpu(&data, cpu_selection(&keep, partition));
+    progress_done(&session, err);
+    let backend = &session.backend;
+    let flags = match &keep {
+        Keep::Flags(f) => Some(backend.upload(f)?),
+        _ => None,
+    };
+    let (input, output, count) = (backend.upload(&data)?, backend.alloc::<T>(n)?, backend.alloc::<u32>(1)?);
+    let select = Select::new(backend);
+    let mut job = Job { backend, input, flags, output, count, keep, partition, want, select };
+    let cub = args.compare_cub.then(|| time_cub(&session, &job, &data));
+    if let Some(Err(why)) = &cub {
+        no_cub(&mut report, err, why);
+    }
+    progress(&session, err, &format!("running the {name}"));
+    let runs = crate::timing::timed_runs(backend, &mut job, session.repeat)?;
+    progress_done(&session, err);
+    let verdict = verdict(job.check()?, &runs);
+    let failed = matches!(verdict, Cell::Verdict("FAIL", _));
+    report.header();
+    let size = std::mem::size_of::<T>();
+    let kept = job.want.1;
+    // Read: the values (and the flags); written: every element of a partition, else the kept.
+    let written = if partition { n } else { kept };
+    let flag_bytes = if matches!(job.keep, Keep::Flags(_)) { n } else { 0 };
+    let bytes = (n * size + flag_bytes + written * size) as f64;
+    let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);
+    let median = runs.median_us();
+    let cub = cub.and_then(|c| c.ok());
+    let mut cells = vec![
+        Cell::Text(name.clone()),
+        Cell::Text(<T as kernels::types::Element>::NAME.into()),
+        Cell::Text(described.clone()),
+        Cell::Int(n as i64),
+        Cell::Int(kept as i64),
+    ];
+    cells.extend(timing_cells(&session, &runs, bytes));
+    cells.extend(bound_and_cub_cells(bound, median, cub));
+    cells.push(verdict);
+    report.row(&cells);
+    let mut meta = session.meta();
+    meta.insert("operation".into(), name.into());
+    meta.insert("type".into(), <T as kernels::types::Element>::NAME.into());
+    super::finish(report, meta, failed as usize, "operation(s)", None);
+    Ok(!failed)
+}
+
+/// The CPU reference's form of what the row keeps.
+fn cpu_selection<T: SelectElement>(keep: &Keep<T>, partition: bool) -> CpuSelection<'_, T> {
+    match (keep, partition) {
+        (Keep::Predicate(p), false) => CpuSelection::If(*p),
+        (Keep::Predicate(p), true) => CpuSelection::PartitionIf(*p),
+        (Keep::Flags(f), false) => CpuSelection::Flagged(f),
+        (Keep::Flags(f), true) => CpuSelection::PartitionFlagged(f),
+        (Keep::Unique, _) => CpuSelection::Unique,
+    }
+}
+
+/// CUB's `DeviceSelect` or `DevicePartition` on the same input: its median µs, or why there is
+/// none (its output checked against the CPU's).
+fn time_cub<T: SelectElement>(session: &Session, job: &Job<'_, T>, data: &[T]) -> std::result::Result<f64, String> {
+    let repeat = session.cub_calls()?;
+    let (kind, outcomes, operand, flags) = match (&job.keep, job.partition) {
+        (Keep::Predicate(p), false) => ("if", p.outcomes, p.operand, None),
+        (Keep::Predicate(p), true) => ("partition_if", p.outcomes, p.operand, None),
+        (Keep::Flags(f), false) => ("flagged", 0, T::ZERO, Some(&f[..])),
+        (Keep::Flags(f), true) => ("partition_flagged", 0, T::ZERO, Some(&f[..])),
+        (Keep::Unique, _) => ("unique", 0, T::ZERO, None),
+    };
+    let (timing, kept, output) =
+        crate::cub_ops::time_select(kind, data, (outcomes, operand), flags, repeat).map_err(|e| e.to_string())?;
+    match first_wrong(&job.want, kept, &output) {
+        Some(why) => Err(format!("CUB's answer is wrong: {why}")),
+        None => Ok(timing.median_us),
+    }
+}

@@ -1,0 +1,329 @@
+//! Stream compaction (`cub::DeviceSelect::If`, `Flagged`, `Unique`, `cub::DevicePartition::If`,
+//! `Flagged`; `torch.masked_select`, `torch.unique_consecutive`'s values): the elements a
+//! predicate, a flag array or "differs from the one before" keeps, in order, and their count,
+//! for `i32`, `u32` and `f32`, in one pass over the input.
+//!
+//! ```
+//! use reduce_scan::select::{Select, predicate};
+//! use reduce_scan::Backend;
+//! let backend = Backend::emulator(); // Backend::gpu()? on a GPU host
+//! let input = backend.upload(&[5i32, -1, 7, 7, 0, 3, 3, 3])?;
+//! let mut output = backend.alloc::<i32>(8)?; // room for every element
+//! let mut select = Select::<i32>::new(&backend); // owns its storage; reuse it
+//! let kept = select.select_if(&input, predicate("lt:4")?, &mut output)?;
+//! assert_eq!(backend.download_prefix(&output, kept)?, [-1, 0, 3, 3, 3]);
+//! let kept = select.unique(&input, &mut output)?; // drops consecutive duplicates
+//! assert_eq!(backend.download_prefix(&output, kept)?, [5, -1, 7, 0, 3]);
+//! let flags = backend.upload(&[1u8, 0, 0, 1, 0, 0, 0, 2])?;
+//! let kept = select.partition_flagged(&input, &flags, &mut output)?; // kept first, the rest reversed
+//! assert_eq!((kept, backend.download(&output)?), (3, vec![5, 7, 3, 3, 3, 0, 7, -1]));
+//! # Ok::<(), reduce_scan::Error>(())
+//! ```
+//!
+//! **Predicates** ([`predicate`]): `lt:X`, `le:X`, `gt:X`, `ge:X`, `eq:X`, `ne:X`, `nonzero`;
+//! NaN compares unordered (only `ne` and `nonzero` hold for it). **Unique** drops an element
+//! equal (`==`) to the one before it: each NaN is kept, and `-0.0` after `0.0` is dropped.
+//! **Partition**: the kept elements first, in order, then the others from the output's end
+//! backwards (CUB's layout), the return value the kept count.
+//!
+//! **Bad input**, one line of [`Error::Invalid`] before any launch: no elements (n = 0), an
+//! output shorter than the input, a flag array of another length than the input, a range
+//! outside the input, a predicate that does not parse.
+//!
+//! **How** (`kernels::select::select`): tiles of 9216 elements; each flags its elements in
+//! registers, counts them, and learns how many the tiles before it kept from the decoupled
+//! look-back of the scan (`kernels::scan::lookback`), then stores its kept elements, compacted
+//! in shared memory first, so that each warp writes whole lines.
+
+use std::ops::Range;
+
+use kernels::device::global::{Global, GlobalMut};
+use kernels::scan::index::MAX_EPOCH;
+pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED};
+use kernels::select::{FLAGGED, IF, PARTITION, SELECT_THREADS, UNIQUE, select, select_tile};
+
+use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
+use crate::error::{Error, Result};
+use crate::ptx::KERNELS;
+use crate::types::Value;
+
+/// The kernel's parameters: input, flags, output, the count, the status words, `n`, the epoch,
+/// what to keep, the predicate's outcomes and operand, and whether the input is 16-byte aligned.
+pub type SelectArgs<T> =
+    (Global<T>, Global<u8>, GlobalMut<T>, GlobalMut<u32>, GlobalMut<u64>, u32, u32, u32, u32, u64, u32);
+
+/// An element type of the compaction: `i32`, `u32`, `f32`.
+pub trait SelectElement: Value + select::Instance<Args = SelectArgs<Self>> + std::str::FromStr {}
+impl SelectElement for i32 {}
+impl SelectElement for u32 {}
+impl SelectElement for f32 {}
+
+/// What a compaction keeps, and whether it is a partition.
+#[derive(Clone, Copy)]
+pub enum Selection<'a, T> {
+    /// The elements for which the predicate holds (`DeviceSelect::If`).
+    If(Predicate<T>),
+    /// The elements whose flag byte is not 0 (`DeviceSelect::Flagged`); one flag per element
+    /// of the input buffer (a range takes the same range of flags).
+    Flagged(&'a DeviceBuffer<u8>),
+    /// The first element and each one unequal to the one before (`DeviceSelect::Unique`).
+    Unique,
+    /// [`If`](Self::If) as a partition (`DevicePartition::If`).
+    PartitionIf(Predicate<T>),
+    /// [`Flagged`](Self::Flagged) as a partition (`DevicePartition::Flagged`).
+    PartitionFlagged(&'a DeviceBuffer<u8>),
+}
+
+impl<T> Selection<'_, T> {
+    /// The kernel's `how`, and the flags where there are some.
+    fn how(&self) -> (u32, Option<&DeviceBuffer<u8>>) {
+        match *self {
+            Selection::If(_) => (IF, None),
+            Selection::Flagged(f) => (FLAGGED, Some(f)),
+            Selection::Unique => (UNIQUE, None),
+            Selection::PartitionIf(_) => (IF | PARTITION, None),
+            Selection::PartitionFlagged(f) => (FLAGGED | PARTITION, Some(f)),
+        }
+    }
+
+    /// Is it a partition (every element written)?
+    pub fn is_partition(&self) -> bool {
+        self.how().0 & PARTITION != 0
+    }
+}
+
+/// A predicate from its name: `lt:X`, `le:X`, `gt:X`, `ge:X`, `eq:X`, `ne:X` (compared with
+/// the operand `X`, a value of `T`) or `nonzero`.
+pub fn predicate<T: SelectElement>(text: &str) -> Result<Predicate<T>> {
+    let bad = |why: String| {
+        Error::Invalid(format!(
+            "predicate `{text}`: {why}; expected lt:X, le:X, gt:X, ge:X, eq:X, ne:X (X of type {}) or nonzero",
+            <T as kernels::types::Element>::NAME
+        ))
+    };
+    if text == "nonzero" {
+        return Ok(Predicate { outcomes: BELOW | ABOVE | UNORDERED, operand: T::ZERO });
+    }
+    let (name, value) = text.split_once(':').ok_or_else(|| bad("no `:` before its operand".into()))?;
+    let outcomes = match name {
+        "lt" => BELOW,
+        "le" => BELOW | EQUAL,
+        "gt" => ABOVE,
+        "ge" => ABOVE | EQUAL,
+        "eq" => EQUAL,
+        "ne" => BELOW | ABOVE | UNORDERED,
+        _ => return Err(bad(format!("unknown comparison `{name}`"))),
+    };
+    let operand = value
+        .parse::<T>()
+        .map_err(|_| bad(format!("`{value}` is not a value of type {}", <T as kernels::types::Element>::NAME)))?;
+    Ok(Predicate { outcomes, operand })
+}
+
+/// The CPU's compaction of `input` (`flags` for the flagged kinds: one per element): the
+/// output the kernel must write (for a partition, every element) and the kept count. The
+/// reference every test compares with.
+pub fn cpu<T: SelectElement>(input: &[T], what: CpuSelection<'_, T>) -> (Vec<T>, usize) {
+    let keep: Vec<bool> = match what {
+        CpuSelection::If(p) | CpuSelection::PartitionIf(p) => input.iter().map(|&x| p.holds(x)).collect(),
+        CpuSelection::Flagged(f) | CpuSelection::PartitionFlagged(f) => f.iter().map(|&b| b != 0).collect(),
+        CpuSelection::Unique => (0..input.len()).map(|i| i == 0 || input[i] != input[i - 1]).collect(),
+    };
+    let mut out: Vec<T> = input.iter().zip(&keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
+    let kept = out.len();
+    if matches!(what, CpuSelection::PartitionIf(_) | CpuSelection::PartitionFlagged(_)) {
+        out.extend(input.iter().zip(&keep).filter(|(_, k)| !**k).map(|(x, _)| *x).rev());
+    }
+    (out, kept)
+}
+
+/// [`Selection`] for the CPU reference: flags as a host slice.
+#[derive(Clone, Copy, Debug)]
+pub enum CpuSelection<'a, T> {
+    /// As [`Selection::If`].
+    If(Predicate<T>),
+    /// As [`Selection::Flagged`].
+    Flagged(&'a [u8]),
+    /// As [`Selection::Unique`].
+    Unique,
+    /// As [`Selection::PartitionIf`].
+    PartitionIf(Predicate<T>),
+    /// As [`Selection::PartitionFlagged`].
+    PartitionFlagged(&'a [u8]),
+}
+
+/// Compactions of `T` elements: an object owning its temporary storage (the look-back's status
+/// words, one per tile, tagged with a new epoch per launch so they are zeroed only when
+/// allocated; the count's word), reused across calls. The plain forms wait and return the kept
+/// count; [`enqueue`](Self::enqueue) queues the work and leaves the count on the device.
+pub struct Select<'b, T: SelectElement> {
+    backend: &'b Backend,
+    status: Option<DeviceBuffer<u64>>,
+    epoch: u32,
+    count: Option<DeviceBuffer<u32>>,
+    _elements: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'b, T: SelectElement> Select<'b, T> {
+    /// Compactions on `backend`.
+    pub fn new(backend: &'b Backend) -> Self {
+        Select { backend, status: None, epoch: 0, count: None, _elements: std::marker::PhantomData }
+    }
+
+    /// `output[..k]` = the elements of `input` for which `predicate` holds, in order; returns
+    /// `k`. `output` holds at least as many elements as `input`; waits.
+    pub fn select_if(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        predicate: Predicate<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<usize> {
+        self.run(input, Selection::If(predicate), output)
+    }
+
+    /// `output[..k]` = the elements of `input` whose flag is not 0, in order; returns `k`.
+    pub fn flagged(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        flags: &DeviceBuffer<u8>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<usize> {
+        self.run(input, Selection::Flagged(flags), output)
+    }
+
+    /// `output[..k]` = the first element of `input` and every one unequal to the one before it;
+    /// returns `k`.
+    pub fn unique(&mut self, input: &DeviceBuffer<T>, output: &mut DeviceBuffer<T>) -> Result<usize> {
+        self.run(input, Selection::Unique, output)
+    }
+
+    /// [`select_if`](Self::select_if), and the other elements after them, from the output's end
+    /// backwards; returns the kept count.
+    pub fn partition_if(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        predicate: Predicate<T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<usize> {
+        self.run(input, Selection::PartitionIf(predicate), output)
+    }
+
+    /// [`flagged`](Self::flagged) as a partition; returns the kept count.
+    pub fn partition_flagged(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        flags: &DeviceBuffer<u8>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<usize> {
+        self.run(input, Selection::PartitionFlagged(flags), output)
+    }
+
+    /// Any [`Selection`] of all of `input`; waits and returns the kept count.
+    pub fn run(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        what: Selection<'_, T>,
+        output: &mut DeviceBuffer<T>,
+    ) -> Result<usize> {
+        let mut count = match self.count.take() {
+            Some(c) => c,
+            None => self.backend.alloc::<u32>(1)?,
+        };
+        let queued = self.enqueue(input, 0..input.len(), what, output, &mut count);
+        let kept = queued.and_then(|()| self.backend.read_element(&count, 0));
+        self.count = Some(count);
+        Ok(kept? as usize)
+    }
+
+    /// Queues the compaction of `input[range]` into `output[..range.len()]` (flags: the same
+    /// range of the flag buffer), the kept count into `count[0]`; keep the buffers alive until a
+    /// download of `count` or `output` (or a synchronize) has waited for it.
+    pub fn enqueue(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        range: Range<usize>,
+        what: Selection<'_, T>,
+        output: &mut DeviceBuffer<T>,
+        count: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let (how, flags) = what.how();
+        let n = self.check(input, &range, flags, output, count)?;
+        let tiles = n.div_ceil(select_tile::<T>() as usize);
+        if self.status.as_ref().is_none_or(|s| s.len() < tiles) || self.epoch >= MAX_EPOCH {
+            // Zeroed: no word of it carries an epoch yet.
+            self.status = Some(self.backend.alloc::<u64>(tiles.max(64))?);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        let status =
+            self.status.as_mut().map(DeviceBuffer::global_mut).ok_or_else(|| Error::Invalid("no status".into()))?;
+        let start = input.as_ptr().wrapping_add(range.start);
+        let flag_bytes = flags.map_or(start.cast::<u8>(), |f| f.as_ptr().wrapping_add(range.start));
+        let (outcomes, operand) = match what {
+            Selection::If(p) | Selection::PartitionIf(p) => (p.outcomes, p.operand.bits()),
+            _ => (0, 0),
+        };
+        let kernel = Kernel::of(&KERNELS, <T as select::Instance>::KERNEL);
+        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_THREADS, shared_bytes: 0 };
+        let aligned = (start as usize).is_multiple_of(16) as u32;
+        let args = (
+            Global::from(start),
+            Global::from(flag_bytes),
+            output.global_mut(),
+            count.global_mut(),
+            status,
+            n as u32,
+            self.epoch,
+            how,
+            outcomes,
+            operand,
+            aligned,
+        );
+        // SAFETY: checked above: the range lies in the input (n ≥ 1 elements from `start`, 16-byte
+        // aligned where `aligned` says so), the output holds n elements and is another buffer,
+        // the flags (where read) n bytes from the same index, the count one word; the status
+        // array holds `tiles` words, zeroed at allocation, and the epoch is new on it; the grid
+        // and block are the kernel's Launch section's.
+        unsafe { self.backend.launch(&kernel, cfg, args) }
+    }
+
+    /// The preconditions [`enqueue`](Self::enqueue) checks before a launch; returns `n`.
+    fn check(
+        &self,
+        input: &DeviceBuffer<T>,
+        range: &Range<usize>,
+        flags: Option<&DeviceBuffer<u8>>,
+        output: &DeviceBuffer<T>,
+        count: &DeviceBuffer<u32>,
+    ) -> Result<usize> {
+        if range.start > range.end || range.end > input.len() {
+            return Err(Error::Invalid(format!(
+                "select of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                range.start,
+                range.end,
+                input.len()
+            )));
+        }
+        let n = range.len();
+        crate::reduce::one_pass::check_len("select", n)?;
+        if output.len() < n {
+            return Err(Error::Invalid(format!(
+                "select of {n} elements into an output of {}: the output must hold at least as many elements as the input",
+                output.len()
+            )));
+        }
+        if let Some(f) = flags
+            && f.len() != input.len()
+        {
+            return Err(Error::Invalid(format!(
+                "select by a flag array of {} bytes over an input of {} elements: one flag per element",
+                f.len(),
+                input.len()
+            )));
+        }
+        if count.is_empty() {
+            return Err(Error::Invalid("select's count buffer holds no element: it needs one u32".into()));
+        }
+        Ok(n)
+    }
+}

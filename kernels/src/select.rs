@@ -1,0 +1,535 @@
+//! The library's stream compaction (`cub::DeviceSelect::If`, `Flagged`, `Unique`,
+//! `cub::DevicePartition::If`, `Flagged`; `torch.masked_select`, `torch.unique_consecutive`'s
+//! values): keep the elements a predicate, a flag array or "differs from the one before"
+//! selects, in order, and count them — in **one pass**, on the decoupled look-back of
+//! `scan::lookback`. One generic kernel, [`select()`], instantiated for `i32`, `u32` and `f32`
+//! (`select__i32`, …); the host's `reduce_scan::Select` launches it.
+//!
+//! **What a compaction is for a scan.** An element's place in the output is the number of
+//! selected elements before it: an exclusive scan of the 0/1 flags. The three-launch form
+//! writes the flags, scans them, and scatters; here a tile flags its elements in registers,
+//! counts them, and learns how many the tiles before it selected from the look-back (the same
+//! status words as the scan's, holding counts), so every element is read once and every kept
+//! element written once.
+//!
+//! **Which elements.** [`Predicate`], the one rule the kernel and the host's CPU reference
+//! both call: a comparison with an operand, as a mask of the four outcomes (below, equal,
+//! above, unordered: NaN on either side).
+
+use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
+use crate::device::kernel;
+use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::{WARP_SIZE, trap};
+use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, striped_chunk};
+use crate::scan::lookback::{
+    LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, unpack, warp_inclusive_scan, words, write_slot,
+};
+use crate::static_shared;
+use crate::types::{Element, Sum};
+
+// ---------------------------------------------------------------------------------------
+// Tuning: the tile of `select` is `lookback`'s (the same shared-memory budget per block).
+
+/// Threads per block of [`select()`].
+pub const SELECT_THREADS: u32 = 256;
+/// 16-byte chunks per thread of [`select()`]: an odd number keeps the blocked shared-memory
+/// reads free of bank conflicts (`scan::index::blocked_is_conflict_free`), so 36 elements of 32
+/// bits a thread.
+pub const SELECT_ROWS: u32 = 9;
+/// Words (32-bit) of one tile: 9216 elements of 32 bits.
+pub const SELECT_TILE_WORDS: u32 = SELECT_THREADS * 4 * SELECT_ROWS;
+/// The shapes as `usize`, for the index arithmetic.
+const THREADS: usize = SELECT_THREADS as usize;
+const ROWS: usize = SELECT_ROWS as usize;
+/// Shared words after the tile: one count per warp (at most 32) and the tile's prefix (slot
+/// 32), padded to a 16-byte multiple.
+const CTRL_WORDS: usize = 36;
+const PREFIX_SLOT: usize = 32;
+
+/// Elements of `T` per tile (per block): 9216 of 32 bits.
+pub const fn select_tile<T: Element>() -> u32 {
+    SELECT_TILE_WORDS / words::<T>() as u32
+}
+
+// ---------------------------------------------------------------------------------------
+// What is selected: `how`.
+
+/// `how`: the elements for which the predicate holds (`DeviceSelect::If`).
+pub const IF: u32 = 0;
+/// `how`: the elements whose flag byte is not 0 (`DeviceSelect::Flagged`).
+pub const FLAGGED: u32 = 1;
+/// `how`: the first element and each one that differs (`!=`) from the one before it
+/// (`DeviceSelect::Unique`: NaN differs from everything, itself included).
+pub const UNIQUE: u32 = 2;
+/// Added to [`IF`] or [`FLAGGED`]: a partition (`DevicePartition`): the selected elements
+/// first, in order, then the others **in reverse order** from the end of the output (CUB's
+/// layout: element `n − 1 − j` of the output is the `j`-th rejected one).
+pub const PARTITION: u32 = 4;
+
+/// [`Predicate`]'s outcomes: the element is below the operand,
+pub const BELOW: u32 = 1;
+/// equal to it,
+pub const EQUAL: u32 = 2;
+/// above it,
+pub const ABOVE: u32 = 4;
+/// or unordered with it (a NaN on either side).
+pub const UNORDERED: u32 = 8;
+
+/// A comparison with an operand, as the set of outcomes for which it holds: `x < 5` is
+/// `{BELOW}` with operand 5, `x != 0` is `{BELOW, ABOVE, UNORDERED}` with operand 0 (so NaN
+/// is "not zero", as in C and Rust).
+///
+/// ```
+/// use reduce_scan_kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED};
+/// let less_than_5 = Predicate { outcomes: BELOW, operand: 5i32 };
+/// assert!(less_than_5.holds(4) && !less_than_5.holds(5));
+/// let nonzero = Predicate { outcomes: BELOW | ABOVE | UNORDERED, operand: 0.0f32 };
+/// assert!(nonzero.holds(f32::NAN) && nonzero.holds(-1.0) && !nonzero.holds(-0.0));
+/// let at_least = Predicate { outcomes: EQUAL | ABOVE, operand: 1.5f32 };
+/// assert!(!at_least.holds(f32::NAN) && at_least.holds(1.5));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Predicate<T> {
+    /// The outcomes (a set of [`BELOW`], [`EQUAL`], [`ABOVE`], [`UNORDERED`]) that select.
+    pub outcomes: u32,
+    /// What the element is compared with.
+    pub operand: T,
+}
+
+impl<T: Element> Predicate<T> {
+    /// Does `x` satisfy it: is the outcome of comparing `x` with the operand in the set?
+    #[inline(always)]
+    pub fn holds(&self, x: T) -> bool {
+        let outcome = if x < self.operand {
+            BELOW
+        } else if x == self.operand {
+            EQUAL
+        } else if x > self.operand {
+            ABOVE
+        } else {
+            UNORDERED
+        };
+        self.outcomes & outcome != 0
+    }
+}
+
+/// `$body` once for each of a thread's 9 rows, with `$r` the row's number as a constant: the
+/// rows written out, not a loop, so that LLVM keeps the thread's chunks in registers (a loop
+/// over them it does not unroll indexes the array, which then lives in local memory).
+macro_rules! each_row {
+    ($r:ident => $body:block) => {{
+        const { assert!(SELECT_ROWS == 9, "each_row! names rows 0..9") };
+        {
+            let $r: usize = 0;
+            $body
+        }
+        {
+            let $r: usize = 1;
+            $body
+        }
+        {
+            let $r: usize = 2;
+            $body
+        }
+        {
+            let $r: usize = 3;
+            $body
+        }
+        {
+            let $r: usize = 4;
+            $body
+        }
+        {
+            let $r: usize = 5;
+            $body
+        }
+        {
+            let $r: usize = 6;
+            $body
+        }
+        {
+            let $r: usize = 7;
+            $body
+        }
+        {
+            let $r: usize = 8;
+            $body
+        }
+    }};
+}
+
+/// Does `x` differ from `before`, the element before it ([`UNIQUE`]: `!=`, so NaN always does)?
+#[inline(always)]
+fn differs<T: Element>(x: T, before: T) -> bool {
+    x != before
+}
+
+/// Where one thread stands in its tile.
+#[derive(Clone, Copy)]
+struct Place {
+    tid: usize,
+    lane: u32,
+    warp: usize,
+    tile: usize,
+    /// The tile's first element, and how many of its elements exist (`< n`).
+    base: usize,
+    valid: usize,
+    /// The thread's first element in the tile (blocked: `tid × items`).
+    first: usize,
+}
+
+/// The thread's elements in registers (its blocked chunks, read from the tile in shared
+/// memory), and which of them are selected: bit `e` of the mask for element `first + e`.
+struct Mine {
+    chunks: Chunks,
+    mask: u64,
+}
+
+/// A thread's 16-byte chunks, one per row.
+type Chunks = [[u32; 4]; ROWS];
+
+/// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds.
+#[inline(always)]
+fn mask_if<T: Element>(chunks: &Chunks, p: Place, predicate: Predicate<T>) -> u64 {
+    let mut mask = 0u64;
+    each_row!(r => {
+        let x = unpack::<T, u32>(chunks[r]);
+        for k in 0..T::PER_128 {
+            let e = r * T::PER_128 + k;
+            if p.first + e < p.valid && predicate.holds(x[k]) {
+                mask |= 1 << e;
+            }
+        }
+    });
+    mask
+}
+
+/// Step 3 for [`FLAGGED`]: the elements (that exist) whose flag byte is not 0.
+///
+/// # Safety
+/// `flags` holds the input's `n` bytes.
+#[inline(always)]
+unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
+    let mut mask = 0u64;
+    let at = p.base + p.first;
+    for e in 0..items {
+        // SAFETY: at + e < base + valid ≤ n, the flags' length.
+        if p.first + e < p.valid && unsafe { flags.read(at + e) } != 0 {
+            mask |= 1 << e;
+        }
+    }
+    mask
+}
+
+/// Step 3 for [`UNIQUE`]: the elements (that exist) that differ from the one before them (the
+/// input's first element always counts).
+///
+/// # Safety
+/// After the tile's load and barrier; `input` holds `n` elements.
+#[inline(always)]
+unsafe fn mask_unique<T: Element>(chunks: &Chunks, p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
+    let mut mask = 0u64;
+    // The element before the thread's first: the previous thread's last (in shared memory), the
+    // previous tile's last (in global memory), or none.
+    let mut before = if p.first > 0 {
+        // SAFETY: element first − 1 of the tile, loaded before the barrier, not written since.
+        Some(unsafe { read_slot::<T, u32>(smem, 0, p.first - 1) })
+    } else if p.tile > 0 {
+        // SAFETY: base − 1 < n.
+        Some(unsafe { input.read(p.base - 1) })
+    } else {
+        None
+    };
+    each_row!(r => {
+        let x = unpack::<T, u32>(chunks[r]);
+        for k in 0..T::PER_128 {
+            let e = r * T::PER_128 + k;
+            if p.first + e < p.valid && before.is_none_or(|b| differs(x[k], b)) {
+                mask |= 1 << e;
+            }
+            before = Some(x[k]);
+        }
+    });
+    mask
+}
+
+/// Step 5: the thread's selected elements into shared memory at their tile-local ranks (from
+/// `selected_before`, the tile's selected elements before the thread's first), and for a
+/// partition its rejected ones from the tile's end backwards.
+///
+/// # Safety
+/// After the barrier that follows every thread's reading of its chunks: the tile's words are
+/// free; the ranks are distinct across the block.
+#[inline(always)]
+unsafe fn compact<T: Element>(
+    mine: &Mine,
+    p: Place,
+    selected_before: usize,
+    partition: bool,
+    tile_len: usize,
+    smem: Shared<u32>,
+) {
+    let mut kept = selected_before;
+    // Every element before the thread's first exists (first < valid, or nothing is written).
+    let mut dropped = p.first - selected_before;
+    each_row!(r => {
+        let x = unpack::<T, u32>(mine.chunks[r]);
+        for k in 0..T::PER_128 {
+            let e = r * T::PER_128 + k;
+            if mine.mask & (1 << e) != 0 {
+                // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
+                unsafe { write_slot::<T, u32>(smem, 0, kept, x[k]) };
+                kept += 1;
+            } else if partition && p.first + e < p.valid {
+                // SAFETY: the selected and the rejected ranks of a tile never meet (their
+                // counts add up to valid ≤ tile_len).
+                unsafe { write_slot::<T, u32>(smem, 0, tile_len - 1 - dropped, x[k]) };
+                dropped += 1;
+            }
+        }
+    });
+}
+
+/// The body of [`select()`].
+///
+/// # Safety
+/// As for [`select()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn select_with<T: Element>(
+    (input, flags, output): (Global<T>, Global<u8>, GlobalMut<T>),
+    (selected, status): (GlobalMut<u32>, GlobalMut<u64>),
+    n: usize,
+    epoch: u32,
+    how: u32,
+    predicate: Predicate<T>,
+    aligned: bool,
+    smem: Shared<u32>,
+) {
+    if block_dim_x() as usize != THREADS {
+        trap("select launched with a block size other than the one it was compiled for");
+    }
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
+    let tid = thread_idx_x() as usize;
+    let tile = block_idx_x() as usize;
+    let base = tile * tile_len;
+    let p = Place {
+        tid,
+        lane: thread_idx_x() % WARP_SIZE,
+        warp: tid / WARP_SIZE as usize,
+        tile,
+        base,
+        valid: (n - base).min(tile_len),
+        first: tid * items,
+    };
+    // 1.–2. Load the tile (striped 16-byte chunks; cp.async where whole and aligned).
+    let policy = l2_evict_first_policy();
+    let src = input.cast::<u32>();
+    for r in 0..ROWS {
+        let c = striped_chunk(tid, r, THREADS);
+        if aligned && p.valid == tile_len {
+            // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
+            // this thread's chunk, untouched until the wait.
+            unsafe { smem.copy_async_v4_evict_first(c, src.wrapping_offset(base * per + c), policy) };
+        } else {
+            // SAFETY: input holds n elements; this thread's chunk.
+            unsafe { smem.write_v4(c, load_guarded::<T, Sum, u32>(input, base + c / per, n)) };
+        }
+    }
+    copy_async_commit();
+    copy_async_wait::<0>();
+    sync_threads();
+    // 3. The thread's blocked chunks into registers, and which of its elements are selected.
+    let mut chunks: Chunks = [[0; 4]; ROWS];
+    each_row!(r => {
+        // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
+        chunks[r] = unsafe { smem.read_v4(blocked_chunk(tid, r, 4 * ROWS)) };
+    });
+    let mask = match how & !PARTITION {
+        IF => mask_if::<T>(&chunks, p, predicate),
+        // SAFETY: flags holds n bytes (the caller's promise).
+        FLAGGED => unsafe { mask_flagged(flags, p, items) },
+        // SAFETY: after the load's barrier; input holds n elements.
+        _ => unsafe { mask_unique::<T>(&chunks, p, input, smem) },
+    };
+    let mine = Mine { chunks, mask };
+    // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
+    //    publishes the tile's count at once.
+    let count = mask.count_ones();
+    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
+    if p.lane == WARP_SIZE - 1 {
+        // SAFETY: a control word of this warp's, read after the barrier.
+        unsafe { smem.write(tile_words + p.warp, incl) };
+    }
+    sync_threads();
+    let (mut warp_offset, mut aggregate) = (0u32, 0u32);
+    for w in 0..THREADS / WARP_SIZE as usize {
+        // SAFETY: written before the barrier, not written again.
+        let x = unsafe { smem.read(tile_words + w) };
+        warp_offset += if w < p.warp { x } else { 0 };
+        aggregate += x;
+    }
+    let counts = Status::<u32>::packed(status);
+    if tid == 0 {
+        let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+        // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
+        unsafe { counts.publish(tile, epoch, flag, aggregate) };
+    }
+    // 5. Compact: the tile's words are free (every thread read its chunks before the barrier).
+    let before = (warp_offset + incl - count) as usize;
+    // SAFETY: after the barrier; distinct ranks.
+    unsafe { compact::<T>(&mine, p, before, how & PARTITION != 0, tile_len, smem) };
+    // 6. Look back (warp 0): the elements the tiles before selected.
+    if p.warp == 0 {
+        let prefix = if tile == 0 {
+            0
+        } else {
+            // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
+            let prefix = unsafe { look_back::<u32, Sum, LOOKBACK_SLEEP_NS>(counts, tile, epoch, p.lane) };
+            if p.lane == 0 {
+                // SAFETY: as above; this tile's aggregate went out first.
+                unsafe { counts.publish(tile, epoch, FLAG_PREFIX, prefix + aggregate) };
+            }
+            prefix
+        };
+        if p.lane == 0 {
+            // SAFETY: read after the barrier below.
+            unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) } as usize;
+    // SAFETY: after the barrier; the output's elements are this tile's alone.
+    unsafe { store::<T>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, smem) };
+    if tile + 1 == grid_dim_x() as usize && tid == 0 {
+        // SAFETY: one word; the last tile's thread 0 alone writes it.
+        unsafe { selected.write(0, (prefix + aggregate as usize) as u32) };
+    }
+}
+
+/// Step 7: the tile's selected elements to `output[prefix ..]`, and for a partition its
+/// rejected ones to `output[.. n − rejected_before]` backwards: consecutive threads write
+/// consecutive elements.
+///
+/// # Safety
+/// After [`compact`] and a barrier; `output` holds `n` elements.
+#[inline(always)]
+unsafe fn store<T: Element>(
+    p: Place,
+    (prefix, aggregate): (usize, usize),
+    partition: bool,
+    (n, tile_len): (usize, usize),
+    output: GlobalMut<T>,
+    smem: Shared<u32>,
+) {
+    let mut i = p.tid;
+    while i < aggregate {
+        // SAFETY: i < the tile's selected count: compacted before the barrier; prefix + i < n.
+        unsafe { output.write(prefix + i, read_slot::<T, u32>(smem, 0, i)) };
+        i += THREADS;
+    }
+    if partition {
+        let rejected_before = p.base - prefix;
+        let mut j = p.tid;
+        while j < p.valid - aggregate {
+            // SAFETY: j < the tile's rejected count; n − 1 − (rejected_before + j) ≥ the
+            // selected count, so these elements are this tile's rejected ones alone.
+            unsafe { output.write(n - 1 - rejected_before - j, read_slot::<T, u32>(smem, 0, tile_len - 1 - j)) };
+            j += THREADS;
+        }
+    }
+}
+
+kernel! {
+    /// Stream compaction in one pass: `output` gets, in order, the elements of `input` that
+    /// `how` selects, and `selected[0]` their count; with [`PARTITION`], the others follow,
+    /// in reverse order from the output's end.
+    ///
+    /// # Concept
+    /// **A compaction is a scan of flags.** The kept element `i` goes to output position
+    /// "kept elements before `i`", the exclusive scan of the 0/1 flags. The textbook builds it
+    /// in three launches (flag, scan, scatter: the input read twice, the flags written and
+    /// read); the decoupled look-back (`scan::lookback`) lets one launch do it: a tile knows
+    /// its own count as soon as it has flagged its elements, publishes it, and learns from its
+    /// predecessors how many they kept.
+    ///
+    /// # Previous problem → fix
+    /// A scatter straight from each thread's registers writes where each thread's kept
+    /// elements land: a warp's stores spread over many lines, a few bytes each. Here the tile
+    /// first compacts its kept elements in shared memory, so that consecutive threads store
+    /// consecutive elements: each warp's stores cover whole lines.
+    ///
+    /// # Execution
+    /// Block [`SELECT_THREADS`] (256), tile of [`select_tile`] elements (9216 of 32 bits).
+    /// 1. **Tile** `blockIdx.x`.
+    /// 2. **Load** the tile into shared memory: striped 16-byte `cp.async` copies (evict
+    ///    first), the last tile (or a misaligned input) through registers; barrier.
+    /// 3. **Flag**: each thread reads its blocked 36 elements into registers and marks the
+    ///    selected ones in a 64-bit mask: the predicate ([`IF`]), the flag bytes
+    ///    ([`FLAGGED`]), or "differs from the one before" ([`UNIQUE`]: the element before a
+    ///    thread's first is the previous thread's last in shared memory, or the previous
+    ///    tile's last in global memory).
+    /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
+    ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
+    ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
+    /// 5. **Compact** in shared memory (the tile's words are free after the barrier): each
+    ///    kept element at its tile-local rank; a partition's rejected ones from the tile's
+    ///    end backwards.
+    /// 6. **Look back** (warp 0, `scan::lookback`'s `look_back` on counts): the kept elements
+    ///    of the tiles before; publish the inclusive prefix; barrier.
+    /// 7. **Store**: thread `t` writes kept elements `t`, `t + 256`, … to
+    ///    `output[prefix + i]`; a partition's rejected ones to `output[n − 1 − (rejected
+    ///    before + j)]`. The last tile's thread 0 writes the total to `selected[0]`.
+    ///
+    /// # Launch
+    /// Grid `ceil(n / select_tile::<T>())`, block exactly [`SELECT_THREADS`] (traps
+    /// otherwise); static shared memory `(9216 + 36) × 4` bytes.
+    ///
+    /// # Preconditions
+    /// `input` and `output` hold `n ≥ 1` elements each and do not overlap; `input` is 16-byte
+    /// aligned where `aligned` is 1 (else any alignment of `T`); `flags` holds `n` bytes where
+    /// `how` is [`FLAGGED`] (else it is never read); `how` is [`IF`], [`FLAGGED`], [`UNIQUE`],
+    /// or [`IF`] or [`FLAGGED`] plus [`PARTITION`]; `status` holds `gridDim.x` words, zeroed
+    /// or written by launches with other epochs; `epoch` is in `1..=index::MAX_EPOCH`, new on
+    /// this status array since it was zeroed; `n < 2^32`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths. Every thread reaches every
+    /// barrier; the look-back waits only for tiles with smaller ids (`lookback`'s "Tile
+    /// order").
+    ///
+    /// # Measured
+    /// Not measured on a GPU yet.
+    pub unsafe fn select<T: Element>(
+        input: Global<T>,
+        flags: Global<u8>,
+        output: GlobalMut<T>,
+        selected: GlobalMut<u32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        how: u32,
+        outcomes: u32,
+        operand: u64,
+        aligned: u32
+    ) for [i32, u32, f32] {
+        let smem = static_shared!(SELECT_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
+        let predicate = Predicate { outcomes, operand: T::from_halves([operand as u32, (operand >> 32) as u32]) };
+        // SAFETY: forwarded from the caller; smem holds the tile and the control words.
+        unsafe {
+            select_with::<T>(
+                (input, flags, output),
+                (selected, status),
+                n as usize,
+                epoch,
+                how,
+                predicate,
+                aligned != 0,
+                smem,
+            )
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The library's stream compaction (`reduce_scan::Select`): `i32`, `u32`, `f32` × every kind
 //! (if, flagged, unique, partition by predicate and by flags) × sizes around a warp, a tile
-//! (9216) and several tiles, with predicates keeping about half, 1 %, none and all of the
+//! (7168) and several tiles, with predicates keeping about half, 1 %, none and all of the
 //! elements; runs of random length for unique (and NaN, ±0.0 for `f32`); ranges at odd starts
 //! (the misaligned load path) and flags over the same range; the object reused (a new epoch per
 //! launch). Every output is compared with the CPU's (`reduce_scan::select::cpu`), bit for bit,
@@ -13,8 +13,8 @@ use reduce_scan::input::{Pattern, typed};
 use reduce_scan::select::{CpuSelection, Select, SelectElement, Selection, cpu, predicate};
 
 const SEED: u64 = 0x5e1;
-/// Around a warp, a block's 256 × 4, a tile (9216), two tiles, and many tiles.
-const SIZES: [usize; 13] = [1, 31, 32, 33, 1023, 1024, 1025, 9215, 9216, 9217, 18_437, 70_001, 100_003];
+/// Around a warp, a block's 256 × 4, a tile (7168), two tiles, and many tiles.
+const SIZES: [usize; 13] = [1, 31, 32, 33, 1023, 1024, 1025, 7167, 7168, 7169, 14_341, 70_001, 100_003];
 
 fn err(e: impl std::fmt::Display) -> Failed {
     e.to_string().into()
@@ -185,7 +185,7 @@ fn forms(backend: &Backend) -> Result<(), Failed> {
     if k != 6 {
         return Err(format!("partition_if ne:0 of {v:?}: kept {k}, want 6").into());
     }
-    let long = vec![7i32; 3 * 9216 + 11];
+    let long = vec![7i32; 3 * 7168 + 11];
     let input = backend.upload(&long).map_err(err)?;
     let mut out = backend.alloc::<i32>(long.len()).map_err(err)?;
     let mut s = Select::<i32>::new(backend);

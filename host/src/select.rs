@@ -30,10 +30,10 @@
 //! output shorter than the input, a flag array of another length than the input, a range
 //! outside the input, a predicate that does not parse.
 //!
-//! **How** (`kernels::select::select`): tiles of 9216 elements; each flags its elements in
+//! **How** (`kernels::select::select`): tiles of 7168 elements; each flags its elements in
 //! registers, counts them, and learns how many the tiles before it kept from the decoupled
-//! look-back of the scan (`kernels::scan::lookback`), then stores its kept elements, compacted
-//! in shared memory first, so that each warp writes whole lines.
+//! look-back of the scan (`kernels::scan::lookback`), then stores its kept elements through
+//! their indices compacted in shared memory, so that each warp writes whole lines.
 
 use std::ops::Range;
 

@@ -23,7 +23,7 @@ use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, 
 use crate::device::{WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, striped_chunk};
 use crate::scan::lookback::{
-    LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, unpack, warp_inclusive_scan, words, write_slot,
+    LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, unpack, warp_inclusive_scan, words,
 };
 use crate::static_shared;
 use crate::types::{Element, Sum};
@@ -34,10 +34,11 @@ use crate::types::{Element, Sum};
 /// Threads per block of [`select()`].
 pub const SELECT_THREADS: u32 = 256;
 /// 16-byte chunks per thread of [`select()`]: an odd number keeps the blocked shared-memory
-/// reads free of bank conflicts (`scan::index::blocked_is_conflict_free`), so 36 elements of 32
-/// bits a thread.
-pub const SELECT_ROWS: u32 = 9;
-/// Words (32-bit) of one tile: 9216 elements of 32 bits.
+/// reads free of bank conflicts (`scan::index::blocked_is_conflict_free`), so 28 elements of 32
+/// bits a thread. (7 rather than `lookback`'s 9: the tile's index array must fit beside the tile
+/// in 48 KiB of static shared memory, and smaller blocks fit more of them on an SM.)
+pub const SELECT_ROWS: u32 = 7;
+/// Words (32-bit) of one tile: 7168 elements of 32 bits.
 pub const SELECT_TILE_WORDS: u32 = SELECT_THREADS * 4 * SELECT_ROWS;
 /// The shapes as `usize`, for the index arithmetic.
 const THREADS: usize = SELECT_THREADS as usize;
@@ -47,7 +48,7 @@ const ROWS: usize = SELECT_ROWS as usize;
 const CTRL_WORDS: usize = 36;
 const PREFIX_SLOT: usize = 32;
 
-/// Elements of `T` per tile (per block): 9216 of 32 bits.
+/// Elements of `T` per tile (per block): 7168 of 32 bits.
 pub const fn select_tile<T: Element>() -> u32 {
     SELECT_TILE_WORDS / words::<T>() as u32
 }
@@ -114,48 +115,19 @@ impl<T: Element> Predicate<T> {
     }
 }
 
-/// `$body` once for each of a thread's 9 rows, with `$r` the row's number as a constant: the
+/// `$body` once for each of a thread's 7 rows, with `$r` the row's number as a constant: the
 /// rows written out, not a loop, so that LLVM keeps the thread's chunks in registers (a loop
 /// over them it does not unroll indexes the array, which then lives in local memory).
 macro_rules! each_row {
-    ($r:ident => $body:block) => {{
-        const { assert!(SELECT_ROWS == 9, "each_row! names rows 0..9") };
-        {
-            let $r: usize = 0;
+    ($r:ident => $body:block) => {
+        each_row!(@rows $r [0 1 2 3 4 5 6] $body)
+    };
+    (@rows $r:ident [$($i:literal)*] $body:block) => {{
+        const { assert!([$($i),*].len() == ROWS, "each_row! names every row, no more") };
+        $({
+            let $r: usize = $i;
             $body
-        }
-        {
-            let $r: usize = 1;
-            $body
-        }
-        {
-            let $r: usize = 2;
-            $body
-        }
-        {
-            let $r: usize = 3;
-            $body
-        }
-        {
-            let $r: usize = 4;
-            $body
-        }
-        {
-            let $r: usize = 5;
-            $body
-        }
-        {
-            let $r: usize = 6;
-            $body
-        }
-        {
-            let $r: usize = 7;
-            $body
-        }
-        {
-            let $r: usize = 8;
-            $body
-        }
+        })*
     }};
 }
 
@@ -179,22 +151,17 @@ struct Place {
     first: usize,
 }
 
-/// The thread's elements in registers (its blocked chunks, read from the tile in shared
-/// memory), and which of them are selected: bit `e` of the mask for element `first + e`.
-struct Mine {
-    chunks: Chunks,
-    mask: u64,
-}
-
-/// A thread's 16-byte chunks, one per row.
-type Chunks = [[u32; 4]; ROWS];
-
-/// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds.
+/// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds: bit `e` of the
+/// mask for the thread's element `first + e`.
+///
+/// # Safety
+/// After the tile's load and barrier.
 #[inline(always)]
-fn mask_if<T: Element>(chunks: &Chunks, p: Place, predicate: Predicate<T>) -> u64 {
+unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<T>) -> u64 {
     let mut mask = 0u64;
     each_row!(r => {
-        let x = unpack::<T, u32>(chunks[r]);
+        // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
+        let x = unpack::<T, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
         for k in 0..T::PER_128 {
             let e = r * T::PER_128 + k;
             if p.first + e < p.valid && predicate.holds(x[k]) {
@@ -228,7 +195,7 @@ unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
 /// # Safety
 /// After the tile's load and barrier; `input` holds `n` elements.
 #[inline(always)]
-unsafe fn mask_unique<T: Element>(chunks: &Chunks, p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
+unsafe fn mask_unique<T: Element>(p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
     let mut mask = 0u64;
     // The element before the thread's first: the previous thread's last (in shared memory), the
     // previous tile's last (in global memory), or none.
@@ -242,7 +209,8 @@ unsafe fn mask_unique<T: Element>(chunks: &Chunks, p: Place, input: Global<T>, s
         None
     };
     each_row!(r => {
-        let x = unpack::<T, u32>(chunks[r]);
+        // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
+        let x = unpack::<T, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
         for k in 0..T::PER_128 {
             let e = r * T::PER_128 + k;
             if p.first + e < p.valid && before.is_none_or(|b| differs(x[k], b)) {
@@ -254,47 +222,71 @@ unsafe fn mask_unique<T: Element>(chunks: &Chunks, p: Place, input: Global<T>, s
     mask
 }
 
-/// Step 5: the thread's selected elements into shared memory at their tile-local ranks (from
-/// `selected_before`, the tile's selected elements before the thread's first), and for a
-/// partition its rejected ones from the tile's end backwards.
+/// Step 5: the tile indices of the thread's selected elements into `index` at their tile-local
+/// ranks (from `selected_before`, the tile's selected elements before the thread's first), and
+/// for a partition those of its rejected ones from the end backwards. The elements stay where
+/// they are in the tile: the store gathers them through these indices (so no thread holds its
+/// elements in registers across the barriers). Two 16-bit indices share a word (rank `i` in
+/// half `i % 2` of word `i / 2`), and two threads may write the halves of one word, so each
+/// index goes in by a shared atomic add into the zeroed word ([`put_index`]).
 ///
 /// # Safety
-/// After the barrier that follows every thread's reading of its chunks: the tile's words are
-/// free; the ranks are distinct across the block.
+/// After the barrier of the counts; the ranks are distinct across the block.
 #[inline(always)]
-unsafe fn compact<T: Element>(
-    mine: &Mine,
+unsafe fn compact(
+    mask: u64,
     p: Place,
     selected_before: usize,
     partition: bool,
-    tile_len: usize,
-    smem: Shared<u32>,
+    (items, tile_len): (usize, usize),
+    index: Shared<u32>,
 ) {
     let mut kept = selected_before;
     // Every element before the thread's first exists (first < valid, or nothing is written).
     let mut dropped = p.first - selected_before;
-    each_row!(r => {
-        let x = unpack::<T, u32>(mine.chunks[r]);
-        for k in 0..T::PER_128 {
-            let e = r * T::PER_128 + k;
-            if mine.mask & (1 << e) != 0 {
-                // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
-                unsafe { write_slot::<T, u32>(smem, 0, kept, x[k]) };
-                kept += 1;
-            } else if partition && p.first + e < p.valid {
-                // SAFETY: the selected and the rejected ranks of a tile never meet (their
-                // counts add up to valid ≤ tile_len).
-                unsafe { write_slot::<T, u32>(smem, 0, tile_len - 1 - dropped, x[k]) };
-                dropped += 1;
-            }
+    for e in 0..items {
+        let at = (p.first + e) as u16;
+        if mask & (1 << e) != 0 {
+            // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
+            unsafe { put_index(index, kept, at) };
+            kept += 1;
+        } else if partition && p.first + e < p.valid {
+            // SAFETY: the selected and the rejected ranks of a tile never meet (their counts
+            // add up to valid ≤ tile_len).
+            unsafe { put_index(index, tile_len - 1 - dropped, at) };
+            dropped += 1;
         }
-    });
+    }
+}
+
+/// Index `at` into slot `slot` of the packed index array: an atomic add into its half of the
+/// zeroed word (each slot is written once, so the add is the store; atomic, because the other
+/// half may be another thread's).
+///
+/// # Safety
+/// `slot / 2` is a word of `index`, zeroed in an earlier barrier interval; no one else writes
+/// this slot; every access to the word in this interval is atomic.
+#[inline(always)]
+unsafe fn put_index(index: Shared<u32>, slot: usize, at: u16) {
+    // SAFETY: the caller's promise.
+    unsafe { index.red_add(slot / 2, (at as u32) << (16 * (slot % 2))) };
+}
+
+/// Index slot `slot` of the packed index array (after the barrier that follows its writes).
+///
+/// # Safety
+/// `slot / 2` is a word of `index`, written in an earlier barrier interval.
+#[inline(always)]
+unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
+    // SAFETY: the caller's promise.
+    (unsafe { index.read(slot / 2) } >> (16 * (slot % 2)) & 0xffff) as usize
 }
 
 /// The body of [`select()`].
 ///
 /// # Safety
-/// As for [`select()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them.
+/// As for [`select()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them, `index`
+/// one 16-bit half-word per tile element.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn select_with<T: Element>(
@@ -305,7 +297,7 @@ unsafe fn select_with<T: Element>(
     how: u32,
     predicate: Predicate<T>,
     aligned: bool,
-    smem: Shared<u32>,
+    (smem, index): (Shared<u32>, Shared<u32>),
 ) {
     if block_dim_x() as usize != THREADS {
         trap("select launched with a block size other than the one it was compiled for");
@@ -338,23 +330,24 @@ unsafe fn select_with<T: Element>(
             unsafe { smem.write_v4(c, load_guarded::<T, Sum, u32>(input, base + c / per, n)) };
         }
     }
+    // The index array zeroed (its slots are added in, step 5).
+    let mut w = tid;
+    while w < tile_words / 2 {
+        // SAFETY: w < the array's length; each thread its own words.
+        unsafe { index.write(w, 0) };
+        w += THREADS;
+    }
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
-    let mut chunks: Chunks = [[0; 4]; ROWS];
-    each_row!(r => {
-        // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
-        chunks[r] = unsafe { smem.read_v4(blocked_chunk(tid, r, 4 * ROWS)) };
-    });
+    // SAFETY (the three): after the load's barrier; flags holds n bytes where read, input n
+    // elements (the caller's promise).
     let mask = match how & !PARTITION {
-        IF => mask_if::<T>(&chunks, p, predicate),
-        // SAFETY: flags holds n bytes (the caller's promise).
+        IF => unsafe { mask_if::<T>(smem, p, predicate) },
         FLAGGED => unsafe { mask_flagged(flags, p, items) },
-        // SAFETY: after the load's barrier; input holds n elements.
-        _ => unsafe { mask_unique::<T>(&chunks, p, input, smem) },
+        _ => unsafe { mask_unique::<T>(p, input, smem) },
     };
-    let mine = Mine { chunks, mask };
     // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
     //    publishes the tile's count at once.
     let count = mask.count_ones();
@@ -377,10 +370,10 @@ unsafe fn select_with<T: Element>(
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
         unsafe { counts.publish(tile, epoch, flag, aggregate) };
     }
-    // 5. Compact: the tile's words are free (every thread read its chunks before the barrier).
+    // 5. Compact the selected elements' indices.
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
-    unsafe { compact::<T>(&mine, p, before, how & PARTITION != 0, tile_len, smem) };
+    unsafe { compact(mask, p, before, how & PARTITION != 0, (items, tile_len), index) };
     // 6. Look back (warp 0): the elements the tiles before selected.
     if p.warp == 0 {
         let prefix = if tile == 0 {
@@ -403,14 +396,15 @@ unsafe fn select_with<T: Element>(
     // SAFETY: written before the barrier.
     let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) } as usize;
     // SAFETY: after the barrier; the output's elements are this tile's alone.
-    unsafe { store::<T>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, smem) };
+    unsafe { store::<T>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, (smem, index)) };
     if tile + 1 == grid_dim_x() as usize && tid == 0 {
         // SAFETY: one word; the last tile's thread 0 alone writes it.
         unsafe { selected.write(0, (prefix + aggregate as usize) as u32) };
     }
 }
 
-/// Step 7: the tile's selected elements to `output[prefix ..]`, and for a partition its
+/// Step 7: the tile's selected elements (gathered from the tile through `index`) to
+/// `output[prefix ..]`, and for a partition its
 /// rejected ones to `output[.. n − rejected_before]` backwards: consecutive threads write
 /// consecutive elements.
 ///
@@ -423,12 +417,15 @@ unsafe fn store<T: Element>(
     partition: bool,
     (n, tile_len): (usize, usize),
     output: GlobalMut<T>,
-    smem: Shared<u32>,
+    (smem, index): (Shared<u32>, Shared<u32>),
 ) {
+    // SAFETY (the element reads): indices below the tile's length, written before the barrier;
+    // the tile is never written after its load.
+    let element = |slot: usize| unsafe { read_slot::<T, u32>(smem, 0, get_index(index, slot)) };
     let mut i = p.tid;
     while i < aggregate {
-        // SAFETY: i < the tile's selected count: compacted before the barrier; prefix + i < n.
-        unsafe { output.write(prefix + i, read_slot::<T, u32>(smem, 0, i)) };
+        // SAFETY: i < the tile's selected count; prefix + i < n, this tile's output.
+        unsafe { output.write(prefix + i, element(i)) };
         i += THREADS;
     }
     if partition {
@@ -437,7 +434,7 @@ unsafe fn store<T: Element>(
         while j < p.valid - aggregate {
             // SAFETY: j < the tile's rejected count; n − 1 − (rejected_before + j) ≥ the
             // selected count, so these elements are this tile's rejected ones alone.
-            unsafe { output.write(n - 1 - rejected_before - j, read_slot::<T, u32>(smem, 0, tile_len - 1 - j)) };
+            unsafe { output.write(n - 1 - rejected_before - j, element(tile_len - 1 - j)) };
             j += THREADS;
         }
     }
@@ -459,15 +456,16 @@ kernel! {
     /// # Previous problem → fix
     /// A scatter straight from each thread's registers writes where each thread's kept
     /// elements land: a warp's stores spread over many lines, a few bytes each. Here the tile
-    /// first compacts its kept elements in shared memory, so that consecutive threads store
-    /// consecutive elements: each warp's stores cover whole lines.
+    /// first compacts its kept elements' indices in shared memory, so that consecutive threads
+    /// store consecutive elements: each warp's stores cover whole lines.
     ///
     /// # Execution
-    /// Block [`SELECT_THREADS`] (256), tile of [`select_tile`] elements (9216 of 32 bits).
+    /// Block [`SELECT_THREADS`] (256), tile of [`select_tile`] elements (7168 of 32 bits).
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load** the tile into shared memory: striped 16-byte `cp.async` copies (evict
-    ///    first), the last tile (or a misaligned input) through registers; barrier.
-    /// 3. **Flag**: each thread reads its blocked 36 elements into registers and marks the
+    ///    first), the last tile (or a misaligned input) through registers; zero the index
+    ///    array meanwhile; barrier.
+    /// 3. **Flag**: each thread reads its blocked 28 elements from the tile and marks the
     ///    selected ones in a 64-bit mask: the predicate ([`IF`]), the flag bytes
     ///    ([`FLAGGED`]), or "differs from the one before" ([`UNIQUE`]: the element before a
     ///    thread's first is the previous thread's last in shared memory, or the previous
@@ -475,18 +473,23 @@ kernel! {
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
-    /// 5. **Compact** in shared memory (the tile's words are free after the barrier): each
-    ///    kept element at its tile-local rank; a partition's rejected ones from the tile's
-    ///    end backwards.
+    /// 5. **Compact** the indices: each kept element's tile index (16 bits, two a word,
+    ///    each added into its zeroed half with a shared atomic) into a shared array at the
+    ///    element's tile-local rank; a partition's rejected ones from the array's
+    ///    end backwards. (The elements stay in the tile: holding them in registers across the
+    ///    barriers took 76 registers a thread, 3 blocks an SM on sm_90, and 52 % of the bound
+    ///    at 2^28 on an H200.)
     /// 6. **Look back** (warp 0, `scan::lookback`'s `look_back` on counts): the kept elements
     ///    of the tiles before; publish the inclusive prefix; barrier.
-    /// 7. **Store**: thread `t` writes kept elements `t`, `t + 256`, … to
+    /// 7. **Store** (a gather from the tile through the indices): thread `t` writes kept
+    ///    elements `t`, `t + 256`, … to
     ///    `output[prefix + i]`; a partition's rejected ones to `output[n − 1 − (rejected
     ///    before + j)]`. The last tile's thread 0 writes the total to `selected[0]`.
     ///
     /// # Launch
     /// Grid `ceil(n / select_tile::<T>())`, block exactly [`SELECT_THREADS`] (traps
-    /// otherwise); static shared memory `(9216 + 36) × 4` bytes.
+    /// otherwise); static shared memory `(7168 + 36) × 4` bytes (the tile, the counts, the
+    /// prefix) and `7168 × 2` (the indices).
     ///
     /// # Preconditions
     /// `input` and `output` hold `n ≥ 1` elements each and do not overlap; `input` is 16-byte
@@ -517,6 +520,7 @@ kernel! {
         aligned: u32
     ) for [i32, u32, f32] {
         let smem = static_shared!(SELECT_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
+        let index = static_shared!(SELECT_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
         let predicate = Predicate { outcomes, operand: T::from_halves([operand as u32, (operand >> 32) as u32]) };
         // SAFETY: forwarded from the caller; smem holds the tile and the control words.
         unsafe {
@@ -528,7 +532,7 @@ kernel! {
                 how,
                 predicate,
                 aligned != 0,
-                smem,
+                (smem, index),
             )
         }
     }

@@ -1,5 +1,5 @@
 //! The README's "Use it from Rust" tour, run: every object of the library once (`Reducer`,
-//! `Scanner`, `ArgReducer`, `SegmentedReducer`), on the GPU if there is one, else on the CPU
+//! `Scanner`, `ArgReducer`, `SegmentedReducer`, `Histogram`, `Select`), on the GPU if there is one, else on the CPU
 //! emulator. `tests/docs.rs` keeps the README's block the same as the lines between the markers.
 //!
 //! `cargo run --example library_tour`
@@ -47,6 +47,10 @@ fn main() -> reduce_scan::MainResult {
     let mut counts = stream.alloc::<u32>(4)?; // one counter per bin: 4 bins over [0, 256)
     Histogram::<u8>::new(&stream).even(&pixels, &mut counts, 0, 256)?; // HistogramEven, torch.histc
     assert_eq!(stream.download(&counts)?, [3, 0, 0, 2]);
+    let mut kept = stream.alloc::<i32>(input.len())?; // room for all: DeviceSelect::If, masked_select
+    let lt4 = reduce_scan::select::predicate("lt:4")?; // lt, le, gt, ge, eq, ne:X, nonzero
+    let n = reduce_scan::Select::<i32>::new(&stream).select_if(&input, lt4, &mut kept)?; // one pass, in order
+    assert_eq!(stream.download_prefix(&kept, n)?, [3, 1, 1, 2]);
     // README: end
     println!("the README's tour ran on {}", backend.info());
     Ok(())

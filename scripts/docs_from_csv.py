@@ -809,6 +809,7 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
+    blocks["select"] = select_lines()
     return blocks
 
 
@@ -1035,6 +1036,56 @@ def histogram_lines():
             f"samples, × their median over ours): " + "; ".join(parts) + "."] + tail
 
 
+# The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
+# (scripts/gpu/select.sh), its own set.
+SELECT_SET = ROOT / "docs/measurements/2026-11-29-h200/select-2d5092b"
+
+
+def select_lines():
+    """The compaction's figures: each row's range over the rounds, ours and CUB's median, the
+    ratio's range, % of the bound; PyTorch's medians beside; every row PASS or nothing."""
+    f = SELECT_SET / "select.csv"
+    if not f.exists():
+        return []
+    rs = rows(f)
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    text = (SELECT_SET / "device.txt").read_text()
+    gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
+    commit = text.strip().split("\n")[-1][:7]
+    rng = lambda v, p=1: f"{min(v):.{p}f}" if f"{min(v):.{p}f}" == f"{max(v):.{p}f}" else f"{min(v):.{p}f}–{max(v):.{p}f}"
+    shapes = []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if key not in shapes:
+            shapes.append(key)
+    torch = {}
+    tf = SELECT_SET / "select_torch.csv"
+    if tf.exists():
+        with open(tf, newline="") as fh:
+            for rec in csv.reader(fh):
+                torch.setdefault((rec[1], rec[2], rec[3]), []).append(float(rec[6]))
+    twin = {"select": "masked_select", "unique": "unique_consecutive"}
+    parts = []
+    for op, ty, keep in shapes:
+        mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
+        ours = [float(r["time_us_median"]) for r in mine]
+        cub = [float(r["cub_median_us"]) for r in mine]
+        x = [float(r["x_cub"]) for r in mine]
+        pct = [float(r["pct_of_bound"]) for r in mine]
+        t = torch.get((twin.get(op, ""), ty, keep))
+        vs_torch = f"; PyTorch {rng(t)} µs" if t else ""
+        parts.append(f"`{op}` `{ty}` {keep}: {rng(ours)} µs ({rng(pct)} % of the bound), CUB {rng(cub)} µs "
+                     f"({rng(x, 2)}×){vs_torch}")
+    rounds = max(int(r["round"]) for r in rs)
+    return [f"2^28 elements, values uniform over [0, 1000), {gpu} (`{SELECT_SET.relative_to(ROOT)}/select.csv`, "
+            f"commit {commit}; `scripts/gpu/select.sh`, {rounds} rounds, each row `reduce --op … --compare-cub`: "
+            f"the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same "
+            f"values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the "
+            f"bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` "
+            f"on the same shapes, its own values, `select_torch.csv`): " + "; ".join(parts) + "."]
+
+
 def replace_blocks(text, blocks):
     """`text` with each `<!-- generated: NAME -->` … `<!-- end generated -->` block's body
     replaced by `blocks[NAME]`."""
@@ -1075,6 +1126,10 @@ def outputs(d):
     text = rewrite_measured(hist, histogram_lines())
     if text is not None:
         out[hist] = text
+    sel = ROOT / "kernels/src/select.rs"
+    text = rewrite_measured(sel, select_lines())
+    if text is not None:
+        out[sel] = text
     out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)
     out[ROOT / "docs/results.md"] = results_md(d, gpu, commit)
     readme = ROOT / "README.md"

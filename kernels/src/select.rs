@@ -341,11 +341,12 @@ unsafe fn select_with<T: Element>(
     copy_async_wait::<0>();
     sync_threads();
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
-    // SAFETY (the three): after the load's barrier; flags holds n bytes where read, input n
-    // elements (the caller's promise).
     let mask = match how & !PARTITION {
+        // SAFETY: after the load's barrier.
         IF => unsafe { mask_if::<T>(smem, p, predicate) },
+        // SAFETY: flags holds n bytes where `how` is FLAGGED (the caller's promise).
         FLAGGED => unsafe { mask_flagged(flags, p, items) },
+        // SAFETY: after the load's barrier; input holds n elements.
         _ => unsafe { mask_unique::<T>(p, input, smem) },
     };
     // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
@@ -419,9 +420,11 @@ unsafe fn store<T: Element>(
     output: GlobalMut<T>,
     (smem, index): (Shared<u32>, Shared<u32>),
 ) {
-    // SAFETY (the element reads): indices below the tile's length, written before the barrier;
-    // the tile is never written after its load.
-    let element = |slot: usize| unsafe { read_slot::<T, u32>(smem, 0, get_index(index, slot)) };
+    let element = |slot: usize| {
+        // SAFETY: indices below the tile's length, written before the barrier; the tile is never
+        // written after its load.
+        unsafe { read_slot::<T, u32>(smem, 0, get_index(index, slot)) }
+    };
     let mut i = p.tid;
     while i < aggregate {
         // SAFETY: i < the tile's selected count; prefix + i < n, this tile's output.

@@ -54,18 +54,10 @@ pub(super) fn run(args: &Args, bincount: bool, out: &mut dyn Write, err: &mut dy
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args, bincount: bool) -> Result<()> {
     let name = if bincount { "bincount" } else { "histogram" };
+    super::refuse_registry_flags(args, name, "histogram_even__{type}")?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
-        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
-        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
-        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
         () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a histogram counts"),
-        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
-        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
-        () if args.list => refuse("--list".into(), "it runs one kernel, histogram_even__{type}"),
-        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
-            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
-        }
         () if bincount && (args.lower.is_some() || args.upper.is_some()) => {
             refuse("--lower/--upper".into(), "its bins are the values 0..--bins")
         }

@@ -548,6 +548,26 @@ fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::
     }
 }
 
+/// The flags of the registry's runs that a one-kernel operation (`name`, whose kernel is
+/// `kernel`) refuses in one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`,
+/// `--compare-c`, `--metrics`, `--list`, and the segmented reductions' shapes.
+fn refuse_registry_flags(args: &Args, name: &str, kernel: &str) -> crate::Result<()> {
+    let refuse =
+        |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
+    match () {
+        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
+        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
+        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
+        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
+        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
+        () if args.list => refuse("--list".into(), &format!("it runs one kernel, {kernel}")),
+        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
+            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
+        }
+        () => Ok(()),
+    }
+}
+
 /// `--compare-cub` could not time CUB: a note above the table (and, where the output is data,
 /// on the error stream too).
 fn no_cub(report: &mut crate::output::Report<'_>, err: &mut dyn Write, why: &str) {

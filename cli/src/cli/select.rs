@@ -67,19 +67,11 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args) -> Result<()> {
     let name = args.op.name();
+    super::refuse_registry_flags(args, &name, "select__{type}")?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
-        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
-        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
-        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
         () if args.block.is_some() => refuse("--block".into(), "the kernel is compiled for blocks of 256"),
         () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a compaction combines nothing"),
-        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
-        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
-        () if args.list => refuse("--list".into(), "it runs one kernel, select__{type}"),
-        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
-            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
-        }
         () if args.lower.is_some() || args.upper.is_some() || args.bins != 256 => {
             refuse("--bins/--lower/--upper".into(), "they shape a histogram")
         }

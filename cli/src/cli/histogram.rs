@@ -54,7 +54,7 @@ pub(super) fn run(args: &Args, bincount: bool, out: &mut dyn Write, err: &mut dy
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args, bincount: bool) -> Result<()> {
     let name = if bincount { "bincount" } else { "histogram" };
-    super::refuse_registry_flags(args, name, "histogram_even__{type}")?;
+    super::refuse_one_kernel_flags(args, name, "histogram_even__{type}")?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
         () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a histogram counts"),

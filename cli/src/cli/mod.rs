@@ -548,10 +548,10 @@ fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::
     }
 }
 
-/// The flags of the registry's runs that a one-kernel operation (`name`, whose kernel is
-/// `kernel`) refuses in one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`,
-/// `--compare-c`, `--metrics`, `--list`, and the segmented reductions' shapes.
-fn refuse_registry_flags(args: &Args, name: &str, kernel: &str) -> crate::Result<()> {
+/// The flags of the registry's runs that an operation with a plan of its own (`name`) refuses in
+/// one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`, `--compare-c`,
+/// `--metrics` (the segmented reductions, the histogram, the compactions).
+fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
     let refuse =
         |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
@@ -560,6 +560,17 @@ fn refuse_registry_flags(args: &Args, name: &str, kernel: &str) -> crate::Result
         () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
         () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
         () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
+        () => Ok(()),
+    }
+}
+
+/// [`refuse_registry_flags`], and those of a one-kernel operation (`kernel`): `--list`, and the
+/// segmented reductions' shapes.
+fn refuse_one_kernel_flags(args: &Args, name: &str, kernel: &str) -> crate::Result<()> {
+    refuse_registry_flags(args, name)?;
+    let refuse =
+        |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
+    match () {
         () if args.list => refuse("--list".into(), &format!("it runs one kernel, {kernel}")),
         () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
             refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")

@@ -64,13 +64,9 @@ fn combine(name: &str) -> Result<(Op, bool)> {
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args, rows: bool) -> Result<()> {
     let name = if rows { "rows" } else { "segmented" };
+    super::refuse_registry_flags(args, name)?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
-        () if args.variant != "all" => refuse(format!("--variant {}", args.variant), "the plan picks its kernel"),
-        () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
-        () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
-        () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
-        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
         () if rows && (args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some()) => {
             refuse("--segments, --offsets and --lengths".into(), "its segments are the rows of --rows × --cols")
         }

@@ -67,7 +67,7 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args) -> Result<()> {
     let name = args.op.name();
-    super::refuse_registry_flags(args, &name, "select__{type}")?;
+    super::refuse_one_kernel_flags(args, &name, "select__{type}")?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
         () if args.block.is_some() => refuse("--block".into(), "the kernel is compiled for blocks of 256"),

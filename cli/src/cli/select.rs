@@ -151,21 +151,28 @@ fn values<T: SelectElement>(n: usize, seed: u64, run: Option<u32>) -> Vec<T> {
     out
 }
 
+/// What `args` keeps, as the report names it (`lt:500`, `flags`, `run:4`), and as the row
+/// runs it (the predicate parsed, or the flags made from `seed`: about half of them set).
+fn keep_of<T: SelectElement>(args: &Args, n: usize, seed: u64) -> Result<(String, Keep<T>)> {
+    if args.op == OpArg::Unique {
+        return Ok((format!("run:{}", args.run.unwrap_or(4)), Keep::Unique));
+    }
+    let described = args.predicate.clone().unwrap_or_else(|| "lt:500".into());
+    let keep = if described == "flags" {
+        Keep::Flags(typed::<u64>(n, seed ^ 0xf1a6, Pattern::Random).iter().map(|&w| (w & 1) as u8).collect())
+    } else {
+        Keep::Predicate(predicate::<T>(&described)?)
+    };
+    Ok((described, keep))
+}
+
 /// The report of one compaction of `T` elements.
 fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     let session = Session::open(args)?;
     let n = session.n;
     let name = args.op.name();
     let partition = args.op == OpArg::Partition;
-    let described = match args.op {
-        OpArg::Unique => format!("run:{}", args.run.unwrap_or(4)),
-        _ => args.predicate.clone().unwrap_or_else(|| "lt:500".into()),
-    };
-    let keep = match args.op {
-        OpArg::Unique => Keep::Unique,
-        _ if described == "flags" => Keep::Flags(Vec::new()),
-        _ => Keep::Predicate(predicate::<T>(&described)?),
-    };
+    let (described, keep) = keep_of::<T>(args, n, session.seed)?;
     if session.backend.is_gpu() {
         fits_device(n, std::mem::size_of::<T>() as u64, 2, session.info().memory_bytes)?;
     }
@@ -182,12 +189,6 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     ));
     progress(&session, err, &format!("generating {n} values (seed {})", session.seed));
     let data = values::<T>(n, session.seed, (args.op == OpArg::Unique).then(|| args.run.unwrap_or(4)));
-    let keep = match keep {
-        Keep::Flags(_) => Keep::Flags(
-            typed::<u64>(n, session.seed ^ 0xf1a6, Pattern::Random).iter().map(|&w| (w & 1) as u8).collect(),
-        ),
-        k => k,
-    };
     let want = cpu(&data, cpu_selection(&keep, partition));
     progress_done(&session, err);
     let backend = &session.backend;

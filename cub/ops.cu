@@ -32,9 +32,10 @@
 //     that compares an element with OPERAND (hex bits of TYPE: i32 u32 f32) and keeps it where
 //     the outcome (1 below, 2 equal, 4 above, 8 unordered) is in the mask OUTCOMES (the rule of
 //     kernels::select::Predicate); flagged | partition_flagged: DeviceSelect::Flagged /
-//     DevicePartition::Flagged by the N bytes of FLAGS_FILE; unique: DeviceSelect::Unique.
-//     Timed as above; the last call's output (the kept elements, or all N for a partition) goes
-//     to FILE.out, and its kept count is the RESULT line's value:
+//     DevicePartition::Flagged by the N bytes of FLAGS_FILE; unique: DeviceSelect::Unique;
+//     run_length: DeviceRunLengthEncode::Encode (the runs' lengths, i32, go to FILE.len).
+//     Timed as above; the last call's output (the kept elements or the runs' first elements, or
+//     all N for a partition) goes to FILE.out, and its kept count is the RESULT line's value:
 //     RESULT op=select_KIND n=N repeat=R median_us=M min_us=m times_us=t,... value=KEPT_HEX index=-1
 // Integer products and sums are done in the unsigned type of the same width (they wrap, as ours
 // do; a signed overflow would be undefined in C++). Any failure prints "ERROR <what>".
@@ -303,8 +304,10 @@ static int run_select(const std::string& kind, long long n, long long repeat, un
   if (flags_file) flags = upload(read_file<unsigned char>(n, flags_file));
   T* out = nullptr;
   int* kept = nullptr;
+  int* lengths = nullptr;
   CHECK(cudaMalloc(&out, sizeof(T) * size_t(n)));
   CHECK(cudaMalloc(&kept, sizeof(int)));
+  if (kind == "run_length") CHECK(cudaMalloc(&lengths, sizeof(int) * size_t(n)));
   Outcomes<T> keep;
   std::memcpy(&keep.operand, &operand_bits, sizeof(T));
   keep.outcomes = outcomes;
@@ -315,6 +318,7 @@ static int run_select(const std::string& kind, long long n, long long repeat, un
     if (kind == "flagged") CHECK(cub::DeviceSelect::Flagged(temp, bytes, in, flags, out, kept, num));
     if (kind == "partition_flagged") CHECK(cub::DevicePartition::Flagged(temp, bytes, in, flags, out, kept, num));
     if (kind == "unique") CHECK(cub::DeviceSelect::Unique(temp, bytes, in, out, kept, num));
+    if (kind == "run_length") CHECK(cub::DeviceRunLengthEncode::Encode(temp, bytes, in, out, lengths, kept, num));
   });
   int got = 0;
   CHECK(cudaMemcpy(&got, kept, sizeof(int), cudaMemcpyDeviceToHost));
@@ -322,6 +326,12 @@ static int run_select(const std::string& kind, long long n, long long repeat, un
   std::vector<T> values(written);
   CHECK(cudaMemcpy(values.data(), out, sizeof(T) * written, cudaMemcpyDeviceToHost));
   write_file(std::string(file) + ".out", values.data(), sizeof(T) * values.size());
+  if (lengths) {
+    std::vector<int> runs(static_cast<size_t>(got));
+    CHECK(cudaMemcpy(runs.data(), lengths, sizeof(int) * runs.size(), cudaMemcpyDeviceToHost));
+    write_file(std::string(file) + ".len", runs.data(), sizeof(int) * runs.size());
+    CHECK(cudaFree(lengths));
+  }
   print_result("select_" + kind, n, times, static_cast<unsigned long long>(got), -1);
   CHECK(cudaFree(kept));
   CHECK(cudaFree(out));
@@ -335,8 +345,8 @@ static int select_mode(int argc, char** argv) {
   if (argc != 9 && argc != 10) fail("usage: select KIND TYPE N REPEAT OUTCOMES OPERAND FILE [FLAGS_FILE]");
   std::string kind = argv[2], type = argv[3];
   bool flagged = kind == "flagged" || kind == "partition_flagged";
-  if (kind != "if" && kind != "partition_if" && kind != "unique" && !flagged) {
-    fail("KIND must be if, flagged, unique, partition_if or partition_flagged, got `" + kind + "`");
+  if (kind != "if" && kind != "partition_if" && kind != "unique" && kind != "run_length" && !flagged) {
+    fail("KIND must be if, flagged, unique, run_length, partition_if or partition_flagged, got `" + kind + "`");
   }
   if (flagged != (argc == 10)) fail("FLAGS_FILE is given exactly for the flagged kinds");
   long long n = std::strtoll(argv[4], nullptr, 10), repeat = std::strtoll(argv[5], nullptr, 10);

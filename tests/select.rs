@@ -5,12 +5,14 @@
 //! (the misaligned load path) and flags over the same range; the object reused (a new epoch per
 //! launch). Every output is compared with the CPU's (`reduce_scan::select::cpu`), bit for bit,
 //! and the output past what the kernel may write must be untouched; every bad request's
-//! message. The same on the GPU where there is one, up to 2^24.
+//! message. Run-length encoding (`Select::run_length_encode`) the same way, with runs of mean
+//! length 1, 4 and 5000 (across tiles), its unique values and lengths against
+//! `reduce_scan::select::cpu_run_length`. The same on the GPU where there is one, up to 2^24.
 
 use libtest_mimic::{Failed, Trial};
 use reduce_scan::Backend;
 use reduce_scan::input::{Pattern, typed};
-use reduce_scan::select::{CpuSelection, Select, SelectElement, Selection, cpu, predicate};
+use reduce_scan::select::{CpuSelection, Select, SelectElement, Selection, cpu, cpu_run_length, predicate};
 
 const SEED: u64 = 0x5e1;
 /// Around a warp, a block's 256 × 4, a tile (7168), two tiles, and many tiles.
@@ -59,13 +61,13 @@ impl Case for f32 {
     const PREDICATES: &'static [&'static str] = &["lt:0", "le:-490", "gt:1e9", "ge:-1e9", "ne:0", "eq:0"];
 }
 
-/// `n` values from `seed`; with `runs`, each value repeats the one before with probability 3/4
-/// (runs of mean length 4).
-fn data<T: Case>(n: usize, seed: u64, runs: bool) -> Vec<T> {
+/// `n` values from `seed`, each repeating the one before with probability 1 − 1/`run` (runs of
+/// mean length `run`; 1: no repeats but by chance).
+fn data<T: Case>(n: usize, seed: u64, run: u64) -> Vec<T> {
     let w = typed::<u64>(n, seed, Pattern::Random);
     let mut out: Vec<T> = Vec::with_capacity(n);
     for (i, &x) in w.iter().enumerate() {
-        let repeat = runs && i > 0 && x % 4 != 0;
+        let repeat = i > 0 && x % run != 0;
         out.push(if repeat { out[i - 1] } else { T::value(x >> 2) });
     }
     out
@@ -150,7 +152,7 @@ fn matrix<T: Case>(backend: &Backend, sizes: &[usize]) -> Result<(), Failed> {
         let seed = SEED ^ n as u64;
         let fl = flags(n + 3, seed ^ 1);
         for kind in KINDS {
-            let values = data::<T>(n + 3, seed, matches!(kind, Kind::Unique));
+            let values = data::<T>(n + 3, seed, if matches!(kind, Kind::Unique) { 4 } else { 1 });
             let preds: &[&str] =
                 if matches!(kind, Kind::If | Kind::PartitionIf) { T::PREDICATES } else { &["nonzero"] };
             for pred in preds {
@@ -160,6 +162,60 @@ fn matrix<T: Case>(backend: &Backend, sizes: &[usize]) -> Result<(), Failed> {
                 check(backend, &mut select, (&values, &fl), start..start + n, kind, preds[0])?;
             }
         }
+        // Run-length encoding: runs of mean length 1, 4 and 5000 (across tiles).
+        for run in [1, 4, 5000] {
+            let values = data::<T>(n + 3, seed ^ run, run);
+            check_run_length(backend, &mut select, &values[..n], 0..n)?;
+            for start in 1..4 {
+                check_run_length(backend, &mut select, &values, start..start + n)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One run-length encoding of `values[range]` on `backend` with `select`, against the CPU: the
+/// unique values bit for bit, the lengths, the run count; the sentinels past the runs in both
+/// outputs untouched, the input unchanged.
+fn check_run_length<T: Case>(
+    backend: &Backend,
+    select: &mut Select<'_, T>,
+    values: &[T],
+    range: std::ops::Range<usize>,
+) -> Result<(), Failed> {
+    const LENGTH_SENTINEL: u32 = 0x5e5e_5e5e;
+    let n = range.len();
+    let what = format!("run-length {} n={n} (from {})", <T as kernels::types::Element>::NAME, range.start);
+    let (want, want_lengths) = cpu_run_length(&values[range.clone()]);
+    let input = backend.upload(values).map_err(err)?;
+    let mut unique = backend.upload(&vec![T::SENTINEL; n + 3]).map_err(err)?;
+    let mut lengths = backend.upload(&vec![LENGTH_SENTINEL; n + 3]).map_err(err)?;
+    let mut runs = backend.upload(&[u32::MAX]).map_err(err)?;
+    select
+        .enqueue_run_length(&input, range, &mut unique, &mut lengths, &mut runs)
+        .map_err(|e| format!("{what}: {e}"))?;
+    let k = backend.download(&runs).map_err(err)?[0] as usize;
+    if k != want.len() {
+        return Err(format!("{what}: {k} runs, the CPU finds {}", want.len()).into());
+    }
+    let (got, got_lengths) = (backend.download(&unique).map_err(err)?, backend.download(&lengths).map_err(err)?);
+    if let Some(i) = (0..k).find(|&i| !got[i].same_bits(want[i]) || got_lengths[i] != want_lengths[i]) {
+        return Err(format!(
+            "{what}: run {i} = {} × {}, the CPU's {} × {} ({k} runs)",
+            got[i], got_lengths[i], want[i], want_lengths[i]
+        )
+        .into());
+    }
+    if let Some(i) = (k..n + 3).find(|&i| !got[i].same_bits(T::SENTINEL) || got_lengths[i] != LENGTH_SENTINEL) {
+        return Err(format!(
+            "{what}: unique[{i}] = {} or lengths[{i}] = {} was written ({k} runs)",
+            got[i], got_lengths[i]
+        )
+        .into());
+    }
+    let after = backend.download(&input).map_err(err)?;
+    if after.iter().zip(values).any(|(a, b)| !a.same_bits(*b)) {
+        return Err(format!("{what}: the input was modified").into());
     }
     Ok(())
 }
@@ -177,6 +233,18 @@ fn forms(backend: &Backend) -> Result<(), Failed> {
     if k != 5 || got.iter().zip(&want).any(|(a, b)| !reduce_scan::Value::same_bits(*a, *b)) {
         return Err(format!("unique of {v:?}: {got:?}, want {want:?}").into());
     }
+    let mut lengths = backend.alloc::<u32>(8).map_err(err)?;
+    let k = s.run_length_encode(&input, &mut out, &mut lengths).map_err(err)?;
+    let (got, got_lengths) =
+        (backend.download_prefix(&out, k).map_err(err)?, backend.download_prefix(&lengths, k).map_err(err)?);
+    if k != 5
+        || got.iter().zip(&want).any(|(a, b)| !reduce_scan::Value::same_bits(*a, *b))
+        || got_lengths != [2, 1, 1, 2, 2]
+    {
+        return Err(
+            format!("run_length_encode of {v:?}: {got:?} × {got_lengths:?}, want {want:?} × [2, 1, 1, 2, 2]").into()
+        );
+    }
     let k = s.select_if(&input, predicate("gt:0.5").map_err(err)?, &mut out).map_err(err)?;
     if (k, backend.download_prefix(&out, k).map_err(err)?) != (4, vec![1.0, 1.0, 2.0, 2.0]) {
         return Err(format!("select_if gt:0.5 of {v:?}: kept {k}").into());
@@ -193,10 +261,15 @@ fn forms(backend: &Backend) -> Result<(), Failed> {
     let flags = backend.upload(&vec![0u8; long.len()]).map_err(err)?;
     let none = s.flagged(&input, &flags, &mut out).map_err(err)?;
     let all = s.partition_flagged(&input, &flags, &mut out).map_err(err)?;
-    if (k, none, all) != (1, 0, 0) {
-        return Err(
-            format!("one run of {}: unique kept {k}, none flagged kept {none}, partition {all}", long.len()).into()
-        );
+    let mut lengths = backend.alloc::<u32>(long.len()).map_err(err)?;
+    let runs = s.run_length_encode(&input, &mut out, &mut lengths).map_err(err)?;
+    let length = backend.download_prefix(&lengths, 1).map_err(err)?[0] as usize;
+    if (k, none, all, runs, length) != (1, 0, 0, 1, long.len()) {
+        return Err(format!(
+            "one run of {}: unique kept {k}, none flagged kept {none}, partition {all}, run-length {runs} run of {length}",
+            long.len()
+        )
+        .into());
     }
     Ok(())
 }
@@ -209,6 +282,7 @@ fn errors() -> Result<(), Failed> {
     let mut out = b.alloc::<i32>(4).map_err(err)?;
     let three = b.upload(&[1u8, 0, 1]).map_err(err)?;
     let mut count = b.alloc::<u32>(1).map_err(err)?;
+    let (mut lengths, mut short_lengths) = (b.alloc::<u32>(4).map_err(err)?, b.alloc::<u32>(2).map_err(err)?);
     let mut s = Select::<i32>::new(&b);
     let lt = predicate::<i32>("lt:3").map_err(err)?;
     let got = [
@@ -216,6 +290,9 @@ fn errors() -> Result<(), Failed> {
         s.flagged(&input, &three, &mut out).err().map(|e| e.to_string()),
         s.enqueue(&input, 2..2, Selection::Unique, &mut out, &mut count).err().map(|e| e.to_string()),
         s.enqueue(&input, 3..6, Selection::Unique, &mut out, &mut count).err().map(|e| e.to_string()),
+        s.run_length_encode(&input, &mut short, &mut lengths).err().map(|e| e.to_string()),
+        s.run_length_encode(&input, &mut out, &mut short_lengths).err().map(|e| e.to_string()),
+        s.enqueue_run_length(&input, 1..1, &mut out, &mut lengths, &mut count).err().map(|e| e.to_string()),
         predicate::<i32>("lt:x").err().map(|e| e.to_string()),
         predicate::<i32>("below:3").err().map(|e| e.to_string()),
         predicate::<f32>("lt").err().map(|e| e.to_string()),
@@ -225,6 +302,9 @@ fn errors() -> Result<(), Failed> {
         "invalid request: select by a flag array of 3 bytes over an input of 4 elements: one flag per element",
         "invalid request: select: n = 0; the kernels take n in 1..=4294967295",
         "invalid request: select of elements 3..6 of a buffer of 4: the range must lie within the buffer",
+        "invalid request: run-length encoding of 4 elements into an output of 3: the output must hold at least as many elements as the input",
+        "invalid request: run-length encoding of 4 elements into lengths of 2: the lengths must hold at least as many elements as the input",
+        "invalid request: run-length encoding: n = 0; the kernels take n in 1..=4294967295",
         "invalid request: predicate `lt:x`: `x` is not a value of type i32; expected lt:X, le:X, gt:X, ge:X, eq:X, ne:X (X of type i32) or nonzero",
         "invalid request: predicate `below:3`: unknown comparison `below`; expected lt:X, le:X, gt:X, ge:X, eq:X, ne:X (X of type i32) or nonzero",
         "invalid request: predicate `lt`: no `:` before its operand; expected lt:X, le:X, gt:X, ge:X, eq:X, ne:X (X of type f32) or nonzero",
@@ -237,8 +317,8 @@ fn errors() -> Result<(), Failed> {
     Ok(())
 }
 
-/// `reduce --op select`, `partition` and `unique` on the emulator: one PASS row for each type and
-/// kind (a predicate, flags, runs), the table's note, and a sweep.
+/// `reduce --op select`, `partition`, `unique` and `run_length` on the emulator: one PASS row for
+/// each type and kind (a predicate, flags, runs), the table's note, and a sweep.
 fn cli() -> Result<(), Failed> {
     let run = crate::common::reduce_on_the_emulator;
     for (op, ty, extra) in [
@@ -249,6 +329,9 @@ fn cli() -> Result<(), Failed> {
         ("partition", "f32", &["--predicate", "flags"]),
         ("unique", "u32", &["--run", "16"]),
         ("unique", "f32", &[]),
+        ("run_length", "i32", &["--run", "16"]),
+        ("run_length", "u32", &[]),
+        ("run_length", "f32", &["--run", "3"]),
     ] {
         let mut args = vec!["--op", op, "--type", ty, "--n", "20003", "--format", "csv"];
         args.extend(extra);

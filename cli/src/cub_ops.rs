@@ -164,19 +164,21 @@ pub fn time_histogram<S: crate::histogram::HistSample>(
     Ok((timing, counts))
 }
 
-/// CUB's `DeviceSelect::If`, `Flagged`, `Unique` or `DevicePartition::If`, `Flagged` (`kind`:
-/// `if`, `flagged`, `unique`, `partition_if`, `partition_flagged`) of `data`, the predicate as
-/// the outcomes of comparing with its operand (`kernels::select::Predicate`'s, which the
-/// harness's functor computes the same way), `flags` one byte per element for the flagged
-/// kinds; `repeat` calls between CUDA events: the timing, the last call's kept count and its
-/// output (every element of a partition, else the kept ones).
+/// CUB's `DeviceSelect::If`, `Flagged`, `Unique`, `DevicePartition::If`, `Flagged` or
+/// `DeviceRunLengthEncode::Encode` (`kind`: `if`, `flagged`, `unique`, `partition_if`,
+/// `partition_flagged`, `run_length`) of `data`, the predicate as the outcomes of comparing with
+/// its operand (`kernels::select::Predicate`'s, which the harness's functor computes the same
+/// way), `flags` one byte per element for the flagged kinds; `repeat` calls between CUDA
+/// events: the timing, the last call's kept count, its output (every element of a partition,
+/// else the kept ones or the runs' first elements) and the runs' lengths (`run_length`; else
+/// none).
 pub fn time_select<T: Value>(
     kind: &str,
     data: &[T],
     (outcomes, operand): (u32, T),
     flags: Option<&[u8]>,
     repeat: u32,
-) -> Result<(CubTiming, usize, Vec<T>)> {
+) -> Result<(CubTiming, usize, Vec<T>, Vec<u32>)> {
     let bin = harness()?;
     let n = data.len();
     if n == 0 || n > i32::MAX as usize {
@@ -218,7 +220,23 @@ pub fn time_select<T: Value>(
             T::from_bits_u64(u64::from_le_bytes(b))
         })
         .collect();
-    Ok((timing, kept, output))
+    // The runs' lengths (run_length: one i32 a run, in FILE.len).
+    let mut lengths = Vec::new();
+    if kind == "run_length" {
+        let path = file.0.with_extension(format!("{}.len", T::ELEM.name()));
+        let bytes =
+            std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
+        if bytes.len() != 4 * kept {
+            return Err(Error::Unsupported(format!(
+                "{} holds {} bytes, not {}",
+                path.display(),
+                bytes.len(),
+                4 * kept
+            )));
+        }
+        lengths = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    }
+    Ok((timing, kept, output, lengths))
 }
 
 /// The timing and answer of a `RESULT` line (or the error of an `ERROR` line).

@@ -38,6 +38,7 @@
 use std::ops::Range;
 
 use kernels::device::global::{Global, GlobalMut};
+use kernels::run_length::run_length;
 use kernels::scan::index::MAX_EPOCH;
 pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED};
 use kernels::select::{FLAGGED, IF, PARTITION, SELECT_THREADS, UNIQUE, select, select_tile};
@@ -52,8 +53,15 @@ use crate::types::Value;
 pub type SelectArgs<T> =
     (Global<T>, Global<u8>, GlobalMut<T>, GlobalMut<u32>, GlobalMut<u64>, u32, u32, u32, u32, u64, u32);
 
-/// An element type of the compaction: `i32`, `u32`, `f32`.
-pub trait SelectElement: Value + select::Instance<Args = SelectArgs<Self>> + std::str::FromStr {}
+/// The run-length kernel's parameters: input, unique values, lengths, the run count, the status
+/// words, `n`, the epoch, and whether the input is 16-byte aligned.
+pub type RunLengthArgs<T> = (Global<T>, GlobalMut<T>, GlobalMut<u32>, GlobalMut<u32>, GlobalMut<u64>, u32, u32, u32);
+
+/// An element type of the compaction and the run-length encoding: `i32`, `u32`, `f32`.
+pub trait SelectElement:
+    Value + select::Instance<Args = SelectArgs<Self>> + run_length::Instance<Args = RunLengthArgs<Self>> + std::str::FromStr
+{
+}
 impl SelectElement for i32 {}
 impl SelectElement for u32 {}
 impl SelectElement for f32 {}
@@ -135,6 +143,22 @@ pub fn cpu<T: SelectElement>(input: &[T], what: CpuSelection<'_, T>) -> (Vec<T>,
         out.extend(input.iter().zip(&keep).filter(|(_, k)| !**k).map(|(x, _)| *x).rev());
     }
     (out, kept)
+}
+
+/// The CPU's run-length encoding of `input`: the first element of each run of equal (`==`)
+/// consecutive elements, and each run's length (their sum is `input.len()`). The reference
+/// every test compares [`Select::run_length_encode`] with.
+pub fn cpu_run_length<T: SelectElement>(input: &[T]) -> (Vec<T>, Vec<u32>) {
+    let (mut unique, mut lengths) = (Vec::new(), Vec::<u32>::new());
+    for (i, &x) in input.iter().enumerate() {
+        if i == 0 || x != input[i - 1] {
+            unique.push(x);
+            lengths.push(1);
+        } else if let Some(l) = lengths.last_mut() {
+            *l += 1;
+        }
+    }
+    (unique, lengths)
 }
 
 /// [`Selection`] for the CPU reference: flags as a host slice.
@@ -225,14 +249,45 @@ impl<'b, T: SelectElement> Select<'b, T> {
         what: Selection<'_, T>,
         output: &mut DeviceBuffer<T>,
     ) -> Result<usize> {
+        self.waiting(|s, count| s.enqueue(input, 0..input.len(), what, output, count))
+    }
+
+    /// Run-length encoding (`cub::DeviceRunLengthEncode::Encode`,
+    /// `torch.unique_consecutive(return_counts=True)`): `unique[..k]` = the first element of
+    /// each run of equal (`==`) consecutive elements of `input`, `lengths[..k]` the runs'
+    /// lengths; returns `k`, the number of runs. `unique` and `lengths` hold at least as many
+    /// elements as `input` (a run per element at most); waits.
+    pub fn run_length_encode(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        unique: &mut DeviceBuffer<T>,
+        lengths: &mut DeviceBuffer<u32>,
+    ) -> Result<usize> {
+        self.waiting(|s, runs| s.enqueue_run_length(input, 0..input.len(), unique, lengths, runs))
+    }
+
+    /// `queue` with the object's count word, then the count it leaves there (a wait).
+    fn waiting(&mut self, queue: impl FnOnce(&mut Self, &mut DeviceBuffer<u32>) -> Result<()>) -> Result<usize> {
         let mut count = match self.count.take() {
             Some(c) => c,
             None => self.backend.alloc::<u32>(1)?,
         };
-        let queued = self.enqueue(input, 0..input.len(), what, output, &mut count);
+        let queued = queue(self, &mut count);
         let kept = queued.and_then(|()| self.backend.read_element(&count, 0));
         self.count = Some(count);
         Ok(kept? as usize)
+    }
+
+    /// The status array with room for `words` words, and a new epoch on it (reallocated, so
+    /// zeroed, where it is too short or its epochs are spent).
+    fn next_status(&mut self, words: usize) -> Result<GlobalMut<u64>> {
+        if self.status.as_ref().is_none_or(|s| s.len() < words) || self.epoch >= MAX_EPOCH {
+            // Zeroed: no word of it carries an epoch yet.
+            self.status = Some(self.backend.alloc::<u64>(words.max(64))?);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        self.status.as_mut().map(DeviceBuffer::global_mut).ok_or_else(|| Error::Invalid("no status".into()))
     }
 
     /// Queues the compaction of `input[range]` into `output[..range.len()]` (flags: the same
@@ -247,16 +302,9 @@ impl<'b, T: SelectElement> Select<'b, T> {
         count: &mut DeviceBuffer<u32>,
     ) -> Result<()> {
         let (how, flags) = what.how();
-        let n = self.check(input, &range, flags, output, count)?;
+        let n = self.check("select", input, &range, flags, output, count)?;
         let tiles = n.div_ceil(select_tile::<T>() as usize);
-        if self.status.as_ref().is_none_or(|s| s.len() < tiles) || self.epoch >= MAX_EPOCH {
-            // Zeroed: no word of it carries an epoch yet.
-            self.status = Some(self.backend.alloc::<u64>(tiles.max(64))?);
-            self.epoch = 0;
-        }
-        self.epoch += 1;
-        let status =
-            self.status.as_mut().map(DeviceBuffer::global_mut).ok_or_else(|| Error::Invalid("no status".into()))?;
+        let status = self.next_status(tiles)?;
         let start = input.as_ptr().wrapping_add(range.start);
         let flag_bytes = flags.map_or(start.cast::<u8>(), |f| f.as_ptr().wrapping_add(range.start));
         let (outcomes, operand) = match what {
@@ -287,9 +335,54 @@ impl<'b, T: SelectElement> Select<'b, T> {
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }
 
+    /// Queues the run-length encoding of `input[range]` into `unique[..k]` and `lengths[..k]`,
+    /// the number of runs `k` into `runs[0]`; keep the buffers alive until a download of `runs`
+    /// (or a synchronize) has waited for it.
+    pub fn enqueue_run_length(
+        &mut self,
+        input: &DeviceBuffer<T>,
+        range: Range<usize>,
+        unique: &mut DeviceBuffer<T>,
+        lengths: &mut DeviceBuffer<u32>,
+        runs: &mut DeviceBuffer<u32>,
+    ) -> Result<()> {
+        const WHAT: &str = "run-length encoding";
+        let n = self.check(WHAT, input, &range, None, unique, runs)?;
+        if lengths.len() < n {
+            return Err(Error::Invalid(format!(
+                "{WHAT} of {n} elements into lengths of {}: the lengths must hold at least as many elements as the input",
+                lengths.len()
+            )));
+        }
+        let tiles = n.div_ceil(select_tile::<T>() as usize);
+        // Two words a tile: the pair's halves (kernels::run_length).
+        let status = self.next_status(2 * tiles)?;
+        let start = input.as_ptr().wrapping_add(range.start);
+        let kernel = Kernel::of(&KERNELS, <T as run_length::Instance>::KERNEL);
+        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_THREADS, shared_bytes: 0 };
+        let aligned = (start as usize).is_multiple_of(16) as u32;
+        let args = (
+            Global::from(start),
+            unique.global_mut(),
+            lengths.global_mut(),
+            runs.global_mut(),
+            status,
+            n as u32,
+            self.epoch,
+            aligned,
+        );
+        // SAFETY: checked above: the range lies in the input (n ≥ 1 elements from `start`, 16-byte
+        // aligned where `aligned` says so), the unique values and lengths hold n elements each
+        // and are other buffers, the count one word; the status array holds 2 × `tiles` words,
+        // zeroed at allocation, and the epoch is new on it; the grid and block are the kernel's
+        // Launch section's.
+        unsafe { self.backend.launch(&kernel, cfg, args) }
+    }
+
     /// The preconditions [`enqueue`](Self::enqueue) checks before a launch; returns `n`.
     fn check(
         &self,
+        what: &str,
         input: &DeviceBuffer<T>,
         range: &Range<usize>,
         flags: Option<&DeviceBuffer<u8>>,
@@ -298,17 +391,17 @@ impl<'b, T: SelectElement> Select<'b, T> {
     ) -> Result<usize> {
         if range.start > range.end || range.end > input.len() {
             return Err(Error::Invalid(format!(
-                "select of elements {}..{} of a buffer of {}: the range must lie within the buffer",
+                "{what} of elements {}..{} of a buffer of {}: the range must lie within the buffer",
                 range.start,
                 range.end,
                 input.len()
             )));
         }
         let n = range.len();
-        crate::reduce::one_pass::check_len("select", n)?;
+        crate::reduce::one_pass::check_len(what, n)?;
         if output.len() < n {
             return Err(Error::Invalid(format!(
-                "select of {n} elements into an output of {}: the output must hold at least as many elements as the input",
+                "{what} of {n} elements into an output of {}: the output must hold at least as many elements as the input",
                 output.len()
             )));
         }
@@ -322,7 +415,7 @@ impl<'b, T: SelectElement> Select<'b, T> {
             )));
         }
         if count.is_empty() {
-            return Err(Error::Invalid("select's count buffer holds no element: it needs one u32".into()));
+            return Err(Error::Invalid(format!("{what}'s count buffer holds no element: it needs one u32")));
         }
         Ok(n)
     }

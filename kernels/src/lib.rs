@@ -48,6 +48,9 @@ pub mod check;
 pub mod histogram;
 pub mod index;
 pub mod reduce;
+// The library's run-length encoding: entries of the main PTX module, not of the nested one.
+#[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]
+pub mod run_length;
 pub mod scan;
 // The library's stream compaction: entries of the main PTX module, not of the nested one.
 #[cfg(any(not(target_arch = "nvptx64"), not(feature = "no-entries")))]

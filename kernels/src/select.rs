@@ -41,12 +41,12 @@ pub const SELECT_ROWS: u32 = 7;
 /// Words (32-bit) of one tile: 7168 elements of 32 bits.
 pub const SELECT_TILE_WORDS: u32 = SELECT_THREADS * 4 * SELECT_ROWS;
 /// The shapes as `usize`, for the index arithmetic.
-const THREADS: usize = SELECT_THREADS as usize;
-const ROWS: usize = SELECT_ROWS as usize;
+pub(crate) const THREADS: usize = SELECT_THREADS as usize;
+pub(crate) const ROWS: usize = SELECT_ROWS as usize;
 /// Shared words after the tile: one count per warp (at most 32) and the tile's prefix (slot
 /// 32), padded to a 16-byte multiple.
-const CTRL_WORDS: usize = 36;
-const PREFIX_SLOT: usize = 32;
+pub(crate) const CTRL_WORDS: usize = 36;
+pub(crate) const PREFIX_SLOT: usize = 32;
 
 /// Elements of `T` per tile (per block): 7168 of 32 bits.
 pub const fn select_tile<T: Element>() -> u32 {
@@ -139,16 +139,16 @@ fn differs<T: Element>(x: T, before: T) -> bool {
 
 /// Where one thread stands in its tile.
 #[derive(Clone, Copy)]
-struct Place {
-    tid: usize,
-    lane: u32,
-    warp: usize,
-    tile: usize,
+pub(crate) struct Place {
+    pub(crate) tid: usize,
+    pub(crate) lane: u32,
+    pub(crate) warp: usize,
+    pub(crate) tile: usize,
     /// The tile's first element, and how many of its elements exist (`< n`).
-    base: usize,
-    valid: usize,
+    pub(crate) base: usize,
+    pub(crate) valid: usize,
     /// The thread's first element in the tile (blocked: `tid × items`).
-    first: usize,
+    pub(crate) first: usize,
 }
 
 /// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds: bit `e` of the
@@ -195,7 +195,7 @@ unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
 /// # Safety
 /// After the tile's load and barrier; `input` holds `n` elements.
 #[inline(always)]
-unsafe fn mask_unique<T: Element>(p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
+pub(crate) unsafe fn mask_unique<T: Element>(p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
     let mut mask = 0u64;
     // The element before the thread's first: the previous thread's last (in shared memory), the
     // previous tile's last (in global memory), or none.
@@ -233,7 +233,7 @@ unsafe fn mask_unique<T: Element>(p: Place, input: Global<T>, smem: Shared<u32>)
 /// # Safety
 /// After the barrier of the counts; the ranks are distinct across the block.
 #[inline(always)]
-unsafe fn compact(
+pub(crate) unsafe fn compact(
     mask: u64,
     p: Place,
     selected_before: usize,
@@ -277,7 +277,7 @@ unsafe fn put_index(index: Shared<u32>, slot: usize, at: u16) {
 /// # Safety
 /// `slot / 2` is a word of `index`, written in an earlier barrier interval.
 #[inline(always)]
-unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
+pub(crate) unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
     // SAFETY: the caller's promise.
     (unsafe { index.read(slot / 2) } >> (16 * (slot % 2)) & 0xffff) as usize
 }

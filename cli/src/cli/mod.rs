@@ -100,6 +100,11 @@ enum OpArg {
     /// The first element and each one unequal to the one before (DeviceSelect::Unique,
     /// torch.unique_consecutive); runs of mean length --run.
     Unique,
+    /// Each run's first element and its length, and the number of runs
+    /// (DeviceRunLengthEncode::Encode, torch.unique_consecutive(return_counts=True)); runs of
+    /// mean length --run.
+    #[value(name = "run_length")]
+    RunLength,
 }
 
 impl OpArg {
@@ -120,7 +125,8 @@ impl OpArg {
             | OpArg::Bincount
             | OpArg::Select
             | OpArg::Partition
-            | OpArg::Unique => None,
+            | OpArg::Unique
+            | OpArg::RunLength => None,
             OpArg::Argmin => Some(Operation::ArgMin),
             OpArg::Argmax => Some(Operation::ArgMax),
             OpArg::Dot => Some(Operation::Dot),
@@ -285,7 +291,8 @@ struct Args {
     /// is uniform over [0, 1000) [default: lt:500, about half kept].
     #[arg(long, allow_negative_numbers = true)]
     predicate: Option<String>,
-    /// `--op unique`: the mean length of the input's runs of equal values (1..=2^20) [default: 4].
+    /// `--op unique` and `--op run_length`: the mean length of the input's runs of equal values
+    /// (1..=2^20) [default: 4].
     #[arg(long, value_parser = parse::run_length)]
     run: Option<u32>,
     /// Set by `--sweep` for the run of one size: (size index, sizes) for the progress lines.
@@ -335,7 +342,7 @@ where
             (None, OpArg::Rows) => segmented::run(&args, true, out, err),
             (None, OpArg::Histogram) => histogram::run(&args, false, out, err),
             (None, OpArg::Bincount) => histogram::run(&args, true, out, err),
-            (None, OpArg::Select | OpArg::Partition | OpArg::Unique) => select::run(&args, out, err),
+            (None, OpArg::Select | OpArg::Partition | OpArg::Unique | OpArg::RunLength) => select::run(&args, out, err),
             (None, op) => match op.operation() {
                 Some(operation) => ops::run(&args, operation, out, err),
                 None => Err(Error::Invalid(format!("--op {op:?}: no such operation"))),

@@ -1,9 +1,10 @@
 //! The row of a stream compaction (`reduce --op select`, `--op partition`, `--op unique`,
-//! [`crate::select`]): values uniform over [0, 1000) (for unique, in runs of mean length
-//! `--run`), kept by `--predicate` (or a flag array: `--predicate flags`); one row: the time,
-//! GB/s of the bytes read and written, the bound, and with `--compare-cub` CUB's
-//! `DeviceSelect`/`DevicePartition` on the same input, every output of ours (and CUB's) checked
-//! against the CPU.
+//! [`crate::select`]) or a run-length encoding (`--op run_length`): values uniform over
+//! [0, 1000) (for unique and run_length, in runs of mean length `--run`), kept by `--predicate`
+//! (or a flag array: `--predicate flags`); one row: the time, GB/s of the bytes read and
+//! written, the bound, and with `--compare-cub` CUB's `DeviceSelect`/`DevicePartition`/
+//! `DeviceRunLengthEncode` on the same input, every output of ours (and CUB's) checked against
+//! the CPU.
 
 use std::io::Write;
 
@@ -15,24 +16,29 @@ use super::{
 use crate::backend::DeviceBuffer;
 use crate::input::{Pattern, typed};
 use crate::output::{Cell, Column};
-use crate::select::{CpuSelection, Predicate, Select, SelectElement, Selection, cpu, predicate};
+use crate::select::{CpuSelection, Predicate, Select, SelectElement, Selection, cpu, cpu_run_length, predicate};
 use crate::timing::Rerun;
 use crate::{Error, Result};
 
 /// `--predicate` and `--run` belong to the compactions: refused with any other operation.
 pub(super) fn refuse_elsewhere(args: &Args) -> Result<()> {
-    let ours = matches!(args.op, OpArg::Select | OpArg::Partition | OpArg::Unique);
+    let runs = runs(args.op);
     match (&args.predicate, args.run) {
-        (Some(p), _) if !ours || args.op == OpArg::Unique => Err(Error::Invalid(format!(
+        (Some(p), _) if !matches!(args.op, OpArg::Select | OpArg::Partition) => Err(Error::Invalid(format!(
             "--predicate {p} does not apply to --op {}: it says what --op select and --op partition keep",
             args.op.name()
         ))),
-        (_, Some(r)) if args.op != OpArg::Unique => Err(Error::Invalid(format!(
-            "--run {r} does not apply to --op {}: it shapes --op unique's input",
+        (_, Some(r)) if !runs => Err(Error::Invalid(format!(
+            "--run {r} does not apply to --op {}: it shapes the input of --op unique and --op run_length",
             args.op.name()
         ))),
         _ => Ok(()),
     }
+}
+
+/// Is `op` one whose input comes in runs (`--run`): unique and run_length.
+fn runs(op: OpArg) -> bool {
+    matches!(op, OpArg::Unique | OpArg::RunLength)
 }
 
 /// The columns of a compaction report.
@@ -67,7 +73,8 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
 /// The flags of the other operations are refused here, never ignored.
 fn refuse_flags(args: &Args) -> Result<()> {
     let name = args.op.name();
-    super::refuse_one_kernel_flags(args, &name, "select__{type}")?;
+    let kernel = if args.op == OpArg::RunLength { "run_length__{type}" } else { "select__{type}" };
+    super::refuse_one_kernel_flags(args, &name, kernel)?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
         () if args.block.is_some() => refuse("--block".into(), "the kernel is compiled for blocks of 256"),
@@ -79,12 +86,13 @@ fn refuse_flags(args: &Args) -> Result<()> {
     }
 }
 
-/// What a row keeps: a predicate, flags, or unique.
+/// What a row keeps: a predicate, flags, unique values, or the runs (unique values and lengths).
 #[derive(Clone, Debug)]
 enum Keep<T> {
     Predicate(Predicate<T>),
     Flags(Vec<u8>),
     Unique,
+    Runs,
 }
 
 /// A compaction prepared on one input: what the timing loop launches and checks.
@@ -93,13 +101,22 @@ struct Job<'b, T: SelectElement> {
     input: DeviceBuffer<T>,
     flags: Option<DeviceBuffer<u8>>,
     output: DeviceBuffer<T>,
+    /// The runs' lengths (run_length; one unused word otherwise).
+    lengths: DeviceBuffer<u32>,
     count: DeviceBuffer<u32>,
     keep: Keep<T>,
     partition: bool,
-    /// The CPU's output and kept count, made once: every timed run and CUB's answer are checked
-    /// against them.
-    want: (Vec<T>, usize),
+    /// The CPU's output and kept count (and the runs' lengths), made once: every timed run and
+    /// CUB's answer are checked against them.
+    want: Want<T>,
     select: Select<'b, T>,
+}
+
+/// The CPU's answer: the output, the kept count, the runs' lengths (run_length only).
+struct Want<T> {
+    output: Vec<T>,
+    kept: usize,
+    lengths: Vec<u32>,
 }
 
 impl<T: SelectElement> Rerun for Job<'_, T> {
@@ -116,6 +133,10 @@ impl<T: SelectElement> Rerun for Job<'_, T> {
             (Keep::Flags(_), false, Some(f)) => Selection::Flagged(f),
             (Keep::Flags(_), true, Some(f)) => Selection::PartitionFlagged(f),
             (Keep::Unique, _, _) => Selection::Unique,
+            (Keep::Runs, _, _) => {
+                let (input, unique, lengths) = (&self.input, &mut self.output, &mut self.lengths);
+                return self.select.enqueue_run_length(input, 0..n, unique, lengths, &mut self.count);
+            }
             (Keep::Flags(_), _, None) => return Err(Error::Invalid("no flags".into())),
         };
         self.select.enqueue(&self.input, 0..n, sel, &mut self.output, &mut self.count)
@@ -123,19 +144,31 @@ impl<T: SelectElement> Rerun for Job<'_, T> {
 
     fn check(&mut self) -> Result<Option<String>> {
         let kept = self.backend.read_element(&self.count, 0)? as usize;
-        let got = self.backend.download_prefix(&self.output, self.want.0.len())?;
-        Ok(first_wrong(&self.want, kept, &got))
+        let got = self.backend.download_prefix(&self.output, self.want.output.len())?;
+        let lengths = self.backend.download_prefix(&self.lengths, self.want.lengths.len())?;
+        Ok(first_wrong(&self.want, kept, &got, &lengths))
     }
 }
 
-/// The first difference between the CPU's output and kept count and `got`, as a verdict's
-/// reason.
-fn first_wrong<T: SelectElement>((want, want_kept): &(Vec<T>, usize), kept: usize, got: &[T]) -> Option<String> {
-    if kept != *want_kept {
-        return Some(format!("kept {kept}, the CPU keeps {want_kept}"));
+/// The first difference between the CPU's answer and (`kept`, `got`, `lengths`), as a
+/// verdict's reason.
+fn first_wrong<T: SelectElement>(want: &Want<T>, kept: usize, got: &[T], lengths: &[u32]) -> Option<String> {
+    if kept != want.kept {
+        return Some(format!("kept {kept}, the CPU keeps {}", want.kept));
     }
-    (0..want.len()).find(|&i| got.get(i).is_none_or(|g| !g.same_bits(want[i]))).map(|i| {
-        format!("output[{i}] = {}, the CPU's {}", got.get(i).map_or("nothing".into(), ToString::to_string), want[i])
+    let w = &want.output;
+    let value = (0..w.len()).find(|&i| got.get(i).is_none_or(|g| !g.same_bits(w[i]))).map(|i| {
+        format!("output[{i}] = {}, the CPU's {}", got.get(i).map_or("nothing".into(), ToString::to_string), w[i])
+    });
+    let l = &want.lengths;
+    value.or_else(|| {
+        (0..l.len()).find(|&i| lengths.get(i) != Some(&l[i])).map(|i| {
+            format!(
+                "length[{i}] = {}, the CPU's {}",
+                lengths.get(i).map_or("nothing".into(), ToString::to_string),
+                l[i]
+            )
+        })
     })
 }
 
@@ -154,8 +187,9 @@ fn values<T: SelectElement>(n: usize, seed: u64, run: Option<u32>) -> Vec<T> {
 /// What `args` keeps, as the report names it (`lt:500`, `flags`, `run:4`), and as the row
 /// runs it (the predicate parsed, or the flags made from `seed`: about half of them set).
 fn keep_of<T: SelectElement>(args: &Args, n: usize, seed: u64) -> Result<(String, Keep<T>)> {
-    if args.op == OpArg::Unique {
-        return Ok((format!("run:{}", args.run.unwrap_or(4)), Keep::Unique));
+    if runs(args.op) {
+        let keep = if args.op == OpArg::Unique { Keep::Unique } else { Keep::Runs };
+        return Ok((format!("run:{}", args.run.unwrap_or(4)), keep));
     }
     let described = args.predicate.clone().unwrap_or_else(|| "lt:500".into());
     let keep = if described == "flags" {
@@ -183,13 +217,13 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     report.note(&format!(
         "{name} of {n} {} values uniform over [0, 1000){}, keep {described}, {} (CUDA events{})",
         <T as kernels::types::Element>::NAME,
-        if args.op == OpArg::Unique { " in runs" } else { "" },
+        if runs(args.op) { " in runs" } else { "" },
         session.timed_runs(),
         session.clock()
     ));
     progress(&session, err, &format!("generating {n} values (seed {})", session.seed));
-    let data = values::<T>(n, session.seed, (args.op == OpArg::Unique).then(|| args.run.unwrap_or(4)));
-    let want = cpu(&data, cpu_selection(&keep, partition));
+    let data = values::<T>(n, session.seed, runs(args.op).then(|| args.run.unwrap_or(4)));
+    let want = want_of(&data, &keep, partition);
     progress_done(&session, err);
     let backend = &session.backend;
     let flags = match &keep {
@@ -197,8 +231,9 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
         _ => None,
     };
     let (input, output, count) = (backend.upload(&data)?, backend.alloc::<T>(n)?, backend.alloc::<u32>(1)?);
+    let lengths = backend.alloc::<u32>(if matches!(keep, Keep::Runs) { n } else { 1 })?;
     let select = Select::new(backend);
-    let mut job = Job { backend, input, flags, output, count, keep, partition, want, select };
+    let mut job = Job { backend, input, flags, output, lengths, count, keep, partition, want, select };
     let cub = args.compare_cub.then(|| time_cub(&session, &job, &data));
     if let Some(Err(why)) = &cub {
         no_cub(&mut report, err, why);
@@ -210,11 +245,12 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     let failed = matches!(verdict, Cell::Verdict("FAIL", _));
     report.header();
     let size = std::mem::size_of::<T>();
-    let kept = job.want.1;
-    // Read: the values (and the flags); written: every element of a partition, else the kept.
+    let kept = job.want.kept;
+    // Read: the values (and the flags); written: every element of a partition, else the kept
+    // (and their lengths, 4 bytes each).
     let written = if partition { n } else { kept };
     let flag_bytes = if matches!(job.keep, Keep::Flags(_)) { n } else { 0 };
-    let bytes = (n * size + flag_bytes + written * size) as f64;
+    let bytes = (n * size + flag_bytes + written * size + 4 * job.want.lengths.len()) as f64;
     let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);
     let median = runs.median_us();
     let cub = cub.and_then(|c| c.ok());
@@ -236,19 +272,25 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     Ok(!failed)
 }
 
-/// The CPU reference's form of what the row keeps.
-fn cpu_selection<T: SelectElement>(keep: &Keep<T>, partition: bool) -> CpuSelection<'_, T> {
-    match (keep, partition) {
+/// The CPU reference's answer for what the row keeps.
+fn want_of<T: SelectElement>(data: &[T], keep: &Keep<T>, partition: bool) -> Want<T> {
+    let what = match (keep, partition) {
         (Keep::Predicate(p), false) => CpuSelection::If(*p),
         (Keep::Predicate(p), true) => CpuSelection::PartitionIf(*p),
         (Keep::Flags(f), false) => CpuSelection::Flagged(f),
         (Keep::Flags(f), true) => CpuSelection::PartitionFlagged(f),
         (Keep::Unique, _) => CpuSelection::Unique,
-    }
+        (Keep::Runs, _) => {
+            let (output, lengths) = cpu_run_length(data);
+            return Want { kept: output.len(), output, lengths };
+        }
+    };
+    let (output, kept) = cpu(data, what);
+    Want { output, kept, lengths: Vec::new() }
 }
 
-/// CUB's `DeviceSelect` or `DevicePartition` on the same input: its median µs, or why there is
-/// none (its output checked against the CPU's).
+/// CUB's `DeviceSelect`, `DevicePartition` or `DeviceRunLengthEncode` on the same input: its
+/// median µs, or why there is none (its output checked against the CPU's).
 fn time_cub<T: SelectElement>(session: &Session, job: &Job<'_, T>, data: &[T]) -> std::result::Result<f64, String> {
     let repeat = session.cub_calls()?;
     let (kind, outcomes, operand, flags) = match (&job.keep, job.partition) {
@@ -257,10 +299,11 @@ fn time_cub<T: SelectElement>(session: &Session, job: &Job<'_, T>, data: &[T]) -
         (Keep::Flags(f), false) => ("flagged", 0, T::ZERO, Some(&f[..])),
         (Keep::Flags(f), true) => ("partition_flagged", 0, T::ZERO, Some(&f[..])),
         (Keep::Unique, _) => ("unique", 0, T::ZERO, None),
+        (Keep::Runs, _) => ("run_length", 0, T::ZERO, None),
     };
-    let (timing, kept, output) =
+    let (timing, kept, output, lengths) =
         crate::cub_ops::time_select(kind, data, (outcomes, operand), flags, repeat).map_err(|e| e.to_string())?;
-    match first_wrong(&job.want, kept, &output) {
+    match first_wrong(&job.want, kept, &output, &lengths) {
         Some(why) => Err(format!("CUB's answer is wrong: {why}")),
         None => Ok(timing.median_us),
     }

@@ -59,7 +59,9 @@ pub(super) fn run(args: &Args, spec: &str, out: &mut dyn Write, err: &mut dyn Wr
             (OpArg::Rows, _) => super::segmented::run(&one, true, &mut csv, err)?,
             (OpArg::Histogram, _) => super::histogram::run(&one, false, &mut csv, err)?,
             (OpArg::Bincount, _) => super::histogram::run(&one, true, &mut csv, err)?,
-            (OpArg::Select | OpArg::Partition | OpArg::Unique, _) => super::select::run(&one, &mut csv, err)?,
+            (OpArg::Select | OpArg::Partition | OpArg::Unique | OpArg::RunLength, _) => {
+                super::select::run(&one, &mut csv, err)?
+            }
             (_, Some(operation)) => super::ops::run(&one, operation, &mut csv, err)?,
             (_, None) => super::reduce::run(&one, &mut csv, err)?,
         };

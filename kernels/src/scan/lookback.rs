@@ -253,7 +253,7 @@ impl<T: Element> Status<T> {
     /// when allocated, so the epochs keep every other launch's out. 32-bit `T` keep the packed
     /// layout.
     #[inline(always)]
-    pub(super) fn halves(words: GlobalMut<u64>) -> Self {
+    pub(crate) fn halves(words: GlobalMut<u64>) -> Self {
         Self { words, values: words.cast(), halves: true, spacing: 1 }
     }
 

@@ -1,0 +1,376 @@
+//! The library's run-length encoding (`cub::DeviceRunLengthEncode::Encode`,
+//! `torch.unique_consecutive(return_counts=True)`): the first value of each run of equal
+//! consecutive elements, each run's length, and the number of runs — in **one pass**, on the
+//! decoupled look-back of `scan::lookback`, as [`select`](crate::select) does for its unique
+//! values. One generic kernel, [`run_length()`], instantiated for `i32`, `u32` and `f32`
+//! (`run_length__i32`, …); the host's `reduce_scan::Select::run_length_encode` launches it.
+//!
+//! **What the look-back carries.** A run's length is the distance from its head (its first
+//! element) to the next head. Inside a tile both are known; but the first head of a tile
+//! closes a run that began in an earlier tile, perhaps many tiles back. So a tile publishes a
+//! pair: the heads it holds (their count, added) and the position of its last head (the
+//! largest, kept: positions grow with the tiles). The look-back combines the pairs of the
+//! tiles before with [`Runs`], and learns both how many runs began before it (where its
+//! values go) and where the last of them began (the length its first head closes).
+
+use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
+use crate::device::kernel;
+use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::warp::{ballot_sync, shfl_xor_sync};
+use crate::device::{FULL_MASK, WARP_SIZE, trap};
+use crate::scan::index::striped_chunk;
+use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX};
+use crate::scan::lookback::{
+    LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
+};
+use crate::select::{
+    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, compact, get_index, mask_unique,
+};
+use crate::static_shared;
+use crate::types::{Element, Operator, Sum};
+
+/// Shared control words (after the tile) where each warp leaves its last head: tile index + 1,
+/// or 0 for none (slots 16 … 23; the counts take 0 … 7, the prefix 32).
+const LAST_SLOT: usize = 16;
+/// The shared control word holding the position of the last head before the tile.
+const LAST_BEFORE_SLOT: usize = PREFIX_SLOT + 1;
+const _: () = assert!(THREADS / WARP_SIZE as usize <= LAST_SLOT && LAST_SLOT * 2 <= PREFIX_SLOT);
+
+/// The look-back's pair as one `u64`: `count` runs begin in a span of tiles (low 32 bits),
+/// the last of them at element `last` (high 32 bits; 0 where `count` is 0).
+pub const fn pack_runs(count: u32, last: u32) -> u64 {
+    count as u64 | (last as u64) << 32
+}
+
+/// [`pack_runs`]' `count`.
+pub const fn runs_count(pair: u64) -> u32 {
+    pair as u32
+}
+
+/// [`pack_runs`]' `last`.
+pub const fn runs_last(pair: u64) -> u32 {
+    (pair >> 32) as u32
+}
+
+/// The pairs of two spans, one after the other (or either order: both halves commute): the
+/// counts added, the larger last position kept. Associative and commutative, with identity
+/// [`pack_runs`]`(0, 0)` (0 is the first head's position, and every input has it).
+pub const fn combine_runs(a: u64, b: u64) -> u64 {
+    let (la, lb) = (runs_last(a), runs_last(b));
+    pack_runs(runs_count(a).wrapping_add(runs_count(b)), if la > lb { la } else { lb })
+}
+
+/// The operator of the look-back's pairs: [`combine_runs`], identity 0. For the look-back
+/// alone: it has no atomic.
+pub struct Runs;
+
+impl Operator<u64> for Runs {
+    const NAME: &'static str = "runs";
+    const IDENTITY: u64 = 0;
+    #[inline(always)]
+    fn combine(a: u64, b: u64) -> u64 {
+        combine_runs(a, b)
+    }
+    unsafe fn red(_ptr: GlobalMut<u64>, _value: u64) {
+        trap("Runs has no atomic: it combines the look-back's pairs only");
+    }
+    #[inline(always)]
+    fn warp_reduce(mut value: u64) -> u64 {
+        let mut m = 16;
+        while m > 0 {
+            value = combine_runs(value, shfl_xor_sync(FULL_MASK, value, m));
+            m /= 2;
+        }
+        value
+    }
+}
+
+/// Steps 1–2 of [`run_length()`] (the same as `select`'s): the tile into shared memory (striped
+/// 16-byte chunks; `cp.async` where the tile is whole and the input aligned, else through
+/// registers), the index array zeroed meanwhile; the wait and the barrier. `select_with` keeps
+/// these lines written out: calling this function there reorders `select`'s PTX (its blocks'
+/// layout), and its figures would have to be measured again.
+///
+/// # Safety
+/// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words,
+/// `index` half as many; every thread of the block calls it.
+#[inline(always)]
+unsafe fn load_tile<T: Element>(
+    input: Global<T>,
+    p: Place,
+    (n, aligned): (usize, bool),
+    (smem, index): (Shared<u32>, Shared<u32>),
+) {
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let tile_len = tile_words / per;
+    let (tid, base) = (p.tid, p.base);
+    let policy = l2_evict_first_policy();
+    let src = input.cast::<u32>();
+    for r in 0..ROWS {
+        let c = striped_chunk(tid, r, THREADS);
+        if aligned && p.valid == tile_len {
+            // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
+            // this thread's chunk, untouched until the wait.
+            unsafe { smem.copy_async_v4_evict_first(c, src.wrapping_offset(base * per + c), policy) };
+        } else {
+            // SAFETY: input holds n elements; this thread's chunk.
+            unsafe { smem.write_v4(c, load_guarded::<T, Sum, u32>(input, base + c / per, n)) };
+        }
+    }
+    // The index array zeroed (its slots are added in, step 5).
+    let mut w = tid;
+    while w < tile_words / 2 {
+        // SAFETY: w < the array's length; each thread its own words.
+        unsafe { index.write(w, 0) };
+        w += THREADS;
+    }
+    copy_async_commit();
+    copy_async_wait::<0>();
+    sync_threads();
+}
+
+/// The body of [`run_length()`].
+///
+/// # Safety
+/// As for [`run_length()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them,
+/// `index` one 16-bit half-word per tile element.
+#[inline(always)]
+unsafe fn run_length_with<T: Element>(
+    (input, unique, lengths): (Global<T>, GlobalMut<T>, GlobalMut<u32>),
+    (runs, status): (GlobalMut<u32>, GlobalMut<u64>),
+    (n, epoch, aligned): (usize, u32, bool),
+    (smem, index): (Shared<u32>, Shared<u32>),
+) {
+    if block_dim_x() as usize != THREADS {
+        trap("run_length launched with a block size other than the one it was compiled for");
+    }
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
+    let tid = thread_idx_x() as usize;
+    let tile = block_idx_x() as usize;
+    let base = tile * tile_len;
+    let p = Place {
+        tid,
+        lane: thread_idx_x() % WARP_SIZE,
+        warp: tid / WARP_SIZE as usize,
+        tile,
+        base,
+        valid: (n - base).min(tile_len),
+        first: tid * items,
+    };
+    // 1.–2. Load the tile, zero the index array; barrier.
+    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+    unsafe { load_tile::<T>(input, p, (n, aligned), (smem, index)) };
+    // 3. The heads: the elements that differ from the one before.
+    // SAFETY: after the load's barrier; input holds n elements.
+    let mask = unsafe { mask_unique::<T>(p, input, smem) };
+    // 4. The tile's pair: the heads' count (warp scan, warp totals) and the last head (each
+    //    warp's highest lane with a head leaves its last one); thread 0 publishes it at once.
+    let count = mask.count_ones();
+    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
+    let with_heads = ballot_sync(FULL_MASK, mask != 0);
+    if p.lane == WARP_SIZE - 1 {
+        // SAFETY: a control word of this warp's, read after the barrier.
+        unsafe { smem.write(tile_words + p.warp, incl) };
+    }
+    let highest = if with_heads == 0 { 0 } else { 31 - with_heads.leading_zeros() };
+    if p.lane == highest {
+        // Tile index + 1 of the thread's last head; 0 where the warp has none.
+        let last = if mask == 0 { 0 } else { p.first + 64 - mask.leading_zeros() as usize };
+        // SAFETY: this warp's last-head word, one lane writes it, read after the barrier.
+        unsafe { smem.write(tile_words + LAST_SLOT + p.warp, last as u32) };
+    }
+    sync_threads();
+    let (mut warp_offset, mut aggregate, mut last) = (0u32, 0u32, 0u32);
+    for w in 0..THREADS / WARP_SIZE as usize {
+        // SAFETY: written before the barrier, not written again.
+        let (x, l) = unsafe { (smem.read(tile_words + w), smem.read(tile_words + LAST_SLOT + w)) };
+        warp_offset += if w < p.warp { x } else { 0 };
+        aggregate += x;
+        last = last.max(l);
+    }
+    let pair = pack_runs(aggregate, if last == 0 { 0 } else { (base + last as usize - 1) as u32 });
+    let pairs = Status::<u64>::halves(status);
+    if tid == 0 {
+        let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+        // SAFETY: tile's two words (2·tile + 1 < 2 × gridDim.x); one thread, the aggregate first.
+        unsafe { pairs.publish(tile, epoch, flag, pair) };
+    }
+    // 5. Compact the heads' indices.
+    let before = (warp_offset + incl - count) as usize;
+    // SAFETY: after the barrier; distinct ranks.
+    unsafe { compact(mask, p, before, false, (items, tile_len), index) };
+    // 6. Look back (warp 0): the runs begun before the tile, and where the last of them began.
+    if p.warp == 0 {
+        let exclusive = if tile == 0 {
+            0
+        } else {
+            // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
+            let exclusive = unsafe { look_back::<u64, Runs, LOOKBACK_SLEEP_NS>(pairs, tile, epoch, p.lane) };
+            if p.lane == 0 {
+                // SAFETY: as above; this tile's aggregate went out first.
+                unsafe { pairs.publish(tile, epoch, FLAG_PREFIX, combine_runs(exclusive, pair)) };
+            }
+            exclusive
+        };
+        if p.lane == 0 {
+            // SAFETY: read after the barrier below.
+            unsafe {
+                smem.write(tile_words + PREFIX_SLOT, runs_count(exclusive));
+                smem.write(tile_words + LAST_BEFORE_SLOT, runs_last(exclusive));
+            }
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    let (prefix, last_before) =
+        unsafe { (smem.read(tile_words + PREFIX_SLOT), smem.read(tile_words + LAST_BEFORE_SLOT)) };
+    let at = (prefix as usize, last_before as usize, aggregate as usize);
+    // SAFETY: after the barrier; the outputs' elements written are this tile's alone.
+    unsafe { store::<T>(p, at, n, (unique, lengths, runs), (smem, index)) };
+}
+
+/// Step 7: the tile's heads (gathered from the tile through `index`) to `unique[prefix ..]`,
+/// and the length each closes (its position less the head before it) to `lengths[prefix − 1
+/// ..]`: consecutive threads write consecutive elements. The last tile's thread 0 writes the
+/// last run's length (to the input's end) and the number of runs.
+///
+/// # Safety
+/// After [`compact`] and a barrier; `unique` and `lengths` hold `n` elements, `runs` one.
+#[inline(always)]
+unsafe fn store<T: Element>(
+    p: Place,
+    (prefix, last_before, aggregate): (usize, usize, usize),
+    n: usize,
+    (unique, lengths, runs): (GlobalMut<T>, GlobalMut<u32>, GlobalMut<u32>),
+    (smem, index): (Shared<u32>, Shared<u32>),
+) {
+    // SAFETY: slots below the tile's head count, written before the barrier.
+    let head = |slot: usize| unsafe { get_index(index, slot) };
+    let mut i = p.tid;
+    while i < aggregate {
+        let at = head(i);
+        // SAFETY: tile indices below its length; the tile is never written after its load;
+        // prefix + i < n, this tile's run.
+        unsafe { unique.write(prefix + i, read_slot::<T, u32>(smem, 0, at)) };
+        if prefix + i > 0 {
+            let before = if i > 0 { p.base + head(i - 1) } else { last_before };
+            // SAFETY: run prefix + i − 1 ends at this head: this tile alone writes its length.
+            unsafe { lengths.write(prefix + i - 1, (p.base + at - before) as u32) };
+        }
+        i += THREADS;
+    }
+    if p.tile + 1 == grid_dim_x() as usize && p.tid == 0 {
+        let total = prefix + aggregate;
+        let last = if aggregate > 0 { p.base + head(aggregate - 1) } else { last_before };
+        // SAFETY: the last run ends at the input's end; one thread of the last tile writes it
+        // and the count.
+        unsafe {
+            lengths.write(total - 1, (n - last) as u32);
+            runs.write(0, total as u32);
+        }
+    }
+}
+
+kernel! {
+    /// Run-length encoding in one pass: `unique` gets the first element of each run of equal
+    /// consecutive elements of `input`, `lengths` each run's length, and `runs[0]` the number
+    /// of runs.
+    ///
+    /// # Concept
+    /// **A scan can carry more than a sum.** Run-length encoding is a compaction of the heads
+    /// (the elements unequal to the one before, [`select`](crate::select)'s unique values)
+    /// plus each run's length: the distance to the next head. A head at the start of a tile
+    /// closes a run begun tiles earlier, so the look-back's value is a pair, the runs begun
+    /// and where the last began, combined by an associative operator ([`Runs`]: counts added,
+    /// positions by maximum): any associative operator can ride the decoupled look-back.
+    ///
+    /// # Previous problem → fix
+    /// With a count alone, the first head of a tile does not know where the run it closes
+    /// began: a second pass (or a write of every head's position and a pass of differences)
+    /// would find it. Carrying the last head's position beside the count in the tile's status
+    /// (two tagged words, as the 64-bit scan's halves layout does) answers it in the same
+    /// look-back, so every element is read once and every output element written once.
+    ///
+    /// # Execution
+    /// Block [`SELECT_THREADS`](crate::select::SELECT_THREADS) (256), tile of
+    /// [`select_tile`](crate::select::select_tile) elements (7168 of 32 bits): `select`'s
+    /// steps for unique values, with a pair for a count.
+    /// 1. **Tile** `blockIdx.x`.
+    /// 2. **Load** the tile into shared memory (`cp.async`, evict first; the last tile or a
+    ///    misaligned input through registers); zero the index array; barrier.
+    /// 3. **Heads**: each thread marks its 28 elements that differ from the one before in a
+    ///    64-bit mask.
+    /// 4. **Pair**: popcount and an inclusive warp scan (lane 31 writes its warp's count), and
+    ///    the warp's last head (`__ballot_sync`: its highest lane with a head writes its last);
+    ///    barrier; thread 0 publishes (count, last head's position) in the tile's two status
+    ///    words.
+    /// 5. **Compact** the heads' tile indices in shared memory at their tile-local ranks.
+    /// 6. **Look back** (warp 0, `look_back` with [`Runs`]): the runs begun before the tile and
+    ///    where the last began; publish the inclusive pair; barrier.
+    /// 7. **Store**: thread `t` writes heads `t`, `t + 256`, … to `unique[prefix + i]` and
+    ///    the length each closes to `lengths[prefix + i − 1]` (for the tile's first head, from
+    ///    the last head before the tile); the last tile's thread 0 writes the last run's
+    ///    length and the number of runs.
+    ///
+    /// # Launch
+    /// Grid `ceil(n / select_tile::<T>())`, block exactly
+    /// [`SELECT_THREADS`](crate::select::SELECT_THREADS) (traps otherwise); static shared
+    /// memory `(7168 + 36) × 4` bytes (the tile, the counts, the last heads, the prefix) and
+    /// `7168 × 2` (the indices).
+    ///
+    /// # Preconditions
+    /// `input`, `unique` and `lengths` hold `n ≥ 1` elements each and do not overlap; `input`
+    /// is 16-byte aligned where `aligned` is 1 (else any alignment of `T`); `status` holds
+    /// `2 × gridDim.x` words, zeroed or written by launches with other epochs; `epoch` is in
+    /// `1..=index::MAX_EPOCH`, new on this status array since it was zeroed; `n < 2^32`.
+    ///
+    /// # Safety
+    /// The pointers are valid device memory of those lengths. Every thread reaches every
+    /// barrier; the look-back waits only for tiles with smaller ids (`lookback`'s "Tile
+    /// order").
+    ///
+    /// # Measured
+    /// Not measured on a GPU yet.
+    pub unsafe fn run_length<T: Element>(
+        input: Global<T>,
+        unique: GlobalMut<T>,
+        lengths: GlobalMut<u32>,
+        runs: GlobalMut<u32>,
+        status: GlobalMut<u64>,
+        n: u32,
+        epoch: u32,
+        aligned: u32
+    ) for [i32, u32, f32] {
+        let smem = static_shared!(RUN_LENGTH_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
+        let index = static_shared!(RUN_LENGTH_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
+        // SAFETY: forwarded from the caller; smem holds the tile and the control words.
+        unsafe {
+            run_length_with::<T>(
+                (input, unique, lengths),
+                (runs, status),
+                (n as usize, epoch, aligned != 0),
+                (smem, index),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_combine_counts_and_the_last_head() {
+        assert_eq!(runs_count(pack_runs(7, 9)), 7);
+        assert_eq!(runs_last(pack_runs(7, u32::MAX)), u32::MAX);
+        // The tiles before (3 runs, the last at 100), a tile with none, a tile with 2 (last at 7000).
+        let (a, none, b) = (pack_runs(3, 100), pack_runs(0, 0), pack_runs(2, 7000));
+        assert_eq!(combine_runs(combine_runs(a, none), b), pack_runs(5, 7000));
+        assert_eq!(combine_runs(a, combine_runs(none, b)), pack_runs(5, 7000));
+        assert_eq!(combine_runs(b, a), combine_runs(a, b));
+        assert_eq!(combine_runs(a, 0), a);
+        assert_eq!(combine_runs(pack_runs(u32::MAX, 5), pack_runs(2, 6)), pack_runs(1, 6));
+    }
+}

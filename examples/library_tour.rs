@@ -51,6 +51,10 @@ fn main() -> reduce_scan::MainResult {
     let lt4 = reduce_scan::select::predicate("lt:4")?; // lt, le, gt, ge, eq, ne:X, nonzero
     let n = reduce_scan::Select::<i32>::new(&stream).select_if(&input, lt4, &mut kept)?; // one pass, in order
     assert_eq!(stream.download_prefix(&kept, n)?, [3, 1, 1, 2]);
+    let spans = stream.upload(&[7, 7, 7, 2, 2, 9])?;
+    let (mut firsts, mut lengths) = (stream.alloc::<i32>(6)?, stream.alloc::<u32>(6)?); // RunLengthEncode
+    let runs = reduce_scan::Select::<i32>::new(&stream).run_length_encode(&spans, &mut firsts, &mut lengths)?;
+    assert_eq!(stream.download_prefix(&lengths, runs)?, [3, 2, 1]); // each run's first: [7, 2, 9]
     // README: end
     println!("the README's tour ran on {}", backend.info());
     Ok(())

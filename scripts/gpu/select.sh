@@ -3,9 +3,12 @@
 # select|partition|unique --compare-cub`: ours and CUB's DeviceSelect/DevicePartition on the
 # same values in the same row, both checked against the CPU) and PyTorch's masked_select and
 # unique_consecutive (scripts/gpu/select_torch.py, same shapes, its own values), in interleaved
-# rounds: each round runs every row of ours-with-CUB, then PyTorch's.
+# rounds: each round runs every row of ours-with-CUB, then PyTorch's. With `run_length`, the
+# run-length encoding instead (`reduce --op run_length --compare-cub`: CUB's
+# DeviceRunLengthEncode::Encode; PyTorch's unique_consecutive(return_counts=True)).
 #
-#   scripts/gpu/select.sh      writes $OUT/select.csv and $OUT/select_torch.csv
+#   scripts/gpu/select.sh              writes $OUT/select.csv and $OUT/select_torch.csv
+#   scripts/gpu/select.sh run_length   writes $OUT/run_length.csv and $OUT/run_length_torch.csv
 #
 # Run from the repository root with the command line at .gpu/reduce (built from this commit).
 # Environment: ROUNDS (2), N (2^28), REPEAT (20 timed calls per row), REDUCE (.gpu/reduce),
@@ -15,7 +18,9 @@ reduce=${REDUCE:-.gpu/reduce}
 [ -x "$reduce" ] || { echo "select: no reduce binary at $reduce (cargo build --release --bin reduce)" >&2; exit 2; }
 out=${OUT:-.}; mkdir -p "$out"
 rounds=${ROUNDS:-2}; n=${N:-268435456}; repeat=${REPEAT:-20}; python=${PYTHON:-python3}
-csv=$out/select.csv; torch_csv=$out/select_torch.csv; : > "$csv"; : > "$torch_csv"
+what=${1:-select}
+case $what in select|run_length) ;; *) echo "select: unknown argument '$what': none (the compactions) or run_length" >&2; exit 2 ;; esac
+csv=$out/$what.csv; torch_csv=$out/${what}_torch.csv; : > "$csv"; : > "$torch_csv"
 status=0
 rows=(
   "--op select --type i32 --predicate lt:500"
@@ -30,6 +35,12 @@ rows=(
   "--op unique --type i32 --run 1024"
   "--op unique --type f32 --run 16"
 )
+[ "$what" = run_length ] && rows=(
+  "--op run_length --type i32 --run 1"
+  "--op run_length --type i32 --run 16"
+  "--op run_length --type i32 --run 1024"
+  "--op run_length --type f32 --run 16"
+)
 for r in $(seq 1 "$rounds"); do
   for row in "${rows[@]}"; do
     # shellcheck disable=SC2086
@@ -37,7 +48,7 @@ for r in $(seq 1 "$rounds"); do
     [ -s "$csv" ] || printf 'round,%s\n' "$(head -1 <<<"$line")" >> "$csv"
     tail -n +2 <<<"$line" | sed "s/^/$r,/" >> "$csv" || status=1
   done
-  "$python" scripts/gpu/select_torch.py "$n" "$repeat" | sed "1d; s/^/$r,/" >> "$torch_csv" ||
+  "$python" scripts/gpu/select_torch.py "$n" "$repeat" "$what" | sed "1d; s/^/$r,/" >> "$torch_csv" ||
     echo "select: PyTorch did not run (round $r)" >&2
 done
 grep -q ',FAIL' "$csv" && status=1

@@ -810,6 +810,7 @@ def readme_blocks(d, gpu, commit):
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
     blocks["select"] = select_lines()
+    blocks["run_length"] = select_lines(run_length=True)
     return blocks
 
 
@@ -1039,18 +1040,22 @@ def histogram_lines():
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
 SELECT_SET = ROOT / "docs/measurements/2026-11-29-h200/select-2d5092b"
+# The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/run_length-eb75367"
 
 
-def select_lines():
-    """The compaction's figures: each row's range over the rounds, ours and CUB's median, the
-    ratio's range, % of the bound; PyTorch's medians beside; every row PASS or nothing."""
-    f = SELECT_SET / "select.csv"
+def select_lines(run_length=False):
+    """The compaction's figures (or, with `run_length`, the run-length encoding's): each row's
+    range over the rounds, ours and CUB's median, the ratio's range, % of the bound; PyTorch's
+    medians beside; every row PASS or nothing."""
+    where, name = (RUN_LENGTH_SET, "run_length") if run_length else (SELECT_SET, "select")
+    f = where / f"{name}.csv"
     if not f.exists():
         return []
     rs = rows(f)
     if any(r["verdict"] != "PASS" for r in rs):
         raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
-    text = (SELECT_SET / "device.txt").read_text()
+    text = (where / "device.txt").read_text()
     gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
     commit = text.strip().split("\n")[-1][:7]
     rng = lambda v, p=1: f"{min(v):.{p}f}" if f"{min(v):.{p}f}" == f"{max(v):.{p}f}" else f"{min(v):.{p}f}–{max(v):.{p}f}"
@@ -1060,12 +1065,12 @@ def select_lines():
         if key not in shapes:
             shapes.append(key)
     torch = {}
-    tf = SELECT_SET / "select_torch.csv"
+    tf = where / f"{name}_torch.csv"
     if tf.exists():
         with open(tf, newline="") as fh:
             for rec in csv.reader(fh):
                 torch.setdefault((rec[1], rec[2], rec[3]), []).append(float(rec[6]))
-    twin = {"select": "masked_select", "unique": "unique_consecutive"}
+    twin = {"select": "masked_select", "unique": "unique_consecutive", "run_length": "unique_consecutive_counts"}
     parts = []
     for op, ty, keep in shapes:
         mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
@@ -1078,7 +1083,15 @@ def select_lines():
         parts.append(f"`{op}` `{ty}` {keep}: {rng(ours)} µs ({rng(pct)} % of the bound), CUB {rng(cub)} µs "
                      f"({rng(x, 2)}×){vs_torch}")
     rounds = max(int(r["round"]) for r in rs)
-    return [f"2^28 elements, values uniform over [0, 1000), {gpu} (`{SELECT_SET.relative_to(ROOT)}/select.csv`, "
+    if run_length:
+        return [f"2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), {gpu} "
+                f"(`{where.relative_to(ROOT)}/run_length.csv`, commit {commit}; `scripts/gpu/select.sh run_length`, "
+                f"{rounds} rounds, each row `reduce --op run_length … --compare-cub`: the median of 20 launches "
+                f"between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, "
+                f"both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written "
+                f"at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its "
+                f"own values, `run_length_torch.csv`): " + "; ".join(parts) + "."]
+    return [f"2^28 elements, values uniform over [0, 1000), {gpu} (`{where.relative_to(ROOT)}/select.csv`, "
             f"commit {commit}; `scripts/gpu/select.sh`, {rounds} rounds, each row `reduce --op … --compare-cub`: "
             f"the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same "
             f"values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the "
@@ -1130,6 +1143,10 @@ def outputs(d):
     text = rewrite_measured(sel, select_lines())
     if text is not None:
         out[sel] = text
+    rl = ROOT / "kernels/src/run_length.rs"
+    text = rewrite_measured(rl, select_lines(run_length=True))
+    if text is not None:
+        out[rl] = text
     out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)
     out[ROOT / "docs/results.md"] = results_md(d, gpu, commit)
     readme = ROOT / "README.md"

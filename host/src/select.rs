@@ -27,13 +27,29 @@
 //! backwards (CUB's layout), the return value the kept count.
 //!
 //! **Bad input**, one line of [`Error::Invalid`] before any launch: no elements (n = 0), an
-//! output shorter than the input, a flag array of another length than the input, a range
-//! outside the input, a predicate that does not parse.
+//! output (or, for the run-length encoding, lengths) shorter than the input, a flag array of
+//! another length than the input, a range outside the input, a predicate that does not parse.
 //!
 //! **How** (`kernels::select::select`): tiles of 7168 elements; each flags its elements in
 //! registers, counts them, and learns how many the tiles before it kept from the decoupled
 //! look-back of the scan (`kernels::scan::lookback`), then stores its kept elements through
 //! their indices compacted in shared memory, so that each warp writes whole lines.
+//!
+//! **Run-length encoding** ([`Select::run_length_encode`], `kernels::run_length::run_length`):
+//! unique's pass, with each run's length written beside its first element; the look-back
+//! carries a pair (the runs begun before a tile, and where the last began), so a run may span
+//! any number of tiles.
+//!
+//! ```
+//! use reduce_scan::select::Select;
+//! let backend = reduce_scan::Backend::emulator();
+//! let input = backend.upload(&[4u32, 4, 4, 0, 9, 9])?;
+//! let (mut firsts, mut lengths) = (backend.alloc::<u32>(6)?, backend.alloc::<u32>(6)?);
+//! let runs = Select::<u32>::new(&backend).run_length_encode(&input, &mut firsts, &mut lengths)?;
+//! assert_eq!(backend.download_prefix(&firsts, runs)?, [4, 0, 9]);
+//! assert_eq!(backend.download_prefix(&lengths, runs)?, [3, 1, 2]);
+//! # Ok::<(), reduce_scan::Error>(())
+//! ```
 
 use std::ops::Range;
 

@@ -332,7 +332,7 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// Not measured on a GPU yet.
+    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-11-30-h200/run_length-eb75367/run_length.csv`, commit eb75367; `scripts/gpu/select.sh run_length`, 2 rounds, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `run_length_torch.csv`): `run_length` `i32` run:1: 1004.0–1004.1 µs (66.6 % of the bound), CUB 1174.2–1180.9 µs (1.17–1.18×); PyTorch 2112.6–2216.9 µs; `run_length` `i32` run:16: 413.5–414.6 µs (60.5–60.7 % of the bound), CUB 747.8–748.4 µs (1.80–1.81×); PyTorch 1361.1–1473.2 µs; `run_length` `i32` run:1024: 348.2–349.9 µs (63.9–64.2 % of the bound), CUB 676.2–677.0 µs (1.93–1.94×); PyTorch 1299.9–1327.5 µs; `run_length` `f32` run:16: 414.0–414.7 µs (60.5–60.6 % of the bound), CUB 755.0–755.1 µs (1.82×); PyTorch 1368.7–1460.7 µs.
     pub unsafe fn run_length<T: Element>(
         input: Global<T>,
         unique: GlobalMut<T>,

@@ -73,6 +73,21 @@ pub(super) fn scans(
     Ok((Profile::Ncu, profile_all(session, jobs.collect(), err)?))
 }
 
+/// The Nsight Compute summary of one row of an operation with a plan of its own (the
+/// compactions): a child run of this executable with `args` after the common ones (`--op …`),
+/// its kernels `symbols`.
+pub(super) fn one(
+    session: &Session,
+    label: String,
+    symbols: Vec<&'static str>,
+    args: Vec<String>,
+    err: &mut dyn Write,
+) -> Result<Counted> {
+    let mut all = common(session);
+    all.extend(args);
+    Ok((Profile::Ncu, profile_all(session, vec![Some(Job { label, symbols, args: all })], err)?))
+}
+
 /// The emulator's summary of one row: `run` makes the row's launches once as the warm-up and
 /// once as the counted run, on a counting copy of the session's emulator; the counted run is
 /// the second half of the launches (as ncu's timed run is).

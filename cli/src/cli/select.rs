@@ -8,6 +8,7 @@
 
 use std::io::Write;
 
+use super::metrics::{Counted, before_last};
 use super::reduce::fits_device;
 use super::{
     Args, OpArg, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -119,6 +120,22 @@ struct Want<T> {
     lengths: Vec<u32>,
 }
 
+impl<'b, T: SelectElement> Job<'b, T> {
+    /// The row's buffers on `backend`: the input (and flags), the output (and lengths), the
+    /// count; `want` the CPU's answer the checks compare with.
+    fn new(backend: &'b crate::Backend, data: &[T], (keep, partition): (Keep<T>, bool), want: Want<T>) -> Result<Self> {
+        let n = data.len();
+        let flags = match &keep {
+            Keep::Flags(f) => Some(backend.upload(f)?),
+            _ => None,
+        };
+        let (input, output, count) = (backend.upload(data)?, backend.alloc::<T>(n)?, backend.alloc::<u32>(1)?);
+        let lengths = backend.alloc::<u32>(if matches!(keep, Keep::Runs) { n } else { 1 })?;
+        let select = Select::new(backend);
+        Ok(Job { backend, input, flags, output, lengths, count, keep, partition, want, select })
+    }
+}
+
 impl<T: SelectElement> Rerun for Job<'_, T> {
     fn reset(&mut self) -> Result<()> {
         Ok(())
@@ -210,7 +227,8 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     if session.backend.is_gpu() {
         fits_device(n, std::mem::size_of::<T>() as u64, 2, session.info().memory_bytes)?;
     }
-    let mut report = session.report(out, columns());
+    let metric_columns = if args.metrics { crate::metrics::columns_of(profile_of(&session)) } else { Vec::new() };
+    let mut report = session.report(out, before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);
     }
@@ -226,14 +244,12 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     let want = want_of(&data, &keep, partition);
     progress_done(&session, err);
     let backend = &session.backend;
-    let flags = match &keep {
-        Keep::Flags(f) => Some(backend.upload(f)?),
-        _ => None,
-    };
-    let (input, output, count) = (backend.upload(&data)?, backend.alloc::<T>(n)?, backend.alloc::<u32>(1)?);
-    let lengths = backend.alloc::<u32>(if matches!(keep, Keep::Runs) { n } else { 1 })?;
-    let select = Select::new(backend);
-    let mut job = Job { backend, input, flags, output, lengths, count, keep, partition, want, select };
+    let metrics =
+        if args.metrics { Some(counters::<T>(&session, args, &data, (&keep, partition), err)?) } else { None };
+    if let Some((p, _)) = &metrics {
+        report.note(super::metrics::note(*p));
+    }
+    let mut job = Job::new(backend, &data, (keep, partition), want)?;
     let cub = args.compare_cub.then(|| time_cub(&session, &job, &data));
     if let Some(Err(why)) = &cub {
         no_cub(&mut report, err, why);
@@ -264,12 +280,54 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     cells.extend(timing_cells(&session, &runs, bytes));
     cells.extend(bound_and_cub_cells(bound, median, cub));
     cells.push(verdict);
-    report.row(&cells);
+    match &metrics {
+        Some((p, m)) => report.row(&before_last(cells, crate::metrics::cells(*p, m[0].as_ref()))),
+        None => report.row(&cells),
+    }
     let mut meta = session.meta();
     meta.insert("operation".into(), name.into());
     meta.insert("type".into(), <T as kernels::types::Element>::NAME.into());
     super::finish(report, meta, failed as usize, "operation(s)", None);
     Ok(!failed)
+}
+
+/// Where `--metrics` counts come from: Nsight Compute on a GPU, else the emulator.
+fn profile_of(session: &Session) -> crate::metrics::Profile {
+    if session.backend.is_gpu() { crate::metrics::Profile::Ncu } else { crate::metrics::Profile::Emulator }
+}
+
+/// `--metrics`: the row's counters, before it is printed: Nsight Compute's on a GPU (a child run
+/// of the same row), elsewhere the emulator's count of a rerun of the row's launch on the same
+/// input (a warm-up, then one counted run, as ncu's child makes).
+fn counters<T: SelectElement>(
+    session: &Session,
+    args: &Args,
+    data: &[T],
+    (keep, partition): (&Keep<T>, bool),
+    err: &mut dyn Write,
+) -> Result<Counted> {
+    let symbol = if matches!(keep, Keep::Runs) {
+        <T as kernels::run_length::run_length::Instance>::KERNEL.name
+    } else {
+        <T as kernels::select::select::Instance>::KERNEL.name
+    };
+    let name = args.op.name();
+    if session.backend.is_gpu() {
+        let mut child =
+            vec!["--op".to_string(), name.clone(), "--type".into(), <T as kernels::types::Element>::NAME.into()];
+        child.extend(args.predicate.iter().flat_map(|p| ["--predicate".to_string(), p.clone()]));
+        child.extend(args.run.iter().flat_map(|r| ["--run".to_string(), r.to_string()]));
+        return super::metrics::one(session, name, vec![symbol], child, err);
+    }
+    progress(session, err, &format!("counting the {name} on the emulator"));
+    let none = || Want { output: Vec::new(), kept: 0, lengths: Vec::new() };
+    let summary = super::metrics::emulated(session, &[symbol], |s| {
+        if let Ok(mut job) = Job::new(&s.backend, data, (keep.clone(), partition), none()) {
+            let _ = crate::timing::timed_runs(&s.backend, &mut job, 1);
+        }
+    });
+    progress_done(session, err);
+    Ok((crate::metrics::Profile::Emulator, vec![summary]))
 }
 
 /// The CPU reference's answer for what the row keeps.

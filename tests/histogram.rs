@@ -303,6 +303,33 @@ fn cli() -> Result<(), Failed> {
     if code != 0 || !out.contains("histogram of 3000 u16 samples, 10 bins over [0, 65536)") || !out.contains("PASS") {
         return Err(format!("table: exit {code}\n{out}").into());
     }
+    // --metrics: the emulator's counters of the row's one kernel: every sample read once (in
+    // 32-byte sectors: 100,003 × 4 bytes, at most one partial sector a block more), counted by
+    // shared atomics, the bins merged into global memory by far fewer global ones.
+    let (code, out, err) =
+        run(&["--op", "histogram", "--type", "u32", "--n", "100003", "--metrics", "--format", "csv"]);
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    let header: Vec<&str> = lines.first().map_or(vec![], |h| h.split(',').collect());
+    let row: Vec<&str> = lines.get(1).map_or(vec![], |r| r.split(',').collect());
+    let count = |name: &str| {
+        header.iter().position(|h| *h == name).and_then(|i| row.get(i)).and_then(|v| v.parse::<u64>().ok())
+    };
+    let (sectors, shared, global) = (
+        count("gld_sectors").unwrap_or(0),
+        count("shared_atom_requests").unwrap_or(0),
+        count("gatom_requests").unwrap_or(0) + count("gred_requests").unwrap_or(0),
+    );
+    if code != 0
+        || !out.contains(",PASS")
+        || !(100_003 * 4..=100_003 * 4 + 32 * 256).contains(&(sectors * 32))
+        || global == 0
+        || shared < 10 * global
+    {
+        return Err(format!(
+            "histogram --metrics: exit {code}, gld_sectors {sectors}, shared atomics {shared}, global {global}:\n{out}{err}"
+        )
+        .into());
+    }
     let (code, out, _) = run(&["--op", "bincount", "--type", "u32", "--sweep", "8..10"]);
     let rows = out.lines().filter(|l| l.starts_with("bincount,u32,") && l.ends_with(",PASS")).count();
     if code != 0 || rows != 3 {

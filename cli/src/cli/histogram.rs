@@ -7,6 +7,7 @@
 
 use std::io::Write;
 
+use super::metrics::{Counted, before_last};
 use super::reduce::fits_device;
 use super::{
     Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -90,6 +91,55 @@ struct Job<'b, S: HistSample> {
     histogram: Histogram<'b, S>,
 }
 
+impl<'b, S: HistSample> Job<'b, S> {
+    /// The row's buffers on `backend` (`want.len()` counters; `block` the plan's block where
+    /// `--block` gives one); `want` the CPU's counts the checks compare with.
+    fn new(
+        backend: &'b crate::Backend,
+        block: Option<u32>,
+        data: Vec<S>,
+        bounds: (S::Level, S::Level),
+        want: Vec<u32>,
+    ) -> Result<Self> {
+        let histogram = match block {
+            Some(b) => Histogram::with_block(backend, b)?,
+            None => Histogram::new(backend),
+        };
+        let (input, counts) = (backend.upload(&data)?, backend.alloc::<u32>(want.len())?);
+        Ok(Job { backend, data, input, counts, bounds, want, histogram })
+    }
+}
+
+/// `--metrics`: the row's counters, before it is printed: Nsight Compute's on a GPU (a child run
+/// of the same row), elsewhere the emulator's count of a rerun of the row's launch on the same
+/// samples (a warm-up, then one counted run).
+fn counters<S: HistSample>(
+    session: &Session,
+    args: &Args,
+    name: &str,
+    (data, bounds): (&[S], (S::Level, S::Level)),
+    err: &mut dyn Write,
+) -> Result<Counted> {
+    let symbol = <S as kernels::histogram::histogram_even::Instance>::KERNEL.name;
+    if session.backend.is_gpu() {
+        let mut child = vec!["--op".to_string(), name.into(), "--type".into(), S::NAME.into()];
+        child.extend(["--bins".to_string(), args.bins.to_string()]);
+        child.extend(args.lower.iter().flat_map(|l| ["--lower".to_string(), l.clone()]));
+        child.extend(args.upper.iter().flat_map(|u| ["--upper".to_string(), u.clone()]));
+        child.extend(args.block.iter().flat_map(|b| ["--block".to_string(), b.to_string()]));
+        return super::metrics::one(session, name.into(), vec![symbol], child, err);
+    }
+    progress(session, err, &format!("counting the {name} on the emulator"));
+    let summary = super::metrics::emulated(session, &[symbol], |s| {
+        let zeros = vec![0; args.bins as usize];
+        if let Ok(mut job) = Job::new(&s.backend, args.block, data.to_vec(), bounds, zeros) {
+            let _ = crate::timing::timed_runs(&s.backend, &mut job, 1);
+        }
+    });
+    progress_done(session, err);
+    Ok((crate::metrics::Profile::Emulator, vec![summary]))
+}
+
 impl<S: HistSample> Rerun for Job<'_, S> {
     fn reset(&mut self) -> Result<()> {
         Ok(())
@@ -130,7 +180,9 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
     if session.backend.is_gpu() {
         fits_device(n, std::mem::size_of::<S>() as u64, 1, session.info().memory_bytes)?;
     }
-    let mut report = session.report(out, columns());
+    let metric_columns =
+        if args.metrics { crate::metrics::columns_of(super::select::profile_of(&session)) } else { vec![] };
+    let mut report = session.report(out, before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);
     }
@@ -146,13 +198,12 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
     let data = histogram::spread::<S>(n, session.seed, bounds.0, bounds.1);
     progress_done(&session, err);
     let backend = &session.backend;
-    let histogram = match args.block {
-        Some(b) => Histogram::with_block(backend, b)?,
-        None => Histogram::new(backend),
-    };
-    let (input, counts) = (backend.upload(&data)?, backend.alloc::<u32>(bins as usize)?);
+    let metrics = if args.metrics { Some(counters::<S>(&session, args, name, (&data, bounds), err)?) } else { None };
+    if let Some((p, _)) = &metrics {
+        report.note(super::metrics::note(*p));
+    }
     let want = histogram::cpu(&data, bins, bounds.0, bounds.1)?;
-    let mut job = Job { backend, data, input, counts, bounds, want, histogram };
+    let mut job = Job::new(backend, args.block, data, bounds, want)?;
     let cub = args.compare_cub.then(|| time_cub(&session, &job));
     if let Some(Err(why)) = &cub {
         no_cub(&mut report, err, why);
@@ -178,7 +229,10 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
     cells.extend(timing_cells(&session, &runs, bytes));
     cells.extend(bound_and_cub_cells(bound, median, cub));
     cells.push(verdict);
-    report.row(&cells);
+    match &metrics {
+        Some((p, m)) => report.row(&before_last(cells, crate::metrics::cells(*p, m[0].as_ref()))),
+        None => report.row(&cells),
+    }
     let mut meta = session.meta();
     meta.insert("operation".into(), name.into());
     meta.insert("type".into(), S::NAME.into());

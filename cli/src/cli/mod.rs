@@ -557,10 +557,13 @@ fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::
 
 /// The flags of the registry's runs that an operation with a plan of its own (`name`) refuses in
 /// one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`, `--compare-c`, and
-/// `--metrics` but for the compactions, which count their one kernel (the segmented reductions,
-/// the histogram).
+/// `--metrics` but for the compactions and the histograms, which count their one kernel (the
+/// segmented reductions).
 fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
-    let counts = matches!(args.op, OpArg::Select | OpArg::Partition | OpArg::Unique | OpArg::RunLength);
+    let counts = matches!(
+        args.op,
+        OpArg::Select | OpArg::Partition | OpArg::Unique | OpArg::RunLength | OpArg::Histogram | OpArg::Bincount
+    );
     let refuse =
         |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {

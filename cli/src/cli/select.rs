@@ -292,7 +292,7 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
 }
 
 /// Where `--metrics` counts come from: Nsight Compute on a GPU, else the emulator.
-fn profile_of(session: &Session) -> crate::metrics::Profile {
+pub(super) fn profile_of(session: &Session) -> crate::metrics::Profile {
     if session.backend.is_gpu() { crate::metrics::Profile::Ncu } else { crate::metrics::Profile::Emulator }
 }
 

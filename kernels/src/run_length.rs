@@ -130,6 +130,43 @@ unsafe fn load_tile<T: Element>(
     sync_threads();
 }
 
+/// Step 4 of [`run_length()`]: the tile's pair, [`pack_runs`]`(heads, position of the last)`,
+/// from every thread's `mask`: the heads' count by a warp scan and the warp totals, the last head
+/// by each warp's highest lane with a head (`__ballot_sync`) leaving its last one; with a
+/// barrier. Returns the pair, the tile-local rank of the thread's first head, and the tile's
+/// head count.
+///
+/// # Safety
+/// Every thread of the block calls it; `smem`'s control words after `tile_words` are free.
+#[inline(always)]
+unsafe fn tile_pair(mask: u64, p: Place, smem: Shared<u32>, tile_words: usize) -> (u64, usize, u32) {
+    let count = mask.count_ones();
+    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
+    let with_heads = ballot_sync(FULL_MASK, mask != 0);
+    if p.lane == WARP_SIZE - 1 {
+        // SAFETY: a control word of this warp's, read after the barrier.
+        unsafe { smem.write(tile_words + p.warp, incl) };
+    }
+    let highest = if with_heads == 0 { 0 } else { 31 - with_heads.leading_zeros() };
+    if p.lane == highest {
+        // Tile index + 1 of the thread's last head; 0 where the warp has none.
+        let last = if mask == 0 { 0 } else { p.first + 64 - mask.leading_zeros() as usize };
+        // SAFETY: this warp's last-head word, one lane writes it, read after the barrier.
+        unsafe { smem.write(tile_words + LAST_SLOT + p.warp, last as u32) };
+    }
+    sync_threads();
+    let (mut warp_offset, mut aggregate, mut last) = (0u32, 0u32, 0u32);
+    for w in 0..THREADS / WARP_SIZE as usize {
+        // SAFETY: written before the barrier, not written again.
+        let (x, l) = unsafe { (smem.read(tile_words + w), smem.read(tile_words + LAST_SLOT + w)) };
+        warp_offset += if w < p.warp { x } else { 0 };
+        aggregate += x;
+        last = last.max(l);
+    }
+    let pair = pack_runs(aggregate, if last == 0 { 0 } else { (p.base + last as usize - 1) as u32 });
+    (pair, (warp_offset + incl - count) as usize, aggregate)
+}
+
 /// The body of [`run_length()`].
 ///
 /// # Safety
@@ -165,32 +202,9 @@ unsafe fn run_length_with<T: Element>(
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
     let mask = unsafe { mask_unique::<T>(p, input, smem) };
-    // 4. The tile's pair: the heads' count (warp scan, warp totals) and the last head (each
-    //    warp's highest lane with a head leaves its last one); thread 0 publishes it at once.
-    let count = mask.count_ones();
-    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
-    let with_heads = ballot_sync(FULL_MASK, mask != 0);
-    if p.lane == WARP_SIZE - 1 {
-        // SAFETY: a control word of this warp's, read after the barrier.
-        unsafe { smem.write(tile_words + p.warp, incl) };
-    }
-    let highest = if with_heads == 0 { 0 } else { 31 - with_heads.leading_zeros() };
-    if p.lane == highest {
-        // Tile index + 1 of the thread's last head; 0 where the warp has none.
-        let last = if mask == 0 { 0 } else { p.first + 64 - mask.leading_zeros() as usize };
-        // SAFETY: this warp's last-head word, one lane writes it, read after the barrier.
-        unsafe { smem.write(tile_words + LAST_SLOT + p.warp, last as u32) };
-    }
-    sync_threads();
-    let (mut warp_offset, mut aggregate, mut last) = (0u32, 0u32, 0u32);
-    for w in 0..THREADS / WARP_SIZE as usize {
-        // SAFETY: written before the barrier, not written again.
-        let (x, l) = unsafe { (smem.read(tile_words + w), smem.read(tile_words + LAST_SLOT + w)) };
-        warp_offset += if w < p.warp { x } else { 0 };
-        aggregate += x;
-        last = last.max(l);
-    }
-    let pair = pack_runs(aggregate, if last == 0 { 0 } else { (base + last as usize - 1) as u32 });
+    // 4. The tile's pair (the heads' count, the last head); thread 0 publishes it at once.
+    // SAFETY: after the load's barrier; every thread calls it.
+    let (pair, before, aggregate) = unsafe { tile_pair(mask, p, smem, tile_words) };
     let pairs = Status::<u64>::halves(status);
     if tid == 0 {
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
@@ -198,7 +212,6 @@ unsafe fn run_length_with<T: Element>(
         unsafe { pairs.publish(tile, epoch, flag, pair) };
     }
     // 5. Compact the heads' indices.
-    let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact(mask, p, before, false, (items, tile_len), index) };
     // 6. Look back (warp 0): the runs begun before the tile, and where the last of them began.

@@ -1041,7 +1041,7 @@ def histogram_lines():
 # (scripts/gpu/select.sh), its own set.
 SELECT_SET = ROOT / "docs/measurements/2026-11-29-h200/select-2d5092b"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
-RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/run_length-eb75367"
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/run_length-8142403"
 
 
 def select_lines(run_length=False):

@@ -556,14 +556,9 @@ fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::
 }
 
 /// The flags of the registry's runs that an operation with a plan of its own (`name`) refuses in
-/// one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`, `--compare-c`, and
-/// `--metrics` but for the compactions and the histograms, which count their one kernel (the
-/// segmented reductions).
+/// one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`, `--compare-c`. (`--metrics`
+/// counts a one-kernel operation's kernel; the segmented reductions refuse it themselves.)
 fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
-    let counts = matches!(
-        args.op,
-        OpArg::Select | OpArg::Partition | OpArg::Unique | OpArg::RunLength | OpArg::Histogram | OpArg::Bincount
-    );
     let refuse =
         |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
@@ -571,7 +566,6 @@ fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
         () if args.family.is_some() => refuse("--family".into(), "the plan picks its kernel"),
         () if args.blocks_per_sm.is_some() => refuse("--blocks-per-sm".into(), "the plan sizes its grid"),
         () if args.compare_c => refuse("--compare-c".into(), "--compare-cub compares it with CUB"),
-        () if args.metrics && !counts => refuse("--metrics".into(), "the counters are of the registry's variants"),
         () => Ok(()),
     }
 }

@@ -67,6 +67,7 @@ fn refuse_flags(args: &Args, rows: bool) -> Result<()> {
     super::refuse_registry_flags(args, name)?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
+        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
         () if rows && (args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some()) => {
             refuse("--segments, --offsets and --lengths".into(), "its segments are the rows of --rows × --cols")
         }

@@ -9,6 +9,21 @@
 //! any other sample (NaN and ±∞ among them) is dropped. Integers: exact (CUB's integer rule). A
 //! float: `(s − lower) · (bins / (upper − lower))` in `f32`, truncated (CUB's float rule), and a
 //! sample whose product rounds up to `bins` is dropped, as CUB drops it.
+//!
+//! **The lesson** (`./x learn 26`): two small kernels of 256 bins over bytes, as *CUDA by
+//! Example* (§9.4) teaches them: [`histogram_global`], every byte a global atomic, and
+//! [`histogram_shared`], a histogram per block in shared memory, merged once. The library's
+//! kernel goes further (copies per lane, 16-byte loads, any bins and range).
+
+/// The lesson's first kernel: every byte a global atomic (its handle:
+/// `histogram_global::histogram_global::KERNEL`).
+pub mod histogram_global;
+/// The lesson's kernel: a histogram per block in shared memory, merged once.
+pub mod histogram_shared;
+
+/// Bins of the histogram lesson's kernels (`histogram_global`, `histogram_shared`,
+/// `./x learn 26`): one per byte value.
+pub const HISTOGRAM_BINS: usize = 256;
 
 use crate::device::kernel;
 use crate::device::shared::{Shared, dynamic_shared};

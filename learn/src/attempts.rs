@@ -210,18 +210,24 @@ macro_rules! attempts {
                 grid: Grid::Resident,
                 source: $source!("25_single_pass_nofence.rs"),
             },
+            Attempt {
+                code: Code::Histogram(Kernel::of(&reduce_scan::ptx::KERNELS, $root::e26::histogram_shared::KERNEL)),
+                items: 1,
+                grid: Grid::Resident,
+                source: $source!("26_histogram_shared.rs"),
+            },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 25] {
+pub fn learner() -> [Attempt; 26] {
     attempts!(work, work_source)
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 25] {
+pub fn starting() -> [Attempt; 26] {
     attempts!(start, start_source)
 }

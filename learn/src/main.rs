@@ -62,6 +62,7 @@ macro_rules! exercise_files {
         #[path = "23_atomic_accumulate.rs"] pub mod e23;
         #[path = "24_lookback.rs"] pub mod e24;
         #[path = "25_single_pass_nofence.rs"] pub mod e25;
+        #[path = "26_histogram_shared.rs"] pub mod e26;
     };
 }
 

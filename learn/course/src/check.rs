@@ -13,7 +13,7 @@ use reduce_scan::reduce::plan::{AccumulateArgs, Grid, SharedMem, SinglePassArgs}
 use reduce_scan::scan::{Kind, Scan, ScanPlan, ScanVariant};
 use reduce_scan::{Error, registry};
 
-use crate::exercises::{Attempt, Code, Exercise, Measure, ScanKernels};
+use crate::exercises::{Attempt, Code, Exercise, HistogramArgs, Measure, ScanKernels};
 
 /// The sizes each answer is checked at: one element, around a warp and a block, and a size
 /// no block divides (2^14 + 27), over which a grid-stride loop on [`CHECK_SMS`] goes round four
@@ -69,6 +69,8 @@ pub(crate) enum Output {
     },
     /// A scan's output.
     Scan(Vec<i32>),
+    /// A histogram's 256 counters.
+    Histogram(Vec<u32>),
 }
 
 impl Output {
@@ -78,6 +80,7 @@ impl Output {
             Output::Partials(p) => p.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
             Output::Answer { value, .. } => *value,
             Output::Scan(out) => out.last().copied().unwrap_or(0),
+            Output::Histogram(counts) => counts.iter().fold(0i32, |a, &c| a.wrapping_add(c as i32)),
         }
     }
 }
@@ -117,6 +120,8 @@ pub(crate) const BUFFERS: &[(&str, &str)] = &[
     ("out", "the one-element result, which the check allocated"),
     ("acc", "the accumulator's two words, which the check allocated"),
     ("output", "the scan's output, which the check allocated"),
+    ("bytes", "the input bytes (the kernel's first argument), which the check allocated"),
+    ("hist", "the histogram's 256 counters (the kernel's hist), which the check allocated"),
 ];
 
 /// The lines of this file that allocate a device buffer (`let [mut] NAME = backend.upload` or
@@ -243,6 +248,9 @@ fn run_wrapped(
     if let Code::Scan(kernels) = attempt.code {
         return scan_output(backend, ex, kernels, data, Kind::Inclusive, wrap).map(Output::Scan);
     }
+    if let Code::Histogram(k) = attempt.code {
+        return histogram(backend, attempt, k, data, block, wrap).map(Output::Histogram);
+    }
     let shifted: Vec<i32> = std::iter::repeat_n(BEFORE_INPUT, offset).chain(data.iter().copied()).collect();
     let mut input = backend.upload(&shifted)?;
     let v = registry::find(ex.lesson)?;
@@ -290,6 +298,49 @@ fn run_wrapped(
             Ok(Output::Partials(backend.download(&partials)?))
         }
     }
+}
+
+/// The bytes a histogram lesson counts: each element of the check's data, modulo 256.
+pub(crate) fn bytes_of(data: &[i32]) -> Vec<u8> {
+    data.iter().map(|&x| x as u8).collect()
+}
+
+/// The CPU's 256-bin histogram of `bytes`.
+pub(crate) fn cpu_histogram(bytes: &[u8]) -> Vec<u32> {
+    let mut counts = vec![0u32; kernels::histogram::HISTOGRAM_BINS];
+    for &b in bytes {
+        counts[b as usize] += 1;
+    }
+    counts
+}
+
+/// A histogram kernel's run on the bytes of `data` at `block`, on a grid of the GPU's size:
+/// its 256 counters.
+fn histogram(
+    backend: &Backend,
+    attempt: &Attempt,
+    k: Kernel<HistogramArgs>,
+    data: &[i32],
+    block: u32,
+    wrap: Wrap<'_>,
+) -> Result<Vec<u32>, Error> {
+    let bytes = backend.upload(&bytes_of(data))?;
+    // Zero-filled: the kernel adds into its counters.
+    let mut hist = backend.alloc::<u32>(kernels::histogram::HISTOGRAM_BINS)?;
+    let grid = grid_of(backend, attempt, data.len(), block)?;
+    let cfg = LaunchConfig { grid: grid as u32, block, shared_bytes: 0 };
+    // SAFETY: the kernel reads `bytes` through its slice and counts into the 256 zeroed
+    // counters of `hist` through its atomic slice; nothing else touches either meanwhile.
+    wrap(&mut || unsafe { backend.launch(&k, cfg, (bytes.slice(), hist.atomic())) })?;
+    backend.download(&hist)
+}
+
+/// The first bin of `got` that is not the CPU's count of `bytes`, in words.
+fn wrong_bin(bytes: &[u8], got: &[u32], shape: &str) -> Option<String> {
+    let want = cpu_histogram(bytes);
+    (0..want.len()).find(|&b| got.get(b) != Some(&want[b])).map(|b| {
+        format!("{shape}: bin {b} holds {:?}, expected {} (the input's bytes of value {b})", got.get(b), want[b])
+    })
 }
 
 /// A last-block kernel's run: its answer, or its partials where it left `g_out` unwritten (the
@@ -424,6 +475,9 @@ fn answer(
         }
     };
     let out = run(backend, ex, attempt, &data, offset, block).map_err(|e| format!("{shape}: {e}"))?;
+    if let Output::Histogram(got) = &out {
+        return Ok(wrong_bin(&bytes_of(&data), got, &shape));
+    }
     let sum = |xs: &mut dyn Iterator<Item = i32>| xs.fold(0i32, |a, x| a.wrapping_add(x));
     if let Code::Clocked(_) = attempt.code {
         let want = sum(&mut data.iter().map(|&x| x.wrapping_mul(x)));
@@ -439,7 +493,7 @@ fn answer(
             )));
         }
         Output::Answer { left, .. } => return Ok(left.map(|why| format!("{shape}: the answer is right, but {why}"))),
-        Output::Scan(_) => unreachable!("scans return above"),
+        Output::Scan(_) | Output::Histogram(_) => unreachable!("scans and histograms return above"),
     };
     Ok(wrong_partial(attempt, &data, &partials, block, &shape))
 }
@@ -523,9 +577,10 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::BytesPerLoadRequest => per(c.gld_bytes, c.gld_requests),
         Measure::HostAdds => match out {
             Output::Partials(p) => p.len() as f64,
-            Output::Answer { .. } | Output::Scan(_) => 0.0,
+            Output::Answer { .. } | Output::Scan(_) | Output::Histogram(_) => 0.0,
         },
         Measure::AtomicsPerBlock => c.atomics as f64 / blocks,
+        Measure::GlobalAtomicsPerElement => per(c.global_atomics, n as u64),
         // Every way a kernel reads global memory: loads, `cp.async` and bulk copies (the
         // project's `lookback` brings its full tiles in with `cp.async`).
         Measure::InputPasses => per(c.gld_bytes + c.ldgsts_bytes + c.bulk_ld_bytes, (n * size_of::<i32>()) as u64),
@@ -590,6 +645,11 @@ pub(crate) fn on_gpu(
             Ok(())
         };
         let out = run_wrapped(backend, ex, attempt, &data, 0, MEASURE_BLOCK, &mut timed).map_err(|e| e.to_string())?;
+        if let Output::Histogram(counts) = &out
+            && wrong.is_none()
+        {
+            wrong = wrong_bin(&bytes_of(&data), counts, &format!("run {i}"));
+        }
         let got = out.total();
         if got != want && wrong.is_none() {
             wrong = Some(format!("run {i}: the total is {got}, expected {want}"));
@@ -608,6 +668,8 @@ pub(crate) fn on_gpu(
 fn expected_total(attempt: &Attempt, data: &[i32]) -> i32 {
     match attempt.code {
         Code::Clocked(_) => data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x))),
+        // Every byte counted once.
+        Code::Histogram(_) => data.len() as i32,
         _ => data.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
     }
 }

@@ -2,6 +2,7 @@
 //! kernel, the one it starts from, what to change and why, the book's section, and the
 //! measure that shows the lesson, with its goal.
 
+use kernels::device::slice::{AtomicSlice, Slice};
 use reduce_scan::backend::Kernel;
 use reduce_scan::reduce::plan::{
     AccumulateArgs, ClockedArgs, Finish, Grid, InPlaceArgs, KernelSel, ReadArgs, SinglePassArgs,
@@ -49,6 +50,8 @@ pub enum Measure {
     /// Bytes of global memory read (loads, `cp.async` and bulk copies) over the bytes of the
     /// input: how many times it is read.
     InputPasses,
+    /// Global atomics (each thread's `atomicAdd` on a global address) per input element.
+    GlobalAtomicsPerElement,
 }
 
 impl Measure {
@@ -69,6 +72,7 @@ impl Measure {
             Measure::HostAdds => "partials the host adds",
             Measure::AtomicsPerBlock => "atomics per block",
             Measure::InputPasses => "passes over the input (bytes read ÷ input bytes)",
+            Measure::GlobalAtomicsPerElement => "global atomics per input byte",
         }
     }
 }
@@ -112,7 +116,7 @@ impl Goal {
 pub struct Exercise {
     /// Its number, from 1.
     pub number: u32,
-    /// The lesson's kernel (a registered variant).
+    /// The lesson's kernel (a registered variant, or one of [`HISTOGRAM_LESSON`]'s kernels).
     pub lesson: &'static str,
     /// The registered kernel its starting file is made from (the previous lesson's), with what
     /// was taken out of it after a comma where the starting file is not simply that kernel.
@@ -149,6 +153,7 @@ impl Exercise {
         let dir = match self.number {
             12 => "sumsq",
             13 | 14 | 24 => "scan",
+            26 => "histogram",
             _ => "reduce",
         };
         format!("kernels/src/{dir}/{}.rs", self.lesson)
@@ -156,7 +161,7 @@ impl Exercise {
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 25] = [
+pub const EXERCISES: [Exercise; 26] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -545,7 +550,36 @@ pub const EXERCISES: [Exercise; 25] = [
         goal: Goal::AtMost(Measure::HostAdds, 0.0),
         hunt: Some("nofence"),
     },
+    Exercise {
+        number: 26,
+        lesson: "histogram_shared",
+        from: "histogram_global",
+        title: "privatization: a histogram per block in shared memory",
+        book: "past the book: Sanders and Kandrot, \"CUDA by Example\", §9.4 \"Computing Histograms\" (histo_kernel with global, then shared memory atomics)",
+        text: "Your kernel counts the 256-bin histogram of its input's bytes: every thread adds 1 to the bin of each \
+               of its bytes with hist.atomic_add(byte, 1), an atomicAdd on global memory. The atomic makes the \
+               colliding counts safe, but each one is a trip to L2, n of them onto 256 words, applied one after \
+               another on each word. Count in the block first: a shared histogram, \
+               static_shared!(HISTOGRAM_SHARED_BINS: [u32; HISTOGRAM_BINS]) (add `use kernels::static_shared;`, \
+               `use kernels::histogram::HISTOGRAM_BINS;` and `use kernels::device::thread::{block_dim_x, \
+               sync_threads, thread_idx_x};`). (1) Its threads zero it: bins.write(b, 0) for b = t, t + blockDim, \
+               … below 256; then sync_threads(). (2) The loop counts each byte with bins.atomic_add(byte, 1), a \
+               shared atomicAdd, done at the SM among the block's own threads. (3) sync_threads(), then thread t \
+               adds counters t, t + blockDim, … into hist with one hist.atomic_add(b, count) each, where count = \
+               bins.read(b) is not 0. The shared accesses are unsafe fns: write a SAFETY line for each (the index \
+               is below 256; between the barriers every access is atomic). A block then makes at most 256 global \
+               atomics, however many bytes it counts.",
+        goal: Goal::AtMost(Measure::GlobalAtomicsPerElement, 0.1),
+        hunt: None,
+    },
 ];
+
+/// The histogram lesson's kernels (exercise 26; `kernels::histogram`), which no registry
+/// holds: the lesson's, and the one its starting file is made from.
+pub const HISTOGRAM_LESSON: [&str; 2] = ["histogram_shared", "histogram_global"];
+
+/// The arguments of a histogram lesson's kernel: the bytes, and the 256 counters.
+pub type HistogramArgs = (Slice<u8>, AtomicSlice<u32>);
 
 /// A kernel under check: the learner's, a starting file's, or the project's.
 #[derive(Clone, Copy)]
@@ -564,6 +598,8 @@ pub enum Code {
     Accumulate(Kernel<AccumulateArgs>),
     /// A scan, run by the registered scan's plan with these kernels in place of its own.
     Scan(ScanKernels),
+    /// The 256-bin histogram of the input's bytes, added into counters the check zeroes.
+    Histogram(Kernel<HistogramArgs>),
 }
 
 /// The kernels of a scan exercise, one shape per plan of [`reduce_scan::scan::ScanPlan`] that
@@ -589,6 +625,7 @@ impl Code {
             Code::Clocked(k) => vec![k.name],
             Code::LastBlock(k) => vec![k.name],
             Code::Accumulate(k) => vec![k.name],
+            Code::Histogram(k) => vec![k.name],
             Code::PerBlock(table) => table.iter().filter(|(b, _)| *b == block).map(|(_, k)| k.name).collect(),
             Code::Scan(ScanKernels::Fenwick(build, query)) => vec![build.name, query.name],
             Code::Scan(ScanKernels::ReduceThenScan(reduce, block_scan)) => vec![reduce.name, block_scan.name],
@@ -614,6 +651,12 @@ pub struct Attempt {
 /// The project's own kernel of `ex`: the registered variant, and its file (what the tests check
 /// every exercise against).
 pub fn solution(ex: &Exercise) -> Attempt {
+    if ex.lesson == HISTOGRAM_LESSON[0] {
+        let kernel =
+            Kernel::of(&reduce_scan::ptx::KERNELS, kernels::histogram::histogram_shared::histogram_shared::KERNEL);
+        let source = solution_source(ex.number);
+        return Attempt { code: Code::Histogram(kernel), items: 1, grid: Grid::Resident, source };
+    }
     if let Ok(scan) = reduce_scan::scan::find(ex.lesson) {
         let kernels = match scan.plan {
             ScanPlan::Fenwick { build, query, .. } => ScanKernels::Fenwick(build, query),
@@ -663,6 +706,7 @@ fn solution_source(number: u32) -> &'static str {
         21 => include_str!("../../../kernels/src/reduce/vector_loads.rs"),
         22 | 25 => include_str!("../../../kernels/src/reduce/single_pass.rs"),
         23 => include_str!("../../../kernels/src/reduce/atomic_accumulate.rs"),
+        26 => include_str!("../../../kernels/src/histogram/histogram_shared.rs"),
         _ => include_str!("../../../kernels/src/scan/lookback.rs"),
     }
 }

@@ -56,7 +56,8 @@ fn lesson_row(measure: Measure) -> Option<&'static str> {
         | Measure::BytesPerLoadRequest
         | Measure::HostAdds
         | Measure::AtomicsPerBlock
-        | Measure::InputPasses => None,
+        | Measure::InputPasses
+        | Measure::GlobalAtomicsPerElement => None,
     }
 }
 

@@ -109,6 +109,9 @@ pub struct Counters {
     pub shared_atom_ideal: u64,
     /// Atomic read-modify-writes (`atom`, `red`), global and shared, counted once per lane.
     pub atomics: u64,
+    /// The global ones among [`atomics`](Self::atomics), counted once per lane (CUDA C's
+    /// `atomicAdd` on a global address, by each thread that calls it).
+    pub global_atomics: u64,
     /// Blocks counted.
     pub blocks: u64,
     /// Warps counted (the warps of the counted blocks).
@@ -130,7 +133,7 @@ impl Counters {
         }
     }
 
-    fn fields(&self) -> [u64; 31] {
+    fn fields(&self) -> [u64; 32] {
         let c = self;
         [
             c.gld_requests,
@@ -162,12 +165,13 @@ impl Counters {
             c.shared_atom_wavefronts,
             c.shared_atom_ideal,
             c.atomics,
+            c.global_atomics,
             c.blocks,
             c.warps,
         ]
     }
 
-    fn fields_mut(&mut self) -> [&mut u64; 31] {
+    fn fields_mut(&mut self) -> [&mut u64; 32] {
         let c = self;
         [
             &mut c.gld_requests,
@@ -199,6 +203,7 @@ impl Counters {
             &mut c.shared_atom_wavefronts,
             &mut c.shared_atom_ideal,
             &mut c.atomics,
+            &mut c.global_atomics,
             &mut c.blocks,
             &mut c.warps,
         ]
@@ -369,6 +374,7 @@ impl BlockCounting {
             (Path::AsyncCopy, true, _) => Space::Ldgsts,
             (Path::Atomic(op), global, _) => {
                 self.totals.atomics += 1;
+                self.totals.global_atomics += u64::from(global);
                 if global {
                     Space::GlobalAtomic { returns: op.returns }
                 } else {
@@ -377,6 +383,7 @@ impl BlockCounting {
             }
             (Path::Lsu, true, Access::AtomicRmw) => {
                 self.totals.atomics += 1;
+                self.totals.global_atomics += 1;
                 Space::GlobalAtomic { returns: true }
             }
             (Path::Lsu, true, a) if a.writes() => Space::GlobalStore,
@@ -655,7 +662,7 @@ mod tests {
             (t.shared_atom_requests, t.shared_atom_wavefronts, t.shared_atom_conflicts()),
             (4, 1 + 2 + 32 + 2, 1 + 31)
         );
-        assert_eq!(t.atomics, 6 * 32);
+        assert_eq!((t.atomics, t.global_atomics), (6 * 32, 2 * 32));
         assert_eq!((t.requests(), t.request_lanes), (0, 0), "atomics are not in the loads' and stores' requests");
     }
 

@@ -16,6 +16,12 @@
 //! both call: a comparison with an operand, as a mask of the four outcomes (below, equal,
 //! above, unordered: NaN on either side).
 
+/// The compaction lesson's kernel: the three launches fused into one pass by the look-back.
+pub mod compact_one_pass;
+/// The compaction lesson's start (`./x learn 27`): three launches, flags, a scan, a scatter
+/// (`compact_flags`, `compact_offsets`, `compact_scatter`).
+pub mod compact_three_pass;
+
 use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
 use crate::device::kernel;
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};

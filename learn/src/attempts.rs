@@ -3,7 +3,7 @@
 //! compiled with the learner's files, and the course (`reduce-scan-course`) apart from them, so
 //! that an edit recompiles only this crate.
 
-use course::exercises::{Attempt, Code, ScanKernels, TRIP};
+use course::exercises::{Attempt, Code, CompactKernels, ScanKernels, TRIP};
 use kernels::device::global::GlobalMut;
 use reduce_scan::backend::{FromHost, Kernel};
 use reduce_scan::reduce::plan::{Grid, InPlaceArgs};
@@ -216,18 +216,35 @@ macro_rules! attempts {
                 grid: Grid::Resident,
                 source: $source!("26_histogram_shared.rs"),
             },
+            Attempt {
+                code: Code::Compaction(if $root::e27::ONE_PASS {
+                    CompactKernels::OnePass(Kernel::of(
+                        &reduce_scan::ptx::KERNELS,
+                        $root::e27::compact_one_pass::KERNEL,
+                    ))
+                } else {
+                    CompactKernels::ThreeLaunches(
+                        Kernel::of(&reduce_scan::ptx::KERNELS, $root::e27::compact_flags::KERNEL),
+                        Kernel::of(&reduce_scan::ptx::KERNELS, $root::e27::compact_offsets::KERNEL),
+                        Kernel::of(&reduce_scan::ptx::KERNELS, $root::e27::compact_scatter::KERNEL),
+                    )
+                }),
+                items: 1,
+                grid: Grid::PerItems,
+                source: $source!("27_compact_one_pass.rs"),
+            },
         ]
     };
 }
 
 /// The learner's files, `learn/exercises/`.
-pub fn learner() -> [Attempt; 26] {
+pub fn learner() -> [Attempt; 27] {
     attempts!(work, work_source)
 }
 
 /// The starting files, `learn/start/` (what a learner gets; the tests check each fails for
 /// its lesson's reason).
 #[cfg(test)]
-pub fn starting() -> [Attempt; 26] {
+pub fn starting() -> [Attempt; 27] {
     attempts!(start, start_source)
 }

@@ -63,6 +63,7 @@ macro_rules! exercise_files {
         #[path = "24_lookback.rs"] pub mod e24;
         #[path = "25_single_pass_nofence.rs"] pub mod e25;
         #[path = "26_histogram_shared.rs"] pub mod e26;
+        #[path = "27_compact_one_pass.rs"] pub mod e27;
     };
 }
 

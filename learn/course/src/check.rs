@@ -13,7 +13,7 @@ use reduce_scan::reduce::plan::{AccumulateArgs, Grid, SharedMem, SinglePassArgs}
 use reduce_scan::scan::{Kind, Scan, ScanPlan, ScanVariant};
 use reduce_scan::{Error, registry};
 
-use crate::exercises::{Attempt, Code, Exercise, HistogramArgs, Measure, ScanKernels};
+use crate::exercises::{Attempt, Code, CompactKernels, Exercise, HistogramArgs, Measure, ScanKernels};
 
 /// The sizes each answer is checked at: one element, around a warp and a block, and a size
 /// no block divides (2^14 + 27), over which a grid-stride loop on [`CHECK_SMS`] goes round four
@@ -71,6 +71,14 @@ pub(crate) enum Output {
     Scan(Vec<i32>),
     /// A histogram's 256 counters.
     Histogram(Vec<u32>),
+    /// A compaction's output buffer (the kept elements, then what was there before) and the
+    /// count it wrote.
+    Compacted {
+        /// The output buffer, whole.
+        output: Vec<i32>,
+        /// `count[0]` after the run.
+        count: u32,
+    },
 }
 
 impl Output {
@@ -81,6 +89,9 @@ impl Output {
             Output::Answer { value, .. } => *value,
             Output::Scan(out) => out.last().copied().unwrap_or(0),
             Output::Histogram(counts) => counts.iter().fold(0i32, |a, &c| a.wrapping_add(c as i32)),
+            Output::Compacted { output, count } => {
+                output.iter().take(*count as usize).fold(0i32, |a, &x| a.wrapping_add(x))
+            }
         }
     }
 }
@@ -122,6 +133,13 @@ pub(crate) const BUFFERS: &[(&str, &str)] = &[
     ("output", "the scan's output, which the check allocated"),
     ("bytes", "the input bytes (the kernel's first argument), which the check allocated"),
     ("hist", "the histogram's 256 counters (the kernel's hist), which the check allocated"),
+    ("kept", "the compaction's output (the kernel's output), which the check allocated"),
+    ("count", "the one-word count of kept elements (the kernel's count), which the check allocated"),
+    (
+        "counts",
+        "one word a tile (compact_flags' counts, compact_offsets' and compact_scatter's places), which the check allocated",
+    ),
+    ("status", "the tiles' status words (one a tile), which the check allocated"),
 ];
 
 /// The lines of this file that allocate a device buffer (`let [mut] NAME = backend.upload` or
@@ -251,6 +269,9 @@ fn run_wrapped(
     if let Code::Histogram(k) = attempt.code {
         return histogram(backend, attempt, k, data, block, wrap).map(Output::Histogram);
     }
+    if let Code::Compaction(kernels) = attempt.code {
+        return compaction(backend, kernels, data, block, wrap);
+    }
     let shifted: Vec<i32> = std::iter::repeat_n(BEFORE_INPUT, offset).chain(data.iter().copied()).collect();
     let mut input = backend.upload(&shifted)?;
     let v = registry::find(ex.lesson)?;
@@ -341,6 +362,71 @@ fn wrong_bin(bytes: &[u8], got: &[u32], shape: &str) -> Option<String> {
     (0..want.len()).find(|&b| got.get(b) != Some(&want[b])).map(|b| {
         format!("{shape}: bin {b} holds {:?}, expected {} (the input's bytes of value {b})", got.get(b), want[b])
     })
+}
+
+/// What a compaction's output holds past its kept elements before the run (negative, so never a
+/// kept element): still there after it, nothing was written past them.
+pub(crate) const NOT_KEPT: i32 = UNWRITTEN;
+
+/// The CPU's compaction of `data`: its positive elements, in order.
+pub(crate) fn cpu_compaction(data: &[i32]) -> Vec<i32> {
+    data.iter().copied().filter(|&x| x > 0).collect()
+}
+
+/// A compaction's run on `data` at `block` (one tile a block): the three launches, or the one
+/// pass (at epoch 1, over zeroed status words).
+fn compaction(
+    backend: &Backend,
+    kernels: CompactKernels,
+    data: &[i32],
+    block: u32,
+    wrap: Wrap<'_>,
+) -> Result<Output, Error> {
+    let input = backend.upload(data)?;
+    let mut kept = backend.upload(&vec![NOT_KEPT; data.len()])?;
+    let mut count = backend.alloc::<u32>(1)?;
+    let tiles = data.len().div_ceil(block as usize).max(1);
+    let cfg = LaunchConfig { grid: tiles as u32, block, shared_bytes: 0 };
+    match kernels {
+        CompactKernels::ThreeLaunches(flags, offsets, scatter) => {
+            let mut counts = backend.alloc::<u32>(tiles)?;
+            let one = LaunchConfig { grid: 1, ..cfg };
+            // SAFETY: `counts` holds one word a tile and `count` one, `kept` as many elements as
+            // the input: enough for every kept one; the input is read only.
+            wrap(&mut || unsafe {
+                backend.launch(&flags, cfg, (input.slice(), counts.global_mut()))?;
+                backend.launch(&offsets, one, (counts.global_mut(), tiles as u32, count.global_mut()))?;
+                backend.launch(&scatter, cfg, (input.slice(), counts.global_mut(), kept.global_mut()))
+            })?;
+        }
+        CompactKernels::OnePass(k) => {
+            let mut status = backend.alloc::<u64>(tiles)?;
+            // SAFETY: as above, and `status` holds one zeroed word a tile (no word of epoch 1).
+            wrap(&mut || unsafe {
+                backend.launch(&k, cfg, (input.slice(), kept.global_mut(), count.global_mut(), status.global_mut(), 1))
+            })?;
+        }
+    }
+    Ok(Output::Compacted { output: backend.download(&kept)?, count: backend.read_element(&count, 0)? })
+}
+
+/// What is wrong with a compaction's output of `data`, in words: the count, the first wrong
+/// kept element, or a write past the kept ones.
+fn wrong_compaction(data: &[i32], output: &[i32], count: u32, shape: &str) -> Option<String> {
+    let want = cpu_compaction(data);
+    if count as usize != want.len() {
+        return Some(format!("{shape}: count[0] is {count}, expected {} (the positive elements)", want.len()));
+    }
+    if let Some(i) = (0..want.len()).find(|&i| output.get(i) != Some(&want[i])) {
+        return Some(format!(
+            "{shape}: output[{i}] is {:?}, expected {} (the {i}-th positive element, counting from 0)",
+            output.get(i),
+            want[i]
+        ));
+    }
+    (want.len()..output.len())
+        .find(|&i| output[i] != NOT_KEPT)
+        .map(|i| format!("{shape}: output[{i}] was written ({}), past the {} kept elements", output[i], want.len()))
 }
 
 /// A last-block kernel's run: its answer, or its partials where it left `g_out` unwritten (the
@@ -478,6 +564,9 @@ fn answer(
     if let Output::Histogram(got) = &out {
         return Ok(wrong_bin(&bytes_of(&data), got, &shape));
     }
+    if let Output::Compacted { output, count } = &out {
+        return Ok(wrong_compaction(&data, output, *count, &shape));
+    }
     let sum = |xs: &mut dyn Iterator<Item = i32>| xs.fold(0i32, |a, x| a.wrapping_add(x));
     if let Code::Clocked(_) = attempt.code {
         let want = sum(&mut data.iter().map(|&x| x.wrapping_mul(x)));
@@ -493,7 +582,9 @@ fn answer(
             )));
         }
         Output::Answer { left, .. } => return Ok(left.map(|why| format!("{shape}: the answer is right, but {why}"))),
-        Output::Scan(_) | Output::Histogram(_) => unreachable!("scans and histograms return above"),
+        Output::Scan(_) | Output::Histogram(_) | Output::Compacted { .. } => {
+            unreachable!("scans, histograms and compactions return above")
+        }
     };
     Ok(wrong_partial(attempt, &data, &partials, block, &shape))
 }
@@ -577,7 +668,7 @@ fn measure(ex: &Exercise, attempt: &Attempt) -> Result<f64, String> {
         Measure::BytesPerLoadRequest => per(c.gld_bytes, c.gld_requests),
         Measure::HostAdds => match out {
             Output::Partials(p) => p.len() as f64,
-            Output::Answer { .. } | Output::Scan(_) | Output::Histogram(_) => 0.0,
+            Output::Answer { .. } | Output::Scan(_) | Output::Histogram(_) | Output::Compacted { .. } => 0.0,
         },
         Measure::AtomicsPerBlock => c.atomics as f64 / blocks,
         Measure::GlobalAtomicsPerElement => per(c.global_atomics, n as u64),
@@ -601,7 +692,7 @@ pub(crate) fn counted_run(
     attempt: &Attempt,
 ) -> Result<(Vec<reduce_scan::emu::Counted>, Output), String> {
     let mut emulator = Emulator::new().with_budget(BUDGET);
-    if let Code::Scan(ScanKernels::Lookback(_)) = attempt.code {
+    if let Code::Scan(ScanKernels::Lookback(_)) | Code::Compaction(CompactKernels::OnePass(_)) = attempt.code {
         // One block at a time, in order: a tile's predecessors have all published before it
         // looks back, so its status loads are as many as it needs, not as many as a wait took
         // (polls would count as loads, and vary from run to run).
@@ -650,6 +741,11 @@ pub(crate) fn on_gpu(
         {
             wrong = wrong_bin(&bytes_of(&data), counts, &format!("run {i}"));
         }
+        if let Output::Compacted { output, count } = &out
+            && wrong.is_none()
+        {
+            wrong = wrong_compaction(&data, output, *count, &format!("run {i}"));
+        }
         let got = out.total();
         if got != want && wrong.is_none() {
             wrong = Some(format!("run {i}: the total is {got}, expected {want}"));
@@ -670,6 +766,7 @@ fn expected_total(attempt: &Attempt, data: &[i32]) -> i32 {
         Code::Clocked(_) => data.iter().fold(0i32, |a, &x| a.wrapping_add(x.wrapping_mul(x))),
         // Every byte counted once.
         Code::Histogram(_) => data.len() as i32,
+        Code::Compaction(_) => cpu_compaction(data).iter().fold(0i32, |a, &x| a.wrapping_add(x)),
         _ => data.iter().fold(0i32, |a, &x| a.wrapping_add(x)),
     }
 }

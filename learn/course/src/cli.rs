@@ -12,7 +12,7 @@ use crate::{check, diff, open, profile};
 pub struct Learner {
     /// One attempt per exercise, in order: the learner's file where the exercise is open, its
     /// starting file until then.
-    pub attempts: [Attempt; 26],
+    pub attempts: [Attempt; 27],
     /// The learner's kernels as PTX, built under `LEARN_GPU=1` (`./x learn N --gpu`); empty
     /// otherwise.
     pub ptx: &'static reduce_scan::ptx::Module,

@@ -2,6 +2,7 @@
 //! kernel, the one it starts from, what to change and why, the book's section, and the
 //! measure that shows the lesson, with its goal.
 
+use kernels::device::global::GlobalMut;
 use kernels::device::slice::{AtomicSlice, Slice};
 use reduce_scan::backend::Kernel;
 use reduce_scan::reduce::plan::{
@@ -116,7 +117,7 @@ impl Goal {
 pub struct Exercise {
     /// Its number, from 1.
     pub number: u32,
-    /// The lesson's kernel (a registered variant, or one of [`HISTOGRAM_LESSON`]'s kernels).
+    /// The lesson's kernel (a registered variant, or one of [`LESSON_KERNELS`]).
     pub lesson: &'static str,
     /// The registered kernel its starting file is made from (the previous lesson's), with what
     /// was taken out of it after a comma where the starting file is not simply that kernel.
@@ -154,6 +155,7 @@ impl Exercise {
             12 => "sumsq",
             13 | 14 | 24 => "scan",
             26 => "histogram",
+            27 => "select",
             _ => "reduce",
         };
         format!("kernels/src/{dir}/{}.rs", self.lesson)
@@ -161,7 +163,7 @@ impl Exercise {
 }
 
 /// Every exercise, in the book's order.
-pub const EXERCISES: [Exercise; 26] = [
+pub const EXERCISES: [Exercise; 27] = [
     Exercise {
         number: 1,
         lesson: "neighbored_less",
@@ -572,11 +574,60 @@ pub const EXERCISES: [Exercise; 26] = [
         goal: Goal::AtMost(Measure::GlobalAtomicsPerElement, 0.1),
         hunt: None,
     },
+    Exercise {
+        number: 27,
+        lesson: "compact_one_pass",
+        from: "compact_flags, compact_offsets and compact_scatter: three launches",
+        title: "compaction in one pass: the look-back places each tile",
+        book: "past the book: Merrill and Garland, \"Single-pass Parallel Prefix Scan with Decoupled Look-back\" (NVIDIA, 2016), the look-back that CUB's DeviceSelect::If builds its compaction on",
+        text: "Your file keeps the positive elements of its input, in order, in three launches: compact_flags counts \
+               each tile's kept elements (a tile is a block, one element a thread), compact_offsets scans the counts \
+               into each tile's place in the output, and compact_scatter reads the input again and writes each kept \
+               element at its tile's place plus its rank (BlockScan's exclusive scan of the flags). The input is \
+               read twice, with a wait between launches. Fuse them into compact_one_pass, one launch that reads \
+               each element once: (1) flag x > 0 and take its rank and the tile's count from one \
+               scan.exclusive::<Sum>(flag); (2) thread 0 publishes the count in status[tile] and looks back for the \
+               tile's place, as exercise 24's look-back did for sums: tile 0 stores pack_status(epoch, FLAG_PREFIX, \
+               count) and its place is 0; any other tile stores pack_status(epoch, FLAG_AGGREGATE, count) with \
+               store_relaxed_u64(status.offset(tile), …), then from t = tile − 1 loads \
+               load_relaxed_u64(status.as_const().offset(t)) until status_flag(word, epoch) is not FLAG_INVALID, \
+               adds status_value(word) to the place, stops at a FLAG_PREFIX, else goes on to t − 1; then stores \
+               pack_status(epoch, FLAG_PREFIX, place + count), and writes the place to a shared slot \
+               (static_shared!(PLACE: [u32; 1])); (3) sync_threads(), then each kept element goes to \
+               output[place + rank], and the last tile's (grid_dim_x() − 1) thread 0 writes place + count to \
+               count[0]. The names: kernels::device::atomic::{load_relaxed_u64, store_relaxed_u64}, \
+               kernels::scan::index::{pack_status, status_flag, status_value, FLAG_AGGREGATE, FLAG_INVALID, \
+               FLAG_PREFIX}, kernels::device::thread::{grid_dim_x, sync_threads}, kernels::static_shared. Then \
+               set ONE_PASS to true: the check launches compact_one_pass alone.",
+        goal: Goal::AtMost(Measure::InputPasses, 1.1),
+        hunt: None,
+    },
 ];
 
-/// The histogram lesson's kernels (exercise 26; `kernels::histogram`), which no registry
-/// holds: the lesson's, and the one its starting file is made from.
-pub const HISTOGRAM_LESSON: [&str; 2] = ["histogram_shared", "histogram_global"];
+/// The lesson kernels that no registry holds (`kernels::histogram`, `kernels::select`): each
+/// lesson's, and the first of the kernels its starting file is made from.
+pub const LESSON_KERNELS: [&str; 4] = ["histogram_shared", "histogram_global", "compact_one_pass", "compact_flags"];
+
+/// The arguments of the compaction lesson's kernels: `compact_flags` (the input, one count a
+/// tile), `compact_offsets` (the counts, how many, the total), `compact_scatter` (the input,
+/// the places, the output) and `compact_one_pass` (the input, the output, the total, one
+/// status word a tile, the epoch).
+pub type FlagsArgs = (Slice<i32>, GlobalMut<u32>);
+/// See [`FlagsArgs`].
+pub type OffsetsArgs = (GlobalMut<u32>, u32, GlobalMut<u32>);
+/// See [`FlagsArgs`].
+pub type ScatterArgs = (Slice<i32>, GlobalMut<u32>, GlobalMut<i32>);
+/// See [`FlagsArgs`].
+pub type OnePassArgs = (Slice<i32>, GlobalMut<i32>, GlobalMut<u32>, GlobalMut<u64>, u32);
+
+/// The kernels of a compaction exercise: the three launches, or the one pass.
+#[derive(Clone, Copy)]
+pub enum CompactKernels {
+    /// Flags (a count a tile), the counts' scan, the scatter.
+    ThreeLaunches(Kernel<FlagsArgs>, Kernel<OffsetsArgs>, Kernel<ScatterArgs>),
+    /// One launch, the places by the look-back.
+    OnePass(Kernel<OnePassArgs>),
+}
 
 /// The arguments of a histogram lesson's kernel: the bytes, and the 256 counters.
 pub type HistogramArgs = (Slice<u8>, AtomicSlice<u32>);
@@ -600,6 +651,8 @@ pub enum Code {
     Scan(ScanKernels),
     /// The 256-bin histogram of the input's bytes, added into counters the check zeroes.
     Histogram(Kernel<HistogramArgs>),
+    /// The positive elements, in order, and their number.
+    Compaction(CompactKernels),
 }
 
 /// The kernels of a scan exercise, one shape per plan of [`reduce_scan::scan::ScanPlan`] that
@@ -626,6 +679,8 @@ impl Code {
             Code::LastBlock(k) => vec![k.name],
             Code::Accumulate(k) => vec![k.name],
             Code::Histogram(k) => vec![k.name],
+            Code::Compaction(CompactKernels::ThreeLaunches(f, o, s)) => vec![f.name, o.name, s.name],
+            Code::Compaction(CompactKernels::OnePass(k)) => vec![k.name],
             Code::PerBlock(table) => table.iter().filter(|(b, _)| *b == block).map(|(_, k)| k.name).collect(),
             Code::Scan(ScanKernels::Fenwick(build, query)) => vec![build.name, query.name],
             Code::Scan(ScanKernels::ReduceThenScan(reduce, block_scan)) => vec![reduce.name, block_scan.name],
@@ -651,7 +706,12 @@ pub struct Attempt {
 /// The project's own kernel of `ex`: the registered variant, and its file (what the tests check
 /// every exercise against).
 pub fn solution(ex: &Exercise) -> Attempt {
-    if ex.lesson == HISTOGRAM_LESSON[0] {
+    if ex.lesson == LESSON_KERNELS[2] {
+        let k = Kernel::of(&reduce_scan::ptx::KERNELS, kernels::select::compact_one_pass::compact_one_pass::KERNEL);
+        let source = solution_source(ex.number);
+        return Attempt { code: Code::Compaction(CompactKernels::OnePass(k)), items: 1, grid: Grid::PerItems, source };
+    }
+    if ex.lesson == LESSON_KERNELS[0] {
         let kernel =
             Kernel::of(&reduce_scan::ptx::KERNELS, kernels::histogram::histogram_shared::histogram_shared::KERNEL);
         let source = solution_source(ex.number);
@@ -707,6 +767,7 @@ fn solution_source(number: u32) -> &'static str {
         22 | 25 => include_str!("../../../kernels/src/reduce/single_pass.rs"),
         23 => include_str!("../../../kernels/src/reduce/atomic_accumulate.rs"),
         26 => include_str!("../../../kernels/src/histogram/histogram_shared.rs"),
+        27 => include_str!("../../../kernels/src/select/compact_one_pass.rs"),
         _ => include_str!("../../../kernels/src/scan/lookback.rs"),
     }
 }

@@ -1,0 +1,163 @@
+//! Stream compaction as three launches (the lesson's start, `./x learn 27`): flags, a scan, a
+//! scatter. Kept: the positive elements, in order.
+
+use crate::collective::block::BlockScan;
+use crate::collective::block_slots;
+use crate::device::global::GlobalMut;
+use crate::device::kernel;
+use crate::device::slice::Slice;
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::static_shared;
+use crate::types::Sum;
+
+kernel! {
+    /// Launch 1 of 3: how many elements each tile keeps (one tile per block, one element per
+    /// thread; kept: `x > 0`), into `counts[tile]`.
+    ///
+    /// # Concept
+    /// **Compaction is a scan.** Where kept element `i` goes is the number of kept elements
+    /// before it: an exclusive scan of the 0/1 flags. Done by tiles, that is three steps:
+    /// count each tile's kept elements, scan the counts (each tile's place in the output), and
+    /// scatter each tile's kept elements from its place. This launch is the first.
+    ///
+    /// # Previous problem → fix
+    /// The first kernel of the compaction lesson: it starts from what a scan gives (the
+    /// look-back scan, `lookback`), and spends three launches where `compact_one_pass` spends
+    /// one.
+    ///
+    /// # Execution
+    /// 1. Thread `t` of block `b` flags element `b · blockDim + t` (0 past the end).
+    /// 2. The block sums the flags (`BlockScan`, CUB's `BlockScan`); thread 0 stores the total
+    ///    in `counts[b]`.
+    ///
+    /// # Launch
+    /// One block per `blockDim` elements; blocks of whole warps (32 to 1024 threads); 128 bytes
+    /// of static shared memory (the scan's slots).
+    ///
+    /// # Preconditions
+    /// `counts` holds one word per block.
+    ///
+    /// # Safety
+    /// `counts` holds one word per block of the launch; thread 0 of block `b` alone writes
+    /// word `b`.
+    ///
+    /// # Measured
+    /// Not measured on a GPU: a lesson's starting point (`./x learn 27`), whose counter is the
+    /// emulator's passes over the input (2: this launch and the scatter each read it).
+    pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
+        let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
+        let i = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+        let kept = input.get(i).is_some_and(|x| x > 0);
+        let (_, total) = scan.exclusive::<Sum>(kept as u32);
+        if thread_idx_x() == 0 {
+            // SAFETY: counts holds one word per block (the caller's promise); this block's own.
+            unsafe { counts.write(block_idx_x() as usize, total) };
+        }
+    }
+}
+
+kernel! {
+    /// Launch 2 of 3: the exclusive scan of the `tiles` counts of launch 1, in place (each
+    /// tile's first place in the output), and their total in `count[0]`; one block.
+    ///
+    /// # Concept
+    /// **The scan in the middle.** The tiles' places are the exclusive scan of their counts,
+    /// which is small (one word a tile): one block walks it in chunks of its width, carrying
+    /// the sum of the chunks before.
+    ///
+    /// # Previous problem → fix
+    /// Launch 1 left one count a tile; the scatter needs each tile's place.
+    ///
+    /// # Execution
+    /// 1. For each chunk of `blockDim` counts: thread `t` scans its count within the chunk
+    ///    (`BlockScan`), adds the carry, and writes its place over its count.
+    /// 2. The carry grows by the chunk's total; after the last chunk thread 0 stores it in
+    ///    `count[0]`.
+    ///
+    /// # Launch
+    /// One block of whole warps; 128 bytes of static shared memory.
+    ///
+    /// # Preconditions
+    /// `counts` holds `tiles` words, `count` one.
+    ///
+    /// # Safety
+    /// Each thread writes only its own counts (below `tiles`), and thread 0 alone `count[0]`.
+    ///
+    /// # Measured
+    /// Not measured on a GPU: a lesson's starting point (`./x learn 27`).
+    pub unsafe fn compact_offsets(counts: GlobalMut<u32>, tiles: u32, count: GlobalMut<u32>) {
+        let scan = BlockScan::new(block_slots!(COMPACT_OFFSETS_SLOTS: u32));
+        let (t, width) = (thread_idx_x() as usize, block_dim_x() as usize);
+        let mut carry = 0u32;
+        let mut chunk = 0;
+        while chunk < tiles as usize {
+            let i = chunk + t;
+            // SAFETY: i < tiles, which counts holds; this thread's word alone.
+            let mine = if i < tiles as usize { unsafe { counts.as_const().read(i) } } else { 0 };
+            let (before, total) = scan.exclusive::<Sum>(mine);
+            if i < tiles as usize {
+                // SAFETY: as above.
+                unsafe { counts.write(i, carry + before) };
+            }
+            carry += total;
+            chunk += width;
+        }
+        if t == 0 {
+            // SAFETY: count holds one word; thread 0 alone writes it.
+            unsafe { count.write(0, carry) };
+        }
+    }
+}
+
+kernel! {
+    /// Launch 3 of 3: each tile reads its elements again and writes the kept ones in order,
+    /// from its place (`offsets[tile]`, launch 2's).
+    ///
+    /// # Concept
+    /// **Scatter by rank.** A kept element's place is its tile's place plus its rank among the
+    /// tile's kept elements: the exclusive scan of the tile's flags.
+    ///
+    /// # Previous problem → fix
+    /// Launches 1 and 2 gave every tile its place; this launch reads the input a second time to
+    /// write the kept elements.
+    ///
+    /// # Execution
+    /// 1. Thread `t` of block `b` flags element `i = b · blockDim + t`; thread 0 puts the
+    ///    tile's place, `offsets[b]`, in shared memory.
+    /// 2. Its rank: the block's exclusive scan of the flags (`BlockScan`, whose barriers also
+    ///    order the place's write before its reads).
+    /// 3. A kept element goes to `output[place + rank]`.
+    ///
+    /// # Launch
+    /// As `compact_flags`: one block per `blockDim` elements, whole warps; 132 bytes of static
+    /// shared memory (the scan's slots and the place).
+    ///
+    /// # Preconditions
+    /// `offsets` holds launch 2's places, one a block; `output` holds as many elements as are
+    /// kept.
+    ///
+    /// # Safety
+    /// The places are the exclusive scan of the kept counts, so every kept element has a place
+    /// of its own below the total kept, which `output` holds.
+    ///
+    /// # Measured
+    /// Not measured on a GPU: a lesson's starting point (`./x learn 27`).
+    pub unsafe fn compact_scatter(input: Slice<i32>, offsets: GlobalMut<u32>, output: GlobalMut<i32>) {
+        let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
+        let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
+        let i = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+        let x = input.get(i).unwrap_or(0);
+        if thread_idx_x() == 0 {
+            // SAFETY: offsets holds one word per block (launch 2's), which nobody writes now;
+            // the slot is one word, written by thread 0 alone and read after the scan's barriers.
+            unsafe { place_slot.write(0, offsets.as_const().read(block_idx_x() as usize)) };
+        }
+        let (rank, _) = scan.exclusive::<Sum>((x > 0) as u32);
+        if x > 0 {
+            // SAFETY: written before the scan's barriers.
+            let place = unsafe { place_slot.read(0) } + rank;
+            // SAFETY: a place of its own below the total kept (the Safety section).
+            unsafe { output.write(place as usize, x) };
+        }
+    }
+}

@@ -2,7 +2,7 @@
 # `./x learn N --gpu` on a GPU host (issue #27): the learner's kernel timed on the GPU beside the
 # project's figure and, where ncu is, Nsight Compute's counters beside the emulator's.
 #
-#   scripts/gpu/learn_gpu.sh [N…]      (default: 1 2 8 13 14 19 20 21 22 23 24 25)
+#   scripts/gpu/learn_gpu.sh [N…]      (default: 1 2 8 13 14 19 20 21 22 23 24 25 26 27)
 #
 # Needs .gpu/bin/learn built here with the learner's PTX (the bundle's `learn` has none):
 #   REDUCE_SCAN_NO_PTX=1 LEARN_GPU=1 cargo build --release -p reduce-scan-learn && cp target/release/learn .gpu/bin/
@@ -19,7 +19,7 @@ rc=0
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   echo "ncu: ${NCU:-none}"
-  for n in ${*:-1 2 8 13 14 19 20 21 22 23 24 25}; do
+  for n in ${*:-1 2 8 13 14 19 20 21 22 23 24 25 26 27}; do
     echo "=== learn $n --gpu"
     timeout 120 "$bin" "$n" --gpu
     code=$?

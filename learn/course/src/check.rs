@@ -26,7 +26,8 @@ pub const BLOCKS: &[u32] = &[128, 512];
 
 /// The size a reduction's measure is taken at.
 pub const MEASURE_N: usize = 1 << 16;
-/// The size a scan's measure is taken at: four tiles of `lookback` (9,216 elements each), eight
+/// The size a scan's measure is taken at, and the compaction's (exercise 27, whose kernels
+/// cost the emulator the most per element: a block scan in every launch): four tiles of `lookback` (9,216 elements each), eight
 /// of `blelloch`, sixteen `bit` spans. Half of [`MEASURE_N`] since the edit-to-verdict target of
 /// issue #40: a scan's check runs both kinds at every size, and exercise 24's starting file
 /// re-reads every tile before its own, so its counted run grows with the square of the tiles.
@@ -633,9 +634,10 @@ fn wrong_partial(attempt: &Attempt, data: &[i32], partials: &[i32], block: u32, 
     })
 }
 
-/// The size `attempt`'s measure is taken at: [`MEASURE_SCAN_N`] for a scan, else [`MEASURE_N`].
+/// The size `attempt`'s measure is taken at: [`MEASURE_SCAN_N`] for a scan or a compaction, else
+/// [`MEASURE_N`].
 pub fn measure_n(attempt: &Attempt) -> usize {
-    if let Code::Scan(_) = attempt.code { MEASURE_SCAN_N } else { MEASURE_N }
+    if let Code::Scan(_) | Code::Compaction(_) = attempt.code { MEASURE_SCAN_N } else { MEASURE_N }
 }
 
 /// The lesson's measure of `attempt`, at [`measure_n`] and [`MEASURE_BLOCK`].

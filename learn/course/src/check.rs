@@ -26,9 +26,9 @@ pub const BLOCKS: &[u32] = &[128, 512];
 
 /// The size a reduction's measure is taken at.
 pub const MEASURE_N: usize = 1 << 16;
-/// The size a scan's measure is taken at, and the compaction's (exercise 27, whose kernels
-/// cost the emulator the most per element: a block scan in every launch): four tiles of `lookback` (9,216 elements each), eight
-/// of `blelloch`, sixteen `bit` spans. Half of [`MEASURE_N`] since the edit-to-verdict target of
+/// The size a scan's measure is taken at: four tiles of `lookback` (9,216 elements each), eight
+/// of `blelloch`, sixteen `bit` spans; and the compaction's (exercise 27, whose kernels cost the
+/// emulator the most per element: a block scan in every launch). Half of [`MEASURE_N`] since the edit-to-verdict target of
 /// issue #40: a scan's check runs both kinds at every size, and exercise 24's starting file
 /// re-reads every tile before its own, so its counted run grows with the square of the tiles.
 pub const MEASURE_SCAN_N: usize = 1 << 15;

@@ -562,9 +562,9 @@ pub const EXERCISES: [Exercise; 27] = [
                of its bytes with hist.atomic_add(byte, 1), an atomicAdd on global memory. The atomic makes the \
                colliding counts safe, but each one is a trip to L2, n of them onto 256 words, applied one after \
                another on each word. Count in the block first: a shared histogram, \
-               static_shared!(HISTOGRAM_SHARED_BINS: [u32; HISTOGRAM_BINS]) (add `use kernels::static_shared;`, \
-               `use kernels::histogram::HISTOGRAM_BINS;` and `use kernels::device::thread::{block_dim_x, \
-               sync_threads, thread_idx_x};`). (1) Its threads zero it: bins.write(b, 0) for b = t, t + blockDim, \
+               static_shared!(HISTOGRAM_SHARED_BINS: [u32; HISTOGRAM_BINS]) (HISTOGRAM_BINS is your file's 256; add \
+               `use kernels::static_shared;` and `use kernels::device::thread::{block_dim_x, sync_threads, \
+               thread_idx_x};`). (1) Its threads zero it: bins.write(b, 0) for b = t, t + blockDim, \
                … below 256; then sync_threads(). (2) The loop counts each byte with bins.atomic_add(byte, 1), a \
                shared atomicAdd, done at the SM among the block's own threads. (3) sync_threads(), then thread t \
                adds counters t, t + blockDim, … into hist with one hist.atomic_add(b, count) each, where count = \

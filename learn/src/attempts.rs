@@ -229,7 +229,7 @@ macro_rules! attempts {
                         Kernel::of(&reduce_scan::ptx::KERNELS, $root::e27::compact_scatter::KERNEL),
                     )
                 }),
-                items: 1,
+                items: $root::e27::ITEMS_PER_THREAD as u32,
                 grid: Grid::PerItems,
                 source: $source!("27_compact_one_pass.rs"),
             },

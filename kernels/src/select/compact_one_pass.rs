@@ -1,19 +1,64 @@
 use crate::collective::block::BlockScan;
 use crate::collective::block_slots;
+use crate::collective::warp::warp_reduce_shfl;
 use crate::device::atomic::{load_relaxed_u64, store_relaxed_u64};
 use crate::device::global::GlobalMut;
 use crate::device::kernel;
 use crate::device::slice::Slice;
-use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, sync_threads, thread_idx_x};
+use crate::device::warp::{all_sync, ballot_sync};
+use crate::device::{FULL_MASK, WARP_SIZE};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, pack_status, status_flag, status_value};
 use crate::static_shared;
 use crate::types::Sum;
 
+use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
+
+/// The number of elements kept before tile `tile`, in lane 0 of the warp that calls it: the
+/// decoupled look-back of `lookback` (`./x learn 24`), a lane per predecessor, 32 at once. Each
+/// lane loads its tile's word until every lane's is valid; the nearest prefix ends the walk
+/// (the lanes from it on are added), else the 32 aggregates are added and the window moves 32
+/// tiles back. A lane before tile 0 reads a prefix of 0.
+///
+/// # Safety
+/// `status` holds a word per tile below `tile`; all 32 lanes of one warp call it.
+#[inline(always)]
+unsafe fn look_back(status: GlobalMut<u64>, tile: usize, epoch: u32) -> u32 {
+    let lane = lane_id();
+    let mut before = 0u32;
+    let mut end = tile as isize;
+    loop {
+        let t = end - WARP_SIZE as isize + lane as isize;
+        let load = || {
+            if t < 0 {
+                pack_status(epoch, FLAG_PREFIX, 0)
+            } else {
+                // SAFETY: 0 ≤ t < tile, a word of the buffer; flag and count in one atomic load.
+                unsafe { load_relaxed_u64(status.as_const().offset(t as usize)) }
+            }
+        };
+        let mut word = load();
+        while !all_sync(FULL_MASK, status_flag(word, epoch) != FLAG_INVALID) {
+            if status_flag(word, epoch) == FLAG_INVALID {
+                word = load();
+            }
+        }
+        let (flag, count) = (status_flag(word, epoch), status_value(word) as u32);
+        let prefixes = ballot_sync(FULL_MASK, flag == FLAG_PREFIX);
+        if prefixes != 0 {
+            let nearest = 31 - prefixes.leading_zeros();
+            return before + warp_reduce_shfl::<u32, Sum>(if lane >= nearest { count } else { 0 });
+        }
+        before += warp_reduce_shfl::<u32, Sum>(count);
+        end -= WARP_SIZE as isize;
+    }
+}
+
 kernel! {
     /// Stream compaction in one pass: the positive elements of `input`, in order, into
     /// `output`, and their number into `count[0]`; each tile learns its place in the output
-    /// from the tiles before it by the decoupled look-back (CUB's `DeviceSelect::If`, whose
-    /// select is built the same way).
+    /// from the tiles before it by the decoupled look-back (CUB's `DeviceSelect::If` is built
+    /// the same way).
     ///
     /// # Concept
     /// **A scan's look-back, used for a scatter.** Compaction needs each tile's place: the
@@ -24,29 +69,30 @@ kernel! {
     ///
     /// # Previous problem → fix
     /// `compact_flags`, `compact_offsets` and `compact_scatter` take three launches and read the
-    /// input twice (the flags to count, then again to scatter), with a wait between launches.
-    /// Here one launch flags, counts, finds its place and scatters: one read of the input (the
-    /// lesson's counter, passes over the input, goes from 2 to 1).
+    /// input twice (to count, then again to scatter), with a wait between launches. Here one
+    /// launch counts, finds its place and scatters: one read of the input (the lesson's
+    /// counter, passes over the input, goes from 2 to 1).
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` (tile `b`) flags element `b · blockDim + t` (kept: `x > 0`);
-    ///    its rank among the tile's kept elements and the tile's count: the block's exclusive
-    ///    scan of the flags (`BlockScan`).
-    /// 2. Thread 0: tile 0 publishes its count as an inclusive prefix (`FLAG_PREFIX`) and its
-    ///    place is 0; any other tile publishes it as an aggregate (`FLAG_AGGREGATE`), then looks
-    ///    back from `b − 1`: waits for each word to be valid, adds its value, stops at a prefix;
-    ///    then publishes its own prefix (place + count), and puts its place in shared memory.
-    /// 3. Barrier; each kept element goes to `output[place + rank]`; the last tile's thread 0
-    ///    stores place + count in `count[0]`.
+    /// 1. Thread `t` of block `b` (tile `b`) reads its 8 elements, from `8 (b · blockDim + t)`
+    ///    (`COMPACT_ITEMS_PER_THREAD`), and counts the kept ones (`x > 0`); its rank among the
+    ///    tile's kept elements and the tile's count: the block's exclusive scan of the counts
+    ///    (`BlockScan`).
+    /// 2. Warp 0: tile 0 publishes its count as an inclusive prefix (`FLAG_PREFIX`), its place
+    ///    0; any other tile publishes it as an aggregate (`FLAG_AGGREGATE`), looks back for its
+    ///    place (32 predecessors at a time, to the nearest prefix), and publishes place + count
+    ///    as its prefix. Lane 0 puts the place in shared memory.
+    /// 3. Barrier; each thread writes its kept elements at `output[place + rank]`, … in order;
+    ///    the last tile's thread 0 stores place + count in `count[0]`.
     ///
     /// ```text
-    ///  tile 0: flags, scan ─► status[0] = PREFIX(c0) ─────────────► scatter from 0
-    ///  tile 1: flags, scan ─► status[1] = AGGREGATE(c1) ─ look back: PREFIX(c0) ─► status[1] = PREFIX(c0 + c1) ─► scatter from c0
+    ///  tile 0: read, count, scan ─► status[0] = PREFIX(c0) ──────────────────────────────► scatter from 0
+    ///  tile 1: read, count, scan ─► status[1] = AGGREGATE(c1) ─ look back ─► PREFIX(c0 + c1) ─► scatter from c0
     /// ```
     ///
     /// # Launch
-    /// One block per `blockDim` elements; blocks of whole warps (32 to 1024 threads); 132 bytes
-    /// of static shared memory (the scan's slots and the place).
+    /// One block per `8 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 132
+    /// bytes of static shared memory (the scan's slots and the place).
     ///
     /// # Preconditions
     /// `status` holds one word per block, none of them written by a launch of this `epoch`
@@ -59,8 +105,8 @@ kernel! {
     /// elements before it, so every kept element has a place of its own below the total kept.
     ///
     /// # Measured
-    /// Not measured on a GPU: the lesson of `./x learn 27`, whose counter is the emulator's
-    /// passes over the input (1.00 at the check's shape, against 2).
+    /// Not measured beside CUB: the lesson of `./x learn 27`, whose counter is the emulator's
+    /// passes over the input (1.0 at the check's shape, against 2).
     pub unsafe fn compact_one_pass(
         input: Slice<i32>,
         output: GlobalMut<i32>,
@@ -71,46 +117,53 @@ kernel! {
         let scan = BlockScan::new(block_slots!(COMPACT_ONE_PASS_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_ONE_PASS_PLACE: [u32; 1]);
         let tile = block_idx_x() as usize;
-        let x = input.get(tile * block_dim_x() as usize + thread_idx_x() as usize).unwrap_or(0);
-        let (rank, aggregate) = scan.exclusive::<Sum>((x > 0) as u32);
-        if thread_idx_x() == 0 {
+        let first = (tile * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
+        let mut x = [0i32; ITEMS];
+        let mut mine = 0u32;
+        for k in 0..ITEMS {
+            x[k] = input.get(first + k).unwrap_or(0);
+            mine += (x[k] > 0) as u32;
+        }
+        let (rank, kept) = scan.exclusive::<Sum>(mine);
+        if thread_idx_x() < WARP_SIZE {
+            let lane0 = thread_idx_x() == 0;
             let mut place = 0u32;
             if tile == 0 {
-                // SAFETY: status holds one word per block; this tile's own.
-                unsafe { store_relaxed_u64(status.offset(0), pack_status(epoch, FLAG_PREFIX, aggregate as i32)) };
-            } else {
-                // SAFETY: as above.
-                unsafe { store_relaxed_u64(status.offset(tile), pack_status(epoch, FLAG_AGGREGATE, aggregate as i32)) };
-                let mut t = tile - 1;
-                loop {
-                    // SAFETY: t < tile, a word of the buffer; flag and value in one atomic load.
-                    let word = unsafe { load_relaxed_u64(status.as_const().offset(t)) };
-                    let flag = status_flag(word, epoch);
-                    if flag == FLAG_INVALID {
-                        continue;
-                    }
-                    place += status_value(word) as u32;
-                    if flag == FLAG_PREFIX {
-                        break;
-                    }
-                    t -= 1;
+                if lane0 {
+                    // SAFETY: status holds one word per tile; this tile's own.
+                    unsafe { store_relaxed_u64(status.offset(0), pack_status(epoch, FLAG_PREFIX, kept as i32)) };
                 }
-                // SAFETY: this tile's own word.
-                unsafe { store_relaxed_u64(status.offset(tile), pack_status(epoch, FLAG_PREFIX, (place + aggregate) as i32)) };
+            } else {
+                if lane0 {
+                    // SAFETY: as above.
+                    unsafe { store_relaxed_u64(status.offset(tile), pack_status(epoch, FLAG_AGGREGATE, kept as i32)) };
+                }
+                // SAFETY: the words below `tile` are the buffer's; the whole warp calls it.
+                place = unsafe { look_back(status, tile, epoch) };
+                if lane0 {
+                    // SAFETY: this tile's own word.
+                    unsafe { store_relaxed_u64(status.offset(tile), pack_status(epoch, FLAG_PREFIX, (place + kept) as i32)) };
+                }
             }
-            // SAFETY: one word; thread 0 alone writes it, the others read it after the barrier.
-            unsafe { place_slot.write(0, place) };
+            if lane0 {
+                // SAFETY: one word; thread 0 alone writes it, the others read it after the barrier.
+                unsafe { place_slot.write(0, place) };
+            }
         }
         sync_threads();
         // SAFETY: written before the barrier.
         let place = unsafe { place_slot.read(0) };
-        if x > 0 {
-            // SAFETY: a place of its own below the total kept (the Safety section).
-            unsafe { output.write((place + rank) as usize, x) };
+        let mut at = place + rank;
+        for &v in &x {
+            if v > 0 {
+                // SAFETY: a place of its own below the total kept (the Safety section).
+                unsafe { output.write(at as usize, v) };
+            }
+            at += (v > 0) as u32;
         }
         if thread_idx_x() == 0 && tile + 1 == grid_dim_x() as usize {
             // SAFETY: count holds one word; the last tile's thread 0 alone writes it.
-            unsafe { count.write(0, place + aggregate) };
+            unsafe { count.write(0, place + kept) };
         }
     }
 }

@@ -10,9 +10,11 @@ use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
 use crate::static_shared;
 use crate::types::Sum;
 
+use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
+
 kernel! {
-    /// Launch 1 of 3: how many elements each tile keeps (one tile per block, one element per
-    /// thread; kept: `x > 0`), into `counts[tile]`.
+    /// Launch 1 of 3: how many elements each tile keeps (one tile per block, eight consecutive
+    /// elements a thread: `COMPACT_ITEMS_PER_THREAD`; kept: `x > 0`), into `counts[tile]`.
     ///
     /// # Concept
     /// **Compaction is a scan.** Where kept element `i` goes is the number of kept elements
@@ -26,13 +28,14 @@ kernel! {
     /// one.
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` flags element `b · blockDim + t` (0 past the end).
-    /// 2. The block sums the flags (`BlockScan`, CUB's `BlockScan`); thread 0 stores the total
+    /// 1. Thread `t` of block `b` counts the kept ones among its 8 elements, from
+    ///    `8 (b · blockDim + t)` (none past the end).
+    /// 2. The block sums the counts (`BlockScan`, CUB's `BlockScan`); thread 0 stores the total
     ///    in `counts[b]`.
     ///
     /// # Launch
-    /// One block per `blockDim` elements; blocks of whole warps (32 to 1024 threads); 128 bytes
-    /// of static shared memory (the scan's slots).
+    /// One block per `8 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 128
+    /// bytes of static shared memory (the scan's slots).
     ///
     /// # Preconditions
     /// `counts` holds one word per block.
@@ -46,9 +49,12 @@ kernel! {
     /// emulator's passes over the input (2: this launch and the scatter each read it).
     pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
-        let i = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
-        let kept = input.get(i).is_some_and(|x| x > 0);
-        let (_, total) = scan.exclusive::<Sum>(kept as u32);
+        let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
+        let mut mine = 0u32;
+        for k in 0..ITEMS {
+            mine += input.get(first + k).is_some_and(|x| x > 0) as u32;
+        }
+        let (_, total) = scan.exclusive::<Sum>(mine);
         if thread_idx_x() == 0 {
             // SAFETY: counts holds one word per block (the caller's promise); this block's own.
             unsafe { counts.write(block_idx_x() as usize, total) };
@@ -115,22 +121,23 @@ kernel! {
     ///
     /// # Concept
     /// **Scatter by rank.** A kept element's place is its tile's place plus its rank among the
-    /// tile's kept elements: the exclusive scan of the tile's flags.
+    /// tile's kept elements: the exclusive scan of the threads' counts, then its rank among its
+    /// thread's.
     ///
     /// # Previous problem → fix
     /// Launches 1 and 2 gave every tile its place; this launch reads the input a second time to
     /// write the kept elements.
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` flags element `i = b · blockDim + t`; thread 0 puts the
-    ///    tile's place, `offsets[b]`, in shared memory.
-    /// 2. Its rank: the block's exclusive scan of the flags (`BlockScan`, whose barriers also
-    ///    order the place's write before its reads).
-    /// 3. A kept element goes to `output[place + rank]`.
+    /// 1. Thread `t` of block `b` reads its 8 elements again and counts the kept ones; thread 0
+    ///    puts the tile's place, `offsets[b]`, in shared memory.
+    /// 2. The thread's rank: the block's exclusive scan of the counts (`BlockScan`, whose
+    ///    barriers also order the place's write before its reads).
+    /// 3. Its kept elements go to `output[place + rank]`, `output[place + rank + 1]`, … in order.
     ///
     /// # Launch
-    /// As `compact_flags`: one block per `blockDim` elements, whole warps; 132 bytes of static
-    /// shared memory (the scan's slots and the place).
+    /// As `compact_flags`: one block per `8 × blockDim` elements, whole warps; 132 bytes of
+    /// static shared memory (the scan's slots and the place).
     ///
     /// # Preconditions
     /// `offsets` holds launch 2's places, one a block; `output` holds as many elements as are
@@ -145,19 +152,27 @@ kernel! {
     pub unsafe fn compact_scatter(input: Slice<i32>, offsets: GlobalMut<u32>, output: GlobalMut<i32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
-        let i = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
-        let x = input.get(i).unwrap_or(0);
+        let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
+        let mut x = [0i32; ITEMS];
+        let mut mine = 0u32;
+        for k in 0..ITEMS {
+            x[k] = input.get(first + k).unwrap_or(0);
+            mine += (x[k] > 0) as u32;
+        }
         if thread_idx_x() == 0 {
             // SAFETY: offsets holds one word per block (launch 2's), which nobody writes now;
             // the slot is one word, written by thread 0 alone and read after the scan's barriers.
             unsafe { place_slot.write(0, offsets.as_const().read(block_idx_x() as usize)) };
         }
-        let (rank, _) = scan.exclusive::<Sum>((x > 0) as u32);
-        if x > 0 {
-            // SAFETY: written before the scan's barriers.
-            let place = unsafe { place_slot.read(0) } + rank;
-            // SAFETY: a place of its own below the total kept (the Safety section).
-            unsafe { output.write(place as usize, x) };
+        let (rank, _) = scan.exclusive::<Sum>(mine);
+        // SAFETY: written before the scan's barriers.
+        let mut at = unsafe { place_slot.read(0) } + rank;
+        for &v in &x {
+            if v > 0 {
+                // SAFETY: a place of its own below the total kept (the Safety section).
+                unsafe { output.write(at as usize, v) };
+            }
+            at += (v > 0) as u32;
         }
     }
 }

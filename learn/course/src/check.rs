@@ -27,8 +27,7 @@ pub const BLOCKS: &[u32] = &[128, 512];
 /// The size a reduction's measure is taken at.
 pub const MEASURE_N: usize = 1 << 16;
 /// The size a scan's measure is taken at: four tiles of `lookback` (9,216 elements each), eight
-/// of `blelloch`, sixteen `bit` spans; and the compaction's (exercise 27, whose kernels cost the
-/// emulator the most per element: a block scan in every launch). Half of [`MEASURE_N`] since the edit-to-verdict target of
+/// of `blelloch`, sixteen `bit` spans. Half of [`MEASURE_N`] since the edit-to-verdict target of
 /// issue #40: a scan's check runs both kinds at every size, and exercise 24's starting file
 /// re-reads every tile before its own, so its counted run grows with the square of the tiles.
 pub const MEASURE_SCAN_N: usize = 1 << 15;
@@ -271,7 +270,7 @@ fn run_wrapped(
         return histogram(backend, attempt, k, data, block, wrap).map(Output::Histogram);
     }
     if let Code::Compaction(kernels) = attempt.code {
-        return compaction(backend, kernels, data, block, wrap);
+        return compaction(backend, kernels, data, block, attempt.items, wrap);
     }
     let shifted: Vec<i32> = std::iter::repeat_n(BEFORE_INPUT, offset).chain(data.iter().copied()).collect();
     let mut input = backend.upload(&shifted)?;
@@ -374,19 +373,20 @@ pub(crate) fn cpu_compaction(data: &[i32]) -> Vec<i32> {
     data.iter().copied().filter(|&x| x > 0).collect()
 }
 
-/// A compaction's run on `data` at `block` (one tile a block): the three launches, or the one
-/// pass (at epoch 1, over zeroed status words).
+/// A compaction's run on `data` at `block` (one tile a block, `items` elements a thread): the
+/// three launches, or the one pass (at epoch 1, over zeroed status words).
 fn compaction(
     backend: &Backend,
     kernels: CompactKernels,
     data: &[i32],
     block: u32,
+    items: u32,
     wrap: Wrap<'_>,
 ) -> Result<Output, Error> {
     let input = backend.upload(data)?;
     let mut kept = backend.upload(&vec![NOT_KEPT; data.len()])?;
     let mut count = backend.alloc::<u32>(1)?;
-    let tiles = data.len().div_ceil(block as usize).max(1);
+    let tiles = data.len().div_ceil((block * items.max(1)) as usize).max(1);
     let cfg = LaunchConfig { grid: tiles as u32, block, shared_bytes: 0 };
     match kernels {
         CompactKernels::ThreeLaunches(flags, offsets, scatter) => {
@@ -634,10 +634,9 @@ fn wrong_partial(attempt: &Attempt, data: &[i32], partials: &[i32], block: u32, 
     })
 }
 
-/// The size `attempt`'s measure is taken at: [`MEASURE_SCAN_N`] for a scan or a compaction, else
-/// [`MEASURE_N`].
+/// The size `attempt`'s measure is taken at: [`MEASURE_SCAN_N`] for a scan, else [`MEASURE_N`].
 pub fn measure_n(attempt: &Attempt) -> usize {
-    if let Code::Scan(_) | Code::Compaction(_) = attempt.code { MEASURE_SCAN_N } else { MEASURE_N }
+    if let Code::Scan(_) = attempt.code { MEASURE_SCAN_N } else { MEASURE_N }
 }
 
 /// The lesson's measure of `attempt`, at [`measure_n`] and [`MEASURE_BLOCK`].

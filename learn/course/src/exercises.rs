@@ -581,24 +581,23 @@ pub const EXERCISES: [Exercise; 27] = [
         title: "compaction in one pass: the look-back places each tile",
         book: "past the book: Merrill and Garland, \"Single-pass Parallel Prefix Scan with Decoupled Look-back\" (NVIDIA, 2016), the look-back that CUB's DeviceSelect::If builds its compaction on",
         text: "Your file keeps the positive elements of its input, in order, in three launches: compact_flags counts \
-               each tile's kept elements (a tile is a block, one element a thread), compact_offsets scans the counts \
-               into each tile's place in the output, and compact_scatter reads the input again and writes each kept \
-               element at its tile's place plus its rank (BlockScan's exclusive scan of the flags). The input is \
-               read twice, with a wait between launches. Fuse them into compact_one_pass, one launch that reads \
-               each element once: (1) flag x > 0 and take its rank and the tile's count from one \
-               scan.exclusive::<Sum>(flag); (2) thread 0 publishes the count in status[tile] and looks back for the \
-               tile's place, as exercise 24's look-back did for sums: tile 0 stores pack_status(epoch, FLAG_PREFIX, \
-               count) and its place is 0; any other tile stores pack_status(epoch, FLAG_AGGREGATE, count) with \
-               store_relaxed_u64(status.offset(tile), …), then from t = tile − 1 loads \
-               load_relaxed_u64(status.as_const().offset(t)) until status_flag(word, epoch) is not FLAG_INVALID, \
-               adds status_value(word) to the place, stops at a FLAG_PREFIX, else goes on to t − 1; then stores \
-               pack_status(epoch, FLAG_PREFIX, place + count), and writes the place to a shared slot \
-               (static_shared!(PLACE: [u32; 1])); (3) sync_threads(), then each kept element goes to \
-               output[place + rank], and the last tile's (grid_dim_x() − 1) thread 0 writes place + count to \
-               count[0]. The names: kernels::device::atomic::{load_relaxed_u64, store_relaxed_u64}, \
-               kernels::scan::index::{pack_status, status_flag, status_value, FLAG_AGGREGATE, FLAG_INVALID, \
-               FLAG_PREFIX}, kernels::device::thread::{grid_dim_x, sync_threads}, kernels::static_shared. Then \
-               set ONE_PASS to true: the check launches compact_one_pass alone.",
+               each tile's kept elements (a tile is a block, ITEMS_PER_THREAD consecutive elements a thread), \
+               compact_offsets scans the counts into each tile's place in the output, and compact_scatter reads \
+               the input again and writes each thread's kept elements from its tile's place plus its rank \
+               (BlockScan's exclusive scan of the threads' counts). The input is read twice, with a wait between \
+               launches. Fuse them into compact_one_pass, one launch that reads each element once: (1) read and \
+               count as compact_scatter does, rank and the tile's count from one scan.exclusive::<Sum>(mine); \
+               (2) warp 0 (thread_idx_x() < 32) finds the tile's place: tile 0's is 0, and its thread 0 stores \
+               pack_status(epoch, FLAG_PREFIX, count) in status[0] (store_relaxed_u64(status.offset(tile), …)); \
+               in any other tile thread 0 stores pack_status(epoch, FLAG_AGGREGATE, count), then all 32 lanes \
+               call look_back(status, tile, epoch), the helper in your file (exercise 24's look-back, a lane per \
+               tile before this one, 32 at once), whose lane 0 gets the place; thread 0 then stores \
+               pack_status(epoch, FLAG_PREFIX, place + count) and writes the place to a shared slot \
+               (static_shared!(PLACE: [u32; 1])); (3) sync_threads(), then each thread writes its kept elements \
+               from output[place + rank] on, as compact_scatter does, and the last tile's (grid_dim_x() − 1) \
+               thread 0 writes place + count to count[0]. The names: kernels::device::atomic::store_relaxed_u64, \
+               kernels::scan::index::{pack_status, FLAG_AGGREGATE, FLAG_PREFIX}, kernels::device::thread::{grid_dim_x, \
+               sync_threads}. Then set ONE_PASS to true: the check launches compact_one_pass alone.",
         goal: Goal::AtMost(Measure::InputPasses, 1.1),
         hunt: None,
     },
@@ -709,7 +708,8 @@ pub fn solution(ex: &Exercise) -> Attempt {
     if ex.lesson == LESSON_KERNELS[2] {
         let k = Kernel::of(&reduce_scan::ptx::KERNELS, kernels::select::compact_one_pass::compact_one_pass::KERNEL);
         let source = solution_source(ex.number);
-        return Attempt { code: Code::Compaction(CompactKernels::OnePass(k)), items: 1, grid: Grid::PerItems, source };
+        let items = kernels::select::COMPACT_ITEMS_PER_THREAD as u32;
+        return Attempt { code: Code::Compaction(CompactKernels::OnePass(k)), items, grid: Grid::PerItems, source };
     }
     if ex.lesson == LESSON_KERNELS[0] {
         let kernel =

@@ -19,11 +19,13 @@
 /// The compaction lesson's kernel: the three launches fused into one pass by the look-back.
 pub mod compact_one_pass;
 
-/// Elements each thread of the compaction lesson's kernels flags: eight consecutive ones (a
-/// tile is a block's `8 × blockDim`). At one a thread the tiles were so small that every kernel
-/// waited on its loads and barriers more than it moved data: on an H200 at 2^24, 276 µs for the
-/// three launches and 477 µs for the one pass, whose look-back then read one tile at a time.
-pub const COMPACT_ITEMS_PER_THREAD: usize = 8;
+/// Elements each thread of the compaction lesson's kernels reads: four consecutive ones, one
+/// 16-byte load (a tile is a block's `4 × blockDim`; a warp's loads, 512 consecutive bytes).
+/// At one a thread the tiles were so small that every kernel waited on its loads and barriers
+/// more than it moved data (on an H200 at 2^24: 276 µs for the three launches, 477 µs for the
+/// one pass, whose look-back then read one tile at a time); at eight, read one at a time, a
+/// warp's loads were 32 bytes apart (12.5 % load efficiency: 90.9 and 88.5 µs).
+pub const COMPACT_ITEMS_PER_THREAD: usize = 4;
 /// The compaction lesson's start (`./x learn 27`): three launches, flags, a scan, a scatter
 /// (`compact_flags`, `compact_offsets`, `compact_scatter`).
 pub mod compact_three_pass;

@@ -3,7 +3,8 @@
 //! The place to change is marked `EXERCISE`.
 //!
 //! Kept: the positive elements (`x > 0`), in order. A tile is a block; thread `t` of tile `b`
-//! reads the ITEMS_PER_THREAD elements from `ITEMS_PER_THREAD (b · blockDim + t)`.
+//! reads the ITEMS_PER_THREAD elements from `ITEMS_PER_THREAD (b · blockDim + t)`, in one
+//! 16-byte load (`load_four`).
 use kernels::collective::block::BlockScan;
 use kernels::collective::block_slots;
 use kernels::collective::warp::warp_reduce_shfl;
@@ -19,21 +20,40 @@ use kernels::static_shared;
 use kernels::types::Sum;
 
 /// Elements each thread reads (the host launches one block per ITEMS_PER_THREAD × blockDim).
-pub const ITEMS_PER_THREAD: usize = 8;
+pub const ITEMS_PER_THREAD: usize = 4;
 
 /// false: the check launches compact_flags, compact_offsets and compact_scatter; true: it
 /// launches compact_one_pass alone.
 // EXERCISE 27: write compact_one_pass below, then set ONE_PASS to true.
 pub const ONE_PASS: bool = false;
 
+/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
+/// are there.
+///
+/// # Safety
+/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+#[inline(always)]
+unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS_PER_THREAD] {
+    const { assert!(ITEMS_PER_THREAD == 4, "one 16-byte load a thread") };
+    if first + ITEMS_PER_THREAD <= input.len() {
+        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+        unsafe { input.as_global().load_v4(first) }
+    } else {
+        let at = |k: usize| input.get(first + k).unwrap_or(0);
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
 kernel! {
     /// Launch 1 of 3: counts[tile] = how many elements the tile keeps.
     pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS_PER_THREAD;
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
+        let x = unsafe { load_four(input, first) };
         let mut mine = 0u32;
-        for k in 0..ITEMS_PER_THREAD {
-            mine += input.get(first + k).is_some_and(|x| x > 0) as u32;
+        for &v in &x {
+            mine += (v > 0) as u32;
         }
         let (_, total) = scan.exclusive::<Sum>(mine);
         if thread_idx_x() == 0 {
@@ -77,11 +97,11 @@ kernel! {
         let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS_PER_THREAD;
-        let mut x = [0i32; ITEMS_PER_THREAD];
+        // SAFETY: as in compact_flags.
+        let x = unsafe { load_four(input, first) };
         let mut mine = 0u32;
-        for k in 0..ITEMS_PER_THREAD {
-            x[k] = input.get(first + k).unwrap_or(0);
-            mine += (x[k] > 0) as u32;
+        for &v in &x {
+            mine += (v > 0) as u32;
         }
         if thread_idx_x() == 0 {
             // SAFETY: offsets holds one word per block (launch 2's), which nobody writes now;

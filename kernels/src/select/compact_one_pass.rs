@@ -14,6 +14,23 @@ use crate::types::Sum;
 
 use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
 
+/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
+/// are there.
+///
+/// # Safety
+/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+#[inline(always)]
+unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
+    const { assert!(ITEMS == 4, "one 16-byte load a thread") };
+    if first + ITEMS <= input.len() {
+        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+        unsafe { input.as_global().load_v4(first) }
+    } else {
+        let at = |k: usize| input.get(first + k).unwrap_or(0);
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
 /// The number of elements kept before tile `tile`, in lane 0 of the warp that calls it: the
 /// decoupled look-back of `lookback` (`./x learn 24`), a lane per predecessor, 32 at once. Each
 /// lane loads its tile's word until every lane's is valid; the nearest prefix ends the walk
@@ -74,10 +91,10 @@ kernel! {
     /// counter, passes over the input, goes from 2 to 1).
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` (tile `b`) reads its 8 elements, from `8 (b · blockDim + t)`
-    ///    (`COMPACT_ITEMS_PER_THREAD`), and counts the kept ones (`x > 0`); its rank among the
-    ///    tile's kept elements and the tile's count: the block's exclusive scan of the counts
-    ///    (`BlockScan`).
+    /// 1. Thread `t` of block `b` (tile `b`) reads its 4 elements, from `4 (b · blockDim + t)`,
+    ///    in one 16-byte load (`COMPACT_ITEMS_PER_THREAD`), and counts the kept ones (`x > 0`);
+    ///    its rank among the tile's kept elements and the tile's count: the block's exclusive
+    ///    scan of the counts (`BlockScan`).
     /// 2. Warp 0: tile 0 publishes its count as an inclusive prefix (`FLAG_PREFIX`), its place
     ///    0; any other tile publishes it as an aggregate (`FLAG_AGGREGATE`), looks back for its
     ///    place (32 predecessors at a time, to the nearest prefix), and publishes place + count
@@ -86,18 +103,19 @@ kernel! {
     ///    the last tile's thread 0 stores place + count in `count[0]`.
     ///
     /// ```text
-    ///  tile 0: read, count, scan ─► status[0] = PREFIX(c0) ──────────────────────────────► scatter from 0
-    ///  tile 1: read, count, scan ─► status[1] = AGGREGATE(c1) ─ look back ─► PREFIX(c0 + c1) ─► scatter from c0
+    ///  tile 0: read, count, scan ─► status[0] = PREFIX(c0) ───────────────────► scatter from 0
+    ///  tile 1: read, count, scan ─► status[1] = AGGREGATE(c1)
+    ///          look back: status[0] = PREFIX(c0) ─► status[1] = PREFIX(c0 + c1) ─► scatter from c0
     /// ```
     ///
     /// # Launch
-    /// One block per `8 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 132
+    /// One block per `4 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 132
     /// bytes of static shared memory (the scan's slots and the place).
     ///
     /// # Preconditions
-    /// `status` holds one word per block, none of them written by a launch of this `epoch`
-    /// (zeroed words, or an earlier epoch's: the tags of `kernels::scan::index`); `output`
-    /// holds as many elements as are kept; `count` one word.
+    /// `input` starts 16-byte aligned; `status` holds one word per block, none of them written
+    /// by a launch of this `epoch` (zeroed words, or an earlier epoch's: the tags of
+    /// `kernels::scan::index`); `output` holds as many elements as are kept; `count` one word.
     ///
     /// # Safety
     /// Tiles publish before they look back, and look back only at lower tiles, so every wait
@@ -118,11 +136,11 @@ kernel! {
         let place_slot = static_shared!(COMPACT_ONE_PASS_PLACE: [u32; 1]);
         let tile = block_idx_x() as usize;
         let first = (tile * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
-        let mut x = [0i32; ITEMS];
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
+        let x = unsafe { load_four(input, first) };
         let mut mine = 0u32;
-        for k in 0..ITEMS {
-            x[k] = input.get(first + k).unwrap_or(0);
-            mine += (x[k] > 0) as u32;
+        for &v in &x {
+            mine += (v > 0) as u32;
         }
         let (rank, kept) = scan.exclusive::<Sum>(mine);
         if thread_idx_x() < WARP_SIZE {

@@ -12,8 +12,25 @@ use crate::types::Sum;
 
 use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
 
+/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
+/// are there.
+///
+/// # Safety
+/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+#[inline(always)]
+unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
+    const { assert!(ITEMS == 4, "one 16-byte load a thread") };
+    if first + ITEMS <= input.len() {
+        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+        unsafe { input.as_global().load_v4(first) }
+    } else {
+        let at = |k: usize| input.get(first + k).unwrap_or(0);
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
 kernel! {
-    /// Launch 1 of 3: how many elements each tile keeps (one tile per block, eight consecutive
+    /// Launch 1 of 3: how many elements each tile keeps (one tile per block, four consecutive
     /// elements a thread: `COMPACT_ITEMS_PER_THREAD`; kept: `x > 0`), into `counts[tile]`.
     ///
     /// # Concept
@@ -28,17 +45,17 @@ kernel! {
     /// one.
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` counts the kept ones among its 8 elements, from
-    ///    `8 (b · blockDim + t)` (none past the end).
+    /// 1. Thread `t` of block `b` reads its 4 elements, from `4 (b · blockDim + t)`, in
+    ///    one 16-byte load (one at a time in the last, short group), and counts the kept ones.
     /// 2. The block sums the counts (`BlockScan`, CUB's `BlockScan`); thread 0 stores the total
     ///    in `counts[b]`.
     ///
     /// # Launch
-    /// One block per `8 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 128
+    /// One block per `4 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 128
     /// bytes of static shared memory (the scan's slots).
     ///
     /// # Preconditions
-    /// `counts` holds one word per block.
+    /// `input` starts 16-byte aligned; `counts` holds one word per block.
     ///
     /// # Safety
     /// `counts` holds one word per block of the launch; thread 0 of block `b` alone writes
@@ -50,9 +67,11 @@ kernel! {
     pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
+        let x = unsafe { load_four(input, first) };
         let mut mine = 0u32;
-        for k in 0..ITEMS {
-            mine += input.get(first + k).is_some_and(|x| x > 0) as u32;
+        for &v in &x {
+            mine += (v > 0) as u32;
         }
         let (_, total) = scan.exclusive::<Sum>(mine);
         if thread_idx_x() == 0 {
@@ -129,19 +148,19 @@ kernel! {
     /// write the kept elements.
     ///
     /// # Execution
-    /// 1. Thread `t` of block `b` reads its 8 elements again and counts the kept ones; thread 0
+    /// 1. Thread `t` of block `b` reads its 4 elements again and counts the kept ones; thread 0
     ///    puts the tile's place, `offsets[b]`, in shared memory.
     /// 2. The thread's rank: the block's exclusive scan of the counts (`BlockScan`, whose
     ///    barriers also order the place's write before its reads).
     /// 3. Its kept elements go to `output[place + rank]`, `output[place + rank + 1]`, … in order.
     ///
     /// # Launch
-    /// As `compact_flags`: one block per `8 × blockDim` elements, whole warps; 132 bytes of
+    /// As `compact_flags`: one block per `4 × blockDim` elements, whole warps; 132 bytes of
     /// static shared memory (the scan's slots and the place).
     ///
     /// # Preconditions
-    /// `offsets` holds launch 2's places, one a block; `output` holds as many elements as are
-    /// kept.
+    /// `input` starts 16-byte aligned; `offsets` holds launch 2's places, one a block;
+    /// `output` holds as many elements as are kept.
     ///
     /// # Safety
     /// The places are the exclusive scan of the kept counts, so every kept element has a place
@@ -153,11 +172,11 @@ kernel! {
         let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
-        let mut x = [0i32; ITEMS];
+        // SAFETY: as in compact_flags.
+        let x = unsafe { load_four(input, first) };
         let mut mine = 0u32;
-        for k in 0..ITEMS {
-            x[k] = input.get(first + k).unwrap_or(0);
-            mine += (x[k] > 0) as u32;
+        for &v in &x {
+            mine += (v > 0) as u32;
         }
         if thread_idx_x() == 0 {
             // SAFETY: offsets holds one word per block (launch 2's), which nobody writes now;

@@ -21,11 +21,18 @@ pub mod compact_one_pass;
 
 /// Elements each thread of the compaction lesson's kernels reads: four consecutive ones, one
 /// 16-byte load (a tile is a block's `4 × blockDim`; a warp's loads, 512 consecutive bytes).
-/// At one a thread the tiles were so small that every kernel waited on its loads and barriers
-/// more than it moved data (on an H200 at 2^24: 276 µs for the three launches, 477 µs for the
-/// one pass, whose look-back then read one tile at a time); at eight, read one at a time, a
-/// warp's loads were 32 bytes apart (12.5 % load efficiency: 90.9 and 88.5 µs).
+/// Measured by `./x learn 27 --gpu` on an H200 at 2^24, block 512, the three launches and the
+/// one pass (`docs/measurements/2026-11-30-h200/learn-gpu-*/`), before the kept elements were
+/// staged in shared memory: at one element a thread, 276 and 477 µs (the one pass's look-back
+/// then read one tile at a time); at eight read one at a time (12.5 % load efficiency), 90.9
+/// and 88.5; at four in one load, 92.7–93.3 and 88.7; at sixteen in four loads, 124.3–125.1 and
+/// 111.8–113.1. With the stage: 97.2–97.7 and 86.0–87.0.
 pub const COMPACT_ITEMS_PER_THREAD: usize = 4;
+
+/// Shared words of the compaction lesson's staging: a tile of the largest block
+/// (`COMPACT_ITEMS_PER_THREAD × 1024`, 16 KiB), where a tile's kept elements are packed before
+/// they are written out with consecutive threads at consecutive places.
+pub const COMPACT_STAGE: usize = COMPACT_ITEMS_PER_THREAD * 1024;
 /// The compaction lesson's start (`./x learn 27`): three launches, flags, a scan, a scatter
 /// (`compact_flags`, `compact_offsets`, `compact_scatter`).
 pub mod compact_three_pass;

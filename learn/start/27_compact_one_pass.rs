@@ -3,8 +3,8 @@
 //! The place to change is marked `EXERCISE`.
 //!
 //! Kept: the positive elements (`x > 0`), in order. A tile is a block; thread `t` of tile `b`
-//! reads the ITEMS_PER_THREAD elements from `ITEMS_PER_THREAD (b · blockDim + t)`, in one
-//! 16-byte load (`load_four`).
+//! reads the ITEMS_PER_THREAD elements from `ITEMS_PER_THREAD (b · blockDim + t)`, in 16-byte
+//! loads (`load_items`).
 use kernels::collective::block::BlockScan;
 use kernels::collective::block_slots;
 use kernels::collective::warp::warp_reduce_shfl;
@@ -12,7 +12,7 @@ use kernels::device::atomic::load_relaxed_u64;
 use kernels::device::global::GlobalMut;
 use kernels::device::kernel;
 use kernels::device::slice::Slice;
-use kernels::device::thread::{block_dim_x, block_idx_x, lane_id, thread_idx_x};
+use kernels::device::thread::{block_dim_x, block_idx_x, lane_id, sync_threads, thread_idx_x};
 use kernels::device::warp::{all_sync, ballot_sync};
 use kernels::device::{FULL_MASK, WARP_SIZE};
 use kernels::scan::index::{FLAG_INVALID, FLAG_PREFIX, pack_status, status_flag, status_value};
@@ -22,26 +22,36 @@ use kernels::types::Sum;
 /// Elements each thread reads (the host launches one block per ITEMS_PER_THREAD × blockDim).
 pub const ITEMS_PER_THREAD: usize = 4;
 
+/// Shared words where a tile's kept elements are packed before they are written out: a tile of
+/// the largest block.
+pub const STAGE: usize = ITEMS_PER_THREAD * 1024;
+
 /// false: the check launches compact_flags, compact_offsets and compact_scatter; true: it
 /// launches compact_one_pass alone.
 // EXERCISE 27: write compact_one_pass below, then set ONE_PASS to true.
 pub const ONE_PASS: bool = false;
 
-/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
-/// are there.
+/// Elements `first .. first + ITEMS_PER_THREAD` of `input` (0 past its end): `ITEMS_PER_THREAD / 4` 16-byte loads
+/// where all are there, one element at a time in the last, short group.
 ///
 /// # Safety
-/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+/// `input` starts 16-byte aligned and `first` is a multiple of `ITEMS_PER_THREAD`.
 #[inline(always)]
-unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS_PER_THREAD] {
-    const { assert!(ITEMS_PER_THREAD == 4, "one 16-byte load a thread") };
+unsafe fn load_items(input: Slice<i32>, first: usize) -> [i32; ITEMS_PER_THREAD] {
+    const { assert!(ITEMS_PER_THREAD.is_multiple_of(4), "whole 16-byte loads") };
+    let mut x = [0i32; ITEMS_PER_THREAD];
     if first + ITEMS_PER_THREAD <= input.len() {
-        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
-        unsafe { input.as_global().load_v4(first) }
+        for q in 0..ITEMS_PER_THREAD / 4 {
+            // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+            let v = unsafe { input.as_global().load_v4(first + 4 * q) };
+            x[4 * q..4 * q + 4].copy_from_slice(&v);
+        }
     } else {
-        let at = |k: usize| input.get(first + k).unwrap_or(0);
-        [at(0), at(1), at(2), at(3)]
+        for (k, slot) in x.iter_mut().enumerate() {
+            *slot = input.get(first + k).unwrap_or(0);
+        }
     }
+    x
 }
 
 kernel! {
@@ -49,8 +59,8 @@ kernel! {
     pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS_PER_THREAD;
-        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
-        let x = unsafe { load_four(input, first) };
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of ITEMS_PER_THREAD.
+        let x = unsafe { load_items(input, first) };
         let mut mine = 0u32;
         for &v in &x {
             mine += (v > 0) as u32;
@@ -96,9 +106,10 @@ kernel! {
     pub unsafe fn compact_scatter(input: Slice<i32>, offsets: GlobalMut<u32>, output: GlobalMut<i32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
+        let stage = static_shared!(COMPACT_SCATTER_STAGE: [i32; STAGE]);
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS_PER_THREAD;
         // SAFETY: as in compact_flags.
-        let x = unsafe { load_four(input, first) };
+        let x = unsafe { load_items(input, first) };
         let mut mine = 0u32;
         for &v in &x {
             mine += (v > 0) as u32;
@@ -108,15 +119,26 @@ kernel! {
             // the slot is one word, written by thread 0 alone and read after the scan's barriers.
             unsafe { place_slot.write(0, offsets.as_const().read(block_idx_x() as usize)) };
         }
-        let (rank, _) = scan.exclusive::<Sum>(mine);
-        // SAFETY: written before the scan's barriers.
-        let mut at = unsafe { place_slot.read(0) } + rank;
+        let (rank, kept) = scan.exclusive::<Sum>(mine);
+        // Pack the kept elements in shared memory, tile order, then write them out together.
+        let mut at = rank;
         for &v in &x {
             if v > 0 {
-                // SAFETY: a place of its own below the total kept (the Safety section).
-                unsafe { output.write(at as usize, v) };
+                // SAFETY: rank + its kept ones < the tile's count ≤ the tile's elements ≤
+                // STAGE; a slot of this thread's own (the scan's ranks are disjoint).
+                unsafe { stage.write(at as usize, v) };
             }
             at += (v > 0) as u32;
+        }
+        sync_threads();
+        // SAFETY: written before the scan's barriers.
+        let place = unsafe { place_slot.read(0) };
+        let mut i = thread_idx_x() as usize;
+        while i < kept as usize {
+            // SAFETY: i < the tile's count, a slot written before the barrier; place + i is
+            // below the total kept (the Safety section).
+            unsafe { output.write(place as usize + i, stage.read(i)) };
+            i += block_dim_x() as usize;
         }
     }
 }

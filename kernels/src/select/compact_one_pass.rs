@@ -12,23 +12,29 @@ use crate::scan::index::{FLAG_AGGREGATE, FLAG_INVALID, FLAG_PREFIX, pack_status,
 use crate::static_shared;
 use crate::types::Sum;
 
-use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
+use super::{COMPACT_ITEMS_PER_THREAD as ITEMS, COMPACT_STAGE as STAGE};
 
-/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
-/// are there.
+/// Elements `first .. first + ITEMS` of `input` (0 past its end): `ITEMS / 4` 16-byte loads
+/// where all are there, one element at a time in the last, short group.
 ///
 /// # Safety
-/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+/// `input` starts 16-byte aligned and `first` is a multiple of `ITEMS`.
 #[inline(always)]
-unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
-    const { assert!(ITEMS == 4, "one 16-byte load a thread") };
+unsafe fn load_items(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
+    const { assert!(ITEMS.is_multiple_of(4), "whole 16-byte loads") };
+    let mut x = [0i32; ITEMS];
     if first + ITEMS <= input.len() {
-        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
-        unsafe { input.as_global().load_v4(first) }
+        for q in 0..ITEMS / 4 {
+            // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+            let v = unsafe { input.as_global().load_v4(first + 4 * q) };
+            x[4 * q..4 * q + 4].copy_from_slice(&v);
+        }
     } else {
-        let at = |k: usize| input.get(first + k).unwrap_or(0);
-        [at(0), at(1), at(2), at(3)]
+        for (k, slot) in x.iter_mut().enumerate() {
+            *slot = input.get(first + k).unwrap_or(0);
+        }
     }
+    x
 }
 
 /// The number of elements kept before tile `tile`, in lane 0 of the warp that calls it: the
@@ -99,8 +105,11 @@ kernel! {
     ///    0; any other tile publishes it as an aggregate (`FLAG_AGGREGATE`), looks back for its
     ///    place (32 predecessors at a time, to the nearest prefix), and publishes place + count
     ///    as its prefix. Lane 0 puts the place in shared memory.
-    /// 3. Barrier; each thread writes its kept elements at `output[place + rank]`, … in order;
-    ///    the last tile's thread 0 stores place + count in `count[0]`.
+    /// 3. Meanwhile each thread puts its kept elements at `stage[rank]`, … in shared memory (the
+    ///    tile's kept elements, packed in order); a barrier; thread `t` copies `stage[t]`,
+    ///    `stage[t + blockDim]`, … below the tile's count to `output[place + …]` (consecutive
+    ///    threads to consecutive places); the last tile's thread 0 stores place + count in
+    ///    `count[0]`.
     ///
     /// ```text
     ///  tile 0: read, count, scan ─► status[0] = PREFIX(c0) ───────────────────► scatter from 0
@@ -109,8 +118,9 @@ kernel! {
     /// ```
     ///
     /// # Launch
-    /// One block per `4 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 132
-    /// bytes of static shared memory (the scan's slots and the place).
+    /// One block per `4 × blockDim` elements; blocks of whole warps (32 to 1024 threads); 16 KiB
+    /// and 132 bytes of static shared memory (the stage, `COMPACT_STAGE` words; the scan's
+    /// slots and the place).
     ///
     /// # Preconditions
     /// `input` starts 16-byte aligned; `status` holds one word per block, none of them written
@@ -134,10 +144,11 @@ kernel! {
     ) {
         let scan = BlockScan::new(block_slots!(COMPACT_ONE_PASS_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_ONE_PASS_PLACE: [u32; 1]);
+        let stage = static_shared!(COMPACT_ONE_PASS_STAGE: [i32; STAGE]);
         let tile = block_idx_x() as usize;
         let first = (tile * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
-        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
-        let x = unsafe { load_four(input, first) };
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of ITEMS.
+        let x = unsafe { load_items(input, first) };
         let mut mine = 0u32;
         for &v in &x {
             mine += (v > 0) as u32;
@@ -168,16 +179,25 @@ kernel! {
                 unsafe { place_slot.write(0, place) };
             }
         }
+        // Pack the kept elements in shared memory, tile order, then write them out together.
+        let mut at = rank;
+        for &v in &x {
+            if v > 0 {
+                // SAFETY: rank + its kept ones < the tile's count ≤ the tile's elements ≤
+                // STAGE; a slot of this thread's own (the scan's ranks are disjoint).
+                unsafe { stage.write(at as usize, v) };
+            }
+            at += (v > 0) as u32;
+        }
         sync_threads();
         // SAFETY: written before the barrier.
         let place = unsafe { place_slot.read(0) };
-        let mut at = place + rank;
-        for &v in &x {
-            if v > 0 {
-                // SAFETY: a place of its own below the total kept (the Safety section).
-                unsafe { output.write(at as usize, v) };
-            }
-            at += (v > 0) as u32;
+        let mut i = thread_idx_x() as usize;
+        while i < kept as usize {
+            // SAFETY: i < the tile's count, a slot written before the barrier; place + i is
+            // below the total kept (the Safety section).
+            unsafe { output.write(place as usize + i, stage.read(i)) };
+            i += block_dim_x() as usize;
         }
         if thread_idx_x() == 0 && tile + 1 == grid_dim_x() as usize {
             // SAFETY: count holds one word; the last tile's thread 0 alone writes it.

@@ -6,27 +6,33 @@ use crate::collective::block_slots;
 use crate::device::global::GlobalMut;
 use crate::device::kernel;
 use crate::device::slice::Slice;
-use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::device::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
 use crate::static_shared;
 use crate::types::Sum;
 
-use super::COMPACT_ITEMS_PER_THREAD as ITEMS;
+use super::{COMPACT_ITEMS_PER_THREAD as ITEMS, COMPACT_STAGE as STAGE};
 
-/// Elements `first .. first + 4` of `input` (0 past its end): one 16-byte load where all four
-/// are there.
+/// Elements `first .. first + ITEMS` of `input` (0 past its end): `ITEMS / 4` 16-byte loads
+/// where all are there, one element at a time in the last, short group.
 ///
 /// # Safety
-/// `input` starts 16-byte aligned and `first` is a multiple of 4.
+/// `input` starts 16-byte aligned and `first` is a multiple of `ITEMS`.
 #[inline(always)]
-unsafe fn load_four(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
-    const { assert!(ITEMS == 4, "one 16-byte load a thread") };
+unsafe fn load_items(input: Slice<i32>, first: usize) -> [i32; ITEMS] {
+    const { assert!(ITEMS.is_multiple_of(4), "whole 16-byte loads") };
+    let mut x = [0i32; ITEMS];
     if first + ITEMS <= input.len() {
-        // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
-        unsafe { input.as_global().load_v4(first) }
+        for q in 0..ITEMS / 4 {
+            // SAFETY: the four elements are in the input; 16-byte aligned (the caller's promise).
+            let v = unsafe { input.as_global().load_v4(first + 4 * q) };
+            x[4 * q..4 * q + 4].copy_from_slice(&v);
+        }
     } else {
-        let at = |k: usize| input.get(first + k).unwrap_or(0);
-        [at(0), at(1), at(2), at(3)]
+        for (k, slot) in x.iter_mut().enumerate() {
+            *slot = input.get(first + k).unwrap_or(0);
+        }
     }
+    x
 }
 
 kernel! {
@@ -67,8 +73,8 @@ kernel! {
     pub unsafe fn compact_flags(input: Slice<i32>, counts: GlobalMut<u32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_FLAGS_SLOTS: u32));
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
-        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of 4.
-        let x = unsafe { load_four(input, first) };
+        // SAFETY: the input starts 16-byte aligned (a precondition); first is a multiple of ITEMS.
+        let x = unsafe { load_items(input, first) };
         let mut mine = 0u32;
         for &v in &x {
             mine += (v > 0) as u32;
@@ -152,11 +158,15 @@ kernel! {
     ///    puts the tile's place, `offsets[b]`, in shared memory.
     /// 2. The thread's rank: the block's exclusive scan of the counts (`BlockScan`, whose
     ///    barriers also order the place's write before its reads).
-    /// 3. Its kept elements go to `output[place + rank]`, `output[place + rank + 1]`, … in order.
+    /// 3. Its kept elements go to `stage[rank]`, `stage[rank + 1]`, … in shared memory: the
+    ///    tile's kept elements, packed in order; a barrier.
+    /// 4. Thread `t` copies `stage[t]`, `stage[t + blockDim]`, … below the tile's count to
+    ///    `output[place + …]`: consecutive threads to consecutive places.
     ///
     /// # Launch
-    /// As `compact_flags`: one block per `4 × blockDim` elements, whole warps; 132 bytes of
-    /// static shared memory (the scan's slots and the place).
+    /// As `compact_flags`: one block per `4 × blockDim` elements, whole warps; 16 KiB and 132
+    /// bytes of static shared memory (the stage, `COMPACT_STAGE` words; the scan's slots and the
+    /// place).
     ///
     /// # Preconditions
     /// `input` starts 16-byte aligned; `offsets` holds launch 2's places, one a block;
@@ -171,9 +181,10 @@ kernel! {
     pub unsafe fn compact_scatter(input: Slice<i32>, offsets: GlobalMut<u32>, output: GlobalMut<i32>) {
         let scan = BlockScan::new(block_slots!(COMPACT_SCATTER_SLOTS: u32));
         let place_slot = static_shared!(COMPACT_SCATTER_PLACE: [u32; 1]);
+        let stage = static_shared!(COMPACT_SCATTER_STAGE: [i32; STAGE]);
         let first = (block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize) * ITEMS;
         // SAFETY: as in compact_flags.
-        let x = unsafe { load_four(input, first) };
+        let x = unsafe { load_items(input, first) };
         let mut mine = 0u32;
         for &v in &x {
             mine += (v > 0) as u32;
@@ -183,15 +194,26 @@ kernel! {
             // the slot is one word, written by thread 0 alone and read after the scan's barriers.
             unsafe { place_slot.write(0, offsets.as_const().read(block_idx_x() as usize)) };
         }
-        let (rank, _) = scan.exclusive::<Sum>(mine);
-        // SAFETY: written before the scan's barriers.
-        let mut at = unsafe { place_slot.read(0) } + rank;
+        let (rank, kept) = scan.exclusive::<Sum>(mine);
+        // Pack the kept elements in shared memory, tile order, then write them out together.
+        let mut at = rank;
         for &v in &x {
             if v > 0 {
-                // SAFETY: a place of its own below the total kept (the Safety section).
-                unsafe { output.write(at as usize, v) };
+                // SAFETY: rank + its kept ones < the tile's count ≤ the tile's elements ≤
+                // STAGE; a slot of this thread's own (the scan's ranks are disjoint).
+                unsafe { stage.write(at as usize, v) };
             }
             at += (v > 0) as u32;
+        }
+        sync_threads();
+        // SAFETY: written before the scan's barriers.
+        let place = unsafe { place_slot.read(0) };
+        let mut i = thread_idx_x() as usize;
+        while i < kept as usize {
+            // SAFETY: i < the tile's count, a slot written before the barrier; place + i is
+            // below the total kept (the Safety section).
+            unsafe { output.write(place as usize + i, stage.read(i)) };
+            i += block_dim_x() as usize;
         }
     }
 }

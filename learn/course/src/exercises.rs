@@ -583,8 +583,8 @@ pub const EXERCISES: [Exercise; 27] = [
         text: "Your file keeps the positive elements of its input, in order, in three launches: compact_flags counts \
                each tile's kept elements (a tile is a block, ITEMS_PER_THREAD consecutive elements a thread), \
                compact_offsets scans the counts into each tile's place in the output, and compact_scatter reads \
-               the input again and writes each thread's kept elements from its tile's place plus its rank \
-               (BlockScan's exclusive scan of the threads' counts). The input is read twice, with a wait between \
+               the input again, packs the tile's kept elements in shared memory (each thread's at its rank, \
+               BlockScan's exclusive scan of the threads' counts) and writes them out from the tile's place. The input is read twice, with a wait between \
                launches. Fuse them into compact_one_pass, one launch that reads each element once: (1) read and \
                count as compact_scatter does, rank and the tile's count from one scan.exclusive::<Sum>(mine); \
                (2) warp 0 (thread_idx_x() < 32) finds the tile's place: tile 0's is 0, and its thread 0 stores \
@@ -593,9 +593,11 @@ pub const EXERCISES: [Exercise; 27] = [
                call look_back(status, tile, epoch), the helper in your file (exercise 24's look-back, a lane per \
                tile before this one, 32 at once), whose lane 0 gets the place; thread 0 then stores \
                pack_status(epoch, FLAG_PREFIX, place + count) and writes the place to a shared slot \
-               (static_shared!(PLACE: [u32; 1])); (3) sync_threads(), then each thread writes its kept elements \
-               from output[place + rank] on, as compact_scatter does, and the last tile's (grid_dim_x() − 1) \
-               thread 0 writes place + count to count[0]. The names: kernels::device::atomic::store_relaxed_u64, \
+               (static_shared!(PLACE: [u32; 1])); (3) every thread packs its kept elements at its rank into a stage \
+               of the kernel's own (static_shared!(STAGED: [i32; STAGE])), as compact_scatter does, then \
+               sync_threads(), then the threads copy the stage out from \
+               output[place] on, as compact_scatter does, and the last tile's (grid_dim_x() − 1) thread 0 \
+               writes place + count to count[0]. The names: kernels::device::atomic::store_relaxed_u64, \
                kernels::scan::index::{pack_status, FLAG_AGGREGATE, FLAG_PREFIX}, kernels::device::thread::{grid_dim_x, \
                sync_threads}. Then set ONE_PASS to true: the check launches compact_one_pass alone.",
         goal: Goal::AtMost(Measure::InputPasses, 1.1),

@@ -50,8 +50,10 @@ kernel! {
     /// every thread reaches both barriers.
     ///
     /// # Measured
-    /// Not measured on a GPU: the lesson of `./x learn 26`, whose counter is the emulator's
-    /// global atomics per byte (0.03 at the check's shape, against 1).
+    /// `./x learn 26 --gpu`, NVIDIA H200, 2^24 random bytes, block 512, a grid of the GPU's
+    /// size (`docs/measurements/2026-11-30-h200/learn-gpu-00ff4ce/learn-gpu.txt`, commit 00ff4ce; two rounds, each the median of 10 timed runs): 22.0 and
+    /// 21.7 µs, against `histogram_global`'s 4315.2 and 4321.4 (about 197×). The lesson's
+    /// counter, the emulator's global atomics per byte: 0.03 at the check's shape, against 1.
     pub fn histogram_shared(input: Slice<u8>, hist: AtomicSlice<u32>) {
         let bins = static_shared!(HISTOGRAM_SHARED_BINS: [u32; HISTOGRAM_BINS]);
         let (t, threads) = (thread_idx_x() as usize, block_dim_x() as usize);

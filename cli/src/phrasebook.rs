@@ -200,7 +200,7 @@ pub static ROWS: &[Row] = &[
         "the same on shared memory: `atomicAdd(&smem[i], v)` …",
         "`smem.atomic_add(i, v)` on a `shared::Shared<T>` (every operation of the row above; `atom.relaxed.cta.shared`)",
         "`atomic::intrinsics::atomic_fetch_add_relaxed_i32_block` and kin on a shared pointer",
-        "atomics.rs (`atomic_histogram`)",
+        "histogram/histogram_shared.rs (`./x learn 26`); atomics.rs (`atomic_histogram`)",
     ),
     row(
         "`atomicAdd(&smem[i], v)` whose result is not used (nvcc: `red.shared.add`)",

@@ -707,17 +707,20 @@ pub struct Attempt {
 /// The project's own kernel of `ex`: the registered variant, and its file (what the tests check
 /// every exercise against).
 pub fn solution(ex: &Exercise) -> Attempt {
-    if ex.lesson == LESSON_KERNELS[2] {
-        let k = Kernel::of(&reduce_scan::ptx::KERNELS, kernels::select::compact_one_pass::compact_one_pass::KERNEL);
-        let source = solution_source(ex.number);
-        let items = kernels::select::COMPACT_ITEMS_PER_THREAD as u32;
-        return Attempt { code: Code::Compaction(CompactKernels::OnePass(k)), items, grid: Grid::PerItems, source };
-    }
-    if ex.lesson == LESSON_KERNELS[0] {
-        let kernel =
-            Kernel::of(&reduce_scan::ptx::KERNELS, kernels::histogram::histogram_shared::histogram_shared::KERNEL);
-        let source = solution_source(ex.number);
-        return Attempt { code: Code::Histogram(kernel), items: 1, grid: Grid::Resident, source };
+    let source = solution_source(ex.number);
+    // The lesson kernels no registry holds (LESSON_KERNELS), by name.
+    let module = &reduce_scan::ptx::KERNELS;
+    match ex.lesson {
+        "histogram_shared" => {
+            let k = Kernel::of(module, kernels::histogram::histogram_shared::histogram_shared::KERNEL);
+            return Attempt { code: Code::Histogram(k), items: 1, grid: Grid::Resident, source };
+        }
+        "compact_one_pass" => {
+            let k = Kernel::of(module, kernels::select::compact_one_pass::compact_one_pass::KERNEL);
+            let items = kernels::select::COMPACT_ITEMS_PER_THREAD as u32;
+            return Attempt { code: Code::Compaction(CompactKernels::OnePass(k)), items, grid: Grid::PerItems, source };
+        }
+        _ => {}
     }
     if let Ok(scan) = reduce_scan::scan::find(ex.lesson) {
         let kernels = match scan.plan {
@@ -726,7 +729,6 @@ pub fn solution(ex: &Exercise) -> Attempt {
             ScanPlan::DecoupledLookback { kernel, .. } => ScanKernels::Lookback(kernel),
             _ => panic!("{}: no exercise shape for its plan", ex.lesson),
         };
-        let source = solution_source(ex.number);
         return Attempt { code: Code::Scan(kernels), items: 1, grid: Grid::PerItems, source };
     }
     let v = registry::find(ex.lesson).expect("every exercise's lesson is a registered variant");
@@ -739,7 +741,7 @@ pub fn solution(ex: &Exercise) -> Attempt {
         Finish::AtomicAccumulate(k) => Code::Accumulate(k),
         _ => panic!("{}: no exercise shape for its finish", ex.lesson),
     };
-    Attempt { code, items: v.items_per_thread, grid: v.grid, source: solution_source(ex.number) }
+    Attempt { code, items: v.items_per_thread, grid: v.grid, source }
 }
 
 /// The project's kernel files, for the measures read from the source.

@@ -20,6 +20,8 @@ use reduce_scan::ptx::{ARCHES, entries};
 use reduce_scan::registry::SharedMem;
 use reduce_scan::{registry, scan};
 
+mod assemble;
+
 fn ptxas() -> Result<PathBuf, Failed> {
     if let Some(p) = std::env::var_os("PTXAS") {
         return Ok(PathBuf::from(p));
@@ -37,7 +39,7 @@ fn ptxas() -> Result<PathBuf, Failed> {
 /// `ptxas -v` of the `arch` PTX for `target`: its log (stderr), or `None` where this ptxas
 /// has no `target`; an error where ptxas rejects the PTX. Each (arch, target) is assembled once
 /// per test run, whichever trial asks first (`ptx::shared::sm_XX` and `ptx::ptxas::sm_XX_for_sm_XX`
-/// read the same log; an assembly takes about 20 s on two cores), the other waits for it.
+/// read the same log; a whole assembly takes 12 to 20 s on two cores), the other waits for it.
 fn ptxas_log(arch: &'static str, target: &'static str, ptx: &str) -> Result<Option<String>, Failed> {
     type Logs = std::sync::Mutex<
         HashMap<(&'static str, &'static str), std::sync::Arc<std::sync::OnceLock<Result<Option<String>, String>>>>,
@@ -49,28 +51,10 @@ fn ptxas_log(arch: &'static str, target: &'static str, ptx: &str) -> Result<Opti
         .map_err(Failed::from)
 }
 
-/// [`ptxas_log`], run.
+/// [`ptxas_log`], run: piece by piece, with the pieces' logs kept from one run to the next
+/// ([`assemble`]).
 fn assemble(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Failed> {
-    let ptxas = ptxas()?;
-    // A private folder per call (random name, mode 0700, removed on drop): several trials
-    // assemble the same PTX for the same target at once.
-    let dir = crate::common::private_dir("reduce-ptx-")?;
-    let file = dir.path().join(format!("{arch}_{target}.ptx"));
-    std::fs::write(&file, ptx).map_err(|e| e.to_string())?;
-    let o = Command::new(&ptxas)
-        .args([&format!("-arch={target}"), "-v", "-o", "/dev/null"])
-        .arg(&file)
-        .output()
-        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-    drop(dir);
-    let log = String::from_utf8_lossy(&o.stderr).into_owned();
-    if !o.status.success() && log.contains("is not defined for option 'gpu-name'") {
-        return Ok(None);
-    }
-    if !o.status.success() {
-        return Err(format!("ptxas -arch={target} rejects the {arch} PTX:\n{log}").into());
-    }
-    Ok(Some(log))
+    assemble::assemble(&ptxas()?, arch, target, ptx)
 }
 
 /// Static shared memory per kernel as `ptxas -v` reports it ("Used 16 registers, 128 bytes
@@ -250,7 +234,15 @@ fn other_rows(min_cc: (u32, u32)) -> Vec<(&'static str, &'static str, u32)> {
 
 pub fn trials() -> Vec<Trial> {
     let mut out = vec![Trial::ignorable_test("ptx::nested_module", check_nested_module)];
+    // ptxas reads each module in pieces (`assemble`): the pieces hold every entry once and all
+    // the rest, and ptxas reports the same of each function in them as in one module (the
+    // first 24 entries of the sm_80 module, assembled both ways: about a second).
+    out.push(Trial::test("ptx::pieces_report_what_the_module_does", || {
+        let (_, _, ptx) = ARCHES.iter().find(|(arch, _, _)| *arch == "sm_80").ok_or("no sm_80 module")?;
+        assemble::check_pieces_report_the_same(&ptxas()?, "sm_80", ptx, 24)
+    }));
     for (arch, min_cc, ptx) in ARCHES {
+        out.push(Trial::test(format!("ptx::pieces::{arch}"), move || assemble::check_pieces(ptx)));
         out.push(Trial::test(format!("ptx::entries::{arch}"), move || {
             let have = entries(ptx);
             let reductions = in_the_module(min_cc).map(|v| (v.name, v.symbols()));
@@ -277,20 +269,21 @@ pub fn trials() -> Vec<Trial> {
                 };
                 // No kernel may use local memory: no spills, no stack frame.
                 let mut kernel = "";
-                let mut checked = 0;
+                let mut checked = std::collections::HashSet::new();
                 for line in log.lines() {
                     if let Some(rest) = line.split("Function properties for ").nth(1) {
                         kernel = rest.trim();
                     }
                     if line.contains("stack frame") {
-                        checked += 1;
+                        checked.insert(kernel);
                         if !line.contains(" 0 bytes stack frame") || !line.contains(" 0 bytes spill stores") {
                             return Err(format!("{kernel} uses local memory for {target}: {}", line.trim()).into());
                         }
                     }
                 }
-                if checked < entries(ptx).len() {
-                    return Err(format!("ptxas reported on {checked} of {} kernels", entries(ptx).len()).into());
+                let missed: Vec<&str> = entries(ptx).into_iter().filter(|e| !checked.contains(e)).collect();
+                if !missed.is_empty() {
+                    return Err(format!("ptxas reported no stack frame for {}", missed.join(", ")).into());
                 }
                 Ok(Completion::Completed)
             }));

@@ -16,7 +16,8 @@
 #   3. host/src/reduce/registry/<family>.rs      its entry (the original's, renamed)
 #
 # then runs the suite's checks: every unit test, the integration tests that name them (the
-# emulator matrix, every type × operator of the generic one, the PTX checks with ptxas), the
+# emulator matrix, every type × operator of the generic one), the PTX's entries (every kernel
+# of the registry, the new ones among them, is an entry of each architecture's module), the
 # doc-template, source and CLI checks, `reduce --variant three_places`, `reduce --variant
 # three_places_generic --type f64 --combine max`, `reduce check` and `reduce --list`. Run by
 # `./x test` (so by CI); it shares this checkout's target/ (the dependencies, and the crates the
@@ -93,7 +94,7 @@ grep -q "pub mod ${name}_generic;" kernels/src/reduce/mod.rs && grep -q "\"${nam
 
 export CARGO_TARGET_DIR="$repo/target"
 cargo test --quiet --workspace --lib
-for filter in "$name" docs:: source:: cli::; do
+for filter in "$name" ptx::entries:: docs:: source:: cli::; do
   cargo test --quiet --test main -- "$filter"
 done
 cargo run --quiet --bin reduce -- --backend emulator --variant "$name" --n 100003 --block 256

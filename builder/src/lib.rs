@@ -368,15 +368,39 @@ struct Nested<'a> {
 }
 
 impl Nested<'_> {
-    /// Builds the first architecture alone (a compile error is then printed once), then the
-    /// others in parallel, and copies each PTX to its file.
+    /// Builds every architecture at once (each its own `cargo rustc`, sharing the outer build's
+    /// jobserver; after a kernel edit the three took 23.4 s one, then two together, on the
+    /// 2-core machine), reads each build's output as it comes, and copies each PTX to its file.
+    /// A compile error is printed once: the first failing architecture's, and the builds
+    /// still running are stopped.
     fn build_all(&self, files: &[(String, PathBuf)]) -> Result<(), Error> {
-        let (first, rest) = files.split_first().expect("at least one architecture");
-        self.finish(&first.0, self.spawn(&first.0)?, &first.1)?;
-        let children: Vec<_> = rest.iter().map(|(arch, _)| self.spawn(arch)).collect::<Result<_, _>>()?;
-        for ((arch, file), child) in rest.iter().zip(children) {
-            self.finish(arch, child, file)?;
+        let mut running: Vec<Running> = files.iter().map(|(arch, _)| self.spawn(arch)).collect::<Result<_, _>>()?;
+        let finished = std::thread::scope(|s| {
+            let logs: Vec<_> = running
+                .iter_mut()
+                .zip(files)
+                .map(|(r, (arch, _))| {
+                    let (stderr, first) = (r.child.stderr.take(), r.first);
+                    s.spawn(move || self.collect_log(arch, stderr, first))
+                })
+                .collect();
+            let mut result = Ok(());
+            for (i, (log, (arch, file))) in logs.into_iter().zip(files).enumerate() {
+                let log = log.join().unwrap_or_default();
+                result = self.finish(arch, &mut running[i], &log, file);
+                if result.is_err() {
+                    for r in &mut running[i + 1..] {
+                        let _ = r.child.kill();
+                    }
+                    break;
+                }
+            }
+            result
+        });
+        for r in &mut running {
+            let _ = r.child.wait();
         }
+        finished?;
         self.rerun_on_sources(files)
     }
 
@@ -446,13 +470,12 @@ impl Nested<'_> {
 
     /// Waits for `arch`'s build, keeps its log and the sources it read, and copies its PTX to
     /// `file`.
-    fn finish(&self, arch: &str, mut running: Running, file: &Path) -> Result<(), Error> {
-        let log = self.collect_log(arch, &mut running);
+    fn finish(&self, arch: &str, running: &mut Running, log: &str, file: &Path) -> Result<(), Error> {
         let status = running.child.wait().map_err(|e| Error(format!("the PTX build for {arch}: {e}")))?;
         let log_path = self.file(arch, "log");
-        let _ = fs::write(&log_path, &log);
+        let _ = fs::write(&log_path, log);
         if !status.success() {
-            let _ = std::io::stderr().write_all(diagnostics(&log).as_bytes());
+            let _ = std::io::stderr().write_all(diagnostics(log).as_bytes());
             return Err(Error(format!(
                 "the kernel crate {} does not compile for the GPU ({arch}, nvptx64-nvidia-cuda); the diagnostics above \
                  come from rustc (full log: {})",
@@ -460,7 +483,7 @@ impl Nested<'_> {
                 log_path.display()
             )));
         }
-        self.warn(arch, &log, &log_path, &running);
+        self.warn(arch, log, &log_path, running);
         let asm = self.file(arch, "s");
         let ptx = fs::read_to_string(&asm)
             .map_err(|e| Error(format!("the nvptx64 build for {arch} left no PTX at {}: {e}", asm.display())))?;
@@ -485,10 +508,10 @@ impl Nested<'_> {
 
     /// The build's output, with cargo's progress lines shown on the terminal (cargo hides a
     /// build script's own output) during a first build.
-    fn collect_log(&self, arch: &str, running: &mut Running) -> String {
-        let mut tty = if running.first { fs::OpenOptions::new().write(true).open("/dev/tty").ok() } else { None };
+    fn collect_log(&self, arch: &str, stderr: Option<std::process::ChildStderr>, first: bool) -> String {
+        let mut tty = if first { fs::OpenOptions::new().write(true).open("/dev/tty").ok() } else { None };
         let mut log = String::new();
-        if let Some(stderr) = running.child.stderr.take() {
+        if let Some(stderr) = stderr {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(t) = tty.as_mut()
                     && is_progress(&line)

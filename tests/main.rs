@@ -2,7 +2,7 @@
 //!
 //! | module | what it checks | needs |
 //! |---|---|---|
-//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas; static shared memory as the registry says | `ptxas` (`./x test` installs it) |
+//! | [`ptx`] | every registered kernel is an `.entry` of the PTX; the PTX assembles with ptxas (in 32 pieces, each piece's report kept under `target/tmp/ptxas-logs/` until its text changes; the pieces report what the whole module does); static shared memory as the registry says; no local memory | `ptxas` (`./x test` installs it) |
 //! | [`docs`] | every registered kernel's doc has the sections of `docs/kernel-doc-template.md` | nothing |
 //! | [`emulator`] | every variant × every allowed block × sizes that hurt, on the CPU emulator | nothing |
 //! | [`faults`] | the emulator reports broken kernels (divergent barrier, bad shared index, …) | nothing |

@@ -10,6 +10,9 @@
 //! one the ptxas tests fail and say how to get it: CI always has it. A ptxas that has no
 //! target for an architecture (CUDA 13 dropped sm_70) marks that check ignored, with the
 //! reason, rather than passing it.
+//!
+//! ptxas reads each module in pieces, and a piece's report is kept until its text changes
+//! ([`assemble`]; docs/building.md, "The harness cache, and files on a shared machine").
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -98,12 +98,19 @@ fn identity(ptxas: &Path) -> Identity {
     Identity(format!("{}|{meta:?}|{}", String::from_utf8_lossy(&version), ptxas.display()))
 }
 
-/// The folder of kept logs, made private (0700) where it is new.
+/// The folder of kept logs, made private (0700) where it is new; none where the test build's
+/// folder is not here (this binary run on another machine), or where the folder is another
+/// user's or writable by others.
 fn cache_dir() -> Option<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptxas-logs");
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).ok()?;
-    Some(dir)
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.join("ptxas-logs");
+    let owner = std::fs::metadata(tmp).ok()?.uid();
+    if !dir.exists() {
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).ok()?;
+    }
+    let meta = std::fs::symlink_metadata(&dir).ok()?;
+    (meta.is_dir() && meta.uid() == owner && meta.mode() & 0o022 == 0).then_some(dir)
 }
 
 /// The kept log of `slot` if it was made for `key`.

@@ -92,7 +92,13 @@ fn key(ptxas: &Identity, target: &str, text: &str) -> String {
 /// ptxas as a key sees it: `--version`'s output, its size and modification time.
 struct Identity(String);
 
-fn identity(ptxas: &Path) -> Identity {
+/// Asked once per test run (each of the six assemblies used to run `ptxas --version` again).
+fn identity(ptxas: &Path) -> &'static Identity {
+    static ONE: std::sync::OnceLock<Identity> = std::sync::OnceLock::new();
+    ONE.get_or_init(|| ask_identity(ptxas))
+}
+
+fn ask_identity(ptxas: &Path) -> Identity {
     let version = Command::new(ptxas).arg("--version").output().map(|o| o.stdout).unwrap_or_default();
     let meta = std::fs::metadata(ptxas).ok().map(|m| (m.len(), m.modified().ok()));
     Identity(format!("{}|{meta:?}|{}", String::from_utf8_lossy(&version), ptxas.display()))
@@ -172,7 +178,7 @@ pub fn assemble(ptxas: &Path, arch: &str, target: &str, ptx: &str) -> Result<Opt
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(text) = pieces.get(i) else { break };
-                    let (slot, key) = (format!("{arch}_for_{target}_{i:02}"), key(&me, target, text));
+                    let (slot, key) = (format!("{arch}_for_{target}_{i:02}"), key(me, target, text));
                     let got = match dir.as_deref().and_then(|d| kept(d, &slot, &key)) {
                         Some(log) => Ok(Some(log)),
                         None => {

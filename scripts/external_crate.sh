@@ -2,10 +2,12 @@
 # The README's "From another crate" steps, run as written: in a temporary directory, its
 # `steps.sh` block (with /path/to/reduction replaced by this checkout) makes a new crate that
 # depends on `reduce-scan` (folder host/) by path, its `src/main.rs` block becomes the crate's
-# program, and `cargo run` builds and runs it (on the GPU if there is one, else on the CPU
-# emulator). Then its release binary is built and run directly, as a user would run it or copy
-# it elsewhere: no cargo, no LD_LIBRARY_PATH; its ELF must not need libcuda or a run path (the
-# runtime opens the NVIDIA driver at run time, where there is one).
+# program, and `cargo run --release` builds and runs it (on the GPU if there is one, else on the
+# CPU emulator). Then that release binary is run directly, as a user would run it or copy it
+# elsewhere: no cargo, no LD_LIBRARY_PATH; its ELF must not need libcuda or a run path (the
+# runtime opens the NVIDIA driver at run time, where there is one). One profile, so each crate
+# is compiled once per change (a debug `cargo run` as well took 14 s more after a kernel edit on
+# the 2-core machine: the kernels crate and the library compiled twice; #60).
 #
 #   scripts/external_crate.sh        exit status: 0 when both runs passed
 #
@@ -29,9 +31,8 @@ cd myapp
 printf '%s\n' "$main" > src/main.rs
 target=${CARGO_TARGET_DIR:-$repo/target}
 export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
-CARGO_TARGET_DIR=$target cargo run --quiet
+CARGO_TARGET_DIR=$target cargo run --quiet --release
 echo "external_crate: its release binary, run directly with no library path" >&2
-CARGO_TARGET_DIR=$target cargo build --quiet --release
 app=$target/release/myapp
 dynamic=$(readelf -d "$app")
 if grep -E '\((NEEDED|RPATH|RUNPATH)\)' <<<"$dynamic" | grep -E 'libcuda|RPATH|RUNPATH' >&2; then

@@ -59,27 +59,36 @@ fn power_law(count: usize, scale: f64) -> Vec<u32> {
     lens
 }
 
-/// The layouts the emulator runs: one per plan, and a skewed one.
-fn shapes() -> Vec<Shape> {
+/// The block at which the emulator also runs the largest layout ([`shapes`]).
+const LARGEST_AT: u32 = 256;
+
+/// The layouts the emulator runs at `block`: at every block, layouts that reach each plan
+/// (`plans_reached`) and a skewed one; at [`LARGEST_AT`] only, the largest too (power law over
+/// 300 segments, 119,676 elements: a plan `a few long` and `2 × 20000 rows` reach at every
+/// block), as the classic kernels' matrix runs its largest size at one block (#60).
+fn shapes(block: u32) -> Vec<Shape> {
     let tiny: Vec<u32> = (0..700).map(|i| [0, 1, 2, 31, 32, 33, 5, 0, 64, 100][i % 10]).collect();
-    vec![
+    let mut out = vec![
         Shape::Offsets("tiny with empties", offsets(tiny)),
         Shape::Offsets("one tile each", offsets([1025, 0, 8192, 4099, 7, 1500])),
         Shape::Offsets("a few long", offsets([0, 20_011, 0, 8193, 16_384, 1, 0])),
-        Shape::Offsets("power law", offsets(power_law(300, 30_000.0))),
         Shape::Offsets("many short, a few long", offsets(power_law(4200, 4000.0).into_iter().chain([20_011, 0, 9000]))),
         Shape::Offsets("starts past 0", vec![17, 17, 40, 3000]),
         Shape::Rows(129, 33),
         Shape::Rows(7, 4096),
         Shape::Rows(2, 20_000),
-    ]
+    ];
+    if block == LARGEST_AT {
+        out.insert(3, Shape::Offsets("power law", offsets(power_law(300, 30_000.0))));
+    }
+    out
 }
 
 /// The GPU's layouts: the (10, 10^3, 10^5, 10^6 segments over 2^26 elements, equal and
 /// power-law; rows 4096 × 4096 and 65536 × 256) and the emulator's.
 fn gpu_shapes() -> Vec<Shape> {
     let n = 1u64 << 26;
-    let mut out = shapes();
+    let mut out = shapes(LARGEST_AT);
     for count in [10u64, 1000, 100_000, 1_000_000] {
         out.push(Shape::Offsets("equal", offsets((0..count).map(|_| (n / count) as u32))));
         out.push(Shape::Offsets("power law", offsets(power_law(count as usize, n as f64 / 4.0))));
@@ -208,7 +217,7 @@ fn errors() -> Result<(), Failed> {
 fn plans_reached() -> Result<(), Failed> {
     let b = Backend::emulator();
     let mut seen = Vec::new();
-    for shape in shapes() {
+    for shape in shapes(LARGEST_AT) {
         let s = match &shape {
             Shape::Offsets(_, o) => Segments::from_offsets(&b, o),
             Shape::Rows(r, c) => Segments::rows(*r, *c),
@@ -232,7 +241,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
             for &block in BLOCKS {
                 out.push(
                     Trial::test(format!("segmented::emulator::{id}::block_{block}"), move || {
-                        reduce_scan::with_elem!(elem, T => matrix::<T>(&Backend::emulator(), fold, block, &shapes()))
+                        reduce_scan::with_elem!(elem, T => matrix::<T>(&Backend::emulator(), fold, block, &shapes(block)))
                     })
                     .with_kind("emulator"),
                 );

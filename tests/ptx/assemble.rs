@@ -90,12 +90,15 @@ fn key(ptxas: &Identity, target: &str, text: &str) -> String {
 }
 
 /// ptxas as a key sees it: `--version`'s output, its size and modification time.
+#[derive(Clone)]
 struct Identity(String);
 
-/// Asked once per test run (each of the six assemblies used to run `ptxas --version` again).
-fn identity(ptxas: &Path) -> &'static Identity {
-    static ONE: std::sync::OnceLock<Identity> = std::sync::OnceLock::new();
-    ONE.get_or_init(|| ask_identity(ptxas))
+/// Asked once per test run for the run's ptxas (each of the six assemblies used to run
+/// `ptxas --version` again); asked afresh for any other.
+fn identity(ptxas: &Path) -> Identity {
+    static ONE: std::sync::OnceLock<(PathBuf, Identity)> = std::sync::OnceLock::new();
+    let (path, known) = ONE.get_or_init(|| (ptxas.to_path_buf(), ask_identity(ptxas)));
+    if path == ptxas { known.clone() } else { ask_identity(ptxas) }
 }
 
 fn ask_identity(ptxas: &Path) -> Identity {
@@ -178,7 +181,7 @@ pub fn assemble(ptxas: &Path, arch: &str, target: &str, ptx: &str) -> Result<Opt
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(text) = pieces.get(i) else { break };
-                    let (slot, key) = (format!("{arch}_for_{target}_{i:02}"), key(me, target, text));
+                    let (slot, key) = (format!("{arch}_for_{target}_{i:02}"), key(&me, target, text));
                     let got = match dir.as_deref().and_then(|d| kept(d, &slot, &key)) {
                         Some(log) => Ok(Some(log)),
                         None => {

@@ -75,6 +75,9 @@ fn shapes(block: u32) -> Vec<Shape> {
         Shape::Offsets("many short, a few long", offsets(power_law(4200, 4000.0).into_iter().chain([20_011, 0, 9000]))),
         Shape::Offsets("starts past 0", vec![17, 17, 40, 3000]),
         Shape::Rows(129, 33),
+        Shape::Rows(37, 130),
+        Shape::Rows(19, 300),
+        Shape::Offsets("logical warps of 32", offsets((0..40).map(|i| [513, 700, 1024, 0, 999, 257][i % 6]))),
         Shape::Rows(7, 4096),
         Shape::Rows(2, 20_000),
     ];
@@ -97,6 +100,25 @@ fn gpu_shapes() -> Vec<Shape> {
     out
 }
 
+/// Every width of logical warp on the same segments (`Segments::with_lanes`): the tiny ones with
+/// empties and rows of 130, random input, sums and argmaxes.
+fn every_width<T: Value>(backend: &Backend) -> Result<(), Failed> {
+    let tiny: Vec<u32> = (0..300).map(|i| [0, 1, 2, 31, 32, 33, 5, 0, 64, 100][i % 10]).collect();
+    for shape in [Shape::Offsets("tiny with empties", offsets(tiny)), Shape::Rows(37, 130)] {
+        for lanes in [4, 8, 16, 32] {
+            let n = match &shape {
+                Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3,
+                Shape::Rows(r, c) => r * c,
+            };
+            let data = typed::<T>(n, SEED ^ lanes as u64, Pattern::Random);
+            for fold in [(Op::Sum, false), (Op::Max, true)] {
+                run(backend, fold, (&shape, Some(lanes)), &data, 32)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Input with few distinct values: ties everywhere.
 fn ties<T: Value>(n: usize, seed: u64) -> Vec<T> {
     typed::<u64>(n, seed, Pattern::Random).iter().map(|&w| T::from_f64((w % 5) as f64 - 2.0)).collect()
@@ -106,7 +128,7 @@ fn ties<T: Value>(n: usize, seed: u64) -> Vec<T> {
 fn run<T: Value>(
     backend: &Backend,
     (op, arg): (Op, bool),
-    shape: &Shape,
+    (shape, lanes): (&Shape, Option<u32>),
     data: &[T],
     block: u32,
 ) -> Result<(), Failed> {
@@ -114,14 +136,20 @@ fn run<T: Value>(
         Shape::Offsets(_, o) => Segments::from_offsets(backend, o),
         Shape::Rows(r, c) => Segments::rows(*r, *c),
     };
+    let segments = segments.and_then(|s| match lanes {
+        Some(l) => s.with_lanes(l),
+        None => Ok(s),
+    });
     let segments = segments.map_err(|e| format!("{}: {e}", shape.name()))?;
+    let per = (16 / T::ELEM.size()) as u32; // elements per 128-bit load
     let what = format!(
-        "{}{} type {} block {block} {} ({})",
+        "{}{} type {} block {block} {} ({}, {} lanes)",
         if arg { "arg" } else { "" },
         op.name(),
         T::ELEM.name(),
         shape.name(),
-        segments.strategy().name()
+        segments.strategy().name(),
+        segments.lanes(per)
     );
     let input = backend.upload(data).map_err(|e| format!("{what}: {e}"))?;
     let count = segments.count().max(1);
@@ -162,8 +190,8 @@ fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[S
             Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3, // a few past the last offset
             Shape::Rows(r, c) => r * c,
         };
-        run(backend, fold, shape, &typed::<T>(n, SEED ^ n as u64, Pattern::Random), block)?;
-        run(backend, fold, shape, &ties::<T>(n, SEED ^ 7), block)?;
+        run(backend, fold, (shape, None), &typed::<T>(n, SEED ^ n as u64, Pattern::Random), block)?;
+        run(backend, fold, (shape, None), &ties::<T>(n, SEED ^ 7), block)?;
         if T::ELEM.is_float() && n > 100 {
             let mut data = typed::<T>(n, SEED ^ 3, Pattern::Random);
             // NaN in a few segments: the extreme for min, max and the arguments; a sum with a
@@ -174,7 +202,7 @@ fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[S
             for (i, x) in data.iter_mut().enumerate().skip(n / 2).take(50) {
                 *x = T::from_f64(if i % 2 == 0 { -0.0 } else { 0.0 });
             }
-            run(backend, fold, shape, &data, block)?;
+            run(backend, fold, (shape, None), &data, block)?;
         }
     }
     Ok(())
@@ -236,6 +264,13 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out =
         vec![Trial::test("segmented::errors", errors), Trial::test("segmented::plans_reached", plans_reached)];
     for elem in Elem::ALL {
+        out.push(
+            Trial::test(
+                format!("segmented::emulator::every_width_{}", elem.name()),
+                move || reduce_scan::with_elem!(elem, T => every_width::<T>(&Backend::emulator())),
+            )
+            .with_kind("emulator"),
+        );
         for fold in FOLDS {
             let id = format!("{}{}_{}", if fold.1 { "arg" } else { "" }, fold.0.name(), elem.name());
             for &block in BLOCKS {

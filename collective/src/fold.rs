@@ -6,8 +6,8 @@
 //!
 //! | fold | keeps | thread | warp | block |
 //! |---|---|---|---|---|
-//! | [`Reduce<O>`] | `T` | `O::combine` | [`warp_reduce_shfl`](crate::warp::warp_reduce_shfl) (or `redux.sync`) | [`block_reduce`] |
-//! | [`ArgOf<O>`] | [`Arg<T>`] | [`Arg::update`] | [`warp_arg_reduce`] | [`block_arg_reduce`] |
+//! | [`Reduce<O>`] | `T` | `O::combine` | [`warp_reduce_shfl`](crate::warp::warp_reduce_shfl) (or `redux.sync`); logical warps: [`logical_warp_reduce_shfl`] | [`block_reduce`] |
+//! | [`ArgOf<O>`] | [`Arg<T>`] | [`Arg::update`] | [`warp_arg_reduce`]; logical warps: [`logical_warp_arg_reduce`] | [`block_arg_reduce`] |
 //!
 //! A fold's result is written as a value and, for the indexed folds, an index ([`Fold::store`]),
 //! so every kernel over a fold takes a values buffer and an indices buffer (unused, and may be
@@ -20,7 +20,7 @@ use crate::device::atomic::load_relaxed_u32;
 use crate::device::global::{Global, GlobalMut};
 use crate::device::shared::Shared;
 use crate::types::{Arg, Element, Max, Min, NO_INDEX, Operator, Sum};
-use crate::warp::warp_arg_reduce;
+use crate::warp::{logical_warp_arg_reduce, logical_warp_reduce_shfl, warp_arg_reduce};
 
 /// The shared memory of a fold's block reduction: one value and one index per warp of the
 /// largest block (the indices unused by a plain fold).
@@ -49,6 +49,10 @@ pub trait Fold<T: Element>: 'static {
     fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The combination over the 32 lanes of a full warp, complete in lane 0.
     fn warp(acc: Self::Acc) -> Self::Acc;
+    /// The combination over each aligned group of `lanes` lanes (a power of two in 1..=32, the
+    /// same in every lane), complete in the group's first lane; every lane of the warp calls it
+    /// ([`logical_warp_reduce_shfl`], [`logical_warp_arg_reduce`]).
+    fn logical_warp(acc: Self::Acc, lanes: u32) -> Self::Acc;
     /// The combination over the block, complete in thread 0.
     ///
     /// # Safety
@@ -98,6 +102,11 @@ macro_rules! plain_fold {
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            fn logical_warp(acc: T, lanes: u32) -> T {
+                logical_warp_reduce_shfl::<T, $op>(acc, lanes)
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             unsafe fn block(acc: T, slots: FoldSlots<T>) -> T {
                 // SAFETY: forwarded.
                 unsafe { block_reduce::<T, $op>(acc, slots.values) }
@@ -144,6 +153,11 @@ macro_rules! arg_fold {
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
             fn warp(acc: Arg<T>) -> Arg<T> {
                 warp_arg_reduce::<T, $op>(acc)
+            }
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            fn logical_warp(acc: Arg<T>, lanes: u32) -> Arg<T> {
+                logical_warp_arg_reduce::<T, $op>(acc, lanes)
             }
             #[inline(always)]
             #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]

@@ -368,7 +368,9 @@ pub unsafe fn thread_arg_v128<T: Element, O: Extreme<T>>(g_idata: Global<T>, n: 
 ///
 /// # Safety
 /// `g` is valid, `T`-aligned global memory for reading `n` elements that no thread writes
-/// during the kernel; `rank < ranks`, `ranks ≤ 2^29`, and `base + n ≤ u32::MAX`.
+/// during the kernel; `rank < ranks`, `ranks ≤ 2^29`, and `base + n ≤ u32::MAX`; for every
+/// element read, `ranks ≥ T::PER_128 − 1` (the unaligned head and the tail, up to
+/// `PER_128 − 1` elements each, take a rank per element).
 #[inline(always)]
 pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
     g: Global<T>,

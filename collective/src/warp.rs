@@ -1,6 +1,7 @@
 //! Warp-level sums and scans: the 32 lanes of one warp combine their values in registers
 //! ([`warp_sum_shfl`], [`warp_reduce_shfl`], [`warp_scan_inclusive`], and for a value with its
-//! index [`warp_arg_reduce`]). (The chapter-3 kernels' unrolled last warp, in
+//! index [`warp_arg_reduce`]), or each aligned group of lanes its own ("logical warps":
+//! [`logical_warp_reduce_shfl`], [`logical_warp_arg_reduce`]). (The chapter-3 kernels' unrolled last warp, in
 //! memory with warp barriers, is written out in `unroll_warps8` and the kernels after it.)
 //!
 //! `redux.sync` (sm_80+), the hardware's one-instruction warp sum, is taught and used in
@@ -49,8 +50,27 @@ pub fn warp_sum_shfl(value: i32) -> i32 {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
+    logical_warp_reduce_shfl::<T, O>(value, WARP_SIZE)
+}
+
+/// [`warp_reduce_shfl`] over **logical warps** of `lanes` lanes: every aligned group of `lanes`
+/// lanes (`0..lanes`, `lanes..2·lanes`, …) combines its own values, complete in the group's
+/// **first lane** (CUB's `WarpReduce<T, LOGICAL_WARP_THREADS>::Reduce`), in `log2(lanes)`
+/// `shfl.down` steps, offsets `lanes / 2`, …, 1. A group's first lane `g` only ever collects
+/// lanes `g..g + 2·offset`, which stay in its group, so the groups never mix though every lane
+/// of the warp shuffles together:
+///
+/// ```text
+///  lanes = 8    offset 4   lane 8g+i ⊕= lane 8g+i+4     offset 2, 1   lane 8g holds its 8
+/// ```
+///
+/// `lanes` is a power of two in 1..=32 (1: each lane its own value), the same in every lane.
+/// Every lane of the warp must call it (the mask is the full warp).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn logical_warp_reduce_shfl<T: Element, O: Operator<T> + ?Sized>(value: T, lanes: u32) -> T {
     let mut v = value;
-    let mut offset = WARP_SIZE / 2;
+    let mut offset = lanes / 2;
     while offset > 0 {
         // As in warp_sum_shfl: the clamped reads of the high lanes never reach lane 0.
         v = O::combine(v, shfl_down_sync(FULL_MASK, v, offset));
@@ -99,8 +119,18 @@ pub fn warp_scan_inclusive<T: Element, O: Operator<T> + ?Sized>(value: T) -> T {
 #[inline(always)]
 #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn warp_arg_reduce<T: Element, O: Extreme<T>>(arg: Arg<T>) -> Arg<T> {
+    logical_warp_arg_reduce::<T, O>(arg, WARP_SIZE)
+}
+
+/// [`warp_arg_reduce`] over logical warps of `lanes` lanes, complete in each group's first lane
+/// (as [`logical_warp_reduce_shfl`]; CUB's `WarpReduce<KeyValuePair<int, T>,
+/// LOGICAL_WARP_THREADS>`). `lanes` is a power of two in 1..=32, the same in every lane; every
+/// lane of the warp must call it.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub fn logical_warp_arg_reduce<T: Element, O: Extreme<T>>(arg: Arg<T>, lanes: u32) -> Arg<T> {
     let mut a = arg;
-    let mut offset = WARP_SIZE / 2;
+    let mut offset = lanes / 2;
     while offset > 0 {
         // As in warp_sum_shfl: the clamped reads of the high lanes never reach lane 0.
         let value = shfl_down_sync(FULL_MASK, a.value, offset);

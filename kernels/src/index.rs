@@ -188,6 +188,21 @@ pub fn segment_of_block(block: u32, segments: u32, first: impl Fn(u32) -> u32) -
     lo
 }
 
+/// Lane `lane`'s logical warp and its rank in it, for logical warps of `lanes` lanes (a power of
+/// two in 1..=32): `(lane / lanes, lane % lanes)`, by a shift and a mask. `segmented_warp`'s
+/// groups: group `g` of a warp takes the warp's segment `g`, its lanes ranks `0..lanes`.
+///
+/// ```
+/// use reduce_scan_kernels::index::logical_lane;
+/// assert_eq!(logical_lane(13, 4), (3, 1));
+/// assert_eq!(logical_lane(13, 32), (0, 13));
+/// assert_eq!(logical_lane(13, 1), (13, 0));
+/// ```
+#[inline(always)]
+pub const fn logical_lane(lane: u32, lanes: u32) -> (u32, u32) {
+    (lane >> lanes.trailing_zeros(), lane & (lanes - 1))
+}
+
 /// The first element and the end of segment `s`: `offset(s)..offset(s + 1)` of CSR offsets, or,
 /// for `rows`, row `s` of `cols` elements (`offset` unused). The segmented kernels read the
 /// offsets through `offset`.
@@ -226,6 +241,15 @@ pub const fn tile_bounds(start: u32, end: u32, chunk: u32, tile: u32) -> (u32, u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logical_lanes_are_a_division_and_a_remainder() {
+        for lanes in [1u32, 2, 4, 8, 16, 32] {
+            for lane in 0..32 {
+                assert_eq!(logical_lane(lane, lanes), (lane / lanes, lane % lanes), "lane {lane}, lanes {lanes}");
+            }
+        }
+    }
 
     #[test]
     fn every_block_finds_its_segment_and_the_chunks_cover_it() {

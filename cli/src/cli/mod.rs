@@ -269,6 +269,10 @@ struct Args {
     /// segments, the second empty); they must not decrease, and the last must be at most n.
     #[arg(long, value_parser = parse::offsets)]
     offsets: Option<parse::OffsetList>,
+    /// `--op segmented`, `--op rows`: lanes per segment where a logical warp takes each short
+    /// segment (a power of two in 4..=32) [default: the plan's, from their mean length].
+    #[arg(long, value_parser = parse::lanes, allow_negative_numbers = true)]
+    lanes: Option<u32>,
     /// `--op rows`: the matrix's rows (n = rows × cols).
     #[arg(long, requires = "cols", conflicts_with_all = ["n", "log2", "sweep"], value_parser = parse::dimension, allow_negative_numbers = true)]
     rows: Option<u64>,
@@ -333,8 +337,10 @@ where
     };
     // A harness cache that another user could have written to is refused before anything runs.
     let harness_cache = || if args.compare_cub || args.compare_c { crate::private::check_cache() } else { Ok(()) };
-    let result =
-        harness_cache().and_then(|()| select::refuse_elsewhere(&args)).and_then(|()| match (&args.sweep, args.op) {
+    let result = harness_cache()
+        .and_then(|()| select::refuse_elsewhere(&args))
+        .and_then(|()| segmented::refuse_elsewhere(&args))
+        .and_then(|()| match (&args.sweep, args.op) {
             (Some(spec), _) => sweep::run(&args, spec, out, err),
             (None, OpArg::Reduce) => reduce::run(&args, out, err),
             (None, OpArg::Scan) => scan::run(&args, out, err),
@@ -570,17 +576,14 @@ fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
     }
 }
 
-/// [`refuse_registry_flags`], and those of a one-kernel operation (`kernel`): `--list`, and the
-/// segmented reductions' shapes.
+/// [`refuse_registry_flags`], and that of a one-kernel operation (`kernel`): `--list` (the
+/// segmented reductions' shapes: `segmented::refuse_elsewhere`).
 fn refuse_one_kernel_flags(args: &Args, name: &str, kernel: &str) -> crate::Result<()> {
     refuse_registry_flags(args, name)?;
     let refuse =
         |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
         () if args.list => refuse("--list".into(), &format!("it runs one kernel, {kernel}")),
-        () if args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some() || args.rows.is_some() => {
-            refuse("--segments, --offsets, --lengths and --rows".into(), "they shape a segmented reduction")
-        }
         () => Ok(()),
     }
 }

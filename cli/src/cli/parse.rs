@@ -63,6 +63,11 @@ pub(super) fn segments(s: &str) -> Result<u64, String> {
     number(s, 1..=u32::MAX as u64, &format!("a whole number in 1..={}", u32::MAX))
 }
 
+/// `--lanes`: 4..=32 (a power of two: checked by the plan, `Segments::with_lanes`).
+pub(super) fn lanes(s: &str) -> Result<u32, String> {
+    number(s, 4..=32, "a power of two in 4..=32").map(|l| l as u32)
+}
+
 /// `--bins`: 1..=4096.
 pub(super) fn bins(s: &str) -> Result<u32, String> {
     number(s, 1..=4096, "a whole number in 1..=4096").map(|b| b as u32)

@@ -14,7 +14,7 @@ use super::{
 use crate::backend::DeviceBuffer;
 use crate::input::{Pattern, typed};
 use crate::output::{Cell, Column, Shown};
-use crate::reduce::segmented::{SegmentedReducer, Segments, check_all};
+use crate::reduce::segmented::{SegmentedReducer, Segments, Strategy, check_all};
 use crate::timing::Rerun;
 use crate::types::{Elem, Op, Value};
 use crate::{Error, Max, Min, Result, Sum};
@@ -31,6 +31,7 @@ fn columns() -> Vec<Column> {
         Column::new("grid_x_block", "grid×block", 14, 0).only(Shown::TableOnly),
         Column::new("grid", "grid", 0, 0).only(Shown::DataOnly),
         Column::new("block", "block", 0, 0).only(Shown::DataOnly),
+        Column::new("lanes", "lanes", 0, 0).only(Shown::DataOnly),
     ];
     c.extend(timing_columns(("bytes_per_s", "gb_per_s", "GB/s"), 7));
     c.extend(bound_and_cub_columns());
@@ -50,6 +51,24 @@ pub(super) fn run(args: &Args, rows: bool, out: &mut dyn Write, err: &mut dyn Wr
         })?);
     }
     crate::with_elem!(elem, T => row::<T>(&args, rows, (op, arg), out, err))
+}
+
+/// The segmented reductions' flags (`--segments`, `--offsets`, `--lengths`, `--rows`, `--cols`,
+/// `--lanes`) are refused on every other operation, never ignored.
+pub(super) fn refuse_elsewhere(args: &Args) -> Result<()> {
+    let shaped = args.segments.is_some()
+        || args.offsets.is_some()
+        || args.lengths.is_some()
+        || args.rows.is_some()
+        || args.lanes.is_some();
+    if shaped && !matches!(args.op, super::OpArg::Segmented | super::OpArg::Rows) {
+        return Err(Error::Invalid(format!(
+            "--segments, --offsets, --lengths, --rows, --cols and --lanes do not apply to --op {}: they shape \
+             --op segmented and --op rows",
+            args.op.name()
+        )));
+    }
+    Ok(())
 }
 
 /// `--combine` as an operator and whether its argument is asked.
@@ -213,6 +232,18 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
         (Some(r), Some(c)) if rows => Segments::rows(r as usize, c as usize)?,
         _ => Segments::from_offsets(&session.backend, &offsets(args, n)?)?,
     };
+    let segments = match (args.lanes, segments.strategy()) {
+        (Some(lanes), Strategy::BlockPerSegment | Strategy::DeviceWide) => {
+            return Err(Error::Invalid(format!(
+                "--lanes {lanes}: the plan here is {}, whose blocks take the segments; lanes apply where \
+                 segments of at most {} elements go to logical warps",
+                segments.strategy().name(),
+                crate::reduce::segmented::WARP_MAX
+            )));
+        }
+        (Some(lanes), _) => segments.with_lanes(lanes)?,
+        (None, _) => segments,
+    };
     let name = if fold.1 { format!("arg{}", fold.0.name()) } else { fold.0.name().to_string() };
     if segments.end() > n {
         return Err(Error::Invalid(format!(
@@ -270,7 +301,12 @@ fn cells<T: Value>(
     (cub, verdict): (Option<f64>, Cell),
 ) -> Vec<Cell> {
     let (segs, block) = (&job.segments, job.block);
-    let grid = segs.grid(block);
+    let per = <T as kernels::types::Element>::PER_128 as u32;
+    let grid = segs.grid(block, per);
+    let lanes = match segs.strategy() {
+        Strategy::WarpPerSegment | Strategy::Split => Cell::Int(segs.lanes(per).into()),
+        Strategy::BlockPerSegment | Strategy::DeviceWide => Cell::Text(String::new()),
+    };
     let bytes = job.bytes();
     let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);
     let median = runs.median_us();
@@ -284,6 +320,7 @@ fn cells<T: Value>(
         Cell::Text(format!("{grid}×{block}")),
         Cell::Int(grid.into()),
         Cell::Int(block.into()),
+        lanes,
     ];
     row.extend(timing_cells(session, runs, bytes));
     row.extend(bound_and_cub_cells(bound, median, cub));

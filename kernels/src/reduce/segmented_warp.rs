@@ -4,7 +4,7 @@ use crate::device::WARP_SIZE;
 use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, warp_id};
 use crate::fold_kernel;
-use crate::index::segment_bounds;
+use crate::index::{logical_lane, segment_bounds};
 use crate::types::Element;
 
 fold_kernel!(segmented_warp = segmented_warp_generic(
@@ -13,41 +13,51 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
     cols: u32,
     segments: u32,
     max_len: u32,
+    lanes: u32,
     g_values: GlobalMut<T>,
     g_indices: GlobalMut<u32>
 ));
 
-/// Segmented reduction, **a warp per segment**: `out[s]` = the fold of segment `s`, for many
-/// short segments — CSR offsets (`offsets[s]..offsets[s + 1]`) or the rows of a row-major
+/// Segmented reduction, **a logical warp per segment**: `out[s]` = the fold of segment `s`, for
+/// many short segments — CSR offsets (`offsets[s]..offsets[s + 1]`) or the rows of a row-major
 /// matrix (`cols` each) — in one launch (`cub::DeviceSegmentedReduce` with small segments,
-/// `torch.sum(x, dim=-1)` of a matrix with short rows). Instantiated by `fold_kernel!` as
-/// `segmented_warp__{type}_{sum|min|max|argmin|argmax}`.
+/// `torch.sum(x, dim=-1)` of a matrix with short rows). A logical warp is `lanes` lanes of a
+/// warp (4 to 32: CUB's `LOGICAL_WARP_THREADS`), so a warp serves `32 / lanes` segments at
+/// once. Instantiated by `fold_kernel!` as `segmented_warp__{type}_{sum|min|max|argmin|argmax}`.
 ///
 /// # Concept
 /// **Match the worker to the work.** A segment of a few dozen elements gives a block of 256
 /// threads almost nothing to do, and a block barrier to wait at; a warp reads it in one or two
-/// coalesced passes and reduces it with shuffles alone, no shared memory, no barrier. Each
-/// warp takes segments `w, w + warps, …` of the grid, so one launch serves any count.
+/// coalesced passes and reduces it with shuffles alone, no shared memory, no barrier. Shorter
+/// still, a whole warp is too much: 67 elements are 17 loads of 16 bytes, so half its lanes
+/// would idle, and the warp would wait twice (for its offsets, then for its data) with a few
+/// hundred bytes in flight. A **logical warp** of `lanes` lanes per segment puts `32 / lanes`
+/// segments' loads in flight in every warp: the bytes a GPU needs in flight to reach its
+/// bandwidth (Little's law) come from more segments at once, not from longer ones.
 ///
 /// # Previous problem → fix
 /// [`single_pass_generic`](super::single_pass_generic) reduces one array with the whole grid;
 /// run once per segment, a million segments would be a million launches, each of a few
-/// microseconds. Here segment boundaries are data (the offsets), read by the warp that owns the
-/// segment, and the warp's lanes share the segment with the same 128-bit loads
-/// (`collective::thread::thread_fold_v128` with the lane as rank). What is kept per lane is the
-/// fold's (`collective::fold`): a value, or a value and its index within the segment for
-/// argmin and argmax, so the five folds are one body.
+/// microseconds. Here segment boundaries are data (the offsets), read by the lanes that own the
+/// segment, and those lanes share the segment with the same 128-bit loads
+/// (`collective::thread::thread_fold_v128` with the rank in the logical warp as rank). What is
+/// kept per lane is the fold's (`collective::fold`): a value, or a value and its index within
+/// the segment for argmin and argmax, so the five folds are one body. The host chooses `lanes`
+/// from the segments' mean length (one trip of four 128-bit loads per lane).
 ///
 /// # Execution
-/// 1. Warp `w` of the grid (`blockIdx.x × warps per block + warp`) takes segment `s = w`.
+/// 1. Warp `w` of the grid (`blockIdx.x × warps per block + warp`) takes segments
+///    `w × 32/lanes …`; lane `l` is rank `l % lanes` of group `l / lanes`
+///    (`index::logical_lane`), which takes segment `s = w × 32/lanes + l / lanes`.
 /// 2. Its bounds (`index::segment_bounds`): two loads of the offsets (or `s × cols`, no load,
 ///    for rows).
-/// 3. `thread_fold_v128` with rank = lane, 32 ranks: the unaligned head, 128-bit loads of the
-///    body (vector `lane`, `lane + 32`, …), the tail; element `i` is index `i` of the segment.
-/// 4. `Fold::warp` (five `shfl.down` steps; for argmin/argmax the index moves with the value);
-///    lane 0 writes `g_values[s]` (and `g_indices[s]`). An empty segment writes the identity
-///    (and index `u32::MAX`).
-/// 5. `s += warps of the grid`, while `s < segments`.
+/// 3. `thread_fold_v128` with rank = the lane's rank, `lanes` ranks: the unaligned head,
+///    128-bit loads of the body, the tail; element `i` is index `i` of the segment.
+/// 4. `Fold::logical_warp` (`log2(lanes)` `shfl.down` steps, every lane of the warp taking
+///    part; for argmin/argmax the index moves with the value); each group's first lane writes
+///    `g_values[s]` (and `g_indices[s]`). An empty segment writes the identity (and index
+///    `u32::MAX`).
+/// 5. The warp moves on by the grid's segments per trip, while its first segment exists.
 ///
 /// A segment longer than `max_len` is passed over: its `g_values[s]` is left for another
 /// launch (the host's split plan gives short segments to this kernel and long ones to
@@ -55,29 +65,31 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// every segment is this kernel's).
 ///
 /// ```text
-///  offsets   0     3          40 40      97
-///  warp 0    [x x x]                          lanes 0-2 one element each → out[0]
-///  warp 1          [x x … x x]               lanes share 37 elements   → out[1]
-///  warp 2                      []             empty: identity           → out[2]
-///  warp 3                         [x … x]     57 elements               → out[3]
+///  lanes = 8        offsets  0     3          40 40      97
+///  lanes  0- 7      [x x x]                          ranks 0-2 one element each → out[0]
+///  lanes  8-15            [x x … x x]                8 ranks share 37 elements  → out[1]
+///  lanes 16-23                        []             empty: identity            → out[2]
+///  lanes 24-31                           [x … x]     57 elements                → out[3]
 /// ```
 ///
 /// # Launch
-/// Any grid (a grid-stride loop over the segments; the host gives `⌈segments / warps per
-/// block⌉` blocks, at most the GPU's resident blocks × 8), block a multiple of 32 in 32..=1024,
-/// no shared memory.
+/// Any grid (a grid-stride loop over the segments; the host gives `⌈segments / (warps per
+/// block × 32/lanes)⌉` blocks), block a multiple of 32 in 32..=1024, no shared memory.
 ///
 /// # Preconditions
 /// `g_offsets` holds `segments + 1` nondecreasing offsets with `offsets[segments] ≤` the
 /// elements of `g_idata`, or is null and `g_idata` holds `segments × cols ≤ u32::MAX` elements
 /// (rows); `g_idata` is `T`-aligned; `g_values` (and, for argmin/argmax, `g_indices`) hold
-/// `segments` elements; the grid holds at most 2^29 threads. Any `max_len`.
+/// `segments` elements; `lanes` is a power of two in 4..=32 (`thread_fold_v128` gives the
+/// unaligned head and tail, up to three elements each, a rank per element); the grid holds at
+/// most 2^29 threads. Any `max_len`.
 ///
 /// # Safety
 /// The pointers are valid device memory of those lengths, and nothing writes the input or the
-/// offsets during the kernel. Every lane of a warp takes the same segments (the loop's bound
-/// and step are uniform in the warp) and passes over the same ones (their bounds are the
-/// warp's), so every shuffle is reached by the whole warp; there is no block barrier.
+/// offsets during the kernel. Every lane of a warp takes the same trips (the loop's bound and
+/// step are the warp's first segment, uniform in the warp), and a lane whose segment is past
+/// the last or passed over folds nothing but still shuffles, so every shuffle is reached by the
+/// whole warp; there is no block barrier.
 ///
 /// # Measured
 /// NVIDIA H100 80GB HBM3, f32 sums over 2^26 elements, 2 interleaved rounds of 20 runs, every
@@ -92,27 +104,34 @@ pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     cols: u32,
     segments: u32,
     max_len: u32,
+    lanes: u32,
     g_values: GlobalMut<T>,
     g_indices: GlobalMut<u32>,
 ) {
-    let lane = lane_id();
-    let per_block = block_dim_x() / WARP_SIZE;
-    let warps = grid_dim_x() * per_block;
-    let mut s = block_idx_x() * per_block + warp_id();
-    while s < segments {
-        // SAFETY: s < segments: offsets s and s + 1 exist (read only when there are offsets).
-        let offset = |i: u32| unsafe { g_offsets.read(i as usize) };
-        let (start, end) = segment_bounds(s, cols, offset, g_offsets.is_null());
-        if end - start <= max_len {
-            // SAFETY: start..end lies within the input (the offsets' precondition); lane < 32.
-            let mine =
-                unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, lane, WARP_SIZE) };
-            let total = F::warp(mine);
-            if lane == 0 {
-                // SAFETY: s < segments, the outputs' length.
-                unsafe { F::store(g_values, g_indices, s as usize, total) };
+    let (group, rank) = logical_lane(lane_id(), lanes);
+    let per_warp = WARP_SIZE / lanes;
+    let per_block = block_dim_x() / WARP_SIZE * per_warp;
+    let step = grid_dim_x() * per_block;
+    let mut first = block_idx_x() * per_block + warp_id() * per_warp;
+    while first < segments {
+        let s = first + group;
+        let mut mine = F::identity();
+        let mut owned = false;
+        if s < segments {
+            // SAFETY: s < segments: offsets s and s + 1 exist (read only when there are offsets).
+            let offset = |i: u32| unsafe { g_offsets.read(i as usize) };
+            let (start, end) = segment_bounds(s, cols, offset, g_offsets.is_null());
+            owned = end - start <= max_len;
+            if owned {
+                // SAFETY: start..end lies within the input (the offsets' precondition); rank < lanes.
+                mine = unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, rank, lanes) };
             }
         }
-        s += warps;
+        let total = F::logical_warp(mine, lanes);
+        if owned && rank == 0 {
+            // SAFETY: s < segments, the outputs' length.
+            unsafe { F::store(g_values, g_indices, s as usize, total) };
+        }
+        first += step;
     }
 }

@@ -31,10 +31,12 @@
 //! that decrease, no offsets at all, a last offset past the input, an output shorter than the
 //! segments, a matrix whose `rows × cols` is not the input's length.
 //!
-//! **The plan** ([`Strategy::choose`]), from the lengths, once per [`Segments`]: a warp per
-//! segment where the longest segment is short (at most [`WARP_MAX`] elements: a warp reads it in a
-//! few 128-bit passes, with shuffles and no barrier); a block per segment where every segment fits
-//! one tile ([`TILE`] elements); otherwise every segment cut into tiles, a block each, and the last
+//! **The plan** ([`Strategy::choose`]), from the lengths, once per [`Segments`]: a logical warp
+//! per segment where the longest segment is short (at most [`WARP_MAX`] elements: `lanes` lanes
+//! read it in 128-bit loads, with shuffles and no barrier, [`lanes_for`] of their mean length
+//! (4 to 32), so that a warp serves `32 / lanes` segments at once); a block per segment where
+//! every segment fits one tile ([`TILE`] elements); otherwise every segment cut into tiles (of
+//! [`tile_for`] the device: larger on an H200), a block each, and the last
 //! block of each segment combining its tiles (a device-wide pass over few long or skewed segments:
 //! every block does the same work, whatever the lengths). Where at least [`SPLIT_MIN_SHORT`]
 //! short segments sit beside longer ones, the work is split: a warp for each short segment, then
@@ -51,10 +53,44 @@ use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
 use crate::types::{Op, OpKind, PerElement, PerType, Value, check_layout};
 
-/// Elements of one tile of `segmented_tiles`: what one block folds.
+/// Elements of one tile of `segmented_tiles`: what one block folds (the rows' tile on every
+/// device, and CSR segments' where [`TILE_BY_DEVICE`] names no other).
 pub const TILE: u32 = 8192;
+/// CSR segments' tile by device (a part of its name), where it is not [`TILE`]. NVIDIA H200,
+/// f32 sums over 2^26 elements, the same values for each tile, two interleaved rounds each
+/// (`docs/measurements/2026-11-30-h200/segmented-tiles-exp/`): tiles of 16384 against 8192,
+/// 10 segments 69.2–69.4 µs against 72.4–72.6, 1000 equal 71.0–71.4 against 77.0–77.2 (CUB
+/// 72.0–72.5), 1000 power-law 71.4–71.7 against 77.3–77.7, 10^6 power-law (the split plan's
+/// tiles) 132.0–132.7 against 143.8; 32768 no better (72.3–72.5 at 1000 equal). The H100's 8192
+/// was not swept against larger tiles.
+pub const TILE_BY_DEVICE: &[(&str, u32)] = &[("H200", 16_384)];
+
+/// The tile of CSR segments on the device called `device`: [`TILE_BY_DEVICE`]'s, else [`TILE`].
+pub fn tile_for(device: &str) -> u32 {
+    TILE_BY_DEVICE.iter().find(|(name, _)| device.contains(name)).map_or(TILE, |&(_, tile)| tile)
+}
 /// The longest segment a warp is given (`segmented_warp`).
 pub const WARP_MAX: u32 = 1024;
+/// 128-bit loads a lane of `segmented_warp` has in flight at once (`thread_fold_v128`'s trip).
+const LOADS_PER_LANE: u64 = kernels::collective::thread::LOADS_PER_TRIP as u64;
+
+/// The fewest lanes per segment: `thread_fold_v128` gives a segment's unaligned head and tail
+/// (up to three elements each) a lane per element.
+pub const MIN_LANES: u32 = 4;
+
+/// Lanes of the logical warp that takes each segment of `segmented_warp`, for segments of
+/// `mean` elements, `per` to a 128-bit load: the most lanes (a power of two in
+/// [`MIN_LANES`]..=32) that still each have two trips of their four 128-bit loads
+/// (`lanes × 2 × 4 × per ≤ mean`). Fewer lanes per segment put more segments' loads in flight
+/// in each warp. NVIDIA H200, f32 sums over 2^26 elements, two interleaved rounds
+/// (`docs/measurements/2026-11-30-h200/segmented-tiles-exp/`): 10^6 equal segments (67
+/// elements) 4 lanes 74.2–74.6 µs, 8 92.9, 16 128.3–128.4, 32 234.7–234.9; 10^5 (671) 8 lanes
+/// 72.1–72.3, 16 70.3–70.5, 32 72.1–72.2; rows of 256: 8 and 16 lanes 19.9–20.1, 4 22.3–22.4,
+/// 32 21.2–21.4.
+pub fn lanes_for(mean: u64, per: u32) -> u32 {
+    let fit = (mean / (2 * LOADS_PER_LANE * per.max(1) as u64)).clamp(MIN_LANES as u64, 32);
+    1 << fit.ilog2()
+}
 /// The fewest short segments (at most [`WARP_MAX`] elements) beside long ones (over [`TILE`]…
 /// or over `WARP_MAX`) for which the plan splits the work ([`Strategy::Split`]) rather than
 /// giving every segment a block: below it, a block each costs less than a second launch.
@@ -116,6 +152,12 @@ pub struct Segments {
     count: u32,
     end: u32,
     max_len: u32,
+    /// The mean length of the segments `segmented_warp` takes (the short ones of a split).
+    warp_mean: u64,
+    /// Lanes per segment asked by [`with_lanes`](Self::with_lanes), else [`lanes_for`].
+    lanes: Option<u32>,
+    /// Elements per block of `segmented_tiles` ([`tile_for`] the device, or [`TILE`] for rows).
+    tile: u32,
     strategy: Strategy,
     layout: Layout,
 }
@@ -124,7 +166,7 @@ impl Segments {
     /// `offsets.len() − 1` segments, segment `s` the elements `offsets[s]..offsets[s + 1]` of the
     /// input (CSR; the first offset need not be 0). The offsets must not decrease (equal
     /// neighbours are an empty segment); they are uploaded to `backend`, with the table of
-    /// blocks the plan needs.
+    /// blocks the plan needs (tiles of [`tile_for`] its device).
     pub fn from_offsets(backend: &Backend, offsets: &[u32]) -> Result<Self> {
         let Some(&last) = offsets.last() else {
             return Err(Error::Invalid(
@@ -145,17 +187,21 @@ impl Segments {
         let max_len = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         let short = offsets.windows(2).filter(|w| w[1] - w[0] <= WARP_MAX).count();
         let strategy = Strategy::choose(max_len, short);
+        let short_elements: u64 =
+            offsets.windows(2).map(|w| (w[1] - w[0]) as u64).filter(|&l| l <= WARP_MAX as u64).sum();
+        let warp_mean = short_elements / short.max(1) as u64;
         let count = (offsets.len() - 1) as u32;
+        let tile = tile_for(&backend.info().name);
         let (first, blocks) = match strategy {
             Strategy::DeviceWide | Strategy::Split => {
-                let table = first_blocks(offsets, strategy == Strategy::Split)?;
+                let table = first_blocks(offsets, strategy == Strategy::Split, tile)?;
                 let blocks = *table.last().unwrap_or(&0);
                 (Some(backend.upload(&table)?), blocks)
             }
             _ => (None, count),
         };
         let layout = Layout::Csr { host: offsets.to_vec(), offsets: backend.upload(offsets)?, first, blocks };
-        Ok(Self { count, end: last, max_len, strategy, layout })
+        Ok(Self { count, end: last, max_len, warp_mean, lanes: None, tile, strategy, layout })
     }
 
     /// The `rows` rows of a row-major `rows × cols` matrix (batched rows: `x.sum(dim=-1)`); no
@@ -173,6 +219,9 @@ impl Segments {
             count: rows as u32,
             end: total as u32,
             max_len: cols,
+            warp_mean: cols as u64,
+            lanes: None,
+            tile: TILE,
             strategy: Strategy::choose(cols, 0),
             layout: Layout::Rows { cols },
         })
@@ -203,6 +252,23 @@ impl Segments {
         self.strategy
     }
 
+    /// The same segments with `lanes` lanes per segment in `segmented_warp` (a power of two in
+    /// [`MIN_LANES`]..=32) rather than the plan's [`lanes_for`], for experiments and tests: the answers are
+    /// the same at every width (float sums: within the bound).
+    pub fn with_lanes(self, lanes: u32) -> Result<Self> {
+        if !(lanes.is_power_of_two() && (MIN_LANES..=32).contains(&lanes)) {
+            return Err(Error::Invalid(format!(
+                "{lanes} lanes per segment: a power of two in {MIN_LANES}..=32 (a segment's unaligned head takes up to 3)"
+            )));
+        }
+        Ok(Self { lanes: Some(lanes), ..self })
+    }
+
+    /// Lanes per segment of `segmented_warp` for elements `per` to a 128-bit load.
+    pub fn lanes(&self, per: u32) -> u32 {
+        self.lanes.unwrap_or_else(|| lanes_for(self.warp_mean, per))
+    }
+
     /// Segment `s`'s elements `start..end` (host side; `s < count`).
     pub fn bounds(&self, s: usize) -> (usize, usize) {
         match &self.layout {
@@ -211,19 +277,20 @@ impl Segments {
         }
     }
 
-    /// Blocks of the launch at `block` threads (the warp kernel: `⌈segments / warps per block⌉`;
-    /// the split plan: of its tiles launch, [`warp_grid`](Self::warp_grid) the other).
-    pub fn grid(&self, block: u32) -> u32 {
+    /// Blocks of the launch at `block` threads for elements `per` to a 128-bit load (the warp
+    /// kernel: [`warp_grid`](Self::warp_grid); the split plan: of its tiles launch).
+    pub fn grid(&self, block: u32, per: u32) -> u32 {
         match (&self.layout, self.strategy) {
-            (_, Strategy::WarpPerSegment) => self.warp_grid(block),
+            (_, Strategy::WarpPerSegment) => self.warp_grid(block, per),
             (Layout::Csr { blocks, .. }, _) => (*blocks).max(1),
-            (Layout::Rows { cols }, _) => self.count * per_row(*cols),
+            (Layout::Rows { cols }, _) => self.count * per_row(*cols, self.tile),
         }
     }
 
-    /// Blocks of a warp-per-segment launch at `block` threads: `⌈segments / warps per block⌉`.
-    pub fn warp_grid(&self, block: u32) -> u32 {
-        self.count.div_ceil(block / 32).max(1)
+    /// Blocks of a `segmented_warp` launch at `block` threads: `⌈segments / (warps per block ×
+    /// 32 / lanes)⌉`, [`lanes`](Self::lanes) of `per`.
+    pub fn warp_grid(&self, block: u32, per: u32) -> u32 {
+        self.count.div_ceil(block / 32 * (32 / self.lanes(per))).max(1)
     }
 
     /// Is segment `s` a warp's (rather than tiles')?
@@ -237,34 +304,36 @@ impl Segments {
 
     /// The depth of the addition tree of segment `s` at `block` threads with `per` elements
     /// per 128-bit load (the `depth` of `cpu::float_sum_bound`): a lane's or thread's elements,
-    /// five warp levels, and for tiles five block levels and the last block's.
+    /// the logical warp's levels (`log2(lanes)`), and for tiles five warp levels, five block
+    /// levels and the last block's.
     pub fn depth(&self, s: usize, block: u32, per: u32) -> u64 {
         let (start, end) = self.bounds(s);
         let len = (end - start) as u64;
         let folded = |threads: u64, n: u64| n.div_ceil(threads * per as u64) * per as u64 + 2;
         if self.warps_own(len) {
-            return folded(32, len) + 5;
+            let lanes = self.lanes(per);
+            return folded(lanes as u64, len) + lanes.ilog2() as u64;
         }
-        let tiles = len.div_ceil(TILE as u64).max(1);
-        folded(block as u64, len.min(TILE as u64)) + 10 + tiles.div_ceil(block as u64) + 10
+        let tiles = len.div_ceil(self.tile as u64).max(1);
+        folded(block as u64, len.min(self.tile as u64)) + 10 + tiles.div_ceil(block as u64) + 10
     }
 }
 
-/// Blocks per row of `cols` elements: one per tile, at least one.
-fn per_row(cols: u32) -> u32 {
-    cols.div_ceil(TILE).max(1)
+/// Blocks per row of `cols` elements: one per `tile`, at least one.
+fn per_row(cols: u32, tile: u32) -> u32 {
+    cols.div_ceil(tile).max(1)
 }
 
 /// The first block of every segment (and the grid, last): a prefix sum of `max(1, ⌈len /
-/// TILE⌉)` (`split`: 0 for a segment of at most [`WARP_MAX`], a warp's), or an error where the
+/// tile⌉)` (`split`: 0 for a segment of at most [`WARP_MAX`], a warp's), or an error where the
 /// grid would pass `gridDim.x`'s limit.
-fn first_blocks(offsets: &[u32], split: bool) -> Result<Vec<u32>> {
+fn first_blocks(offsets: &[u32], split: bool, tile: u32) -> Result<Vec<u32>> {
     let mut table = Vec::with_capacity(offsets.len());
     let mut at = 0u64;
     table.push(0);
     for w in offsets.windows(2) {
         let len = w[1] - w[0];
-        at += if split && len <= WARP_MAX { 0 } else { len.div_ceil(TILE).max(1) as u64 };
+        at += if split && len <= WARP_MAX { 0 } else { len.div_ceil(tile).max(1) as u64 };
         if at > (1 << 31) - 1 {
             return Err(Error::Invalid(format!("{} segments need more than 2^31 − 1 blocks", offsets.len() - 1)));
         }
@@ -273,8 +342,9 @@ fn first_blocks(offsets: &[u32], split: bool) -> Result<Vec<u32>> {
     Ok(table)
 }
 
-/// `segmented_warp__{type}_{fold}(input, offsets, cols, segments, max_len, values, indices)`.
-pub type WarpArgs<T> = (*const T, *const u32, u32, u32, u32, *mut T, *mut u32);
+/// `segmented_warp__{type}_{fold}(input, offsets, cols, segments, max_len, lanes, values,
+/// indices)`.
+pub type WarpArgs<T> = (*const T, *const u32, u32, u32, u32, u32, *mut T, *mut u32);
 /// `segmented_tiles__{type}_{fold}(input, offsets, cols, segments, first, per_row, tile,
 /// partial values, partial indices, tickets, values, indices)`.
 pub type TilesArgs<T> =
@@ -294,7 +364,7 @@ impl PerElement for ByFold {
 macro_rules! fold_pair {
     ($t:ident $f:ident) => {
         (
-            crate::kernel_ref!(instance kernels::reduce::segmented_warp::$t::$f(a, o, c, s, m, v, i)),
+            crate::kernel_ref!(instance kernels::reduce::segmented_warp::$t::$f(a, o, c, s, m, l, v, i)),
             crate::kernel_ref!(instance kernels::reduce::segmented_tiles::$t::$f(
                 a, o, c, s, f, r, t, pv, pi, k, v, i
             )),
@@ -395,6 +465,25 @@ mod tests {
     }
 
     #[test]
+    fn each_lane_gets_two_trips_of_four_loads() {
+        // f32 (4 to a load): a lane's two trips are 32 elements.
+        let got: Vec<u32> = [0u64, 15, 16, 31, 32, 67, 128, 256, 511, 512, 671, 1024, 1 << 20]
+            .iter()
+            .map(|&mean| lanes_for(mean, 4))
+            .collect();
+        assert_eq!(got, [4, 4, 4, 4, 4, 4, 4, 8, 8, 16, 16, 32, 32]);
+        assert_eq!((lanes_for(67, 2), lanes_for(671, 2)), (4, 32), "f64: two to a load");
+        let e = |l| Segments::rows(2, 2).unwrap().with_lanes(l).err().map(|e| e.to_string());
+        assert_eq!(
+            e(3).as_deref(),
+            Some(
+                "invalid request: 3 lanes per segment: a power of two in 4..=32 (a segment's unaligned head takes up to 3)"
+            )
+        );
+        assert!(e(64).is_some() && e(0).is_some() && e(2).is_some() && e(16).is_none());
+    }
+
+    #[test]
     fn the_plan_follows_the_longest_segment() {
         let b = Backend::emulator();
         assert_eq!(Segments::from_offsets(&b, &[0, 3, 3, 1024]).unwrap().strategy(), Strategy::WarpPerSegment);
@@ -404,18 +493,26 @@ mod tests {
         split.push(short_end + 20_000);
         let split = Segments::from_offsets(&b, &split).unwrap();
         assert_eq!(split.strategy(), Strategy::Split);
-        assert_eq!((split.grid(256), split.warp_grid(256)), (3, (SPLIT_MIN_SHORT as u32 + 1).div_ceil(8)));
+        assert_eq!(split.lanes(4), 4, "segments of 3 elements: the fewest lanes");
+        assert_eq!((split.grid(256, 4), split.warp_grid(256, 4)), (3, (SPLIT_MIN_SHORT as u32 + 1).div_ceil(64)));
         assert_eq!(Strategy::choose(5000, SPLIT_MIN_SHORT - 1), Strategy::BlockPerSegment);
         assert_eq!(Strategy::choose(1024, SPLIT_MIN_SHORT), Strategy::WarpPerSegment);
         let wide = Segments::from_offsets(&b, &[0, 20_000, 20_000, 20_001]).unwrap();
-        assert_eq!((wide.strategy(), wide.grid(256)), (Strategy::DeviceWide, 3 + 1 + 1));
-        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], false).unwrap(), [0, 3, 4, 5]);
-        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], true).unwrap(), [0, 3, 3, 3]);
+        assert_eq!((wide.strategy(), wide.grid(256, 4)), (Strategy::DeviceWide, 3 + 1 + 1));
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], false, TILE).unwrap(), [0, 3, 4, 5]);
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], true, TILE).unwrap(), [0, 3, 3, 3]);
+        assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], false, 16_384).unwrap(), [0, 2, 3, 4]);
+        assert_eq!(
+            (tile_for("NVIDIA H200"), tile_for("NVIDIA H100 80GB HBM3"), tile_for("CPU emulator")),
+            (16_384, TILE, TILE)
+        );
         let rows = Segments::rows(4096, 4096).unwrap();
-        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::BlockPerSegment, 4096));
+        assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::BlockPerSegment, 4096));
         let rows = Segments::rows(65_536, 256).unwrap();
-        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::WarpPerSegment, 8192));
+        assert_eq!((rows.strategy(), rows.lanes(4), rows.grid(256, 4)), (Strategy::WarpPerSegment, 8, 65_536 / 32));
+        let rows = rows.with_lanes(32).unwrap();
+        assert_eq!((rows.lanes(4), rows.grid(256, 4)), (32, 8192));
         let rows = Segments::rows(3, 100_000).unwrap();
-        assert_eq!((rows.strategy(), rows.grid(256)), (Strategy::DeviceWide, 3 * 13));
+        assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::DeviceWide, 3 * 13));
     }
 }

@@ -64,7 +64,8 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
             return Ok(());
         }
         let (warp, tiles) = kernels::<T>(O::OP, indexed)?;
-        let cfg = LaunchConfig { grid: segs.grid(self.block), block: self.block, shared_bytes: 0 };
+        let per = <T as kernels::types::Element>::PER_128 as u32;
+        let cfg = LaunchConfig { grid: segs.grid(self.block, per), block: self.block, shared_bytes: 0 };
         let (offsets, first, cols) = match &segs.layout {
             Layout::Csr { offsets, first, .. } => {
                 (offsets.as_ptr(), first.as_ref().map_or(std::ptr::null(), |f| f.as_ptr()), 0)
@@ -75,22 +76,24 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
             // The split plan's warps take the short segments and pass over the others, which
             // the tiles launch below (same stream) writes.
             let max_len = if segs.strategy == Strategy::Split { WARP_MAX } else { u32::MAX };
-            let warp_cfg = LaunchConfig { grid: segs.warp_grid(self.block), ..cfg };
-            let args = (input.as_ptr(), offsets, cols, segs.count, max_len, out.0, out.1);
+            let warp_cfg = LaunchConfig { grid: segs.warp_grid(self.block, per), ..cfg };
+            let args = (input.as_ptr(), offsets, cols, segs.count, max_len, segs.lanes(per), out.0, out.1);
             // SAFETY: the segments lie within the input (checked: end ≤ its length; the offsets
             // do not decrease), the outputs hold `count` elements (checked; the indices are
-            // written only by an indexed fold, which has them), the block is whole warps.
+            // written only by an indexed fold, which has them), the block is whole warps, the
+            // lanes a power of two in 4..=32 (`lanes_for`, `with_lanes`).
             unsafe { self.backend.launch(&warp, warp_cfg, args) }?;
             if segs.strategy == Strategy::WarpPerSegment {
                 return Ok(());
             }
         }
         let per_row = match &segs.layout {
-            Layout::Rows { cols } => per_row(*cols),
+            Layout::Rows { cols } => per_row(*cols, segs.tile),
             Layout::Csr { .. } => 1,
         };
         let (pv, pi, tickets) = self.storage(cfg.grid, segs.count)?;
-        let args = (input.as_ptr(), offsets, cols, segs.count, first, per_row, TILE, pv, pi, tickets, out.0, out.1);
+        let args =
+            (input.as_ptr(), offsets, cols, segs.count, first, per_row, segs.tile, pv, pi, tickets, out.0, out.1);
         // SAFETY: as above; the table (device-wide, split) or `per_row` gives every segment its
         // blocks (the split plan's short segments none) and the grid is their sum
         // (`Segments::grid`); the partials hold one per block and the

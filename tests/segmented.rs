@@ -77,7 +77,7 @@ fn shapes(block: u32) -> Vec<Shape> {
         Shape::Rows(129, 33),
         Shape::Rows(37, 130),
         Shape::Rows(19, 300),
-        Shape::Offsets("logical warps of 32", offsets((0..40).map(|i| [513, 700, 1024, 0, 999, 257][i % 6]))),
+        Shape::Offsets("logical warps of 16", offsets((0..40).map(|i| [513, 700, 1024, 0, 999, 257][i % 6]))),
         Shape::Rows(7, 4096),
         Shape::Rows(2, 20_000),
     ];

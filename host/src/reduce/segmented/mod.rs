@@ -34,7 +34,7 @@
 //! **The plan** ([`Strategy::choose`]), from the lengths, once per [`Segments`]: a logical warp
 //! per segment where the longest segment is short (at most [`WARP_MAX`] elements: `lanes` lanes
 //! read it in 128-bit loads, with shuffles and no barrier, [`lanes_for`] of their mean length
-//! (4 to 32), so that a warp serves `32 / lanes` segments at once); a block per segment where
+//! (4 to 16; 32 on request), so that a warp serves `32 / lanes` segments at once); a block per segment where
 //! every segment fits one tile ([`TILE`] elements); otherwise every segment cut into tiles (of
 //! [`tile_for`] the device: larger on an H200), a block each, and the last
 //! block of each segment combining its tiles (a device-wide pass over few long or skewed segments:
@@ -77,18 +77,21 @@ const LOADS_PER_LANE: u64 = kernels::collective::thread::LOADS_PER_TRIP as u64;
 /// The fewest lanes per segment: `thread_fold_v128` gives a segment's unaligned head and tail
 /// (up to three elements each) a lane per element.
 pub const MIN_LANES: u32 = 4;
+/// The most lanes the plan gives a segment: every warp then serves at least two segments (16
+/// lanes were 2.5 % faster than 32 on 671-element segments, `lanes_for`'s figures).
+pub const MAX_LANES: u32 = 16;
 
 /// Lanes of the logical warp that takes each segment of `segmented_warp`, for segments of
 /// `mean` elements, `per` to a 128-bit load: the most lanes (a power of two in
-/// [`MIN_LANES`]..=32) that still each have two trips of their four 128-bit loads
-/// (`lanes × 2 × 4 × per ≤ mean`). Fewer lanes per segment put more segments' loads in flight
-/// in each warp. NVIDIA H200, f32 sums over 2^26 elements, two interleaved rounds
-/// (`docs/measurements/2026-11-30-h200/segmented-tiles-exp/`): 10^6 equal segments (67
-/// elements) 4 lanes 74.2–74.6 µs, 8 92.9, 16 128.3–128.4, 32 234.7–234.9; 10^5 (671) 8 lanes
-/// 72.1–72.3, 16 70.3–70.5, 32 72.1–72.2; rows of 256: 8 and 16 lanes 19.9–20.1, 4 22.3–22.4,
-/// 32 21.2–21.4.
+/// [`MIN_LANES`]..=[`MAX_LANES`]) that still each have one trip of their four 128-bit loads
+/// (`lanes × 4 × per ≤ mean`). Fewer lanes per segment put more segments' loads in flight in
+/// each warp. NVIDIA H200, sums over 2^26 elements, two interleaved rounds
+/// (`docs/measurements/2026-11-30-h200/segmented-tiles-exp/`): 10^6 equal f32 segments (67
+/// elements) 4 lanes 74.2–74.6 µs, 8 92.9, 16 128.3–128.4, 32 234.7–234.9; f64, 8 lanes
+/// 136.5 against 4 lanes 149.1–149.3 (`segmented-0ca7385/`); 10^5 f32 (671) 8 lanes 72.1–72.3,
+/// 16 70.3–70.5, 32 72.1–72.2; rows of 256: 8 and 16 lanes 19.9–20.1, 4 22.3–22.4, 32 21.2–21.4.
 pub fn lanes_for(mean: u64, per: u32) -> u32 {
-    let fit = (mean / (2 * LOADS_PER_LANE * per.max(1) as u64)).clamp(MIN_LANES as u64, 32);
+    let fit = (mean / (LOADS_PER_LANE * per.max(1) as u64)).clamp(MIN_LANES as u64, MAX_LANES as u64);
     1 << fit.ilog2()
 }
 /// The fewest short segments (at most [`WARP_MAX`] elements) beside long ones (over [`TILE`]…
@@ -465,14 +468,14 @@ mod tests {
     }
 
     #[test]
-    fn each_lane_gets_two_trips_of_four_loads() {
-        // f32 (4 to a load): a lane's two trips are 32 elements.
+    fn each_lane_gets_a_trip_of_four_loads() {
+        // f32 (4 to a load): a lane's trip is 16 elements.
         let got: Vec<u32> = [0u64, 15, 16, 31, 32, 67, 128, 256, 511, 512, 671, 1024, 1 << 20]
             .iter()
             .map(|&mean| lanes_for(mean, 4))
             .collect();
-        assert_eq!(got, [4, 4, 4, 4, 4, 4, 4, 8, 8, 16, 16, 32, 32]);
-        assert_eq!((lanes_for(67, 2), lanes_for(671, 2)), (4, 32), "f64: two to a load");
+        assert_eq!(got, [4, 4, 4, 4, 4, 4, 8, 16, 16, 16, 16, 16, 16]);
+        assert_eq!((lanes_for(67, 2), lanes_for(671, 2)), (8, 16), "f64: two to a load");
         let e = |l| Segments::rows(2, 2).unwrap().with_lanes(l).err().map(|e| e.to_string());
         assert_eq!(
             e(3).as_deref(),
@@ -509,7 +512,7 @@ mod tests {
         let rows = Segments::rows(4096, 4096).unwrap();
         assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::BlockPerSegment, 4096));
         let rows = Segments::rows(65_536, 256).unwrap();
-        assert_eq!((rows.strategy(), rows.lanes(4), rows.grid(256, 4)), (Strategy::WarpPerSegment, 8, 65_536 / 32));
+        assert_eq!((rows.strategy(), rows.lanes(4), rows.grid(256, 4)), (Strategy::WarpPerSegment, 16, 65_536 / 16));
         let rows = rows.with_lanes(32).unwrap();
         assert_eq!((rows.lanes(4), rows.grid(256, 4)), (32, 8192));
         let rows = Segments::rows(3, 100_000).unwrap();

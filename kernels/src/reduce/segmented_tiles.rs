@@ -96,7 +96,13 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// segment checked, CUB `DeviceSegmentedReduce::Sum` on the same values
 /// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit 939a239): 10 segments 94.7 µs (84.6 % of the bound,
 /// 95 % of the whole-buffer sum's throughput, 32.9× CUB), 10^3 equal 100.4–100.6 µs (1.01× CUB),
-/// 10^3 power-law 99.6–99.9 µs (72× CUB).
+/// 10^3 power-law 99.6–99.9 µs (72× CUB). NVIDIA H200, the same shapes with tiles of 16384 (the
+/// plan's tile for CSR segments there, `host`'s `TILE_BY_DEVICE`;
+/// `docs/measurements/2026-11-30-h200/segmented-0ca7385/library_ops.csv`, commit 0ca7385): 10
+/// segments 69.6–69.9 µs (79.8–80.1 % of the bound, 43× CUB), 10^3 equal 71.6 µs (77.9 %,
+/// 1.04× CUB), 10^3 power-law 72.0–72.2 µs (97× CUB); one block per segment (each within a tile),
+/// 10^4 equal 68.5 µs (81.4 %, **0.97× CUB**: CUB 66.2–66.3 µs) and rows 4096 × 4096 19.7–19.9
+/// µs (**0.95–0.97× CUB**: 18.9–19.0 µs); argmax of those rows 20.2–20.4 µs (0.995–1.016× CUB).
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -92,11 +92,18 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// whole warp; there is no block barrier.
 ///
 /// # Measured
-/// NVIDIA H100 80GB HBM3, f32 sums over 2^26 elements, 2 interleaved rounds of 20 runs, every
-/// segment checked, CUB `DeviceSegmentedReduce::Sum` on the same values
-/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit 939a239): 10^5 equal segments 93.0–93.1 µs (86 % of
-/// the bound, 1.86× CUB), 10^6 equal 225.8–225.9 µs (36.5 %, 5.0× CUB: each warp waits for its
-/// offsets, then its data); with the split plan's tiles, 10^6 power-law 279.6–279.7 µs (23× CUB).
+/// NVIDIA H200, sums over 2^26 elements, 2 interleaved rounds of 20 runs, every segment
+/// checked, CUB `DeviceSegmentedReduce::Sum` on the same values in the same process
+/// (`docs/measurements/2026-11-30-h200/segmented-0ca7385/library_ops.csv`, commit 0ca7385, and
+/// `segmented-rule-9d52205/rule.csv`, 9d52205, for the committed lanes rule): f32, 10^6 equal
+/// segments (67 elements, 4 lanes) 74.4–74.5 µs (77.0–77.2 % of the bound, 15.0× CUB); 10^5
+/// equal (671, 16 lanes) 70.3–70.4 µs (79.4–79.6 %, 2.37–2.38× CUB); rows 65536 × 256 (16 lanes)
+/// 19.9 µs (70.2–70.4 %; CUB 78.5–78.6 µs); with the split plan's tiles, 10^6 power-law
+/// 130.8 µs (43.9 %, 48× CUB); f64, 10^6 equal (8 lanes) 138.3–138.4 µs (82.4 %). A whole warp
+/// per 67-element segment (`--lanes 32`, as this kernel was before its logical warps) took
+/// 234.7–234.9 µs, 24.4 % (`segmented-tiles-exp/exp_seg.csv`). The H100 figures of the
+/// whole-warp form (`docs/measurements/2026-11-26-h100/library-ops-939a239/`) are of the
+/// kernel before: the H100 was not lent since.
 #[inline(always)]
 pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -4,7 +4,8 @@
 //! segment), a few long ones with empties between them (device-wide), power-law lengths, the
 //! rows of matrices of each plan — on random input, few distinct values (ties), and, for floats,
 //! NaN and ±0.0; every segment checked against the CPU. Errors: offsets that decrease, a last
-//! offset past the input, an output too short, a matrix of the wrong size. The same on the GPU
+//! offset past the input, an output too short, a matrix of the wrong size. `--metrics` on the
+//! emulator counts the plan's kernels. The same on the GPU
 //! with the shapes (ignored where there is none). Failures name the fold, type, block,
 //! layout and segment.
 
@@ -242,6 +243,63 @@ fn errors() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--metrics` on the emulator counts the plan's kernels: the logical warps' one (no barrier,
+/// every element read, in sectors, beside the offsets), both launches of the split plan
+/// (the tiles' barriers), and a matrix's rows.
+fn cli_metrics() -> Result<(), Failed> {
+    let cell = |out: &str, name: &str| -> Option<String> {
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+        let at = lines.first()?.split(',').position(|h| h == name)?;
+        lines.get(1)?.split(',').nth(at).map(String::from)
+    };
+    let number = |out: &str, name: &str| cell(out, name).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0);
+    let run = crate::common::reduce_on_the_emulator;
+    let (code, out, err) =
+        run(&["--op", "segmented", "--segments", "300", "--n", "20011", "--metrics", "--format", "csv"]);
+    let bytes = number(&out, "gld_sectors") * 32.0;
+    // Every element once; at most four sectors more a segment (its head's, its tail's, and the
+    // body's two end sectors, each counted again by its own request) and two per offset load
+    // (38 warps of 8 segments, two loads each).
+    let (data, slack) = (20_011.0 * 4.0, 300.0 * 4.0 * 32.0 + 38.0 * 2.0 * 2.0 * 32.0);
+    if code != 0
+        || cell(&out, "verdict").as_deref() != Some("PASS")
+        || cell(&out, "lanes").as_deref() != Some("4")
+        || number(&out, "emu_barriers_per_block") != 0.0
+        || !(data..=data + slack).contains(&bytes)
+    {
+        return Err(format!("300 segments --metrics: exit {code}, want a PASS row at 4 lanes, no barrier, {data}..={} bytes read in sectors, got {bytes}:\n{out}{err}", data + slack).into());
+    }
+    let args = [
+        "--op",
+        "segmented",
+        "--segments",
+        "5000",
+        "--lengths",
+        "power",
+        "--n",
+        "300000",
+        "--metrics",
+        "--format",
+        "csv",
+    ];
+    let (code, out, err) = run(&args);
+    if code != 0
+        || cell(&out, "strategy").as_deref() != Some("warps_and_tiles")
+        || number(&out, "emu_barriers_per_block") <= 0.0
+    {
+        return Err(format!(
+            "the split plan --metrics: exit {code}, want both kernels counted (the tiles' barriers):\n{out}{err}"
+        )
+        .into());
+    }
+    let (code, out, err) =
+        run(&["--op", "rows", "--rows", "100", "--cols", "67", "--combine", "argmax", "--metrics", "--format", "csv"]);
+    if code != 0 || cell(&out, "verdict").as_deref() != Some("PASS") || number(&out, "gld_sectors") <= 0.0 {
+        return Err(format!("rows --metrics: exit {code}:\n{out}{err}").into());
+    }
+    Ok(())
+}
+
 fn plans_reached() -> Result<(), Failed> {
     let b = Backend::emulator();
     let mut seen = Vec::new();
@@ -263,6 +321,7 @@ fn plans_reached() -> Result<(), Failed> {
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out =
         vec![Trial::test("segmented::errors", errors), Trial::test("segmented::plans_reached", plans_reached)];
+    out.push(Trial::test("segmented::cli_metrics", cli_metrics).with_kind("emulator"));
     for elem in Elem::ALL {
         out.push(
             Trial::test(

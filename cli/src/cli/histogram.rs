@@ -181,7 +181,7 @@ fn row<S: HistSample>(args: &Args, bincount: bool, out: &mut dyn Write, err: &mu
         fits_device(n, std::mem::size_of::<S>() as u64, 1, session.info().memory_bytes)?;
     }
     let metric_columns =
-        if args.metrics { crate::metrics::columns_of(super::select::profile_of(&session)) } else { vec![] };
+        if args.metrics { crate::metrics::columns_of(super::metrics::profile_of(&session)) } else { vec![] };
     let mut report = session.report(out, before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);

@@ -21,6 +21,11 @@ struct Job {
     args: Vec<String>,
 }
 
+/// Where `--metrics` counts come from: Nsight Compute on a GPU, else the emulator.
+pub(super) fn profile_of(session: &Session) -> Profile {
+    if session.backend.is_gpu() { Profile::Ncu } else { Profile::Emulator }
+}
+
 /// The arguments every child run shares.
 fn common(session: &Session) -> Vec<String> {
     let n = session.n.to_string();
@@ -74,8 +79,9 @@ pub(super) fn scans(
 }
 
 /// The Nsight Compute summary of one row of an operation with a plan of its own (the
-/// compactions): a child run of this executable with `args` after the common ones (`--op …`),
-/// its kernels `symbols`.
+/// compactions, the histograms, the segmented reductions): a child run of this executable with
+/// `args` after the common ones (`--op …`), its kernels `symbols`. A matrix's rows (`--rows`)
+/// set n themselves, so the child gets no `--n` then.
 pub(super) fn one(
     session: &Session,
     label: String,
@@ -84,6 +90,10 @@ pub(super) fn one(
     err: &mut dyn Write,
 ) -> Result<Counted> {
     let mut all = common(session);
+    if args.iter().any(|a| a == "--rows") {
+        let at = all.iter().position(|a| a == "--n").unwrap_or(all.len());
+        all.drain(at..(at + 2).min(all.len()));
+    }
     all.extend(args);
     Ok((Profile::Ncu, profile_all(session, vec![Some(Job { label, symbols, args: all })], err)?))
 }

@@ -563,7 +563,7 @@ fn verdict(wrong: Option<String>, runs: &crate::timing::Runs) -> crate::output::
 
 /// The flags of the registry's runs that an operation with a plan of its own (`name`) refuses in
 /// one line, never ignores: `--variant`, `--family`, `--blocks-per-sm`, `--compare-c`. (`--metrics`
-/// counts a one-kernel operation's kernel; the segmented reductions refuse it themselves.)
+/// counts the operation's kernels: its one, or the segmented plan's.)
 fn refuse_registry_flags(args: &Args, name: &str) -> crate::Result<()> {
     let refuse =
         |flag: String, why: &str| Err(crate::Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));

@@ -6,6 +6,7 @@
 
 use std::io::Write;
 
+use super::metrics::{Counted, before_last, profile_of};
 use super::reduce::fits_device;
 use super::{
     Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -86,7 +87,6 @@ fn refuse_flags(args: &Args, rows: bool) -> Result<()> {
     super::refuse_registry_flags(args, name)?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
-        () if args.metrics => refuse("--metrics".into(), "the counters are of the registry's variants"),
         () if rows && (args.segments.is_some() || args.offsets.is_some() || args.lengths.is_some()) => {
             refuse("--segments, --offsets and --lengths".into(), "its segments are the rows of --rows × --cols")
         }
@@ -228,22 +228,7 @@ impl<'b, T: Value> Job<'b, T> {
 fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
     let session = Session::open(args)?;
     let n = session.n;
-    let segments = match (args.rows, args.cols) {
-        (Some(r), Some(c)) if rows => Segments::rows(r as usize, c as usize)?,
-        _ => Segments::from_offsets(&session.backend, &offsets(args, n)?)?,
-    };
-    let segments = match (args.lanes, segments.strategy()) {
-        (Some(lanes), Strategy::BlockPerSegment | Strategy::DeviceWide) => {
-            return Err(Error::Invalid(format!(
-                "--lanes {lanes}: the plan here is {}, whose blocks take the segments; lanes apply where \
-                 segments of at most {} elements go to logical warps",
-                segments.strategy().name(),
-                crate::reduce::segmented::WARP_MAX
-            )));
-        }
-        (Some(lanes), _) => segments.with_lanes(lanes)?,
-        (None, _) => segments,
-    };
+    let segments = segments_of(args, &session.backend, rows, n)?;
     let name = if fold.1 { format!("arg{}", fold.0.name()) } else { fold.0.name().to_string() };
     if segments.end() > n {
         return Err(Error::Invalid(format!(
@@ -255,7 +240,8 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
         fits_device(n, T::ELEM.size() as u64, 1, session.info().memory_bytes)?;
     }
     let block = args.block.unwrap_or(crate::reduce::one_pass::DEFAULT_BLOCK);
-    let mut report = session.report(out, columns());
+    let metric_columns = if args.metrics { crate::metrics::columns_of(profile_of(&session)) } else { Vec::new() };
+    let mut report = session.report(out, before_last(columns(), metric_columns));
     for line in session.banner() {
         report.note(&line);
     }
@@ -271,6 +257,10 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
     progress(&session, err, &format!("generating {n} {} inputs (seed {})", T::ELEM.name(), session.seed));
     let data = typed::<T>(n, session.seed, Pattern::Random);
     progress_done(&session, err);
+    let metrics = if args.metrics { Some(counters::<T>(&session, args, (rows, &data), fold, err)?) } else { None };
+    if let Some((p, _)) = &metrics {
+        report.note(super::metrics::note(*p));
+    }
     let mut job = Job::new(&session.backend, data, segments, fold, block)?;
     let cub = args.compare_cub.then(|| time_cub(&session, &job));
     if let Some(Err(why)) = &cub {
@@ -284,12 +274,82 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
     let failed = matches!(verdict, Cell::Verdict("FAIL", _));
     report.header();
     let cells = cells(&session, &job, (rows, &name), &runs, (cub.and_then(|c| c.ok()), verdict));
-    report.row(&cells);
+    match &metrics {
+        Some((p, m)) => report.row(&before_last(cells, crate::metrics::cells(*p, m[0].as_ref()))),
+        None => report.row(&cells),
+    }
     let mut meta = session.meta();
     meta.insert("operation".into(), (if rows { "rows" } else { "segmented" }).into());
     meta.insert("type".into(), T::ELEM.name().into());
     super::finish(report, meta, failed as usize, "operation(s)", None);
     Ok(!failed)
+}
+
+/// The segments the flags ask for over `n` elements, planned on `backend`: `--rows R --cols C`
+/// (`rows`), else `--offsets` or `--segments K --lengths L`; `--lanes` where the plan has logical
+/// warps (an error where blocks take every segment).
+fn segments_of(args: &Args, backend: &crate::Backend, rows: bool, n: usize) -> Result<Segments> {
+    let segments = match (args.rows, args.cols) {
+        (Some(r), Some(c)) if rows => Segments::rows(r as usize, c as usize)?,
+        _ => Segments::from_offsets(backend, &offsets(args, n)?)?,
+    };
+    match (args.lanes, segments.strategy()) {
+        (Some(lanes), Strategy::BlockPerSegment | Strategy::DeviceWide) => Err(Error::Invalid(format!(
+            "--lanes {lanes}: the plan here is {}, whose blocks take the segments; lanes apply where segments of \
+             at most {} elements go to logical warps",
+            segments.strategy().name(),
+            crate::reduce::segmented::WARP_MAX
+        ))),
+        (Some(lanes), _) => segments.with_lanes(lanes),
+        (None, _) => Ok(segments),
+    }
+}
+
+/// `--metrics`: the row's counters, before it is printed: Nsight Compute's on a GPU (a child run
+/// of the same row), elsewhere the emulator's count of a rerun of the row's launches on the same
+/// input (a warm-up, then one counted run, as ncu's child makes). The kernels counted are the
+/// plan's: `segmented_warp`, `segmented_tiles`, or both for the split plan.
+fn counters<T: Value>(
+    session: &Session,
+    args: &Args,
+    (rows, data): (bool, &[T]),
+    fold: (Op, bool),
+    err: &mut dyn Write,
+) -> Result<Counted> {
+    let segments = segments_of(args, &session.backend, rows, data.len())?;
+    let (warp, tiles) = crate::reduce::segmented::kernels::<T>(fold.0, fold.1)?;
+    let symbols = match segments.strategy() {
+        Strategy::WarpPerSegment => vec![warp.name],
+        Strategy::BlockPerSegment | Strategy::DeviceWide => vec![tiles.name],
+        Strategy::Split => vec![warp.name, tiles.name],
+    };
+    let name = if rows { "rows" } else { "segmented" };
+    let block = args.block.unwrap_or(crate::reduce::one_pass::DEFAULT_BLOCK);
+    if session.backend.is_gpu() {
+        let flag = |f: &str, v: Option<String>| v.map(|v| [f.to_string(), v]).into_iter().flatten();
+        let mut child = vec!["--op".into(), name.into(), "--type".into(), T::ELEM.name().into()];
+        child.extend(["--combine".into(), args.combine.clone(), "--block".into(), block.to_string()]);
+        child.extend(flag("--segments", args.segments.map(|k| k.to_string())));
+        child.extend(flag("--lengths", args.lengths.clone()));
+        child.extend(flag(
+            "--offsets",
+            args.offsets.as_ref().map(|o| o.0.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+        ));
+        child.extend(flag("--rows", args.rows.map(|r| r.to_string())));
+        child.extend(flag("--cols", args.cols.map(|c| c.to_string())));
+        child.extend(flag("--lanes", args.lanes.map(|l| l.to_string())));
+        return super::metrics::one(session, name.into(), symbols, child, err);
+    }
+    progress(session, err, &format!("counting the {name} reduction on the emulator"));
+    let summary = super::metrics::emulated(session, &symbols, |s| {
+        let job = segments_of(args, &s.backend, rows, data.len())
+            .and_then(|segs| Job::new(&s.backend, data.to_vec(), segs, fold, block));
+        if let Ok(mut job) = job {
+            let _ = crate::timing::timed_runs(&s.backend, &mut job, 1);
+        }
+    });
+    progress_done(session, err);
+    Ok((crate::metrics::Profile::Emulator, vec![summary]))
 }
 
 /// The cells of the row.

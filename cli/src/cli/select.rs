@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use super::metrics::{Counted, before_last};
+use super::metrics::{Counted, before_last, profile_of};
 use super::reduce::fits_device;
 use super::{
     Args, OpArg, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -289,11 +289,6 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     meta.insert("type".into(), <T as kernels::types::Element>::NAME.into());
     super::finish(report, meta, failed as usize, "operation(s)", None);
     Ok(!failed)
-}
-
-/// Where `--metrics` counts come from: Nsight Compute on a GPU, else the emulator.
-pub(super) fn profile_of(session: &Session) -> crate::metrics::Profile {
-    if session.backend.is_gpu() { crate::metrics::Profile::Ncu } else { crate::metrics::Profile::Emulator }
 }
 
 /// `--metrics`: the row's counters, before it is printed: Nsight Compute's on a GPU (a child run

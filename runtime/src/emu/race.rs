@@ -1,5 +1,5 @@
-//! racecheck inside a block: hazards between two threads of one block on the same 4-byte word,
-//! in shared or global memory, that nothing orders.
+//! racecheck inside a block: hazards between two threads of one block on the same bytes, in
+//! shared or global memory, that nothing orders.
 //!
 //! **What orders two accesses of a block.** A *barrier interval* is the stretch between two
 //! `sync_threads` of the block: accesses in different intervals never race. Within one
@@ -26,7 +26,8 @@
 //! sides (thread, `file:line`, load or store).
 //!
 //! Per 4-byte word the block keeps its last store and the loads since, stamped with the
-//! interval they belong to: 32 bytes per word touched in the interval, in an open-addressing
+//! interval they belong to (per byte, once an access narrower than the word touched it in the
+//! interval: a byte or 16-bit store beside another thread's is no hazard, as on a GPU): 32 bytes per word touched in the interval, in an open-addressing
 //! table keyed by address (linear probing; neighbouring words land in neighbouring slots).
 //! A new stamp at every barrier and block start empties the table at once without clearing
 //! it, so a worker reuses the same table, warm in its caches, from interval to interval and
@@ -74,9 +75,15 @@ struct Entry {
     reader_clock: u32,
     writer_site: u16,
     reader_site: u16,
+    /// Is the word followed byte by byte in this interval (a narrower access touched it)? Its
+    /// bytes' shadows are then the slots keyed `BYTE_KEY | address`, and this one is unused.
+    split: bool,
 }
 
 const ATOMIC: u16 = 0x8000;
+/// The key of a byte's own shadow (a word split by a narrower access): its address with this
+/// bit set, which no word address has.
+const BYTE_KEY: usize = 1 << 62;
 const MANY: u16 = 0x7fff;
 
 impl Entry {
@@ -416,28 +423,76 @@ impl BlockRace {
     }
 
     /// Records `side`'s access (a store when `writes`) to the `bytes` bytes at `addr`; with
-    /// `check`, returns the first hazard it completes.
+    /// `check`, returns the first hazard it completes. A word is followed whole until an access
+    /// covers only part of it (a byte, a 16-bit value, an unaligned access); from then on, in
+    /// this interval, byte by byte, so that two threads writing different bytes of one word do
+    /// not race (they do not on a GPU) while a word-wide access still meets every byte's.
     fn record(&mut self, addr: usize, bytes: usize, side: Side, writes: bool, check: bool) -> Option<Hazard> {
         let number = self.site_number(side.site);
         let mut found = None;
         let mut word = addr & !3;
         while word < addr + bytes {
+            let (lo, hi) = (addr.max(word), (addr + bytes).min(word + 4));
             let i = self.slot(word);
-            let e = &mut self.slots[i].entry;
-            if check && found.is_none() {
-                let many = if e.reader == MANY { self.many.get(&word) } else { None };
-                let order = Order { clocks: &self.clocks, far: &self.far, threads: self.threads };
-                found = hazard(&order, &self.sites, e, many, self.stamp, &side, writes);
-            }
-            if writes {
-                (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);
-                e.reader = 0;
+            if self.slots[i].entry.split || hi - lo < 4 {
+                if !self.slots[i].entry.split {
+                    self.split(word);
+                }
+                for byte in lo..hi {
+                    let key = BYTE_KEY | byte;
+                    let at = self.slot(key);
+                    found = found.or(self.record_at(at, key, (side, number), writes, check && found.is_none()));
+                }
             } else {
-                add_reader(e, &mut self.many, &self.sites, word, self.stamp, (side, number));
+                found = found.or(self.record_at(i, word, (side, number), writes, check && found.is_none()));
             }
             word += 4;
         }
         found
+    }
+
+    /// Records one access on slot `i`, the shadow keyed `key` (a word, or a byte of a split
+    /// word); with `check`, returns the hazard it completes.
+    fn record_at(
+        &mut self,
+        i: usize,
+        key: usize,
+        (side, number): (Side, u16),
+        writes: bool,
+        check: bool,
+    ) -> Option<Hazard> {
+        let e = &mut self.slots[i].entry;
+        let mut found = None;
+        if check {
+            let many = if e.reader == MANY { self.many.get(&key) } else { None };
+            let order = Order { clocks: &self.clocks, far: &self.far, threads: self.threads };
+            found = hazard(&order, &self.sites, e, many, self.stamp, &side, writes);
+        }
+        if writes {
+            (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);
+            e.reader = 0;
+        } else {
+            add_reader(e, &mut self.many, &self.sites, key, self.stamp, (side, number));
+        }
+        found
+    }
+
+    /// Follows the word at `word` byte by byte from now on in this interval: each byte's shadow
+    /// starts as the word's (its store, its readers).
+    fn split(&mut self, word: usize) {
+        let at = self.slot(word);
+        let whole = self.slots[at].entry;
+        let readers = if whole.reader == MANY { self.many.get(&word).cloned() } else { None };
+        for byte in word..word + 4 {
+            let key = BYTE_KEY | byte;
+            let i = self.slot(key);
+            self.slots[i].entry = Entry { split: false, ..whole };
+            if let Some(r) = &readers {
+                self.many.insert(key, r.clone());
+            }
+        }
+        let i = self.slot(word);
+        self.slots[i].entry.split = true;
     }
 }
 
@@ -592,6 +647,41 @@ mod tests {
         r.access(0x200, 16, Access::Write, 1, site());
         assert!(r.access(0x20c, 4, Access::Read, 2, site()).is_some(), "the fourth word of a 16-byte store");
         assert!(r.access(0x210, 4, Access::Read, 2, site()).is_none());
+    }
+
+    #[test]
+    fn narrower_accesses_race_byte_by_byte() {
+        // Two threads storing different bytes (or 16-bit halves) of one word: no hazard, as on
+        // a GPU; the same byte twice, or a word-wide access over another thread's byte: one.
+        let mut r = race(64);
+        assert!(r.access(0x100, 1, Access::Write, 1, site()).is_none());
+        assert!(r.access(0x101, 1, Access::Write, 40, site()).is_none(), "another byte of the word");
+        assert!(r.access(0x102, 2, Access::Write, 2, site()).is_none(), "the other half");
+        let h = r.access(0x101, 1, Access::Write, 3, site()).expect("the same byte twice");
+        assert_eq!((h.earlier.thread, h.later.thread, h.kind()), (40, 3, "write after write"));
+        let mut r = race(64);
+        r.access(0x200, 2, Access::Write, 1, site());
+        r.access(0x202, 2, Access::Write, 2, site());
+        let h = r.access(0x200, 4, Access::Read, 5, site()).expect("a word over two threads' halves");
+        assert_eq!((h.earlier.thread, h.kind()), (1, "read after write"));
+        // A word stored whole, then split by a byte load of another thread: the store is each
+        // byte's; its readers too.
+        let mut r = race(64);
+        r.access(0x300, 4, Access::Write, 1, site());
+        assert!(r.access(0x303, 1, Access::Read, 40, site()).is_some(), "each byte keeps the word's store");
+        let mut r = race(64);
+        r.access(0x400, 4, Access::Read, 1, site());
+        r.access(0x400, 4, Access::Read, 40, site());
+        assert!(r.access(0x401, 1, Access::Write, 1, site()).is_some(), "thread 40's read of the word");
+        // Unaligned: a 4-byte access over two words splits both; a barrier forgets the split.
+        let mut r = race(64);
+        r.access(0x502, 4, Access::Write, 1, site());
+        assert!(r.access(0x500, 2, Access::Write, 2, site()).is_none());
+        assert!(r.access(0x506, 2, Access::Write, 2, site()).is_none());
+        assert!(r.access(0x505, 1, Access::Read, 2, site()).is_some(), "byte 5 is thread 1's");
+        r.barrier();
+        assert!(r.access(0x500, 4, Access::Write, 3, site()).is_none());
+        assert!(r.access(0x500, 4, Access::Read, 3, site()).is_none());
     }
 
     #[test]

@@ -60,26 +60,15 @@ fn assemble(arch: &str, target: &str, ptx: &str) -> Result<Option<String>, Faile
     assemble::assemble(&ptxas()?, arch, target, ptx)
 }
 
-/// Static shared memory per kernel as `ptxas -v` reports it ("Used 16 registers, 128 bytes
-/// smem, …"; no "smem" means 0 bytes).
+/// Static shared memory per function as `ptxas -v` reports it ("Used 16 registers, 128 bytes
+/// smem, …"; no "smem" means 0 bytes), from [`assemble::by_function`].
 fn static_smem(log: &str) -> HashMap<String, u32> {
-    let mut out = HashMap::new();
-    let mut kernel = None;
-    for line in log.lines() {
-        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-            let name = rest.split('\'').next().unwrap_or(rest).to_string();
-            out.insert(name.clone(), 0);
-            kernel = Some(name);
-        }
-        if let (Some(k), Some(used)) = (&kernel, line.split("Used ").nth(1)) {
-            for part in used.split(',') {
-                if let Some(bytes) = part.trim().strip_suffix(" bytes smem") {
-                    out.insert(k.clone(), bytes.trim().parse().unwrap_or(u32::MAX));
-                }
-            }
-        }
-    }
-    out
+    let smem = |lines: &Vec<String>| -> u32 {
+        let used = lines.iter().filter_map(|l| l.split("Used ").nth(1));
+        let bytes = used.flat_map(|u| u.split(',')).find_map(|part| part.trim().strip_suffix(" bytes smem"));
+        bytes.map_or(0, |b| b.trim().parse().unwrap_or(u32::MAX))
+    };
+    assemble::by_function(log).iter().map(|(f, lines)| (f.clone(), smem(lines))).collect()
 }
 
 /// The static shared bytes the scan registry's kernels declare, from the kernels crate's
@@ -271,20 +260,17 @@ pub fn trials() -> Vec<Trial> {
                     return Ok(Completion::ignored_with(format!("ptxas has no {target} target")));
                 };
                 // No kernel may use local memory: no spills, no stack frame.
-                let mut kernel = "";
-                let mut checked = std::collections::HashSet::new();
-                for line in log.lines() {
-                    if let Some(rest) = line.split("Function properties for ").nth(1) {
-                        kernel = rest.trim();
-                    }
-                    if line.contains("stack frame") {
-                        checked.insert(kernel);
-                        if !line.contains(" 0 bytes stack frame") || !line.contains(" 0 bytes spill stores") {
-                            return Err(format!("{kernel} uses local memory for {target}: {}", line.trim()).into());
+                let report = assemble::by_function(&log);
+                for (function, lines) in &report {
+                    for line in lines.iter().filter(|l| l.contains("stack frame")) {
+                        let zero = |what: &str| line.split(',').any(|part| part.trim() == format!("0 bytes {what}"));
+                        if !zero("stack frame") || !zero("spill stores") {
+                            return Err(format!("{function} uses local memory for {target}: {line}").into());
                         }
                     }
                 }
-                let missed: Vec<&str> = entries(ptx).into_iter().filter(|e| !checked.contains(e)).collect();
+                let framed = |e: &&str| report.get(*e).is_some_and(|l| l.iter().any(|l| l.contains("stack frame")));
+                let missed: Vec<&str> = entries(ptx).into_iter().filter(|e| !framed(e)).collect();
                 if !missed.is_empty() {
                     return Err(format!("ptxas reported no stack frame for {}", missed.join(", ")).into());
                 }

@@ -232,8 +232,9 @@ pub fn check_pieces(ptx: &str) -> Result<(), Failed> {
 }
 
 /// ptxas's report of every function (registers, barriers, shared memory, stack frame, spills),
-/// by function: the lines after "Function properties for" and "Compiling entry function".
-fn by_function(log: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+/// by function: the lines after "Function properties for" and "Compiling entry function". The
+/// one reading of a `ptxas -v` log here (`static_smem` and the stack-frame check use it too).
+pub fn by_function(log: &str) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut out = std::collections::BTreeMap::<String, Vec<String>>::new();
     let mut f = String::new();
     for line in log.lines() {

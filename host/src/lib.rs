@@ -54,8 +54,9 @@
 //! sums of squares ([`reduce::transform`]): integers wrap, floats lie within a stated bound of
 //! the exact result (`docs/types.md`). Segmented reductions ([`reduce::segmented`]): an empty
 //! segment gives the identity (an argmin or argmax: index `u32::MAX`), offsets that decrease or
-//! pass the input are one-line errors, and the plan (a warp per segment, a block per segment,
-//! or tiles of every segment across the device) follows the longest segment. [`ops`] lists
+//! pass the input are one-line errors, and the plan (a logical warp of 4 to 16 lanes per
+//! segment, a block per segment, or tiles of every segment across the device, larger on an
+//! H200) follows the longest segment. [`ops`] lists
 //! these operations, as the command line runs them (`reduce --op argmax`, `--op segmented`, …).
 //!
 //! One-shot conveniences: [`argmin()`], [`argmax()`], [`sum::sum`], [`sum::sum_range`], [`reduce()`]`::<T, Op>`,

@@ -450,3 +450,25 @@ kernel! {
         }
     }
 }
+
+/// The predicate of [`keep_flags()`]: `x` lies in (0.25, 0.75). A plain function of this
+/// `no_std` crate, so that the host's CPU reference (`examples/my_predicate.rs`) calls the very
+/// rule the kernel compiles.
+pub fn in_band(x: f32) -> bool {
+    x > 0.25 && x < 0.75
+}
+
+kernel! {
+    /// `flags[i]` = 1 where `keep(input[i])` holds, else 0, for `i < min(n, flags)`: a predicate of
+    /// your own (any Rust closure, here [`in_band`]) turned into the flag bytes that the
+    /// library's one-pass `Select::flagged` (`cub::DeviceSelect::Flagged`) keeps in order. A
+    /// grid-stride loop, each thread the flags of its own elements: neighbouring threads store
+    /// neighbouring bytes of one word, which is no race (on a GPU, nor in the emulator's
+    /// racecheck, which follows such words byte by byte). Any grid and block.
+    pub fn keep_flags(input: Slice<f32>, flags: DisjointSlice<u8>) {
+        let keep = |x: f32| in_band(x);
+        for i in ThreadIndex::grid_stride(input.len().min(flags.len())) {
+            flags.set(i, u8::from(keep(input.at(i.get()))));
+        }
+    }
+}

@@ -366,7 +366,7 @@ impl BlockRace {
     }
 
     /// The slot of word address `word` in the current interval, made empty on first use.
-    #[inline]
+    #[inline(always)]
     fn slot(&mut self, word: usize) -> usize {
         if self.slots.is_empty() {
             self.slots = vec![Slot::default(); FIRST_SLOTS];
@@ -430,21 +430,13 @@ impl BlockRace {
     fn record(&mut self, addr: usize, bytes: usize, side: Side, writes: bool, check: bool) -> Option<Hazard> {
         let number = self.site_number(side.site);
         let mut found = None;
-        let mut word = addr & !3;
-        while word < addr + bytes {
-            let (lo, hi) = (addr.max(word), (addr + bytes).min(word + 4));
+        let (mut word, end) = (addr & !3, addr + bytes);
+        while word < end {
             let i = self.slot(word);
-            if self.slots[i].entry.split || hi - lo < 4 {
-                if !self.slots[i].entry.split {
-                    self.split(word);
-                }
-                for byte in lo..hi {
-                    let key = BYTE_KEY | byte;
-                    let at = self.slot(key);
-                    found = found.or(self.record_at(at, key, (side, number), writes, check && found.is_none()));
-                }
+            if !self.slots[i].entry.split && word >= addr && word + 4 <= end {
+                self.record_at(i, word, (side, number), writes, check, &mut found);
             } else {
-                found = found.or(self.record_at(i, word, (side, number), writes, check && found.is_none()));
+                self.record_bytes(word, (addr.max(word), end.min(word + 4)), (side, number), writes, check, &mut found);
             }
             word += 4;
         }
@@ -452,7 +444,8 @@ impl BlockRace {
     }
 
     /// Records one access on slot `i`, the shadow keyed `key` (a word, or a byte of a split
-    /// word); with `check`, returns the hazard it completes.
+    /// word); with `check` and no hazard `found` yet, the hazard it completes goes there.
+    #[inline(always)]
     fn record_at(
         &mut self,
         i: usize,
@@ -460,13 +453,13 @@ impl BlockRace {
         (side, number): (Side, u16),
         writes: bool,
         check: bool,
-    ) -> Option<Hazard> {
+        found: &mut Option<Hazard>,
+    ) {
         let e = &mut self.slots[i].entry;
-        let mut found = None;
-        if check {
+        if check && found.is_none() {
             let many = if e.reader == MANY { self.many.get(&key) } else { None };
             let order = Order { clocks: &self.clocks, far: &self.far, threads: self.threads };
-            found = hazard(&order, &self.sites, e, many, self.stamp, &side, writes);
+            *found = hazard(&order, &self.sites, e, many, self.stamp, &side, writes);
         }
         if writes {
             (e.writer, e.writer_clock, e.writer_site) = (Entry::pack(&side), side.clock, number);
@@ -474,11 +467,35 @@ impl BlockRace {
         } else {
             add_reader(e, &mut self.many, &self.sites, key, self.stamp, (side, number));
         }
-        found
+    }
+
+    /// Records an access to bytes `lo..hi` of the word at `word` (part of it, or all of a word
+    /// already split) byte by byte, splitting the word first.
+    #[cold]
+    #[inline(never)]
+    fn record_bytes(
+        &mut self,
+        word: usize,
+        (lo, hi): (usize, usize),
+        side: (Side, u16),
+        writes: bool,
+        check: bool,
+        found: &mut Option<Hazard>,
+    ) {
+        let at = self.slot(word);
+        if !self.slots[at].entry.split {
+            self.split(word);
+        }
+        for byte in lo..hi {
+            let key = BYTE_KEY | byte;
+            let at = self.slot(key);
+            self.record_at(at, key, side, writes, check, found);
+        }
     }
 
     /// Follows the word at `word` byte by byte from now on in this interval: each byte's shadow
     /// starts as the word's (its store, its readers).
+    #[inline(never)]
     fn split(&mut self, word: usize) {
         let at = self.slot(word);
         let whole = self.slots[at].entry;
@@ -508,6 +525,7 @@ fn home(word: usize, mask: usize) -> usize {
 }
 
 /// Records `side` as a reader of `e` (the word at `word`).
+#[inline(always)]
 fn add_reader(
     e: &mut Entry,
     many: &mut Fast<usize, (u32, Vec<Side>)>,
@@ -564,6 +582,7 @@ fn ordered(order: &Order<'_>, earlier: &Side, me: u32) -> bool {
 
 /// The hazard between the word's earlier accesses (`e`, and its readers in `many` when
 /// several) and `side`'s, if any.
+#[inline(always)]
 fn hazard(
     order: &Order<'_>,
     sites: &[Site],

@@ -38,6 +38,22 @@ impl Shape {
             Shape::Rows(r, c) => format!("{r} × {c} rows"),
         }
     }
+
+    /// The input's length: a few past the last offset, or rows × cols.
+    fn input_len(&self) -> usize {
+        match self {
+            Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3,
+            Shape::Rows(r, c) => r * c,
+        }
+    }
+
+    /// The layout as `Segments` on `backend`.
+    fn segments(&self, backend: &Backend) -> reduce_scan::Result<Segments> {
+        match self {
+            Shape::Offsets(_, o) => Segments::from_offsets(backend, o),
+            Shape::Rows(r, c) => Segments::rows(*r, *c),
+        }
+    }
 }
 
 /// Offsets from lengths.
@@ -107,11 +123,7 @@ fn every_width<T: Value>(backend: &Backend) -> Result<(), Failed> {
     let tiny: Vec<u32> = (0..300).map(|i| [0, 1, 2, 31, 32, 33, 5, 0, 64, 100][i % 10]).collect();
     for shape in [Shape::Offsets("tiny with empties", offsets(tiny)), Shape::Rows(37, 130)] {
         for lanes in [4, 8, 16, 32] {
-            let n = match &shape {
-                Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3,
-                Shape::Rows(r, c) => r * c,
-            };
-            let data = typed::<T>(n, SEED ^ lanes as u64, Pattern::Random);
+            let data = typed::<T>(shape.input_len(), SEED ^ lanes as u64, Pattern::Random);
             for fold in [(Op::Sum, false), (Op::Max, true)] {
                 run(backend, fold, (&shape, Some(lanes)), &data, 32)?;
             }
@@ -133,11 +145,7 @@ fn run<T: Value>(
     data: &[T],
     block: u32,
 ) -> Result<(), Failed> {
-    let segments = match shape {
-        Shape::Offsets(_, o) => Segments::from_offsets(backend, o),
-        Shape::Rows(r, c) => Segments::rows(*r, *c),
-    };
-    let segments = segments.and_then(|s| match lanes {
+    let segments = shape.segments(backend).and_then(|s| match lanes {
         Some(l) => s.with_lanes(l),
         None => Ok(s),
     });
@@ -187,10 +195,7 @@ fn run<T: Value>(
 /// zeros of both signs.
 fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[Shape]) -> Result<(), Failed> {
     for shape in shapes {
-        let n = match shape {
-            Shape::Offsets(_, o) => *o.last().unwrap_or(&0) as usize + 3, // a few past the last offset
-            Shape::Rows(r, c) => r * c,
-        };
+        let n = shape.input_len();
         run(backend, fold, (shape, None), &typed::<T>(n, SEED ^ n as u64, Pattern::Random), block)?;
         run(backend, fold, (shape, None), &ties::<T>(n, SEED ^ 7), block)?;
         if T::ELEM.is_float() && n > 100 {
@@ -304,11 +309,7 @@ fn plans_reached() -> Result<(), Failed> {
     let b = Backend::emulator();
     let mut seen = Vec::new();
     for shape in shapes(LARGEST_AT) {
-        let s = match &shape {
-            Shape::Offsets(_, o) => Segments::from_offsets(&b, o),
-            Shape::Rows(r, c) => Segments::rows(*r, *c),
-        };
-        seen.push(s.map_err(|e| e.to_string())?.strategy());
+        seen.push(shape.segments(&b).map_err(|e| e.to_string())?.strategy());
     }
     for want in [Strategy::WarpPerSegment, Strategy::BlockPerSegment, Strategy::DeviceWide, Strategy::Split] {
         if !seen.contains(&want) {

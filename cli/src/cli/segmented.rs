@@ -257,7 +257,11 @@ fn row<T: Value>(args: &Args, rows: bool, fold: (Op, bool), out: &mut dyn Write,
     progress(&session, err, &format!("generating {n} {} inputs (seed {})", T::ELEM.name(), session.seed));
     let data = typed::<T>(n, session.seed, Pattern::Random);
     progress_done(&session, err);
-    let metrics = if args.metrics { Some(counters::<T>(&session, args, (rows, &data), fold, err)?) } else { None };
+    let metrics = if args.metrics {
+        Some(counters::<T>(&session, args, (rows, &data, segments.strategy()), fold, err)?)
+    } else {
+        None
+    };
     if let Some((p, _)) = &metrics {
         report.note(super::metrics::note(*p));
     }
@@ -312,13 +316,12 @@ fn segments_of(args: &Args, backend: &crate::Backend, rows: bool, n: usize) -> R
 fn counters<T: Value>(
     session: &Session,
     args: &Args,
-    (rows, data): (bool, &[T]),
+    (rows, data, strategy): (bool, &[T], Strategy),
     fold: (Op, bool),
     err: &mut dyn Write,
 ) -> Result<Counted> {
-    let segments = segments_of(args, &session.backend, rows, data.len())?;
     let (warp, tiles) = crate::reduce::segmented::kernels::<T>(fold.0, fold.1)?;
-    let symbols = match segments.strategy() {
+    let symbols = match strategy {
         Strategy::WarpPerSegment => vec![warp.name],
         Strategy::BlockPerSegment | Strategy::DeviceWide => vec![tiles.name],
         Strategy::Split => vec![warp.name, tiles.name],

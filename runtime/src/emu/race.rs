@@ -436,7 +436,9 @@ impl BlockRace {
             if !self.slots[i].entry.split && word >= addr && word + 4 <= end {
                 self.record_at(i, word, (side, number), writes, check, &mut found);
             } else {
-                self.record_bytes(word, (addr.max(word), end.min(word + 4)), (side, number), writes, check, &mut found);
+                let split = self.slots[i].entry.split;
+                let bytes = (addr.max(word), end.min(word + 4));
+                self.record_bytes((word, split), bytes, (side, number), writes, check, &mut found);
             }
             word += 4;
         }
@@ -470,20 +472,19 @@ impl BlockRace {
     }
 
     /// Records an access to bytes `lo..hi` of the word at `word` (part of it, or all of a word
-    /// already split) byte by byte, splitting the word first.
+    /// already `split`) byte by byte, splitting the word first where it is not yet.
     #[cold]
     #[inline(never)]
     fn record_bytes(
         &mut self,
-        word: usize,
+        (word, split): (usize, bool),
         (lo, hi): (usize, usize),
         side: (Side, u16),
         writes: bool,
         check: bool,
         found: &mut Option<Hazard>,
     ) {
-        let at = self.slot(word);
-        if !self.slots[at].entry.split {
+        if !split {
             self.split(word);
         }
         for byte in lo..hi {

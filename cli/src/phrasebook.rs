@@ -321,6 +321,12 @@ pub static ROWS: &[Row] = &[
         "reduce/warp_shuffle.rs (`warp_reduce_shfl`)",
     ),
     row(
+        "CUB `cub::WarpReduce<T, LOGICAL_WARP_THREADS>(temp).Reduce(v, op)` (a reduction per group of lanes)",
+        "`warp::logical_warp_reduce_shfl::<T, Op>(v, lanes)`, `warp::logical_warp_arg_reduce::<T, Op>(arg, lanes)` (collective layer; each group's first lane)",
+        "none",
+        "reduce/segmented_warp.rs (a logical warp per short segment)",
+    ),
+    row(
         "`cuda::std::plus<>`, `cuda::minimum<>`, `cuda::maximum<>` over `int`, `unsigned`, `long long`, `float`, `double`",
         "`types::Sum`, `types::Min`, `types::Max` (`types::Operator<T>`), over `types::Element` (`i32`, `u32`, `i64`, `u64`, `f32`, `f64`; `Element::times` multiplies)",
         "none",

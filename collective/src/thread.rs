@@ -365,6 +365,9 @@ pub unsafe fn thread_arg_v128<T: Element, O: Extreme<T>>(g_idata: Global<T>, n: 
 /// element `i` is passed to [`Fold::step`] with index `base + i`. With the group a warp (`rank`
 /// the lane, `ranks` 32) it is a warp's share of one segment; a block (`threadIdx.x`,
 /// `blockDim.x`), a block's tile of one segment. `F::identity()` where the thread owns nothing.
+/// The last trip, when fewer than four vectors are left to a rank, is read as `last_trip` says:
+/// [`LastTrip::AtOnce`] (up to three predicated loads, then their folds: one wait) or
+/// [`LastTrip::OneByOne`] (a load and its fold at a time: a wait each, fewer registers).
 ///
 /// # Safety
 /// `g` is valid, `T`-aligned global memory for reading `n` elements that no thread writes
@@ -378,6 +381,7 @@ pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
     base: u32,
     rank: u32,
     ranks: u32,
+    last_trip: LastTrip,
 ) -> F::Acc {
     let V4Split { head, vectors, tail } = split_for_128(g.addr(), n as usize, core::mem::size_of::<T>());
     let (head, vectors, tail) = (head as u32, vectors as u32, tail as u32);
@@ -415,10 +419,32 @@ pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
         }
         at += window;
     }
-    while at < vectors {
-        // SAFETY: at < vectors.
-        acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
-        at += ranks;
+    match last_trip {
+        LastTrip::AtOnce => {
+            // At most LOADS_PER_TRIP − 1 vectors are left (at + last ≥ vectors); every index
+            // stays below 2^32 (at < vectors + ranks, ranks ≤ 2^29).
+            let mut v = [[0u32; VEC]; LOADS_PER_TRIP - 1];
+            for (j, slot) in v.iter_mut().enumerate() {
+                let i = at + j as u32 * ranks;
+                if i < vectors {
+                    // SAFETY: i < vectors.
+                    *slot = unsafe { words.load_v4_nc(VEC * i as usize) };
+                }
+            }
+            for (j, w) in v.iter().enumerate() {
+                let i = at + j as u32 * ranks;
+                if i < vectors {
+                    acc = fold(acc, *w, i);
+                }
+            }
+        }
+        LastTrip::OneByOne => {
+            while at < vectors {
+                // SAFETY: at < vectors.
+                acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
+                at += ranks;
+            }
+        }
     }
     if rank < tail {
         let i = per * vectors + rank;
@@ -426,6 +452,17 @@ pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
         acc = F::step(acc, unsafe { body.read(i as usize) }, first + i);
     }
     acc
+}
+
+/// How [`thread_fold_v128`] reads a rank's last trip when fewer than [`LOADS_PER_TRIP`] vectors
+/// are left to it (a segment's or a tile's end): the choice of the kernel that calls it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LastTrip {
+    /// Up to three predicated 128-bit loads issued together, then folded: the rank waits once.
+    /// More registers live at once (an argmax's value and index beside three vectors).
+    AtOnce,
+    /// A load and its fold at a time: a wait for each (up to three), the fewest registers.
+    OneByOne,
 }
 
 /// [`thread_reduce_v128`] of transformed elements: this thread's `O::combine` over

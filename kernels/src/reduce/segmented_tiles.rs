@@ -1,6 +1,6 @@
 use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce_smem_bytes, is_last_of};
 use crate::collective::fold::{Fold, FoldSlots};
-use crate::collective::thread::thread_fold_v128;
+use crate::collective::thread::{LastTrip, thread_fold_v128};
 use crate::device::atomic::store_relaxed_u32;
 use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
@@ -12,6 +12,18 @@ use crate::{fold_kernel, static_shared};
 /// index per warp of the largest block, then the 16-byte-aligned "last block" flag.
 pub const fn segmented_tiles_shared_bytes<T>() -> u32 {
     block_reduce_smem_bytes::<T>() + BLOCK_SUM_SMEM_BYTES + 16
+}
+
+/// How a block's threads read their last loads of a tile (fewer than four 128-bit loads left):
+/// together for sums, minima and maxima, one at a time for argmin and argmax. NVIDIA H200, f32
+/// over 2^26, 2 interleaved rounds each (`docs/measurements/2026-11-30-h200/last-trip-exp/`): 10^4
+/// equal segments (6711 elements: a trip and a part) summed in 62.9–63.8 µs together against
+/// 67.9–68.1 one at a time (CUB 65.7–65.9), their minima 70.5–70.9 against 80.2–80.4 and maxima
+/// 70.8 against 80.3–80.4 (`final.csv`); the rows of 4096 × 4096, whole trips only, take their
+/// argmax in 21.1–21.2 µs together against 20.2–20.3 (`exp2.csv`): the indexed folds' 38
+/// registers against 30 leave six blocks of 256 an SM, not eight.
+pub const fn last_trip<T: Element, F: Fold<T>>() -> LastTrip {
+    if F::INDEXED { LastTrip::OneByOne } else { LastTrip::AtOnce }
 }
 
 fold_kernel!(segmented_tiles = segmented_tiles_generic(
@@ -57,8 +69,9 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// 1. Block `b` finds its segment `s` and its chunk `c = b − first(s)` of `blocks(s)`, and its
 ///    elements `offsets[s] + c × tile …` (`index::tile_bounds`: short for the last chunk, empty
 ///    for an empty segment's one block).
-/// 2. `thread_fold_v128` with rank = `threadIdx.x`: 128-bit loads of the tile; element `i` of the
-///    segment is index `i` (argmin, argmax).
+/// 2. `thread_fold_v128` with rank = `threadIdx.x`: 128-bit loads of the tile (a thread's last
+///    ones, fewer than four, issued together for sums, minima and maxima: [`last_trip`]);
+///    element `i` of the segment is index `i` (argmin, argmax).
 /// 3. `Fold::block` (warp shuffles, one slot pair per warp).
 /// 4. A segment of one block: thread 0 writes `out[s]`. Otherwise thread 0 publishes the tile's
 ///    result to `partials[b]`, and `is_last_of(tickets[s], blocks(s))` finds the segment's last
@@ -94,15 +107,19 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// # Measured
 /// NVIDIA H100 80GB HBM3, f32 sums over 2^26 elements, 2 interleaved rounds of 20 runs, every
 /// segment checked, CUB `DeviceSegmentedReduce::Sum` on the same values
-/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit 939a239): 10 segments 94.7 µs (84.6 % of the bound,
-/// 95 % of the whole-buffer sum's throughput, 32.9× CUB), 10^3 equal 100.4–100.6 µs (1.01× CUB),
-/// 10^3 power-law 99.6–99.9 µs (72× CUB). NVIDIA H200, the same shapes with tiles of 16384 (the
-/// plan's tile for CSR segments there, `host`'s `TILE_BY_DEVICE`;
-/// `docs/measurements/2026-11-30-h200/segmented-0ca7385/library_ops.csv`, commit 0ca7385): 10
-/// segments 69.6–69.9 µs (79.8–80.1 % of the bound, 43× CUB), 10^3 equal 71.6 µs (77.9 %,
-/// 1.04× CUB), 10^3 power-law 72.0–72.2 µs (97× CUB); one block per segment (each within a tile),
-/// 10^4 equal 68.5 µs (81.4 %, **0.97× CUB**: CUB 66.2–66.3 µs) and rows 4096 × 4096 19.7–19.9
-/// µs (**0.95–0.97× CUB**: 18.9–19.0 µs); argmax of those rows 20.2–20.4 µs (0.995–1.016× CUB).
+/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/library_ops_segmented.csv`, commit
+/// 939a239, the kernel before its [`last_trip`]): 10 segments 94.7 µs (84.6 % of the bound, 95 %
+/// of the whole-buffer sum's throughput, 32.9× CUB), 10^3 equal 100.4–100.6 µs (1.01× CUB), 10^3
+/// power-law 99.6–99.9 µs (72× CUB). NVIDIA H200, f32 over 2^26, tiles of 16384 (the plan's
+/// for CSR segments there, `host`'s `TILE_BY_DEVICE`), 2 interleaved rounds, CUB in the same
+/// process (`docs/measurements/2026-11-30-h200/last-trip-exp/`: `final.csv` of this form,
+/// `exp2.csv`'s `v2` rows of the same code for sums and `head` rows for argmax): 10 segments
+/// 69.9–70.3 µs (79.4–79.8 % of the bound, 43× CUB), 10^3 equal 71.6–71.8 µs (77.6–77.9 %,
+/// 1.027–1.030× CUB); one block per segment, 10^4 equal sums 62.9–63.8 µs (87.4–88.7 %,
+/// 1.033–1.045× CUB), their minima and maxima 70.5–70.9 µs (78.7–79.1 %, **0.991–0.998×
+/// CUB**), their argmax 72.1–72.2 µs (1.007–1.013×); rows 4096 × 4096 sums 20.2–20.3 µs
+/// (**0.930–0.944× CUB**: 18.9–19.0 µs; 19.8–20.0 µs before `last_trip`, in the same rounds),
+/// argmax 20.2–20.3 µs (1.006–1.012×).
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,
@@ -140,8 +157,16 @@ pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     let (start, end) = segment_bounds(s, cols, offset, g_offsets.is_null());
     let (lo, hi) = tile_bounds(start, end, b - first, tile);
     // SAFETY: lo..hi lies within the segment, so within the input; tid < blockDim.
-    let mine =
-        unsafe { thread_fold_v128::<T, F>(g_idata.offset(lo as usize), hi - lo, lo - start, tid, block_dim_x()) };
+    let mine = unsafe {
+        thread_fold_v128::<T, F>(
+            g_idata.offset(lo as usize),
+            hi - lo,
+            lo - start,
+            tid,
+            block_dim_x(),
+            last_trip::<T, F>(),
+        )
+    };
     // SAFETY: every thread of the block gets here; the block is whole warps, at most 1024.
     let total = unsafe { F::block(mine, slots) };
     if blocks == 1 {

@@ -1,11 +1,19 @@
 use crate::collective::fold::Fold;
-use crate::collective::thread::thread_fold_v128;
+use crate::collective::thread::{LastTrip, thread_fold_v128};
 use crate::device::WARP_SIZE;
 use crate::device::global::{Global, GlobalMut};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, lane_id, warp_id};
 use crate::fold_kernel;
 use crate::index::{logical_lane, segment_bounds};
 use crate::types::Element;
+
+/// How a lane reads its last loads of a segment (fewer than four 128-bit loads left): together.
+/// NVIDIA H200, f32 over 2^26, 2 interleaved rounds each, against one load and its fold at a
+/// time (`docs/measurements/2026-11-30-h200/last-trip-exp/`, `final.csv` and `exp2.csv`): 10^5
+/// equal segments 67.0–67.1 µs against 68.8–69.5, 10^6 argmax 73.7–74.4 against 76.6, 10^6
+/// power-law (with the tiles) 127.5–128.1 against 131.1–131.3; 10^6 sums 74.6 against 74.3–74.6
+/// (a trip each: no last loads).
+pub const LAST_TRIP: LastTrip = LastTrip::AtOnce;
 
 fold_kernel!(segmented_warp = segmented_warp_generic(
     g_idata: Global<T>,
@@ -52,7 +60,8 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// 2. Its bounds (`index::segment_bounds`): two loads of the offsets (or `s × cols`, no load,
 ///    for rows).
 /// 3. `thread_fold_v128` with rank = the lane's rank, `lanes` ranks: the unaligned head,
-///    128-bit loads of the body, the tail; element `i` is index `i` of the segment.
+///    128-bit loads of the body (a lane's last loads, fewer than four, issued together:
+///    [`LAST_TRIP`]), the tail; element `i` is index `i` of the segment.
 /// 4. `Fold::logical_warp` (`log2(lanes)` `shfl.down` steps, every lane of the warp taking
 ///    part; for argmin/argmax the index moves with the value); each group's first lane writes
 ///    `g_values[s]` (and `g_indices[s]`). An empty segment writes the identity (and index
@@ -92,18 +101,20 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// whole warp; there is no block barrier.
 ///
 /// # Measured
-/// NVIDIA H200, sums over 2^26 elements, 2 interleaved rounds of 20 runs, every segment
-/// checked, CUB `DeviceSegmentedReduce::Sum` on the same values in the same process
-/// (`docs/measurements/2026-11-30-h200/segmented-0ca7385/library_ops.csv`, commit 0ca7385, and
-/// `segmented-rule-9d52205/rule.csv`, 9d52205, for the committed lanes rule): f32, 10^6 equal
-/// segments (67 elements, 4 lanes) 74.4–74.5 µs (77.0–77.2 % of the bound, 15.0× CUB); 10^5
-/// equal (671, 16 lanes) 70.3–70.4 µs (79.4–79.6 %, 2.37–2.38× CUB); rows 65536 × 256 (16 lanes)
-/// 19.9 µs (70.2–70.4 %; CUB 78.5–78.6 µs); with the split plan's tiles, 10^6 power-law
-/// 130.8 µs (43.9 %, 48× CUB); f64, 10^6 equal (8 lanes) 138.3–138.4 µs (82.4 %). A whole warp
-/// per 67-element segment (`--lanes 32`, as this kernel was before its logical warps) took
-/// 234.7–234.9 µs, 24.4 % (`segmented-tiles-exp/exp_seg.csv`). The H100 figures of the
-/// whole-warp form (`docs/measurements/2026-11-26-h100/library-ops-939a239/`) are of the
-/// kernel before: the H100 was not lent since.
+/// NVIDIA H200, f32 over 2^26 elements, 2 interleaved rounds of 20 runs, every segment checked,
+/// CUB `DeviceSegmentedReduce` on the same values in the same process
+/// (`docs/measurements/2026-11-30-h200/last-trip-exp/`: `final.csv` of this form and
+/// `exp2.csv`'s `v2` rows, the same code): 10^6 equal segments (67 elements, 4 lanes) summed in
+/// 74.6 µs (76.9–77.0 % of the bound, 15.0× CUB), their argmax 73.7–74.4 µs (78.3–79.0 %,
+/// 17.1–17.3× CUB); 10^5 equal (671, 16 lanes) 67.0–67.1 µs (83.3–83.5 %, 2.53–2.54× CUB);
+/// with the split plan's tiles, 10^6 power-law 127.5–128.1 µs (44.8–45.0 %, 49× CUB); rows
+/// 65536 × 256 (16 lanes) 20.1 µs (69.7 %, 3.9× CUB; one round: the call ran out of time).
+/// Before [`LAST_TRIP`] (`segmented-0ca7385/library_ops.csv`, commit 0ca7385): f64, 10^6 equal
+/// (8 lanes) 138.3–138.4 µs (82.4 %), not measured since. A whole warp per 67-element segment
+/// (`--lanes 32`, as this kernel was before its logical warps) took 234.7–234.9 µs, 24.4 %
+/// (`segmented-tiles-exp/exp_seg.csv`). The H100 figures of the whole-warp form
+/// (`docs/measurements/2026-11-26-h100/library-ops-939a239/`) are of the kernel before: the
+/// H100 was not lent since.
 #[inline(always)]
 pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,
@@ -131,7 +142,9 @@ pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
             owned = end - start <= max_len;
             if owned {
                 // SAFETY: start..end lies within the input (the offsets' precondition); rank < lanes.
-                mine = unsafe { thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, rank, lanes) };
+                mine = unsafe {
+                    thread_fold_v128::<T, F>(g_idata.offset(start as usize), end - start, 0, rank, lanes, LAST_TRIP)
+                };
             }
         }
         let total = F::logical_warp(mine, lanes);

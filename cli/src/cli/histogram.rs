@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use super::metrics::{Counted, before_last};
+use super::metrics::{Counted, Length, before_last};
 use super::reduce::fits_device;
 use super::{
     Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -127,7 +127,7 @@ fn counters<S: HistSample>(
         child.extend(args.lower.iter().flat_map(|l| ["--lower".to_string(), l.clone()]));
         child.extend(args.upper.iter().flat_map(|u| ["--upper".to_string(), u.clone()]));
         child.extend(args.block.iter().flat_map(|b| ["--block".to_string(), b.to_string()]));
-        return super::metrics::one(session, name.into(), vec![symbol], child, err);
+        return super::metrics::one(session, name.into(), vec![symbol], (child, Length::SessionN), err);
     }
     progress(session, err, &format!("counting the {name} on the emulator"));
     let summary = super::metrics::emulated(session, &[symbol], |s| {

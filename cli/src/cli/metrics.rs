@@ -26,11 +26,29 @@ pub(super) fn profile_of(session: &Session) -> Profile {
     if session.backend.is_gpu() { Profile::Ncu } else { Profile::Emulator }
 }
 
-/// The arguments every child run shares.
-fn common(session: &Session) -> Vec<String> {
-    let n = session.n.to_string();
-    let seed = session.seed.to_string();
-    ["--backend", "gpu", "--n", &n, "--seed", &seed, "--repeat", "1", "--format", "csv"].map(String::from).to_vec()
+/// Where a child run's input length comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Length {
+    /// The session's n, passed as `--n`.
+    SessionN,
+    /// The child's own arguments (a matrix's `--rows` and `--cols`): no `--n`.
+    InArgs,
+}
+
+/// The arguments every child run shares (`--n` where `length` says so).
+fn common(session: &Session, length: Length) -> Vec<String> {
+    common_args(session.n, session.seed, length)
+}
+
+/// [`common`]'s arguments for a session of `n` elements and `seed`.
+fn common_args(n: usize, seed: u64, length: Length) -> Vec<String> {
+    let mut all = vec!["--backend".to_string(), "gpu".into()];
+    if length == Length::SessionN {
+        all.extend(["--n".into(), n.to_string()]);
+    }
+    all.extend(["--seed".into(), seed.to_string()]);
+    all.extend(["--repeat", "1", "--format", "csv"].map(String::from));
+    all
 }
 
 /// The counters of a selection: where they come from, and one summary per row.
@@ -48,7 +66,7 @@ pub(super) fn reductions(
 ) -> Result<Counted> {
     let jobs = rows.iter().map(|row| {
         let (name, symbols) = row.clone()?;
-        let mut args = common(session);
+        let mut args = common(session, Length::SessionN);
         args.extend(["--variant".into(), name.into(), "--block".into(), block.to_string()]);
         if let Some((elem, op)) = pair {
             args.extend(["--type".into(), elem.name().into(), "--combine".into(), op.name().into()]);
@@ -68,7 +86,7 @@ pub(super) fn scans(
 ) -> Result<Counted> {
     let jobs = rows.iter().map(|row| {
         let (name, kind, symbols) = row.clone()?;
-        let mut args = common(session);
+        let mut args = common(session, Length::SessionN);
         args.extend(["--op", "scan", "--variant", name, "--kind", kind.name()].map(String::from));
         if let Some((elem, op)) = pair {
             args.extend(["--type".into(), elem.name().into(), "--combine".into(), op.name().into()]);
@@ -80,20 +98,16 @@ pub(super) fn scans(
 
 /// The Nsight Compute summary of one row of an operation with a plan of its own (the
 /// compactions, the histograms, the segmented reductions): a child run of this executable with
-/// `args` after the common ones (`--op …`), its kernels `symbols`. A matrix's rows (`--rows`)
-/// set n themselves, so the child gets no `--n` then.
+/// `args` after the common ones (`--op …`), its kernels `symbols`, its input's length from
+/// `length` (a matrix's `--rows` and `--cols` set n themselves).
 pub(super) fn one(
     session: &Session,
     label: String,
     symbols: Vec<&'static str>,
-    args: Vec<String>,
+    (args, length): (Vec<String>, Length),
     err: &mut dyn Write,
 ) -> Result<Counted> {
-    let mut all = common(session);
-    if args.iter().any(|a| a == "--rows") {
-        let at = all.iter().position(|a| a == "--n").unwrap_or(all.len());
-        all.drain(at..(at + 2).min(all.len()));
-    }
+    let mut all = common(session, length);
     all.extend(args);
     Ok((Profile::Ncu, profile_all(session, vec![Some(Job { label, symbols, args: all })], err)?))
 }
@@ -155,5 +169,18 @@ pub(super) fn note(profile: Profile) -> &'static str {
              warp's k-th execution of one source line between two barriers is one request; gld eff%, requests, \
              sectors and bank conflicts as ncu names them, emu_* the emulator's own (docs/emulator.md)"
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Length, common_args};
+
+    #[test]
+    fn a_child_gets_n_unless_its_arguments_set_it() {
+        let with = common_args(1000, 7, Length::SessionN);
+        assert_eq!(with, ["--backend", "gpu", "--n", "1000", "--seed", "7", "--repeat", "1", "--format", "csv"]);
+        let without = common_args(1000, 7, Length::InArgs);
+        assert_eq!(without, ["--backend", "gpu", "--seed", "7", "--repeat", "1", "--format", "csv"]);
     }
 }

@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use super::metrics::{Counted, before_last, profile_of};
+use super::metrics::{Counted, Length, before_last, profile_of};
 use super::reduce::fits_device;
 use super::{
     Args, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -341,7 +341,8 @@ fn counters<T: Value>(
         child.extend(flag("--rows", args.rows.map(|r| r.to_string())));
         child.extend(flag("--cols", args.cols.map(|c| c.to_string())));
         child.extend(flag("--lanes", args.lanes.map(|l| l.to_string())));
-        return super::metrics::one(session, name.into(), symbols, child, err);
+        let length = if rows { Length::InArgs } else { Length::SessionN };
+        return super::metrics::one(session, name.into(), symbols, (child, length), err);
     }
     progress(session, err, &format!("counting the {name} reduction on the emulator"));
     let summary = super::metrics::emulated(session, &symbols, |s| {

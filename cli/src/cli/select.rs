@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use super::metrics::{Counted, before_last, profile_of};
+use super::metrics::{Counted, Length, before_last, profile_of};
 use super::reduce::fits_device;
 use super::{
     Args, OpArg, Session, bound_and_cub_cells, bound_and_cub_columns, no_cub, progress, progress_done, timing_cells,
@@ -312,7 +312,7 @@ fn counters<T: SelectElement>(
             vec!["--op".to_string(), name.clone(), "--type".into(), <T as kernels::types::Element>::NAME.into()];
         child.extend(args.predicate.iter().flat_map(|p| ["--predicate".to_string(), p.clone()]));
         child.extend(args.run.iter().flat_map(|r| ["--run".to_string(), r.to_string()]));
-        return super::metrics::one(session, name, vec![symbol], child, err);
+        return super::metrics::one(session, name, vec![symbol], (child, Length::SessionN), err);
     }
     progress(session, err, &format!("counting the {name} on the emulator"));
     let none = || Want { output: Vec::new(), kept: 0, lengths: Vec::new() };

@@ -303,6 +303,67 @@ pub(crate) unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
     (unsafe { index.read(slot / 2) } >> (16 * (slot % 2)) & 0xffff) as usize
 }
 
+/// Step 4 of [`select()`]: the block's counts from each thread's `count` — an inclusive warp
+/// scan, each warp's total through the control words after the tile, a barrier — as (the
+/// thread's inclusive count in its warp, its warp's offset in the tile, the tile's count).
+///
+/// # Safety
+/// The whole block calls it, after every earlier read of the control words; `smem` holds
+/// `tile_words` and the control words after them.
+#[inline(always)]
+unsafe fn count_tile(count: u32, p: Place, smem: Shared<u32>, tile_words: usize) -> (u32, u32, u32) {
+    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
+    if p.lane == WARP_SIZE - 1 {
+        // SAFETY: a control word of this warp's, read after the barrier.
+        unsafe { smem.write(tile_words + p.warp, incl) };
+    }
+    sync_threads();
+    let (mut warp_offset, mut aggregate) = (0u32, 0u32);
+    for w in 0..THREADS / WARP_SIZE as usize {
+        // SAFETY: written before the barrier, not written again.
+        let x = unsafe { smem.read(tile_words + w) };
+        warp_offset += if w < p.warp { x } else { 0 };
+        aggregate += x;
+    }
+    (incl, warp_offset, aggregate)
+}
+
+/// Step 6 of [`select()`]: the elements the tiles before this one selected — warp 0 looks back
+/// (`scan::lookback`'s `look_back` on counts) and publishes the tile's inclusive prefix, lane 0
+/// leaves the prefix in the control words, and after a barrier every thread reads it.
+///
+/// # Safety
+/// The whole block calls it, after thread 0 published the tile's `aggregate` in `counts` (the
+/// launch's status words, `epoch`); `smem` holds `tile_words` and the control words after them.
+#[inline(always)]
+unsafe fn tile_prefix(
+    counts: Status<u32>,
+    (p, epoch, aggregate): (Place, u32, u32),
+    smem: Shared<u32>,
+    tile_words: usize,
+) -> usize {
+    if p.warp == 0 {
+        let prefix = if p.tile == 0 {
+            0
+        } else {
+            // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
+            let prefix = unsafe { look_back::<u32, Sum, LOOKBACK_SLEEP_NS>(counts, p.tile, epoch, p.lane) };
+            if p.lane == 0 {
+                // SAFETY: as above; this tile's aggregate went out first.
+                unsafe { counts.publish(p.tile, epoch, FLAG_PREFIX, prefix + aggregate) };
+            }
+            prefix
+        };
+        if p.lane == 0 {
+            // SAFETY: read after the barrier below.
+            unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
+        }
+    }
+    sync_threads();
+    // SAFETY: written before the barrier.
+    unsafe { smem.read(tile_words + PREFIX_SLOT) as usize }
+}
+
 /// The body of [`select()`].
 ///
 /// # Safety
@@ -373,19 +434,8 @@ unsafe fn select_with<T: Element>(
     // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
     //    publishes the tile's count at once.
     let count = mask.count_ones();
-    let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
-    if p.lane == WARP_SIZE - 1 {
-        // SAFETY: a control word of this warp's, read after the barrier.
-        unsafe { smem.write(tile_words + p.warp, incl) };
-    }
-    sync_threads();
-    let (mut warp_offset, mut aggregate) = (0u32, 0u32);
-    for w in 0..THREADS / WARP_SIZE as usize {
-        // SAFETY: written before the barrier, not written again.
-        let x = unsafe { smem.read(tile_words + w) };
-        warp_offset += if w < p.warp { x } else { 0 };
-        aggregate += x;
-    }
+    // SAFETY: the whole block is here; the control words follow the tile.
+    let (incl, warp_offset, aggregate) = unsafe { count_tile(count, p, smem, tile_words) };
     let counts = Status::<u32>::packed(status);
     if tid == 0 {
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
@@ -396,27 +446,8 @@ unsafe fn select_with<T: Element>(
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact(mask, p, before, how & PARTITION != 0, (items, tile_len), index) };
-    // 6. Look back (warp 0): the elements the tiles before selected.
-    if p.warp == 0 {
-        let prefix = if tile == 0 {
-            0
-        } else {
-            // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
-            let prefix = unsafe { look_back::<u32, Sum, LOOKBACK_SLEEP_NS>(counts, tile, epoch, p.lane) };
-            if p.lane == 0 {
-                // SAFETY: as above; this tile's aggregate went out first.
-                unsafe { counts.publish(tile, epoch, FLAG_PREFIX, prefix + aggregate) };
-            }
-            prefix
-        };
-        if p.lane == 0 {
-            // SAFETY: read after the barrier below.
-            unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
-        }
-    }
-    sync_threads();
-    // SAFETY: written before the barrier.
-    let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) } as usize;
+    // SAFETY: the whole block, after publishing the tile's aggregate.
+    let prefix = unsafe { tile_prefix(counts, (p, epoch, aggregate), smem, tile_words) };
     // SAFETY: after the barrier; the output's elements are this tile's alone.
     unsafe { store::<T>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, (smem, index)) };
     if tile + 1 == grid_dim_x() as usize && tid == 0 {

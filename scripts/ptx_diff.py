@@ -18,6 +18,11 @@ Every `.entry` and `.func` of either file gets one verdict:
 Exit status 0 when every function is `same`, `renamed` or `sass-same`, 1 otherwise, 2 on bad
 arguments. The nested PTX build leaves its files at `target/ptx/out/kernels-<tag>_sm_XX.s`, and
 the build script's copies in its OUT_DIR as `kernels_sm_XX.ptx`.
+
+`--ptxas` and `--nvdisasm` default to `.tools/ptxas/ptxas` and `.tools/nvdisasm/nvdisasm` where
+they exist, else the PATH's. Neither needs a GPU: ptxas comes from PyPI's `nvidia-cuda-nvcc-cu12`
+wheel (`./x test` fetches it), nvdisasm from its `nvidia-cuda-nvdisasm` wheel (the file
+`nvidia/cu13/bin/nvdisasm` in it; CUDA 13.5's reads sm_90 cubins of ptxas 12.9).
 """
 
 import argparse
@@ -120,13 +125,20 @@ def normalise_sass(insns):
     return renumber(text, SASS_TARGET, lambda m: m.group(0), lambda m, n: f".L{n}")
 
 
+def tool(name):
+    """`.tools/NAME/NAME` of this checkout where it exists (`./x test` puts ptxas there), else
+    NAME on the PATH."""
+    here = Path(__file__).resolve().parent.parent / ".tools" / name / name
+    return str(here) if here.is_file() else name
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("before")
     ap.add_argument("after")
     ap.add_argument("--sass", metavar="ARCH", help="compile both with ptxas for ARCH (sm_90) where PTX differs")
-    ap.add_argument("--ptxas", default="ptxas")
-    ap.add_argument("--nvdisasm", default="nvdisasm")
+    ap.add_argument("--ptxas", default=tool("ptxas"))
+    ap.add_argument("--nvdisasm", default=tool("nvdisasm"))
     ap.add_argument("--quiet", action="store_true", help="print only the summary and the failures")
     try:
         args = ap.parse_args()

@@ -61,6 +61,7 @@ pub(super) fn refuse_elsewhere(args: &Args) -> Result<()> {
         || args.offsets.is_some()
         || args.lengths.is_some()
         || args.rows.is_some()
+        || args.cols.is_some()
         || args.lanes.is_some();
     if shaped && !matches!(args.op, super::OpArg::Segmented | super::OpArg::Rows) {
         return Err(Error::Invalid(format!(
@@ -93,7 +94,9 @@ fn refuse_flags(args: &Args, rows: bool) -> Result<()> {
         () if rows && args.rows.is_none() => {
             Err(Error::Invalid("--op rows needs --rows R --cols C (a row-major R × C matrix)".into()))
         }
-        () if !rows && args.rows.is_some() => refuse("--rows and --cols".into(), "use --op rows"),
+        () if !rows && (args.rows.is_some() || args.cols.is_some()) => {
+            refuse("--rows and --cols".into(), "use --op rows")
+        }
         () if !rows && args.segments.is_none() && args.offsets.is_none() => Err(Error::Invalid(
             "--op segmented needs --segments K (with --lengths equal or power) or --offsets LIST".into(),
         )),

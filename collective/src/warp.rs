@@ -1,8 +1,9 @@
 //! Warp-level sums and scans: the 32 lanes of one warp combine their values in registers
 //! ([`warp_sum_shfl`], [`warp_reduce_shfl`], [`warp_scan_inclusive`], and for a value with its
 //! index [`warp_arg_reduce`]), or each aligned group of lanes its own ("logical warps":
-//! [`logical_warp_reduce_shfl`], [`logical_warp_arg_reduce`]). (The chapter-3 kernels' unrolled last warp, in
-//! memory with warp barriers, is written out in `unroll_warps8` and the kernels after it.)
+//! [`logical_warp_reduce_shfl`], [`logical_warp_arg_reduce`]). (The chapter-3 kernels' unrolled
+//! last warp, in memory with warp barriers, is written out in `unroll_warps8` and the kernels
+//! after it.)
 //!
 //! `redux.sync` (sm_80+), the hardware's one-instruction warp sum, is taught and used in
 //! `reduce/redux.rs` alone, so it stays there.

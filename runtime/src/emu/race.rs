@@ -25,15 +25,16 @@
 //! write after write. The first one found stops the launch, so each is reported once, with both
 //! sides (thread, `file:line`, load or store).
 //!
-//! Per 4-byte word the block keeps its last store and the loads since, stamped with the
-//! interval they belong to (per byte, once an access narrower than the word touched it in the
-//! interval: a byte or 16-bit store beside another thread's is no hazard, as on a GPU): 32
-//! bytes per word touched in the interval, in an open-addressing table keyed by address
-//! (linear probing; neighbouring words land in neighbouring slots). A new stamp at every barrier and block start empties the table at once without clearing
-//! it, so a worker reuses the same table, warm in its caches, from interval to interval and
-//! block to block. A word read by several threads in one interval keeps its readers in a side
-//! table. An interval that touches more than [`MAX_SLOTS`]` / 2` words (16 MiB of memory)
-//! starts its table over: hazards between accesses on both sides of that point are not seen.
+//! Per 4-byte word the block keeps its last store and the loads since, stamped with the interval
+//! they belong to (per byte, once an access narrower than the word touched it in the interval: a
+//! byte or 16-bit store beside another thread's is no hazard, as on a GPU): 32 bytes per word
+//! touched in the interval, in an open-addressing table keyed by address (linear probing;
+//! neighbouring words land in neighbouring slots). A new stamp at every barrier and block start
+//! empties the table at once without clearing it, so a worker reuses the same table, warm in its
+//! caches, from interval to interval and block to block. A word read by several threads in one
+//! interval keeps its readers in a side table. An interval that touches more than
+//! [`MAX_SLOTS`]` / 2` words (16 MiB of memory) starts its table over: hazards between accesses
+//! on both sides of that point are not seen.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -29,8 +29,8 @@
 //     RESULT op=histogram n=N repeat=R median_us=M min_us=m times_us=t,... value=0 index=-1
 //   select KIND TYPE N REPEAT OUTCOMES OPERAND FILE [FLAGS_FILE]
 //     KIND = if | partition_if: cub::DeviceSelect::If / cub::DevicePartition::If with a functor
-//     that compares an element with OPERAND (hex bits of TYPE: i32 u32 f32) and keeps it where
-//     the outcome (1 below, 2 equal, 4 above, 8 unordered) is in the mask OUTCOMES (the rule of
+//     that compares an element with OPERAND (hex bits of TYPE: i32 u32 f32 u8 u16) and keeps it
+//     where the outcome (1 below, 2 equal, 4 above, 8 unordered) is in the mask OUTCOMES (the rule of
 //     kernels::select::Predicate); flagged | partition_flagged: DeviceSelect::Flagged /
 //     DevicePartition::Flagged by the N bytes of FLAGS_FILE; unique: DeviceSelect::Unique;
 //     run_length: DeviceRunLengthEncode::Encode (the runs' lengths, i32, go to FILE.len).
@@ -357,7 +357,9 @@ static int select_mode(int argc, char** argv) {
   if (type == "i32") return run_select<int32_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
   if (type == "u32") return run_select<uint32_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
   if (type == "f32") return run_select<float>(kind, n, repeat, outcomes, operand, argv[8], flags);
-  fail("TYPE must be i32, u32 or f32, got `" + type + "`");
+  if (type == "u8") return run_select<uint8_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
+  if (type == "u16") return run_select<uint16_t>(kind, n, repeat, outcomes, operand, argv[8], flags);
+  fail("TYPE must be i32, u32, f32, u8 or u16, got `" + type + "`");
 }
 
 int main(int argc, char** argv) {

@@ -1,6 +1,6 @@
-//! The library's stream compaction (`reduce_scan::Select`): `i32`, `u32`, `f32` × every kind
-//! (if, flagged, unique, partition by predicate and by flags) × sizes around a warp, a tile
-//! (7168) and several tiles, with predicates keeping about half, 1 %, none and all of the
+//! The library's stream compaction (`reduce_scan::Select`): `i32`, `u32`, `f32`, `u8`, `u16` ×
+//! every kind (if, flagged, unique, partition by predicate and by flags) × sizes around a warp, a
+//! tile (7168, the narrow types' too) and several tiles, with predicates keeping about half, 1 %, none and all of the
 //! elements; runs of random length for unique (and NaN, ±0.0 for `f32`); ranges at odd starts
 //! (the misaligned load path) and flags over the same range; the object reused (a new epoch per
 //! launch). Every output is compared with the CPU's (`reduce_scan::select::cpu`), bit for bit,
@@ -61,6 +61,22 @@ impl Case for f32 {
     const PREDICATES: &'static [&'static str] = &["lt:0", "le:-490", "gt:1e9", "ge:-1e9", "ne:0", "eq:0"];
 }
 
+impl Case for u8 {
+    fn value(w: u64) -> u8 {
+        (w % 200) as u8
+    }
+    const SENTINEL: u8 = 0xee;
+    const PREDICATES: &'static [&'static str] = &["lt:100", "le:1", "gt:250", "ge:0", "eq:7", "nonzero"];
+}
+
+impl Case for u16 {
+    fn value(w: u64) -> u16 {
+        (w % 2000) as u16
+    }
+    const SENTINEL: u16 = 0x5e5e;
+    const PREDICATES: &'static [&'static str] = &["lt:1000", "le:19", "gt:60000", "ge:0", "ne:5"];
+}
+
 /// `n` values from `seed`, each repeating the one before with probability 1 − 1/`run` (runs of
 /// mean length `run`; 1: no repeats but by chance).
 fn data<T: Case>(n: usize, seed: u64, run: u64) -> Vec<T> {
@@ -99,7 +115,7 @@ fn check<T: Case>(
     pred: &str,
 ) -> Result<(), Failed> {
     let n = range.len();
-    let ty = <T as kernels::types::Element>::NAME;
+    let ty = T::NAME;
     let what = format!("select {kind:?} {ty} n={n} (from {}) predicate={pred}", range.start);
     let p = predicate::<T>(pred).map_err(err)?;
     let f = &flag_bytes[range.clone()];
@@ -185,7 +201,7 @@ fn check_run_length<T: Case>(
 ) -> Result<(), Failed> {
     const LENGTH_SENTINEL: u32 = 0x5e5e_5e5e;
     let n = range.len();
-    let what = format!("run-length {} n={n} (from {})", <T as kernels::types::Element>::NAME, range.start);
+    let what = format!("run-length {} n={n} (from {})", T::NAME, range.start);
     let (want, want_lengths) = cpu_run_length(&values[range.clone()]);
     let input = backend.upload(values).map_err(err)?;
     let mut unique = backend.upload(&vec![T::SENTINEL; n + 3]).map_err(err)?;
@@ -332,6 +348,10 @@ fn cli() -> Result<(), Failed> {
         ("run_length", "i32", &["--run", "16"]),
         ("run_length", "u32", &[]),
         ("run_length", "f32", &["--run", "3"]),
+        ("select", "u8", &[]),
+        ("partition", "u16", &["--predicate", "flags"]),
+        ("unique", "u8", &["--run", "3"]),
+        ("run_length", "u16", &[]),
     ] {
         let mut args = vec!["--op", op, "--type", ty, "--n", "20003", "--format", "csv"];
         args.extend(extra);
@@ -347,6 +367,13 @@ fn cli() -> Result<(), Failed> {
         || !out.contains("PASS")
     {
         return Err(format!("table: exit {code}\n{out}").into());
+    }
+    let (code, out, _) = run(&["--op", "select", "--type", "u8", "--n", "3000"]);
+    if code != 0
+        || !out.contains("select of 3000 u8 values uniform over [0, 256), keep lt:128")
+        || !out.contains("PASS")
+    {
+        return Err(format!("u8 table: exit {code}\n{out}").into());
     }
     // --metrics: the emulator's counters of the row's one kernel. The 13 whole tiles of 100,003
     // elements are copied to shared memory by cp.async exactly once (7168 × 4 bytes each, in
@@ -379,13 +406,13 @@ fn on(gpu: bool) -> Result<Backend, Failed> {
 macro_rules! per_type {
     ($out:ident, $have_gpu:ident, $($t:ty),*) => {$(
         $out.push(
-            Trial::test(format!("select::emulator::{}", <$t as kernels::types::Element>::NAME), || {
+            Trial::test(format!("select::emulator::{}", <$t as SelectElement>::NAME), || {
                 matrix::<$t>(&Backend::emulator(), &SIZES)
             })
             .with_kind("emulator"),
         );
         $out.push(
-            Trial::test(format!("select::gpu::{}", <$t as kernels::types::Element>::NAME), move || {
+            Trial::test(format!("select::gpu::{}", <$t as SelectElement>::NAME), move || {
                 matrix::<$t>(&on(true)?, &[1, 33, 9217, 100_003, (1 << 20) + 7, 1 << 24])
             })
             .with_kind("gpu")
@@ -401,6 +428,6 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         Trial::test("select::emulator::forms", || forms(&Backend::emulator())).with_kind("emulator"),
         Trial::test("select::gpu::forms", || forms(&on(true)?)).with_kind("gpu").with_ignored_flag(!have_gpu),
     ];
-    per_type!(out, have_gpu, i32, u32, f32);
+    per_type!(out, have_gpu, i32, u32, f32, u8, u16);
     out
 }

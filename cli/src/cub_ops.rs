@@ -172,7 +172,7 @@ pub fn time_histogram<S: crate::histogram::HistSample>(
 /// events: the timing, the last call's kept count, its output (every element of a partition,
 /// else the kept ones or the runs' first elements) and the runs' lengths (`run_length`; else
 /// none).
-pub fn time_select<T: Value>(
+pub fn time_select<T: crate::select::SelectElement>(
     kind: &str,
     data: &[T],
     (outcomes, operand): (u32, T),
@@ -184,24 +184,26 @@ pub fn time_select<T: Value>(
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; it must be in 1..={}", i32::MAX)));
     }
-    let file = write_input("cub-select", data)?;
+    let size = std::mem::size_of::<T>();
+    let file = TempFile::write("cub-select", T::NAME, "CUB's input file", |w| {
+        data.iter().try_for_each(|x| w.write_all(&x.to_bits64().to_le_bytes()[..size]))
+    })?;
     let flags_file =
         flags.map(|f| TempFile::write("cub-flags", "u8", "CUB's flags file", |w| w.write_all(f))).transpose()?;
     let mut args = vec![
         "select".to_string(),
         kind.to_string(),
-        T::ELEM.name().to_string(),
+        T::NAME.to_string(),
         n.to_string(),
         repeat.max(1).to_string(),
         outcomes.to_string(),
-        format!("{:x}", operand.bits()),
+        format!("{:x}", operand.to_bits64()),
         file.0.display().to_string(),
     ];
     args.extend(flags_file.as_ref().map(|f| f.0.display().to_string()));
     let (timing, answer) = parse(&result_line(bin, "CUB ops harness", &args)?, n)?;
-    let path = file.0.with_extension(format!("{}.out", T::ELEM.name()));
+    let path = file.0.with_extension(format!("{}.out", T::NAME));
     let bytes = std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
-    let size = T::ELEM.size();
     let kept = answer.bits as usize;
     let written = if kind.starts_with("partition") { n } else { kept };
     if bytes.len() != size * written {
@@ -217,13 +219,13 @@ pub fn time_select<T: Value>(
         .map(|c| {
             let mut b = [0u8; 8];
             b[..size].copy_from_slice(c);
-            T::from_bits_u64(u64::from_le_bytes(b))
+            T::from_bits64(u64::from_le_bytes(b))
         })
         .collect();
     // The runs' lengths (run_length: one i32 a run, in FILE.len).
     let mut lengths = Vec::new();
     if kind == "run_length" {
-        let path = file.0.with_extension(format!("{}.len", T::ELEM.name()));
+        let path = file.0.with_extension(format!("{}.len", T::NAME));
         let bytes =
             std::fs::read(&path).map_err(|e| Error::Unsupported(format!("cannot read {}: {e}", path.display())))?;
         if bytes.len() != 4 * kept {

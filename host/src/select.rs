@@ -1,7 +1,7 @@
 //! Stream compaction (`cub::DeviceSelect::If`, `Flagged`, `Unique`, `cub::DevicePartition::If`,
 //! `Flagged`; `torch.masked_select`, `torch.unique_consecutive`'s values): the elements a
 //! predicate, a flag array or "differs from the one before" keeps, in order, and their count,
-//! for `i32`, `u32` and `f32`, in one pass over the input.
+//! for `i32`, `u32`, `f32`, `u8` and `u16`, in one pass over the input.
 //!
 //! ```
 //! use reduce_scan::select::{Select, predicate};
@@ -56,7 +56,7 @@ use std::ops::Range;
 use kernels::device::global::{Global, GlobalMut};
 use kernels::run_length::run_length;
 use kernels::scan::index::MAX_EPOCH;
-pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED};
+pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED, Widen};
 use kernels::select::{FLAGGED, IF, PARTITION, SELECT_THREADS, UNIQUE, select, select_tile};
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
@@ -73,14 +73,71 @@ pub type SelectArgs<T> =
 /// words, `n`, the epoch, and whether the input is 16-byte aligned.
 pub type RunLengthArgs<T> = (Global<T>, GlobalMut<T>, GlobalMut<u32>, GlobalMut<u32>, GlobalMut<u64>, u32, u32, u32);
 
-/// An element type of the compaction and the run-length encoding: `i32`, `u32`, `f32`.
+/// An element type of the compaction and the run-length encoding: `i32`, `u32`, `f32`, and the
+/// narrow `u8` and `u16` (widened to a word in the kernel's tile, `kernels::select::Widen`: the
+/// same tile of 7168 elements, comparisons as the narrow type's).
 pub trait SelectElement:
-    Value + select::Instance<Args = SelectArgs<Self>> + run_length::Instance<Args = RunLengthArgs<Self>> + std::str::FromStr
+    crate::backend::Element
+    + Widen
+    + std::fmt::Display
+    + std::str::FromStr
+    + select::Instance<Args = SelectArgs<Self>>
+    + run_length::Instance<Args = RunLengthArgs<Self>>
 {
+    /// The type's name: the entries' suffix (`select__u8`), `--type`'s value.
+    const NAME: &'static str;
+    /// 0 (`nonzero`'s operand).
+    const ZERO: Self;
+    /// The bits, zero-extended: the kernel's operand, CUB's files.
+    fn to_bits64(self) -> u64;
+    /// The value whose bits are the low bytes of `bits`: the inverse of
+    /// [`to_bits64`](Self::to_bits64).
+    fn from_bits64(bits: u64) -> Self;
+    /// The same bits (how outputs are compared: a NaN equals its own bits)?
+    fn same_bits(self, other: Self) -> bool {
+        self.to_bits64() == other.to_bits64()
+    }
+    /// `x` as this type: exact below 2^24 (`f32`), the low bits for `u8` and `u16`.
+    fn from_u32(x: u32) -> Self;
 }
-impl SelectElement for i32 {}
-impl SelectElement for u32 {}
-impl SelectElement for f32 {}
+
+macro_rules! select_element {
+    ($($t:ty),*) => {$(
+        impl SelectElement for $t {
+            const NAME: &'static str = <$t as kernels::types::Element>::NAME;
+            const ZERO: $t = <$t as kernels::types::Element>::ZERO;
+            fn to_bits64(self) -> u64 {
+                Value::bits(self)
+            }
+            fn from_bits64(bits: u64) -> $t {
+                <$t as Value>::from_bits_u64(bits)
+            }
+            fn from_u32(x: u32) -> $t {
+                <$t as Value>::from_f64(x as f64)
+            }
+        }
+    )*};
+}
+select_element!(i32, u32, f32);
+
+macro_rules! narrow_select_element {
+    ($($t:ident),*) => {$(
+        impl SelectElement for $t {
+            const NAME: &'static str = stringify!($t);
+            const ZERO: $t = 0;
+            fn to_bits64(self) -> u64 {
+                self as u64
+            }
+            fn from_bits64(bits: u64) -> $t {
+                bits as $t
+            }
+            fn from_u32(x: u32) -> $t {
+                x as $t
+            }
+        }
+    )*};
+}
+narrow_select_element!(u8, u16);
 
 /// What a compaction keeps, and whether it is a partition.
 #[derive(Clone, Copy)]
@@ -122,7 +179,7 @@ pub fn predicate<T: SelectElement>(text: &str) -> Result<Predicate<T>> {
     let bad = |why: String| {
         Error::Invalid(format!(
             "predicate `{text}`: {why}; expected lt:X, le:X, gt:X, ge:X, eq:X, ne:X (X of type {}) or nonzero",
-            <T as kernels::types::Element>::NAME
+            T::NAME
         ))
     };
     if text == "nonzero" {
@@ -138,9 +195,7 @@ pub fn predicate<T: SelectElement>(text: &str) -> Result<Predicate<T>> {
         "ne" => BELOW | ABOVE | UNORDERED,
         _ => return Err(bad(format!("unknown comparison `{name}`"))),
     };
-    let operand = value
-        .parse::<T>()
-        .map_err(|_| bad(format!("`{value}` is not a value of type {}", <T as kernels::types::Element>::NAME)))?;
+    let operand = value.parse::<T>().map_err(|_| bad(format!("`{value}` is not a value of type {}", T::NAME)))?;
     Ok(Predicate { outcomes, operand })
 }
 
@@ -149,7 +204,10 @@ pub fn predicate<T: SelectElement>(text: &str) -> Result<Predicate<T>> {
 /// reference every test compares with.
 pub fn cpu<T: SelectElement>(input: &[T], what: CpuSelection<'_, T>) -> (Vec<T>, usize) {
     let keep: Vec<bool> = match what {
-        CpuSelection::If(p) | CpuSelection::PartitionIf(p) => input.iter().map(|&x| p.holds(x)).collect(),
+        CpuSelection::If(p) | CpuSelection::PartitionIf(p) => {
+            let p = p.widened();
+            input.iter().map(|&x| p.holds(x.widen())).collect()
+        }
         CpuSelection::Flagged(f) | CpuSelection::PartitionFlagged(f) => f.iter().map(|&b| b != 0).collect(),
         CpuSelection::Unique => (0..input.len()).map(|i| i == 0 || input[i] != input[i - 1]).collect(),
     };
@@ -324,7 +382,7 @@ impl<'b, T: SelectElement> Select<'b, T> {
         let start = input.as_ptr().wrapping_add(range.start);
         let flag_bytes = flags.map_or(start.cast::<u8>(), |f| f.as_ptr().wrapping_add(range.start));
         let (outcomes, operand) = match what {
-            Selection::If(p) | Selection::PartitionIf(p) => (p.outcomes, p.operand.bits()),
+            Selection::If(p) | Selection::PartitionIf(p) => (p.outcomes, p.operand.to_bits64()),
             _ => (0, 0),
         };
         let kernel = Kernel::of(&KERNELS, <T as select::Instance>::KERNEL);

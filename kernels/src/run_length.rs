@@ -2,8 +2,9 @@
 //! `torch.unique_consecutive(return_counts=True)`): the first value of each run of equal
 //! consecutive elements, each run's length, and the number of runs — in **one pass**, on the
 //! decoupled look-back of `scan::lookback`, as [`select`](crate::select) does for its unique
-//! values. One generic kernel, [`run_length()`], instantiated for `i32`, `u32` and `f32`
-//! (`run_length__i32`, …); the host's `reduce_scan::Select::run_length_encode` launches it.
+//! values. One generic kernel, [`run_length()`], instantiated for `i32`, `u32`, `f32`, and `u8`
+//! and `u16` widened to words in the tile (`select::Widen`) (`run_length__i32`, …,
+//! `run_length__u8`); the host's `reduce_scan::Select::run_length_encode` launches it.
 //!
 //! **What the look-back carries.** A run's length is the distance from its head (its first
 //! element) to the next head. Inside a tile both are known; but the first head of a tile
@@ -25,10 +26,11 @@ use crate::scan::lookback::{
     LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
 };
 use crate::select::{
-    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, compact, get_index, mask_unique,
+    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow,
+    mask_unique,
 };
 use crate::static_shared;
-use crate::types::{Element, Operator, Sum};
+use crate::types::{Operator, Sum};
 
 /// Shared control words (after the tile) where each warp leaves its last head: tile index + 1,
 /// or 0 for none (slots 16 … 23; the counts take 0 … 7, the prefix 32).
@@ -96,26 +98,29 @@ impl Operator<u64> for Runs {
 /// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words,
 /// `index` half as many; every thread of the block calls it.
 #[inline(always)]
-unsafe fn load_tile<T: Element>(
-    input: Global<T>,
+unsafe fn load_tile<S: Widen>(
+    input: Global<S>,
     p: Place,
     (n, aligned): (usize, bool),
     (smem, index): (Shared<u32>, Shared<u32>),
 ) {
-    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let tile_len = tile_words / per;
     let (tid, base) = (p.tid, p.base);
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
-        if aligned && p.valid == tile_len {
+        if S::NARROW {
+            // SAFETY: input holds n elements, 16-byte aligned where `aligned`; this thread's chunk.
+            unsafe { smem.write_v4(c, load_narrow::<S>(input, base + c, n, aligned)) };
+        } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
             unsafe { smem.copy_async_v4_evict_first(c, src.wrapping_offset(base * per + c), policy) };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
-            unsafe { smem.write_v4(c, load_guarded::<T, Sum, u32>(input, base + c / per, n)) };
+            unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
     // The index array zeroed (its slots are added in, step 5).
@@ -173,8 +178,8 @@ unsafe fn tile_pair(mask: u64, p: Place, smem: Shared<u32>, tile_words: usize) -
 /// As for [`run_length()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them,
 /// `index` one 16-bit half-word per tile element.
 #[inline(always)]
-unsafe fn run_length_with<T: Element>(
-    (input, unique, lengths): (Global<T>, GlobalMut<T>, GlobalMut<u32>),
+unsafe fn run_length_with<S: Widen>(
+    (input, unique, lengths): (Global<S>, GlobalMut<S>, GlobalMut<u32>),
     (runs, status): (GlobalMut<u32>, GlobalMut<u64>),
     (n, epoch, aligned): (usize, u32, bool),
     (smem, index): (Shared<u32>, Shared<u32>),
@@ -182,7 +187,7 @@ unsafe fn run_length_with<T: Element>(
     if block_dim_x() as usize != THREADS {
         trap("run_length launched with a block size other than the one it was compiled for");
     }
-    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
     let tid = thread_idx_x() as usize;
     let tile = block_idx_x() as usize;
@@ -198,10 +203,10 @@ unsafe fn run_length_with<T: Element>(
     };
     // 1.–2. Load the tile, zero the index array; barrier.
     // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
-    unsafe { load_tile::<T>(input, p, (n, aligned), (smem, index)) };
+    unsafe { load_tile::<S>(input, p, (n, aligned), (smem, index)) };
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
-    let mask = unsafe { mask_unique::<T>(p, input, smem) };
+    let mask = unsafe { mask_unique::<S>(p, input, smem) };
     // 4. The tile's pair (the heads' count, the last head); thread 0 publishes it at once.
     // SAFETY: after the load's barrier; every thread calls it.
     let (pair, before, aggregate) = unsafe { tile_pair(mask, p, smem, tile_words) };
@@ -241,7 +246,7 @@ unsafe fn run_length_with<T: Element>(
         unsafe { (smem.read(tile_words + PREFIX_SLOT), smem.read(tile_words + LAST_BEFORE_SLOT)) };
     let at = (prefix as usize, last_before as usize, aggregate as usize);
     // SAFETY: after the barrier; the outputs' elements written are this tile's alone.
-    unsafe { store::<T>(p, at, n, (unique, lengths, runs), (smem, index)) };
+    unsafe { store::<S>(p, at, n, (unique, lengths, runs), (smem, index)) };
 }
 
 /// Step 7: the tile's heads (gathered from the tile through `index`) to `unique[prefix ..]`,
@@ -252,11 +257,11 @@ unsafe fn run_length_with<T: Element>(
 /// # Safety
 /// After [`compact`] and a barrier; `unique` and `lengths` hold `n` elements, `runs` one.
 #[inline(always)]
-unsafe fn store<T: Element>(
+unsafe fn store<S: Widen>(
     p: Place,
     (prefix, last_before, aggregate): (usize, usize, usize),
     n: usize,
-    (unique, lengths, runs): (GlobalMut<T>, GlobalMut<u32>, GlobalMut<u32>),
+    (unique, lengths, runs): (GlobalMut<S>, GlobalMut<u32>, GlobalMut<u32>),
     (smem, index): (Shared<u32>, Shared<u32>),
 ) {
     // SAFETY: slots below the tile's head count, written before the barrier.
@@ -266,7 +271,7 @@ unsafe fn store<T: Element>(
         let at = head(i);
         // SAFETY: tile indices below its length; the tile is never written after its load;
         // prefix + i < n, this tile's run.
-        unsafe { unique.write(prefix + i, read_slot::<T, u32>(smem, 0, at)) };
+        unsafe { unique.write(prefix + i, S::narrow(read_slot::<S::Wide, u32>(smem, 0, at))) };
         if prefix + i > 0 {
             let before = if i > 0 { p.base + head(i - 1) } else { last_before };
             // SAFETY: run prefix + i − 1 ends at this head: this tile alone writes its length.
@@ -311,8 +316,9 @@ kernel! {
     /// [`select_tile`](crate::select::select_tile) elements (7168 of 32 bits): `select`'s
     /// steps for unique values, with a pair for a count.
     /// 1. **Tile** `blockIdx.x`.
-    /// 2. **Load** the tile into shared memory (`cp.async`, evict first; the last tile or a
-    ///    misaligned input through registers); zero the index array; barrier.
+    /// 2. **Load** the tile into shared memory (`cp.async`, evict first; the last tile, a
+    ///    misaligned input or a narrow type's four elements a chunk through registers, the
+    ///    narrow ones widened to words); zero the index array; barrier.
     /// 3. **Heads**: each thread marks its 28 elements that differ from the one before in a
     ///    64-bit mask.
     /// 4. **Pair**: popcount and an inclusive warp scan (lane 31 writes its warp's count), and
@@ -346,7 +352,7 @@ kernel! {
     ///
     /// # Measured
     /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-11-30-h200/run_length-8142403/run_length.csv`, commit 8142403; `scripts/gpu/select.sh run_length`, 2 rounds, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `run_length_torch.csv`): `run_length` `i32` run:1: 990.9–991.1 µs (67.5 % of the bound), CUB 1161.1–1162.7 µs (1.17×); PyTorch 2182.4–2190.5 µs; `run_length` `i32` run:16: 409.0–409.6 µs (61.2–61.3 % of the bound), CUB 745.0–745.1 µs (1.82×); PyTorch 1408.9–1448.4 µs; `run_length` `i32` run:1024: 347.0–348.2 µs (64.2–64.4 % of the bound), CUB 674.2–674.3 µs (1.94×); PyTorch 1387.1–1398.6 µs; `run_length` `f32` run:16: 409.2–409.7 µs (61.2–61.3 % of the bound), CUB 751.8–752.4 µs (1.83–1.84×); PyTorch 1421.8–1454.6 µs.
-    pub unsafe fn run_length<T: Element>(
+    pub unsafe fn run_length<T: Widen>(
         input: Global<T>,
         unique: GlobalMut<T>,
         lengths: GlobalMut<u32>,
@@ -355,7 +361,7 @@ kernel! {
         n: u32,
         epoch: u32,
         aligned: u32
-    ) for [i32, u32, f32] {
+    ) for [i32, u32, f32, u8, u16] {
         let smem = static_shared!(RUN_LENGTH_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
         let index = static_shared!(RUN_LENGTH_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
         // SAFETY: forwarded from the caller; smem holds the tile and the control words.

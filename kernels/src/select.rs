@@ -2,8 +2,9 @@
 //! `cub::DevicePartition::If`, `Flagged`; `torch.masked_select`, `torch.unique_consecutive`'s
 //! values): keep the elements a predicate, a flag array or "differs from the one before"
 //! selects, in order, and count them — in **one pass**, on the decoupled look-back of
-//! `scan::lookback`. One generic kernel, [`select()`], instantiated for `i32`, `u32` and `f32`
-//! (`select__i32`, …); the host's `reduce_scan::Select` launches it.
+//! `scan::lookback`. One generic kernel, [`select()`], instantiated for `i32`, `u32`, `f32`,
+//! and `u8` and `u16` widened to words in the tile ([`Widen`]) (`select__i32`, …,
+//! `select__u8`); the host's `reduce_scan::Select` launches it.
 //!
 //! **What a compaction is for a scan.** An element's place in the output is the number of
 //! selected elements before it: an exclusive scan of the 0/1 flags. The three-launch form
@@ -41,6 +42,7 @@ use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
 use crate::device::kernel;
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
 use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::warp::Shuffle;
 use crate::device::{WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, striped_chunk};
 use crate::scan::lookback::{
@@ -69,9 +71,125 @@ pub(crate) const ROWS: usize = SELECT_ROWS as usize;
 pub(crate) const CTRL_WORDS: usize = 36;
 pub(crate) const PREFIX_SLOT: usize = 32;
 
-/// Elements of `T` per tile (per block): 7168 of 32 bits.
-pub const fn select_tile<T: Element>() -> u32 {
-    SELECT_TILE_WORDS / words::<T>() as u32
+/// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
+pub const fn select_tile<T: Widen>() -> u32 {
+    SELECT_TILE_WORDS / words::<T::Wide>() as u32
+}
+
+// ---------------------------------------------------------------------------------------
+// The element types: 32-bit ones as they are, narrow ones widened in the tile.
+
+/// An element type of [`select()`] and [`run_length`](crate::run_length::run_length()): a
+/// 32-bit [`Element`] (`i32`, `u32`, `f32`), which the tile holds as it is, or a narrow
+/// unsigned integer (`u8`, `u16`), which the tile holds widened to a `u32` word — so a tile is
+/// 7168 elements whatever the type, and every comparison (the predicate, unique's `!=`) is the
+/// widened value's, which orders and equals as the narrow one does. (A tile of narrow elements
+/// as they are would need 14336 or 28672 16-bit indices beside it: past 48 KiB of static
+/// shared memory.)
+pub trait Widen: Copy + PartialEq + 'static {
+    /// The type in the tile and the comparisons: `Self`, or `u32` for a narrow type.
+    type Wide: Element;
+    /// Narrower than a 32-bit word: loaded element by element (4 to a chunk of the tile),
+    /// never by `cp.async`.
+    const NARROW: bool;
+    /// The value in the tile.
+    fn widen(self) -> Self::Wide;
+    /// The value back from the tile (the low bits of a narrow type's word).
+    fn narrow(wide: Self::Wide) -> Self;
+    /// The four elements `i .. i + 4` widened to words: one load of their 4 × `size_of`
+    /// bytes where `NARROW` (a `u32` of four `u8`, a `u64` of four `u16`).
+    ///
+    /// # Safety
+    /// The four elements are in the buffer, and element `i` is aligned to their 4 ×
+    /// `size_of::<Self>()` bytes.
+    #[inline(always)]
+    unsafe fn load_four(input: Global<Self>, i: usize) -> [u32; 4] {
+        // SAFETY: i .. i + 4 are in the buffer (the caller's promise).
+        let at = |k: usize| unsafe { input.read(i + k) }.widen().low_bits();
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
+macro_rules! widen_as_is {
+    ($($t:ty),*) => {$(
+        impl Widen for $t {
+            type Wide = $t;
+            const NARROW: bool = false;
+            #[inline(always)]
+            fn widen(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn narrow(wide: $t) -> $t {
+                wide
+            }
+        }
+    )*};
+}
+widen_as_is!(i32, u32, f32);
+
+impl Widen for u8 {
+    type Wide = u32;
+    const NARROW: bool = true;
+    #[inline(always)]
+    fn widen(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn narrow(wide: u32) -> u8 {
+        wide as u8
+    }
+    #[inline(always)]
+    unsafe fn load_four(input: Global<u8>, i: usize) -> [u32; 4] {
+        // SAFETY: the four bytes are in the buffer and 4-byte aligned (the caller's promise).
+        let w = unsafe { input.cast::<u32>().read(i / 4) };
+        [w & 0xff, w >> 8 & 0xff, w >> 16 & 0xff, w >> 24]
+    }
+}
+
+impl Widen for u16 {
+    type Wide = u32;
+    const NARROW: bool = true;
+    #[inline(always)]
+    fn widen(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn narrow(wide: u32) -> u16 {
+        wide as u16
+    }
+    #[inline(always)]
+    unsafe fn load_four(input: Global<u16>, i: usize) -> [u32; 4] {
+        // SAFETY: the four halves are in the buffer and 8-byte aligned (the caller's promise).
+        let d = unsafe { input.cast::<u64>().read(i / 4) };
+        [d as u32 & 0xffff, (d >> 16) as u32 & 0xffff, (d >> 32) as u32 & 0xffff, (d >> 48) as u32]
+    }
+}
+
+/// Chunk `c` of a narrow type's tile: its elements `base + c .. base + c + 4` widened, 0 past
+/// `n`; one load where the four are whole and `aligned` (the input 16-byte aligned: a tile
+/// starts at a multiple of 7168 elements, a chunk at a multiple of 4).
+///
+/// # Safety
+/// `input` holds `n` elements, 16-byte aligned where `aligned`.
+#[inline(always)]
+pub(crate) unsafe fn load_narrow<S: Widen>(input: Global<S>, i: usize, n: usize, aligned: bool) -> [u32; 4] {
+    if aligned && i + 4 <= n {
+        // SAFETY: i + 4 ≤ n; element i (a multiple of 4) is 4 × size_of aligned.
+        unsafe { S::load_four(input, i) }
+    } else {
+        // SAFETY: each read is below n.
+        let at = |k: usize| if i + k < n { unsafe { input.read(i + k) }.widen().low_bits() } else { 0 };
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
+impl<S: Widen> Predicate<S> {
+    /// The same comparison in the tile's type (the operand widened).
+    #[inline(always)]
+    pub fn widened(self) -> Predicate<S::Wide> {
+        Predicate { outcomes: self.outcomes, operand: self.operand.widen() }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -216,24 +334,24 @@ unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
 /// # Safety
 /// After the tile's load and barrier; `input` holds `n` elements.
 #[inline(always)]
-pub(crate) unsafe fn mask_unique<T: Element>(p: Place, input: Global<T>, smem: Shared<u32>) -> u64 {
+pub(crate) unsafe fn mask_unique<S: Widen>(p: Place, input: Global<S>, smem: Shared<u32>) -> u64 {
     let mut mask = 0u64;
     // The element before the thread's first: the previous thread's last (in shared memory), the
     // previous tile's last (in global memory), or none.
     let mut before = if p.first > 0 {
         // SAFETY: element first − 1 of the tile, loaded before the barrier, not written since.
-        Some(unsafe { read_slot::<T, u32>(smem, 0, p.first - 1) })
+        Some(unsafe { read_slot::<S::Wide, u32>(smem, 0, p.first - 1) })
     } else if p.tile > 0 {
         // SAFETY: base − 1 < n.
-        Some(unsafe { input.read(p.base - 1) })
+        Some(unsafe { input.read(p.base - 1) }.widen())
     } else {
         None
     };
     each_row!(r => {
         // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
-        let x = unpack::<T, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
-        for k in 0..T::PER_128 {
-            let e = r * T::PER_128 + k;
+        let x = unpack::<S::Wide, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
+        for k in 0..S::Wide::PER_128 {
+            let e = r * S::Wide::PER_128 + k;
             if p.first + e < p.valid && before.is_none_or(|b| differs(x[k], b)) {
                 mask |= 1 << e;
             }
@@ -371,20 +489,20 @@ unsafe fn tile_prefix(
 /// one 16-bit half-word per tile element.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn select_with<T: Element>(
-    (input, flags, output): (Global<T>, Global<u8>, GlobalMut<T>),
+unsafe fn select_with<S: Widen>(
+    (input, flags, output): (Global<S>, Global<u8>, GlobalMut<S>),
     (selected, status): (GlobalMut<u32>, GlobalMut<u64>),
     n: usize,
     epoch: u32,
     how: u32,
-    predicate: Predicate<T>,
+    predicate: Predicate<S::Wide>,
     aligned: bool,
     (smem, index): (Shared<u32>, Shared<u32>),
 ) {
     if block_dim_x() as usize != THREADS {
         trap("select launched with a block size other than the one it was compiled for");
     }
-    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
     let tid = thread_idx_x() as usize;
     let tile = block_idx_x() as usize;
@@ -398,18 +516,22 @@ unsafe fn select_with<T: Element>(
         valid: (n - base).min(tile_len),
         first: tid * items,
     };
-    // 1.–2. Load the tile (striped 16-byte chunks; cp.async where whole and aligned).
+    // 1.–2. Load the tile (striped 16-byte chunks; cp.async where whole and aligned; a
+    //    narrow type's four elements a chunk through registers, widened).
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
-        if aligned && p.valid == tile_len {
+        if S::NARROW {
+            // SAFETY: input holds n elements, 16-byte aligned where `aligned`; this thread's chunk.
+            unsafe { smem.write_v4(c, load_narrow::<S>(input, base + c, n, aligned)) };
+        } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
             unsafe { smem.copy_async_v4_evict_first(c, src.wrapping_offset(base * per + c), policy) };
         } else {
             // SAFETY: input holds n elements; this thread's chunk.
-            unsafe { smem.write_v4(c, load_guarded::<T, Sum, u32>(input, base + c / per, n)) };
+            unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
     // The index array zeroed (its slots are added in, step 5).
@@ -425,11 +547,11 @@ unsafe fn select_with<T: Element>(
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.
-        IF => unsafe { mask_if::<T>(smem, p, predicate) },
+        IF => unsafe { mask_if::<S::Wide>(smem, p, predicate) },
         // SAFETY: flags holds n bytes where `how` is FLAGGED (the caller's promise).
         FLAGGED => unsafe { mask_flagged(flags, p, items) },
         // SAFETY: after the load's barrier; input holds n elements.
-        _ => unsafe { mask_unique::<T>(p, input, smem) },
+        _ => unsafe { mask_unique::<S>(p, input, smem) },
     };
     // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
     //    publishes the tile's count at once.
@@ -449,7 +571,7 @@ unsafe fn select_with<T: Element>(
     // SAFETY: the whole block, after publishing the tile's aggregate.
     let prefix = unsafe { tile_prefix(counts, (p, epoch, aggregate), smem, tile_words) };
     // SAFETY: after the barrier; the output's elements are this tile's alone.
-    unsafe { store::<T>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, (smem, index)) };
+    unsafe { store::<S>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, (smem, index)) };
     if tile + 1 == grid_dim_x() as usize && tid == 0 {
         // SAFETY: one word; the last tile's thread 0 alone writes it.
         unsafe { selected.write(0, (prefix + aggregate as usize) as u32) };
@@ -464,18 +586,18 @@ unsafe fn select_with<T: Element>(
 /// # Safety
 /// After [`compact`] and a barrier; `output` holds `n` elements.
 #[inline(always)]
-unsafe fn store<T: Element>(
+unsafe fn store<S: Widen>(
     p: Place,
     (prefix, aggregate): (usize, usize),
     partition: bool,
     (n, tile_len): (usize, usize),
-    output: GlobalMut<T>,
+    output: GlobalMut<S>,
     (smem, index): (Shared<u32>, Shared<u32>),
 ) {
     let element = |slot: usize| {
         // SAFETY: indices below the tile's length, written before the barrier; the tile is never
         // written after its load.
-        unsafe { read_slot::<T, u32>(smem, 0, get_index(index, slot)) }
+        S::narrow(unsafe { read_slot::<S::Wide, u32>(smem, 0, get_index(index, slot)) })
     };
     let mut i = p.tid;
     while i < aggregate {
@@ -518,8 +640,9 @@ kernel! {
     /// Block [`SELECT_THREADS`] (256), tile of [`select_tile`] elements (7168 of 32 bits).
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load** the tile into shared memory: striped 16-byte `cp.async` copies (evict
-    ///    first), the last tile (or a misaligned input) through registers; zero the index
-    ///    array meanwhile; barrier.
+    ///    first), the last tile (or a misaligned input) through registers; a narrow type
+    ///    ([`Widen`]: `u8`, `u16`) four elements a chunk through registers (one 32- or 64-bit
+    ///    load where aligned), widened to words; zero the index array meanwhile; barrier.
     /// 3. **Flag**: each thread reads its blocked 28 elements from the tile and marks the
     ///    selected ones in a 64-bit mask: the predicate ([`IF`]), the flag bytes
     ///    ([`FLAGGED`]), or "differs from the one before" ([`UNIQUE`]: the element before a
@@ -561,7 +684,7 @@ kernel! {
     ///
     /// # Measured
     /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-11-29-h200/select-2d5092b/select.csv`, commit 2d5092b; `scripts/gpu/select.sh`, 2 rounds, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `select_torch.csv`): `select` `i32` lt:500: 602.3–602.7 µs (55.5 % of the bound), CUB 827.0–828.0 µs (1.37×); PyTorch 2033.0–2082.7 µs; `select` `i32` lt:10: 482.9–483.1 µs (46.6 % of the bound), CUB 703.6–703.8 µs (1.46×); PyTorch 1034.7–1068.0 µs; `select` `f32` lt:500: 602.8 µs (55.5 % of the bound), CUB 828.3–828.8 µs (1.37–1.38×); PyTorch 2038.3–2080.2 µs; `select` `f32` lt:10: 482.9 µs (46.6 % of the bound), CUB 704.1–704.7 µs (1.46×); PyTorch 1038.3–1064.1 µs; `select` `i32` flags: 645.4–646.1 µs (60.4–60.5 % of the bound), CUB 778.9–779.3 µs (1.21×); `partition` `i32` lt:500: 752.0–752.4 µs (59.3 % of the bound), CUB 936.3–938.2 µs (1.24–1.25×); `partition` `f32` flags: 813.4–813.8 µs (61.7 % of the bound), CUB 911.3–911.9 µs (1.12×); `unique` `i32` run:1: 691.6–692.8 µs (64.4–64.5 % of the bound), CUB 753.9–757.4 µs (1.09×); PyTorch 795.6–867.8 µs; `unique` `i32` run:16: 427.1 µs (55.5 % of the bound), CUB 505.0–505.2 µs (1.18×); PyTorch 543.5–608.5 µs; `unique` `i32` run:1024: 364.0–365.3 µs (61.1–61.3 % of the bound), CUB 479.1–479.2 µs (1.31–1.32×); PyTorch 519.7–570.2 µs; `unique` `f32` run:16: 427.5–427.9 µs (55.4 % of the bound), CUB 502.1–502.6 µs (1.17–1.18×); PyTorch 552.9–572.0 µs.
-    pub unsafe fn select<T: Element>(
+    pub unsafe fn select<T: Widen>(
         input: Global<T>,
         flags: Global<u8>,
         output: GlobalMut<T>,
@@ -573,10 +696,11 @@ kernel! {
         outcomes: u32,
         operand: u64,
         aligned: u32
-    ) for [i32, u32, f32] {
+    ) for [i32, u32, f32, u8, u16] {
         let smem = static_shared!(SELECT_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
         let index = static_shared!(SELECT_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
-        let predicate = Predicate { outcomes, operand: T::from_halves([operand as u32, (operand >> 32) as u32]) };
+        let wide = <T::Wide as Shuffle>::from_halves([operand as u32, (operand >> 32) as u32]);
+        let predicate = Predicate { outcomes, operand: wide };
         // SAFETY: forwarded from the caller; smem holds the tile and the control words.
         unsafe {
             select_with::<T>(

@@ -92,7 +92,8 @@ enum OpArg {
     /// The count of each value 0..--bins (torch.bincount); --type u8, u16, u32 or i32.
     Bincount,
     /// The elements --predicate keeps, in order, and their count (DeviceSelect::If, Flagged;
-    /// torch.masked_select); --type i32, u32 or f32.
+    /// torch.masked_select); --type i32, u32, f32, u8 or u16 (also of partition, unique and
+    /// run_length).
     Select,
     /// The elements --predicate keeps first, in order, then the others in reverse order
     /// (DevicePartition::If, Flagged).
@@ -224,7 +225,8 @@ struct Args {
     /// declares: the selection's variants that run the pair run (`--list` with the pair shows
     /// them); the curriculum's kernels are i32 sums, the generic ones run every pair.
     /// `--op histogram` and `bincount` take the sample types u8, u16, u32, i32 (and f32 for
-    /// histogram); the other operations the first six.
+    /// histogram), `select`, `partition`, `unique` and `run_length` i32, u32, f32, u8, u16; the
+    /// other operations the first six.
     #[arg(long = "type", value_name = "TYPE", default_value = "i32", value_parser = ["i32", "u32", "i64", "u64", "f32", "f64", "u8", "u16"])]
     elem: String,
     /// What the reduction or scan combines with: sum (wrapping for integers), min or max
@@ -292,7 +294,8 @@ struct Args {
     upper: Option<String>,
     /// `--op select`, `--op partition`: what keeps an element: `lt:X`, `le:X`, `gt:X`, `ge:X`,
     /// `eq:X`, `ne:X`, `nonzero`, or `flags` (a flag array, about half its bytes set). The input
-    /// is uniform over [0, 1000) [default: lt:500, about half kept].
+    /// is uniform over [0, 1000) ([0, 256) for u8) [default: lt:500 (u8: lt:128), about half
+    /// kept].
     #[arg(long, allow_negative_numbers = true)]
     predicate: Option<String>,
     /// `--op unique` and `--op run_length`: the mean length of the input's runs of equal values

@@ -1,7 +1,7 @@
 //! The row of a stream compaction (`reduce --op select`, `--op partition`, `--op unique`,
 //! [`crate::select`]) or a run-length encoding (`--op run_length`): values uniform over
-//! [0, 1000) (for unique and run_length, in runs of mean length `--run`), kept by `--predicate`
-//! (or a flag array: `--predicate flags`); one row: the time, GB/s of the bytes read and
+//! [0, 1000) (`u8`: [0, 256); for unique and run_length, in runs of mean length `--run`), kept
+//! by `--predicate` (or a flag array: `--predicate flags`); one row: the time, GB/s of the bytes read and
 //! written, the bound, and with `--compare-cub` CUB's `DeviceSelect`/`DevicePartition`/
 //! `DeviceRunLengthEncode` on the same input, every output of ours (and CUB's) checked against
 //! the CPU.
@@ -64,8 +64,10 @@ pub(super) fn run(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Resu
         "i32" => row::<i32>(args, out, err),
         "u32" => row::<u32>(args, out, err),
         "f32" => row::<f32>(args, out, err),
+        "u8" => row::<u8>(args, out, err),
+        "u16" => row::<u16>(args, out, err),
         other => Err(Error::Invalid(format!(
-            "--type {other} does not apply to --op {}: the element types are i32, u32, f32",
+            "--type {other} does not apply to --op {}: the element types are i32, u32, f32, u8, u16",
             args.op.name()
         ))),
     }
@@ -189,14 +191,20 @@ fn first_wrong<T: SelectElement>(want: &Want<T>, kept: usize, got: &[T], lengths
     })
 }
 
-/// The row's input: values uniform over [0, 1000) from the seed; for unique, each value repeats
-/// the one before with probability 1 − 1/run.
+/// The row's values are uniform over [0, this): 1000, or 256 for `u8` (its whole range).
+fn value_range<T>() -> u32 {
+    if std::mem::size_of::<T>() == 1 { 256 } else { 1000 }
+}
+
+/// The row's input: values uniform over [0, [`value_range`]) from the seed; for unique, each
+/// value repeats the one before with probability 1 − 1/run.
 fn values<T: SelectElement>(n: usize, seed: u64, run: Option<u32>) -> Vec<T> {
     let words = typed::<u64>(n, seed, Pattern::Random);
+    let range = value_range::<T>() as u64;
     let mut out: Vec<T> = Vec::with_capacity(n);
     for (i, &w) in words.iter().enumerate() {
         let repeat = run.is_some_and(|r| i > 0 && !(w >> 40).is_multiple_of(r as u64));
-        out.push(if repeat { out[i - 1] } else { T::from_f64((w % 1000) as f64) });
+        out.push(if repeat { out[i - 1] } else { T::from_u32((w % range) as u32) });
     }
     out
 }
@@ -208,7 +216,8 @@ fn keep_of<T: SelectElement>(args: &Args, n: usize, seed: u64) -> Result<(String
         let keep = if args.op == OpArg::Unique { Keep::Unique } else { Keep::Runs };
         return Ok((format!("run:{}", args.run.unwrap_or(4)), keep));
     }
-    let described = args.predicate.clone().unwrap_or_else(|| "lt:500".into());
+    // Half the values by default: lt:500 (lt:128 for u8).
+    let described = args.predicate.clone().unwrap_or_else(|| format!("lt:{}", value_range::<T>() / 2));
     let keep = if described == "flags" {
         Keep::Flags(typed::<u64>(n, seed ^ 0xf1a6, Pattern::Random).iter().map(|&w| (w & 1) as u8).collect())
     } else {
@@ -233,8 +242,9 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
         report.note(&line);
     }
     report.note(&format!(
-        "{name} of {n} {} values uniform over [0, 1000){}, keep {described}, {} (CUDA events{})",
-        <T as kernels::types::Element>::NAME,
+        "{name} of {n} {} values uniform over [0, {}){}, keep {described}, {} (CUDA events{})",
+        T::NAME,
+        value_range::<T>(),
         if runs(args.op) { " in runs" } else { "" },
         session.timed_runs(),
         session.clock()
@@ -272,7 +282,7 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     let cub = cub.and_then(|c| c.ok());
     let mut cells = vec![
         Cell::Text(name.clone()),
-        Cell::Text(<T as kernels::types::Element>::NAME.into()),
+        Cell::Text(T::NAME.into()),
         Cell::Text(described.clone()),
         Cell::Int(n as i64),
         Cell::Int(kept as i64),
@@ -286,7 +296,7 @@ fn row<T: SelectElement>(args: &Args, out: &mut dyn Write, err: &mut dyn Write) 
     }
     let mut meta = session.meta();
     meta.insert("operation".into(), name.into());
-    meta.insert("type".into(), <T as kernels::types::Element>::NAME.into());
+    meta.insert("type".into(), T::NAME.into());
     super::finish(report, meta, failed as usize, "operation(s)", None);
     Ok(!failed)
 }
@@ -308,8 +318,7 @@ fn counters<T: SelectElement>(
     };
     let name = args.op.name();
     if session.backend.is_gpu() {
-        let mut child =
-            vec!["--op".to_string(), name.clone(), "--type".into(), <T as kernels::types::Element>::NAME.into()];
+        let mut child = vec!["--op".to_string(), name.clone(), "--type".into(), T::NAME.into()];
         child.extend(args.predicate.iter().flat_map(|p| ["--predicate".to_string(), p.clone()]));
         child.extend(args.run.iter().flat_map(|r| ["--run".to_string(), r.to_string()]));
         return super::metrics::one(session, name, vec![symbol], (child, Length::SessionN), err);

@@ -11,10 +11,11 @@
 //! * one *initialised* bit per 4-byte word, set by the host's writes and copies and by kernel
 //!   stores ([`Backend::alloc`](crate::backend::Backend::alloc) zero-fills, so its words start
 //!   initialised; [`Backend::alloc_uninit`](crate::backend::Backend::alloc_uninit)'s do not);
-//! * for the cross-block race check, per 4-byte word the last block of the current launch that
-//!   accessed it with a plain load or store, and who and where (two `u64`s per word, made on
-//!   the first plain access of a launch, side by side; buffers above [`CROSS_BLOCK_MAX_BYTES`] are not
-//!   covered).
+//! * for the cross-block race check, per 4-byte word (per element of a buffer of 1- or 2-byte
+//!   elements: two blocks may store neighbouring bytes, as on a GPU) the last block of the
+//!   current launch that accessed it with a plain load or store, and who and where (two `u64`s
+//!   per word, made on the first plain access of a launch, side by side; buffers whose shadow
+//!   would pass 4 × [`CROSS_BLOCK_MAX_BYTES`] are not covered).
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::Location;
@@ -25,7 +26,8 @@ use device::emu::Site;
 
 /// Freed allocations remembered for use-after-free reports.
 pub const FREED_KEPT: usize = 4096;
-/// Buffers up to this size get the cross-block race check (its shadow is 4× the buffer).
+/// Buffers up to this size get the cross-block race check (its shadow is 4× the buffer; 8× or
+/// 16× for 2- or 1-byte elements, whose buffers get it up to a half or a quarter of this).
 pub const CROSS_BLOCK_MAX_BYTES: usize = 1 << 28;
 
 /// Where a device allocation is and what it holds: what a report says about a buffer.
@@ -160,10 +162,15 @@ impl Alloc {
     }
 
     fn cross(&self) -> Option<&CrossShadow> {
-        if self.bytes > CROSS_BLOCK_MAX_BYTES {
+        if self.bytes / self.granule() * 4 > CROSS_BLOCK_MAX_BYTES {
             return None;
         }
-        Some(self.cross.get_or_init(|| CrossShadow::new(self.words())))
+        Some(self.cross.get_or_init(|| CrossShadow::new(self.bytes.div_ceil(self.granule()))))
+    }
+
+    /// Bytes per cell of the cross-block shadow: 4, or the element for 1- and 2-byte elements.
+    fn granule(&self) -> usize {
+        granule(self.elem)
     }
 }
 
@@ -408,6 +415,15 @@ impl CrossShadow {
     }
 }
 
+/// Bytes per cross-block shadow cell for elements of `elem` bytes: a 4-byte word, or one
+/// element of 1 or 2 bytes (neighbouring bytes are no race between blocks, as on a GPU).
+fn granule(elem: usize) -> usize {
+    match elem {
+        0 | 4.. => 4,
+        e => e,
+    }
+}
+
 /// One side of a hazard between two blocks.
 pub struct CrossSide {
     /// The block's linear index.
@@ -442,8 +458,9 @@ pub fn cross_block(
     let generation = u64::from(generation);
     let mine = |state: u64| generation | state << 16 | block << 18 | u64::from(releases.min(0xffff)) << 48;
     let who = ((site as *const _ as u64) << 16) | u64::from(thread & 0xffff);
-    let first = (addr - alloc.start) / 4;
-    let last = (addr + bytes - alloc.start).div_ceil(4);
+    let g = alloc.granule();
+    let first = (addr - alloc.start) / g;
+    let last = (addr + bytes - alloc.start).div_ceil(g);
     for w in first..last {
         let cell = &shadow.0[w];
         // A plain load and store, not a compare-and-swap: a worker runs one block at a time,
@@ -500,8 +517,9 @@ pub fn cross_block_atomic(
     // No plain access of this launch made the shadow: nothing to race with.
     let shadow = alloc.cross.get()?;
     let generation = u64::from(generation);
-    let first = (addr - alloc.start) / 4;
-    let last = (addr + bytes - alloc.start).div_ceil(4);
+    let g = alloc.granule();
+    let first = (addr - alloc.start) / g;
+    let last = (addr + bytes - alloc.start).div_ceil(g);
     for cell in &shadow.0[first..last] {
         let cur = cell.word.load(Ordering::Relaxed);
         let (state, owner, rel) = ((cur >> 16) & 3, (cur >> 18) & (CROSS_BLOCK_MAX_BLOCKS - 1), (cur >> 48) as u32);
@@ -541,5 +559,34 @@ impl SyncWords {
                 *k = (*k).max(r);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two blocks storing neighbouring bytes of one word race only where the buffer's elements
+    /// are words: a `u8` buffer's neighbouring elements are apart (as on a GPU), the same byte
+    /// is not.
+    #[test]
+    fn the_cross_block_shadow_keeps_narrow_elements_apart() {
+        assert_eq!((granule(1), granule(2), granule(4), granule(8), granule(0)), (1, 2, 4, 4, 4));
+        let site = Location::caller();
+        let memory = DeviceMemory::default();
+        let races = |elem: usize, second: usize| {
+            let alloc = memory.register(1 << 20, 64, elem, site, true);
+            let store = |block: u64, addr: usize| {
+                cross_block(&alloc, addr, 1, true, 1, (block, 0, site, 0), |_, _| false).is_some()
+            };
+            let first = store(0, alloc.start);
+            let raced = store(1, alloc.start + second);
+            memory.unregister(&alloc);
+            (first, raced)
+        };
+        assert_eq!(races(1, 1), (false, false), "bytes 0 and 1 of a u8 buffer");
+        assert_eq!(races(1, 0), (false, true), "byte 0 of a u8 buffer twice");
+        assert_eq!(races(2, 2), (false, false), "elements 0 and 1 of a u16 buffer");
+        assert_eq!(races(4, 1), (false, true), "bytes 0 and 1 of one element of a u32 buffer");
     }
 }

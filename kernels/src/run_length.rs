@@ -26,8 +26,8 @@ use crate::scan::lookback::{
     LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
 };
 use crate::select::{
-    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow,
-    mask_unique,
+    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
+    mask_unique, store_rows,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -109,11 +109,12 @@ unsafe fn load_tile<S: Widen>(
     let (tid, base) = (p.tid, p.base);
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
+    // SAFETY: input holds n elements, 16-byte aligned where `aligned`.
+    let narrow = S::NARROW.then(|| unsafe { load_narrow_rows::<S>(input, p, n, aligned) });
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // SAFETY: input holds n elements, 16-byte aligned where `aligned`; this thread's chunk.
-            unsafe { smem.write_v4(c, load_narrow::<S>(input, base + c, n, aligned)) };
+            // Stored below, after the index array's zeros: the loads in flight meanwhile.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
@@ -129,6 +130,10 @@ unsafe fn load_tile<S: Widen>(
         // SAFETY: w < the array's length; each thread its own words.
         unsafe { index.write(w, 0) };
         w += THREADS;
+    }
+    if let Some(rows) = narrow {
+        // SAFETY: this thread's chunks of the tile.
+        unsafe { store_rows(smem, tid, rows) };
     }
     copy_async_commit();
     copy_async_wait::<0>();

@@ -184,6 +184,47 @@ pub(crate) unsafe fn load_narrow<S: Widen>(input: Global<S>, i: usize, n: usize,
     }
 }
 
+/// A narrow type's chunks of the tile for this thread (striped, as the 32-bit types' copies):
+/// every load issued before any is used.
+///
+/// # Safety
+/// `input` holds `n` elements, 16-byte aligned where `aligned`.
+#[inline(always)]
+pub(crate) unsafe fn load_narrow_rows<S: Widen>(
+    input: Global<S>,
+    p: Place,
+    n: usize,
+    aligned: bool,
+) -> [[u32; 4]; ROWS] {
+    let mut rows = [[0u32; 4]; ROWS];
+    let at = |r: usize| p.base + striped_chunk(p.tid, r, THREADS);
+    if aligned && p.valid == select_tile::<S>() as usize {
+        for (r, row) in rows.iter_mut().enumerate() {
+            // SAFETY: a whole tile: the chunk's four elements are < n, and (a multiple of 4 from
+            // a 16-byte aligned start) aligned to their bytes.
+            *row = unsafe { S::load_four(input, at(r)) };
+        }
+    } else {
+        for (r, row) in rows.iter_mut().enumerate() {
+            // SAFETY: the caller's promise.
+            *row = unsafe { load_narrow::<S>(input, at(r), n, false) };
+        }
+    }
+    rows
+}
+
+/// [`load_narrow_rows`]' chunks into the tile.
+///
+/// # Safety
+/// No other thread accesses these chunks before the next barrier.
+#[inline(always)]
+pub(crate) unsafe fn store_rows(smem: Shared<u32>, tid: usize, rows: [[u32; 4]; ROWS]) {
+    for (r, row) in rows.iter().enumerate() {
+        // SAFETY: the caller's promise; the chunk is within the tile.
+        unsafe { smem.write_v4(striped_chunk(tid, r, THREADS), *row) };
+    }
+}
+
 impl<S: Widen> Predicate<S> {
     /// The same comparison in the tile's type (the operand widened).
     #[inline(always)]
@@ -520,11 +561,12 @@ unsafe fn select_with<S: Widen>(
     //    narrow type's four elements a chunk through registers, widened).
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
+    // SAFETY: input holds n elements, 16-byte aligned where `aligned`.
+    let narrow = S::NARROW.then(|| unsafe { load_narrow_rows::<S>(input, p, n, aligned) });
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // SAFETY: input holds n elements, 16-byte aligned where `aligned`; this thread's chunk.
-            unsafe { smem.write_v4(c, load_narrow::<S>(input, base + c, n, aligned)) };
+            // Stored below, after the index array's zeros: the loads in flight meanwhile.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
@@ -540,6 +582,10 @@ unsafe fn select_with<S: Widen>(
         // SAFETY: w < the array's length; each thread its own words.
         unsafe { index.write(w, 0) };
         w += THREADS;
+    }
+    if let Some(rows) = narrow {
+        // SAFETY: this thread's chunks of the tile.
+        unsafe { store_rows(smem, tid, rows) };
     }
     copy_async_commit();
     copy_async_wait::<0>();

@@ -809,8 +809,8 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
-    blocks["select"] = select_lines()
-    blocks["run_length"] = select_lines(run_length=True)
+    blocks["select"] = select_lines() + narrow_lines()
+    blocks["run_length"] = select_lines(run_length=True) + narrow_lines(run_length=True)
     return blocks
 
 
@@ -1099,6 +1099,45 @@ def select_lines(run_length=False):
             f"on the same shapes, its own values, `select_torch.csv`): " + "; ".join(parts) + "."]
 
 
+# The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
+# session's scripts beside the CSV), ours and CUB's only.
+NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/select-narrow"
+
+
+def narrow_lines(run_length=False):
+    """The u8/u16 rows of `NARROW_SET/narrow.csv` (the run-length encoding's, or the others):
+    each row's range over its rounds, ours and CUB's median, the ratio's range, % of the bound,
+    and how many rounds it had."""
+    f = NARROW_SET / "narrow.csv"
+    if not f.exists():
+        return []
+    rs = [r for r in rows(f) if (r["operation"] == "run_length") == run_length]
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    text = (NARROW_SET / "device.txt").read_text()
+    gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
+    commit = text.strip().split("\n")[-1][:7]
+    rng = lambda v, p=1: f"{min(v):.{p}f}" if f"{min(v):.{p}f}" == f"{max(v):.{p}f}" else f"{min(v):.{p}f}–{max(v):.{p}f}"
+    shapes = []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if key not in shapes:
+            shapes.append(key)
+    parts = []
+    for op, ty, keep in shapes:
+        mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
+        ours = [float(r["time_us_median"]) for r in mine]
+        cub = [float(r["cub_median_us"]) for r in mine]
+        x = [float(r["x_cub"]) for r in mine]
+        pct = [float(r["pct_of_bound"]) for r in mine]
+        n = len(mine)
+        parts.append(f"`{op}` `{ty}` {keep}: {rng(ours)} µs ({rng(pct)} % of the bound), CUB {rng(cub)} µs "
+                     f"({rng(x, 2)}×, {n} round{'s' if n > 1 else ''})")
+    return [f"The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: "
+            f"[0, 256)), {gpu} (`{f.relative_to(ROOT)}`, commit {commit}; rows as above, ours and CUB's "
+            f"only, 1 or 2 rounds as named): " + "; ".join(parts) + "."]
+
+
 def replace_blocks(text, blocks):
     """`text` with each `<!-- generated: NAME -->` … `<!-- end generated -->` block's body
     replaced by `blocks[NAME]`."""
@@ -1140,11 +1179,11 @@ def outputs(d):
     if text is not None:
         out[hist] = text
     sel = ROOT / "kernels/src/select.rs"
-    text = rewrite_measured(sel, select_lines())
+    text = rewrite_measured(sel, select_lines() + narrow_lines())
     if text is not None:
         out[sel] = text
     rl = ROOT / "kernels/src/run_length.rs"
-    text = rewrite_measured(rl, select_lines(run_length=True))
+    text = rewrite_measured(rl, select_lines(run_length=True) + narrow_lines(run_length=True))
     if text is not None:
         out[rl] = text
     out[ROOT / "docs/parity.md"] = parity_md(by_n, gpu, commit, d)

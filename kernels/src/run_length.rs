@@ -27,7 +27,7 @@ use crate::scan::lookback::{
 };
 use crate::select::{
     CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
-    mask_unique, store_rows,
+    mask_unique, zero_index_then_store,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -124,17 +124,8 @@ unsafe fn load_tile<S: Widen>(
             unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
-    // The index array zeroed (its slots are added in, step 5).
-    let mut w = tid;
-    while w < tile_words / 2 {
-        // SAFETY: w < the array's length; each thread its own words.
-        unsafe { index.write(w, 0) };
-        w += THREADS;
-    }
-    if let Some(rows) = narrow {
-        // SAFETY: this thread's chunks of the tile.
-        unsafe { store_rows(smem, tid, rows) };
-    }
+    // SAFETY: the index array's words, and this thread's chunks of the tile.
+    unsafe { zero_index_then_store(index, tile_words / 2, (smem, tid, narrow)) };
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();

@@ -213,15 +213,30 @@ pub(crate) unsafe fn load_narrow_rows<S: Widen>(
     rows
 }
 
-/// [`load_narrow_rows`]' chunks into the tile.
+/// The rest of step 2: the index array's `words` words zeroed (its slots are added in, step 5),
+/// then, for a narrow type, [`load_narrow_rows`]' chunks into the tile (stored after the zeros,
+/// so that the loads are in flight meanwhile).
 ///
 /// # Safety
-/// No other thread accesses these chunks before the next barrier.
+/// `index` holds `words` words; no other thread accesses this thread's words and chunks before
+/// the next barrier.
 #[inline(always)]
-pub(crate) unsafe fn store_rows(smem: Shared<u32>, tid: usize, rows: [[u32; 4]; ROWS]) {
-    for (r, row) in rows.iter().enumerate() {
-        // SAFETY: the caller's promise; the chunk is within the tile.
-        unsafe { smem.write_v4(striped_chunk(tid, r, THREADS), *row) };
+pub(crate) unsafe fn zero_index_then_store(
+    index: Shared<u32>,
+    words: usize,
+    (smem, tid, narrow): (Shared<u32>, usize, Option<[[u32; 4]; ROWS]>),
+) {
+    let mut w = tid;
+    while w < words {
+        // SAFETY: w < the array's length; each thread its own words.
+        unsafe { index.write(w, 0) };
+        w += THREADS;
+    }
+    if let Some(rows) = narrow {
+        for (r, row) in rows.iter().enumerate() {
+            // SAFETY: the caller's promise; the chunk is within the tile.
+            unsafe { smem.write_v4(striped_chunk(tid, r, THREADS), *row) };
+        }
     }
 }
 
@@ -576,17 +591,8 @@ unsafe fn select_with<S: Widen>(
             unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
-    // The index array zeroed (its slots are added in, step 5).
-    let mut w = tid;
-    while w < tile_words / 2 {
-        // SAFETY: w < the array's length; each thread its own words.
-        unsafe { index.write(w, 0) };
-        w += THREADS;
-    }
-    if let Some(rows) = narrow {
-        // SAFETY: this thread's chunks of the tile.
-        unsafe { store_rows(smem, tid, rows) };
-    }
+    // SAFETY: the index array's words, and this thread's chunks of the tile.
+    unsafe { zero_index_then_store(index, tile_words / 2, (smem, tid, narrow)) };
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();

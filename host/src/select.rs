@@ -76,6 +76,22 @@ pub type RunLengthArgs<T> = (Global<T>, GlobalMut<T>, GlobalMut<u32>, GlobalMut<
 /// An element type of the compaction and the run-length encoding: `i32`, `u32`, `f32`, and the
 /// narrow `u8` and `u16` (widened to a word in the kernel's tile, `kernels::select::Widen`: the
 /// same tile of 7168 elements, comparisons as the narrow type's).
+///
+/// ```
+/// use reduce_scan::select::{Select, predicate};
+/// let backend = reduce_scan::Backend::emulator();
+/// let bytes = backend.upload(&[7u8, 7, 0, 255, 255, 3])?;
+/// let mut select = Select::<u8>::new(&backend);
+/// let mut out = backend.alloc::<u8>(6)?;
+/// let kept = select.select_if(&bytes, predicate("gt:5")?, &mut out)?; // X must be a u8
+/// assert_eq!(backend.download_prefix(&out, kept)?, [7, 7, 255, 255]);
+/// let mut lengths = backend.alloc::<u32>(6)?;
+/// let runs = select.run_length_encode(&bytes, &mut out, &mut lengths)?;
+/// assert_eq!(backend.download_prefix(&out, runs)?, [7, 0, 255, 3]);
+/// assert_eq!(backend.download_prefix(&lengths, runs)?, [2, 1, 2, 1]);
+/// assert!(predicate::<u8>("gt:256").is_err()); // not a u8
+/// # Ok::<(), reduce_scan::Error>(())
+/// ```
 pub trait SelectElement:
     crate::backend::Element
     + Widen

@@ -1044,6 +1044,41 @@ SELECT_SET = ROOT / "docs/measurements/2026-11-29-h200/select-2d5092b"
 RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/run_length-8142403"
 
 
+def span(v, p=1):
+    """`v`'s range at `p` decimals: `min–max`, or one value where both print the same."""
+    lo, hi = f"{min(v):.{p}f}", f"{max(v):.{p}f}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def passing_set(f, rs, where):
+    """The GPU and commit of a compaction set (`where/device.txt`: the GPU's line, the commit
+    last), after checking that every row of `f` (`rs`) passed."""
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    text = (where / "device.txt").read_text()
+    return re.search(r"\n(NVIDIA [^,]+),", text).group(1), text.strip().split("\n")[-1][:7]
+
+
+def shape_parts(rs, extra, inside=False):
+    """One phrase per (operation, type, keep) of a compaction CSV, in order of appearance: ours
+    and CUB's medians over the rounds, the ratio, % of the bound; `extra(op, ty, keep, rows)`
+    added inside the ratio's parenthesis (`inside`) or after it."""
+    shapes = []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if key not in shapes:
+            shapes.append(key)
+    parts = []
+    for op, ty, keep in shapes:
+        mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
+        col = lambda name: [float(r[name]) for r in mine]
+        more = extra(op, ty, keep, mine)
+        ratio = f"({span(col('x_cub'), 2)}×{more if inside else ''})"
+        parts.append(f"`{op}` `{ty}` {keep}: {span(col('time_us_median'))} µs ({span(col('pct_of_bound'))} % of "
+                     f"the bound), CUB {span(col('cub_median_us'))} µs {ratio}{'' if inside else more}")
+    return parts
+
+
 def select_lines(run_length=False):
     """The compaction's figures (or, with `run_length`, the run-length encoding's): each row's
     range over the rounds, ours and CUB's median, the ratio's range, % of the bound; PyTorch's
@@ -1053,17 +1088,7 @@ def select_lines(run_length=False):
     if not f.exists():
         return []
     rs = rows(f)
-    if any(r["verdict"] != "PASS" for r in rs):
-        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
-    text = (where / "device.txt").read_text()
-    gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
-    commit = text.strip().split("\n")[-1][:7]
-    rng = lambda v, p=1: f"{min(v):.{p}f}" if f"{min(v):.{p}f}" == f"{max(v):.{p}f}" else f"{min(v):.{p}f}–{max(v):.{p}f}"
-    shapes = []
-    for r in rs:
-        key = (r["operation"], r["type"], r["keep"])
-        if key not in shapes:
-            shapes.append(key)
+    gpu, commit = passing_set(f, rs, where)
     torch = {}
     tf = where / f"{name}_torch.csv"
     if tf.exists():
@@ -1071,17 +1096,10 @@ def select_lines(run_length=False):
             for rec in csv.reader(fh):
                 torch.setdefault((rec[1], rec[2], rec[3]), []).append(float(rec[6]))
     twin = {"select": "masked_select", "unique": "unique_consecutive", "run_length": "unique_consecutive_counts"}
-    parts = []
-    for op, ty, keep in shapes:
-        mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
-        ours = [float(r["time_us_median"]) for r in mine]
-        cub = [float(r["cub_median_us"]) for r in mine]
-        x = [float(r["x_cub"]) for r in mine]
-        pct = [float(r["pct_of_bound"]) for r in mine]
+    def beside(op, ty, keep, mine):
         t = torch.get((twin.get(op, ""), ty, keep))
-        vs_torch = f"; PyTorch {rng(t)} µs" if t else ""
-        parts.append(f"`{op}` `{ty}` {keep}: {rng(ours)} µs ({rng(pct)} % of the bound), CUB {rng(cub)} µs "
-                     f"({rng(x, 2)}×){vs_torch}")
+        return f"; PyTorch {span(t)} µs" if t else ""
+    parts = shape_parts(rs, beside)
     rounds = max(int(r["round"]) for r in rs)
     if run_length:
         return [f"2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), {gpu} "
@@ -1112,27 +1130,9 @@ def narrow_lines(run_length=False):
     if not f.exists():
         return []
     rs = [r for r in rows(f) if (r["operation"] == "run_length") == run_length]
-    if any(r["verdict"] != "PASS" for r in rs):
-        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
-    text = (NARROW_SET / "device.txt").read_text()
-    gpu = re.search(r"\n(NVIDIA [^,]+),", text).group(1)
-    commit = text.strip().split("\n")[-1][:7]
-    rng = lambda v, p=1: f"{min(v):.{p}f}" if f"{min(v):.{p}f}" == f"{max(v):.{p}f}" else f"{min(v):.{p}f}–{max(v):.{p}f}"
-    shapes = []
-    for r in rs:
-        key = (r["operation"], r["type"], r["keep"])
-        if key not in shapes:
-            shapes.append(key)
-    parts = []
-    for op, ty, keep in shapes:
-        mine = [r for r in rs if (r["operation"], r["type"], r["keep"]) == (op, ty, keep)]
-        ours = [float(r["time_us_median"]) for r in mine]
-        cub = [float(r["cub_median_us"]) for r in mine]
-        x = [float(r["x_cub"]) for r in mine]
-        pct = [float(r["pct_of_bound"]) for r in mine]
-        n = len(mine)
-        parts.append(f"`{op}` `{ty}` {keep}: {rng(ours)} µs ({rng(pct)} % of the bound), CUB {rng(cub)} µs "
-                     f"({rng(x, 2)}×, {n} round{'s' if n > 1 else ''})")
+    gpu, commit = passing_set(f, rs, NARROW_SET)
+    parts = shape_parts(rs, lambda op, ty, keep, mine: f", {len(mine)} round{'s' if len(mine) > 1 else ''}",
+                        inside=True)
     return [f"The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: "
             f"[0, 256)), {gpu} (`{f.relative_to(ROOT)}`, commit {commit}; rows as above, ours and CUB's "
             f"only, 1 or 2 rounds as named): " + "; ".join(parts) + "."]

@@ -128,43 +128,33 @@ macro_rules! widen_as_is {
 }
 widen_as_is!(i32, u32, f32);
 
-impl Widen for u8 {
-    type Wide = u32;
-    const NARROW: bool = true;
-    #[inline(always)]
-    fn widen(self) -> u32 {
-        self as u32
-    }
-    #[inline(always)]
-    fn narrow(wide: u32) -> u8 {
-        wide as u8
-    }
-    #[inline(always)]
-    unsafe fn load_four(input: Global<u8>, i: usize) -> [u32; 4] {
-        // SAFETY: the four bytes are in the buffer and 4-byte aligned (the caller's promise).
-        let w = unsafe { input.cast::<u32>().read(i / 4) };
-        [w & 0xff, w >> 8 & 0xff, w >> 16 & 0xff, w >> 24]
-    }
+/// `Widen` for a narrow unsigned type `$t`, whose four consecutive elements are one `$four`.
+macro_rules! widen_narrow {
+    ($($t:ty => $four:ty),*) => {$(
+        impl Widen for $t {
+            type Wide = u32;
+            const NARROW: bool = true;
+            #[inline(always)]
+            fn widen(self) -> u32 {
+                self as u32
+            }
+            #[inline(always)]
+            fn narrow(wide: u32) -> $t {
+                wide as $t
+            }
+            #[inline(always)]
+            unsafe fn load_four(input: Global<$t>, i: usize) -> [u32; 4] {
+                const BITS: u32 = <$t>::BITS;
+                // SAFETY: the four elements are in the buffer and aligned to their bytes (the
+                // caller's promise).
+                let w = unsafe { input.cast::<$four>().read(i / 4) };
+                let lane = |k: u32| (w >> (k * BITS)) as $t as u32;
+                [lane(0), lane(1), lane(2), lane(3)]
+            }
+        }
+    )*};
 }
-
-impl Widen for u16 {
-    type Wide = u32;
-    const NARROW: bool = true;
-    #[inline(always)]
-    fn widen(self) -> u32 {
-        self as u32
-    }
-    #[inline(always)]
-    fn narrow(wide: u32) -> u16 {
-        wide as u16
-    }
-    #[inline(always)]
-    unsafe fn load_four(input: Global<u16>, i: usize) -> [u32; 4] {
-        // SAFETY: the four halves are in the buffer and 8-byte aligned (the caller's promise).
-        let d = unsafe { input.cast::<u64>().read(i / 4) };
-        [d as u32 & 0xffff, (d >> 16) as u32 & 0xffff, (d >> 32) as u32 & 0xffff, (d >> 48) as u32]
-    }
-}
+widen_narrow!(u8 => u32, u16 => u64);
 
 /// Chunk `c` of a narrow type's tile: its elements `base + c .. base + c + 4` widened, 0 past
 /// `n`; one load where the four are whole and `aligned` (the input 16-byte aligned: a tile

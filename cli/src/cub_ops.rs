@@ -140,10 +140,7 @@ pub fn time_histogram<S: crate::histogram::HistSample>(
     if n == 0 || n > i32::MAX as usize {
         return Err(Error::Invalid(format!("CUB timing: n = {n}; it must be in 1..={}", i32::MAX)));
     }
-    let size = std::mem::size_of::<S>();
-    let file = TempFile::write("cub-histogram", S::NAME, "CUB's input file", |w| {
-        samples.iter().try_for_each(|s| w.write_all(&s.bits().to_le_bytes()[..size]))
-    })?;
+    let file = write_bits("cub-histogram", S::NAME, samples, |s| s.bits().into())?;
     let args = [
         "histogram".to_string(),
         S::NAME.to_string(),
@@ -185,9 +182,7 @@ pub fn time_select<T: crate::select::SelectElement>(
         return Err(Error::Invalid(format!("CUB timing: n = {n}; it must be in 1..={}", i32::MAX)));
     }
     let size = std::mem::size_of::<T>();
-    let file = TempFile::write("cub-select", T::NAME, "CUB's input file", |w| {
-        data.iter().try_for_each(|x| w.write_all(&x.to_bits64().to_le_bytes()[..size]))
-    })?;
+    let file = write_bits("cub-select", T::NAME, data, T::to_bits64)?;
     let flags_file =
         flags.map(|f| TempFile::write("cub-flags", "u8", "CUB's flags file", |w| w.write_all(f))).transpose()?;
     let mut args = vec![
@@ -261,9 +256,15 @@ fn parse(line: &str, n: usize) -> Result<(CubTiming, CubAnswer)> {
 
 /// `data` in a private temporary file, little-endian, as the harness reads it.
 fn write_input<T: Value>(stem: &str, data: &[T]) -> Result<TempFile> {
-    let size = T::ELEM.size();
-    TempFile::write(stem, T::ELEM.name(), "CUB's input file", |w| {
-        data.iter().try_for_each(|x| w.write_all(&x.bits().to_le_bytes()[..size]))
+    write_bits(stem, T::ELEM.name(), data, |x| x.bits())
+}
+
+/// `data` in a private temporary file named for the type `name`: each element's low
+/// `size_of::<T>()` bytes of `bits(x)`, little-endian.
+fn write_bits<T: Copy>(stem: &str, name: &str, data: &[T], bits: impl Fn(T) -> u64) -> Result<TempFile> {
+    let size = std::mem::size_of::<T>();
+    TempFile::write(stem, name, "CUB's input file", |w| {
+        data.iter().try_for_each(|&x| w.write_all(&bits(x).to_le_bytes()[..size]))
     })
 }
 

@@ -105,8 +105,7 @@ pub trait Widen: Copy + PartialEq + 'static {
     #[inline(always)]
     unsafe fn load_four(input: Global<Self>, i: usize) -> [u32; 4] {
         // SAFETY: i .. i + 4 are in the buffer (the caller's promise).
-        let at = |k: usize| unsafe { input.read(i + k) }.widen().low_bits();
-        [at(0), at(1), at(2), at(3)]
+        unsafe { load_narrow_guarded(input, i, i + 4) }
     }
 }
 
@@ -156,22 +155,16 @@ macro_rules! widen_narrow {
 }
 widen_narrow!(u8 => u32, u16 => u64);
 
-/// Chunk `c` of a narrow type's tile: its elements `base + c .. base + c + 4` widened, 0 past
-/// `n`; one load where the four are whole and `aligned` (the input 16-byte aligned: a tile
-/// starts at a multiple of 7168 elements, a chunk at a multiple of 4).
+/// A narrow type's four elements `i .. i + 4` widened, 0 past `n`, read one by one: a chunk
+/// of a partial tile or of a misaligned input.
 ///
 /// # Safety
-/// `input` holds `n` elements, 16-byte aligned where `aligned`.
+/// `input` holds `n` elements.
 #[inline(always)]
-pub(crate) unsafe fn load_narrow<S: Widen>(input: Global<S>, i: usize, n: usize, aligned: bool) -> [u32; 4] {
-    if aligned && i + 4 <= n {
-        // SAFETY: i + 4 ≤ n; element i (a multiple of 4) is 4 × size_of aligned.
-        unsafe { S::load_four(input, i) }
-    } else {
-        // SAFETY: each read is below n.
-        let at = |k: usize| if i + k < n { unsafe { input.read(i + k) }.widen().low_bits() } else { 0 };
-        [at(0), at(1), at(2), at(3)]
-    }
+pub(crate) unsafe fn load_narrow_guarded<S: Widen>(input: Global<S>, i: usize, n: usize) -> [u32; 4] {
+    // SAFETY: each read is below n.
+    let at = |k: usize| if i + k < n { unsafe { input.read(i + k) }.widen().low_bits() } else { 0 };
+    [at(0), at(1), at(2), at(3)]
 }
 
 /// A narrow type's chunks of the tile for this thread (striped, as the 32-bit types' copies):
@@ -197,7 +190,7 @@ pub(crate) unsafe fn load_narrow_rows<S: Widen>(
     } else {
         for (r, row) in rows.iter_mut().enumerate() {
             // SAFETY: the caller's promise.
-            *row = unsafe { load_narrow::<S>(input, at(r), n, false) };
+            *row = unsafe { load_narrow_guarded::<S>(input, at(r), n) };
         }
     }
     rows

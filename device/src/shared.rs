@@ -85,6 +85,12 @@ mod window {
                                 options($($opt,)* nostack, preserves_flags));
                             transmute_copy::<u64, T>(&v)
                         }
+                        2 => {
+                            let v: u16;
+                            asm!(concat!($ld, ".b16 {v}, [{w}];"), v = out(reg16) v, w = in(reg64) w,
+                                options($($opt,)* nostack, preserves_flags));
+                            transmute_copy::<u16, T>(&v)
+                        }
                         _ => p.read(),
                     }
                 }
@@ -103,6 +109,8 @@ mod window {
                             v = in(reg32) transmute_copy::<T, u32>(&v), options(nostack, preserves_flags)),
                         8 => asm!(concat!($st, ".b64 [{w}], {v};"), w = in(reg64) w,
                             v = in(reg64) transmute_copy::<T, u64>(&v), options(nostack, preserves_flags)),
+                        2 => asm!(concat!($st, ".b16 [{w}], {v};"), w = in(reg64) w,
+                            v = in(reg16) transmute_copy::<T, u16>(&v), options(nostack, preserves_flags)),
                         _ => p.write(v),
                     }
                 }

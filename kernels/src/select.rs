@@ -210,7 +210,7 @@ pub(crate) unsafe fn zero_index_then_store(
     (smem, tid, narrow): (Shared<u32>, usize, Option<[[u32; 4]; ROWS]>),
 ) {
     let mut w = tid;
-    while w < words {
+    while !INDEX_BY_STORE && w < words {
         // SAFETY: w < the array's length; each thread its own words.
         unsafe { index.write(w, 0) };
         w += THREADS;
@@ -446,8 +446,27 @@ pub(crate) unsafe fn compact(
 /// this slot; every access to the word in this interval is atomic.
 #[inline(always)]
 unsafe fn put_index(index: Shared<u32>, slot: usize, at: u16) {
-    // SAFETY: the caller's promise.
-    unsafe { index.red_add(slot / 2, (at as u32) << (16 * (slot % 2))) };
+    if INDEX_BY_STORE {
+        // SAFETY: the array's words hold 2 × their count halves, 2-byte aligned; the caller's
+        // promise (no one else writes this half; the other half of the word may be another
+        // thread's: no race, as neither store covers the other's bytes).
+        unsafe { halves(index).write(slot, at) };
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { index.red_add(slot / 2, (at as u32) << (16 * (slot % 2))) };
+    }
+}
+
+/// Experiment (branch exp/index-by-store): each index by a plain 16-bit store (`st.shared.u16`)
+/// into its half, read back by a 16-bit load; no zeroing of the array. The shared atomic add
+/// was a workaround for the emulator's word-wide racecheck, byte-wise since session 43.
+pub(crate) const INDEX_BY_STORE: bool = true;
+
+/// The packed index array as its 16-bit halves.
+#[inline(always)]
+fn halves(index: Shared<u32>) -> Shared<u16> {
+    // SAFETY: the same shared memory, twice as many 2-byte elements, aligned.
+    unsafe { Shared::from_raw(index.as_ptr().cast::<u16>(), SELECT_TILE_WORDS as usize) }
 }
 
 /// Index slot `slot` of the packed index array (after the barrier that follows its writes).
@@ -456,6 +475,10 @@ unsafe fn put_index(index: Shared<u32>, slot: usize, at: u16) {
 /// `slot / 2` is a word of `index`, written in an earlier barrier interval.
 #[inline(always)]
 pub(crate) unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
+    if INDEX_BY_STORE {
+        // SAFETY: the caller's promise (the half was stored before the barrier).
+        return unsafe { halves(index).read(slot) } as usize;
+    }
     // SAFETY: the caller's promise.
     (unsafe { index.read(slot / 2) } >> (16 * (slot % 2)) & 0xffff) as usize
 }

@@ -27,7 +27,7 @@ use crate::scan::lookback::{
 };
 use crate::select::{
     CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
-    mask_unique, zero_index_then_store,
+    mask_unique, store_narrow_rows,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -90,20 +90,15 @@ impl Operator<u64> for Runs {
 
 /// Steps 1–2 of [`run_length()`] (the same as `select`'s): the tile into shared memory (striped
 /// 16-byte chunks; `cp.async` where the tile is whole and the input aligned, else through
-/// registers), the index array zeroed meanwhile; the wait and the barrier. `select_with` keeps
-/// these lines written out: calling this function there reorders `select`'s PTX (its blocks'
-/// layout), and its figures would have to be measured again.
+/// registers); the wait and the barrier. `select_with` keeps these lines written out: calling
+/// this function there reorders `select`'s PTX (its blocks' layout), and its figures would have
+/// to be measured again.
 ///
 /// # Safety
-/// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words,
-/// `index` half as many; every thread of the block calls it.
+/// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words;
+/// every thread of the block calls it.
 #[inline(always)]
-unsafe fn load_tile<S: Widen>(
-    input: Global<S>,
-    p: Place,
-    (n, aligned): (usize, bool),
-    (smem, index): (Shared<u32>, Shared<u32>),
-) {
+unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned): (usize, bool), smem: Shared<u32>) {
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let tile_len = tile_words / per;
     let (tid, base) = (p.tid, p.base);
@@ -114,7 +109,7 @@ unsafe fn load_tile<S: Widen>(
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // Stored below, after the index array's zeros: the loads in flight meanwhile.
+            // Stored below, after the other types' copies: the loads in flight meanwhile.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
@@ -124,8 +119,8 @@ unsafe fn load_tile<S: Widen>(
             unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
-    // SAFETY: the index array's words, and this thread's chunks of the tile.
-    unsafe { zero_index_then_store(index, tile_words / 2, (smem, tid, narrow)) };
+    // SAFETY: this thread's chunks of the tile.
+    unsafe { store_narrow_rows(smem, tid, narrow) };
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
@@ -178,7 +173,7 @@ unsafe fn run_length_with<S: Widen>(
     (input, unique, lengths): (Global<S>, GlobalMut<S>, GlobalMut<u32>),
     (runs, status): (GlobalMut<u32>, GlobalMut<u64>),
     (n, epoch, aligned): (usize, u32, bool),
-    (smem, index): (Shared<u32>, Shared<u32>),
+    (smem, index): (Shared<u32>, Shared<u16>),
 ) {
     if block_dim_x() as usize != THREADS {
         trap("run_length launched with a block size other than the one it was compiled for");
@@ -197,9 +192,9 @@ unsafe fn run_length_with<S: Widen>(
         valid: (n - base).min(tile_len),
         first: tid * items,
     };
-    // 1.–2. Load the tile, zero the index array; barrier.
+    // 1.–2. Load the tile; barrier.
     // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
-    unsafe { load_tile::<S>(input, p, (n, aligned), (smem, index)) };
+    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
     let mask = unsafe { mask_unique::<S>(p, input, smem) };
@@ -258,7 +253,7 @@ unsafe fn store<S: Widen>(
     (prefix, last_before, aggregate): (usize, usize, usize),
     n: usize,
     (unique, lengths, runs): (GlobalMut<S>, GlobalMut<u32>, GlobalMut<u32>),
-    (smem, index): (Shared<u32>, Shared<u32>),
+    (smem, index): (Shared<u32>, Shared<u16>),
 ) {
     // SAFETY: slots below the tile's head count, written before the barrier.
     let head = |slot: usize| unsafe { get_index(index, slot) };
@@ -314,7 +309,7 @@ kernel! {
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load** the tile into shared memory (`cp.async`, evict first; the last tile, a
     ///    misaligned input or a narrow type's four elements a chunk through registers, the
-    ///    narrow ones widened to words); zero the index array; barrier.
+    ///    narrow ones widened to words); barrier.
     /// 3. **Heads**: each thread marks its 28 elements that differ from the one before in a
     ///    64-bit mask.
     /// 4. **Pair**: popcount and an inclusive warp scan (lane 31 writes its warp's count), and
@@ -360,7 +355,7 @@ kernel! {
         aligned: u32
     ) for [i32, u32, f32, u8, u16] {
         let smem = static_shared!(RUN_LENGTH_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
-        let index = static_shared!(RUN_LENGTH_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
+        let index = static_shared!(RUN_LENGTH_INDEX: [u16; SELECT_TILE_WORDS as usize]);
         // SAFETY: forwarded from the caller; smem holds the tile and the control words.
         unsafe {
             run_length_with::<T>(

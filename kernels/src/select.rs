@@ -196,25 +196,13 @@ pub(crate) unsafe fn load_narrow_rows<S: Widen>(
     rows
 }
 
-/// The rest of step 2: the index array's `words` words zeroed (its slots are added in, step 5),
-/// then, for a narrow type, [`load_narrow_rows`]' chunks into the tile (stored after the zeros,
-/// so that the loads are in flight meanwhile).
+/// The rest of step 2 for a narrow type: [`load_narrow_rows`]' chunks into the tile (stored
+/// after the 32-bit types' copies are issued, the loads in flight meanwhile).
 ///
 /// # Safety
-/// `index` holds `words` words; no other thread accesses this thread's words and chunks before
-/// the next barrier.
+/// No other thread accesses this thread's chunks before the next barrier.
 #[inline(always)]
-pub(crate) unsafe fn zero_index_then_store(
-    index: Shared<u32>,
-    words: usize,
-    (smem, tid, narrow): (Shared<u32>, usize, Option<[[u32; 4]; ROWS]>),
-) {
-    let mut w = tid;
-    while !INDEX_BY_STORE && w < words {
-        // SAFETY: w < the array's length; each thread its own words.
-        unsafe { index.write(w, 0) };
-        w += THREADS;
-    }
+pub(crate) unsafe fn store_narrow_rows(smem: Shared<u32>, tid: usize, narrow: Option<[[u32; 4]; ROWS]>) {
     if let Some(rows) = narrow {
         for (r, row) in rows.iter().enumerate() {
             // SAFETY: the caller's promise; the chunk is within the tile.
@@ -404,9 +392,8 @@ pub(crate) unsafe fn mask_unique<S: Widen>(p: Place, input: Global<S>, smem: Sha
 /// ranks (from `selected_before`, the tile's selected elements before the thread's first), and
 /// for a partition those of its rejected ones from the end backwards. The elements stay where
 /// they are in the tile: the store gathers them through these indices (so no thread holds its
-/// elements in registers across the barriers). Two 16-bit indices share a word (rank `i` in
-/// half `i % 2` of word `i / 2`), and two threads may write the halves of one word, so each
-/// index goes in by a shared atomic add into the zeroed word ([`put_index`]).
+/// elements in registers across the barriers). Each index is a 16-bit store of its own
+/// (`st.shared.b16`): two threads storing the two halves of one word do not race.
 ///
 /// # Safety
 /// After the barrier of the counts; the ranks are distinct across the block.
@@ -417,7 +404,7 @@ pub(crate) unsafe fn compact(
     selected_before: usize,
     partition: bool,
     (items, tile_len): (usize, usize),
-    index: Shared<u32>,
+    index: Shared<u16>,
 ) {
     let mut kept = selected_before;
     // Every element before the thread's first exists (first < valid, or nothing is written).
@@ -426,61 +413,25 @@ pub(crate) unsafe fn compact(
         let at = (p.first + e) as u16;
         if mask & (1 << e) != 0 {
             // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
-            unsafe { put_index(index, kept, at) };
+            unsafe { index.write(kept, at) };
             kept += 1;
         } else if partition && p.first + e < p.valid {
             // SAFETY: the selected and the rejected ranks of a tile never meet (their counts
             // add up to valid ≤ tile_len).
-            unsafe { put_index(index, tile_len - 1 - dropped, at) };
+            unsafe { index.write(tile_len - 1 - dropped, at) };
             dropped += 1;
         }
     }
 }
 
-/// Index `at` into slot `slot` of the packed index array: an atomic add into its half of the
-/// zeroed word (each slot is written once, so the add is the store; atomic, because the other
-/// half may be another thread's).
+/// Index slot `slot` of the index array (after the barrier that follows its writes).
 ///
 /// # Safety
-/// `slot / 2` is a word of `index`, zeroed in an earlier barrier interval; no one else writes
-/// this slot; every access to the word in this interval is atomic.
+/// `slot` is in the array, written in an earlier barrier interval.
 #[inline(always)]
-unsafe fn put_index(index: Shared<u32>, slot: usize, at: u16) {
-    if INDEX_BY_STORE {
-        // SAFETY: the array's words hold 2 × their count halves, 2-byte aligned; the caller's
-        // promise (no one else writes this half; the other half of the word may be another
-        // thread's: no race, as neither store covers the other's bytes).
-        unsafe { halves(index).write(slot, at) };
-    } else {
-        // SAFETY: the caller's promise.
-        unsafe { index.red_add(slot / 2, (at as u32) << (16 * (slot % 2))) };
-    }
-}
-
-/// Experiment (branch exp/index-by-store): each index by a plain 16-bit store (`st.shared.u16`)
-/// into its half, read back by a 16-bit load; no zeroing of the array. The shared atomic add
-/// was a workaround for the emulator's word-wide racecheck, byte-wise since session 43.
-pub(crate) const INDEX_BY_STORE: bool = true;
-
-/// The packed index array as its 16-bit halves.
-#[inline(always)]
-fn halves(index: Shared<u32>) -> Shared<u16> {
-    // SAFETY: the same shared memory, twice as many 2-byte elements, aligned.
-    unsafe { Shared::from_raw(index.as_ptr().cast::<u16>(), SELECT_TILE_WORDS as usize) }
-}
-
-/// Index slot `slot` of the packed index array (after the barrier that follows its writes).
-///
-/// # Safety
-/// `slot / 2` is a word of `index`, written in an earlier barrier interval.
-#[inline(always)]
-pub(crate) unsafe fn get_index(index: Shared<u32>, slot: usize) -> usize {
-    if INDEX_BY_STORE {
-        // SAFETY: the caller's promise (the half was stored before the barrier).
-        return unsafe { halves(index).read(slot) } as usize;
-    }
+pub(crate) unsafe fn get_index(index: Shared<u16>, slot: usize) -> usize {
     // SAFETY: the caller's promise.
-    (unsafe { index.read(slot / 2) } >> (16 * (slot % 2)) & 0xffff) as usize
+    unsafe { index.read(slot) as usize }
 }
 
 /// Step 4 of [`select()`]: the block's counts from each thread's `count` — an inclusive warp
@@ -559,7 +510,7 @@ unsafe fn select_with<S: Widen>(
     how: u32,
     predicate: Predicate<S::Wide>,
     aligned: bool,
-    (smem, index): (Shared<u32>, Shared<u32>),
+    (smem, index): (Shared<u32>, Shared<u16>),
 ) {
     if block_dim_x() as usize != THREADS {
         trap("select launched with a block size other than the one it was compiled for");
@@ -587,7 +538,7 @@ unsafe fn select_with<S: Widen>(
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // Stored below, after the index array's zeros: the loads in flight meanwhile.
+            // Stored below, after the other types' copies: the loads in flight meanwhile.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.
@@ -597,8 +548,8 @@ unsafe fn select_with<S: Widen>(
             unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
         }
     }
-    // SAFETY: the index array's words, and this thread's chunks of the tile.
-    unsafe { zero_index_then_store(index, tile_words / 2, (smem, tid, narrow)) };
+    // SAFETY: this thread's chunks of the tile.
+    unsafe { store_narrow_rows(smem, tid, narrow) };
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
@@ -650,7 +601,7 @@ unsafe fn store<S: Widen>(
     partition: bool,
     (n, tile_len): (usize, usize),
     output: GlobalMut<S>,
-    (smem, index): (Shared<u32>, Shared<u32>),
+    (smem, index): (Shared<u32>, Shared<u16>),
 ) {
     let element = |slot: usize| {
         // SAFETY: indices below the tile's length, written before the barrier; the tile is never
@@ -700,7 +651,7 @@ kernel! {
     /// 2. **Load** the tile into shared memory: striped 16-byte `cp.async` copies (evict
     ///    first), the last tile (or a misaligned input) through registers; a narrow type
     ///    ([`Widen`]: `u8`, `u16`) four elements a chunk through registers (one 32- or 64-bit
-    ///    load where aligned), widened to words; zero the index array meanwhile; barrier.
+    ///    load where aligned), widened to words; barrier.
     /// 3. **Flag**: each thread reads its blocked 28 elements from the tile and marks the
     ///    selected ones in a 64-bit mask: the predicate ([`IF`]), the flag bytes
     ///    ([`FLAGGED`]), or "differs from the one before" ([`UNIQUE`]: the element before a
@@ -709,9 +660,8 @@ kernel! {
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
-    /// 5. **Compact** the indices: each kept element's tile index (16 bits, two a word,
-    ///    each added into its zeroed half with a shared atomic) into a shared array at the
-    ///    element's tile-local rank; a partition's rejected ones from the array's
+    /// 5. **Compact** the indices: each kept element's tile index (a 16-bit store of its own,
+    ///    `st.shared.b16`) into a shared array at the element's tile-local rank; a partition's rejected ones from the array's
     ///    end backwards. (The elements stay in the tile: holding them in registers across the
     ///    barriers took 76 registers a thread, 3 blocks an SM on sm_90, and 52 % of the bound
     ///    at 2^28 on an H200.)
@@ -757,7 +707,7 @@ kernel! {
         aligned: u32
     ) for [i32, u32, f32, u8, u16] {
         let smem = static_shared!(SELECT_SHARED: [u32; SELECT_TILE_WORDS as usize + CTRL_WORDS]);
-        let index = static_shared!(SELECT_INDEX: [u32; SELECT_TILE_WORDS as usize / 2]);
+        let index = static_shared!(SELECT_INDEX: [u16; SELECT_TILE_WORDS as usize]);
         let wide = <T::Wide as Shuffle>::from_halves([operand as u32, (operand >> 32) as u32]);
         let predicate = Predicate { outcomes, operand: wide };
         // SAFETY: forwarded from the caller; smem holds the tile and the control words.

@@ -1039,9 +1039,9 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-11-29-h200/select-2d5092b"
+SELECT_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
-RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/run_length-8142403"
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
 
 
 def span(v, p=1):
@@ -1103,14 +1103,14 @@ def select_lines(run_length=False):
     rounds = max(int(r["round"]) for r in rs)
     if run_length:
         return [f"2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), {gpu} "
-                f"(`{where.relative_to(ROOT)}/run_length.csv`, commit {commit}; `scripts/gpu/select.sh run_length`, "
-                f"{rounds} rounds, each row `reduce --op run_length … --compare-cub`: the median of 20 launches "
+                f"(`{where.relative_to(ROOT)}/run_length.csv`, commit {commit}; `scripts/gpu/select.sh run_length`'s rows, "
+                f"{rounds} round{'s' if rounds > 1 else ''}, each row `reduce --op run_length … --compare-cub`: the median of 20 launches "
                 f"between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, "
                 f"both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written "
                 f"at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its "
                 f"own values, `run_length_torch.csv`): " + "; ".join(parts) + "."]
     return [f"2^28 elements, values uniform over [0, 1000), {gpu} (`{where.relative_to(ROOT)}/select.csv`, "
-            f"commit {commit}; `scripts/gpu/select.sh`, {rounds} rounds, each row `reduce --op … --compare-cub`: "
+            f"commit {commit}; `scripts/gpu/select.sh`'s rows, {rounds} round{'s' if rounds > 1 else ''}, each row `reduce --op … --compare-cub`: "
             f"the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same "
             f"values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the "
             f"bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` "
@@ -1119,7 +1119,7 @@ def select_lines(run_length=False):
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/select-narrow"
+NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
 
 
 def narrow_lines(run_length=False):
@@ -1135,7 +1135,7 @@ def narrow_lines(run_length=False):
                         inside=True)
     return [f"The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: "
             f"[0, 256)), {gpu} (`{f.relative_to(ROOT)}`, commit {commit}; rows as above, ours and CUB's "
-            f"only, 1 or 2 rounds as named): " + "; ".join(parts) + "."]
+            f"only, rounds as named): " + "; ".join(parts) + "."]
 
 
 def replace_blocks(text, blocks):

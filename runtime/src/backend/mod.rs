@@ -325,17 +325,28 @@ impl Backend {
 
     /// The first `len` elements of `buf`.
     pub fn download_prefix<T: Element>(&self, buf: &DeviceBuffer<T>, len: usize) -> Result<Vec<T>> {
-        let len = len.min(buf.len);
+        let mut out = vec![T::default(); len.min(buf.len)];
+        self.download_into(buf, &mut out)?;
+        Ok(out)
+    }
+
+    /// The first `out.len()` elements of `buf` into `out`, after all work queued before: a
+    /// download into memory the caller keeps (a check that runs after every timed run reuses
+    /// one host buffer instead of allocating and faulting in a new one each time).
+    pub fn download_into<T: Element>(&self, buf: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
+        if out.len() > buf.len {
+            return Err(Error::Invalid(format!("{} elements asked of a buffer of {}", out.len(), buf.len)));
+        }
         self.synchronize()?;
         match &buf.repr {
-            Repr::Gpu(b) => {
-                let mut out = vec![T::default(); len];
-                if len > 0 {
-                    b.copy_to_host(bytemuck::cast_slice_mut(&mut out[..])).during("copying from the GPU")?;
-                }
-                Ok(out)
+            Repr::Gpu(b) if !out.is_empty() => {
+                b.copy_to_host(bytemuck::cast_slice_mut(out)).during("copying from the GPU")
             }
-            Repr::Host(h) => Ok(h.as_slice()[..len].to_vec()),
+            Repr::Gpu(_) => Ok(()),
+            Repr::Host(h) => {
+                out.copy_from_slice(&h.as_slice()[..out.len()]);
+                Ok(())
+            }
         }
     }
 

@@ -54,8 +54,8 @@ fn to_window<T>(ptr: *mut T) -> u64 {
     w
 }
 
-/// Loads and stores on the shared window, for 4- and 8-byte elements; other sizes use the
-/// generic pointer.
+/// Loads and stores on the shared window, for 2-, 4- and 8-byte elements (the 2-byte ones since
+/// the compaction's 16-bit index array, session 46); other sizes use the generic pointer.
 #[cfg(target_arch = "nvptx64")]
 mod window {
     use core::arch::asm;

@@ -330,9 +330,24 @@ impl Backend {
         Ok(out)
     }
 
-    /// The first `out.len()` elements of `buf` into `out`, after all work queued before: a
-    /// download into memory the caller keeps (a check that runs after every timed run reuses
-    /// one host buffer instead of allocating and faulting in a new one each time).
+    /// The first `out.len()` elements of `buf` into `out`, after all work queued before (CUDA
+    /// C's `cudaMemcpy(out, buf, bytes, cudaMemcpyDeviceToHost)`; the driver's `cuMemcpyDtoH`):
+    /// a download into memory the caller keeps (a check that runs after every timed run reuses
+    /// one host buffer instead of allocating and faulting in a new one each time). More
+    /// elements than `buf` holds is an [`Error::Invalid`], nothing copied.
+    ///
+    /// ```
+    /// # fn main() -> reduce_scan_runtime::Result<()> {
+    /// let backend = reduce_scan_runtime::Backend::emulator();
+    /// let buf = backend.upload(&[3u32, 1, 4, 1, 5])?;
+    /// let mut kept = vec![0u32; 3]; // allocated once, refilled by every check
+    /// for _ in 0..2 {
+    ///     backend.download_into(&buf, &mut kept)?;
+    ///     assert_eq!(kept, [3, 1, 4]);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn download_into<T: Element>(&self, buf: &DeviceBuffer<T>, out: &mut [T]) -> Result<()> {
         if out.len() > buf.len {
             return Err(Error::Invalid(format!("{} elements asked of a buffer of {}", out.len(), buf.len)));
@@ -1043,8 +1058,23 @@ impl<T> Drop for HostAlloc<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::alloc_failed;
+    use super::{Backend, alloc_failed};
     use crate::error::CudaError;
+
+    #[test]
+    fn a_download_into_a_kept_buffer_copies_the_prefix_and_refuses_more_than_the_buffer() {
+        let b = Backend::emulator();
+        let buf = b.upload(&[3u16, 1, 4, 1, 5]).unwrap();
+        let mut out = [0u16; 3];
+        b.download_into(&buf, &mut out).unwrap();
+        assert_eq!(out, [3, 1, 4]);
+        b.download_into(&buf, &mut []).unwrap();
+        let mut long = [7u16; 6];
+        let e = b.download_into(&buf, &mut long).unwrap_err().to_string();
+        assert!(e.contains("6 elements asked of a buffer of 5"), "{e}");
+        assert_eq!(long, [7; 6], "nothing copied");
+        assert_eq!(b.download_prefix(&buf, 9).unwrap(), [3, 1, 4, 1, 5], "a prefix past the end is the whole buffer");
+    }
 
     #[test]
     fn a_failed_allocation_names_the_bytes_asked_for_and_free() {

@@ -529,8 +529,7 @@ unsafe fn select_with<S: Widen>(
         valid: (n - base).min(tile_len),
         first: tid * items,
     };
-    // 1.–2. Load the tile (striped 16-byte chunks; cp.async where whole and aligned; a
-    //    narrow type's four elements a chunk through registers, widened).
+    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
     // SAFETY: input holds n elements, 16-byte aligned where `aligned`.
@@ -562,8 +561,7 @@ unsafe fn select_with<S: Widen>(
         // SAFETY: after the load's barrier; input holds n elements.
         _ => unsafe { mask_unique::<S>(p, input, smem) },
     };
-    // 4. The block's counts: a warp scan, the warp totals through shared memory; thread 0
-    //    publishes the tile's count at once.
+    // 4. The block's counts (a warp scan, the warp totals in shared memory); thread 0 publishes.
     let count = mask.count_ones();
     // SAFETY: the whole block is here; the control words follow the tile.
     let (incl, warp_offset, aggregate) = unsafe { count_tile(count, p, smem, tile_words) };

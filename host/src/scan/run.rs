@@ -26,10 +26,43 @@ enum Expect<'a, T> {
     Input(&'a [T]),
 }
 
+/// What a check against [`Expect::Input`] compares each run with, computed at the first check
+/// and kept: the CPU scan (integers, min, max: bit for bit), or each element's exact prefix sum
+/// and bound (float sums, [`cpu::sum_targets`]). A run that differs is described by
+/// [`verdict`], the walk that computes them, so the line is the same as without them.
+enum Targets<T> {
+    Exact(Vec<T>),
+    Bounded(Vec<f64>, Vec<f64>),
+}
+
+impl<T: Value> Targets<T> {
+    fn of(op: Op, kind: Kind, data: &[T], depth: u64) -> Self {
+        if op == Op::Sum && T::ELEM.is_float() {
+            let (exact, bound) = cpu::sum_targets(kind, data, depth);
+            Targets::Bounded(exact, bound)
+        } else {
+            Targets::Exact(cpu::reference(op, kind, data))
+        }
+    }
+
+    /// Does `got` pass (the same answer as [`verdict`]'s, without its walk)?
+    fn pass(&self, got: &[T]) -> bool {
+        match self {
+            Targets::Exact(want) => cpu::first_mismatch(want, got).is_none(),
+            Targets::Bounded(exact, bound) => {
+                got.len() == exact.len()
+                    && got.iter().zip(exact).zip(bound).all(|((g, e), b)| (g.to_f64() - e).abs() <= *b)
+            }
+        }
+    }
+}
+
 /// A scan ready to run: preconditions checked, scratch allocated, launches planned.
 pub struct Scan<'a, T: Value = i32> {
     /// What every run must give, when the caller said ([`Rerun::check`]).
     expected: Option<Expect<'a, T>>,
+    /// For [`Expect::Input`]: what the first check computed, for every later one.
+    targets: Option<Targets<T>>,
     backend: &'a Backend,
     inst: ScanInstance<T>,
     kind: Kind,
@@ -51,9 +84,13 @@ impl<T: Value> Rerun for Scan<'_, T> {
             None => return Ok(None),
             Some(_) => self.result()?,
         };
-        Ok(match &self.expected {
+        Ok(match self.expected {
             Some(Expect::Output(want)) => cpu::first_mismatch(want, &got).map(mismatch_text),
-            Some(Expect::Input(data)) => verdict(self.inst.op, self.kind, data, &got, self.depth()).err(),
+            Some(Expect::Input(data)) => {
+                let (op, kind, depth) = (self.inst.op, self.kind, self.depth());
+                let targets = self.targets.get_or_insert_with(|| Targets::of(op, kind, data, depth));
+                if targets.pass(&got) { None } else { verdict(op, kind, data, &got, depth).err() }
+            }
             None => None,
         })
     }
@@ -103,19 +140,19 @@ impl<'a, T: Value> Scan<'a, T> {
         check_of(&inst, kind, n, (input.len(), output.len()), backend.info().compute_capability)?;
         let mut work = ScanWorkspace::new();
         let launches = work.launches(backend, &inst, kind, (input.as_ptr(), output.as_mut_ptr()), n)?;
-        Ok(Self { expected: None, backend, inst, kind, n, output, work, launches })
+        Ok(Self { expected: None, targets: None, backend, inst, kind, n, output, work, launches })
     }
 
     /// Checks every run's output against `expected`, the CPU scan ([`Rerun::check`]).
     pub fn expecting(mut self, expected: &'a [T]) -> Self {
-        self.expected = Some(Expect::Output(expected));
+        (self.expected, self.targets) = (Some(Expect::Output(expected)), None);
         self
     }
 
     /// Checks every run's output against the CPU scan of `data`, the input's elements (float
     /// sums within the bound of the kernel's tree, [`scan_depth`]).
     pub fn checking(mut self, data: &'a [T]) -> Self {
-        self.expected = Some(Expect::Input(data));
+        (self.expected, self.targets) = (Some(Expect::Input(data)), None);
         self
     }
 
@@ -258,12 +295,10 @@ pub fn measure<T: Value>(
         None => scan.checking(data),
     };
     let runs = timed_runs(backend, &mut scan, repeat)?;
-    let got = scan.result()?;
-    let verdict = match reference {
-        Some(want) => cpu::first_mismatch(want, &got).map(mismatch_text).map_or(Ok(()), Err),
-        None => verdict(inst.op, kind, data, &got, scan.depth()),
-    };
-    let (variant, op, geometry, last) = (inst.variant, inst.op, scan.geometry(), got.last().copied());
+    // The last run's output, checked as every timed run was (the targets kept from those checks).
+    let verdict = Rerun::check(&mut scan)?.map_or(Ok(()), Err);
+    let last = scan.result()?.last().copied();
+    let (variant, op, geometry) = (inst.variant, inst.op, scan.geometry());
     Ok(ScanMeasurement { variant, op, kind, n, geometry, runs, verdict, last })
 }
 
@@ -288,6 +323,42 @@ pub fn scan_with<T: Value>(
 mod tests {
     use super::*;
     use crate::scan::find;
+
+    /// [`Targets::pass`] gives [`verdict`]'s answer: for exact scans (bit for bit, a wrong or
+    /// missing element) and float sums (inside and just outside the bound, NaN, a short output).
+    #[test]
+    fn kept_targets_pass_what_the_walk_passes() {
+        let agree = |op: Op, kind: Kind, data: &[f32], got: &[f32], depth: u64| {
+            let walk = verdict(op, kind, data, got, depth).is_ok();
+            assert_eq!(Targets::of(op, kind, data, depth).pass(got), walk, "{op:?} {kind:?} {got:?}");
+            walk
+        };
+        let data: Vec<f32> = (0..1000).map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 50.0).collect();
+        for kind in [Kind::Inclusive, Kind::Exclusive] {
+            let sums = cpu::reference(Op::Sum, kind, &data);
+            assert!(agree(Op::Sum, kind, &data, &sums, 20));
+            let (exact, bound) = cpu::sum_targets(kind, &data, 20);
+            let mut near = sums.clone();
+            near[500] = (exact[500] + 0.9 * bound[500]) as f32;
+            let mut far = sums.clone();
+            far[500] = (exact[500] + 4.0 * bound[500] + 1e-3) as f32;
+            let mut nan = sums.clone();
+            nan[999] = f32::NAN;
+            assert!(agree(Op::Sum, kind, &data, &near, 20), "inside the bound");
+            assert!(!agree(Op::Sum, kind, &data, &far, 20), "outside it");
+            assert!(!agree(Op::Sum, kind, &data, &nan, 20));
+            assert!(!agree(Op::Sum, kind, &data, &sums[..999], 20), "one short");
+            let mins = cpu::reference(Op::Min, kind, &data);
+            assert!(agree(Op::Min, kind, &data, &mins, 20));
+            let mut zero = mins.clone();
+            zero[0] = if kind == Kind::Exclusive { f32::MAX } else { zero[0] + 1.0 };
+            assert!(!agree(Op::Min, kind, &data, &zero, 20), "one element off");
+        }
+        let ints: Vec<i64> = (0..300).map(|i| (i * 31 % 97) - 48).collect();
+        let want = cpu::reference(Op::Max, Kind::Inclusive, &ints);
+        assert!(Targets::of(Op::Max, Kind::Inclusive, &ints, 1).pass(&want));
+        assert!(!Targets::of(Op::Max, Kind::Inclusive, &ints, 1).pass(&want[1..]));
+    }
 
     #[test]
     fn depth_grows_with_the_tiles() {

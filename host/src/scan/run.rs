@@ -150,7 +150,9 @@ impl<'a, T: Value> Scan<'a, T> {
     }
 
     /// Checks every run's output against the CPU scan of `data`, the input's elements (float
-    /// sums within the bound of the kernel's tree, [`scan_depth`]).
+    /// sums within the bound of the kernel's tree, [`scan_depth`]). The first check computes
+    /// what every run is compared with and keeps it while the scan lives: the CPU scan (`n`
+    /// elements), or for float sums each element's exact prefix and bound (16 bytes an element).
     pub fn checking(mut self, data: &'a [T]) -> Self {
         (self.expected, self.targets) = (Some(Expect::Input(data)), None);
         self

@@ -303,7 +303,7 @@ fn rows<T: Value>(
     if session.backend.is_gpu() && layout == Layout::Pair {
         super::reduce::fits_device(session.n, T::ELEM.size() as u64, 2, session.info().memory_bytes)?;
     }
-    let (data, buffer, references) = data::<T>(&session, (layout, op), &kinds, err)?;
+    let (data, buffer, references) = data::<T>(&session, layout, &kinds, err)?;
     let cub = time_cub::<T>(&session, op, &data, args.compare_cub);
     if layout == Layout::Curriculum {
         progress_done(&session, err);
@@ -371,30 +371,29 @@ fn values<T: Value>(session: &Session, layout: Layout) -> Vec<T> {
     }
 }
 
-/// The input of a run, uploaded, and the CPU scan of each kind where every run must give it
-/// bit for bit (integers, min, max: computed once, each run compared with it; float sums are
-/// checked within their bound instead), with progress on `err` (the curriculum's line ends once
-/// CUB is timed too).
+/// The input of a run, uploaded, and (the curriculum's) the CPU scan of each kind, with
+/// progress on `err` (the curriculum's line ends once CUB is timed too).
 #[allow(clippy::type_complexity)]
 fn data<T: Value>(
     session: &Session,
-    (layout, op): (Layout, Op),
+    layout: Layout,
     kinds: &[Kind],
     err: &mut dyn Write,
 ) -> Result<(Vec<T>, crate::DeviceBuffer<T>, Vec<Option<Vec<T>>>)> {
     let (n, seed) = (session.n, session.seed);
-    let exact = !(op == Op::Sum && T::ELEM.is_float());
-    let scans = if exact { " and the CPU scans" } else { "" };
     progress(
         session,
         err,
         &match layout {
-            Layout::Curriculum => format!("generating {n} inputs (seed {seed}){scans}"),
-            Layout::Pair => format!("generating {n} {} inputs (seed {seed}){scans}", T::ELEM.name()),
+            Layout::Curriculum => format!("generating {n} inputs (seed {seed}) and the CPU scans"),
+            Layout::Pair => format!("generating {n} {} inputs (seed {seed})", T::ELEM.name()),
         },
     );
     let data = values::<T>(session, layout);
-    let references = kinds.iter().map(|&kind| exact.then(|| crate::scan::cpu::reference(op, kind, &data))).collect();
+    let references = kinds
+        .iter()
+        .map(|&kind| (layout == Layout::Curriculum).then(|| crate::scan::cpu::reference(Op::Sum, kind, &data)))
+        .collect();
     let buffer = session.backend.upload(&data)?;
     if layout == Layout::Pair {
         progress_done(session, err);

@@ -80,19 +80,11 @@ impl<T: Value> Rerun for Scan<'_, T> {
         Scan::launch(self)
     }
     fn check(&mut self) -> Result<Option<String>> {
-        let got = match &self.expected {
-            None => return Ok(None),
-            Some(_) => self.result()?,
-        };
-        Ok(match self.expected {
-            Some(Expect::Output(want)) => cpu::first_mismatch(want, &got).map(mismatch_text),
-            Some(Expect::Input(data)) => {
-                let (op, kind, depth) = (self.inst.op, self.kind, self.depth());
-                let targets = self.targets.get_or_insert_with(|| Targets::of(op, kind, data, depth));
-                if targets.pass(&got) { None } else { verdict(op, kind, data, &got, depth).err() }
-            }
-            None => None,
-        })
+        if self.expected.is_none() {
+            return Ok(None);
+        }
+        let got = self.result()?;
+        Ok(self.judge(&got))
     }
 }
 
@@ -200,6 +192,21 @@ impl<'a, T: Value> Scan<'a, T> {
         unsafe { self.work.launch(self.backend, &mut self.launches) }
     }
 
+    /// What is wrong with `got`, the output of a run, against what the caller expects (`None`
+    /// when it passes, or when nothing is expected): [`Rerun::check`]'s verdict, for an output
+    /// already downloaded.
+    fn judge(&mut self, got: &[T]) -> Option<String> {
+        match self.expected {
+            Some(Expect::Output(want)) => cpu::first_mismatch(want, got).map(mismatch_text),
+            Some(Expect::Input(data)) => {
+                let (op, kind, depth) = (self.inst.op, self.kind, self.depth());
+                let targets = self.targets.get_or_insert_with(|| Targets::of(op, kind, data, depth));
+                if targets.pass(got) { None } else { verdict(op, kind, data, got, depth).err() }
+            }
+            None => None,
+        }
+    }
+
     /// Waits for the last launch and returns the `n` scanned elements.
     pub fn result(&self) -> Result<Vec<T>> {
         self.backend.download_prefix(self.output, self.n)
@@ -297,9 +304,9 @@ pub fn measure<T: Value>(
         None => scan.checking(data),
     };
     let runs = timed_runs(backend, &mut scan, repeat)?;
-    // The last run's output, checked as every timed run was (the targets kept from those checks).
-    let verdict = Rerun::check(&mut scan)?.map_or(Ok(()), Err);
-    let last = scan.result()?.last().copied();
+    // The last run's output, one download, judged as every timed run was (the targets kept).
+    let got = scan.result()?;
+    let (verdict, last) = (scan.judge(&got).map_or(Ok(()), Err), got.last().copied());
     let (variant, op, geometry) = (inst.variant, inst.op, scan.geometry());
     Ok(ScanMeasurement { variant, op, kind, n, geometry, runs, verdict, last })
 }

@@ -109,7 +109,7 @@ unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned): (usize, 
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // Stored below, after the other types' copies: the loads in flight meanwhile.
+            // Loaded above (all seven issued together), stored below.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.

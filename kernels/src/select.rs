@@ -196,8 +196,8 @@ pub(crate) unsafe fn load_narrow_rows<S: Widen>(
     rows
 }
 
-/// The rest of step 2 for a narrow type: [`load_narrow_rows`]' chunks into the tile (stored
-/// after the 32-bit types' copies are issued, the loads in flight meanwhile).
+/// The rest of step 2 for a narrow type: [`load_narrow_rows`]' chunks into the tile, once all
+/// of them are loaded (nothing for the 32-bit types, whose copies are already issued).
 ///
 /// # Safety
 /// No other thread accesses this thread's chunks before the next barrier.
@@ -537,7 +537,7 @@ unsafe fn select_with<S: Widen>(
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         if S::NARROW {
-            // Stored below, after the other types' copies: the loads in flight meanwhile.
+            // Loaded above (all seven issued together), stored below.
         } else if aligned && p.valid == tile_len {
             // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
             // this thread's chunk, untouched until the wait.

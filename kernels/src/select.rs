@@ -346,6 +346,18 @@ unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<
 unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
     let mut mask = 0u64;
     let at = p.base + p.first;
+    // A thread whose elements all exist, where the flags start 4-byte aligned (`at` is a multiple
+    // of 4, as `items` is): its flags as `items / 4` words, four flags' bits a word.
+    if flags.addr().is_multiple_of(4) && p.first + items <= p.valid {
+        let words = flags.cast::<u32>();
+        for w in 0..items / 4 {
+            // SAFETY: bytes at + 4w .. at + 4w + 4 < base + valid ≤ n, the flags' length; the
+            // word is 4-byte aligned (the flags' start is, and at is a multiple of 4).
+            let word = unsafe { words.read(at / 4 + w) };
+            mask |= (nonzero_bytes(word) as u64) << (4 * w);
+        }
+        return mask;
+    }
     for e in 0..items {
         // SAFETY: at + e < base + valid ≤ n, the flags' length.
         if p.first + e < p.valid && unsafe { flags.read(at + e) } != 0 {
@@ -353,6 +365,15 @@ unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
         }
     }
     mask
+}
+
+/// Which of `word`'s four bytes are not zero, as bits 0–3 (byte `b`, from the lowest, in bit
+/// `b`): each byte's high bit set where the byte is not zero (`(w & 0x7f…) + 0x7f…` carries
+/// into it from any low bit), then the four high bits gathered by one multiply.
+#[inline(always)]
+pub(crate) fn nonzero_bytes(word: u32) -> u32 {
+    let high = (((word & 0x7f7f_7f7f) + 0x7f7f_7f7f) | word) & 0x8080_8080;
+    ((high >> 7).wrapping_mul(0x0020_4081) >> 21) & 0xf
 }
 
 /// Step 3 for [`UNIQUE`]: the elements (that exist) that differ from the one before them (the
@@ -726,6 +747,27 @@ kernel! {
                 aligned != 0,
                 (smem, index),
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nonzero_bytes;
+
+    #[test]
+    fn nonzero_bytes_marks_each_byte_that_is_not_zero() {
+        let values = [0u8, 1, 2, 0x7f, 0x80, 0x81, 0xfe, 0xff];
+        for &a in &values {
+            for &b in &values {
+                for &c in &values {
+                    for &d in &values {
+                        let word = u32::from_le_bytes([a, b, c, d]);
+                        let want = [a, b, c, d].iter().enumerate().fold(0, |m, (i, &x)| m | ((x != 0) as u32) << i);
+                        assert_eq!(nonzero_bytes(word), want, "{word:#010x}");
+                    }
+                }
+            }
         }
     }
 }

@@ -96,6 +96,9 @@ fn shapes(block: u32) -> Vec<Shape> {
         Shape::Rows(19, 300),
         Shape::Offsets("logical warps of 16", offsets((0..40).map(|i| [513, 700, 1024, 0, 999, 257][i % 6]))),
         Shape::Rows(7, 4096),
+        Shape::Rows(9, 1028),
+        Shape::Rows(3, 8192),
+        Shape::Rows(5, 2050),
         Shape::Rows(2, 20_000),
     ];
     if block == LARGEST_AT {
@@ -311,7 +314,13 @@ fn plans_reached() -> Result<(), Failed> {
     for shape in shapes(LARGEST_AT) {
         seen.push(shape.segments(&b).map_err(|e| e.to_string())?.strategy());
     }
-    for want in [Strategy::WarpPerSegment, Strategy::BlockPerSegment, Strategy::DeviceWide, Strategy::Split] {
+    for want in [
+        Strategy::WarpPerSegment,
+        Strategy::BlockPerSegment,
+        Strategy::BlockPerRow,
+        Strategy::DeviceWide,
+        Strategy::Split,
+    ] {
         if !seen.contains(&want) {
             return Err(format!("no test layout reaches {}", want.name()).into());
         }

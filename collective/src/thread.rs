@@ -454,6 +454,86 @@ pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
     acc
 }
 
+/// The aligned middle of [`thread_fold_v128`]: rank `rank` of a group of `ranks` threads folds
+/// its share of `vectors` 16-byte vectors at `words` into `acc` — vector `rank`, `rank + ranks`,
+/// … (four independent 128-bit loads a trip while a whole trip is left, the last trip as
+/// `last_trip` says), element `e` of vector `v` passed to [`Fold::step`] with index
+/// `first + PER_128·v + e`. With the group a block (`threadIdx.x`, `blockDim.x`) and `words` a
+/// row's start, it is a block's share of a row whose start is 16-byte aligned and whose length is
+/// a multiple of `PER_128` (`segmented_rows`): no head and no tail to read.
+///
+/// # Safety
+/// `words` is 16-byte aligned, valid global memory for reading `vectors` 16-byte vectors that
+/// no thread writes during the kernel; `rank < ranks ≤ 2^29`; `first + PER_128·vectors ≤
+/// u32::MAX`.
+#[inline(always)]
+pub unsafe fn thread_fold_vectors<T: Element, F: Fold<T>>(
+    acc: F::Acc,
+    words: Global<u32>,
+    vectors: u32,
+    first: u32,
+    rank: u32,
+    ranks: u32,
+    last_trip: LastTrip,
+) -> F::Acc {
+    let per = T::PER_128 as u32;
+    let mut acc = acc;
+    let fold = |acc: F::Acc, w: [u32; VEC], at: u32| {
+        let mut a = acc;
+        for e in 0..per {
+            a = F::step(a, T::from_128(w, e as usize), first + per * at + e);
+        }
+        a
+    };
+    let window = LOADS_PER_TRIP as u32 * ranks;
+    let last = (LOADS_PER_TRIP as u32 - 1) * ranks;
+    let stride = VEC * ranks as usize;
+    let mut at = rank;
+    while at + last < vectors {
+        let mut v = [[0u32; VEC]; LOADS_PER_TRIP];
+        // SAFETY: at < vectors.
+        let trip = unsafe { words.offset(VEC * at as usize) };
+        for (j, slot) in v.iter_mut().enumerate() {
+            // SAFETY: at + j*ranks <= at + last < vectors; every vector of the body is aligned.
+            *slot = unsafe { trip.load_v4_nc(j * stride) };
+        }
+        for (j, w) in v.iter().enumerate() {
+            acc = fold(acc, *w, at + j as u32 * ranks);
+        }
+        at += window;
+    }
+    match last_trip {
+        // Where no vector is left (a row of whole trips), nothing more to run.
+        LastTrip::AtOnce if at < vectors => {
+            // At most LOADS_PER_TRIP − 1 vectors are left (at + last ≥ vectors); every index
+            // stays below 2^32 (at < vectors + ranks, ranks ≤ 2^29).
+            let mut v = [[0u32; VEC]; LOADS_PER_TRIP - 1];
+            for (j, slot) in v.iter_mut().enumerate() {
+                let i = at + j as u32 * ranks;
+                if i < vectors {
+                    // SAFETY: i < vectors.
+                    *slot = unsafe { words.load_v4_nc(VEC * i as usize) };
+                }
+            }
+            for (j, w) in v.iter().enumerate() {
+                let i = at + j as u32 * ranks;
+                if i < vectors {
+                    acc = fold(acc, *w, i);
+                }
+            }
+        }
+        LastTrip::AtOnce => {}
+        LastTrip::OneByOne => {
+            while at < vectors {
+                // SAFETY: at < vectors.
+                acc = fold(acc, unsafe { words.load_v4_nc(VEC * at as usize) }, at);
+                at += ranks;
+            }
+        }
+    }
+    acc
+}
+
 /// How [`thread_fold_v128`] reads a rank's last trip when fewer than [`LOADS_PER_TRIP`] vectors
 /// are left to it (a segment's or a tile's end): the choice of the kernel that calls it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

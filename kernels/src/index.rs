@@ -219,6 +219,21 @@ pub fn segment_bounds(s: u32, cols: u32, offset: impl Fn(u32) -> u32, rows: bool
     if rows { (s * cols, s * cols + cols) } else { (offset(s), offset(s + 1)) }
 }
 
+/// The first element of row `r` of a row-major matrix of `cols` columns: `r × cols` (the whole
+/// matrix holds at most `u32::MAX` elements, so the product fits 32 bits). `segmented_rows`'s
+/// block `r` starts there.
+///
+/// ```
+/// use reduce_scan_kernels::index::row_start;
+/// assert_eq!(row_start(0, 4096), 0);
+/// assert_eq!(row_start(3, 4096), 12_288);
+/// assert_eq!(row_start(65_535, 65_536), 65_535 * 65_536);
+/// ```
+#[inline(always)]
+pub fn row_start(r: u32, cols: u32) -> usize {
+    (r * cols) as usize
+}
+
 /// Elements `lo..hi` of a segment `start..end` that chunk `chunk` of `tile` elements covers:
 /// `lo = start + chunk × tile`, `hi = min(lo + tile, end)`, in 64-bit arithmetic so that no
 /// sum near `u32::MAX` wraps. A chunk past the end (or of an empty segment) is empty: `lo = hi`.

@@ -301,12 +301,14 @@ fn segments_of(args: &Args, backend: &crate::Backend, rows: bool, n: usize) -> R
         _ => Segments::from_offsets(backend, &offsets(args, n)?)?,
     };
     match (args.lanes, segments.strategy()) {
-        (Some(lanes), Strategy::BlockPerSegment | Strategy::DeviceWide) => Err(Error::Invalid(format!(
-            "--lanes {lanes}: the plan here is {}, whose blocks take the segments; lanes apply where segments of \
+        (Some(lanes), Strategy::BlockPerSegment | Strategy::BlockPerRow | Strategy::DeviceWide) => {
+            Err(Error::Invalid(format!(
+                "--lanes {lanes}: the plan here is {}, whose blocks take the segments; lanes apply where segments of \
              at most {} elements go to logical warps",
-            segments.strategy().name(),
-            crate::reduce::segmented::WARP_MAX
-        ))),
+                segments.strategy().name(),
+                crate::reduce::segmented::WARP_MAX
+            )))
+        }
         (Some(lanes), _) => segments.with_lanes(lanes),
         (None, _) => Ok(segments),
     }
@@ -315,7 +317,7 @@ fn segments_of(args: &Args, backend: &crate::Backend, rows: bool, n: usize) -> R
 /// `--metrics`: the row's counters, before it is printed: Nsight Compute's on a GPU (a child run
 /// of the same row), elsewhere the emulator's count of a rerun of the row's launches on the same
 /// input (a warm-up, then one counted run, as ncu's child makes). The kernels counted are the
-/// plan's: `segmented_warp`, `segmented_tiles`, or both for the split plan.
+/// plan's: `segmented_warp`, `segmented_tiles`, `segmented_rows`, or the first two for the split plan.
 fn counters<T: Value>(
     session: &Session,
     args: &Args,
@@ -323,11 +325,12 @@ fn counters<T: Value>(
     fold: (Op, bool),
     err: &mut dyn Write,
 ) -> Result<Counted> {
-    let (warp, tiles) = crate::reduce::segmented::kernels::<T>(fold.0, fold.1)?;
+    let k = crate::reduce::segmented::kernels::<T>(fold.0, fold.1)?;
     let symbols = match strategy {
-        Strategy::WarpPerSegment => vec![warp.name],
-        Strategy::BlockPerSegment | Strategy::DeviceWide => vec![tiles.name],
-        Strategy::Split => vec![warp.name, tiles.name],
+        Strategy::WarpPerSegment => vec![k.warp.name],
+        Strategy::BlockPerSegment | Strategy::DeviceWide => vec![k.tiles.name],
+        Strategy::BlockPerRow => vec![k.rows.name],
+        Strategy::Split => vec![k.warp.name, k.tiles.name],
     };
     let name = if rows { "rows" } else { "segmented" };
     let block = args.block.unwrap_or(crate::reduce::one_pass::DEFAULT_BLOCK);
@@ -372,7 +375,7 @@ fn cells<T: Value>(
     let grid = segs.grid(block, per);
     let lanes = match segs.strategy() {
         Strategy::WarpPerSegment | Strategy::Split => Cell::Int(segs.lanes(per).into()),
-        Strategy::BlockPerSegment | Strategy::DeviceWide => Cell::Text(String::new()),
+        Strategy::BlockPerSegment | Strategy::BlockPerRow | Strategy::DeviceWide => Cell::Text(String::new()),
     };
     let bytes = job.bytes();
     let bound = session.info().peak_bandwidth.map(|peak| bytes / peak * 1e6);

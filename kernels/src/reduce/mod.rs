@@ -8,7 +8,8 @@
 //! fused into the reduction (`transform_reduce_generic`, `transform_reduce__{type}_{product|square}_sum`),
 //! and many reductions in one launch over CSR offsets or the rows of a matrix, for any fold
 //! (`collective::fold`: sum, min, max, argmin, argmax): `segmented_warp_generic` (a warp per
-//! segment) and `segmented_tiles_generic` (blocks in proportion to each segment's length).
+//! segment), `segmented_tiles_generic` (blocks in proportion to each segment's length) and
+//! `segmented_rows_generic` (a block per aligned row of a matrix).
 //!
 //! Every kernel of this family turns `n` inputs into one partial sum per block, written
 //! to `g_odata[blockIdx.x]`; the host adds the partials (or, for the single-pass kernels,
@@ -65,6 +66,8 @@ mod recursive_reduce2;
 mod recursive_reduce_nosync;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 mod redux;
+/// `segmented_rows`: its generic body and its instantiations `segmented_rows::{type}::{fold}`.
+pub mod segmented_rows;
 /// `segmented_tiles`: its generic body and its instantiations `segmented_tiles::{type}::{fold}`.
 pub mod segmented_tiles;
 /// `segmented_warp`: its generic body and its instantiations `segmented_warp::{type}::{fold}`.
@@ -116,6 +119,7 @@ pub use recursive_reduce_nosync::recursive_reduce_nosync;
 pub use recursive_reduce2::recursive_reduce2;
 #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
 pub use redux::{REDUX_SHARED_BYTES, redux};
+pub use segmented_rows::{segmented_rows_generic, segmented_rows_shared_bytes};
 pub use segmented_tiles::{segmented_tiles_generic, segmented_tiles_shared_bytes};
 pub use segmented_warp::segmented_warp_generic;
 pub use single_pass::{SINGLE_PASS_SHARED_BYTES, single_pass, single_pass_generic, single_pass_shared_bytes};

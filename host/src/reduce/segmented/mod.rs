@@ -35,13 +35,14 @@
 //! per segment where the longest segment is short (at most [`WARP_MAX`] elements: `lanes` lanes
 //! read it in 128-bit loads, with shuffles and no barrier, [`lanes_for`] of their mean length
 //! (4 to 16; 32 on request), so that a warp serves `32 / lanes` segments at once); a block per segment where
-//! every segment fits one tile ([`TILE`] elements); otherwise every segment cut into tiles (of
+//! every segment fits one tile ([`TILE`] elements: for the rows of a matrix whose columns are
+//! a multiple of [`ROW_VECTOR`], a kernel of its own, [`Strategy::BlockPerRow`]); otherwise every segment cut into tiles (of
 //! [`tile_for`] the device: larger on an H200), a block each, and the last
 //! block of each segment combining its tiles (a device-wide pass over few long or skewed segments:
 //! every block does the same work, whatever the lengths). Where at least [`SPLIT_MIN_SHORT`]
 //! short segments sit beside longer ones, the work is split: a warp for each short segment, then
-//! tiles for the others, two launches ([`Strategy::Split`]). Kernels `segmented_warp__{type}_{fold}`
-//! and `segmented_tiles__{type}_{fold}`, one body each for the five folds.
+//! tiles for the others, two launches ([`Strategy::Split`]). Kernels `segmented_warp__{type}_{fold}`,
+//! `segmented_tiles__{type}_{fold}` and `segmented_rows__{type}_{fold}`, one body each for the five folds.
 
 use std::marker::PhantomData;
 
@@ -108,6 +109,10 @@ pub enum Strategy {
     WarpPerSegment,
     /// A block per segment (`segmented_tiles`, one tile each): every segment fits a [`TILE`].
     BlockPerSegment,
+    /// A block per row of a matrix (`segmented_rows`): rows of more than [`WARP_MAX`] and at
+    /// most [`TILE`] columns, a multiple of [`ROW_VECTOR`] (so every row starts 16-byte
+    /// aligned for every element type).
+    BlockPerRow,
     /// Blocks per segment in proportion to its length (`segmented_tiles` with its table).
     DeviceWide,
     /// Many short segments beside long ones: the short ones a warp each (`segmented_warp`,
@@ -136,6 +141,7 @@ impl Strategy {
         match self {
             Strategy::WarpPerSegment => "warp_per_segment",
             Strategy::BlockPerSegment => "block_per_segment",
+            Strategy::BlockPerRow => "block_per_row",
             Strategy::DeviceWide => "device_wide",
             Strategy::Split => "warps_and_tiles",
         }
@@ -218,6 +224,10 @@ impl Segments {
             )));
         };
         let cols = cols as u32;
+        let strategy = match Strategy::choose(cols, 0) {
+            Strategy::BlockPerSegment if cols.is_multiple_of(ROW_VECTOR) => Strategy::BlockPerRow,
+            other => other,
+        };
         Ok(Self {
             count: rows as u32,
             end: total as u32,
@@ -225,7 +235,7 @@ impl Segments {
             warp_mean: cols as u64,
             lanes: None,
             tile: TILE,
-            strategy: Strategy::choose(cols, 0),
+            strategy,
             layout: Layout::Rows { cols },
         })
     }
@@ -285,6 +295,7 @@ impl Segments {
     pub fn grid(&self, block: u32, per: u32) -> u32 {
         match (&self.layout, self.strategy) {
             (_, Strategy::WarpPerSegment) => self.warp_grid(block, per),
+            (_, Strategy::BlockPerRow) => self.count,
             (Layout::Csr { blocks, .. }, _) => (*blocks).max(1),
             (Layout::Rows { cols }, _) => self.count * per_row(*cols, self.tile),
         }
@@ -301,7 +312,7 @@ impl Segments {
         match self.strategy {
             Strategy::WarpPerSegment => true,
             Strategy::Split => len <= WARP_MAX as u64,
-            Strategy::BlockPerSegment | Strategy::DeviceWide => false,
+            Strategy::BlockPerSegment | Strategy::BlockPerRow | Strategy::DeviceWide => false,
         }
     }
 
@@ -317,10 +328,17 @@ impl Segments {
             let lanes = self.lanes(per);
             return folded(lanes as u64, len) + lanes.ilog2() as u64;
         }
+        if self.strategy == Strategy::BlockPerRow {
+            return folded(block as u64, len) + 10;
+        }
         let tiles = len.div_ceil(self.tile as u64).max(1);
         folded(block as u64, len.min(self.tile as u64)) + 10 + tiles.div_ceil(block as u64) + 10
     }
 }
+
+/// Columns of a row of [`Strategy::BlockPerRow`] are a multiple of this: four elements of 4
+/// bytes, or two of 8, are one 16-byte vector, so every row of such a matrix starts aligned.
+pub const ROW_VECTOR: u32 = 4;
 
 /// Blocks per row of `cols` elements: one per `tile`, at least one.
 fn per_row(cols: u32, tile: u32) -> u32 {
@@ -353,33 +371,45 @@ pub type WarpArgs<T> = (*const T, *const u32, u32, u32, u32, u32, *mut T, *mut u
 pub type TilesArgs<T> =
     (*const T, *const u32, u32, u32, *const u32, u32, u32, *mut T, *mut u32, *mut u32, *mut T, *mut u32);
 
-/// The two kernels of one type and fold: `(segmented_warp, segmented_tiles)`.
-pub type KernelPair<T> = (Kernel<WarpArgs<T>>, Kernel<TilesArgs<T>>);
+/// `segmented_rows__{type}_{fold}(input, cols, values, indices)`.
+pub type RowsArgs<T> = (*const T, u32, *mut T, *mut u32);
 
-/// The segmented kernels of one type: a [`KernelPair`] per fold (sum, min, max, argmin, argmax).
+/// The three kernels of one type and fold: `segmented_warp`, `segmented_tiles`, `segmented_rows`.
+#[derive(Clone, Copy, Debug)]
+pub struct FoldKernels<T: Value> {
+    /// A logical warp per segment.
+    pub warp: Kernel<WarpArgs<T>>,
+    /// Tiles: a block per segment, or blocks in proportion to its length.
+    pub tiles: Kernel<TilesArgs<T>>,
+    /// A block per aligned row.
+    pub rows: Kernel<RowsArgs<T>>,
+}
+
+/// The segmented kernels of one type: a [`FoldKernels`] per fold (sum, min, max, argmin, argmax).
 #[derive(Debug)]
 pub struct ByFold;
 
 impl PerElement for ByFold {
-    type Of<T: Value> = [KernelPair<T>; 5];
+    type Of<T: Value> = [FoldKernels<T>; 5];
 }
 
-macro_rules! fold_pair {
+macro_rules! fold_kernels {
     ($t:ident $f:ident) => {
-        (
-            crate::kernel_ref!(instance kernels::reduce::segmented_warp::$t::$f(a, o, c, s, m, l, v, i)),
-            crate::kernel_ref!(instance kernels::reduce::segmented_tiles::$t::$f(
+        FoldKernels {
+            warp: crate::kernel_ref!(instance kernels::reduce::segmented_warp::$t::$f(a, o, c, s, m, l, v, i)),
+            tiles: crate::kernel_ref!(instance kernels::reduce::segmented_tiles::$t::$f(
                 a, o, c, s, f, r, t, pv, pi, k, v, i
             )),
-        )
+            rows: crate::kernel_ref!(instance kernels::reduce::segmented_rows::$t::$f(a, c, v, i)),
+        }
     };
 }
 
-/// The sixty entries, named as `kernels::fold_kernel!` names them.
+/// The ninety entries, named as `kernels::fold_kernel!` names them.
 macro_rules! segmented_kernels {
     ($($t:ident),*) => {
         PerType { $($t: [
-            fold_pair!($t sum), fold_pair!($t min), fold_pair!($t max), fold_pair!($t argmin), fold_pair!($t argmax),
+            fold_kernels!($t sum), fold_kernels!($t min), fold_kernels!($t max), fold_kernels!($t argmin), fold_kernels!($t argmax),
         ]),* }
     };
 }
@@ -388,7 +418,7 @@ macro_rules! segmented_kernels {
 pub static KERNELS: PerType<ByFold> = segmented_kernels!(i32, u32, i64, u64, f32, f64);
 
 /// The kernels of `T` for `op` (`indexed`: its argument, argmin or argmax).
-pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<KernelPair<T>> {
+pub fn kernels<T: Value>(op: Op, indexed: bool) -> Result<FoldKernels<T>> {
     let at = match (op, indexed) {
         (Op::Sum, false) => 0,
         (Op::Min, false) => 1,
@@ -510,7 +540,12 @@ mod tests {
             (16_384, TILE, TILE)
         );
         let rows = Segments::rows(4096, 4096).unwrap();
-        assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::BlockPerSegment, 4096));
+        assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::BlockPerRow, 4096));
+        // Rows not a multiple of four elements may start unaligned: the tiles take them.
+        let rows = Segments::rows(100, 4098).unwrap();
+        assert_eq!((rows.strategy(), rows.grid(256, 4)), (Strategy::BlockPerSegment, 100));
+        let rows = Segments::rows(3, 8192).unwrap();
+        assert_eq!((rows.strategy(), rows.grid(1024, 2)), (Strategy::BlockPerRow, 3));
         let rows = Segments::rows(65_536, 256).unwrap();
         assert_eq!((rows.strategy(), rows.lanes(4), rows.grid(256, 4)), (Strategy::WarpPerSegment, 16, 65_536 / 16));
         let rows = rows.with_lanes(32).unwrap();

@@ -63,9 +63,17 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
         if segs.count == 0 {
             return Ok(());
         }
-        let (warp, tiles) = kernels::<T>(O::OP, indexed)?;
+        let fk = kernels::<T>(O::OP, indexed)?;
         let per = <T as kernels::types::Element>::PER_128 as u32;
         let cfg = LaunchConfig { grid: segs.grid(self.block, per), block: self.block, shared_bytes: 0 };
+        if let (Strategy::BlockPerRow, Layout::Rows { cols }) = (segs.strategy, &segs.layout) {
+            let args = (input.as_ptr(), *cols, out.0, out.1);
+            // SAFETY: the input holds rows × cols elements (checked: exactly) from a 256-byte
+            // aligned allocation, and cols is a multiple of ROW_VECTOR (the plan's condition), so
+            // every row starts 16-byte aligned; the grid is the rows; the outputs hold one element
+            // per row (checked; the indices written only by an indexed fold, which has them).
+            return unsafe { self.backend.launch(&fk.rows, cfg, args) };
+        }
         let (offsets, first, cols) = match &segs.layout {
             Layout::Csr { offsets, first, .. } => {
                 (offsets.as_ptr(), first.as_ref().map_or(std::ptr::null(), |f| f.as_ptr()), 0)
@@ -82,7 +90,7 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
             // do not decrease), the outputs hold `count` elements (checked; the indices are
             // written only by an indexed fold, which has them), the block is whole warps, the
             // lanes a power of two in 4..=32 (`lanes_for`, `with_lanes`).
-            unsafe { self.backend.launch(&warp, warp_cfg, args) }?;
+            unsafe { self.backend.launch(&fk.warp, warp_cfg, args) }?;
             if segs.strategy == Strategy::WarpPerSegment {
                 return Ok(());
             }
@@ -99,7 +107,7 @@ impl<'b, T: Value, O: OpKind> SegmentedReducer<'b, T, O> {
         // (`Segments::grid`); the partials hold one per block and the
         // tickets one per segment, zeroed, and every completed launch leaves them 0; this
         // reducer's launches share the backend's one stream.
-        unsafe { self.backend.launch(&tiles, cfg, args) }
+        unsafe { self.backend.launch(&fk.tiles, cfg, args) }
     }
 
     /// The tiles' partials for `grid` blocks and tickets for `count` segments, (re)made when

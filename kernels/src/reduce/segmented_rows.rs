@@ -1,0 +1,107 @@
+use crate::collective::block::{BLOCK_SUM_SLOTS, BLOCK_SUM_SMEM_BYTES, block_reduce_smem_bytes};
+use crate::collective::fold::{Fold, FoldSlots};
+use crate::collective::thread::{LastTrip, thread_fold_vectors};
+use crate::device::global::{Global, GlobalMut};
+use crate::device::thread::{block_dim_x, block_idx_x, thread_idx_x};
+use crate::index::row_start;
+use crate::types::Element;
+use crate::{fold_kernel, static_shared};
+
+/// Static shared memory of `segmented_rows__{type}_{fold}` per block: one value and one `u32`
+/// index per warp of the largest block.
+pub const fn segmented_rows_shared_bytes<T>() -> u32 {
+    block_reduce_smem_bytes::<T>() + BLOCK_SUM_SMEM_BYTES
+}
+
+fold_kernel!(segmented_rows = segmented_rows_generic(
+    g_idata: Global<T>,
+    cols: u32,
+    g_values: GlobalMut<T>,
+    g_indices: GlobalMut<u32>
+));
+
+/// Segmented reduction of **the rows of a matrix, a block per row**: `out[r]` = the fold of row
+/// `r` of a row-major matrix whose rows start 16-byte aligned (`torch.sum(x, dim=-1)`,
+/// `cub::DeviceSegmentedReduce` with offsets `r × cols`). Instantiated by `fold_kernel!` as
+/// `segmented_rows__{type}_{sum|min|max|argmin|argmax}`.
+///
+/// # Concept
+/// **What a block does before its first load is time with nothing in flight.** A block that
+/// reads one 16 KiB row lives a few microseconds; the instructions it runs before its loads
+/// (finding its segment, its bounds, an unaligned head) delay every load it issues, and a GPU
+/// that starts four thousand such blocks pays that delay four thousand times. Where the layout
+/// makes the bounds arithmetic (row `r` starts at `r × cols`) and the alignment a precondition,
+/// a block goes from its index to its loads in a few instructions.
+///
+/// # Previous problem → fix
+/// [`segmented_tiles_generic`](super::segmented_tiles_generic) serves every layout: a division
+/// for the row's block, a table or offsets, 64-bit tile bounds, a head and a tail for unaligned
+/// segments, the last-block protocol. On the rows of 4096 × 4096 `f32` its warps executed 196
+/// instructions each against `cub::DeviceSegmentedReduce`'s 94 (ncu, NVIDIA H200,
+/// `docs/measurements/2026-11-30-h200/rows-ncu/`), and the rows took 0.94× CUB's time's
+/// reciprocal. Here row `r` is block `r`, its start `r × cols` (`index::row_start`), every
+/// vector aligned (the precondition): the block folds `cols / PER_128` vectors
+/// (`thread_fold_vectors`, no head, no tail), reduces, and thread 0 writes `out[r]`.
+///
+/// # Execution
+/// 1. Block `r` takes row `r`: elements `r × cols .. (r + 1) × cols`.
+/// 2. `thread_fold_vectors` with rank = `threadIdx.x`: four 128-bit loads a trip while a whole
+///    trip is left, the last ones together ([`LastTrip::AtOnce`]) for sums, minima and maxima,
+///    one at a time for argmin and argmax (their registers); element `i` of the row is index `i`.
+/// 3. `Fold::block` (warp shuffles, one slot pair per warp); thread 0 writes `out[r]`.
+///
+/// ```text
+///  row 0  |v0 v1 … v255|v256 … v511|…|   block 0: thread t reads v_t, v_{t+256}, v_{t+512}, v_{t+768}
+///  row 1  |v0 v1 … v255|v256 … v511|…|   block 1
+/// ```
+///
+/// # Launch
+/// Grid = rows, block a power of two in 32..=1024, [`segmented_rows_shared_bytes`]`::<T>()`
+/// bytes of static shared memory.
+///
+/// # Preconditions
+/// `g_idata` holds `gridDim.x × cols` elements (at most `u32::MAX`) and is 16-byte aligned, and
+/// `cols` is a multiple of `T::PER_128` (so every row starts 16-byte aligned); `g_values` and
+/// `g_indices` hold `gridDim.x` elements (`g_indices` only written by argmin and argmax).
+///
+/// # Safety
+/// Row `r`'s vectors lie within the input (`(r + 1) × cols ≤ gridDim.x × cols`) and are
+/// aligned (the preconditions); thread 0 writes `out[r]`, `r < gridDim.x`. The one barrier
+/// (`Fold::block`) is reached by every thread: nothing before it depends on the thread.
+///
+/// # Measured
+/// Not measured yet.
+#[inline(always)]
+pub unsafe fn segmented_rows_generic<T: Element, F: Fold<T>>(
+    g_idata: Global<T>,
+    cols: u32,
+    g_values: GlobalMut<T>,
+    g_indices: GlobalMut<u32>,
+) {
+    let slots = FoldSlots {
+        values: static_shared!(SEGMENTED_ROWS_VALUES: [T; BLOCK_SUM_SLOTS]),
+        indices: static_shared!(SEGMENTED_ROWS_INDICES: [u32; BLOCK_SUM_SLOTS]),
+    };
+    let (r, tid) = (block_idx_x(), thread_idx_x());
+    let last_trip = if F::INDEXED { LastTrip::OneByOne } else { LastTrip::AtOnce };
+    // SAFETY: row r lies within the input (r < gridDim.x), its start 16-byte aligned and its
+    // cols / PER_128 vectors whole (the preconditions); tid < blockDim.x ≤ 1024.
+    let mine = unsafe {
+        let row = g_idata.offset(row_start(r, cols));
+        thread_fold_vectors::<T, F>(
+            F::identity(),
+            row.cast::<u32>(),
+            cols / T::PER_128 as u32,
+            0,
+            tid,
+            block_dim_x(),
+            last_trip,
+        )
+    };
+    // SAFETY: every thread of the block gets here; the block is whole warps, at most 1024.
+    let total = unsafe { F::block(mine, slots) };
+    if tid == 0 {
+        // SAFETY: r < gridDim.x, the outputs' length.
+        unsafe { F::store(g_values, g_indices, r as usize, total) };
+    }
+}

@@ -497,16 +497,8 @@ pub unsafe fn thread_fold_vectors<T: Element, F: Fold<T>>(
             // SAFETY: at + j*ranks <= at + last < vectors; every vector of the body is aligned.
             *slot = unsafe { trip.load_v4_nc(j * stride) };
         }
-        if F::INDEXED {
-            for (j, w) in v.iter().enumerate() {
-                acc = fold(acc, *w, at + j as u32 * ranks);
-            }
-        } else {
-            // An unindexed fold is associative: each vector folded on its own, then the four
-            // results in a tree, so that the additions wait on 7 others, not 16 in a row.
-            let part = |j: usize| fold(F::identity(), v[j], at + j as u32 * ranks);
-            let (a, b) = (F::combine(part(0), part(1)), F::combine(part(2), part(3)));
-            acc = F::combine(acc, F::combine(a, b));
+        for (j, w) in v.iter().enumerate() {
+            acc = fold(acc, *w, at + j as u32 * ranks);
         }
         at += window;
     }

@@ -1039,7 +1039,7 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
+SELECT_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
 RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
 
@@ -1119,7 +1119,7 @@ def select_lines(run_length=False):
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
+NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
 
 
 def narrow_lines(run_length=False):

@@ -460,7 +460,10 @@ pub unsafe fn thread_fold_v128<T: Element, F: Fold<T>>(
 /// `last_trip` says), element `e` of vector `v` passed to [`Fold::step`] with index
 /// `first + PER_128·v + e`. With the group a block (`threadIdx.x`, `blockDim.x`) and `words` a
 /// row's start, it is a block's share of a row whose start is 16-byte aligned and whose length is
-/// a multiple of `PER_128` (`segmented_rows`): no head and no tail to read.
+/// a multiple of `PER_128` (`segmented_rows`): no head and no tail to read (CUB's
+/// `AgentReduce::ConsumeTile` of a full tile with vectorized loads). An `AtOnce` last trip is
+/// skipped where no vector is left. `thread_fold_v128` keeps its own copy of this loop: calling
+/// this function from it moved one register copy in twenty segmented entries' SASS.
 ///
 /// # Safety
 /// `words` is 16-byte aligned, valid global memory for reading `vectors` 16-byte vectors that

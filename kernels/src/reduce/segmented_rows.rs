@@ -37,11 +37,12 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// [`segmented_tiles_generic`](super::segmented_tiles_generic) serves every layout: a division
 /// for the row's block, a table or offsets, 64-bit tile bounds, a head and a tail for unaligned
 /// segments, the last-block protocol. On the rows of 4096 × 4096 `f32` its warps executed 196
-/// instructions each against `cub::DeviceSegmentedReduce`'s 94 (ncu, NVIDIA H200,
-/// `docs/measurements/2026-11-30-h200/rows-ncu/`), and the rows took 0.94× CUB's time's
-/// reciprocal. Here row `r` is block `r`, its start `r × cols` (`index::row_start`), every
-/// vector aligned (the precondition): the block folds `cols / PER_128` vectors
-/// (`thread_fold_vectors`, no head, no tail), reduces, and thread 0 writes `out[r]`.
+/// instructions each against `cub::DeviceSegmentedReduce`'s 94, with the same registers,
+/// occupancy and DRAM bytes (ncu, NVIDIA H200, `docs/measurements/2026-11-30-h200/segmented-rows/`),
+/// and its sums ran at 0.94× CUB's speed. Here row `r` is block `r`, its start `r × cols`
+/// (`index::row_start`), every vector aligned (the precondition): the block folds
+/// `cols / PER_128` vectors (`thread_fold_vectors`, no head, no tail), reduces, and thread 0
+/// writes `out[r]`: 84.6 instructions a warp.
 ///
 /// # Execution
 /// 1. Block `r` takes row `r`: elements `r × cols .. (r + 1) × cols`.
@@ -70,7 +71,15 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// (`Fold::block`) is reached by every thread: nothing before it depends on the thread.
 ///
 /// # Measured
-/// Not measured yet.
+/// NVIDIA H200, 2^24 elements, block 256, CUB `DeviceSegmentedReduce` on the same values in the
+/// same process, every segment of both checked, the tiles (8633862) and this kernel (92fdd21)
+/// run in turn (`docs/measurements/2026-11-30-h200/segmented-rows/ab.csv`, 2 rounds, and
+/// `ab-tree.csv`, 2 more of this kernel): 4096 × 4096 `f32` sums 18.67–18.83 µs (74.0–74.7 % of
+/// the bound; tiles 19.95–19.97), **0.996–1.006× CUB** (18.70–18.78 µs: a tie; tiles
+/// 0.938–0.941×); 2048 × 8192 `f32` sums 18.80–18.93 µs, 0.997–1.009× (tiles 0.947–0.960×);
+/// 8192 × 2048 `f32` sums 18.62–18.70 µs, 1.478–1.483×; 4096 × 4096 `i32` maxima 18.29–18.42
+/// µs, 1.017–1.024× (tiles 0.958–0.969×), `f64` sums 33.06–33.28 µs, 1.003–1.013×, `f32`
+/// argmax 19.46–19.54 µs, 1.038–1.039× (2 rounds).
 #[inline(always)]
 pub unsafe fn segmented_rows_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

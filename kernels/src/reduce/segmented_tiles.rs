@@ -119,7 +119,8 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// 1.033–1.045× CUB), their minima and maxima 70.5–70.9 µs (78.7–79.1 %, **0.991–0.998×
 /// CUB**), their argmax 72.1–72.2 µs (1.007–1.013×); rows 4096 × 4096 sums 20.2–20.3 µs
 /// (**0.930–0.944× CUB**: 18.9–19.0 µs; 19.8–20.0 µs before `last_trip`, in the same rounds),
-/// argmax 20.2–20.3 µs (1.006–1.012×).
+/// argmax 20.2–20.3 µs (1.006–1.012×). Rows whose columns are a multiple of four and at most a
+/// tile now go to [`segmented_rows_generic`](super::segmented_rows_generic) (session 47).
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

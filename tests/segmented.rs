@@ -254,13 +254,44 @@ fn errors() -> Result<(), Failed> {
 /// `--metrics` on the emulator counts the plan's kernels: the logical warps' one (no barrier,
 /// every element read, in sectors, beside the offsets), both launches of the split plan
 /// (the tiles' barriers), and a matrix's rows.
+/// Column `name` of the first row of a CSV report (`#` lines skipped).
+fn cell(out: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    let at = lines.first()?.split(',').position(|h| h == name)?;
+    lines.get(1)?.split(',').nth(at).map(String::from)
+}
+
+/// [`cell`] as a number (-1 where missing).
+fn number(out: &str, name: &str) -> f64 {
+    cell(out, name).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0)
+}
+
+/// Rows of a multiple of four columns take a block each (`block_per_row`): `--metrics` counts
+/// `segmented_rows` (every element read once in whole sectors, one barrier a block), and
+/// `--lanes` is refused in one line naming the plan.
+fn cli_block_per_row() -> Result<(), Failed> {
+    let run = crate::common::reduce_on_the_emulator;
+    let (code, out, err) =
+        run(&["--op", "rows", "--rows", "3", "--cols", "4096", "--combine", "argmax", "--metrics", "--format", "csv"]);
+    if code != 0
+        || cell(&out, "verdict").as_deref() != Some("PASS")
+        || cell(&out, "strategy").as_deref() != Some("block_per_row")
+        || number(&out, "gld_sectors") != 3.0 * 4096.0 * 4.0 / 32.0
+        || number(&out, "emu_barriers_per_block") != 1.0
+    {
+        return Err(format!("rows 3 × 4096 --metrics: exit {code}, want a block_per_row PASS row reading 1536 sectors with one barrier a block:\n{out}{err}").into());
+    }
+    let (code, out, err) = run(&["--op", "rows", "--rows", "3", "--cols", "4096", "--lanes", "8"]);
+    if code != 2 || !err.contains("block_per_row") || err.lines().count() != 1 {
+        return Err(format!(
+            "rows 3 × 4096 --lanes 8: exit {code}, want 2 and one line naming block_per_row:\n{out}{err}"
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn cli_metrics() -> Result<(), Failed> {
-    let cell = |out: &str, name: &str| -> Option<String> {
-        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
-        let at = lines.first()?.split(',').position(|h| h == name)?;
-        lines.get(1)?.split(',').nth(at).map(String::from)
-    };
-    let number = |out: &str, name: &str| cell(out, name).and_then(|v| v.parse::<f64>().ok()).unwrap_or(-1.0);
     let run = crate::common::reduce_on_the_emulator;
     let (code, out, err) =
         run(&["--op", "segmented", "--segments", "300", "--n", "20011", "--metrics", "--format", "csv"]);
@@ -332,6 +363,7 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out =
         vec![Trial::test("segmented::errors", errors), Trial::test("segmented::plans_reached", plans_reached)];
     out.push(Trial::test("segmented::cli_metrics", cli_metrics).with_kind("emulator"));
+    out.push(Trial::test("segmented::cli_block_per_row", cli_block_per_row).with_kind("emulator"));
     for elem in Elem::ALL {
         out.push(
             Trial::test(

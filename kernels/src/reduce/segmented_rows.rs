@@ -26,12 +26,13 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// `segmented_rows__{type}_{sum|min|max|argmin|argmax}`.
 ///
 /// # Concept
-/// **What a block does before its first load is time with nothing in flight.** A block that
-/// reads one 16 KiB row lives a few microseconds; the instructions it runs before its loads
-/// (finding its segment, its bounds, an unaligned head) delay every load it issues, and a GPU
-/// that starts four thousand such blocks pays that delay four thousand times. Where the layout
-/// makes the bounds arithmetic (row `r` starts at `r × cols`) and the alignment a precondition,
-/// a block goes from its index to its loads in a few instructions.
+/// **A short block's bookkeeping is paid once per block.** A block that reads one 16 KiB row
+/// lives a few microseconds beside seven others on its SM; the instructions it runs besides its
+/// loads and its fold (finding its segment, its bounds, an unaligned head and tail) delay its
+/// own loads and take issue slots from its neighbours', and a grid of four thousand such blocks
+/// pays them four thousand times. Where the layout makes the bounds arithmetic (row `r` starts
+/// at `r × cols`) and the alignment a precondition, a block goes from its index to its loads in
+/// a few instructions.
 ///
 /// # Previous problem → fix
 /// [`segmented_tiles_generic`](super::segmented_tiles_generic) serves every layout: a division

@@ -31,8 +31,8 @@
 //! that decrease, no offsets at all, a last offset past the input, an output shorter than the
 //! segments, a matrix whose `rows × cols` is not the input's length.
 //!
-//! **The plan** ([`Strategy::choose`]), from the lengths, once per [`Segments`]: a logical warp
-//! per segment where the longest segment is short (at most [`WARP_MAX`] elements: `lanes` lanes
+//! **The plan** ([`Strategy::choose`]; for a matrix, [`Strategy::for_rows`]), from the
+//! lengths, once per [`Segments`]: a logical warp per segment where the longest segment is short (at most [`WARP_MAX`] elements: `lanes` lanes
 //! read it in 128-bit loads, with shuffles and no barrier, [`lanes_for`] of their mean length
 //! (4 to 16; 32 on request), so that a warp serves `32 / lanes` segments at once); a block per segment where
 //! every segment fits one tile ([`TILE`] elements: for the rows of a matrix whose columns are
@@ -136,6 +136,16 @@ impl Strategy {
         }
     }
 
+    /// The strategy for the rows of a matrix of `cols` columns: [`choose`](Self::choose)'s for
+    /// segments of that length, except that a block per segment becomes a block per row
+    /// ([`Strategy::BlockPerRow`]) where `cols` is a multiple of [`ROW_VECTOR`].
+    pub fn for_rows(cols: u32) -> Strategy {
+        match Strategy::choose(cols, 0) {
+            Strategy::BlockPerSegment if cols.is_multiple_of(ROW_VECTOR) => Strategy::BlockPerRow,
+            other => other,
+        }
+    }
+
     /// Its name in reports (`warp_per_segment`, …).
     pub fn name(self) -> &'static str {
         match self {
@@ -224,10 +234,7 @@ impl Segments {
             )));
         };
         let cols = cols as u32;
-        let strategy = match Strategy::choose(cols, 0) {
-            Strategy::BlockPerSegment if cols.is_multiple_of(ROW_VECTOR) => Strategy::BlockPerRow,
-            other => other,
-        };
+        let strategy = Strategy::for_rows(cols);
         Ok(Self {
             count: rows as u32,
             end: total as u32,
@@ -530,6 +537,10 @@ mod tests {
         assert_eq!((split.grid(256, 4), split.warp_grid(256, 4)), (3, (SPLIT_MIN_SHORT as u32 + 1).div_ceil(64)));
         assert_eq!(Strategy::choose(5000, SPLIT_MIN_SHORT - 1), Strategy::BlockPerSegment);
         assert_eq!(Strategy::choose(1024, SPLIT_MIN_SHORT), Strategy::WarpPerSegment);
+        assert_eq!(Strategy::for_rows(4096), Strategy::BlockPerRow);
+        assert_eq!(Strategy::for_rows(4098), Strategy::BlockPerSegment);
+        assert_eq!(Strategy::for_rows(256), Strategy::WarpPerSegment);
+        assert_eq!(Strategy::for_rows(8196), Strategy::DeviceWide);
         let wide = Segments::from_offsets(&b, &[0, 20_000, 20_000, 20_001]).unwrap();
         assert_eq!((wide.strategy(), wide.grid(256, 4)), (Strategy::DeviceWide, 3 + 1 + 1));
         assert_eq!(first_blocks(&[0, 20_000, 20_000, 20_001], false, TILE).unwrap(), [0, 3, 4, 5]);

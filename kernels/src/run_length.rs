@@ -26,7 +26,7 @@ use crate::scan::lookback::{
     LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
 };
 use crate::select::{
-    CTRL_WORDS, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
+    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
     mask_unique, store_narrow_rows,
 };
 use crate::static_shared;
@@ -135,7 +135,7 @@ unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned): (usize, 
 /// # Safety
 /// Every thread of the block calls it; `smem`'s control words after `tile_words` are free.
 #[inline(always)]
-unsafe fn tile_pair(mask: u64, p: Place, smem: Shared<u32>, tile_words: usize) -> (u64, usize, u32) {
+unsafe fn tile_pair(mask: Mask, p: Place, smem: Shared<u32>, tile_words: usize) -> (u64, usize, u32) {
     let count = mask.count_ones();
     let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
     let with_heads = ballot_sync(FULL_MASK, mask != 0);
@@ -146,7 +146,7 @@ unsafe fn tile_pair(mask: u64, p: Place, smem: Shared<u32>, tile_words: usize) -
     let highest = if with_heads == 0 { 0 } else { 31 - with_heads.leading_zeros() };
     if p.lane == highest {
         // Tile index + 1 of the thread's last head; 0 where the warp has none.
-        let last = if mask == 0 { 0 } else { p.first + 64 - mask.leading_zeros() as usize };
+        let last = if mask == 0 { 0 } else { p.first + Mask::BITS as usize - mask.leading_zeros() as usize };
         // SAFETY: this warp's last-head word, one lane writes it, read after the barrier.
         unsafe { smem.write(tile_words + LAST_SLOT + p.warp, last as u32) };
     }
@@ -197,7 +197,7 @@ unsafe fn run_length_with<S: Widen>(
     unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
-    let mask = unsafe { mask_unique::<S>(p, input, smem) };
+    let mask = unsafe { mask_unique::<S>(p, input, smem, items) };
     // 4. The tile's pair (the heads' count, the last head); thread 0 publishes it at once.
     // SAFETY: after the load's barrier; every thread calls it.
     let (pair, before, aggregate) = unsafe { tile_pair(mask, p, smem, tile_words) };
@@ -209,7 +209,7 @@ unsafe fn run_length_with<S: Widen>(
     }
     // 5. Compact the heads' indices.
     // SAFETY: after the barrier; distinct ranks.
-    unsafe { compact(mask, p, before, false, (items, tile_len), index) };
+    unsafe { compact((mask, mask), p, before, false, tile_len, index) };
     // 6. Look back (warp 0): the runs begun before the tile, and where the last of them began.
     if p.warp == 0 {
         let exclusive = if tile == 0 {

@@ -281,6 +281,85 @@ impl<T: Element> Predicate<T> {
     }
 }
 
+impl<T: Element> Predicate<T> {
+    /// The predicate as one ordered comparison and a flip: `(set, flip)`, where `set` (a set of
+    /// [`BELOW`], [`EQUAL`], [`ABOVE`]) is the outcome set itself when it leaves out
+    /// [`UNORDERED`], else its complement, and `flip` says which. Each `set` is one comparison
+    /// instruction ([`ordered`]: `<`, `==`, `>`, `<=`, `>=`, ordered `!=`, "ordered", or none),
+    /// so the kernel tests each element with one comparison and flips the whole mask once.
+    ///
+    /// ```
+    /// use reduce_scan_kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED};
+    /// let ne = Predicate { outcomes: BELOW | ABOVE | UNORDERED, operand: 0.0f32 };
+    /// assert_eq!(ne.split(), (EQUAL, true));
+    /// ```
+    #[inline(always)]
+    pub fn split(&self) -> (u32, bool) {
+        let all = BELOW | EQUAL | ABOVE;
+        if self.outcomes & UNORDERED != 0 { (!self.outcomes & all, true) } else { (self.outcomes & all, false) }
+    }
+
+    /// [`holds`](Self::holds) through [`split`](Self::split) and [`ordered`], as the kernel
+    /// evaluates it (with the set chosen at run time here, once per thread there).
+    pub fn holds_split(&self, x: T) -> bool {
+        let (set, flip) = self.split();
+        let op = self.operand;
+        let ordered = match set {
+            0 => ordered::<0, T>(x, op),
+            BELOW => ordered::<BELOW, T>(x, op),
+            EQUAL => ordered::<EQUAL, T>(x, op),
+            ABOVE => ordered::<ABOVE, T>(x, op),
+            AT_MOST => ordered::<AT_MOST, T>(x, op),
+            AT_LEAST => ordered::<AT_LEAST, T>(x, op),
+            APART => ordered::<APART, T>(x, op),
+            _ => ordered::<ORDERED, T>(x, op),
+        };
+        ordered != flip
+    }
+}
+
+const AT_MOST: u32 = BELOW | EQUAL;
+const AT_LEAST: u32 = EQUAL | ABOVE;
+const APART: u32 = BELOW | ABOVE;
+const ORDERED: u32 = BELOW | EQUAL | ABOVE;
+
+/// Is the outcome of comparing `x` with `op` in `SET` (a set of [`BELOW`], [`EQUAL`],
+/// [`ABOVE`]; a NaN on either side is in none)? One comparison for each set: `<`, `==`, `>`,
+/// `<=`, `>=`, ordered `!=` (`setp.ne`), "ordered" (`setp.num`; true for integers), or none.
+#[inline(always)]
+#[allow(clippy::double_comparisons, reason = "for floats `x < op || x > op` is not `x != op`: NaN")]
+pub fn ordered<const SET: u32, T: Element>(x: T, op: T) -> bool {
+    match SET {
+        0 => false,
+        BELOW => x < op,
+        EQUAL => x == op,
+        ABOVE => x > op,
+        AT_MOST => x <= op,
+        AT_LEAST => x >= op,
+        APART => x < op || x > op,
+        _ => x <= op || x > op,
+    }
+}
+
+/// A thread's elements as bits (bit `e` for its element `first + e`): 28 a thread, so one word.
+pub(crate) type Mask = u32;
+const _: () = assert!(4 * ROWS <= Mask::BITS as usize, "a thread's elements fit its mask");
+
+/// The bits of a thread's elements that exist: elements `first .. first + items` of a tile
+/// whose first `valid` exist.
+///
+/// ```
+/// # use reduce_scan_kernels::select::live_bits;
+/// assert_eq!(live_bits(0, 7168, 28), (1 << 28) - 1);
+/// assert_eq!(live_bits(28, 30, 28), 0b11);
+/// assert_eq!(live_bits(56, 30, 28), 0);
+/// ```
+#[inline(always)]
+pub fn live_bits(first: usize, valid: usize, items: usize) -> u32 {
+    let k = valid.saturating_sub(first).min(items);
+    if k >= u32::BITS as usize { u32::MAX } else { (1u32 << k) - 1 }
+}
+
 /// `$body` once for each of a thread's 7 rows, with `$r` the row's number as a constant: the
 /// rows written out, not a loop, so that LLVM keeps the thread's chunks in registers (a loop
 /// over them it does not unroll indexes the array, which then lives in local memory).
@@ -318,21 +397,46 @@ pub(crate) struct Place {
 }
 
 /// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds: bit `e` of the
-/// mask for the thread's element `first + e`.
+/// mask for the thread's element `first + e`. The predicate's [`split`](Predicate::split)
+/// chooses one of eight loops (a branch the whole block takes alike), each testing an element
+/// with one comparison; the flip and the elements past the tile's end apply to the whole mask.
 ///
 /// # Safety
 /// After the tile's load and barrier.
 #[inline(always)]
-unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<T>) -> u64 {
-    let mut mask = 0u64;
+unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<T>, items: usize) -> Mask {
+    let (set, flip) = predicate.split();
+    let op = predicate.operand;
+    // SAFETY: the caller's promise, for each arm.
+    let mask = unsafe {
+        match set {
+            0 => 0,
+            BELOW => mask_by::<T>(smem, p, |x| ordered::<BELOW, T>(x, op)),
+            EQUAL => mask_by::<T>(smem, p, |x| ordered::<EQUAL, T>(x, op)),
+            ABOVE => mask_by::<T>(smem, p, |x| ordered::<ABOVE, T>(x, op)),
+            AT_MOST => mask_by::<T>(smem, p, |x| ordered::<AT_MOST, T>(x, op)),
+            AT_LEAST => mask_by::<T>(smem, p, |x| ordered::<AT_LEAST, T>(x, op)),
+            APART => mask_by::<T>(smem, p, |x| ordered::<APART, T>(x, op)),
+            _ => mask_by::<T>(smem, p, |x| ordered::<ORDERED, T>(x, op)),
+        }
+    };
+    (if flip { !mask } else { mask }) & live_bits(p.first, p.valid, items)
+}
+
+/// The thread's elements of the tile for which `test` holds, as bits (those past the tile's
+/// end included: the caller masks them).
+///
+/// # Safety
+/// After the tile's load and barrier.
+#[inline(always)]
+unsafe fn mask_by<T: Element>(smem: Shared<u32>, p: Place, test: impl Fn(T) -> bool) -> Mask {
+    let mut mask: Mask = 0;
     each_row!(r => {
         // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
         let x = unpack::<T, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
+        #[allow(clippy::needless_range_loop, reason = "an iterator over the array left it in local memory")]
         for k in 0..T::PER_128 {
-            let e = r * T::PER_128 + k;
-            if p.first + e < p.valid && predicate.holds(x[k]) {
-                mask |= 1 << e;
-            }
+            mask |= (test(x[k]) as Mask) << (r * T::PER_128 + k);
         }
     });
     mask
@@ -343,8 +447,8 @@ unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<
 /// # Safety
 /// `flags` holds the input's `n` bytes.
 #[inline(always)]
-unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
-    let mut mask = 0u64;
+unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> Mask {
+    let mut mask: Mask = 0;
     let at = p.base + p.first;
     // A thread whose elements all exist, where the flags start 4-byte aligned (`at` is a multiple
     // of 4, as `items` is): its flags as `items / 4` words, four flags' bits a word.
@@ -354,7 +458,7 @@ unsafe fn mask_flagged(flags: Global<u8>, p: Place, items: usize) -> u64 {
             // SAFETY: bytes at + 4w .. at + 4w + 4 < base + valid ≤ n, the flags' length; the
             // word is 4-byte aligned (the flags' start is, and at is a multiple of 4).
             let word = unsafe { words.read(at / 4 + w) };
-            mask |= (nonzero_bytes(word) as u64) << (4 * w);
+            mask |= nonzero_bytes(word) << (4 * w);
         }
         return mask;
     }
@@ -382,65 +486,71 @@ pub(crate) fn nonzero_bytes(word: u32) -> u32 {
 /// # Safety
 /// After the tile's load and barrier; `input` holds `n` elements.
 #[inline(always)]
-pub(crate) unsafe fn mask_unique<S: Widen>(p: Place, input: Global<S>, smem: Shared<u32>) -> u64 {
-    let mut mask = 0u64;
+pub(crate) unsafe fn mask_unique<S: Widen>(p: Place, input: Global<S>, smem: Shared<u32>, items: usize) -> Mask {
     // The element before the thread's first: the previous thread's last (in shared memory), the
-    // previous tile's last (in global memory), or none.
+    // previous tile's last (in global memory), or for the input's first element none (it
+    // counts whatever it is: its bit is set below).
     let mut before = if p.first > 0 {
         // SAFETY: element first − 1 of the tile, loaded before the barrier, not written since.
-        Some(unsafe { read_slot::<S::Wide, u32>(smem, 0, p.first - 1) })
+        unsafe { read_slot::<S::Wide, u32>(smem, 0, p.first - 1) }
     } else if p.tile > 0 {
         // SAFETY: base − 1 < n.
-        Some(unsafe { input.read(p.base - 1) }.widen())
+        unsafe { input.read(p.base - 1) }.widen()
     } else {
-        None
+        S::Wide::ZERO
     };
+    let mut mask: Mask = (p.tile == 0 && p.first == 0) as Mask;
     each_row!(r => {
         // SAFETY: in bounds, aligned, complete and visible after the wait and the barrier.
         let x = unpack::<S::Wide, u32>(unsafe { smem.read_v4(blocked_chunk(p.tid, r, 4 * ROWS)) });
+        #[allow(clippy::needless_range_loop, reason = "an iterator over the array left it in local memory")]
         for k in 0..S::Wide::PER_128 {
-            let e = r * S::Wide::PER_128 + k;
-            if p.first + e < p.valid && before.is_none_or(|b| differs(x[k], b)) {
-                mask |= 1 << e;
-            }
-            before = Some(x[k]);
+            mask |= (differs(x[k], before) as Mask) << (r * S::Wide::PER_128 + k);
+            before = x[k];
         }
     });
-    mask
+    mask & live_bits(p.first, p.valid, items)
 }
 
 /// Step 5: the tile indices of the thread's selected elements into `index` at their tile-local
 /// ranks (from `selected_before`, the tile's selected elements before the thread's first), and
-/// for a partition those of its rejected ones from the end backwards. The elements stay where
-/// they are in the tile: the store gathers them through these indices (so no thread holds its
-/// elements in registers across the barriers). Each index is a 16-bit store of its own
-/// (`st.shared.b16`): two threads storing the two halves of one word do not race.
+/// for a partition those of its rejected ones (the bits of `live`, its elements that exist, not
+/// in `mask`) from the end backwards: a loop over the set bits alone, lowest first. The
+/// elements stay where they are in the tile: the store gathers them through these indices (so
+/// no thread holds its elements in registers across the barriers). Each index is a 16-bit
+/// store of its own (`st.shared.b16`): two threads storing the two halves of one word do not
+/// race.
 ///
 /// # Safety
-/// After the barrier of the counts; the ranks are distinct across the block.
+/// After the barrier of the counts; the ranks are distinct across the block; `mask` ⊆ `live`.
 #[inline(always)]
 pub(crate) unsafe fn compact(
-    mask: u64,
+    (mask, live): (Mask, Mask),
     p: Place,
     selected_before: usize,
     partition: bool,
-    (items, tile_len): (usize, usize),
+    tile_len: usize,
     index: Shared<u16>,
 ) {
+    let first = p.first as u32;
     let mut kept = selected_before;
-    // Every element before the thread's first exists (first < valid, or nothing is written).
-    let mut dropped = p.first - selected_before;
-    for e in 0..items {
-        let at = (p.first + e) as u16;
-        if mask & (1 << e) != 0 {
-            // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
-            unsafe { index.write(kept, at) };
-            kept += 1;
-        } else if partition && p.first + e < p.valid {
+    let mut bits = mask;
+    while bits != 0 {
+        // SAFETY: kept < the tile's selected count ≤ tile_len; this element's slot alone.
+        unsafe { index.write(kept, (first + bits.trailing_zeros()) as u16) };
+        kept += 1;
+        bits &= bits - 1;
+    }
+    if partition {
+        // Every element before the thread's first exists (first < valid, or live is empty).
+        let mut dropped = p.first - selected_before;
+        let mut bits = live & !mask;
+        while bits != 0 {
             // SAFETY: the selected and the rejected ranks of a tile never meet (their counts
             // add up to valid ≤ tile_len).
-            unsafe { index.write(tile_len - 1 - dropped, at) };
+            unsafe { index.write(tile_len - 1 - dropped, (first + bits.trailing_zeros()) as u16) };
             dropped += 1;
+            bits &= bits - 1;
         }
     }
 }
@@ -576,11 +686,11 @@ unsafe fn select_with<S: Widen>(
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.
-        IF => unsafe { mask_if::<S::Wide>(smem, p, predicate) },
+        IF => unsafe { mask_if::<S::Wide>(smem, p, predicate, items) },
         // SAFETY: flags holds n bytes where `how` is FLAGGED (the caller's promise).
         FLAGGED => unsafe { mask_flagged(flags, p, items) },
         // SAFETY: after the load's barrier; input holds n elements.
-        _ => unsafe { mask_unique::<S>(p, input, smem) },
+        _ => unsafe { mask_unique::<S>(p, input, smem, items) },
     };
     // 4. The block's counts (a warp scan, the warp totals in shared memory); thread 0 publishes.
     let count = mask.count_ones();
@@ -595,7 +705,7 @@ unsafe fn select_with<S: Widen>(
     // 5. Compact the selected elements' indices.
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
-    unsafe { compact(mask, p, before, how & PARTITION != 0, (items, tile_len), index) };
+    unsafe { compact((mask, live_bits(p.first, p.valid, items)), p, before, how & PARTITION != 0, tile_len, index) };
     // SAFETY: the whole block, after publishing the tile's aggregate.
     let prefix = unsafe { tile_prefix(counts, (p, epoch, aggregate), smem, tile_words) };
     // SAFETY: after the barrier; the output's elements are this tile's alone.
@@ -760,7 +870,46 @@ kernel! {
 
 #[cfg(test)]
 mod tests {
-    use super::nonzero_bytes;
+    use super::{Predicate, live_bits, nonzero_bytes};
+
+    #[test]
+    fn the_split_predicate_holds_where_the_predicate_does() {
+        let floats = [f32::NAN, -f32::NAN, f32::NEG_INFINITY, -1.5, -0.0, 0.0, 1.5, 2.0, f32::INFINITY, f32::MIN_POSITIVE];
+        for outcomes in 0..16 {
+            for &operand in &floats {
+                let p = Predicate { outcomes, operand };
+                for &x in &floats {
+                    assert_eq!(p.holds_split(x), p.holds(x), "f32 outcomes {outcomes:#06b}, x {x}, operand {operand}");
+                }
+            }
+            let ints = [i32::MIN, -7, -1, 0, 1, 7, i32::MAX];
+            for &operand in &ints {
+                let p = Predicate { outcomes, operand };
+                for &x in &ints {
+                    assert_eq!(p.holds_split(x), p.holds(x), "i32 outcomes {outcomes:#06b}, x {x}, operand {operand}");
+                }
+            }
+            let unsigned = [0u32, 1, 7, 0x8000_0000, u32::MAX];
+            for &operand in &unsigned {
+                let p = Predicate { outcomes, operand };
+                for &x in &unsigned {
+                    assert_eq!(p.holds_split(x), p.holds(x), "u32 outcomes {outcomes:#06b}, x {x}, operand {operand}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn live_bits_are_the_elements_below_valid() {
+        for items in [1, 7, 28, 32] {
+            for first in (0..100).step_by(7) {
+                for valid in 0..120 {
+                    let want = (0..items).filter(|e| first + e < valid).fold(0u32, |m, e| m | 1 << e);
+                    assert_eq!(live_bits(first, valid, items), want, "first {first}, valid {valid}, items {items}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn nonzero_bytes_marks_each_byte_that_is_not_zero() {

@@ -1039,9 +1039,13 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
+SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
-RUN_LENGTH_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
+# PyTorch's rows of the same shapes (they do not change with our kernels), from the session
+# that last ran them: `select_torch.csv` and `run_length_torch.csv`.
+SELECT_TORCH_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
+RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
 
 
 def span(v, p=1):
@@ -1090,7 +1094,7 @@ def select_lines(run_length=False):
     rs = rows(f)
     gpu, commit = passing_set(f, rs, where)
     torch = {}
-    tf = where / f"{name}_torch.csv"
+    tf = (RUN_LENGTH_TORCH_SET if run_length else SELECT_TORCH_SET) / f"{name}_torch.csv"
     if tf.exists():
         with open(tf, newline="") as fh:
             for rec in csv.reader(fh):
@@ -1108,18 +1112,18 @@ def select_lines(run_length=False):
                 f"between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, "
                 f"both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written "
                 f"at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its "
-                f"own values, `run_length_torch.csv`): " + "; ".join(parts) + "."]
+                f"own values, `{tf.relative_to(ROOT)}`): " + "; ".join(parts) + "."]
     return [f"2^28 elements, values uniform over [0, 1000), {gpu} (`{where.relative_to(ROOT)}/select.csv`, "
             f"commit {commit}; `scripts/gpu/select.sh`'s rows, {rounds} round{'s' if rounds > 1 else ''}, each row `reduce --op … --compare-cub`: "
             f"the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same "
             f"values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the "
             f"bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` "
-            f"on the same shapes, its own values, `select_torch.csv`): " + "; ".join(parts) + "."]
+            f"on the same shapes, its own values, `{tf.relative_to(ROOT)}`): " + "; ".join(parts) + "."]
 
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
+NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
 
 
 def narrow_lines(run_length=False):

@@ -26,8 +26,8 @@ use crate::scan::lookback::{
     LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
 };
 use crate::select::{
-    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_narrow_rows,
-    mask_unique, store_narrow_rows,
+    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index,
+    load_narrow_rows, mask_unique, store_narrow_rows,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -311,7 +311,8 @@ kernel! {
     ///    misaligned input or a narrow type's four elements a chunk through registers, the
     ///    narrow ones widened to words); barrier.
     /// 3. **Heads**: each thread marks its 28 elements that differ from the one before in a
-    ///    64-bit mask.
+    ///    32-bit mask (one comparison an element; the elements past the tile's end cleared
+    ///    once).
     /// 4. **Pair**: popcount and an inclusive warp scan (lane 31 writes its warp's count), and
     ///    the warp's last head (`__ballot_sync`: its highest lane with a head writes its last);
     ///    barrier; thread 0 publishes (count, last head's position) in the tile's two status
@@ -343,8 +344,8 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-11-30-h200/index-by-store/run_length.csv`, commit 34e6ef7; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `run_length_torch.csv`): `run_length` `i32` run:1: 979.3 µs (68.3 % of the bound), CUB 1159.9 µs (1.18×); PyTorch 2154.3 µs; `run_length` `i32` run:16: 430.0 µs (58.3 % of the bound), CUB 745.3 µs (1.73×); PyTorch 1425.5 µs; `run_length` `i32` run:1024: 359.4 µs (62.2 % of the bound), CUB 674.7 µs (1.88×); PyTorch 1341.9 µs; `run_length` `f32` run:16: 427.6 µs (58.7 % of the bound), CUB 753.0 µs (1.76×); PyTorch 1356.9 µs.
-    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-11-30-h200/flags-words/narrow.csv`, commit 8633862; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 342.3 µs (21.4 % of the bound), CUB 651.2 µs (1.90×, 1 round); `run_length` `u16` run:1: 793.7 µs (56.2 % of the bound), CUB 1078.4 µs (1.36×, 1 round); `run_length` `u16` run:1024: 333.6 µs (33.5 % of the bound), CUB 665.5 µs (2.00×, 1 round).
+    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/run_length.csv`, commit 1147539; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/index-by-store/run_length_torch.csv`): `run_length` `i32` run:1: 958.5 µs (69.8 % of the bound), CUB 1160.6 µs (1.21×); PyTorch 2154.3 µs; `run_length` `i32` run:16: 408.9 µs (61.3 % of the bound), CUB 745.0 µs (1.82×); PyTorch 1425.5 µs; `run_length` `i32` run:1024: 345.6 µs (64.7 % of the bound), CUB 674.2 µs (1.95×); PyTorch 1341.9 µs; `run_length` `f32` run:16: 410.4 µs (61.1 % of the bound), CUB 751.9 µs (1.83×); PyTorch 1356.9 µs.
+    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/narrow.csv`, commit 1147539; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 303.6 µs (24.1 % of the bound), CUB 647.1 µs (2.13×, 1 round); `run_length` `u16` run:1: 742.8 µs (60.0 % of the bound), CUB 1067.6 µs (1.44×, 1 round); `run_length` `u16` run:1024: 306.0 µs (36.6 % of the bound), CUB 661.0 µs (2.16×, 1 round).
     pub unsafe fn run_length<T: Widen>(
         input: Global<T>,
         unique: GlobalMut<T>,

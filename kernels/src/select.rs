@@ -782,22 +782,36 @@ kernel! {
     ///    ([`Widen`]: `u8`, `u16`) four elements a chunk through registers (one 32- or 64-bit
     ///    load where aligned), widened to words; barrier.
     /// 3. **Flag**: each thread reads its blocked 28 elements from the tile and marks the
-    ///    selected ones in a 64-bit mask: the predicate ([`IF`]), the flag bytes
+    ///    selected ones in a 32-bit mask: the predicate ([`IF`]: one comparison an element,
+    ///    chosen once by [`Predicate::split`], and the mask flipped once for a set with
+    ///    [`UNORDERED`]; the elements past the tile's end cleared once by [`live_bits`]), the flag bytes
     ///    ([`FLAGGED`]: a thread whose 28 elements all exist, its flags 4-byte aligned, reads
     ///    them as 7 words, a carry and one multiply turning each into 4 mask bits; the others
     ///    byte by byte. On the H200 the words took 9–12 % off every flagged row at 2^28
     ///    against the bytes, `docs/measurements/2026-11-30-h200/flags-words/ab.csv`), or
     ///    "differs from the one before" ([`UNIQUE`]: the element before a
     ///    thread's first is the previous thread's last in shared memory, or the previous
-    ///    tile's last in global memory).
+    ///    tile's last in global memory). Until session 48 the predicate ran as the chain of
+    ///    comparisons [`Predicate::holds`] is, with a branch and a bounds test per element:
+    ///    ncu counted 428 M warp instructions for `select i32 lt:500` at 2^28 (issue slots 82 %
+    ///    busy); the one comparison and the set bits' loop of step 5, 191 M (46 % busy). The
+    ///    time on the H200 at 2^28 (A/B, `docs/measurements/2026-12-01-h200/select-lean/`
+    ///    `r48a/ab.csv`): −5 % (`i32` lt:500) to −34 % (`u8` lt:128) in the `IF` rows, −3 to
+    ///    −4 % in `partition i32`, −5 % in the run-length rows, −0.3 to −1 % in `partition f32
+    ///    flags`, but +2 % in `select i32 flags` and +10 % in `unique i32 run:16` (which ncu
+    ///    at base clocks times 6 % faster, `r48b/`; why the timed row is slower is not known).
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
     /// 5. **Compact** the indices: each kept element's tile index (a 16-bit store of its own,
-    ///    `st.shared.b16`) into a shared array at the element's tile-local rank; a
+    ///    `st.shared.b16`) into a shared array at the element's tile-local rank, a loop over
+    ///    the mask's set bits alone; a
     ///    partition's rejected ones from the array's end backwards. (The elements stay in the
     ///    tile: holding them in registers across the barriers took 76 registers a thread, 3
-    ///    blocks an SM on sm_90, and 52 % of the bound at 2^28 on an H200. The indices went in
+    ///    blocks an SM on sm_90, and 52 % of the bound at 2^28 on an H200; holding them only
+    ///    until each warp compacts its own part of the tile, with no index array (28.8 KiB of
+    ///    shared memory, 48 registers), took 11–30 % more time than the indices in every row
+    ///    tried in session 48: `select-lean/r48d/ab.csv`, branch `exp/select-warp-part`. The indices went in
     ///    by a shared atomic add into a zeroed word until session 46, a workaround for the
     ///    emulator's once word-wide race check. The plain stores, with no zeroing step, take
     ///    5–24 % less time on the H200 in the `IF` rows and the `u8`/`u16` rows of an A/B at
@@ -833,8 +847,8 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-11-30-h200/flags-words/select.csv`, commit 8633862; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `select_torch.csv`): `select` `i32` lt:500: 551.9 µs (60.6 % of the bound), CUB 827.3 µs (1.50×); PyTorch 2022.1 µs; `select` `i32` lt:10: 443.2 µs (50.8 % of the bound), CUB 704.3 µs (1.59×); PyTorch 1029.3 µs; `select` `f32` lt:500: 551.6 µs (60.6 % of the bound), CUB 827.9 µs (1.50×); PyTorch 2021.9 µs; `select` `f32` lt:10: 443.4 µs (50.8 % of the bound), CUB 703.9 µs (1.59×); PyTorch 1025.8 µs; `select` `i32` flags: 593.2 µs (65.8 % of the bound), CUB 778.0 µs (1.31×); `partition` `i32` lt:500: 703.1 µs (63.4 % of the bound), CUB 939.5 µs (1.34×); `partition` `f32` flags: 772.2 µs (65.0 % of the bound), CUB 912.6 µs (1.18×); `unique` `i32` run:1: 708.8 µs (62.9 % of the bound), CUB 750.9 µs (1.06×); PyTorch 791.1 µs; `unique` `i32` run:16: 389.8 µs (60.8 % of the bound), CUB 505.2 µs (1.30×); PyTorch 533.4 µs; `unique` `i32` run:1024: 352.4 µs (63.3 % of the bound), CUB 479.0 µs (1.36×); PyTorch 510.1 µs; `unique` `f32` run:16: 390.5 µs (60.7 % of the bound), CUB 502.8 µs (1.29×); PyTorch 527.3 µs.
-    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-11-30-h200/flags-words/narrow.csv`, commit 8633862; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 495.4 µs (16.9 % of the bound), CUB 610.3 µs (1.23×, 1 round); `select` `u8` lt:3: 433.9 µs (13.0 % of the bound), CUB 569.7 µs (1.31×, 1 round); `select` `u16` lt:500: 506.6 µs (33.0 % of the bound), CUB 579.0 µs (1.14×, 1 round); `select` `u16` lt:10: 435.4 µs (25.9 % of the bound), CUB 498.5 µs (1.15×, 1 round); `select` `u8` flags: 381.6 µs (36.5 % of the bound), CUB 589.4 µs (1.54×, 1 round); `partition` `u8` lt:128: 560.3 µs (19.9 % of the bound), CUB 702.4 µs (1.25×, 1 round); `partition` `u16` flags: 545.3 µs (51.1 % of the bound), CUB 767.0 µs (1.41×, 1 round); `unique` `u8` run:1: 398.0 µs (28.0 % of the bound), CUB 491.6 µs (1.24×, 1 round); `unique` `u16` run:16: 356.3 µs (33.3 % of the bound), CUB 432.8 µs (1.22×, 1 round).
+    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/select.csv`, commit 1147539; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/flags-words/select_torch.csv`): `select` `i32` lt:500: 520.1 µs (64.3 % of the bound), CUB 819.4 µs (1.57×); PyTorch 2022.1 µs; `select` `i32` lt:10: 377.1 µs (59.7 % of the bound), CUB 701.0 µs (1.86×); PyTorch 1029.3 µs; `select` `f32` lt:500: 515.9 µs (64.8 % of the bound), CUB 821.5 µs (1.59×); PyTorch 2021.9 µs; `select` `f32` lt:10: 378.9 µs (59.4 % of the bound), CUB 700.6 µs (1.85×); PyTorch 1025.8 µs; `select` `i32` flags: 596.7 µs (65.4 % of the bound), CUB 766.7 µs (1.28×); `partition` `i32` lt:500: 668.5 µs (66.7 % of the bound), CUB 925.2 µs (1.38×); `partition` `f32` flags: 752.8 µs (66.7 % of the bound), CUB 898.0 µs (1.19×); `unique` `i32` run:1: 688.0 µs (64.8 % of the bound), CUB 743.0 µs (1.08×); PyTorch 791.1 µs; `unique` `i32` run:16: 421.0 µs (56.3 % of the bound), CUB 502.8 µs (1.19×); PyTorch 533.4 µs; `unique` `i32` run:1024: 379.9 µs (58.8 % of the bound), CUB 478.0 µs (1.26×); PyTorch 510.1 µs; `unique` `f32` run:16: 421.0 µs (56.3 % of the bound), CUB 499.1 µs (1.19×); PyTorch 527.3 µs.
+    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/narrow.csv`, commit 1147539; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 322.0 µs (26.0 % of the bound), CUB 605.6 µs (1.88×, 1 round); `select` `u8` lt:3: 292.1 µs (19.3 % of the bound), CUB 566.5 µs (1.94×, 1 round); `select` `u16` lt:500: 369.7 µs (45.3 % of the bound), CUB 571.2 µs (1.54×, 1 round); `select` `u16` lt:10: 320.4 µs (35.1 % of the bound), CUB 494.9 µs (1.54×, 1 round); `select` `u8` flags: 362.1 µs (38.5 % of the bound), CUB 581.1 µs (1.60×, 1 round); `partition` `u8` lt:128: 433.1 µs (25.7 % of the bound), CUB 697.0 µs (1.61×, 1 round); `partition` `u16` flags: 527.2 µs (52.9 % of the bound), CUB 753.3 µs (1.43×, 1 round); `unique` `u8` run:1: 375.5 µs (29.6 % of the bound), CUB 484.5 µs (1.29×, 1 round); `unique` `u16` run:16: 326.6 µs (36.3 % of the bound), CUB 426.6 µs (1.31×, 1 round).
     pub unsafe fn select<T: Widen>(
         input: Global<T>,
         flags: Global<u8>,
@@ -874,7 +888,8 @@ mod tests {
 
     #[test]
     fn the_split_predicate_holds_where_the_predicate_does() {
-        let floats = [f32::NAN, -f32::NAN, f32::NEG_INFINITY, -1.5, -0.0, 0.0, 1.5, 2.0, f32::INFINITY, f32::MIN_POSITIVE];
+        let floats =
+            [f32::NAN, -f32::NAN, f32::NEG_INFINITY, -1.5, -0.0, 0.0, 1.5, 2.0, f32::INFINITY, f32::MIN_POSITIVE];
         for outcomes in 0..16 {
             for &operand in &floats {
                 let p = Predicate { outcomes, operand };

@@ -3,7 +3,8 @@
 //! tile (7168, the narrow types' too) and several tiles, with predicates keeping about half, 1 %, none and all of the
 //! elements; runs of random length for unique (and NaN, ±0.0 for `f32`); ranges at odd starts
 //! (the misaligned load path) and flags over the same range; the object reused (a new epoch per
-//! launch). Every output is compared with the CPU's (`reduce_scan::select::cpu`), bit for bit,
+//! launch); every one of the 16 outcome sets a `Predicate` may hold (`f32` with NaN and ±0.0,
+//! `i32`), as select and as partition. Every output is compared with the CPU's (`reduce_scan::select::cpu`), bit for bit,
 //! and the output past what the kernel may write must be untouched; every bad request's
 //! message. Run-length encoding (`Select::run_length_encode`) the same way, with runs of mean
 //! length 1, 4 and 5000 (across tiles), its unique values and lengths against
@@ -12,7 +13,7 @@
 use libtest_mimic::{Failed, Trial};
 use reduce_scan::Backend;
 use reduce_scan::input::{Pattern, typed};
-use reduce_scan::select::{CpuSelection, Select, SelectElement, Selection, cpu, cpu_run_length, predicate};
+use reduce_scan::select::{CpuSelection, Predicate, Select, SelectElement, Selection, cpu, cpu_run_length, predicate};
 
 const SEED: u64 = 0x5e1;
 /// Around a warp, a block's 256 × 4, a tile (7168), two tiles, and many tiles.
@@ -112,12 +113,11 @@ fn check<T: Case>(
     (values, flag_bytes): (&[T], &[u8]),
     range: std::ops::Range<usize>,
     kind: Kind,
-    pred: &str,
+    (pred, p): (&str, Predicate<T>),
 ) -> Result<(), Failed> {
     let n = range.len();
     let ty = T::NAME;
     let what = format!("select {kind:?} {ty} n={n} (from {}) predicate={pred}", range.start);
-    let p = predicate::<T>(pred).map_err(err)?;
     let f = &flag_bytes[range.clone()];
     let want_what = match kind {
         Kind::If => CpuSelection::If(p),
@@ -172,10 +172,12 @@ fn matrix<T: Case>(backend: &Backend, sizes: &[usize]) -> Result<(), Failed> {
             let preds: &[&str] =
                 if matches!(kind, Kind::If | Kind::PartitionIf) { T::PREDICATES } else { &["nonzero"] };
             for pred in preds {
-                check(backend, &mut select, (&values[..n], &fl[..n]), 0..n, kind, pred)?;
+                let p = (*pred, predicate::<T>(pred).map_err(err)?);
+                check(backend, &mut select, (&values[..n], &fl[..n]), 0..n, kind, p)?;
             }
+            let first = (preds[0], predicate::<T>(preds[0]).map_err(err)?);
             for start in 1..4 {
-                check(backend, &mut select, (&values, &fl), start..start + n, kind, preds[0])?;
+                check(backend, &mut select, (&values, &fl), start..start + n, kind, first)?;
             }
         }
         // Run-length encoding: runs of mean length 1, 4 and 5000 (across tiles).
@@ -188,6 +190,32 @@ fn matrix<T: Case>(backend: &Backend, sizes: &[usize]) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// Every one of the 16 outcome sets a library `Predicate` may hold (the command line names only
+/// seven), as `select` and as `partition`, on `f32` values with NaN and ±0.0 (operands 0 and
+/// a value inside the data's range) and on `i32`, at sizes around one and two tiles: each set
+/// takes its own path through the kernel's comparison and flip (`Predicate::split`).
+fn every_outcome_set(backend: &Backend) -> Result<(), Failed> {
+    fn sets<T: Case>(backend: &Backend, operands: &[T]) -> Result<(), Failed> {
+        let mut select = Select::<T>::new(backend);
+        for n in [1025, 7169] {
+            let values = data::<T>(n, SEED ^ 0x16 ^ n as u64, 1);
+            let no_flags = vec![0u8; n];
+            for &operand in operands {
+                for outcomes in 0..16 {
+                    let label = format!("outcomes {outcomes:#06b} operand {operand}");
+                    for kind in [Kind::If, Kind::PartitionIf] {
+                        let p = Predicate { outcomes, operand };
+                        check(backend, &mut select, (&values, &no_flags), 0..n, kind, (&label, p))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    sets::<f32>(backend, &[0.0, -250.5])?;
+    sets::<i32>(backend, &[0, -3])
 }
 
 /// One run-length encoding of `values[range]` on `backend` with `select`, against the CPU: the
@@ -427,6 +455,11 @@ pub fn trials(have_gpu: bool) -> Vec<Trial> {
         Trial::test("select::cli", cli).with_kind("emulator"),
         Trial::test("select::emulator::forms", || forms(&Backend::emulator())).with_kind("emulator"),
         Trial::test("select::gpu::forms", || forms(&on(true)?)).with_kind("gpu").with_ignored_flag(!have_gpu),
+        Trial::test("select::emulator::every_outcome_set", || every_outcome_set(&Backend::emulator()))
+            .with_kind("emulator"),
+        Trial::test("select::gpu::every_outcome_set", || every_outcome_set(&on(true)?))
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
     ];
     per_type!(out, have_gpu, i32, u32, f32, u8, u16);
     out

@@ -304,19 +304,52 @@ impl<T: Element> Predicate<T> {
     pub fn holds_split(&self, x: T) -> bool {
         let (set, flip) = self.split();
         let op = self.operand;
-        let ordered = match set {
-            0 => ordered::<0, T>(x, op),
-            BELOW => ordered::<BELOW, T>(x, op),
-            EQUAL => ordered::<EQUAL, T>(x, op),
-            ABOVE => ordered::<ABOVE, T>(x, op),
-            AT_MOST => ordered::<AT_MOST, T>(x, op),
-            AT_LEAST => ordered::<AT_LEAST, T>(x, op),
-            APART => ordered::<APART, T>(x, op),
-            _ => ordered::<ORDERED, T>(x, op),
-        };
-        ordered != flip
+        by_set!(set, T, op, |test| test(x), none => false) != flip
     }
 }
+
+/// `$body` with `$test` bound to the element test of outcome set `$set` (a set of [`BELOW`],
+/// [`EQUAL`], [`ABOVE`]): `|x| ordered::<SET, T>(x, op)` with `SET` a constant in each of the
+/// seven arms, so that the branch on `$set` is taken once, outside whatever `$body` loops over;
+/// `$none` for the empty set (which selects nothing). The one dispatch of
+/// [`Predicate::holds_split`] and the kernel's step 3.
+macro_rules! by_set {
+    ($set:expr, $t:ty, $op:expr, |$test:ident| $body:expr, none => $none:expr) => {{
+        let op = $op;
+        match $set {
+            0 => $none,
+            BELOW => {
+                let $test = |x: $t| ordered::<BELOW, $t>(x, op);
+                $body
+            }
+            EQUAL => {
+                let $test = |x: $t| ordered::<EQUAL, $t>(x, op);
+                $body
+            }
+            ABOVE => {
+                let $test = |x: $t| ordered::<ABOVE, $t>(x, op);
+                $body
+            }
+            AT_MOST => {
+                let $test = |x: $t| ordered::<AT_MOST, $t>(x, op);
+                $body
+            }
+            AT_LEAST => {
+                let $test = |x: $t| ordered::<AT_LEAST, $t>(x, op);
+                $body
+            }
+            APART => {
+                let $test = |x: $t| ordered::<APART, $t>(x, op);
+                $body
+            }
+            _ => {
+                let $test = |x: $t| ordered::<ORDERED, $t>(x, op);
+                $body
+            }
+        }
+    }};
+}
+use by_set;
 
 const AT_MOST: u32 = BELOW | EQUAL;
 const AT_LEAST: u32 = EQUAL | ABOVE;
@@ -406,20 +439,8 @@ pub(crate) struct Place {
 #[inline(always)]
 unsafe fn mask_if<T: Element>(smem: Shared<u32>, p: Place, predicate: Predicate<T>, items: usize) -> Mask {
     let (set, flip) = predicate.split();
-    let op = predicate.operand;
     // SAFETY: the caller's promise, for each arm.
-    let mask = unsafe {
-        match set {
-            0 => 0,
-            BELOW => mask_by::<T>(smem, p, |x| ordered::<BELOW, T>(x, op)),
-            EQUAL => mask_by::<T>(smem, p, |x| ordered::<EQUAL, T>(x, op)),
-            ABOVE => mask_by::<T>(smem, p, |x| ordered::<ABOVE, T>(x, op)),
-            AT_MOST => mask_by::<T>(smem, p, |x| ordered::<AT_MOST, T>(x, op)),
-            AT_LEAST => mask_by::<T>(smem, p, |x| ordered::<AT_LEAST, T>(x, op)),
-            APART => mask_by::<T>(smem, p, |x| ordered::<APART, T>(x, op)),
-            _ => mask_by::<T>(smem, p, |x| ordered::<ORDERED, T>(x, op)),
-        }
-    };
+    let mask = unsafe { by_set!(set, T, predicate.operand, |test| mask_by::<T>(smem, p, test), none => 0) };
     (if flip { !mask } else { mask }) & live_bits(p.first, p.valid, items)
 }
 

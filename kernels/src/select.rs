@@ -819,8 +819,12 @@ kernel! {
     ///    time on the H200 at 2^28 (A/B, `docs/measurements/2026-12-01-h200/select-lean/`
     ///    `r48a/ab.csv`): −5 % (`i32` lt:500) to −34 % (`u8` lt:128) in the `IF` rows, −3 to
     ///    −4 % in `partition i32`, −5 % in the run-length rows, −0.3 to −1 % in `partition f32
-    ///    flags`, but +2 % in `select i32 flags` and +10 % in `unique i32 run:16` (which ncu
-    ///    at base clocks times 6 % faster, `r48b/`; why the timed row is slower is not known).
+    ///    flags`, but +2 % in `select i32 flags` and +10 % in `unique i32 run:16`. Why, from
+    ///    ncu's source pages at boost clocks (`docs/measurements/2026-12-01-h200/select-early/`
+    ///    `r49d/`): half the instructions, but a tile now counts and looks back while its
+    ///    predecessors are still loading or looking back — 1.56 windows a look-back against
+    ///    1.08, 10,653 polls after a sleep against 3, 43 % of the stall samples at step 6's
+    ///    barrier against 18 %. The longer step 3 had hidden the skew between the tiles' loads.
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
@@ -843,7 +847,12 @@ kernel! {
     ///    fewer instructions, and their `run_length i32 run:16` 2 % faster there:
     ///    `index-by-store-ncu/`.)
     /// 6. **Look back** (warp 0, `scan::lookback`'s `look_back` on counts): the kept elements
-    ///    of the tiles before; publish the inclusive prefix; barrier.
+    ///    of the tiles before; publish the inclusive prefix; barrier. The step that bounds
+    ///    `select` now: at `lt:10` 47 % of the warps' stall samples are this barrier (the
+    ///    block's other warps waiting for warp 0's look-back, about half a block's life, with
+    ///    the tile's shared memory held and no load in flight). Two ways to shorten it lost on
+    ///    the H200 at 2^28 (`select-early/`): warp 0 looking back before its own compaction,
+    ///    5–15 % slower; 2 or 4 windows of predecessors read a round trip, 1.5–4.5 % slower.
     /// 7. **Store** (a gather from the tile through the indices): thread `t` writes kept
     ///    elements `t`, `t + 256`, … to
     ///    `output[prefix + i]`; a partition's rejected ones to `output[n − 1 − (rejected

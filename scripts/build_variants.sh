@@ -11,9 +11,11 @@
 # constants, builds `cargo build --release -p reduce-scan-cli --bin reduce` (the target folder is
 # shared, so a variant rebuilds only what it changes), copies the stripped binary to
 # OUT_DIR/NAME/reduce, writes OUT_DIR/NAME/COMMIT (the commit and the edits), and puts the tree
-# back. At the end OUT_DIR.tar.xz holds them all, to carry to the GPU host (in .gpu/).
+# back. At the end OUT_DIR.tar.xz holds them all, to carry to the GPU host: copy the tarball
+# alone into .gpu/ (the device tool carries at most 64 MiB; the folder is several times that).
 #
-#   scripts/build_variants.sh .gpu/ab main=main sleep0=exp/select-sleep,SELECT_LOOKBACK_SLEEP_NS=0
+#   scripts/build_variants.sh /tmp/ab main=main sleep0=exp/select-sleep,SELECT_LOOKBACK_SLEEP_NS=0
+#   cp /tmp/ab.tar.xz .gpu/      # there: mkdir -p .gpu/ab && tar xJf .gpu/ab.tar.xz -C .gpu/ab
 #
 # Exit status 0 when every variant built, 1 when one did not, 2 on bad arguments or a dirty tree.
 set -uo pipefail

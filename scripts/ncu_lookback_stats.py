@@ -11,21 +11,25 @@ sleep (`NANOSLEEP`'s executions: a window held a predecessor that had not publis
 after the look-back (the three instructions after the kernel's last `BAR.SYNC`, where the
 block's other warps wait for warp 0).
 """
-import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_regions import load, number  # noqa: E402  (the source page's one reader)
 
 
 def stats(path):
-    rows = list(csv.reader(open(path, newline="")))
-    head, data = rows[1], rows[2:]
-    samples = head.index("Warp Stall Sampling (All Samples)")
-    executed = head.index("Instructions Executed")
-    barrier = head.index("stall_barrier")
-    total = sum(float(r[samples] or 0) for r in data)
-    loads = [int(r[executed]) for r in data if "LD.E.64.STRONG.GPU" in r[1]]
-    sleeps = sum(int(r[executed]) for r in data if "NANOSLEEP" in r[1])
+    col, _, data = load(path)
+    samples, executed, barrier = (
+        col["Warp Stall Sampling (All Samples)"],
+        col["Instructions Executed"],
+        col["stall_barrier"],
+    )
+    total = sum(number(r[samples]) for r in data)
+    loads = [int(number(r[executed])) for r in data if "LD.E.64.STRONG.GPU" in r[1]]
+    sleeps = sum(int(number(r[executed])) for r in data if "NANOSLEEP" in r[1])
     last = [k for k, r in enumerate(data) if "BAR.SYNC" in r[1]][-1]
-    waiting = sum(float(r[barrier] or 0) for r in data[last + 1 : last + 4])
+    waiting = sum(number(r[barrier]) for r in data[last + 1 : last + 4])
     return total, loads[0], sleeps, waiting / total
 
 
@@ -36,7 +40,7 @@ def main():
     for path in sys.argv[1:]:
         try:
             total, windows, sleeps, share = stats(path)
-        except (OSError, ValueError, IndexError) as e:
+        except (OSError, ValueError, IndexError, KeyError) as e:
             print(f"{path}: not an ncu source page of a select launch ({e})", file=sys.stderr)
             return 2
         print(f"{path}: {int(total)} stall samples; {windows} windows read; {sleeps} polls after a "

@@ -243,6 +243,38 @@ impl<T> Global<T> {
     }
 }
 
+impl<T> Global<T> {
+    /// Asks L2 to fetch the line holding element `i` (PTX `prefetch.global.L2`; CUDA C has
+    /// no intrinsic, inline `asm("prefetch.global.L2 [%0];" :: "l"(p))`). A hint: it moves no
+    /// data into registers or shared memory, and the kernel goes on without waiting for it.
+    /// The emulator, which has no caches, does nothing.
+    ///
+    /// # Safety
+    /// Element `i` is in the buffer.
+    #[inline(always)]
+    pub unsafe fn prefetch_l2(self, i: usize) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let ptr = self.at(i);
+            // SAFETY: an address in the buffer (the caller's promise); a prefetch reads nothing
+            // the kernel sees and writes nothing.
+            unsafe {
+                core::arch::asm!(
+                    "{{",
+                    ".reg .b64 %g;",
+                    "cvta.to.global.u64 %g, {p};",
+                    "prefetch.global.L2 [%g];",
+                    "}}",
+                    p = in(reg64) ptr,
+                    options(nostack, preserves_flags),
+                );
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        let _ = i;
+    }
+}
+
 impl<T> GlobalMut<T> {
     /// The raw address, for the device layer's own instructions (atomics).
     #[inline(always)]

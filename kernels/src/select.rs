@@ -71,6 +71,11 @@ pub(crate) const ROWS: usize = SELECT_ROWS as usize;
 pub(crate) const CTRL_WORDS: usize = 36;
 pub(crate) const PREFIX_SLOT: usize = 32;
 
+/// Tiles ahead of its own that a block of [`select()`] prefetches into L2 while it waits for
+/// its look-back (0: none): the tile a block started about when this one ends will load, where
+/// blocks start in order and an H100 or H200 holds 132 SMs × 5 blocks at once.
+pub const SELECT_PREFETCH_TILES: usize = 660;
+
 /// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
 pub const fn select_tile<T: Widen>() -> u32 {
     SELECT_TILE_WORDS / words::<T::Wide>() as u32
@@ -723,6 +728,12 @@ unsafe fn select_with<S: Widen>(
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
         unsafe { counts.publish(tile, epoch, flag, aggregate) };
     }
+    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load
+    // (32-bit types: a tile of a narrow one is not `tile_words` words of the input).
+    if !S::NARROW {
+        // SAFETY: whole tiles in the input only; one 128-byte line a thread.
+        unsafe { prefetch_tile(src, tile + SELECT_PREFETCH_TILES, (n, tile_len, per), tid) };
+    }
     // 5. Compact the selected elements' indices.
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
@@ -734,6 +745,23 @@ unsafe fn select_with<S: Widen>(
     if tile + 1 == grid_dim_x() as usize && tid == 0 {
         // SAFETY: one word; the last tile's thread 0 alone writes it.
         unsafe { selected.write(0, (prefix + aggregate as usize) as u32) };
+    }
+}
+
+/// Step 4b of [`select()`]: each of the first `tile_words / 32` threads asks L2 for one
+/// 128-byte line of tile `ahead`, where that tile is whole inside the input (and
+/// [`SELECT_PREFETCH_TILES`] is not 0).
+///
+/// # Safety
+/// `src` holds the input's `n` elements of `per` words each.
+#[inline(always)]
+unsafe fn prefetch_tile(src: Global<u32>, ahead: usize, (n, tile_len, per): (usize, usize, usize), tid: usize) {
+    const LINE_WORDS: usize = 32;
+    let tile_words = tile_len * per;
+    if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_words / LINE_WORDS {
+        // SAFETY: word `ahead · tile_words + 32 tid` is inside tile `ahead`, which is inside
+        // the input.
+        unsafe { src.prefetch_l2(ahead * tile_words + LINE_WORDS * tid) };
     }
 }
 

@@ -244,8 +244,8 @@ impl<T> Global<T> {
 }
 
 impl<T> Global<T> {
-    /// Asks L2 to fetch the line holding element `i` (PTX `prefetch.global.L2`; CUDA C has
-    /// no intrinsic, inline `asm("prefetch.global.L2 [%0];" :: "l"(p))`). A hint: it moves no
+    /// Asks L2 to fetch the line holding element `i` (PTX `prefetch.global.L2`; CUDA C++
+    /// `cuda::ptx::prefetch_L2(p)` of libcu++). A hint: it moves no
     /// data into registers or shared memory, and the kernel goes on without waiting for it.
     /// The emulator, which has no caches, does nothing.
     ///

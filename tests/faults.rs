@@ -582,6 +582,22 @@ fn memcheck_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::global_store_past_end(o)), 64, x)
         }),
+        Trial::test("faults::global_prefetch_past_end", || {
+            let x = Expect {
+                kind: EmuErrorKind::GlobalOutOfBounds,
+                block: 1,
+                who: strs(&["thread 63"]),
+                sites: &["global_prefetch_past_end"],
+                detail: |s| {
+                    format!(
+                        "thread 63 prefetched 4 bytes at {}, out of bounds: global address {{*}} is element 128, 0 \
+                         bytes past the end of {BUF}",
+                        s[0]
+                    )
+                },
+            };
+            expect(kernel_ref!(kernels::broken::global_prefetch_past_end(o)), 64, x)
+        }),
         Trial::test("faults::global_load_before_start", || {
             let x = Expect {
                 kind: EmuErrorKind::GlobalOutOfBounds,

@@ -154,6 +154,10 @@ pub enum Path {
     /// global requests and sectors apart from the loads and stores (`op_atom`, `op_red`), and its
     /// shared instructions and wavefronts apart (`op_shared_atom`).
     Atomic(AtomicOp),
+    /// An L2 prefetch (`prefetch.global.L2`, SASS `CCTL.E.PF2`): its address is checked as a
+    /// global access's is; it moves no data, so nothing else is (no race, no uninitialized
+    /// read, no counter: ncu counts it in no load or store request).
+    Prefetch,
 }
 
 /// An atomic read-modify-write as the device layer hands it to the emulator

@@ -247,11 +247,13 @@ impl<T> Global<T> {
     /// Asks L2 to fetch the line holding element `i` (PTX `prefetch.global.L2`; CUDA C++
     /// `cuda::ptx::prefetch_L2(p)` of libcu++). A hint: it moves no
     /// data into registers or shared memory, and the kernel goes on without waiting for it.
-    /// The emulator, which has no caches, does nothing.
+    /// The emulator, which has no caches, checks that the element is in a buffer (an
+    /// out-of-bounds prefetch is reported as an out-of-bounds read is) and moves nothing.
     ///
     /// # Safety
     /// Element `i` is in the buffer.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub unsafe fn prefetch_l2(self, i: usize) {
         #[cfg(target_arch = "nvptx64")]
         {
@@ -271,7 +273,14 @@ impl<T> Global<T> {
             }
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        let _ = i;
+        super::emu::hooks().copy_access(
+            true,
+            self.at(i) as usize,
+            core::mem::size_of::<T>(),
+            super::emu::Access::Read,
+            super::emu::Path::Prefetch,
+            core::panic::Location::caller(),
+        );
     }
 }
 

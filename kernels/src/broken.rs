@@ -185,6 +185,20 @@ kernel! {
 }
 
 kernel! {
+    /// Asks L2 for the element after its own (`prefetch.global.L2`, a read-ahead) without the
+    /// `gid + 1 < len` test, then stores its own: the grid's last thread prefetches one past the
+    /// end. Harmless on a GPU when the line happens to be mapped, undefined when it is not; the
+    /// emulator reports it as it reports a read out of bounds.
+    pub unsafe fn global_prefetch_past_end(out: GlobalMut<i32>) {
+        let gid = global_index();
+        // SAFETY: deliberately wrong for the grid's last thread: element `len`.
+        unsafe { out.as_const().prefetch_l2(gid + 1) }; // [fault-site: global_prefetch_past_end]
+        // SAFETY: `out` holds one element per thread of the grid.
+        unsafe { out.write(gid, 1) };
+    }
+}
+
+kernel! {
     /// A stencil that reads its left neighbour without the `gid > 0` test: thread 0 of
     /// block 0 loads the element before the start of the buffer.
     pub unsafe fn global_load_before_start(out: GlobalMut<i32>) {

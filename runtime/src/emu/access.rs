@@ -26,6 +26,7 @@ fn report(kind: EmuErrorKind, detail: String) -> ! {
 fn verb(access: Access, path: Path) -> String {
     match path {
         Path::Atomic(op) => format!("made an {} of", op.name),
+        Path::Prefetch => "prefetched".into(),
         _ if access.writes() => "wrote".into(),
         _ => "read".into(),
     }
@@ -124,6 +125,10 @@ pub(super) fn global(t: &ThreadCtx<'_>, addr: usize, bytes: usize, access: Acces
             ),
         ),
     };
+    if let Path::Prefetch = path {
+        // A hint that moves no data: its address is all there is to check.
+        return;
+    }
     let (from, to) = (addr - alloc.start, addr - alloc.start + bytes);
     let checks = launch.checks;
     if checks.initcheck && access.reads() && alloc.first_uninit(from, to).is_some() {

@@ -360,8 +360,8 @@ impl BlockCounting {
             t.current.push(TracedAccess { thread, addr, bytes: bytes as u32, global, write, region });
         }
         let space = match (path, global, access) {
-            // A copy's shared side, and an mbarrier's word: in no shared counter of ncu's.
-            (Path::AsyncCopy | Path::Bulk, false, _) | (Path::Barrier, _, _) => return,
+            // A copy's shared side, an mbarrier's word, a prefetch: in no counter of ncu's.
+            (Path::AsyncCopy | Path::Bulk, false, _) | (Path::Barrier | Path::Prefetch, _, _) => return,
             (Path::Bulk, true, a) => {
                 let sector_bytes = SECTOR as u64 * sectors(&[(0, addr)], bytes);
                 if a.writes() {

@@ -239,6 +239,12 @@ pub static ROWS: &[Row] = &[
         "scan/lookback.rs (the cache-hint ablations)",
     ),
     row(
+        "`cuda::ptx::prefetch_L2(p)` (libcu++; `asm(\"prefetch.global.L2 [%0];\")`)",
+        "`Global::prefetch_l2(i)` (`prefetch.global.L2`; the emulator checks the address and moves nothing)",
+        "none: inline `asm!`",
+        "select.rs",
+    ),
+    row(
         "`a % b` (a remainder nvcc keeps; LLVM turns one by a power of two into an AND)",
         "`math::rem_u32(a, b)` (`rem.u32`, kept)",
         "`a % b`",

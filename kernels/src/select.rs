@@ -74,7 +74,7 @@ pub(crate) const PREFIX_SLOT: usize = 32;
 /// Tiles ahead of its own that a block of [`select()`] prefetches into L2 while it waits for
 /// its look-back (0: none): the tile a block started about when this one ends will load, where
 /// blocks start in order and an H100 or H200 holds 132 SMs × 5 blocks at once.
-pub const SELECT_PREFETCH_TILES: usize = 660;
+pub const SELECT_PREFETCH_TILES: usize = 495;
 
 /// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
 pub const fn select_tile<T: Widen>() -> u32 {

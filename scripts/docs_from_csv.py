@@ -809,7 +809,7 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
-    blocks["select"] = select_lines() + narrow_lines()
+    blocks["select"] = select_lines() + select_ab_lines() + narrow_lines()
     blocks["run_length"] = select_lines(run_length=True) + narrow_lines(run_length=True)
     return blocks
 
@@ -1039,7 +1039,7 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
+SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-prefetch"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
 RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
 # PyTorch's rows of the same shapes (they do not change with our kernels), from the session
@@ -1121,6 +1121,39 @@ def select_lines(run_length=False):
             f"on the same shapes, its own values, `{tf.relative_to(ROOT)}`): " + "; ".join(parts) + "."]
 
 
+# The A/B of builds beside SELECT_SET (`ab_all.csv`, scripts/gpu/builds_ab.sh's rows with a round
+# each): the builds whose times stand for the library's and for the build before its last change.
+SELECT_AB = ("pf495", "main")
+
+
+def select_ab_lines():
+    """The A/B's rows that `SELECT_SET/select.csv` lacks (ours alone, no CUB in that run): each
+    row's median over the rounds for the library's build and the one before, every row PASS."""
+    f, (now, before) = SELECT_SET / "ab_all.csv", SELECT_AB
+    if not f.exists():
+        return []
+    have = {(r["operation"], r["type"], r["keep"]) for r in rows(SELECT_SET / "select.csv")}
+    rs = rows(f)
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    parts, seen = [], []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if key in have or key in seen or key[0] == "run_length":
+            continue
+        seen.append(key)
+        t = {b: [float(x["time_us_median"]) for x in rs if x["variant"] == b and (x["operation"], x["type"], x["keep"]) == key]
+             for b in (now, before)}
+        if t[now] and t[before]:
+            parts.append(f"`{key[0]}` `{key[1]}` {key[2]}: {span(t[now])} µs, before it {span(t[before])} µs")
+    if not parts:
+        return []
+    k = max(int(r["round"]) for r in rs)
+    return [f"The other rows of the A/B of builds that measured step 4b's L2 prefetch (`{f.relative_to(ROOT)}`, "
+            f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
+            f"the CPU): " + "; ".join(parts) + "."]
+
+
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
 NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
@@ -1183,7 +1216,7 @@ def outputs(d):
     if text is not None:
         out[hist] = text
     sel = ROOT / "kernels/src/select.rs"
-    text = rewrite_measured(sel, select_lines() + narrow_lines())
+    text = rewrite_measured(sel, select_lines() + select_ab_lines() + narrow_lines())
     if text is not None:
         out[sel] = text
     rl = ROOT / "kernels/src/run_length.rs"

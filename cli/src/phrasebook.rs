@@ -240,7 +240,7 @@ pub static ROWS: &[Row] = &[
     ),
     row(
         "`cuda::ptx::prefetch_L2(p)` (libcu++; `asm(\"prefetch.global.L2 [%0];\")`)",
-        "`Global::prefetch_l2(i)` (`prefetch.global.L2`; the emulator checks the address and moves nothing)",
+        "`Global::prefetch_l2(i)` (`prefetch.global.L2`; the emulator checks the address and moves nothing); `Slice::prefetch_l2(i)` (no `unsafe`: nothing past the end)",
         "none: inline `asm!`",
         "select.rs",
     ),

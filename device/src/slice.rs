@@ -118,6 +118,19 @@ impl<T: Copy> Slice<T> {
         }
     }
 
+    /// Asks L2 for the line holding element `i`, where `i` is inside the slice; past the end it
+    /// does nothing (CUDA C: `if (i < n) cuda::ptx::prefetch_L2(p + i);`). A hint that moves
+    /// nothing into registers: a later read of the line finds it in L2
+    /// ([`Global::prefetch_l2`]).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    pub fn prefetch_l2(self, i: usize) {
+        if i < self.len {
+            // SAFETY: i < len, and the memory holds len elements (from_raw_parts).
+            unsafe { self.ptr.prefetch_l2(i) }
+        }
+    }
+
     /// The unchecked pointer, for what the checked accessors do not do (128-bit loads,
     /// `__ldg`, asynchronous copies): every access through it is `unsafe` again.
     #[inline(always)]

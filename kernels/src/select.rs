@@ -71,9 +71,17 @@ pub(crate) const ROWS: usize = SELECT_ROWS as usize;
 pub(crate) const CTRL_WORDS: usize = 36;
 pub(crate) const PREFIX_SLOT: usize = 32;
 
-/// Tiles ahead of its own that a block of [`select()`] prefetches into L2 while it waits for
-/// its look-back (0: none): the tile a block started about when this one ends will load, where
-/// blocks start in order and an H100 or H200 holds 132 SMs × 5 blocks at once.
+/// Tiles ahead of its own that a block of [`select()`] asks L2 for while it waits for its
+/// look-back (step 4b; 0: none). Blocks start in order, and an H100 or H200 holds 132 SMs × 5
+/// blocks at once, so tile + 660 is about the one a block starting when this one ends will
+/// load; three quarters of that (495) holds each line in L2 for less time, which counts where
+/// the tiles also write much. The median µs on an H200 at 2^28 (interleaved rounds of builds
+/// that differ in this constant alone, `docs/measurements/2026-12-01-h200/select-prefetch/`
+/// `ab_all.csv`), none / 330 / **495** / 660 / 825 / 1320: `select i32 lt:500` 516.8–530.9 /
+/// 473.1 / **463.7–464.6** / 464.0–467.2 / 477.9 / 588.4; `unique i32 run:1` 691.8–702.0 /
+/// 626.6 / **615.2–615.8** / 628.4–634.8 / 684.7 / 802.0; `partition i32 lt:500` 668.2–678.6
+/// / 607.2 / **605.2–605.6** / 621.0–625.8 / 676.1 / 783.1 (3 rounds of none and 660, 2 of
+/// 495, 1 of the others).
 pub const SELECT_PREFETCH_TILES: usize = 495;
 
 /// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
@@ -755,13 +763,37 @@ unsafe fn select_with<S: Widen>(
 /// # Safety
 /// `src` holds the input's `n` elements of `per` words each.
 #[inline(always)]
-unsafe fn prefetch_tile(src: Global<u32>, ahead: usize, (n, tile_len, per): (usize, usize, usize), tid: usize) {
+unsafe fn prefetch_tile(src: Global<u32>, ahead: usize, shape: (usize, usize, usize), tid: usize) {
+    prefetch_line(ahead, shape, tid, |word| {
+        // SAFETY: `prefetch_line` names only words of tile `ahead`, which is inside the input
+        // of `n` elements that `src` holds (the caller's promise).
+        unsafe { src.prefetch_l2(word) }
+    });
+}
+
+/// The index math of step 4b of [`select()`]: `ask(word)` for the input word whose 128-byte
+/// line thread `tid` asks L2 for — word `32 tid` of tile `ahead` — where that tile's
+/// `tile_len` elements of `per` words all lie among the input's `n` and the tile has a line
+/// `tid` (32 words a line); else nothing, and nothing at all where [`SELECT_PREFETCH_TILES`]
+/// is 0.
+///
+/// ```
+/// # use reduce_scan_kernels::select::prefetch_line;
+/// let line = |ahead, n, tid| {
+///     let mut word = None;
+///     prefetch_line(ahead, (n, 7168, 1), tid, |w| word = Some(w));
+///     word
+/// };
+/// assert_eq!(line(2, 3 * 7168, 5), Some(2 * 7168 + 5 * 32));
+/// assert_eq!(line(2, 3 * 7168 - 1, 5), None); // tile 2 is not whole
+/// assert_eq!(line(0, 7168, 224), None); // 224 lines a tile: 0 ..= 223
+/// ```
+#[inline(always)]
+pub fn prefetch_line(ahead: usize, (n, tile_len, per): (usize, usize, usize), tid: usize, ask: impl FnOnce(usize)) {
     const LINE_WORDS: usize = 32;
     let tile_words = tile_len * per;
     if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_words / LINE_WORDS {
-        // SAFETY: word `ahead · tile_words + 32 tid` is inside tile `ahead`, which is inside
-        // the input.
-        unsafe { src.prefetch_l2(ahead * tile_words + LINE_WORDS * tid) };
+        ask(ahead * tile_words + LINE_WORDS * tid);
     }
 }
 
@@ -856,6 +888,15 @@ kernel! {
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
+    ///    **4b. Prefetch** (32-bit types): each of the first 224 threads asks L2 for one
+    ///    128-byte line of tile `blockIdx.x +` [`SELECT_PREFETCH_TILES`] (`prefetch.global.L2`,
+    ///    CUDA C++ `cuda::ptx::prefetch_L2`), where that tile lies wholly inside the input: a
+    ///    block spends about half its life waiting on step 6 with nothing in flight, and the
+    ///    line is in L2 when a later block loads it. On the H200 at 2^28 it took 4 % (`select
+    ///    i32 lt:10`) to 12 % (`unique i32 run:1`) off each of the A/B's seven 32-bit rows
+    ///    against no prefetch (`docs/measurements/2026-12-01-h200/select-prefetch/`, 2 and 3
+    ///    interleaved rounds, no two overlapping); DRAM was 55 % busy before it
+    ///    (`select-early/`).
     /// 5. **Compact** the indices: each kept element's tile index (a 16-bit store of its own,
     ///    `st.shared.b16`) into a shared array at the element's tile-local rank, a loop over
     ///    the mask's set bits alone; a
@@ -905,7 +946,8 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/select.csv`, commit 1147539; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/flags-words/select_torch.csv`): `select` `i32` lt:500: 520.1 µs (64.3 % of the bound), CUB 819.4 µs (1.57×); PyTorch 2022.1 µs; `select` `i32` lt:10: 377.1 µs (59.7 % of the bound), CUB 701.0 µs (1.86×); PyTorch 1029.3 µs; `select` `f32` lt:500: 515.9 µs (64.8 % of the bound), CUB 821.5 µs (1.59×); PyTorch 2021.9 µs; `select` `f32` lt:10: 378.9 µs (59.4 % of the bound), CUB 700.6 µs (1.85×); PyTorch 1025.8 µs; `select` `i32` flags: 596.7 µs (65.4 % of the bound), CUB 766.7 µs (1.28×); `partition` `i32` lt:500: 668.5 µs (66.7 % of the bound), CUB 925.2 µs (1.38×); `partition` `f32` flags: 752.8 µs (66.7 % of the bound), CUB 898.0 µs (1.19×); `unique` `i32` run:1: 688.0 µs (64.8 % of the bound), CUB 743.0 µs (1.08×); PyTorch 791.1 µs; `unique` `i32` run:16: 421.0 µs (56.3 % of the bound), CUB 502.8 µs (1.19×); PyTorch 533.4 µs; `unique` `i32` run:1024: 379.9 µs (58.8 % of the bound), CUB 478.0 µs (1.26×); PyTorch 510.1 µs; `unique` `f32` run:16: 421.0 µs (56.3 % of the bound), CUB 499.1 µs (1.19×); PyTorch 527.3 µs.
+    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-prefetch/select.csv`, commit 38c0992; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/flags-words/select_torch.csv`): `select` `i32` lt:500: 465.0 µs (72.0 % of the bound), CUB 829.0 µs (1.78×); PyTorch 2022.1 µs; `select` `i32` lt:10: 360.3 µs (62.5 % of the bound), CUB 704.1 µs (1.95×); PyTorch 1029.3 µs; `select` `f32` lt:500: 464.3 µs (72.1 % of the bound), CUB 827.5 µs (1.78×); PyTorch 2021.9 µs; `select` `f32` lt:10: 358.5 µs (62.8 % of the bound), CUB 703.5 µs (1.96×); PyTorch 1025.8 µs; `select` `i32` flags: 559.3 µs (69.8 % of the bound), CUB 778.7 µs (1.39×).
+    /// The other rows of the A/B of builds that measured step 4b's L2 prefetch (`docs/measurements/2026-12-01-h200/select-prefetch/ab_all.csv`, up to 3 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU): `unique` `i32` run:16: 378.8–379.8 µs, before it 422.2–426.7 µs; `unique` `i32` run:1: 615.2–615.8 µs, before it 691.8–702.0 µs; `partition` `i32` lt:500: 605.2–605.6 µs, before it 668.2–678.6 µs.
     /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/narrow.csv`, commit 1147539; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 322.0 µs (26.0 % of the bound), CUB 605.6 µs (1.88×, 1 round); `select` `u8` lt:3: 292.1 µs (19.3 % of the bound), CUB 566.5 µs (1.94×, 1 round); `select` `u16` lt:500: 369.7 µs (45.3 % of the bound), CUB 571.2 µs (1.54×, 1 round); `select` `u16` lt:10: 320.4 µs (35.1 % of the bound), CUB 494.9 µs (1.54×, 1 round); `select` `u8` flags: 362.1 µs (38.5 % of the bound), CUB 581.1 µs (1.60×, 1 round); `partition` `u8` lt:128: 433.1 µs (25.7 % of the bound), CUB 697.0 µs (1.61×, 1 round); `partition` `u16` flags: 527.2 µs (52.9 % of the bound), CUB 753.3 µs (1.43×, 1 round); `unique` `u8` run:1: 375.5 µs (29.6 % of the bound), CUB 484.5 µs (1.29×, 1 round); `unique` `u16` run:16: 326.6 µs (36.3 % of the bound), CUB 426.6 µs (1.31×, 1 round).
     pub unsafe fn select<T: Widen>(
         input: Global<T>,
@@ -942,7 +984,7 @@ kernel! {
 
 #[cfg(test)]
 mod tests {
-    use super::{Predicate, live_bits, nonzero_bytes};
+    use super::{Predicate, SELECT_TILE_WORDS, live_bits, nonzero_bytes, prefetch_line};
 
     #[test]
     fn the_split_predicate_holds_where_the_predicate_does() {
@@ -967,6 +1009,28 @@ mod tests {
                 let p = Predicate { outcomes, operand };
                 for &x in &unsigned {
                     assert_eq!(p.holds_split(x), p.holds(x), "u32 outcomes {outcomes:#06b}, x {x}, operand {operand}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_prefetched_line_lies_in_a_whole_tile_of_the_input() {
+        let tile = SELECT_TILE_WORDS as usize;
+        for n in [1, 7167, 7168, 7169, 2 * tile - 1, 2 * tile, 2 * tile + 1, 500 * tile + 3] {
+            for ahead in [0, 1, 2, 499, 500, 501] {
+                for tid in [0, 1, 223, 224, 255] {
+                    let mut got = None;
+                    prefetch_line(ahead, (n, tile, 1), tid, |w| got = Some(w));
+                    let want = (ahead + 1) * tile <= n && tid < tile / 32;
+                    assert_eq!(got.is_some(), want, "n {n}, ahead {ahead}, thread {tid}");
+                    if let Some(w) = got {
+                        // The whole line (32 words) is inside tile `ahead`, which is inside the input.
+                        assert!(
+                            w >= ahead * tile && w + 32 <= (ahead + 1) * tile && w + 32 <= n,
+                            "n {n}, ahead {ahead}, thread {tid}"
+                        );
+                    }
                 }
             }
         }

@@ -472,3 +472,20 @@ kernel! {
         }
     }
 }
+
+kernel! {
+    /// `out[i] = 2 × input[i]` for `i < min(n, out)`: a grid-stride loop in which each thread,
+    /// before it reads its element, asks L2 for the element one grid stride ahead — the one its
+    /// next step reads (`Slice::prefetch_l2`; CUDA C++ `cuda::ptx::prefetch_L2(p + i)`, behind an
+    /// `i < n` test that the slice makes itself: past the end it does nothing). A prefetch is a
+    /// hint: it moves nothing into registers and nothing waits for it, so the answer is the same
+    /// with or without it; only the time may change (the library's `select` asks L2 for a tile
+    /// a later block will load while its own waits for its look-back). Any grid and block.
+    pub fn double_ahead(input: Slice<f32>, out: DisjointSlice<f32>) {
+        let stride = grid_dim_x() as usize * block_dim_x() as usize;
+        for i in ThreadIndex::grid_stride(input.len().min(out.len())) {
+            input.prefetch_l2(i.get() + stride);
+            out.set(i, 2.0 * input.at(i.get()));
+        }
+    }
+}

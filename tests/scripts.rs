@@ -45,6 +45,39 @@ fn every_script_parses() -> Result<(), Failed> {
     if bad.is_empty() { Ok(()) } else { Err(format!("scripts that do not parse:\n{}", bad.join("\n")).into()) }
 }
 
+/// `./x test` runs every example of `examples/` (its `for example in …` line, or by name
+/// elsewhere in `x`, as `scanner_time` is): an example added and not listed would go untested.
+fn x_runs_every_example() -> Result<(), Failed> {
+    let root = Path::new(ROOT);
+    let x = std::fs::read_to_string(root.join("x"))?;
+    let list = x
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("for example in "))
+        .and_then(|l| l.strip_suffix("; do"))
+        .ok_or("x has no `for example in …; do` line")?;
+    let listed: Vec<&str> = list.split_whitespace().collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("examples"))? {
+        let path = entry?.path();
+        let Some(name) = path.file_stem().and_then(|n| n.to_str()) else { continue };
+        if path.extension().is_some_and(|e| e == "rs")
+            && !listed.contains(&name)
+            && !x.contains(&format!("--example {name}"))
+        {
+            missing.push(name.to_string());
+        }
+    }
+    if listed.len() < 5 {
+        return Err(format!("x's example list is only {listed:?}").into());
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("examples that `./x test` does not run: {missing:?} (add them to x's `for example in` line)")
+            .into())
+    }
+}
+
 /// A refusal: exit 2, the one line `want` on stderr, nothing on stdout (`what` names the case).
 fn refused(what: &str, out: std::io::Result<Output>, want: &str) -> Result<(), Failed> {
     let out = out.map_err(|e| format!("{what}: cannot run: {e}"))?;
@@ -240,6 +273,7 @@ fn warpspec_rounds_reproduces_the_readme_table() -> Result<(), Failed> {
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
+        Trial::test("scripts::x_runs_every_example", x_runs_every_example),
         Trial::test("scripts::copy_bound_refuses_bad_rounds", copy_bound_refuses_bad_rounds),
         Trial::test("scripts::copy_bound_refuses_bad_programs", copy_bound_refuses_bad_programs),
         Trial::test(

@@ -14,8 +14,9 @@
 #
 # Environment: OUT (.), BUILDS (the folders to compare, the base first; default: DIR's folders
 # sorted), ROUNDS (2), N (2^28), REPEAT (20 timed calls a row), GUARD (seconds after which no
-# further round starts; 0 for none). Exit status 0 when every row passed, 1 when one did not,
-# 2 on bad arguments.
+# further round starts; 0 for none), FIRST_ROUND (1: the number of the first round, so that a
+# second call, FIRST_ROUND=2 with another OUT, goes on with the rotation where the first
+# stopped). Exit status 0 when every row passed, 1 when one did not, 2 on bad arguments.
 set -uo pipefail
 usage="usage: builds_ab.sh DIR ROWS_FILE (DIR: a folder per build with its reduce and COMMIT)"
 [ $# -eq 2 ] || { echo "builds_ab: two arguments expected, $# given; $usage" >&2; exit 2; }
@@ -30,10 +31,11 @@ for b in "${builds[@]}"; do
 done
 mapfile -t rows < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$rows_file")
 [ ${#rows[@]} -ge 1 ] || { echo "builds_ab: no rows in $rows_file; $usage" >&2; exit 2; }
-rounds=${ROUNDS:-2}; n=${N:-268435456}; repeat=${REPEAT:-20}; guard=${GUARD:-0}
-for v in "$rounds" "$n" "$repeat" "$guard"; do
-  [[ $v =~ ^[0-9]+$ ]] || { echo "builds_ab: ROUNDS, N, REPEAT and GUARD take whole numbers, not '$v'" >&2; exit 2; }
+rounds=${ROUNDS:-2}; n=${N:-268435456}; repeat=${REPEAT:-20}; guard=${GUARD:-0}; first=${FIRST_ROUND:-1}
+for v in "$rounds" "$n" "$repeat" "$guard" "$first"; do
+  [[ $v =~ ^[0-9]+$ ]] || { echo "builds_ab: ROUNDS, N, REPEAT, GUARD and FIRST_ROUND take whole numbers, not '$v'" >&2; exit 2; }
 done
+[ "$first" -ge 1 ] || { echo "builds_ab: FIRST_ROUND counts from 1, not '$first'" >&2; exit 2; }
 out=${OUT:-.}; mkdir -p "$out"
 csv=$out/ab.csv; times=$out/times.log; err=$out/stderr.log
 : > "$times"; : > "$err"; : > "$out/builds.txt"
@@ -44,7 +46,7 @@ done
 "$dir/${builds[0]}/reduce" --backend gpu --repeat 1 --format csv --op select --n 64 2>> "$err" \
   | grep -v '^#' | head -1 | sed 's/^/variant,round,/' > "$csv"
 status=0; t0=$SECONDS
-for ((r = 1; r <= rounds; r++)); do
+for ((r = first; r < first + rounds; r++)); do
   if [ "$guard" -gt 0 ] && [ $((SECONDS - t0)) -gt "$guard" ]; then
     echo "stopped before round $r: past the guard of $guard s" >> "$times"; break
   fi

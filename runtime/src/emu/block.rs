@@ -933,7 +933,7 @@ impl Scheduler {
         let results = resolve(mask, &ops);
         block.race.borrow_mut().warp_sync(w, mask);
         if let Some(c) = &block.counting {
-            c.borrow_mut().warp_op(&op);
+            c.borrow_mut().warp_op(&op, w, mask == exists);
         }
         for l in (0..32).filter(|l| mask & (1 << l) != 0) {
             let ti = base + l;

@@ -287,8 +287,13 @@ type Keyed<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<super::race::Word
 /// executions per site in it, and the block's totals so far.
 #[derive(Default)]
 pub struct BlockCounting {
-    requests: Keyed<(u32, usize, u32, Space), Request>,
-    executions: Keyed<(u32, usize, Space), u32>,
+    /// Keyed by (warp, site, the warp's convergence epoch, k, space).
+    requests: Keyed<(u32, usize, u32, u32, Space), Request>,
+    /// Each thread's executions of a site since its warp's epoch began: (epoch, count).
+    executions: Keyed<(u32, usize, Space), (u32, u32)>,
+    /// Each warp's convergence epoch: how many whole-warp collectives it has completed. The
+    /// lanes are converged there, so the count of executions starts again from each.
+    epochs: Vec<u32>,
     /// The block's totals.
     pub totals: Counters,
     /// Every access of every interval, when this block is traced ([`Trace`]).
@@ -392,9 +397,13 @@ impl BlockCounting {
             (Path::Lsu, false, _) => Space::SharedLoad,
         };
         let key = site as *const _ as usize;
-        let k = self.executions.entry((thread, key, space)).or_insert(0);
-        let request = self.requests.entry((thread / 32, key, *k, space)).or_default();
-        *k += 1;
+        let epoch = self.epochs.get((thread / 32) as usize).copied().unwrap_or(0);
+        let run = self.executions.entry((thread, key, space)).or_insert((epoch, 0));
+        if run.0 != epoch {
+            *run = (epoch, 0);
+        }
+        let request = self.requests.entry((thread / 32, key, epoch, run.1, space)).or_default();
+        run.1 += 1;
         request.bytes = bytes;
         request.lanes.push((thread % 32, addr));
     }
@@ -419,11 +428,21 @@ impl BlockCounting {
         }
     }
 
-    /// A warp operation completed for the lanes of one warp.
-    pub fn warp_op(&mut self, op: &WarpOp) {
+    /// A warp operation completed for the lanes of warp `warp`; `whole` when its mask held
+    /// every lane of the warp, which are then converged: the k-th executions of each site are
+    /// counted afresh from here (a store under a per-lane condition in a loop with a shuffle
+    /// or ballot a trip is one request a trip, as the warp issues it, however many trips each
+    /// lane stored in).
+    pub fn warp_op(&mut self, op: &WarpOp, warp: usize, whole: bool) {
         match op {
             WarpOp::Sync => self.totals.warp_syncs += 1,
             _ => self.totals.warp_collectives += 1,
+        }
+        if whole {
+            if self.epochs.len() <= warp {
+                self.epochs.resize(warp + 1, 0);
+            }
+            self.epochs[warp] += 1;
         }
     }
 
@@ -449,7 +468,7 @@ impl BlockCounting {
     }
 
     fn count_requests(&mut self) {
-        for ((_, _, _, space), r) in self.requests.drain() {
+        for ((_, _, _, _, space), r) in self.requests.drain() {
             let t = &mut self.totals;
             if let Space::GlobalAtomic { .. } | Space::SharedAtomic { .. } = space {
                 count_atomic(t, space, &r);
@@ -598,6 +617,34 @@ mod tests {
         // Two warps × two executions: four requests, each 128 consecutive bytes.
         assert_eq!((b.totals.gld_requests, b.totals.gld_sectors, b.totals.gld_bytes), (4, 16, 512));
         assert_eq!((b.totals.request_lanes, b.totals.warps, b.totals.blocks), (128, 2, 1));
+    }
+
+    /// A store under a per-lane condition in a loop with a whole-warp collective a trip (a
+    /// ballot compaction): each trip's stores are one request, as the warp issues them, though
+    /// each lane stored in a different number of trips before.
+    #[test]
+    fn a_whole_warp_collective_starts_the_count_of_executions_again() {
+        let site: Site = std::panic::Location::caller();
+        let mut b = BlockCounting::start(32, false);
+        for trip in 0..4usize {
+            b.warp_op(&WarpOp::Sync, 0, true);
+            // Lanes of the trip's parity store, at consecutive words of the trip's 64 bytes.
+            for t in (0..32u32).filter(|t| (*t as usize + trip) % 2 == 0) {
+                b.access(t, (true, 0), 4096 + 64 * trip + 4 * (t as usize / 2), 4, Access::Write, Path::Lsu, site);
+            }
+        }
+        b.flush();
+        // Four requests of 16 lanes, each 64 consecutive bytes in 2 sectors.
+        assert_eq!((b.totals.gst_requests, b.totals.gst_sectors, b.totals.gst_bytes), (4, 8, 256));
+        // Without the collective, the lanes' k-th stores came from different trips.
+        let mut b = BlockCounting::start(32, false);
+        for trip in 0..4usize {
+            for t in (0..32u32).filter(|t| (*t as usize + trip) % 2 == 0) {
+                b.access(t, (true, 0), 4096 + 64 * trip + 4 * (t as usize / 2), 4, Access::Write, Path::Lsu, site);
+            }
+        }
+        b.flush();
+        assert_eq!(b.totals.gst_requests, 2);
     }
 
     /// Issue 40: ncu counts `cp.async` as LDGSTS, apart from the global loads, and a bulk copy

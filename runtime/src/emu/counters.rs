@@ -629,7 +629,7 @@ mod tests {
         for trip in 0..4usize {
             b.warp_op(&WarpOp::Sync, 0, true);
             // Lanes of the trip's parity store, at consecutive words of the trip's 64 bytes.
-            for t in (0..32u32).filter(|t| (*t as usize + trip) % 2 == 0) {
+            for t in (0..32u32).filter(|t| (*t as usize + trip).is_multiple_of(2)) {
                 b.access(t, (true, 0), 4096 + 64 * trip + 4 * (t as usize / 2), 4, Access::Write, Path::Lsu, site);
             }
         }
@@ -639,7 +639,7 @@ mod tests {
         // Without the collective, the lanes' k-th stores came from different trips.
         let mut b = BlockCounting::start(32, false);
         for trip in 0..4usize {
-            for t in (0..32u32).filter(|t| (*t as usize + trip) % 2 == 0) {
+            for t in (0..32u32).filter(|t| (*t as usize + trip).is_multiple_of(2)) {
                 b.access(t, (true, 0), 4096 + 64 * trip + 4 * (t as usize / 2), 4, Access::Write, Path::Lsu, site);
             }
         }

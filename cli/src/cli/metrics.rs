@@ -166,8 +166,9 @@ pub(super) fn note(profile: Profile) -> &'static str {
         }
         Profile::Emulator => {
             "metrics: the emulator's counters, every block of the row's counted run (a warm-up, then one run): a \
-             warp's k-th execution of one source line between two barriers is one request; gld eff%, requests, \
-             sectors and bank conflicts as ncu names them, emu_* the emulator's own (docs/emulator.md)"
+             warp's k-th execution of one source line between two barriers (or whole-warp shuffles and votes) is \
+             one request; gld eff%, requests, sectors and bank conflicts as ncu names them, emu_* the emulator's \
+             own (docs/emulator.md, docs/counters.md)"
         }
     }
 }

@@ -289,8 +289,8 @@ type Keyed<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<super::race::Word
 pub struct BlockCounting {
     /// Keyed by (warp, site, the warp's convergence epoch, k, space).
     requests: Keyed<(u32, usize, u32, u32, Space), Request>,
-    /// Each thread's executions of a site since its warp's epoch began: (epoch, count).
-    executions: Keyed<(u32, usize, Space), (u32, u32)>,
+    /// Each thread's executions of a site in its warp's epoch, keyed (thread, site, space, epoch).
+    executions: Keyed<(u32, usize, Space, u32), u32>,
     /// Each warp's convergence epoch: how many whole-warp collectives it has completed. The
     /// lanes are converged there, so the count of executions starts again from each.
     epochs: Vec<u32>,
@@ -398,12 +398,9 @@ impl BlockCounting {
         };
         let key = site as *const _ as usize;
         let epoch = self.epochs.get((thread / 32) as usize).copied().unwrap_or(0);
-        let run = self.executions.entry((thread, key, space)).or_insert((epoch, 0));
-        if run.0 != epoch {
-            *run = (epoch, 0);
-        }
-        let request = self.requests.entry((thread / 32, key, epoch, run.1, space)).or_default();
-        run.1 += 1;
+        let k = self.executions.entry((thread, key, space, epoch)).or_insert(0);
+        let request = self.requests.entry((thread / 32, key, epoch, *k, space)).or_default();
+        *k += 1;
         request.bytes = bytes;
         request.lanes.push((thread % 32, addr));
     }

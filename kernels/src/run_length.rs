@@ -27,7 +27,7 @@ use crate::scan::lookback::{
 };
 use crate::select::{
     CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index,
-    load_narrow_rows, mask_unique, store_narrow_rows,
+    load_narrow_rows, mask_unique, prefetch_ahead, store_narrow_rows,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -207,6 +207,9 @@ unsafe fn run_length_with<S: Widen>(
         // SAFETY: tile's two words (2·tile + 1 < 2 × gridDim.x); one thread, the aggregate first.
         unsafe { pairs.publish(tile, epoch, flag, pair) };
     }
+    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load.
+    // SAFETY: the input holds n elements; whole tiles in the input only.
+    unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
     // 5. Compact the heads' indices.
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact((mask, mask), p, before, false, tile_len, index) };
@@ -317,6 +320,10 @@ kernel! {
     ///    the warp's last head (`__ballot_sync`: its highest lane with a head writes its last);
     ///    barrier; thread 0 publishes (count, last head's position) in the tile's two status
     ///    words.
+    ///    **4b. Prefetch**: as `select`'s step 4b, one 128-byte line a thread of tile
+    ///    `blockIdx.x +` [`SELECT_PREFETCH_TILES`](crate::select::SELECT_PREFETCH_TILES) asked
+    ///    of L2 while the tile waits for its look-back. EXPERIMENT (branch
+    ///    `exp/prefetch-more`): not measured yet.
     /// 5. **Compact** the heads' tile indices in shared memory at their tile-local ranks (a
     ///    16-bit store each, as `select`'s step 5, which says what it gained and cost).
     /// 6. **Look back** (warp 0, `look_back` with [`Runs`]): the runs begun before the tile and

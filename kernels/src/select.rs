@@ -736,12 +736,9 @@ unsafe fn select_with<S: Widen>(
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
         unsafe { counts.publish(tile, epoch, flag, aggregate) };
     }
-    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load
-    // (32-bit types: a tile of a narrow one is not `tile_words` words of the input).
-    if !S::NARROW {
-        // SAFETY: whole tiles in the input only; one 128-byte line a thread.
-        unsafe { prefetch_tile(src, tile + SELECT_PREFETCH_TILES, (n, tile_len, per), tid) };
-    }
+    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load.
+    // SAFETY: the input holds n elements; whole tiles in the input only.
+    unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
     // 5. Compact the selected elements' indices.
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.
@@ -756,44 +753,62 @@ unsafe fn select_with<S: Widen>(
     }
 }
 
-/// Step 4b of [`select()`]: each of the first `tile_words / 32` threads asks L2 for one
-/// 128-byte line of tile `ahead`, where that tile is whole inside the input (and
-/// [`SELECT_PREFETCH_TILES`] is not 0).
+/// Step 4b of [`select()`] and [`run_length`](crate::run_length::run_length()): thread `tid`
+/// asks L2 for one 128-byte line of tile `tile +` [`SELECT_PREFETCH_TILES`], where that tile is
+/// whole inside the input: its words for a 32-bit type, its bytes for a narrow one (a tile of
+/// 7168 `u8` is 56 lines, of `u16` 112, of 32-bit elements 224).
 ///
 /// # Safety
-/// `src` holds the input's `n` elements of `per` words each.
+/// `input` holds `n` elements.
 #[inline(always)]
-unsafe fn prefetch_tile(src: Global<u32>, ahead: usize, shape: (usize, usize, usize), tid: usize) {
-    prefetch_line(ahead, shape, tid, |word| {
-        // SAFETY: `prefetch_line` names only words of tile `ahead`, which is inside the input
-        // of `n` elements that `src` holds (the caller's promise).
-        unsafe { src.prefetch_l2(word) }
-    });
+pub(crate) unsafe fn prefetch_ahead<S: Widen>(input: Global<S>, tile: usize, (n, tile_len): (usize, usize), tid: usize) {
+    let ahead = tile + SELECT_PREFETCH_TILES;
+    if S::NARROW {
+        let bytes = input.cast::<u8>();
+        prefetch_line(ahead, (n, tile_len, core::mem::size_of::<S>()), tid, 128, |b| {
+            // SAFETY: `prefetch_line` names only bytes of tile `ahead`, which is inside the
+            // input of `n` elements (the caller's promise).
+            unsafe { bytes.prefetch_l2(b) }
+        });
+    } else {
+        let words = input.cast::<u32>();
+        prefetch_line(ahead, (n, tile_len, 1), tid, 32, |w| {
+            // SAFETY: as above, in words of a 32-bit type.
+            unsafe { words.prefetch_l2(w) }
+        });
+    }
 }
 
-/// The index math of step 4b of [`select()`]: `ask(word)` for the input word whose 128-byte
-/// line thread `tid` asks L2 for — word `32 tid` of tile `ahead` — where that tile's
-/// `tile_len` elements of `per` words all lie among the input's `n` and the tile has a line
-/// `tid` (32 words a line); else nothing, and nothing at all where [`SELECT_PREFETCH_TILES`]
-/// is 0.
+/// The index math of step 4b of [`select()`]: `ask(unit)` for the unit of the input (a word or
+/// a byte: tile elements are `per` units) that begins the `line`-unit line thread `tid` asks L2
+/// for — unit `line · tid` of tile `ahead` — where that tile's `tile_len` elements all lie
+/// among the input's `n` and the tile has a line `tid`; else nothing, and nothing at all where
+/// [`SELECT_PREFETCH_TILES`] is 0.
 ///
 /// ```
 /// # use reduce_scan_kernels::select::prefetch_line;
-/// let line = |ahead, n, tid| {
-///     let mut word = None;
-///     prefetch_line(ahead, (n, 7168, 1), tid, |w| word = Some(w));
-///     word
+/// let line = |ahead, n, per, units, tid| {
+///     let mut at = None;
+///     prefetch_line(ahead, (n, 7168, per), tid, units, |u| at = Some(u));
+///     at
 /// };
-/// assert_eq!(line(2, 3 * 7168, 5), Some(2 * 7168 + 5 * 32));
-/// assert_eq!(line(2, 3 * 7168 - 1, 5), None); // tile 2 is not whole
-/// assert_eq!(line(0, 7168, 224), None); // 224 lines a tile: 0 ..= 223
+/// assert_eq!(line(2, 3 * 7168, 1, 32, 5), Some(2 * 7168 + 5 * 32)); // words of a 32-bit type
+/// assert_eq!(line(2, 3 * 7168 - 1, 1, 32, 5), None); // tile 2 is not whole
+/// assert_eq!(line(0, 7168, 1, 32, 224), None); // 224 lines a tile: 0 ..= 223
+/// assert_eq!(line(1, 2 * 7168, 1, 128, 55), Some(7168 + 55 * 128)); // bytes of u8: 56 lines
+/// assert_eq!(line(1, 2 * 7168, 1, 128, 56), None);
 /// ```
 #[inline(always)]
-pub fn prefetch_line(ahead: usize, (n, tile_len, per): (usize, usize, usize), tid: usize, ask: impl FnOnce(usize)) {
-    const LINE_WORDS: usize = 32;
-    let tile_words = tile_len * per;
-    if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_words / LINE_WORDS {
-        ask(ahead * tile_words + LINE_WORDS * tid);
+pub fn prefetch_line(
+    ahead: usize,
+    (n, tile_len, per): (usize, usize, usize),
+    tid: usize,
+    line: usize,
+    ask: impl FnOnce(usize),
+) {
+    let tile_units = tile_len * per;
+    if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_units / line {
+        ask(ahead * tile_units + line * tid);
     }
 }
 
@@ -888,7 +903,8 @@ kernel! {
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
-    ///    **4b. Prefetch** (32-bit types): each of the first 224 threads asks L2 for one
+    ///    **4b. Prefetch**: each of the first 224 threads (56 for `u8`, 112 for `u16`: EXPERIMENT,
+    ///    branch `exp/prefetch-more`, not measured) asks L2 for one
     ///    128-byte line of tile `blockIdx.x +` [`SELECT_PREFETCH_TILES`] (`prefetch.global.L2`,
     ///    CUDA C++ `cuda::ptx::prefetch_L2`), where that tile lies wholly inside the input: a
     ///    block spends about half its life waiting on step 6 with nothing in flight, and the
@@ -1021,7 +1037,7 @@ mod tests {
             for ahead in [0, 1, 2, 499, 500, 501] {
                 for tid in [0, 1, 223, 224, 255] {
                     let mut got = None;
-                    prefetch_line(ahead, (n, tile, 1), tid, |w| got = Some(w));
+                    prefetch_line(ahead, (n, tile, 1), tid, 32, |w| got = Some(w));
                     let want = (ahead + 1) * tile <= n && tid < tile / 32;
                     assert_eq!(got.is_some(), want, "n {n}, ahead {ahead}, thread {tid}");
                     if let Some(w) = got {

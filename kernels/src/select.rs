@@ -761,18 +761,23 @@ unsafe fn select_with<S: Widen>(
 /// # Safety
 /// `input` holds `n` elements.
 #[inline(always)]
-pub(crate) unsafe fn prefetch_ahead<S: Widen>(input: Global<S>, tile: usize, (n, tile_len): (usize, usize), tid: usize) {
+pub(crate) unsafe fn prefetch_ahead<S: Widen>(
+    input: Global<S>,
+    tile: usize,
+    (n, tile_len): (usize, usize),
+    tid: usize,
+) {
     let ahead = tile + SELECT_PREFETCH_TILES;
     if S::NARROW {
         let bytes = input.cast::<u8>();
-        prefetch_line(ahead, (n, tile_len, core::mem::size_of::<S>()), tid, 128, |b| {
+        prefetch_line::<128>(ahead, (n, tile_len, core::mem::size_of::<S>()), tid, |b| {
             // SAFETY: `prefetch_line` names only bytes of tile `ahead`, which is inside the
             // input of `n` elements (the caller's promise).
             unsafe { bytes.prefetch_l2(b) }
         });
     } else {
         let words = input.cast::<u32>();
-        prefetch_line(ahead, (n, tile_len, 1), tid, 32, |w| {
+        prefetch_line::<32>(ahead, (n, tile_len, 1), tid, |w| {
             // SAFETY: as above, in words of a 32-bit type.
             unsafe { words.prefetch_l2(w) }
         });
@@ -780,8 +785,8 @@ pub(crate) unsafe fn prefetch_ahead<S: Widen>(input: Global<S>, tile: usize, (n,
 }
 
 /// The index math of step 4b of [`select()`]: `ask(unit)` for the unit of the input (a word or
-/// a byte: tile elements are `per` units) that begins the `line`-unit line thread `tid` asks L2
-/// for — unit `line · tid` of tile `ahead` — where that tile's `tile_len` elements all lie
+/// a byte: tile elements are `per` units) that begins the `LINE`-unit line thread `tid` asks L2
+/// for — unit `LINE · tid` of tile `ahead` — where that tile's `tile_len` elements all lie
 /// among the input's `n` and the tile has a line `tid`; else nothing, and nothing at all where
 /// [`SELECT_PREFETCH_TILES`] is 0.
 ///
@@ -789,7 +794,11 @@ pub(crate) unsafe fn prefetch_ahead<S: Widen>(input: Global<S>, tile: usize, (n,
 /// # use reduce_scan_kernels::select::prefetch_line;
 /// let line = |ahead, n, per, units, tid| {
 ///     let mut at = None;
-///     prefetch_line(ahead, (n, 7168, per), tid, units, |u| at = Some(u));
+///     if units == 32 {
+///         prefetch_line::<32>(ahead, (n, 7168, per), tid, |u| at = Some(u));
+///     } else {
+///         prefetch_line::<128>(ahead, (n, 7168, per), tid, |u| at = Some(u));
+///     }
 ///     at
 /// };
 /// assert_eq!(line(2, 3 * 7168, 1, 32, 5), Some(2 * 7168 + 5 * 32)); // words of a 32-bit type
@@ -799,16 +808,15 @@ pub(crate) unsafe fn prefetch_ahead<S: Widen>(input: Global<S>, tile: usize, (n,
 /// assert_eq!(line(1, 2 * 7168, 1, 128, 56), None);
 /// ```
 #[inline(always)]
-pub fn prefetch_line(
+pub fn prefetch_line<const LINE: usize>(
     ahead: usize,
     (n, tile_len, per): (usize, usize, usize),
     tid: usize,
-    line: usize,
     ask: impl FnOnce(usize),
 ) {
     let tile_units = tile_len * per;
-    if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_units / line {
-        ask(ahead * tile_units + line * tid);
+    if SELECT_PREFETCH_TILES > 0 && (ahead + 1) * tile_len <= n && tid < tile_units / LINE {
+        ask(ahead * tile_units + LINE * tid);
     }
 }
 
@@ -1037,7 +1045,7 @@ mod tests {
             for ahead in [0, 1, 2, 499, 500, 501] {
                 for tid in [0, 1, 223, 224, 255] {
                     let mut got = None;
-                    prefetch_line(ahead, (n, tile, 1), tid, 32, |w| got = Some(w));
+                    prefetch_line::<32>(ahead, (n, tile, 1), tid, |w| got = Some(w));
                     let want = (ahead + 1) * tile <= n && tid < tile / 32;
                     assert_eq!(got.is_some(), want, "n {n}, ahead {ahead}, thread {tid}");
                     if let Some(w) = got {

@@ -1039,13 +1039,13 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-prefetch"
+SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-hints"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
-RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
 # PyTorch's rows of the same shapes (they do not change with our kernels), from the session
 # that last ran them: `select_torch.csv` and `run_length_torch.csv`.
-SELECT_TORCH_SET = ROOT / "docs/measurements/2026-11-30-h200/flags-words"
-RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-11-30-h200/index-by-store"
+SELECT_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/select-hints"
+RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
 
 
 def span(v, p=1):
@@ -1123,7 +1123,7 @@ def select_lines(run_length=False):
 
 # The A/B of builds beside SELECT_SET (`ab_all.csv`, scripts/gpu/builds_ab.sh's rows with a round
 # each): the builds whose times stand for the library's and for the build before its last change.
-SELECT_AB = ("pf495", "main")
+SELECT_AB = ("pfmore", "main")
 
 
 def select_ab_lines():
@@ -1156,7 +1156,7 @@ def select_ab_lines():
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/select-lean"
+NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
 
 
 def narrow_lines(run_length=False):

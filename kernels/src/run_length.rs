@@ -322,8 +322,10 @@ kernel! {
     ///    words.
     ///    **4b. Prefetch**: as `select`'s step 4b, one 128-byte line a thread of tile
     ///    `blockIdx.x +` [`SELECT_PREFETCH_TILES`](crate::select::SELECT_PREFETCH_TILES) asked
-    ///    of L2 while the tile waits for its look-back. EXPERIMENT (branch
-    ///    `exp/prefetch-more`): not measured yet.
+    ///    of L2 while the tile waits for its look-back. On the H200 at 2^28 against no
+    ///    prefetch (`docs/measurements/2026-12-01-h200/select-hints/`, interleaved rounds, no
+    ///    two overlapping): `run_length i32 run:16` 4.0 % off and `run:1` 3.9 % (3 rounds),
+    ///    `u16 run:1024` 6.5 % (2 rounds).
     /// 5. **Compact** the heads' tile indices in shared memory at their tile-local ranks (a
     ///    16-bit store each, as `select`'s step 5, which says what it gained and cost).
     /// 6. **Look back** (warp 0, `look_back` with [`Runs`]): the runs begun before the tile and
@@ -351,8 +353,8 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/run_length.csv`, commit 1147539; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/index-by-store/run_length_torch.csv`): `run_length` `i32` run:1: 958.5 µs (69.8 % of the bound), CUB 1160.6 µs (1.21×); PyTorch 2154.3 µs; `run_length` `i32` run:16: 408.9 µs (61.3 % of the bound), CUB 745.0 µs (1.82×); PyTorch 1425.5 µs; `run_length` `i32` run:1024: 345.6 µs (64.7 % of the bound), CUB 674.2 µs (1.95×); PyTorch 1341.9 µs; `run_length` `f32` run:16: 410.4 µs (61.1 % of the bound), CUB 751.9 µs (1.83×); PyTorch 1356.9 µs.
-    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/narrow.csv`, commit 1147539; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 303.6 µs (24.1 % of the bound), CUB 647.1 µs (2.13×, 1 round); `run_length` `u16` run:1: 742.8 µs (60.0 % of the bound), CUB 1067.6 µs (1.44×, 1 round); `run_length` `u16` run:1024: 306.0 µs (36.6 % of the bound), CUB 661.0 µs (2.16×, 1 round).
+    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/run_length.csv`, commit 3017e8c; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/prefetch-more/run_length_torch.csv`): `run_length` `i32` run:1: 933.8 µs (71.6 % of the bound), CUB 1182.2 µs (1.27×); PyTorch 2181.6 µs; `run_length` `i32` run:16: 398.2 µs (63.0 % of the bound), CUB 749.2 µs (1.88×); PyTorch 1370.3 µs; `run_length` `i32` run:1024: 368.3 µs (60.7 % of the bound), CUB 676.8 µs (1.84×); PyTorch 1347.9 µs; `run_length` `f32` run:16: 397.7 µs (63.1 % of the bound), CUB 755.9 µs (1.90×); PyTorch 1432.5 µs.
+    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/narrow.csv`, commit 3017e8c; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 287.3 µs (25.4 % of the bound), CUB 652.0 µs (2.27×, 1 round); `run_length` `u16` run:1: 690.7 µs (64.5 % of the bound), CUB 1079.7 µs (1.56×, 1 round); `run_length` `u16` run:1024: 288.8 µs (38.7 % of the bound), CUB 666.2 µs (2.31×, 1 round).
     pub unsafe fn run_length<T: Widen>(
         input: Global<T>,
         unique: GlobalMut<T>,

@@ -81,7 +81,12 @@ pub(crate) const PREFIX_SLOT: usize = 32;
 /// 473.1 / **463.7–464.6** / 464.0–467.2 / 477.9 / 588.4; `unique i32 run:1` 691.8–702.0 /
 /// 626.6 / **615.2–615.8** / 628.4–634.8 / 684.7 / 802.0; `partition i32 lt:500` 668.2–678.6
 /// / 607.2 / **605.2–605.6** / 621.0–625.8 / 676.1 / 783.1 (3 rounds of none and 660, 2 of
-/// 495, 1 of the others).
+/// 495, 1 of the others). The narrow types and [`run_length`](crate::run_length::run_length())
+/// take the same distance (`docs/measurements/2026-12-01-h200/select-hints/r52c`, 3 rounds),
+/// 495 / 660 / 330: `select u16 lt:500` 323.1–323.2 / 322.9–323.0 / 323.8–324.4; `unique u16
+/// run:16` 284.6–285.3 / 285.2–285.9 / 287.8–288.7; `run_length i32 run:1` 921.5–923.7 /
+/// 1028.9–1030.1 / 901.5–903.5, but at 330 `run_length i32 run:16` 402.0–402.2 against
+/// 397.5 (`r52d`: run_length's distance alone, 2 rounds; branch `exp/run-length-distance`).
 pub const SELECT_PREFETCH_TILES: usize = 495;
 
 /// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
@@ -911,16 +916,18 @@ kernel! {
     /// 4. **Count**: popcount, an inclusive warp scan (`__shfl_up_sync`), lane 31 writes its
     ///    warp's total; barrier; each thread adds the totals (its warp's offset, the tile's
     ///    count); thread 0 publishes the count (aggregate, or tile 0's prefix).
-    ///    **4b. Prefetch**: each of the first 224 threads (56 for `u8`, 112 for `u16`: EXPERIMENT,
-    ///    branch `exp/prefetch-more`, not measured) asks L2 for one
-    ///    128-byte line of tile `blockIdx.x +` [`SELECT_PREFETCH_TILES`] (`prefetch.global.L2`,
-    ///    CUDA C++ `cuda::ptx::prefetch_L2`), where that tile lies wholly inside the input: a
-    ///    block spends about half its life waiting on step 6 with nothing in flight, and the
-    ///    line is in L2 when a later block loads it. On the H200 at 2^28 it took 4 % (`select
+    ///    **4b. Prefetch**: each of the first 224 threads (56 for `u8`, 112 for `u16`: a tile's
+    ///    bytes) asks L2 for one 128-byte line of tile `blockIdx.x +` [`SELECT_PREFETCH_TILES`]
+    ///    (`prefetch.global.L2`, CUDA C++ `cuda::ptx::prefetch_L2`), where that tile lies
+    ///    wholly inside the input: a block spends about half its life waiting on step 6 with
+    ///    nothing in flight, and the line is in L2 when a later block loads it. On the H200 at 2^28 it took 4 % (`select
     ///    i32 lt:10`) to 12 % (`unique i32 run:1`) off each of the A/B's seven 32-bit rows
     ///    against no prefetch (`docs/measurements/2026-12-01-h200/select-prefetch/`, 2 and 3
     ///    interleaved rounds, no two overlapping); DRAM was 55 % busy before it
-    ///    (`select-early/`).
+    ///    (`select-early/`). For `u8` and `u16` (`select-hints/`, against main's build, no two
+    ///    rounds overlapping; the rounds' medians, mean against mean): `select u8 lt:128` 7.9 %
+    ///    off and `select u16 lt:500` 14.7 % (3 rounds), `unique u16 run:16` 13.7 % and
+    ///    `partition u8 lt:128` 2.7 % (2 rounds).
     /// 5. **Compact** the indices: each kept element's tile index (a 16-bit store of its own,
     ///    `st.shared.b16`) into a shared array at the element's tile-local rank, a loop over
     ///    the mask's set bits alone; a
@@ -929,7 +936,11 @@ kernel! {
     ///    blocks an SM on sm_90, and 52 % of the bound at 2^28 on an H200; holding them only
     ///    until each warp compacts its own part of the tile, with no index array (28.8 KiB of
     ///    shared memory, 48 registers), took 11–30 % more time than the indices in every row
-    ///    tried in session 48: `select-lean/r48d/ab.csv`, branch `exp/select-warp-part`. The indices went in
+    ///    tried in session 48: `select-lean/r48d/ab.csv`, branch `exp/select-warp-part`; a
+    ///    ballot a row of 32 in each warp instead, with nothing held across the barriers (32
+    ///    registers, 28.8 KiB, 7 blocks an SM against 5), took 9–54 % more in every select,
+    ///    partition and unique row in session 52: `select-hints/ab_all.csv`, branch
+    ///    `exp/select-ballot`. The indices went in
     ///    by a shared atomic add into a zeroed word until session 46, a workaround for the
     ///    emulator's once word-wide race check. The plain stores, with no zeroing step, take
     ///    5–24 % less time on the H200 in the `IF` rows and the `u8`/`u16` rows of an A/B at
@@ -949,7 +960,9 @@ kernel! {
     /// 7. **Store** (a gather from the tile through the indices): thread `t` writes kept
     ///    elements `t`, `t + 256`, … to
     ///    `output[prefix + i]`; a partition's rejected ones to `output[n − 1 − (rejected
-    ///    before + j)]`. The last tile's thread 0 writes the total to `selected[0]`.
+    ///    before + j)]`. The last tile's thread 0 writes the total to `selected[0]`. (Stores
+    ///    that L2 evicts first, `st.global.cs`, were within −1.1 to +0.5 % of these in one
+    ///    round of session 52's A/B: `select-hints/`, branch `exp/select-stream-store`.)
     ///
     /// # Launch
     /// Grid `ceil(n / select_tile::<T>())`, block exactly [`SELECT_THREADS`] (traps
@@ -970,9 +983,9 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-prefetch/select.csv`, commit 38c0992; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-11-30-h200/flags-words/select_torch.csv`): `select` `i32` lt:500: 465.0 µs (72.0 % of the bound), CUB 829.0 µs (1.78×); PyTorch 2022.1 µs; `select` `i32` lt:10: 360.3 µs (62.5 % of the bound), CUB 704.1 µs (1.95×); PyTorch 1029.3 µs; `select` `f32` lt:500: 464.3 µs (72.1 % of the bound), CUB 827.5 µs (1.78×); PyTorch 2021.9 µs; `select` `f32` lt:10: 358.5 µs (62.8 % of the bound), CUB 703.5 µs (1.96×); PyTorch 1025.8 µs; `select` `i32` flags: 559.3 µs (69.8 % of the bound), CUB 778.7 µs (1.39×).
-    /// The other rows of the A/B of builds that measured step 4b's L2 prefetch (`docs/measurements/2026-12-01-h200/select-prefetch/ab_all.csv`, up to 3 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU): `unique` `i32` run:16: 378.8–379.8 µs, before it 422.2–426.7 µs; `unique` `i32` run:1: 615.2–615.8 µs, before it 691.8–702.0 µs; `partition` `i32` lt:500: 605.2–605.6 µs, before it 668.2–678.6 µs.
-    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-lean/narrow.csv`, commit 1147539; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 322.0 µs (26.0 % of the bound), CUB 605.6 µs (1.88×, 1 round); `select` `u8` lt:3: 292.1 µs (19.3 % of the bound), CUB 566.5 µs (1.94×, 1 round); `select` `u16` lt:500: 369.7 µs (45.3 % of the bound), CUB 571.2 µs (1.54×, 1 round); `select` `u16` lt:10: 320.4 µs (35.1 % of the bound), CUB 494.9 µs (1.54×, 1 round); `select` `u8` flags: 362.1 µs (38.5 % of the bound), CUB 581.1 µs (1.60×, 1 round); `partition` `u8` lt:128: 433.1 µs (25.7 % of the bound), CUB 697.0 µs (1.61×, 1 round); `partition` `u16` flags: 527.2 µs (52.9 % of the bound), CUB 753.3 µs (1.43×, 1 round); `unique` `u8` run:1: 375.5 µs (29.6 % of the bound), CUB 484.5 µs (1.29×, 1 round); `unique` `u16` run:16: 326.6 µs (36.3 % of the bound), CUB 426.6 µs (1.31×, 1 round).
+    /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-hints/select.csv`, commit 0fa6650; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/select-hints/select_torch.csv`): `select` `i32` lt:500: 465.1 µs (71.9 % of the bound), CUB 828.5 µs (1.78×); PyTorch 2102.4 µs; `select` `i32` lt:10: 359.8 µs (62.6 % of the bound), CUB 703.9 µs (1.96×); PyTorch 1096.3 µs; `select` `f32` lt:500: 464.2 µs (72.1 % of the bound), CUB 827.6 µs (1.78×); PyTorch 2098.7 µs; `select` `f32` lt:10: 358.8 µs (62.8 % of the bound), CUB 702.7 µs (1.96×); PyTorch 1090.0 µs; `select` `i32` flags: 556.0 µs (70.2 % of the bound), CUB 779.2 µs (1.40×); `partition` `i32` lt:500: 604.8 µs (73.7 % of the bound), CUB 939.2 µs (1.55×); `partition` `f32` flags: 690.0 µs (72.7 % of the bound), CUB 911.2 µs (1.32×); `unique` `i32` run:1: 616.5 µs (72.3 % of the bound), CUB 757.5 µs (1.23×); PyTorch 914.7 µs; `unique` `i32` run:16: 378.6 µs (62.6 % of the bound), CUB 506.3 µs (1.34×); PyTorch 636.8 µs; `unique` `i32` run:1024: 365.4 µs (61.1 % of the bound), CUB 477.9 µs (1.31×); PyTorch 612.3 µs; `unique` `f32` run:16: 378.8 µs (62.6 % of the bound), CUB 501.8 µs (1.32×); PyTorch 636.9 µs.
+    /// The other rows of the A/B of builds that measured step 4b's L2 prefetch (`docs/measurements/2026-12-01-h200/select-hints/ab_all.csv`, up to 3 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU): `select` `u8` lt:128: 299.1–299.8 µs, before it 324.8–325.9 µs; `select` `u16` lt:500: 322.1–322.6 µs, before it 376.8–378.6 µs; `partition` `u8` lt:128: 422.3–422.4 µs, before it 434.1–434.3 µs; `unique` `u16` run:16: 287.5–287.7 µs, before it 333.4 µs.
+    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/narrow.csv`, commit 3017e8c; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 299.1 µs (28.0 % of the bound), CUB 610.1 µs (2.04×, 1 round); `select` `u8` lt:3: 258.8 µs (21.8 % of the bound), CUB 569.5 µs (2.20×, 1 round); `select` `u16` lt:500: 322.3 µs (51.9 % of the bound), CUB 579.0 µs (1.80×, 1 round); `select` `u16` lt:10: 282.6 µs (39.9 % of the bound), CUB 498.9 µs (1.76×, 1 round); `select` `u8` flags: 337.2 µs (41.3 % of the bound), CUB 588.9 µs (1.75×, 1 round); `partition` `u8` lt:128: 422.7 µs (26.4 % of the bound), CUB 702.4 µs (1.66×, 1 round); `partition` `u16` flags: 483.0 µs (57.7 % of the bound), CUB 766.5 µs (1.59×, 1 round); `unique` `u8` run:1: 349.2 µs (31.9 % of the bound), CUB 491.2 µs (1.41×, 1 round); `unique` `u16` run:16: 287.6 µs (41.2 % of the bound), CUB 431.1 µs (1.50×, 1 round).
     pub unsafe fn select<T: Widen>(
         input: Global<T>,
         flags: Global<u8>,

@@ -9,9 +9,11 @@ Every `.entry` and `.func` of either file gets one verdict:
 * `same`      the text of the function is identical;
 * `renamed`   identical once virtual registers (`%r12`) and block labels (`$L__BB3_7`) are
               renumbered in order of first use: only names and numbering differ;
-* `sass-same` (with --sass) the PTX differs, but ptxas compiles both to the same SASS
-              instructions (addresses, encodings and comments stripped; branch targets
-              renumbered in order of first use): the GPU runs the same code;
+* `sass-same` (with --sass) the PTX differs, but ptxas compiles both to the same SASS: the
+              same bytes in the function's `.text` section of the cubin (no nvdisasm needed,
+              so every architecture ptxas knows), or, where the bytes differ, the same
+              instructions by nvdisasm (addresses, encodings and comments stripped; branch
+              targets renumbered in order of first use): the GPU runs the same code;
 * `differs`   none of the above; the first differing line of the normalised text is shown;
 * `only-before` / `only-after` the function exists in one build only.
 
@@ -27,6 +29,7 @@ wheel (`./x test` fetches it), nvdisasm from its `nvidia-cuda-nvdisasm` wheel (t
 
 import argparse
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -102,10 +105,33 @@ SASS_FUNC = re.compile(r"\.text\.([\w$]+):")
 SASS_TARGET = re.compile(r"`\(\.L_x_\d+\)|\.L_x_\d+")
 
 
-def sass(ptx_file, arch, ptxas, nvdisasm, workdir):
-    """{function: [instructions]} of the whole PTX file compiled by ptxas for `arch`."""
+def compile_cubin(ptx_file, arch, ptxas, workdir):
+    """The cubin of the whole PTX file compiled by ptxas for `arch`."""
     cubin = Path(workdir) / (Path(ptx_file).stem + f"_{arch}.cubin")
     subprocess.run([ptxas, f"-arch={arch}", "-O3", "-o", str(cubin), str(ptx_file)], check=True)
+    return cubin
+
+
+def text_sections(cubin):
+    """{function: bytes of its `.text.FUNCTION` section} of a cubin (a 64-bit little-endian ELF
+    file): the machine code itself, with no disassembler."""
+    d = Path(cubin).read_bytes()
+    if d[:5] != b"\x7fELF\x02":
+        raise ValueError(f"{cubin} is not a 64-bit ELF file")
+    shoff = struct.unpack_from("<Q", d, 0x28)[0]
+    entsize, count, names_at = struct.unpack_from("<HHH", d, 0x3A)
+    heads = [struct.unpack_from("<IIQQQQ", d, shoff + i * entsize) for i in range(count)]
+    names = heads[names_at][4]
+    out = {}
+    for name_off, _, _, _, offset, size in heads:
+        name = d[names + name_off:d.index(b"\0", names + name_off)].decode()
+        if name.startswith(".text."):
+            out[name[len(".text."):]] = d[offset:offset + size]
+    return out
+
+
+def sass(cubin, nvdisasm):
+    """{function: [instructions]} of a cubin by nvdisasm."""
     dis = subprocess.run([nvdisasm, "-c", str(cubin)], check=True, capture_output=True, text=True).stdout
     out, current = {}, None
     for line in dis.splitlines():
@@ -130,6 +156,33 @@ def tool(name):
     NAME on the PATH."""
     here = Path(__file__).resolve().parent.parent / ".tools" / name / name
     return str(here) if here.is_file() else name
+
+
+def compare_sass(args, pending, verdicts):
+    """The `pending` functions' verdicts by their SASS: the same `.text` bytes, else (where
+    nvdisasm reads the architecture) the same instructions once branch targets are renumbered."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cb = compile_cubin(args.before, args.sass, args.ptxas, tmp)
+        ca = compile_cubin(args.after, args.sass, args.ptxas, tmp)
+        tb, ta = text_sections(cb), text_sections(ca)
+        unsettled = [n for n in pending if n in tb and n in ta and tb[n] != ta[n]]
+        for name in pending:
+            if name in tb and name in ta and tb[name] == ta[name]:
+                verdicts[name] = ("sass-same", f"{len(tb[name])} bytes of machine code, identical")
+        if not unsettled:
+            return
+        try:
+            sb, sa = sass(cb, args.nvdisasm), sass(ca, args.nvdisasm)
+        except (OSError, subprocess.CalledProcessError) as e:
+            for name in unsettled:
+                verdicts[name] = ("differs", verdicts[name][1] + f"; SASS bytes differ, nvdisasm could not read them ({e})")
+            return
+    for name in unsettled:
+        if normalise_sass(sb[name]) == normalise_sass(sa[name]):
+            verdicts[name] = ("sass-same", f"{len(sb[name])} instructions")
+        else:
+            verdicts[name] = ("differs", verdicts[name][1] + "; SASS " + first_difference(
+                normalise_sass(sb[name]), normalise_sass(sa[name])))
 
 
 def main():
@@ -163,15 +216,7 @@ def main():
             verdicts[name] = ("differs", first_difference(normalise(before[name]), normalise(after[name])))
             pending.append(name)
     if pending and args.sass:
-        with tempfile.TemporaryDirectory() as tmp:
-            sb = sass(args.before, args.sass, args.ptxas, args.nvdisasm, tmp)
-            sa = sass(args.after, args.sass, args.ptxas, args.nvdisasm, tmp)
-        for name in pending:
-            if name in sb and name in sa and normalise_sass(sb[name]) == normalise_sass(sa[name]):
-                verdicts[name] = ("sass-same", f"{len(sb[name])} instructions")
-            elif name in sb and name in sa:
-                verdicts[name] = ("differs", verdicts[name][1] + "; SASS " + first_difference(
-                    normalise_sass(sb[name]), normalise_sass(sa[name])))
+        compare_sass(args, pending, verdicts)
     counts = {}
     for name, (verdict, why) in verdicts.items():
         counts[verdict] = counts.get(verdict, 0) + 1

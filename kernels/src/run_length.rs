@@ -14,20 +14,17 @@
 //! tiles before with [`Runs`], and learns both how many runs began before it (where its
 //! values go) and where the last of them began (the length its first head closes).
 
-use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
+use crate::device::global::{Global, GlobalMut};
 use crate::device::kernel;
-use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
-use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::shared::Shared;
+use crate::device::thread::{block_dim_x, grid_dim_x, sync_threads};
 use crate::device::warp::{ballot_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
-use crate::scan::index::striped_chunk;
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX};
-use crate::scan::lookback::{
-    LOOKBACK_SLEEP_NS, Status, load_guarded, look_back, read_slot, warp_inclusive_scan, words,
-};
+use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, warp_inclusive_scan, words};
 use crate::select::{
-    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index,
-    load_narrow_rows, mask_unique, prefetch_ahead, store_narrow_rows,
+    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile,
+    mask_unique, prefetch_ahead,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -88,44 +85,6 @@ impl Operator<u64> for Runs {
     }
 }
 
-/// Steps 1–2 of [`run_length()`] (the same as `select`'s): the tile into shared memory (striped
-/// 16-byte chunks; `cp.async` where the tile is whole and the input aligned, else through
-/// registers); the wait and the barrier. `select_with` keeps these lines written out: calling
-/// this function there reorders `select`'s PTX (its blocks' layout), and its figures would have
-/// to be measured again.
-///
-/// # Safety
-/// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words;
-/// every thread of the block calls it.
-#[inline(always)]
-unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned): (usize, bool), smem: Shared<u32>) {
-    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
-    let tile_len = tile_words / per;
-    let (tid, base) = (p.tid, p.base);
-    let policy = l2_evict_first_policy();
-    let src = input.cast::<u32>();
-    // SAFETY: input holds n elements, 16-byte aligned where `aligned`.
-    let narrow = S::NARROW.then(|| unsafe { load_narrow_rows::<S>(input, p, n, aligned) });
-    for r in 0..ROWS {
-        let c = striped_chunk(tid, r, THREADS);
-        if S::NARROW {
-            // Loaded above (all seven issued together), stored below.
-        } else if aligned && p.valid == tile_len {
-            // SAFETY: the chunk's elements are < n; 16-byte aligned (the caller's promise);
-            // this thread's chunk, untouched until the wait.
-            unsafe { smem.copy_async_v4_evict_first(c, src.wrapping_offset(base * per + c), policy) };
-        } else {
-            // SAFETY: input holds n elements; this thread's chunk.
-            unsafe { smem.write_v4(c, load_guarded::<S::Wide, Sum, u32>(input.cast(), base + c / per, n)) };
-        }
-    }
-    // SAFETY: this thread's chunks of the tile.
-    unsafe { store_narrow_rows(smem, tid, narrow) };
-    copy_async_commit();
-    copy_async_wait::<0>();
-    sync_threads();
-}
-
 /// Step 4 of [`run_length()`]: the tile's pair, [`pack_runs`]`(heads, position of the last)`,
 /// from every thread's `mask`: the heads' count by a warp scan and the warp totals, the last head
 /// by each warp's highest lane with a head (`__ballot_sync`) leaving its last one; with a
@@ -180,18 +139,8 @@ unsafe fn run_length_with<S: Widen>(
     }
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
-    let tid = thread_idx_x() as usize;
-    let tile = block_idx_x() as usize;
-    let base = tile * tile_len;
-    let p = Place {
-        tid,
-        lane: thread_idx_x() % WARP_SIZE,
-        warp: tid / WARP_SIZE as usize,
-        tile,
-        base,
-        valid: (n - base).min(tile_len),
-        first: tid * items,
-    };
+    let p = Place::here(n, tile_len, items);
+    let (tid, tile) = (p.tid, p.tile);
     // 1.–2. Load the tile; barrier.
     // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
     unsafe { load_tile::<S>(input, p, (n, aligned), smem) };

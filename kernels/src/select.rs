@@ -447,6 +447,26 @@ pub(crate) struct Place {
     pub(crate) first: usize,
 }
 
+impl Place {
+    /// This thread's place in a launch over `n` elements in tiles of `tile_len`, `items` a
+    /// thread (`threadIdx.x`, `blockIdx.x`).
+    #[inline(always)]
+    pub(crate) fn here(n: usize, tile_len: usize, items: usize) -> Self {
+        let tid = thread_idx_x() as usize;
+        let tile = block_idx_x() as usize;
+        let base = tile * tile_len;
+        Place {
+            tid,
+            lane: thread_idx_x() % WARP_SIZE,
+            warp: tid / WARP_SIZE as usize,
+            tile,
+            base,
+            valid: (n - base).min(tile_len),
+            first: tid * items,
+        }
+    }
+}
+
 /// Step 3 for [`IF`]: the elements (that exist) for which `predicate` holds: bit `e` of the
 /// mask for the thread's element `first + e`. The predicate's [`split`](Predicate::split)
 /// chooses one of eight loops (a branch the whole block takes alike), each testing an element
@@ -665,41 +685,18 @@ unsafe fn tile_prefix(
     unsafe { smem.read(tile_words + PREFIX_SLOT) as usize }
 }
 
-/// The body of [`select()`].
+/// Steps 1–2 of [`select()`] and [`run_length`](crate::run_length::run_length()): the tile into
+/// shared memory (striped 16-byte chunks; `cp.async` where the tile is whole and the input
+/// aligned, else through registers; a narrow type widened to words); the wait and the barrier.
 ///
 /// # Safety
-/// As for [`select()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them, `index`
-/// one 16-bit half-word per tile element.
+/// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words;
+/// every thread of the block calls it.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn select_with<S: Widen>(
-    (input, flags, output): (Global<S>, Global<u8>, GlobalMut<S>),
-    (selected, status): (GlobalMut<u32>, GlobalMut<u64>),
-    n: usize,
-    epoch: u32,
-    how: u32,
-    predicate: Predicate<S::Wide>,
-    aligned: bool,
-    (smem, index): (Shared<u32>, Shared<u16>),
-) {
-    if block_dim_x() as usize != THREADS {
-        trap("select launched with a block size other than the one it was compiled for");
-    }
+pub(crate) unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned): (usize, bool), smem: Shared<u32>) {
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
-    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
-    let tid = thread_idx_x() as usize;
-    let tile = block_idx_x() as usize;
-    let base = tile * tile_len;
-    let p = Place {
-        tid,
-        lane: thread_idx_x() % WARP_SIZE,
-        warp: tid / WARP_SIZE as usize,
-        tile,
-        base,
-        valid: (n - base).min(tile_len),
-        first: tid * items,
-    };
-    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
+    let tile_len = tile_words / per;
+    let (tid, base) = (p.tid, p.base);
     let policy = l2_evict_first_policy();
     let src = input.cast::<u32>();
     // SAFETY: input holds n elements, 16-byte aligned where `aligned`.
@@ -722,6 +719,35 @@ unsafe fn select_with<S: Widen>(
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
+}
+
+/// The body of [`select()`].
+///
+/// # Safety
+/// As for [`select()`]; `smem` holds the tile's words and [`CTRL_WORDS`] after them, `index`
+/// one 16-bit half-word per tile element.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn select_with<S: Widen>(
+    (input, flags, output): (Global<S>, Global<u8>, GlobalMut<S>),
+    (selected, status): (GlobalMut<u32>, GlobalMut<u64>),
+    n: usize,
+    epoch: u32,
+    how: u32,
+    predicate: Predicate<S::Wide>,
+    aligned: bool,
+    (smem, index): (Shared<u32>, Shared<u16>),
+) {
+    if block_dim_x() as usize != THREADS {
+        trap("select launched with a block size other than the one it was compiled for");
+    }
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
+    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
+    let p = Place::here(n, tile_len, items);
+    let (tid, tile) = (p.tid, p.tile);
+    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
+    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.

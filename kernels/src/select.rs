@@ -1100,6 +1100,37 @@ mod tests {
     }
 
     #[test]
+    fn a_narrow_tile_is_asked_for_by_its_bytes_a_line_a_thread() {
+        // A tile of 7168 u8 is 56 lines of 128 bytes, of u16 112: threads 0 ..= 55 (111) ask
+        // for one line each, every byte of the tile once, none outside it or past the input.
+        let tile = SELECT_TILE_WORDS as usize;
+        for (per, lines) in [(1, 56), (2, 112)] {
+            for n in [tile - 1, tile, 2 * tile - 1, 2 * tile, 2 * tile + 1, 600 * tile + 5] {
+                for ahead in [0, 1, 495, 599, 600] {
+                    let mut covered = 0;
+                    for tid in 0..256 {
+                        let mut got = None;
+                        prefetch_line::<128>(ahead, (n, tile, per), tid, |b| got = Some(b));
+                        let want = (ahead + 1) * tile <= n && tid < lines;
+                        assert_eq!(got.is_some(), want, "per {per}, n {n}, ahead {ahead}, thread {tid}");
+                        if let Some(b) = got {
+                            assert_eq!(
+                                b,
+                                ahead * tile * per + 128 * tid,
+                                "per {per}, n {n}, ahead {ahead}, thread {tid}"
+                            );
+                            assert!(b + 128 <= (ahead + 1) * tile * per && b + 128 <= n * per);
+                            covered += 128;
+                        }
+                    }
+                    let whole = (ahead + 1) * tile <= n;
+                    assert_eq!(covered, if whole { tile * per } else { 0 }, "per {per}, n {n}, ahead {ahead}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn live_bits_are_the_elements_below_valid() {
         for items in [1, 7, 28, 32] {
             for first in (0..100).step_by(7) {

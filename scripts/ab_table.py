@@ -6,8 +6,9 @@
 One line per row (operation, type, keep), one column per build: the range of the medians over
 the rounds, and for every build but the base its mean against the base's (+: slower). BASE
 defaults to the build of the file's first line, the others to the rest in order of appearance.
-A row a build did not PASS is marked. Exit status 2 on a file it cannot read or an unknown
-build.
+A row a build did not PASS is marked; a line with no result (the command line refused the row:
+builds_ab.sh then writes the variant and round alone) is counted and named on stderr, not
+tabled. Exit status 2 on a file it cannot read or an unknown build.
 """
 import csv
 import sys
@@ -16,8 +17,12 @@ from collections import defaultdict
 
 def load(path):
     times, verdicts, rows, builds = defaultdict(list), defaultdict(set), [], []
+    empty = 0
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
+            if not r.get("operation") or not r.get("time_us_median"):
+                empty += 1
+                continue
             row = f"{r['operation']} {r['type']} {r['keep']}"
             if row not in rows:
                 rows.append(row)
@@ -25,6 +30,8 @@ def load(path):
                 builds.append(r["variant"])
             times[(row, r["variant"])].append(float(r["time_us_median"]))
             verdicts[(row, r["variant"])].add(r["verdict"])
+    if empty:
+        print(f"ab_table: {path}: {empty} line(s) with no result left out", file=sys.stderr)
     return times, verdicts, rows, builds
 
 

@@ -274,7 +274,11 @@ kernel! {
     ///    of L2 while the tile waits for its look-back. On the H200 at 2^28 against no
     ///    prefetch (`docs/measurements/2026-12-01-h200/select-hints/`, interleaved rounds, no
     ///    two overlapping): `run_length i32 run:16` 4.0 % off and `run:1` 3.9 % (3 rounds),
-    ///    `u16 run:1024` 6.5 % (2 rounds).
+    ///    `u16 run:1024` 6.5 % (2 rounds). It costs one row: in session 53's A/B against the
+    ///    build before it (`docs/measurements/2026-12-01-h200/warp-store/r53a/rl/ab.csv`, 2
+    ///    rounds), `i32 run:1024` 366.7–367.7 µs against 346.3–346.9 (+5.9 %), while `f32
+    ///    run:16` (−3.4 %), `i32 run:16` (−3.2 %), `i32 run:1` (−3.6 %), `u8 run:16` (−6.6 %)
+    ///    and `u16 run:1` (−7.8 %) gain: kept.
     /// 5. **Compact** the heads' tile indices in shared memory at their tile-local ranks (a
     ///    16-bit store each, as `select`'s step 5, which says what it gained and cost).
     /// 6. **Look back** (warp 0, `look_back` with [`Runs`]): the runs begun before the tile and

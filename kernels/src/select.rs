@@ -966,7 +966,12 @@ kernel! {
     ///    ballot a row of 32 in each warp instead, with nothing held across the barriers (32
     ///    registers, 28.8 KiB, 7 blocks an SM against 5), took 9–54 % more in every select,
     ///    partition and unique row in session 52: `select-hints/ab_all.csv`, branch
-    ///    `exp/select-ballot`. The indices went in
+    ///    `exp/select-ballot`; each warp compacting its own part in place after the look-back,
+    ///    with step 3 as here and no index array (28.8 KiB; registers capped by `.maxnreg` at
+    ///    40 or 36: 6 or 7 blocks an SM), took 4–20 % more in every row of session 53's A/B,
+    ///    most in `lt:10` where almost nothing is stored, whatever step 4b's distance:
+    ///    `docs/measurements/2026-12-01-h200/warp-store/`, branch `exp/select-warp-store`. More
+    ///    tiles in flight do not make this kernel faster. The indices went in
     ///    by a shared atomic add into a zeroed word until session 46, a workaround for the
     ///    emulator's once word-wide race check. The plain stores, with no zeroing step, take
     ///    5–24 % less time on the H200 in the `IF` rows and the `u8`/`u16` rows of an A/B at
@@ -983,6 +988,12 @@ kernel! {
     ///    the tile's shared memory held and no load in flight). Two ways to shorten it lost on
     ///    the H200 at 2^28 (`select-early/`): warp 0 looking back before its own compaction,
     ///    5–15 % slower; 2 or 4 windows of predecessors read a round trip, 1.5–4.5 % slower.
+    ///    What the chain costs: with no look-back at all (a decomposition whose tiles store at
+    ///    wrong places, branch `exp/select-nowait`; `docs/measurements/2026-12-01-h200/`
+    ///    `warp-store/r53c/`, 2 rounds, a copy of the same bytes in the same call) `select i32
+    ///    lt:500` takes 411.4–412.8 µs against 463.8–464.6 (1.06× the copy against 1.19×) and
+    ///    `lt:10` 306.6–307.1 against 359.7–360.2 (1.15× against 1.35×): the chain is 11–15 %
+    ///    of the time, and at 1 % kept the rest alone is already 1.15× a copy.
     /// 7. **Store** (a gather from the tile through the indices): thread `t` writes kept
     ///    elements `t`, `t + 256`, … to
     ///    `output[prefix + i]`; a partition's rejected ones to `output[n − 1 − (rejected

@@ -342,85 +342,92 @@ mod bad_input {
 
     fn library_trials() -> Vec<Trial> {
         vec![
-            Trial::test("cli::bad_input::library::reduce_range_past_the_buffer", || {
-                let b = reduce_scan::Backend::emulator();
-                let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
-                let mut reducer = reduce_scan::Reducer::<i32, reduce_scan::Sum>::new(&b);
-                for (range, says) in [
-                    (
-                        2..10,
-                        "invalid request: sum of elements 2..10 of a buffer of 8: the range must lie within the buffer",
-                    ),
-                    (
-                        9..9,
-                        "invalid request: sum of elements 9..9 of a buffer of 8: the range must lie within the buffer",
-                    ),
-                ] {
-                    let e = reducer.reduce_range(&input, range.clone()).map(|s| format!("Ok({s})"));
-                    let e = e.unwrap_or_else(|e| e.to_string());
-                    if e != says {
-                        return Err(format!("reduce_range({range:?}): got `{e}`, expected `{says}`").into());
-                    }
-                    documented(says)?;
-                }
-                #[allow(clippy::reversed_empty_ranges)]
-                let e = reducer.reduce_range(&input, 5..3).map_err(|e| e.to_string()).err();
-                let says =
-                    "invalid request: sum of elements 5..3 of a buffer of 8: the range must lie within the buffer";
-                if e.as_deref() != Some(says) {
-                    return Err(format!("reduce_range(5..3): got {e:?}").into());
-                }
-                documented(says)
-            }),
-            Trial::test("cli::bad_input::library::scanner_short_output_and_bad_range", || {
-                let b = reduce_scan::Backend::emulator();
-                let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
-                let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
-                let mut scanner = reduce_scan::Scanner::<i32, reduce_scan::Sum>::new(&b);
-                let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
-                let says = "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
-                if e.as_deref() != Some(says) {
-                    return Err(format!("Scanner::inclusive, short output: got {e:?}, expected `{says}`").into());
-                }
-                documented(says)?;
-                let e = scanner.inclusive_range(&input, 6..9, &mut short).map_err(|e| e.to_string()).err();
-                let says = "invalid request: inclusive scan of elements 6..9 of a buffer of 8: the range must lie within the buffer";
-                if e.as_deref() != Some(says) {
-                    return Err(format!("Scanner::inclusive_range(6..9): got {e:?}, expected `{says}`").into());
-                }
-                documented(says)
-            }),
-            Trial::test("cli::bad_input::library::operations", || {
-                use reduce_scan::{ArgReducer, Max, Min, Reducer, Sum};
-                let b = reduce_scan::Backend::emulator();
-                let x = b.upload(&[1.0f64; 8]).map_err(|e| e.to_string())?;
-                let y = b.upload(&[1.0f64; 5]).map_err(|e| e.to_string())?;
-                let f = b.upload(&[1.0f32; 8]).map_err(|e| e.to_string())?;
-                let mut r = Reducer::<f64, Sum>::new(&b);
-                let got = [
-                    ArgReducer::<f32, Max>::new(&b).reduce_range(&f, 4..9).err(),
-                    ArgReducer::<u32, Min>::with_block(&b, 48).err(),
-                    r.dot(&x, &y).err(),
-                    r.dot_range(&x, &y, 2..7).err(),
-                    r.norm_range(&x, 6..9).err(),
-                ];
-                let says = [
-                    "invalid request: argmax of elements 4..9 of a buffer of 8: the range must lie within the buffer",
-                    "invalid request: block 48 is not allowed; block must be a power of two in 32..=1024",
-                    "invalid request: dot of buffers of 8 and 5 elements: the lengths must match",
-                    "invalid request: dot of elements 2..7 of buffers of 8 and 5 elements: the range must lie within both",
-                    "invalid request: sum of squares of elements 6..9 of a buffer of 8: the range must lie within the buffer",
-                ];
-                for (got, says) in got.into_iter().zip(says) {
-                    let got = got.map(|e| e.to_string());
-                    if got.as_deref() != Some(says) {
-                        return Err(format!("got {got:?}, expected `{says}`").into());
-                    }
-                    documented(says)?;
-                }
-                Ok(())
-            }),
+            Trial::test("cli::bad_input::library::reduce_range_past_the_buffer", reduce_range_past_the_buffer),
+            Trial::test(
+                "cli::bad_input::library::scanner_short_output_and_bad_range",
+                scanner_short_output_and_bad_range,
+            ),
+            Trial::test("cli::bad_input::library::operations", bad_operations),
         ]
+    }
+
+    /// `Reducer::reduce_range` with a range past the buffer, empty past its end, or reversed: one line each, as the docs word it.
+    fn reduce_range_past_the_buffer() -> Result<(), Failed> {
+        let b = reduce_scan::Backend::emulator();
+        let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
+        let mut reducer = reduce_scan::Reducer::<i32, reduce_scan::Sum>::new(&b);
+        for (range, says) in [
+            (2..10, "invalid request: sum of elements 2..10 of a buffer of 8: the range must lie within the buffer"),
+            (9..9, "invalid request: sum of elements 9..9 of a buffer of 8: the range must lie within the buffer"),
+        ] {
+            let e = reducer.reduce_range(&input, range.clone()).map(|s| format!("Ok({s})"));
+            let e = e.unwrap_or_else(|e| e.to_string());
+            if e != says {
+                return Err(format!("reduce_range({range:?}): got `{e}`, expected `{says}`").into());
+            }
+            documented(says)?;
+        }
+        #[allow(clippy::reversed_empty_ranges)]
+        let e = reducer.reduce_range(&input, 5..3).map_err(|e| e.to_string()).err();
+        let says = "invalid request: sum of elements 5..3 of a buffer of 8: the range must lie within the buffer";
+        if e.as_deref() != Some(says) {
+            return Err(format!("reduce_range(5..3): got {e:?}").into());
+        }
+        documented(says)
+    }
+
+    /// `Scanner` with an output shorter than its input, and a range past the buffer.
+    fn scanner_short_output_and_bad_range() -> Result<(), Failed> {
+        let b = reduce_scan::Backend::emulator();
+        let input = b.upload(&[1; 8]).map_err(|e| e.to_string())?;
+        let mut short = b.alloc::<i32>(3).map_err(|e| e.to_string())?;
+        let mut scanner = reduce_scan::Scanner::<i32, reduce_scan::Sum>::new(&b);
+        let e = scanner.inclusive(&input, &mut short).map_err(|e| e.to_string()).err();
+        let says =
+            "invalid request: scan `lookback`: the output holds 3 elements, fewer than n = 8; it must hold at least n";
+        if e.as_deref() != Some(says) {
+            return Err(format!("Scanner::inclusive, short output: got {e:?}, expected `{says}`").into());
+        }
+        documented(says)?;
+        let e = scanner.inclusive_range(&input, 6..9, &mut short).map_err(|e| e.to_string()).err();
+        let says =
+            "invalid request: inclusive scan of elements 6..9 of a buffer of 8: the range must lie within the buffer";
+        if e.as_deref() != Some(says) {
+            return Err(format!("Scanner::inclusive_range(6..9): got {e:?}, expected `{says}`").into());
+        }
+        documented(says)
+    }
+
+    /// The other reductions' bad requests: a range past the buffer, a block size not allowed, dot's lengths that differ.
+    fn bad_operations() -> Result<(), Failed> {
+        use reduce_scan::{ArgReducer, Max, Min, Reducer, Sum};
+        let b = reduce_scan::Backend::emulator();
+        let x = b.upload(&[1.0f64; 8]).map_err(|e| e.to_string())?;
+        let y = b.upload(&[1.0f64; 5]).map_err(|e| e.to_string())?;
+        let f = b.upload(&[1.0f32; 8]).map_err(|e| e.to_string())?;
+        let mut r = Reducer::<f64, Sum>::new(&b);
+        let got = [
+            ArgReducer::<f32, Max>::new(&b).reduce_range(&f, 4..9).err(),
+            ArgReducer::<u32, Min>::with_block(&b, 48).err(),
+            r.dot(&x, &y).err(),
+            r.dot_range(&x, &y, 2..7).err(),
+            r.norm_range(&x, 6..9).err(),
+        ];
+        let says = [
+            "invalid request: argmax of elements 4..9 of a buffer of 8: the range must lie within the buffer",
+            "invalid request: block 48 is not allowed; block must be a power of two in 32..=1024",
+            "invalid request: dot of buffers of 8 and 5 elements: the lengths must match",
+            "invalid request: dot of elements 2..7 of buffers of 8 and 5 elements: the range must lie within both",
+            "invalid request: sum of squares of elements 6..9 of a buffer of 8: the range must lie within the buffer",
+        ];
+        for (got, says) in got.into_iter().zip(says) {
+            let got = got.map(|e| e.to_string());
+            if got.as_deref() != Some(says) {
+                return Err(format!("got {got:?}, expected `{says}`").into());
+            }
+            documented(says)?;
+        }
+        Ok(())
     }
 
     pub(super) fn trials() -> Vec<Trial> {

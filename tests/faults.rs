@@ -374,6 +374,7 @@ fn warp_trials() -> Vec<Trial> {
     ]
 }
 
+/// One thread's fault: an access out of bounds or misaligned, a trap, a panic.
 fn thread_trials() -> Vec<Trial> {
     vec![
         Trial::test("faults::shared_out_of_bounds", || {
@@ -424,6 +425,12 @@ fn thread_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::panics(o)), 64, x)
         }),
+    ]
+}
+
+/// Faults of bulk copies and of the time budget: one thread's report each.
+fn bulk_and_budget_trials() -> Vec<Trial> {
+    vec![
         Trial::test("faults::bulk_copy_of_fewer_bytes_than_expected_hangs", || {
             let x = Expect {
                 kind: EmuErrorKind::Timeout,
@@ -481,12 +488,22 @@ pub fn trials() -> Vec<Trial> {
     let mut trials = barrier_trials();
     trials.extend(warp_trials());
     trials.extend(thread_trials());
+    trials.extend(bulk_and_budget_trials());
     trials.extend(memcheck_trials());
     trials.extend(racecheck_trials());
+    trials.extend(cross_block_race_trials());
     trials.extend(initcheck_trials());
     trials.extend(in_flight_trials());
     trials.extend(atomic_trials());
     trials.extend(atomic_slice_and_race_trials());
+    trials.extend(launch_and_report_trials());
+    trials
+}
+
+/// Launches the emulator refuses, how a fault reads when it leaves `main`, and the fault-site
+/// markers themselves.
+fn launch_and_report_trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
     trials.push(Trial::test("faults::bad_launch_is_an_error", || {
         let backend = Backend::emulator();
         let mut out = backend.alloc::<i32>(1).map_err(|e| e.to_string())?;
@@ -688,6 +705,13 @@ fn racecheck_trials() -> Vec<Trial> {
             };
             expect(kernel_ref!(kernels::broken::missing_barrier_global_tree(o)), 64, x)
         }),
+    ]
+}
+
+/// Races between blocks: global memory written by one block and read by another in the same
+/// launch with no release and acquire between them.
+fn cross_block_race_trials() -> Vec<Trial> {
+    vec![
         Trial::test("faults::cross_block_race", || {
             let x = Expect {
                 kind: EmuErrorKind::Race,

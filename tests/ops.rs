@@ -275,56 +275,64 @@ fn cli() -> Result<(), Failed> {
     Ok(())
 }
 
+/// One operation's trials for one element type: its matrix at every block size on the
+/// emulator and the GPU, and its NaN cases for a float type.
+fn op_trials(op: Operation, elem: Elem, have_gpu: bool) -> Vec<Trial> {
+    let mut out = Vec::new();
+    let id = format!("{}::{}", op.name(), elem.name());
+    for &block in BLOCKS {
+        out.push(
+            Trial::test(
+                format!("ops::emulator::{id}::block_{block}"),
+                move || reduce_scan::with_elem!(elem, T => matrix::<T>(&emulator()?, op, block, SIZES)),
+            )
+            .with_kind("emulator"),
+        );
+        out.push(
+            Trial::test(format!("ops::gpu::{id}::block_{block}"), move || {
+                let sizes: Vec<usize> = SIZES.iter().chain(GPU_SIZES).copied().collect();
+                reduce_scan::with_elem!(elem, T => matrix::<T>(&gpu()?, op, block, &sizes))
+            })
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
+        );
+    }
+    if elem.is_float() && !matches!(op, Operation::ArgMin | Operation::ArgMax) {
+        out.push(Trial::test(
+            format!("ops::emulator::{id}::nan"),
+            move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&emulator()?, op)),
+        ));
+        out.push(
+            Trial::test(
+                format!("ops::gpu::{id}::nan"),
+                move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&gpu()?, op)),
+            )
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
+        );
+    }
+    if elem.is_float() && matches!(op, Operation::ArgMin | Operation::ArgMax) {
+        out.push(Trial::test(
+            format!("ops::emulator::{id}::nan_and_zeros"),
+            move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&emulator()?, op)),
+        ));
+        out.push(
+            Trial::test(
+                format!("ops::gpu::{id}::nan_and_zeros"),
+                move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&gpu()?, op)),
+            )
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
+        );
+    }
+    out
+}
+
 pub fn trials(have_gpu: bool) -> Vec<Trial> {
     let mut out = Vec::new();
     for op in Operation::ALL {
         for elem in Elem::ALL {
-            let id = format!("{}::{}", op.name(), elem.name());
-            for &block in BLOCKS {
-                out.push(
-                    Trial::test(
-                        format!("ops::emulator::{id}::block_{block}"),
-                        move || reduce_scan::with_elem!(elem, T => matrix::<T>(&emulator()?, op, block, SIZES)),
-                    )
-                    .with_kind("emulator"),
-                );
-                out.push(
-                    Trial::test(format!("ops::gpu::{id}::block_{block}"), move || {
-                        let sizes: Vec<usize> = SIZES.iter().chain(GPU_SIZES).copied().collect();
-                        reduce_scan::with_elem!(elem, T => matrix::<T>(&gpu()?, op, block, &sizes))
-                    })
-                    .with_kind("gpu")
-                    .with_ignored_flag(!have_gpu),
-                );
-            }
-            if elem.is_float() && !matches!(op, Operation::ArgMin | Operation::ArgMax) {
-                out.push(Trial::test(
-                    format!("ops::emulator::{id}::nan"),
-                    move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&emulator()?, op)),
-                ));
-                out.push(
-                    Trial::test(
-                        format!("ops::gpu::{id}::nan"),
-                        move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&gpu()?, op)),
-                    )
-                    .with_kind("gpu")
-                    .with_ignored_flag(!have_gpu),
-                );
-            }
-            if elem.is_float() && matches!(op, Operation::ArgMin | Operation::ArgMax) {
-                out.push(Trial::test(
-                    format!("ops::emulator::{id}::nan_and_zeros"),
-                    move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&emulator()?, op)),
-                ));
-                out.push(
-                    Trial::test(
-                        format!("ops::gpu::{id}::nan_and_zeros"),
-                        move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&gpu()?, op)),
-                    )
-                    .with_kind("gpu")
-                    .with_ignored_flag(!have_gpu),
-                );
-            }
+            out.extend(op_trials(op, elem, have_gpu));
         }
     }
     for elem in Elem::ALL {

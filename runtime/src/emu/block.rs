@@ -560,6 +560,27 @@ pub(super) fn dim(d: Dim3) -> String {
     if d.y == 0 && d.z == 0 { d.x.to_string() } else { format!("({},{},{})", d.x, d.y, d.z) }
 }
 
+/// The contexts of a block's threads, `threadIdx` x fastest.
+fn thread_contexts<'a>(block: &'a BlockCtx<'a>) -> Vec<ThreadCtx<'a>> {
+    let bd = block.launch.block;
+    (0..bd.volume() as u32)
+        .map(|t| ThreadCtx {
+            block,
+            linear: t,
+            fenced: Cell::new(false),
+            observed: RefCell::new(Vec::new()),
+            acquired: RefCell::new(Vec::new()),
+            last_alloc: Cell::new(0),
+            idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
+            yielder: Cell::new(std::ptr::null()),
+            panic_message: RefCell::new(None),
+            unwinding: RefCell::new(None),
+            stopped_at: Cell::new(None),
+            suspended_at: Cell::new(0),
+        })
+        .collect()
+}
+
 /// Runs every thread of block `idx` to completion, or reports why it cannot.
 pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPool) -> Result<(), EmuError> {
     let bd = launch.block;
@@ -582,22 +603,7 @@ pub(super) fn run_block(launch: &LaunchCtx<'_>, idx: Dim3, stacks: &mut StackPoo
         knows: RefCell::new(Known::default()),
         copies: RefCell::new(Default::default()),
     };
-    let threads: Vec<ThreadCtx<'_>> = (0..n as u32)
-        .map(|t| ThreadCtx {
-            block: &block,
-            linear: t,
-            fenced: Cell::new(false),
-            observed: RefCell::new(Vec::new()),
-            acquired: RefCell::new(Vec::new()),
-            last_alloc: Cell::new(0),
-            idx: Dim3 { x: t % bd.x, y: t / bd.x % bd.y, z: t / (bd.x * bd.y) },
-            yielder: Cell::new(std::ptr::null()),
-            panic_message: RefCell::new(None),
-            unwinding: RefCell::new(None),
-            stopped_at: Cell::new(None),
-            suspended_at: Cell::new(0),
-        })
-        .collect();
+    let threads = thread_contexts(&block);
 
     let mut cos: Vec<Co> = Vec::with_capacity(n);
     for t in &threads {

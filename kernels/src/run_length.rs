@@ -17,14 +17,14 @@
 use crate::device::global::{Global, GlobalMut};
 use crate::device::kernel;
 use crate::device::shared::Shared;
-use crate::device::thread::{grid_dim_x, sync_threads};
+use crate::device::thread::{block_dim_x, grid_dim_x, sync_threads};
 use crate::device::warp::{ballot_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX};
-use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, warp_inclusive_scan};
+use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, warp_inclusive_scan, words};
 use crate::select::{
-    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, mask_unique,
-    open_tile, prefetch_ahead,
+    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile,
+    mask_unique, prefetch_ahead,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -134,10 +134,16 @@ unsafe fn run_length_with<S: Widen>(
     (n, epoch, aligned): (usize, u32, bool),
     (smem, index): (Shared<u32>, Shared<u16>),
 ) {
-    const WRONG_BLOCK: &str = "run_length launched with a block size other than the one it was compiled for";
-    // 1.–2. The tile, loaded. SAFETY: forwarded (input holds n elements, aligned where `aligned`).
-    let (p, tile_len, items) = unsafe { open_tile::<S>(input, (n, aligned), smem, WRONG_BLOCK) };
-    let (tid, tile, tile_words) = (p.tid, p.tile, THREADS * 4 * ROWS);
+    if block_dim_x() as usize != THREADS {
+        trap("run_length launched with a block size other than the one it was compiled for");
+    }
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
+    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
+    let p = Place::here(n, tile_len, items);
+    let (tid, tile) = (p.tid, p.tile);
+    // 1.–2. Load the tile; barrier.
+    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
     let mask = unsafe { mask_unique::<S>(p, input, smem, items) };

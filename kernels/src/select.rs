@@ -721,33 +721,6 @@ pub(crate) unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned
     sync_threads();
 }
 
-/// The opening of [`select()`] and [`run_length`](crate::run_length::run_length()): the block
-/// size checked (a trap with `wrong_block`, the kernel's own message, otherwise), the thread's
-/// [`Place`] in a tile of [`select_tile`] elements, and steps 1–2 ([`load_tile`]). Returns the
-/// place, the tile's length and the elements a thread.
-///
-/// # Safety
-/// As for [`load_tile`].
-#[inline(always)]
-#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
-pub(crate) unsafe fn open_tile<S: Widen>(
-    input: Global<S>,
-    (n, aligned): (usize, bool),
-    smem: Shared<u32>,
-    wrong_block: &'static str,
-) -> (Place, usize, usize) {
-    if block_dim_x() as usize != THREADS {
-        trap(wrong_block);
-    }
-    let per = words::<S::Wide>();
-    let (tile_len, items) = (THREADS * 4 * ROWS / per, 4 * ROWS / per);
-    let p = Place::here(n, tile_len, items);
-    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
-    // SAFETY: the caller's promise (input holds n elements, 16-byte aligned where `aligned`).
-    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
-    (p, tile_len, items)
-}
-
 /// The body of [`select()`].
 ///
 /// # Safety
@@ -765,10 +738,16 @@ unsafe fn select_with<S: Widen>(
     aligned: bool,
     (smem, index): (Shared<u32>, Shared<u16>),
 ) {
-    const WRONG_BLOCK: &str = "select launched with a block size other than the one it was compiled for";
-    // 1.–2. The tile, loaded. SAFETY: forwarded (input holds n elements, aligned where `aligned`).
-    let (p, tile_len, items) = unsafe { open_tile::<S>(input, (n, aligned), smem, WRONG_BLOCK) };
-    let (tid, tile, tile_words) = (p.tid, p.tile, THREADS * 4 * ROWS);
+    if block_dim_x() as usize != THREADS {
+        trap("select launched with a block size other than the one it was compiled for");
+    }
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
+    let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
+    let p = Place::here(n, tile_len, items);
+    let (tid, tile) = (p.tid, p.tile);
+    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
+    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.

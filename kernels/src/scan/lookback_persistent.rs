@@ -1,5 +1,5 @@
 use super::index::{stage_of, striped_chunk, ticket_of, ticket_restart};
-use super::lookback::{CTRL_WORDS, LOOKBACK_SLEEP_NS, Status, TileThread, load_chunk_guarded, scan_loaded_tile};
+use super::lookback::{CTRL_WORDS, Status, TileThread, load_chunk_guarded, scan_loaded_tile};
 use super::lookback_bulk::store_tile;
 use crate::device::atomic::{atomic_add_u64, atomic_cas_u64, load_relaxed_u64};
 use crate::device::bulk::{Mbarrier, bulk_wait_read, fence_proxy_async};
@@ -9,7 +9,6 @@ use crate::device::thread::{block_dim_x, sync_threads, thread_idx_x};
 use crate::device::warp::sync_warp;
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::scan::index::blocked_is_conflict_free;
-use crate::types::Sum;
 use crate::{kernel, static_shared};
 
 // ---------------------------------------------------------------------------------------
@@ -197,35 +196,6 @@ unsafe fn load_partial_tile<const THREADS: usize, const ROWS: usize>(
     sync_threads();
 }
 
-/// Step 2 of [`scan_tiles`]: thread 0 starts the load of the tile after the ones in flight
-/// (into the stage the previous tile left), then waits for this stage's bytes; warp 0
-/// converges, a barrier, and every thread reads the stage's tile (its ticket).
-///
-/// # Safety
-/// Every thread of the block, once an iteration; the stage thread 0 fills was released by the
-/// previous iteration's last barrier (and its bulk store's read, which `produce` waits for); as
-/// for [`produce`] and [`wait_stage`].
-#[inline(always)]
-unsafe fn next_tile<const STAGES: usize, const BULK_STORE: bool>(
-    producer: &mut Producer,
-    (smem, bars): (Shared<i32>, Shared<u64>),
-    (input, counter): (Global<i32>, GlobalMut<u64>),
-    shape: (usize, usize, u32, u64),
-    (ctrl, stage, parity): (usize, usize, u32),
-) -> usize {
-    let (n, tile_len, _, _) = shape;
-    if thread_idx_x() == 0 {
-        // SAFETY: thread 0; the stage it fills is free (the caller's promise).
-        unsafe { produce::<STAGES, BULK_STORE>(producer, smem, bars, input, counter, shape) };
-        // SAFETY: thread 0, after this stage's load was started.
-        unsafe { wait_stage(smem, bars, (ctrl, stage, parity), (n, tile_len)) };
-    }
-    sync_warp(FULL_MASK);
-    sync_threads();
-    // SAFETY: written by thread 0 before the barrier.
-    unsafe { smem.read(ctrl + TICKET_SLOT + stage) as usize }
-}
-
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -257,14 +227,16 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
     let (tid, n) = (thread_idx_x() as usize, n as usize);
     let tiles = n.div_ceil(tile_len);
     let ctrl = STAGES * tile_len;
-    let shape = (n, tile_len, epoch, l2_evict_first_policy());
+    let policy = l2_evict_first_policy();
     // SAFETY: status holds tiles + 1 words; the last is the ticket counter.
     let counter = unsafe { status.offset(tiles) };
     let mut producer = Producer { drawn: 0, exhausted: false };
     // 1. Thread 0 sets up one barrier per stage and starts the loads of the first stages.
     if tid == 0 {
         // SAFETY: thread 0, before any buffer or barrier is used.
-        unsafe { start_stages::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, shape) };
+        unsafe {
+            start_stages::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
+        };
     }
     // Warp 0 converges before the barrier: `bar.sync` is `.aligned` (every lane of a warp at the
     // same barrier together), and thread 0 ran loops (its ticket, its waits) alone.
@@ -272,10 +244,21 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
     let mut k = 0;
     loop {
         let (stage, parity) = stage_of(k, STAGES);
-        // 2. Thread 0 starts the next load and waits for this stage's; the block reads its tile.
-        let at = (ctrl, stage, parity);
-        // SAFETY: every thread, once an iteration; the stage was released by the previous one.
-        let tile = unsafe { next_tile::<STAGES, BULK_STORE>(&mut producer, (smem, bars), (input, counter), shape, at) };
+        // 2. Thread 0 starts the load of the tile after the ones in flight (into the stage the
+        //    previous tile left), then waits for this stage's bytes.
+        if tid == 0 {
+            // SAFETY: thread 0; the stage it fills was released by the previous iteration's
+            // last barrier (and its bulk store's read, which produce waits for).
+            unsafe {
+                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
+            };
+            // SAFETY: thread 0, after this stage's load was started.
+            unsafe { wait_stage(smem, bars, (ctrl, stage, parity), (n, tile_len)) };
+        }
+        sync_warp(FULL_MASK);
+        sync_threads();
+        // SAFETY: written by thread 0 before the barrier.
+        let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
         if tile >= tiles {
             break;
         }
@@ -293,7 +276,7 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
         // 4.–7. `lookback`'s phases 3–6 on this stage. SAFETY: the tile is loaded and visible
         // (barrier above); every thread runs every phase.
         let prefix = unsafe {
-            scan_loaded_tile::<i32, Sum, i32, THREADS, ROWS, LOOKBACK_SLEEP_NS>(
+            scan_loaded_tile::<i32, crate::types::Sum, i32, THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(
                 t,
                 buf,
                 Status::packed(status),
@@ -303,7 +286,7 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
         };
         // 8. Store.
         // SAFETY: this thread's chunks of the scanned tile; output holds n elements.
-        unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(buf, output, (base, n), prefix, full, shape.3) };
+        unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(buf, output, (base, n), prefix, full, policy) };
         k += 1;
     }
     if BULK_STORE && tid == 0 {

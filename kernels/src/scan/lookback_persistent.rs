@@ -175,27 +175,6 @@ unsafe fn wait_stage(
     }
 }
 
-/// Step 3 of [`scan_tiles`]: the partial last tile, which the copy engine does not load — each
-/// thread's striped 16-byte chunks through registers, zeros past `n` — and a barrier.
-///
-/// # Safety
-/// `input` holds `n` elements; `buf` holds a tile; every thread of the block calls it.
-#[inline(always)]
-unsafe fn load_partial_tile<const THREADS: usize, const ROWS: usize>(
-    input: Global<i32>,
-    buf: Shared<i32>,
-    base: usize,
-    n: usize,
-) {
-    let tid = thread_idx_x() as usize;
-    for r in 0..ROWS {
-        let c = striped_chunk(tid, r, THREADS);
-        // SAFETY: input holds n elements; this thread's chunk of the stage.
-        unsafe { buf.write_v4(c, load_chunk_guarded(input, base + c, n)) };
-    }
-    sync_threads();
-}
-
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -268,8 +247,12 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
         let full = base + tile_len <= n;
         // 3. The partial last tile: every thread loads its striped chunks, zeros past n.
         if !full {
-            // SAFETY: input holds n elements; every thread (the condition is the block's).
-            unsafe { load_partial_tile::<THREADS, ROWS>(input, buf, base, n) };
+            for r in 0..ROWS {
+                let c = striped_chunk(tid, r, THREADS);
+                // SAFETY: input holds n elements; this thread's chunk of the stage.
+                unsafe { buf.write_v4(c, load_chunk_guarded(input, base + c, n)) };
+            }
+            sync_threads();
         }
         let lane = thread_idx_x() % WARP_SIZE;
         let t = TileThread { tid, lane, warp: tid / WARP_SIZE as usize, tile, ctrl: ctrl - stage * tile_len };

@@ -41,30 +41,6 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
     g_indices: GlobalMut<u32>
 ));
 
-/// The thread's fold of the segment's partials `first .. first + blocks` (strided by the
-/// block), in the last of the segment's blocks to arrive.
-///
-/// # Safety
-/// `first + blocks ≤ gridDim.x`, the partials' length; each of them stored before this block
-/// drew its ticket (release, then acquire).
-#[inline(always)]
-unsafe fn fold_partials<T: Element, F: Fold<T>>(
-    (values, indices): (GlobalMut<T>, GlobalMut<u32>),
-    first: u32,
-    blocks: u32,
-    tid: u32,
-) -> F::Acc {
-    let mut acc = F::identity();
-    let mut i = tid;
-    while i < blocks {
-        // SAFETY: first + i < gridDim.x; stored before the ticket (the caller's promise).
-        let part = unsafe { F::load(values.as_const(), indices.as_const(), (first + i) as usize) };
-        acc = F::combine(acc, part);
-        i += block_dim_x();
-    }
-    acc
-}
-
 /// Segmented reduction, **blocks per segment in proportion to its length**: `out[s]` = the fold
 /// of segment `s`, where segments are long or their lengths skewed — each segment gets
 /// `⌈len / tile⌉` blocks (at least one), a block folds one tile, and the last of a segment's
@@ -210,9 +186,16 @@ pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     let ticket = unsafe { g_tickets.offset(s as usize) };
     // SAFETY: as just said.
     if unsafe { is_last_of(ticket, blocks, last_flag) } {
-        // SAFETY: every block of the segment stored its partial before drawing its ticket
-        // (release), and this block's draw was the last (acquire).
-        let acc = unsafe { fold_partials::<T, F>((g_partial_values, g_partial_indices), first, blocks, tid) };
+        let mut acc = F::identity();
+        let mut i = tid;
+        while i < blocks {
+            // SAFETY: first + i < gridDim.x; every block of the segment stored its partial
+            // before drawing its ticket (release), and this block's draw was the last (acquire).
+            let part =
+                unsafe { F::load(g_partial_values.as_const(), g_partial_indices.as_const(), (first + i) as usize) };
+            acc = F::combine(acc, part);
+            i += block_dim_x();
+        }
         // SAFETY: the whole block is here (the condition is uniform); the first reduction's
         // reads of the slots came before is_last_of's barrier.
         let all = unsafe { F::block(acc, slots) };

@@ -782,40 +782,10 @@ unsafe fn scan_tile<
     let base = tile * tile_len;
     let full = base + tile_len <= n;
     let t = TileThread { tid, lane, warp, tile, ctrl: tile_words };
+    // The buffers as 32-bit words, for the 16-byte copies and stores.
+    let (src, dst) = (input.cast::<W>(), output.cast::<W>());
     // 2. Load: striped 16-byte chunks, global → shared without registers (cp.async);
     //    the partial last tile through registers, with the identity past n.
-    // SAFETY: the caller's guarantees (input holds n elements, 16-byte aligned), every thread.
-    unsafe { load_scan_tile::<T, O, W, THREADS, ROWS, HINTS>(input, (base, full, n), smem) };
-    // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
-    let prefix = unsafe { scan_loaded_tile::<T, O, W, THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
-
-    // 7. Store: striped chunks plus the tile's prefix.
-    // SAFETY: after the phases' last barrier; the tile's elements are this block's.
-    unsafe { store_scan_tile::<T, O, W, THREADS, ROWS, HINTS>(output, (base, full, n), prefix, smem) };
-}
-
-/// Phase 2 of [`scan_tile`]: the tile's striped 16-byte chunks into `smem` — `cp.async` where
-/// the tile is whole (with the L2 hint `HINTS` names), else through registers with the identity
-/// past `n` — then the wait and the barrier.
-///
-/// # Safety
-/// `input` holds `n` elements, 16-byte aligned; `smem` holds the tile's words; every thread of
-/// the block calls it.
-#[inline(always)]
-unsafe fn load_scan_tile<
-    T: Element,
-    O: Operator<T>,
-    W: Word,
-    const THREADS: usize,
-    const ROWS: usize,
-    const HINTS: u32,
->(
-    input: Global<T>,
-    (base, full, n): (usize, bool, usize),
-    smem: Shared<W>,
-) {
-    let (per, tid) = (words::<T>(), thread_idx_x() as usize);
-    let src = input.cast::<W>();
     let policy = if HINTS & HINT_EVICT_FIRST != 0 { l2_evict_first_policy() } else { 0 };
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
@@ -841,31 +811,10 @@ unsafe fn load_scan_tile<
     copy_async_commit();
     copy_async_wait::<0>();
     sync_threads();
-}
+    // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
+    let prefix = unsafe { scan_loaded_tile::<T, O, W, THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
 
-/// Phase 7 of [`scan_tile`]: each thread's striped chunks of the scanned tile, combined with the
-/// tile's `prefix`, to `output` (16-byte stores where the tile is whole, streaming ones where
-/// `HINTS` asks; element by element below `n` in the last tile).
-///
-/// # Safety
-/// After the barrier that ends the tile's scan in `smem`; `output` holds `n` elements, 16-byte
-/// aligned; the tile's elements are this block's alone.
-#[inline(always)]
-unsafe fn store_scan_tile<
-    T: Element,
-    O: Operator<T>,
-    W: Word,
-    const THREADS: usize,
-    const ROWS: usize,
-    const HINTS: u32,
->(
-    output: GlobalMut<T>,
-    (base, full, n): (usize, bool, usize),
-    prefix: T,
-    smem: Shared<W>,
-) {
-    let (per, tid) = (words::<T>(), thread_idx_x() as usize);
-    let dst = output.cast::<W>();
+    // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         // SAFETY: written before the barrier.

@@ -129,52 +129,6 @@ unsafe fn produce<const STAGES: usize, const BULK_STORE: bool>(
     }
 }
 
-/// Step 1 of [`scan_tiles`] (thread 0): one barrier per stage, then the loads of the first
-/// `STAGES − 1` tiles started.
-///
-/// # Safety
-/// Thread 0 alone, before any buffer or barrier is used; as for [`produce`].
-#[inline(always)]
-unsafe fn start_stages<const STAGES: usize, const BULK_STORE: bool>(
-    producer: &mut Producer,
-    smem: Shared<i32>,
-    bars: Shared<u64>,
-    input: Global<i32>,
-    counter: GlobalMut<u64>,
-    shape: (usize, usize, u32, u64),
-) {
-    for s in 0..STAGES {
-        // SAFETY: s < STAGES = the barrier array's length; nobody else touches it yet.
-        unsafe { Mbarrier::at(bars, s).init(1) };
-    }
-    fence_proxy_async();
-    for _ in 0..STAGES - 1 {
-        // SAFETY: thread 0, before any buffer is used.
-        unsafe { produce::<STAGES, BULK_STORE>(producer, smem, bars, input, counter, shape) };
-    }
-}
-
-/// Step 2 of [`scan_tiles`] (thread 0): waits for the bytes of the tile in `stage` (its ticket
-/// in the control words at `ctrl`), where the copy engine loads it (a whole tile).
-///
-/// # Safety
-/// Thread 0 alone, after the stage's load was started; `bars` holds the stage's initialised
-/// barrier, whose current phase (`parity`) is this tile's load.
-#[inline(always)]
-unsafe fn wait_stage(
-    smem: Shared<i32>,
-    bars: Shared<u64>,
-    (ctrl, stage, parity): (usize, usize, u32),
-    (n, tile_len): (usize, usize),
-) {
-    // SAFETY: this stage's ticket slot, written by thread 0 itself.
-    let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
-    if (tile + 1) * tile_len <= n {
-        // SAFETY: an initialised barrier whose current phase is this tile's load.
-        unsafe { Mbarrier::at(bars, stage).wait_parity(parity) };
-    }
-}
-
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -212,10 +166,17 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
     let mut producer = Producer { drawn: 0, exhausted: false };
     // 1. Thread 0 sets up one barrier per stage and starts the loads of the first stages.
     if tid == 0 {
-        // SAFETY: thread 0, before any buffer or barrier is used.
-        unsafe {
-            start_stages::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
-        };
+        for s in 0..STAGES {
+            // SAFETY: s < STAGES = the barrier array's length; nobody else touches it yet.
+            unsafe { Mbarrier::at(bars, s).init(1) };
+        }
+        fence_proxy_async();
+        for _ in 0..STAGES - 1 {
+            // SAFETY: thread 0, before any buffer is used.
+            unsafe {
+                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
+            };
+        }
     }
     // Warp 0 converges before the barrier: `bar.sync` is `.aligned` (every lane of a warp at the
     // same barrier together), and thread 0 ran loops (its ticket, its waits) alone.
@@ -231,8 +192,12 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
             unsafe {
                 produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
             };
-            // SAFETY: thread 0, after this stage's load was started.
-            unsafe { wait_stage(smem, bars, (ctrl, stage, parity), (n, tile_len)) };
+            // SAFETY: this stage's ticket slot, written by thread 0 itself.
+            let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
+            if (tile + 1) * tile_len <= n {
+                // SAFETY: an initialised barrier whose current phase is this tile's load.
+                unsafe { Mbarrier::at(bars, stage).wait_parity(parity) };
+            }
         }
         sync_warp(FULL_MASK);
         sync_threads();

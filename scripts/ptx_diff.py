@@ -105,9 +105,11 @@ SASS_FUNC = re.compile(r"\.text\.([\w$]+):")
 SASS_TARGET = re.compile(r"`\(\.L_x_\d+\)|\.L_x_\d+")
 
 
-def compile_cubin(ptx_file, arch, ptxas, workdir):
-    """The cubin of the whole PTX file compiled by ptxas for `arch`."""
-    cubin = Path(workdir) / (Path(ptx_file).stem + f"_{arch}.cubin")
+def compile_cubin(ptx_file, arch, ptxas, workdir, side):
+    """The cubin of the whole PTX file compiled by ptxas for `arch`, named for its `side`
+    ("before" or "after"): two files of one name (the same crate built twice) must not share
+    a cubin, or each side would be compared with itself."""
+    cubin = Path(workdir) / f"{side}_{Path(ptx_file).stem}_{arch}.cubin"
     subprocess.run([ptxas, f"-arch={arch}", "-O3", "-o", str(cubin), str(ptx_file)], check=True)
     return cubin
 
@@ -162,8 +164,8 @@ def compare_sass(args, pending, verdicts):
     """The `pending` functions' verdicts by their SASS: the same `.text` bytes, else (where
     nvdisasm reads the architecture) the same instructions once branch targets are renumbered."""
     with tempfile.TemporaryDirectory() as tmp:
-        cb = compile_cubin(args.before, args.sass, args.ptxas, tmp)
-        ca = compile_cubin(args.after, args.sass, args.ptxas, tmp)
+        cb = compile_cubin(args.before, args.sass, args.ptxas, tmp, "before")
+        ca = compile_cubin(args.after, args.sass, args.ptxas, tmp, "after")
         tb, ta = text_sections(cb), text_sections(ca)
         unsettled = [n for n in pending if n in tb and n in ta and tb[n] != ta[n]]
         for name in pending:

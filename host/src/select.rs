@@ -57,7 +57,9 @@ use kernels::device::global::{Global, GlobalMut};
 use kernels::run_length::run_length;
 use kernels::scan::index::MAX_EPOCH;
 pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED, Widen};
-use kernels::select::{FLAGGED, IF, PARTITION, SELECT_THREADS, UNIQUE, select, select_tile};
+use kernels::select::{
+    FLAGGED, IF, PARTITION, SELECT_BLOCK, SELECT_STATUS_SPACING, SELECT_THREADS, UNIQUE, select, select_tile,
+};
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -394,7 +396,7 @@ impl<'b, T: SelectElement> Select<'b, T> {
         let (how, flags) = what.how();
         let n = self.check("select", input, &range, flags, output, count)?;
         let tiles = n.div_ceil(select_tile::<T>() as usize);
-        let status = self.next_status(tiles)?;
+        let status = self.next_status(tiles * SELECT_STATUS_SPACING)?;
         let start = input.as_ptr().wrapping_add(range.start);
         let flag_bytes = flags.map_or(start.cast::<u8>(), |f| f.as_ptr().wrapping_add(range.start));
         let (outcomes, operand) = match what {
@@ -402,7 +404,7 @@ impl<'b, T: SelectElement> Select<'b, T> {
             _ => (0, 0),
         };
         let kernel = Kernel::of(&KERNELS, <T as select::Instance>::KERNEL);
-        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_THREADS, shared_bytes: 0 };
+        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_BLOCK, shared_bytes: 0 };
         let aligned = (start as usize).is_multiple_of(16) as u32;
         let args = (
             Global::from(start),

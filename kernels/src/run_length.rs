@@ -144,6 +144,7 @@ unsafe fn run_length_with<S: Widen>(
     // 1.–2. Load the tile; barrier.
     // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
     unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
+    sync_threads();
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
     let mask = unsafe { mask_unique::<S>(p, input, smem, items) };

@@ -41,7 +41,7 @@ pub mod compact_three_pass;
 use crate::device::global::{Global, GlobalMut, l2_evict_first_policy};
 use crate::device::kernel;
 use crate::device::shared::{Shared, copy_async_commit, copy_async_wait};
-use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, sync_threads, thread_idx_x};
+use crate::device::thread::{block_dim_x, block_idx_x, grid_dim_x, named_barrier_sync, sync_threads, thread_idx_x};
 use crate::device::warp::Shuffle;
 use crate::device::{WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX, blocked_chunk, striped_chunk};
@@ -54,8 +54,32 @@ use crate::types::{Element, Sum};
 // ---------------------------------------------------------------------------------------
 // Tuning: the tile of `select` is `lookback`'s (the same shared-memory budget per block).
 
-/// Threads per block of [`select()`].
+/// Threads per block of [`select()`] that load, flag, count and store the tile.
 pub const SELECT_THREADS: u32 = 256;
+/// Experiment (`exp/select-lookahead`): one more warp a block, the **look-ahead warp**, which
+/// looks back from the block's start while the others load and count the tile, so the chain's
+/// round trips overlap the tile's load (1: that warp; 0: warp 0 looks back after the count).
+pub const SELECT_LOOKAHEAD_WARPS: u32 = 1;
+/// Threads a block of [`select()`] is launched with: the tile's and the look-ahead warp's.
+pub const SELECT_BLOCK: u32 = SELECT_THREADS + 32 * SELECT_LOOKAHEAD_WARPS;
+/// Experiment: tile `t`'s status word at `status[t × SELECT_STATUS_SPACING]`.
+pub const SELECT_STATUS_SPACING: usize = 1;
+/// The named barrier of the tile's warps (the look-ahead warp not among them).
+const TILE_BARRIER: u32 = 1;
+/// The named barrier where the look-ahead warp hands the prefix to the tile's warps.
+const HANDOFF_BARRIER: u32 = 2;
+
+/// A barrier of the tile's warps alone: `bar.sync 1, 256` with a look-ahead warp, else
+/// `__syncthreads()`.
+#[inline(always)]
+pub(crate) fn sync_tile() {
+    if SELECT_LOOKAHEAD_WARPS == 0 {
+        sync_threads();
+    } else {
+        // SAFETY: the tile's 256 threads all reach each of these barriers.
+        unsafe { named_barrier_sync(TILE_BARRIER, SELECT_THREADS) };
+    }
+}
 /// 16-byte chunks per thread of [`select()`]: an odd number keeps the blocked shared-memory
 /// reads free of bank conflicts (`scan::index::blocked_is_conflict_free`), so 28 elements of 32
 /// bits a thread. (7 rather than `lookback`'s 9: the tile's index array must fit beside the tile
@@ -638,7 +662,7 @@ unsafe fn count_tile(count: u32, p: Place, smem: Shared<u32>, tile_words: usize)
         // SAFETY: a control word of this warp's, read after the barrier.
         unsafe { smem.write(tile_words + p.warp, incl) };
     }
-    sync_threads();
+    sync_tile();
     let (mut warp_offset, mut aggregate) = (0u32, 0u32);
     for w in 0..THREADS / WARP_SIZE as usize {
         // SAFETY: written before the barrier, not written again.
@@ -647,6 +671,51 @@ unsafe fn count_tile(count: u32, p: Place, smem: Shared<u32>, tile_words: usize)
         aggregate += x;
     }
     (incl, warp_offset, aggregate)
+}
+
+/// Step 6 with a look-ahead warp, its side: from the block's start it looks back (the tiles
+/// before publish whether or not this tile has loaded), leaves the exclusive prefix in the
+/// control words, and meets the tile's warps at the hand-off barrier.
+///
+/// # Safety
+/// The look-ahead warp, whole; `smem` holds `tile_words` and the control words after them.
+#[inline(always)]
+unsafe fn look_ahead(counts: Status<u32>, (p, epoch): (Place, u32), smem: Shared<u32>, tile_words: usize) {
+    let prefix = if p.tile == 0 {
+        0
+    } else {
+        // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
+        unsafe { look_back::<u32, Sum, LOOKBACK_SLEEP_NS>(counts, p.tile, epoch, p.lane) }
+    };
+    if p.lane == 0 {
+        // SAFETY: read after the hand-off barrier; no other thread writes it.
+        unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
+    }
+    // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_BLOCK) };
+}
+
+/// Step 6 with a look-ahead warp, the tile's side: the hand-off barrier, the prefix from the
+/// control words, and thread 0 publishes the tile's inclusive prefix.
+///
+/// # Safety
+/// The tile's threads, all, after thread 0 published the aggregate.
+#[inline(always)]
+unsafe fn take_prefix(
+    counts: Status<u32>,
+    (p, epoch, aggregate): (Place, u32, u32),
+    smem: Shared<u32>,
+    tile_words: usize,
+) -> usize {
+    // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_BLOCK) };
+    // SAFETY: written before the barrier.
+    let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) };
+    if p.tid == 0 && p.tile > 0 {
+        // SAFETY: this tile's word; its aggregate went out first.
+        unsafe { counts.publish(p.tile, epoch, FLAG_PREFIX, prefix + aggregate) };
+    }
+    prefix as usize
 }
 
 /// Step 6 of [`select()`]: the elements the tiles before this one selected — warp 0 looks back
@@ -687,7 +756,8 @@ unsafe fn tile_prefix(
 
 /// Steps 1–2 of [`select()`] and [`run_length`](crate::run_length::run_length()): the tile into
 /// shared memory (striped 16-byte chunks; `cp.async` where the tile is whole and the input
-/// aligned, else through registers; a narrow type widened to words); the wait and the barrier.
+/// aligned, else through registers; a narrow type widened to words); the wait (the caller's
+/// barrier follows).
 ///
 /// # Safety
 /// `input` holds `n` elements, 16-byte aligned where `aligned`; `smem` holds the tile's words;
@@ -718,7 +788,6 @@ pub(crate) unsafe fn load_tile<S: Widen>(input: Global<S>, p: Place, (n, aligned
     unsafe { store_narrow_rows(smem, tid, narrow) };
     copy_async_commit();
     copy_async_wait::<0>();
-    sync_threads();
 }
 
 /// The body of [`select()`].
@@ -738,16 +807,23 @@ unsafe fn select_with<S: Widen>(
     aligned: bool,
     (smem, index): (Shared<u32>, Shared<u16>),
 ) {
-    if block_dim_x() as usize != THREADS {
+    if block_dim_x() != SELECT_BLOCK {
         trap("select launched with a block size other than the one it was compiled for");
     }
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
     let p = Place::here(n, tile_len, items);
     let (tid, tile) = (p.tid, p.tile);
+    let counts = Status::<u32>::packed(status).spaced::<SELECT_STATUS_SPACING>();
+    if SELECT_LOOKAHEAD_WARPS > 0 && tid >= THREADS {
+        // SAFETY: the look-ahead warp, whole; the tile's warps meet it at the hand-off.
+        unsafe { look_ahead(counts, (p, epoch), smem, tile_words) };
+        return;
+    }
     // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
     // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
     unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
+    sync_tile();
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.
@@ -761,7 +837,6 @@ unsafe fn select_with<S: Widen>(
     let count = mask.count_ones();
     // SAFETY: the whole block is here; the control words follow the tile.
     let (incl, warp_offset, aggregate) = unsafe { count_tile(count, p, smem, tile_words) };
-    let counts = Status::<u32>::packed(status);
     if tid == 0 {
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
@@ -775,7 +850,13 @@ unsafe fn select_with<S: Widen>(
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact((mask, live_bits(p.first, p.valid, items)), p, before, how & PARTITION != 0, tile_len, index) };
     // SAFETY: the whole block, after publishing the tile's aggregate.
-    let prefix = unsafe { tile_prefix(counts, (p, epoch, aggregate), smem, tile_words) };
+    let prefix = if SELECT_LOOKAHEAD_WARPS > 0 {
+        // SAFETY: the tile's warps, after publishing the aggregate; the look-ahead warp hands over.
+        unsafe { take_prefix(counts, (p, epoch, aggregate), smem, tile_words) }
+    } else {
+        // SAFETY: the whole block, after publishing the tile's aggregate.
+        unsafe { tile_prefix(counts, (p, epoch, aggregate), smem, tile_words) }
+    };
     // SAFETY: after the barrier; the output's elements are this tile's alone.
     unsafe { store::<S>(p, (prefix, aggregate as usize), how & PARTITION != 0, (n, tile_len), output, (smem, index)) };
     if tile + 1 == grid_dim_x() as usize && tid == 0 {

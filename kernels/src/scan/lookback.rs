@@ -268,7 +268,7 @@ impl<T: Element> Status<T> {
     /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words. The layouts of
     /// a 64-bit `T` keep their places (halves: two words a tile whatever `SPACING`).
     #[inline(always)]
-    pub(super) fn spaced<const SPACING: usize>(self) -> Self {
+    pub(crate) fn spaced<const SPACING: usize>(self) -> Self {
         const { assert!(SPACING >= 1, "a spacing of 0 would put every tile on one word") };
         Self { spacing: SPACING, ..self }
     }

@@ -815,14 +815,19 @@ unsafe fn select_with<S: Widen>(
     let p = Place::here(n, tile_len, items);
     let (tid, tile) = (p.tid, p.tile);
     let counts = Status::<u32>::packed(status).spaced::<SELECT_STATUS_SPACING>();
+    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
+    // The look-ahead warp branches off after the tile's copies: before them, ptxas 12.9 (and the
+    // H200's driver) emitted each `cp.async` as `LDGSTS [R+UR0], desc[UR1]` from uniform
+    // registers never written (an illegal instruction; session 48 met the same).
+    if SELECT_LOOKAHEAD_WARPS == 0 || tid < THREADS {
+        // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+        unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
+    }
     if SELECT_LOOKAHEAD_WARPS > 0 && tid >= THREADS {
         // SAFETY: the look-ahead warp, whole; the tile's warps meet it at the hand-off.
         unsafe { look_ahead(counts, (p, epoch), smem, tile_words) };
         return;
     }
-    // 1.–2. Load the tile: striped 16-byte chunks, cp.async where whole and aligned (narrow: widened).
-    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
-    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     sync_tile();
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {

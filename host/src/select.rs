@@ -58,7 +58,7 @@ use kernels::run_length::run_length;
 use kernels::scan::index::MAX_EPOCH;
 pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED, Widen};
 use kernels::select::{
-    FLAGGED, IF, PARTITION, SELECT_BLOCK, SELECT_STATUS_SPACING, SELECT_THREADS, UNIQUE, select, select_tile,
+    FLAGGED, IF, PARTITION, SELECT_STATUS_SPACING, SELECT_THREADS, UNIQUE, select, select_block, select_tile,
 };
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
@@ -404,7 +404,7 @@ impl<'b, T: SelectElement> Select<'b, T> {
             _ => (0, 0),
         };
         let kernel = Kernel::of(&KERNELS, <T as select::Instance>::KERNEL);
-        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_BLOCK, shared_bytes: 0 };
+        let cfg = LaunchConfig { grid: tiles as u32, block: select_block::<T>(), shared_bytes: 0 };
         let aligned = (start as usize).is_multiple_of(16) as u32;
         let args = (
             Global::from(start),

@@ -56,14 +56,23 @@ use crate::types::{Element, Sum};
 
 /// Threads per block of [`select()`] that load, flag, count and store the tile.
 pub const SELECT_THREADS: u32 = 256;
-/// Experiment (`exp/select-lookahead`): one more warp a block, the **look-ahead warp**, which
-/// looks back from the block's start while the others load and count the tile, so the chain's
-/// round trips overlap the tile's load (1: that warp; 0: warp 0 looks back after the count).
+/// Experiment (`exp/select-lookahead`): one more warp a block for the 32-bit types, the
+/// **look-ahead warp**, which looks back from the block's start while the others load and count
+/// the tile, so the chain's round trips overlap the tile's load (1: that warp; 0: warp 0 looks
+/// back after the count). The narrow types keep 256 threads (their 47 registers a thread would
+/// fit only 4 blocks of 288 an SM).
 pub const SELECT_LOOKAHEAD_WARPS: u32 = 1;
-/// Threads a block of [`select()`] is launched with: the tile's and the look-ahead warp's.
-pub const SELECT_BLOCK: u32 = SELECT_THREADS + 32 * SELECT_LOOKAHEAD_WARPS;
+/// Look-ahead warps of `select::<T>`: [`SELECT_LOOKAHEAD_WARPS`] for a 32-bit type, 0 for a
+/// narrow one.
+pub const fn lookahead_warps<T: Widen>() -> u32 {
+    if T::NARROW { 0 } else { SELECT_LOOKAHEAD_WARPS }
+}
+/// Threads `select::<T>` is launched with: the tile's and its look-ahead warp's.
+pub const fn select_block<T: Widen>() -> u32 {
+    SELECT_THREADS + 32 * lookahead_warps::<T>()
+}
 /// Experiment: tile `t`'s status word at `status[t × SELECT_STATUS_SPACING]`.
-pub const SELECT_STATUS_SPACING: usize = 1;
+pub const SELECT_STATUS_SPACING: usize = 2;
 /// The named barrier of the tile's warps (the look-ahead warp not among them).
 const TILE_BARRIER: u32 = 1;
 /// The named barrier where the look-ahead warp hands the prefix to the tile's warps.
@@ -72,8 +81,8 @@ const HANDOFF_BARRIER: u32 = 2;
 /// A barrier of the tile's warps alone: `bar.sync 1, 256` with a look-ahead warp, else
 /// `__syncthreads()`.
 #[inline(always)]
-pub(crate) fn sync_tile() {
-    if SELECT_LOOKAHEAD_WARPS == 0 {
+pub(crate) fn sync_tile<S: Widen>() {
+    if lookahead_warps::<S>() == 0 {
         sync_threads();
     } else {
         // SAFETY: the tile's 256 threads all reach each of these barriers.
@@ -656,13 +665,13 @@ pub(crate) unsafe fn get_index(index: Shared<u16>, slot: usize) -> usize {
 /// The whole block calls it, after every earlier read of the control words; `smem` holds
 /// `tile_words` and the control words after them.
 #[inline(always)]
-unsafe fn count_tile(count: u32, p: Place, smem: Shared<u32>, tile_words: usize) -> (u32, u32, u32) {
+unsafe fn count_tile<S: Widen>(count: u32, p: Place, smem: Shared<u32>, tile_words: usize) -> (u32, u32, u32) {
     let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
     if p.lane == WARP_SIZE - 1 {
         // SAFETY: a control word of this warp's, read after the barrier.
         unsafe { smem.write(tile_words + p.warp, incl) };
     }
-    sync_tile();
+    sync_tile::<S>();
     let (mut warp_offset, mut aggregate) = (0u32, 0u32);
     for w in 0..THREADS / WARP_SIZE as usize {
         // SAFETY: written before the barrier, not written again.
@@ -692,7 +701,7 @@ unsafe fn look_ahead(counts: Status<u32>, (p, epoch): (Place, u32), smem: Shared
         unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
     }
     // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
-    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_BLOCK) };
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_THREADS + 32) };
 }
 
 /// Step 6 with a look-ahead warp, the tile's side: the hand-off barrier, the prefix from the
@@ -708,7 +717,7 @@ unsafe fn take_prefix(
     tile_words: usize,
 ) -> usize {
     // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
-    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_BLOCK) };
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_THREADS + 32) };
     // SAFETY: written before the barrier.
     let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) };
     if p.tid == 0 && p.tile > 0 {
@@ -807,7 +816,7 @@ unsafe fn select_with<S: Widen>(
     aligned: bool,
     (smem, index): (Shared<u32>, Shared<u16>),
 ) {
-    if block_dim_x() != SELECT_BLOCK {
+    if block_dim_x() != select_block::<S>() {
         trap("select launched with a block size other than the one it was compiled for");
     }
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
@@ -819,16 +828,16 @@ unsafe fn select_with<S: Widen>(
     // The look-ahead warp branches off after the tile's copies: before them, ptxas 12.9 (and the
     // H200's driver) emitted each `cp.async` as `LDGSTS [R+UR0], desc[UR1]` from uniform
     // registers never written (an illegal instruction; session 48 met the same).
-    if SELECT_LOOKAHEAD_WARPS == 0 || tid < THREADS {
+    if lookahead_warps::<S>() == 0 || tid < THREADS {
         // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
         unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
     }
-    if SELECT_LOOKAHEAD_WARPS > 0 && tid >= THREADS {
+    if lookahead_warps::<S>() > 0 && tid >= THREADS {
         // SAFETY: the look-ahead warp, whole; the tile's warps meet it at the hand-off.
         unsafe { look_ahead(counts, (p, epoch), smem, tile_words) };
         return;
     }
-    sync_tile();
+    sync_tile::<S>();
     // 3. The thread's blocked chunks into registers, and which of its elements are selected.
     let mask = match how & !PARTITION {
         // SAFETY: after the load's barrier.
@@ -841,7 +850,7 @@ unsafe fn select_with<S: Widen>(
     // 4. The block's counts (a warp scan, the warp totals in shared memory); thread 0 publishes.
     let count = mask.count_ones();
     // SAFETY: the whole block is here; the control words follow the tile.
-    let (incl, warp_offset, aggregate) = unsafe { count_tile(count, p, smem, tile_words) };
+    let (incl, warp_offset, aggregate) = unsafe { count_tile::<S>(count, p, smem, tile_words) };
     if tid == 0 {
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
@@ -855,7 +864,7 @@ unsafe fn select_with<S: Widen>(
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact((mask, live_bits(p.first, p.valid, items)), p, before, how & PARTITION != 0, tile_len, index) };
     // SAFETY: the whole block, after publishing the tile's aggregate.
-    let prefix = if SELECT_LOOKAHEAD_WARPS > 0 {
+    let prefix = if lookahead_warps::<S>() > 0 {
         // SAFETY: the tile's warps, after publishing the aggregate; the look-ahead warp hands over.
         unsafe { take_prefix(counts, (p, epoch, aggregate), smem, tile_words) }
     } else {

@@ -809,7 +809,7 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
-    blocks["select"] = select_lines() + select_ab_lines() + narrow_lines()
+    blocks["select"] = select_lines() + lookahead_lines() + select_ab_lines() + narrow_lines()
     blocks["run_length"] = select_lines(run_length=True) + narrow_lines(run_length=True)
     return blocks
 
@@ -1154,6 +1154,36 @@ def select_ab_lines():
             f"the CPU): " + "; ".join(parts) + "."]
 
 
+# The A/B that measured the look-ahead warp and the spaced status words (session 54): the build
+# the library now runs (`land_s4`) against the one before it (`main`), ours alone.
+LOOKAHEAD_AB = (ROOT / "docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab.csv", "land_s4", "main")
+
+
+def lookahead_lines():
+    """The look-ahead A/B's rows: each row's median over the rounds for the library's build and
+    the one before, every row PASS; the CUB figures above ran with the build before."""
+    f, now, before = LOOKAHEAD_AB
+    if not f.exists():
+        return []
+    rs = rows(f)
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    parts, seen = [], []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if key in seen:
+            continue
+        seen.append(key)
+        t = {b: [float(x["time_us_median"]) for x in rs if x["variant"] == b and (x["operation"], x["type"], x["keep"]) == key]
+             for b in (now, before)}
+        if t[now] and t[before]:
+            parts.append(f"`{key[0]}` `{key[1]}` {key[2]}: {span(t[now])} µs, before it {span(t[before])} µs")
+    k = max(int(r["round"]) for r in rs)
+    return [f"With the look-ahead warp and the status words 4 apart (session 54; `{f.relative_to(ROOT)}`, "
+            f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
+            f"the CPU; the rows with CUB above ran the build before it): " + "; ".join(parts) + "."]
+
+
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
 NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
@@ -1216,7 +1246,7 @@ def outputs(d):
     if text is not None:
         out[hist] = text
     sel = ROOT / "kernels/src/select.rs"
-    text = rewrite_measured(sel, select_lines() + select_ab_lines() + narrow_lines())
+    text = rewrite_measured(sel, select_lines() + lookahead_lines() + select_ab_lines() + narrow_lines())
     if text is not None:
         out[sel] = text
     rl = ROOT / "kernels/src/run_length.rs"

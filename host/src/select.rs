@@ -422,8 +422,8 @@ impl<'b, T: SelectElement> Select<'b, T> {
         // SAFETY: checked above: the range lies in the input (n ≥ 1 elements from `start`, 16-byte
         // aligned where `aligned` says so), the output holds n elements and is another buffer,
         // the flags (where read) n bytes from the same index, the count one word; the status
-        // array holds `tiles` words, zeroed at allocation, and the epoch is new on it; the grid
-        // and block are the kernel's Launch section's.
+        // array holds `tiles × SELECT_STATUS_SPACING` words, zeroed at allocation, and the epoch
+        // is new on it; the grid and block are the kernel's Launch section's.
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }
 

@@ -56,23 +56,40 @@ use crate::types::{Element, Sum};
 
 /// Threads per block of [`select()`] that load, flag, count and store the tile.
 pub const SELECT_THREADS: u32 = 256;
-/// Experiment (`exp/select-lookahead`): one more warp a block for the 32-bit types, the
-/// **look-ahead warp**, which looks back from the block's start while the others load and count
-/// the tile, so the chain's round trips overlap the tile's load (1: that warp; 0: warp 0 looks
-/// back after the count). The narrow types keep 256 threads (their 47 registers a thread would
-/// fit only 4 blocks of 288 an SM).
+/// Look-ahead warps a block of [`select()`] adds for the 32-bit types (1, or 0 for none): the
+/// **look-ahead warp** looks back from the block's start, while the tile's warps load and count,
+/// so the chain's round trips overlap the tile's load instead of following its count (with 0,
+/// warp 0 looks back after the count, as until session 54). The narrow types keep 256 threads:
+/// with their 47 registers a thread, blocks of 288 fit only 4 an SM (`select u8 lt:128` 4.3 %
+/// slower with the warp, spacing 1: `r54b`). On an H200 at 2^28 (interleaved rounds, each row
+/// the median of 20 launches, checked against the CPU; `docs/measurements/2026-12-01-h200/`
+/// `lookahead/`), with the status words 2 apart, the warp against none: `select i32 lt:500`
+/// 449.2–449.4 µs against 454.0–454.6, `lt:10` 322.2 against 339.7–339.9, `f32 lt:10`
+/// 322.3–322.7 against 340.1–340.3, `unique i32 run:1` 593.1 against 599.9, `partition i32
+/// lt:500` 596.1–597.0 against 592.8 (`r54c`; `r54b` the same within 0.5 %).
 pub const SELECT_LOOKAHEAD_WARPS: u32 = 1;
 /// Look-ahead warps of `select::<T>`: [`SELECT_LOOKAHEAD_WARPS`] for a 32-bit type, 0 for a
 /// narrow one.
 pub const fn lookahead_warps<T: Widen>() -> u32 {
     if T::NARROW { 0 } else { SELECT_LOOKAHEAD_WARPS }
 }
-/// Threads `select::<T>` is launched with: the tile's and its look-ahead warp's.
+/// Threads `select::<T>` is launched with: the tile's [`SELECT_THREADS`] and its look-ahead
+/// warp's 32 (288 for `i32`, `u32`, `f32`; 256 for `u8`, `u16`).
 pub const fn select_block<T: Widen>() -> u32 {
     SELECT_THREADS + 32 * lookahead_warps::<T>()
 }
-/// Experiment: tile `t`'s status word at `status[t × SELECT_STATUS_SPACING]`.
-pub const SELECT_STATUS_SPACING: usize = 2;
+/// Tile `t`'s status word lies at `status[t × SELECT_STATUS_SPACING]` (8-byte words: 4 puts
+/// each tile's word in a 32-byte sector of its own, where 4 tiles shared one), so a tile's
+/// publications and its successors' polls of other tiles stop meeting in one sector. The
+/// host allocates `tiles × SELECT_STATUS_SPACING` words. On an H200 at 2^28 (as above), 1 / 2 /
+/// **4** with the look-ahead warp (1: `r54b`, 2 and 4: `r54c`): `select i32 lt:500`
+/// 465.6–465.7 / 449.2–449.4 / **440.4–441.3** µs, `lt:10` 338.9–339.1 / 322.2 /
+/// **322.6–324.3**, `f32 lt:500` – / 447.6–449.6 / **440.4–440.8**, `partition i32 lt:500`
+/// 616.0–617.6 / 596.1–597.0 / **585.5–585.9**, `unique i32 run:1` 612.3–612.4 / 593.1 /
+/// **581.2**, `select u8 lt:128` (no look-ahead warp) 300.3 (1) / 300.7 / **299.6**; without
+/// the warp, 2 against 1 (main): 2.0–5.5 % faster in every 32-bit row of `r54a` and `r54b`.
+/// 8 is not tried.
+pub const SELECT_STATUS_SPACING: usize = 4;
 /// The named barrier of the tile's warps (the look-ahead warp not among them).
 const TILE_BARRIER: u32 = 1;
 /// The named barrier where the look-ahead warp hands the prefix to the tile's warps.
@@ -1005,7 +1022,10 @@ kernel! {
     /// store consecutive elements: each warp's stores cover whole lines.
     ///
     /// # Execution
-    /// Block [`SELECT_THREADS`] (256), tile of [`select_tile`] elements (7168 of 32 bits).
+    /// Block [`select_block`]: the tile's [`SELECT_THREADS`] (256) and, for the 32-bit types,
+    /// one look-ahead warp (threads 256–287; [`SELECT_LOOKAHEAD_WARPS`]); tile of
+    /// [`select_tile`] elements (7168 of 32 bits). The tile's warps meet at a named barrier of
+    /// their own (`bar.sync 1, 256`; `__syncthreads()` without the look-ahead warp).
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load** the tile into shared memory: striped 16-byte `cp.async` copies (evict
     ///    first), the last tile (or a misaligned input) through registers; a narrow type
@@ -1076,11 +1096,23 @@ kernel! {
     ///    plain stores' `select i32 flags` waiting longer on memory and barriers with 23 %
     ///    fewer instructions, and their `run_length i32 run:16` 2 % faster there:
     ///    `index-by-store-ncu/`.)
-    /// 6. **Look back** (warp 0, `scan::lookback`'s `look_back` on counts): the kept elements
-    ///    of the tiles before; publish the inclusive prefix; barrier. The step that bounds
-    ///    `select` now: at `lt:10` 47 % of the warps' stall samples are this barrier (the
-    ///    block's other warps waiting for warp 0's look-back, about half a block's life, with
-    ///    the tile's shared memory held and no load in flight). Two ways to shorten it lost on
+    /// 6. **Look back** (`scan::lookback`'s `look_back` on counts, tile `t`'s status word at
+    ///    `status[t ×` [`SELECT_STATUS_SPACING`]`]`): the kept elements of the tiles before. The
+    ///    **look-ahead warp** does it from the block's start, once its tile's copies are issued
+    ///    (while the tile's warps wait on them, flag and count), leaves the prefix in a control
+    ///    word and meets the tile's warps at a second named barrier (`bar.sync 2, 288`); thread
+    ///    0 then publishes the inclusive prefix. The narrow types (no look-ahead warp): warp 0
+    ///    after the compaction, then a barrier. With the warp and the words 4 apart, on the
+    ///    H200 at 2^28 (`docs/measurements/2026-12-01-h200/lookahead/r54c`, main's build in the
+    ///    same rounds): `select i32 lt:500` 440.4–441.3 µs against 463.5–464.8, `lt:10`
+    ///    322.6–324.3 against 358.2–359.3, `f32 lt:500` 440.4–440.8 against 463.8–464.9, `f32
+    ///    lt:10` 321.4–322.3 against 359.6–359.7, `partition i32 lt:500` 585.5–585.9 against
+    ///    602.8–603.6, `unique i32 run:1` 581.2 against 615.8. Against a copy of the same bytes in
+    ///    that call (392.2–392.3, 269.1–269.7, 393.9–394.3, 268.9–270.2 µs): 1.12× at half kept,
+    ///    1.19–1.20× at 1 % kept. Before it, this step bounded `select`: at `lt:10` 47 % of
+    ///    the warps' stall samples were its barrier (the block's other warps waiting for warp
+    ///    0's look-back, about half a block's life, with the tile's shared memory held and no
+    ///    load in flight; session 49, `select-early/`). Two ways to shorten it lost on
     ///    the H200 at 2^28 (`select-early/`): warp 0 looking back before its own compaction,
     ///    5–15 % slower; 2 or 4 windows of predecessors read a round trip, 1.5–4.5 % slower.
     ///    What the chain costs: with no look-back at all (a decomposition whose tiles store at
@@ -1097,7 +1129,7 @@ kernel! {
     ///    round of session 52's A/B: `select-hints/`, branch `exp/select-stream-store`.)
     ///
     /// # Launch
-    /// Grid `ceil(n / select_tile::<T>())`, block exactly [`SELECT_THREADS`] (traps
+    /// Grid `ceil(n / select_tile::<T>())`, block exactly [`select_block::<T>()`] (traps
     /// otherwise); static shared memory `(7168 + 36) × 4` bytes (the tile, the counts, the
     /// prefix) and `7168 × 2` (the indices).
     ///
@@ -1105,8 +1137,8 @@ kernel! {
     /// `input` and `output` hold `n ≥ 1` elements each and do not overlap; `input` is 16-byte
     /// aligned where `aligned` is 1 (else any alignment of `T`); `flags` holds `n` bytes where
     /// `how` is [`FLAGGED`] (else it is never read); `how` is [`IF`], [`FLAGGED`], [`UNIQUE`],
-    /// or [`IF`] or [`FLAGGED`] plus [`PARTITION`]; `status` holds `gridDim.x` words, zeroed
-    /// or written by launches with other epochs; `epoch` is in `1..=index::MAX_EPOCH`, new on
+    /// or [`IF`] or [`FLAGGED`] plus [`PARTITION`]; `status` holds `gridDim.x ×`
+    /// [`SELECT_STATUS_SPACING`] words, zeroed or written by launches with other epochs; `epoch` is in `1..=index::MAX_EPOCH`, new on
     /// this status array since it was zeroed; `n < 2^32`.
     ///
     /// # Safety
@@ -1116,6 +1148,7 @@ kernel! {
     ///
     /// # Measured
     /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-hints/select.csv`, commit 0fa6650; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/select-hints/select_torch.csv`): `select` `i32` lt:500: 465.1 µs (71.9 % of the bound), CUB 828.5 µs (1.78×); PyTorch 2102.4 µs; `select` `i32` lt:10: 359.8 µs (62.6 % of the bound), CUB 703.9 µs (1.96×); PyTorch 1096.3 µs; `select` `f32` lt:500: 464.2 µs (72.1 % of the bound), CUB 827.6 µs (1.78×); PyTorch 2098.7 µs; `select` `f32` lt:10: 358.8 µs (62.8 % of the bound), CUB 702.7 µs (1.96×); PyTorch 1090.0 µs; `select` `i32` flags: 556.0 µs (70.2 % of the bound), CUB 779.2 µs (1.40×); `partition` `i32` lt:500: 604.8 µs (73.7 % of the bound), CUB 939.2 µs (1.55×); `partition` `f32` flags: 690.0 µs (72.7 % of the bound), CUB 911.2 µs (1.32×); `unique` `i32` run:1: 616.5 µs (72.3 % of the bound), CUB 757.5 µs (1.23×); PyTorch 914.7 µs; `unique` `i32` run:16: 378.6 µs (62.6 % of the bound), CUB 506.3 µs (1.34×); PyTorch 636.8 µs; `unique` `i32` run:1024: 365.4 µs (61.1 % of the bound), CUB 477.9 µs (1.31×); PyTorch 612.3 µs; `unique` `f32` run:16: 378.8 µs (62.6 % of the bound), CUB 501.8 µs (1.32×); PyTorch 636.9 µs.
+    /// With the look-ahead warp and the status words 4 apart (session 54; `docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab.csv`, up to 2 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU; the rows with CUB above ran the build before it): `select` `i32` lt:500: 440.4–441.3 µs, before it 463.5–464.8 µs; `select` `i32` lt:10: 322.6–324.3 µs, before it 358.2–359.3 µs; `select` `f32` lt:500: 440.4–440.8 µs, before it 463.8–464.9 µs; `select` `f32` lt:10: 321.4–322.3 µs, before it 359.6–359.7 µs; `partition` `i32` lt:500: 585.5–585.9 µs, before it 602.8–603.6 µs; `unique` `i32` run:1: 581.2 µs, before it 615.8 µs; `select` `u8` lt:128: 299.6 µs, before it 299.1 µs.
     /// The other rows of the A/B of builds that measured step 4b's L2 prefetch (`docs/measurements/2026-12-01-h200/select-hints/ab_all.csv`, up to 3 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU): `select` `u8` lt:128: 299.1–299.8 µs, before it 324.8–325.9 µs; `select` `u16` lt:500: 322.1–322.6 µs, before it 376.8–378.6 µs; `partition` `u8` lt:128: 422.3–422.4 µs, before it 434.1–434.3 µs; `unique` `u16` run:16: 287.5–287.7 µs, before it 333.4 µs.
     /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/narrow.csv`, commit 3017e8c; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 299.1 µs (28.0 % of the bound), CUB 610.1 µs (2.04×, 1 round); `select` `u8` lt:3: 258.8 µs (21.8 % of the bound), CUB 569.5 µs (2.20×, 1 round); `select` `u16` lt:500: 322.3 µs (51.9 % of the bound), CUB 579.0 µs (1.80×, 1 round); `select` `u16` lt:10: 282.6 µs (39.9 % of the bound), CUB 498.9 µs (1.76×, 1 round); `select` `u8` flags: 337.2 µs (41.3 % of the bound), CUB 588.9 µs (1.75×, 1 round); `partition` `u8` lt:128: 422.7 µs (26.4 % of the bound), CUB 702.4 µs (1.66×, 1 round); `partition` `u16` flags: 483.0 µs (57.7 % of the bound), CUB 766.5 µs (1.59×, 1 round); `unique` `u8` run:1: 349.2 µs (31.9 % of the bound), CUB 491.2 µs (1.41×, 1 round); `unique` `u16` run:16: 287.6 µs (41.2 % of the bound), CUB 431.1 µs (1.50×, 1 round).
     pub unsafe fn select<T: Widen>(

@@ -1126,6 +1126,27 @@ def select_lines(run_length=False):
 SELECT_AB = ("pfmore", "main")
 
 
+def ab_parts(f, now, before, leave_out=lambda key: False):
+    """The rows of an A/B of builds (`f`: scripts/gpu/builds_ab.sh's CSV), in order of
+    appearance, as "`op` `type` keep: now µs, before it before µs" (each the range of the round
+    medians), leaving out the (operation, type, keep) keys `leave_out` names; and the rounds.
+    Every row PASS, or the script stops."""
+    rs = rows(f)
+    if any(r["verdict"] != "PASS" for r in rs):
+        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
+    parts, seen = [], []
+    for r in rs:
+        key = (r["operation"], r["type"], r["keep"])
+        if leave_out(key) or key in seen:
+            continue
+        seen.append(key)
+        t = {b: [float(x["time_us_median"]) for x in rs if x["variant"] == b and (x["operation"], x["type"], x["keep"]) == key]
+             for b in (now, before)}
+        if t[now] and t[before]:
+            parts.append(f"`{key[0]}` `{key[1]}` {key[2]}: {span(t[now])} µs, before it {span(t[before])} µs")
+    return parts, max(int(r["round"]) for r in rs)
+
+
 def select_ab_lines():
     """The A/B's rows that `SELECT_SET/select.csv` lacks (ours alone, no CUB in that run): each
     row's median over the rounds for the library's build and the one before, every row PASS."""
@@ -1133,22 +1154,9 @@ def select_ab_lines():
     if not f.exists():
         return []
     have = {(r["operation"], r["type"], r["keep"]) for r in rows(SELECT_SET / "select.csv")}
-    rs = rows(f)
-    if any(r["verdict"] != "PASS" for r in rs):
-        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
-    parts, seen = [], []
-    for r in rs:
-        key = (r["operation"], r["type"], r["keep"])
-        if key in have or key in seen or key[0] == "run_length":
-            continue
-        seen.append(key)
-        t = {b: [float(x["time_us_median"]) for x in rs if x["variant"] == b and (x["operation"], x["type"], x["keep"]) == key]
-             for b in (now, before)}
-        if t[now] and t[before]:
-            parts.append(f"`{key[0]}` `{key[1]}` {key[2]}: {span(t[now])} µs, before it {span(t[before])} µs")
+    parts, k = ab_parts(f, now, before, lambda key: key in have or key[0] == "run_length")
     if not parts:
         return []
-    k = max(int(r["round"]) for r in rs)
     return [f"The other rows of the A/B of builds that measured step 4b's L2 prefetch (`{f.relative_to(ROOT)}`, "
             f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
             f"the CPU): " + "; ".join(parts) + "."]
@@ -1165,20 +1173,7 @@ def lookahead_lines():
     f, now, before = LOOKAHEAD_AB
     if not f.exists():
         return []
-    rs = rows(f)
-    if any(r["verdict"] != "PASS" for r in rs):
-        raise SystemExit(f"docs_from_csv.py: a FAIL row in {f}")
-    parts, seen = [], []
-    for r in rs:
-        key = (r["operation"], r["type"], r["keep"])
-        if key in seen:
-            continue
-        seen.append(key)
-        t = {b: [float(x["time_us_median"]) for x in rs if x["variant"] == b and (x["operation"], x["type"], x["keep"]) == key]
-             for b in (now, before)}
-        if t[now] and t[before]:
-            parts.append(f"`{key[0]}` `{key[1]}` {key[2]}: {span(t[now])} µs, before it {span(t[before])} µs")
-    k = max(int(r["round"]) for r in rs)
+    parts, k = ab_parts(f, now, before)
     return [f"With the look-ahead warp and the status words 4 apart (session 54; `{f.relative_to(ROOT)}`, "
             f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
             f"the CPU; the rows with CUB above ran the build before it): " + "; ".join(parts) + "."]

@@ -770,17 +770,13 @@ unsafe fn scan_tile<
     if block_dim_x() as usize != THREADS {
         trap("lookback launched with a block size other than the one it was compiled for");
     }
-    let tile_words = THREADS * 4 * ROWS;
-    let per = words::<T>();
+    let (tile_words, per) = (THREADS * 4 * ROWS, words::<T>());
     let tile_len = tile_words / per;
-    let tid = thread_idx_x() as usize;
-    let lane = thread_idx_x() % WARP_SIZE;
-    let warp = tid / WARP_SIZE as usize;
-    let n = n as usize;
+    let (tid, lane) = (thread_idx_x() as usize, thread_idx_x() % WARP_SIZE);
+    let (warp, n) = (tid / WARP_SIZE as usize, n as usize);
     // 1. The tile: blockIdx.x (see "Tile order" in `lookback`'s docs).
     let tile = block_idx_x() as usize;
-    let base = tile * tile_len;
-    let full = base + tile_len <= n;
+    let (base, full) = (tile * tile_len, (tile + 1) * tile_len <= n);
     let t = TileThread { tid, lane, warp, tile, ctrl: tile_words };
     // The buffers as 32-bit words, for the 16-byte copies and stores.
     let (src, dst) = (input.cast::<W>(), output.cast::<W>());
@@ -791,9 +787,8 @@ unsafe fn scan_tile<
         let c = striped_chunk(tid, r, THREADS);
         if full {
             let from = src.wrapping_offset(base * per + c);
-            // SAFETY: the chunk's elements are < n; both addresses 16-byte aligned (16-byte
-            // aligned buffers, c a multiple of 4 words); this thread's chunk, untouched until
-            // the wait.
+            // SAFETY: the chunk's elements are < n; 16-byte aligned (aligned buffers, c a multiple
+            // of 4 words); this thread's chunk, untouched until the wait.
             unsafe {
                 if HINTS & HINT_EVICT_FIRST != 0 {
                     smem.copy_async_v4_evict_first(c, from, policy)
@@ -813,25 +808,17 @@ unsafe fn scan_tile<
     sync_threads();
     // 3.–6. SAFETY: the caller's guarantees, in the phases' order, by every thread.
     let prefix = unsafe { scan_loaded_tile::<T, O, W, THREADS, ROWS, SLEEP_NS>(t, smem, status, epoch, exclusive) };
-
     // 7. Store: striped chunks plus the tile's prefix.
     for r in 0..ROWS {
         let c = striped_chunk(tid, r, THREADS);
         // SAFETY: written before the barrier.
         let v = unpack::<T, W>(unsafe { smem.read_v4(c) });
-        let out = pack::<T, W>([
-            O::combine(v[0], prefix),
-            O::combine(v[1], prefix),
-            O::combine(v[2], prefix),
-            O::combine(v[3], prefix),
-        ]);
+        let out = pack::<T, W>(v.map(|x| O::combine(x, prefix)));
         if full && HINTS & HINT_STREAM_STORE != 0 {
-            // SAFETY: the chunk's elements are < n; 16-byte aligned global memory; this
-            // thread's 16 bytes.
+            // SAFETY: the chunk's elements are < n; 16-byte aligned; this thread's 16 bytes.
             unsafe { dst.store_v4_streaming(base * per + c, out) };
         } else if full {
-            // SAFETY: the chunk's elements are < n; 16-byte aligned; these 16 bytes are this
-            // thread's.
+            // SAFETY: the chunk's elements are < n; 16-byte aligned; this thread's 16 bytes.
             unsafe { dst.store_v4(base * per + c, out) };
         } else {
             // SAFETY: output holds n elements; these elements are this thread's.

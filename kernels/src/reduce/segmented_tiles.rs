@@ -159,14 +159,8 @@ pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     let (lo, hi) = tile_bounds(start, end, b - first, tile);
     // SAFETY: lo..hi lies within the segment, so within the input; tid < blockDim.
     let mine = unsafe {
-        thread_fold_v128::<T, F>(
-            g_idata.offset(lo as usize),
-            hi - lo,
-            lo - start,
-            tid,
-            block_dim_x(),
-            last_trip::<T, F>(),
-        )
+        let (from, len, skip) = (g_idata.offset(lo as usize), hi - lo, lo - start);
+        thread_fold_v128::<T, F>(from, len, skip, tid, block_dim_x(), last_trip::<T, F>())
     };
     // SAFETY: every thread of the block gets here; the block is whole warps, at most 1024.
     let total = unsafe { F::block(mine, slots) };

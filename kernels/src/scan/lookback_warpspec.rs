@@ -758,6 +758,29 @@ unsafe fn compute<
     }
 }
 
+/// The tuning shape's rules, checked when a shape is compiled (no code): whole warps within a
+/// block of 1024 threads, a conflict-free row count, a ring with a stage free to load, and
+/// look-ahead warps that divide the stages.
+#[inline(always)]
+fn shape_is_valid<
+    const WARPS: usize,
+    const ROWS: usize,
+    const STAGES: usize,
+    const AHEAD: usize,
+    const LOOKAHEADS: usize,
+>() {
+    const {
+        assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
+        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
+        assert!(STAGES >= 3, "a ring of at least 3 stages: one loading, one reduced ahead, one scanned");
+        assert!(AHEAD + 2 <= STAGES, "reduce 1 to STAGES - 2 uses ahead (0: STAGES - 2): a stage stays free to load");
+        assert!(
+            LOOKAHEADS >= 1 && STAGES.is_multiple_of(LOOKAHEADS) && WARPS + 1 + LOOKAHEADS <= 32,
+            "look-ahead warps: at least one, dividing the stages (each stage's barriers belong to one of them)"
+        );
+    };
+}
+
 /// The body of every warp-specialized scan: a persistent block of `WARPS + 1 + LOOKAHEADS` warps
 /// whose roles run in parallel over a ring of `STAGES` tiles, as [`lookback_warpspec`] describes.
 /// The compute warps reduce `AHEAD` uses ahead of their scan (0: `STAGES - 2`, at least one, every
@@ -794,16 +817,7 @@ unsafe fn warpspec<
     epoch: u32,
     exclusive: u32,
 ) {
-    const {
-        assert!(WARPS >= 1 && WARPS <= 30, "1 to 30 compute warps (with two more, at most 1024 threads)");
-        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
-        assert!(STAGES >= 3, "a ring of at least 3 stages: one loading, one reduced ahead, one scanned");
-        assert!(AHEAD + 2 <= STAGES, "reduce 1 to STAGES - 2 uses ahead (0: STAGES - 2): a stage stays free to load");
-        assert!(
-            LOOKAHEADS >= 1 && STAGES.is_multiple_of(LOOKAHEADS) && WARPS + 1 + LOOKAHEADS <= 32,
-            "look-ahead warps: at least one, dividing the stages (each stage's barriers belong to one of them)"
-        );
-    };
+    shape_is_valid::<WARPS, ROWS, STAGES, AHEAD, LOOKAHEADS>();
     let threads = (WARPS + 1 + LOOKAHEADS) * WARP_SIZE as usize;
     if block_dim_x() as usize != threads {
         trap("lookback_warpspec launched with a block size other than the one it was compiled for");

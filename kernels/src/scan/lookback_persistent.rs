@@ -1,5 +1,5 @@
 use super::index::{stage_of, striped_chunk, ticket_of, ticket_restart};
-use super::lookback::{CTRL_WORDS, Status, TileThread, load_chunk_guarded, scan_loaded_tile};
+use super::lookback::{CTRL_WORDS, LOOKBACK_SLEEP_NS, Status, TileThread, load_chunk_guarded, scan_loaded_tile};
 use super::lookback_bulk::store_tile;
 use crate::device::atomic::{atomic_add_u64, atomic_cas_u64, load_relaxed_u64};
 use crate::device::bulk::{Mbarrier, bulk_wait_read, fence_proxy_async};
@@ -9,6 +9,7 @@ use crate::device::thread::{block_dim_x, sync_threads, thread_idx_x};
 use crate::device::warp::sync_warp;
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::scan::index::blocked_is_conflict_free;
+use crate::types::Sum;
 use crate::{kernel, static_shared};
 
 // ---------------------------------------------------------------------------------------
@@ -129,6 +130,17 @@ unsafe fn produce<const STAGES: usize, const BULK_STORE: bool>(
     }
 }
 
+/// The shape's rules, checked when a shape is compiled (no code): whole warps within 1024
+/// threads, a conflict-free row count, 2 or 3 stages whose tickets fit the control words.
+#[inline(always)]
+fn shape_is_valid<const THREADS: usize, const ROWS: usize, const STAGES: usize>() {
+    const {
+        assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
+        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
+        assert!(STAGES >= 2 && TICKET_SLOT + STAGES <= CTRL_WORDS, "2 to 3 stages");
+    };
+}
+
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -148,11 +160,7 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
     smem: Shared<i32>,
     bars: Shared<u64>,
 ) {
-    const {
-        assert!(THREADS.is_multiple_of(WARP_SIZE as usize) && THREADS <= 1024, "whole warps, at most 1024 threads");
-        assert!(blocked_is_conflict_free(4 * ROWS), "an odd number of 16-byte chunks per thread");
-        assert!(STAGES >= 2 && TICKET_SLOT + STAGES <= CTRL_WORDS, "2 to 3 stages");
-    };
+    shape_is_valid::<THREADS, ROWS, STAGES>();
     if block_dim_x() as usize != THREADS {
         trap("lookback_persistent launched with a block size other than the one it was compiled for");
     }
@@ -219,18 +227,13 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
             }
             sync_threads();
         }
-        let lane = thread_idx_x() % WARP_SIZE;
-        let t = TileThread { tid, lane, warp: tid / WARP_SIZE as usize, tile, ctrl: ctrl - stage * tile_len };
+        let (lane, warp) = (thread_idx_x() % WARP_SIZE, tid / WARP_SIZE as usize);
+        let t = TileThread { tid, lane, warp, tile, ctrl: ctrl - stage * tile_len };
         // 4.–7. `lookback`'s phases 3–6 on this stage. SAFETY: the tile is loaded and visible
         // (barrier above); every thread runs every phase.
         let prefix = unsafe {
-            scan_loaded_tile::<i32, crate::types::Sum, i32, THREADS, ROWS, { super::lookback::LOOKBACK_SLEEP_NS }>(
-                t,
-                buf,
-                Status::packed(status),
-                epoch,
-                exclusive,
-            )
+            let counts = Status::packed(status);
+            scan_loaded_tile::<i32, Sum, i32, THREADS, ROWS, LOOKBACK_SLEEP_NS>(t, buf, counts, epoch, exclusive)
         };
         // 8. Store.
         // SAFETY: this thread's chunks of the scanned tile; output holds n elements.

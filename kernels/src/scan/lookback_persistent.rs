@@ -141,6 +141,31 @@ fn shape_is_valid<const THREADS: usize, const ROWS: usize, const STAGES: usize>(
     };
 }
 
+/// Step 1 of [`scan_tiles`], thread 0's: one barrier per stage, then the loads of the first
+/// `STAGES − 1` tiles.
+///
+/// # Safety
+/// Thread 0 alone, before any barrier or buffer is used; as for [`produce`].
+#[inline(always)]
+unsafe fn start_stages<const STAGES: usize, const BULK_STORE: bool>(
+    producer: &mut Producer,
+    smem: Shared<i32>,
+    bars: Shared<u64>,
+    input: Global<i32>,
+    counter: GlobalMut<u64>,
+    shape: (usize, usize, u32, u64),
+) {
+    for s in 0..STAGES {
+        // SAFETY: s < STAGES = the barrier array's length; nobody else touches it yet.
+        unsafe { Mbarrier::at(bars, s).init(1) };
+    }
+    fence_proxy_async();
+    for _ in 0..STAGES - 1 {
+        // SAFETY: thread 0, before any buffer is used.
+        unsafe { produce::<STAGES, BULK_STORE>(producer, smem, bars, input, counter, shape) };
+    }
+}
+
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -174,17 +199,10 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
     let mut producer = Producer { drawn: 0, exhausted: false };
     // 1. Thread 0 sets up one barrier per stage and starts the loads of the first stages.
     if tid == 0 {
-        for s in 0..STAGES {
-            // SAFETY: s < STAGES = the barrier array's length; nobody else touches it yet.
-            unsafe { Mbarrier::at(bars, s).init(1) };
-        }
-        fence_proxy_async();
-        for _ in 0..STAGES - 1 {
-            // SAFETY: thread 0, before any buffer is used.
-            unsafe {
-                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
-            };
-        }
+        // SAFETY: thread 0, before any barrier or buffer is used.
+        unsafe {
+            start_stages::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
+        };
     }
     // Warp 0 converges before the barrier: `bar.sync` is `.aligned` (every lane of a warp at the
     // same barrier together), and thread 0 ran loops (its ticket, its waits) alone.

@@ -166,6 +166,27 @@ unsafe fn start_stages<const STAGES: usize, const BULK_STORE: bool>(
     }
 }
 
+/// Step 2 of [`scan_tiles`], thread 0's wait: for stage `stage`'s tile (its ticket in the
+/// control words after `ctrl`), where whole, the stage's barrier in phase `parity` (its bytes
+/// arrived); a partial or no tile has no bytes to wait for.
+///
+/// # Safety
+/// Thread 0, after its `produce` for this stage wrote the ticket slot; the barrier initialised.
+#[inline(always)]
+unsafe fn wait_stage(
+    smem: Shared<i32>,
+    bars: Shared<u64>,
+    (ctrl, stage, parity): (usize, usize, u32),
+    (n, tile_len): (usize, usize),
+) {
+    // SAFETY: this stage's ticket slot, written by thread 0 itself.
+    let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
+    if (tile + 1) * tile_len <= n {
+        // SAFETY: an initialised barrier whose current phase is this tile's load.
+        unsafe { Mbarrier::at(bars, stage).wait_parity(parity) };
+    }
+}
+
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -216,13 +237,8 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
             // SAFETY: thread 0; the stage it fills was released by the previous iteration's
             // last barrier (and its bulk store's read, which produce waits for).
             unsafe {
-                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy))
-            };
-            // SAFETY: this stage's ticket slot, written by thread 0 itself.
-            let tile = unsafe { smem.read(ctrl + TICKET_SLOT + stage) } as usize;
-            if (tile + 1) * tile_len <= n {
-                // SAFETY: an initialised barrier whose current phase is this tile's load.
-                unsafe { Mbarrier::at(bars, stage).wait_parity(parity) };
+                produce::<STAGES, BULK_STORE>(&mut producer, smem, bars, input, counter, (n, tile_len, epoch, policy));
+                wait_stage(smem, bars, (ctrl, stage, parity), (n, tile_len));
             }
         }
         sync_warp(FULL_MASK);

@@ -187,6 +187,26 @@ unsafe fn wait_stage(
     }
 }
 
+/// Step 3 of [`scan_tiles`]: the partial last tile (from element `base`), this thread's striped
+/// chunks through registers, zeros past `n`.
+///
+/// # Safety
+/// `input` holds `n` elements; `buf` holds the stage's tile; no other thread touches these
+/// chunks before the next barrier.
+#[inline(always)]
+unsafe fn load_partial_tile<const THREADS: usize, const ROWS: usize>(
+    buf: Shared<i32>,
+    input: Global<i32>,
+    (base, n): (usize, usize),
+    tid: usize,
+) {
+    for r in 0..ROWS {
+        let c = striped_chunk(tid, r, THREADS);
+        // SAFETY: input holds n elements; this thread's chunk of the stage.
+        unsafe { buf.write_v4(c, load_chunk_guarded(input, base + c, n)) };
+    }
+}
+
 /// The body of `lookback_persistent` and its tuning shapes: tiles of `THREADS × 4 × ROWS` elements
 /// drawn by ticket, `STAGES` of them in shared memory at once, the full ones loaded by the
 /// copy engine; `BULK_STORE` stores them with it too (else through registers, as `lookback`).
@@ -254,11 +274,8 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
         let full = base + tile_len <= n;
         // 3. The partial last tile: every thread loads its striped chunks, zeros past n.
         if !full {
-            for r in 0..ROWS {
-                let c = striped_chunk(tid, r, THREADS);
-                // SAFETY: input holds n elements; this thread's chunk of the stage.
-                unsafe { buf.write_v4(c, load_chunk_guarded(input, base + c, n)) };
-            }
+            // SAFETY: input holds n elements; this thread's chunks of the stage.
+            unsafe { load_partial_tile::<THREADS, ROWS>(buf, input, (base, n), tid) };
             sync_threads();
         }
         let (lane, warp) = (thread_idx_x() % WARP_SIZE, tid / WARP_SIZE as usize);
@@ -269,8 +286,7 @@ unsafe fn scan_tiles<const THREADS: usize, const ROWS: usize, const STAGES: usiz
             let counts = Status::packed(status);
             scan_loaded_tile::<i32, Sum, i32, THREADS, ROWS, LOOKBACK_SLEEP_NS>(t, buf, counts, epoch, exclusive)
         };
-        // 8. Store.
-        // SAFETY: this thread's chunks of the scanned tile; output holds n elements.
+        // 8. Store. SAFETY: this thread's chunks of the scanned tile; output holds n elements.
         unsafe { store_tile::<THREADS, ROWS, BULK_STORE>(buf, output, (base, n), prefix, full, policy) };
         k += 1;
     }

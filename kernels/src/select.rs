@@ -68,6 +68,9 @@ pub const SELECT_THREADS: u32 = 256;
 /// 322.3–322.7 against 340.1–340.3, `unique i32 run:1` 593.1 against 599.9, `partition i32
 /// lt:500` 596.1–597.0 against 592.8 (`r54c`; `r54b` the same within 0.5 %).
 pub const SELECT_LOOKAHEAD_WARPS: u32 = 1;
+const _: () = assert!(SELECT_LOOKAHEAD_WARPS <= 1, "one look-ahead warp at most: threads 256-287 look back");
+/// Threads at the hand-off barrier: the tile's and the one look-ahead warp's.
+const HANDOFF_THREADS: u32 = SELECT_THREADS + 32;
 /// Look-ahead warps of `select::<T>`: [`SELECT_LOOKAHEAD_WARPS`] for a 32-bit type, 0 for a
 /// narrow one.
 pub const fn lookahead_warps<T: Widen>() -> u32 {
@@ -98,7 +101,7 @@ const HANDOFF_BARRIER: u32 = 2;
 /// A barrier of the tile's warps alone: `bar.sync 1, 256` with a look-ahead warp, else
 /// `__syncthreads()`.
 #[inline(always)]
-pub(crate) fn sync_tile<S: Widen>() {
+fn sync_tile<S: Widen>() {
     if lookahead_warps::<S>() == 0 {
         sync_threads();
     } else {
@@ -718,7 +721,7 @@ unsafe fn look_ahead(counts: Status<u32>, (p, epoch): (Place, u32), smem: Shared
         unsafe { smem.write(tile_words + PREFIX_SLOT, prefix) };
     }
     // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
-    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_THREADS + 32) };
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, HANDOFF_THREADS) };
 }
 
 /// Step 6 with a look-ahead warp, the tile's side: the hand-off barrier, the prefix from the
@@ -734,7 +737,7 @@ unsafe fn take_prefix(
     tile_words: usize,
 ) -> usize {
     // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
-    unsafe { named_barrier_sync(HANDOFF_BARRIER, SELECT_THREADS + 32) };
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, HANDOFF_THREADS) };
     // SAFETY: written before the barrier.
     let prefix = unsafe { smem.read(tile_words + PREFIX_SLOT) };
     if p.tid == 0 && p.tile > 0 {

@@ -92,7 +92,7 @@ pub const fn select_block<T: Widen>() -> u32 {
 /// **581.2**, `select u8 lt:128` (no look-ahead warp) 300.3 (1) / 300.7 / **299.6**; without
 /// the warp, 2 against 1 (main): 2.0–5.5 % faster in every 32-bit row of `r54a` and `r54b`.
 /// 8 is not tried.
-pub const SELECT_STATUS_SPACING: usize = 4;
+pub const SELECT_STATUS_SPACING: usize = 8;
 /// The named barrier of the tile's warps (the look-ahead warp not among them).
 const TILE_BARRIER: u32 = 1;
 /// The named barrier where the look-ahead warp hands the prefix to the tile's warps.
@@ -141,6 +141,23 @@ pub(crate) const PREFIX_SLOT: usize = 32;
 /// 1028.9–1030.1 / 901.5–903.5, but at 330 `run_length i32 run:16` 402.0–402.2 against
 /// 397.5 (`r52d`: run_length's distance alone, 2 rounds; branch `exp/run-length-distance`).
 pub const SELECT_PREFETCH_TILES: usize = 495;
+/// A tile of [`select()`] asks L2 for tile + [`SELECT_PREFETCH_TILES`] (step 4b) only where it
+/// writes at least `1 / SELECT_PREFETCH_SHARE` of its elements ([`prefetch_pays`]).
+pub const SELECT_PREFETCH_SHARE: usize = 8;
+
+/// Does step 4b pay for a tile that writes `written` of its `valid` elements: at least one in
+/// [`SELECT_PREFETCH_SHARE`]? (A partition writes them all.)
+///
+/// ```
+/// # use reduce_scan_kernels::select::{SELECT_PREFETCH_SHARE, prefetch_pays};
+/// assert!(prefetch_pays(7168, 7168) && !prefetch_pays(0, 7168));
+/// assert!(prefetch_pays(7168 / SELECT_PREFETCH_SHARE, 7168));
+/// assert!(!prefetch_pays(7168 / SELECT_PREFETCH_SHARE - 1, 7168));
+/// ```
+#[inline(always)]
+pub fn prefetch_pays(written: usize, valid: usize) -> bool {
+    written * SELECT_PREFETCH_SHARE >= valid
+}
 
 /// Elements of `T` per tile (per block): 7168 of 32 bits (the narrow types' too, widened).
 pub const fn select_tile<T: Widen>() -> u32 {
@@ -876,9 +893,13 @@ unsafe fn select_with<S: Widen>(
         // SAFETY: tile < gridDim.x, the status array's length; one thread, the aggregate first.
         unsafe { counts.publish(tile, epoch, flag, aggregate) };
     }
-    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load.
-    // SAFETY: the input holds n elements; whole tiles in the input only.
-    unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
+    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load,
+    // where this tile writes enough for that to pay.
+    let written = if how & PARTITION != 0 { p.valid } else { aggregate as usize };
+    if prefetch_pays(written, p.valid) {
+        // SAFETY: the input holds n elements; whole tiles in the input only.
+        unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
+    }
     // 5. Compact the selected elements' indices.
     let before = (warp_offset + incl - count) as usize;
     // SAFETY: after the barrier; distinct ranks.

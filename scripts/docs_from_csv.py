@@ -809,7 +809,7 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
-    blocks["select"] = select_lines() + lookahead_lines() + select_ab_lines() + narrow_lines()
+    blocks["select"] = select_lines() + lookahead_lines() + adaptive_lines() + select_ab_lines() + narrow_lines()
     blocks["run_length"] = select_lines(run_length=True) + narrow_lines(run_length=True)
     return blocks
 
@@ -1179,6 +1179,25 @@ def lookahead_lines():
             f"the CPU; the rows with CUB above ran the build before it): " + "; ".join(parts) + "."]
 
 
+# The A/B that measured step 4b only where a tile writes a quarter of its elements, and the
+# status words 8 apart (session 55): the build the library now runs (`ad4`) against the one
+# before it (`main`), ours alone.
+ADAPTIVE_AB = (ROOT / "docs/measurements/2026-12-01-h200/datapath/r55c/ab/ab.csv", "ad4", "main")
+
+
+def adaptive_lines():
+    """The session-55 A/B's rows: each row's median over the rounds for the library's build and
+    the one before, every row PASS; the CUB figures above ran with an earlier build."""
+    f, now, before = ADAPTIVE_AB
+    if not f.exists():
+        return []
+    parts, k = ab_parts(f, now, before)
+    return [f"With step 4b's prefetch only where a tile writes a quarter of its elements and the status words 8 "
+            f"apart (session 55; `{f.relative_to(ROOT)}`, up to {k} interleaved rounds, ours alone, each the median "
+            f"of 20 launches, every row checked against the CPU; `lt:100` and `lt:200` keep 10 % and 20 %): "
+            + "; ".join(parts) + "."]
+
+
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
 NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
@@ -1241,7 +1260,7 @@ def outputs(d):
     if text is not None:
         out[hist] = text
     sel = ROOT / "kernels/src/select.rs"
-    text = rewrite_measured(sel, select_lines() + lookahead_lines() + select_ab_lines() + narrow_lines())
+    text = rewrite_measured(sel, select_lines() + lookahead_lines() + adaptive_lines() + select_ab_lines() + narrow_lines())
     if text is not None:
         out[sel] = text
     rl = ROOT / "kernels/src/run_length.rs"

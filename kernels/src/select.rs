@@ -85,13 +85,17 @@ pub const fn select_block<T: Widen>() -> u32 {
 /// each tile's word in a 32-byte sector of its own, where 4 tiles shared one), so a tile's
 /// publications and its successors' polls of other tiles stop meeting in one sector. The
 /// host allocates `tiles × SELECT_STATUS_SPACING` words. On an H200 at 2^28 (as above), 1 / 2 /
-/// **4** with the look-ahead warp (1: `r54b`, 2 and 4: `r54c`): `select i32 lt:500`
-/// 465.6–465.7 / 449.2–449.4 / **440.4–441.3** µs, `lt:10` 338.9–339.1 / 322.2 /
-/// **322.6–324.3**, `f32 lt:500` – / 447.6–449.6 / **440.4–440.8**, `partition i32 lt:500`
-/// 616.0–617.6 / 596.1–597.0 / **585.5–585.9**, `unique i32 run:1` 612.3–612.4 / 593.1 /
-/// **581.2**, `select u8 lt:128` (no look-ahead warp) 300.3 (1) / 300.7 / **299.6**; without
-/// the warp, 2 against 1 (main): 2.0–5.5 % faster in every 32-bit row of `r54a` and `r54b`.
-/// 8 is not tried.
+/// 4 with the look-ahead warp (1: `r54b`, 2 and 4: `r54c`): `select i32 lt:500`
+/// 465.6–465.7 / 449.2–449.4 / 440.4–441.3 µs, `lt:10` 338.9–339.1 / 322.2 / 322.6–324.3,
+/// `f32 lt:500` – / 447.6–449.6 / 440.4–440.8, `partition i32 lt:500` 616.0–617.6 /
+/// 596.1–597.0 / 585.5–585.9, `unique i32 run:1` 612.3–612.4 / 593.1 / 581.2, `select u8
+/// lt:128` (no look-ahead warp) 300.3 (1) / 300.7 / 299.6; without the warp, 2 against 1:
+/// 2.0–5.5 % faster in every 32-bit row of `r54a` and `r54b`. **8** against 4 (session 55,
+/// `docs/measurements/2026-12-01-h200/datapath/r55a` and `r55b`, 2 rounds each, the same
+/// build but this constant): `select i32 lt:500` 432.4–433.2 and 432.6–433.1 µs against
+/// 439.8–440.0 and 440.0–440.9, `lt:10` 317.2–320.3 and 319.7–319.9 against 322.4–323.8 and
+/// 323.7–324.8, `partition i32 lt:500` −0.7 and −0.9 %, `unique i32 run:1` −0.8 % both times,
+/// but `select u8 lt:128` +0.9 and +0.7 % (302.5–302.7 against 300.3–300.6 in `r55b`).
 pub const SELECT_STATUS_SPACING: usize = 8;
 /// The named barrier of the tile's warps (the look-ahead warp not among them).
 const TILE_BARRIER: u32 = 1;
@@ -142,8 +146,21 @@ pub(crate) const PREFIX_SLOT: usize = 32;
 /// 397.5 (`r52d`: run_length's distance alone, 2 rounds; branch `exp/run-length-distance`).
 pub const SELECT_PREFETCH_TILES: usize = 495;
 /// A tile of [`select()`] asks L2 for tile + [`SELECT_PREFETCH_TILES`] (step 4b) only where it
-/// writes at least `1 / SELECT_PREFETCH_SHARE` of its elements ([`prefetch_pays`]).
-pub const SELECT_PREFETCH_SHARE: usize = 8;
+/// writes at least `1 / SELECT_PREFETCH_SHARE` of its elements ([`prefetch_pays`]): a quarter.
+/// The prefetch doubles the requests L2 serves (ncu at `lt:10`: L2 88.5 % busy, DRAM 69.5 %;
+/// `docs/measurements/2026-12-01-h200/datapath/r55a/`), which costs where a tile writes little
+/// and pays where it writes much. On an H200 at 2^28 (`datapath/r55c/ab/ab.csv`, 2 interleaved
+/// rounds, the status words 8 apart in every build but main), always / never / **a quarter** /
+/// an eighth against main (always, 4 apart): `select i32 lt:10` (1 % kept) 319.3–319.4 /
+/// 295.6–296.6 / **301.0–301.2** / 300.1–300.8 µs against 321.7–324.8, `lt:100` (10 %)
+/// 337.6–338.1 / 331.5–331.9 / **335.9–336.6** / 336.5–337.6 against 344.3–344.6, `lt:200`
+/// (20 %) 361.9–362.3 / 356.2–356.3 / **361.4–362.4** / 363.7–364.2 against 368.5–369.3,
+/// `lt:500` (50 %) 432.4–433.0 / 447.6–447.9 / **434.6–436.0** / 434.0–434.7 against
+/// 439.9–440.8, `unique i32 run:1` 572.9 / 603.9 / **574.3–575.8** / 575.1–575.7 against
+/// 579.2, `select u8 lt:128` (1 round) 301.8 / 309.5 / **301.2** / 301.2 against 299.4.
+/// "Never" is 1.5 % faster than a quarter at 1 % and 20 % kept, where neither prefetches:
+/// not explained (the prefetch's code is compiled out there).
+pub const SELECT_PREFETCH_SHARE: usize = 4;
 
 /// Does step 4b pay for a tile that writes `written` of its `valid` elements: at least one in
 /// [`SELECT_PREFETCH_SHARE`]? (A partition writes them all.)
@@ -1092,7 +1109,16 @@ kernel! {
     ///    (`select-early/`). For `u8` and `u16` (`select-hints/`, against main's build, no two
     ///    rounds overlapping; the rounds' medians, mean against mean): `select u8 lt:128` 7.9 %
     ///    off and `select u16 lt:500` 14.7 % (3 rounds), `unique u16 run:16` 13.7 % and
-    ///    `partition u8 lt:128` 2.7 % (2 rounds).
+    ///    `partition u8 lt:128` 2.7 % (2 rounds). **Only where the tile writes at least a
+    ///    quarter of its elements** ([`prefetch_pays`], [`SELECT_PREFETCH_SHARE`]; a partition
+    ///    writes them all), since session 55: once the look-ahead warp hid most of the
+    ///    look-back, the prefetch's own L2 requests cost more than it saved where little is
+    ///    written (ncu at `lt:10`: L2 88.5 % busy, DRAM 69.5 %). The data path alone, in CUDA
+    ///    C (`docs/measurements/2026-12-01-h200/datapath/datapath.cu`: a tile a block, counted,
+    ///    nothing stored; 3 rounds): 239.2–239.6 µs at 2^28 `i32` without the prefetch, 4.48
+    ///    TB/s read, against 297.1–298.3 with it, 249 for a grid-stride count and 258 for a
+    ///    copy of half the bytes; loading into registers instead of shared memory, the same
+    ///    239 µs. `select i32 lt:10` went from 1.19–1.20× a copy of its bytes to 1.11–1.12×.
     /// 5. **Compact** the indices: each kept element's tile index (a 16-bit store of its own,
     ///    `st.shared.b16`) into a shared array at the element's tile-local rank, a loop over
     ///    the mask's set bits alone; a
@@ -1173,6 +1199,7 @@ kernel! {
     /// # Measured
     /// 2^28 elements, values uniform over [0, 1000), NVIDIA H200 (`docs/measurements/2026-12-01-h200/select-hints/select.csv`, commit 0fa6650; `scripts/gpu/select.sh`'s rows, 1 round, each row `reduce --op … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceSelect`/`DevicePartition` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `masked_select` and `unique_consecutive` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/select-hints/select_torch.csv`): `select` `i32` lt:500: 465.1 µs (71.9 % of the bound), CUB 828.5 µs (1.78×); PyTorch 2102.4 µs; `select` `i32` lt:10: 359.8 µs (62.6 % of the bound), CUB 703.9 µs (1.96×); PyTorch 1096.3 µs; `select` `f32` lt:500: 464.2 µs (72.1 % of the bound), CUB 827.6 µs (1.78×); PyTorch 2098.7 µs; `select` `f32` lt:10: 358.8 µs (62.8 % of the bound), CUB 702.7 µs (1.96×); PyTorch 1090.0 µs; `select` `i32` flags: 556.0 µs (70.2 % of the bound), CUB 779.2 µs (1.40×); `partition` `i32` lt:500: 604.8 µs (73.7 % of the bound), CUB 939.2 µs (1.55×); `partition` `f32` flags: 690.0 µs (72.7 % of the bound), CUB 911.2 µs (1.32×); `unique` `i32` run:1: 616.5 µs (72.3 % of the bound), CUB 757.5 µs (1.23×); PyTorch 914.7 µs; `unique` `i32` run:16: 378.6 µs (62.6 % of the bound), CUB 506.3 µs (1.34×); PyTorch 636.8 µs; `unique` `i32` run:1024: 365.4 µs (61.1 % of the bound), CUB 477.9 µs (1.31×); PyTorch 612.3 µs; `unique` `f32` run:16: 378.8 µs (62.6 % of the bound), CUB 501.8 µs (1.32×); PyTorch 636.9 µs.
     /// With the look-ahead warp and the status words 4 apart (session 54; `docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab.csv`, up to 2 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU; the rows with CUB above ran the build before it): `select` `i32` lt:500: 440.4–441.3 µs, before it 463.5–464.8 µs; `select` `i32` lt:10: 322.6–324.3 µs, before it 358.2–359.3 µs; `select` `f32` lt:500: 440.4–440.8 µs, before it 463.8–464.9 µs; `select` `f32` lt:10: 321.4–322.3 µs, before it 359.6–359.7 µs; `partition` `i32` lt:500: 585.5–585.9 µs, before it 602.8–603.6 µs; `unique` `i32` run:1: 581.2 µs, before it 615.8 µs; `select` `u8` lt:128: 299.6 µs, before it 299.1 µs.
+    /// With step 4b's prefetch only where a tile writes a quarter of its elements and the status words 8 apart (session 55; `docs/measurements/2026-12-01-h200/datapath/r55c/ab/ab.csv`, up to 2 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU; `lt:100` and `lt:200` keep 10 % and 20 %): `select` `i32` lt:10: 301.0–301.2 µs, before it 321.7–324.8 µs; `select` `i32` lt:100: 335.9–336.6 µs, before it 344.3–344.6 µs; `select` `i32` lt:200: 361.4–362.4 µs, before it 368.5–369.3 µs; `select` `i32` lt:500: 434.6–436.0 µs, before it 439.9–440.8 µs; `unique` `i32` run:1: 574.3–575.8 µs, before it 579.2 µs; `select` `u8` lt:128: 301.2 µs, before it 299.4 µs.
     /// The other rows of the A/B of builds that measured step 4b's L2 prefetch (`docs/measurements/2026-12-01-h200/select-hints/ab_all.csv`, up to 3 interleaved rounds, ours alone, each the median of 20 launches, every row checked against the CPU): `select` `u8` lt:128: 299.1–299.8 µs, before it 324.8–325.9 µs; `select` `u16` lt:500: 322.1–322.6 µs, before it 376.8–378.6 µs; `partition` `u8` lt:128: 422.3–422.4 µs, before it 434.1–434.3 µs; `unique` `u16` run:16: 287.5–287.7 µs, before it 333.4 µs.
     /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/narrow.csv`, commit 3017e8c; rows as above, ours and CUB's only, rounds as named): `select` `u8` lt:128: 299.1 µs (28.0 % of the bound), CUB 610.1 µs (2.04×, 1 round); `select` `u8` lt:3: 258.8 µs (21.8 % of the bound), CUB 569.5 µs (2.20×, 1 round); `select` `u16` lt:500: 322.3 µs (51.9 % of the bound), CUB 579.0 µs (1.80×, 1 round); `select` `u16` lt:10: 282.6 µs (39.9 % of the bound), CUB 498.9 µs (1.76×, 1 round); `select` `u8` flags: 337.2 µs (41.3 % of the bound), CUB 588.9 µs (1.75×, 1 round); `partition` `u8` lt:128: 422.7 µs (26.4 % of the bound), CUB 702.4 µs (1.66×, 1 round); `partition` `u16` flags: 483.0 µs (57.7 % of the bound), CUB 766.5 µs (1.59×, 1 round); `unique` `u8` run:1: 349.2 µs (31.9 % of the bound), CUB 491.2 µs (1.41×, 1 round); `unique` `u16` run:16: 287.6 µs (41.2 % of the bound), CUB 431.1 µs (1.50×, 1 round).
     pub unsafe fn select<T: Widen>(

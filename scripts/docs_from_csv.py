@@ -1039,12 +1039,12 @@ def histogram_lines():
 
 # The library's compaction against CUB's DeviceSelect/DevicePartition and PyTorch
 # (scripts/gpu/select.sh), its own set.
-SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/select-hints"
+SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/datapath/r55d"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
 RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
 # PyTorch's rows of the same shapes (they do not change with our kernels), from the session
 # that last ran them: `select_torch.csv` and `run_length_torch.csv`.
-SELECT_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/select-hints"
+SELECT_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/datapath/r55d"
 RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
 
 
@@ -1124,6 +1124,8 @@ def select_lines(run_length=False):
 # The A/B of builds beside SELECT_SET (`ab_all.csv`, scripts/gpu/builds_ab.sh's rows with a round
 # each): the builds whose times stand for the library's and for the build before its last change.
 SELECT_AB = ("pfmore", "main")
+# The session (52) whose A/B measured step 4b and whose select.csv holds the rows it had with CUB.
+SELECT_AB_SET = ROOT / "docs/measurements/2026-12-01-h200/select-hints"
 
 
 def ab_parts(f, now, before, leave_out=lambda key: False):
@@ -1150,10 +1152,10 @@ def ab_parts(f, now, before, leave_out=lambda key: False):
 def select_ab_lines():
     """The A/B's rows that `SELECT_SET/select.csv` lacks (ours alone, no CUB in that run): each
     row's median over the rounds for the library's build and the one before, every row PASS."""
-    f, (now, before) = SELECT_SET / "ab_all.csv", SELECT_AB
+    f, (now, before) = SELECT_AB_SET / "ab_all.csv", SELECT_AB
     if not f.exists():
         return []
-    have = {(r["operation"], r["type"], r["keep"]) for r in rows(SELECT_SET / "select.csv")}
+    have = {(r["operation"], r["type"], r["keep"]) for r in rows(SELECT_AB_SET / "select.csv")}
     parts, k = ab_parts(f, now, before, lambda key: key in have or key[0] == "run_length")
     if not parts:
         return []
@@ -1168,15 +1170,15 @@ LOOKAHEAD_AB = (ROOT / "docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab
 
 
 def lookahead_lines():
-    """The look-ahead A/B's rows: each row's median over the rounds for the library's build and
-    the one before, every row PASS; the CUB figures above ran with the build before."""
+    """The look-ahead A/B's rows (session 54): each row's median over the rounds for the build
+    that landed it and the one before, every row PASS."""
     f, now, before = LOOKAHEAD_AB
     if not f.exists():
         return []
     parts, k = ab_parts(f, now, before)
     return [f"With the look-ahead warp and the status words 4 apart (session 54; `{f.relative_to(ROOT)}`, "
             f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
-            f"the CPU; the rows with CUB above ran the build before it): " + "; ".join(parts) + "."]
+            f"the CPU): " + "; ".join(parts) + "."]
 
 
 # The A/B that measured step 4b only where a tile writes a quarter of its elements, and the
@@ -1187,14 +1189,15 @@ ADAPTIVE_AB = (ROOT / "docs/measurements/2026-12-01-h200/datapath/r55c/ab/ab.csv
 
 def adaptive_lines():
     """The session-55 A/B's rows: each row's median over the rounds for the library's build and
-    the one before, every row PASS; the CUB figures above ran with an earlier build."""
+    the one before, every row PASS (the CUB figures above ran the library's build)."""
     f, now, before = ADAPTIVE_AB
     if not f.exists():
         return []
     parts, k = ab_parts(f, now, before)
     return [f"With step 4b's prefetch only where a tile writes a quarter of its elements and the status words 8 "
             f"apart (session 55; `{f.relative_to(ROOT)}`, up to {k} interleaved rounds, ours alone, each the median "
-            f"of 20 launches, every row checked against the CPU; `lt:100` and `lt:200` keep 10 % and 20 %): "
+            f"of 20 launches, every row checked against the CPU; `lt:100` and `lt:200` keep 10 % and 20 %; the rows "
+            f"with CUB above ran this build): "
             + "; ".join(parts) + "."]
 
 

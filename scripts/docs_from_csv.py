@@ -809,7 +809,7 @@ def readme_blocks(d, gpu, commit):
     blocks["coalescing"] = [l for l in levels_lines(d, "neighbored_less", "interleaved") if l][1:]
     blocks["learner_loop"] = learner_loop_block()
     blocks["histogram"] = histogram_lines()
-    blocks["select"] = select_lines() + lookahead_lines() + adaptive_lines() + select_ab_lines() + narrow_lines()
+    blocks["select"] = select_lines() + landed_ab_lines() + select_ab_lines() + narrow_lines()
     blocks["run_length"] = select_lines(run_length=True) + narrow_lines(run_length=True)
     return blocks
 
@@ -1164,41 +1164,31 @@ def select_ab_lines():
             f"the CPU): " + "; ".join(parts) + "."]
 
 
-# The A/B that measured the look-ahead warp and the spaced status words (session 54): the build
-# the library now runs (`land_s4`) against the one before it (`main`), ours alone.
-LOOKAHEAD_AB = (ROOT / "docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab.csv", "land_s4", "main")
+# The A/Bs that landed select's later changes, oldest first: (the CSV of scripts/gpu/builds_ab.sh,
+# the build that landed, the one before it, what changed, what the sentence adds to its sources).
+# Session 54: the look-ahead warp and the status words 4 apart; session 55: step 4b only where a
+# tile writes a quarter of its elements and the words 8 apart (the build the library now runs,
+# whose figures with CUB are the set above).
+LANDED_ABS = [
+    (ROOT / "docs/measurements/2026-12-01-h200/lookahead/r54c/land/ab.csv", "land_s4", "main",
+     "With the look-ahead warp and the status words 4 apart (session 54", ""),
+    (ROOT / "docs/measurements/2026-12-01-h200/datapath/r55c/ab/ab.csv", "ad4", "main",
+     "With step 4b's prefetch only where a tile writes a quarter of its elements and the status words 8 "
+     "apart (session 55", "; `lt:100` and `lt:200` keep 10 % and 20 %; the rows with CUB above ran this build"),
+]
 
 
-def lookahead_lines():
-    """The look-ahead A/B's rows (session 54): each row's median over the rounds for the build
-    that landed it and the one before, every row PASS."""
-    f, now, before = LOOKAHEAD_AB
-    if not f.exists():
-        return []
-    parts, k = ab_parts(f, now, before)
-    return [f"With the look-ahead warp and the status words 4 apart (session 54; `{f.relative_to(ROOT)}`, "
-            f"up to {k} interleaved rounds, ours alone, each the median of 20 launches, every row checked against "
-            f"the CPU): " + "; ".join(parts) + "."]
-
-
-# The A/B that measured step 4b only where a tile writes a quarter of its elements, and the
-# status words 8 apart (session 55): the build the library now runs (`ad4`) against the one
-# before it (`main`), ours alone.
-ADAPTIVE_AB = (ROOT / "docs/measurements/2026-12-01-h200/datapath/r55c/ab/ab.csv", "ad4", "main")
-
-
-def adaptive_lines():
-    """The session-55 A/B's rows: each row's median over the rounds for the library's build and
-    the one before, every row PASS (the CUB figures above ran the library's build)."""
-    f, now, before = ADAPTIVE_AB
-    if not f.exists():
-        return []
-    parts, k = ab_parts(f, now, before)
-    return [f"With step 4b's prefetch only where a tile writes a quarter of its elements and the status words 8 "
-            f"apart (session 55; `{f.relative_to(ROOT)}`, up to {k} interleaved rounds, ours alone, each the median "
-            f"of 20 launches, every row checked against the CPU; `lt:100` and `lt:200` keep 10 % and 20 %; the rows "
-            f"with CUB above ran this build): "
-            + "; ".join(parts) + "."]
+def landed_ab_lines():
+    """One sentence per A/B of `LANDED_ABS` that exists: each row's median over the rounds for the
+    build that landed and the one before, every row PASS."""
+    out = []
+    for f, now, before, change, more in LANDED_ABS:
+        if not f.exists():
+            continue
+        parts, k = ab_parts(f, now, before)
+        out.append(f"{change}; `{f.relative_to(ROOT)}`, up to {k} interleaved rounds, ours alone, each the median "
+                   f"of 20 launches, every row checked against the CPU{more}): " + "; ".join(parts) + ".")
+    return out
 
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
@@ -1263,7 +1253,7 @@ def outputs(d):
     if text is not None:
         out[hist] = text
     sel = ROOT / "kernels/src/select.rs"
-    text = rewrite_measured(sel, select_lines() + lookahead_lines() + adaptive_lines() + select_ab_lines() + narrow_lines())
+    text = rewrite_measured(sel, select_lines() + landed_ab_lines() + select_ab_lines() + narrow_lines())
     if text is not None:
         out[sel] = text
     rl = ROOT / "kernels/src/run_length.rs"

@@ -82,8 +82,9 @@ pub const fn select_block<T: Widen>() -> u32 {
     SELECT_THREADS + 32 * lookahead_warps::<T>()
 }
 /// Tile `t`'s status word lies at `status[t × SELECT_STATUS_SPACING]` (8-byte words: 4 puts
-/// each tile's word in a 32-byte sector of its own, where 4 tiles shared one), so a tile's
-/// publications and its successors' polls of other tiles stop meeting in one sector. The
+/// each tile's word in a 32-byte sector of its own, where 4 tiles shared one; 8, two words a
+/// 128-byte line), so a tile's publications and its successors' polls of other tiles stop
+/// meeting in one sector. The
 /// host allocates `tiles × SELECT_STATUS_SPACING` words. On an H200 at 2^28 (as above), 1 / 2 /
 /// 4 with the look-ahead warp (1: `r54b`, 2 and 4: `r54c`): `select i32 lt:500`
 /// 465.6–465.7 / 449.2–449.4 / 440.4–441.3 µs, `lt:10` 338.9–339.1 / 322.2 / 322.6–324.3,

@@ -1193,7 +1193,7 @@ def landed_ab_lines():
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
+NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/session56/r56a"
 
 
 def narrow_lines(run_length=False):

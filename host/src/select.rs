@@ -54,12 +54,10 @@
 use std::ops::Range;
 
 use kernels::device::global::{Global, GlobalMut};
-use kernels::run_length::run_length;
+use kernels::run_length::{RUN_LENGTH_STATUS_WORDS, run_length};
 use kernels::scan::index::MAX_EPOCH;
 pub use kernels::select::{ABOVE, BELOW, EQUAL, Predicate, UNORDERED, Widen};
-use kernels::select::{
-    FLAGGED, IF, PARTITION, SELECT_STATUS_SPACING, SELECT_THREADS, UNIQUE, select, select_block, select_tile,
-};
+use kernels::select::{FLAGGED, IF, PARTITION, SELECT_STATUS_SPACING, UNIQUE, select, select_block, select_tile};
 
 use crate::backend::{Backend, DeviceBuffer, Kernel, LaunchConfig};
 use crate::error::{Error, Result};
@@ -447,11 +445,11 @@ impl<'b, T: SelectElement> Select<'b, T> {
             )));
         }
         let tiles = n.div_ceil(select_tile::<T>() as usize);
-        // Two words a tile: the pair's halves (kernels::run_length).
-        let status = self.next_status(2 * tiles)?;
+        // The pair's two halves a tile, the tiles' words apart (kernels::run_length).
+        let status = self.next_status(tiles * RUN_LENGTH_STATUS_WORDS)?;
         let start = input.as_ptr().wrapping_add(range.start);
         let kernel = Kernel::of(&KERNELS, <T as run_length::Instance>::KERNEL);
-        let cfg = LaunchConfig { grid: tiles as u32, block: SELECT_THREADS, shared_bytes: 0 };
+        let cfg = LaunchConfig { grid: tiles as u32, block: select_block::<T>(), shared_bytes: 0 };
         let aligned = (start as usize).is_multiple_of(16) as u32;
         let args = (
             Global::from(start),
@@ -465,8 +463,8 @@ impl<'b, T: SelectElement> Select<'b, T> {
         );
         // SAFETY: checked above: the range lies in the input (n ≥ 1 elements from `start`, 16-byte
         // aligned where `aligned` says so), the unique values and lengths hold n elements each
-        // and are other buffers, the count one word; the status array holds 2 × `tiles` words,
-        // zeroed at allocation, and the epoch is new on it; the grid and block are the kernel's
+        // and are other buffers, the count one word; the status array holds `tiles ×
+        // RUN_LENGTH_STATUS_WORDS` words, zeroed at allocation, and the epoch is new on it; the grid and block are the kernel's
         // Launch section's.
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }

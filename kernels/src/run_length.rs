@@ -17,14 +17,15 @@
 use crate::device::global::{Global, GlobalMut};
 use crate::device::kernel;
 use crate::device::shared::Shared;
-use crate::device::thread::{block_dim_x, grid_dim_x, sync_threads};
+use crate::device::thread::{block_dim_x, grid_dim_x, named_barrier_sync};
 use crate::device::warp::{ballot_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX};
 use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, warp_inclusive_scan, words};
 use crate::select::{
-    CTRL_WORDS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile,
-    mask_unique, prefetch_ahead,
+    CTRL_WORDS, HANDOFF_BARRIER, HANDOFF_THREADS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_STATUS_SPACING,
+    SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile, lookahead_warps, mask_unique, prefetch_ahead,
+    prefetch_pays, select_block, sync_tile,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -35,6 +36,11 @@ const LAST_SLOT: usize = 16;
 /// The shared control word holding the position of the last head before the tile.
 const LAST_BEFORE_SLOT: usize = PREFIX_SLOT + 1;
 const _: () = assert!(THREADS / WARP_SIZE as usize <= LAST_SLOT && LAST_SLOT * 2 <= PREFIX_SLOT);
+
+/// Status words a tile of [`run_length()`]: its pair's two halves at `status[t × W]` and the
+/// word after, W = [`SELECT_STATUS_SPACING`] (at least 2), so tiles' words lie as far apart as
+/// `select`'s (8: 64 bytes). The host allocates `tiles × RUN_LENGTH_STATUS_WORDS` words.
+pub const RUN_LENGTH_STATUS_WORDS: usize = if SELECT_STATUS_SPACING < 2 { 2 } else { SELECT_STATUS_SPACING };
 
 /// The look-back's pair as one `u64`: `count` runs begin in a span of tiles (low 32 bits),
 /// the last of them at element `last` (high 32 bits; 0 where `count` is 0).
@@ -92,9 +98,10 @@ impl Operator<u64> for Runs {
 /// head count.
 ///
 /// # Safety
-/// Every thread of the block calls it; `smem`'s control words after `tile_words` are free.
+/// Every thread of the tile's warps calls it; `smem`'s control words after `tile_words` are
+/// free.
 #[inline(always)]
-unsafe fn tile_pair(mask: Mask, p: Place, smem: Shared<u32>, tile_words: usize) -> (u64, usize, u32) {
+unsafe fn tile_pair<S: Widen>(mask: Mask, p: Place, smem: Shared<u32>, tile_words: usize) -> (u64, usize, u32) {
     let count = mask.count_ones();
     let incl = warp_inclusive_scan::<u32, Sum>(count, p.lane);
     let with_heads = ballot_sync(FULL_MASK, mask != 0);
@@ -109,7 +116,7 @@ unsafe fn tile_pair(mask: Mask, p: Place, smem: Shared<u32>, tile_words: usize) 
         // SAFETY: this warp's last-head word, one lane writes it, read after the barrier.
         unsafe { smem.write(tile_words + LAST_SLOT + p.warp, last as u32) };
     }
-    sync_threads();
+    sync_tile::<S>();
     let (mut warp_offset, mut aggregate, mut last) = (0u32, 0u32, 0u32);
     for w in 0..THREADS / WARP_SIZE as usize {
         // SAFETY: written before the barrier, not written again.
@@ -120,6 +127,97 @@ unsafe fn tile_pair(mask: Mask, p: Place, smem: Shared<u32>, tile_words: usize) 
     }
     let pair = pack_runs(aggregate, if last == 0 { 0 } else { (p.base + last as usize - 1) as u32 });
     (pair, (warp_offset + incl - count) as usize, aggregate)
+}
+
+/// The look-back of step 6 (one whole warp, [`Runs`]): the pair of the tiles before this one
+/// (the runs begun and where the last began; 0 for tile 0).
+///
+/// # Safety
+/// A whole warp, the same tile and epoch for every lane; tiles publish in `pairs`.
+#[inline(always)]
+unsafe fn look_back_pair(pairs: Status<u64>, (p, epoch): (Place, u32)) -> u64 {
+    if p.tile == 0 {
+        0
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { look_back::<u64, Runs, LOOKBACK_SLEEP_NS>(pairs, p.tile, epoch, p.lane) }
+    }
+}
+
+/// Leaves the pair of the tiles before in the control words, for the tile's warps to read
+/// after a barrier.
+///
+/// # Safety
+/// One thread; `smem` holds `tile_words` and the control words after them; read after a barrier.
+#[inline(always)]
+unsafe fn leave_pair(smem: Shared<u32>, tile_words: usize, exclusive: u64) {
+    // SAFETY: the caller's promise; no other thread writes these two words.
+    unsafe {
+        smem.write(tile_words + PREFIX_SLOT, runs_count(exclusive));
+        smem.write(tile_words + LAST_BEFORE_SLOT, runs_last(exclusive));
+    }
+}
+
+/// Step 6 with a look-ahead warp, its side: from the block's start it looks back (the tiles
+/// before publish whether or not this tile has loaded), leaves the pair in the control words,
+/// and meets the tile's warps at the hand-off barrier (`select`'s `look_ahead`, with a pair for
+/// a count).
+///
+/// # Safety
+/// The look-ahead warp, whole; `smem` holds `tile_words` and the control words after them.
+#[inline(always)]
+unsafe fn look_ahead(pairs: Status<u64>, (p, epoch): (Place, u32), smem: Shared<u32>, tile_words: usize) {
+    // SAFETY: the whole warp, the same tile and epoch.
+    let exclusive = unsafe { look_back_pair(pairs, (p, epoch)) };
+    if p.lane == 0 {
+        // SAFETY: one lane; read after the hand-off barrier.
+        unsafe { leave_pair(smem, tile_words, exclusive) };
+    }
+    // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
+    unsafe { named_barrier_sync(HANDOFF_BARRIER, HANDOFF_THREADS) };
+}
+
+/// Step 6 of [`run_length()`], the tile's side: the pair of the tiles before, after a barrier.
+/// With a look-ahead warp, the hand-off barrier, then thread 0 publishes the tile's inclusive
+/// pair; without one (the narrow types), warp 0 looks back now, lane 0 publishes, and a barrier
+/// of the block follows.
+///
+/// # Safety
+/// The tile's threads, all, after thread 0 published the tile's `pair`; `smem` holds
+/// `tile_words` and the control words after them.
+#[inline(always)]
+unsafe fn tile_prefix<S: Widen>(
+    pairs: Status<u64>,
+    (p, epoch, pair): (Place, u32, u64),
+    smem: Shared<u32>,
+    tile_words: usize,
+) -> u64 {
+    let publishes = p.tid == 0 && p.tile > 0;
+    if lookahead_warps::<S>() > 0 {
+        // SAFETY: the look-ahead warp and the tile's 256 threads reach it.
+        unsafe { named_barrier_sync(HANDOFF_BARRIER, HANDOFF_THREADS) };
+    } else {
+        if p.warp == 0 {
+            // SAFETY: warp 0, whole, the same tile and epoch.
+            let exclusive = unsafe { look_back_pair(pairs, (p, epoch)) };
+            if p.lane == 0 {
+                if publishes {
+                    // SAFETY: this tile's two words; its aggregate went out first.
+                    unsafe { pairs.publish(p.tile, epoch, FLAG_PREFIX, combine_runs(exclusive, pair)) };
+                }
+                // SAFETY: one lane; read after the barrier below.
+                unsafe { leave_pair(smem, tile_words, exclusive) };
+            }
+        }
+        sync_tile::<S>();
+    }
+    // SAFETY: written before the barrier.
+    let exclusive = unsafe { pack_runs(smem.read(tile_words + PREFIX_SLOT), smem.read(tile_words + LAST_BEFORE_SLOT)) };
+    if lookahead_warps::<S>() > 0 && publishes {
+        // SAFETY: this tile's two words; its aggregate went out first.
+        unsafe { pairs.publish(p.tile, epoch, FLAG_PREFIX, combine_runs(exclusive, pair)) };
+    }
+    exclusive
 }
 
 /// The body of [`run_length()`].
@@ -134,61 +232,50 @@ unsafe fn run_length_with<S: Widen>(
     (n, epoch, aligned): (usize, u32, bool),
     (smem, index): (Shared<u32>, Shared<u16>),
 ) {
-    if block_dim_x() as usize != THREADS {
+    if block_dim_x() != select_block::<S>() {
         trap("run_length launched with a block size other than the one it was compiled for");
     }
     let (tile_words, per) = (THREADS * 4 * ROWS, words::<S::Wide>());
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
     let p = Place::here(n, tile_len, items);
     let (tid, tile) = (p.tid, p.tile);
-    // 1.–2. Load the tile; barrier.
-    // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
-    unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
-    sync_threads();
+    let pairs = Status::<u64>::halves(status).spaced::<SELECT_STATUS_SPACING>();
+    // 1.–2. Load the tile; barrier. The look-ahead warp branches off after the tile's copies
+    // (before them, ptxas 12.9 miscompiles the copies: `select_with` says how).
+    if lookahead_warps::<S>() == 0 || tid < THREADS {
+        // SAFETY: forwarded (input holds n elements, 16-byte aligned where `aligned`).
+        unsafe { load_tile::<S>(input, p, (n, aligned), smem) };
+    }
+    if lookahead_warps::<S>() > 0 && tid >= THREADS {
+        // SAFETY: the look-ahead warp, whole; the tile's warps meet it at the hand-off.
+        unsafe { look_ahead(pairs, (p, epoch), smem, tile_words) };
+        return;
+    }
+    sync_tile::<S>();
     // 3. The heads: the elements that differ from the one before.
     // SAFETY: after the load's barrier; input holds n elements.
     let mask = unsafe { mask_unique::<S>(p, input, smem, items) };
     // 4. The tile's pair (the heads' count, the last head); thread 0 publishes it at once.
-    // SAFETY: after the load's barrier; every thread calls it.
-    let (pair, before, aggregate) = unsafe { tile_pair(mask, p, smem, tile_words) };
-    let pairs = Status::<u64>::halves(status);
+    // SAFETY: after the load's barrier; every thread of the tile's warps calls it.
+    let (pair, before, aggregate) = unsafe { tile_pair::<S>(mask, p, smem, tile_words) };
     if tid == 0 {
         let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
-        // SAFETY: tile's two words (2·tile + 1 < 2 × gridDim.x); one thread, the aggregate first.
+        // SAFETY: tile's two words (tile < gridDim.x); one thread, the aggregate first.
         unsafe { pairs.publish(tile, epoch, flag, pair) };
     }
-    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load.
-    // SAFETY: the input holds n elements; whole tiles in the input only.
-    unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
+    // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load,
+    // where this tile writes enough for that to pay (a run writes two elements: value, length).
+    if prefetch_pays(2 * aggregate as usize, p.valid) {
+        // SAFETY: the input holds n elements; whole tiles in the input only.
+        unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
+    }
     // 5. Compact the heads' indices.
     // SAFETY: after the barrier; distinct ranks.
     unsafe { compact((mask, mask), p, before, false, tile_len, index) };
-    // 6. Look back (warp 0): the runs begun before the tile, and where the last of them began.
-    if p.warp == 0 {
-        let exclusive = if tile == 0 {
-            0
-        } else {
-            // SAFETY: the whole warp, the same tile and epoch; tiles publish in `status`.
-            let exclusive = unsafe { look_back::<u64, Runs, LOOKBACK_SLEEP_NS>(pairs, tile, epoch, p.lane) };
-            if p.lane == 0 {
-                // SAFETY: as above; this tile's aggregate went out first.
-                unsafe { pairs.publish(tile, epoch, FLAG_PREFIX, combine_runs(exclusive, pair)) };
-            }
-            exclusive
-        };
-        if p.lane == 0 {
-            // SAFETY: read after the barrier below.
-            unsafe {
-                smem.write(tile_words + PREFIX_SLOT, runs_count(exclusive));
-                smem.write(tile_words + LAST_BEFORE_SLOT, runs_last(exclusive));
-            }
-        }
-    }
-    sync_threads();
-    // SAFETY: written before the barrier.
-    let (prefix, last_before) =
-        unsafe { (smem.read(tile_words + PREFIX_SLOT), smem.read(tile_words + LAST_BEFORE_SLOT)) };
-    let at = (prefix as usize, last_before as usize, aggregate as usize);
+    // 6. The runs begun before the tile, and where the last of them began; barrier.
+    // SAFETY: the tile's warps, after publishing the tile's pair.
+    let exclusive = unsafe { tile_prefix::<S>(pairs, (p, epoch, pair), smem, tile_words) };
+    let at = (runs_count(exclusive) as usize, runs_last(exclusive) as usize, aggregate as usize);
     // SAFETY: after the barrier; the outputs' elements written are this tile's alone.
     unsafe { store::<S>(p, at, n, (unique, lengths, runs), (smem, index)) };
 }

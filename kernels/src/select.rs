@@ -70,7 +70,7 @@ pub const SELECT_THREADS: u32 = 256;
 pub const SELECT_LOOKAHEAD_WARPS: u32 = 1;
 const _: () = assert!(SELECT_LOOKAHEAD_WARPS <= 1, "one look-ahead warp at most: threads 256-287 look back");
 /// Threads at the hand-off barrier: the tile's and the one look-ahead warp's.
-const HANDOFF_THREADS: u32 = SELECT_THREADS + 32;
+pub(crate) const HANDOFF_THREADS: u32 = SELECT_THREADS + 32;
 /// Look-ahead warps of `select::<T>`: [`SELECT_LOOKAHEAD_WARPS`] for a 32-bit type, 0 for a
 /// narrow one.
 pub const fn lookahead_warps<T: Widen>() -> u32 {
@@ -101,12 +101,12 @@ pub const SELECT_STATUS_SPACING: usize = 8;
 /// The named barrier of the tile's warps (the look-ahead warp not among them).
 const TILE_BARRIER: u32 = 1;
 /// The named barrier where the look-ahead warp hands the prefix to the tile's warps.
-const HANDOFF_BARRIER: u32 = 2;
+pub(crate) const HANDOFF_BARRIER: u32 = 2;
 
 /// A barrier of the tile's warps alone: `bar.sync 1, 256` with a look-ahead warp, else
 /// `__syncthreads()`.
 #[inline(always)]
-fn sync_tile<S: Widen>() {
+pub(crate) fn sync_tile<S: Widen>() {
     if lookahead_warps::<S>() == 0 {
         sync_threads();
     } else {

@@ -232,7 +232,9 @@ pub(crate) struct Status<T> {
     /// A 64-bit `T` publishes in the halves layout rather than the split one.
     halves: bool,
     /// Packed layout: tile `t`'s word is `words[t × spacing]` (1 but in
-    /// `lookback_warpspec_8x12x6` and its 32-bit typed rows, whose words lie 16 bytes apart).
+    /// `lookback_warpspec_8x12x6` and its 32-bit typed rows, whose words lie 16 bytes apart,
+    /// and `select`). Halves layout: tile `t`'s two words are `words[t × spacing]` and the one
+    /// after (2 but in `run_length`).
     spacing: usize,
 }
 
@@ -245,7 +247,8 @@ impl<T: Element> Status<T> {
     }
 
     /// A status array whose 64-bit `T` publish in the **halves** layout: tile `t`'s two status
-    /// words at `words[2t]` and `words[2t + 1]`, each `epoch:30 | flag:2 | half:32`
+    /// words at `words[2t]` and `words[2t + 1]` (`words[St]` and `words[St + 1]` after
+    /// [`spaced::<S>`](Self::spaced)), each `epoch:30 | flag:2 | half:32`
     /// (`index::pack_halves`), written and read with relaxed 64-bit atomics alone; a reader takes
     /// a tile's status only when both words carry the same epoch and flag
     /// (`index::halves_agree`), and polls again otherwise. No fence on either side: each half
@@ -254,7 +257,7 @@ impl<T: Element> Status<T> {
     /// layout.
     #[inline(always)]
     pub(crate) fn halves(words: GlobalMut<u64>) -> Self {
-        Self { words, values: words.cast(), halves: true, spacing: 1 }
+        Self { words, values: words.cast(), halves: true, spacing: if packed::<T>() { 1 } else { 2 } }
     }
 
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
@@ -265,26 +268,23 @@ impl<T: Element> Status<T> {
     }
 
     /// The same status array, where a 32-bit `T` (the packed layout) has tile `t`'s word at
-    /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words. The layouts of
-    /// a 64-bit `T` keep their places (halves: two words a tile whatever `SPACING`).
+    /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words; and the halves
+    /// layout of a 64-bit `T` its two words at `words[t × SPACING]` and the one after
+    /// (`max(SPACING, 2)` × tiles words). The split layout keeps its places.
     #[inline(always)]
     pub(crate) fn spaced<const SPACING: usize>(self) -> Self {
         const { assert!(SPACING >= 1, "a spacing of 0 would put every tile on one word") };
-        Self { spacing: SPACING, ..self }
+        let spacing = if !packed::<T>() && self.halves && SPACING < 2 { 2 } else { SPACING };
+        Self { spacing, ..self }
     }
 
     /// Words of the status array per tile: the spacing for a 32-bit `T` (the packed layout,
-    /// whatever the constructor; 1 but after [`spaced`](Self::spaced)), 2 in the
-    /// halves layout of a 64-bit `T`, 1 in its split layout (the value slots lie elsewhere).
+    /// whatever the constructor; 1 but after [`spaced`](Self::spaced)) and in the halves layout
+    /// of a 64-bit `T` (2 but after `spaced`), 1 in its split layout (the value slots lie
+    /// elsewhere).
     #[inline(always)]
     pub(super) fn words_per_tile(self) -> usize {
-        if packed::<T>() {
-            self.spacing
-        } else if self.halves {
-            2
-        } else {
-            1
-        }
+        if packed::<T>() || self.halves { self.spacing } else { 1 }
     }
 
     /// Tile `tile`'s `value` with `flag` (aggregate or inclusive prefix): packed, one relaxed
@@ -307,10 +307,11 @@ impl<T: Element> Status<T> {
             };
         } else if self.halves {
             let [lo, hi] = pack_halves(epoch, flag, value.to_halves());
-            // SAFETY: tile's two words (2·tile + 1 < 2 × tiles); each carries its own flag.
+            // SAFETY: tile's two words (tile × spacing + 1 < spacing × tiles); each carries its
+            // own flag.
             unsafe {
-                store_relaxed_u64(self.words.offset(2 * tile), lo);
-                store_relaxed_u64(self.words.offset(2 * tile + 1), hi);
+                store_relaxed_u64(self.words.offset(tile * self.spacing), lo);
+                store_relaxed_u64(self.words.offset(tile * self.spacing + 1), hi);
             }
         } else {
             // SAFETY: the value's own slot (never written again during the launch), then the
@@ -337,7 +338,8 @@ impl<T: Element> Status<T> {
                 (load_relaxed_u64(self.words.as_const().offset(pred * self.spacing)), 0)
             } else if self.halves {
                 let at = self.words.as_const();
-                let (lo, hi) = (load_relaxed_u64(at.offset(2 * pred)), load_relaxed_u64(at.offset(2 * pred + 1)));
+                let first = pred * self.spacing;
+                let (lo, hi) = (load_relaxed_u64(at.offset(first)), load_relaxed_u64(at.offset(first + 1)));
                 if halves_agree(lo, hi) { (lo, hi) } else { (0, 0) }
             } else {
                 (load_acquire_u64(self.words.as_const().offset(pred)), 0)

@@ -25,7 +25,7 @@ use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, war
 use crate::select::{
     CTRL_WORDS, HANDOFF_BARRIER, HANDOFF_THREADS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_STATUS_SPACING,
     SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile, lookahead_warps, mask_unique, prefetch_ahead,
-    prefetch_pays, select_block, sync_tile,
+    select_block, sync_tile,
 };
 use crate::static_shared;
 use crate::types::{Operator, Sum};
@@ -41,6 +41,35 @@ const _: () = assert!(THREADS / WARP_SIZE as usize <= LAST_SLOT && LAST_SLOT * 2
 /// word after, W = [`SELECT_STATUS_SPACING`] (at least 2), so tiles' words lie as far apart as
 /// `select`'s (8: 64 bytes). The host allocates `tiles × RUN_LENGTH_STATUS_WORDS` words.
 pub const RUN_LENGTH_STATUS_WORDS: usize = if SELECT_STATUS_SPACING < 2 { 2 } else { SELECT_STATUS_SPACING };
+
+/// A tile of [`run_length()`] asks L2 for tile +
+/// [`SELECT_PREFETCH_TILES`](crate::select::SELECT_PREFETCH_TILES) (step 4b) only where its
+/// runs are at least `1 / RUN_LENGTH_PREFETCH_SHARE` of its elements ([`run_prefetch_pays`]): a
+/// thirty-second. A run writes two elements (its value and its
+/// length), so that is a sixteenth of the elements written, where `select` asks for a quarter
+/// ([`SELECT_PREFETCH_SHARE`](crate::select::SELECT_PREFETCH_SHARE)). On an H200 at 2^28
+/// (`docs/measurements/2026-12-01-h200/session56/r56b/ab/ab.csv`, 2 interleaved rounds, each row
+/// the median of 20 launches, checked against the CPU; builds that differ in this rule alone,
+/// with the look-ahead warp and the status words 8 apart), a thirty-second / an eighth /
+/// always: `i32 run:1024` 309.1–309.6 / 309.1–309.4 / 316.0–316.4 µs, `i32 run:16`
+/// 345.8–346.6 / 359.2–359.5 / 345.5–346.7, `u8 run:16` 281.2 / 294.4–294.5 / 280.9–281.2,
+/// `i32 run:1` 887.5–888.5 / 888.1–888.3 / 885.5–885.8.
+pub const RUN_LENGTH_PREFETCH_SHARE: usize = 32;
+
+/// Does a tile of `valid` elements holding `heads` run heads ask L2 for a later tile (step 4b
+/// of [`run_length()`]): are its runs at least `1 /` [`RUN_LENGTH_PREFETCH_SHARE`] of its
+/// elements?
+///
+/// ```
+/// # use reduce_scan_kernels::run_length::{RUN_LENGTH_PREFETCH_SHARE, run_prefetch_pays};
+/// assert!(run_prefetch_pays(7168, 7168) && !run_prefetch_pays(0, 7168));
+/// assert!(run_prefetch_pays(7168 / RUN_LENGTH_PREFETCH_SHARE, 7168)); // runs of 32
+/// assert!(!run_prefetch_pays(7168 / RUN_LENGTH_PREFETCH_SHARE - 1, 7168));
+/// ```
+#[inline(always)]
+pub fn run_prefetch_pays(heads: usize, valid: usize) -> bool {
+    heads * RUN_LENGTH_PREFETCH_SHARE >= valid
+}
 
 /// The look-back's pair as one `u64`: `count` runs begin in a span of tiles (low 32 bits),
 /// the last of them at element `last` (high 32 bits; 0 where `count` is 0).
@@ -264,8 +293,8 @@ unsafe fn run_length_with<S: Widen>(
         unsafe { pairs.publish(tile, epoch, flag, pair) };
     }
     // 4b. While this tile waits on its look-back, L2 fetches the one a later block will load,
-    // where this tile writes enough for that to pay (a run writes two elements: value, length).
-    if prefetch_pays(2 * aggregate as usize, p.valid) {
+    // where this tile holds runs enough for that to pay.
+    if run_prefetch_pays(aggregate as usize, p.valid) {
         // SAFETY: the input holds n elements; whole tiles in the input only.
         unsafe { prefetch_ahead::<S>(input, tile, (n, tile_len), tid) };
     }

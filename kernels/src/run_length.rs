@@ -21,7 +21,7 @@ use crate::device::thread::{block_dim_x, grid_dim_x, named_barrier_sync};
 use crate::device::warp::{ballot_sync, shfl_xor_sync};
 use crate::device::{FULL_MASK, WARP_SIZE, trap};
 use crate::scan::index::{FLAG_AGGREGATE, FLAG_PREFIX};
-use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back, read_slot, warp_inclusive_scan, words};
+use crate::scan::lookback::{LOOKBACK_SLEEP_NS, Status, look_back_apart, read_slot, warp_inclusive_scan, words};
 use crate::select::{
     CTRL_WORDS, HANDOFF_BARRIER, HANDOFF_THREADS, Mask, PREFIX_SLOT, Place, ROWS, SELECT_STATUS_SPACING,
     SELECT_TILE_WORDS, THREADS, Widen, compact, get_index, load_tile, lookahead_warps, mask_unique, prefetch_ahead,
@@ -70,6 +70,9 @@ pub const RUN_LENGTH_PREFETCH_SHARE: usize = 32;
 pub fn run_prefetch_pays(heads: usize, valid: usize) -> bool {
     heads * RUN_LENGTH_PREFETCH_SHARE >= valid
 }
+
+/// The status array of [`run_length()`]: the pairs' halves, [`RUN_LENGTH_STATUS_WORDS`] apart.
+type Pairs = Status<u64, RUN_LENGTH_STATUS_WORDS>;
 
 /// The look-back's pair as one `u64`: `count` runs begin in a span of tiles (low 32 bits),
 /// the last of them at element `last` (high 32 bits; 0 where `count` is 0).
@@ -164,12 +167,14 @@ unsafe fn tile_pair<S: Widen>(mask: Mask, p: Place, smem: Shared<u32>, tile_word
 /// # Safety
 /// A whole warp, the same tile and epoch for every lane; tiles publish in `pairs`.
 #[inline(always)]
-unsafe fn look_back_pair(pairs: Status<u64>, (p, epoch): (Place, u32)) -> u64 {
+unsafe fn look_back_pair(pairs: Pairs, (p, epoch): (Place, u32)) -> u64 {
     if p.tile == 0 {
         0
     } else {
         // SAFETY: the caller's promise.
-        unsafe { look_back::<u64, Runs, LOOKBACK_SLEEP_NS>(pairs, p.tile, epoch, p.lane) }
+        unsafe {
+            look_back_apart::<u64, Runs, LOOKBACK_SLEEP_NS, RUN_LENGTH_STATUS_WORDS>(pairs, p.tile, epoch, p.lane)
+        }
     }
 }
 
@@ -195,7 +200,7 @@ unsafe fn leave_pair(smem: Shared<u32>, tile_words: usize, exclusive: u64) {
 /// # Safety
 /// The look-ahead warp, whole; `smem` holds `tile_words` and the control words after them.
 #[inline(always)]
-unsafe fn look_ahead(pairs: Status<u64>, (p, epoch): (Place, u32), smem: Shared<u32>, tile_words: usize) {
+unsafe fn look_ahead(pairs: Pairs, (p, epoch): (Place, u32), smem: Shared<u32>, tile_words: usize) {
     // SAFETY: the whole warp, the same tile and epoch.
     let exclusive = unsafe { look_back_pair(pairs, (p, epoch)) };
     if p.lane == 0 {
@@ -216,7 +221,7 @@ unsafe fn look_ahead(pairs: Status<u64>, (p, epoch): (Place, u32), smem: Shared<
 /// `tile_words` and the control words after them.
 #[inline(always)]
 unsafe fn tile_prefix<S: Widen>(
-    pairs: Status<u64>,
+    pairs: Pairs,
     (p, epoch, pair): (Place, u32, u64),
     smem: Shared<u32>,
     tile_words: usize,
@@ -268,7 +273,7 @@ unsafe fn run_length_with<S: Widen>(
     let (tile_len, items) = (tile_words / per, 4 * ROWS / per);
     let p = Place::here(n, tile_len, items);
     let (tid, tile) = (p.tid, p.tile);
-    let pairs = Status::<u64>::halves(status).spaced::<SELECT_STATUS_SPACING>();
+    let pairs: Pairs = Status::<u64>::halves(status).apart();
     // 1.–2. Load the tile; barrier. The look-ahead warp branches off after the tile's copies
     // (before them, ptxas 12.9 miscompiles the copies: `select_with` says how).
     if lookahead_warps::<S>() == 0 || tid < THREADS {

@@ -224,17 +224,16 @@ const fn packed<T: Element>() -> bool {
 /// layout of [`spaced`](Status::spaced)) and, for the split layout, two value slots
 /// per tile (`index::value_slot`: its aggregate and its inclusive prefix); or, for the
 /// **halves** layout of 64-bit types (the warp-specialized scan's), two tagged status words
-/// per tile (`index::pack_halves`).
+/// per tile (`index::pack_halves`), `HALVES_APART` words apart (2, adjacent: the scan's; 8 in
+/// `run_length`, see [`apart`](Status::apart)).
 #[derive(Clone, Copy)]
-pub(crate) struct Status<T> {
+pub(crate) struct Status<T, const HALVES_APART: usize = 2> {
     words: GlobalMut<u64>,
     values: GlobalMut<T>,
     /// A 64-bit `T` publishes in the halves layout rather than the split one.
     halves: bool,
     /// Packed layout: tile `t`'s word is `words[t × spacing]` (1 but in
-    /// `lookback_warpspec_8x12x6` and its 32-bit typed rows, whose words lie 16 bytes apart,
-    /// and `select`). Halves layout: tile `t`'s two words are `words[t × spacing]` and the one
-    /// after (2 but in `run_length`).
+    /// `lookback_warpspec_8x12x6` and its 32-bit typed rows, whose words lie 16 bytes apart).
     spacing: usize,
 }
 
@@ -247,8 +246,7 @@ impl<T: Element> Status<T> {
     }
 
     /// A status array whose 64-bit `T` publish in the **halves** layout: tile `t`'s two status
-    /// words at `words[2t]` and `words[2t + 1]` (`words[St]` and `words[St + 1]` after
-    /// [`spaced::<S>`](Self::spaced)), each `epoch:30 | flag:2 | half:32`
+    /// words at `words[2t]` and `words[2t + 1]`, each `epoch:30 | flag:2 | half:32`
     /// (`index::pack_halves`), written and read with relaxed 64-bit atomics alone; a reader takes
     /// a tile's status only when both words carry the same epoch and flag
     /// (`index::halves_agree`), and polls again otherwise. No fence on either side: each half
@@ -257,7 +255,7 @@ impl<T: Element> Status<T> {
     /// layout.
     #[inline(always)]
     pub(crate) fn halves(words: GlobalMut<u64>) -> Self {
-        Self { words, values: words.cast(), halves: true, spacing: if packed::<T>() { 1 } else { 2 } }
+        Self { words, values: words.cast(), halves: true, spacing: 1 }
     }
 
     /// A status array of the packed layout, which has no value slots (a 32-bit `T`).
@@ -268,23 +266,42 @@ impl<T: Element> Status<T> {
     }
 
     /// The same status array, where a 32-bit `T` (the packed layout) has tile `t`'s word at
-    /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words; and the halves
-    /// layout of a 64-bit `T` its two words at `words[t × SPACING]` and the one after
-    /// (`max(SPACING, 2)` × tiles words). The split layout keeps its places.
+    /// `words[t × SPACING]` (the words between unused): `SPACING` × tiles words. The layouts of
+    /// a 64-bit `T` keep their places (halves: two words a tile whatever `SPACING`;
+    /// [`apart`](Self::apart) spaces them).
     #[inline(always)]
     pub(crate) fn spaced<const SPACING: usize>(self) -> Self {
         const { assert!(SPACING >= 1, "a spacing of 0 would put every tile on one word") };
-        let spacing = if !packed::<T>() && self.halves && SPACING < 2 { 2 } else { SPACING };
-        Self { spacing, ..self }
+        Self { spacing: SPACING, ..self }
     }
 
+    /// The same status array whose halves layout puts tile `t`'s two words at `words[A × t]` and
+    /// the one after (`A ≥ 2`: `A` × tiles words), so that tiles' words lie apart as
+    /// [`spaced`](Self::spaced) puts packed ones. The other layouts keep their places. (A
+    /// constant of the type rather than a field, so that the scan's adjacent halves compile to
+    /// the code they were measured with.)
+    #[inline(always)]
+    // `run_length` alone calls it, and the nested module (`no-entries`) leaves it out.
+    #[cfg_attr(all(target_arch = "nvptx64", feature = "no-entries"), allow(dead_code))]
+    pub(crate) fn apart<const A: usize>(self) -> Status<T, A> {
+        const { assert!(A >= 2, "a tile's two halves need two words") };
+        Status { words: self.words, values: self.values, halves: self.halves, spacing: self.spacing }
+    }
+}
+
+impl<T: Element, const HALVES_APART: usize> Status<T, HALVES_APART> {
     /// Words of the status array per tile: the spacing for a 32-bit `T` (the packed layout,
-    /// whatever the constructor; 1 but after [`spaced`](Self::spaced)) and in the halves layout
-    /// of a 64-bit `T` (2 but after `spaced`), 1 in its split layout (the value slots lie
-    /// elsewhere).
+    /// whatever the constructor; 1 but after `spaced`), `HALVES_APART` (2 but after `apart`) in
+    /// the halves layout of a 64-bit `T`, 1 in its split layout (the value slots lie elsewhere).
     #[inline(always)]
     pub(super) fn words_per_tile(self) -> usize {
-        if packed::<T>() || self.halves { self.spacing } else { 1 }
+        if packed::<T>() {
+            self.spacing
+        } else if self.halves {
+            HALVES_APART
+        } else {
+            1
+        }
     }
 
     /// Tile `tile`'s `value` with `flag` (aggregate or inclusive prefix): packed, one relaxed
@@ -307,11 +324,11 @@ impl<T: Element> Status<T> {
             };
         } else if self.halves {
             let [lo, hi] = pack_halves(epoch, flag, value.to_halves());
-            // SAFETY: tile's two words (tile × spacing + 1 < spacing × tiles); each carries its
-            // own flag.
+            // SAFETY: tile's two words (A·tile + 1 < A × tiles, A = HALVES_APART); each carries
+            // its own flag.
             unsafe {
-                store_relaxed_u64(self.words.offset(tile * self.spacing), lo);
-                store_relaxed_u64(self.words.offset(tile * self.spacing + 1), hi);
+                store_relaxed_u64(self.words.offset(HALVES_APART * tile), lo);
+                store_relaxed_u64(self.words.offset(HALVES_APART * tile + 1), hi);
             }
         } else {
             // SAFETY: the value's own slot (never written again during the launch), then the
@@ -338,8 +355,10 @@ impl<T: Element> Status<T> {
                 (load_relaxed_u64(self.words.as_const().offset(pred * self.spacing)), 0)
             } else if self.halves {
                 let at = self.words.as_const();
-                let first = pred * self.spacing;
-                let (lo, hi) = (load_relaxed_u64(at.offset(first)), load_relaxed_u64(at.offset(first + 1)));
+                let (lo, hi) = (
+                    load_relaxed_u64(at.offset(HALVES_APART * pred)),
+                    load_relaxed_u64(at.offset(HALVES_APART * pred + 1)),
+                );
                 if halves_agree(lo, hi) { (lo, hi) } else { (0, 0) }
             } else {
                 (load_acquire_u64(self.words.as_const().offset(pred)), 0)
@@ -410,6 +429,21 @@ impl<T: Element> Status<T> {
 #[inline(always)]
 pub(crate) unsafe fn look_back<T: Element, O: Operator<T>, const SLEEP_NS: u32>(
     status: Status<T>,
+    tile: usize,
+    epoch: u32,
+    lane: u32,
+) -> T {
+    // SAFETY: forwarded.
+    unsafe { look_back_apart::<T, O, SLEEP_NS, 2>(status, tile, epoch, lane) }
+}
+
+/// [`look_back`] on a status array whose halves lie `A` words apart ([`Status::apart`]).
+///
+/// # Safety
+/// As for [`look_back`].
+#[inline(always)]
+pub(crate) unsafe fn look_back_apart<T: Element, O: Operator<T>, const SLEEP_NS: u32, const A: usize>(
+    status: Status<T, A>,
     tile: usize,
     epoch: u32,
     lane: u32,

@@ -1041,11 +1041,11 @@ def histogram_lines():
 # (scripts/gpu/select.sh), its own set.
 SELECT_SET = ROOT / "docs/measurements/2026-12-01-h200/datapath/r55d"
 # The run-length encoding on the H200 (scripts/gpu/select.sh run_length), its own set.
-RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
+RUN_LENGTH_SET = ROOT / "docs/measurements/2026-12-01-h200/session56/r56c"
 # PyTorch's rows of the same shapes (they do not change with our kernels), from the session
 # that last ran them: `select_torch.csv` and `run_length_torch.csv`.
 SELECT_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/datapath/r55d"
-RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/prefetch-more"
+RUN_LENGTH_TORCH_SET = ROOT / "docs/measurements/2026-12-01-h200/session56/r56c"
 
 
 def span(v, p=1):
@@ -1193,7 +1193,7 @@ def landed_ab_lines():
 
 # The compaction and the run-length encoding of u8 and u16 (scripts/gpu/select.sh narrow and the
 # session's scripts beside the CSV), ours and CUB's only.
-NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/session56/r56a"
+NARROW_SET = ROOT / "docs/measurements/2026-12-01-h200/session56/r56c"
 
 
 def narrow_lines(run_length=False):

@@ -377,34 +377,47 @@ kernel! {
     /// look-back, so every element is read once and every output element written once.
     ///
     /// # Execution
-    /// Block [`SELECT_THREADS`](crate::select::SELECT_THREADS) (256), tile of
+    /// Block [`select_block`](crate::select::select_block) (288 for `i32`, `u32`, `f32`: the
+    /// tile's 256 threads and `select`'s look-ahead warp; 256 for `u8`, `u16`), tile of
     /// [`select_tile`](crate::select::select_tile) elements (7168 of 32 bits): `select`'s
     /// steps for unique values, with a pair for a count.
     /// 1. **Tile** `blockIdx.x`.
     /// 2. **Load** the tile into shared memory (`cp.async`, evict first; the last tile, a
     ///    misaligned input or a narrow type's four elements a chunk through registers, the
-    ///    narrow ones widened to words); barrier.
+    ///    narrow ones widened to words); the tile's barrier (`bar.sync 1, 256` with a
+    ///    look-ahead warp). Once the copies are issued, the **look-ahead warp** (threads
+    ///    256–287) looks back from the tile's start (step 6) while the tile's warps go on.
     /// 3. **Heads**: each thread marks its 28 elements that differ from the one before in a
     ///    32-bit mask (one comparison an element; the elements past the tile's end cleared
     ///    once).
     /// 4. **Pair**: popcount and an inclusive warp scan (lane 31 writes its warp's count), and
     ///    the warp's last head (`__ballot_sync`: its highest lane with a head writes its last);
     ///    barrier; thread 0 publishes (count, last head's position) in the tile's two status
-    ///    words.
+    ///    words (`status[W·t]` and the next, W = [`RUN_LENGTH_STATUS_WORDS`]: 8, so a tile's
+    ///    words and its neighbours' lie in sectors of their own, as `select`'s do).
     ///    **4b. Prefetch**: as `select`'s step 4b, one 128-byte line a thread of tile
     ///    `blockIdx.x +` [`SELECT_PREFETCH_TILES`](crate::select::SELECT_PREFETCH_TILES) asked
-    ///    of L2 while the tile waits for its look-back. On the H200 at 2^28 against no
-    ///    prefetch (`docs/measurements/2026-12-01-h200/select-hints/`, interleaved rounds, no
-    ///    two overlapping): `run_length i32 run:16` 4.0 % off and `run:1` 3.9 % (3 rounds),
-    ///    `u16 run:1024` 6.5 % (2 rounds). It costs one row: in session 53's A/B against the
-    ///    build before it (`docs/measurements/2026-12-01-h200/warp-store/r53a/rl/ab.csv`, 2
-    ///    rounds), `i32 run:1024` 366.7–367.7 µs against 346.3–346.9 (+5.9 %), while `f32
-    ///    run:16` (−3.4 %), `i32 run:16` (−3.2 %), `i32 run:1` (−3.6 %), `u8 run:16` (−6.6 %)
-    ///    and `u16 run:1` (−7.8 %) gain: kept.
+    ///    of L2 while the tile waits for its look-back, **only where its runs are at least
+    ///    1/32 of its elements** ([`run_prefetch_pays`], [`RUN_LENGTH_PREFETCH_SHARE`], whose
+    ///    figures say what always and an eighth cost). Before the rule, session 53's A/B
+    ///    (`docs/measurements/2026-12-01-h200/warp-store/r53a/rl/ab.csv`, 2 rounds) found the
+    ///    prefetch slowing `i32 run:1024` by 5.9 % and speeding the five other rows by
+    ///    3.2–7.8 %.
     /// 5. **Compact** the heads' tile indices in shared memory at their tile-local ranks (a
     ///    16-bit store each, as `select`'s step 5, which says what it gained and cost).
-    /// 6. **Look back** (warp 0, `look_back` with [`Runs`]): the runs begun before the tile and
-    ///    where the last began; publish the inclusive pair; barrier.
+    /// 6. **Look back** (`look_back` with [`Runs`]): the runs begun before the tile and where
+    ///    the last began. With a look-ahead warp, it leaves them in the control words and meets
+    ///    the tile's warps at the hand-off barrier (`bar.sync 2, 288`), after which thread 0
+    ///    publishes the inclusive pair; without one (`u8`, `u16`), warp 0 looks back after
+    ///    step 5, lane 0 publishes, and a barrier follows. Together with the status words 8
+    ///    apart and the prefetch's rule, on the H200 at 2^28
+    ///    (`docs/measurements/2026-12-01-h200/session56/r56b/ab/ab.csv`, 2 interleaved rounds,
+    ///    each the median of 20 launches, checked against the CPU; `la16` is this kernel's PTX)
+    ///    against the kernel before (all three absent): `i32 run:1024` 309.1–309.6 µs against
+    ///    366.2 (−15.5 %), `i32 run:16` 345.8–346.6 against 394.9–395.1 (−12.3 %), `f32 run:16`
+    ///    −12.2 %, `i32 run:1` 887.5–888.5 against 922.3–922.6 (−3.7 %), `u8 run:16` 281.2
+    ///    against 283.5 (−0.8 %, no look-ahead warp). Without the warp (spacing and rule alone):
+    ///    `i32 run:16` 370.1–370.3, `run:1024` 304.4, `run:1` 896.9–897.4.
     /// 7. **Store**: thread `t` writes heads `t`, `t + 256`, … to `unique[prefix + i]` and
     ///    the length each closes to `lengths[prefix + i − 1]` (for the tile's first head, from
     ///    the last head before the tile); the last tile's thread 0 writes the last run's
@@ -412,14 +425,15 @@ kernel! {
     ///
     /// # Launch
     /// Grid `ceil(n / select_tile::<T>())`, block exactly
-    /// [`SELECT_THREADS`](crate::select::SELECT_THREADS) (traps otherwise); static shared
+    /// [`select_block::<T>()`](crate::select::select_block) (traps otherwise); static shared
     /// memory `(7168 + 36) × 4` bytes (the tile, the counts, the last heads, the prefix) and
     /// `7168 × 2` (the indices).
     ///
     /// # Preconditions
     /// `input`, `unique` and `lengths` hold `n ≥ 1` elements each and do not overlap; `input`
     /// is 16-byte aligned where `aligned` is 1 (else any alignment of `T`); `status` holds
-    /// `2 × gridDim.x` words, zeroed or written by launches with other epochs; `epoch` is in
+    /// [`RUN_LENGTH_STATUS_WORDS`] `× gridDim.x` words, zeroed or written by launches with other
+    /// epochs; `epoch` is in
     /// `1..=index::MAX_EPOCH`, new on this status array since it was zeroed; `n < 2^32`.
     ///
     /// # Safety
@@ -428,8 +442,8 @@ kernel! {
     /// order").
     ///
     /// # Measured
-    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-12-01-h200/prefetch-more/run_length.csv`, commit 3017e8c; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/prefetch-more/run_length_torch.csv`): `run_length` `i32` run:1: 933.8 µs (71.6 % of the bound), CUB 1182.2 µs (1.27×); PyTorch 2181.6 µs; `run_length` `i32` run:16: 398.2 µs (63.0 % of the bound), CUB 749.2 µs (1.88×); PyTorch 1370.3 µs; `run_length` `i32` run:1024: 368.3 µs (60.7 % of the bound), CUB 676.8 µs (1.84×); PyTorch 1347.9 µs; `run_length` `f32` run:16: 397.7 µs (63.1 % of the bound), CUB 755.9 µs (1.90×); PyTorch 1432.5 µs.
-    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/session56/r56a/narrow.csv`, commit 22c4375; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 286.7 µs (25.5 % of the bound), CUB 651.7 µs (2.27×, 1 round); `run_length` `u16` run:1: 689.8 µs (64.6 % of the bound), CUB 1077.6 µs (1.56×, 1 round); `run_length` `u16` run:1024: 288.9 µs (38.7 % of the bound), CUB 666.0 µs (2.31×, 1 round).
+    /// 2^28 elements, values uniform over [0, 1000) in runs of mean length L (`run:L`), NVIDIA H200 (`docs/measurements/2026-12-01-h200/session56/r56c/run_length.csv`, commit 0d2f607; `scripts/gpu/select.sh run_length`'s rows, 1 round, each row `reduce --op run_length … --compare-cub`: the median of 20 launches between CUDA events, CUB's `DeviceRunLengthEncode::Encode` on the same values in the same row, both checked against the CPU; × = CUB's median over ours; the bound: the bytes read and written at the peak bandwidth; PyTorch's `unique_consecutive(return_counts=True)` on the same shapes, its own values, `docs/measurements/2026-12-01-h200/session56/r56c/run_length_torch.csv`): `run_length` `i32` run:1: 889.7 µs (75.2 % of the bound), CUB 1159.2 µs (1.30×); PyTorch 2066.9 µs; `run_length` `i32` run:16: 346.2 µs (72.5 % of the bound), CUB 745.1 µs (2.15×); PyTorch 1371.4 µs; `run_length` `i32` run:1024: 310.3 µs (72.0 % of the bound), CUB 674.8 µs (2.17×); PyTorch 1307.4 µs; `run_length` `f32` run:16: 346.8 µs (72.3 % of the bound), CUB 752.0 µs (2.17×); PyTorch 1373.3 µs.
+    /// The narrow types, widened in the tile: 2^28 elements, values uniform over [0, 1000) (`u8`: [0, 256)), NVIDIA H200 (`docs/measurements/2026-12-01-h200/session56/r56c/narrow.csv`, commit 0d2f607; rows as above, ours and CUB's only, rounds as named): `run_length` `u8` run:16: 280.4 µs (26.1 % of the bound), CUB 647.2 µs (2.31×, 1 round); `run_length` `u16` run:1: 675.6 µs (66.0 % of the bound), CUB 1067.9 µs (1.58×, 1 round); `run_length` `u16` run:1024: 291.3 µs (38.4 % of the bound), CUB 661.6 µs (2.27×, 1 round).
     pub unsafe fn run_length<T: Widen>(
         input: Global<T>,
         unique: GlobalMut<T>,

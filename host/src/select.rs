@@ -464,8 +464,8 @@ impl<'b, T: SelectElement> Select<'b, T> {
         // SAFETY: checked above: the range lies in the input (n ≥ 1 elements from `start`, 16-byte
         // aligned where `aligned` says so), the unique values and lengths hold n elements each
         // and are other buffers, the count one word; the status array holds `tiles ×
-        // RUN_LENGTH_STATUS_WORDS` words, zeroed at allocation, and the epoch is new on it; the grid and block are the kernel's
-        // Launch section's.
+        // RUN_LENGTH_STATUS_WORDS` words, zeroed at allocation, and the epoch is new on it; the
+        // grid and block are the kernel's Launch section's.
         unsafe { self.backend.launch(&kernel, cfg, args) }
     }
 

@@ -80,7 +80,10 @@ fn refuse_flags(args: &Args) -> Result<()> {
     super::refuse_one_kernel_flags(args, &name, kernel)?;
     let refuse = |flag: String, why: &str| Err(Error::Invalid(format!("{flag} does not apply to --op {name}: {why}")));
     match () {
-        () if args.block.is_some() => refuse("--block".into(), "the kernel is compiled for blocks of 256"),
+        () if args.block.is_some() => refuse(
+            "--block".into(),
+            "the kernel is compiled for its block: 256 threads, and for i32, u32, f32 a look-ahead warp more (288)",
+        ),
         () if args.combine != "sum" => refuse(format!("--combine {}", args.combine), "a compaction combines nothing"),
         () if args.lower.is_some() || args.upper.is_some() || args.bins != 256 => {
             refuse("--bins/--lower/--upper".into(), "they shape a histogram")

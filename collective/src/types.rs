@@ -39,9 +39,9 @@
 //! * The **identity** of sum is 0, of min the largest value (`MAX`, or +inf), of max the
 //!   smallest (`MIN`, or −inf): the result of an empty reduction, and what padding lanes hold.
 
-use crate::device::atomic;
 use crate::device::global::{Global, GlobalMut};
 pub use crate::device::warp::Shuffle;
+use crate::device::{atomic, math};
 use crate::warp::warp_reduce_shfl;
 
 /// The positions of extremes (argmin, argmax), in a file of their own: [`Extreme`], [`Arg`],
@@ -264,7 +264,7 @@ integer!(u64, 2, atomic::red_add_u64, atomic::red_min_u64, atomic::red_max_u64, 
 
 /// The floats: IEEE adds; min and max in the total order of the module docs.
 macro_rules! float {
-    ($t:ident, $per:expr, $bits:ty, $sign:expr, $add:path, $min:path, $max:path, $store:path) => {
+    ($t:ident, $per:expr, $bits:ty, $sign:expr, $fmin:path, $fmax:path, $add:path, $min:path, $max:path, $store:path) => {
         impl Element for $t {
             const NAME: &'static str = stringify!($t);
             const ZERO: Self = 0.0;
@@ -281,29 +281,15 @@ macro_rules! float {
             }
             #[inline(always)]
             fn minimum(a: Self, b: Self) -> Self {
-                if a.is_nan() || b.is_nan() {
-                    $t::from_bits($t::NAN.to_bits() | $sign)
-                } else if a == b {
-                    // Equal and not NaN: the same bits, or ±0.0, where −0.0 (sign set) is less.
-                    $t::from_bits(a.to_bits() | b.to_bits())
-                } else if b < a {
-                    b
-                } else {
-                    a
-                }
+                // PTX `min` orders ±0.0 as wanted and ignores a NaN; the NaN is chosen here, beside
+                // it (one `setp.nan` of both operands and a `selp`, no branch).
+                let smaller = $fmin(a, b);
+                if a.is_nan() || b.is_nan() { $t::from_bits($t::NAN.to_bits() | $sign) } else { smaller }
             }
             #[inline(always)]
             fn maximum(a: Self, b: Self) -> Self {
-                if a.is_nan() || b.is_nan() {
-                    $t::from_bits($t::NAN.to_bits() & !$sign)
-                } else if a == b {
-                    // ±0.0: +0.0 (sign clear) is greater.
-                    $t::from_bits(a.to_bits() & b.to_bits())
-                } else if b > a {
-                    b
-                } else {
-                    a
-                }
+                let larger = $fmax(a, b);
+                if a.is_nan() || b.is_nan() { $t::from_bits($t::NAN.to_bits() & !$sign) } else { larger }
             }
             #[inline(always)]
             fn low_bits(self) -> u32 {
@@ -343,12 +329,25 @@ float!(
     4,
     u32,
     0x8000_0000,
+    math::min_f32,
+    math::max_f32,
     atomic::red_add_f32,
     atomic::red_min_f32,
     atomic::red_max_f32,
     atomic::store_relaxed_u32
 );
-float!(f64, 2, u64, 1 << 63, atomic::red_add_f64, atomic::red_min_f64, atomic::red_max_f64, atomic::store_relaxed_u64);
+float!(
+    f64,
+    2,
+    u64,
+    1 << 63,
+    math::min_f64,
+    math::max_f64,
+    atomic::red_add_f64,
+    atomic::red_min_f64,
+    atomic::red_max_f64,
+    atomic::store_relaxed_u64
+);
 
 /// The 16 bytes (four 32-bit words, little-endian) that hold the first
 /// [`PER_128`](Element::PER_128) elements of `values`: the inverse of

@@ -597,6 +597,9 @@ def results_md(d, gpu, commit):
             )
         out.append("")
     out += types_md(d, commit)
+    if (d / "types_vs_cub.csv").exists():
+        after = float_min_max_lines("types", file_commit(d, "types_vs_cub.csv", commit))
+        out += after[1:] + ([""] if after else [])
     ts = typed_scans(d, gpu, commit)
     if ts:
         out += ["## The typed look-back scan against CUB `DeviceScan`", ""] + ts + [""]
@@ -711,12 +714,52 @@ def typed_scans(d, gpu, commit):
             "issue #38 made them instantiations of `lookback`'s body, which changed their PTX (not `lookback`'s: "
             "`docs/measurements/2026-11-25-ptx/`). The figures above are of the kernels before that change.",
         ]
-    return out
+    return out + float_min_max_lines("scans", at)
 
 
 # Commits whose typed_scans.csv measured the typed look-back scans before issue #38 made them
 # instantiations of `lookback`'s body (their PTX changed; `lookback`'s did not).
 BEFORE_LOOKBACK_MERGE = {"e032fa9"}
+
+# Session 57 changed every f32/f64 min and max kernel (PTX `min`/`max` beside a NaN select, in
+# `collective`'s `Element::minimum`/`maximum`); the H100 sets measured them before, and the H100
+# was not lent since. These rows of the fmm build (the landed kernels' PTX) are their figures now.
+FLOAT_MIN_MAX_SET = ROOT / "docs/measurements/2026-12-01-h200/session57/r57d/measurements"
+FLOAT_MIN_MAX_BEFORE = {"e032fa9", "5b923bf"}
+
+
+def float_min_max_lines(what, commit):
+    """After a table of `what` ("types" or "scans") measured at `commit`: where that commit
+    predates session 57's float min/max, a note and the f32/f64 rows measured since (H200)."""
+    if commit not in FLOAT_MIN_MAX_BEFORE:
+        return []
+    d = Dirs([FLOAT_MIN_MAX_SET])
+    gpu, at = device(d)
+    name = "types_vs_cub.csv" if what == "types" else "typed_scans.csv"
+    rs = [r for r in rows(FLOAT_MIN_MAX_SET / name) if what == "types" or r["kind"] == "inclusive"]
+    x = "x_cub" if what == "types" else "speedup_vs_cub"
+    for r in rs:
+        if r["verdict"] != "PASS":
+            raise SystemExit(f"docs_from_csv.py: a FAIL row in {FLOAT_MIN_MAX_SET / name}")
+    sizes = sorted({int(r["n"]) for r in rs})
+    out = [
+        "",
+        f"**The f32 and f64 min and max rows above are of the kernels before session 57**, which made "
+        "every float min/max step PTX `min`/`max` beside a NaN select (three instructions, no branch; the "
+        "36 entries' PTX: `docs/measurements/2026-12-01-ptx-session57/`). The H100 was not lent since; "
+        f"the same rows of the new kernels, {gpu} (`{d.rel(name)}/{name}`, commit {at}, one round, CUB in "
+        "every row, every row PASS; the sums, unchanged, beside them):",
+        "",
+        "| type | op | " + " | ".join(f"2^{n.bit_length() - 1}: µs, × CUB" for n in sizes) + " |",
+        "|---|---|" + "---|" * len(sizes),
+    ]
+    for key in dict.fromkeys((r["type"], r["combine"]) for r in rs):
+        cells = []
+        for n in sizes:
+            sel = [r for r in rs if (r["type"], r["combine"]) == key and int(r["n"]) == n]
+            cells.append(f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0][x]):.3f}" if sel else "—")
+        out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    return out
 
 
 def shapes_md(d, commit):

@@ -250,6 +250,12 @@ pub static ROWS: &[Row] = &[
         "`a % b`",
         "reduce/neighbored_modulo.rs",
     ),
+    row(
+        "`fminf(a, b)`, `fmaxf`, `fmin`, `fmax` (PTX `min.f32`, `max.f32`, `min.f64`, `max.f64`: a NaN operand is ignored, −0.0 < +0.0)",
+        "`math::min_f32(a, b)`, `math::max_f32`, `math::min_f64`, `math::max_f64` (the float `Min`/`Max` operators add the NaN: `Element::minimum`)",
+        "`a.min(b)` (core's `f32::min`: LLVM's `minnum`, which may return either zero)",
+        "collective/types.rs (via reduce/warp_shuffle.rs's `f32_min`)",
+    ),
     row("`clock64()`", "`clock::clock64()`", "`clock::clock64()` (`thread::clock64`)", "sumsq/squares_one_thread.rs"),
     row(
         "`%globaltimer` (inline `asm(\"mov.u64 %0, %%globaltimer;\")`)",

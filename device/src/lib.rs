@@ -33,7 +33,7 @@
 //! | [`atomic`] | every CUDA atomic (`atomicAdd`, `atomicSub`, `atomicMin`/`Max`, `atomicAnd`/`Or`/`Xor`, `atomicExch`, `atomicCAS`, `atomicInc`/`Dec`) on shared and global words ([`Shared`](shared::Shared), [`GlobalMut`](global::GlobalMut), the checked [`AtomicSlice`](slice::AtomicSlice)), `red` (an atomic whose result is unused), `__threadfence()`, `ld.acquire` / `st.release` |
 //! | [`launch`] | device-side launches (dynamic parallelism): `kernel<<<grid, block, 0, cudaStreamTailLaunch>>>(…)` ([`launch_device!`](crate::launch_device)) |
 //! | [`clock`] | `clock64()` |
-//! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`) |
+//! | [`math`] | `a % b` kept as a hardware remainder (`rem.u32`); `fminf`, `fmaxf`, `fmin`, `fmax` as PTX `min`/`max` (−0.0 < +0.0) |
 //! | [`slice`](mod@slice) | `const T *p, size_t n` and `T *out` with their lengths ([`Slice`](slice::Slice), [`DisjointSlice`](slice::DisjointSlice), [`PerBlock`](slice::PerBlock)): every index checked, writes only through a thread's own index ([`ThreadIndex`](slice::ThreadIndex), [`BlockLeader`](slice::BlockLeader)), so a kernel's common accesses need no `unsafe` |
 //! | [`kernel`](mod@kernel) | `extern "C" __global__ void k(…)`: the [`kernel!`](crate::kernel!) macro, in any crate, and the host's handle of each kernel ([`KernelFn`](kernel::KernelFn)) |
 //!

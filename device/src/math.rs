@@ -33,80 +33,125 @@ pub fn rem_u32(a: u32, b: u32) -> u32 {
     }
 }
 
-/// The float `min` and `max` of PTX, one instruction each, with their exact semantics on the host.
-///
-/// PTX ISA, "Floating Point Instructions: min/max": without `.NaN` a NaN operand is ignored (the
-/// other one is the result; two NaNs give a NaN), and **−0.0 < +0.0**. CUDA C's `fminf`/`fmaxf`
-/// and `fmin`/`fmax` compile to them; SASS `FMNMX`/`DMNMX`. Written as inline PTX so that
-/// LLVM, whose `minnum` may return either zero, cannot rewrite them.
-macro_rules! float_min_max {
-    ($min:ident, $max:ident, $t:ty, $ptx_min:literal, $ptx_max:literal, $reg:ident, $cuda_min:literal, $cuda_max:literal) => {
-        #[doc = concat!("The smaller of `a` and `b` as PTX `", $ptx_min, "` (CUDA C `", $cuda_min,
-            "`): a NaN operand is ignored, and −0.0 < +0.0.")]
-        #[inline(always)]
-        pub fn $min(a: $t, b: $t) -> $t {
-            #[cfg(target_arch = "nvptx64")]
-            {
-                let r: $t;
-                // SAFETY: a float min reads two registers and writes one; it touches no memory.
-                unsafe {
-                    core::arch::asm!(concat!($ptx_min, " {r}, {a}, {b};"), r = out($reg) r, a = in($reg) a,
-                        b = in($reg) b, options(pure, nomem, nostack, preserves_flags));
-                }
-                r
-            }
-            #[cfg(not(target_arch = "nvptx64"))]
-            {
-                if a.is_nan() {
-                    b
-                } else if b.is_nan() {
-                    a
-                } else if a == b {
-                    // Equal and not NaN: the same bits, or ±0.0, where −0.0 (sign set) is less.
-                    <$t>::from_bits(a.to_bits() | b.to_bits())
-                } else if b < a {
-                    b
-                } else {
-                    a
-                }
-            }
+/// The smaller of two `f32`s as PTX `min.f32` computes it (CUDA C `fminf`; SASS `FMNMX`): a
+/// NaN operand is ignored (the other one is the result; two NaNs give a NaN), and
+/// −0.0 < +0.0 (PTX ISA, "Floating Point Instructions: min"). Inline PTX, so that LLVM, whose
+/// `minnum` may return either zero, cannot rewrite it. Callers that want a NaN to win add
+/// it themselves (`collective`'s `Element::minimum`: one `setp.nan` of both operands and a
+/// `selp`).
+#[inline(always)]
+pub fn min_f32(a: f32, b: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f32;
+        // SAFETY: `min.f32` reads two registers and writes one; it touches no memory.
+        unsafe {
+            core::arch::asm!(
+                "min.f32 {r}, {a}, {b};",
+                r = out(reg32) r,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                options(pure, nomem, nostack, preserves_flags),
+            );
         }
-
-        #[doc = concat!("The larger of `a` and `b` as PTX `", $ptx_max, "` (CUDA C `", $cuda_max,
-            "`): a NaN operand is ignored, and −0.0 < +0.0.")]
-        #[inline(always)]
-        pub fn $max(a: $t, b: $t) -> $t {
-            #[cfg(target_arch = "nvptx64")]
-            {
-                let r: $t;
-                // SAFETY: a float max reads two registers and writes one; it touches no memory.
-                unsafe {
-                    core::arch::asm!(concat!($ptx_max, " {r}, {a}, {b};"), r = out($reg) r, a = in($reg) a,
-                        b = in($reg) b, options(pure, nomem, nostack, preserves_flags));
-                }
-                r
-            }
-            #[cfg(not(target_arch = "nvptx64"))]
-            {
-                if a.is_nan() {
-                    b
-                } else if b.is_nan() {
-                    a
-                } else if a == b {
-                    // ±0.0: +0.0 (sign clear) is greater.
-                    <$t>::from_bits(a.to_bits() & b.to_bits())
-                } else if b > a {
-                    b
-                } else {
-                    a
-                }
-            }
-        }
-    };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        // `f32::min` ignores a NaN as PTX does; equal operands are the same bits or ±0.0.
+        if a == b { f32::from_bits(a.to_bits() | b.to_bits()) } else { a.min(b) }
+    }
 }
 
-float_min_max!(min_f32, max_f32, f32, "min.f32", "max.f32", reg32, "fminf", "fmaxf");
-float_min_max!(min_f64, max_f64, f64, "min.f64", "max.f64", reg64, "fmin", "fmax");
+/// The larger of two `f32`s as PTX `max.f32` computes it (CUDA C `fmaxf`; SASS `FMNMX`): a
+/// NaN operand is ignored (the other one is the result; two NaNs give a NaN), and
+/// −0.0 < +0.0 (PTX ISA, "Floating Point Instructions: max"). Inline PTX, so that LLVM, whose
+/// `maxnum` may return either zero, cannot rewrite it. Callers that want a NaN to win add
+/// it themselves (`collective`'s `Element::maximum`: one `setp.nan` of both operands and a
+/// `selp`).
+#[inline(always)]
+pub fn max_f32(a: f32, b: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f32;
+        // SAFETY: `max.f32` reads two registers and writes one; it touches no memory.
+        unsafe {
+            core::arch::asm!(
+                "max.f32 {r}, {a}, {b};",
+                r = out(reg32) r,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        // `f32::max` ignores a NaN as PTX does; equal operands are the same bits or ±0.0.
+        if a == b { f32::from_bits(a.to_bits() & b.to_bits()) } else { a.max(b) }
+    }
+}
+
+/// The smaller of two `f64`s as PTX `min.f64` computes it (CUDA C `fmin`; SASS `DMNMX`): a
+/// NaN operand is ignored (the other one is the result; two NaNs give a NaN), and
+/// −0.0 < +0.0 (PTX ISA, "Floating Point Instructions: min"). Inline PTX, so that LLVM, whose
+/// `minnum` may return either zero, cannot rewrite it. Callers that want a NaN to win add
+/// it themselves (`collective`'s `Element::minimum`: one `setp.nan` of both operands and a
+/// `selp`).
+#[inline(always)]
+pub fn min_f64(a: f64, b: f64) -> f64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f64;
+        // SAFETY: `min.f64` reads two registers and writes one; it touches no memory.
+        unsafe {
+            core::arch::asm!(
+                "min.f64 {r}, {a}, {b};",
+                r = out(reg64) r,
+                a = in(reg64) a,
+                b = in(reg64) b,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        // `f64::min` ignores a NaN as PTX does; equal operands are the same bits or ±0.0.
+        if a == b { f64::from_bits(a.to_bits() | b.to_bits()) } else { a.min(b) }
+    }
+}
+
+/// The larger of two `f64`s as PTX `max.f64` computes it (CUDA C `fmax`; SASS `DMNMX`): a
+/// NaN operand is ignored (the other one is the result; two NaNs give a NaN), and
+/// −0.0 < +0.0 (PTX ISA, "Floating Point Instructions: max"). Inline PTX, so that LLVM, whose
+/// `maxnum` may return either zero, cannot rewrite it. Callers that want a NaN to win add
+/// it themselves (`collective`'s `Element::maximum`: one `setp.nan` of both operands and a
+/// `selp`).
+#[inline(always)]
+pub fn max_f64(a: f64, b: f64) -> f64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: f64;
+        // SAFETY: `max.f64` reads two registers and writes one; it touches no memory.
+        unsafe {
+            core::arch::asm!(
+                "max.f64 {r}, {a}, {b};",
+                r = out(reg64) r,
+                a = in(reg64) a,
+                b = in(reg64) b,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        // `f64::max` ignores a NaN as PTX does; equal operands are the same bits or ±0.0.
+        if a == b { f64::from_bits(a.to_bits() & b.to_bits()) } else { a.max(b) }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,8 @@
 #   TYPES (default "i32 u32 i64 u64 f32 f64") picks the types.
 # * typed_scans.csv — every element type × operator through the typed look-back scan
 #   (inclusive and exclusive) with --compare-cub (CUB DeviceScan::InclusiveSum/InclusiveScan on
-#   the same values), at TYPED_SCAN_SIZES (default 2^24 2^28), median of 10 per row.
+#   the same values), at TYPED_SCAN_SIZES (default 2^24 2^28), median of 10 per row; TYPES as
+#   for types_vs_cub.
 # * twins_2eK.csv  — with --compare-c where nvcc is there: each classic kernel beside its CUDA C
 #   twin, same data, same geometry.
 set -uo pipefail
@@ -118,7 +119,7 @@ for s in "${steps[@]}"; do
       rm -f "$out/typed_scans.csv"
       for k in ${TYPED_SCAN_SIZES:-24 28}; do
         echo "typed scans vs CUB at 2^$k"
-        for t in i32 u32 i64 u64 f32 f64; do
+        for t in ${TYPES:-i32 u32 i64 u64 f32 f64}; do
           for o in sum min max; do
             [ "$t$o" = i32sum ] && continue  # the i32 sum is scans.csv's
             rounds_csv "$out/typed_scans.csv" 1 --backend gpu --op scan --type "$t" --combine "$o" \

@@ -19,7 +19,8 @@ pub const fn segmented_tiles_shared_bytes<T>() -> u32 {
 /// over 2^26, 2 interleaved rounds each (`docs/measurements/2026-11-30-h200/last-trip-exp/`): 10^4
 /// equal segments (6711 elements: a trip and a part) summed in 62.9–63.8 µs together against
 /// 67.9–68.1 one at a time (CUB 65.7–65.9), their minima 70.5–70.9 against 80.2–80.4 and maxima
-/// 70.8 against 80.3–80.4 (`final.csv`); the rows of 4096 × 4096, whole trips only, take their
+/// 70.8 against 80.3–80.4 (`final.csv`; 64.4–65.2 µs since session 57's float min/max, below);
+/// the rows of 4096 × 4096, whole trips only, take their
 /// argmax in 21.1–21.2 µs together against 20.2–20.3 (`exp2.csv`): the indexed folds' 38
 /// registers against 30 leave six blocks of 256 an SM, not eight.
 pub const fn last_trip<T: Element, F: Fold<T>>() -> LastTrip {
@@ -116,11 +117,21 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// `exp2.csv`'s `v2` rows of the same code for sums and `head` rows for argmax): 10 segments
 /// 69.9–70.3 µs (79.4–79.8 % of the bound, 43× CUB), 10^3 equal 71.6–71.8 µs (77.6–77.9 %,
 /// 1.027–1.030× CUB); one block per segment, 10^4 equal sums 62.9–63.8 µs (87.4–88.7 %,
-/// 1.033–1.045× CUB), their minima and maxima 70.5–70.9 µs (78.7–79.1 %, **0.991–0.998×
-/// CUB**), their argmax 72.1–72.2 µs (1.007–1.013×); rows 4096 × 4096 sums 20.2–20.3 µs
+/// 1.033–1.045× CUB), their minima and maxima 70.5–70.9 µs then (78.7–79.1 %, 0.991–0.998×
+/// CUB), their argmax 72.1–72.2 µs (1.007–1.013×); rows 4096 × 4096 sums 20.2–20.3 µs
 /// (**0.930–0.944× CUB**: 18.9–19.0 µs; 19.8–20.0 µs before `last_trip`, in the same rounds),
 /// argmax 20.2–20.3 µs (1.006–1.012×). Rows whose columns are a multiple of four and at most a
 /// tile now go to [`segmented_rows_generic`](super::segmented_rows_generic) (session 47).
+///
+/// **Float minima and maxima since session 57** (every step PTX `min`/`max` beside a NaN
+/// select, `collective`'s `Element::minimum`; 32 registers instead of 36): NVIDIA H200, f32
+/// over 2^26, main (13dc665) and the change (d7dd39d, the landed PTX) in 2 interleaved rounds,
+/// CUB in every row (`docs/measurements/2026-12-01-h200/session57/`, `r57a/ab/ab.csv` and
+/// `r57b/ab/ab.csv`): 10^4 equal segments' minima **64.4–65.2 µs** (85.6–86.6 % of the bound,
+/// **1.089–1.095× CUB**) against 71.1–71.2 (0.992–0.993×), their maxima 64.7–65.2 µs
+/// (1.086–1.090×) against 70.5–71.0 (0.998–0.999×); 10^3 equal segments' maxima 71.7–71.8 µs
+/// (1.241–1.247×) against 75.8–76.5; f64 minima of 10^4 segments 121.8–123.8 µs
+/// (1.005–1.006×) against 122.8–125.1 (0.997–0.998×; the f64 sums there 1.007–1.008×).
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

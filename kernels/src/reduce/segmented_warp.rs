@@ -114,7 +114,10 @@ fold_kernel!(segmented_warp = segmented_warp_generic(
 /// (`--lanes 32`, as this kernel was before its logical warps) took 234.7–234.9 µs, 24.4 %
 /// (`segmented-tiles-exp/exp_seg.csv`). The H100 figures of the whole-warp form
 /// (`docs/measurements/2026-11-26-h100/library-ops-939a239/`) are of the kernel before: the
-/// H100 was not lent since.
+/// H100 was not lent since. Float minima since session 57 (PTX `min`/`max` beside a NaN
+/// select; 32 registers instead of 38): 10^6 equal segments' f32 minima 74.9–75.1 µs
+/// (76.5–76.7 %, 20.2–20.8× CUB) against 80.3–80.5 before, in the same 2 rounds
+/// (`docs/measurements/2026-12-01-h200/session57/`, `r57a/ab/ab.csv` and `r57b/ab/ab.csv`).
 #[inline(always)]
 pub unsafe fn segmented_warp_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -1382,6 +1382,17 @@ typed_kernel!(lookback = lookback_generic(
 /// | f64 | sum | 100.54, 1.10 | 1613.34, 1.02 |
 /// | f64 | min | 102.64, 1.34 | 1631.98, 1.24 |
 /// | f64 | max | 102.69, 1.34 | 1629.54, 1.25 |
+///
+/// **The f32 and f64 min and max rows above are of the kernels before session 57**, which made every float min/max step PTX `min`/`max` beside a NaN select (three instructions, no branch; the 36 entries' PTX: `docs/measurements/2026-12-01-ptx-session57/`). The H100 was not lent since; the same rows of the new kernels, NVIDIA H200 (`docs/measurements/2026-12-01-h200/session57/r57d/measurements/typed_scans.csv`, commit d7dd39d, one round, CUB in every row, every row PASS; the sums, unchanged, beside them):
+///
+/// | type | op | 2^24: µs, × CUB | 2^28: µs, × CUB |
+/// |---|---|---|---|
+/// | f32 | sum | 41.22, 1.242 | 599.23, 1.154 |
+/// | f32 | min | 41.81, 1.658 | 600.61, 1.603 |
+/// | f32 | max | 40.45, 1.698 | 602.80, 1.596 |
+/// | f64 | sum | 81.54, 1.110 | — |
+/// | f64 | min | 84.37, 1.519 | — |
+/// | f64 | max | 84.43, 1.525 | — |
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

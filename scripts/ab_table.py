@@ -1,37 +1,42 @@
 #!/usr/bin/env python3
-"""The table of an A/B of builds (scripts/gpu/builds_ab.sh's ab.csv) in Markdown.
+"""The table of an A/B of builds (scripts/gpu/builds_ab.sh's ab.csv, ab_2.csv, …) in Markdown.
 
-    python3 scripts/ab_table.py AB.csv [BASE [OTHER ...]]
+    python3 scripts/ab_table.py AB.csv [AB_2.csv ...] [BASE [OTHER ...]]
 
-One line per row (operation, type, keep), one column per build: the range of the medians over
-the rounds, and for every build but the base its mean against the base's (+: slower). BASE
-defaults to the build of the file's first line, the others to the rest in order of appearance.
-A row a build did not PASS is marked; a line with no result (the command line refused the row:
-builds_ab.sh then writes the variant and round alone) is counted and named on stderr, not
-tabled. Exit status 2 on a file it cannot read or an unknown build.
+One line per row, one column per build: the range of the medians over the rounds, and for every
+build but the base its mean against the base's (+: slower). A row is named by the file's `row`
+column (the arguments builds_ab.sh gave it); files written before that column (their build
+column is `variant`, their rows select's) by operation, type and keep. BASE defaults to the
+build of the first file's first line, the others to the rest in order of appearance. A row a
+build did not PASS is marked; a line with no result is counted and named on stderr, not tabled.
+Exit status 2 on a file it cannot read or an unknown build.
 """
 import csv
 import sys
 from collections import defaultdict
 
 
-def load(path):
+def load(paths):
     times, verdicts, rows, builds = defaultdict(list), defaultdict(set), [], []
-    empty = 0
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            if not r.get("operation") or not r.get("time_us_median"):
-                empty += 1
-                continue
-            row = f"{r['operation']} {r['type']} {r['keep']}"
-            if row not in rows:
-                rows.append(row)
-            if r["variant"] not in builds:
-                builds.append(r["variant"])
-            times[(row, r["variant"])].append(float(r["time_us_median"]))
-            verdicts[(row, r["variant"])].add(r["verdict"])
-    if empty:
-        print(f"ab_table: {path}: {empty} line(s) with no result left out", file=sys.stderr)
+    for path in paths:
+        empty = 0
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            new = "build" in (reader.fieldnames or [])
+            for r in reader:
+                if not r.get("time_us_median"):
+                    empty += 1
+                    continue
+                build = r["build"] if new else r["variant"]
+                row = r["row"] if new else f"{r['operation']} {r['type']} {r['keep']}"
+                if row not in rows:
+                    rows.append(row)
+                if build not in builds:
+                    builds.append(build)
+                times[(row, build)].append(float(r["time_us_median"]))
+                verdicts[(row, build)].add(r["verdict"])
+        if empty:
+            print(f"ab_table: {path}: {empty} line(s) with no result left out", file=sys.stderr)
     return times, verdicts, rows, builds
 
 
@@ -49,18 +54,20 @@ def cell(times, verdicts, row, build, base):
 
 
 def main(argv):
-    if len(argv) < 2:
-        print("usage: ab_table.py AB.csv [BASE [OTHER ...]]", file=sys.stderr)
+    files = [a for a in argv[1:] if a.endswith(".csv")]
+    chosen = [a for a in argv[1:] if not a.endswith(".csv")]
+    if not files:
+        print("usage: ab_table.py AB.csv [AB_2.csv ...] [BASE [OTHER ...]]", file=sys.stderr)
         return 2
     try:
-        times, verdicts, rows, builds = load(argv[1])
+        times, verdicts, rows, builds = load(files)
     except (OSError, KeyError, ValueError) as e:
-        print(f"ab_table: {argv[1]} is not an A/B of builds ({e})", file=sys.stderr)
+        print(f"ab_table: {' '.join(files)} is not an A/B of builds ({e})", file=sys.stderr)
         return 2
-    chosen = argv[2:] or builds
+    chosen = chosen or builds
     unknown = [b for b in chosen if b not in builds]
     if unknown:
-        print(f"ab_table: no build {unknown[0]} in {argv[1]} (it has {', '.join(builds)})", file=sys.stderr)
+        print(f"ab_table: no build {unknown[0]} in {' '.join(files)} (it has {', '.join(builds)})", file=sys.stderr)
         return 2
     base = chosen[0]
     print("| row | " + " | ".join(chosen) + " |")

@@ -270,6 +270,97 @@ fn warpspec_rounds_reproduces_the_readme_table() -> Result<(), Failed> {
     )
 }
 
+/// A stand-in `reduce` for `builds_ab.sh`: one CSV row a call, whose columns depend on `--op` as
+/// the real command line's do (a select's, a segmented reduction's, a reduction's); `--op
+/// bogus` is refused. Its time is its build folder's name's length, so the builds differ.
+const STAND_IN_REDUCE: &str = r##"#!/usr/bin/env bash
+echo "$*" >> "$(dirname "$0")/calls.log"
+op=reduce; n=-; while [ $# -gt 0 ]; do case $1 in --op) op=$2; shift;; --n) n=$2; shift;; esac; shift; done
+t=$(basename "$(dirname "$0")" | wc -c)
+case $op in
+  bogus) echo "error: no operation bogus" >&2; exit 2;;
+  select) echo "# a comment line"; echo "operation,type,keep,n,time_us_median,verdict"; echo "select,i32,lt:5,$n,$t,PASS";;
+  segmented) echo "operation,type,combine,segments,n,time_us_median,verdict"; echo "segmented,f32,min,10,$n,$t,PASS";;
+  *) echo "variant,type,n,time_us_median,verdict"; echo "atomic_accumulate,f32,$n,$t,PASS";;
+esac
+"##;
+
+/// `scripts/gpu/builds_ab.sh` with two stand-in builds and rows of three operations: each set of
+/// columns in a file of its own with its header (`ab.csv`, `ab_2.csv`, `ab_3.csv`), every line
+/// naming its build, round and row; `--n` only where the row names no size; a refused row in
+/// `refused.txt` and exit status 1. Then `scripts/ab_table.py` tables the three files.
+fn builds_ab_splits_by_columns() -> Result<(), Failed> {
+    let dir = crate::common::private_dir("builds-ab-test-")?;
+    for build in ["main", "change"] {
+        let folder = dir.path().join("builds").join(build);
+        std::fs::create_dir_all(&folder)?;
+        std::fs::write(folder.join("reduce"), STAND_IN_REDUCE)?;
+        std::fs::set_permissions(folder.join("reduce"), std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    }
+    let rows = dir.path().join("rows.txt");
+    std::fs::write(
+        &rows,
+        "# a comment\n--op segmented --segments 10\n--op select --type i32\n\n--type f32 --combine min\n\
+         --op segmented --log2 20\n--op bogus\n",
+    )?;
+    let out = dir.path().join("out");
+    let run = Command::new(Path::new(ROOT).join("scripts/gpu/builds_ab.sh"))
+        .arg(dir.path().join("builds"))
+        .arg(&rows)
+        .env("OUT", &out)
+        .env("BUILDS", "main change")
+        .env("ROUNDS", "2")
+        .env("N", "64")
+        .env_remove("GUARD")
+        .env_remove("FIRST_ROUND")
+        .output()?;
+    if run.status.code() != Some(1) {
+        return Err(format!("builds_ab.sh exited {:?} (1 expected: a row was refused)", run.status.code()).into());
+    }
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).map_err(|e| format!("{name}: {e}"));
+    let segmented = read("ab.csv")?;
+    let want_head = "build,round,row,operation,type,combine,segments,n,time_us_median,verdict\n\
+                     main,1,\"--op segmented --segments 10\",segmented,f32,min,10,64,5,PASS\n\
+                     change,1,\"--op segmented --segments 10\",segmented,f32,min,10,64,7,PASS\n\
+                     main,1,\"--op segmented --log2 20\",segmented,f32,min,10,-,5,PASS\n";
+    if !segmented.starts_with(want_head) || segmented.lines().count() != 9 {
+        return Err(format!("ab.csv:\n{segmented}\nwanted 9 lines starting\n{want_head}").into());
+    }
+    // Round 2 starts with the other build (the order rotates).
+    if !segmented.contains("\nchange,2,\"--op segmented --segments 10\",segmented,f32,min,10,64,7,PASS\nmain,2,") {
+        return Err(format!("ab.csv's round 2 does not start with `change`:\n{segmented}").into());
+    }
+    let select = read("ab_2.csv")?;
+    if !select.starts_with("build,round,row,operation,type,keep,n,time_us_median,verdict\nmain,1,\"--op select --type i32\",select,i32,lt:5,64,5,PASS\n")
+        || select.lines().count() != 5
+    {
+        return Err(format!("ab_2.csv:\n{select}").into());
+    }
+    let reduce = read("ab_3.csv")?;
+    if !reduce.starts_with("build,round,row,variant,type,n,time_us_median,verdict\n") || reduce.lines().count() != 5 {
+        return Err(format!("ab_3.csv:\n{reduce}").into());
+    }
+    let refused_rows = read("refused.txt")?;
+    if refused_rows.lines().count() != 4 || !refused_rows.starts_with("main,1,\"--op bogus\"\n") {
+        return Err(format!("refused.txt:\n{refused_rows}").into());
+    }
+    let table = Command::new("python3")
+        .arg(Path::new(ROOT).join("scripts/ab_table.py"))
+        .args(["ab.csv", "ab_2.csv", "ab_3.csv"].map(|f| out.join(f)))
+        .output()
+        .map_err(|e| format!("cannot run python3: {e}"))?;
+    let want = "| row | main | change |\n|---|---|---|\n\
+                | --op segmented --segments 10 | 5.0–5.0 | 7.0–7.0 (+40.0%) |\n\
+                | --op segmented --log2 20 | 5.0–5.0 | 7.0–7.0 (+40.0%) |\n\
+                | --op select --type i32 | 5.0–5.0 | 7.0–7.0 (+40.0%) |\n\
+                | --type f32 --combine min | 5.0–5.0 | 7.0–7.0 (+40.0%) |\n";
+    let got = String::from_utf8_lossy(&table.stdout);
+    if !table.status.success() || got != want {
+        return Err(format!("ab_table.py printed (exit {:?})\n{got}\nwanted\n{want}", table.status.code()).into());
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
@@ -284,6 +375,7 @@ pub fn trials() -> Vec<Trial> {
             "scripts::cub_lookahead_summary_reproduces_the_committed_ones",
             cub_lookahead_summary_reproduces_the_committed_ones,
         ),
+        Trial::test("scripts::builds_ab_splits_by_columns", builds_ab_splits_by_columns),
         Trial::test(
             "scripts::warpspec_rounds_reproduces_the_readme_table",
             warpspec_rounds_reproduces_the_readme_table,

@@ -689,24 +689,13 @@ def typed_scans(d, gpu, commit):
     if not f.exists():
         return []
     rs = [r for r in rows(f) if r["kind"] == "inclusive" and r["speedup_vs_cub"]]
-    sizes = sorted({int(r["n"]) for r in rs})
     at = file_commit(d, 'typed_scans.csv', commit)
     out = [
         f"{gpu}, inclusive scans, median of 10 timed runs, every output element of every run checked "
         f"(`{d.rel('typed_scans.csv')}/typed_scans.csv`, commit {at}, one "
         "run per cell); × CUB = CUB's `DeviceScan` time / ours on the same values (the i32 sum is `lookback`'s):",
         "",
-        "| type | op | " + " | ".join(f"2^{n.bit_length() - 1}: µs, × CUB" for n in sizes) + " |",
-        "|---|---|" + "---|" * len(sizes),
-    ]
-    for key in dict.fromkeys((r["type"], r["combine"]) for r in rs):
-        cells = []
-        for n in sizes:
-            sel = [r for r in rs if (r["type"], r["combine"]) == key and int(r["n"]) == n]
-            cells.append(
-                f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0]['speedup_vs_cub']):.2f}" if sel else "—"
-            )
-        out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    ] + type_op_table(rs, "speedup_vs_cub", 2)
     if at in BEFORE_LOOKBACK_MERGE:
         out += [
             "",
@@ -741,7 +730,6 @@ def float_min_max_lines(what, commit):
     for r in rs:
         if r["verdict"] != "PASS":
             raise SystemExit(f"docs_from_csv.py: a FAIL row in {FLOAT_MIN_MAX_SET / name}")
-    sizes = sorted({int(r["n"]) for r in rs})
     out = [
         "",
         f"**The f32 and f64 min and max rows above are of the kernels before session 57**, which made "
@@ -750,6 +738,15 @@ def float_min_max_lines(what, commit):
         f"the same rows of the new kernels, {gpu} (`{d.rel(name)}/{name}`, commit {at}, one round, CUB in "
         "every row, every row PASS; the sums, unchanged, beside them):",
         "",
+    ]
+    return out + type_op_table(rs, x, 3)
+
+
+def type_op_table(rs, x, digits):
+    """A type × operator table of one-round rows: a line per (type, combine) in the rows' order,
+    a column per size, each cell the median µs and column `x` (× CUB) to `digits` places."""
+    sizes = sorted({int(r["n"]) for r in rs})
+    out = [
         "| type | op | " + " | ".join(f"2^{n.bit_length() - 1}: µs, × CUB" for n in sizes) + " |",
         "|---|---|" + "---|" * len(sizes),
     ]
@@ -757,7 +754,7 @@ def float_min_max_lines(what, commit):
         cells = []
         for n in sizes:
             sel = [r for r in rs if (r["type"], r["combine"]) == key and int(r["n"]) == n]
-            cells.append(f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0][x]):.3f}" if sel else "—")
+            cells.append(f"{float(sel[0]['time_us_median']):.2f}, {float(sel[0][x]):.{digits}f}" if sel else "—")
         out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
     return out
 

@@ -1,6 +1,27 @@
 //! Arithmetic the compiler must not rewrite: an integer remainder kept as `rem.u32`, and the
 //! float minimum and maximum as PTX's `min`/`max` (CUDA C `fminf`, `fmaxf`, `fmin`, `fmax`).
 
+/// One PTX arithmetic instruction of two registers, `OP d, a, b;` (`reg32` or `reg64`
+/// operands), as inline PTX: opaque to LLVM, so it stays the instruction it names.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! ptx_binary {
+    ($op:literal, $reg:ident, $t:ty, $a:expr, $b:expr) => {{
+        let r: $t;
+        // SAFETY: one arithmetic instruction: it reads two registers and writes one, and
+        // touches no memory.
+        unsafe {
+            core::arch::asm!(
+                concat!($op, " {r}, {a}, {b};"),
+                r = out($reg) r,
+                a = in($reg) $a,
+                b = in($reg) $b,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        r
+    }};
+}
+
 /// `a % b` as the PTX instruction `rem.u32`, whatever the compiler knows about `b`.
 ///
 /// LLVM proves that `2 * stride` is a power of two in a loop `stride = 1, 2, 4, …` and turns
@@ -14,18 +35,7 @@
 pub fn rem_u32(a: u32, b: u32) -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: u32;
-        // SAFETY: `rem.u32` reads two registers and writes one; it touches no memory.
-        unsafe {
-            core::arch::asm!(
-                "rem.u32 {r}, {a}, {b};",
-                r = out(reg32) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        r
+        ptx_binary!("rem.u32", reg32, u32, a, b)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -43,18 +53,7 @@ pub fn rem_u32(a: u32, b: u32) -> u32 {
 pub fn min_f32(a: f32, b: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f32;
-        // SAFETY: `min.f32` reads two registers and writes one; it touches no memory.
-        unsafe {
-            core::arch::asm!(
-                "min.f32 {r}, {a}, {b};",
-                r = out(reg32) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        r
+        ptx_binary!("min.f32", reg32, f32, a, b)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -73,18 +72,7 @@ pub fn min_f32(a: f32, b: f32) -> f32 {
 pub fn max_f32(a: f32, b: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f32;
-        // SAFETY: `max.f32` reads two registers and writes one; it touches no memory.
-        unsafe {
-            core::arch::asm!(
-                "max.f32 {r}, {a}, {b};",
-                r = out(reg32) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        r
+        ptx_binary!("max.f32", reg32, f32, a, b)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -103,18 +91,7 @@ pub fn max_f32(a: f32, b: f32) -> f32 {
 pub fn min_f64(a: f64, b: f64) -> f64 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f64;
-        // SAFETY: `min.f64` reads two registers and writes one; it touches no memory.
-        unsafe {
-            core::arch::asm!(
-                "min.f64 {r}, {a}, {b};",
-                r = out(reg64) r,
-                a = in(reg64) a,
-                b = in(reg64) b,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        r
+        ptx_binary!("min.f64", reg64, f64, a, b)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
@@ -133,18 +110,7 @@ pub fn min_f64(a: f64, b: f64) -> f64 {
 pub fn max_f64(a: f64, b: f64) -> f64 {
     #[cfg(target_arch = "nvptx64")]
     {
-        let r: f64;
-        // SAFETY: `max.f64` reads two registers and writes one; it touches no memory.
-        unsafe {
-            core::arch::asm!(
-                "max.f64 {r}, {a}, {b};",
-                r = out(reg64) r,
-                a = in(reg64) a,
-                b = in(reg64) b,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        r
+        ptx_binary!("max.f64", reg64, f64, a, b)
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {

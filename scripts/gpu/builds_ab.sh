@@ -50,7 +50,7 @@ for b in "${builds[@]}"; do
 done
 headers=()  # the column sets seen, in order: the first one's rows go to ab.csv, the k-th's to ab_k.csv
 file_for() { # $1 = reduce's header line; sets `target` to the file its rows go to (header written once)
-  local i
+  local i new
   for i in "${!headers[@]}"; do
     [ "${headers[$i]}" = "$1" ] && break
   done

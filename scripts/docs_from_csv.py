@@ -714,6 +714,8 @@ BEFORE_LOOKBACK_MERGE = {"e032fa9"}
 # `collective`'s `Element::minimum`/`maximum`); the H100 sets measured them before, and the H100
 # was not lent since. These rows of the fmm build (the landed kernels' PTX) are their figures now.
 FLOAT_MIN_MAX_SET = ROOT / "docs/measurements/2026-12-01-h200/session57/r57d/measurements"
+# The typed scans' f64 rows at 2^28, which FLOAT_MIN_MAX_SET's step did not reach (session 58).
+FLOAT_MIN_MAX_MORE = ROOT / "docs/measurements/2026-12-02-h200/session58/measurements"
 FLOAT_MIN_MAX_BEFORE = {"e032fa9", "5b923bf"}
 
 
@@ -725,21 +727,73 @@ def float_min_max_lines(what, commit):
     d = Dirs([FLOAT_MIN_MAX_SET])
     gpu, at = device(d)
     name = "types_vs_cub.csv" if what == "types" else "typed_scans.csv"
-    rs = [r for r in rows(FLOAT_MIN_MAX_SET / name) if what == "types" or r["kind"] == "inclusive"]
+    sets = [FLOAT_MIN_MAX_SET] + ([FLOAT_MIN_MAX_MORE] if what == "scans" else [])
+    rs = []
+    for s in sets:
+        for r in rows(s / name):
+            if r["verdict"] != "PASS":
+                raise SystemExit(f"docs_from_csv.py: a FAIL row in {s / name}")
+            if what == "types" or r["kind"] == "inclusive":
+                rs.append(r)
     x = "x_cub" if what == "types" else "speedup_vs_cub"
-    for r in rs:
-        if r["verdict"] != "PASS":
-            raise SystemExit(f"docs_from_csv.py: a FAIL row in {FLOAT_MIN_MAX_SET / name}")
+    more = ""
+    if what == "scans":
+        m = Dirs([FLOAT_MIN_MAX_MORE])
+        more = f"; the f64 rows at 2^28 from `{m.rel(name)}/{name}`, commit {device(m)[1]}, the same PTX"
     out = [
         "",
         f"**The f32 and f64 min and max rows above are of the kernels before session 57**, which made "
         "every float min/max step PTX `min`/`max` beside a NaN select (three instructions, no branch; the "
         "36 entries' PTX: `docs/measurements/2026-12-01-ptx-session57/`). The H100 was not lent since; "
-        f"the same rows of the new kernels, {gpu} (`{d.rel(name)}/{name}`, commit {at}, one round, CUB in "
-        "every row, every row PASS; the sums, unchanged, beside them):",
+        f"the same rows of the new kernels, {gpu} (`{d.rel(name)}/{name}`, commit {at}{more}; one round, "
+        "CUB in every row, every row PASS; the sums, unchanged, beside them):",
         "",
     ]
-    return out + type_op_table(rs, x, 3)
+    out += type_op_table(rs, x, 3)
+    return out + (float_min_max_ab_lines() if what == "scans" else [])
+
+
+# Session 58's A/B of the scans' float min/max: the kernels before session 57 (build `old`)
+# against main (build `main`), at 2^28 on the H200, interleaved rounds in three calls.
+FLOAT_MIN_MAX_AB = ROOT / "docs/measurements/2026-12-02-h200/session58"
+FLOAT_MIN_MAX_AB_CALLS = ("r58c", "r58d", "r58e")
+
+
+def float_min_max_ab_lines():
+    """What session 57's change cost the typed scans: a sentence from the A/B's CSVs."""
+    times, cub = {}, {}
+    for call in FLOAT_MIN_MAX_AB_CALLS:
+        for r in rows(FLOAT_MIN_MAX_AB / call / "scans.csv"):
+            if r["verdict"] != "PASS":
+                raise SystemExit(f"docs_from_csv.py: a FAIL row in {FLOAT_MIN_MAX_AB / call}/scans.csv")
+            key = (r["type"], r["combine"], r["kind"])
+            times.setdefault(key + (r["build"],), {})[r["round"]] = float(r["time_us_median"])
+            if r["build"] == "main" and r["speedup_vs_cub"]:
+                cub.setdefault(key, []).append(float(r["speedup_vs_cub"]))
+    parts, slower = [], []
+    for key in [("f32", "min", "inclusive"), ("f32", "max", "inclusive"), ("f32", "min", "exclusive"),
+                ("f32", "max", "exclusive"), ("f64", "min", "inclusive"), ("f64", "max", "inclusive"),
+                ("f32", "sum", "inclusive")]:
+        old, new = times[key + ("old",)], times[key + ("main",)]
+        rounds = sorted(old.keys() & new.keys())
+        diffs = [new[r] / old[r] - 1 for r in rounds]
+        pct = spread(diffs, lambda x: f"{x * 100:+.1f}")
+        word = "round" if len(rounds) == 1 else "rounds"
+        parts.append(f"{' '.join(key)} {spread(list(new.values()), lambda t: f'{t:.1f}')} µs against "
+                     f"{spread(list(old.values()), lambda t: f'{t:.1f}')} ({len(rounds)} {word}: {pct} %)")
+        if len(rounds) > 1 and min(new.values()) > max(old.values()):
+            slower.append((key, min(diffs), max(diffs), cub.get(key, [])))
+    calls = ", ".join(f"`{c}/scans.csv`" for c in FLOAT_MIN_MAX_AB_CALLS)
+    verdict = "; ".join(
+        f"the {k[0]} {k[1]} {k[2]} scan is {lo * 100:.1f}–{hi * 100:.1f} % slower than before in every round "
+        f"(its ranges apart; {spread(x, lambda v: f'{v:.2f}')}× CUB)" for k, lo, hi, x in slower)
+    return [
+        "",
+        "**What the change cost the scans** (H200, 2^28, the kernels before session 57, 13dc665, against "
+        f"9246fd6, interleaved rounds, the % a round's pair; `{FLOAT_MIN_MAX_AB.relative_to(ROOT)}/`: {calls}; "
+        "every row PASS): " + "; ".join(parts) + f". So {verdict}; the other rows tie (their ranges overlap; "
+        "the f32 sum, unchanged code, is the control).",
+    ]
 
 
 def type_op_table(rs, x, digits):

@@ -1383,7 +1383,7 @@ typed_kernel!(lookback = lookback_generic(
 /// | f64 | min | 102.64, 1.34 | 1631.98, 1.24 |
 /// | f64 | max | 102.69, 1.34 | 1629.54, 1.25 |
 ///
-/// **The f32 and f64 min and max rows above are of the kernels before session 57**, which made every float min/max step PTX `min`/`max` beside a NaN select (three instructions, no branch; the 36 entries' PTX: `docs/measurements/2026-12-01-ptx-session57/`). The H100 was not lent since; the same rows of the new kernels, NVIDIA H200 (`docs/measurements/2026-12-01-h200/session57/r57d/measurements/typed_scans.csv`, commit d7dd39d, one round, CUB in every row, every row PASS; the sums, unchanged, beside them):
+/// **The f32 and f64 min and max rows above are of the kernels before session 57**, which made every float min/max step PTX `min`/`max` beside a NaN select (three instructions, no branch; the 36 entries' PTX: `docs/measurements/2026-12-01-ptx-session57/`). The H100 was not lent since; the same rows of the new kernels, NVIDIA H200 (`docs/measurements/2026-12-01-h200/session57/r57d/measurements/typed_scans.csv`, commit d7dd39d; the f64 rows at 2^28 from `docs/measurements/2026-12-02-h200/session58/measurements/typed_scans.csv`, commit 9246fd6, the same PTX; one round, CUB in every row, every row PASS; the sums, unchanged, beside them):
 ///
 /// | type | op | 2^24: µs, × CUB | 2^28: µs, × CUB |
 /// |---|---|---|---|
@@ -1391,8 +1391,10 @@ typed_kernel!(lookback = lookback_generic(
 /// | f32 | min | 41.81, 1.658 | 600.61, 1.603 |
 /// | f32 | max | 40.45, 1.698 | 602.80, 1.596 |
 /// | f64 | sum | 81.54, 1.110 | — |
-/// | f64 | min | 84.37, 1.519 | — |
-/// | f64 | max | 84.43, 1.525 | — |
+/// | f64 | min | 84.37, 1.519 | 1311.02, 1.450 |
+/// | f64 | max | 84.43, 1.525 | 1311.73, 1.450 |
+///
+/// **What the change cost the scans** (H200, 2^28, the kernels before session 57, 13dc665, against 9246fd6, interleaved rounds, the % a round's pair; `docs/measurements/2026-12-02-h200/session58/`: `r58c/scans.csv`, `r58d/scans.csv`, `r58e/scans.csv`; every row PASS): f32 min inclusive 602.0 – 603.7 µs against 595.9 – 598.3 (3 rounds: +0.6 – +1.2 %); f32 max inclusive 602.1 – 606.9 µs against 592.9 – 597.5 (3 rounds: +1.0 – +1.7 %); f32 min exclusive 601.8 – 604.6 µs against 600.2 – 604.0 (3 rounds: -0.3 – +0.7 %); f32 max exclusive 597.8 – 603.2 µs against 602.0 – 605.1 (3 rounds: -1.0 – +0.0 %); f64 min inclusive 1311.0 µs against 1310.7 (1 round: +0.0 %); f64 max inclusive 1311.7 µs against 1311.5 (1 round: +0.0 %); f32 sum inclusive 597.4 µs against 596.7 (1 round: +0.1 %). So the f32 min inclusive scan is 0.6–1.2 % slower than before in every round (its ranges apart; 1.59× CUB); the f32 max inclusive scan is 1.0–1.7 % slower than before in every round (its ranges apart; 1.60× CUB); the other rows tie (their ranges overlap; the f32 sum, unchanged code, is the control).
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

@@ -81,6 +81,16 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// 8192 × 2048 `f32` sums 18.62–18.70 µs, 1.478–1.483×; 4096 × 4096 `i32` maxima 18.29–18.42
 /// µs, 1.017–1.024× (tiles 0.958–0.969×), `f64` sums 33.06–33.28 µs, 1.003–1.013×, `f32`
 /// argmax 19.46–19.54 µs, 1.038–1.039× (2 rounds).
+///
+/// **By type and operator** (NVIDIA H200, 9246fd6, 4096 × 4096, 2 rounds, CUB in every row,
+/// every row PASS: `docs/measurements/2026-12-02-h200/session58/r58a/rows.csv`): the 32-bit
+/// integer rows run in 18.45–18.74 µs whatever the operator (`i32` sums 1.027–1.035× CUB,
+/// `u32` sums 1.026–1.029×, `i32` minima 1.013–1.022×, maxima 1.003–1.023×) and the `f32` rows
+/// in 18.83–18.99 (minima 1.017–1.031×, maxima 1.019×): the `f32` instances 2 % behind the
+/// integer ones whatever the operator. CUB's `f32` sum is its fastest row (18.82–18.85 µs, its
+/// `f32` minima and maxima 19.28–19.42), so there the two meet: **0.992× CUB in both rounds**
+/// (18.98–18.99 µs); `f64` sums 33.57–33.73 µs, 0.997–1.003×. Not the fold's length (session
+/// 47's tree fold did not help) nor registers (30–32 for all); not explained.
 #[inline(always)]
 pub unsafe fn segmented_rows_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

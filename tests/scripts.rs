@@ -361,6 +361,73 @@ fn builds_ab_splits_by_columns() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `harness_cache.sh`: `save` takes the cache's regular files (not a link, not a folder, not a
+/// build's hidden folder); `restore` puts them into a new cache folder of mode 0700, not
+/// writable by group or others, the executable bit kept, a file already there kept; a missing
+/// tarball is nothing to restore (exit 0); bad arguments exit 2.
+fn harness_cache_saves_and_restores() -> Result<(), Failed> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = crate::common::private_dir("harness-cache-test-")?;
+    let (from, to, out) = (dir.path().join("from"), dir.path().join("to"), dir.path().join("out"));
+    for d in [&from, &out, &from.join(".build-x")] {
+        std::fs::create_dir_all(d)?;
+    }
+    std::fs::write(from.join("cub_bench_sm_90_k"), "harness")?;
+    std::fs::set_permissions(from.join("cub_bench_sm_90_k"), std::fs::Permissions::from_mode(0o775))?;
+    std::fs::write(from.join("cub_bench_k.cu"), "source")?;
+    std::os::unix::fs::symlink("/bin/sh", from.join("a_link"))?;
+    let script = Path::new(ROOT).join("scripts/gpu/harness_cache.sh");
+    let run = |cache: &Path, args: &[&std::ffi::OsStr]| -> Result<Output, Failed> {
+        Ok(Command::new(&script).args(args).env("REDUCE_CUB_CACHE", cache).output()?)
+    };
+    let code = |o: &Output| o.status.code();
+    let saved = run(&from, &["save".as_ref(), out.as_os_str()])?;
+    let tgz = out.join("harness.tgz");
+    let restored = run(&to.join("cache"), &["restore".as_ref(), tgz.as_os_str()])?;
+    std::fs::write(to.join("cache/cub_bench_k.cu"), "kept")?; // a file already there: kept
+    let again = run(&to.join("cache"), &["restore".as_ref(), tgz.as_os_str()])?;
+    if code(&saved) != Some(0) || code(&restored) != Some(0) || code(&again) != Some(0) {
+        return Err(format!(
+            "exit {:?}, {:?}, {:?}: {}",
+            code(&saved),
+            code(&restored),
+            code(&again),
+            String::from_utf8_lossy(&restored.stderr)
+        )
+        .into());
+    }
+    let cache = to.join("cache");
+    let mut names: Vec<_> = std::fs::read_dir(&cache)?.map(|e| e.map(|e| e.file_name())).collect::<Result<_, _>>()?;
+    names.sort();
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777);
+    if names != ["cub_bench_k.cu", "cub_bench_sm_90_k"]
+        || mode(&cache)? != 0o700
+        || mode(&cache.join("cub_bench_sm_90_k"))? != 0o755
+        || std::fs::read_to_string(cache.join("cub_bench_k.cu"))? != "kept"
+        || !String::from_utf8_lossy(&again.stdout).contains("0 files restored")
+    {
+        return Err(format!(
+            "the cache after restore: {names:?}, modes {:o} {:o}",
+            mode(&cache)?,
+            mode(&cache.join("cub_bench_sm_90_k"))?
+        )
+        .into());
+    }
+    let missing = run(&cache, &["restore".as_ref(), out.join("none.tgz").as_os_str()])?;
+    let bogus = run(&cache, &["bogus".as_ref(), out.as_os_str()])?;
+    let short = run(&cache, &["save".as_ref()])?;
+    if code(&missing) != Some(0) || code(&bogus) != Some(2) || code(&short) != Some(2) {
+        return Err(format!(
+            "missing tarball {:?} (0 wanted), bad word {:?}, one argument {:?} (2 wanted)",
+            code(&missing),
+            code(&bogus),
+            code(&short)
+        )
+        .into());
+    }
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     vec![
         Trial::test("scripts::every_script_parses", every_script_parses),
@@ -376,6 +443,7 @@ pub fn trials() -> Vec<Trial> {
             cub_lookahead_summary_reproduces_the_committed_ones,
         ),
         Trial::test("scripts::builds_ab_splits_by_columns", builds_ab_splits_by_columns),
+        Trial::test("scripts::harness_cache_saves_and_restores", harness_cache_saves_and_restores),
         Trial::test(
             "scripts::warpspec_rounds_reproduces_the_readme_table",
             warpspec_rounds_reproduces_the_readme_table,

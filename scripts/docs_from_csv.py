@@ -791,7 +791,8 @@ def float_min_max_ab_lines():
         "",
         "**What the change cost the scans** (H200, 2^28, the kernels before session 57, 13dc665, against "
         f"9246fd6, interleaved rounds, the % a round's pair; `{FLOAT_MIN_MAX_AB.relative_to(ROOT)}/`: {calls}; "
-        "every row PASS): " + "; ".join(parts) + f". So {verdict}; the other rows tie (their ranges overlap; "
+        "every row PASS): " + "; ".join(parts) + (f". So {verdict}; the other rows tie" if verdict else
+                                                   ". So every row ties") + " (their ranges overlap; "
         "the f32 sum, unchanged code, is the control).",
     ]
 

@@ -91,6 +91,15 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// `f32` minima and maxima 19.28–19.42), so there the two meet: **0.992× CUB in both rounds**
 /// (18.98–18.99 µs); `f64` sums 33.57–33.73 µs, 0.997–1.003×. Not the fold's length (session
 /// 47's tree fold did not help) nor registers (30–32 for all); not explained.
+///
+/// **Session 59** (NVIDIA H200, `docs/measurements/2026-12-02-h200/session59/`, 2 rounds, CUB in
+/// every row): the same `f32` sums at 18.83–18.99 µs, **1.000–1.003× CUB** (18.88–18.99) at the
+/// plan's block of 256 (`r59b/rows_block.csv`): the two meet, a tie. No block does better:
+/// 128 threads 18.93–19.04 µs (0.996–1.007×), 512 18.82–19.01 (0.996–1.009×), 1024 25.47–25.49
+/// (0.74×); 8192 × 2048 at 512 23.1–23.2 µs against 18.8–18.9 at 256. Raking the block's
+/// partials (`exp/rows-raking`: a slot per thread, warp 0 folds 32 slots) was 0.3–1.4 % slower
+/// for `f32` sums and maxima (a tie at 65536 × 256; `r59a/rake/ab.csv`): not kept. `f32` argmax since session 59's `Arg` change
+/// 19.46–19.65 µs (1.034–1.048×; `r59b/arg3/ab.csv`, `r59c/two/ab.csv`).
 #[inline(always)]
 pub unsafe fn segmented_rows_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -132,6 +132,19 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// (1.086–1.090×) against 70.5–71.0 (0.998–0.999×); 10^3 equal segments' maxima 71.7–71.8 µs
 /// (1.241–1.247×) against 75.8–76.5; f64 minima of 10^4 segments 121.8–123.8 µs
 /// (1.005–1.006×) against 122.8–125.1 (0.997–0.998×; the f64 sums there 1.007–1.008×).
+///
+/// **Argmin and argmax since session 59** (`collective`'s `Extreme::beats` in two compares and
+/// `Arg::update`'s lean value select, for 32-bit types): NVIDIA H200, 2^26 elements, 10^4 equal
+/// segments, 2 interleaved rounds each, CUB in every row
+/// (`docs/measurements/2026-12-02-h200/session59/`): `f32` argmax **70.6–71.2 µs, 1.025–1.034×
+/// CUB** against main's 71.7–71.9 (1.012–1.016×; `r59a/arg/ab.csv`, `r59b/arg3/ab.csv`, `r59c/two/ab.csv`), argmin
+/// 71.1–71.3 against 71.9–72.0 µs; `f64` argmax 127.2–127.6 µs (1.014–1.017×). **The 64-bit
+/// integers stay below CUB**: `i64` argmin 131.3–131.8 µs and `u64` argmax 131.6–131.7 µs,
+/// **0.978–0.984× CUB** (128.9–129.3 µs), 3.5 % behind the `f64` rows of the same bytes (a 64-bit
+/// integer compare is two instructions, a float's one). Two chains of updates a thread (a
+/// trip's even and odd loads, combined after the loop) took `i64` to 130.8–131.1 µs
+/// (0.986–0.988×) but `f64` to 129.7 µs and the `f32` rows' argmax 2.6 % slower (`r59c/two/`):
+/// not kept.
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

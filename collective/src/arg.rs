@@ -71,7 +71,8 @@ impl<T: Element> Arg<T> {
 
     /// [`combine`](Self::combine) with the element `value` at `index`, where `index` is above
     /// every index this one has seen (a thread's own elements, in order): it wins only where it
-    /// beats the held value, or where nothing is held yet.
+    /// beats the held value, or where nothing is held yet. A state holding [`NO_INDEX`] is
+    /// [`identity`](Self::identity)'s (`O::IDENTITY` as its value), as every kernel makes it.
     #[inline(always)]
     pub fn update<O: Extreme<T>>(self, value: T, index: u32) -> Self {
         if T::WORDS == 1 {

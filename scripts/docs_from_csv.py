@@ -784,13 +784,17 @@ def float_min_max_ab_lines():
         if len(rounds) > 1 and min(new.values()) > max(old.values()):
             slower.append((key, min(diffs), max(diffs), cub.get(key, [])))
     calls = ", ".join(f"`{c}/scans.csv`" for c in FLOAT_MIN_MAX_AB_CALLS)
+    # The GPU and the two builds' commits, as the first call's device.txt names them.
+    info = (FLOAT_MIN_MAX_AB / FLOAT_MIN_MAX_AB_CALLS[0] / "device.txt").read_text()
+    built = dict(re.findall(r"^(old|main): ([0-9a-f]{7})", info, re.M))
+    gpu = re.search(r"\n(NVIDIA [^,]+),", info)
     verdict = "; ".join(
         f"the {k[0]} {k[1]} {k[2]} scan is {lo * 100:.1f}–{hi * 100:.1f} % slower than before in every round "
         f"(its ranges apart; {spread(x, lambda v: f'{v:.2f}')}× CUB)" for k, lo, hi, x in slower)
     return [
         "",
-        "**What the change cost the scans** (H200, 2^28, the kernels before session 57, 13dc665, against "
-        f"9246fd6, interleaved rounds, the % a round's pair; `{FLOAT_MIN_MAX_AB.relative_to(ROOT)}/`: {calls}; "
+        f"**What the change cost the scans** ({gpu.group(1).removeprefix('NVIDIA ') if gpu else 'GPU'}, 2^28, "
+        f"the kernels before session 57, {built['old']}, against {built['main']}, interleaved rounds, the % a round's pair; `{FLOAT_MIN_MAX_AB.relative_to(ROOT)}/`: {calls}; "
         "every row PASS): " + "; ".join(parts) + (f". So {verdict}; the other rows tie" if verdict else
                                                    ". So every row ties") + " (their ranges overlap; "
         "the f32 sum, unchanged code, is the control).",

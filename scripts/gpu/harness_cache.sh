@@ -11,7 +11,8 @@
 # $XDG_CACHE_HOME/reduce-scan (an absolute one), else ~/.cache/reduce-scan. A harness's name
 # hashes its source, the architecture and nvcc's path, so a restored file that no longer matches
 # is never run, only left beside the new build. `save` takes the cache's regular files (not
-# links, not folders). `restore` creates the cache with mode 0700 where it is missing, extracts
+# links, not folders). `restore` creates the cache where it is missing and sets it to mode 0700
+# (what the runtime asks of it, an existing one too), extracts
 # into a private folder inside it, and moves in only regular files of plain names, owned by this
 # user and not writable by group or others (what the runtime checks before it runs a program); a
 # file already in the cache is kept. Exit status 0 when done (restore: also when FILE does not

@@ -75,21 +75,34 @@ impl<T: Element> Arg<T> {
     /// [`identity`](Self::identity)'s (`O::IDENTITY` as its value), as every kernel makes it.
     #[inline(always)]
     pub fn update<O: Extreme<T>>(self, value: T, index: u32) -> Self {
-        if T::WORDS == 1 {
+        if T::WORDS == 1 || !T::FLOAT {
             // The value needs no test of "nothing held": an element that does not beat the
-            // identity equals it. So the value's chain is the compare and a select; the index's
-            // adds its own. With `beats`' two compares: NVIDIA H200, 10^4 equal segments of f32
-            // over 2^26, 2 interleaved rounds, argmax 71.8–71.9 → 70.6–70.8 µs, argmin 71.9–72.0
-            // → 71.1–71.3 µs (`docs/measurements/2026-12-02-h200/session59/r59a/arg/ab.csv`).
+            // identity equals it. So the value's chain is the compare and a select. With `beats`'
+            // two compares: NVIDIA H200, 10^4 equal segments of f32 over 2^26, 2 interleaved
+            // rounds, argmax 71.8–71.9 → 70.6–70.8 µs, argmin 71.9–72.0 → 71.1–71.3 µs
+            // (`docs/measurements/2026-12-02-h200/session59/r59a/arg/ab.csv`).
             let beats = O::beats(value, self.value);
-            Arg {
-                value: if beats { value } else { self.value },
-                index: if beats || self.index == NO_INDEX { index } else { self.index },
-            }
+            let index = if T::WORDS == 1 {
+                // NO_INDEX is above every index: `min` keeps a held index and replaces none,
+                // one instruction for a compare and a select. 10^4 segments' f32 argmax
+                // 70.8–71.0 → 70.5–70.6 µs, i32 69.8–69.9 → 69.2–69.4, 10^6 segments' f32
+                // 73.8–73.9 → 73.1–73.2 (3 rounds, `session60/r60b/lean/`, `r60c/lean/`).
+                if beats { index } else { self.index.min(index) }
+            } else if beats || self.index == NO_INDEX {
+                // 64-bit integers (since session 60; `min` here cost them 2 registers and 4.5 %
+                // at 10^6 segments): 32 registers instead of 34 in `segmented_tiles`, 8 blocks of
+                // 256 an SM instead of 6; `i64` argmin of 10^4 segments 131.5–131.8 → 128.2–128.5
+                // µs, `u64` argmax 131.6–132.0 → 127.8–128.4 (the same CSVs).
+                index
+            } else {
+                self.index
+            };
+            Arg { value: if beats { value } else { self.value }, index }
         } else if self.index == NO_INDEX || O::beats(value, self.value) {
-            // 64-bit: the same two changes made the f64 argmax of those segments slower (127.0–127.4
-            // → 131.3–131.6 µs, the same CSV; ptxas issued half of a trip's 128-bit loads after
-            // the compares). This form keeps them at main's speed (`r59b/arg3/ab.csv`).
+            // f64: the lean value select made the argmax of those segments slower (127.0–127.4
+            // → 131.3–131.6 µs, `session59/r59a/arg/ab.csv`; ptxas issued half of a trip's
+            // 128-bit loads after the compares). This form keeps them at their speed
+            // (`session59/r59b/arg3/ab.csv`).
             Arg { value, index }
         } else {
             self

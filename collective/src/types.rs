@@ -69,6 +69,10 @@ pub trait Element: Shuffle + PartialEq + PartialOrd + 'static {
     const HIGHEST: Self;
     /// Elements in one 128-bit (16-byte) load: 4 of 32 bits, 2 of 64 bits.
     const PER_128: usize;
+    /// An IEEE 754 float (`f32`, `f64`: NaNs, two zeros), or not (`false`, the default: the
+    /// integers). Argmin and argmax choose how a thread updates its state by it
+    /// ([`Arg::update`]: a choice of speed, the answer is the same).
+    const FLOAT: bool = false;
 
     /// `a + b` as the GPU adds: wrapping for integers, rounded to nearest for floats.
     fn plus(a: Self, b: Self) -> Self;
@@ -280,6 +284,7 @@ macro_rules! float {
             const LOWEST: Self = $t::NEG_INFINITY;
             const HIGHEST: Self = $t::INFINITY;
             const PER_128: usize = $per;
+            const FLOAT: bool = true;
             #[inline(always)]
             fn plus(a: Self, b: Self) -> Self {
                 a + b

@@ -82,22 +82,26 @@ impl<T: Element> Arg<T> {
             // rounds, argmax 71.8–71.9 → 70.6–70.8 µs, argmin 71.9–72.0 → 71.1–71.3 µs
             // (`docs/measurements/2026-12-02-h200/session59/r59a/arg/ab.csv`).
             let beats = O::beats(value, self.value);
-            let index = if T::WORDS == 1 {
-                // NO_INDEX is above every index: `min` keeps a held index and replaces none,
-                // one instruction for a compare and a select. 10^4 segments' f32 argmax
-                // 70.8–71.0 → 70.5–70.6 µs, i32 69.8–69.9 → 69.2–69.4, 10^6 segments' f32
-                // 73.8–73.9 → 73.1–73.2 (3 rounds, `session60/r60b/lean/`, `r60c/lean/`).
-                if beats { index } else { self.index.min(index) }
-            } else if beats || self.index == NO_INDEX {
-                // 64-bit integers (since session 60; `min` here cost them 2 registers and 4.5 %
-                // at 10^6 segments): 32 registers instead of 34 in `segmented_tiles`, 8 blocks of
-                // 256 an SM instead of 6; `i64` argmin of 10^4 segments 131.5–131.8 → 128.2–128.5
-                // µs, `u64` argmax 131.6–132.0 → 127.8–128.4 (the same CSVs).
-                index
-            } else {
-                self.index
-            };
-            Arg { value: if beats { value } else { self.value }, index }
+            Arg {
+                value: if beats { value } else { self.value },
+                index: if T::WORDS == 1 {
+                    // NO_INDEX is above every index: `min` keeps a held index and replaces
+                    // NO_INDEX, one instruction for a compare and a select. 10^4 segments' f32
+                    // argmax 70.8–71.0 → 70.5–70.6 µs, i32 69.8–69.9 → 69.2–69.4, 10^6
+                    // segments' f32 73.8–73.9 → 73.1–73.2 (H200, 3 interleaved rounds,
+                    // `session60/r60b/lean/`, `r60c/lean/`).
+                    if beats { index } else { self.index.min(index) }
+                } else if beats || self.index == NO_INDEX {
+                    // 64-bit integers (since session 60; `min` here cost them 2 registers
+                    // and 4.5 % at 10^6 segments): 32 registers instead of 34 in
+                    // `segmented_tiles`, 8 blocks of 256 an SM instead of 6; `i64` argmin of
+                    // 10^4 segments 131.5–131.8 → 128.2–128.5 µs, `u64` argmax 131.6–132.0 →
+                    // 127.8–128.4 (the same CSVs).
+                    index
+                } else {
+                    self.index
+                },
+            }
         } else if self.index == NO_INDEX || O::beats(value, self.value) {
             // f64: the lean value select made the argmax of those segments slower (127.0–127.4
             // → 131.3–131.6 µs, `session59/r59a/arg/ab.csv`; ptxas issued half of a trip's

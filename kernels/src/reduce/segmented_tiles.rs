@@ -138,13 +138,25 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// segments, 2 interleaved rounds each, CUB in every row
 /// (`docs/measurements/2026-12-02-h200/session59/`): `f32` argmax **70.6–71.2 µs, 1.025–1.034×
 /// CUB** against main's 71.7–71.9 (1.012–1.016×; `r59a/arg/ab.csv`, `r59b/arg3/ab.csv`, `r59c/two/ab.csv`), argmin
-/// 71.1–71.3 against 71.9–72.0 µs; `f64` argmax 127.2–127.6 µs (1.014–1.017×). **The 64-bit
-/// integers stay below CUB**: `i64` argmin 131.3–131.8 µs and `u64` argmax 131.6–131.7 µs,
-/// **0.978–0.984× CUB** (128.9–129.3 µs), 3.5 % behind the `f64` rows of the same bytes (a 64-bit
-/// integer compare is two instructions, a float's one). Two chains of updates a thread (a
-/// trip's even and odd loads, combined after the loop) took `i64` to 130.8–131.1 µs
-/// (0.986–0.988×) but `f64` to 129.7 µs and the `f32` rows' argmax 2.6 % slower (`r59c/two/`):
-/// not kept.
+/// 71.1–71.3 against 71.9–72.0 µs; `f64` argmax 127.2–127.6 µs (1.014–1.017×). The 64-bit
+/// integers stayed below CUB then: `i64` argmin 131.3–131.8 µs and `u64` argmax 131.6–131.7 µs,
+/// 0.978–0.984× CUB (128.9–129.3 µs), 3.5 % behind the `f64` rows of the same bytes.
+///
+/// **Since session 60** (`Arg::update`'s lean value select for the 64-bit integers too: 32
+/// registers instead of 34, so 8 blocks of 256 an SM instead of 6; and for 32-bit types the
+/// index as `min(held, new)` where the element does not win): NVIDIA H200, 2^26 elements, main
+/// (a396eda) against the change in 3 interleaved rounds, CUB in every row
+/// (`docs/measurements/2026-12-02-h200/session60/`, `r60b/lean/ab.csv` and `r60c/lean/ab.csv`,
+/// build `mix`), 10^4 equal segments: `i64` argmin **128.2–128.5 µs, 1.004–1.006× CUB** against
+/// 131.5–131.8 (0.980–0.982×), `u64` argmax **127.8–128.4 µs, 1.006–1.011×** against
+/// 131.6–132.0 (0.978–0.980×), `f32` argmax 70.5–70.6 µs (1.033–1.038×) against 70.8–71.0,
+/// `i32` argmax 69.2–69.4 µs (1.051–1.054×) against 69.8–69.9. Starting each thread from its
+/// first element instead (`exp/arg-seeded`: no nothing-held test at all, 96 → 79 instructions
+/// a trip for `i64`) was 3.7 % slower for the 64-bit integers and 9.7–10.6 % for the 32-bit
+/// types (`r60a/seeded/ab.csv`; for these ptxas issued half of a trip's loads after the first
+/// compares and took 34 registers, 6 blocks an SM; the 64-bit integers' loss not explained). Two chains of updates a thread (a trip's even and
+/// odd loads) took `f64` to 129.7 µs and the `f32` rows' argmax 2.6 % slower
+/// (`session59/r59c/two/`): not kept.
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

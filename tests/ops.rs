@@ -107,6 +107,27 @@ fn nan_and_zeros<T: Value>(backend: &Backend, op: Operation) -> Result<(), Faile
     run(backend, op, zeros[1..].to_vec(), None, 1024, "±0.0, −0.0 first")
 }
 
+/// Argmin or argmax over the operator's identity (+inf or MAX for argmin, −inf or MIN for
+/// argmax): everywhere (the answer is index 0: every thread's elements equal its starting
+/// value), and with one value that beats it late, early, or every 97th element.
+fn identity_values<T: Value>(backend: &Backend, op: Operation) -> Result<(), Failed> {
+    let min = matches!(op, Operation::ArgMin);
+    let identity = T::from_f64(if min { f64::INFINITY } else { f64::NEG_INFINITY });
+    let beats = T::from_f64(if min { -3.0 } else { 3.0 });
+    for (n, block) in [(2053, 64), (65_539, 256), (65_539, 1024)] {
+        let data = vec![identity; n];
+        run(backend, op, data.clone(), None, block, "the identity everywhere")?;
+        for at in [n - 1, 5] {
+            let mut one = data.clone();
+            one[at] = beats;
+            run(backend, op, one, None, block, &format!("the identity but at {at}"))?;
+        }
+        let sprinkled: Vec<T> = (0..n).map(|i| if i % 97 == 40 { beats } else { identity }).collect();
+        run(backend, op, sprinkled, None, block, "the identity but every 97th")?;
+    }
+    Ok(())
+}
+
 /// A float dot product, sum of squares or norm with a NaN (first, middle, last, and a second
 /// one): NaN, as the CPU's sum and CUB's give, whatever the block.
 fn transform_nan<T: Value>(backend: &Backend, op: Operation) -> Result<(), Failed> {
@@ -306,6 +327,20 @@ fn op_trials(op: Operation, elem: Elem, have_gpu: bool) -> Vec<Trial> {
             Trial::test(
                 format!("ops::gpu::{id}::nan"),
                 move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&gpu()?, op)),
+            )
+            .with_kind("gpu")
+            .with_ignored_flag(!have_gpu),
+        );
+    }
+    if matches!(op, Operation::ArgMin | Operation::ArgMax) {
+        out.push(Trial::test(
+            format!("ops::emulator::{id}::identity_values"),
+            move || reduce_scan::with_elem!(elem, T => identity_values::<T>(&emulator()?, op)),
+        ));
+        out.push(
+            Trial::test(
+                format!("ops::gpu::{id}::identity_values"),
+                move || reduce_scan::with_elem!(elem, T => identity_values::<T>(&gpu()?, op)),
             )
             .with_kind("gpu")
             .with_ignored_flag(!have_gpu),

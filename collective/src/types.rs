@@ -70,7 +70,8 @@ pub trait Element: Shuffle + PartialEq + PartialOrd + 'static {
     /// Elements in one 128-bit (16-byte) load: 4 of 32 bits, 2 of 64 bits.
     const PER_128: usize;
     /// An IEEE 754 float (`f32`, `f64`: NaNs, two zeros), or not (`false`, the default: the
-    /// integers). Argmin and argmax choose how a thread updates its state by it
+    /// integers); C++'s `std::numeric_limits<T>::is_iec559`, CUB's `Traits<T>::CATEGORY ==
+    /// FLOATING_POINT`. Argmin and argmax choose how a thread updates its state by it
     /// ([`Arg::update`]: a choice of speed, the answer is the same).
     const FLOAT: bool = false;
 

@@ -173,6 +173,6 @@ mod tests {
         check(&[0u32, 1, u32::MAX]);
         check(&[i64::MIN, 0, i64::MAX]);
         check(&[0u64, u64::MAX]);
-        assert!(f32::FLOAT && f64::FLOAT && !i32::FLOAT && !u32::FLOAT && !i64::FLOAT && !u64::FLOAT);
+        const { assert!(f32::FLOAT && f64::FLOAT && !i32::FLOAT && !u32::FLOAT && !i64::FLOAT && !u64::FLOAT) };
     }
 }

@@ -108,8 +108,9 @@ fn nan_and_zeros<T: Value>(backend: &Backend, op: Operation) -> Result<(), Faile
 }
 
 /// Argmin or argmax over the operator's identity (+inf or MAX for argmin, −inf or MIN for
-/// argmax): everywhere (the answer is index 0: every thread's elements equal its starting
-/// value), and with one value that beats it late, early, or every 97th element.
+/// argmax): everywhere (the answer is index 0, though no element beats the identity a thread
+/// starts from: what `Arg::update`'s "nothing held" rule is for), and with one value that beats
+/// it late, early, or every 97th element.
 fn identity_values<T: Value>(backend: &Backend, op: Operation) -> Result<(), Failed> {
     let min = matches!(op, Operation::ArgMin);
     let identity = T::from_f64(if min { f64::INFINITY } else { f64::NEG_INFINITY });

@@ -215,7 +215,7 @@ fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[S
         }
         if fold.1 {
             // The fold's identity everywhere (+inf or MAX for argmin, −inf or MIN for argmax:
-            // every thread's elements equal its starting value, so each segment's answer is
+            // no element beats the identity a thread starts from, yet each segment's answer is
             // its first index), then with a value that beats it every 97th element.
             let identity = T::from_f64(if fold.0 == Op::Min { f64::INFINITY } else { f64::NEG_INFINITY });
             let mut data = vec![identity; n];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 60, call 4 (run60d.sh found no machine three times, and then too little device time
-# was left for it): tests/main's argmin/argmax GPU tests alone, with main's test binary (the
-# commit in device.txt; .gpu/tests_main.xz), every other GPU test named done, at most 120 s.
+# Session 60, call 4 (a call with an A/B of rows_arg_more.txt found no machine three times,
+# and then too little device time was left for it): tests/main's argmin/argmax GPU tests
+# alone, with main's test binary (the commit in device.txt; .gpu/tests_main.xz), every other
+# GPU test named done, at most 120 s.
 set -u
 R=$OUT/r60e; mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > $R/device.txt

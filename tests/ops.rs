@@ -319,47 +319,33 @@ fn op_trials(op: Operation, elem: Elem, have_gpu: bool) -> Vec<Trial> {
             .with_ignored_flag(!have_gpu),
         );
     }
-    if elem.is_float() && !matches!(op, Operation::ArgMin | Operation::ArgMax) {
-        out.push(Trial::test(
-            format!("ops::emulator::{id}::nan"),
-            move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&emulator()?, op)),
-        ));
-        out.push(
-            Trial::test(
-                format!("ops::gpu::{id}::nan"),
-                move || reduce_scan::with_elem!(elem, T => transform_nan::<T>(&gpu()?, op)),
-            )
-            .with_kind("gpu")
-            .with_ignored_flag(!have_gpu),
-        );
+    // The trials `ops::emulator::{id}::$name` and `ops::gpu::{id}::$name`: `$check::<T>(backend,
+    // op)` on each backend.
+    macro_rules! on_both {
+        ($name:literal, $check:ident) => {
+            out.push(Trial::test(
+                format!("ops::emulator::{id}::{}", $name),
+                move || reduce_scan::with_elem!(elem, T => $check::<T>(&emulator()?, op)),
+            ));
+            out.push(
+                Trial::test(
+                    format!("ops::gpu::{id}::{}", $name),
+                    move || reduce_scan::with_elem!(elem, T => $check::<T>(&gpu()?, op)),
+                )
+                .with_kind("gpu")
+                .with_ignored_flag(!have_gpu),
+            );
+        };
     }
-    if matches!(op, Operation::ArgMin | Operation::ArgMax) {
-        out.push(Trial::test(
-            format!("ops::emulator::{id}::identity_values"),
-            move || reduce_scan::with_elem!(elem, T => identity_values::<T>(&emulator()?, op)),
-        ));
-        out.push(
-            Trial::test(
-                format!("ops::gpu::{id}::identity_values"),
-                move || reduce_scan::with_elem!(elem, T => identity_values::<T>(&gpu()?, op)),
-            )
-            .with_kind("gpu")
-            .with_ignored_flag(!have_gpu),
-        );
+    let arg = matches!(op, Operation::ArgMin | Operation::ArgMax);
+    if elem.is_float() && !arg {
+        on_both!("nan", transform_nan);
     }
-    if elem.is_float() && matches!(op, Operation::ArgMin | Operation::ArgMax) {
-        out.push(Trial::test(
-            format!("ops::emulator::{id}::nan_and_zeros"),
-            move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&emulator()?, op)),
-        ));
-        out.push(
-            Trial::test(
-                format!("ops::gpu::{id}::nan_and_zeros"),
-                move || reduce_scan::with_elem!(elem, T => nan_and_zeros::<T>(&gpu()?, op)),
-            )
-            .with_kind("gpu")
-            .with_ignored_flag(!have_gpu),
-        );
+    if arg {
+        on_both!("identity_values", identity_values);
+    }
+    if elem.is_float() && arg {
+        on_both!("nan_and_zeros", nan_and_zeros);
     }
     out
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Session 61: the look-back scans of builds A and B at 2^28, inclusive and exclusive (the CLI
+# Session 61: the look-back scans of builds A and B at 2^LOG2 (28 unless LOG2 is set), inclusive and exclusive (the CLI
 # prints a line for each; the inclusive one carries CUB's time with --compare-cub), in
 # interleaved rounds, the build order alternating by round. Every line the CLI prints is kept
 # (builds_ab.sh keeps one line a row, so the scans have this loop, as session 58's run58c.sh).
-#   R=OUT_DIR AB=.gpu/ab BUILDS="main flag" FIRST_ROUND=1 ROUNDS=1 CUB=1 GUARD=SECONDS scan_ab.sh ROW...
+#   R=OUT_DIR AB=.gpu/ab BUILDS="main flag" FIRST_ROUND=1 ROUNDS=1 CUB=1 GUARD=SECONDS [LOG2=28] scan_ab.sh ROW...
 # ROW: the row's arguments, one word-split string ("--type f32 --combine min").
 set -u
 mkdir -p "$R"; t0=$SECONDS; read -r -a builds <<< "$BUILDS"
@@ -17,7 +17,7 @@ for r in $(seq "$FIRST_ROUND" $((FIRST_ROUND + ROUNDS - 1))); do
     [ $((SECONDS - t0)) -gt "$GUARD" ] && { echo "stopped in round $r at $((SECONDS - t0)) s" >> "$R/times.log"; exit 0; }
     s=$SECONDS
     # shellcheck disable=SC2086  # the row is its words
-    "$AB/$b/reduce" --backend gpu --op scan $row --log2 28 --repeat 10 $cub --format csv 2>> "$R/stderr.log" \
+    "$AB/$b/reduce" --backend gpu --op scan $row --log2 "${LOG2:-28}" --repeat 10 $cub --format csv 2>> "$R/stderr.log" \
       | grep -v '^#' | tail -n +2 | sed "s/^/$b,$r,/" >> "$csv"
     echo "$b $r $row: $((SECONDS - s)) s" >> "$R/times.log"
   done; done

@@ -144,6 +144,38 @@ pub trait Element: Shuffle + PartialEq + PartialOrd + 'static {
         self != self
     }
 
+    /// The smaller of `a` and `b` as PTX `min` computes it (CUDA C's `fminf`): the same as
+    /// [`minimum`](Self::minimum) where neither is a NaN, and for integers always; a float NaN
+    /// operand is ignored. A chain of them and a "NaN seen" flag beside it
+    /// ([`minimum_nan`](Self::minimum_nan) at the end) give [`minimum`](Self::minimum)'s
+    /// answer with the NaN test off the chain ([`Operator::CARRIES_NAN`]).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn minimum_loose(a: Self, b: Self) -> Self {
+        Self::minimum(a, b)
+    }
+    /// The larger of `a` and `b` as PTX `max` computes it (CUDA C's `fmaxf`), as
+    /// [`minimum_loose`](Self::minimum_loose).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn maximum_loose(a: Self, b: Self) -> Self {
+        Self::maximum(a, b)
+    }
+    /// `value`, or the NaN [`minimum`](Self::minimum) gives (the negative quiet NaN) where
+    /// `seen`: the end of a [`minimum_loose`](Self::minimum_loose) chain. `value` for integers.
+    #[inline(always)]
+    fn minimum_nan(value: Self, seen: bool) -> Self {
+        let _ = seen;
+        value
+    }
+    /// `value`, or the NaN [`maximum`](Self::maximum) gives (the positive quiet NaN) where
+    /// `seen`, as [`minimum_nan`](Self::minimum_nan).
+    #[inline(always)]
+    fn maximum_nan(value: Self, seen: bool) -> Self {
+        let _ = seen;
+        value
+    }
+
     /// The sum over the 32 lanes of a full warp, complete in lane 0 (at least): five
     /// `shfl.down` steps ([`warp_reduce_shfl`]), or, for 32-bit integers on sm_80 and newer,
     /// one `redux.sync.add` that gives every lane the result.
@@ -307,6 +339,22 @@ macro_rules! float {
                 if a.is_nan() || b.is_nan() { $t::from_bits($t::NAN.to_bits() & !$sign) } else { larger }
             }
             #[inline(always)]
+            fn minimum_loose(a: Self, b: Self) -> Self {
+                $fmin(a, b)
+            }
+            #[inline(always)]
+            fn maximum_loose(a: Self, b: Self) -> Self {
+                $fmax(a, b)
+            }
+            #[inline(always)]
+            fn minimum_nan(value: Self, seen: bool) -> Self {
+                if seen { $t::from_bits($t::NAN.to_bits() | $sign) } else { value }
+            }
+            #[inline(always)]
+            fn maximum_nan(value: Self, seen: bool) -> Self {
+                if seen { $t::from_bits($t::NAN.to_bits() & !$sign) } else { value }
+            }
+            #[inline(always)]
             fn low_bits(self) -> u32 {
                 self.to_bits() as u32
             }
@@ -406,6 +454,35 @@ pub trait Operator<T: Element>: 'static {
     /// `warp_maximum`): one `redux.sync` for 32-bit integers on sm_80+, five `shfl.down` steps
     /// otherwise.
     fn warp_reduce(value: T) -> T;
+
+    /// Does a chain of [`combine_loose`](Self::combine_loose) need a "NaN seen" flag beside it
+    /// to give [`combine`](Self::combine)'s answer? `true` for [`Min`] and [`Max`] of floats,
+    /// whose loose step is PTX `min`/`max` alone (one instruction where `combine` is three:
+    /// the NaN test and select off the chain); `false` (the default) where the loose step is
+    /// `combine` itself. A chain `x₀ ⊕ … ⊕ xₖ` is then `poisoned(loose chain, poisons(x₀) | …
+    /// | poisons(xₖ))`.
+    const CARRIES_NAN: bool = false;
+    /// `a ⊕ b` but for NaNs, which the step may drop ([`CARRIES_NAN`](Self::CARRIES_NAN)):
+    /// `combine` by default.
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+    fn combine_loose(a: T, b: T) -> T {
+        Self::combine(a, b)
+    }
+    /// Does `x` make every chain it enters a NaN that the loose step would drop? `false` by
+    /// default.
+    #[inline(always)]
+    fn poisons(x: T) -> bool {
+        let _ = x;
+        false
+    }
+    /// A loose chain's `value` made `combine`'s answer: the operator's NaN where one was `seen`.
+    /// `value` by default.
+    #[inline(always)]
+    fn poisoned(value: T, seen: bool) -> T {
+        let _ = seen;
+        value
+    }
 }
 
 /// `+`: the sum (wrapping for integers).
@@ -418,7 +495,8 @@ pub struct Max;
 /// `impl Operator<T>` for an operator: its name, identity, combining step and atomic, all
 /// from the element's own functions.
 macro_rules! operator {
-    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident, $warp:ident $(, $inverse:ident)?) => {
+    ($op:ident, $name:literal, $identity:ident, $combine:ident, $red:ident, $warp:ident $(, $inverse:ident)?
+     $(; loose $loose:ident, $nan:ident)?) => {
         impl<T: Element> Operator<T> for $op {
             const NAME: &'static str = $name;
             const IDENTITY: T = T::$identity;
@@ -443,13 +521,29 @@ macro_rules! operator {
             fn warp_reduce(value: T) -> T {
                 T::$warp(value)
             }
+            $(
+            const CARRIES_NAN: bool = T::FLOAT;
+            #[inline(always)]
+            #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+            fn combine_loose(a: T, b: T) -> T {
+                T::$loose(a, b)
+            }
+            #[inline(always)]
+            fn poisons(x: T) -> bool {
+                T::FLOAT && x.is_nan_value()
+            }
+            #[inline(always)]
+            fn poisoned(value: T, seen: bool) -> T {
+                T::$nan(value, seen)
+            }
+            )?
         }
     };
 }
 
 operator!(Sum, "sum", ZERO, plus, red_plus, warp_plus, minus_exact);
-operator!(Min, "min", HIGHEST, minimum, red_minimum, warp_minimum);
-operator!(Max, "max", LOWEST, maximum, red_maximum, warp_maximum);
+operator!(Min, "min", HIGHEST, minimum, red_minimum, warp_minimum; loose minimum_loose, minimum_nan);
+operator!(Max, "max", LOWEST, maximum, red_maximum, warp_maximum; loose maximum_loose, maximum_nan);
 
 /// What a transform-reduce applies before the operator combines: `apply(a, b)` for an element
 /// `a` of the first input and `b` of the second. A unary transform (one of
@@ -506,6 +600,40 @@ mod tests {
         assert_eq!(<Min as Operator<f64>>::combine(-0.0, 0.0).to_bits(), 1 << 63);
         assert_eq!(<Min as Operator<f32>>::combine(f32::INFINITY, -3.5), -3.5);
         assert_eq!(<Max as Operator<f32>>::combine(f32::NEG_INFINITY, -3.5), -3.5);
+    }
+
+    /// A loose chain with its NaN flag (`CARRIES_NAN`) gives `combine`'s chain, bit for bit, on
+    /// every ordered sequence of three of the awkward values, for both operators and both floats.
+    fn loose_chains_agree<T: Element + core::fmt::Debug, O: Operator<T>>(values: &[T]) {
+        assert!(O::CARRIES_NAN, "{} {}", T::NAME, O::NAME);
+        for &a in values {
+            for &b in values {
+                for &c in values {
+                    let exact = O::combine(O::combine(O::combine(O::IDENTITY, a), b), c);
+                    let loose = O::combine_loose(O::combine_loose(O::combine_loose(O::IDENTITY, a), b), c);
+                    let seen = O::poisons(a) | O::poisons(b) | O::poisons(c);
+                    let got = O::poisoned(loose, seen);
+                    assert_eq!(got.to_halves(), exact.to_halves(), "{} {} of {a:?}, {b:?}, {c:?}", T::NAME, O::NAME);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn loose_chains_with_a_nan_flag_are_the_operator() {
+        let f32s =
+            [f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001), 0.0, -0.0, 1.5, -2.0, f32::INFINITY, f32::NEG_INFINITY];
+        loose_chains_agree::<f32, Min>(&f32s);
+        loose_chains_agree::<f32, Max>(&f32s);
+        let f64s = f32s.map(f64::from);
+        loose_chains_agree::<f64, Min>(&f64s);
+        loose_chains_agree::<f64, Max>(&f64s);
+        // The integers and the sums keep `combine` on the chain, with no flag.
+        const { assert!(!<Min as Operator<i32>>::CARRIES_NAN && !<Max as Operator<u64>>::CARRIES_NAN) };
+        const { assert!(!<Sum as Operator<f32>>::CARRIES_NAN) };
+        assert_eq!(<Min as Operator<i32>>::combine_loose(3, -4), -4);
+        assert!(!<Sum as Operator<f32>>::poisons(f32::NAN));
+        assert_eq!(<Max as Operator<i64>>::poisoned(7, true), 7);
     }
 
     #[test]

@@ -133,6 +133,19 @@ pub(super) fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4])
     if T::PER_128 == 4 { O::combine(O::combine(acc, x[2]), x[3]) } else { acc }
 }
 
+/// [`fold_chunk`] for an operator whose chain carries a NaN flag (`Operator::CARRIES_NAN`: the
+/// float min and max): PTX `min`/`max` alone on the chain (`combine_loose`), "a NaN was seen"
+/// beside it; `Operator::poisoned` of the two is `fold_chunk`'s answer.
+#[inline(always)]
+fn fold_chunk_flagged<T: Element, O: Operator<T>, W: Word>(mut acc: T, mut seen: bool, w: [W; 4]) -> (T, bool) {
+    let x = unpack::<T, W>(w);
+    for k in 0..T::PER_128 {
+        acc = O::combine_loose(acc, x[k]);
+        seen |= O::poisons(x[k]);
+    }
+    (acc, seen)
+}
+
 /// `T` in control slot `slot` of the words from `ctrl` on (one word per slot, two for 64-bit
 /// types).
 ///
@@ -621,12 +634,18 @@ unsafe fn reduce_tile<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     smem: Shared<W>,
 ) -> (T, T) {
     let items = 4 * ROWS;
-    let mut sum = O::IDENTITY;
+    let (mut sum, mut seen) = (O::IDENTITY, false);
     for r in 0..ROWS {
         // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
         let x = unsafe { smem.read_v4(blocked_chunk(t.tid, r, items)) };
-        sum = fold_chunk::<T, O, W>(sum, x);
+        if O::CARRIES_NAN {
+            (sum, seen) = fold_chunk_flagged::<T, O, W>(sum, seen, x);
+        } else {
+            sum = fold_chunk::<T, O, W>(sum, x);
+        }
     }
+    // The float min and max: the NaN select once a thread, not once an element.
+    let sum = O::poisoned(sum, seen);
     let incl = warp_inclusive_scan::<T, O>(sum, t.lane);
     if t.lane == WARP_SIZE - 1 {
         // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
@@ -681,6 +700,10 @@ unsafe fn scan_in_place<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     exclusive: u32,
 ) {
     let items = 4 * ROWS;
+    // The float min and max run PTX `min`/`max` alone on `run` and a "NaN seen" flag beside it
+    // (`Operator::CARRIES_NAN`), the NaN chosen at each output; for the others `combine_loose`
+    // is `combine`, `poisons` false and `poisoned` the value.
+    let mut seen = O::poisons(run);
     for r in 0..ROWS {
         let at = blocked_chunk(t.tid, r, items);
         // SAFETY: this thread's own chunk.
@@ -688,11 +711,13 @@ unsafe fn scan_in_place<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
         let mut out = [O::IDENTITY; 4];
         for k in 0..T::PER_128 {
             if exclusive != 0 {
-                out[k] = run;
-                run = O::combine(run, x[k]);
+                out[k] = O::poisoned(run, seen);
+                run = O::combine_loose(run, x[k]);
+                seen |= O::poisons(x[k]);
             } else {
-                run = O::combine(run, x[k]);
-                out[k] = run;
+                run = O::combine_loose(run, x[k]);
+                seen |= O::poisons(x[k]);
+                out[k] = O::poisoned(run, seen);
             }
         }
         // SAFETY: this thread's own chunk; other threads read it only after the barrier.

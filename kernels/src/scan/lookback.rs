@@ -62,6 +62,48 @@ pub const LOOKBACK_HINTS: u32 = HINT_STREAM_STORE | HINT_EVICT_FIRST;
 /// sleeps, 256 ns is the shortest whose rounds all beat the spin's, so it delays a tile that
 /// waits least (a lane notices a publication at most about 0.5 µs late).
 pub const LOOKBACK_SLEEP_NS: u32 = 256;
+/// Does the scan's chain of `T` and `O` carry a NaN flag beside PTX `min`/`max`
+/// (`Operator::CARRIES_NAN`: the float minima and maxima), for 32-bit types only? Each thread's
+/// fold of its items and its rewrite of them in place then run `combine_loose` (one `FMNMX` an
+/// element where `combine` is three: `FSETP.NAN`, `FMNMX`, `FSEL` on the chain) and "a NaN was
+/// seen" beside it, the NaN chosen once a thread in the fold and at each output in the rewrite
+/// ([`chain`], [`chain_poisons`], [`chain_end`]).
+///
+/// Measured (NVIDIA H200, n = 2^28, medians of 10 runs, 3 interleaved rounds of main b868866
+/// against the flag for both widths, e1e7b9a: `docs/measurements/2026-12-02-h200/session61/`):
+/// `f32` minima inclusive 594.4–597.5 → 583.8–586.4 µs (−1.8 %), exclusive 591.1–593.7 →
+/// 583.7–585.6; maxima inclusive 592.9–594.0 → 587.9–588.0 (−0.9 %), exclusive 590.8–593.6 →
+/// 580.1–585.5; the `f32` sums (unchanged code) 589.0–593.1 both. `f64` (2 rounds) slower in
+/// every pair, +0.1 to +0.7 % (1,292.3–1,298.7 → 1,298.4–1,303.1 µs; 32 → 35 registers, 1,264 →
+/// 1,248 SASS instructions), so the 64-bit types keep `combine` on the chain. `f32`: 32 → 38
+/// registers, 1,040 → 888 instructions (sm_90, ptxas 12.9); the shared tile still bounds the SM
+/// at 6 blocks. (The helpers test it in `const` blocks: called as a plain function, folded
+/// later, it moved a branch of `lookback__f32_min`'s PTX away from the build measured.)
+#[inline(always)]
+pub(crate) const fn nan_flag<T: Element, O: Operator<T>>() -> bool {
+    O::CARRIES_NAN && words::<T>() == 1
+}
+
+/// One step of the scan's chain: `combine_loose` where it carries a NaN flag ([`nan_flag`]),
+/// `combine` otherwise.
+#[inline(always)]
+fn chain<T: Element, O: Operator<T>>(a: T, b: T) -> T {
+    if const { nan_flag::<T, O>() } { O::combine_loose(a, b) } else { O::combine(a, b) }
+}
+
+/// Does `x` set the chain's NaN flag? Never where the chain carries none ([`nan_flag`]).
+#[inline(always)]
+fn chain_poisons<T: Element, O: Operator<T>>(x: T) -> bool {
+    (const { nan_flag::<T, O>() }) && O::poisons(x)
+}
+
+/// The chain's `value` as `combine`'s chain would give it: the operator's NaN where one was
+/// `seen` ([`nan_flag`]); the value itself where the chain carries no flag.
+#[inline(always)]
+fn chain_end<T: Element, O: Operator<T>>(value: T, seen: bool) -> T {
+    if const { nan_flag::<T, O>() } { O::poisoned(value, seen) } else { value }
+}
+
 /// No cache hints (the ablation `lookback_no_hints`).
 pub const HINTS_NONE: u32 = 0;
 /// Output stores with `st.global.cs` (evict first, written once).
@@ -133,9 +175,9 @@ pub(super) fn fold_chunk<T: Element, O: Operator<T>, W: Word>(acc: T, w: [W; 4])
     if T::PER_128 == 4 { O::combine(O::combine(acc, x[2]), x[3]) } else { acc }
 }
 
-/// [`fold_chunk`] for an operator whose chain carries a NaN flag (`Operator::CARRIES_NAN`: the
-/// float min and max): PTX `min`/`max` alone on the chain (`combine_loose`), "a NaN was seen"
-/// beside it; `Operator::poisoned` of the two is `fold_chunk`'s answer.
+/// [`fold_chunk`] for a chain that carries a NaN flag ([`nan_flag`]): PTX `min`/`max` alone on
+/// the chain (`combine_loose`), "a NaN was seen" beside it; [`chain_end`] of the two is
+/// `fold_chunk`'s answer.
 #[inline(always)]
 fn fold_chunk_flagged<T: Element, O: Operator<T>, W: Word>(mut acc: T, mut seen: bool, w: [W; 4]) -> (T, bool) {
     let x = unpack::<T, W>(w);
@@ -638,14 +680,14 @@ unsafe fn reduce_tile<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     for r in 0..ROWS {
         // SAFETY: in bounds and aligned; complete and visible after the wait and barrier.
         let x = unsafe { smem.read_v4(blocked_chunk(t.tid, r, items)) };
-        if O::CARRIES_NAN {
+        if const { nan_flag::<T, O>() } {
             (sum, seen) = fold_chunk_flagged::<T, O, W>(sum, seen, x);
         } else {
             sum = fold_chunk::<T, O, W>(sum, x);
         }
     }
-    // The float min and max: the NaN select once a thread, not once an element.
-    let sum = O::poisoned(sum, seen);
+    // The `f32` min and max: the NaN select once a thread, not once an element.
+    let sum = chain_end::<T, O>(sum, seen);
     let incl = warp_inclusive_scan::<T, O>(sum, t.lane);
     if t.lane == WARP_SIZE - 1 {
         // SAFETY: warp < 32; each warp writes its own slot, read after the barrier.
@@ -700,10 +742,10 @@ unsafe fn scan_in_place<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
     exclusive: u32,
 ) {
     let items = 4 * ROWS;
-    // The float min and max run PTX `min`/`max` alone on `run` and a "NaN seen" flag beside it
-    // (`Operator::CARRIES_NAN`), the NaN chosen at each output; for the others `combine_loose`
-    // is `combine`, `poisons` false and `poisoned` the value.
-    let mut seen = O::poisons(run);
+    // The `f32` min and max run PTX `min`/`max` alone on `run` and a "NaN seen" flag beside it
+    // ([`nan_flag`]), the NaN chosen at each output; for the others `chain` is `combine`,
+    // `chain_poisons` false and `chain_end` the value.
+    let mut seen = chain_poisons::<T, O>(run);
     for r in 0..ROWS {
         let at = blocked_chunk(t.tid, r, items);
         // SAFETY: this thread's own chunk.
@@ -711,13 +753,13 @@ unsafe fn scan_in_place<T: Element, O: Operator<T>, W: Word, const ROWS: usize>(
         let mut out = [O::IDENTITY; 4];
         for k in 0..T::PER_128 {
             if exclusive != 0 {
-                out[k] = O::poisoned(run, seen);
-                run = O::combine_loose(run, x[k]);
-                seen |= O::poisons(x[k]);
+                out[k] = chain_end::<T, O>(run, seen);
+                run = chain::<T, O>(run, x[k]);
+                seen |= chain_poisons::<T, O>(x[k]);
             } else {
-                run = O::combine_loose(run, x[k]);
-                seen |= O::poisons(x[k]);
-                out[k] = O::poisoned(run, seen);
+                run = chain::<T, O>(run, x[k]);
+                seen |= chain_poisons::<T, O>(x[k]);
+                out[k] = chain_end::<T, O>(run, seen);
             }
         }
         // SAFETY: this thread's own chunk; other threads read it only after the barrier.

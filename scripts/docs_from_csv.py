@@ -757,47 +757,100 @@ def float_min_max_lines(what, commit):
 # against main (build `main`), at 2^28 on the H200, interleaved rounds in three calls.
 FLOAT_MIN_MAX_AB = ROOT / "docs/measurements/2026-12-02-h200/session58"
 FLOAT_MIN_MAX_AB_CALLS = ("r58c", "r58d", "r58e")
+# Session 61's A/B of the NaN flag (`lookback::nan_flag`): main before it (build `main`) against
+# the flag for both widths (build `flag`, whose f32 entries main now runs), 2^28 in calls
+# r61a-r61c, 2^24 in r61d-r61e.
+NAN_FLAG_AB = ROOT / "docs/measurements/2026-12-02-h200/session61"
+NAN_FLAG_AB_CALLS = {28: ("r61a", "r61b", "r61c"), 24: ("r61d", "r61e")}
+
+
+def scan_ab(folder, calls, base, new, keys):
+    """An A/B of two builds' scans (scan_ab.sh's or run58c.sh's scans.csv in each call's folder):
+    a phrase per (type, combine, kind) of `keys` with rows of both builds, and the keys whose
+    builds' ranges lie apart over two rounds or more, as (key, lowest and highest change a round's
+    pair, × CUB of `new`)."""
+    times, cub = {}, {}
+    for call in calls:
+        for r in rows(folder / call / "scans.csv"):
+            if r["verdict"] != "PASS":
+                raise SystemExit(f"docs_from_csv.py: a FAIL row in {folder / call}/scans.csv")
+            key = (r["type"], r["combine"], r["kind"])
+            times.setdefault(key + (r["build"],), {})[r["round"]] = float(r["time_us_median"])
+            if r["build"] == new and r["speedup_vs_cub"]:
+                cub.setdefault(key, []).append(float(r["speedup_vs_cub"]))
+    parts, apart = [], []
+    for key in keys:
+        if key + (base,) not in times or key + (new,) not in times:
+            continue
+        old, now = times[key + (base,)], times[key + (new,)]
+        rounds = sorted(old.keys() & now.keys())
+        diffs = [now[r] / old[r] - 1 for r in rounds]
+        pct = spread(diffs, lambda x: f"{x * 100:+.1f}")
+        word = "round" if len(rounds) == 1 else "rounds"
+        parts.append(f"{' '.join(key)} {spread(list(now.values()), lambda t: f'{t:.1f}')} µs against "
+                     f"{spread(list(old.values()), lambda t: f'{t:.1f}')} ({len(rounds)} {word}: {pct} %)")
+        if len(rounds) > 1 and (min(now.values()) > max(old.values()) or max(now.values()) < min(old.values())):
+            apart.append((key, min(diffs), max(diffs), cub.get(key, [])))
+    return parts, apart
+
+
+def builds_and_gpu(folder, call, names):
+    """The builds' commits (`name: commit` lines) and the GPU, as a call's device.txt names them."""
+    info = (folder / call / "device.txt").read_text()
+    built = dict(re.findall(rf"^({'|'.join(names)}): ([0-9a-f]{{7}})", info, re.M))
+    gpu = re.search(r"\n(NVIDIA [^,]+),", info)
+    return built, gpu.group(1).removeprefix("NVIDIA ") if gpu else "GPU"
+
+
+SCAN_AB_KEYS = [("f32", "min", "inclusive"), ("f32", "max", "inclusive"), ("f32", "min", "exclusive"),
+                ("f32", "max", "exclusive"), ("f64", "min", "inclusive"), ("f64", "max", "inclusive"),
+                ("f32", "sum", "inclusive")]
 
 
 def float_min_max_ab_lines():
-    """What session 57's change cost the typed scans: a sentence from the A/B's CSVs."""
-    times, cub = {}, {}
-    for call in FLOAT_MIN_MAX_AB_CALLS:
-        for r in rows(FLOAT_MIN_MAX_AB / call / "scans.csv"):
-            if r["verdict"] != "PASS":
-                raise SystemExit(f"docs_from_csv.py: a FAIL row in {FLOAT_MIN_MAX_AB / call}/scans.csv")
-            key = (r["type"], r["combine"], r["kind"])
-            times.setdefault(key + (r["build"],), {})[r["round"]] = float(r["time_us_median"])
-            if r["build"] == "main" and r["speedup_vs_cub"]:
-                cub.setdefault(key, []).append(float(r["speedup_vs_cub"]))
-    parts, slower = [], []
-    for key in [("f32", "min", "inclusive"), ("f32", "max", "inclusive"), ("f32", "min", "exclusive"),
-                ("f32", "max", "exclusive"), ("f64", "min", "inclusive"), ("f64", "max", "inclusive"),
-                ("f32", "sum", "inclusive")]:
-        old, new = times[key + ("old",)], times[key + ("main",)]
-        rounds = sorted(old.keys() & new.keys())
-        diffs = [new[r] / old[r] - 1 for r in rounds]
-        pct = spread(diffs, lambda x: f"{x * 100:+.1f}")
-        word = "round" if len(rounds) == 1 else "rounds"
-        parts.append(f"{' '.join(key)} {spread(list(new.values()), lambda t: f'{t:.1f}')} µs against "
-                     f"{spread(list(old.values()), lambda t: f'{t:.1f}')} ({len(rounds)} {word}: {pct} %)")
-        if len(rounds) > 1 and min(new.values()) > max(old.values()):
-            slower.append((key, min(diffs), max(diffs), cub.get(key, [])))
+    """What session 57's change cost the typed scans, and what session 61's NaN flag gave back:
+    a sentence each from the A/Bs' CSVs."""
+    parts, slower = scan_ab(FLOAT_MIN_MAX_AB, FLOAT_MIN_MAX_AB_CALLS, "old", "main", SCAN_AB_KEYS)
     calls = ", ".join(f"`{c}/scans.csv`" for c in FLOAT_MIN_MAX_AB_CALLS)
-    # The GPU and the two builds' commits, as the first call's device.txt names them.
-    info = (FLOAT_MIN_MAX_AB / FLOAT_MIN_MAX_AB_CALLS[0] / "device.txt").read_text()
-    built = dict(re.findall(r"^(old|main): ([0-9a-f]{7})", info, re.M))
-    gpu = re.search(r"\n(NVIDIA [^,]+),", info)
+    built, gpu = builds_and_gpu(FLOAT_MIN_MAX_AB, FLOAT_MIN_MAX_AB_CALLS[0], ("old", "main"))
     verdict = "; ".join(
         f"the {k[0]} {k[1]} {k[2]} scan is {lo * 100:.1f}–{hi * 100:.1f} % slower than before in every round "
         f"(its ranges apart; {spread(x, lambda v: f'{v:.2f}')}× CUB)" for k, lo, hi, x in slower)
     return [
         "",
-        f"**What the change cost the scans** ({gpu.group(1).removeprefix('NVIDIA ') if gpu else 'GPU'}, 2^28, "
+        f"**What the change cost the scans** ({gpu}, 2^28, "
         f"the kernels before session 57, {built['old']}, against {built['main']}, interleaved rounds, the % a round's pair; `{FLOAT_MIN_MAX_AB.relative_to(ROOT)}/`: {calls}; "
         "every row PASS): " + "; ".join(parts) + (f". So {verdict}; the other rows tie" if verdict else
                                                    ". So every row ties") + " (their ranges overlap; "
         "the f32 sum, unchanged code, is the control).",
+    ] + nan_flag_ab_lines()
+
+
+def nan_flag_ab_lines():
+    """Session 61's A/B of the NaN flag, at each size measured: a sentence from its CSVs."""
+    built, gpu = builds_and_gpu(NAN_FLAG_AB, NAN_FLAG_AB_CALLS[28][0], ("main", "flag"))
+    keys = SCAN_AB_KEYS + [("f64", "min", "exclusive"), ("f64", "max", "exclusive"), ("f32", "sum", "exclusive")]
+    sizes = []
+    for log2, calls in NAN_FLAG_AB_CALLS.items():
+        parts, apart = scan_ab(NAN_FLAG_AB, calls, "main", "flag", keys)
+        which = "; ".join(
+            f"{' '.join(k)} {'faster' if hi < 0 else 'slower'} in every round ({lo * 100:+.1f} to {hi * 100:+.1f} %"
+            + (f"; {spread(x, lambda v: f'{v:.2f}')}× CUB" if x else "") + ")" for k, lo, hi, x in apart
+            if k[1] != "sum")
+        control = [f"{' '.join(k)} {lo * 100:+.1f} to {hi * 100:+.1f} %" for k, lo, hi, _ in apart if k[1] == "sum"]
+        if control:
+            which += f" (and the control's {', '.join(control)}: how far apart a pair of one code can lie)"
+        files = ", ".join(f"`{c}/scans.csv`" for c in calls)
+        sizes.append(f"at 2^{log2} ({files}): " + "; ".join(parts)
+                     + (f". Apart: {which}; the other rows overlap" if which else ". Every row overlaps: ties"))
+    return [
+        "",
+        f"**The NaN flag of session 61** (`lookback`'s `nan_flag`: the f32 minima and maxima run PTX `min`/`max` "
+        f"alone on the thread's chain and a \"NaN seen\" flag beside it; {gpu}, main before it, {built['main']}, "
+        f"against the flag for both widths, {built['flag']}, whose f32 entries main now runs instruction for "
+        f"instruction; interleaved rounds, the % a round's pair, every row PASS; `{NAN_FLAG_AB.relative_to(ROOT)}/`) "
+        + "; ".join(sizes) + ". The f64 minima and maxima keep the step with its NaN select (their flag was "
+        "slower); the f32 sum, unchanged code, is the control.",
     ]
 
 

@@ -71,14 +71,15 @@ pub const LOOKBACK_SLEEP_NS: u32 = 256;
 ///
 /// Measured (NVIDIA H200, n = 2^28, medians of 10 runs, 3 interleaved rounds of main b868866
 /// against the flag for both widths, e1e7b9a: `docs/measurements/2026-12-02-h200/session61/`):
-/// `f32` minima inclusive 594.4–597.5 → 583.8–586.4 µs (−1.8 %), exclusive 591.1–593.7 →
-/// 583.7–585.6; maxima inclusive 592.9–594.0 → 587.9–588.0 (−0.9 %), exclusive 590.8–593.6 →
-/// 580.1–585.5; the `f32` sums (unchanged code) 589.0–593.1 both. `f64` (2 rounds) slower in
-/// every pair, +0.1 to +0.7 % (1,292.3–1,298.7 → 1,298.4–1,303.1 µs; 32 → 35 registers, 1,264 →
-/// 1,248 SASS instructions), so the 64-bit types keep `combine` on the chain. `f32`: 32 → 38
-/// registers, 1,040 → 888 instructions (sm_90, ptxas 12.9); the shared tile still bounds the SM
-/// at 6 blocks. (The helpers test it in `const` blocks: called as a plain function, folded
-/// later, it moved a branch of `lookback__f32_min`'s PTX away from the build measured.)
+/// `f32` minima inclusive 594.4–597.5 → 583.8–586.4 µs (−1.7 to −1.9 % a pair), exclusive
+/// 591.1–593.7 → 583.7–585.6; maxima inclusive 592.9–594.0 → 587.9–588.0 (−0.8 to −1.0 %),
+/// exclusive 590.8–593.6 → 580.1–585.5; the `f32` sums (unchanged code) within 0.5 % (inclusive
+/// 589.0–591.4 against 590.2–593.1). At 2^24 (4 rounds) every row ties (39.4–41.5 µs). `f64` (2
+/// rounds) slower in every pair, +0.1 to +0.7 % (1,292.3–1,298.7 → 1,298.4–1,303.1 µs; 32 → 35
+/// registers, 1,264 → 1,248 SASS instructions), so the 64-bit types keep `combine` on the chain.
+/// `f32`: 32 → 38 registers, 1,040 → 888 instructions (sm_90, ptxas 12.9); the shared tile still
+/// bounds the SM at 6 blocks. (The helpers test it in `const` blocks: called as a plain function,
+/// folded later, it moved a branch of `lookback__f32_min`'s PTX away from the build measured.)
 #[inline(always)]
 pub(crate) const fn nan_flag<T: Element, O: Operator<T>>() -> bool {
     O::CARRIES_NAN && words::<T>() == 1
@@ -1462,6 +1463,8 @@ typed_kernel!(lookback = lookback_generic(
 /// | f64 | max | 84.43, 1.525 | 1311.73, 1.450 |
 ///
 /// **What the change cost the scans** (H200, 2^28, the kernels before session 57, 13dc665, against 9246fd6, interleaved rounds, the % a round's pair; `docs/measurements/2026-12-02-h200/session58/`: `r58c/scans.csv`, `r58d/scans.csv`, `r58e/scans.csv`; every row PASS): f32 min inclusive 602.0 – 603.7 µs against 595.9 – 598.3 (3 rounds: +0.6 – +1.2 %); f32 max inclusive 602.1 – 606.9 µs against 592.9 – 597.5 (3 rounds: +1.0 – +1.7 %); f32 min exclusive 601.8 – 604.6 µs against 600.2 – 604.0 (3 rounds: -0.3 – +0.7 %); f32 max exclusive 597.8 – 603.2 µs against 602.0 – 605.1 (3 rounds: -1.0 – +0.0 %); f64 min inclusive 1311.0 µs against 1310.7 (1 round: +0.0 %); f64 max inclusive 1311.7 µs against 1311.5 (1 round: +0.0 %); f32 sum inclusive 597.4 µs against 596.7 (1 round: +0.1 %). So the f32 min inclusive scan is 0.6–1.2 % slower than before in every round (its ranges apart; 1.59× CUB); the f32 max inclusive scan is 1.0–1.7 % slower than before in every round (its ranges apart; 1.60× CUB); the other rows tie (their ranges overlap; the f32 sum, unchanged code, is the control).
+///
+/// **The NaN flag of session 61** (`lookback`'s `nan_flag`: the f32 minima and maxima run PTX `min`/`max` alone on the thread's chain and a "NaN seen" flag beside it; H200, main before it, b868866, against the flag for both widths, e1e7b9a, whose f32 entries main now runs instruction for instruction; interleaved rounds, the % a round's pair, every row PASS; `docs/measurements/2026-12-02-h200/session61/`) at 2^28 (`r61a/scans.csv`, `r61b/scans.csv`, `r61c/scans.csv`): f32 min inclusive 583.8 – 586.4 µs against 594.4 – 597.5 (3 rounds: -1.9 – -1.7 %); f32 max inclusive 587.9 – 588.0 µs against 592.9 – 594.0 (3 rounds: -1.0 – -0.8 %); f32 min exclusive 583.7 – 585.6 µs against 591.1 – 593.7 (3 rounds: -1.7 – -1.1 %); f32 max exclusive 580.1 – 585.5 µs against 590.8 – 593.6 (3 rounds: -1.8 – -1.3 %); f64 min inclusive 1301.3 – 1301.5 µs against 1292.3 – 1298.4 (2 rounds: +0.2 – +0.7 %); f64 max inclusive 1298.4 – 1300.2 µs against 1292.8 – 1294.3 (2 rounds: +0.4 – +0.5 %); f32 sum inclusive 589.0 – 591.4 µs against 590.2 – 593.1 (2 rounds: -0.2 – +0.1 %); f64 min exclusive 1300.6 – 1303.1 µs against 1294.7 – 1297.5 (2 rounds: +0.4 – +0.5 %); f64 max exclusive 1300.3 – 1300.6 µs against 1295.8 – 1298.7 (2 rounds: +0.1 – +0.3 %); f32 sum exclusive 587.3 – 589.2 µs against 590.1 – 591.0 (2 rounds: -0.5 – -0.3 %). Apart: f32 min inclusive faster in every round (-1.9 to -1.7 %; 1.62× CUB); f32 max inclusive faster in every round (-1.0 to -0.8 %; 1.61× CUB); f32 min exclusive faster in every round (-1.7 to -1.1 %); f32 max exclusive faster in every round (-1.8 to -1.3 %); f64 min inclusive slower in every round (+0.2 to +0.7 %; 1.45× CUB); f64 max inclusive slower in every round (+0.4 to +0.5 %; 1.45× CUB); f64 min exclusive slower in every round (+0.4 to +0.5 %); f64 max exclusive slower in every round (+0.1 to +0.3 %) (and the control's f32 sum exclusive -0.5 to -0.3 %: how far apart a pair of one code can lie); the other rows overlap; at 2^24 (`r61d/scans.csv`, `r61e/scans.csv`): f32 min inclusive 39.4 – 40.9 µs against 40.7 – 41.5 (4 rounds: -4.2 – +0.6 %); f32 max inclusive 40.1 – 41.1 µs against 40.3 – 42.0 (4 rounds: -2.7 – +0.8 %); f32 min exclusive 40.4 – 40.9 µs against 40.4 – 41.2 (4 rounds: -1.6 – +0.0 %); f32 max exclusive 39.4 – 40.8 µs against 40.5 – 41.2 (4 rounds: -2.6 – -0.6 %); f32 sum inclusive 40.4 – 41.1 µs against 40.5 – 41.7 (4 rounds: -1.8 – +1.5 %); f32 sum exclusive 40.1 – 41.3 µs against 40.0 – 41.0 (4 rounds: -1.4 – +1.3 %). Every row overlaps: ties. The f64 minima and maxima keep the step with its NaN select (their flag was slower); the f32 sum, unchanged code, is the control.
 #[inline(always)]
 pub unsafe fn lookback_generic<T: Element, O: Operator<T>>(
     input: Global<T>,

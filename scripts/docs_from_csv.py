@@ -848,7 +848,8 @@ def nan_flag_ab_lines():
         f"**The NaN flag of session 61** (`lookback`'s `nan_flag`: the f32 minima and maxima run PTX `min`/`max` "
         f"alone on the thread's chain and a \"NaN seen\" flag beside it; {gpu}, main before it, {built['main']}, "
         f"against the flag for both widths, {built['flag']}, whose f32 entries main now runs instruction for "
-        f"instruction; interleaved rounds, the % a round's pair, every row PASS; `{NAN_FLAG_AB.relative_to(ROOT)}/`) "
+        f"instruction, so the f32 min and max rows of the table above are of the kernels before it; interleaved "
+        f"rounds, the % a round's pair, every row PASS; `{NAN_FLAG_AB.relative_to(ROOT)}/`) "
         + "; ".join(sizes) + ". The f64 minima and maxima keep the step with its NaN select (their flag was "
         "slower); the f32 sum, unchanged code, is the control.",
     ]

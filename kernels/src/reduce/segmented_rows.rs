@@ -102,6 +102,14 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// 19.46–19.65 µs (1.034–1.048×; `r59b/arg3/ab.csv`, `r59c/two/ab.csv`); since session 60's (the
 /// index as `min(held, new)`) 19.4–19.5 µs, 1.049–1.055×, against main's 19.5 µs (1.039–1.045×)
 /// in the same 3 rounds (`session60/r60b/lean/ab.csv`, `r60c/lean/ab.csv`): a tie.
+///
+/// **Session 61, by shape** (NVIDIA H200, b868866, 2^24 elements, 3 rounds, CUB in every row,
+/// every row PASS: `docs/measurements/2026-12-02-h200/session61/r61f/tail/ab.csv`): `f32` sums
+/// against `i32` sums at 2048 × 8192 19.02–19.14 µs against 18.56–18.59 (`f32` 1.004–1.006× CUB),
+/// 4096 × 4096 18.91–19.02 against 18.48–18.56 (0.992–1.004×), 8192 × 2048 18.83–18.94 against
+/// 18.54–18.58 (1.447–1.455×). Were the `f32` rows' 2 % their block's tail (five shuffles a
+/// round where the integers run one `redux.sync`), the gap would grow with the rows for the same
+/// bytes; it does not (+2.5 to +3.0 %, +2.3 %, +1.6 to +1.9 %), so the tail alone is not it.
 #[inline(always)]
 pub unsafe fn segmented_rows_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,

@@ -3,6 +3,7 @@
 use libtest_mimic::Failed;
 use reduce_scan::backend::Backend;
 use reduce_scan::registry::Variant;
+use reduce_scan::types::Value;
 
 /// Sizes that hurt (`reduce_scan_cli::check::SIZES`, which `reduce check` uses too): 1, around a warp,
 /// around a block, around 1024, odd, and a large odd.
@@ -32,4 +33,12 @@ pub fn reduce_on_the_emulator(args: &[&str]) -> (u8, String, String) {
     let argv = ["reduce", "--backend", "emulator", "--repeat", "1"].iter().chain(args);
     let code = reduce_scan_cli::cli::run_with(argv, &mut out, &mut err);
     (code, String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
+}
+
+/// For an argmin (`min`) or argmax: the extreme's identity (+inf or `MAX` for argmin, −inf or
+/// `MIN` for argmax), which no element beats, and a value that beats it (−3 or 3): the inputs
+/// of the tests of `Arg::update`'s "nothing held" rule.
+pub fn arg_identity_and_winner<T: Value>(min: bool) -> (T, T) {
+    let identity = T::from_f64(if min { f64::INFINITY } else { f64::NEG_INFINITY });
+    (identity, T::from_f64(if min { -3.0 } else { 3.0 }))
 }

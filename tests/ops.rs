@@ -112,9 +112,7 @@ fn nan_and_zeros<T: Value>(backend: &Backend, op: Operation) -> Result<(), Faile
 /// starts from: what `Arg::update`'s "nothing held" rule is for), and with one value that beats
 /// it late, early, or every 97th element.
 fn identity_values<T: Value>(backend: &Backend, op: Operation) -> Result<(), Failed> {
-    let min = matches!(op, Operation::ArgMin);
-    let identity = T::from_f64(if min { f64::INFINITY } else { f64::NEG_INFINITY });
-    let beats = T::from_f64(if min { -3.0 } else { 3.0 });
+    let (identity, beats) = crate::common::arg_identity_and_winner::<T>(matches!(op, Operation::ArgMin));
     for (n, block) in [(2053, 64), (65_539, 256), (65_539, 1024)] {
         let data = vec![identity; n];
         run(backend, op, data.clone(), None, block, "the identity everywhere")?;

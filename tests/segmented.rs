@@ -217,11 +217,11 @@ fn matrix<T: Value>(backend: &Backend, fold: (Op, bool), block: u32, shapes: &[S
             // The fold's identity everywhere (+inf or MAX for argmin, −inf or MIN for argmax:
             // no element beats the identity a thread starts from, yet each segment's answer is
             // its first index), then with a value that beats it every 97th element.
-            let identity = T::from_f64(if fold.0 == Op::Min { f64::INFINITY } else { f64::NEG_INFINITY });
+            let (identity, beats) = crate::common::arg_identity_and_winner::<T>(fold.0 == Op::Min);
             let mut data = vec![identity; n];
             run(backend, fold, (shape, None), &data, block)?;
             for x in data.iter_mut().step_by(97) {
-                *x = T::from_f64(if fold.0 == Op::Min { -3.0 } else { 3.0 });
+                *x = beats;
             }
             run(backend, fold, (shape, None), &data, block)?;
         }

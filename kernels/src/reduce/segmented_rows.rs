@@ -98,8 +98,8 @@ fold_kernel!(segmented_rows = segmented_rows_generic(
 /// 128 threads 18.93–19.04 µs (0.996–1.007×), 512 18.82–19.01 (0.996–1.009×), 1024 25.47–25.49
 /// (0.74×); 8192 × 2048 at 512 23.1–23.2 µs against 18.8–18.9 at 256. Raking the block's
 /// partials (`exp/rows-raking`: a slot per thread, warp 0 folds 32 slots) was 0.3–1.4 % slower
-/// for `f32` sums and maxima (a tie at 65536 × 256; `r59a/rake/ab.csv`): not kept. `f32` argmax since session 59's `Arg` change
-/// 19.46–19.65 µs (1.034–1.048×; `r59b/arg3/ab.csv`, `r59c/two/ab.csv`); since session 60's (the
+/// for `f32` sums and maxima (a tie at 65536 × 256; `r59a/rake/ab.csv`): not kept. `f32` argmax
+/// since session 59's `Arg` change 19.46–19.65 µs (1.034–1.048×; `r59b/arg3/ab.csv`, `r59c/two/ab.csv`); since session 60's (the
 /// index as `min(held, new)`) 19.4–19.5 µs, 1.049–1.055×, against main's 19.5 µs (1.039–1.045×)
 /// in the same 3 rounds (`session60/r60b/lean/ab.csv`, `r60c/lean/ab.csv`): a tie.
 ///

@@ -154,9 +154,9 @@ fold_kernel!(segmented_tiles = segmented_tiles_generic(
 /// first element instead (`exp/arg-seeded`: no nothing-held test at all, 96 → 79 instructions
 /// a trip for `i64`) was 3.7 % slower for the 64-bit integers and 9.7–10.6 % for the 32-bit
 /// types (`r60a/seeded/ab.csv`; for these ptxas issued half of a trip's loads after the first
-/// compares and took 34 registers, 6 blocks an SM; the 64-bit integers' loss not explained). Two chains of updates a thread (a trip's even and
-/// odd loads) took `f64` to 129.7 µs and the `f32` rows' argmax 2.6 % slower
-/// (`session59/r59c/two/`): not kept.
+/// compares and took 34 registers, 6 blocks an SM; the 64-bit integers' loss not explained).
+/// Two chains of updates a thread (a trip's even and odd loads) took `f64` to 129.7 µs and the
+/// `f32` rows' argmax 2.6 % slower (`session59/r59c/two/`): not kept.
 #[inline(always)]
 pub unsafe fn segmented_tiles_generic<T: Element, F: Fold<T>>(
     g_idata: Global<T>,
